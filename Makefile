@@ -1,0 +1,130 @@
+# katra-record build.  `make` builds every binary into build/; `make test` runs
+# the whole suite; `make bench` the benchmarks; `make fuzz` the fuzzer.
+# Sources are picked up by directory, so a new module needs no Makefile edit.
+
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+CARGO    ?= cargo
+B        := build
+
+CFLAGS_COMMON := -std=gnu11 -g -Wall -Wextra -Werror -Iinclude -I$(B)/gen -MMD -MP
+CFLAGS   ?= -O2
+ALL_CFLAGS = $(CFLAGS_COMMON) $(CFLAGS)
+SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+FORMAT_SRCS := $(wildcard user/format/*.c)
+REPLAY_SRCS := $(wildcard user/replay/*.c)
+RECORD_SRCS := $(wildcard user/record/*.c)
+SAMPLE_SRCS := tools/sample_records.c
+UNIT_SRCS   := $(wildcard tests/unit/*.c)
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+BPF_SRCS    := $(wildcard bpf/*.bpf.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+sanobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
+
+FORMAT_OBJS := $(call obj,$(FORMAT_SRCS)) $(B)/obj/gen/schema_hash.o
+REPLAY_OBJS := $(call obj,$(REPLAY_SRCS))
+RECORD_OBJS := $(call obj,$(RECORD_SRCS))
+
+BINS := $(B)/katra-replay $(B)/katra-sample
+ifneq ($(BPF_SRCS),)
+BINS += $(B)/katra-record
+endif
+WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORKLOAD_SRCS))
+
+.PHONY: all test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
+all: $(BINS) $(WORKLOADS)
+
+# ---- generated schema hash (never drifts from format/schema.txt) ----
+$(B)/tools/fnv1a: tools/fnv1a.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -o $@ $<
+$(B)/gen/schema_hash.c: format/schema.txt $(B)/tools/fnv1a
+	@mkdir -p $(@D)
+	$(B)/tools/fnv1a $< > $@.tmp && mv $@.tmp $@
+$(B)/obj/gen/schema_hash.o: $(B)/gen/schema_hash.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/asan/gen/schema_hash.o: $(B)/gen/schema_hash.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -c -o $@ $<
+
+# ---- user-space objects ----
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(B)/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -c -o $@ $<
+
+$(B)/libkatraformat.a: $(FORMAT_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(B)/libkatrareplay.a: $(REPLAY_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/katra-replay: $(call obj,user/katra-replay.c) $(B)/libkatrareplay.a $(B)/libkatraformat.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm
+$(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatraformat.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^
+
+# ---- BPF: CO-RE objects linked into one skeleton ----
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
+$(B)/gen/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/gen/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I$(B)/gen -MMD -MP -c -o $@ $<
+$(B)/bpf/katra.linked.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
+$(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
+	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
+$(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
+$(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -lelf -lz -lm
+
+# ---- test workloads (plain programs with known ground truth) ----
+$(B)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread -luring
+
+# ---- tests ----
+UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
+$(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS)) $(UNIT_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lm
+$(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS)) $(B)/asan/gen/schema_hash.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lm
+
+unit-test: $(B)/tests/unit-tests
+	$(B)/tests/unit-tests --jobs 2
+asan-test: $(B)/asan/unit-tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/asan/unit-tests --jobs 2
+rust-test: $(B)/katra-sample $(B)/katra-replay
+	tests/rust-compat.sh
+FUZZ_SECONDS ?= 600
+$(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_hash.c
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+fuzz: $(B)/fuzz/fuzz-reader $(B)/katra-sample
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
+fuzz-smoke: $(B)/fuzz/fuzz-reader $(B)/katra-sample
+	tests/fuzz/run.sh 20
+integration-test: all
+	tests/integration/run.sh
+
+test: all
+	tests/run-all.sh
+
+bench: all
+	bench/run.sh $(BENCH_ARGS)
+
+clean:
+	rm -rf $(B) format/rust/target
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,491 @@
+/* Katra trace format v1: the C types that mirror format/schema.txt, and the
+ * codec, writer, reader and verifier that work on them.
+ *
+ * format/SPEC.md is normative; these types follow it field by field.  Strings
+ * and vectors are (pointer, length) views: the encoder reads the caller's
+ * memory, the decoder points into an arena owned by the reader, so neither
+ * allocates per record. */
+#ifndef KATRA_FORMAT_H
+#define KATRA_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KATRA_MAGIC "KATRATRC"
+#define KATRA_MAGIC_LEN 8
+#define KATRA_FORMAT_VERSION 1u
+/* Reader limits: a length beyond these is corruption, never an allocation. */
+#define KATRA_MAX_HEADER_LEN (1u << 20)
+#define KATRA_MAX_RECORD_LEN (16u << 20)
+
+/* FNV-1a 64 of format/schema.txt, generated at build time. */
+extern const uint64_t katra_schema_hash;
+
+struct katra_str {
+	const char *ptr; /* not necessarily NUL-terminated when encoding */
+	uint64_t len;
+};
+
+struct katra_opt_u64 {
+	bool present;
+	uint64_t value;
+};
+
+struct katra_opt_u32 {
+	bool present;
+	uint32_t value;
+};
+
+struct katra_opt_i32 {
+	bool present;
+	int32_t value;
+};
+
+struct katra_opt_str {
+	bool present;
+	struct katra_str value;
+};
+
+struct katra_u64_vec {
+	const uint64_t *items;
+	uint64_t len;
+};
+
+struct katra_str_vec {
+	const struct katra_str *items;
+	uint64_t len;
+};
+
+/* ---- enums (values are the bincode variant indices) ---- */
+
+enum katra_scope {
+	KATRA_SCOPE_WINDOWS_FACING = 0,
+	KATRA_SCOPE_WINE_PROTON = 1,
+	KATRA_SCOPE_LINUX = 2,
+	KATRA_SCOPE_D3D12_VKD3D = 3,
+	KATRA_SCOPE_VULKAN = 4,
+	KATRA_SCOPE_GPU = 5,
+	KATRA_SCOPE_KATRA = 6,
+	KATRA_SCOPE_COUNT
+};
+
+enum katra_phase {
+	KATRA_PHASE_INSTANT = 0,
+	KATRA_PHASE_BEGIN = 1,
+	KATRA_PHASE_END = 2,
+	KATRA_PHASE_COUNT
+};
+
+enum katra_confidence {
+	KATRA_CONFIDENCE_MEASURED = 0,
+	KATRA_CONFIDENCE_INFERRED = 1,
+	KATRA_CONFIDENCE_ESTIMATED = 2,
+	KATRA_CONFIDENCE_COUNT
+};
+
+enum katra_event_kind {
+	KATRA_KIND_SYSCALL = 0,
+	KATRA_KIND_FILE_READ,
+	KATRA_KIND_FILE_WRITE,
+	KATRA_KIND_FILE_OPEN,
+	KATRA_KIND_FILE_CLOSE,
+	KATRA_KIND_MEMORY_MAP,
+	KATRA_KIND_MEMORY_UNMAP,
+	KATRA_KIND_MEMORY_PROTECT,
+	KATRA_KIND_MEMORY_ADVISE,
+	KATRA_KIND_FUTEX,
+	KATRA_KIND_EPOLL_WAIT, /* 10 */
+	KATRA_KIND_POLL,
+	KATRA_KIND_SLEEP,
+	KATRA_KIND_IO_URING_ENTER,
+	KATRA_KIND_SOCKET_SEND,
+	KATRA_KIND_SOCKET_RECV,
+	KATRA_KIND_EXECVE,
+	KATRA_KIND_CLONE,
+	KATRA_KIND_TASK_FORK,
+	KATRA_KIND_TASK_EXEC,
+	KATRA_KIND_TASK_EXIT, /* 20 */
+	KATRA_KIND_OFF_CPU,
+	KATRA_KIND_WAKEUP,
+	KATRA_KIND_PAGE_FAULT,
+	KATRA_KIND_IO_URING_SUBMIT,
+	KATRA_KIND_IO_URING_COMPLETE,
+	KATRA_KIND_IO_URING_CREATE,
+	KATRA_KIND_NT_READ_FILE,
+	KATRA_KIND_NT_WRITE_FILE,
+	KATRA_KIND_NT_CREATE_FILE,
+	KATRA_KIND_NT_WAIT, /* 30 */
+	KATRA_KIND_NT_DELAY_EXECUTION,
+	KATRA_KIND_NT_MAP_VIEW_OF_SECTION,
+	KATRA_KIND_NT_ALLOCATE_VIRTUAL_MEMORY,
+	KATRA_KIND_NT_CREATE_USER_PROCESS,
+	KATRA_KIND_WINE_SERVER_CALL,
+	KATRA_KIND_WIN_TO_UNIX,
+	KATRA_KIND_VULKAN_QUEUE_SUBMIT,
+	KATRA_KIND_VULKAN_QUEUE_PRESENT,
+	KATRA_KIND_VULKAN_FENCE_WAIT,
+	KATRA_KIND_EPOCH, /* 40 */
+	KATRA_KIND_COUNTER,
+	KATRA_KIND_DROP,
+	KATRA_KIND_COUNT
+};
+
+enum katra_resource_domain {
+	KATRA_RES_NONE = 0,
+	KATRA_RES_FILE,
+	KATRA_RES_FUTEX,
+	KATRA_RES_MEMORY,
+	KATRA_RES_THREAD,
+	KATRA_RES_PROCESS,
+	KATRA_RES_IO_URING,
+	KATRA_RES_SOCKET,
+	KATRA_RES_WIN_HANDLE,
+	KATRA_RES_VULKAN_QUEUE,
+	KATRA_RES_RING,
+	KATRA_RES_COUNT
+};
+
+enum katra_drop_source {
+	KATRA_DROP_RING_RESERVE = 0,
+	KATRA_DROP_SPAN_TABLE,
+	KATRA_DROP_WAKEUP_TABLE,
+	KATRA_DROP_IO_URING_TABLE,
+	KATRA_DROP_REORDER,
+	KATRA_DROP_SOURCE_COUNT
+};
+
+enum katra_epoch_kind {
+	KATRA_EPOCH_CAPTURE_START = 0,
+	KATRA_EPOCH_CAPTURE_END,
+	KATRA_EPOCH_SIGNAL,
+	KATRA_EPOCH_FIFO,
+	KATRA_EPOCH_USER,
+	KATRA_EPOCH_KIND_COUNT
+};
+
+enum katra_counter_kind {
+	KATRA_COUNTER_EVENTS_RECORDED = 0,
+	KATRA_COUNTER_EVENTS_DROPPED,
+	KATRA_COUNTER_RING_FILL_BYTES,
+	KATRA_COUNTER_RING_CAPACITY_BYTES,
+	KATRA_COUNTER_OPEN_SPANS,
+	KATRA_COUNTER_BYTES_WRITTEN,
+	KATRA_COUNTER_KIND_COUNT
+};
+
+enum katra_payload_type {
+	KATRA_PAYLOAD_NONE = 0,
+	KATRA_PAYLOAD_SYSCALL,
+	KATRA_PAYLOAD_SYSCALL_RETURN,
+	KATRA_PAYLOAD_FILE_IO,
+	KATRA_PAYLOAD_FILE_OPEN,
+	KATRA_PAYLOAD_FILE_CLOSE,
+	KATRA_PAYLOAD_MEMORY_MAP,
+	KATRA_PAYLOAD_MEMORY_RANGE,
+	KATRA_PAYLOAD_FUTEX,
+	KATRA_PAYLOAD_WAIT,
+	KATRA_PAYLOAD_IO_URING_ENTER, /* 10 */
+	KATRA_PAYLOAD_SOCKET_MSG,
+	KATRA_PAYLOAD_EXECVE,
+	KATRA_PAYLOAD_CLONE,
+	KATRA_PAYLOAD_TASK_FORK,
+	KATRA_PAYLOAD_TASK_EXEC,
+	KATRA_PAYLOAD_TASK_EXIT,
+	KATRA_PAYLOAD_SWITCH,
+	KATRA_PAYLOAD_WAKEUP,
+	KATRA_PAYLOAD_PAGE_FAULT,
+	KATRA_PAYLOAD_IO_URING_SUBMIT, /* 20 */
+	KATRA_PAYLOAD_IO_URING_COMPLETE,
+	KATRA_PAYLOAD_IO_URING_CREATE,
+	KATRA_PAYLOAD_NT_CALL,
+	KATRA_PAYLOAD_WINE_SERVER_CALL,
+	KATRA_PAYLOAD_VULKAN,
+	KATRA_PAYLOAD_DROP,
+	KATRA_PAYLOAD_COUNT
+};
+
+enum katra_record_type {
+	KATRA_RECORD_EVENT = 0,
+	KATRA_RECORD_EPOCH_MARKER,
+	KATRA_RECORD_COUNTER,
+	KATRA_RECORD_SESSION_SUMMARY,
+	KATRA_RECORD_COUNT
+};
+
+/* ---- header ---- */
+
+struct katra_capture_options {
+	struct katra_u64_vec target_pids;
+	bool follow_children;
+	bool record_paths;
+	uint64_t buffer_size_bytes;
+	struct katra_opt_u64 duration_limit_ns;
+	uint64_t counter_interval_ns;
+	uint64_t reorder_window_ns;
+};
+
+struct katra_host_info {
+	struct katra_str hostname;
+	struct katra_str os;
+	struct katra_str kernel_release;
+	struct katra_str machine;
+	uint32_t cpu_count;
+	uint32_t page_size;
+};
+
+struct katra_header {
+	uint32_t format_version;
+	uint64_t schema_hash;
+	struct katra_str tool_version;
+	struct katra_capture_options capture_options;
+	uint64_t start_wall_ns;
+	uint64_t start_mono_ns;
+	uint64_t process_id;
+	struct katra_str workload;
+	struct katra_host_info host;
+	struct katra_str_vec notes;
+};
+
+/* ---- payloads ---- */
+
+struct katra_resource {
+	uint32_t domain; /* enum katra_resource_domain */
+	uint64_t id;
+};
+
+struct katra_payload {
+	uint32_t type; /* enum katra_payload_type */
+	union {
+		struct { uint32_t nr; } syscall;
+		struct { uint32_t nr; int64_t ret; } syscall_return;
+		struct { int32_t fd; uint64_t count; struct katra_opt_u64 offset; uint32_t iov_count; } file_io;
+		struct { int32_t dirfd; uint32_t flags; uint32_t mode; struct katra_opt_str path; } file_open;
+		struct { int32_t fd; } file_close;
+		struct { uint64_t addr, len; uint32_t prot, flags; int32_t fd; uint64_t offset; } memory_map;
+		struct { uint64_t addr, len, arg; } memory_range;
+		struct { uint64_t uaddr; uint32_t op, val; } futex;
+		struct { int64_t handle; uint32_t count; struct katra_opt_u64 timeout_ns; } wait;
+		struct { int32_t fd; uint32_t to_submit, min_complete, flags; } io_uring_enter;
+		struct { int32_t fd; uint32_t flags; } socket_msg;
+		struct { struct katra_opt_str path; } execve;
+		struct { uint64_t flags; } clone;
+		struct { uint64_t parent_pid, parent_tid, child_pid, child_tid; bool is_thread; } task_fork;
+		struct { uint64_t old_tid; struct katra_opt_str path; } task_exec;
+		struct { int32_t exit_code; bool group_dead; } task_exit;
+		struct { uint32_t cpu; uint64_t prev_state; } sched_switch;
+		struct { uint64_t target_tid, target_pid; uint32_t target_cpu; } wakeup;
+		struct { uint64_t address, ip, error_code; } page_fault;
+		struct { uint64_t ctx, user_data; uint32_t opcode, flags; int32_t fd; } io_uring_submit;
+		struct { uint64_t ctx, user_data; int32_t res; uint32_t cflags; } io_uring_complete;
+		struct { uint64_t ctx; int32_t fd; uint32_t sq_entries, cq_entries, flags; } io_uring_create;
+		struct { uint64_t handle, length; struct katra_opt_u64 offset; struct katra_opt_u32 status; } nt_call;
+		struct { uint32_t request; struct katra_opt_u32 status; } wine_server_call;
+		struct { uint64_t handle; uint32_t count; struct katra_opt_i32 result; } vulkan;
+		struct { uint32_t source; uint32_t instance; uint64_t count; } drop;
+	} u;
+};
+
+/* ---- records ---- */
+
+struct katra_event {
+	uint64_t seq;
+	uint64_t ts_mono_ns;
+	uint64_t ts_wall_ns;
+	uint64_t thread_id;
+	uint64_t process_id;
+	uint32_t scope;      /* enum katra_scope */
+	uint32_t kind;       /* enum katra_event_kind */
+	uint32_t phase;      /* enum katra_phase */
+	struct katra_opt_u64 span_id;
+	struct katra_opt_u64 request_id;
+	struct katra_u64_vec causes;
+	struct katra_resource resource;
+	struct katra_payload payload;
+	struct katra_opt_u64 cost_estimate_ns;
+	uint32_t confidence; /* enum katra_confidence */
+};
+
+struct katra_epoch_marker {
+	uint64_t seq;
+	uint64_t ts_mono_ns;
+	uint64_t ts_wall_ns;
+	uint64_t epoch;
+	uint32_t kind; /* enum katra_epoch_kind */
+	struct katra_str name;
+};
+
+struct katra_counter {
+	uint64_t seq;
+	uint64_t ts_mono_ns;
+	uint64_t ts_wall_ns;
+	uint32_t kind; /* enum katra_counter_kind */
+	uint32_t instance;
+	uint64_t value;
+};
+
+struct katra_kind_count {
+	uint32_t kind;
+	uint64_t count;
+};
+
+struct katra_drop_count {
+	uint32_t source;
+	uint32_t instance;
+	uint64_t count;
+};
+
+struct katra_summary {
+	uint64_t event_count;
+	uint64_t epoch_count;
+	uint64_t counter_count;
+	uint64_t duration_ns;
+	const struct katra_kind_count *events_by_kind;
+	uint64_t events_by_kind_len;
+	uint64_t dropped_events;
+	const struct katra_drop_count *drops;
+	uint64_t drops_len;
+	uint64_t inferred_events;
+	struct katra_str_vec probes_attached;
+	struct katra_str_vec probes_failed;
+	uint64_t processes_seen;
+	uint64_t threads_seen;
+};
+
+struct katra_record {
+	uint32_t type; /* enum katra_record_type */
+	union {
+		struct katra_event event;
+		struct katra_epoch_marker epoch;
+		struct katra_counter counter;
+		struct katra_summary summary;
+	} u;
+};
+
+/* ---- names (the spec's variant names; NULL when out of range) ---- */
+
+const char *katra_scope_name(uint32_t v);
+const char *katra_phase_name(uint32_t v);
+const char *katra_confidence_name(uint32_t v);
+const char *katra_kind_name(uint32_t v);
+const char *katra_resource_domain_name(uint32_t v);
+const char *katra_drop_source_name(uint32_t v);
+const char *katra_epoch_kind_name(uint32_t v);
+const char *katra_counter_kind_name(uint32_t v);
+const char *katra_payload_name(uint32_t v);
+const char *katra_record_type_name(uint32_t v);
+
+static inline struct katra_str katra_cstr(const char *s)
+{
+	struct katra_str r = { s, 0 };
+	if (s)
+		while (s[r.len])
+			r.len++;
+	return r;
+}
+
+/* ---- codec (user/format/bincode.c) ----
+ * Encoders write into out[0..cap) and return the number of bytes, or
+ * -ENOSPC when cap is too small (nothing is promised about out then).
+ * katra_encoded_*_size gives the exact size without writing. */
+long katra_encode_header(const struct katra_header *h, uint8_t *out, size_t cap);
+long katra_encode_record(const struct katra_record *r, uint8_t *out, size_t cap);
+size_t katra_encoded_record_size(const struct katra_record *r);
+
+/* Decoding: strings and vectors are placed in an arena; every length is
+ * checked against the bytes that remain before anything is reserved, so the
+ * arena never exceeds 2 * input + a constant. */
+struct katra_arena {
+	uint8_t *base;
+	size_t cap;
+	size_t used;
+};
+void katra_arena_reset(struct katra_arena *a);
+void katra_arena_free(struct katra_arena *a);
+
+struct katra_decode_error {
+	size_t offset;       /* byte offset within the decoded buffer */
+	char message[160];
+};
+
+/* Returns 0, or -EINVAL (malformed: err says what and where) or -ENOMEM.
+ * Trailing bytes after a complete value are allowed (bincode 1.x). */
+int katra_decode_header(const uint8_t *in, size_t len, struct katra_header *h,
+			struct katra_arena *arena, struct katra_decode_error *err);
+int katra_decode_record(const uint8_t *in, size_t len, struct katra_record *r,
+			struct katra_arena *arena, struct katra_decode_error *err);
+
+/* ---- writer (user/format/writer.c) ---- */
+struct katra_writer;
+
+enum katra_writer_flags {
+	KATRA_WRITER_OVERWRITE = 1 << 0, /* replace an existing regular file */
+};
+
+/* Creates path 0600 with O_NOFOLLOW|O_CLOEXEC (O_EXCL unless OVERWRITE) and
+ * writes the framing and header.  Returns 0 or -errno. */
+int katra_writer_open(struct katra_writer **out, const char *path,
+		      const struct katra_header *h, unsigned flags);
+/* Appends one record (u32 length + bincode).  Buffered; no allocation. */
+int katra_writer_append(struct katra_writer *w, const struct katra_record *r);
+/* Writes buffered bytes to the file (no fsync). */
+int katra_writer_flush(struct katra_writer *w);
+/* Appends the SessionSummary, flushes and fsyncs.  The writer stays open
+ * until katra_writer_close. */
+int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s);
+/* Flushes (if not finished) and frees; returns the first error seen. */
+int katra_writer_close(struct katra_writer *w);
+uint64_t katra_writer_records(const struct katra_writer *w);
+uint64_t katra_writer_bytes(const struct katra_writer *w);
+
+/* ---- streaming reader (user/format/reader.c) ---- */
+struct katra_reader;
+
+enum katra_read_status {
+	KATRA_READ_RECORD = 0,    /* *rec holds the next record */
+	KATRA_READ_EOF = 1,       /* clean end after a complete record */
+	KATRA_READ_TRUNCATED = 2, /* the file ends inside a record: see message */
+	KATRA_READ_CORRUPT = 3,   /* a record does not decode: see message */
+	KATRA_READ_IO_ERROR = 4,
+};
+
+/* Opens and checks magic, version and schema hash; on failure returns
+ * -errno (I/O) or -EINVAL with a one-line reason in msg. */
+int katra_reader_open(struct katra_reader **out, const char *path, char *msg, size_t msg_cap);
+int katra_reader_open_fd(struct katra_reader **out, int fd, char *msg, size_t msg_cap);
+/* As open, from memory (the reader does not copy buf; keep it alive). */
+int katra_reader_open_mem(struct katra_reader **out, const uint8_t *buf, size_t len,
+			  char *msg, size_t msg_cap);
+const struct katra_header *katra_reader_header(const struct katra_reader *r);
+/* Next record; the record's strings/vectors stay valid until the next call. */
+enum katra_read_status katra_reader_next(struct katra_reader *r, struct katra_record *rec);
+/* Byte offset of the record last returned (its u32 length prefix). */
+uint64_t katra_reader_record_offset(const struct katra_reader *r);
+uint64_t katra_reader_records_read(const struct katra_reader *r);
+/* The reason after TRUNCATED / CORRUPT / IO_ERROR. */
+const char *katra_reader_message(const struct katra_reader *r);
+void katra_reader_close(struct katra_reader *r);
+
+/* ---- verifier (user/format/verify.c) ---- */
+struct katra_verify_report {
+	uint64_t records;
+	uint64_t events;
+	uint64_t problems;
+	bool truncated;
+	bool has_summary;
+};
+
+/* Called once per problem with a one-line reason (no trailing newline). */
+typedef void (*katra_problem_fn)(void *ctx, const char *line);
+
+/* Verifies a whole stream.  Returns 0 when valid, 1 when problems were
+ * found (each reported through fn), -errno when the file cannot be read.
+ * max_problems caps the callbacks (0 = unlimited); all are still counted.
+ * Memory is bounded by the number of distinct open spans and threads. */
+int katra_verify_reader(struct katra_reader *r, katra_problem_fn fn, void *ctx,
+			uint64_t max_problems, struct katra_verify_report *out);
+int katra_verify_path(const char *path, katra_problem_fn fn, void *ctx,
+		      uint64_t max_problems, struct katra_verify_report *out);
+
+#endif

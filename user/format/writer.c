@@ -1,0 +1,225 @@
+/* Trace writer: framing, header, then u32-length-prefixed records encoded
+ * straight into one preallocated buffer (no allocation per record).  The
+ * file only ever holds whole records: a short write is cut back to the last
+ * record boundary that reached the disk. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "katra/format.h"
+
+#define WRITER_BUF_BYTES (1u << 20)
+#define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture unflushed */
+#define CLOCK_CHECK_EVERY 64           /* records between clock reads */
+
+struct katra_writer {
+	int fd;
+	int error;         /* first error, sticky */
+	bool finished;
+	uint8_t *buf;
+	size_t used;
+	uint64_t file_bytes; /* bytes known to be whole in the file */
+	uint64_t records;
+	uint64_t last_flush_ns;
+	unsigned since_clock;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* Writes buf[0..used) in full or cuts the file back to where it was. */
+static int write_out(struct katra_writer *w)
+{
+	size_t done = 0;
+
+	while (done < w->used) {
+		ssize_t n = write(w->fd, w->buf + done, w->used - done);
+		if (n < 0) {
+			int err = errno;
+			if (err == EINTR)
+				continue;
+			/* keep the file a sequence of whole records */
+			if (ftruncate(w->fd, (off_t)w->file_bytes) == 0)
+				lseek(w->fd, (off_t)w->file_bytes, SEEK_SET);
+			w->used = 0;
+			return -err;
+		}
+		done += (size_t)n;
+	}
+	w->file_bytes += w->used;
+	w->used = 0;
+	return 0;
+}
+
+int katra_writer_flush(struct katra_writer *w)
+{
+	if (w->error)
+		return w->error;
+	w->last_flush_ns = mono_ns();
+	w->since_clock = 0;
+	if (!w->used)
+		return 0;
+	w->error = write_out(w);
+	return w->error;
+}
+
+int katra_writer_open(struct katra_writer **out, const char *path,
+		      const struct katra_header *h, unsigned flags)
+{
+	struct katra_writer *w = NULL;
+	int oflags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	int rc;
+
+	*out = NULL;
+	oflags |= (flags & KATRA_WRITER_OVERWRITE) ? O_TRUNC : O_EXCL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->buf = malloc(WRITER_BUF_BYTES);
+	if (!w->buf) {
+		rc = -ENOMEM;
+		goto cleanup;
+	}
+	w->fd = open(path, oflags, 0600);
+	if (w->fd < 0) {
+		rc = -errno;
+		goto cleanup;
+	}
+	/* O_TRUNC on an existing file keeps its mode: the trace is still 0600 */
+	if (fchmod(w->fd, 0600) < 0) {
+		rc = -errno;
+		goto cleanup;
+	}
+
+	memcpy(w->buf, KATRA_MAGIC, KATRA_MAGIC_LEN);
+	put_le32(w->buf + 8, h->format_version);
+	long n = katra_encode_header(h, w->buf + 16, WRITER_BUF_BYTES - 16);
+	if (n < 0 || (uint64_t)n > KATRA_MAX_HEADER_LEN) {
+		rc = -E2BIG;
+		goto cleanup;
+	}
+	put_le32(w->buf + 12, (uint32_t)n);
+	w->used = 16 + (size_t)n;
+	rc = katra_writer_flush(w);
+	if (rc)
+		goto cleanup;
+	*out = w;
+	return 0;
+cleanup:
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->buf);
+	free(w);
+	return rc;
+}
+
+/* A record that does not fit the buffer even when it is empty. */
+static int append_large(struct katra_writer *w, const struct katra_record *r, size_t size)
+{
+	uint8_t *tmp = malloc(size + 4);
+	int rc;
+
+	if (!tmp)
+		return -ENOMEM;
+	put_le32(tmp, (uint32_t)size);
+	katra_encode_record(r, tmp + 4, size);
+	uint8_t *saved = w->buf;
+	w->buf = tmp;
+	w->used = size + 4;
+	rc = write_out(w);
+	w->buf = saved;
+	free(tmp);
+	return rc;
+}
+
+int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
+{
+	long n;
+
+	if (w->error)
+		return w->error;
+	if (w->finished)
+		return -EINVAL;
+	n = katra_encode_record(r, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+	if (n < 0) {
+		size_t size = katra_encoded_record_size(r);
+		if (size > KATRA_MAX_RECORD_LEN)
+			return -E2BIG; /* a reader would reject it: refuse, keep the file whole */
+		w->error = write_out(w);
+		if (w->error)
+			return w->error;
+		if (size + 4 > WRITER_BUF_BYTES) {
+			w->error = append_large(w, r, size);
+			if (!w->error)
+				w->records++;
+			return w->error;
+		}
+		n = katra_encode_record(r, w->buf + 4, WRITER_BUF_BYTES - 4);
+	}
+	put_le32(w->buf + w->used, (uint32_t)n);
+	w->used += 4 + (size_t)n;
+	w->records++;
+	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
+		w->since_clock = 0;
+		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
+			return katra_writer_flush(w);
+	}
+	return 0;
+}
+
+int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)
+{
+	struct katra_record r = { .type = KATRA_RECORD_SESSION_SUMMARY };
+	int rc;
+
+	r.u.summary = *s;
+	rc = katra_writer_append(w, &r);
+	if (rc)
+		return rc;
+	w->finished = true;
+	rc = katra_writer_flush(w);
+	if (rc)
+		return rc;
+	if (fsync(w->fd) < 0 && errno != EINVAL && errno != EROFS)
+		w->error = -errno;
+	return w->error;
+}
+
+int katra_writer_close(struct katra_writer *w)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	rc = katra_writer_flush(w);
+	if (close(w->fd) < 0 && !rc)
+		rc = -errno;
+	free(w->buf);
+	free(w);
+	return rc;
+}
+
+uint64_t katra_writer_records(const struct katra_writer *w)
+{
+	return w->records;
+}
+
+uint64_t katra_writer_bytes(const struct katra_writer *w)
+{
+	return w->file_bytes + w->used;
+}
