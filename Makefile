@@ -70,6 +70,8 @@ $(B)/katra-replay: $(call obj,user/katra-replay.c) $(B)/libkatrareplay.a $(B)/li
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm
 $(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatraformat.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^
+$(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -78,7 +80,7 @@ $(B)/gen/vmlinux.h:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/gen/vmlinux.h
 	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I$(B)/gen -MMD -MP -c -o $@ $<
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I$(B)/gen -MMD -MP -c -o $@ $<
 $(B)/bpf/katra.linked.o: $(BPF_OBJS)
 	$(BPFTOOL) gen object $@ $^
 $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o

@@ -100,8 +100,14 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		rc = -errno;
 		goto cleanup;
 	}
-	/* O_TRUNC on an existing file keeps its mode: the trace is still 0600 */
-	if (fchmod(w->fd, 0600) < 0) {
+	/* O_TRUNC on an existing file keeps its mode: the trace is still 0600
+	 * (a device such as /dev/null is written to, never re-moded) */
+	struct stat st;
+	if (fstat(w->fd, &st) < 0) {
+		rc = -errno;
+		goto cleanup;
+	}
+	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != 0600 && fchmod(w->fd, 0600) < 0) {
 		rc = -errno;
 		goto cleanup;
 	}

@@ -1,0 +1,12 @@
+/* The one definition of the globals shared by every katra probe object. */
+#include "common.bpf.h"
+
+const volatile bool follow_children = true;
+const volatile bool record_paths = false;
+const volatile __u32 wakeup_bytes = 1 << 19;
+
+__u64 ring_drops[KATRA_MAX_CPUS];
+__u64 tracked_bits[KATRA_PID_LIMIT / 64];
+__u64 pend_words[KATRA_MAX_CPUS * 16];
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,141 @@
+/* io_uring: ring creation, request submission and completion.  Rings touched
+ * by a tracked process are remembered, so completions posted from another
+ * context (io-wq worker, SQPOLL thread, interrupt) are still written. */
+#include "common.bpf.h"
+
+#define IORING_SETUP_SQPOLL_ (1u << 1)
+
+/* io_ring_ctx pointer -> owning tgid */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u32);
+} uring_ctxs SEC(".maps");
+
+static __always_inline int on_create(__s32 fd, __u64 ctx, __u32 sq, __u32 cq, __u32 flags)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, cpu;
+	struct katra_ev_uring_create *e;
+	__u64 ts;
+	void *rb;
+
+	if (!katra_tracked(tgid))
+		return 0;
+	bpf_map_update_elem(&uring_ctxs, &ctx, &tgid, BPF_ANY);
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return 0;
+	katra_head(&e->head, KATRA_EV_URING_CREATE, cpu, pid_tgid, ts);
+	e->ctx = ctx;
+	e->fd = fd;
+	e->sq_entries = sq;
+	e->cq_entries = cq;
+	e->flags = flags;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_create")
+int BPF_PROG(tpb_io_uring_create, int fd, void *rctx, u32 sq, u32 cq, u32 flags)
+{
+	return on_create(fd, (__u64)rctx, sq, cq, flags);
+}
+
+SEC("raw_tp/io_uring_create")
+int BPF_PROG(raw_io_uring_create, int fd, void *rctx, u32 sq, u32 cq, u32 flags)
+{
+	return on_create(fd, (__u64)rctx, sq, cq, flags);
+}
+
+static __always_inline int on_submit(struct io_kiocb *req)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, cpu;
+	struct katra_ev_uring_submit *e;
+	struct io_ring_ctx *ctx;
+	__u64 ts, key;
+	void *rb;
+
+	if (!katra_tracked(tgid))
+		return 0;
+	ctx = BPF_CORE_READ(req, ctx);
+	key = (__u64)ctx;
+	if (!bpf_map_lookup_elem(&uring_ctxs, &key))
+		bpf_map_update_elem(&uring_ctxs, &key, &tgid, BPF_ANY);
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return 0;
+	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);
+	e->ctx = key;
+	e->req = (__u64)req;
+	e->user_data = BPF_CORE_READ(req, cqe.user_data);
+	e->req_flags = BPF_CORE_READ(req, flags);
+	e->opcode = BPF_CORE_READ(req, opcode);
+	e->sq_thread = BPF_CORE_READ(ctx, flags) & IORING_SETUP_SQPOLL_ ? 1 : 0;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(tpb_io_uring_submit_req, struct io_kiocb *req)
+{
+	return on_submit(req);
+}
+
+SEC("raw_tp/io_uring_submit_req")
+int BPF_PROG(raw_io_uring_submit_req, struct io_kiocb *req)
+{
+	return on_submit(req);
+}
+
+static __always_inline int on_complete(__u64 ctx, __u64 req, struct io_uring_cqe *cqe)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, owner, cpu, *o;
+	struct katra_ev_uring_complete *e;
+	__u64 ts;
+	void *rb;
+
+	o = bpf_map_lookup_elem(&uring_ctxs, &ctx);
+	if (o)
+		owner = *o;
+	else if (katra_tracked(tgid))
+		owner = tgid;
+	else
+		return 0;
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return 0;
+	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu, pid_tgid, ts);
+	e->ctx = ctx;
+	e->req = req;
+	e->user_data = BPF_CORE_READ(cqe, user_data);
+	e->res = BPF_CORE_READ(cqe, res);
+	e->cflags = BPF_CORE_READ(cqe, flags);
+	e->owner_tgid = owner;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(tpb_io_uring_complete, struct io_ring_ctx *rctx, void *req,
+	     struct io_uring_cqe *cqe)
+{
+	return on_complete((__u64)rctx, (__u64)req, cqe);
+}
+
+SEC("raw_tp/io_uring_complete")
+int BPF_PROG(raw_io_uring_complete, struct io_ring_ctx *rctx, void *req,
+	     struct io_uring_cqe *cqe)
+{
+	return on_complete((__u64)rctx, (__u64)req, cqe);
+}

@@ -1,0 +1,219 @@
+/* Scheduler and process lifecycle: sched_switch, sched_waking,
+ * sched_wakeup_new, sched_process_fork / exec / exit.  Each probe has a tp_btf
+ * and a raw_tp flavour; the loader turns one of them off before load. */
+#include "common.bpf.h"
+
+static __always_inline int on_switch(bool preempt, struct task_struct *next, __u64 prev_state)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(); /* current == prev */
+	__u32 next_tgid = BPF_CORE_READ(next, tgid);
+	struct katra_ev_switch *e;
+	__u32 flags = 0, cpu;
+	__u64 ts;
+	void *rb;
+
+	if (pid_tgid >> 32 && katra_tracked(pid_tgid >> 32))
+		flags |= KATRA_SW_PREV_TRACKED;
+	if (next_tgid && katra_tracked(next_tgid))
+		flags |= KATRA_SW_NEXT_TRACKED;
+	if (!flags)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	/* a syscall in progress: its Begin must not wait for the thread's return */
+	if (flags & KATRA_SW_PREV_TRACKED)
+		katra_flush_pending(pid_tgid, cpu, ts);
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return 0;
+	katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
+	e->prev_state = prev_state;
+	e->next_tgid = next_tgid;
+	e->next_tid = BPF_CORE_READ(next, pid);
+	e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tpb_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return on_switch(preempt, next, prev_state);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(raw_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return on_switch(preempt, next, prev_state);
+}
+
+static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid);
+	struct katra_ev_waking *e;
+	__u32 cpu;
+	__u64 ts;
+	void *rb;
+
+	if (!katra_tracked(tgid))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return 0;
+	katra_head(&e->head, KATRA_EV_WAKING, cpu, bpf_get_current_pid_tgid(), ts);
+	e->target_tgid = tgid;
+	e->target_tid = BPF_CORE_READ(t, pid);
+	e->target_cpu = BPF_CORE_READ(t, thread_info.cpu);
+	e->flags = wk_flags;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(tpb_sched_waking, struct task_struct *t)
+{
+	return on_waking(t, 0);
+}
+
+SEC("raw_tp/sched_waking")
+int BPF_PROG(raw_sched_waking, struct task_struct *t)
+{
+	return on_waking(t, 0);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(tpb_sched_wakeup_new, struct task_struct *t)
+{
+	return on_waking(t, KATRA_WK_NEW);
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(raw_sched_wakeup_new, struct task_struct *t)
+{
+	return on_waking(t, KATRA_WK_NEW);
+}
+
+static __always_inline int on_fork(struct task_struct *child)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(); /* current == parent */
+	__u32 child_tgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid = pid_tgid >> 32, flags = 0, cpu;
+	struct katra_ev_fork *e;
+	__u64 ts;
+	void *rb;
+
+	if (!katra_tracked(ptgid))
+		return 0;
+	if (child_tgid == ptgid) {
+		flags = KATRA_FORK_THREAD | KATRA_FORK_TRACKED;
+	} else if (follow_children) {
+		/* before the record: the child's first event is tracked */
+		katra_set_tracked(child_tgid, true);
+		flags = KATRA_FORK_TRACKED;
+	}
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return 0;
+	katra_head(&e->head, KATRA_EV_FORK, cpu, pid_tgid, ts);
+	e->child_tgid = child_tgid;
+	e->child_tid = BPF_CORE_READ(child, pid);
+	e->flags = flags;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tpb_sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork(child);
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(raw_sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork(child);
+}
+
+static __always_inline int on_exec(__u32 old_tid)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct katra_ev_exec *e;
+	__u32 cpu;
+	__u64 ts;
+	void *rb;
+
+	if (!katra_tracked(pid_tgid >> 32))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return 0;
+	katra_head(&e->head, KATRA_EV_EXEC, cpu, pid_tgid, ts);
+	e->old_tid = old_tid;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(tpb_sched_process_exec, struct task_struct *p, pid_t old_pid)
+{
+	return on_exec(old_pid);
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(raw_sched_process_exec, struct task_struct *p, pid_t old_pid)
+{
+	return on_exec(old_pid);
+}
+
+/* The exiting task is current.  A pending exit/exit_group enter is flushed
+ * here: the tgid leaves the tracked set before the thread's last switch. */
+static __always_inline int on_exit(struct task_struct *t, bool group_dead)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = pid_tgid, cpu;
+	struct katra_ev_exit *e;
+	__u64 ts;
+	void *rb;
+
+	if (!katra_tracked(tgid))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	katra_flush_pending(pid_tgid, cpu, ts);
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (e) {
+		katra_head(&e->head, KATRA_EV_EXIT, cpu, pid_tgid, ts);
+		e->exit_code = BPF_CORE_READ(t, exit_code);
+		e->flags = group_dead ? KATRA_EXIT_GROUP_DEAD : 0;
+		katra_submit(rb, e, cpu);
+	}
+	/* a thread killed while blocked in a syscall never exits it */
+	bpf_map_delete_elem(&flushed, &tid);
+	if (group_dead)
+		katra_set_tracked(tgid, false);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tpb_sched_process_exit, struct task_struct *t)
+{
+	/* group_dead became a tracepoint argument only in recent kernels */
+	return on_exit(t, BPF_CORE_READ(t, signal, live.counter) == 0);
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(raw_sched_process_exit, struct task_struct *t)
+{
+	return on_exit(t, BPF_CORE_READ(t, signal, live.counter) == 0);
+}

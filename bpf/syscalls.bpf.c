@@ -1,0 +1,259 @@
+/* raw_syscalls sys_enter / sys_exit for every syscall of tracked threads.
+ * The enter is kept in task storage and one combined record is written at the
+ * exit (see KATRA_EV_SYSCALL in wire.h); sched.bpf.c flushes a pending enter
+ * when its thread leaves the CPU. */
+#include "common.bpf.h"
+
+/* x86_64 syscall numbers the probes decode further. */
+#define NR_read            0
+#define NR_write           1
+#define NR_close           3
+#define NR_mmap            9
+#define NR_pread64         17
+#define NR_pwrite64        18
+#define NR_readv           19
+#define NR_writev          20
+#define NR_nanosleep       35
+#define NR_sendmsg         46
+#define NR_recvmsg         47
+#define NR_execve          59
+#define NR_clock_nanosleep 230
+#define NR_openat          257
+#define NR_ppoll           271
+#define NR_preadv          295
+#define NR_pwritev         296
+#define NR_clone3          435
+#define NR_openat2         437
+
+#define MAP_ANONYMOUS_ 0x20
+
+struct timespec64_ {
+	__s64 sec;
+	__s64 nsec;
+};
+
+/* dev/ino of the current task's open file `fd`; false if there is none. */
+static __always_inline bool fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt;
+	struct file **fda;
+	struct file *f = NULL;
+	struct inode *inode;
+
+	if (fd < 0)
+		return false;
+	/* trusted task: plain CO-RE loads, no helper calls, for the first hops */
+	fdt = task->files->fdt;
+	if (!fdt || (__u64)fd >= fdt->max_fds)
+		return false;
+	fda = fdt->fd;
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]) || !f)
+		return false;
+	inode = BPF_CORE_READ(f, f_inode);
+	if (!inode)
+		return false;
+	*ino = BPF_CORE_READ(inode, i_ino);
+	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	return true;
+}
+
+static __always_inline bool read_timeout_ns(__u64 uptr, __u64 *ns)
+{
+	struct timespec64_ t;
+
+	if (!uptr || bpf_probe_read_user(&t, sizeof(t), (void *)uptr))
+		return false;
+	*ns = (__u64)t.sec * 1000000000ull + (__u64)t.nsec;
+	return true;
+}
+
+static __always_inline void emit_path(__u64 pid_tgid, __u32 cpu, __u64 ts, __u32 nr, __u64 uptr)
+{
+	struct katra_ev_path *e;
+	void *rb;
+	long n;
+
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e)
+		return;
+	katra_head(&e->head, KATRA_EV_PATH, cpu, pid_tgid, ts);
+	e->enter_ts = ts;
+	e->nr = nr;
+	e->pad = 0;
+	n = bpf_probe_read_user_str(e->path, sizeof(e->path), (void *)uptr);
+	if (n <= 0) {
+		e->path[0] = 0;
+		n = 1;
+	}
+	e->len = n - 1;
+	e->flags = n >= KATRA_PATH_MAX ? KATRA_PATH_TRUNCATED : 0;
+	katra_submit(rb, e, cpu);
+}
+
+/* Decode what the exit will not be able to see any more: the fd's file (it
+ * may be closed by then), user-memory arguments. */
+static __always_inline void decode_enter(struct sc_pending *p)
+{
+	__u64 fd = (__u64)-1;
+
+	switch (p->nr) {
+	case NR_read: case NR_write: case NR_close: case NR_pread64: case NR_pwrite64:
+	case NR_readv: case NR_writev: case NR_preadv: case NR_pwritev:
+	case NR_sendmsg: case NR_recvmsg:
+		fd = p->args[0];
+		break;
+	case NR_mmap:
+		if (!(p->args[3] & MAP_ANONYMOUS_))
+			fd = p->args[4];
+		break;
+	case NR_clone3:
+		if (!bpf_probe_read_user(&p->aux, sizeof(p->aux), (void *)p->args[0]))
+			p->sc_flags |= KATRA_SC_AUX;
+		return;
+	case NR_nanosleep:
+		if (read_timeout_ns(p->args[0], &p->aux))
+			p->sc_flags |= KATRA_SC_AUX;
+		return;
+	case NR_clock_nanosleep: case NR_ppoll:
+		if (read_timeout_ns(p->args[2], &p->aux))
+			p->sc_flags |= KATRA_SC_AUX;
+		return;
+	default:
+		return;
+	}
+	if (fd_identity((__s32)fd, &p->dev, &p->ino))
+		p->sc_flags |= KATRA_SC_FILE;
+}
+
+/* btf: regs is a trusted BTF pointer (tp_btf), else a raw one (raw_tp). */
+static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct sc_pending *p;
+	__u32 cpu;
+
+	if (!katra_tracked(pid_tgid >> 32))
+		return 0;
+	cpu = bpf_get_smp_processor_id();
+	if (cpu >= KATRA_MAX_CPUS)
+		return 0;
+	p = PEND_SLOT(cpu);
+	p->enter_ts = bpf_ktime_get_ns();
+	p->nr = id;
+	p->tid = pid_tgid;
+	p->sc_flags = 0;
+	p->dev = 0;
+	p->ino = 0;
+	p->aux = 0;
+	if (btf) {
+		p->args[0] = regs->di;
+		p->args[1] = regs->si;
+		p->args[2] = regs->dx;
+		p->args[3] = regs->r10;
+		p->args[4] = regs->r8;
+		p->args[5] = regs->r9;
+	} else {
+		p->args[0] = BPF_CORE_READ(regs, di);
+		p->args[1] = BPF_CORE_READ(regs, si);
+		p->args[2] = BPF_CORE_READ(regs, dx);
+		p->args[3] = BPF_CORE_READ(regs, r10);
+		p->args[4] = BPF_CORE_READ(regs, r8);
+		p->args[5] = BPF_CORE_READ(regs, r9);
+	}
+	decode_enter(p);
+	p->state = PEND_ACTIVE;
+	if (record_paths) {
+		if (p->nr == NR_openat || p->nr == NR_openat2)
+			emit_path(pid_tgid, cpu, p->enter_ts, p->nr, p->args[1]);
+		else if (p->nr == NR_execve)
+			emit_path(pid_tgid, cpu, p->enter_ts, p->nr, p->args[0]);
+	}
+	return 0;
+}
+
+static __always_inline void fill_from(struct katra_ev_syscall *e, const struct sc_pending *p)
+{
+	e->enter_ts = p->enter_ts;
+	__builtin_memcpy(e->args, p->args, sizeof(e->args));
+	e->dev = p->dev;
+	e->ino = p->ino;
+	e->aux = p->aux;
+}
+
+static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 cpu, nr, tid = pid_tgid;
+	struct katra_ev_syscall *e;
+	struct sc_pending *p, *f;
+	__u64 ts;
+	void *rb;
+
+	if (!katra_tracked(pid_tgid >> 32))
+		return 0;
+	ts = bpf_ktime_get_ns();
+	nr = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
+	cpu = bpf_get_smp_processor_id();
+	if (cpu >= KATRA_MAX_CPUS)
+		return 0;
+	p = PEND_SLOT(cpu);
+	e = katra_reserve(&rb, cpu, sizeof(*e));
+	if (!e) {
+		if (p->tid == tid)
+			p->state = 0;
+		return 0;
+	}
+	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);
+	e->exit_ts = ts;
+	e->ret = ret;
+	e->nr = nr;
+	if ((p->state & PEND_ACTIVE) && p->tid == tid && p->nr == nr) {
+		/* never left the CPU: the common, cheap case */
+		fill_from(e, p);
+		e->flags = KATRA_SC_EXIT | KATRA_SC_ENTER | p->sc_flags;
+		p->state = 0;
+	} else if ((f = bpf_map_lookup_elem(&flushed, &tid)) && f->nr == nr) {
+		fill_from(e, f);
+		e->flags = KATRA_SC_EXIT | KATRA_SC_FLUSHED | f->sc_flags;
+		bpf_map_delete_elem(&flushed, &tid);
+	} else {
+		if (p->tid == tid)
+			p->state = 0;
+		e->enter_ts = 0;
+		__builtin_memset(e->args, 0, sizeof(e->args));
+		e->dev = 0;
+		e->ino = 0;
+		e->aux = 0;
+		e->flags = KATRA_SC_EXIT | KATRA_SC_NO_ENTER;
+	}
+	if ((nr == NR_openat || nr == NR_openat2) && ret >= 0 &&
+	    fd_identity(ret, &e->dev, &e->ino))
+		e->flags |= KATRA_SC_FILE;
+	katra_submit(rb, e, cpu);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(tpb_sys_enter, struct pt_regs *regs, long id)
+{
+	return sys_enter(regs, id, true);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(raw_sys_enter, struct pt_regs *regs, long id)
+{
+	return sys_enter(regs, id, false);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(tpb_sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys_exit(regs, ret, true);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys_exit(regs, ret, false);
+}

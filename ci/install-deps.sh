@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package katra-record needs to build, test and
+# benchmark.  Idempotent; run as root.  `--bench` adds the peer tracers.
+set -euo pipefail
+
+packages=(
+	build-essential make pkg-config git
+	clang llvm                      # BPF objects (clang -target bpf), libFuzzer
+	libbpf-dev bpftool libelf-dev zlib1g-dev
+	libcriterion-dev                # unit tests
+	liburing-dev                    # io_uring test and bench workloads
+	python3 jq                      # integration test assertions
+	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
+	libclang-rt-14-dev              # sanitizer runtimes for clang
+)
+if [[ "${1:-}" == "--bench" ]]; then
+	packages+=(trace-cmd bpftrace linux-perf strace)
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+	echo "ci/install-deps.sh: run as root (apt-get install)" >&2
+	exit 1
+fi
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# tracefs is where tracepoints live; some images do not mount it
+if [[ ! -d /sys/kernel/tracing/events ]]; then
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+fi

@@ -1,0 +1,249 @@
+/* katra wire contract: the records the BPF probes write into the per-CPU rings
+ * and the recorder reads back.  Shared by bpf/ and user/record/.
+ *
+ * Rules:
+ * - Every record starts with struct katra_wire_head; head.type says which
+ *   struct follows, and each type has ONE fixed size (KATRA_WIRE_SIZE_OK()).
+ * - Fixed-width fields only, naturally aligned, explicit padding, little-endian
+ *   (the host's).  No libc, no vmlinux.h: BPF includes this after vmlinux.h.
+ * - One ring per possible CPU; ring i holds what CPU i produced and
+ *   head.cpu == i.  Within a ring, records are in commit order, and head.ts is
+ *   nondecreasing except for small inversions (a probe in interrupt context
+ *   nesting between another probe's clock read and its reserve).  Merge the
+ *   rings by head.ts within a bounded window.
+ * - head.ts is bpf_ktime_get_ns() (CLOCK_MONOTONIC) taken when the probe RAN;
+ *   it is the record's position in time.  Some records also carry earlier
+ *   times (katra_ev_syscall.enter_ts); see there.
+ * - head.tgid/head.tid are the task that was CURRENT when the probe ran (for a
+ *   switch: the thread leaving the CPU; for a wakeup: the waker; for a fork:
+ *   the parent).  They can be 0 (idle task), and for sched_waking /
+ *   io_uring_complete the current task may be an untracked one (interrupt or
+ *   worker context): the tracked side is in the payload.
+ *
+ * x86_64 only for now: katra_ev_syscall.nr is the x86_64 syscall number
+ * (<asm/unistd_64.h>, as SYS_xxx in <sys/syscall.h>). */
+#ifndef KATRA_WIRE_H
+#define KATRA_WIRE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define KATRA_WIRE_VERSION 1u
+
+enum katra_wire_type {
+	KATRA_EV_SYSCALL = 1,       /* struct katra_ev_syscall */
+	KATRA_EV_PATH = 2,          /* struct katra_ev_path (only with record_paths) */
+	KATRA_EV_SWITCH = 3,        /* struct katra_ev_switch */
+	KATRA_EV_WAKING = 4,        /* struct katra_ev_waking */
+	KATRA_EV_FORK = 5,          /* struct katra_ev_fork */
+	KATRA_EV_EXEC = 6,          /* struct katra_ev_exec */
+	KATRA_EV_EXIT = 7,          /* struct katra_ev_exit */
+	KATRA_EV_PAGE_FAULT = 8,    /* struct katra_ev_page_fault */
+	KATRA_EV_URING_CREATE = 9,  /* struct katra_ev_uring_create */
+	KATRA_EV_URING_SUBMIT = 10, /* struct katra_ev_uring_submit */
+	KATRA_EV_URING_COMPLETE = 11, /* struct katra_ev_uring_complete */
+	KATRA_EV_TYPE_COUNT = 12,   /* one past the last type: size tables */
+};
+
+struct katra_wire_head {
+	__u32 type; /* enum katra_wire_type */
+	__u32 cpu;  /* CPU that produced the record == ring index */
+	__u32 tgid; /* current task's process id (see top comment) */
+	__u32 tid;  /* current task's thread id */
+	__u64 ts;   /* CLOCK_MONOTONIC ns when the probe ran */
+};
+
+/* ---- syscalls: raw_syscalls sys_enter + sys_exit, every syscall of a tracked
+ * thread.
+ *
+ * The enter is kept in task-local storage and ONE record is written at the exit
+ * (flags ENTER|EXIT, "combined").  If the thread leaves the CPU while the
+ * syscall is pending (any sched_switch, blocking or preempted), or exits the
+ * process without returning (exit, exit_group), the enter is written right
+ * then as its own record (flags ENTER only, "flushed"), so a blocking
+ * syscall's Begin reaches user space promptly; its exit then writes a record
+ * with EXIT|FLUSHED that repeats enter_ts, nr, args and the file identity so
+ * the two match on (tid, enter_ts).  An exit with no stored enter (the syscall
+ * was in flight when the probes attached) writes EXIT|NO_ENTER with
+ * enter_ts = 0 and args/file zero.
+ *
+ *   flags               head.ts      enter_ts  exit_ts  args,file,aux  ret
+ *   ENTER|EXIT          exit time    valid     valid    valid          valid
+ *   ENTER (flushed)     flush time   valid     0        valid          0
+ *   EXIT|FLUSHED        exit time    valid     valid    valid          valid
+ *   EXIT|NO_ENTER       exit time    0         valid    0              valid
+ *
+ * A combined record's enter_ts precedes head.ts by the syscall's duration on
+ * the CPU (it never spans a switch-out), so records this thread produced during
+ * the syscall (a wakeup it caused, io_uring submits, ...) sit BEFORE it in the
+ * ring with head.ts between enter_ts and exit_ts.  Sort Begin by enter_ts.
+ *
+ * File identity (flags FILE): dev/ino of the fd's file, read at enter for
+ * read, pread64, readv, preadv, write, pwrite64, writev, pwritev, close,
+ * sendmsg, recvmsg, mmap (non-anonymous, fd >= 0), and at exit for openat,
+ * openat2 when ret >= 0 (the returned fd).  dev is the KERNEL dev_t encoding
+ * (major << 20 | minor, from inode->i_sb->s_dev): convert with
+ * makedev(dev >> 20, dev & 0xfffff) to compare with stat()'s st_dev.
+ *
+ * aux (flags AUX): clone3: clone_args.flags read from user memory;
+ * nanosleep, clock_nanosleep, ppoll: the requested timeout in ns read from
+ * user memory (ppoll with a NULL timeout: no AUX flag). */
+#define KATRA_SC_ENTER    (1u << 0) /* enter_ts/args describe the enter */
+#define KATRA_SC_EXIT     (1u << 1) /* exit_ts/ret describe the exit */
+#define KATRA_SC_FLUSHED  (1u << 2) /* the enter was sent earlier as ENTER-only */
+#define KATRA_SC_NO_ENTER (1u << 3) /* exit without any enter seen */
+#define KATRA_SC_FILE     (1u << 4) /* dev/ino valid */
+#define KATRA_SC_AUX      (1u << 5) /* aux valid */
+
+struct katra_ev_syscall {
+	struct katra_wire_head head;
+	__u64 enter_ts;
+	__u64 exit_ts;
+	__s64 ret;
+	__u64 args[6];
+	__u64 dev; /* kernel dev_t, see above */
+	__u64 ino;
+	__u64 aux;
+	__u32 nr;    /* x86_64 syscall number */
+	__u32 flags; /* KATRA_SC_* */
+};
+
+/* ---- paths: only when record_paths is set.  Written at the enter of openat,
+ * openat2, execve (user pointer, read when the syscall starts); it comes before
+ * the syscall's own record(s) in the same ring and matches them on
+ * (tid, enter_ts == this record's enter_ts).  path is NUL-terminated; len is
+ * the string length (< KATRA_PATH_MAX; a longer path is cut at
+ * KATRA_PATH_MAX - 1 and flagged TRUNCATED). */
+#define KATRA_PATH_MAX 256
+#define KATRA_PATH_TRUNCATED (1u << 0)
+
+struct katra_ev_path {
+	struct katra_wire_head head; /* ts == enter_ts */
+	__u64 enter_ts;
+	__u32 nr;  /* syscall number it belongs to */
+	__u32 len; /* bytes before the NUL */
+	__u32 flags; /* KATRA_PATH_* */
+	__u32 pad;
+	char path[KATRA_PATH_MAX];
+};
+
+/* ---- sched_switch: written when the previous OR the next thread is tracked.
+ * head.tid/tgid = prev (the thread leaving); prev_state is the raw
+ * task state it left in (0 = runnable, i.e. preempted; 1 = S, 2 = D, ...;
+ * see the SWITCH_PREEMPT flag for the kernel's own preempt bit). */
+#define KATRA_SW_PREV_TRACKED (1u << 0)
+#define KATRA_SW_NEXT_TRACKED (1u << 1)
+#define KATRA_SW_PREEMPT      (1u << 2) /* the switch was a preemption */
+
+struct katra_ev_switch {
+	struct katra_wire_head head;
+	__u64 prev_state;
+	__u32 next_tgid;
+	__u32 next_tid;
+	__u32 flags; /* KATRA_SW_* */
+	__u32 pad;
+};
+
+/* ---- sched_waking / sched_wakeup_new: written when the TARGET is tracked.
+ * head = waker context (current; may be untracked, idle or an interrupted
+ * task). */
+#define KATRA_WK_NEW (1u << 0) /* sched_wakeup_new: first wakeup of a new task */
+
+struct katra_ev_waking {
+	struct katra_wire_head head;
+	__u32 target_tgid;
+	__u32 target_tid;
+	__u32 target_cpu;
+	__u32 flags; /* KATRA_WK_* */
+};
+
+/* ---- sched_process_fork: written when the parent is tracked (threads too).
+ * head = parent.  If follow_children is set and child_tgid != parent tgid,
+ * child_tgid was added to the tracked set before this record was written, so
+ * the child's first event follows it. */
+#define KATRA_FORK_THREAD  (1u << 0) /* a new thread, same process */
+#define KATRA_FORK_TRACKED (1u << 1) /* the child is tracked (thread, or followed) */
+
+struct katra_ev_fork {
+	struct katra_wire_head head;
+	__u32 child_tgid;
+	__u32 child_tid;
+	__u32 flags; /* KATRA_FORK_* */
+	__u32 pad;
+};
+
+/* ---- sched_process_exec (tracked process): head = the task after exec;
+ * old_tid is the tid before (differs when a non-leader thread exec'd). */
+struct katra_ev_exec {
+	struct katra_wire_head head;
+	__u32 old_tid;
+	__u32 pad;
+};
+
+/* ---- sched_process_exit (tracked thread): written for every exiting thread;
+ * GROUP_DEAD marks the last thread of the process, after which its tgid is
+ * removed from the tracked set. exit_code is task->exit_code (wait status
+ * encoding: code << 8 | signal). */
+#define KATRA_EXIT_GROUP_DEAD (1u << 0)
+
+struct katra_ev_exit {
+	struct katra_wire_head head;
+	__u32 exit_code;
+	__u32 flags; /* KATRA_EXIT_* */
+};
+
+/* ---- exceptions:page_fault_user (tracked thread): an instant. */
+struct katra_ev_page_fault {
+	struct katra_wire_head head;
+	__u64 address;
+	__u64 ip;
+	__u64 error_code; /* x86 PF error code: bit0 present, 1 write, 2 user, 4 fetch */
+};
+
+/* ---- io_uring.  ctx is the kernel io_ring_ctx pointer (an opaque id);
+ * req the io_kiocb pointer (opaque, reused).  A ring created or submitted
+ * to by a tracked process is remembered, so its completions are written even
+ * when they run in another context (io-wq worker, SQPOLL thread, interrupt). */
+struct katra_ev_uring_create {
+	struct katra_wire_head head;
+	__u64 ctx;
+	__u32 fd; /* ring fd (may be -1 as u32 for registered rings) */
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 flags; /* IORING_SETUP_* */
+};
+
+struct katra_ev_uring_submit {
+	struct katra_wire_head head;
+	__u64 ctx;
+	__u64 req;
+	__u64 user_data;
+	__u64 req_flags; /* REQ_F_* (kernel internal) */
+	__u32 opcode;    /* IORING_OP_* */
+	__u32 sq_thread; /* 1 if submitted by the SQPOLL thread */
+};
+
+struct katra_ev_uring_complete {
+	struct katra_wire_head head;
+	__u64 ctx;
+	__u64 req;
+	__u64 user_data;
+	__s32 res;
+	__u32 cflags;
+	__u32 owner_tgid; /* tgid that created/submitted to ctx, 0 if unknown */
+	__u32 pad;
+};
+
+/* Size of each record type, indexed by type (0 = invalid). */
+#define KATRA_WIRE_SIZES                                                                      \
+	{                                                                                     \
+		0, sizeof(struct katra_ev_syscall), sizeof(struct katra_ev_path),             \
+		sizeof(struct katra_ev_switch), sizeof(struct katra_ev_waking),               \
+		sizeof(struct katra_ev_fork), sizeof(struct katra_ev_exec),                   \
+		sizeof(struct katra_ev_exit), sizeof(struct katra_ev_page_fault),             \
+		sizeof(struct katra_ev_uring_create), sizeof(struct katra_ev_uring_submit),   \
+		sizeof(struct katra_ev_uring_complete),                                       \
+	}
+
+#endif /* KATRA_WIRE_H */

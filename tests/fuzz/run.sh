@@ -1,0 +1,86 @@
+#!/bin/bash
+# Fuzzes the trace reader + verifier for SECONDS (default 20).  Builds
+# nothing: `make fuzz` / `make fuzz-smoke` build build/fuzz/fuzz-reader and
+# build/katra-sample first.  Seeds build/fuzz/corpus from the sample trace,
+# hand-made prefixes and mutations of it, tests/fuzz/regressions/ and any
+# build/*.ktrc, then prints the number of executions.  Exits non-zero on a
+# crash, leak, timeout or out-of-memory (the input lands in build/fuzz/artifacts/).
+set -euo pipefail
+
+seconds=${1:-20}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fuzzer=$root/build/fuzz/fuzz-reader
+sample_bin=$root/build/katra-sample
+corpus=$root/build/fuzz/corpus
+artifacts=$root/build/fuzz/artifacts
+log=$root/build/fuzz/fuzz.log
+
+for f in "$fuzzer" "$sample_bin"; do
+	if [ ! -x "$f" ]; then
+		echo "fuzz: missing $f (run: make build/fuzz/fuzz-reader build/katra-sample)" >&2
+		exit 2
+	fi
+done
+mkdir -p "$corpus" "$artifacts"
+
+# ---- seeds (deterministic names: a rerun refreshes them) ----
+sample=$corpus/seed-sample
+"$sample_bin" "$sample"
+size=$(stat -c %s "$sample")
+hlen=$(od -An -t u4 -j 12 -N 4 "$sample" | tr -d ' ')
+first=$((16 + hlen)) # offset of the first record's length
+
+# writes seed NAME: a copy of the sample with BYTES (printf escapes) at OFFSET
+patch_seed() {
+	local name=$1 offset=$2 bytes=$3
+	cp "$sample" "$corpus/seed-$name"
+	printf "$bytes" | dd of="$corpus/seed-$name" bs=1 seek="$offset" conv=notrunc status=none
+}
+
+for n in 8 15 16 $((first - 1)) $first $((first + 3)) $((first + 20)) \
+	$((size / 2)) $((size - 1)); do
+	head -c "$n" "$sample" > "$corpus/seed-prefix-$n"
+done
+patch_seed bad-magic 0 'KATRATRX'
+patch_seed bad-version 8 '\x02\x00\x00\x00'
+patch_seed bad-hash 20 '\x00\x00\x00\x00'
+patch_seed huge-header-len 12 '\xff\xff\xff\xff'
+patch_seed short-header-len 12 '\x10\x00\x00\x00'
+patch_seed huge-record-len "$first" '\xff\xff\xff\xff'
+patch_seed zero-record-len "$first" '\x00\x00\x00\x00'
+patch_seed bad-record-tag $((first + 4)) '\x09\x00\x00\x00'
+patch_seed huge-string-len 32 '\xff\xff\xff\xff\xff\xff\xff\x7f'
+patch_seed flipped-middle $((size / 2)) '\xff\xff'
+# a record repeated (duplicate seq) and the summary moved off the end
+cp "$sample" "$corpus/seed-appended"
+dd if="$sample" bs=1 skip="$first" count=200 status=none >> "$corpus/seed-appended"
+if compgen -G "$root/tests/fuzz/regressions/*" > /dev/null; then
+	for f in "$root"/tests/fuzz/regressions/*; do
+		cp "$f" "$corpus/regression-$(basename "$f")"
+	done
+fi
+if compgen -G "$root/build/*.ktrc" > /dev/null; then
+	for f in "$root"/build/*.ktrc; do
+		head -c 65536 "$f" > "$corpus/trace-$(basename "$f")"
+	done
+fi
+
+# ---- run ----
+echo "fuzz: $seconds s over $(ls "$corpus" | wc -l) corpus files (log: $log)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+set +e
+"$fuzzer" "$corpus" -dict="$root/tests/fuzz/katra.dict" -max_total_time="$seconds" \
+	-rss_limit_mb=512 -timeout=5 -max_len=65536 -print_final_stats=1 \
+	-artifact_prefix="$artifacts/" > "$log" 2>&1
+rc=$?
+set -e
+
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+echo "fuzz: executions: ${execs:-unknown}, exit status $rc"
+if [ "$rc" -ne 0 ]; then
+	echo "fuzz: FAILED; last lines of $log:" >&2
+	tail -n 40 "$log" >&2
+	ls -l "$artifacts" >&2
+	exit 1
+fi

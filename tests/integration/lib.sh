@@ -1,0 +1,178 @@
+# Helpers for the integration tests (sourced by tests/integration/t_*.sh).
+#
+# A test runs in its own scratch directory $T, starts processes only through
+# these helpers (so the EXIT trap can stop exactly those, by PID), and ends with
+# kt_fail REASON (exit 1), kt_skip REASON (exit 77) or a normal exit 0 (pass).
+# run.sh passes KT_REASON, the file a failing/skipping test writes its reason to.
+# KT_KEEP=1 keeps $T for inspection.
+
+set -u
+
+KT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KT_ROOT=$(cd "$KT_DIR/../.." && pwd)
+REC=${KATRA_RECORD:-$KT_ROOT/build/katra-record}
+REPLAY=${KATRA_REPLAY:-$KT_ROOT/build/katra-replay}
+WL=$KT_ROOT/build/workloads
+KT_PY="python3 $KT_DIR/ktrace.py"
+: "${KT_REASON:=/dev/stderr}"
+# seconds a recorder may take to start, and to stop after it was told to
+: "${KT_START_TIMEOUT:=20}"
+: "${KT_STOP_TIMEOUT:=20}"
+
+KT_PIDS=""
+KT_MOUNTS=""
+T=$(mktemp -d /tmp/katra-it.XXXXXX)
+
+kt_cleanup()
+{
+	local p m
+	for p in $KT_PIDS; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for m in $KT_MOUNTS; do
+		umount "$m" 2>/dev/null
+	done
+	if [ "${KT_KEEP:-0}" = 1 ]; then
+		echo "kept $T" >&2
+	else
+		rm -rf "$T"
+	fi
+}
+trap kt_cleanup EXIT
+
+kt_fail()
+{
+	printf '%s\n' "$*" >"$KT_REASON"
+	exit 1
+}
+
+kt_skip()
+{
+	printf '%s\n' "$*" >"$KT_REASON"
+	exit 77
+}
+
+# The last line of a file, for failure reasons.
+kt_tail()
+{
+	[ -s "$1" ] && tail -n "${2:-1}" "$1" | tr '\n' ' ' | sed 's/ $//'
+}
+
+kt_require()
+{
+	[ "$(id -u)" = 0 ] || kt_skip "not root (the probes need root or CAP_BPF + CAP_PERFMON)"
+	[ -x "$REC" ] || kt_fail "$REC is missing (run make)"
+	[ -x "$REPLAY" ] || kt_fail "$REPLAY is missing (run make)"
+}
+
+# kt_is_running PID: true while PID exists and is not a zombie.
+kt_is_running()
+{
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# kt_wait PID SECONDS: wait for a child of this shell; sets KT_RC to its exit
+# status, or returns 1 (KT_RC=timeout) if it is still running after SECONDS.
+kt_wait()
+{
+	local pid=$1 n=$(($2 * 20))
+	while kt_is_running "$pid"; do
+		n=$((n - 1))
+		if [ "$n" -le 0 ]; then
+			KT_RC=timeout
+			return 1
+		fi
+		sleep 0.05
+	done
+	wait "$pid"
+	KT_RC=$?
+	return 0
+}
+
+# kt_workload NAME ARGS...: start build/workloads/NAME --gate $T/ready ARGS in
+# the background; stdout to $T/NAME.out.  Sets WL_PID.
+kt_workload()
+{
+	local name=$1
+	shift
+	[ -x "$WL/$name" ] || kt_fail "$WL/$name is missing (run make)"
+	"$WL/$name" --gate "$T/ready" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	WL_PID=$!
+	KT_PIDS="$KT_PIDS $WL_PID"
+}
+
+# kt_record ARGS...: start katra-record --ready-file $T/ready -o $T/trace.ktrc
+# ARGS in the background (stdout/stderr to $T/rec.out, $T/rec.err) and wait
+# until the capture is live.  Sets REC_PID.  TRACE names the output.
+TRACE=$T/trace.ktrc
+kt_record()
+{
+	"$REC" --ready-file "$T/ready" -o "$TRACE" "$@" >"$T/rec.out" 2>"$T/rec.err" &
+	REC_PID=$!
+	KT_PIDS="$KT_PIDS $REC_PID"
+	kt_wait_ready
+}
+
+kt_wait_ready()
+{
+	local n=$((KT_START_TIMEOUT * 100))
+	while [ ! -e "$T/ready" ]; do
+		if ! kt_is_running "$REC_PID"; then
+			wait "$REC_PID"
+			kt_fail "katra-record exited ($?) before the capture was live: $(kt_tail "$T/rec.err" 2)"
+		fi
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || kt_fail "katra-record not live after ${KT_START_TIMEOUT}s"
+		sleep 0.01
+	done
+}
+
+# kt_wait_workload SECONDS: the workload must exit 0 in time.
+kt_wait_workload()
+{
+	kt_wait "$WL_PID" "$1" || kt_fail "workload still running after $1 s"
+	[ "$KT_RC" = 0 ] || kt_fail "workload exited $KT_RC: $(kt_tail "$T"/*.err)"
+}
+
+# kt_wait_recorder EXPECTED_RC: the recorder must exit within
+# KT_STOP_TIMEOUT seconds with that status.
+kt_wait_recorder()
+{
+	kt_wait "$REC_PID" "$KT_STOP_TIMEOUT" ||
+		kt_fail "katra-record still running ${KT_STOP_TIMEOUT}s after its target exited"
+	[ "$KT_RC" = "$1" ] ||
+		kt_fail "katra-record exited $KT_RC, expected $1: $(kt_tail "$T/rec.err" 2)"
+}
+
+# kt_verify [FILE]: katra-replay verify must accept it; also dumps it as JSONL
+# to FILE.jsonl for the checks.
+kt_verify()
+{
+	local f=${1:-$TRACE}
+	"$REPLAY" verify "$f" >"$f.verify" 2>&1 ||
+		kt_fail "katra-replay verify rejects $(basename "$f"): $(head -n 3 "$f.verify" | tr '\n' ' ')"
+	"$REPLAY" dump --jsonl "$f" >"$f.jsonl" 2>"$f.dump-err" ||
+		kt_fail "katra-replay dump --jsonl failed: $(kt_tail "$f.dump-err")"
+}
+
+# kt_check CHECK ARGS...: run a ktrace.py check; its failure message becomes ours.
+kt_check()
+{
+	$KT_PY "$@" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+}
+
+# kt_free_pid: a PID that no process uses right now.
+kt_free_pid()
+{
+	local p max
+	max=$(cat /proc/sys/kernel/pid_max)
+	for p in $((max - 1)) $((max - 2)) $((max - 3)) $((max - 7)) $((max - 11)); do
+		[ -e "/proc/$p" ] || {
+			echo "$p"
+			return 0
+		}
+	done
+	return 1
+}

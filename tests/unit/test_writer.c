@@ -1,0 +1,318 @@
+/* The writer: file creation rules (0600, no clobber, no symlink) and the
+ * exact bytes it puts on disk. */
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "format_test_util.h"
+
+struct wfix {
+	char dir[64];
+	char path[128];
+};
+
+static void wfix_init(struct wfix *f)
+{
+	temp_dir(f->dir, sizeof(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/t.ktrc", f->dir);
+}
+
+/* Writes the sample records through the writer (the summary via finish). */
+static int write_sample(const char *path, unsigned flags)
+{
+	struct katra_writer *w;
+	size_t n = katra_sample_count();
+	int rc = katra_writer_open(&w, path, katra_sample_header(), flags);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i + 1 < n; i++)
+		cr_assert_eq(katra_writer_append(w, katra_sample_record(i)), 0, "record %zu", i);
+	cr_assert_eq(katra_writer_records(w), n - 1);
+	cr_assert_eq(katra_writer_finish(w, &katra_sample_record(n - 1)->u.summary), 0);
+	cr_assert_eq(katra_writer_records(w), n);
+	return katra_writer_close(w);
+}
+
+Test(writer, file_mode_is_0600_whatever_the_umask)
+{
+	struct wfix f;
+	struct stat st;
+	mode_t old = umask(0);
+
+	wfix_init(&f);
+	cr_assert_eq(write_sample(f.path, 0), 0);
+	umask(old);
+	cr_assert_eq(stat(f.path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600, "mode %o", st.st_mode & 07777);
+	cr_assert(S_ISREG(st.st_mode));
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, overwrite_resets_mode_to_0600)
+{
+	struct wfix f;
+	struct stat st;
+
+	wfix_init(&f);
+	write_file(f.path, "old", 3);
+	cr_assert_eq(chmod(f.path, 0666), 0);
+	cr_assert_eq(write_sample(f.path, KATRA_WRITER_OVERWRITE), 0);
+	cr_assert_eq(stat(f.path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600, "mode %o", st.st_mode & 07777);
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, refuses_existing_file_unless_overwrite)
+{
+	struct wfix f;
+	struct katra_writer *w = (struct katra_writer *)1;
+	size_t len;
+	uint8_t *p;
+
+	wfix_init(&f);
+	write_file(f.path, "precious", 8);
+	cr_assert_eq(katra_writer_open(&w, f.path, katra_sample_header(), 0), -EEXIST);
+	cr_assert_null(w);
+	p = read_file(f.path, &len);
+	cr_assert_eq(len, 8, "the existing file must be untouched");
+	cr_assert_eq(memcmp(p, "precious", 8), 0);
+	free(p);
+
+	cr_assert_eq(write_sample(f.path, KATRA_WRITER_OVERWRITE), 0);
+	p = read_file(f.path, &len);
+	cr_assert_gt(len, 8);
+	cr_assert_eq(memcmp(p, KATRA_MAGIC, 8), 0);
+	free(p);
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, refuses_symlink_path)
+{
+	struct wfix f;
+	struct katra_writer *w = (struct katra_writer *)1;
+	char target[160], link_path[160];
+	struct stat st;
+
+	wfix_init(&f);
+	snprintf(target, sizeof(target), "%s/target", f.dir);
+	snprintf(link_path, sizeof(link_path), "%s/link.ktrc", f.dir);
+	write_file(target, "keep", 4);
+	cr_assert_eq(symlink(target, link_path), 0);
+
+	cr_assert_eq(katra_writer_open(&w, link_path, katra_sample_header(),
+				       KATRA_WRITER_OVERWRITE), -ELOOP);
+	cr_assert_null(w);
+	/* without OVERWRITE, O_EXCL refuses any existing name, a link included */
+	cr_assert_eq(katra_writer_open(&w, link_path, katra_sample_header(), 0), -EEXIST);
+	cr_assert_eq(stat(target, &st), 0);
+	cr_assert_eq(st.st_size, 4, "the link's target must be untouched");
+
+	/* a dangling link must not be followed to create its target either */
+	cr_assert_eq(unlink(target), 0);
+	cr_assert_eq(katra_writer_open(&w, link_path, katra_sample_header(),
+				       KATRA_WRITER_OVERWRITE), -ELOOP);
+	cr_assert_eq(katra_writer_open(&w, link_path, katra_sample_header(), 0), -EEXIST);
+	cr_assert_neq(stat(target, &st), 0);
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, missing_directory_is_enoent)
+{
+	struct katra_writer *w;
+
+	cr_assert_eq(katra_writer_open(&w, "/nonexistent-katra-dir/t.ktrc", katra_sample_header(),
+				       0), -ENOENT);
+}
+
+Test(writer, bytes_equal_the_encoders)
+{
+	struct wfix f;
+	struct tbuf want = { 0 };
+	size_t len;
+	uint8_t *got;
+
+	wfix_init(&f);
+	cr_assert_eq(write_sample(f.path, 0), 0);
+	tbuf_sample_trace(&want, NULL);
+	got = read_file(f.path, &len);
+	cr_assert_eq(len, want.len, "file is %zu bytes, expected %zu", len, want.len);
+	for (size_t i = 0; i < len; i++)
+		cr_assert_eq(got[i], want.p[i], "byte %zu differs", i);
+	free(got);
+	tbuf_free(&want);
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, header_first_records_in_order_summary_last)
+{
+	struct wfix f;
+	struct katra_reader *r;
+	struct katra_record rec;
+	char msg[300];
+	size_t n = katra_sample_count(), i;
+	uint32_t hlen;
+	uint8_t *p;
+	size_t len;
+
+	wfix_init(&f);
+	cr_assert_eq(write_sample(f.path, 0), 0);
+	p = read_file(f.path, &len);
+	cr_assert_eq(memcmp(p, "KATRATRC", 8), 0);
+	cr_assert_eq(p[8], 1);
+	cr_assert_eq(p[9] | p[10] | p[11], 0);
+	memcpy(&hlen, p + 12, 4);
+	{
+		uint8_t h[4096];
+		long hn = katra_encode_header(katra_sample_header(), h, sizeof(h));
+
+		cr_assert_eq((long)hlen, hn);
+		cr_assert_eq(memcmp(p + 16, h, (size_t)hn), 0);
+	}
+	free(p);
+
+	cr_assert_eq(katra_reader_open(&r, f.path, msg, sizeof(msg)), 0, "%s", msg);
+	for (i = 0; katra_reader_next(r, &rec) == KATRA_READ_RECORD; i++) {
+		const struct katra_record *want = katra_sample_record(i);
+
+		cr_assert_lt(i, n);
+		cr_assert_eq(rec.type, want->type, "record %zu", i);
+		if (rec.type == KATRA_RECORD_EVENT)
+			cr_assert_eq(rec.u.event.seq, want->u.event.seq, "record %zu", i);
+		cr_assert_eq(rec.type == KATRA_RECORD_SESSION_SUMMARY, i == n - 1,
+			     "SessionSummary must be last, found at %zu", i);
+	}
+	cr_assert_eq(i, n);
+	katra_reader_close(r);
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, bytes_count_and_flush)
+{
+	struct wfix f;
+	struct katra_writer *w;
+	struct katra_record e = mk_epoch(1, 1, "x");
+	struct stat st;
+	uint64_t before;
+
+	wfix_init(&f);
+	cr_assert_eq(katra_writer_open(&w, f.path, katra_sample_header(), 0), 0);
+	before = katra_writer_bytes(w);
+	cr_assert_eq(stat(f.path, &st), 0);
+	cr_assert_eq((uint64_t)st.st_size, before, "the header is on disk after open");
+	cr_assert_eq(katra_writer_append(w, &e), 0);
+	cr_assert_eq(katra_writer_bytes(w), before + 4 + katra_encoded_record_size(&e));
+	cr_assert_eq(katra_writer_flush(w), 0);
+	cr_assert_eq(stat(f.path, &st), 0);
+	cr_assert_eq((uint64_t)st.st_size, katra_writer_bytes(w));
+	cr_assert_eq(katra_writer_close(w), 0);
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, append_after_finish_is_refused)
+{
+	struct wfix f;
+	struct katra_writer *w;
+	struct katra_record recs[1] = { mk_epoch(1, 1, "x") };
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_record sum = mk_summary(recs, 1, kinds);
+	struct katra_record late = mk_epoch(2, 2, "late");
+	size_t len;
+	uint8_t *p;
+
+	wfix_init(&f);
+	cr_assert_eq(katra_writer_open(&w, f.path, katra_sample_header(), 0), 0);
+	cr_assert_eq(katra_writer_append(w, &recs[0]), 0);
+	cr_assert_eq(katra_writer_finish(w, &sum.u.summary), 0);
+	cr_assert_eq(katra_writer_append(w, &late), -EINVAL);
+	cr_assert_eq(katra_writer_close(w), 0);
+	p = read_file(f.path, &len);
+	{
+		struct tbuf want = { 0 };
+		struct katra_record both[2] = { recs[0], sum };
+
+		tbuf_trace(&want, both, 2, NULL);
+		cr_assert_eq(len, want.len);
+		cr_assert_eq(memcmp(p, want.p, len), 0);
+		tbuf_free(&want);
+	}
+	free(p);
+	temp_dir_remove(f.dir);
+}
+
+/* Records larger than the writer's buffer still come out byte-exact. */
+Test(writer, large_record_bytes_exact)
+{
+	struct wfix f;
+	struct katra_writer *w;
+	static uint64_t causes[200000];
+	struct katra_record big = mk_event(300000, 1, 1, KATRA_PHASE_INSTANT, -1);
+	struct katra_record small = mk_epoch(300001, 2, "after");
+	struct tbuf want = { 0 };
+	struct katra_record both[2];
+	size_t len;
+	uint8_t *p;
+
+	for (size_t i = 0; i < 200000; i++)
+		causes[i] = i + 1;
+	big.u.event.causes = (struct katra_u64_vec){ causes, 200000 };
+	wfix_init(&f);
+	cr_assert_eq(katra_writer_open(&w, f.path, katra_sample_header(), 0), 0);
+	cr_assert_eq(katra_writer_append(w, &small), 0);
+	cr_assert_eq(katra_writer_append(w, &big), 0);
+	cr_assert_eq(katra_writer_append(w, &small), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	both[0] = small;
+	both[1] = big;
+	tbuf_trace(&want, both, 2, NULL);
+	tbuf_framed(&want, &small);
+	p = read_file(f.path, &len);
+	cr_assert_eq(len, want.len);
+	cr_assert_eq(memcmp(p, want.p, len), 0);
+	free(p);
+	tbuf_free(&want);
+	temp_dir_remove(f.dir);
+}
+
+Test(writer, sample_write_is_the_same_file)
+{
+	struct wfix f;
+	struct tbuf want = { 0 };
+	size_t len;
+	uint8_t *p;
+
+	wfix_init(&f);
+	write_file(f.path, "stale", 5);
+	cr_assert_eq(katra_sample_write(f.path), 0, "katra_sample_write overwrites");
+	tbuf_sample_trace(&want, NULL);
+	p = read_file(f.path, &len);
+	cr_assert_eq(len, want.len);
+	cr_assert_eq(memcmp(p, want.p, len), 0);
+	free(p);
+	tbuf_free(&want);
+	temp_dir_remove(f.dir);
+}
+
+/* OVERWRITE must not chmod what is not a regular file: a device (think
+ * `-o /dev/null` run as root) keeps its mode. */
+Test(writer, overwrite_does_not_chmod_a_device)
+{
+	struct wfix f;
+	struct katra_writer *w = (struct katra_writer *)1;
+	struct stat st;
+	int rc;
+
+	wfix_init(&f);
+	if (mknod(f.path, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+		temp_dir_remove(f.dir);
+		cr_skip_test("mknod needs root: %s", strerror(errno));
+	}
+	cr_assert_eq(chmod(f.path, 0666), 0);
+	rc = katra_writer_open(&w, f.path, katra_sample_header(), KATRA_WRITER_OVERWRITE);
+	if (rc == 0)
+		katra_writer_close(w);
+	cr_assert_eq(stat(f.path, &st), 0);
+	/* refusing (-EINVAL) or writing without the chmod are both acceptable */
+	cr_assert_eq(st.st_mode & 07777, 0666, "device mode changed to %o (rc %d)",
+		     st.st_mode & 07777, rc);
+	temp_dir_remove(f.dir);
+}

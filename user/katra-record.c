@@ -1,0 +1,42 @@
+/* katra-record: a thin shell over the recorder library. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "record/cli.h"
+#include "record/recorder.h"
+
+int main(int argc, char **argv)
+{
+	struct katra_record_opts o;
+	struct katra_record_result res;
+	int rc;
+
+	switch (katra_record_parse_args(argc, argv, &o, stdout, stderr)) {
+	case KATRA_CLI_HELP:
+		return 0;
+	case KATRA_CLI_USAGE:
+		return 2;
+	case KATRA_CLI_RUN:
+		break;
+	}
+	rc = katra_record_run(&o, &res);
+	if (rc)
+		return 1;
+	katra_record_print_summary(stderr, &o, &res);
+	if (o.summary_json) {
+		rc = katra_record_write_summary_json(o.summary_json, &o, &res);
+		if (rc) {
+			fprintf(stderr, "katra-record: cannot write summary '%s': %s\n",
+				o.summary_json, strerror(-rc));
+			return 1;
+		}
+	}
+	if (o.command && res.command_status >= 0) {
+		if (WIFEXITED(res.command_status))
+			return WEXITSTATUS(res.command_status);
+		if (WIFSIGNALED(res.command_status))
+			return 128 + WTERMSIG(res.command_status);
+	}
+	return 0;
+}

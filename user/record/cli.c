@@ -1,0 +1,181 @@
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+	"usage: katra-record [-p PID]... [-o FILE] [-d SECONDS] [--no-follow]\n"
+	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
+	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v]\n"
+	"                    [-- COMMAND ARGS...]\n"
+	"\n"
+	"Records what a process tree does in the kernel (syscalls, scheduling, page\n"
+	"faults, io_uring, process lifecycle) into a Katra v1 trace. Needs root, or\n"
+	"CAP_BPF + CAP_PERFMON.\n"
+	"\n"
+	"  -p, --pid PID          trace this process and its descendants (repeatable)\n"
+	"  -- COMMAND ARGS...     start COMMAND traced from its first instruction; exit\n"
+	"                         with its exit status\n"
+	"  -o, --output FILE      trace file (default katra.ktrc), created 0600\n"
+	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
+	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
+	"      --no-follow        do not follow children forked by the targets\n"
+	"      --buffer-size SIZE ring buffer per CPU, e.g. 4M (default 2M)\n"
+	"      --paths            record file paths of openat/openat2/execve (off:\n"
+	"                         files are identified by a hash of device and inode)\n"
+	"      --epoch-fifo PATH  create/read a FIFO; each line written is an epoch mark\n"
+	"      --summary-json F   write the capture summary as JSON to F\n"
+	"      --ready-file F     create F once the capture is live\n"
+	"  -v, --verbose          more detail on stderr (-vv: libbpf's log)\n"
+	"  -h, --help             this text;  -V, --version: the version\n"
+	"\n"
+	"Stops on Ctrl-C, SIGTERM, the end of -d, or when every target has exited;\n"
+	"SIGUSR1 adds a numbered epoch mark. Exit: 0 ok, 1 runtime error, 2 usage.\n";
+
+int katra_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	uint64_t mult = 1;
+
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': mult = 1ull << 10; end++; break;
+	case 'm': case 'M': mult = 1ull << 20; end++; break;
+	case 'g': case 'G': mult = 1ull << 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B') /* accept 4MiB, 4MB */
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end || v > UINT64_MAX / mult)
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+int katra_parse_seconds(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e9)
+		return -EINVAL;
+	*out = (uint64_t)(v * 1e9);
+	return 0;
+}
+
+static enum katra_cli_result usage_error(FILE *err, const char *fmt, const char *arg)
+{
+	fprintf(err, "katra-record: ");
+	fprintf(err, fmt, arg);
+	fprintf(err, "\nTry 'katra-record --help' for more information.\n");
+	return KATRA_CLI_USAGE;
+}
+
+enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katra_record_opts *o,
+					      FILE *out, FILE *err)
+{
+	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+		{ "paths", no_argument, NULL, OPT_PATHS },
+		{ "epoch-fifo", required_argument, NULL, OPT_FIFO },
+		{ "summary-json", required_argument, NULL, OPT_SUMMARY },
+		{ "ready-file", required_argument, NULL, OPT_READY },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "katra.ktrc";
+	o->follow_children = true;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option so COMMAND's own options stay its own */
+	while ((c = getopt_long(argc, argv, "+:p:o:fd:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			errno = 0;
+			unsigned long pid = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || pid == 0 || pid > 0x3fffffff ||
+			    optarg[0] == '-')
+				return usage_error(err, "invalid PID '%s'", optarg);
+			if (o->npids == KATRA_MAX_TARGETS)
+				return usage_error(err, "too many -p options (at most %s)", "64");
+			o->pids[o->npids++] = (uint32_t)pid;
+			break;
+		}
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'd':
+			if (katra_parse_seconds(optarg, &o->duration_ns))
+				return usage_error(err, "invalid duration '%s' (seconds, > 0)", optarg);
+			break;
+		case OPT_NO_FOLLOW:
+			o->follow_children = false;
+			break;
+		case OPT_BUFFER:
+			if (katra_parse_size(optarg, &o->buffer_size) || o->buffer_size < 4096 ||
+			    o->buffer_size > (1ull << 30))
+				return usage_error(err, "invalid buffer size '%s' (4K to 1G)", optarg);
+			break;
+		case OPT_PATHS:
+			o->record_paths = true;
+			break;
+		case OPT_FIFO:
+			o->epoch_fifo = optarg;
+			break;
+		case OPT_SUMMARY:
+			o->summary_json = optarg;
+			break;
+		case OPT_READY:
+			o->ready_file = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, out);
+			return KATRA_CLI_HELP;
+		case 'V':
+			fprintf(out, "katra-record %s\n", KATRA_RECORD_VERSION);
+			return KATRA_CLI_HELP;
+		case ':':
+			return usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error(err, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return usage_error(err, "unexpected argument '%s' (a command goes after --)",
+					   argv[optind]);
+		o->command = &argv[optind];
+	}
+	if (!o->npids && !o->command)
+		return usage_error(err, "%s", "nothing to trace: give -p PID or -- COMMAND");
+	if (o->npids + (o->command ? 1 : 0) > KATRA_MAX_TARGETS)
+		return usage_error(err, "too many targets (at most %s)", "64");
+	if (!o->output[0])
+		return usage_error(err, "%s", "empty output file name");
+	return KATRA_CLI_RUN;
+}

@@ -1,0 +1,79 @@
+/* The emitter turns ordered pending items into Katra events: it assigns seq
+ * and span ids, pairs Begin/End, resolves causes (exit -> enter, switch-in ->
+ * wakeup, io_uring complete -> submit, a child's first event -> its fork,
+ * exec -> the previous image) and appends the records through the writer.
+ *
+ * Rules that keep every capture verifiable (also in format/SPEC.md):
+ * - an End whose Begin was never seen (in flight at start, or lost) is
+ *   written as an Instant of the same kind;
+ * - a Begin whose End never comes gets a synthesized End, confidence
+ *   Inferred: at the thread's exit, or at the end of the capture;
+ * - an event that arrives later than the reorder window allows keeps its
+ *   place in seq order; if it would go back in time on its thread its
+ *   timestamp is raised to the thread's last one and marked Estimated;
+ * - a full state table never drops an event: the Begin it could not track is
+ *   written as an Instant, and the eviction is counted in the summary. */
+#ifndef KATRA_RECORD_EMIT_H
+#define KATRA_RECORD_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "katra/format.h"
+#include "order.h"
+#include "table.h"
+
+struct emit_stats {
+	uint64_t events, epochs, counters;
+	uint64_t by_kind[KATRA_KIND_COUNT];
+	uint64_t inferred;
+	uint64_t late;      /* arrived after the window; ts raised on its thread */
+	uint64_t evictions[KATRA_DROP_SOURCE_COUNT];
+	uint64_t processes_seen, threads_seen;
+	uint64_t last_key;  /* CLOCK_MONOTONIC of the last record written */
+};
+
+struct emitter {
+	struct katra_writer *w;
+	uint64_t start_mono, start_wall;
+	uint64_t next_seq;
+	uint64_t next_span;
+	struct ktable threads; /* tid -> struct thread_state */
+	struct ktable procs;   /* tgid -> struct proc_state */
+	struct ktable urings;  /* io_kiocb address -> submit seq */
+	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
+	bool record_paths;
+	int error;             /* first writer error, sticky */
+	struct emit_stats st;
+};
+
+struct emit_limits {
+	uint32_t max_threads;
+	uint32_t max_processes;
+	uint32_t max_uring_requests;
+};
+
+int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
+		 uint64_t start_wall, bool record_paths, const struct emit_limits *lim);
+void emitter_free(struct emitter *e);
+
+/* One ordered item; returns 0 or the sticky writer error. */
+int emit_pending(struct emitter *e, const struct pending *p);
+/* A path record (drained straight from the ring, ahead of its syscall). */
+void emit_stash_path(struct emitter *e, const struct katra_ev_path *path);
+
+int emit_epoch(struct emitter *e, uint64_t key, uint32_t kind, uint64_t epoch,
+	       const char *name, size_t name_len);
+int emit_counter(struct emitter *e, uint64_t key, uint32_t kind, uint32_t instance,
+		 uint64_t value);
+int emit_drop(struct emitter *e, uint64_t key, uint32_t source, uint32_t instance,
+	      uint64_t count);
+/* Closes every span still open with an inferred End at `key`. */
+int emit_close_open_spans(struct emitter *e, uint64_t key);
+
+/* Resource id of a file: FNV-1a 64 over st_dev (u64 LE) then st_ino. */
+uint64_t katra_file_id(uint64_t st_dev, uint64_t st_ino);
+/* The kernel's dev_t (major << 20 | minor) as user space's st_dev. */
+uint64_t katra_kernel_dev_to_user(uint64_t kdev);
+
+#endif

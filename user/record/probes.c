@@ -1,0 +1,401 @@
+/* Loader for the katra BPF probes: picks tp_btf or raw_tp per probe, sizes the
+ * maps, creates one ring per possible CPU, attaches what it can and says what
+ * it could not. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "katra.skel.h"
+#include "probes.h"
+
+#define PROBE_MAX 32
+
+struct probe {
+	const char *name;            /* tracepoint name, e.g. "sys_enter" */
+	struct bpf_program *use;     /* the flavour that is loaded */
+	struct bpf_link *link;
+};
+
+struct ring {
+	int fd;
+	const unsigned long *cons; /* mmap'ed consumer / producer positions */
+	const unsigned long *prod;
+};
+
+struct katra_probes {
+	struct katra_bpf *skel;
+	struct probe probes[PROBE_MAX];
+	unsigned nprobes;
+	bool btf_flavour;
+	struct ring *rings;
+	unsigned nrings;
+	uint32_t ring_bytes;
+	uint32_t max_tgids;
+	const char *attached[PROBE_MAX];
+	size_t nattached;
+	char *failed[PROBE_MAX];
+	size_t nfailed;
+};
+
+static bool verbose_log;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose_log || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void say_error(const char *what, int err)
+{
+	fprintf(stderr, "katra-record: %s: %s%s\n", what, strerror(err),
+		err == EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" : "");
+}
+
+static uint32_t round_ring_bytes(uint32_t want)
+{
+	uint32_t sz = 4096;
+
+	if (!want)
+		want = KATRA_PROBES_DEFAULT_RING_BYTES;
+	while (sz < want && sz < (1u << 30))
+		sz <<= 1;
+	return sz;
+}
+
+/* Pair each tp_btf program with its raw_tp twin; keep one of them. */
+static int choose_flavours(struct katra_probes *p, bool force_raw)
+{
+	struct btf *vmlinux = force_raw ? NULL : btf__load_vmlinux_btf();
+	struct bpf_program *prog;
+	char tname[96];
+	int err = 0;
+
+	p->btf_flavour = vmlinux != NULL;
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name = bpf_program__name(prog);
+		struct bpf_program *twin;
+		bool have_btf = false;
+		char raw[96];
+
+		if (strncmp(name, "tpb_", 4))
+			continue;
+		if (p->nprobes == PROBE_MAX) {
+			err = -E2BIG;
+			break;
+		}
+		snprintf(raw, sizeof(raw), "raw_%s", name + 4);
+		twin = bpf_object__find_program_by_name(p->skel->obj, raw);
+		if (vmlinux) {
+			snprintf(tname, sizeof(tname), "btf_trace_%s", name + 4);
+			have_btf = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) > 0;
+		}
+		/* no BTF for this tracepoint: raw_tp loads anyway and fails at attach */
+		if (!have_btf && !twin)
+			have_btf = true;
+		bpf_program__set_autoload(prog, have_btf);
+		if (twin)
+			bpf_program__set_autoload(twin, !have_btf);
+		p->probes[p->nprobes].name = name + 4;
+		p->probes[p->nprobes].use = have_btf ? prog : twin;
+		p->nprobes++;
+	}
+	btf__free(vmlinux);
+	return err;
+}
+
+/* After load: ring i goes to slot i of the outer array. */
+static int fill_rings(struct katra_probes *p)
+{
+	int outer = bpf_map__fd(p->skel->maps.rings);
+	unsigned i;
+
+	for (i = 0; i < p->nrings; i++)
+		if (bpf_map_update_elem(outer, &i, &p->rings[i].fd, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int create_rings(struct katra_probes *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned i;
+	int err;
+
+	p->rings = calloc(p->nrings, sizeof(*p->rings));
+	if (!p->rings)
+		return -ENOMEM;
+	for (i = 0; i < p->nrings; i++)
+		p->rings[i].fd = -1;
+	for (i = 0; i < p->nrings; i++) {
+		struct ring *r = &p->rings[i];
+		void *m;
+
+		r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "katra_ring", 0, 0, p->ring_bytes,
+				       NULL);
+		if (r->fd < 0)
+			return -errno;
+		m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, 0);
+		if (m == MAP_FAILED)
+			return -errno;
+		r->cons = m;
+		m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, page);
+		if (m == MAP_FAILED) {
+			err = -errno;
+			return err;
+		}
+		r->prod = m;
+	}
+	return 0;
+}
+
+int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes **out)
+{
+	struct katra_probes_opts def = KATRA_PROBES_OPTS_DEFAULT;
+	struct katra_probes *p;
+	int err, ncpu;
+
+	*out = NULL;
+	if (!opts)
+		opts = &def;
+	verbose_log = opts->verbose;
+	libbpf_set_print(print_libbpf);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		err = ncpu ? ncpu : -EINVAL;
+		say_error("cannot count possible CPUs", -err);
+		goto cleanup;
+	}
+	p->nrings = ncpu > 1024 ? 1024 : ncpu;
+	p->ring_bytes = round_ring_bytes(opts->ring_bytes);
+	p->skel = katra_bpf__open();
+	if (!p->skel) {
+		err = -errno;
+		say_error("cannot open BPF probes", -err);
+		goto cleanup;
+	}
+	p->skel->rodata->follow_children = opts->follow_children;
+	p->skel->rodata->record_paths = opts->record_paths;
+	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
+						? opts->wakeup_bytes : p->ring_bytes / 4;
+	p->max_tgids = opts->max_tgids;
+	err = bpf_map__set_max_entries(p->skel->maps.rings, p->nrings);
+	if (err) {
+		say_error("cannot size BPF maps", -err);
+		goto cleanup;
+	}
+	err = choose_flavours(p, opts->force_raw_tp);
+	if (err) {
+		say_error("cannot choose probe flavours", -err);
+		goto cleanup;
+	}
+	err = create_rings(p);
+	if (err) {
+		say_error("cannot create per-CPU rings", -err);
+		goto cleanup;
+	}
+	/* the rings' own size is the outer map's inner template (libbpf 1.1 cannot
+	 * resize its template) */
+	err = bpf_map__set_inner_map_fd(p->skel->maps.rings, p->rings[0].fd);
+	if (!err)
+		err = katra_bpf__load(p->skel);
+	if (!err)
+		err = fill_rings(p);
+	if (err) {
+		err = err < 0 ? err : -errno;
+		say_error("cannot load BPF probes", -err);
+		goto cleanup;
+	}
+	*out = p;
+	return 0;
+cleanup:
+	katra_probes_destroy(p);
+	return err;
+}
+
+/* The tracked set is a bitmap over pids in the mmap'ed .bss, shared with the
+ * probes (which set bits on fork and clear them on exit). */
+#define PID_LIMIT (sizeof(p->skel->bss->tracked_bits) * 8)
+
+int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid)
+{
+	if (tgid == 0 || tgid >= PID_LIMIT)
+		return -EINVAL;
+	if (p->max_tgids && (unsigned)katra_probes_tracked_count(p) >= p->max_tgids)
+		return -ENOSPC;
+	__atomic_fetch_or(&p->skel->bss->tracked_bits[tgid / 64], 1ull << (tgid % 64),
+			  __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid)
+{
+	if (tgid == 0 || tgid >= PID_LIMIT)
+		return -EINVAL;
+	__atomic_fetch_and(&p->skel->bss->tracked_bits[tgid / 64], ~(1ull << (tgid % 64)),
+			   __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int katra_probes_tracked_count(const struct katra_probes *p)
+{
+	size_t i, n = PID_LIMIT / 64;
+	int count = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w = __atomic_load_n(&p->skel->bss->tracked_bits[i], __ATOMIC_RELAXED);
+
+		if (w)
+			count += __builtin_popcountll(w);
+	}
+	return count;
+}
+
+int katra_probes_attach(struct katra_probes *p)
+{
+	int first_err = 0;
+	unsigned i;
+
+	for (i = 0; i < p->nprobes; i++) {
+		struct probe *pr = &p->probes[i];
+		char *msg;
+		int err;
+
+		if (pr->link)
+			continue;
+		pr->link = bpf_program__attach(pr->use);
+		if (pr->link) {
+			p->attached[p->nattached++] = pr->name;
+			continue;
+		}
+		err = errno ? errno : EINVAL;
+		if (!first_err)
+			first_err = -err;
+		if (asprintf(&msg, "%s: %s", pr->name, strerror(err)) < 0)
+			msg = NULL;
+		if (msg)
+			p->failed[p->nfailed++] = msg;
+		fprintf(stderr, "katra-record: cannot attach probe %s: %s\n", pr->name,
+			strerror(err));
+	}
+	return p->nattached ? 0 : (first_err ? first_err : -ENOENT);
+}
+
+size_t katra_probes_attached(const struct katra_probes *p, const char *const **names)
+{
+	*names = p->attached;
+	return p->nattached;
+}
+
+size_t katra_probes_failed(const struct katra_probes *p, const char *const **names)
+{
+	*names = (const char *const *)p->failed;
+	return p->nfailed;
+}
+
+const char *katra_probes_flavour(const struct katra_probes *p)
+{
+	return p->btf_flavour ? "tp_btf" : "raw_tp";
+}
+
+unsigned katra_probes_ring_count(const struct katra_probes *p)
+{
+	return p->nrings;
+}
+
+int katra_probes_ring_fd(const struct katra_probes *p, unsigned i)
+{
+	return i < p->nrings ? p->rings[i].fd : -EINVAL;
+}
+
+uint32_t katra_probes_ring_bytes(const struct katra_probes *p)
+{
+	return p->ring_bytes;
+}
+
+int katra_probes_new_ring_buffer(struct katra_probes *p,
+				 int (*fn)(void *ctx, void *data, size_t size), void *ctx,
+				 struct ring_buffer **out)
+{
+	struct ring_buffer *rb = NULL;
+	unsigned i;
+	int err;
+
+	*out = NULL;
+	for (i = 0; i < p->nrings; i++) {
+		if (!rb) {
+			rb = ring_buffer__new(p->rings[i].fd, fn, ctx, NULL);
+			err = rb ? 0 : -errno;
+		} else {
+			err = ring_buffer__add(rb, p->rings[i].fd, fn, ctx);
+		}
+		if (err) {
+			say_error("cannot open the per-CPU rings", -err);
+			ring_buffer__free(rb);
+			return err;
+		}
+	}
+	*out = rb;
+	return 0;
+}
+
+uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i)
+{
+	if (i >= p->nrings || !p->rings[i].prod)
+		return 0;
+	return __atomic_load_n(p->rings[i].prod, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(p->rings[i].cons, __ATOMIC_ACQUIRE);
+}
+
+uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, unsigned n)
+{
+	uint64_t total = 0;
+	unsigned i;
+
+	for (i = 0; i < p->nrings; i++) {
+		uint64_t d = __atomic_load_n(&p->skel->bss->ring_drops[i], __ATOMIC_RELAXED);
+
+		if (i < n)
+			drops[i] = d;
+		total += d;
+	}
+	for (; i < n; i++)
+		drops[i] = 0;
+	return total;
+}
+
+void katra_probes_destroy(struct katra_probes *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nprobes; i++)
+		bpf_link__destroy(p->probes[i].link);
+	for (i = 0; p->rings && i < p->nrings; i++) {
+		if (p->rings[i].cons)
+			munmap((void *)p->rings[i].cons, page);
+		if (p->rings[i].prod)
+			munmap((void *)p->rings[i].prod, page);
+		if (p->rings[i].fd >= 0)
+			close(p->rings[i].fd);
+	}
+	free(p->rings);
+	for (i = 0; i < p->nfailed; i++)
+		free(p->failed[i]);
+	katra_bpf__destroy(p->skel);
+	free(p);
+}

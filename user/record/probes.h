@@ -1,0 +1,89 @@
+/* Loader for the katra BPF probes (skeleton katra_bpf): open + load with the
+ * user's settings, track processes, attach every probe it can, and hand the
+ * per-CPU rings to the recorder.  Records are defined in <katra/wire.h>.
+ *
+ * Typical use:
+ *	struct katra_probes_opts o = KATRA_PROBES_OPTS_DEFAULT;
+ *	katra_probes_open(&o, &p);          // loads; needs root or CAP_BPF+CAP_PERFMON
+ *	katra_probes_track_tgid(p, pid);    // before or after attach
+ *	katra_probes_attach(p);             // names of what failed: katra_probes_failed()
+ *	katra_probes_new_ring_buffer(p, on_record, ctx, &rb);
+ *	while (running) ring_buffer__poll(rb, 10);  // short timer: wakeups are batched
+ *	ring_buffer__free(rb); katra_probes_destroy(p);
+ */
+#ifndef KATRA_PROBES_H
+#define KATRA_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct katra_probes;
+struct ring_buffer; /* libbpf */
+
+struct katra_probes_opts {
+	bool follow_children;  /* track processes forked by tracked ones */
+	bool record_paths;     /* write KATRA_EV_PATH for openat/openat2/execve */
+	bool verbose;          /* libbpf's log (and load details) to stderr */
+	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
+	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
+				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */
+	uint32_t max_tgids;    /* capacity of the tracked-process table; 0 = 4096 */
+	uint32_t wakeup_bytes; /* a ring wakes its consumer when its unread data crosses
+				* this; 0 = ring_bytes / 4.  User space must also poll on
+				* a short timer (e.g. 10 ms): below the threshold nobody
+				* wakes it */
+};
+
+#define KATRA_PROBES_DEFAULT_RING_BYTES (2u << 20)
+#define KATRA_PROBES_OPTS_DEFAULT                                                     \
+	{                                                                             \
+		.follow_children = true, .record_paths = false, .verbose = false,     \
+		.force_raw_tp = false, .ring_bytes = 0, .max_tgids = 0,               \
+		.wakeup_bytes = 0,                                                    \
+	}
+
+/* Open and load the probes (nothing attached yet).  Returns 0 or -errno, with a
+ * message on stderr naming what failed (EPERM: "needs root, or CAP_BPF +
+ * CAP_PERFMON"). */
+int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes **out);
+
+/* Add / remove a process (thread-group id) to / from the in-kernel filter.
+ * -ENOSPC when the table is full. */
+int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid);
+int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid);
+/* Number of tgids currently tracked (processes drop out when they exit). */
+int katra_probes_tracked_count(const struct katra_probes *p);
+
+/* Attach every probe; one that cannot attach is recorded (and said on stderr)
+ * and the others go on.  Returns 0 if at least one probe attached, else the
+ * first error. */
+int katra_probes_attach(struct katra_probes *p);
+
+/* Probe names ("sys_enter", "sched_switch", "io_uring_complete", ...): what is
+ * attached, and what failed ("name: reason").  Valid until destroy. */
+size_t katra_probes_attached(const struct katra_probes *p, const char *const **names);
+size_t katra_probes_failed(const struct katra_probes *p, const char *const **names);
+/* "tp_btf" or "raw_tp": which program flavour was loaded. */
+const char *katra_probes_flavour(const struct katra_probes *p);
+
+/* Rings: one per possible CPU, ring i == CPU i == head.cpu of its records. */
+unsigned katra_probes_ring_count(const struct katra_probes *p);
+int katra_probes_ring_fd(const struct katra_probes *p, unsigned i); /* BPF_MAP_TYPE_RINGBUF */
+uint32_t katra_probes_ring_bytes(const struct katra_probes *p);
+/* One libbpf ring_buffer over all rings; fn(ctx, data, size) per record.  fn
+ * must return 0 (non-zero aborts ring_buffer__poll). */
+int katra_probes_new_ring_buffer(struct katra_probes *p,
+				 int (*fn)(void *ctx, void *data, size_t size), void *ctx,
+				 struct ring_buffer **out);
+/* Unread bytes in ring i right now (for "ring fill" counters). */
+uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i);
+
+/* Failed reservations (records lost) per ring since open: fills drops[0..n) and
+ * returns the total over all rings. */
+uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, unsigned n);
+
+/* Detach and free everything; NULL is fine. */
+void katra_probes_destroy(struct katra_probes *p);
+
+#endif /* KATRA_PROBES_H */

@@ -1,0 +1,740 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "emit.h"
+#include "order.h"
+#include "probes.h"
+#include "recorder.h"
+#include "targets.h"
+
+#define POLL_MS 10
+#define FLUSH_EVERY_NS 100000000ull   /* writer flush: at most 100 ms unflushed */
+#define DROPS_EVERY_NS 100000000ull
+#define DEFAULT_COUNTER_NS 1000000000ull
+#define DEFAULT_WINDOW_NS 20000000ull
+#define FIFO_CAP 32768                /* pending items per ring */
+#define KQ_CAP 512                    /* queued Katra-native records */
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t marks_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void on_mark(int sig)
+{
+	(void)sig;
+	marks_requested++;
+}
+
+enum kq_type { KQ_EPOCH, KQ_COUNTER, KQ_DROP };
+
+/* A Katra-native record waiting for the watermark like everything else. */
+struct kq_item {
+	uint64_t key;
+	uint32_t type, kind, instance;
+	uint64_t value;
+	char name[128];
+	uint32_t name_len;
+};
+
+struct recorder {
+	const struct katra_record_opts *o;
+	struct katra_probes *probes;
+	struct ring_buffer *rb;
+	struct order order;
+	struct emitter em;
+	struct katra_writer *w;
+	unsigned nrings;
+	uint64_t *drops_seen;
+	uint64_t *drops_now;
+	struct kq_item kq[KQ_CAP];
+	size_t kq_head, kq_tail;
+	uint64_t next_epoch;
+	uint64_t bad_records;
+	int fifo_fd;
+	char fifo_line[128];
+	size_t fifo_len;
+};
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- emission in key order ---- */
+
+static int emit_kq(struct recorder *r, const struct kq_item *k)
+{
+	switch (k->type) {
+	case KQ_EPOCH:
+		return emit_epoch(&r->em, k->key, k->kind, k->value, k->name, k->name_len);
+	case KQ_COUNTER:
+		/* events recorded is read when written, so it counts what precedes it */
+		return emit_counter(&r->em, k->key, k->kind, k->instance,
+				    k->kind == KATRA_COUNTER_EVENTS_RECORDED ? r->em.st.events : k->value);
+	default:
+		return emit_drop(&r->em, k->key, KATRA_DROP_RING_RESERVE, k->instance, k->value);
+	}
+}
+
+/* Writes everything pending whose key is <= limit, Katra records included. */
+static int emit_until(struct recorder *r, uint64_t limit)
+{
+	int rc = 0;
+
+	while (!rc) {
+		uint64_t kq_key = r->kq_head != r->kq_tail ? r->kq[r->kq_head % KQ_CAP].key : UINT64_MAX;
+		unsigned ring;
+		struct pending *p = order_peek(&r->order, limit, &ring);
+		if (kq_key <= limit && (!p || kq_key <= p->key)) {
+			rc = emit_kq(r, &r->kq[r->kq_head % KQ_CAP]);
+			r->kq_head++;
+			continue;
+		}
+		if (!p)
+			break;
+		rc = emit_pending(&r->em, p);
+		order_pop(&r->order, ring);
+	}
+	return rc;
+}
+
+static void kq_push(struct recorder *r, const struct kq_item *k)
+{
+	if (r->kq_tail - r->kq_head == KQ_CAP) {
+		/* the queue is full: write its head now rather than lose it */
+		emit_kq(r, &r->kq[r->kq_head % KQ_CAP]);
+		r->kq_head++;
+	}
+	r->kq[r->kq_tail % KQ_CAP] = *k;
+	r->kq_tail++;
+}
+
+static void queue_epoch(struct recorder *r, uint64_t key, uint32_t kind, const char *name)
+{
+	struct kq_item k = { .key = key, .type = KQ_EPOCH, .kind = kind };
+
+	k.value = r->next_epoch++;
+	k.name_len = (uint32_t)snprintf(k.name, sizeof(k.name), "%s", name);
+	if (k.name_len >= sizeof(k.name))
+		k.name_len = sizeof(k.name) - 1;
+	kq_push(r, &k);
+}
+
+/* ---- draining the rings ---- */
+
+static const uint32_t wire_sizes[KATRA_EV_TYPE_COUNT] = KATRA_WIRE_SIZES;
+
+static struct pending *slot_for(struct recorder *r, unsigned ring)
+{
+	struct pending *p = order_slot(&r->order, ring);
+
+	while (!p) {
+		/* this ring's FIFO is full: write its oldest item early */
+		unsigned any;
+		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
+		emit_pending(&r->em, old);
+		order_pop(&r->order, any);
+		p = order_slot(&r->order, ring);
+	}
+	return p;
+}
+
+static void push(struct recorder *r, unsigned ring, uint32_t kind, uint64_t key,
+		 const void *data, size_t size)
+{
+	struct pending *p = slot_for(r, ring);
+
+	p->key = key;
+	p->kind = kind;
+	p->ring = ring;
+	memcpy(&p->u, data, size);
+	order_commit(&r->order, ring);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct recorder *r = ctx;
+	const struct katra_wire_head *h = data;
+	unsigned ring;
+
+	if (size < sizeof(*h) || h->type == 0 || h->type >= KATRA_EV_TYPE_COUNT ||
+	    size < wire_sizes[h->type] || h->cpu >= r->nrings) {
+		r->bad_records++;
+		return 0;
+	}
+	ring = h->cpu;
+	switch (h->type) {
+	case KATRA_EV_SYSCALL: {
+		const struct katra_ev_syscall *sc = data;
+		if (sc->flags & KATRA_SC_NO_ENTER) {
+			push(r, ring, PEND_SYSCALL_ORPHAN, h->ts, sc, sizeof(*sc));
+			break;
+		}
+		if (!(sc->flags & KATRA_SC_FLUSHED))
+			push(r, ring, PEND_SYSCALL_BEGIN, sc->enter_ts, sc, sizeof(*sc));
+		if (sc->flags & KATRA_SC_EXIT)
+			push(r, ring, PEND_SYSCALL_END, h->ts, sc, sizeof(*sc));
+		break;
+	}
+	case KATRA_EV_PATH:
+		emit_stash_path(&r->em, data);
+		break;
+	case KATRA_EV_SWITCH:
+		push(r, ring, PEND_SWITCH, h->ts, data, sizeof(struct katra_ev_switch));
+		break;
+	case KATRA_EV_WAKING:
+		push(r, ring, PEND_WAKING, h->ts, data, sizeof(struct katra_ev_waking));
+		break;
+	case KATRA_EV_FORK:
+		push(r, ring, PEND_FORK, h->ts, data, sizeof(struct katra_ev_fork));
+		break;
+	case KATRA_EV_EXEC:
+		push(r, ring, PEND_EXEC, h->ts, data, sizeof(struct katra_ev_exec));
+		break;
+	case KATRA_EV_EXIT:
+		push(r, ring, PEND_EXIT, h->ts, data, sizeof(struct katra_ev_exit));
+		break;
+	case KATRA_EV_PAGE_FAULT:
+		push(r, ring, PEND_PAGE_FAULT, h->ts, data, sizeof(struct katra_ev_page_fault));
+		break;
+	case KATRA_EV_URING_CREATE:
+		push(r, ring, PEND_URING_CREATE, h->ts, data, sizeof(struct katra_ev_uring_create));
+		break;
+	case KATRA_EV_URING_SUBMIT:
+		push(r, ring, PEND_URING_SUBMIT, h->ts, data, sizeof(struct katra_ev_uring_submit));
+		break;
+	case KATRA_EV_URING_COMPLETE:
+		push(r, ring, PEND_URING_COMPLETE, h->ts, data,
+		     sizeof(struct katra_ev_uring_complete));
+		break;
+	}
+	return 0;
+}
+
+/* ---- periodic work ---- */
+
+static void check_drops(struct recorder *r, uint64_t now)
+{
+	katra_probes_read_drops(r->probes, r->drops_now, r->nrings);
+	for (unsigned i = 0; i < r->nrings; i++) {
+		if (r->drops_now[i] == r->drops_seen[i])
+			continue;
+		struct kq_item k = { .key = now, .type = KQ_DROP, .instance = i };
+		k.value = r->drops_now[i] - r->drops_seen[i];
+		r->drops_seen[i] = r->drops_now[i];
+		kq_push(r, &k);
+	}
+}
+
+static void queue_counters(struct recorder *r, uint64_t now)
+{
+	struct kq_item k = { .key = now, .type = KQ_COUNTER };
+
+	k.kind = KATRA_COUNTER_EVENTS_RECORDED;
+	kq_push(r, &k);
+	for (unsigned i = 0; i < r->nrings; i++) {
+		k.instance = i;
+		k.kind = KATRA_COUNTER_EVENTS_DROPPED;
+		k.value = r->drops_seen[i];
+		kq_push(r, &k);
+		k.kind = KATRA_COUNTER_RING_FILL_BYTES;
+		k.value = katra_probes_ring_unread(r->probes, i);
+		kq_push(r, &k);
+	}
+}
+
+/* One epoch per line written to the FIFO; partial lines wait for the rest. */
+static void read_fifo(struct recorder *r, uint64_t now)
+{
+	char buf[512];
+	ssize_t n;
+
+	while ((n = read(r->fifo_fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				r->fifo_line[r->fifo_len] = '\0';
+				if (r->fifo_len)
+					queue_epoch(r, now, KATRA_EPOCH_FIFO, r->fifo_line);
+				r->fifo_len = 0;
+			} else if (r->fifo_len < sizeof(r->fifo_line) - 1) {
+				r->fifo_line[r->fifo_len++] = buf[i];
+			}
+		}
+	}
+}
+
+static int open_fifo(const char *path, int *fd_out)
+{
+	struct stat st;
+
+	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISFIFO(st.st_mode))
+		return -EINVAL;
+	/* O_RDWR: writers coming and going never make it read end-of-file */
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*fd_out = fd;
+	return 0;
+}
+
+/* ---- header ---- */
+
+struct header_store {
+	struct utsname uts;
+	char hostname[256];
+	char workload[64];
+	uint64_t pids[KATRA_MAX_TARGETS];
+	struct katra_str notes[64];
+	char note_buf[64][160];
+};
+
+static void build_header(struct katra_header *h, struct header_store *hs,
+			 const struct katra_record_opts *o, struct katra_probes *p,
+			 uint64_t start_mono, uint64_t start_wall)
+{
+	const char *const *names;
+	size_t n, nn = 0;
+
+	memset(h, 0, sizeof(*h));
+	uname(&hs->uts);
+	gethostname(hs->hostname, sizeof(hs->hostname) - 1);
+	if (o->command) {
+		const char *base = strrchr(o->command[0], '/');
+		snprintf(hs->workload, sizeof(hs->workload), "%s", base ? base + 1 : o->command[0]);
+	} else {
+		katra_target_comm(o->pids[0], hs->workload, sizeof(hs->workload));
+	}
+	for (size_t i = 0; i < o->npids; i++)
+		hs->pids[i] = o->pids[i];
+
+	h->format_version = KATRA_FORMAT_VERSION;
+	h->schema_hash = katra_schema_hash;
+	h->tool_version = katra_cstr("katra-record " KATRA_RECORD_VERSION);
+	h->capture_options.target_pids = (struct katra_u64_vec){ hs->pids, o->npids };
+	h->capture_options.follow_children = o->follow_children;
+	h->capture_options.record_paths = o->record_paths;
+	h->capture_options.buffer_size_bytes = katra_probes_ring_bytes(p);
+	h->capture_options.duration_limit_ns =
+		(struct katra_opt_u64){ o->duration_ns != 0, o->duration_ns };
+	h->capture_options.counter_interval_ns = o->counter_interval_ns;
+	h->capture_options.reorder_window_ns = o->reorder_window_ns;
+	h->start_wall_ns = start_wall;
+	h->start_mono_ns = start_mono;
+	h->process_id = (uint64_t)getpid();
+	h->workload = katra_cstr(hs->workload);
+	h->host.hostname = katra_cstr(hs->hostname);
+	h->host.os = katra_cstr(hs->uts.sysname);
+	h->host.kernel_release = katra_cstr(hs->uts.release);
+	h->host.machine = katra_cstr(hs->uts.machine);
+	h->host.cpu_count = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	h->host.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+
+	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probes: %s, %u per-CPU rings",
+		 katra_probes_flavour(p), katra_probes_ring_count(p));
+	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "syscall numbers: %s",
+		 hs->uts.machine);
+	n = katra_probes_failed(p, &names);
+	for (size_t i = 0; i < n && nn < 64; i++)
+		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",
+			 names[i]);
+	for (size_t i = 0; i < nn; i++)
+		hs->notes[i] = katra_cstr(hs->note_buf[i]);
+	h->notes = (struct katra_str_vec){ hs->notes, nn };
+}
+
+/* ---- summary ---- */
+
+static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_record_result *res)
+{
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_drop_count drops[64 + KATRA_DROP_SOURCE_COUNT];
+	struct katra_summary s = { 0 };
+	const char *const *names;
+	struct katra_str attached[64], failed[64];
+	size_t nk = 0, nd = 0;
+	int rc;
+
+	rc = emit_close_open_spans(&r->em, end_key);
+	if (!rc) {
+		struct kq_item k = { .key = end_key, .type = KQ_EPOCH, .kind = KATRA_EPOCH_CAPTURE_END };
+		k.value = r->next_epoch++;
+		k.name_len = (uint32_t)snprintf(k.name, sizeof(k.name), "capture end");
+		rc = emit_kq(r, &k);
+	}
+	if (rc)
+		return rc;
+
+	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
+		if (r->em.st.by_kind[k])
+			kinds[nk++] = (struct katra_kind_count){ k, r->em.st.by_kind[k] };
+	for (unsigned i = 0; i < r->nrings && nd < 64; i++)
+		if (r->drops_seen[i])
+			drops[nd++] = (struct katra_drop_count){ KATRA_DROP_RING_RESERVE, i,
+								 r->drops_seen[i] };
+	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT; src++)
+		if (r->em.st.evictions[src])
+			drops[nd++] = (struct katra_drop_count){ src, 0, r->em.st.evictions[src] };
+
+	s.event_count = r->em.st.events;
+	s.epoch_count = r->em.st.epochs;
+	s.counter_count = r->em.st.counters;
+	s.duration_ns = end_key > r->em.start_mono ? end_key - r->em.start_mono : 0;
+	s.events_by_kind = kinds;
+	s.events_by_kind_len = nk;
+	for (size_t i = 0; i < nd; i++)
+		s.dropped_events += drops[i].count;
+	s.drops = drops;
+	s.drops_len = nd;
+	s.inferred_events = r->em.st.inferred;
+	size_t na = katra_probes_attached(r->probes, &names);
+	for (size_t i = 0; i < na && i < 64; i++)
+		attached[i] = katra_cstr(names[i]);
+	s.probes_attached = (struct katra_str_vec){ attached, na < 64 ? na : 64 };
+	size_t nf = katra_probes_failed(r->probes, &names);
+	for (size_t i = 0; i < nf && i < 64; i++)
+		failed[i] = katra_cstr(names[i]);
+	s.probes_failed = (struct katra_str_vec){ failed, nf < 64 ? nf : 64 };
+	s.processes_seen = r->em.st.processes_seen;
+	s.threads_seen = r->em.st.threads_seen;
+
+	rc = katra_writer_finish(r->w, &s);
+	res->events = s.event_count;
+	res->epochs = s.epoch_count;
+	res->counters = s.counter_count;
+	res->dropped = s.dropped_events;
+	res->duration_ns = s.duration_ns;
+	res->late = r->em.st.late;
+	memcpy(res->by_kind, r->em.st.by_kind, sizeof(res->by_kind));
+	res->probes_attached = (unsigned)na;
+	res->probes_failed = (unsigned)nf;
+	return rc;
+}
+
+/* ---- the capture ---- */
+
+static int check_privileges(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f;
+
+	if (geteuid() == 0)
+		return 0;
+	f = fopen("/proc/self/status", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				break;
+		fclose(f);
+	}
+	/* CAP_PERFMON = 38, CAP_BPF = 39 */
+	if ((eff & (1ull << 38)) && (eff & (1ull << 39)))
+		return 0;
+	fprintf(stderr, "katra-record: loading BPF probes needs root, or CAP_BPF + CAP_PERFMON "
+		"(try: sudo katra-record ...)\n");
+	return -EPERM;
+}
+
+static int check_output(const struct katra_record_opts *o)
+{
+	struct stat st;
+
+	if (lstat(o->output, &st) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
+		fprintf(stderr, "katra-record: cannot open trace file '%s': it is a symbolic link; "
+			"refusing to write through it\n", o->output);
+		return -ELOOP;
+	}
+	if (!o->force) {
+		fprintf(stderr, "katra-record: cannot open trace file '%s': File exists (use --force "
+			"to replace it)\n", o->output);
+		return -EEXIST;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "katra-record: cannot open trace file '%s': not a regular file\n",
+			o->output);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *status)
+{
+	if (launch->pid > 0) {
+		int st;
+		pid_t got = waitpid(launch->pid, &st, WNOHANG);
+		if (got == launch->pid) {
+			*status = st;
+			launch->pid = -1;
+		}
+	}
+	return katra_probes_tracked_count(r->probes) == 0;
+}
+
+int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res)
+{
+	struct katra_probes_opts po = KATRA_PROBES_OPTS_DEFAULT;
+	struct katra_launch launch = { -1, -1 };
+	struct emit_limits lim = { 65536, 16384, 65536 };
+	struct recorder *r = NULL;
+	struct header_store *hs = NULL;
+	struct katra_header h;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), start_mono, start_wall;
+	uint32_t pids[KATRA_MAX_TARGETS];
+	size_t npids = 0;
+	int rc, err;
+
+	memset(res, 0, sizeof(*res));
+	res->command_status = -1;
+	rc = check_privileges();
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < o->npids; i++) {
+		if (katra_target_check(o->pids[i])) {
+			fprintf(stderr, "katra-record: no process with PID %u\n", o->pids[i]);
+			return -ESRCH;
+		}
+		pids[npids++] = o->pids[i];
+	}
+	rc = check_output(o);
+	if (rc)
+		return rc;
+
+	r = calloc(1, sizeof(*r));
+	hs = calloc(1, sizeof(*hs));
+	if (!r || !hs) {
+		rc = -ENOMEM;
+		goto cleanup;
+	}
+	r->o = o;
+	r->fifo_fd = -1;
+	if (o->epoch_fifo) {
+		rc = open_fifo(o->epoch_fifo, &r->fifo_fd);
+		if (rc) {
+			fprintf(stderr, "katra-record: cannot open epoch FIFO '%s': %s\n",
+				o->epoch_fifo, strerror(-rc));
+			goto cleanup;
+		}
+	}
+	if (o->command) {
+		rc = katra_launch_start(&launch, o->command);
+		if (rc) {
+			fprintf(stderr, "katra-record: cannot start '%s': %s\n", o->command[0],
+				strerror(-rc));
+			goto cleanup;
+		}
+		pids[npids++] = (uint32_t)launch.pid;
+	}
+
+	po.follow_children = o->follow_children;
+	po.record_paths = o->record_paths;
+	po.verbose = o->verbose > 0;
+	po.ring_bytes = (uint32_t)o->buffer_size;
+	rc = katra_probes_open(&po, &r->probes);
+	if (rc)
+		goto cleanup; /* probes said why */
+	for (size_t i = 0; i < npids; i++) {
+		rc = katra_probes_track_tgid(r->probes, pids[i]);
+		if (rc) {
+			fprintf(stderr, "katra-record: cannot track PID %u: %s\n", pids[i],
+				strerror(-rc));
+			goto cleanup;
+		}
+	}
+	r->nrings = katra_probes_ring_count(r->probes);
+	r->drops_seen = calloc(r->nrings, sizeof(uint64_t));
+	r->drops_now = calloc(r->nrings, sizeof(uint64_t));
+	if (!r->drops_seen || !r->drops_now) {
+		rc = -ENOMEM;
+		goto cleanup;
+	}
+	rc = order_init(&r->order, r->nrings, FIFO_CAP);
+	if (rc)
+		goto cleanup;
+
+	start_mono = clock_ns(CLOCK_MONOTONIC);
+	start_wall = clock_ns(CLOCK_REALTIME);
+	rc = katra_probes_attach(r->probes);
+	if (rc) {
+		fprintf(stderr, "katra-record: no probe could be attached: %s\n", strerror(-rc));
+		goto cleanup;
+	}
+	build_header(&h, hs, o, r->probes, start_mono, start_wall);
+	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
+			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");
+		goto cleanup;
+	}
+	rc = emitter_init(&r->em, r->w, start_mono, start_wall, o->record_paths, &lim);
+	if (!rc)
+		rc = katra_probes_new_ring_buffer(r->probes, on_record, r, &r->rb);
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot set up the capture: %s\n", strerror(-rc));
+		goto cleanup;
+	}
+	queue_epoch(r, start_mono, KATRA_EPOCH_CAPTURE_START, "capture start");
+	rc = emit_until(r, start_mono);
+	if (!rc)
+		rc = katra_writer_flush(r->w);
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,
+			strerror(-rc));
+		goto cleanup;
+	}
+
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_mark;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (launch.pid > 0) {
+		rc = katra_launch_release(&launch);
+		if (rc) {
+			fprintf(stderr, "katra-record: cannot start the command: %s\n", strerror(-rc));
+			goto cleanup;
+		}
+	}
+	res->live_after_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	if (o->ready_file) {
+		int fd = open(o->ready_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			rc = -errno;
+			fprintf(stderr, "katra-record: cannot create ready file '%s': %s\n",
+				o->ready_file, strerror(-rc));
+			goto cleanup;
+		}
+		dprintf(fd, "%d\n", getpid());
+		close(fd);
+	}
+	if (o->verbose)
+		fprintf(stderr, "katra-record: capture live after %.1f ms\n",
+			res->live_after_ns / 1e6);
+
+	uint64_t window = o->reorder_window_ns ? o->reorder_window_ns : DEFAULT_WINDOW_NS;
+	uint64_t counter_every = o->counter_interval_ns ? o->counter_interval_ns : DEFAULT_COUNTER_NS;
+	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
+	uint64_t next_counter = start_mono + counter_every;
+	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
+	sig_atomic_t marks_done = 0;
+	bool targets_ended = false;
+	rc = 0;
+	while (!stop_requested && !rc) {
+		err = ring_buffer__poll(r->rb, POLL_MS);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "katra-record: reading the rings failed: %s\n", strerror(-err));
+			rc = err;
+			break;
+		}
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		while (marks_done != marks_requested) {
+			char name[32];
+			marks_done++;
+			snprintf(name, sizeof(name), "mark %d", (int)marks_done);
+			queue_epoch(r, now, KATRA_EPOCH_SIGNAL, name);
+		}
+		if (r->fifo_fd >= 0)
+			read_fifo(r, now);
+		if (now >= next_drops) {
+			check_drops(r, now);
+			next_drops = now + DROPS_EVERY_NS;
+		}
+		if (now >= next_counter) {
+			queue_counters(r, now);
+			next_counter += counter_every;
+		}
+		rc = emit_until(r, now > window ? now - window : 0);
+		if (!rc && now >= next_flush) {
+			rc = katra_writer_flush(r->w);
+			next_flush = now + FLUSH_EVERY_NS;
+		}
+		if (now >= deadline)
+			break;
+		if (targets_gone(r, &launch, &res->command_status)) {
+			targets_ended = true;
+			break;
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,
+			strerror(-rc));
+		if (rc == -ENOSPC)
+			fprintf(stderr, "katra-record: the trace keeps every whole record written "
+				"before the disk filled up\n");
+		goto cleanup;
+	}
+
+	/* everything the kernel still holds, then the tail of the window */
+	ring_buffer__consume(r->rb);
+	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+	check_drops(r, end);
+	rc = emit_until(r, UINT64_MAX);
+	if (!rc)
+		rc = finish_trace(r, end, res);
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,
+			strerror(-rc));
+		goto cleanup;
+	}
+	res->bytes = katra_writer_bytes(r->w);
+	if (r->bad_records)
+		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
+			r->bad_records);
+	(void)targets_ended;
+cleanup:
+	if (launch.release_fd >= 0)
+		katra_launch_abort(&launch);
+	if (r) {
+		if (r->rb)
+			ring_buffer__free(r->rb);
+		if (launch.pid > 0 && !rc) {
+			/* -d or a signal ended the capture before the command did */
+			int st;
+			if (waitpid(launch.pid, &st, WNOHANG) == launch.pid)
+				res->command_status = st;
+		}
+		katra_probes_destroy(r->probes);
+		if (r->w) {
+			int crc = katra_writer_close(r->w);
+			if (!rc && crc)
+				rc = crc;
+		}
+		emitter_free(&r->em);
+		order_free(&r->order);
+		free(r->drops_seen);
+		free(r->drops_now);
+		if (r->fifo_fd >= 0)
+			close(r->fifo_fd);
+	}
+	free(r);
+	free(hs);
+	return rc;
+}

@@ -1,0 +1,57 @@
+/* The capture: load and attach the probes for the targets, drain the rings,
+ * order, emit, and finish a complete trace whatever ends the capture
+ * (Ctrl-C, SIGTERM, the end of -d, every target gone, or a write error). */
+#ifndef KATRA_RECORD_RECORDER_H
+#define KATRA_RECORD_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "katra/format.h"
+
+#define KATRA_RECORD_VERSION "0.1.0"
+#define KATRA_MAX_TARGETS 64
+
+struct katra_record_opts {
+	uint32_t pids[KATRA_MAX_TARGETS];
+	size_t npids;
+	char **command;            /* argv after --, or NULL */
+	const char *output;        /* default "katra.ktrc" */
+	bool force;                /* replace an existing output file */
+	uint64_t duration_ns;      /* 0 = until stopped */
+	bool follow_children;
+	uint64_t buffer_size;      /* per-CPU ring bytes; 0 = default */
+	bool record_paths;
+	const char *epoch_fifo;
+	const char *summary_json;
+	const char *ready_file;
+	int verbose;
+	uint64_t counter_interval_ns;
+	uint64_t reorder_window_ns;
+};
+
+struct katra_record_result {
+	int command_status;        /* wait status of -- COMMAND, -1 if none */
+	uint64_t events;
+	uint64_t epochs, counters;
+	uint64_t dropped;
+	uint64_t bytes;
+	uint64_t duration_ns;
+	uint64_t late;
+	uint64_t by_kind[KATRA_KIND_COUNT];
+	uint64_t live_after_ns;    /* from start of katra_record_run to capture live */
+	unsigned probes_attached, probes_failed;
+};
+
+/* Returns 0 on a complete capture, else -errno after printing the reason
+ * to stderr (prefixed "katra-record: "). */
+int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res);
+
+/* The summary for people (stderr) and for scripts (--summary-json). */
+void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
+				const struct katra_record_result *res);
+int katra_record_write_summary_json(const char *path, const struct katra_record_opts *o,
+				    const struct katra_record_result *res);
+
+#endif

@@ -1,0 +1,83 @@
+/* The end-of-capture summary: a few lines for people on stderr, the same
+ * figures as one JSON object for scripts (--summary-json). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
+				const struct katra_record_result *res)
+{
+	double secs = res->duration_ns / 1e9;
+
+	fprintf(out, "katra-record: %" PRIu64 " events, %" PRIu64 " dropped, %.2f MiB in %.3f s -> "
+		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, secs, o->output);
+	fprintf(out, "katra-record: %u probes attached, %u failed; capture live after %.1f ms\n",
+		res->probes_attached, res->probes_failed, res->live_after_ns / 1e6);
+	fprintf(out, "katra-record: events by kind:");
+	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
+		if (res->by_kind[k])
+			fprintf(out, " %s=%" PRIu64, katra_kind_name(k), res->by_kind[k]);
+	fputc('\n', out);
+}
+
+int katra_record_write_summary_json(const char *path, const struct katra_record_opts *o,
+				    const struct katra_record_result *res)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	FILE *f;
+	bool first = true;
+
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	fprintf(f, "{\"output\":");
+	json_string(f, o->output);
+	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
+		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
+		",\"late_events\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
+		",\"probes_attached\":%u,\"probes_failed\":%u",
+		res->events, res->dropped, res->epochs, res->counters, res->bytes,
+		res->duration_ns, res->late, res->live_after_ns, res->probes_attached,
+		res->probes_failed);
+	if (res->command_status >= 0 && WIFEXITED(res->command_status))
+		fprintf(f, ",\"command_exit_code\":%d", WEXITSTATUS(res->command_status));
+	else if (res->command_status >= 0 && WIFSIGNALED(res->command_status))
+		fprintf(f, ",\"command_signal\":%d", WTERMSIG(res->command_status));
+	fprintf(f, ",\"events_by_kind\":{");
+	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++) {
+		if (!res->by_kind[k])
+			continue;
+		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", katra_kind_name(k),
+			res->by_kind[k]);
+		first = false;
+	}
+	fprintf(f, "}}\n");
+	if (fclose(f) != 0)
+		return -errno;
+	return 0;
+}

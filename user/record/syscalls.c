@@ -1,0 +1,211 @@
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "syscalls.h"
+
+uint32_t katra_syscall_kind(uint32_t nr)
+{
+	switch (nr) {
+	case SYS_read: case SYS_pread64: case SYS_readv: case SYS_preadv: case SYS_preadv2:
+		return KATRA_KIND_FILE_READ;
+	case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev: case SYS_pwritev2:
+		return KATRA_KIND_FILE_WRITE;
+	case SYS_openat: case SYS_openat2: case SYS_open:
+		return KATRA_KIND_FILE_OPEN;
+	case SYS_close:
+		return KATRA_KIND_FILE_CLOSE;
+	case SYS_mmap:
+		return KATRA_KIND_MEMORY_MAP;
+	case SYS_munmap:
+		return KATRA_KIND_MEMORY_UNMAP;
+	case SYS_mprotect:
+		return KATRA_KIND_MEMORY_PROTECT;
+	case SYS_madvise:
+		return KATRA_KIND_MEMORY_ADVISE;
+	case SYS_futex:
+		return KATRA_KIND_FUTEX;
+	case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
+		return KATRA_KIND_EPOLL_WAIT;
+	case SYS_poll: case SYS_ppoll:
+		return KATRA_KIND_POLL;
+	case SYS_nanosleep: case SYS_clock_nanosleep:
+		return KATRA_KIND_SLEEP;
+	case SYS_io_uring_enter:
+		return KATRA_KIND_IO_URING_ENTER;
+	case SYS_sendmsg:
+		return KATRA_KIND_SOCKET_SEND;
+	case SYS_recvmsg:
+		return KATRA_KIND_SOCKET_RECV;
+	case SYS_execve: case SYS_execveat:
+		return KATRA_KIND_EXECVE;
+	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+		return KATRA_KIND_CLONE;
+	default:
+		return KATRA_KIND_SYSCALL;
+	}
+}
+
+uint32_t katra_syscall_resource_domain(uint32_t nr)
+{
+	return nr == SYS_sendmsg || nr == SYS_recvmsg ? KATRA_RES_SOCKET : KATRA_RES_FILE;
+}
+
+static struct katra_opt_u64 some(uint64_t v)
+{
+	return (struct katra_opt_u64){ true, v };
+}
+
+static struct katra_opt_u64 timeout_aux(const struct katra_ev_syscall *sc)
+{
+	return (sc->flags & KATRA_SC_AUX) ? some(sc->aux) : (struct katra_opt_u64){ false, 0 };
+}
+
+/* poll/epoll timeouts are milliseconds, negative = forever */
+static struct katra_opt_u64 timeout_ms(uint64_t arg)
+{
+	int32_t ms = (int32_t)arg;
+
+	return ms >= 0 ? some((uint64_t)ms * 1000000ull) : (struct katra_opt_u64){ false, 0 };
+}
+
+void katra_syscall_payload(const struct katra_ev_syscall *sc, struct katra_payload *p)
+{
+	const __u64 *a = sc->args;
+
+	memset(p, 0, sizeof(*p));
+	switch (sc->nr) {
+	case SYS_read: case SYS_write:
+		p->type = KATRA_PAYLOAD_FILE_IO;
+		p->u.file_io.fd = (int32_t)a[0];
+		p->u.file_io.count = a[2];
+		break;
+	case SYS_pread64: case SYS_pwrite64:
+		p->type = KATRA_PAYLOAD_FILE_IO;
+		p->u.file_io.fd = (int32_t)a[0];
+		p->u.file_io.count = a[2];
+		p->u.file_io.offset = some(a[3]);
+		break;
+	case SYS_readv: case SYS_writev:
+		p->type = KATRA_PAYLOAD_FILE_IO;
+		p->u.file_io.fd = (int32_t)a[0];
+		p->u.file_io.iov_count = (uint32_t)a[2];
+		break;
+	case SYS_preadv: case SYS_pwritev: case SYS_preadv2: case SYS_pwritev2:
+		p->type = KATRA_PAYLOAD_FILE_IO;
+		p->u.file_io.fd = (int32_t)a[0];
+		p->u.file_io.iov_count = (uint32_t)a[2];
+		p->u.file_io.offset = some(a[3]);
+		break;
+	case SYS_openat:
+		p->type = KATRA_PAYLOAD_FILE_OPEN;
+		p->u.file_open.dirfd = (int32_t)a[0];
+		p->u.file_open.flags = (uint32_t)a[2];
+		p->u.file_open.mode = (uint32_t)a[3];
+		break;
+	case SYS_open:
+		p->type = KATRA_PAYLOAD_FILE_OPEN;
+		p->u.file_open.dirfd = -100; /* AT_FDCWD */
+		p->u.file_open.flags = (uint32_t)a[1];
+		p->u.file_open.mode = (uint32_t)a[2];
+		break;
+	case SYS_openat2: /* flags and mode live in struct open_how (not read) */
+		p->type = KATRA_PAYLOAD_FILE_OPEN;
+		p->u.file_open.dirfd = (int32_t)a[0];
+		break;
+	case SYS_close:
+		p->type = KATRA_PAYLOAD_FILE_CLOSE;
+		p->u.file_close.fd = (int32_t)a[0];
+		break;
+	case SYS_mmap:
+		p->type = KATRA_PAYLOAD_MEMORY_MAP;
+		p->u.memory_map.addr = a[0];
+		p->u.memory_map.len = a[1];
+		p->u.memory_map.prot = (uint32_t)a[2];
+		p->u.memory_map.flags = (uint32_t)a[3];
+		p->u.memory_map.fd = (int32_t)a[4];
+		p->u.memory_map.offset = a[5];
+		break;
+	case SYS_munmap: case SYS_mprotect: case SYS_madvise:
+		p->type = KATRA_PAYLOAD_MEMORY_RANGE;
+		p->u.memory_range.addr = a[0];
+		p->u.memory_range.len = a[1];
+		p->u.memory_range.arg = sc->nr == SYS_munmap ? 0 : a[2];
+		break;
+	case SYS_futex:
+		p->type = KATRA_PAYLOAD_FUTEX;
+		p->u.futex.uaddr = a[0];
+		p->u.futex.op = (uint32_t)a[1];
+		p->u.futex.val = (uint32_t)a[2];
+		break;
+	case SYS_epoll_wait: case SYS_epoll_pwait:
+		p->type = KATRA_PAYLOAD_WAIT;
+		p->u.wait.handle = (int32_t)a[0];
+		p->u.wait.count = (uint32_t)a[2];
+		p->u.wait.timeout_ns = timeout_ms(a[3]);
+		break;
+	case SYS_epoll_pwait2:
+		p->type = KATRA_PAYLOAD_WAIT;
+		p->u.wait.handle = (int32_t)a[0];
+		p->u.wait.count = (uint32_t)a[2];
+		p->u.wait.timeout_ns = timeout_aux(sc);
+		break;
+	case SYS_poll:
+		p->type = KATRA_PAYLOAD_WAIT;
+		p->u.wait.handle = -1;
+		p->u.wait.count = (uint32_t)a[1];
+		p->u.wait.timeout_ns = timeout_ms(a[2]);
+		break;
+	case SYS_ppoll:
+		p->type = KATRA_PAYLOAD_WAIT;
+		p->u.wait.handle = -1;
+		p->u.wait.count = (uint32_t)a[1];
+		p->u.wait.timeout_ns = timeout_aux(sc);
+		break;
+	case SYS_nanosleep:
+		p->type = KATRA_PAYLOAD_WAIT;
+		p->u.wait.handle = -1;
+		p->u.wait.timeout_ns = timeout_aux(sc);
+		break;
+	case SYS_clock_nanosleep: /* handle = clock id, count = flags (TIMER_ABSTIME) */
+		p->type = KATRA_PAYLOAD_WAIT;
+		p->u.wait.handle = (int32_t)a[0];
+		p->u.wait.count = (uint32_t)a[1];
+		p->u.wait.timeout_ns = timeout_aux(sc);
+		break;
+	case SYS_io_uring_enter:
+		p->type = KATRA_PAYLOAD_IO_URING_ENTER;
+		p->u.io_uring_enter.fd = (int32_t)a[0];
+		p->u.io_uring_enter.to_submit = (uint32_t)a[1];
+		p->u.io_uring_enter.min_complete = (uint32_t)a[2];
+		p->u.io_uring_enter.flags = (uint32_t)a[3];
+		break;
+	case SYS_sendmsg: case SYS_recvmsg:
+		p->type = KATRA_PAYLOAD_SOCKET_MSG;
+		p->u.socket_msg.fd = (int32_t)a[0];
+		p->u.socket_msg.flags = (uint32_t)a[2];
+		break;
+	case SYS_execve: case SYS_execveat:
+		p->type = KATRA_PAYLOAD_EXECVE;
+		break;
+	case SYS_clone:
+		p->type = KATRA_PAYLOAD_CLONE;
+		p->u.clone.flags = a[0];
+		break;
+	case SYS_clone3:
+		p->type = KATRA_PAYLOAD_CLONE;
+		p->u.clone.flags = (sc->flags & KATRA_SC_AUX) ? sc->aux : 0;
+		break;
+	case SYS_fork:
+		p->type = KATRA_PAYLOAD_CLONE;
+		p->u.clone.flags = 17; /* SIGCHLD, what fork() means */
+		break;
+	case SYS_vfork:
+		p->type = KATRA_PAYLOAD_CLONE;
+		p->u.clone.flags = 0x4000 | 0x100 | 17; /* CLONE_VFORK | CLONE_VM | SIGCHLD */
+		break;
+	default:
+		p->type = KATRA_PAYLOAD_SYSCALL;
+		p->u.syscall.nr = sc->nr;
+		break;
+	}
+}

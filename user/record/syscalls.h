@@ -1,0 +1,19 @@
+/* What a syscall's number and raw arguments mean in the format: its kind,
+ * the payload of its Begin, and the domain its file identity belongs to.
+ * x86_64 numbers.  Pure functions: testable without root. */
+#ifndef KATRA_RECORD_SYSCALLS_H
+#define KATRA_RECORD_SYSCALLS_H
+
+#include <stdint.h>
+
+#include "katra/format.h"
+#include "katra/wire.h"
+
+uint32_t katra_syscall_kind(uint32_t nr);
+/* Begin payload from nr + args (+ aux when KATRA_SC_AUX); paths are left
+ * absent for the caller to fill. */
+void katra_syscall_payload(const struct katra_ev_syscall *sc, struct katra_payload *p);
+/* KATRA_RES_SOCKET for sendmsg/recvmsg, else KATRA_RES_FILE. */
+uint32_t katra_syscall_resource_domain(uint32_t nr);
+
+#endif
