@@ -34,7 +34,11 @@ BINS += $(B)/katra-record
 endif
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORKLOAD_SRCS))
 
-.PHONY: all test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
+.DEFAULT_GOAL := all
+demo: all
+	tools/demo.sh
+
+.PHONY: all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
 all: $(BINS) $(WORKLOADS)
 
 # ---- generated schema hash (never drifts from format/schema.txt) ----

@@ -245,6 +245,7 @@ static pid_t run(void (*fn)(void), bool traced, bool busy)
 
 	nrecs = 0;
 	o.force_raw_tp = use_raw;
+	o.record_paths = getenv("KATRA_PATHS") != NULL;
 	o.verbose = getenv("KATRA_VERBOSE") != NULL;
 	o.ring_bytes = getenv("KATRA_RING") ? (uint32_t)atoi(getenv("KATRA_RING")) : 1u << 20;
 	if (busy)

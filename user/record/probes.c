@@ -129,7 +129,6 @@ static int create_rings(struct katra_probes *p)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned i;
-	int err;
 
 	p->rings = calloc(p->nrings, sizeof(*p->rings));
 	if (!p->rings)
@@ -149,10 +148,8 @@ static int create_rings(struct katra_probes *p)
 			return -errno;
 		r->cons = m;
 		m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, page);
-		if (m == MAP_FAILED) {
-			err = -errno;
-			return err;
-		}
+		if (m == MAP_FAILED)
+			return -errno;
 		r->prod = m;
 	}
 	return 0;

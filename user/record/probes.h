@@ -28,7 +28,9 @@ struct katra_probes_opts {
 	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
 	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
 				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */
-	uint32_t max_tgids;    /* capacity of the tracked-process table; 0 = 4096 */
+	uint32_t max_tgids;    /* limit on tgids tracked through katra_probes_track_tgid
+				* (0 = none); the in-kernel set is a bitmap over every
+				* possible pid, so children followed by fork never fail */
 	uint32_t wakeup_bytes; /* a ring wakes its consumer when its unread data crosses
 				* this; 0 = ring_bytes / 4.  User space must also poll on
 				* a short timer (e.g. 10 ms): below the threshold nobody

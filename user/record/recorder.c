@@ -102,10 +102,10 @@ static int emit_until(struct recorder *r, uint64_t limit)
 	int rc = 0;
 
 	while (!rc) {
-		uint64_t kq_key = r->kq_head != r->kq_tail ? r->kq[r->kq_head % KQ_CAP].key : UINT64_MAX;
+		bool kq_ready = r->kq_head != r->kq_tail && r->kq[r->kq_head % KQ_CAP].key <= limit;
 		unsigned ring;
 		struct pending *p = order_peek(&r->order, limit, &ring);
-		if (kq_key <= limit && (!p || kq_key <= p->key)) {
+		if (kq_ready && (!p || r->kq[r->kq_head % KQ_CAP].key <= p->key)) {
 			rc = emit_kq(r, &r->kq[r->kq_head % KQ_CAP]);
 			r->kq_head++;
 			continue;
