@@ -419,6 +419,10 @@ int katra_decode_record(const uint8_t *in, size_t len, struct katra_record *r,
 /* ---- writer (user/format/writer.c) ---- */
 struct katra_writer;
 
+/* Records are encoded into one buffer of this size and written when full
+ * (or at least every 100 ms of capture). */
+#define KATRA_WRITER_BUFFER_BYTES (1u << 20)
+
 enum katra_writer_flags {
 	KATRA_WRITER_OVERWRITE = 1 << 0, /* replace an existing regular file */
 };

@@ -12,7 +12,7 @@
 
 #include "katra/format.h"
 
-#define WRITER_BUF_BYTES (1u << 20)
+#define WRITER_BUF_BYTES KATRA_WRITER_BUFFER_BYTES
 #define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture unflushed */
 #define CLOCK_CHECK_EVERY 64           /* records between clock reads */
 
@@ -161,6 +161,12 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 		return w->error;
 	if (w->finished)
 		return -EINVAL;
+	/* room for the length prefix first: the cap below must not wrap */
+	if (WRITER_BUF_BYTES - w->used < 4 + 1) {
+		w->error = write_out(w);
+		if (w->error)
+			return w->error;
+	}
 	n = katra_encode_record(r, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
 	if (n < 0) {
 		size_t size = katra_encoded_record_size(r);

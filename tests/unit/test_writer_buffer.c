@@ -1,0 +1,77 @@
+/* The writer's buffer edge: a record that starts with fewer bytes left in the
+ * buffer than its own length prefix (this once wrapped the remaining capacity
+ * and wrote past the buffer), and records larger than the buffer. */
+#include "format_test_util.h"
+
+/* An EpochMarker with an n-byte name takes 4 (length) + 4 (tag) + 4 * 8 +
+ * 4 (kind) + 8 (string length) + n = 52 + n bytes in the file. */
+#define EPOCH_FRAMED(n) (52u + (n))
+
+static void write_epochs(const char *path, const size_t *name_lens, size_t count)
+{
+	static char name[KATRA_WRITER_BUFFER_BYTES + 64];
+	struct katra_writer *w;
+
+	memset(name, 'x', sizeof(name));
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	for (size_t i = 0; i < count; i++) {
+		struct katra_record r = mk_epoch(i, i, "");
+		r.u.epoch.name = (struct katra_str){ name, name_lens[i] };
+		cr_assert_eq(katra_writer_append(w, &r), 0, "record %zu", i);
+	}
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
+static void expect_epochs(const char *path, const size_t *name_lens, size_t count)
+{
+	struct katra_reader *r;
+	struct katra_record rec;
+	char msg[256];
+
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	for (size_t i = 0; i < count; i++) {
+		cr_assert_eq(katra_reader_next(r, &rec), KATRA_READ_RECORD, "record %zu: %s", i,
+			     katra_reader_message(r));
+		cr_assert_eq(rec.type, KATRA_RECORD_EPOCH_MARKER);
+		cr_assert_eq(rec.u.epoch.seq, i);
+		cr_assert_eq(rec.u.epoch.name.len, name_lens[i], "record %zu", i);
+	}
+	cr_assert_eq(katra_reader_next(r, &rec), KATRA_READ_EOF);
+	katra_reader_close(r);
+}
+
+Test(writer_buffer, records_ending_within_a_length_prefix_of_the_buffer_end)
+{
+	/* fill the buffer to exactly (size - gap) for gap 0..5, then one more */
+	for (size_t gap = 0; gap <= 5; gap++) {
+		char dir[64], path[128];
+		size_t lens[8192], n = 0, used = 0;
+
+		temp_dir(dir, sizeof(dir));
+		snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+		while (KATRA_WRITER_BUFFER_BYTES - gap - used >= 2 * EPOCH_FRAMED(200)) {
+			lens[n++] = 200;
+			used += EPOCH_FRAMED(200);
+		}
+		size_t last = KATRA_WRITER_BUFFER_BYTES - gap - used - EPOCH_FRAMED(0);
+		lens[n++] = last;
+		used += EPOCH_FRAMED(last);
+		cr_assert_eq(used, KATRA_WRITER_BUFFER_BYTES - gap);
+		lens[n++] = 10;
+		write_epochs(path, lens, n);
+		expect_epochs(path, lens, n);
+		temp_dir_remove(dir);
+	}
+}
+
+Test(writer_buffer, a_record_larger_than_the_buffer)
+{
+	char dir[64], path[128];
+	size_t lens[3] = { 5, KATRA_WRITER_BUFFER_BYTES + 10, 7 };
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	write_epochs(path, lens, 3);
+	expect_epochs(path, lens, 3);
+	temp_dir_remove(dir);
+}
