@@ -392,6 +392,8 @@ static inline struct katra_str katra_cstr(const char *s)
 long katra_encode_header(const struct katra_header *h, uint8_t *out, size_t cap);
 long katra_encode_record(const struct katra_record *r, uint8_t *out, size_t cap);
 size_t katra_encoded_record_size(const struct katra_record *r);
+/* An Event record (variant tag + event) straight from the event. */
+long katra_encode_event_record(const struct katra_event *ev, uint8_t *out, size_t cap);
 
 /* Decoding: strings and vectors are placed in an arena; every length is
  * checked against the bytes that remain before anything is reserved, so the
@@ -433,6 +435,8 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		      const struct katra_header *h, unsigned flags);
 /* Appends one record (u32 length + bincode).  Buffered; no allocation. */
 int katra_writer_append(struct katra_writer *w, const struct katra_record *r);
+/* As append, for an Event: encodes straight from *ev (no record copy). */
+int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev);
 /* Writes buffered bytes to the file (no fsync). */
 int katra_writer_flush(struct katra_writer *w);
 /* Appends the SessionSummary, flushes and fsyncs.  The writer stays open

@@ -342,6 +342,15 @@ long katra_encode_record(const struct katra_record *r, uint8_t *out, size_t cap)
 	return enc_result(&e);
 }
 
+long katra_encode_event_record(const struct katra_event *ev, uint8_t *out, size_t cap)
+{
+	struct enc e = { out, cap, 0 };
+
+	put_u32(&e, KATRA_RECORD_EVENT);
+	put_event(&e, ev);
+	return enc_result(&e);
+}
+
 size_t katra_encoded_record_size(const struct katra_record *r)
 {
 	struct enc e = { NULL, 0, 0 };

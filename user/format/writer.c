@@ -194,6 +194,33 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 	return 0;
 }
 
+int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
+{
+	long n;
+
+	if (w->error || w->finished || WRITER_BUF_BYTES - w->used < 4 + 1)
+		goto slow;
+	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+	if (n < 0)
+		goto slow;
+	put_le32(w->buf + w->used, (uint32_t)n);
+	w->used += 4 + (size_t)n;
+	w->records++;
+	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
+		w->since_clock = 0;
+		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
+			return katra_writer_flush(w);
+	}
+	return 0;
+slow: {
+	/* buffer boundary, errors, huge events: the general path handles them */
+	struct katra_record r = { .type = KATRA_RECORD_EVENT };
+
+	r.u.event = *ev;
+	return katra_writer_append(w, &r);
+}
+}
+
 int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)
 {
 	struct katra_record r = { .type = KATRA_RECORD_SESSION_SUMMARY };

@@ -71,6 +71,7 @@ int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
 	e->next_span = 1;
 	e->record_paths = record_paths;
 	e->st.last_key = start_mono;
+	e->last_file_id = katra_file_id(katra_kernel_dev_to_user(0), 0);
 	rc = ktable_init(&e->threads, lim->max_threads, sizeof(struct thread_state));
 	if (!rc)
 		rc = ktable_init(&e->procs, lim->max_processes, sizeof(struct proc_state));
@@ -110,7 +111,6 @@ static int append(struct emitter *e, const struct katra_record *r)
 static int write_event(struct emitter *e, struct katra_event *ev, uint64_t key,
 		       struct thread_state *th)
 {
-	struct katra_record r = { .type = KATRA_RECORD_EVENT };
 	uint64_t ts = rel(e, key);
 
 	if (key < e->st.last_key)
@@ -127,12 +127,14 @@ static int write_event(struct emitter *e, struct katra_event *ev, uint64_t key,
 	ev->seq = e->next_seq++;
 	ev->ts_mono_ns = ts;
 	ev->ts_wall_ns = e->start_wall + ts;
-	r.u.event = *ev;
 	e->st.events++;
 	e->st.by_kind[ev->kind]++;
 	if (ev->confidence == KATRA_CONFIDENCE_INFERRED)
 		e->st.inferred++;
-	return append(e, &r);
+	if (e->error)
+		return e->error;
+	e->error = katra_writer_append_event(e->w, ev);
+	return e->error;
 }
 
 static struct thread_state *thread_of(struct emitter *e, uint32_t tid, uint32_t tgid)
@@ -191,12 +193,19 @@ static struct katra_opt_u64 some(uint64_t v)
 
 /* ---- syscalls ---- */
 
-static void syscall_resource(const struct katra_ev_syscall *sc, struct katra_event *ev)
+static void syscall_resource(struct emitter *e, const struct katra_ev_syscall *sc,
+			     struct katra_event *ev)
 {
 	if (!(sc->flags & KATRA_SC_FILE))
 		return;
 	ev->resource.domain = katra_syscall_resource_domain(sc->nr);
-	ev->resource.id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
+	/* a loop over one file is the common case: remember the last identity */
+	if (sc->dev != e->last_dev || sc->ino != e->last_ino) {
+		e->last_dev = sc->dev;
+		e->last_ino = sc->ino;
+		e->last_file_id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
+	}
+	ev->resource.id = e->last_file_id;
 }
 
 static int end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,
@@ -266,7 +275,7 @@ static int syscall_begin(struct emitter *e, const struct pending *p)
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	katra_syscall_payload(sc, &ev.payload);
 	attach_path(e, sc, &ev.payload);
-	syscall_resource(sc, &ev);
+	syscall_resource(e, sc, &ev);
 	if (th) {
 		ev.span_id = some(e->next_span++);
 		th->flags |= TH_SYSCALL_OPEN;
@@ -300,7 +309,7 @@ static int syscall_end(struct emitter *e, const struct pending *p)
 		causes[0] = th->sc_seq;
 		ev.causes = (struct katra_u64_vec){ causes, 1 };
 		ev.payload = ret;
-		syscall_resource(sc, &ev);
+		syscall_resource(e, sc, &ev);
 		return write_event(e, &ev, p->key, th);
 	}
 	/* its Begin was never seen (in flight at start) or could not be kept */
@@ -309,7 +318,7 @@ static int syscall_end(struct emitter *e, const struct pending *p)
 	note_tracked(e, th, causes, &n);
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	ev.payload = ret;
-	syscall_resource(sc, &ev);
+	syscall_resource(e, sc, &ev);
 	return write_event(e, &ev, p->key, th);
 }
 

@@ -43,6 +43,7 @@ struct emitter {
 	struct ktable urings;  /* io_kiocb address -> submit seq */
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	bool record_paths;
+	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
 	int error;             /* first writer error, sticky */
 	struct emit_stats st;
 };

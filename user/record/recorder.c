@@ -22,6 +22,7 @@
 #define POLL_MS 10
 #define FLUSH_EVERY_NS 100000000ull   /* writer flush: at most 100 ms unflushed */
 #define DROPS_EVERY_NS 100000000ull
+#define TARGETS_EVERY_NS 20000000ull  /* has every target exited? */
 #define DEFAULT_COUNTER_NS 1000000000ull
 #define DEFAULT_WINDOW_NS 20000000ull
 #define FIFO_CAP 32768                /* pending items per ring */
@@ -642,7 +643,7 @@ int katra_record_run(const struct katra_record_opts *o, struct katra_record_resu
 	uint64_t window = o->reorder_window_ns ? o->reorder_window_ns : DEFAULT_WINDOW_NS;
 	uint64_t counter_every = o->counter_interval_ns ? o->counter_interval_ns : DEFAULT_COUNTER_NS;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
-	uint64_t next_counter = start_mono + counter_every;
+	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
 	sig_atomic_t marks_done = 0;
 	bool targets_ended = false;
@@ -678,6 +679,9 @@ int katra_record_run(const struct katra_record_opts *o, struct katra_record_resu
 		}
 		if (now >= deadline)
 			break;
+		if (now < next_targets)
+			continue;
+		next_targets = now + TARGETS_EVERY_NS;
 		if (targets_gone(r, &launch, &res->command_status)) {
 			targets_ended = true;
 			break;

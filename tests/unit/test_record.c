@@ -1,0 +1,514 @@
+/* The recorder's core without the kernel: reordering, span pairing and cause
+ * resolution from hand-made wire records, syscall decoding, argument parsing. */
+#include <inttypes.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "format_test_util.h"
+#include "../../user/record/cli.h"
+#include "../../user/record/emit.h"
+#include "../../user/record/order.h"
+#include "../../user/record/syscalls.h"
+
+/* ---- order ---- */
+
+static void push_key(struct order *o, unsigned ring, uint64_t key, uint32_t tag)
+{
+	struct pending *p = order_slot(o, ring);
+
+	cr_assert_not_null(p);
+	memset(p, 0, sizeof(*p));
+	p->key = key;
+	p->u.head.tid = tag;
+	order_commit(o, ring);
+}
+
+Test(order, merges_rings_by_key_and_sorts_late_items_within_a_ring)
+{
+	struct order o;
+	unsigned ring;
+	/* ring 0: 10 30 20(late) 40; ring 1: 15 25 */
+	uint64_t expect_keys[] = { 10, 15, 20, 25, 30, 40 };
+	uint32_t expect_tags[] = { 1, 5, 3, 6, 2, 4 };
+
+	cr_assert_eq(order_init(&o, 2, 8), 0);
+	push_key(&o, 0, 10, 1);
+	push_key(&o, 0, 30, 2);
+	push_key(&o, 0, 20, 3);
+	push_key(&o, 0, 40, 4);
+	push_key(&o, 1, 15, 5);
+	push_key(&o, 1, 25, 6);
+	cr_assert_null(order_peek(&o, 9, &ring), "nothing at or below the limit");
+	for (size_t i = 0; i < 6; i++) {
+		struct pending *p = order_peek(&o, 100, &ring);
+		cr_assert_not_null(p);
+		cr_assert_eq(p->key, expect_keys[i], "item %zu", i);
+		cr_assert_eq(p->u.head.tid, expect_tags[i], "item %zu", i);
+		order_pop(&o, ring);
+	}
+	cr_assert_null(order_peek(&o, UINT64_MAX, &ring));
+	order_free(&o);
+}
+
+Test(order, equal_keys_keep_arrival_order_and_a_full_fifo_refuses)
+{
+	struct order o;
+	unsigned ring;
+
+	cr_assert_eq(order_init(&o, 1, 64), 0);
+	for (uint32_t i = 0; i < 64; i++)
+		push_key(&o, 0, 7, i);
+	cr_assert_null(order_slot(&o, 0), "a full FIFO gives no slot");
+	for (uint32_t i = 0; i < 64; i++) {
+		struct pending *p = order_peek(&o, 7, &ring);
+		cr_assert_eq(p->u.head.tid, i);
+		order_pop(&o, ring);
+	}
+	order_free(&o);
+}
+
+/* ---- emitter ---- */
+
+#define START 1000000u
+#define TGID 500
+
+struct got {
+	uint32_t type, kind, phase, confidence;
+	uint64_t seq, ts, tid, span, request;
+	bool has_span, has_request;
+	uint64_t causes[4];
+	uint64_t ncauses;
+	struct katra_resource res;
+	struct katra_payload payload;
+};
+
+static struct got got[64];
+static size_t ngot;
+
+static struct pending sc_item(uint32_t kind, uint32_t tid, uint32_t nr, uint64_t enter, uint64_t exit,
+			      uint32_t flags)
+{
+	struct pending p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = kind;
+	p.key = kind == PEND_SYSCALL_BEGIN ? START + enter : START + exit;
+	p.u.sc.head = (struct katra_wire_head){ KATRA_EV_SYSCALL, 0, TGID, tid, START + exit };
+	p.u.sc.enter_ts = enter ? START + enter : 0;
+	p.u.sc.exit_ts = START + exit;
+	p.u.sc.nr = nr;
+	p.u.sc.flags = flags;
+	return p;
+}
+
+static void read_back(const char *path)
+{
+	struct katra_reader *r;
+	struct katra_record rec;
+	char msg[256];
+
+	ngot = 0;
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD) {
+		struct got *g = &got[ngot++];
+		memset(g, 0, sizeof(*g));
+		g->type = rec.type;
+		if (rec.type != KATRA_RECORD_EVENT)
+			continue;
+		const struct katra_event *ev = &rec.u.event;
+		g->kind = ev->kind;
+		g->phase = ev->phase;
+		g->confidence = ev->confidence;
+		g->seq = ev->seq;
+		g->ts = ev->ts_mono_ns;
+		g->tid = ev->thread_id;
+		g->has_span = ev->span_id.present;
+		g->span = ev->span_id.value;
+		g->has_request = ev->request_id.present;
+		g->request = ev->request_id.value;
+		g->ncauses = ev->causes.len;
+		for (uint64_t i = 0; i < ev->causes.len && i < 4; i++)
+			g->causes[i] = ev->causes.items[i];
+		g->res = ev->resource;
+		g->payload = ev->payload;
+	}
+	katra_reader_close(r);
+}
+
+static void finish(struct emitter *e, struct katra_writer *w)
+{
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_summary s = { 0 };
+	size_t n = 0;
+
+	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
+		if (e->st.by_kind[k])
+			kinds[n++] = (struct katra_kind_count){ k, e->st.by_kind[k] };
+	s.event_count = e->st.events;
+	s.epoch_count = e->st.epochs;
+	s.counter_count = e->st.counters;
+	s.events_by_kind = kinds;
+	s.events_by_kind_len = n;
+	s.inferred_events = e->st.inferred;
+	cr_assert_eq(katra_writer_finish(w, &s), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
+static void open_emitter(struct emitter *e, struct katra_writer **w, const char *path)
+{
+	struct emit_limits lim = { 64, 16, 16 };
+
+	cr_assert_eq(katra_writer_open(w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(emitter_init(e, *w, START, 7000000, false, &lim), 0);
+}
+
+static void assert_valid(const char *path)
+{
+	struct katra_verify_report rep;
+
+	cr_assert_eq(katra_verify_path(path, NULL, NULL, 0, &rep), 0, "%" PRIu64 " problems",
+		     rep.problems);
+}
+
+Test(emit, syscall_pairs_blocking_syscall_wakeup_and_switch_in_causes)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending p;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	open_emitter(&e, &w, path);
+
+	/* tid 10: a combined pread64 on a file (dev 8:1 as the kernel encodes it) */
+	p = sc_item(PEND_SYSCALL_BEGIN, 10, SYS_pread64, 100, 150, KATRA_SC_ENTER | KATRA_SC_EXIT |
+		    KATRA_SC_FILE);
+	p.u.sc.args[0] = 3; p.u.sc.args[2] = 1; p.u.sc.args[3] = 77;
+	p.u.sc.dev = (8u << 20) | 1; p.u.sc.ino = 4242; p.u.sc.ret = 1;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	p.kind = PEND_SYSCALL_END; p.key = START + 150;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 1 */
+	/* tid 10 blocks in futex: flushed enter, switch-out, tid 11 wakes it, switch-in */
+	p = sc_item(PEND_SYSCALL_BEGIN, 10, SYS_futex, 200, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_SWITCH; p.key = START + 210;
+	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 1, TGID, 10, START + 210 };
+	p.u.sw.prev_state = 1; p.u.sw.flags = KATRA_SW_PREV_TRACKED;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_WAKING; p.key = START + 300;
+	p.u.wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 0, TGID, 11, START + 300 };
+	p.u.wk.target_tgid = TGID; p.u.wk.target_tid = 10; p.u.wk.target_cpu = 1;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 4 */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_SWITCH; p.key = START + 320;
+	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 1, 0, 0, START + 320 };
+	p.u.sw.next_tgid = TGID; p.u.sw.next_tid = 10; p.u.sw.flags = KATRA_SW_NEXT_TRACKED;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 5 */
+	p = sc_item(PEND_SYSCALL_END, 10, SYS_futex, 200, 330, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 6 */
+	/* tid 12: a syscall in flight at attach: an Instant */
+	p = sc_item(PEND_SYSCALL_ORPHAN, 12, SYS_getppid, 0, 340, KATRA_SC_EXIT | KATRA_SC_NO_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 7 */
+	/* tid 10 enters a syscall that never returns before the end */
+	p = sc_item(PEND_SYSCALL_BEGIN, 10, SYS_read, 400, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 8 */
+	cr_assert_eq(emit_close_open_spans(&e, START + 500), 0);                 /* seq 9 */
+	finish(&e, w);
+	emitter_free(&e);
+
+	read_back(path);
+	cr_assert_eq(ngot, 11, "10 events and the summary");
+	/* pread: Begin/End on one span, End caused by Begin, file identity */
+	uint64_t file_id = katra_file_id(makedev(8, 1), 4242);
+	cr_assert_eq(got[0].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(got[0].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(got[0].ts, 100);
+	cr_assert_eq(got[0].payload.type, KATRA_PAYLOAD_FILE_IO);
+	cr_assert_eq(got[0].payload.u.file_io.fd, 3);
+	cr_assert_eq(got[0].payload.u.file_io.count, 1);
+	cr_assert(got[0].payload.u.file_io.offset.present);
+	cr_assert_eq(got[0].payload.u.file_io.offset.value, 77);
+	cr_assert_eq(got[0].res.domain, KATRA_RES_FILE);
+	cr_assert_eq(got[0].res.id, file_id);
+	cr_assert_eq(got[1].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[1].span, got[0].span);
+	cr_assert_eq(got[1].ncauses, 1);
+	cr_assert_eq(got[1].causes[0], 0);
+	cr_assert_eq(got[1].payload.type, KATRA_PAYLOAD_SYSCALL_RETURN);
+	cr_assert_eq(got[1].payload.u.syscall_return.ret, 1);
+	cr_assert_eq(got[1].res.id, file_id);
+	/* futex Begin, OffCpu Begin, Wakeup on tid 11, OffCpu End caused by both */
+	cr_assert_eq(got[2].kind, KATRA_KIND_FUTEX);
+	cr_assert_eq(got[3].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[3].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(got[3].payload.u.sched_switch.prev_state, 1);
+	cr_assert_eq(got[4].kind, KATRA_KIND_WAKEUP);
+	cr_assert_eq(got[4].tid, 11);
+	cr_assert_eq(got[4].payload.u.wakeup.target_tid, 10);
+	cr_assert_eq(got[5].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[5].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[5].tid, 10);
+	cr_assert_eq(got[5].span, got[3].span);
+	cr_assert_eq(got[5].ncauses, 2);
+	cr_assert_eq(got[5].causes[0], 3);
+	cr_assert_eq(got[5].causes[1], 4);
+	cr_assert_eq(got[6].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[6].span, got[2].span);
+	cr_assert_eq(got[6].causes[0], 2);
+	/* the orphan exit, the inferred End */
+	cr_assert_eq(got[7].phase, KATRA_PHASE_INSTANT);
+	cr_assert_eq(got[7].kind, KATRA_KIND_SYSCALL);
+	cr_assert_eq(got[7].payload.u.syscall_return.nr, SYS_getppid);
+	cr_assert_eq(got[8].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(got[9].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[9].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(got[9].span, got[8].span);
+	cr_assert_eq(got[9].ts, 500);
+	for (size_t i = 0; i < 10; i++)
+		cr_assert_eq(got[i].seq, i);
+	assert_valid(path);
+	temp_dir_remove(dir);
+}
+
+Test(emit, fork_exec_uring_and_late_events)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending p;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	open_emitter(&e, &w, path);
+
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_FORK; p.key = START + 10;
+	p.u.fork.head = (struct katra_wire_head){ KATRA_EV_FORK, 0, TGID, TGID, START + 10 };
+	p.u.fork.child_tgid = 600; p.u.fork.child_tid = 600; p.u.fork.flags = KATRA_FORK_TRACKED;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_EXEC; p.key = START + 20;
+	p.u.exec.head = (struct katra_wire_head){ KATRA_EV_EXEC, 0, 600, 600, START + 20 };
+	p.u.exec.old_tid = 600;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 1 */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_URING_SUBMIT; p.key = START + 30;
+	p.u.us.head = (struct katra_wire_head){ KATRA_EV_URING_SUBMIT, 0, 600, 600, START + 30 };
+	p.u.us.ctx = 0xc0; p.u.us.req = 0xabc; p.u.us.user_data = 9;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_URING_COMPLETE; p.key = START + 40;
+	p.u.ucp.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, 1, 600, 601, START + 40 };
+	p.u.ucp.ctx = 0xc0; p.u.ucp.req = 0xabc; p.u.ucp.user_data = 9; p.u.ucp.res = 4;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	/* a page fault on 600 that arrives after the window (older than ts 30) */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_PAGE_FAULT; p.key = START + 25;
+	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 0, 600, 600, START + 25 };
+	p.u.pf.address = 0x1000;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 4 */
+	finish(&e, w);
+	cr_assert_eq(e.st.late, 1);
+	emitter_free(&e);
+
+	read_back(path);
+	cr_assert_eq(got[0].kind, KATRA_KIND_TASK_FORK);
+	cr_assert_eq(got[0].payload.u.task_fork.child_pid, 600);
+	cr_assert_eq(got[1].kind, KATRA_KIND_TASK_EXEC);
+	cr_assert_eq(got[1].ncauses, 2, "the fork (first event) and the previous image (the fork)");
+	cr_assert_eq(got[1].causes[0], 0);
+	cr_assert_eq(got[1].causes[1], 0);
+	cr_assert_eq(got[2].kind, KATRA_KIND_IO_URING_SUBMIT);
+	cr_assert(got[2].has_request);
+	cr_assert_eq(got[2].request, 9);
+	cr_assert_eq(got[3].kind, KATRA_KIND_IO_URING_COMPLETE);
+	cr_assert_eq(got[3].request, 9);
+	cr_assert_eq(got[3].ncauses, 1);
+	cr_assert_eq(got[3].causes[0], 2);
+	cr_assert_eq(got[4].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[4].ts, 30, "raised to the thread's last time");
+	cr_assert_eq(got[4].confidence, KATRA_CONFIDENCE_ESTIMATED);
+	assert_valid(path);
+	temp_dir_remove(dir);
+}
+
+Test(emit, a_full_thread_table_turns_begins_into_instants)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct emit_limits lim = { 1, 1, 1 };
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(emitter_init(&e, w, START, 0, false, &lim), 0);
+	for (uint32_t tid = 1; tid <= 3; tid++) {
+		struct pending p = sc_item(PEND_SYSCALL_BEGIN, tid, SYS_getppid, 10 * tid, 10 * tid + 5,
+					   KATRA_SC_ENTER | KATRA_SC_EXIT);
+		cr_assert_eq(emit_pending(&e, &p), 0);
+		p.kind = PEND_SYSCALL_END;
+		p.key = START + 10 * tid + 5;
+		cr_assert_eq(emit_pending(&e, &p), 0);
+	}
+	cr_assert_eq(e.st.evictions[KATRA_DROP_SPAN_TABLE], 4, "tids 2 and 3, Begin and End");
+	finish(&e, w);
+	emitter_free(&e);
+	read_back(path);
+	cr_assert_eq(got[0].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(got[1].phase, KATRA_PHASE_END);
+	for (size_t i = 2; i < 6; i++)
+		cr_assert_eq(got[i].phase, KATRA_PHASE_INSTANT, "event %zu", i);
+	assert_valid(path);
+	temp_dir_remove(dir);
+}
+
+Test(emit, file_id_is_fnv1a_over_dev_then_ino)
+{
+	uint8_t bytes[16];
+	uint64_t dev = makedev(259, 3), ino = 123456789, h = 0xcbf29ce484222325ull;
+
+	memcpy(bytes, &dev, 8);
+	memcpy(bytes + 8, &ino, 8);
+	for (int i = 0; i < 16; i++) {
+		h ^= bytes[i];
+		h *= 0x100000001b3ull;
+	}
+	cr_assert_eq(katra_file_id(dev, ino), h);
+	cr_assert_eq(katra_kernel_dev_to_user((259u << 20) | 3), dev);
+}
+
+/* ---- syscall decoding ---- */
+
+Test(syscalls, kinds_and_payloads)
+{
+	struct katra_ev_syscall sc;
+	struct katra_payload p;
+
+	memset(&sc, 0, sizeof(sc));
+	cr_assert_eq(katra_syscall_kind(SYS_pread64), KATRA_KIND_FILE_READ);
+	cr_assert_eq(katra_syscall_kind(SYS_pwrite64), KATRA_KIND_FILE_WRITE);
+	cr_assert_eq(katra_syscall_kind(SYS_openat2), KATRA_KIND_FILE_OPEN);
+	cr_assert_eq(katra_syscall_kind(SYS_clock_nanosleep), KATRA_KIND_SLEEP);
+	cr_assert_eq(katra_syscall_kind(SYS_getppid), KATRA_KIND_SYSCALL);
+	cr_assert_eq(katra_syscall_resource_domain(SYS_sendmsg), KATRA_RES_SOCKET);
+
+	sc.nr = SYS_read;
+	sc.args[0] = 5; sc.args[2] = 4096;
+	katra_syscall_payload(&sc, &p);
+	cr_assert_eq(p.type, KATRA_PAYLOAD_FILE_IO);
+	cr_assert_eq(p.u.file_io.fd, 5);
+	cr_assert_eq(p.u.file_io.count, 4096);
+	cr_assert_not(p.u.file_io.offset.present);
+
+	sc.nr = SYS_mmap;
+	sc.args[0] = 0; sc.args[1] = 8192; sc.args[2] = 3; sc.args[3] = 0x22;
+	sc.args[4] = (uint64_t)-1; sc.args[5] = 0;
+	katra_syscall_payload(&sc, &p);
+	cr_assert_eq(p.type, KATRA_PAYLOAD_MEMORY_MAP);
+	cr_assert_eq(p.u.memory_map.len, 8192);
+	cr_assert_eq(p.u.memory_map.fd, -1);
+
+	sc.nr = SYS_epoll_wait;
+	sc.args[0] = 7; sc.args[2] = 16; sc.args[3] = (uint64_t)-1;
+	katra_syscall_payload(&sc, &p);
+	cr_assert_eq(p.u.wait.handle, 7);
+	cr_assert_eq(p.u.wait.count, 16);
+	cr_assert_not(p.u.wait.timeout_ns.present, "negative timeout: forever");
+
+	sc.nr = SYS_nanosleep;
+	sc.flags = KATRA_SC_AUX;
+	sc.aux = 1500;
+	katra_syscall_payload(&sc, &p);
+	cr_assert(p.u.wait.timeout_ns.present);
+	cr_assert_eq(p.u.wait.timeout_ns.value, 1500);
+
+	sc.nr = SYS_getppid;
+	katra_syscall_payload(&sc, &p);
+	cr_assert_eq(p.type, KATRA_PAYLOAD_SYSCALL);
+	cr_assert_eq(p.u.syscall.nr, SYS_getppid);
+}
+
+/* ---- command line ---- */
+
+static enum katra_cli_result parse(struct katra_record_opts *o, const char *line)
+{
+	static char buf[512];
+	static char *argv[32];
+	int argc = 0;
+	FILE *null = fopen("/dev/null", "w");
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	enum katra_cli_result res = katra_record_parse_args(argc, argv, o, null, null);
+	fclose(null);
+	return res;
+}
+
+Test(cli, accepts_the_documented_options)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -p 12 -p 34 -o x.ktrc -d 0.5 --buffer-size 4M --paths "
+			   "--no-follow --ready-file r --summary-json s --epoch-fifo f -v --force"),
+		     KATRA_CLI_RUN);
+	cr_assert_eq(o.npids, 2);
+	cr_assert_eq(o.pids[1], 34);
+	cr_assert_str_eq(o.output, "x.ktrc");
+	cr_assert_eq(o.duration_ns, 500000000);
+	cr_assert_eq(o.buffer_size, 4u << 20);
+	cr_assert(o.record_paths);
+	cr_assert_not(o.follow_children);
+	cr_assert(o.force);
+	cr_assert_str_eq(o.ready_file, "r");
+	cr_assert_null(o.command);
+
+	cr_assert_eq(parse(&o, "katra-record -o t.ktrc -- ./game -p 5 --fast"), KATRA_CLI_RUN);
+	cr_assert_str_eq(o.command[0], "./game");
+	cr_assert_str_eq(o.command[1], "-p", "the command's own options stay its own");
+	cr_assert_eq(o.npids, 0);
+	cr_assert(o.follow_children);
+	cr_assert_str_eq(parse(&o, "katra-record -p 1") == KATRA_CLI_RUN ? o.output : "", "katra.ktrc");
+}
+
+Test(cli, rejects_bad_usage)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record"), KATRA_CLI_USAGE, "nothing to trace");
+	cr_assert_eq(parse(&o, "katra-record -p 0"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p 12x"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p -5"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p 1 -d 0"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p 1 -d soon"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p 1 --buffer-size 12Q"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p 1 --buffer-size 1K"), KATRA_CLI_USAGE, "below 4K");
+	cr_assert_eq(parse(&o, "katra-record -p 1 --bogus"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p 1 stray"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p"), KATRA_CLI_USAGE, "missing argument");
+	cr_assert_eq(parse(&o, "katra-record --help"), KATRA_CLI_HELP);
+	cr_assert_eq(parse(&o, "katra-record --version"), KATRA_CLI_HELP);
+}
+
+Test(cli, sizes_and_seconds)
+{
+	uint64_t v;
+
+	cr_assert_eq(katra_parse_size("4096", &v), 0);
+	cr_assert_eq(v, 4096);
+	cr_assert_eq(katra_parse_size("2k", &v), 0);
+	cr_assert_eq(v, 2048);
+	cr_assert_eq(katra_parse_size("3MiB", &v), 0);
+	cr_assert_eq(v, 3u << 20);
+	cr_assert_eq(katra_parse_size("1G", &v), 0);
+	cr_assert_eq(v, 1u << 30);
+	cr_assert_eq(katra_parse_size("-1", &v), -EINVAL);
+	cr_assert_eq(katra_parse_seconds("2.25", &v), 0);
+	cr_assert_eq(v, 2250000000ull);
+	cr_assert_eq(katra_parse_seconds("inf", &v), -EINVAL);
+}
