@@ -4,6 +4,7 @@
 const volatile bool follow_children = true;
 const volatile bool record_paths = false;
 const volatile __u32 wakeup_bytes = 1 << 19;
+const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
 
 __u64 ring_drops[KATRA_MAX_CPUS];
 __u64 tracked_bits[KATRA_PID_LIMIT / 64];

@@ -19,6 +19,10 @@
 extern const volatile bool follow_children;
 extern const volatile bool record_paths;
 extern const volatile __u32 wakeup_bytes;
+/* Syscall numbers whose arguments user space decodes (one bit each); the
+ * others get the short record. */
+#define KATRA_NR_LIMIT 512
+extern const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
 
 /* Failed reservations per ring (CPU); user space reads them from .bss. */
 extern __u64 ring_drops[KATRA_MAX_CPUS];

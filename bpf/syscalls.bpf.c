@@ -198,6 +198,20 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
 	p = PEND_SLOT(cpu);
+	if ((p->state & PEND_ACTIVE) && p->tid == tid && p->nr == nr && !p->sc_flags &&
+	    nr < KATRA_NR_LIMIT && !(decoded_nrs[(nr >> 6) & 7] & (1ull << (nr & 63)))) {
+		struct katra_ev_syscall_short *s = katra_reserve(&rb, cpu, sizeof(*s));
+		p->state = 0;
+		if (!s)
+			return 0;
+		katra_head(&s->head, KATRA_EV_SYSCALL_SHORT, cpu, pid_tgid, ts);
+		s->enter_ts = p->enter_ts;
+		s->ret = ret;
+		s->nr = nr;
+		s->flags = KATRA_SC_EXIT | KATRA_SC_ENTER;
+		katra_submit(rb, s, cpu);
+		return 0;
+	}
 	e = katra_reserve(&rb, cpu, sizeof(*e));
 	if (!e) {
 		if (p->tid == tid)

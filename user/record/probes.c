@@ -16,6 +16,7 @@
 
 #include "katra.skel.h"
 #include "probes.h"
+#include "syscalls.h"
 
 #define PROBE_MAX 32
 
@@ -185,6 +186,9 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	}
 	p->skel->rodata->follow_children = opts->follow_children;
 	p->skel->rodata->record_paths = opts->record_paths;
+	for (uint32_t nr = 0; nr < KATRA_SYSCALL_NR_LIMIT; nr++)
+		if (katra_syscall_has_args(nr))
+			p->skel->rodata->decoded_nrs[nr / 64] |= 1ull << (nr % 64);
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
 	p->max_tgids = opts->max_tgids;

@@ -197,6 +197,17 @@ static int on_record(void *ctx, void *data, size_t size)
 			push(r, ring, PEND_SYSCALL_END, h->ts, sc, sizeof(*sc));
 		break;
 	}
+	case KATRA_EV_SYSCALL_SHORT: {
+		/* widened: a generic syscall's Begin and End read no arguments */
+		const struct katra_ev_syscall_short *ss = data;
+		struct katra_ev_syscall sc = {
+			.head = ss->head, .enter_ts = ss->enter_ts, .exit_ts = ss->head.ts,
+			.ret = ss->ret, .nr = ss->nr, .flags = ss->flags,
+		};
+		push(r, ring, PEND_SYSCALL_BEGIN, sc.enter_ts, &sc, sizeof(sc));
+		push(r, ring, PEND_SYSCALL_END, sc.exit_ts, &sc, sizeof(sc));
+		break;
+	}
 	case KATRA_EV_PATH:
 		emit_stash_path(&r->em, data);
 		break;

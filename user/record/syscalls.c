@@ -209,3 +209,12 @@ void katra_syscall_payload(const struct katra_ev_syscall *sc, struct katra_paylo
 		break;
 	}
 }
+
+bool katra_syscall_has_args(uint32_t nr)
+{
+	struct katra_ev_syscall sc = { .nr = nr };
+	struct katra_payload p;
+
+	katra_syscall_payload(&sc, &p);
+	return p.type != KATRA_PAYLOAD_SYSCALL;
+}

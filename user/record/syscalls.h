@@ -4,6 +4,7 @@
 #ifndef KATRA_RECORD_SYSCALLS_H
 #define KATRA_RECORD_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "katra/format.h"
@@ -13,6 +14,10 @@ uint32_t katra_syscall_kind(uint32_t nr);
 /* Begin payload from nr + args (+ aux when KATRA_SC_AUX); paths are left
  * absent for the caller to fill. */
 void katra_syscall_payload(const struct katra_ev_syscall *sc, struct katra_payload *p);
+/* Whether the Begin payload of nr uses its arguments (else the probes send
+ * the short record); nr < KATRA_SYSCALL_NR_LIMIT. */
+#define KATRA_SYSCALL_NR_LIMIT 512
+bool katra_syscall_has_args(uint32_t nr);
 /* KATRA_RES_SOCKET for sendmsg/recvmsg, else KATRA_RES_FILE. */
 uint32_t katra_syscall_resource_domain(uint32_t nr);
 
