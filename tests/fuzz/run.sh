@@ -56,6 +56,7 @@ cp "$sample" "$corpus/seed-appended"
 dd if="$sample" bs=1 skip="$first" count=200 status=none >> "$corpus/seed-appended"
 if compgen -G "$root/tests/fuzz/regressions/*" > /dev/null; then
 	for f in "$root"/tests/fuzz/regressions/*; do
+		[ "$(basename "$f")" = README.md ] && continue
 		cp "$f" "$corpus/regression-$(basename "$f")"
 	done
 fi

@@ -39,6 +39,8 @@ kt_cleanup()
 	fi
 }
 trap kt_cleanup EXIT
+# run.sh's per-test timeout sends TERM: still run the cleanup
+trap 'exit 143' TERM INT
 
 kt_fail()
 {
@@ -161,6 +163,22 @@ kt_verify()
 kt_check()
 {
 	$KT_PY "$@" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+}
+
+# kt_busy: start an unrelated busy process (getppid loop, no gate).  Sets BUSY_PID.
+kt_busy()
+{
+	"$WL/forktree" busy 0 >"$T/busy.out" 2>&1 &
+	BUSY_PID=$!
+	KT_PIDS="$KT_PIDS $BUSY_PID"
+}
+
+# kt_run_rec ARGS...: run katra-record in the foreground (at most 30 s);
+# KT_RC = its exit status (124: timed out).
+kt_run_rec()
+{
+	timeout -k 5 30 "$REC" "$@" >"$T/rec.out" 2>"$T/rec.err"
+	KT_RC=$?
 }
 
 # kt_free_pid: a PID that no process uses right now.

@@ -467,7 +467,7 @@ static int exec_event(struct emitter *e, const struct pending *p)
 	base_event(&ev, &x->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXEC, KATRA_PHASE_INSTANT);
 	note_tracked(e, th, causes, &n);
 	struct proc_state *ps = ktable_upsert(&e->procs, x->head.tgid, &created);
-	if (ps && ps->has_image)
+	if (ps && ps->has_image && !(n == 1 && causes[0] == ps->image_seq))
 		causes[n++] = ps->image_seq;
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	ev.resource.domain = KATRA_RES_PROCESS;
