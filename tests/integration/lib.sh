@@ -165,10 +165,12 @@ kt_check()
 	$KT_PY "$@" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
 }
 
-# kt_busy: start an unrelated busy process (getppid loop, no gate).  Sets BUSY_PID.
+# kt_busy [BATCH]: start a process looping on getppid (no gate); with BATCH it
+# sleeps 1 ms after every BATCH calls (a target that keeps traces small).
+# Sets BUSY_PID.
 kt_busy()
 {
-	"$WL/forktree" busy 0 >"$T/busy.out" 2>&1 &
+	"$WL/forktree" busy 0 ${1:+"$1"} >"$T/busy.out" 2>&1 &
 	BUSY_PID=$!
 	KT_PIDS="$KT_PIDS $BUSY_PID"
 }

@@ -9,8 +9,10 @@
  * fills once the thread is really off the CPU (else it says "running").  So
  * every one of the 2K reads blocks and is woken by the other thread's write:
  * exactly K off-CPU intervals per thread end with a wakeup from the other one,
- * whatever the scheduler does.  The waiting side spins with sched_yield (no
- * sleep: a timer wakeup could be taken in the other thread's context).
+ * whatever the scheduler does.  A and B never sleep on a timer (a timer
+ * wakeup runs in whatever context the interrupt hit, maybe the other thread):
+ * the waiting side spins with sched_yield, and only the main thread polls the
+ * gate, then starts A and B through a pipe each.
  * Prints: {"workload":"pingpong","pid":P,"tid_a":A,"tid_b":B,"k":K,
  *          "ping_fd":[r,w],"pong_fd":[r,w],"loop_ns":N} */
 #define _GNU_SOURCE /* pipe2 */
@@ -22,7 +24,7 @@
 static const char *prog = "pingpong";
 static const char *gate;
 static unsigned long rounds;
-static int ping[2], pong[2];
+static int ping[2], pong[2], start_a[2], start_b[2];
 static volatile pid_t tid_a, tid_b;
 static uint64_t loop_ns;
 
@@ -72,9 +74,7 @@ static void *thread_a(void *arg)
 
 	(void)arg;
 	tid_a = wl_gettid();
-	while (!tid_b)
-		sched_yield();
-	wl_gate_wait(gate);
+	xread(start_a[0]);
 	t0 = wl_now_ns();
 	for (unsigned long i = 0; i < rounds; i++) {
 		wait_blocked_in_read(tid_b, ping[0]);
@@ -89,9 +89,7 @@ static void *thread_b(void *arg)
 {
 	(void)arg;
 	tid_b = wl_gettid();
-	while (!tid_a)
-		sched_yield();
-	wl_gate_wait(gate);
+	xread(start_b[0]);
 	for (unsigned long i = 0; i < rounds; i++) {
 		xread(ping[0]);
 		wait_blocked_in_read(tid_a, pong[0]);
@@ -112,10 +110,16 @@ int main(int argc, char **argv)
 	if (argc - i != 1)
 		wl_die(prog, "usage: pingpong [--gate FILE] K");
 	rounds = wl_num(prog, "K", argv[i]);
-	if (pipe2(ping, O_CLOEXEC) || pipe2(pong, O_CLOEXEC))
+	if (pipe2(ping, O_CLOEXEC) || pipe2(pong, O_CLOEXEC) || pipe2(start_a, O_CLOEXEC) ||
+	    pipe2(start_b, O_CLOEXEC))
 		wl_die(prog, "pipe: %s", strerror(errno));
 	if (pthread_create(&a, NULL, thread_a, NULL) || pthread_create(&b, NULL, thread_b, NULL))
 		wl_die(prog, "pthread_create failed");
+	while (!tid_a || !tid_b)
+		sched_yield();
+	wl_gate_wait(gate);
+	xwrite(start_b[1]);
+	xwrite(start_a[1]);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	printf("{\"workload\":\"pingpong\",\"pid\":%d,\"tid_a\":%d,\"tid_b\":%d,\"k\":%lu,"

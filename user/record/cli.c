@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
 	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
 	"      --no-follow        do not follow children forked by the targets\n"
-	"      --buffer-size SIZE ring buffer per CPU, e.g. 4M (default 2M)\n"
+	"      --buffer-size SIZE ring buffer per CPU, e.g. 4M (default 8M)\n"
 	"      --paths            record file paths of openat/openat2/execve (off:\n"
 	"                         files are identified by a hash of device and inode)\n"
 	"      --epoch-fifo PATH  create/read a FIFO; each line written is an epoch mark\n"

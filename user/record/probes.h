@@ -37,7 +37,7 @@ struct katra_probes_opts {
 				* wakes it */
 };
 
-#define KATRA_PROBES_DEFAULT_RING_BYTES (2u << 20)
+#define KATRA_PROBES_DEFAULT_RING_BYTES (8u << 20)
 #define KATRA_PROBES_OPTS_DEFAULT                                                     \
 	{                                                                             \
 		.follow_children = true, .record_paths = false, .verbose = false,     \

@@ -508,8 +508,9 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 	return katra_probes_tracked_count(r->probes) == 0;
 }
 
-int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res)
+int katra_record_run(const struct katra_record_opts *opts, struct katra_record_result *res)
 {
+	struct katra_record_opts resolved = *opts, *o = &resolved;
 	struct katra_probes_opts po = KATRA_PROBES_OPTS_DEFAULT;
 	struct katra_launch launch = { -1, -1 };
 	struct emit_limits lim = { 65536, 16384, 65536 };
@@ -523,6 +524,10 @@ int katra_record_run(const struct katra_record_opts *o, struct katra_record_resu
 
 	memset(res, 0, sizeof(*res));
 	res->command_status = -1;
+	if (!o->reorder_window_ns)
+		o->reorder_window_ns = DEFAULT_WINDOW_NS;
+	if (!o->counter_interval_ns)
+		o->counter_interval_ns = DEFAULT_COUNTER_NS;
 	rc = check_privileges();
 	if (rc)
 		return rc;
@@ -651,8 +656,7 @@ int katra_record_run(const struct katra_record_opts *o, struct katra_record_resu
 		fprintf(stderr, "katra-record: capture live after %.1f ms\n",
 			res->live_after_ns / 1e6);
 
-	uint64_t window = o->reorder_window_ns ? o->reorder_window_ns : DEFAULT_WINDOW_NS;
-	uint64_t counter_every = o->counter_interval_ns ? o->counter_interval_ns : DEFAULT_COUNTER_NS;
+	uint64_t window = o->reorder_window_ns, counter_every = o->counter_interval_ns;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
