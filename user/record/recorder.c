@@ -14,7 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "emit.h"
-#include "order.h"
+#include "pipeline.h"
 #include "probes.h"
 #include "recorder.h"
 #include "targets.h"
@@ -26,7 +26,6 @@
 #define DEFAULT_COUNTER_NS 1000000000ull
 #define DEFAULT_WINDOW_NS 20000000ull
 #define FIFO_CAP 32768                /* pending items per ring */
-#define KQ_CAP 512                    /* queued Katra-native records */
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t marks_requested;
@@ -43,31 +42,16 @@ static void on_mark(int sig)
 	marks_requested++;
 }
 
-enum kq_type { KQ_EPOCH, KQ_COUNTER, KQ_DROP };
-
-/* A Katra-native record waiting for the watermark like everything else. */
-struct kq_item {
-	uint64_t key;
-	uint32_t type, kind, instance;
-	uint64_t value;
-	char name[128];
-	uint32_t name_len;
-};
-
 struct recorder {
 	const struct katra_record_opts *o;
 	struct katra_probes *probes;
 	struct ring_buffer *rb;
-	struct order order;
-	struct emitter em;
 	struct katra_writer *w;
+	struct pipeline pl;
+	bool pl_ready;
 	unsigned nrings;
 	uint64_t *drops_seen;
 	uint64_t *drops_now;
-	struct kq_item kq[KQ_CAP];
-	size_t kq_head, kq_tail;
-	uint64_t next_epoch;
-	uint64_t bad_records;
 	int fifo_fd;
 	char fifo_line[128];
 	size_t fifo_len;
@@ -81,168 +65,6 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- emission in key order ---- */
-
-static int emit_kq(struct recorder *r, const struct kq_item *k)
-{
-	switch (k->type) {
-	case KQ_EPOCH:
-		return emit_epoch(&r->em, k->key, k->kind, k->value, k->name, k->name_len);
-	case KQ_COUNTER:
-		/* events recorded is read when written, so it counts what precedes it */
-		return emit_counter(&r->em, k->key, k->kind, k->instance,
-				    k->kind == KATRA_COUNTER_EVENTS_RECORDED ? r->em.st.events : k->value);
-	default:
-		return emit_drop(&r->em, k->key, KATRA_DROP_RING_RESERVE, k->instance, k->value);
-	}
-}
-
-/* Writes everything pending whose key is <= limit, Katra records included. */
-static int emit_until(struct recorder *r, uint64_t limit)
-{
-	int rc = 0;
-
-	while (!rc) {
-		bool kq_ready = r->kq_head != r->kq_tail && r->kq[r->kq_head % KQ_CAP].key <= limit;
-		unsigned ring;
-		struct pending *p = order_peek(&r->order, limit, &ring);
-		if (kq_ready && (!p || r->kq[r->kq_head % KQ_CAP].key <= p->key)) {
-			rc = emit_kq(r, &r->kq[r->kq_head % KQ_CAP]);
-			r->kq_head++;
-			continue;
-		}
-		if (!p)
-			break;
-		rc = emit_pending(&r->em, p);
-		order_pop(&r->order, ring);
-	}
-	return rc;
-}
-
-static void kq_push(struct recorder *r, const struct kq_item *k)
-{
-	if (r->kq_tail - r->kq_head == KQ_CAP) {
-		/* the queue is full: write its head now rather than lose it */
-		emit_kq(r, &r->kq[r->kq_head % KQ_CAP]);
-		r->kq_head++;
-	}
-	r->kq[r->kq_tail % KQ_CAP] = *k;
-	r->kq_tail++;
-}
-
-static void queue_epoch(struct recorder *r, uint64_t key, uint32_t kind, const char *name)
-{
-	struct kq_item k = { .key = key, .type = KQ_EPOCH, .kind = kind };
-
-	k.value = r->next_epoch++;
-	k.name_len = (uint32_t)snprintf(k.name, sizeof(k.name), "%s", name);
-	if (k.name_len >= sizeof(k.name))
-		k.name_len = sizeof(k.name) - 1;
-	kq_push(r, &k);
-}
-
-/* ---- draining the rings ---- */
-
-static const uint32_t wire_sizes[KATRA_EV_TYPE_COUNT] = KATRA_WIRE_SIZES;
-
-static struct pending *slot_for(struct recorder *r, unsigned ring)
-{
-	struct pending *p = order_slot(&r->order, ring);
-
-	while (!p) {
-		/* this ring's FIFO is full: write its oldest item early */
-		unsigned any;
-		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
-		emit_pending(&r->em, old);
-		order_pop(&r->order, any);
-		p = order_slot(&r->order, ring);
-	}
-	return p;
-}
-
-static void push(struct recorder *r, unsigned ring, uint32_t kind, uint64_t key,
-		 const void *data, size_t size)
-{
-	struct pending *p = slot_for(r, ring);
-
-	p->key = key;
-	p->kind = kind;
-	p->ring = ring;
-	memcpy(&p->u, data, size);
-	order_commit(&r->order, ring);
-}
-
-static int on_record(void *ctx, void *data, size_t size)
-{
-	struct recorder *r = ctx;
-	const struct katra_wire_head *h = data;
-	unsigned ring;
-
-	if (size < sizeof(*h) || h->type == 0 || h->type >= KATRA_EV_TYPE_COUNT ||
-	    size < wire_sizes[h->type] || h->cpu >= r->nrings) {
-		r->bad_records++;
-		return 0;
-	}
-	ring = h->cpu;
-	switch (h->type) {
-	case KATRA_EV_SYSCALL: {
-		const struct katra_ev_syscall *sc = data;
-		if (sc->flags & KATRA_SC_NO_ENTER) {
-			push(r, ring, PEND_SYSCALL_ORPHAN, h->ts, sc, sizeof(*sc));
-			break;
-		}
-		if (!(sc->flags & KATRA_SC_FLUSHED))
-			push(r, ring, PEND_SYSCALL_BEGIN, sc->enter_ts, sc, sizeof(*sc));
-		if (sc->flags & KATRA_SC_EXIT)
-			push(r, ring, PEND_SYSCALL_END, h->ts, sc, sizeof(*sc));
-		break;
-	}
-	case KATRA_EV_SYSCALL_SHORT: {
-		/* widened: a generic syscall's Begin and End read no arguments */
-		const struct katra_ev_syscall_short *ss = data;
-		struct katra_ev_syscall sc = {
-			.head = ss->head, .enter_ts = ss->enter_ts, .exit_ts = ss->head.ts,
-			.ret = ss->ret, .nr = ss->nr, .flags = ss->flags,
-		};
-		push(r, ring, PEND_SYSCALL_BEGIN, sc.enter_ts, &sc, sizeof(sc));
-		push(r, ring, PEND_SYSCALL_END, sc.exit_ts, &sc, sizeof(sc));
-		break;
-	}
-	case KATRA_EV_PATH:
-		emit_stash_path(&r->em, data);
-		break;
-	case KATRA_EV_SWITCH:
-		push(r, ring, PEND_SWITCH, h->ts, data, sizeof(struct katra_ev_switch));
-		break;
-	case KATRA_EV_WAKING:
-		push(r, ring, PEND_WAKING, h->ts, data, sizeof(struct katra_ev_waking));
-		break;
-	case KATRA_EV_FORK:
-		push(r, ring, PEND_FORK, h->ts, data, sizeof(struct katra_ev_fork));
-		break;
-	case KATRA_EV_EXEC:
-		push(r, ring, PEND_EXEC, h->ts, data, sizeof(struct katra_ev_exec));
-		break;
-	case KATRA_EV_EXIT:
-		push(r, ring, PEND_EXIT, h->ts, data, sizeof(struct katra_ev_exit));
-		break;
-	case KATRA_EV_PAGE_FAULT:
-		push(r, ring, PEND_PAGE_FAULT, h->ts, data, sizeof(struct katra_ev_page_fault));
-		break;
-	case KATRA_EV_URING_CREATE:
-		push(r, ring, PEND_URING_CREATE, h->ts, data, sizeof(struct katra_ev_uring_create));
-		break;
-	case KATRA_EV_URING_SUBMIT:
-		push(r, ring, PEND_URING_SUBMIT, h->ts, data, sizeof(struct katra_ev_uring_submit));
-		break;
-	case KATRA_EV_URING_COMPLETE:
-		push(r, ring, PEND_URING_COMPLETE, h->ts, data,
-		     sizeof(struct katra_ev_uring_complete));
-		break;
-	}
-	return 0;
-}
-
 /* ---- periodic work ---- */
 
 static void check_drops(struct recorder *r, uint64_t now)
@@ -251,27 +73,19 @@ static void check_drops(struct recorder *r, uint64_t now)
 	for (unsigned i = 0; i < r->nrings; i++) {
 		if (r->drops_now[i] == r->drops_seen[i])
 			continue;
-		struct kq_item k = { .key = now, .type = KQ_DROP, .instance = i };
-		k.value = r->drops_now[i] - r->drops_seen[i];
+		pipeline_queue_drop(&r->pl, now, i, r->drops_now[i] - r->drops_seen[i]);
 		r->drops_seen[i] = r->drops_now[i];
-		kq_push(r, &k);
 	}
 }
 
 static void queue_counters(struct recorder *r, uint64_t now)
 {
-	struct kq_item k = { .key = now, .type = KQ_COUNTER };
-
-	k.kind = KATRA_COUNTER_EVENTS_RECORDED;
-	kq_push(r, &k);
+	pipeline_queue_counter(&r->pl, now, KATRA_COUNTER_EVENTS_RECORDED, 0, 0);
 	for (unsigned i = 0; i < r->nrings; i++) {
-		k.instance = i;
-		k.kind = KATRA_COUNTER_EVENTS_DROPPED;
-		k.value = r->drops_seen[i];
-		kq_push(r, &k);
-		k.kind = KATRA_COUNTER_RING_FILL_BYTES;
-		k.value = katra_probes_ring_unread(r->probes, i);
-		kq_push(r, &k);
+		pipeline_queue_counter(&r->pl, now, KATRA_COUNTER_EVENTS_DROPPED, i,
+				       r->drops_seen[i]);
+		pipeline_queue_counter(&r->pl, now, KATRA_COUNTER_RING_FILL_BYTES, i,
+				       katra_probes_ring_unread(r->probes, i));
 	}
 }
 
@@ -286,7 +100,7 @@ static void read_fifo(struct recorder *r, uint64_t now)
 			if (buf[i] == '\n') {
 				r->fifo_line[r->fifo_len] = '\0';
 				if (r->fifo_len)
-					queue_epoch(r, now, KATRA_EPOCH_FIFO, r->fifo_line);
+					pipeline_queue_epoch(&r->pl, now, KATRA_EPOCH_FIFO, r->fifo_line);
 				r->fifo_len = 0;
 			} else if (r->fifo_len < sizeof(r->fifo_line) - 1) {
 				r->fifo_line[r->fifo_len++] = buf[i];
@@ -384,44 +198,15 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 {
 	struct katra_kind_count kinds[KATRA_KIND_COUNT];
 	struct katra_drop_count drops[64 + KATRA_DROP_SOURCE_COUNT];
-	struct katra_summary s = { 0 };
-	const char *const *names;
 	struct katra_str attached[64], failed[64];
-	size_t nk = 0, nd = 0;
+	struct katra_summary s;
+	const char *const *names;
 	int rc;
 
-	rc = emit_close_open_spans(&r->em, end_key);
-	if (!rc) {
-		struct kq_item k = { .key = end_key, .type = KQ_EPOCH, .kind = KATRA_EPOCH_CAPTURE_END };
-		k.value = r->next_epoch++;
-		k.name_len = (uint32_t)snprintf(k.name, sizeof(k.name), "capture end");
-		rc = emit_kq(r, &k);
-	}
+	rc = pipeline_finish(&r->pl, end_key, r->drops_seen, &s, kinds, drops,
+			     sizeof(drops) / sizeof(drops[0]));
 	if (rc)
 		return rc;
-
-	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
-		if (r->em.st.by_kind[k])
-			kinds[nk++] = (struct katra_kind_count){ k, r->em.st.by_kind[k] };
-	for (unsigned i = 0; i < r->nrings && nd < 64; i++)
-		if (r->drops_seen[i])
-			drops[nd++] = (struct katra_drop_count){ KATRA_DROP_RING_RESERVE, i,
-								 r->drops_seen[i] };
-	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT; src++)
-		if (r->em.st.evictions[src])
-			drops[nd++] = (struct katra_drop_count){ src, 0, r->em.st.evictions[src] };
-
-	s.event_count = r->em.st.events;
-	s.epoch_count = r->em.st.epochs;
-	s.counter_count = r->em.st.counters;
-	s.duration_ns = end_key > r->em.start_mono ? end_key - r->em.start_mono : 0;
-	s.events_by_kind = kinds;
-	s.events_by_kind_len = nk;
-	for (size_t i = 0; i < nd; i++)
-		s.dropped_events += drops[i].count;
-	s.drops = drops;
-	s.drops_len = nd;
-	s.inferred_events = r->em.st.inferred;
 	size_t na = katra_probes_attached(r->probes, &names);
 	for (size_t i = 0; i < na && i < 64; i++)
 		attached[i] = katra_cstr(names[i]);
@@ -430,8 +215,6 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	for (size_t i = 0; i < nf && i < 64; i++)
 		failed[i] = katra_cstr(names[i]);
 	s.probes_failed = (struct katra_str_vec){ failed, nf < 64 ? nf : 64 };
-	s.processes_seen = r->em.st.processes_seen;
-	s.threads_seen = r->em.st.threads_seen;
 
 	rc = katra_writer_finish(r->w, &s);
 	res->events = s.event_count;
@@ -439,8 +222,8 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	res->counters = s.counter_count;
 	res->dropped = s.dropped_events;
 	res->duration_ns = s.duration_ns;
-	res->late = r->em.st.late;
-	memcpy(res->by_kind, r->em.st.by_kind, sizeof(res->by_kind));
+	res->late = r->pl.em.st.late;
+	memcpy(res->by_kind, r->pl.em.st.by_kind, sizeof(res->by_kind));
 	res->probes_attached = (unsigned)na;
 	res->probes_failed = (unsigned)nf;
 	return rc;
@@ -513,7 +296,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	struct katra_record_opts resolved = *opts, *o = &resolved;
 	struct katra_probes_opts po = KATRA_PROBES_OPTS_DEFAULT;
 	struct katra_launch launch = { -1, -1 };
-	struct emit_limits lim = { 65536, 16384, 65536 };
+	struct pipeline_config pc = {
+		.fifo_items = FIFO_CAP, .limits = { 65536, 16384, 65536 },
+	};
 	struct recorder *r = NULL;
 	struct header_store *hs = NULL;
 	struct katra_header h;
@@ -590,9 +375,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		rc = -ENOMEM;
 		goto cleanup;
 	}
-	rc = order_init(&r->order, r->nrings, FIFO_CAP);
-	if (rc)
-		goto cleanup;
 
 	start_mono = clock_ns(CLOCK_MONOTONIC);
 	start_wall = clock_ns(CLOCK_REALTIME);
@@ -608,15 +390,20 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");
 		goto cleanup;
 	}
-	rc = emitter_init(&r->em, r->w, start_mono, start_wall, o->record_paths, &lim);
+	pc.nrings = r->nrings;
+	pc.start_mono = start_mono;
+	pc.start_wall = start_wall;
+	pc.record_paths = o->record_paths;
+	rc = pipeline_init(&r->pl, r->w, &pc);
+	r->pl_ready = !rc;
 	if (!rc)
-		rc = katra_probes_new_ring_buffer(r->probes, on_record, r, &r->rb);
+		rc = katra_probes_new_ring_buffer(r->probes, pipeline_on_record, &r->pl, &r->rb);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot set up the capture: %s\n", strerror(-rc));
 		goto cleanup;
 	}
-	queue_epoch(r, start_mono, KATRA_EPOCH_CAPTURE_START, "capture start");
-	rc = emit_until(r, start_mono);
+	pipeline_queue_epoch(&r->pl, start_mono, KATRA_EPOCH_CAPTURE_START, "capture start");
+	rc = pipeline_emit_until(&r->pl, start_mono);
 	if (!rc)
 		rc = katra_writer_flush(r->w);
 	if (rc) {
@@ -675,7 +462,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			char name[32];
 			marks_done++;
 			snprintf(name, sizeof(name), "mark %d", (int)marks_done);
-			queue_epoch(r, now, KATRA_EPOCH_SIGNAL, name);
+			pipeline_queue_epoch(&r->pl, now, KATRA_EPOCH_SIGNAL, name);
 		}
 		if (r->fifo_fd >= 0)
 			read_fifo(r, now);
@@ -687,7 +474,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			queue_counters(r, now);
 			next_counter += counter_every;
 		}
-		rc = emit_until(r, now > window ? now - window : 0);
+		rc = pipeline_emit_until(&r->pl, now > window ? now - window : 0);
 		if (!rc && now >= next_flush) {
 			rc = katra_writer_flush(r->w);
 			next_flush = now + FLUSH_EVERY_NS;
@@ -715,18 +502,16 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	ring_buffer__consume(r->rb);
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
 	check_drops(r, end);
-	rc = emit_until(r, UINT64_MAX);
-	if (!rc)
-		rc = finish_trace(r, end, res);
+	rc = finish_trace(r, end, res);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,
 			strerror(-rc));
 		goto cleanup;
 	}
 	res->bytes = katra_writer_bytes(r->w);
-	if (r->bad_records)
+	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
-			r->bad_records);
+			r->pl.bad_records);
 	(void)targets_ended;
 cleanup:
 	if (launch.release_fd >= 0)
@@ -746,8 +531,8 @@ cleanup:
 			if (!rc && crc)
 				rc = crc;
 		}
-		emitter_free(&r->em);
-		order_free(&r->order);
+		if (r->pl_ready)
+			pipeline_free(&r->pl);
 		free(r->drops_seen);
 		free(r->drops_now);
 		if (r->fifo_fd >= 0)

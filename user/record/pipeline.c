@@ -1,0 +1,250 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.h"
+
+int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipeline_config *c)
+{
+	int rc;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->nrings = c->nrings;
+	rc = order_init(&pl->order, c->nrings, c->fifo_items);
+	if (rc)
+		return rc;
+	rc = emitter_init(&pl->em, w, c->start_mono, c->start_wall, c->record_paths, &c->limits);
+	if (rc)
+		order_free(&pl->order);
+	return rc;
+}
+
+void pipeline_free(struct pipeline *pl)
+{
+	emitter_free(&pl->em);
+	order_free(&pl->order);
+}
+
+/* ---- emission in key order ---- */
+
+static int emit_kq(struct pipeline *r, const struct kq_item *k)
+{
+	switch (k->type) {
+	case KQ_EPOCH:
+		return emit_epoch(&r->em, k->key, k->kind, k->value, k->name, k->name_len);
+	case KQ_COUNTER:
+		/* events recorded is read when written, so it counts what precedes it */
+		return emit_counter(&r->em, k->key, k->kind, k->instance,
+				    k->kind == KATRA_COUNTER_EVENTS_RECORDED ? r->em.st.events : k->value);
+	default:
+		return emit_drop(&r->em, k->key, KATRA_DROP_RING_RESERVE, k->instance, k->value);
+	}
+}
+
+/* Writes everything pending whose key is <= limit, Katra records included. */
+int pipeline_emit_until(struct pipeline *r, uint64_t limit)
+{
+	int rc = 0;
+
+	while (!rc) {
+		bool kq_ready = r->kq_head != r->kq_tail && r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP].key <= limit;
+		unsigned ring;
+		struct pending *p = order_peek(&r->order, limit, &ring);
+		if (kq_ready && (!p || r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP].key <= p->key)) {
+			rc = emit_kq(r, &r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP]);
+			r->kq_head++;
+			continue;
+		}
+		if (!p)
+			break;
+		rc = emit_pending(&r->em, p);
+		order_pop(&r->order, ring);
+	}
+	return rc;
+}
+
+static void kq_push(struct pipeline *r, const struct kq_item *k)
+{
+	if (r->kq_tail - r->kq_head == KATRA_PIPELINE_KQ_CAP) {
+		/* the queue is full: write its head now rather than lose it */
+		emit_kq(r, &r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP]);
+		r->kq_head++;
+	}
+	r->kq[r->kq_tail % KATRA_PIPELINE_KQ_CAP] = *k;
+	r->kq_tail++;
+}
+
+void pipeline_queue_epoch(struct pipeline *r, uint64_t key, uint32_t kind, const char *name)
+{
+	struct kq_item k = { .key = key, .type = KQ_EPOCH, .kind = kind };
+
+	k.value = r->next_epoch++;
+	k.name_len = (uint32_t)snprintf(k.name, sizeof(k.name), "%s", name);
+	if (k.name_len >= sizeof(k.name))
+		k.name_len = sizeof(k.name) - 1;
+	kq_push(r, &k);
+}
+
+/* ---- draining the rings ---- */
+
+static const uint32_t wire_sizes[KATRA_EV_TYPE_COUNT] = KATRA_WIRE_SIZES;
+
+static struct pending *slot_for(struct pipeline *r, unsigned ring)
+{
+	struct pending *p = order_slot(&r->order, ring);
+
+	while (!p) {
+		/* this ring's FIFO is full: write its oldest item early */
+		unsigned any;
+		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
+		emit_pending(&r->em, old);
+		order_pop(&r->order, any);
+		p = order_slot(&r->order, ring);
+	}
+	return p;
+}
+
+static void push(struct pipeline *r, unsigned ring, uint32_t kind, uint64_t key,
+		 const void *data, size_t size)
+{
+	struct pending *p = slot_for(r, ring);
+
+	p->key = key;
+	p->kind = kind;
+	p->ring = ring;
+	memcpy(&p->u, data, size);
+	order_commit(&r->order, ring);
+}
+
+int pipeline_on_record(void *ctx, void *data, size_t size)
+{
+	struct pipeline *r = ctx;
+	const struct katra_wire_head *h = data;
+	unsigned ring;
+
+	if (size < sizeof(*h) || h->type == 0 || h->type >= KATRA_EV_TYPE_COUNT ||
+	    size < wire_sizes[h->type] || h->cpu >= r->nrings) {
+		r->bad_records++;
+		return 0;
+	}
+	ring = h->cpu;
+	switch (h->type) {
+	case KATRA_EV_SYSCALL: {
+		const struct katra_ev_syscall *sc = data;
+		if (sc->flags & KATRA_SC_NO_ENTER) {
+			push(r, ring, PEND_SYSCALL_ORPHAN, h->ts, sc, sizeof(*sc));
+			break;
+		}
+		if (!(sc->flags & KATRA_SC_FLUSHED))
+			push(r, ring, PEND_SYSCALL_BEGIN, sc->enter_ts, sc, sizeof(*sc));
+		if (sc->flags & KATRA_SC_EXIT)
+			push(r, ring, PEND_SYSCALL_END, h->ts, sc, sizeof(*sc));
+		break;
+	}
+	case KATRA_EV_SYSCALL_SHORT: {
+		/* widened: a generic syscall's Begin and End read no arguments */
+		const struct katra_ev_syscall_short *ss = data;
+		struct katra_ev_syscall sc = {
+			.head = ss->head, .enter_ts = ss->enter_ts, .exit_ts = ss->head.ts,
+			.ret = ss->ret, .nr = ss->nr, .flags = ss->flags,
+		};
+		push(r, ring, PEND_SYSCALL_BEGIN, sc.enter_ts, &sc, sizeof(sc));
+		push(r, ring, PEND_SYSCALL_END, sc.exit_ts, &sc, sizeof(sc));
+		break;
+	}
+	case KATRA_EV_PATH:
+		emit_stash_path(&r->em, data);
+		break;
+	case KATRA_EV_SWITCH:
+		push(r, ring, PEND_SWITCH, h->ts, data, sizeof(struct katra_ev_switch));
+		break;
+	case KATRA_EV_WAKING:
+		push(r, ring, PEND_WAKING, h->ts, data, sizeof(struct katra_ev_waking));
+		break;
+	case KATRA_EV_FORK:
+		push(r, ring, PEND_FORK, h->ts, data, sizeof(struct katra_ev_fork));
+		break;
+	case KATRA_EV_EXEC:
+		push(r, ring, PEND_EXEC, h->ts, data, sizeof(struct katra_ev_exec));
+		break;
+	case KATRA_EV_EXIT:
+		push(r, ring, PEND_EXIT, h->ts, data, sizeof(struct katra_ev_exit));
+		break;
+	case KATRA_EV_PAGE_FAULT:
+		push(r, ring, PEND_PAGE_FAULT, h->ts, data, sizeof(struct katra_ev_page_fault));
+		break;
+	case KATRA_EV_URING_CREATE:
+		push(r, ring, PEND_URING_CREATE, h->ts, data, sizeof(struct katra_ev_uring_create));
+		break;
+	case KATRA_EV_URING_SUBMIT:
+		push(r, ring, PEND_URING_SUBMIT, h->ts, data, sizeof(struct katra_ev_uring_submit));
+		break;
+	case KATRA_EV_URING_COMPLETE:
+		push(r, ring, PEND_URING_COMPLETE, h->ts, data,
+		     sizeof(struct katra_ev_uring_complete));
+		break;
+	}
+	return 0;
+}
+
+void pipeline_queue_counter(struct pipeline *pl, uint64_t key, uint32_t kind, uint32_t instance,
+			    uint64_t value)
+{
+	struct kq_item k = { .key = key, .type = KQ_COUNTER, .kind = kind, .instance = instance,
+			     .value = value };
+
+	kq_push(pl, &k);
+}
+
+void pipeline_queue_drop(struct pipeline *pl, uint64_t key, uint32_t ring, uint64_t count)
+{
+	struct kq_item k = { .key = key, .type = KQ_DROP, .instance = ring, .value = count };
+
+	kq_push(pl, &k);
+}
+
+int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_drops,
+		    struct katra_summary *s, struct katra_kind_count *kinds,
+		    struct katra_drop_count *drops, size_t cap_drops)
+{
+	struct kq_item end = { .key = end_key, .type = KQ_EPOCH, .kind = KATRA_EPOCH_CAPTURE_END };
+	size_t nk = 0, nd = 0;
+	int rc;
+
+	rc = pipeline_emit_until(pl, UINT64_MAX);
+	if (!rc)
+		rc = emit_close_open_spans(&pl->em, end_key);
+	if (!rc) {
+		end.value = pl->next_epoch++;
+		end.name_len = (uint32_t)snprintf(end.name, sizeof(end.name), "capture end");
+		rc = emit_kq(pl, &end);
+	}
+	if (rc)
+		return rc;
+
+	memset(s, 0, sizeof(*s));
+	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
+		if (pl->em.st.by_kind[k])
+			kinds[nk++] = (struct katra_kind_count){ k, pl->em.st.by_kind[k] };
+	for (unsigned i = 0; i < pl->nrings && nd < cap_drops; i++)
+		if (ring_drops[i])
+			drops[nd++] = (struct katra_drop_count){ KATRA_DROP_RING_RESERVE, i,
+								 ring_drops[i] };
+	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT && nd < cap_drops; src++)
+		if (pl->em.st.evictions[src])
+			drops[nd++] = (struct katra_drop_count){ src, 0, pl->em.st.evictions[src] };
+	s->event_count = pl->em.st.events;
+	s->epoch_count = pl->em.st.epochs;
+	s->counter_count = pl->em.st.counters;
+	s->duration_ns = end_key > pl->em.start_mono ? end_key - pl->em.start_mono : 0;
+	s->events_by_kind = kinds;
+	s->events_by_kind_len = nk;
+	for (size_t i = 0; i < nd; i++)
+		s->dropped_events += drops[i].count;
+	s->drops = drops;
+	s->drops_len = nd;
+	s->inferred_events = pl->em.st.inferred;
+	s->processes_seen = pl->em.st.processes_seen;
+	s->threads_seen = pl->em.st.threads_seen;
+	return 0;
+}
