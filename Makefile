@@ -31,7 +31,7 @@ FORMAT_OBJS := $(call obj,$(FORMAT_SRCS)) $(B)/obj/gen/schema_hash.o
 REPLAY_OBJS := $(call obj,$(REPLAY_SRCS))
 RECORD_OBJS := $(call obj,$(RECORD_SRCS))
 
-BINS := $(B)/katra-replay $(B)/katra-sample
+BINS := $(B)/katra-replay $(B)/katra-sample $(B)/pipeline-bench
 ifneq ($(BPF_SRCS),)
 BINS += $(B)/katra-record
 endif
@@ -79,6 +79,10 @@ $(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatra
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^
+
+RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
+$(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))

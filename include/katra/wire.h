@@ -102,13 +102,15 @@ struct katra_ev_syscall {
 	__u64 enter_ts;
 	__u64 exit_ts;
 	__s64 ret;
-	__u64 args[6];
-	__u64 dev; /* kernel dev_t, see above */
-	__u64 ino;
-	__u64 aux;
 	__u32 nr;    /* x86_64 syscall number */
 	__u32 flags; /* KATRA_SC_* */
+	__u64 dev; /* kernel dev_t, see above */
+	__u64 ino;
+	/* what only the Begin needs comes last: user space copies a prefix */
+	__u64 aux;
+	__u64 args[6];
 };
+#define KATRA_EV_SYSCALL_END_BYTES __builtin_offsetof(struct katra_ev_syscall, aux)
 
 /* ---- a syscall whose arguments nobody decodes (getppid, gettid, ...) that
  * never left the CPU: the combined case in 48 bytes instead of 128, since

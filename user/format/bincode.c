@@ -107,7 +107,9 @@ static void put_header(struct enc *e, const struct katra_header *h)
 	put_str_vec(e, h->notes);
 }
 
-static void put_payload(struct enc *e, const struct katra_payload *p)
+/* always inlined into the event encoder so the cursor stays in registers */
+static inline __attribute__((always_inline)) void put_payload(struct enc *e,
+							    const struct katra_payload *p)
 {
 	put_u32(e, p->type);
 	switch (p->type) {
@@ -246,7 +248,8 @@ static void put_payload(struct enc *e, const struct katra_payload *p)
 	}
 }
 
-static void put_event(struct enc *e, const struct katra_event *ev)
+static inline __attribute__((always_inline)) void put_event(struct enc *e,
+							  const struct katra_event *ev)
 {
 	put_u64(e, ev->seq);
 	put_u64(e, ev->ts_mono_ns);

@@ -137,8 +137,8 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		}
 		if (!(sc->flags & KATRA_SC_FLUSHED))
 			push(r, ring, PEND_SYSCALL_BEGIN, sc->enter_ts, sc, sizeof(*sc));
-		if (sc->flags & KATRA_SC_EXIT)
-			push(r, ring, PEND_SYSCALL_END, h->ts, sc, sizeof(*sc));
+		if (sc->flags & KATRA_SC_EXIT) /* an End reads no arguments */
+			push(r, ring, PEND_SYSCALL_END, h->ts, sc, KATRA_EV_SYSCALL_END_BYTES);
 		break;
 	}
 	case KATRA_EV_SYSCALL_SHORT: {
@@ -148,8 +148,8 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 			.head = ss->head, .enter_ts = ss->enter_ts, .exit_ts = ss->head.ts,
 			.ret = ss->ret, .nr = ss->nr, .flags = ss->flags,
 		};
-		push(r, ring, PEND_SYSCALL_BEGIN, sc.enter_ts, &sc, sizeof(sc));
-		push(r, ring, PEND_SYSCALL_END, sc.exit_ts, &sc, sizeof(sc));
+		push(r, ring, PEND_SYSCALL_BEGIN, sc.enter_ts, &sc, KATRA_EV_SYSCALL_END_BYTES);
+		push(r, ring, PEND_SYSCALL_END, sc.exit_ts, &sc, KATRA_EV_SYSCALL_END_BYTES);
 		break;
 	}
 	case KATRA_EV_PATH:
