@@ -77,9 +77,14 @@ kt_is_running()
 
 # kt_wait PID SECONDS: wait for a child of this shell; sets KT_RC to its exit
 # status, or returns 1 (KT_RC=timeout) if it is still running after SECONDS.
+declare -A KT_STATUS # exit status of each child already waited for
 kt_wait()
 {
 	local pid=$1 n=$(($2 * 20))
+	if [ -n "${KT_STATUS[$pid]:-}" ]; then
+		KT_RC=${KT_STATUS[$pid]}
+		return 0
+	fi
 	while kt_is_running "$pid"; do
 		n=$((n - 1))
 		if [ "$n" -le 0 ]; then
@@ -90,6 +95,7 @@ kt_wait()
 	done
 	wait "$pid"
 	KT_RC=$?
+	KT_STATUS[$pid]=$KT_RC
 	return 0
 }
 
@@ -122,8 +128,11 @@ kt_wait_ready()
 	local n=$((KT_START_TIMEOUT * 100))
 	while [ ! -e "$T/ready" ]; do
 		if ! kt_is_running "$REC_PID"; then
-			wait "$REC_PID"
-			kt_fail "katra-record exited ($?) before the capture was live: $(kt_tail "$T/rec.err" 2)"
+			# exit 0: the file came and went between two polls (the
+			# recorder removes it at exit; a short target is done fast)
+			kt_wait "$REC_PID" 1
+			[ "$KT_RC" = 0 ] && return 0
+			kt_fail "katra-record exited $KT_RC before the capture was live: $(kt_tail "$T/rec.err" 2)"
 		fi
 		n=$((n - 1))
 		[ "$n" -gt 0 ] || kt_fail "katra-record not live after ${KT_START_TIMEOUT}s"
@@ -148,11 +157,11 @@ kt_wait_recorder()
 		kt_fail "katra-record exited $KT_RC, expected $1: $(kt_tail "$T/rec.err" 2)"
 }
 
-# kt_verify [FILE]: katra-replay verify must accept it; also dumps it as JSONL
-# to FILE.jsonl for the checks.
+# kt_verify: katra-replay verify must accept $TRACE; also dumps it as JSONL to
+# $TRACE.jsonl for the checks.
 kt_verify()
 {
-	local f=${1:-$TRACE}
+	local f=$TRACE
 	"$REPLAY" verify "$f" >"$f.verify" 2>&1 ||
 		kt_fail "katra-replay verify rejects $(basename "$f"): $(head -n 3 "$f.verify" | tr '\n' ' ')"
 	"$REPLAY" dump --jsonl "$f" >"$f.jsonl" 2>"$f.dump-err" ||
@@ -165,12 +174,12 @@ kt_check()
 	$KT_PY "$@" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
 }
 
-# kt_busy [BATCH]: start a process looping on getppid (no gate); with BATCH it
-# sleeps 1 ms after every BATCH calls (a target that keeps traces small).
-# Sets BUSY_PID.
+# kt_busy BATCH: start a process looping on getppid (no gate); BATCH > 0: it
+# sleeps 1 ms after every BATCH calls (a target that keeps traces small);
+# 0: flat out.  Sets BUSY_PID.
 kt_busy()
 {
-	"$WL/forktree" busy 0 ${1:+"$1"} >"$T/busy.out" 2>&1 &
+	"$WL/forktree" busy 0 "$1" >"$T/busy.out" 2>&1 &
 	BUSY_PID=$!
 	KT_PIDS="$KT_PIDS $BUSY_PID"
 }

@@ -153,6 +153,22 @@ static int append_large(struct katra_writer *w, const struct katra_record *r, si
 	return rc;
 }
 
+/* The record just encoded at used + 4 is n bytes: frame it, and flush when
+ * the last flush is FLUSH_INTERVAL_NS old (the clock is read every
+ * CLOCK_CHECK_EVERY records, not per record). */
+static int commit_record(struct katra_writer *w, size_t n)
+{
+	put_le32(w->buf + w->used, (uint32_t)n);
+	w->used += 4 + n;
+	w->records++;
+	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
+		w->since_clock = 0;
+		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
+			return katra_writer_flush(w);
+	}
+	return 0;
+}
+
 int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 {
 	long n;
@@ -183,15 +199,7 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 		}
 		n = katra_encode_record(r, w->buf + 4, WRITER_BUF_BYTES - 4);
 	}
-	put_le32(w->buf + w->used, (uint32_t)n);
-	w->used += 4 + (size_t)n;
-	w->records++;
-	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
-		w->since_clock = 0;
-		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
-			return katra_writer_flush(w);
-	}
-	return 0;
+	return commit_record(w, (size_t)n);
 }
 
 int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
@@ -203,15 +211,7 @@ int katra_writer_append_event(struct katra_writer *w, const struct katra_event *
 	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
 	if (n < 0)
 		goto slow;
-	put_le32(w->buf + w->used, (uint32_t)n);
-	w->used += 4 + (size_t)n;
-	w->records++;
-	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
-		w->since_clock = 0;
-		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
-			return katra_writer_flush(w);
-	}
-	return 0;
+	return commit_record(w, (size_t)n);
 slow: {
 	/* buffer boundary, errors, huge events: the general path handles them */
 	struct katra_record r = { .type = KATRA_RECORD_EVENT };
