@@ -322,7 +322,7 @@ Test(verify, summary_not_last_fails)
 	r[1] = mk_summary(r, 1, kinds);
 	cr_assert_eq(verify_recs(r, 3, offs, &ls, &rep), 1);
 	cr_assert_eq(rep.problems, 1, "first: %s", ls.l[0]);
-	snprintf(want, sizeof(want), "record 2 at byte %zu follows the SessionSummary at byte "
+	snprintf(want, sizeof(want), "record 2 (seq 2) at byte %zu follows the SessionSummary at byte "
 		 "%zu (it must be last)", offs[2], offs[1]);
 	cr_assert_str_eq(ls.l[0], want);
 }

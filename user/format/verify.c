@@ -288,9 +288,18 @@ static void check_summary(struct verifier *v, const struct katra_summary *s, uin
 
 static void check_record(struct verifier *v, const struct katra_record *rec, uint64_t off)
 {
-	if (v->rep.has_summary)
-		problem(v, "record %" PRIu64 " at byte %" PRIu64 " follows the SessionSummary at byte %"
-			PRIu64 " (it must be last)", v->rep.records - 1, off, v->summary_offset);
+	if (v->rep.has_summary) {
+		char seq[48] = "";
+		if (rec->type == KATRA_RECORD_EVENT)
+			snprintf(seq, sizeof(seq), " (seq %" PRIu64 ")", rec->u.event.seq);
+		else if (rec->type == KATRA_RECORD_EPOCH_MARKER)
+			snprintf(seq, sizeof(seq), " (seq %" PRIu64 ")", rec->u.epoch.seq);
+		else if (rec->type == KATRA_RECORD_COUNTER)
+			snprintf(seq, sizeof(seq), " (seq %" PRIu64 ")", rec->u.counter.seq);
+		problem(v, "record %" PRIu64 "%s at byte %" PRIu64 " follows the SessionSummary at "
+			"byte %" PRIu64 " (it must be last)", v->rep.records - 1, seq, off,
+			v->summary_offset);
+	}
 	switch (rec->type) {
 	case KATRA_RECORD_EVENT:
 		check_seq(v, rec->u.event.seq, off);
