@@ -99,9 +99,11 @@ static __always_inline void katra_set_tracked(__u32 tgid, bool on)
 		__sync_fetch_and_and(&tracked_bits[i], ~(1ull << (tgid & 63)));
 }
 
-/* Reserve a record of `size` bytes in this CPU's ring; counts the drop on
- * failure.  *rbp receives the ring for katra_submit(). */
-static __always_inline void *katra_reserve(void **rbp, __u32 cpu, __u64 size)
+/* Reserve a record of `size` bytes in this CPU's ring; on failure counts the
+ * `nevents` trace events the record would have become (a combined syscall is
+ * a Begin and an End), so that events written + events lost = what happened.
+ * *rbp receives the ring for katra_submit(). */
+static __always_inline void *katra_reserve(void **rbp, __u32 cpu, __u64 size, __u32 nevents)
 {
 	void *rb, *e;
 
@@ -115,7 +117,7 @@ static __always_inline void *katra_reserve(void **rbp, __u32 cpu, __u64 size)
 	return e;
 drop:
 	if (cpu < KATRA_MAX_CPUS)
-		__sync_fetch_and_add(&ring_drops[cpu], 1);
+		__sync_fetch_and_add(&ring_drops[cpu], nevents);
 	return NULL;
 }
 
@@ -166,7 +168,7 @@ static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64
 		return;
 	p->state = 0;
 	bpf_map_update_elem(&flushed, &tid, p, BPF_ANY);
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return;
 	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);

@@ -13,7 +13,7 @@ static __always_inline int on_fault(__u64 address, __u64 ip, __u64 error_code)
 		return 0;
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return 0;
 	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, ts);

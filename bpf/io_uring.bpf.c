@@ -26,7 +26,7 @@ static __always_inline int on_create(__s32 fd, __u64 ctx, __u32 sq, __u32 cq, __
 	bpf_map_update_elem(&uring_ctxs, &ctx, &tgid, BPF_ANY);
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return 0;
 	katra_head(&e->head, KATRA_EV_URING_CREATE, cpu, pid_tgid, ts);
@@ -68,7 +68,7 @@ static __always_inline int on_submit(struct io_kiocb *req)
 		bpf_map_update_elem(&uring_ctxs, &key, &tgid, BPF_ANY);
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return 0;
 	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);
@@ -111,10 +111,12 @@ static __always_inline int on_complete(__u64 ctx, __u64 req, struct io_uring_cqe
 		return 0;
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return 0;
-	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu, pid_tgid, ts);
+	/* completed in an untracked context (interrupt, another process): say
+	 * "outside the traced set" rather than blame whoever was running */
+	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu, katra_tracked(tgid) ? pid_tgid : 0, ts);
 	e->ctx = ctx;
 	e->req = req;
 	e->user_data = BPF_CORE_READ(cqe, user_data);

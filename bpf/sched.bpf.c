@@ -23,7 +23,9 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	/* a syscall in progress: its Begin must not wait for the thread's return */
 	if (flags & KATRA_SW_PREV_TRACKED)
 		katra_flush_pending(pid_tgid, cpu, ts);
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	/* one event per tracked side: the leaving thread's and the coming one's */
+	e = katra_reserve(&rb, cpu, sizeof(*e),
+			  !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED));
 	if (!e)
 		return 0;
 	katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
@@ -62,10 +64,13 @@ static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags)
 		return 0;
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return 0;
-	katra_head(&e->head, KATRA_EV_WAKING, cpu, bpf_get_current_pid_tgid(), ts);
+	/* an untracked waker (often an interrupt that hit some other process)
+	 * is written as 0: "outside the traced set", never the bystander */
+	__u64 waker = bpf_get_current_pid_tgid();
+	katra_head(&e->head, KATRA_EV_WAKING, cpu, katra_tracked(waker >> 32) ? waker : 0, ts);
 	e->target_tgid = tgid;
 	e->target_tid = BPF_CORE_READ(t, pid);
 	e->target_cpu = BPF_CORE_READ(t, thread_info.cpu);
@@ -118,7 +123,7 @@ static __always_inline int on_fork(struct task_struct *child)
 	}
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return 0;
 	katra_head(&e->head, KATRA_EV_FORK, cpu, pid_tgid, ts);
@@ -154,7 +159,7 @@ static __always_inline int on_exec(__u32 old_tid)
 		return 0;
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return 0;
 	katra_head(&e->head, KATRA_EV_EXEC, cpu, pid_tgid, ts);
@@ -191,7 +196,7 @@ static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	katra_flush_pending(pid_tgid, cpu, ts);
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (e) {
 		katra_head(&e->head, KATRA_EV_EXIT, cpu, pid_tgid, ts);
 		e->exit_code = BPF_CORE_READ(t, exit_code);

@@ -74,7 +74,7 @@ static __always_inline void emit_path(__u64 pid_tgid, __u32 cpu, __u64 ts, __u32
 	void *rb;
 	long n;
 
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return;
 	katra_head(&e->head, KATRA_EV_PATH, cpu, pid_tgid, ts);
@@ -200,7 +200,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	p = PEND_SLOT(cpu);
 	if ((p->state & PEND_ACTIVE) && p->tid == tid && p->nr == nr && !p->sc_flags &&
 	    nr < KATRA_NR_LIMIT && !(decoded_nrs[(nr >> 6) & 7] & (1ull << (nr & 63)))) {
-		struct katra_ev_syscall_short *s = katra_reserve(&rb, cpu, sizeof(*s));
+		struct katra_ev_syscall_short *s = katra_reserve(&rb, cpu, sizeof(*s), 2);
 		p->state = 0;
 		if (!s)
 			return 0;
@@ -212,7 +212,9 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 		katra_submit(rb, s, cpu);
 		return 0;
 	}
-	e = katra_reserve(&rb, cpu, sizeof(*e));
+	/* combined (Begin + End) when the enter is still in this CPU's slot */
+	e = katra_reserve(&rb, cpu, sizeof(*e),
+			  (p->state & PEND_ACTIVE) && p->tid == tid && p->nr == nr ? 2 : 1);
 	if (!e) {
 		if (p->tid == tid)
 			p->state = 0;

@@ -16,9 +16,9 @@
  *   times (katra_ev_syscall.enter_ts); see there.
  * - head.tgid/head.tid are the task that was CURRENT when the probe ran (for a
  *   switch: the thread leaving the CPU; for a wakeup: the waker; for a fork:
- *   the parent).  They can be 0 (idle task), and for sched_waking /
- *   io_uring_complete the current task may be an untracked one (interrupt or
- *   worker context): the tracked side is in the payload.
+ *   the parent).  They can be 0 (idle task); for sched_waking and
+ *   io_uring_complete they are 0 when the current task is untracked
+ *   (interrupt or worker context): the tracked side is in the payload.
  *
  * x86_64 only for now: katra_ev_syscall.nr is the x86_64 syscall number
  * (<asm/unistd_64.h>, as SYS_xxx in <sys/syscall.h>). */
@@ -161,8 +161,9 @@ struct katra_ev_switch {
 };
 
 /* ---- sched_waking / sched_wakeup_new: written when the TARGET is tracked.
- * head = waker context (current; may be untracked, idle or an interrupted
- * task). */
+ * head = the waker when it is tracked; tgid = tid = 0 when it is not (an
+ * interrupt, a kernel thread or another process: the task that happened to
+ * be running is not blamed). */
 #define KATRA_WK_NEW (1u << 0) /* sched_wakeup_new: first wakeup of a new task */
 
 struct katra_ev_waking {

@@ -1,6 +1,10 @@
 /* The writer's buffer edge: a record that starts with fewer bytes left in the
  * buffer than its own length prefix (this once wrapped the remaining capacity
  * and wrote past the buffer), and records larger than the buffer. */
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include "format_test_util.h"
 
 /* An EpochMarker with an n-byte name takes 4 (length) + 4 (tag) + 4 * 8 +
@@ -73,5 +77,49 @@ Test(writer_buffer, a_record_larger_than_the_buffer)
 	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
 	write_epochs(path, lens, 3);
 	expect_epochs(path, lens, 3);
+	temp_dir_remove(dir);
+}
+
+/* A full disk, played by RLIMIT_FSIZE: the write that crosses the limit is
+ * partial, the next fails.  The file must keep every whole record that got
+ * through, and nothing after. */
+Test(writer_buffer, a_failed_write_keeps_every_whole_record_before_it)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct rlimit lim = { 300000, 300000 };
+	int rc = 0;
+	size_t appended = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	for (uint64_t i = 0; i < 100000 && !rc; i++) {
+		struct katra_record r = mk_epoch(i, i, "a name long enough to fill the disk quickly");
+		rc = katra_writer_append(w, &r);
+		if (!rc)
+			appended++;
+	}
+	cr_assert_eq(rc, -EFBIG);
+	cr_assert_eq(katra_writer_close(w), -EFBIG, "the error stays");
+
+	struct katra_reader *r;
+	struct katra_record rec;
+	struct stat st;
+	char msg[256];
+	uint64_t n = 0;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_gt(st.st_size, 300000 - 200, "what fitted was kept: %lld bytes",
+		     (long long)st.st_size);
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	enum katra_read_status s;
+	while ((s = katra_reader_next(r, &rec)) == KATRA_READ_RECORD)
+		cr_assert_eq(rec.u.epoch.seq, n++);
+	cr_assert_eq(s, KATRA_READ_EOF, "whole records only: %s", katra_reader_message(r));
+	cr_assert_gt(n, 0);
+	cr_assert_lt(n, appended);
+	katra_reader_close(r);
 	temp_dir_remove(dir);
 }

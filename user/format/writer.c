@@ -41,7 +41,24 @@ static void put_le32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-/* Writes buf[0..used) in full or cuts the file back to where it was. */
+/* Bytes of buf[0..done) that hold whole framed records (buf starts at a
+ * record boundary: the preamble and header are flushed on their own). */
+static size_t whole_records(const uint8_t *buf, size_t done)
+{
+	size_t pos = 0;
+	uint32_t len;
+
+	while (pos + 4 <= done) {
+		memcpy(&len, buf + pos, 4);
+		if (len > done - pos - 4)
+			break;
+		pos += 4 + (size_t)len;
+	}
+	return pos;
+}
+
+/* Writes buf[0..used) in full; on failure (a full disk) the file keeps every
+ * whole record that reached it and nothing after. */
 static int write_out(struct katra_writer *w)
 {
 	size_t done = 0;
@@ -52,9 +69,10 @@ static int write_out(struct katra_writer *w)
 			int err = errno;
 			if (err == EINTR)
 				continue;
-			/* keep the file a sequence of whole records */
-			if (ftruncate(w->fd, (off_t)w->file_bytes) == 0)
-				lseek(w->fd, (off_t)w->file_bytes, SEEK_SET);
+			uint64_t keep = w->file_bytes + (w->file_bytes ? whole_records(w->buf, done) : 0);
+			if (ftruncate(w->fd, (off_t)keep) == 0)
+				lseek(w->fd, (off_t)keep, SEEK_SET);
+			w->file_bytes = keep;
 			w->used = 0;
 			return -err;
 		}

@@ -140,7 +140,7 @@ struct header_store {
 
 static void build_header(struct katra_header *h, struct header_store *hs,
 			 const struct katra_record_opts *o, struct katra_probes *p,
-			 uint64_t start_mono, uint64_t start_wall)
+			 const uint32_t *pids, size_t npids, uint64_t start_mono, uint64_t start_wall)
 {
 	const char *const *names;
 	size_t n, nn = 0;
@@ -154,13 +154,13 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	} else {
 		katra_target_comm(o->pids[0], hs->workload, sizeof(hs->workload));
 	}
-	for (size_t i = 0; i < o->npids; i++)
-		hs->pids[i] = o->pids[i];
+	for (size_t i = 0; i < npids; i++)
+		hs->pids[i] = pids[i];
 
 	h->format_version = KATRA_FORMAT_VERSION;
 	h->schema_hash = katra_schema_hash;
 	h->tool_version = katra_cstr("katra-record " KATRA_RECORD_VERSION);
-	h->capture_options.target_pids = (struct katra_u64_vec){ hs->pids, o->npids };
+	h->capture_options.target_pids = (struct katra_u64_vec){ hs->pids, npids };
 	h->capture_options.follow_children = o->follow_children;
 	h->capture_options.record_paths = o->record_paths;
 	h->capture_options.buffer_size_bytes = katra_probes_ring_bytes(p);
@@ -383,7 +383,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		fprintf(stderr, "katra-record: no probe could be attached: %s\n", strerror(-rc));
 		goto cleanup;
 	}
-	build_header(&h, hs, o, r->probes, start_mono, start_wall);
+	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
 	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
@@ -451,7 +451,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	bool targets_ended = false;
 	rc = 0;
 	while (!stop_requested && !rc) {
+		/* poll only returns the rings whose consumer was woken (a ring wakes
+		 * it past a fill threshold, not per record): then drain them all */
 		err = ring_buffer__poll(r->rb, POLL_MS);
+		if (err >= 0 || err == -EINTR)
+			err = ring_buffer__consume(r->rb);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "katra-record: reading the rings failed: %s\n", strerror(-err));
 			rc = err;

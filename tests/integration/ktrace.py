@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""Ground-truth checks for the katra-record integration tests (stdlib only).
+
+usage: ktrace.py CHECK ARGS...   (see CHECKS at the bottom)
+
+A trace is read from `katra-replay dump --jsonl` output: line 1 the header,
+then one object per record, field names as in format/schema.txt.  Workload
+ground truth is the JSON line(s) each tests/workloads program prints.  A
+failed check prints one line saying what differs and exits 1.
+"""
+import json
+import struct
+import sys
+
+SYS_READ, SYS_WRITE, SYS_PREAD64, SYS_GETPPID, SYS_EXECVE = 0, 1, 17, 110, 59
+IORING_OP_READ = 22
+TASK_INTERRUPTIBLE = 1
+
+
+class Fail(Exception):
+    pass
+
+
+def expect(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def file_id(dev, ino):
+    """Resource id of a file: FNV-1a-64 over st_dev, st_ino as u64 LE."""
+    return fnv1a64(struct.pack("<QQ", dev, ino))
+
+
+def load_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def workload_lines(path):
+    return load_jsonl(path)
+
+
+class Trace:
+    def __init__(self, path, complete=True):
+        self.records = load_jsonl(path)
+        expect(self.records, "%s is empty" % path)
+        self.header = self.records[0]
+        expect(self.header.get("record") == "Header", "first line is not the header")
+        self.body = self.records[1:]
+        self.events = [r for r in self.body if r["record"] == "Event"]
+        self.by_seq = {r["seq"]: r for r in self.body if "seq" in r}
+        if complete:
+            self.check_frame()
+
+    def check_frame(self):
+        """CaptureStart first, CaptureEnd after every event, summary last."""
+        b = self.body
+        expect(len(b) >= 3, "trace has only %d records" % len(b))
+        expect(b[0]["record"] == "EpochMarker" and b[0]["kind"] == "CaptureStart",
+               "first record is not the CaptureStart marker: %s" % short(b[0]))
+        expect(b[-1]["record"] == "SessionSummary", "last record is not the SessionSummary")
+        ends = [i for i, r in enumerate(b)
+                if r["record"] == "EpochMarker" and r["kind"] == "CaptureEnd"]
+        expect(len(ends) == 1, "%d CaptureEnd markers, expected 1" % len(ends))
+        expect(all(r["record"] != "Event" for r in b[ends[0]:]),
+               "an event follows the CaptureEnd marker")
+        # the recorder orders by time before assigning seq: seq order is time
+        # order across all threads (verify only checks each thread)
+        prev = None
+        for r in b:
+            if "ts_mono_ns" not in r:
+                continue
+            if prev is not None and r["ts_mono_ns"] < prev["ts_mono_ns"]:
+                raise Fail("seq order is not time order: seq %d at %d ns follows seq %d at %d ns"
+                           % (r["seq"], r["ts_mono_ns"], prev["seq"], prev["ts_mono_ns"]))
+            prev = r
+        s = b[-1]
+        expect(s["event_count"] == len(self.events),
+               "summary event_count %d, trace has %d events" % (s["event_count"], len(self.events)))
+
+    def summary(self):
+        return self.body[-1]
+
+    def thread(self, tid):
+        return [e for e in self.events if e["thread_id"] == tid]
+
+    def process(self, pid):
+        return [e for e in self.events if e["process_id"] == pid]
+
+
+def short(e):
+    keys = ("seq", "record", "thread_id", "kind", "phase", "span_id", "causes", "payload")
+    return json.dumps({k: e[k] for k in keys if k in e})
+
+
+def spans(t, evs, kind):
+    """Begin/End pairs of `kind` among evs, checked for pairing; [(begin, end)]."""
+    begins = [e for e in evs if e["kind"] == kind and e["phase"] == "Begin"]
+    ends = {e["span_id"]: e for e in evs if e["kind"] == kind and e["phase"] == "End"}
+    expect(len(ends) == len([e for e in evs if e["kind"] == kind and e["phase"] == "End"]),
+           "%s: two Ends share a span_id" % kind)
+    out = []
+    for b in begins:
+        e = ends.pop(b["span_id"], None)
+        expect(e is not None, "%s Begin without End: %s" % (kind, short(b)))
+        expect(e["causes"] == [b["seq"]],
+               "%s End causes %s, expected [Begin seq %d]" % (kind, e["causes"], b["seq"]))
+        expect(e["seq"] > b["seq"] and e["ts_mono_ns"] >= b["ts_mono_ns"],
+               "%s End before its Begin: %s" % (kind, short(e)))
+        out.append((b, e))
+    if ends:
+        raise Fail("%s End without Begin: %s" % (kind, short(next(iter(ends.values())))))
+    return out
+
+
+def measured(*evs):
+    for e in evs:
+        expect(e["confidence"] == "Measured", "not Measured: %s" % short(e))
+
+
+# ---------------------------------------------------------------- checks
+
+def check_syscalls(trace_path, wl_path):
+    """N pread64 + M getppid per thread, exact."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    fid = file_id(w["file_dev"], w["file_ino"])
+    pid, n, m, size = w["pid"], w["n"], w["m"], w["file_size"]
+    for tid in w["tids"]:
+        evs = t.thread(tid)
+        expect(evs, "no events on thread %d" % tid)
+        expect(all(e["process_id"] == pid for e in evs),
+               "thread %d has events with a process_id other than %d" % (tid, pid))
+        inst = [e for e in evs if e["kind"] == "FileRead" and e["phase"] == "Instant"
+                and e["payload"].get("nr") == SYS_PREAD64]
+        expect(not inst, "thread %d: a pread64 Instant: %s" % (tid, short(inst[0]) if inst else ""))
+        # the workload's preads: its own file's resource id (no other process
+        # or loader read touches that file); and every pread64 of 1 byte on
+        # that fd must be one of them (a wrong resource id fails here)
+        allp = [(b, e) for b, e in spans(t, evs, "FileRead")
+                if e["payload"].get("nr") == SYS_PREAD64]
+        pairs = [(b, e) for b, e in allp if b["resource"] == {"domain": "File", "id": fid}]
+        mine = {b["seq"] for b, e in pairs}
+        other = [b for b, e in allp if b["seq"] not in mine
+                 and b["payload"].get("fd") == w["fd"] and b["payload"].get("count") == 1]
+        expect(not other, "thread %d: %d pread64s of fd %d with resource %s, expected File %d"
+               % (tid, len(other), w["fd"], other[0]["resource"] if other else None, fid))
+        expect(len(pairs) == n, "thread %d: %d pread64 spans on the file, expected %d"
+               % (tid, len(pairs), n))
+        for i, (b, e) in enumerate(pairs):
+            measured(b, e)
+            want = {"type": "FileIo", "fd": w["fd"], "count": 1, "offset": i % size,
+                    "iov_count": 0}
+            expect(b["payload"] == want, "thread %d pread %d: payload %s, expected %s"
+                   % (tid, i, b["payload"], want))
+            expect(b["resource"] == {"domain": "File", "id": fid},
+                   "thread %d pread %d: resource %s, expected File %d"
+                   % (tid, i, b["resource"], fid))
+            expect(e["payload"] == {"type": "SyscallReturn", "nr": SYS_PREAD64, "ret": 1},
+                   "thread %d pread %d: End payload %s" % (tid, i, e["payload"]))
+            if i + 1 < n:
+                expect(e["seq"] < pairs[i + 1][0]["seq"], "thread %d: pread spans overlap" % tid)
+        sys_pairs = spans(t, evs, "Syscall")
+        gp = [(b, e) for b, e in sys_pairs if b["payload"] == {"type": "Syscall", "nr": SYS_GETPPID}]
+        expect(len(gp) == m, "thread %d: %d getppid spans, expected %d" % (tid, len(gp), m))
+        for b, e in gp:
+            measured(b, e)
+            expect(e["payload"] == {"type": "SyscallReturn", "nr": SYS_GETPPID, "ret": w["ppid"]},
+                   "thread %d getppid End payload %s, expected ret %d"
+                   % (tid, e["payload"], w["ppid"]))
+            expect(b["seq"] > pairs[-1][1]["seq"] if pairs else True,
+                   "thread %d: a getppid span before the last pread" % tid)
+    return "%d thread(s): %d pread64 + %d getppid spans each" % (len(w["tids"]), n, m)
+
+
+def check_command(trace_path, wl_path):
+    """syscalls workload under `-- COMMAND`: exact counts, and the exec traced."""
+    msg = check_syscalls(trace_path, wl_path)
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    pid = w["pid"]
+    # (header target_pids: left to the recorder; today [] for -- COMMAND)
+    evs = t.process(pid)
+    execs = [e for e in evs if e["kind"] == "TaskExec"]
+    expect(len(execs) == 1, "%d TaskExec events for the command, expected 1" % len(execs))
+    ex = [b for b, e in spans(t, evs, "Execve") if b["payload"].get("type") == "Execve"]
+    expect(ex and ex[-1]["seq"] < execs[0]["seq"],
+           "no execve span before the command's TaskExec: its start was not traced")
+    first = min(evs, key=lambda e: e["seq"])
+    expect(first["seq"] < ex[-1]["seq"] or first is ex[-1],
+           "the command's first event is not before its execve")
+    return msg + "; execve traced before TaskExec"
+
+
+def check_pingpong(trace_path, wl_path):
+    """K off-CPU spans per thread ended by the other thread's wakeup."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    k, a, b = w["k"], w["tid_a"], w["tid_b"]
+    for me, other in ((a, b), (b, a)):
+        evs = t.thread(me)
+        pairs = [(x, y) for x, y in offcpu_pairs(t, evs)]
+        woken = 0
+        for beg, end in pairs:
+            ws = [t.by_seq[c] for c in end["causes"][1:]]
+            expect(all(x["kind"] == "Wakeup" for x in ws),
+                   "OffCpu End cause is not a Wakeup: %s" % short(end))
+            expect(all(x["payload"]["target_tid"] == me for x in ws),
+                   "OffCpu End of %d caused by a wakeup of another thread: %s" % (me, short(end)))
+            if any(x["thread_id"] == other for x in ws):
+                woken += 1
+                expect(beg["payload"]["prev_state"] == TASK_INTERRUPTIBLE,
+                       "thread %d left the CPU in state %d, expected 1 (S): %s"
+                       % (me, beg["payload"]["prev_state"], short(beg)))
+        expect(woken == k, "thread %d: %d off-CPU spans ended by thread %d's wakeup, expected %d"
+               % (me, woken, other, k))
+        wk = [e for e in t.thread(other) if e["kind"] == "Wakeup"
+              and e["payload"]["target_tid"] == me]
+        expect(len(wk) >= k, "%d wakeups %d->%d, expected >= %d" % (len(wk), other, me, k))
+    return "%d off-CPU spans per thread woken by the other" % k
+
+
+def offcpu_pairs(t, evs):
+    begins = {e["span_id"]: e for e in evs if e["kind"] == "OffCpu" and e["phase"] == "Begin"}
+    out = []
+    for e in evs:
+        if e["kind"] != "OffCpu" or e["phase"] != "End":
+            continue
+        b = begins.get(e["span_id"])
+        expect(b is not None, "OffCpu End without Begin: %s" % short(e))
+        expect(e["causes"] and e["causes"][0] == b["seq"],
+               "OffCpu End's first cause is not its Begin: %s" % short(e))
+        expect(b["payload"]["type"] == "Switch", "OffCpu Begin payload: %s" % short(b))
+        out.append((b, e))
+    return out
+
+
+def check_pagefault(trace_path, wl_path):
+    """P fresh pages touched: every page has a write fault from that thread."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    lo, hi, ps = w["start"], w["end"], w["page_size"]
+    faults = [e for e in t.thread(w["tid"]) if e["kind"] == "PageFault"
+              and lo <= e["payload"]["address"] < hi]
+    expect(len(faults) >= w["pages"], "%d page faults in the mapping, expected >= %d"
+           % (len(faults), w["pages"]))
+    pages = set()
+    for e in faults:
+        expect(e["phase"] in ("Instant", "Begin", "End"), "bad phase: %s" % short(e))
+        if e["phase"] == "End":
+            continue
+        expect(e["payload"]["error_code"] & 0x6 == 0x6,
+               "fault error_code %#x lacks write|user: %s" % (e["payload"]["error_code"], short(e)))
+        expect(e["payload"]["ip"] != 0, "fault with ip 0: %s" % short(e))
+        pages.add((e["payload"]["address"] - lo) // ps)
+    expect(len(pages) == w["pages"], "faults cover %d of the %d pages" % (len(pages), w["pages"]))
+    return "%d faults cover all %d pages" % (len(faults), w["pages"])
+
+
+def check_uring(trace_path, wl_path):
+    """R io_uring reads: exactly R submit->complete pairs by cause and request_id."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    r, pid = w["r"], w["pid"]
+    subs = [e for e in t.events if e["kind"] == "IoUringSubmit" and e["process_id"] == pid]
+    comps = [e for e in t.events if e["kind"] == "IoUringComplete"
+             and e["request_id"] in range(1, r + 1)]
+    expect(len(subs) == r, "%d IoUringSubmit events, expected %d" % (len(subs), r))
+    expect(len(comps) == r, "%d IoUringComplete events, expected %d" % (len(comps), r))
+    by_id = {}
+    for s in subs:
+        rid = s["request_id"]
+        expect(rid in range(1, r + 1) and rid not in by_id, "submit request_id %s" % rid)
+        expect(s["thread_id"] == w["tid"], "submit on thread %d, expected %d"
+               % (s["thread_id"], w["tid"]))
+        p = s["payload"]
+        expect(p["type"] == "IoUringSubmit" and p["user_data"] == rid and
+               p["opcode"] == IORING_OP_READ, "submit payload %s" % p)
+        by_id[rid] = s
+    seen = set()
+    for c in comps:
+        rid = c["request_id"]
+        expect(rid not in seen, "two completions of request %d" % rid)
+        seen.add(rid)
+        s = by_id[rid]
+        expect(s["seq"] in c["causes"], "completion of %d not caused by its submit (seq %d): %s"
+               % (rid, s["seq"], short(c)))
+        expect(c["seq"] > s["seq"], "completion of %d before its submit" % rid)
+        p = c["payload"]
+        expect(p["type"] == "IoUringComplete" and p["user_data"] == rid and p["res"] == 1,
+               "completion payload %s" % p)
+    return "%d submit->complete pairs" % r
+
+
+def check_forktree(trace_path, wl_path, busy_pid):
+    """Every descendant traced from its first event; the busy process absent."""
+    t = Trace(trace_path)
+    busy_pid = int(busy_pid)
+    lines = {x["level"]: x for x in workload_lines(wl_path) if "level" in x}
+    expect(sorted(lines) == [0, 1, 2, 3], "workload printed levels %s" % sorted(lines))
+    top = lines[3]["pid"]
+    expect(t.header["capture_options"]["target_pids"] == [top],
+           "header target_pids %s" % t.header["capture_options"]["target_pids"])
+    for lvl in (2, 1, 0):
+        d, parent = lines[lvl]["pid"], lines[lvl]["ppid"]
+        forks = [e for e in t.events if e["kind"] == "TaskFork"
+                 and e["payload"]["child_pid"] == d]
+        expect(len(forks) == 1, "%d TaskFork events for pid %d" % (len(forks), d))
+        f = forks[0]
+        expect(f["process_id"] == parent and not f["payload"]["is_thread"],
+               "TaskFork of %d not on its parent %d: %s" % (d, parent, short(f)))
+        evs = t.process(d)
+        expect(evs, "no events of descendant %d" % d)
+        first = min(evs, key=lambda e: e["seq"])
+        expect(f["seq"] in first["causes"],
+               "first event of %d does not have the fork (seq %d) among its causes: %s"
+               % (d, f["seq"], short(first)))
+        kinds = {e["kind"] for e in evs}
+        for k in ("TaskExec", "TaskExit", "FileWrite"):
+            expect(k in kinds, "descendant %d (level %d) has no %s event" % (d, lvl, k))
+    stray = [e for e in t.events if busy_pid in (e["process_id"], e["thread_id"])]
+    expect(not stray, "%d events of the unrelated busy process %d, e.g. %s"
+           % (len(stray), busy_pid, short(stray[0]) if stray else ""))
+    return "3 descendants traced from their fork; busy process absent"
+
+
+def check_demo(trace_path, wl_path):
+    """The demo workload's known counts."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    fid = file_id(w["file_dev"], w["file_ino"])
+    loader = [b for b, e in spans(t, t.thread(w["loader_tid"]), "FileRead")
+              if b["resource"] == {"domain": "File", "id": fid}]
+    expect(len(loader) == w["read_calls"], "%d file reads on the loader, expected %d"
+           % (len(loader), w["read_calls"]))
+    subs = [e for e in t.process(w["pid"]) if e["kind"] == "IoUringSubmit"]
+    comps = [e for e in t.events if e["kind"] == "IoUringComplete"
+             and e["request_id"] in range(1, w["uring_reads"] + 1)]
+    expect(len(subs) == w["uring_reads"] and len(comps) == w["uring_reads"],
+           "%d submits, %d completions, expected %d" % (len(subs), len(comps), w["uring_reads"]))
+    sub_seq = {s["request_id"]: s["seq"] for s in subs}
+    for c in comps:
+        expect(sub_seq.get(c["request_id"]) in c["causes"], "completion not linked: %s" % short(c))
+    child = w["child_pid"]
+    forks = [e for e in t.events if e["kind"] == "TaskFork" and e["payload"]["child_pid"] == child]
+    expect(len(forks) == 1, "%d TaskFork events for the child" % len(forks))
+    cev = t.process(child)
+    expect(cev and forks[0]["seq"] in min(cev, key=lambda e: e["seq"])["causes"],
+           "the child's first event is not caused by its fork")
+    creads = spans(t, cev, "FileRead")
+    expect(len(creads) == 16, "child: %d FileRead spans, expected 16" % len(creads))
+    handoff = 0
+    for _, end in offcpu_pairs(t, t.thread(w["worker_tid"])):
+        if any(t.by_seq[c]["thread_id"] == w["loader_tid"] for c in end["causes"][1:]):
+            handoff += 1
+    expect(handoff >= 1, "the worker was never woken by the loader")
+    return "demo: %d reads, %d io_uring pairs, child traced, %d handoff wakeups" % (
+        len(loader), len(comps), handoff)
+
+
+def check_prefix(trace_path, min_events):
+    """A cut-off trace: header, CaptureStart, >= min_events events, all parsed."""
+    t = Trace(trace_path, complete=False)
+    expect(t.body, "the prefix has no record after the header")
+    expect(t.body[0]["record"] == "EpochMarker" and t.body[0]["kind"] == "CaptureStart",
+           "the prefix does not start with CaptureStart")
+    expect(len(t.events) >= int(min_events), "the prefix has %d events, expected >= %s"
+           % (len(t.events), min_events))
+    return "prefix of %d records" % len(t.body)
+
+
+def check_clean(trace_path, pid=None):
+    """A complete trace; with pid: the target's TaskExit(group_dead) is in it."""
+    t = Trace(trace_path)
+    if pid is not None:
+        ex = [e for e in t.process(int(pid)) if e["kind"] == "TaskExit"
+              and e["payload"]["group_dead"]]
+        expect(len(ex) == 1, "%d group TaskExit events for pid %s" % (len(ex), pid))
+    return "complete trace, %d events" % len(t.events)
+
+
+def check_header(trace_path, key, value):
+    """capture_options[key] == json value."""
+    t = Trace(trace_path)
+    got = t.header["capture_options"][key]
+    expect(got == json.loads(value), "header %s is %s, expected %s" % (key, got, value))
+    return "header %s = %s" % (key, value)
+
+
+def check_summary_json(trace_path, json_path):
+    """--summary-json agrees with the trace's SessionSummary."""
+    t = Trace(trace_path)
+    with open(json_path) as f:
+        s = json.load(f)
+    summ = t.summary()
+    expect(s.get("events") == summ["event_count"], "summary json events %s, trace %d"
+           % (s.get("events"), summ["event_count"]))
+    expect(s.get("dropped") == summ["dropped_events"], "summary json dropped %s, trace %d"
+           % (s.get("dropped"), summ["dropped_events"]))
+    kinds = {k["kind"]: k["count"] for k in summ["events_by_kind"]}
+    expect(s.get("events_by_kind") == kinds, "summary json events_by_kind %s, trace %s"
+           % (s.get("events_by_kind"), kinds))
+    return "summary json matches"
+
+
+CHECKS = {
+    "syscalls": check_syscalls,
+    "command": check_command,
+    "pingpong": check_pingpong,
+    "pagefault": check_pagefault,
+    "uring": check_uring,
+    "forktree": check_forktree,
+    "demo": check_demo,
+    "prefix": check_prefix,
+    "clean": check_clean,
+    "header": check_header,
+    "summary-json": check_summary_json,
+}
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in CHECKS:
+        print("usage: ktrace.py {%s} ARGS..." % ",".join(CHECKS), file=sys.stderr)
+        return 2
+    try:
+        print(CHECKS[argv[1]](*argv[2:]))
+    except Fail as e:
+        print(str(e))
+        return 1
+    except (KeyError, IndexError, TypeError, ValueError, OSError) as e:
+        print("%s: unexpected trace shape: %s: %s" % (argv[1], type(e).__name__, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Integration tests of katra-record on the real kernel (needs root).
+# usage: tests/integration/run.sh [NAME...]   (default: every t_NAME.sh here)
+# Prints PASS/FAIL/SKIP per test, then exactly "N passed, N failed";
+# exits 1 if any test failed.  KT_KEEP=1 keeps each test's scratch directory,
+# KT_TIMES=1 prints how long each test took.
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+per_test_timeout=${KT_TEST_TIMEOUT:-90}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP integration: not root (katra-record needs root, or CAP_BPF + CAP_PERFMON)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+
+if [ $# -gt 0 ]; then
+	names=("$@")
+else
+	names=()
+	for f in "$dir"/t_*.sh; do
+		n=${f##*/t_}
+		names+=("${n%.sh}")
+	done
+fi
+
+passed=0
+failed=0
+reason=$(mktemp)
+log=$(mktemp)
+trap 'rm -f "$reason" "$log"' EXIT
+for name in "${names[@]}"; do
+	: >"$reason"
+	start=${EPOCHREALTIME/./}
+	KT_REASON=$reason timeout -k 5 "$per_test_timeout" bash "$dir/t_$name.sh" >"$log" 2>&1
+	rc=$?
+	ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+	[ "${KT_TIMES:-0}" = 1 ] && echo "time $name: ${ms} ms"
+	why=$(head -c 400 "$reason" | tr '\n' ' ' | sed 's/ *$//')
+	case $rc in
+	0)
+		echo "PASS $name"
+		passed=$((passed + 1))
+		;;
+	77)
+		echo "SKIP $name: $why"
+		;;
+	124 | 137)
+		echo "FAIL $name: timed out after ${per_test_timeout}s"
+		failed=$((failed + 1))
+		;;
+	*)
+		[ -n "$why" ] || why="exit $rc: $(tail -n 2 "$log" | tr '\n' ' ')"
+		echo "FAIL $name: $why"
+		failed=$((failed + 1))
+		;;
+	esac
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
