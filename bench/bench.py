@@ -146,7 +146,10 @@ class Katra(Tool):
         with open(self.summary) as f:
             j = json.load(f)
         self.live_ns = j.get('live_after_ns')
-        return dict(recorded=j['events'], lost=j['dropped'], bytes=os.path.getsize(self.out))
+        # its own CPU from live to the end: the per-event cost without the
+        # one-off setup (BTF parsing, loading and attaching the probes)
+        return dict(recorded=j['events'], lost=j['dropped'], bytes=os.path.getsize(self.out),
+                    capture_cpu_ns=j.get('cpu_ns_capture'))
 
     def cleanup(self):
         super().cleanup()
@@ -342,7 +345,7 @@ def summarize(runs, base_ns_per_event, base_truth):
         return {'error': runs[0].get('error', 'no run') if runs else 'not run'}
     s = {'runs': len(ok)}
     for k in ('elapsed_ns', 'truth', 'recorded', 'lost', 'lost_chunks', 'bytes', 'cpu_ns', 'rss_kib',
-              'live_ms', 'live_reported_ms'):
+              'live_ms', 'live_reported_ms', 'capture_cpu_ns'):
         s[k] = med([r.get(k) for r in ok])
     added = [(r['elapsed_ns'] - base_ns_per_event * base_truth) / base_truth for r in ok]
     slow = [r['elapsed_ns'] / (base_ns_per_event * base_truth) for r in ok]
@@ -352,6 +355,8 @@ def summarize(runs, base_ns_per_event, base_truth):
     if rec:
         s['bytes_per_event'] = s['bytes'] / rec if s['bytes'] else None
         s['cpu_ns_per_event'] = s['cpu_ns'] / rec if s['cpu_ns'] is not None else None
+        if s.get('capture_cpu_ns') is not None:
+            s['capture_cpu_ns_per_event'] = s['capture_cpu_ns'] / rec
         s['loss_pct'] = 100.0 * (s['lost'] or 0) / (rec + (s['lost'] or 0))
         # recorded + lost - ground truth: the tracer also sees what the
         # workload does outside its loop (gate, thread exit, result output)
@@ -374,6 +379,8 @@ def fmt(s, col):
             out += f", {s['bytes_per_event']:.0f} B/ev"
     if s.get('cpu_ns_per_event') is not None:
         out += f", cpu {s['cpu_ns_per_event']:.0f} ns/ev"
+        if s.get('capture_cpu_ns_per_event') is not None:
+            out += f" ({s['capture_cpu_ns_per_event']:.0f} after live)"
     if s.get('rss_kib'):
         out += f", rss {s['rss_kib'] / 1024:.1f} MiB"
     if s.get('live_ms') is not None:
@@ -412,9 +419,11 @@ def targets(res):
             0 <= c['extra'] <= 0.001 * c['truth'], f"extra {c['extra']:.0f}")
     else:
         add('sys2: loss < 0.1 %', False, c.get('error', 'did not run'))
-    cpu = [res[wl]['katra-record'].get('cpu_ns_per_event') for wl in res
-           if res[wl].get('katra-record', {}).get('cpu_ns_per_event') is not None]
-    add('recorder CPU <= 100 ns/event (worst workload)', bool(cpu) and max(cpu) <= 100,
+    # the per-event cost: CPU from live to the end (setup is a one-off; the
+    # total, setup included, is in each cell too)
+    cpu = [res[wl]['katra-record'].get('capture_cpu_ns_per_event') for wl in res
+           if res[wl].get('katra-record', {}).get('capture_cpu_ns_per_event') is not None]
+    add('recorder CPU <= 100 ns/event after live (worst workload)', bool(cpu) and max(cpu) <= 100,
         f'{max(cpu):.0f}' if cpu else 'no data')
     rss = [res[wl]['katra-record'].get('rss_kib') for wl in res
            if res[wl].get('katra-record', {}).get('rss_kib')]

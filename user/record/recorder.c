@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -56,6 +57,16 @@ struct recorder {
 	char fifo_line[128];
 	size_t fifo_len;
 };
+
+/* This process's CPU time so far, user + sys. */
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -428,6 +439,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 	}
 	res->live_after_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	res->cpu_ns_setup = cpu_ns();
 	if (o->ready_file) {
 		int fd = open(o->ready_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0) {
@@ -513,6 +525,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 	res->bytes = katra_writer_bytes(r->w);
+	res->cpu_ns_capture = cpu_ns() - res->cpu_ns_setup;
 	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
 			r->pl.bad_records);

@@ -60,9 +60,11 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
 		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"late_events\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
+		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
 		",\"probes_attached\":%u,\"probes_failed\":%u",
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
-		res->duration_ns, res->late, res->live_after_ns, res->probes_attached,
+		res->duration_ns, res->late, res->live_after_ns, res->cpu_ns_setup,
+		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed);
 	if (res->command_status >= 0 && WIFEXITED(res->command_status))
 		fprintf(f, ",\"command_exit_code\":%d", WEXITSTATUS(res->command_status));
