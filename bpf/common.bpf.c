@@ -7,6 +7,7 @@ const volatile __u32 wakeup_bytes = 1 << 19;
 const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
 
 __u64 ring_drops[KATRA_MAX_CPUS];
+__u32 fault_exit_live;
 __u64 tracked_bits[KATRA_PID_LIMIT / 64];
 __u64 pend_words[KATRA_MAX_CPUS * 16];
 

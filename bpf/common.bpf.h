@@ -81,6 +81,26 @@ struct {
 	__type(value, struct sc_pending);
 } flushed SEC(".maps") __weak;
 
+/* A page fault between its tracepoint and handle_mm_fault's return, by tid
+ * (the handler can sleep and the thread move to another CPU). */
+struct fault_start {
+	__u64 ts;
+	__u64 address;
+	__u64 ip;
+	__u64 error_code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fault_start);
+} fault_starts SEC(".maps") __weak;
+
+/* Set by the loader once fexit/handle_mm_fault is attached (faults are
+ * instants until then). */
+extern __u32 fault_exit_live;
+
 static __always_inline bool katra_tracked(__u32 tgid)
 {
 	/* tgid < PID_MAX_LIMIT (4M on 64-bit); the mask is for the verifier */
@@ -182,6 +202,41 @@ static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64
 	e->nr = p->nr;
 	e->flags = KATRA_SC_ENTER | p->sc_flags;
 	katra_submit(rb, e, cpu);
+}
+
+/* Writes a page fault: measured (enter_ts .. end_ts) or an instant. */
+static __always_inline void katra_emit_fault(__u64 pid_tgid, const struct fault_start *s,
+					     __u64 end_ts, __u32 flags)
+{
+	struct katra_ev_page_fault *e;
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *rb;
+
+	/* a measured fault is a Begin and an End */
+	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
+	if (!e)
+		return;
+	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);
+	e->address = s->address;
+	e->ip = s->ip;
+	e->error_code = s->error_code;
+	e->enter_ts = flags & KATRA_PF_MEASURED ? s->ts : end_ts;
+	e->flags = flags;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+}
+
+/* A fault of this thread still waiting for its fexit (it never came: the
+ * fault was refused before handle_mm_fault) is written as an instant. */
+static __always_inline void katra_flush_fault(__u64 pid_tgid, __u64 ts)
+{
+	__u32 tid = pid_tgid;
+	struct fault_start *s = bpf_map_lookup_elem(&fault_starts, &tid);
+
+	if (!s)
+		return;
+	katra_emit_fault(pid_tgid, s, ts, 0);
+	bpf_map_delete_elem(&fault_starts, &tid);
 }
 
 #endif /* KATRA_COMMON_BPF_H */

@@ -1,26 +1,28 @@
-/* exceptions:page_fault_user of tracked threads, as instants. */
+/* exceptions:page_fault_user of tracked threads, measured to the return of
+ * handle_mm_fault where fexit attaches (see katra_ev_page_fault in wire.h). */
 #include "common.bpf.h"
 
 static __always_inline int on_fault(__u64 address, __u64 ip, __u64 error_code)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct katra_ev_page_fault *e;
-	__u32 cpu;
+	struct fault_start start = { 0 };
+	__u32 tid = pid_tgid;
 	__u64 ts;
-	void *rb;
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
+	start.ts = ts;
+	start.address = address;
+	start.ip = ip;
+	start.error_code = error_code;
+	if (!fault_exit_live) {
+		katra_emit_fault(pid_tgid, &start, ts, 0);
 		return 0;
-	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, ts);
-	e->address = address;
-	e->ip = ip;
-	e->error_code = error_code;
-	katra_submit(rb, e, cpu);
+	}
+	/* this thread's previous fault never reached handle_mm_fault's return */
+	katra_flush_fault(pid_tgid, ts);
+	bpf_map_update_elem(&fault_starts, &tid, &start, BPF_ANY);
 	return 0;
 }
 
@@ -36,4 +38,23 @@ int BPF_PROG(raw_page_fault_user, unsigned long address, struct pt_regs *regs,
 	     unsigned long error_code)
 {
 	return on_fault(address, BPF_CORE_READ(regs, ip), error_code);
+}
+
+/* regs is NULL when handle_mm_fault runs for get_user_pages, not a fault. */
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(fx_handle_mm_fault, struct vm_area_struct *vma, unsigned long address,
+	     unsigned int flags, struct pt_regs *regs, vm_fault_t ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct fault_start *start;
+	__u32 tid = pid_tgid;
+
+	if (!regs || !katra_tracked(pid_tgid >> 32))
+		return 0;
+	start = bpf_map_lookup_elem(&fault_starts, &tid);
+	if (!start || start->address != address)
+		return 0;
+	katra_emit_fault(pid_tgid, start, bpf_ktime_get_ns(), KATRA_PF_MEASURED);
+	bpf_map_delete_elem(&fault_starts, &tid);
+	return 0;
 }

@@ -196,6 +196,7 @@ static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 	ts = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	katra_flush_pending(pid_tgid, cpu, ts);
+	katra_flush_fault(pid_tgid, ts); /* e.g. the fault that killed it */
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (e) {
 		katra_head(&e->head, KATRA_EV_EXIT, cpu, pid_tgid, ts);

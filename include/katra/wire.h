@@ -209,12 +209,24 @@ struct katra_ev_exit {
 	__u32 flags; /* KATRA_EXIT_* */
 };
 
-/* ---- exceptions:page_fault_user (tracked thread): an instant. */
+/* ---- exceptions:page_fault_user (tracked thread).  Where fexit on
+ * handle_mm_fault attaches, the fault is measured: the tracepoint keeps its
+ * start (by tid) and the fexit writes one record, MEASURED, with enter_ts =
+ * the tracepoint's time and head.ts = when handle_mm_fault returned (it may
+ * have slept: head.ts can be far after enter_ts).  A fault that never
+ * reaches handle_mm_fault (a bad address: SIGSEGV) is written without
+ * MEASURED when the thread faults again or exits, and every fault is an
+ * instant (enter_ts == head.ts) where the fexit is not attached. */
+#define KATRA_PF_MEASURED (1u << 0)
+
 struct katra_ev_page_fault {
 	struct katra_wire_head head;
 	__u64 address;
 	__u64 ip;
 	__u64 error_code; /* x86 PF error code: bit0 present, 1 write, 2 user, 4 fetch */
+	__u64 enter_ts;
+	__u32 flags;      /* KATRA_PF_* */
+	__u32 pad;
 };
 
 /* ---- io_uring.  ctx is the kernel io_ring_ctx pointer (an opaque id);

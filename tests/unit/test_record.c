@@ -334,6 +334,59 @@ Test(emit, fork_exec_uring_and_late_events)
 	temp_dir_remove(dir);
 }
 
+Test(emit, a_measured_page_fault_is_a_span_with_the_offcpu_inside)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending p, sw;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	open_emitter(&e, &w, path);
+	memset(&p, 0, sizeof(p));
+	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 0, TGID, 10, START + 900 };
+	p.u.pf.address = 0x7000; p.u.pf.ip = 0x400000; p.u.pf.error_code = 6;
+	p.u.pf.enter_ts = START + 100; p.u.pf.flags = KATRA_PF_MEASURED;
+	p.kind = PEND_FAULT_BEGIN; p.key = START + 100;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	/* the fault sleeps (I/O): off the CPU and back inside it */
+	memset(&sw, 0, sizeof(sw));
+	sw.kind = PEND_SWITCH; sw.key = START + 200;
+	sw.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 10, START + 200 };
+	sw.u.sw.prev_state = 2; sw.u.sw.flags = KATRA_SW_PREV_TRACKED;
+	cr_assert_eq(emit_pending(&e, &sw), 0);                                  /* seq 1 */
+	sw.key = START + 800;
+	sw.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, 0, 0, START + 800 };
+	sw.u.sw.next_tgid = TGID; sw.u.sw.next_tid = 10; sw.u.sw.flags = KATRA_SW_NEXT_TRACKED;
+	cr_assert_eq(emit_pending(&e, &sw), 0);                                  /* seq 2 */
+	p.kind = PEND_FAULT_END; p.key = START + 900;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	/* an unmeasured fault: an instant */
+	p.kind = PEND_PAGE_FAULT; p.key = START + 950; p.u.pf.flags = 0;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 4 */
+	finish(&e, w);
+	emitter_free(&e);
+
+	read_back(path);
+	cr_assert_eq(got[0].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[0].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(got[0].ts, 100);
+	cr_assert_eq(got[0].payload.u.page_fault.error_code, 6);
+	cr_assert_eq(got[0].res.domain, KATRA_RES_MEMORY);
+	cr_assert_eq(got[0].res.id, 0x7000);
+	cr_assert_eq(got[1].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[3].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[3].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[3].ts, 900, "measured: 800 ns");
+	cr_assert_eq(got[3].span, got[0].span);
+	cr_assert_eq(got[3].causes[0], 0);
+	cr_assert_eq(got[4].phase, KATRA_PHASE_INSTANT);
+	assert_valid(path);
+	temp_dir_remove(dir);
+}
+
 Test(emit, a_full_thread_table_turns_begins_into_instants)
 {
 	char dir[64], path[128];

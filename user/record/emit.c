@@ -14,6 +14,7 @@ enum thread_flags {
 	TH_WAKEUP = 1 << 2,
 	TH_FIRST_CAUSE = 1 << 3,
 	TH_COUNTED = 1 << 4,
+	TH_FAULT_OPEN = 1 << 5,
 };
 
 struct thread_state {
@@ -22,6 +23,7 @@ struct thread_state {
 	uint64_t off_span, off_seq;
 	uint64_t wake_seq;
 	uint64_t first_cause_seq;
+	uint64_t pf_span, pf_seq, pf_enter_key;
 	uint32_t sc_nr;
 	uint32_t tgid;
 	uint32_t flags;
@@ -515,21 +517,44 @@ static int exit_event(struct emitter *e, const struct pending *p)
 	ev.payload.u.task_exit.exit_code = (int32_t)x->exit_code;
 	ev.payload.u.task_exit.group_dead = x->flags & KATRA_EXIT_GROUP_DEAD;
 	rc = write_event(e, &ev, p->key, th);
-	if (th && !(th->flags & TH_OFFCPU_OPEN))
+	if (th && !(th->flags & (TH_OFFCPU_OPEN | TH_FAULT_OPEN)))
 		ktable_remove(&e->threads, x->head.tid);
 	return rc;
 }
 
+/* An instant, or a measured fault's Begin / End (one span per thread at a
+ * time: a thread cannot fault again before its fault returns). */
 static int page_fault_event(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_page_fault *f = &p->u.pf;
 	struct thread_state *th = thread_of(e, f->head.tid, f->head.tgid);
+	uint32_t phase = KATRA_PHASE_INSTANT;
 	struct katra_event ev;
-	uint64_t causes[1];
+	uint64_t causes[2];
 	unsigned n = 0;
 
-	base_event(&ev, &f->head, KATRA_SCOPE_LINUX, KATRA_KIND_PAGE_FAULT, KATRA_PHASE_INSTANT);
-	note_tracked(e, th, causes, &n);
+	if (p->kind == PEND_FAULT_BEGIN && th) {
+		phase = KATRA_PHASE_BEGIN;
+	} else if (p->kind == PEND_FAULT_END && th && (th->flags & TH_FAULT_OPEN) &&
+		   th->pf_enter_key == f->enter_ts) {
+		phase = KATRA_PHASE_END;
+	}
+	/* an End without its Begin (no thread state for it): an instant */
+	base_event(&ev, &f->head, KATRA_SCOPE_LINUX, KATRA_KIND_PAGE_FAULT, phase);
+	if (phase == KATRA_PHASE_END) {
+		th->flags &= ~TH_FAULT_OPEN;
+		ev.span_id = some(th->pf_span);
+		causes[n++] = th->pf_seq;
+	} else {
+		note_tracked(e, th, causes, &n);
+	}
+	if (phase == KATRA_PHASE_BEGIN) {
+		ev.span_id = some(e->next_span++);
+		th->flags |= TH_FAULT_OPEN;
+		th->pf_span = ev.span_id.value;
+		th->pf_seq = e->next_seq;
+		th->pf_enter_key = f->enter_ts;
+	}
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	ev.resource.domain = KATRA_RES_MEMORY;
 	ev.resource.id = f->address;
@@ -627,6 +652,8 @@ int emit_pending(struct emitter *e, const struct pending *p)
 	case PEND_EXIT:
 		return exit_event(e, p);
 	case PEND_PAGE_FAULT:
+	case PEND_FAULT_BEGIN:
+	case PEND_FAULT_END:
 		return page_fault_event(e, p);
 	default:
 		return uring_event(e, p);
@@ -723,6 +750,11 @@ int emit_close_open_spans(struct emitter *e, uint64_t key)
 		struct katra_wire_head h = { .tid = tid, .tgid = th->tgid };
 		if (th->flags & TH_SYSCALL_OPEN)
 			rc = close_syscall_inferred(e, th, tid, key);
+		if (!rc && (th->flags & TH_FAULT_OPEN)) {
+			th->flags &= ~TH_FAULT_OPEN;
+			rc = end_span(e, th, &h, KATRA_KIND_PAGE_FAULT, th->pf_span, th->pf_seq, key,
+				      NULL, KATRA_CONFIDENCE_INFERRED);
+		}
 		if (!rc && (th->flags & TH_OFFCPU_OPEN)) {
 			th->flags &= ~TH_OFFCPU_OPEN;
 			rc = end_span(e, th, &h, KATRA_KIND_OFF_CPU, th->off_span, th->off_seq, key,

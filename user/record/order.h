@@ -21,7 +21,9 @@ enum pend_kind {
 	PEND_FORK,
 	PEND_EXEC,
 	PEND_EXIT,
-	PEND_PAGE_FAULT,
+	PEND_PAGE_FAULT,      /* an instant */
+	PEND_FAULT_BEGIN,     /* a measured fault, key enter_ts */
+	PEND_FAULT_END,       /* ... key its end */
 	PEND_URING_CREATE,
 	PEND_URING_SUBMIT,
 	PEND_URING_COMPLETE,

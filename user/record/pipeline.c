@@ -171,7 +171,15 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		push(r, ring, PEND_EXIT, h->ts, data, sizeof(struct katra_ev_exit));
 		break;
 	case KATRA_EV_PAGE_FAULT:
-		push(r, ring, PEND_PAGE_FAULT, h->ts, data, sizeof(struct katra_ev_page_fault));
+		if (((const struct katra_ev_page_fault *)data)->flags & KATRA_PF_MEASURED) {
+			push(r, ring, PEND_FAULT_BEGIN,
+			     ((const struct katra_ev_page_fault *)data)->enter_ts, data,
+			     sizeof(struct katra_ev_page_fault));
+			push(r, ring, PEND_FAULT_END, h->ts, data, sizeof(struct katra_ev_page_fault));
+		} else {
+			push(r, ring, PEND_PAGE_FAULT, h->ts, data,
+			     sizeof(struct katra_ev_page_fault));
+		}
 		break;
 	case KATRA_EV_URING_CREATE:
 		push(r, ring, PEND_URING_CREATE, h->ts, data, sizeof(struct katra_ev_uring_create));

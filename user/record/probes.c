@@ -24,6 +24,7 @@ struct probe {
 	const char *name;            /* tracepoint name, e.g. "sys_enter" */
 	struct bpf_program *use;     /* the flavour that is loaded */
 	struct bpf_link *link;
+	int fexit_err;               /* fexit programs: why the kernel refuses them */
 };
 
 struct ring {
@@ -73,6 +74,34 @@ static uint32_t round_ring_bytes(uint32_t want)
 	return sz;
 }
 
+/* Whether an fexit program on FUNC loads and attaches here: some kernels
+ * (or sandboxes) refuse BPF trampolines, and one program the kernel refuses
+ * would fail the whole object's load.  0 or -errno. */
+static int probe_fexit(const struct btf *vmlinux, const char *func)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
+	int id = vmlinux ? btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) : -ENOENT;
+	int fd, link, err = 0;
+
+	if (id <= 0)
+		return -ENOENT;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return -errno;
+	link = bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
+	if (link < 0)
+		err = -errno;
+	else
+		close(link);
+	close(fd);
+	return err;
+}
+
 /* Pair each tp_btf program with its raw_tp twin; keep one of them. */
 static int choose_flavours(struct katra_probes *p, bool force_raw)
 {
@@ -108,6 +137,24 @@ static int choose_flavours(struct katra_probes *p, bool force_raw)
 			bpf_program__set_autoload(twin, !have_btf);
 		p->probes[p->nprobes].name = name + 4;
 		p->probes[p->nprobes].use = have_btf ? prog : twin;
+		p->nprobes++;
+	}
+	/* fexit programs ("fx_FUNC"): only where the kernel's BTF has FUNC */
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name = bpf_program__name(prog);
+		bool have_func;
+
+		if (strncmp(name, "fx_", 3))
+			continue;
+		if (p->nprobes == PROBE_MAX) {
+			err = -E2BIG;
+			break;
+		}
+		p->probes[p->nprobes].fexit_err = probe_fexit(vmlinux, name + 3);
+		have_func = !p->probes[p->nprobes].fexit_err;
+		bpf_program__set_autoload(prog, have_func);
+		p->probes[p->nprobes].name = name + 3;
+		p->probes[p->nprobes].use = have_func ? prog : NULL;
 		p->nprobes++;
 	}
 	btf__free(vmlinux);
@@ -276,21 +323,26 @@ int katra_probes_attach(struct katra_probes *p)
 
 		if (pr->link)
 			continue;
-		pr->link = bpf_program__attach(pr->use);
+		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
 		if (pr->link) {
 			p->attached[p->nattached++] = pr->name;
 			continue;
 		}
-		err = errno ? errno : EINVAL;
+		err = !pr->use ? -pr->fexit_err : errno ? errno : EINVAL;
 		if (!first_err)
 			first_err = -err;
 		if (asprintf(&msg, "%s: %s", pr->name, strerror(err)) < 0)
 			msg = NULL;
 		if (msg)
 			p->failed[p->nfailed++] = msg;
-		fprintf(stderr, "katra-record: cannot attach probe %s: %s\n", pr->name,
-			strerror(err));
+		fprintf(stderr, "katra-record: cannot attach probe %s: %s%s\n", pr->name,
+			strerror(err), pr->fexit_err ? " (fexit refused here: page faults are "
+			"recorded as instants, without their duration)" : "");
 	}
+	/* page faults are measured only once handle_mm_fault's fexit is live */
+	for (i = 0; i < p->nprobes; i++)
+		if (p->probes[i].link && !strcmp(p->probes[i].name, "handle_mm_fault"))
+			p->skel->bss->fault_exit_live = 1;
 	return p->nattached ? 0 : (first_err ? first_err : -ENOENT);
 }
 
