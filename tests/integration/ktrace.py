@@ -410,7 +410,63 @@ def check_summary_json(trace_path, json_path):
     return "summary json matches"
 
 
+def check_epochs(trace_path, *expected):
+    """EpochMarkers exactly as expected ("Kind:name" each), epochs numbered 0.."""
+    t = Trace(trace_path)
+    marks = [r for r in t.body if r["record"] == "EpochMarker"]
+    got = ["%s:%s" % (m["kind"], m["name"]) for m in marks]
+    expect(got == list(expected), "epochs %s, expected %s" % (got, list(expected)))
+    expect([m["epoch"] for m in marks] == list(range(len(marks))),
+           "epoch numbers %s" % [m["epoch"] for m in marks])
+    expect(t.summary()["epoch_count"] == len(marks), "summary epoch_count")
+    return "%d epochs" % len(marks)
+
+
+def _opens(t, data_path):
+    import os
+    st = os.stat(data_path)
+    fid = file_id(st.st_dev, st.st_ino)
+    begins = [e for e in t.events if e["kind"] == "FileOpen" and e["phase"] == "Begin"]
+    ends = {e["span_id"]: e for e in t.events if e["kind"] == "FileOpen" and e["phase"] == "End"}
+    return fid, begins, ends
+
+
+def check_paths(trace_path, data_path, exe_path):
+    """--paths: the data file's openat has its path and the file's identity."""
+    t = Trace(trace_path)
+    expect(t.header["capture_options"]["record_paths"] is True, "record_paths not set")
+    fid, begins, ends = _opens(t, data_path)
+    mine = [b for b in begins if b["payload"]["path"] == data_path]
+    expect(len(mine) == 1, "%d openat Begins with path %s (of %d opens: %s)"
+           % (len(mine), data_path, len(begins), [b["payload"]["path"] for b in begins][:8]))
+    end = ends.get(mine[0]["span_id"])
+    expect(end is not None and end["resource"] == {"domain": "File", "id": fid},
+           "the open's End does not name the file: %s" % (short(end) if end else None))
+    execs = [e for e in t.events if e["kind"] == "Execve" and e["phase"] == "Begin"]
+    expect(any(e["payload"]["path"] == exe_path for e in execs),
+           "no Execve Begin with path %s: %s" % (exe_path, [e["payload"]["path"] for e in execs]))
+    return "open and exec paths recorded"
+
+
+def check_nopaths(trace_path, data_path, exe_path):
+    """Without --paths: no path anywhere; the open still names the file by id."""
+    t = Trace(trace_path)
+    expect(t.header["capture_options"]["record_paths"] is False, "record_paths set")
+    for e in t.events:
+        p = e["payload"].get("path")
+        expect(p is None, "a path without --paths: %s" % short(e))
+    fid, begins, ends = _opens(t, data_path)
+    ids = [ends[b["span_id"]]["resource"]["id"] for b in begins if b["span_id"] in ends]
+    expect(fid in ids, "no openat End names the data file by its identity")
+    with open(trace_path) as f:
+        expect(data_path not in f.read(), "the data file's path appears in the trace")
+    return "no paths, file known by identity"
+
+
 CHECKS = {
+    "epochs": check_epochs,
+    "paths": check_paths,
+    "nopaths": check_nopaths,
     "syscalls": check_syscalls,
     "command": check_command,
     "pingpong": check_pingpong,

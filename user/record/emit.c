@@ -36,11 +36,19 @@ struct proc_state {
 	bool counted;
 };
 
+/* A path waits here from its ring record until its syscall's Begin is
+ * written (several syscalls of one thread can be drained before that). */
 struct path_slot {
 	uint64_t enter_ts;
+	uint32_t tid;
 	uint32_t len;
 	char path[KATRA_PATH_MAX];
 };
+
+static uint64_t path_key(uint32_t tid, uint64_t enter_ts)
+{
+	return enter_ts ^ ((uint64_t)tid * 0x9e3779b97f4a7c15ull);
+}
 
 uint64_t katra_file_id(uint64_t st_dev, uint64_t st_ino)
 {
@@ -260,8 +268,8 @@ static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,
 		slot = &p->u.execve.path;
 	if (!slot)
 		return;
-	struct path_slot *ps = ktable_get(&e->paths, sc->head.tid);
-	if (!ps || ps->enter_ts != sc->enter_ts)
+	struct path_slot *ps = ktable_get(&e->paths, path_key(sc->head.tid, sc->enter_ts));
+	if (!ps || ps->enter_ts != sc->enter_ts || ps->tid != sc->head.tid)
 		return;
 	slot->present = true;
 	slot->value = (struct katra_str){ ps->path, ps->len };
@@ -297,9 +305,10 @@ static int syscall_begin(struct emitter *e, const struct pending *p)
 		th->sc_nr = sc->nr;
 		th->sc_kind = ev.kind;
 	}
-	if (e->record_paths)
-		ktable_remove(&e->paths, sc->head.tid);
-	return write_event(e, &ev, p->key, th);
+	rc = write_event(e, &ev, p->key, th);
+	if (e->record_paths) /* after the write: the payload points into the slot */
+		ktable_remove(&e->paths, path_key(sc->head.tid, sc->enter_ts));
+	return rc;
 }
 
 static int syscall_end(struct emitter *e, const struct pending *p)
@@ -667,10 +676,11 @@ void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 
 	if (!e->record_paths)
 		return;
-	ps = ktable_upsert(&e->paths, path->head.tid, &created);
+	ps = ktable_upsert(&e->paths, path_key(path->head.tid, path->enter_ts), &created);
 	if (!ps)
-		return;
+		return; /* 1024 paths waiting: this syscall is written without its path */
 	ps->enter_ts = path->enter_ts;
+	ps->tid = path->head.tid;
 	size_t len = path->len < KATRA_PATH_MAX ? path->len : KATRA_PATH_MAX - 1;
 	ps->len = (uint32_t)katra_utf8_sanitize(path->path, len, ps->path, sizeof(ps->path));
 }
