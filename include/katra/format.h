@@ -385,7 +385,7 @@ static inline struct katra_str katra_cstr(const char *s)
 	return r;
 }
 
-/* ---- codec (user/format/bincode.c) ----
+/* ---- codec (user/format/encode.c, decode.c) ----
  * Encoders write into out[0..cap) and return the number of bytes, or
  * -ENOSPC when cap is too small (nothing is promised about out then).
  * katra_encoded_*_size gives the exact size without writing. */
