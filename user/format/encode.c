@@ -22,7 +22,7 @@ struct enc {
 
 static inline __attribute__((always_inline)) void put_bytes(struct enc *e, const void *p, size_t n)
 {
-	if (e->fits || (n && e->len + n <= e->cap))
+	if (n && (e->fits || e->len + n <= e->cap))
 		memcpy(e->buf + e->len, p, n);
 	e->len += n;
 }
