@@ -150,15 +150,28 @@ static int write_event(struct emitter *e, struct katra_event *ev, uint64_t key,
 static struct thread_state *thread_of(struct emitter *e, uint32_t tid, uint32_t tgid)
 {
 	bool created;
-	struct thread_state *th = ktable_upsert(&e->threads, tid, &created);
+	struct thread_state *th;
 
+	/* consecutive events mostly come from one thread: skip the hash */
+	if (e->last_thread && e->last_tid == tid)
+		return e->last_thread;
+	th = ktable_upsert(&e->threads, tid, &created);
 	if (!th) {
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
 		return NULL;
 	}
 	if (created)
 		th->tgid = tgid;
+	e->last_tid = tid;
+	e->last_thread = th;
 	return th;
+}
+
+/* Removing can move other entries (backward shift): forget the cached one. */
+static void forget_thread(struct emitter *e, uint32_t tid)
+{
+	ktable_remove(&e->threads, tid);
+	e->last_thread = NULL;
 }
 
 /* A tracked thread's first event: count it, and link it to its fork. */
@@ -483,7 +496,7 @@ static int exec_event(struct emitter *e, const struct pending *p)
 
 	/* a non-leader thread that execs takes over the leader's tid */
 	if (x->old_tid != x->head.tid)
-		ktable_remove(&e->threads, x->old_tid);
+		forget_thread(e, x->old_tid);
 	th = thread_of(e, x->head.tid, x->head.tgid);
 	base_event(&ev, &x->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXEC, KATRA_PHASE_INSTANT);
 	note_tracked(e, th, causes, &n);
@@ -527,7 +540,7 @@ static int exit_event(struct emitter *e, const struct pending *p)
 	ev.payload.u.task_exit.group_dead = x->flags & KATRA_EXIT_GROUP_DEAD;
 	rc = write_event(e, &ev, p->key, th);
 	if (th && !(th->flags & (TH_OFFCPU_OPEN | TH_FAULT_OPEN)))
-		ktable_remove(&e->threads, x->head.tid);
+		forget_thread(e, x->head.tid);
 	return rc;
 }
 

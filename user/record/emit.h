@@ -44,6 +44,8 @@ struct emitter {
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	bool record_paths;
 	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
+	void *last_thread;     /* the thread state last looked up, for last_tid */
+	uint32_t last_tid;
 	int error;             /* first writer error, sticky */
 	struct emit_stats st;
 };
