@@ -8,6 +8,7 @@
 #include "../../user/record/cli.h"
 #include "../../user/record/emit.h"
 #include "../../user/record/order.h"
+#include "../../user/record/pipeline.h"
 #include "../../user/record/syscalls.h"
 
 /* ---- order ---- */
@@ -563,4 +564,63 @@ Test(cli, sizes_and_seconds)
 	cr_assert_eq(katra_parse_seconds("2.25", &v), 0);
 	cr_assert_eq(v, 2250000000ull);
 	cr_assert_eq(katra_parse_seconds("inf", &v), -EINVAL);
+}
+
+/* ---- the pipeline: wire records in, ordered trace out ---- */
+
+Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct pipeline pl;
+	struct pipeline_config pc = {
+		.nrings = 2, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
+	};
+	struct katra_ev_syscall_short gp = { .nr = SYS_getppid };
+	struct katra_ev_waking wk = { .target_tgid = TGID, .target_tid = 20 };
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_drop_count drops[4];
+	struct katra_summary s;
+	uint64_t ring_drops[2] = { 0, 0 };
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	/* ring 0: tid 10's getppid from 100 to 300; ring 1: tid 11 wakes 20 at
+	 * 200, and its own getppid 400..500 */
+	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 0, TGID, 10, START + 300 };
+	gp.enter_ts = START + 100;
+	gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+	pipeline_on_record(&pl, &gp, sizeof(gp));
+	wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 1, TGID, 11, START + 200 };
+	pipeline_on_record(&pl, &wk, sizeof(wk));
+	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 1, TGID, 11, START + 500 };
+	gp.enter_ts = START + 400;
+	pipeline_on_record(&pl, &gp, sizeof(gp));
+	uint32_t junk[4] = { 99, 0, 0, 0 };
+	pipeline_on_record(&pl, junk, sizeof(junk));
+	cr_assert_eq(pl.bad_records, 1, "an unknown record type is counted, not trusted");
+	cr_assert_eq(pipeline_emit_until(&pl, START + 250), 0);
+	cr_assert_eq(pl.em.st.events, 2, "Begin at 100 and the wakeup at 200; not the End at 300");
+	cr_assert_eq(pipeline_finish(&pl, START + 600, ring_drops, &s, kinds, drops, 4), 0);
+	cr_assert_eq(katra_writer_finish(w, &s), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	pipeline_free(&pl);
+
+	read_back(path);
+	/* ts order: Begin 100, Wakeup 200, End 300, Begin 400, End 500, CaptureEnd */
+	uint64_t want_ts[] = { 100, 200, 300, 400, 500 };
+	uint32_t want_phase[] = { KATRA_PHASE_BEGIN, KATRA_PHASE_INSTANT, KATRA_PHASE_END,
+				  KATRA_PHASE_BEGIN, KATRA_PHASE_END };
+	for (size_t i = 0; i < 5; i++) {
+		cr_assert_eq(got[i].ts, want_ts[i], "event %zu", i);
+		cr_assert_eq(got[i].phase, want_phase[i], "event %zu", i);
+		cr_assert_eq(got[i].seq, i);
+	}
+	cr_assert_eq(got[2].causes[0], 0, "the End points at its Begin across the wakeup");
+	cr_assert_eq(got[4].causes[0], 3);
+	cr_assert_eq(got[5].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
+	assert_valid(path);
+	temp_dir_remove(dir);
 }

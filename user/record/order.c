@@ -85,6 +85,22 @@ void order_pop(struct order *o, unsigned ring)
 	o->pending--;
 }
 
+void order_resort_head(struct order *o, unsigned ring)
+{
+	struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1, i = f->head;
+
+	/* usually nothing passes it: a syscall's exit comes before what follows */
+	if (i + 1 == f->tail || f->items[(i + 1) & mask].key >= f->items[i & mask].key)
+		return;
+	struct pending item = f->items[i & mask];
+	while (i + 1 != f->tail && f->items[(i + 1) & mask].key < item.key) {
+		f->items[i & mask] = f->items[(i + 1) & mask];
+		i++;
+	}
+	f->items[i & mask] = item;
+}
+
 uint64_t order_min_key(struct order *o)
 {
 	uint64_t k = UINT64_MAX;

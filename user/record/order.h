@@ -16,6 +16,8 @@ enum pend_kind {
 	PEND_SYSCALL_BEGIN,   /* u.sc, key enter_ts (combined or flushed enter) */
 	PEND_SYSCALL_END,     /* u.sc, key exit time (combined or EXIT|FLUSHED) */
 	PEND_SYSCALL_ORPHAN,  /* u.sc, EXIT|NO_ENTER: becomes an Instant */
+	PEND_SYSCALL_PAIR,    /* u.sc, a combined record: key enter_ts; once its Begin
+			       * is written it becomes the END, key exit_ts, in place */
 	PEND_SWITCH,
 	PEND_WAKING,
 	PEND_FORK,
@@ -70,6 +72,8 @@ void order_commit(struct order *o, unsigned ring);
  * valid until the next order_slot().  order_pop() removes it. */
 struct pending *order_peek(struct order *o, uint64_t limit, unsigned *ring);
 void order_pop(struct order *o, unsigned ring);
+/* The head item of ring got a larger key: move it back to its place. */
+void order_resort_head(struct order *o, unsigned ring);
 /* Smallest key pending, or UINT64_MAX. */
 uint64_t order_min_key(struct order *o);
 

@@ -41,6 +41,25 @@ static int emit_kq(struct pipeline *r, const struct kq_item *k)
 	}
 }
 
+/* Writes the head item of ring.  A combined syscall writes its Begin and
+ * stays as its End, re-sorted by its exit time (one FIFO item, not two). */
+static int emit_head(struct pipeline *r, unsigned ring, struct pending *p)
+{
+	int rc;
+
+	if (p->kind == PEND_SYSCALL_PAIR) {
+		p->kind = PEND_SYSCALL_BEGIN;
+		rc = emit_pending(&r->em, p);
+		p->kind = PEND_SYSCALL_END;
+		p->key = p->u.sc.exit_ts;
+		order_resort_head(&r->order, ring);
+		return rc;
+	}
+	rc = emit_pending(&r->em, p);
+	order_pop(&r->order, ring);
+	return rc;
+}
+
 /* Writes everything pending whose key is <= limit, Katra records included. */
 int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 {
@@ -57,8 +76,7 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 		}
 		if (!p)
 			break;
-		rc = emit_pending(&r->em, p);
-		order_pop(&r->order, ring);
+		rc = emit_head(r, ring, p);
 	}
 	return rc;
 }
@@ -97,8 +115,7 @@ static struct pending *slot_for(struct pipeline *r, unsigned ring)
 		/* this ring's FIFO is full: write its oldest item early */
 		unsigned any;
 		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
-		emit_pending(&r->em, old);
-		order_pop(&r->order, any);
+		emit_head(r, any, old);
 		p = order_slot(&r->order, ring);
 	}
 	return p;
@@ -135,9 +152,11 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 			push(r, ring, PEND_SYSCALL_ORPHAN, h->ts, sc, sizeof(*sc));
 			break;
 		}
-		if (!(sc->flags & KATRA_SC_FLUSHED))
+		if ((sc->flags & (KATRA_SC_FLUSHED | KATRA_SC_EXIT)) == KATRA_SC_EXIT)
+			push(r, ring, PEND_SYSCALL_PAIR, sc->enter_ts, sc, sizeof(*sc));
+		else if (!(sc->flags & KATRA_SC_FLUSHED))
 			push(r, ring, PEND_SYSCALL_BEGIN, sc->enter_ts, sc, sizeof(*sc));
-		if (sc->flags & KATRA_SC_EXIT) /* an End reads no arguments */
+		else /* an End reads no arguments */
 			push(r, ring, PEND_SYSCALL_END, h->ts, sc, KATRA_EV_SYSCALL_END_BYTES);
 		break;
 	}
@@ -148,8 +167,7 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 			.head = ss->head, .enter_ts = ss->enter_ts, .exit_ts = ss->head.ts,
 			.ret = ss->ret, .nr = ss->nr, .flags = ss->flags,
 		};
-		push(r, ring, PEND_SYSCALL_BEGIN, sc.enter_ts, &sc, KATRA_EV_SYSCALL_END_BYTES);
-		push(r, ring, PEND_SYSCALL_END, sc.exit_ts, &sc, KATRA_EV_SYSCALL_END_BYTES);
+		push(r, ring, PEND_SYSCALL_PAIR, sc.enter_ts, &sc, KATRA_EV_SYSCALL_END_BYTES);
 		break;
 	}
 	case KATRA_EV_PATH:
