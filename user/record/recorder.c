@@ -23,7 +23,7 @@
 #define POLL_MS 10
 #define FLUSH_EVERY_NS 100000000ull   /* writer flush: at most 100 ms unflushed */
 #define DROPS_EVERY_NS 100000000ull
-#define TARGETS_EVERY_NS 20000000ull  /* has every target exited? */
+#define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DEFAULT_COUNTER_NS 1000000000ull
 #define DEFAULT_WINDOW_NS 20000000ull
 #define FIFO_CAP 32768                /* pending items per ring */
