@@ -21,6 +21,9 @@ int order_init(struct order *o, unsigned nrings, size_t per_ring_cap)
 			order_free(o);
 			return -ENOMEM;
 		}
+		/* touch it now, before the capture is live: its page faults would
+		 * otherwise land on the first busy seconds of the capture */
+		memset(o->fifos[i].items, 0, cap * sizeof(struct pending));
 		o->fifos[i].cap = cap;
 	}
 	return 0;
