@@ -103,15 +103,3 @@ void order_resort_head(struct order *o, unsigned ring)
 	}
 	f->items[i & mask] = item;
 }
-
-uint64_t order_min_key(struct order *o)
-{
-	uint64_t k = UINT64_MAX;
-
-	for (unsigned r = 0; r < o->nrings; r++) {
-		struct ring_fifo *f = &o->fifos[r];
-		if (f->head != f->tail && f->items[f->head & (f->cap - 1)].key < k)
-			k = f->items[f->head & (f->cap - 1)].key;
-	}
-	return k;
-}

@@ -74,7 +74,5 @@ struct pending *order_peek(struct order *o, uint64_t limit, unsigned *ring);
 void order_pop(struct order *o, unsigned ring);
 /* The head item of ring got a larger key: move it back to its place. */
 void order_resort_head(struct order *o, unsigned ring);
-/* Smallest key pending, or UINT64_MAX. */
-uint64_t order_min_key(struct order *o);
 
 #endif
