@@ -463,7 +463,20 @@ def check_nopaths(trace_path, data_path, exe_path):
     return "no paths, file known by identity"
 
 
+def check_process_events(trace_path, pid, min_events):
+    """At least min_events getppid spans from process pid (a pre-existing child)."""
+    t = Trace(trace_path)
+    pid = int(pid)
+    evs = t.process(pid)
+    gp = [e for e in evs if e["kind"] == "Syscall" and e["phase"] == "End"
+          and e["payload"].get("nr") == SYS_GETPPID]
+    expect(len(gp) >= int(min_events), "process %d: %d getppid spans, expected >= %s"
+           % (pid, len(gp), min_events))
+    return "%d getppid spans from %d" % (len(gp), pid)
+
+
 CHECKS = {
+    "process-events": check_process_events,
     "epochs": check_epochs,
     "paths": check_paths,
     "nopaths": check_nopaths,

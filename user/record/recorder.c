@@ -394,6 +394,17 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		fprintf(stderr, "katra-record: no probe could be attached: %s\n", strerror(-rc));
 		goto cleanup;
 	}
+	/* the tree's processes that already exist: forks from now on are
+	 * followed in the kernel; twice, for a fork between attach and the scan */
+	for (int pass = 0; pass < 2 && o->follow_children && o->npids; pass++) {
+		uint32_t kids[1024];
+		int n = katra_target_descendants(o->pids, o->npids, kids, 1024);
+		for (int i = 0; i < n && i < 1024; i++)
+			katra_probes_track_tgid(r->probes, kids[i]);
+		if (n > 1024)
+			fprintf(stderr, "katra-record: %d processes below the targets; tracking the "
+				"first 1024 and what they fork\n", n);
+	}
 	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
 	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
 	if (rc) {

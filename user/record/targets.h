@@ -13,6 +13,11 @@ int katra_target_check(uint32_t pid);
 /* Its command name (/proc/PID/comm) into buf; "" when unknown. */
 void katra_target_comm(uint32_t pid, char *buf, size_t cap);
 
+/* Processes (thread-group ids) whose parent chain reaches one of roots[]
+ * right now, read from /proc; the roots themselves are not included.  Writes
+ * up to cap of them to out and returns how many there are (or -errno). */
+int katra_target_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t cap);
+
 struct katra_launch {
 	pid_t pid;
 	int release_fd; /* write end: a byte here lets the child exec */
