@@ -1,5 +1,5 @@
 /* raw_syscalls sys_enter / sys_exit for every syscall of tracked threads.
- * The enter is kept in task storage and one combined record is written at the
+ * The enter is kept in its CPU's slot and one combined record is written at the
  * exit (see KATRA_EV_SYSCALL in wire.h); sched.bpf.c flushes a pending enter
  * when its thread leaves the CPU. */
 #include "common.bpf.h"

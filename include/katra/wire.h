@@ -58,7 +58,7 @@ struct katra_wire_head {
 /* ---- syscalls: raw_syscalls sys_enter + sys_exit, every syscall of a tracked
  * thread.
  *
- * The enter is kept in task-local storage and ONE record is written at the exit
+ * The enter is kept in a per-CPU slot and ONE record is written at the exit
  * (flags ENTER|EXIT, "combined").  If the thread leaves the CPU while the
  * syscall is pending (any sched_switch, blocking or preempted), or exits the
  * process without returning (exit, exit_group), the enter is written right
