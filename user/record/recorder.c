@@ -471,7 +471,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
 	sig_atomic_t marks_done = 0;
-	bool targets_ended = false;
 	rc = 0;
 	while (!stop_requested && !rc) {
 		/* poll only returns the rings whose consumer was woken (a ring wakes
@@ -511,10 +510,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		if (now < next_targets)
 			continue;
 		next_targets = now + TARGETS_EVERY_NS;
-		if (targets_gone(r, &launch, &res->command_status)) {
-			targets_ended = true;
+		if (targets_gone(r, &launch, &res->command_status))
 			break;
-		}
 	}
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,
@@ -540,7 +537,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
 			r->pl.bad_records);
-	(void)targets_ended;
 cleanup:
 	if (launch.release_fd >= 0)
 		katra_launch_abort(&launch);
