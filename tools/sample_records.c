@@ -461,10 +461,22 @@ static void build_gpu(void)
 /* Katra-native events; the Drop events mirror the summary's drops[]. */
 static void build_katra(void)
 {
-	static const uint64_t drop_counts[KATRA_DROP_SOURCE_COUNT] = { 12, 3, 1, 0, 7 };
+	static const uint64_t drop_counts[KATRA_DROP_SOURCE_COUNT] = { 12, 3, 1, 0, 7, 2 };
 	struct katra_event *e;
 	uint32_t s;
 
+	for (s = 0; s < KATRA_ORIGIN_COUNT; s++) {
+		e = ev(KATRA_SCOPE_KATRA, KATRA_KIND_PROCESS_INFO, KATRA_PAYLOAD_PROCESS_INFO,
+		       KATRA_RES_PROCESS, 4242);
+		e->payload.u.process_info.comm = katra_cstr("Game.exe");
+		if (s & 1)
+			e->payload.u.process_info.exe_path =
+				(struct katra_opt_str){ true, katra_cstr("/opt/game/Game.exe") };
+		if (s % 3)
+			e->payload.u.process_info.windows_image =
+				(struct katra_opt_str){ true, katra_cstr("C:\\Game\\Game.exe") };
+		e->payload.u.process_info.origin = s;
+	}
 	e = ev(KATRA_SCOPE_KATRA, KATRA_KIND_EPOCH, KATRA_PAYLOAD_NONE, KATRA_RES_NONE, 0);
 	e = ev(KATRA_SCOPE_KATRA, KATRA_KIND_COUNTER, KATRA_PAYLOAD_NONE, KATRA_RES_RING, 0);
 	for (s = 0; s < KATRA_DROP_SOURCE_COUNT; s++) {

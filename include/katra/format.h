@@ -129,6 +129,7 @@ enum katra_event_kind {
 	KATRA_KIND_EPOCH, /* 40 */
 	KATRA_KIND_COUNTER,
 	KATRA_KIND_DROP,
+	KATRA_KIND_PROCESS_INFO,
 	KATRA_KIND_COUNT
 };
 
@@ -153,7 +154,29 @@ enum katra_drop_source {
 	KATRA_DROP_WAKEUP_TABLE,
 	KATRA_DROP_IO_URING_TABLE,
 	KATRA_DROP_REORDER,
+	KATRA_DROP_KERNEL_TABLE, /* instance: enum katra_kernel_table */
 	KATRA_DROP_SOURCE_COUNT
+};
+
+/* How a traced process came into the capture (ProcessInfoPayload.origin). */
+enum katra_process_origin {
+	KATRA_ORIGIN_TARGET = 0,   /* a -p PID */
+	KATRA_ORIGIN_COMMAND,      /* the -- COMMAND */
+	KATRA_ORIGIN_DESCENDANT,   /* already below a target when the capture started */
+	KATRA_ORIGIN_FORKED,       /* forked by a traced process during the capture */
+	KATRA_ORIGIN_WINE_SESSION, /* a member of a target's Wine session at start */
+	KATRA_ORIGIN_WINE_JOINED,  /* joined that Wine session during the capture */
+	KATRA_ORIGIN_COUNT
+};
+
+/* The instance of a DropSource::KernelTable drop: which kernel map refused or
+ * evicted an entry (SPEC §10). */
+enum katra_kernel_table {
+	KATRA_KTABLE_SYSCALLS = 0, /* syscalls in flight off-CPU */
+	KATRA_KTABLE_FAULTS,       /* page faults in flight */
+	KATRA_KTABLE_URING,        /* io_uring contexts of traced processes */
+	KATRA_KTABLE_EXITING,      /* processes whose last threads are exiting */
+	KATRA_KTABLE_COUNT
 };
 
 enum katra_epoch_kind {
@@ -203,6 +226,7 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_WINE_SERVER_CALL,
 	KATRA_PAYLOAD_VULKAN,
 	KATRA_PAYLOAD_DROP,
+	KATRA_PAYLOAD_PROCESS_INFO,
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -284,6 +308,7 @@ struct katra_payload {
 		struct { uint32_t request; struct katra_opt_u32 status; } wine_server_call;
 		struct { uint64_t handle; uint32_t count; struct katra_opt_i32 result; } vulkan;
 		struct { uint32_t source; uint32_t instance; uint64_t count; } drop;
+		struct { struct katra_str comm; struct katra_opt_str exe_path, windows_image; uint32_t origin; } process_info;
 	} u;
 };
 
@@ -375,6 +400,7 @@ const char *katra_epoch_kind_name(uint32_t v);
 const char *katra_counter_kind_name(uint32_t v);
 const char *katra_payload_name(uint32_t v);
 const char *katra_record_type_name(uint32_t v);
+const char *katra_process_origin_name(uint32_t v);
 
 static inline struct katra_str katra_cstr(const char *s)
 {

@@ -438,6 +438,12 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 		p->u.drop.instance = get_u32(d, "DropPayload.instance");
 		p->u.drop.count = get_u64(d, "DropPayload.count");
 		break;
+	case KATRA_PAYLOAD_PROCESS_INFO:
+		p->u.process_info.comm = get_str(d, "ProcessInfoPayload.comm");
+		p->u.process_info.exe_path = get_opt_str(d, "ProcessInfoPayload.exe_path");
+		p->u.process_info.windows_image = get_opt_str(d, "ProcessInfoPayload.windows_image");
+		p->u.process_info.origin = get_enum(d, KATRA_ORIGIN_COUNT, "ProcessInfoPayload.origin");
+		break;
 	}
 }
 

@@ -236,6 +236,12 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 		put_u32(e, p->u.vulkan.count);
 		put_opt_i32(e, p->u.vulkan.result);
 		break;
+	case KATRA_PAYLOAD_PROCESS_INFO:
+		put_str(e, p->u.process_info.comm);
+		put_opt_str(e, &p->u.process_info.exe_path);
+		put_opt_str(e, &p->u.process_info.windows_image);
+		put_u32(e, p->u.process_info.origin);
+		break;
 	case KATRA_PAYLOAD_DROP:
 		put_u32(e, p->u.drop.source);
 		put_u32(e, p->u.drop.instance);
@@ -354,6 +360,11 @@ static size_t event_record_bound(const struct katra_event *ev)
 		n += p->u.execve.path.value.len;
 	else if (p->type == KATRA_PAYLOAD_TASK_EXEC && p->u.task_exec.path.present)
 		n += p->u.task_exec.path.value.len;
+	else if (p->type == KATRA_PAYLOAD_PROCESS_INFO)
+		n += p->u.process_info.comm.len + 8 +
+		     (p->u.process_info.exe_path.present ? p->u.process_info.exe_path.value.len : 0) +
+		     (p->u.process_info.windows_image.present ?
+			      p->u.process_info.windows_image.value.len : 0);
 	return n;
 }
 

@@ -22,14 +22,14 @@ static const char *const kind_names[] = {
 	"IoUringComplete", "IoUringCreate", "NtReadFile", "NtWriteFile", "NtCreateFile",
 	"NtWait", "NtDelayExecution", "NtMapViewOfSection", "NtAllocateVirtualMemory",
 	"NtCreateUserProcess", "WineServerCall", "WinToUnix", "VulkanQueueSubmit",
-	"VulkanQueuePresent", "VulkanFenceWait", "Epoch", "Counter", "Drop",
+	"VulkanQueuePresent", "VulkanFenceWait", "Epoch", "Counter", "Drop", "ProcessInfo",
 };
 static const char *const domain_names[] = {
 	"None", "File", "Futex", "Memory", "Thread", "Process", "IoUring", "Socket",
 	"WinHandle", "VulkanQueue", "Ring",
 };
 static const char *const drop_source_names[] = {
-	"RingReserve", "SpanTable", "WakeupTable", "IoUringTable", "Reorder",
+	"RingReserve", "SpanTable", "WakeupTable", "IoUringTable", "Reorder", "KernelTable",
 };
 static const char *const epoch_kind_names[] = {
 	"CaptureStart", "CaptureEnd", "Signal", "Fifo", "User",
@@ -43,6 +43,10 @@ static const char *const payload_names[] = {
 	"MemoryRange", "Futex", "Wait", "IoUringEnter", "SocketMsg", "Execve", "Clone",
 	"TaskFork", "TaskExec", "TaskExit", "Switch", "Wakeup", "PageFault", "IoUringSubmit",
 	"IoUringComplete", "IoUringCreate", "NtCall", "WineServerCall", "Vulkan", "Drop",
+	"ProcessInfo",
+};
+static const char *const origin_names[] = {
+	"Target", "Command", "Descendant", "Forked", "WineSession", "WineJoined",
 };
 static const char *const record_names[] = {
 	"Event", "EpochMarker", "Counter", "SessionSummary",
@@ -56,6 +60,7 @@ _Static_assert(sizeof(drop_source_names) / sizeof(*drop_source_names) == KATRA_D
 	       "drop source");
 _Static_assert(sizeof(counter_kind_names) / sizeof(*counter_kind_names) ==
 	       KATRA_COUNTER_KIND_COUNT, "counter kind");
+_Static_assert(sizeof(origin_names) / sizeof(*origin_names) == KATRA_ORIGIN_COUNT, "origin");
 _Static_assert(sizeof(epoch_kind_names) / sizeof(*epoch_kind_names) == KATRA_EPOCH_KIND_COUNT,
 	       "epoch kind");
 
@@ -69,3 +74,4 @@ NAME_FN(katra_epoch_kind_name, epoch_kind_names)
 NAME_FN(katra_counter_kind_name, counter_kind_names)
 NAME_FN(katra_payload_name, payload_names)
 NAME_FN(katra_record_type_name, record_names)
+NAME_FN(katra_process_origin_name, origin_names)

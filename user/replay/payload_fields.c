@@ -93,6 +93,10 @@ static const struct kr_field f_vulkan[] = {
 static const struct kr_field f_drop[] = {
 	F(drop, source, KR_DROP_SOURCE), F(drop, instance, KR_U32), F(drop, count, KR_U64),
 };
+static const struct kr_field f_process_info[] = {
+	F(process_info, comm, KR_STR), F(process_info, exe_path, KR_OPT_STR),
+	F(process_info, windows_image, KR_OPT_STR), F(process_info, origin, KR_ORIGIN),
+};
 
 #define D(arr) { arr, sizeof(arr) / sizeof(arr[0]) }
 
@@ -124,6 +128,7 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_NT_CALL] = D(f_nt_call),
 	[KATRA_PAYLOAD_WINE_SERVER_CALL] = D(f_wine_server_call),
 	[KATRA_PAYLOAD_VULKAN] = D(f_vulkan),
+	[KATRA_PAYLOAD_PROCESS_INFO] = D(f_process_info),
 	[KATRA_PAYLOAD_DROP] = D(f_drop),
 };
 
@@ -195,9 +200,18 @@ void kr_payload_field_value(FILE *out, const struct katra_payload *p,
 			put_none(out, json);
 		break;
 	}
-	case KR_DROP_SOURCE: {
+	case KR_STR: {
+		const struct katra_str *str = v;
+
+		katra_json_string(out, str->ptr, str->len);
+		break;
+	}
+	case KR_DROP_SOURCE:
+	case KR_ORIGIN: {
 		uint32_t s = *(const uint32_t *)v;
-		const char *name = kr_enum(katra_drop_source_name(s), s, nbuf);
+		const char *name = kr_enum(f->type == KR_ORIGIN ? katra_process_origin_name(s)
+								 : katra_drop_source_name(s),
+					   s, nbuf);
 
 		if (json)
 			katra_json_string(out, name, katra_cstr(name).len);

@@ -21,6 +21,8 @@ enum kr_ftype {
 	KR_OPT_U64,
 	KR_OPT_STR,
 	KR_DROP_SOURCE, /* u32 holding enum katra_drop_source */
+	KR_STR,
+	KR_ORIGIN,      /* u32 holding enum katra_process_origin */
 };
 
 struct kr_field {

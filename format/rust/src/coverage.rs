@@ -20,6 +20,8 @@ const OPTION_FIELDS: &[&str] = &[
     "NtCallPayload.status",
     "WineServerCallPayload.status",
     "VulkanPayload.result",
+    "ProcessInfoPayload.exe_path",
+    "ProcessInfoPayload.windows_image",
 ];
 
 /// Every enum of the schema and its variant names, in index order.
@@ -33,6 +35,7 @@ pub fn all_enums() -> Vec<(&'static str, &'static [&'static str])> {
         ("ResourceDomain", ResourceDomain::NAMES),
         ("Payload", Payload::NAMES),
         ("DropSource", DropSource::NAMES),
+        ("ProcessOrigin", ProcessOrigin::NAMES),
         ("EpochKind", EpochKind::NAMES),
         ("CounterKind", CounterKind::NAMES),
     ]
@@ -100,6 +103,11 @@ impl Coverage {
             Payload::WineServerCall(p) => self.opt("WineServerCallPayload.status", &p.status),
             Payload::Vulkan(p) => self.opt("VulkanPayload.result", &p.result),
             Payload::Drop(p) => self.variant("DropSource", p.source.name()),
+            Payload::ProcessInfo(p) => {
+                self.opt("ProcessInfoPayload.exe_path", &p.exe_path);
+                self.opt("ProcessInfoPayload.windows_image", &p.windows_image);
+                self.variant("ProcessOrigin", p.origin.name());
+            }
             _ => {}
         }
     }

@@ -717,6 +717,30 @@ pub fn records() -> Vec<TraceRecord> {
     b.epoch(2, EpochKind::Fifo, "");
     b.epoch(3, EpochKind::User, "frame 1");
 
+    // Process names: every origin, the Option fields both ways.
+    let origins = [
+        ProcessOrigin::Target,
+        ProcessOrigin::Command,
+        ProcessOrigin::Descendant,
+        ProcessOrigin::Forked,
+        ProcessOrigin::WineSession,
+        ProcessOrigin::WineJoined,
+    ];
+    for (i, origin) in origins.iter().enumerate() {
+        b.push(ev(
+            t1,
+            S::Katra,
+            K::ProcessInfo,
+            res(D::Process, 4242),
+            P::ProcessInfo(ProcessInfoPayload {
+                comm: "Game.exe".to_string(),
+                exe_path: if i % 2 == 0 { None } else { Some("/opt/game/Game.exe".to_string()) },
+                windows_image: if i % 3 == 0 { None } else { Some("C:\\Game\\Game.exe".to_string()) },
+                origin: *origin,
+            }),
+        ));
+    }
+
     // Katra-native.
     let ring_res = res(D::Ring, 1);
     b.push(ev(t1, S::Katra, K::Epoch, res(D::None, 0), P::None));
@@ -727,6 +751,7 @@ pub fn records() -> Vec<TraceRecord> {
         (DropSource::WakeupTable, 0, 2),
         (DropSource::IoUringTable, 0, 3),
         (DropSource::Reorder, 0, 4),
+        (DropSource::KernelTable, 2, 7),
         (DropSource::RingReserve, 1, 6),
     ];
     for (src, inst, n) in sources.iter() {

@@ -145,7 +145,7 @@ unit_enum!(EventKind {
     27 NtReadFile, 28 NtWriteFile, 29 NtCreateFile, 30 NtWait, 31 NtDelayExecution,
     32 NtMapViewOfSection, 33 NtAllocateVirtualMemory, 34 NtCreateUserProcess,
     35 WineServerCall, 36 WinToUnix, 37 VulkanQueueSubmit, 38 VulkanQueuePresent,
-    39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop
+    39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,6 +188,7 @@ pub enum Payload {
     WineServerCall(WineServerCallPayload),
     Vulkan(VulkanPayload),
     Drop(DropPayload),
+    ProcessInfo(ProcessInfoPayload),
 }
 
 impl Payload {
@@ -219,6 +220,7 @@ impl Payload {
         "WineServerCall",
         "Vulkan",
         "Drop",
+        "ProcessInfo",
     ];
 
     pub fn index(&self) -> u32 {
@@ -251,6 +253,7 @@ impl Payload {
             WineServerCall(_) => 24,
             Vulkan(_) => 25,
             Drop(_) => 26,
+            ProcessInfo(_) => 27,
         }
     }
 
@@ -441,7 +444,21 @@ pub struct DropPayload {
     pub count: u64,
 }
 
-unit_enum!(DropSource { 0 RingReserve, 1 SpanTable, 2 WakeupTable, 3 IoUringTable, 4 Reorder });
+unit_enum!(DropSource {
+    0 RingReserve, 1 SpanTable, 2 WakeupTable, 3 IoUringTable, 4 Reorder, 5 KernelTable
+});
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct ProcessInfoPayload {
+    pub comm: String,
+    pub exe_path: Option<String>,
+    pub windows_image: Option<String>,
+    pub origin: ProcessOrigin,
+}
+
+unit_enum!(ProcessOrigin {
+    0 Target, 1 Command, 2 Descendant, 3 Forked, 4 WineSession, 5 WineJoined
+});
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct EpochMarker {
