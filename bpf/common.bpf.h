@@ -19,6 +19,8 @@
 extern const volatile bool follow_children;
 extern const volatile bool record_paths;
 extern const volatile __u32 wakeup_bytes;
+/* sched_process_exit has its group_dead argument (set by the loader from BTF) */
+extern const volatile bool exit_has_group_dead;
 /* Syscall numbers whose arguments user space decodes (one bit each); the
  * others get the short record. */
 #define KATRA_NR_LIMIT 512
@@ -47,38 +49,62 @@ struct {
 	__array(values, struct katra_ring);
 } rings SEC(".maps") __weak;
 
-/* A syscall between its enter and its exit.  While the thread stays on the
- * CPU it sits in that CPU's slot (a plain .bss access): a thread cannot leave
- * the CPU without a sched_switch, which moves it into `flushed` (by tid). */
-#define PEND_ACTIVE (1u << 0) /* an enter is stored and its exit not seen */
-
-struct sc_pending {
-	__u64 enter_ts;
-	__u64 args[6];
-	__u64 dev;
-	__u64 ino;
-	__u64 aux;
-	__u32 nr;
-	__u32 sc_flags; /* KATRA_SC_FILE / KATRA_SC_AUX */
-	__u32 state;    /* PEND_* */
-	__u32 tid;
-	__u64 wake_avail; /* ring fill seen at the last wakeup check (katra_submit) */
-	__u64 nsubmit;    /* records submitted on this CPU */
-	__u64 pad[2];     /* one slot = two cache lines: no sharing between CPUs */
-};
-
-/* Declared as words so the skeleton need not know struct sc_pending. */
-#define PEND_WORDS (sizeof(struct sc_pending) / 8)
+/* The per-CPU slots (struct katra_cpu_slot in wire.h): a syscall between
+ * its enter and its exit while the thread stays on the CPU (a plain .bss
+ * access: a thread cannot leave the CPU without a sched_switch, which moves
+ * it into `flushed`, by tid), and the busy count behind the watermark.
+ * Declared as words so the skeleton need not know the struct. */
+#define SLOT_WORDS (sizeof(struct katra_cpu_slot) / 8)
 extern __u64 pend_words[KATRA_MAX_CPUS * 16];
-#define PEND_SLOT(cpu) ((struct sc_pending *)&pend_words[(cpu) * PEND_WORDS])
-_Static_assert(sizeof(struct sc_pending) == 128, "one slot is two cache lines");
+#define PEND_SLOT(cpu) ((struct katra_cpu_slot *)&pend_words[(cpu) * SLOT_WORDS])
+_Static_assert(SLOT_WORDS == 16, "one slot is two cache lines");
 
-/* Enters written early (the thread left the CPU mid-syscall), by tid. */
+/* Entries a kernel map refused (full), by table: user space reads them from
+ * .bss and writes them as DropSource::KernelTable (instance = the index). */
+#define KTABLE_SYSCALLS 0 /* `flushed` */
+#define KTABLE_FAULTS   1 /* `fault_starts` */
+#define KTABLE_URING    2 /* `uring_ctxs` */
+#define KTABLE_COUNT    4
+extern __u64 ktable_drops[KTABLE_COUNT];
+
+/* Updates a map whose failure would lose something: counted, never silent. */
+static __always_inline long katra_map_put(void *map, const void *key, const void *value,
+					  __u64 flags, __u32 table)
+{
+	long err = bpf_map_update_elem(map, key, value, flags);
+
+	if (err && err != -17 /* EEXIST: BPF_NOEXIST on an existing key */ &&
+	    table < KTABLE_COUNT)
+		__sync_fetch_and_add(&ktable_drops[table], 1);
+	return err;
+}
+
+/* Marks this CPU busy before a probe reads the clock, and idle after it has
+ * committed: user space does not move this ring's watermark while it is
+ * busy.  Returns the CPU (every record of the probe goes to its ring). */
+static __always_inline __u32 katra_busy(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu < KATRA_MAX_CPUS)
+		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy, 1);
+	return cpu;
+}
+
+static __always_inline void katra_idle(__u32 cpu)
+{
+	if (cpu < KATRA_MAX_CPUS)
+		__sync_fetch_and_sub(&PEND_SLOT(cpu)->busy, 1);
+}
+
+/* Enters written early (the thread left the CPU mid-syscall), by tid.  A
+ * plain hash (an LRU would evict live entries silently): an entry leaves at
+ * the syscall's exit or the thread's exit; a full table is counted. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
 	__type(key, __u32);
-	__type(value, struct sc_pending);
+	__type(value, struct katra_cpu_slot);
 } flushed SEC(".maps") __weak;
 
 /* A page fault between its tracepoint and handle_mm_fault's return, by tid
@@ -91,7 +117,7 @@ struct fault_start {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct fault_start);
@@ -148,7 +174,7 @@ drop:
 static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP, avail;
-	struct sc_pending *s;
+	struct katra_cpu_slot *s;
 
 	if (cpu < KATRA_MAX_CPUS) {
 		s = PEND_SLOT(cpu);
@@ -177,17 +203,19 @@ static __always_inline void katra_head(struct katra_wire_head *h, __u32 type, __
 static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64 ts)
 {
 	struct katra_ev_syscall *e;
-	struct sc_pending *p;
+	struct katra_cpu_slot *p;
 	__u32 tid = pid_tgid;
 	void *rb;
 
 	if (cpu >= KATRA_MAX_CPUS)
 		return;
 	p = PEND_SLOT(cpu);
-	if (!(p->state & PEND_ACTIVE) || p->tid != tid)
+	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != tid)
 		return;
 	p->state = 0;
-	bpf_map_update_elem(&flushed, &tid, p, BPF_ANY);
+	/* if the table is full the exit is written without its enter (an
+	 * instant), and the loss is counted */
+	katra_map_put(&flushed, &tid, p, BPF_ANY, KTABLE_SYSCALLS);
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		return;
@@ -205,11 +233,11 @@ static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64
 }
 
 /* Writes a page fault: measured (enter_ts .. end_ts) or an instant. */
-static __always_inline void katra_emit_fault(__u64 pid_tgid, const struct fault_start *s,
-					     __u64 end_ts, __u32 flags)
+static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
+					     const struct fault_start *s, __u64 end_ts,
+					     __u32 flags)
 {
 	struct katra_ev_page_fault *e;
-	__u32 cpu = bpf_get_smp_processor_id();
 	void *rb;
 
 	/* a measured fault is a Begin and an End */
@@ -228,14 +256,14 @@ static __always_inline void katra_emit_fault(__u64 pid_tgid, const struct fault_
 
 /* A fault of this thread still waiting for its fexit (it never came: the
  * fault was refused before handle_mm_fault) is written as an instant. */
-static __always_inline void katra_flush_fault(__u64 pid_tgid, __u64 ts)
+static __always_inline void katra_flush_fault(__u32 cpu, __u64 pid_tgid, __u64 ts)
 {
 	__u32 tid = pid_tgid;
 	struct fault_start *s = bpf_map_lookup_elem(&fault_starts, &tid);
 
 	if (!s)
 		return;
-	katra_emit_fault(pid_tgid, s, ts, 0);
+	katra_emit_fault(cpu, pid_tgid, s, ts, 0);
 	bpf_map_delete_elem(&fault_starts, &tid);
 }
 

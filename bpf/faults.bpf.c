@@ -9,20 +9,27 @@ static __always_inline int on_fault(__u64 address, __u64 ip, __u64 error_code)
 	__u32 tid = pid_tgid;
 	__u64 ts;
 
+	__u32 cpu;
+
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
 	start.ts = ts;
 	start.address = address;
 	start.ip = ip;
 	start.error_code = error_code;
 	if (!fault_exit_live) {
-		katra_emit_fault(pid_tgid, &start, ts, 0);
-		return 0;
+		katra_emit_fault(cpu, pid_tgid, &start, ts, 0);
+		goto out;
 	}
 	/* this thread's previous fault never reached handle_mm_fault's return */
-	katra_flush_fault(pid_tgid, ts);
-	bpf_map_update_elem(&fault_starts, &tid, &start, BPF_ANY);
+	katra_flush_fault(cpu, pid_tgid, ts);
+	/* a full table: the fault is written now, as an instant */
+	if (katra_map_put(&fault_starts, &tid, &start, BPF_ANY, KTABLE_FAULTS))
+		katra_emit_fault(cpu, pid_tgid, &start, ts, 0);
+out:
+	katra_idle(cpu);
 	return 0;
 }
 
@@ -49,12 +56,16 @@ int BPF_PROG(fx_handle_mm_fault, struct vm_area_struct *vma, unsigned long addre
 	struct fault_start *start;
 	__u32 tid = pid_tgid;
 
+	__u32 cpu;
+
 	if (!regs || !katra_tracked(pid_tgid >> 32))
 		return 0;
 	start = bpf_map_lookup_elem(&fault_starts, &tid);
 	if (!start || start->address != address)
 		return 0;
-	katra_emit_fault(pid_tgid, start, bpf_ktime_get_ns(), KATRA_PF_MEASURED);
+	cpu = katra_busy();
+	katra_emit_fault(cpu, pid_tgid, start, bpf_ktime_get_ns(), KATRA_PF_MEASURED);
 	bpf_map_delete_elem(&fault_starts, &tid);
+	katra_idle(cpu);
 	return 0;
 }

@@ -5,9 +5,11 @@
 
 #define IORING_SETUP_SQPOLL_ (1u << 1)
 
-/* io_ring_ctx pointer -> owning tgid */
+/* io_ring_ctx pointer -> owning tgid.  Entries of a process are deleted by
+ * user space when it exits; a full table is counted (its completions in other
+ * contexts are then not written). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, __u32);
@@ -23,12 +25,12 @@ static __always_inline int on_create(__s32 fd, __u64 ctx, __u32 sq, __u32 cq, __
 
 	if (!katra_tracked(tgid))
 		return 0;
-	bpf_map_update_elem(&uring_ctxs, &ctx, &tgid, BPF_ANY);
+	katra_map_put(&uring_ctxs, &ctx, &tgid, BPF_ANY, KTABLE_URING);
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
-		return 0;
+		goto out;
 	katra_head(&e->head, KATRA_EV_URING_CREATE, cpu, pid_tgid, ts);
 	e->ctx = ctx;
 	e->fd = fd;
@@ -36,6 +38,8 @@ static __always_inline int on_create(__s32 fd, __u64 ctx, __u32 sq, __u32 cq, __
 	e->cq_entries = cq;
 	e->flags = flags;
 	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
 	return 0;
 }
 
@@ -65,12 +69,12 @@ static __always_inline int on_submit(struct io_kiocb *req)
 	ctx = BPF_CORE_READ(req, ctx);
 	key = (__u64)ctx;
 	if (!bpf_map_lookup_elem(&uring_ctxs, &key))
-		bpf_map_update_elem(&uring_ctxs, &key, &tgid, BPF_ANY);
+		katra_map_put(&uring_ctxs, &key, &tgid, BPF_NOEXIST, KTABLE_URING);
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
-		return 0;
+		goto out;
 	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);
 	e->ctx = key;
 	e->req = (__u64)req;
@@ -79,6 +83,8 @@ static __always_inline int on_submit(struct io_kiocb *req)
 	e->opcode = BPF_CORE_READ(req, opcode);
 	e->sq_thread = BPF_CORE_READ(ctx, flags) & IORING_SETUP_SQPOLL_ ? 1 : 0;
 	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
 	return 0;
 }
 
@@ -109,11 +115,11 @@ static __always_inline int on_complete(__u64 ctx, __u64 req, struct io_uring_cqe
 		owner = tgid;
 	else
 		return 0;
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
-		return 0;
+		goto out;
 	/* completed in an untracked context (interrupt, another process): say
 	 * "outside the traced set" rather than blame whoever was running */
 	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu, katra_tracked(tgid) ? pid_tgid : 0, ts);
@@ -125,6 +131,8 @@ static __always_inline int on_complete(__u64 ctx, __u64 req, struct io_uring_cqe
 	e->owner_tgid = owner;
 	e->pad = 0;
 	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
 	return 0;
 }
 

@@ -18,23 +18,24 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 		flags |= KATRA_SW_NEXT_TRACKED;
 	if (!flags)
 		return 0;
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
 	/* a syscall in progress: its Begin must not wait for the thread's return */
 	if (flags & KATRA_SW_PREV_TRACKED)
 		katra_flush_pending(pid_tgid, cpu, ts);
 	/* one event per tracked side: the leaving thread's and the coming one's */
 	e = katra_reserve(&rb, cpu, sizeof(*e),
 			  !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED));
-	if (!e)
-		return 0;
-	katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
-	e->prev_state = prev_state;
-	e->next_tgid = next_tgid;
-	e->next_tid = BPF_CORE_READ(next, pid);
-	e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
-	e->pad = 0;
-	katra_submit(rb, e, cpu);
+	if (e) {
+		katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
+		e->prev_state = prev_state;
+		e->next_tgid = next_tgid;
+		e->next_tid = BPF_CORE_READ(next, pid);
+		e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
+		e->pad = 0;
+		katra_submit(rb, e, cpu);
+	}
+	katra_idle(cpu);
 	return 0;
 }
 
@@ -62,11 +63,11 @@ static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags)
 
 	if (!katra_tracked(tgid))
 		return 0;
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
-		return 0;
+		goto out;
 	/* an untracked waker (often an interrupt that hit some other process)
 	 * is written as 0: "outside the traced set", never the bystander */
 	__u64 waker = bpf_get_current_pid_tgid();
@@ -76,6 +77,8 @@ static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags)
 	e->target_cpu = BPF_CORE_READ(t, thread_info.cpu);
 	e->flags = wk_flags;
 	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
 	return 0;
 }
 
@@ -121,17 +124,19 @@ static __always_inline int on_fork(struct task_struct *child)
 		katra_set_tracked(child_tgid, true);
 		flags = KATRA_FORK_TRACKED;
 	}
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		return 0;
-	katra_head(&e->head, KATRA_EV_FORK, cpu, pid_tgid, ts);
-	e->child_tgid = child_tgid;
-	e->child_tid = BPF_CORE_READ(child, pid);
-	e->flags = flags;
-	e->pad = 0;
-	katra_submit(rb, e, cpu);
+	if (e) {
+		katra_head(&e->head, KATRA_EV_FORK, cpu, pid_tgid, ts);
+		e->child_tgid = child_tgid;
+		e->child_tid = BPF_CORE_READ(child, pid);
+		e->flags = flags;
+		e->pad = 0;
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+		katra_submit(rb, e, cpu);
+	}
+	katra_idle(cpu);
 	return 0;
 }
 
@@ -147,6 +152,22 @@ int BPF_PROG(raw_sched_process_fork, struct task_struct *parent, struct task_str
 	return on_fork(child);
 }
 
+/* A non-leader thread that execs becomes the leader (it takes the tgid as its
+ * tid, the kernel's de_thread): its pending execve moves to the new tid, so
+ * its exit finds it. */
+static __always_inline void move_pending(__u32 cpu, __u32 old_tid, __u32 tid)
+{
+	struct katra_cpu_slot *p = PEND_SLOT(cpu), *f;
+
+	if ((p->state & KATRA_SLOT_ACTIVE) && p->tid == old_tid)
+		p->tid = tid;
+	f = bpf_map_lookup_elem(&flushed, &old_tid);
+	if (f) {
+		katra_map_put(&flushed, &tid, f, BPF_ANY, KTABLE_SYSCALLS);
+		bpf_map_delete_elem(&flushed, &old_tid);
+	}
+}
+
 static __always_inline int on_exec(__u32 old_tid)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -157,15 +178,21 @@ static __always_inline int on_exec(__u32 old_tid)
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
-	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
+	cpu = katra_busy();
+	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
-	katra_head(&e->head, KATRA_EV_EXEC, cpu, pid_tgid, ts);
-	e->old_tid = old_tid;
-	e->pad = 0;
-	katra_submit(rb, e, cpu);
+	ts = bpf_ktime_get_ns();
+	if (old_tid != (__u32)pid_tgid)
+		move_pending(cpu, old_tid, pid_tgid);
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (e) {
+		katra_head(&e->head, KATRA_EV_EXEC, cpu, pid_tgid, ts);
+		e->old_tid = old_tid;
+		e->pad = 0;
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+		katra_submit(rb, e, cpu);
+	}
+	katra_idle(cpu);
 	return 0;
 }
 
@@ -182,7 +209,8 @@ int BPF_PROG(raw_sched_process_exec, struct task_struct *p, pid_t old_pid)
 }
 
 /* The exiting task is current.  A pending exit/exit_group enter is flushed
- * here: the tgid leaves the tracked set before the thread's last switch. */
+ * here.  The tgid stays tracked (user space untracks it after reading the
+ * group_dead record), so every thread's exit is seen. */
 static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -193,10 +221,10 @@ static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 
 	if (!katra_tracked(tgid))
 		return 0;
+	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	cpu = bpf_get_smp_processor_id();
 	katra_flush_pending(pid_tgid, cpu, ts);
-	katra_flush_fault(pid_tgid, ts); /* e.g. the fault that killed it */
+	katra_flush_fault(cpu, pid_tgid, ts); /* e.g. the fault that killed it */
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (e) {
 		katra_head(&e->head, KATRA_EV_EXIT, cpu, pid_tgid, ts);
@@ -206,20 +234,34 @@ static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 	}
 	/* a thread killed while blocked in a syscall never exits it */
 	bpf_map_delete_elem(&flushed, &tid);
-	if (group_dead)
-		katra_set_tracked(tgid, false);
+	katra_idle(cpu);
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(tpb_sched_process_exit, struct task_struct *t)
+/* group_dead is a tracepoint argument since Linux 6.16 (commit "sched: Add
+ * group_dead to the sched_process_exit tracepoint"); before, signal->live
+ * read here can already be 0 for two threads exiting at once.  The loader
+ * sets exit_has_group_dead from BTF, so the ctx[1] read is dead code (never
+ * verified) on older kernels. */
+static __always_inline bool exit_group_dead(__u64 *ctx, struct task_struct *t)
 {
-	/* group_dead became a tracepoint argument only in recent kernels */
-	return on_exit(t, BPF_CORE_READ(t, signal, live.counter) == 0);
+	if (exit_has_group_dead)
+		return (bool)ctx[1];
+	return BPF_CORE_READ(t, signal, live.counter) == 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int tpb_sched_process_exit(__u64 *ctx)
+{
+	struct task_struct *t = (struct task_struct *)ctx[0];
+
+	return on_exit(t, exit_group_dead(ctx, t));
 }
 
 SEC("raw_tp/sched_process_exit")
-int BPF_PROG(raw_sched_process_exit, struct task_struct *t)
+int raw_sched_process_exit(__u64 *ctx)
 {
-	return on_exit(t, BPF_CORE_READ(t, signal, live.counter) == 0);
+	struct task_struct *t = (struct task_struct *)ctx[0];
+
+	return on_exit(t, exit_group_dead(ctx, t));
 }

@@ -91,17 +91,43 @@ static __always_inline void emit_path(__u64 pid_tgid, __u32 cpu, __u64 ts, __u32
 	katra_submit(rb, e, cpu);
 }
 
+/* i386 numbers whose arguments are laid out as their x86_64 twins' (the
+ * same registers in the i386 order): decoded as those. */
+#define NR32_read     3
+#define NR32_write    4
+#define NR32_close    6
+#define NR32_readv    145
+#define NR32_writev   146
+#define NR32_pread64  180
+#define NR32_pwrite64 181
+#define TS_COMPAT_    0x0002 /* thread_info.status: in a 32-bit syscall */
+
+static __always_inline __u32 as_x86_64(__u32 nr32)
+{
+	switch (nr32) {
+	case NR32_read: return NR_read;
+	case NR32_write: return NR_write;
+	case NR32_close: return NR_close;
+	case NR32_readv: return NR_readv;
+	case NR32_writev: return NR_writev;
+	case NR32_pread64: return NR_pread64;
+	case NR32_pwrite64: return NR_pwrite64;
+	default: return (__u32)-1;
+	}
+}
+
 /* Decode what the exit will not be able to see any more: the fd's file (it
  * may be closed by then), user-memory arguments. */
-static __always_inline void decode_enter(struct sc_pending *p)
+static __always_inline void decode_enter(struct katra_cpu_slot *p)
 {
 	__u64 fd = (__u64)-1;
+	__u32 nr = p->sc_flags & KATRA_SC_I386 ? as_x86_64(p->nr) : p->nr;
 
-	switch (p->nr) {
+	switch (nr) {
 	case NR_read: case NR_write: case NR_close: case NR_pread64: case NR_pwrite64:
 	case NR_readv: case NR_writev: case NR_preadv: case NR_pwritev:
 	case NR_sendmsg: case NR_recvmsg:
-		fd = p->args[0];
+		fd = (__u32)p->args[0];
 		break;
 	case NR_mmap:
 		if (!(p->args[3] & MAP_ANONYMOUS_))
@@ -126,27 +152,45 @@ static __always_inline void decode_enter(struct sc_pending *p)
 		p->sc_flags |= KATRA_SC_FILE;
 }
 
+static __always_inline bool in_compat_syscall(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return task->thread_info.status & TS_COMPAT_;
+}
+
 /* btf: regs is a trusted BTF pointer (tp_btf), else a raw one (raw_tp). */
 static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct sc_pending *p;
+	struct katra_cpu_slot *p;
+	bool compat;
 	__u32 cpu;
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
-	cpu = bpf_get_smp_processor_id();
+	cpu = katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
 	p = PEND_SLOT(cpu);
 	p->enter_ts = bpf_ktime_get_ns();
 	p->nr = id;
 	p->tid = pid_tgid;
-	p->sc_flags = 0;
+	p->tgid = pid_tgid >> 32;
 	p->dev = 0;
 	p->ino = 0;
 	p->aux = 0;
-	if (btf) {
+	compat = in_compat_syscall();
+	p->sc_flags = compat ? KATRA_SC_I386 : 0;
+	if (compat) {
+		/* i386: bx, cx, dx, si, di, bp (32-bit values) */
+		p->args[0] = (__u32)BPF_CORE_READ(regs, bx);
+		p->args[1] = (__u32)BPF_CORE_READ(regs, cx);
+		p->args[2] = (__u32)BPF_CORE_READ(regs, dx);
+		p->args[3] = (__u32)BPF_CORE_READ(regs, si);
+		p->args[4] = (__u32)BPF_CORE_READ(regs, di);
+		p->args[5] = (__u32)BPF_CORE_READ(regs, bp);
+	} else if (btf) {
 		p->args[0] = regs->di;
 		p->args[1] = regs->si;
 		p->args[2] = regs->dx;
@@ -162,17 +206,18 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 		p->args[5] = BPF_CORE_READ(regs, r9);
 	}
 	decode_enter(p);
-	p->state = PEND_ACTIVE;
-	if (record_paths) {
+	p->state = KATRA_SLOT_ACTIVE;
+	if (record_paths && !compat) {
 		if (p->nr == NR_openat || p->nr == NR_openat2)
 			emit_path(pid_tgid, cpu, p->enter_ts, p->nr, p->args[1]);
 		else if (p->nr == NR_execve)
 			emit_path(pid_tgid, cpu, p->enter_ts, p->nr, p->args[0]);
 	}
+	katra_idle(cpu);
 	return 0;
 }
 
-static __always_inline void fill_from(struct katra_ev_syscall *e, const struct sc_pending *p)
+static __always_inline void fill_from(struct katra_ev_syscall *e, const struct katra_cpu_slot *p)
 {
 	e->enter_ts = p->enter_ts;
 	__builtin_memcpy(e->args, p->args, sizeof(e->args));
@@ -181,75 +226,87 @@ static __always_inline void fill_from(struct katra_ev_syscall *e, const struct s
 	e->aux = p->aux;
 }
 
+/* The exit belongs to the thread's pending enter whatever orig_ax says now:
+ * a thread makes one syscall at a time, and rt_sigreturn (orig_ax -1 after
+ * the restore), restart_syscall and a successful execve change it. */
 static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 cpu, nr, tid = pid_tgid;
 	struct katra_ev_syscall *e;
-	struct sc_pending *p, *f;
+	struct katra_cpu_slot *p, *f = NULL;
+	bool mine;
 	__u64 ts;
 	void *rb;
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
-	ts = bpf_ktime_get_ns();
-	nr = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
-	cpu = bpf_get_smp_processor_id();
+	cpu = katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
+	ts = bpf_ktime_get_ns();
+	nr = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	p = PEND_SLOT(cpu);
-	if ((p->state & PEND_ACTIVE) && p->tid == tid && p->nr == nr && !p->sc_flags &&
-	    nr < KATRA_NR_LIMIT && !(decoded_nrs[(nr >> 6) & 7] & (1ull << (nr & 63)))) {
+	mine = (p->state & KATRA_SLOT_ACTIVE) && p->tid == tid;
+	if (mine)
+		nr = p->nr;
+	if (mine && !p->sc_flags && nr < KATRA_NR_LIMIT &&
+	    !(decoded_nrs[(nr >> 6) & 7] & (1ull << (nr & 63)))) {
 		struct katra_ev_syscall_short *s = katra_reserve(&rb, cpu, sizeof(*s), 2);
 		p->state = 0;
-		if (!s)
-			return 0;
-		katra_head(&s->head, KATRA_EV_SYSCALL_SHORT, cpu, pid_tgid, ts);
-		s->enter_ts = p->enter_ts;
-		s->ret = ret;
-		s->nr = nr;
-		s->flags = KATRA_SC_EXIT | KATRA_SC_ENTER;
-		katra_submit(rb, s, cpu);
-		return 0;
+		if (s) {
+			katra_head(&s->head, KATRA_EV_SYSCALL_SHORT, cpu, pid_tgid, ts);
+			s->enter_ts = p->enter_ts;
+			s->ret = ret;
+			s->nr = nr;
+			s->flags = KATRA_SC_EXIT | KATRA_SC_ENTER;
+			katra_submit(rb, s, cpu);
+		}
+		goto out;
 	}
+	if (!mine)
+		f = bpf_map_lookup_elem(&flushed, &tid);
 	/* combined (Begin + End) when the enter is still in this CPU's slot */
-	e = katra_reserve(&rb, cpu, sizeof(*e),
-			  (p->state & PEND_ACTIVE) && p->tid == tid && p->nr == nr ? 2 : 1);
+	e = katra_reserve(&rb, cpu, sizeof(*e), mine ? 2 : 1);
 	if (!e) {
-		if (p->tid == tid)
+		if (mine)
 			p->state = 0;
-		return 0;
+		else if (f)
+			bpf_map_delete_elem(&flushed, &tid);
+		goto out;
 	}
 	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);
 	e->exit_ts = ts;
 	e->ret = ret;
-	e->nr = nr;
-	if ((p->state & PEND_ACTIVE) && p->tid == tid && p->nr == nr) {
+	if (mine) {
 		/* never left the CPU: the common, cheap case */
 		fill_from(e, p);
+		e->nr = nr;
 		e->flags = KATRA_SC_EXIT | KATRA_SC_ENTER | p->sc_flags;
 		p->state = 0;
-	} else if ((f = bpf_map_lookup_elem(&flushed, &tid)) && f->nr == nr) {
+	} else if (f) {
 		fill_from(e, f);
+		e->nr = f->nr;
 		e->flags = KATRA_SC_EXIT | KATRA_SC_FLUSHED | f->sc_flags;
 		bpf_map_delete_elem(&flushed, &tid);
 	} else {
-		if (p->tid == tid)
-			p->state = 0;
 		e->enter_ts = 0;
 		__builtin_memset(e->args, 0, sizeof(e->args));
 		e->dev = 0;
 		e->ino = 0;
 		e->aux = 0;
-		e->flags = KATRA_SC_EXIT | KATRA_SC_NO_ENTER;
+		e->nr = nr;
+		e->flags = KATRA_SC_EXIT | KATRA_SC_NO_ENTER |
+			   (in_compat_syscall() ? KATRA_SC_I386 : 0);
 	}
-	if ((nr == NR_openat || nr == NR_openat2) && ret >= 0 &&
-	    fd_identity(ret, &e->dev, &e->ino))
+	if ((e->nr == NR_openat || e->nr == NR_openat2) && !(e->flags & KATRA_SC_I386) &&
+	    ret >= 0 && fd_identity(ret, &e->dev, &e->ino))
 		e->flags |= KATRA_SC_FILE;
 	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
 	return 0;
 }
-
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tpb_sys_enter, struct pt_regs *regs, long id)
 {

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 		if ((i & 8191) == 8191 && ts > 20000000)
 			pipeline_emit_until(&pl, ts - 20000000);
 	}
-	rc = pipeline_finish(&pl, ts, ring_drops, &s, kinds, drops, 8);
+	rc = pipeline_finish(&pl, ts, ring_drops, NULL, &s, kinds, drops, 8);
 	if (!rc)
 		rc = katra_writer_finish(w, &s);
 	uint64_t t1 = mono_ns();

@@ -23,7 +23,13 @@ int main(int argc, char **argv)
 	rc = katra_record_run(&o, &res);
 	if (rc)
 		return 1;
-	katra_record_print_summary(stderr, &o, &res);
+	if (!o.quiet)
+		katra_record_print_summary(stderr, &o, &res);
+	double lost_pct = katra_record_loss_pct(&res);
+	if (res.dropped)
+		/* loud even with -q: a silent loss makes a trace lie */
+		fprintf(stderr, "katra-record: %llu events lost (%.2f %%): raise --buffer-size or "
+			"trace fewer processes\n", (unsigned long long)res.dropped, lost_pct);
 	if (o.summary_json) {
 		rc = katra_record_write_summary_json(o.summary_json, &o, &res);
 		if (rc) {
@@ -31,6 +37,11 @@ int main(int argc, char **argv)
 				o.summary_json, strerror(-rc));
 			return 1;
 		}
+	}
+	if (o.has_max_loss && lost_pct > o.max_loss_pct) {
+		fprintf(stderr, "katra-record: more than --max-loss %.2f %% lost: exit %d\n",
+			o.max_loss_pct, KATRA_EXIT_LOSS);
+		return KATRA_EXIT_LOSS;
 	}
 	if (o.command && res.command_status >= 0) {
 		if (WIFEXITED(res.command_status))

@@ -96,6 +96,8 @@ struct katra_wire_head {
 #define KATRA_SC_NO_ENTER (1u << 3) /* exit without any enter seen */
 #define KATRA_SC_FILE     (1u << 4) /* dev/ino valid */
 #define KATRA_SC_AUX      (1u << 5) /* aux valid */
+#define KATRA_SC_I386     (1u << 6) /* a 32-bit (int $0x80 / compat) syscall: nr and
+				     * args are the i386 ABI's (bx, cx, dx, si, di, bp) */
 
 struct katra_ev_syscall {
 	struct katra_wire_head head;
@@ -187,6 +189,7 @@ struct katra_ev_fork {
 	__u32 child_tid;
 	__u32 flags; /* KATRA_FORK_* */
 	__u32 pad;
+	char comm[16]; /* the parent's task name, which the child inherits */
 };
 
 /* ---- sched_process_exec (tracked process): head = the task after exec;
@@ -195,11 +198,16 @@ struct katra_ev_exec {
 	struct katra_wire_head head;
 	__u32 old_tid;
 	__u32 pad;
+	char comm[16]; /* the task name the exec gave it */
 };
 
 /* ---- sched_process_exit (tracked thread): written for every exiting thread;
- * GROUP_DEAD marks the last thread of the process, after which its tgid is
- * removed from the tracked set. exit_code is task->exit_code (wait status
+ * GROUP_DEAD marks the last thread of the process (the tracepoint's own
+ * group_dead where the kernel has it, else signal->live read at the
+ * tracepoint, which can flag more than one thread of a process exiting at
+ * once: user space keeps the first).  The tgid stays tracked: user space
+ * removes it once it has read the record, so the other threads' exits are
+ * still seen.  exit_code is task->exit_code (wait status
  * encoding: code << 8 | signal). */
 #define KATRA_EXIT_GROUP_DEAD (1u << 0)
 
@@ -263,6 +271,37 @@ struct katra_ev_uring_complete {
 	__u32 pad;
 };
 
+/* ---- the per-CPU slot: one per possible CPU in the probes' .bss, read by
+ * user space through the mmap'ed .bss.  It holds the syscall between its
+ * enter and its exit while the thread stays on the CPU, and `busy`, the
+ * number of this CPU's probes that have taken a timestamp and not yet
+ * committed their record.  Together they tell user space up to which time a
+ * ring is complete (the watermark, SPEC section 10):
+ *   busy != 0               nothing new is known about this ring;
+ *   state & SLOT_ACTIVE     records still to come may sort at enter_ts;
+ *   otherwise               every later record sorts at or after the time
+ *                           user space read the slot.
+ * busy is changed with atomic adds (full barriers on x86), before the clock
+ * read and after the commit. */
+#define KATRA_SLOT_ACTIVE (1u << 0)
+
+struct katra_cpu_slot {
+	__u64 enter_ts;
+	__u64 args[6];
+	__u64 dev;
+	__u64 ino;
+	__u64 aux;
+	__u32 nr;
+	__u32 sc_flags;   /* KATRA_SC_FILE / AUX / I386 */
+	__u32 state;      /* KATRA_SLOT_* */
+	__u32 tid;
+	__u64 wake_avail; /* ring fill seen at the last wakeup check */
+	__u64 nsubmit;    /* records submitted on this CPU */
+	__u32 busy;
+	__u32 tgid;
+	__u64 pad;        /* one slot = two cache lines: no sharing between CPUs */
+};
+
 /* Size of each record type, indexed by type (0 = invalid). */
 #define KATRA_WIRE_SIZES                                                                      \
 	{                                                                                     \
@@ -273,5 +312,24 @@ struct katra_ev_uring_complete {
 		sizeof(struct katra_ev_uring_create), sizeof(struct katra_ev_uring_submit),   \
 		sizeof(struct katra_ev_uring_complete), sizeof(struct katra_ev_syscall_short), \
 	}
+
+/* Both sides compile these: a layout change cannot go unnoticed. */
+#define KATRA_WIRE_ASSERT(c, m) _Static_assert(c, m)
+KATRA_WIRE_ASSERT(sizeof(struct katra_wire_head) == 24, "wire head");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_syscall) == 128, "syscall record");
+KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_ev_syscall, aux) == 72, "syscall END prefix");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_syscall_short) == 48, "short syscall record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_path) == 48 + KATRA_PATH_MAX, "path record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_switch) == 48, "switch record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_waking) == 40, "waking record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_fork) == 56, "fork record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_exec) == 48, "exec record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_exit) == 32, "exit record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_page_fault) == 64, "page fault record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_create) == 48, "uring create record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
+KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 
 #endif /* KATRA_WIRE_H */

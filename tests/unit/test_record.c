@@ -32,7 +32,7 @@ Test(order, merges_rings_by_key_and_sorts_late_items_within_a_ring)
 	uint64_t expect_keys[] = { 10, 15, 20, 25, 30, 40 };
 	uint32_t expect_tags[] = { 1, 5, 3, 6, 2, 4 };
 
-	cr_assert_eq(order_init(&o, 2, 8), 0);
+	cr_assert_eq(order_init(&o, 2, 8, 1 << 20), 0);
 	push_key(&o, 0, 10, 1);
 	push_key(&o, 0, 30, 2);
 	push_key(&o, 0, 20, 3);
@@ -56,10 +56,10 @@ Test(order, equal_keys_keep_arrival_order_and_a_full_fifo_refuses)
 	struct order o;
 	unsigned ring;
 
-	cr_assert_eq(order_init(&o, 1, 64), 0);
+	cr_assert_eq(order_init(&o, 1, 64, 64), 0);
 	for (uint32_t i = 0; i < 64; i++)
 		push_key(&o, 0, 7, i);
-	cr_assert_null(order_slot(&o, 0), "a full FIFO gives no slot");
+	cr_assert_null(order_slot(&o, 0), "a full FIFO within a spent budget gives no slot");
 	for (uint32_t i = 0; i < 64; i++) {
 		struct pending *p = order_peek(&o, 7, &ring);
 		cr_assert_eq(p->u.head.tid, i);
@@ -274,7 +274,7 @@ Test(emit, syscall_pairs_blocking_syscall_wakeup_and_switch_in_causes)
 	temp_dir_remove(dir);
 }
 
-Test(emit, fork_exec_uring_and_late_events)
+Test(emit, fork_exec_uring_and_a_late_event_dropped_not_moved)
 {
 	char dir[64], path[128];
 	struct katra_writer *w;
@@ -305,32 +305,40 @@ Test(emit, fork_exec_uring_and_late_events)
 	p.u.ucp.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, 1, 600, 601, START + 40 };
 	p.u.ucp.ctx = 0xc0; p.u.ucp.req = 0xabc; p.u.ucp.user_data = 9; p.u.ucp.res = 4;
 	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
-	/* a page fault on 600 that arrives after the window (older than ts 30) */
+	/* a page fault on 600 older than its thread's last event (only possible
+	 * after a forced early release): dropped and counted, time never moved */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_PAGE_FAULT; p.key = START + 25;
 	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 0, 600, 600, START + 25 };
 	p.u.pf.address = 0x1000;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 4 */
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* dropped */
 	finish(&e, w);
 	cr_assert_eq(e.st.late, 1);
+	cr_assert_eq(e.st.evictions[KATRA_DROP_REORDER], 1);
 	emitter_free(&e);
 
 	read_back(path);
+	cr_assert_eq(ngot, 6 + 1, "6 events and the summary: the late fault is not written");
 	cr_assert_eq(got[0].kind, KATRA_KIND_TASK_FORK);
 	cr_assert_eq(got[0].payload.u.task_fork.child_pid, 600);
-	cr_assert_eq(got[1].kind, KATRA_KIND_TASK_EXEC);
-	cr_assert_eq(got[1].ncauses, 1, "the fork: first event and previous image, once");
+	cr_assert_eq(got[1].kind, KATRA_KIND_PROCESS_INFO, "the child is named at its fork");
+	cr_assert_eq(got[1].payload.u.process_info.origin, KATRA_ORIGIN_FORKED);
+	cr_assert_eq(got[1].ncauses, 1);
 	cr_assert_eq(got[1].causes[0], 0);
-	cr_assert_eq(got[2].kind, KATRA_KIND_IO_URING_SUBMIT);
-	cr_assert(got[2].has_request);
-	cr_assert_eq(got[2].request, 9);
-	cr_assert_eq(got[3].kind, KATRA_KIND_IO_URING_COMPLETE);
-	cr_assert_eq(got[3].request, 9);
-	cr_assert_eq(got[3].ncauses, 1);
+	cr_assert_eq(got[2].kind, KATRA_KIND_TASK_EXEC);
+	cr_assert_eq(got[2].ncauses, 1, "the fork: first event and previous image, once");
+	cr_assert_eq(got[2].causes[0], 0);
+	cr_assert_eq(got[3].kind, KATRA_KIND_PROCESS_INFO, "named again after its exec");
 	cr_assert_eq(got[3].causes[0], 2);
-	cr_assert_eq(got[4].kind, KATRA_KIND_PAGE_FAULT);
-	cr_assert_eq(got[4].ts, 30, "raised to the thread's last time");
-	cr_assert_eq(got[4].confidence, KATRA_CONFIDENCE_ESTIMATED);
+	cr_assert_eq(got[4].kind, KATRA_KIND_IO_URING_SUBMIT);
+	cr_assert(got[4].has_request);
+	cr_assert_eq(got[4].request, 9);
+	cr_assert_eq(got[5].kind, KATRA_KIND_IO_URING_COMPLETE);
+	cr_assert_eq(got[5].request, 9);
+	cr_assert_eq(got[5].ncauses, 1);
+	cr_assert_eq(got[5].causes[0], 4);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_neq(got[i].confidence, KATRA_CONFIDENCE_ESTIMATED);
 	assert_valid(path);
 	temp_dir_remove(dir);
 }
@@ -603,7 +611,7 @@ Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 	cr_assert_eq(pl.bad_records, 1, "an unknown record type is counted, not trusted");
 	cr_assert_eq(pipeline_emit_until(&pl, START + 250), 0);
 	cr_assert_eq(pl.em.st.events, 2, "Begin at 100 and the wakeup at 200; not the End at 300");
-	cr_assert_eq(pipeline_finish(&pl, START + 600, ring_drops, &s, kinds, drops, 4), 0);
+	cr_assert_eq(pipeline_finish(&pl, START + 600, ring_drops, NULL, &s, kinds, drops, 4), 0);
 	cr_assert_eq(katra_writer_finish(w, &s), 0);
 	cr_assert_eq(katra_writer_close(w), 0);
 	pipeline_free(&pl);
@@ -623,4 +631,226 @@ Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 	cr_assert_eq(got[5].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
 	assert_valid(path);
 	temp_dir_remove(dir);
+}
+
+/* ---- ordering at scale, lifecycles, i386 (issue: exact at any load) ---- */
+
+Test(order, a_128_ring_merge_of_skewed_bursts_releases_in_key_order_and_never_early)
+{
+	struct order o;
+	unsigned ring;
+	uint64_t last = 0, limit = 0, released = 0, pushed = 0;
+	uint32_t seed = 12345;
+
+	cr_assert_eq(order_init(&o, 128, 16, 1 << 20), 0);
+	for (int round = 0; round < 200; round++) {
+		/* bursts: a few rings get many items, skewed times, small inversions */
+		for (int b = 0; b < 40; b++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned r = (seed >> 8) % 128;
+			if (r % 7)
+				r %= 8; /* most traffic on 8 rings */
+			uint64_t key = (uint64_t)round * 1000 + ((seed >> 16) % 1000);
+			push_key(&o, r, key, (uint32_t)key);
+			pushed++;
+		}
+		limit = (uint64_t)round * 1000; /* everything below this round is drained */
+		struct pending *p;
+		while ((p = order_peek(&o, limit, &ring))) {
+			cr_assert(p->key <= limit, "released above the watermark");
+			cr_assert(p->key >= last, "out of order: %lu after %lu", (unsigned long)p->key,
+				  (unsigned long)last);
+			last = p->key;
+			order_pop(&o, ring);
+			released++;
+		}
+	}
+	struct pending *p;
+	while ((p = order_peek(&o, UINT64_MAX, &ring))) {
+		cr_assert(p->key >= last);
+		last = p->key;
+		order_pop(&o, ring);
+		released++;
+	}
+	cr_assert_eq(released, pushed);
+	order_shrink(&o);
+	cr_assert_eq(o.pending, 0);
+	order_free(&o);
+}
+
+/* the exec'ing thread (tid 502) had its execve open; the leader (500) was
+ * blocked in read and was killed; 502 becomes 500 */
+Test(emit, execve_from_a_non_main_thread_leaves_no_span_open)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending p;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	open_emitter(&e, &w, path);
+	p = sc_item(PEND_SYSCALL_BEGIN, 500, 0 /* read */, 10, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	p = sc_item(PEND_SYSCALL_BEGIN, 502, 59 /* execve */, 20, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_EXIT; p.key = START + 30;
+	p.u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, 500, START + 30 };
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_EXEC; p.key = START + 40;
+	p.u.exec.head = (struct katra_wire_head){ KATRA_EV_EXEC, 0, TGID, 500, START + 40 };
+	p.u.exec.old_tid = 502;
+	memcpy(p.u.exec.comm, "newimage", 9);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	/* execve's own return, now on the leader's id */
+	p = sc_item(PEND_SYSCALL_END, 500, 59, 20, 50, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	p = sc_item(PEND_SYSCALL_BEGIN, 500, 39 /* getpid */, 60, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	p = sc_item(PEND_SYSCALL_END, 500, 39, 60, 61, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	cr_assert_eq(emit_close_open_spans(&e, START + 100), 0);
+	finish(&e, w);
+	emitter_free(&e);
+
+	read_back(path);
+	assert_valid(path);
+	bool exec_seen = false, name_seen = false;
+	size_t execve_ends = 0;
+	for (size_t i = 0; i < ngot; i++) {
+		if (got[i].kind == KATRA_KIND_TASK_EXEC) {
+			exec_seen = true;
+			cr_assert_eq(got[i].payload.u.task_exec.old_tid, 502);
+			cr_assert_eq(got[i].tid, 500);
+		}
+		if (got[i].kind == KATRA_KIND_PROCESS_INFO)
+			name_seen = got[i].payload.u.process_info.comm.len == 8;
+		if (got[i].kind == KATRA_KIND_EXECVE && got[i].phase != KATRA_PHASE_BEGIN)
+			execve_ends++;
+	}
+	cr_assert(exec_seen && name_seen);
+	cr_assert_eq(execve_ends, 1, "the execve ends once, on its own thread id");
+	temp_dir_remove(dir);
+}
+
+static unsigned exits_reported;
+static void count_exit(void *ctx, uint32_t tgid)
+{
+	(void)ctx;
+	cr_assert_eq(tgid, TGID);
+	exits_reported++;
+}
+
+Test(emit, two_threads_flagged_group_dead_give_one)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending p;
+	unsigned dead = 0, exits = 0;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	open_emitter(&e, &w, path);
+	e.on_process_exit = count_exit;
+	exits_reported = 0;
+	for (uint32_t t = 0; t < 3; t++) {
+		memset(&p, 0, sizeof(p));
+		p.kind = PEND_EXIT; p.key = START + 10 + t;
+		p.u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, 500 + t,
+							  START + 10 + t };
+		p.u.exit.flags = t ? KATRA_EXIT_GROUP_DEAD : 0; /* the old kernels' race */
+		cr_assert_eq(emit_pending(&e, &p), 0);
+	}
+	finish(&e, w);
+	emitter_free(&e);
+	read_back(path);
+	for (size_t i = 0; i < ngot; i++) {
+		if (got[i].kind != KATRA_KIND_TASK_EXIT)
+			continue;
+		exits++;
+		dead += got[i].payload.u.task_exit.group_dead;
+	}
+	cr_assert_eq(exits, 3);
+	cr_assert_eq(dead, 1);
+	cr_assert_eq(exits_reported, 1);
+	temp_dir_remove(dir);
+}
+
+Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_event)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending p;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	open_emitter(&e, &w, path);
+	/* a wakeup while 501 still runs, then 501 is preempted and comes back */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_WAKING; p.key = START + 10;
+	p.u.wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 0, TGID, 500, START + 10 };
+	p.u.wk.target_tgid = TGID; p.u.wk.target_tid = 501;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_SWITCH; p.key = START + 20;
+	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 501, START + 20 };
+	p.u.sw.flags = KATRA_SW_PREV_TRACKED;                                    /* seq 1 */
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	p.key = START + 30; p.u.sw.head.ts = START + 30; p.u.sw.head.tid = 9999; p.u.sw.head.tgid = 1;
+	p.u.sw.flags = KATRA_SW_NEXT_TRACKED; p.u.sw.next_tgid = TGID; p.u.sw.next_tid = 501;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
+	/* switched out again; its switch-in is lost; it makes a syscall */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_SWITCH; p.key = START + 40;
+	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 501, START + 40 };
+	p.u.sw.flags = KATRA_SW_PREV_TRACKED;
+	p.u.sw.prev_state = 1;
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	p = sc_item(PEND_SYSCALL_BEGIN, 501, 39, 50, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);               /* seq 4 OffCpu End, 5 Begin */
+	p = sc_item(PEND_SYSCALL_END, 501, 39, 50, 51, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	cr_assert_eq(e.st.offcpu_inferred, 1);
+	finish(&e, w);
+	emitter_free(&e);
+	read_back(path);
+	assert_valid(path);
+	cr_assert_eq(got[2].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
+	for (uint64_t c = 0; c < got[2].ncauses; c++)
+		cr_assert_neq(got[2].causes[c], 0, "the wakeup before the switch-out is not its cause");
+	cr_assert_eq(got[4].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[4].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[4].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(got[4].ts, 50);
+	temp_dir_remove(dir);
+}
+
+Test(syscalls, i386_calls_keep_their_number_and_get_their_twins_kind)
+{
+	struct katra_ev_syscall sc = { .nr = 3, .flags = KATRA_SC_I386 | KATRA_SC_ENTER,
+				       .args = { 5, 0x1000, 64 } };
+	struct katra_payload p;
+
+	cr_assert_eq(katra_syscall_kind_of(&sc), KATRA_KIND_FILE_READ);
+	katra_syscall_payload_of(&sc, &p);
+	cr_assert_eq(p.type, KATRA_PAYLOAD_FILE_IO);
+	cr_assert_eq(p.u.file_io.fd, 5);
+	cr_assert_eq(p.u.file_io.count, 64);
+	cr_assert_eq(katra_syscall_trace_nr(&sc), 0x80000003u);
+	sc.nr = 64; /* getppid on i386; semget on x86_64 */
+	cr_assert_eq(katra_syscall_kind_of(&sc), KATRA_KIND_SYSCALL);
+	katra_syscall_payload_of(&sc, &p);
+	cr_assert_eq(p.u.syscall.nr, 0x80000040u);
+	sc.nr = 180; /* pread64: the offset in two registers */
+	sc.args[3] = 0x10; sc.args[4] = 0x2;
+	katra_syscall_payload_of(&sc, &p);
+	cr_assert_eq(p.u.file_io.offset.value, 0x200000010ull);
+	sc.flags = KATRA_SC_ENTER; sc.nr = 3; /* x86_64 close */
+	cr_assert_eq(katra_syscall_kind_of(&sc), KATRA_KIND_FILE_CLOSE);
+	cr_assert_eq(katra_syscall_trace_nr(&sc), 3);
 }

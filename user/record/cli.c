@@ -23,17 +23,25 @@ static const char usage_text[] =
 	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
 	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
 	"      --no-follow        do not follow children forked by the targets\n"
-	"      --buffer-size SIZE ring buffer per CPU, e.g. 4M (default 8M)\n"
+	"      --buffer-size SIZE ring buffer per CPU, e.g. 4M (default: 64M shared by\n"
+	"                           the possible CPUs, 1M to 32M each)\n"
 	"      --paths            record file paths of openat/openat2/execve (off:\n"
 	"                         files are identified by a hash of device and inode)\n"
 	"      --epoch-fifo PATH  create/read a FIFO; each line written is an epoch mark\n"
 	"      --summary-json F   write the capture summary as JSON to F\n"
 	"      --ready-file F     create F once the capture is live\n"
-	"  -v, --verbose          more detail on stderr (-vv: libbpf's log)\n"
+	"  -v, --verbose          more detail on stderr (-vv: libbpf's debug log)\n"
+	"  -q, --quiet            no summary on stderr (errors and losses still)\n"
+	"  -u, --user USER        run COMMAND as USER (under sudo the default is the\n"
+	"                         invoking user; -u root keeps root)\n"
+	"      --max-loss PCT     exit 3 when more than PCT % of events were lost\n"
+	"                         (the trace is complete all the same)\n"
 	"  -h, --help             this text;  -V, --version: the version\n"
 	"\n"
-	"Stops on Ctrl-C, SIGTERM, the end of -d, or when every target has exited;\n"
-	"SIGUSR1 adds a numbered epoch mark. Exit: 0 ok, 1 runtime error, 2 usage.\n";
+	"Stops on Ctrl-C, SIGTERM, SIGHUP, the end of -d, or when every target has\n"
+	"exited (a second signal stops a stuck final drain); SIGUSR1 adds a numbered\n"
+	"epoch mark. Exit: 0 ok (with --: the command's status), 1 runtime error,\n"
+	"2 usage, 3 more lost than --max-loss.\n";
 
 int katra_parse_size(const char *s, uint64_t *out)
 {
@@ -81,7 +89,8 @@ static enum katra_cli_result usage_error(FILE *err, const char *fmt, const char 
 enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katra_record_opts *o,
 					      FILE *out, FILE *err)
 {
-	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY };
+	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
+	       OPT_MAX_LOSS, OPT_RAW_TP };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -94,6 +103,10 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "summary-json", required_argument, NULL, OPT_SUMMARY },
 		{ "ready-file", required_argument, NULL, OPT_READY },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
+		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -106,7 +119,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so COMMAND's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:o:fd:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:fd:vqu:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -153,6 +166,28 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case 'v':
 			o->verbose++;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'u':
+			if (!optarg[0])
+				return usage_error(err, "%s", "-u needs a user name or uid");
+			o->user = optarg;
+			break;
+		case OPT_MAX_LOSS: {
+			char *end;
+			errno = 0;
+			double pct = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(pct >= 0 && pct <= 100))
+				return usage_error(err, "invalid --max-loss '%s' (a percentage, 0 to 100)",
+						   optarg);
+			o->max_loss_pct = pct;
+			o->has_max_loss = true;
+			break;
+		}
+		case OPT_RAW_TP:
+			o->force_raw_tp = true;
+			break;
 		case 'h':
 			fputs(usage_text, out);
 			return KATRA_CLI_HELP;
@@ -177,5 +212,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		return usage_error(err, "too many targets (at most %s)", "64");
 	if (!o->output[0])
 		return usage_error(err, "%s", "empty output file name");
+	if (o->user && !o->command)
+		return usage_error(err, "%s", "-u applies to -- COMMAND only");
 	return KATRA_CLI_RUN;
 }

@@ -8,9 +8,10 @@
  *   written as an Instant of the same kind;
  * - a Begin whose End never comes gets a synthesized End, confidence
  *   Inferred: at the thread's exit, or at the end of the capture;
- * - an event that arrives later than the reorder window allows keeps its
- *   place in seq order; if it would go back in time on its thread its
- *   timestamp is raised to the thread's last one and marked Estimated;
+ * - times are never changed: items come in time order (the watermark,
+ *   pipeline.h); one that would still go back in time on its thread (only
+ *   after the reorder budget forced an early release) is dropped and counted
+ *   under DropSource::Reorder;
  * - a full state table never drops an event: the Begin it could not track is
  *   written as an Instant, and the eviction is counted in the summary. */
 #ifndef KATRA_RECORD_EMIT_H
@@ -27,8 +28,9 @@ struct emit_stats {
 	uint64_t events, epochs, counters;
 	uint64_t by_kind[KATRA_KIND_COUNT];
 	uint64_t inferred;
-	uint64_t late;      /* arrived after the window; ts raised on its thread */
-	uint64_t evictions[KATRA_DROP_SOURCE_COUNT];
+	uint64_t late;      /* dropped: would have gone back in time on its thread */
+	uint64_t evictions[KATRA_DROP_SOURCE_COUNT]; /* user-space losses, by source */
+	uint64_t offcpu_inferred; /* OffCpu spans closed at the thread's next event */
 	uint64_t processes_seen, threads_seen;
 	uint64_t last_key;  /* CLOCK_MONOTONIC of the last record written */
 };
@@ -42,11 +44,16 @@ struct emitter {
 	struct ktable procs;   /* tgid -> struct proc_state */
 	struct ktable urings;  /* io_kiocb address -> submit seq */
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
+	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;
 	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
 	void *last_thread;     /* the thread state last looked up, for last_tid */
 	uint32_t last_tid;
 	int error;             /* first writer error, sticky */
+	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
+	/* a process's group_dead TaskExit was written: the recorder untracks it */
+	void (*on_process_exit)(void *ctx, uint32_t tgid);
+	void *cb_ctx;
 	struct emit_stats st;
 };
 
@@ -73,6 +80,12 @@ int emit_drop(struct emitter *e, uint64_t key, uint32_t source, uint32_t instanc
 	      uint64_t count);
 /* Closes every span still open with an inferred End at `key`. */
 int emit_close_open_spans(struct emitter *e, uint64_t key);
+/* A ProcessInfo for a process traced from the start (read from /proc by the
+ * recorder): comm, and exe_path with record_paths. */
+int emit_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,
+		      const char *comm, const char *exe_path);
+/* How a process not yet named came in (its first ProcessInfo says it). */
+void emit_process_origin(struct emitter *e, uint32_t tgid, uint32_t origin);
 
 /* Resource id of a file: FNV-1a 64 over st_dev (u64 LE) then st_ino. */
 uint64_t katra_file_id(uint64_t st_dev, uint64_t st_ino);

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,21 @@ int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipe
 
 	memset(pl, 0, sizeof(*pl));
 	pl->nrings = c->nrings;
-	rc = order_init(&pl->order, c->nrings, c->fifo_items);
+	rc = order_init(&pl->order, c->nrings, c->fifo_items,
+			c->max_items ? c->max_items : SIZE_MAX);
 	if (rc)
 		return rc;
-	rc = emitter_init(&pl->em, w, c->start_mono, c->start_wall, c->record_paths, &c->limits);
-	if (rc)
+	pl->kq_cap = 64;
+	pl->kq = malloc(pl->kq_cap * sizeof(*pl->kq));
+	if (!pl->kq) {
 		order_free(&pl->order);
+		return -ENOMEM;
+	}
+	rc = emitter_init(&pl->em, w, c->start_mono, c->start_wall, c->record_paths, &c->limits);
+	if (rc) {
+		order_free(&pl->order);
+		free(pl->kq);
+	}
 	return rc;
 }
 
@@ -23,6 +33,13 @@ void pipeline_free(struct pipeline *pl)
 {
 	emitter_free(&pl->em);
 	order_free(&pl->order);
+	free(pl->kq);
+	pl->kq = NULL;
+}
+
+static struct kq_item *kq_at(struct pipeline *r, size_t i)
+{
+	return &r->kq[i & (r->kq_cap - 1)];
 }
 
 /* ---- emission in key order ---- */
@@ -37,7 +54,7 @@ static int emit_kq(struct pipeline *r, const struct kq_item *k)
 		return emit_counter(&r->em, k->key, k->kind, k->instance,
 				    k->kind == KATRA_COUNTER_EVENTS_RECORDED ? r->em.st.events : k->value);
 	default:
-		return emit_drop(&r->em, k->key, KATRA_DROP_RING_RESERVE, k->instance, k->value);
+		return emit_drop(&r->em, k->key, k->kind, k->instance, k->value);
 	}
 }
 
@@ -66,11 +83,11 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 	int rc = 0;
 
 	while (!rc) {
-		bool kq_ready = r->kq_head != r->kq_tail && r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP].key <= limit;
+		bool kq_ready = r->kq_head != r->kq_tail && kq_at(r, r->kq_head)->key <= limit;
 		unsigned ring;
 		struct pending *p = order_peek(&r->order, limit, &ring);
-		if (kq_ready && (!p || r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP].key <= p->key)) {
-			rc = emit_kq(r, &r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP]);
+		if (kq_ready && (!p || kq_at(r, r->kq_head)->key <= p->key)) {
+			rc = emit_kq(r, kq_at(r, r->kq_head));
 			r->kq_head++;
 			continue;
 		}
@@ -83,13 +100,33 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 
 static void kq_push(struct pipeline *r, const struct kq_item *k)
 {
-	if (r->kq_tail - r->kq_head == KATRA_PIPELINE_KQ_CAP) {
-		/* the queue is full: write its head now rather than lose it */
-		emit_kq(r, &r->kq[r->kq_head % KATRA_PIPELINE_KQ_CAP]);
-		r->kq_head++;
+	size_t n = r->kq_tail - r->kq_head, i;
+
+	if (n == r->kq_cap) {
+		/* grow: it holds a few items per ring per counter tick until the
+		 * watermark passes them */
+		struct kq_item *grown = malloc(2 * r->kq_cap * sizeof(*grown));
+		if (!grown) {
+			/* out of memory: write its head now rather than lose it */
+			emit_kq(r, kq_at(r, r->kq_head));
+			r->kq_head++;
+		} else {
+			for (i = 0; i < n; i++)
+				grown[i] = *kq_at(r, r->kq_head + i);
+			free(r->kq);
+			r->kq = grown;
+			r->kq_cap *= 2;
+			r->kq_head = 0;
+			r->kq_tail = n;
+		}
 	}
-	r->kq[r->kq_tail % KATRA_PIPELINE_KQ_CAP] = *k;
-	r->kq_tail++;
+	/* keys come in order but for a few from other sources: keep it sorted */
+	i = r->kq_tail++;
+	while (i != r->kq_head && kq_at(r, i - 1)->key > k->key) {
+		*kq_at(r, i) = *kq_at(r, i - 1);
+		i--;
+	}
+	*kq_at(r, i) = *k;
 }
 
 void pipeline_queue_epoch(struct pipeline *r, uint64_t key, uint32_t kind, const char *name)
@@ -112,10 +149,12 @@ static struct pending *slot_for(struct pipeline *r, unsigned ring)
 	struct pending *p = order_slot(&r->order, ring);
 
 	while (!p) {
-		/* this ring's FIFO is full: write its oldest item early */
+		/* the reorder budget is spent: write the oldest item early (what
+		 * then arrives behind its thread's time is dropped and counted) */
 		unsigned any;
 		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
 		emit_head(r, any, old);
+		r->forced++;
 		p = order_slot(&r->order, ring);
 	}
 	return p;
@@ -224,13 +263,36 @@ void pipeline_queue_counter(struct pipeline *pl, uint64_t key, uint32_t kind, ui
 
 void pipeline_queue_drop(struct pipeline *pl, uint64_t key, uint32_t ring, uint64_t count)
 {
-	struct kq_item k = { .key = key, .type = KQ_DROP, .instance = ring, .value = count };
+	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_RING_RESERVE,
+			     .instance = ring, .value = count };
 
 	kq_push(pl, &k);
 }
 
+void pipeline_queue_kernel_drop(struct pipeline *pl, uint64_t key, uint32_t table,
+				uint64_t count)
+{
+	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_KERNEL_TABLE,
+			     .instance = table, .value = count };
+
+	kq_push(pl, &k);
+}
+
+void pipeline_queue_losses(struct pipeline *pl, uint64_t key)
+{
+	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT; src++) {
+		uint64_t now = pl->em.st.evictions[src];
+		if (now == pl->loss_reported[src])
+			continue;
+		struct kq_item k = { .key = key, .type = KQ_DROP, .kind = src,
+				     .value = now - pl->loss_reported[src] };
+		pl->loss_reported[src] = now;
+		kq_push(pl, &k);
+	}
+}
+
 int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_drops,
-		    struct katra_summary *s, struct katra_kind_count *kinds,
+		    const uint64_t *ktable_drops, struct katra_summary *s, struct katra_kind_count *kinds,
 		    struct katra_drop_count *drops, size_t cap_drops)
 {
 	struct kq_item end = { .key = end_key, .type = KQ_EPOCH, .kind = KATRA_EPOCH_CAPTURE_END };
@@ -240,6 +302,10 @@ int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_
 	rc = pipeline_emit_until(pl, UINT64_MAX);
 	if (!rc)
 		rc = emit_close_open_spans(&pl->em, end_key);
+	/* what was lost on the way, as Drop events before the end */
+	pipeline_queue_losses(pl, end_key);
+	if (!rc)
+		rc = pipeline_emit_until(pl, UINT64_MAX);
 	if (!rc) {
 		end.value = pl->next_epoch++;
 		end.name_len = (uint32_t)snprintf(end.name, sizeof(end.name), "capture end");
@@ -256,9 +322,16 @@ int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_
 		if (ring_drops[i])
 			drops[nd++] = (struct katra_drop_count){ KATRA_DROP_RING_RESERVE, i,
 								 ring_drops[i] };
-	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT && nd < cap_drops; src++)
+	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT && nd < cap_drops; src++) {
+		if (src == KATRA_DROP_KERNEL_TABLE) {
+			for (uint32_t t = 0; ktable_drops && t < KATRA_KTABLE_COUNT && nd < cap_drops; t++)
+				if (ktable_drops[t])
+					drops[nd++] = (struct katra_drop_count){ src, t, ktable_drops[t] };
+			continue;
+		}
 		if (pl->em.st.evictions[src])
 			drops[nd++] = (struct katra_drop_count){ src, 0, pl->em.st.evictions[src] };
+	}
 	s->event_count = pl->em.st.events;
 	s->epoch_count = pl->em.st.epochs;
 	s->counter_count = pl->em.st.counters;

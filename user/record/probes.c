@@ -63,15 +63,39 @@ static void say_error(const char *what, int err)
 		err == EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" : "");
 }
 
-static uint32_t round_ring_bytes(uint32_t want)
+static uint32_t round_ring_bytes(uint32_t want, unsigned nrings)
 {
 	uint32_t sz = 4096;
 
-	if (!want)
-		want = KATRA_PROBES_DEFAULT_RING_BYTES;
+	if (!want) {
+		/* the largest power of two that keeps all rings within the budget */
+		sz = KATRA_PROBES_RING_MAX;
+		while (sz > KATRA_PROBES_RING_MIN && (uint64_t)sz * nrings > KATRA_PROBES_RING_BUDGET)
+			sz >>= 1;
+		return sz;
+	}
 	while (sz < want && sz < (1u << 30))
 		sz <<= 1;
 	return sz;
+}
+
+/* Whether the kernel's sched_process_exit tracepoint has its group_dead
+ * argument (Linux 6.16): btf_trace_sched_process_exit's prototype has three
+ * parameters (the ctx, the task, group_dead). */
+static bool exit_tp_has_group_dead(const struct btf *vmlinux)
+{
+	const struct btf_type *t;
+	int id;
+
+	if (!vmlinux)
+		return false;
+	id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(vmlinux, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(vmlinux, t->type);
+	return t && btf_is_func_proto(t) && btf_vlen(t) == 3;
 }
 
 /* Whether an fexit program on FUNC loads and attaches here: some kernels
@@ -111,6 +135,12 @@ static int choose_flavours(struct katra_probes *p, bool force_raw)
 	int err = 0;
 
 	p->btf_flavour = vmlinux != NULL;
+	{
+		struct btf *k = vmlinux ? vmlinux : btf__load_vmlinux_btf();
+		p->skel->rodata->exit_has_group_dead = exit_tp_has_group_dead(k);
+		if (k != vmlinux)
+			btf__free(k);
+	}
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog);
 		struct bpf_program *twin;
@@ -224,7 +254,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		goto cleanup;
 	}
 	p->nrings = ncpu > 1024 ? 1024 : ncpu;
-	p->ring_bytes = round_ring_bytes(opts->ring_bytes);
+	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
 	p->skel = katra_bpf__open();
 	if (!p->skel) {
 		err = -errno;
@@ -427,6 +457,66 @@ uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, 
 	for (; i < n; i++)
 		drops[i] = 0;
 	return total;
+}
+
+void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drops, unsigned n)
+{
+	unsigned k = sizeof(p->skel->bss->ktable_drops) / sizeof(p->skel->bss->ktable_drops[0]);
+
+	for (unsigned i = 0; i < n; i++)
+		drops[i] = i < k ? __atomic_load_n(&p->skel->bss->ktable_drops[i], __ATOMIC_RELAXED)
+				 : 0;
+}
+
+static const struct katra_cpu_slot *slot_of(const struct katra_probes *p, unsigned cpu)
+{
+	return (const struct katra_cpu_slot *)&p->skel->bss->pend_words[cpu * 16];
+}
+
+uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu, uint64_t now,
+				     uint64_t prev)
+{
+	const struct katra_cpu_slot *s;
+	uint32_t busy, state;
+	uint64_t enter;
+
+	if (cpu >= p->nrings)
+		return now;
+	s = slot_of(p, cpu);
+	busy = __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE);
+	state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	enter = __atomic_load_n(&s->enter_ts, __ATOMIC_ACQUIRE);
+	/* a probe that started meanwhile shows in busy when read again */
+	if (busy || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
+		return prev;
+	if ((state & KATRA_SLOT_ACTIVE) && enter < now)
+		return enter > prev ? enter : prev;
+	return now;
+}
+
+int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
+				  struct katra_cpu_slot *slot)
+{
+	if (cpu >= p->nrings)
+		return 0;
+	memcpy(slot, slot_of(p, cpu), sizeof(*slot));
+	return (slot->state & KATRA_SLOT_ACTIVE) != 0;
+}
+
+void katra_probes_detach(struct katra_probes *p)
+{
+	for (unsigned i = 0; p && i < p->nprobes; i++) {
+		bpf_link__destroy(p->probes[i].link);
+		p->probes[i].link = NULL;
+	}
+}
+
+bool katra_probes_is_attached(const struct katra_probes *p, const char *name)
+{
+	for (size_t i = 0; i < p->nattached; i++)
+		if (!strcmp(p->attached[i], name))
+			return true;
+	return false;
 }
 
 void katra_probes_destroy(struct katra_probes *p)

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "katra/wire.h"
+
 struct katra_probes;
 struct ring_buffer; /* libbpf */
 
@@ -37,7 +39,11 @@ struct katra_probes_opts {
 				* wakes it */
 };
 
-#define KATRA_PROBES_DEFAULT_RING_BYTES (8u << 20)
+/* ring_bytes = 0: the total budget shared by the possible CPUs, each ring a
+ * power of two within [MIN, MAX] (memory does not grow with the CPU count) */
+#define KATRA_PROBES_RING_BUDGET (64u << 20)
+#define KATRA_PROBES_RING_MIN (1u << 20)
+#define KATRA_PROBES_RING_MAX (32u << 20)
 #define KATRA_PROBES_OPTS_DEFAULT                                                     \
 	{                                                                             \
 		.follow_children = true, .record_paths = false, .verbose = false,     \
@@ -85,6 +91,25 @@ uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i);
  * returns the total over all rings. */
 uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, unsigned n);
 
+/* Entries the kernel maps refused, by table (KATRA_KTABLE_*), since open. */
+void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drops, unsigned n);
+
+/* The watermark of ring `cpu`: a time below which every record of that ring
+ * is already readable, from its CPU slot (wire.h); `now` is a clock reading
+ * taken BEFORE this call, `prev` the ring's previous watermark (kept while a
+ * probe of that CPU is between its clock read and its commit).  Read every
+ * ring's watermark, then drain the rings. */
+uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu, uint64_t now,
+				     uint64_t prev);
+/* After katra_probes_detach(): the syscall CPU `cpu` was in when the probes
+ * went away (its enter was never written), if any: 1 and *slot filled, or 0. */
+int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
+				  struct katra_cpu_slot *slot);
+
+/* Detach every probe (nothing more reaches the rings); drain them after. */
+void katra_probes_detach(struct katra_probes *p);
+/* Whether probe `name` ("sched_switch", ...) is attached. */
+bool katra_probes_is_attached(const struct katra_probes *p, const char *name);
 /* Detach and free everything; NULL is fine. */
 void katra_probes_destroy(struct katra_probes *p);
 

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -25,8 +27,8 @@
 #define DROPS_EVERY_NS 100000000ull
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DEFAULT_COUNTER_NS 1000000000ull
-#define DEFAULT_WINDOW_NS 20000000ull
-#define FIFO_CAP 32768                /* pending items per ring */
+#define FIFO_CAP 1024                 /* pending items per ring at first */
+#define REORDER_BUDGET_BYTES (24u << 20) /* pending items in all, whatever the CPU count */
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t marks_requested;
@@ -53,6 +55,11 @@ struct recorder {
 	unsigned nrings;
 	uint64_t *drops_seen;
 	uint64_t *drops_now;
+	uint64_t *watermark;    /* per ring: every record below it is drained */
+	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
+#define KIDS_MAX 1024
+	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
+	size_t nkids;
 	int fifo_fd;
 	char fifo_line[128];
 	size_t fifo_len;
@@ -86,6 +93,57 @@ static void check_drops(struct recorder *r, uint64_t now)
 			continue;
 		pipeline_queue_drop(&r->pl, now, i, r->drops_now[i] - r->drops_seen[i]);
 		r->drops_seen[i] = r->drops_now[i];
+	}
+	uint64_t kt[KATRA_KTABLE_COUNT];
+	katra_probes_read_ktable_drops(r->probes, kt, KATRA_KTABLE_COUNT);
+	for (unsigned t = 0; t < KATRA_KTABLE_COUNT; t++) {
+		if (kt[t] == r->ktable_seen[t])
+			continue;
+		pipeline_queue_kernel_drop(&r->pl, now, t, kt[t] - r->ktable_seen[t]);
+		r->ktable_seen[t] = kt[t];
+	}
+	pipeline_queue_losses(&r->pl, now);
+}
+
+/* A process's last thread has exited (its group_dead TaskExit is written):
+ * only now does it leave the tracked set, so no thread's exit is missed. */
+static void on_process_exit(void *ctx, uint32_t tgid)
+{
+	katra_probes_untrack_tgid(ctx, tgid);
+}
+
+/* The rings' watermark: read every CPU slot (after `now` was read), then the
+ * caller drains the rings; below the minimum everything has been drained. */
+static uint64_t ring_watermark(struct recorder *r, uint64_t now)
+{
+	uint64_t w = UINT64_MAX;
+
+	for (unsigned i = 0; i < r->nrings; i++) {
+		r->watermark[i] = katra_probes_ring_watermark(r->probes, i, now, r->watermark[i]);
+		if (r->watermark[i] < w)
+			w = r->watermark[i];
+	}
+	return w;
+}
+
+/* After the probes are detached: a syscall a CPU was in at that moment has
+ * its enter only in the CPU's slot; its Begin goes in (the End is inferred
+ * at the end of the capture). */
+static void take_inflight(struct recorder *r)
+{
+	struct katra_cpu_slot s;
+
+	for (unsigned i = 0; i < r->nrings; i++) {
+		if (!katra_probes_inflight_syscall(r->probes, i, &s))
+			continue;
+		struct katra_ev_syscall sc = {
+			.head = { .type = KATRA_EV_SYSCALL, .cpu = i, .tgid = s.tgid, .tid = s.tid,
+				  .ts = s.enter_ts },
+			.enter_ts = s.enter_ts, .nr = s.nr, .flags = KATRA_SC_ENTER | s.sc_flags,
+			.dev = s.dev, .ino = s.ino, .aux = s.aux,
+		};
+		memcpy(sc.args, s.args, sizeof(sc.args));
+		pipeline_on_record(&r->pl, &sc, sizeof(sc));
 	}
 }
 
@@ -136,6 +194,88 @@ static int open_fifo(const char *path, int *fd_out)
 		return -errno;
 	*fd_out = fd;
 	return 0;
+}
+
+/* ProcessInfo for the processes traced from the start (a command is named
+ * by its exec). */
+static int name_processes(struct recorder *r, const uint32_t *pids, size_t n, uint32_t origin,
+			  uint64_t key)
+{
+	char comm[64], exe[KATRA_PATH_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		katra_target_comm(pids[i], comm, sizeof(comm));
+		bool have_exe = r->o->record_paths && !katra_target_exe(pids[i], exe, sizeof(exe));
+		rc = emit_process_info(&r->pl.em, key, pids[i], origin, comm, have_exe ? exe : NULL);
+	}
+	return rc;
+}
+
+/* Who -- COMMAND runs as: -u USER, else under sudo the invoking user
+ * (Steam and Proton refuse to run as root), else as we are. */
+static int resolve_run_as(const struct katra_record_opts *o, struct katra_run_as *as)
+{
+	const char *sudo_uid = getenv("SUDO_UID");
+	struct passwd *pw = NULL;
+	char *end;
+
+	memset(as, 0, sizeof(*as));
+	if (geteuid() != 0)
+		return 0;
+	if (o->user) {
+		if (!strcmp(o->user, "root") || !strcmp(o->user, "0"))
+			return 0;
+		pw = getpwnam(o->user);
+		if (!pw) {
+			unsigned long uid = strtoul(o->user, &end, 10);
+			if (!*end)
+				pw = getpwuid((uid_t)uid);
+		}
+		if (!pw) {
+			fprintf(stderr, "katra-record: no user '%s'\n", o->user);
+			return -EINVAL;
+		}
+	} else if (sudo_uid && sudo_uid[0]) {
+		unsigned long uid = strtoul(sudo_uid, &end, 10);
+		if (*end || uid == 0)
+			return 0;
+		pw = getpwuid((uid_t)uid);
+		if (!pw)
+			return 0;
+	} else {
+		return 0;
+	}
+	as->set = true;
+	as->uid = pw->pw_uid;
+	as->gid = pw->pw_gid;
+	as->ngroups = 64;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, as->groups, &as->ngroups) < 0)
+		as->ngroups = 0;
+	snprintf(as->home, sizeof(as->home), "%s", pw->pw_dir);
+	if (!o->quiet)
+		fprintf(stderr, "katra-record: running '%s' as %s (uid %u)%s\n", o->command[0],
+			pw->pw_name, (unsigned)pw->pw_uid, o->user ? "" : "; -u root keeps root");
+	return 0;
+}
+
+/* Under sudo the invoking user owns the trace (still mode 0600). */
+static void give_to_sudo_user(const char *path)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+
+	if (geteuid() != 0 || !u || !g || !u[0] || !g[0])
+		return;
+	unsigned long uid = strtoul(u, &end, 10);
+	if (*end)
+		return;
+	unsigned long gid = strtoul(g, &end, 10);
+	if (*end)
+		return;
+	if (lchown(path, (uid_t)uid, (gid_t)gid))
+		fprintf(stderr, "katra-record: cannot give '%s' to uid %lu: %s\n", path, uid,
+			strerror(errno));
 }
 
 /* ---- header ---- */
@@ -214,7 +354,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	const char *const *names;
 	int rc;
 
-	rc = pipeline_finish(&r->pl, end_key, r->drops_seen, &s, kinds, drops,
+	rc = pipeline_finish(&r->pl, end_key, r->drops_seen, r->ktable_seen, &s, kinds, drops,
 			     sizeof(drops) / sizeof(drops[0]));
 	if (rc)
 		return rc;
@@ -234,6 +374,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	res->dropped = s.dropped_events;
 	res->duration_ns = s.duration_ns;
 	res->late = r->pl.em.st.late;
+	res->offcpu_inferred = r->pl.em.st.offcpu_inferred;
 	memcpy(res->by_kind, r->pl.em.st.by_kind, sizeof(res->by_kind));
 	res->probes_attached = (unsigned)na;
 	res->probes_failed = (unsigned)nf;
@@ -308,7 +449,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	struct katra_probes_opts po = KATRA_PROBES_OPTS_DEFAULT;
 	struct katra_launch launch = { -1, -1 };
 	struct pipeline_config pc = {
-		.fifo_items = FIFO_CAP, .limits = { 65536, 16384, 65536 },
+		.fifo_items = FIFO_CAP, .max_items = REORDER_BUDGET_BYTES / sizeof(struct pending),
+		.limits = { 65536, 16384, 65536 },
 	};
 	struct recorder *r = NULL;
 	struct header_store *hs = NULL;
@@ -320,19 +462,28 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 
 	memset(res, 0, sizeof(*res));
 	res->command_status = -1;
-	if (!o->reorder_window_ns)
-		o->reorder_window_ns = DEFAULT_WINDOW_NS;
 	if (!o->counter_interval_ns)
 		o->counter_interval_ns = DEFAULT_COUNTER_NS;
 	rc = check_privileges();
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < o->npids; i++) {
-		if (katra_target_check(o->pids[i])) {
-			fprintf(stderr, "katra-record: no process with PID %u\n", o->pids[i]);
+		uint32_t pid = o->pids[i], tgid;
+		if (katra_target_check(pid) || !(tgid = katra_target_tgid(pid))) {
+			fprintf(stderr, "katra-record: no process with PID %u\n", pid);
 			return -ESRCH;
 		}
-		pids[npids++] = o->pids[i];
+		if (tgid != pid) {
+			/* a thread id: its process is what the probes filter on */
+			fprintf(stderr, "katra-record: %u is a thread of process %u: tracing process "
+				"%u\n", pid, tgid, tgid);
+			o->pids[i] = pid = tgid;
+		}
+		if (pid == (uint32_t)getpid()) {
+			fprintf(stderr, "katra-record: PID %u is katra-record itself\n", pid);
+			return -EINVAL;
+		}
+		pids[npids++] = pid;
 	}
 	rc = check_output(o);
 	if (rc)
@@ -355,9 +506,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 	}
 	if (o->command) {
-		rc = katra_launch_start(&launch, o->command);
+		struct katra_run_as as;
+		rc = resolve_run_as(o, &as);
+		if (!rc)
+			rc = katra_launch_start(&launch, o->command, &as);
 		if (rc) {
-			fprintf(stderr, "katra-record: cannot start '%s': %s\n", o->command[0],
+			fprintf(stderr, "katra-record: cannot run '%s': %s\n", o->command[0],
 				strerror(-rc));
 			goto cleanup;
 		}
@@ -366,7 +520,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 
 	po.follow_children = o->follow_children;
 	po.record_paths = o->record_paths;
-	po.verbose = o->verbose > 0;
+	po.verbose = o->verbose;
+	po.force_raw_tp = o->force_raw_tp;
 	po.ring_bytes = (uint32_t)o->buffer_size;
 	rc = katra_probes_open(&po, &r->probes);
 	if (rc)
@@ -382,7 +537,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	r->nrings = katra_probes_ring_count(r->probes);
 	r->drops_seen = calloc(r->nrings, sizeof(uint64_t));
 	r->drops_now = calloc(r->nrings, sizeof(uint64_t));
-	if (!r->drops_seen || !r->drops_now) {
+	r->watermark = calloc(r->nrings, sizeof(uint64_t));
+	if (!r->drops_seen || !r->drops_now || !r->watermark) {
 		rc = -ENOMEM;
 		goto cleanup;
 	}
@@ -397,13 +553,17 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	/* the tree's processes that already exist: forks from now on are
 	 * followed in the kernel; twice, for a fork between attach and the scan */
 	for (int pass = 0; pass < 2 && o->follow_children && o->npids; pass++) {
-		uint32_t kids[1024];
-		int n = katra_target_descendants(o->pids, o->npids, kids, 1024);
-		for (int i = 0; i < n && i < 1024; i++)
-			katra_probes_track_tgid(r->probes, kids[i]);
-		if (n > 1024)
+		int n = katra_target_descendants(o->pids, o->npids, r->kids, KIDS_MAX);
+		r->nkids = 0;
+		for (int i = 0; i < n && i < KIDS_MAX; i++) {
+			if (r->kids[i] == (uint32_t)getpid())
+				continue; /* never the recorder itself (-p $$ from its shell) */
+			r->kids[r->nkids++] = r->kids[i];
+			katra_probes_track_tgid(r->probes, r->kids[i]);
+		}
+		if (n > KIDS_MAX)
 			fprintf(stderr, "katra-record: %d processes below the targets; tracking the "
-				"first 1024 and what they fork\n", n);
+				"first %d and what they fork\n", n, KIDS_MAX);
 	}
 	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
 	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
@@ -412,12 +572,19 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");
 		goto cleanup;
 	}
+	give_to_sudo_user(o->output);
 	pc.nrings = r->nrings;
 	pc.start_mono = start_mono;
 	pc.start_wall = start_wall;
 	pc.record_paths = o->record_paths;
 	rc = pipeline_init(&r->pl, r->w, &pc);
 	r->pl_ready = !rc;
+	if (!rc) {
+		r->pl.em.on_process_exit = on_process_exit;
+		r->pl.em.cb_ctx = r->probes;
+		for (unsigned i = 0; i < r->nrings; i++)
+			r->watermark[i] = start_mono;
+	}
 	if (!rc)
 		rc = katra_probes_new_ring_buffer(r->probes, pipeline_on_record, &r->pl, &r->rb);
 	if (rc) {
@@ -427,6 +594,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	pipeline_queue_epoch(&r->pl, start_mono, KATRA_EPOCH_CAPTURE_START, "capture start");
 	rc = pipeline_emit_until(&r->pl, start_mono);
 	if (!rc)
+		rc = name_processes(r, o->pids, o->npids, KATRA_ORIGIN_TARGET, start_mono);
+	if (!rc)
+		rc = name_processes(r, r->kids, r->nkids, KATRA_ORIGIN_DESCENDANT, start_mono);
+	if (!rc && launch.pid > 0)
+		emit_process_origin(&r->pl.em, (uint32_t)launch.pid, KATRA_ORIGIN_COMMAND);
+	if (!rc)
 		rc = katra_writer_flush(r->w);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,
@@ -434,13 +607,23 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
-	struct sigaction sa = { .sa_handler = on_stop };
+	/* the first SIGINT/SIGTERM/SIGHUP ends the capture cleanly; a second one
+	 * (the handler is reset) stops a capture stuck in its final drain */
+	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESETHAND };
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL)) {
+		rc = -errno;
+		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
+		goto cleanup;
+	}
 	sa.sa_handler = on_mark;
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sa.sa_flags = 0;
+	if (sigaction(SIGUSR1, &sa, NULL) || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		rc = -errno;
+		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
+		goto cleanup;
+	}
 
 	if (launch.pid > 0) {
 		rc = katra_launch_release(&launch);
@@ -452,7 +635,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	res->live_after_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	res->cpu_ns_setup = cpu_ns();
 	if (o->ready_file) {
-		int fd = open(o->ready_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int fd = open(o->ready_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+			      0644);
 		if (fd < 0) {
 			rc = -errno;
 			fprintf(stderr, "katra-record: cannot create ready file '%s': %s\n",
@@ -466,7 +650,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		fprintf(stderr, "katra-record: capture live after %.1f ms\n",
 			res->live_after_ns / 1e6);
 
-	uint64_t window = o->reorder_window_ns, counter_every = o->counter_interval_ns;
+	uint64_t counter_every = o->counter_interval_ns, next_shrink = start_mono;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
@@ -476,6 +660,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		/* poll only returns the rings whose consumer was woken (a ring wakes
 		 * it past a fill threshold, not per record): then drain them all */
 		err = ring_buffer__poll(r->rb, POLL_MS);
+		/* the watermark before the drain: below it, the drain gets it all */
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		uint64_t wm = ring_watermark(r, now);
 		if (err >= 0 || err == -EINTR)
 			err = ring_buffer__consume(r->rb);
 		if (err < 0 && err != -EINTR) {
@@ -483,7 +670,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			rc = err;
 			break;
 		}
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		while (marks_done != marks_requested) {
 			char name[32];
 			marks_done++;
@@ -500,7 +686,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			queue_counters(r, now);
 			next_counter += counter_every;
 		}
-		rc = pipeline_emit_until(&r->pl, now > window ? now - window : 0);
+		rc = pipeline_emit_until(&r->pl, wm - 1);
+		if (now >= next_shrink) {
+			order_shrink(&r->pl.order);
+			next_shrink = now + 1000000000ull;
+		}
 		if (!rc && now >= next_flush) {
 			rc = katra_writer_flush(r->w);
 			next_flush = now + FLUSH_EVERY_NS;
@@ -522,9 +712,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
-	/* everything the kernel still holds, then the tail of the window */
-	ring_buffer__consume(r->rb);
+	/* detach first: then the rings hold all there will be; drain them to
+	 * empty, with the syscalls the CPUs were in at that moment */
+	katra_probes_detach(r->probes);
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+	ring_buffer__consume(r->rb);
+	take_inflight(r);
 	check_drops(r, end);
 	rc = finish_trace(r, end, res);
 	if (rc) {
@@ -559,6 +752,7 @@ cleanup:
 			pipeline_free(&r->pl);
 		free(r->drops_seen);
 		free(r->drops_now);
+		free(r->watermark);
 		if (r->fifo_fd >= 0)
 			close(r->fifo_fd);
 	}

@@ -12,6 +12,8 @@
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
+/* exit status when --max-loss is exceeded (the trace is still complete) */
+#define KATRA_EXIT_LOSS 3
 
 struct katra_record_opts {
 	uint32_t pids[KATRA_MAX_TARGETS];
@@ -27,6 +29,11 @@ struct katra_record_opts {
 	const char *summary_json;
 	const char *ready_file;
 	int verbose;
+	bool quiet;                /* -q: no summary on stderr */
+	const char *user;          /* -u: who -- COMMAND runs as ("root": stay root) */
+	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
+	double max_loss_pct;
+	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 };
@@ -38,7 +45,8 @@ struct katra_record_result {
 	uint64_t dropped;
 	uint64_t bytes;
 	uint64_t duration_ns;
-	uint64_t late;
+	uint64_t late;             /* dropped as out of time order (Reorder) */
+	uint64_t offcpu_inferred;  /* OffCpu spans closed at the thread's next event */
 	uint64_t by_kind[KATRA_KIND_COUNT];
 	uint64_t live_after_ns;    /* from start of katra_record_run to capture live */
 	uint64_t cpu_ns_setup;     /* the recorder's own CPU (user + sys) until live */
@@ -49,6 +57,9 @@ struct katra_record_result {
 /* Returns 0 on a complete capture, else -errno after printing the reason
  * to stderr (prefixed "katra-record: "). */
 int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res);
+
+/* Events lost as a percentage of events that happened (recorded + lost). */
+double katra_record_loss_pct(const struct katra_record_result *res);
 
 /* The summary for people (stderr) and for scripts (--summary-json). */
 void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,

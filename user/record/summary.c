@@ -59,11 +59,13 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	json_string(f, o->output);
 	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
 		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
-		",\"late_events\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
+		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
+		",\"loss_pct\":%.4f,\"live_after_ns\":%" PRIu64
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
 		",\"probes_attached\":%u,\"probes_failed\":%u",
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
-		res->duration_ns, res->late, res->live_after_ns, res->cpu_ns_setup,
+		res->duration_ns, res->late, res->offcpu_inferred, katra_record_loss_pct(res),
+		res->live_after_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed);
 	if (res->command_status >= 0 && WIFEXITED(res->command_status))
@@ -82,4 +84,11 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	if (fclose(f) != 0)
 		return -errno;
 	return 0;
+}
+
+double katra_record_loss_pct(const struct katra_record_result *res)
+{
+	uint64_t all = res->events + res->dropped;
+
+	return all ? 100.0 * (double)res->dropped / (double)all : 0.0;
 }

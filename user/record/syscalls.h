@@ -21,4 +21,12 @@ bool katra_syscall_has_args(uint32_t nr);
 /* KATRA_RES_SOCKET for sendmsg/recvmsg, else KATRA_RES_FILE. */
 uint32_t katra_syscall_resource_domain(uint32_t nr);
 
+/* Either ABI, from the record (syscalls_i386.c): an i386 syscall
+ * (KATRA_SC_I386) is written with its i386 number | KATRA_NR_I386, and gets
+ * the kind and payload of its x86_64 twin where one means the same. */
+#define KATRA_NR_I386 0x80000000u
+uint32_t katra_syscall_trace_nr(const struct katra_ev_syscall *sc);
+uint32_t katra_syscall_kind_of(const struct katra_ev_syscall *sc);
+void katra_syscall_payload_of(const struct katra_ev_syscall *sc, struct katra_payload *p);
+
 #endif

@@ -2,11 +2,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +37,66 @@ void katra_target_comm(uint32_t pid, char *buf, size_t cap)
 	if (fgets(buf, (int)cap, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+}
+
+uint32_t katra_target_tgid(uint32_t tid)
+{
+	char path[64], line[128];
+	unsigned tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+int katra_target_exe(uint32_t pid, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	n = readlink(path, buf, cap - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int katra_resolve_command(const char *name, char *out, size_t cap)
+{
+	const char *path = getenv("PATH");
+	int err = -ENOENT;
+
+	if (strchr(name, '/')) {
+		if ((size_t)snprintf(out, cap, "%s", name) >= cap)
+			return -ENAMETOOLONG;
+		return access(out, X_OK) ? -errno : 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	/* as execvp: the first executable file in PATH order */
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		int n = snprintf(out, cap, "%.*s%s%s", (int)len, path, len ? "/" : "", name);
+		path += len + (path[len] == ':');
+		if (n < 0 || (size_t)n >= cap)
+			continue;
+		if (!access(out, X_OK)) {
+			struct stat st;
+			if (!stat(out, &st) && S_ISREG(st.st_mode))
+				return 0;
+		} else if (errno == EACCES) {
+			err = -EACCES;
+		}
+	}
+	return err;
 }
 
 /* The parent of pid from /proc/PID/stat ("pid (comm) state ppid ..."; comm
@@ -98,54 +160,62 @@ int katra_target_descendants(const uint32_t *roots, size_t nroots, uint32_t *out
 	return found;
 }
 
-int katra_launch_start(struct katra_launch *l, char *const argv[])
+/* The child: drop to the invoking user if asked, stop until the probes are
+ * live, then one execve of the resolved path (the trace starts there: no
+ * PATH search, no sync-pipe read of ours in it). */
+static void launch_child(const char *path, char *const argv[], const struct katra_run_as *as)
 {
-	int fds[2];
+	if (as && as->set) {
+		if (setgroups(as->ngroups, as->groups) || setgid(as->gid) || setuid(as->uid)) {
+			fprintf(stderr, "katra-record: cannot run '%s' as uid %u: %s\n", argv[0],
+				as->uid, strerror(errno));
+			_exit(126);
+		}
+		if (as->home[0])
+			setenv("HOME", as->home, 1);
+	}
+	raise(SIGSTOP);
+	execv(path, argv);
+	fprintf(stderr, "katra-record: cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int katra_launch_start(struct katra_launch *l, char *const argv[], const struct katra_run_as *as)
+{
+	char path[4096];
+	int st, rc;
 
 	l->pid = -1;
 	l->release_fd = -1;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
+	rc = katra_resolve_command(argv[0], path, sizeof(path));
+	if (rc)
+		return rc;
 	pid_t pid = fork();
-	if (pid < 0) {
-		int err = errno;
-		close(fds[0]);
-		close(fds[1]);
-		return -err;
-	}
-	if (pid == 0) {
-		char go;
-		close(fds[1]);
-		/* the parent closing the pipe without a byte means: do not run */
-		if (read(fds[0], &go, 1) != 1)
-			_exit(127);
-		close(fds[0]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "katra-record: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		launch_child(path, argv, as);
+	/* stopped before it is tracked: what it did to get there is not traced */
+	while (waitpid(pid, &st, WUNTRACED) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFSTOPPED(st))
+		return WIFEXITED(st) && WEXITSTATUS(st) == 126 ? -EPERM : -ECHILD;
 	l->pid = pid;
-	l->release_fd = fds[1];
+	l->release_fd = 1; /* "not yet released" */
 	return 0;
 }
 
 int katra_launch_release(struct katra_launch *l)
 {
-	char go = 1;
-	int rc = 0;
-
-	if (write(l->release_fd, &go, 1) != 1)
-		rc = -errno;
-	close(l->release_fd);
 	l->release_fd = -1;
-	return rc;
+	return kill(l->pid, SIGCONT) ? -errno : 0;
 }
 
 void katra_launch_abort(struct katra_launch *l)
 {
-	if (l->release_fd >= 0) {
-		close(l->release_fd); /* the child exits 127 without running */
+	if (l->release_fd >= 0 && l->pid > 0) {
+		kill(l->pid, SIGKILL); /* never released: it must not run */
 		l->release_fd = -1;
 	}
 	if (l->pid > 0) {

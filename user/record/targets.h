@@ -4,6 +4,7 @@
 #ifndef KATRA_RECORD_TARGETS_H
 #define KATRA_RECORD_TARGETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,14 +19,33 @@ void katra_target_comm(uint32_t pid, char *buf, size_t cap);
  * up to cap of them to out and returns how many there are (or -errno). */
 int katra_target_descendants(const uint32_t *roots, size_t nroots, uint32_t *out, size_t cap);
 
-struct katra_launch {
-	pid_t pid;
-	int release_fd; /* write end: a byte here lets the child exec */
+/* The thread-group id of a thread id (itself for a process), 0 if none. */
+uint32_t katra_target_tgid(uint32_t tid);
+/* readlink /proc/PID/exe into buf; 0 or -errno. */
+int katra_target_exe(uint32_t pid, char *buf, size_t cap);
+/* The file execvp would run for name (PATH search unless it has a '/'):
+ * 0, -ENOENT, -EACCES. */
+int katra_resolve_command(const char *name, char *out, size_t cap);
+
+/* Who -- COMMAND runs as (under sudo: the invoking user, see -u). */
+struct katra_run_as {
+	bool set;
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[64];
+	int ngroups;
+	char home[256];
 };
 
-/* Forks a child that waits for katra_launch_release() before it execs argv.
- * 0 or -errno. */
-int katra_launch_start(struct katra_launch *l, char *const argv[]);
+struct katra_launch {
+	pid_t pid;
+	int release_fd; /* >= 0 while the child waits for katra_launch_release() */
+};
+
+/* Forks a child (as `as`, when set) that stops itself before it execs argv
+ * (PATH resolved here, as strace does); returns once it is stopped.  0 or
+ * -errno (-ENOENT: no such command). */
+int katra_launch_start(struct katra_launch *l, char *const argv[], const struct katra_run_as *as);
 /* Lets the child exec; returns 0, or -errno. */
 int katra_launch_release(struct katra_launch *l);
 /* Kills and reaps a child that was never released. */

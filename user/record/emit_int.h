@@ -1,0 +1,98 @@
+/* The emitter's own state and helpers, shared by its files: emit.c (records,
+ * threads, dispatch), emit_syscall.c, emit_sched.c, emit_task.c (fork, exec,
+ * exit, process names), emit_misc.c (page faults, io_uring, Katra records). */
+#ifndef KATRA_RECORD_EMIT_INT_H
+#define KATRA_RECORD_EMIT_INT_H
+
+#include "emit.h"
+
+#define TASK_DEAD_STATE 0x80 /* prev_state of a task's final switch-out */
+
+enum thread_flags {
+	TH_SYSCALL_OPEN = 1 << 0,
+	TH_OFFCPU_OPEN = 1 << 1,
+	TH_WAKEUP = 1 << 2,
+	TH_FIRST_CAUSE = 1 << 3,
+	TH_COUNTED = 1 << 4,
+	TH_FAULT_OPEN = 1 << 5,
+	TH_EXITED = 1 << 6,   /* its TaskExit is written; only its last switch-out is to come */
+	TH_EXEC_ENDED = 1 << 7, /* its execve span was ended at the exec (it became the
+				 * leader): the syscall's own return is not written again */
+};
+
+/* The path of a thread's execve, kept from its Begin for its TaskExec. */
+struct exec_path {
+	uint32_t len;
+	char path[KATRA_PATH_MAX];
+};
+
+struct thread_state {
+	uint64_t last_ts;   /* last ts_mono_ns written on this thread */
+	uint64_t sc_span, sc_seq, sc_enter_key;
+	uint64_t off_span, off_seq;
+	uint64_t wake_seq;
+	uint64_t first_cause_seq;
+	uint64_t pf_span, pf_seq, pf_enter_key;
+	uint32_t sc_nr;
+	uint32_t tgid;
+	uint32_t flags;
+	uint32_t sc_kind;
+};
+
+struct proc_state {
+	uint64_t image_seq; /* the fork or exec that made its current image */
+	uint32_t origin;    /* enum katra_process_origin */
+	bool has_image;
+	bool counted;
+	bool group_dead;    /* its group_dead TaskExit is written */
+	bool named;         /* a ProcessInfo is written */
+};
+
+/* A path waits here from its ring record until its syscall's Begin is
+ * written (several syscalls of one thread can be drained before that). */
+struct path_slot {
+	uint64_t enter_ts;
+	uint32_t tid;
+	uint32_t len;
+	char path[KATRA_PATH_MAX];
+};
+
+static inline struct katra_opt_u64 emit_some(uint64_t v)
+{
+	return (struct katra_opt_u64){ true, v };
+}
+
+uint64_t emit_rel(const struct emitter *e, uint64_t key);
+uint64_t emit_path_key(uint32_t tid, uint64_t enter_ts);
+int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct thread_state *th);
+int emit_append(struct emitter *e, const struct katra_record *r);
+/* True (and the n events counted lost under Reorder) when an item would go
+ * back in time on its thread: only after the reorder budget forced an early
+ * release. */
+bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid, uint64_t key,
+	       unsigned n);
+struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid);
+void emit_forget_thread(struct emitter *e, uint32_t tid);
+void emit_note_tracked(struct emitter *e, struct thread_state *th, uint64_t *causes,
+		       unsigned *ncauses);
+void emit_base(struct katra_event *ev, const struct katra_wire_head *h, uint32_t scope,
+	       uint32_t kind, uint32_t phase);
+int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,
+		  uint32_t kind, uint64_t span, uint64_t begin_seq, uint64_t key,
+		  const struct katra_payload *payload, uint32_t confidence);
+int emit_close_syscall(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+/* The thread runs (it produced this event): an OffCpu span still open lost
+ * its switch-in; close it here, Inferred. */
+int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+
+int emit_syscall_begin(struct emitter *e, const struct pending *p);
+int emit_syscall_end(struct emitter *e, const struct pending *p);
+int emit_switch(struct emitter *e, const struct pending *p);
+int emit_waking(struct emitter *e, const struct pending *p);
+int emit_fork(struct emitter *e, const struct pending *p);
+int emit_exec(struct emitter *e, const struct pending *p);
+int emit_exit(struct emitter *e, const struct pending *p);
+int emit_page_fault(struct emitter *e, const struct pending *p);
+int emit_uring(struct emitter *e, const struct pending *p);
+
+#endif

@@ -1,0 +1,124 @@
+/* Scheduler events: OffCpu spans (switch-out -> switch-in) and wakeups. */
+#include "emit_int.h"
+
+/* The leaving thread: an OffCpu Begin, or nothing at its final switch-out. */
+static int switch_out(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_switch *sw = &p->u.sw;
+	struct thread_state *th;
+	struct katra_event ev;
+	uint64_t causes[2];
+	unsigned n = 0;
+	int rc;
+
+	if (sw->prev_state & TASK_DEAD_STATE) {
+		/* gone for good: close what it left open, forget it */
+		th = ktable_get(&e->threads, sw->head.tid);
+		if (!th)
+			return 0;
+		rc = emit_running(e, th, sw->head.tid, p->key);
+		if (!rc)
+			emit_forget_thread(e, sw->head.tid);
+		return rc;
+	}
+	th = emit_thread(e, sw->head.tid, sw->head.tgid);
+	if (emit_late(e, th, sw->head.tid, p->key, 1))
+		return 0;
+	rc = emit_running(e, th, sw->head.tid, p->key);
+	if (rc)
+		return rc;
+	emit_base(&ev, &sw->head, KATRA_SCOPE_LINUX, KATRA_KIND_OFF_CPU,
+		  th ? KATRA_PHASE_BEGIN : KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.payload.type = KATRA_PAYLOAD_SWITCH;
+	ev.payload.u.sched_switch.cpu = sw->head.cpu;
+	ev.payload.u.sched_switch.prev_state = sw->prev_state;
+	if (th) {
+		ev.span_id = emit_some(e->next_span++);
+		th->flags |= TH_OFFCPU_OPEN;
+		/* a wakeup that came while it still ran did not make it runnable
+		 * again later: only one after this switch-out may be its cause */
+		th->flags &= ~TH_WAKEUP;
+		th->off_span = ev.span_id.value;
+		th->off_seq = e->next_seq;
+	}
+	return emit_write(e, &ev, p->key, th);
+}
+
+/* The coming thread: the OffCpu End, caused by its Begin and its wakeup. */
+static int switch_in(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_switch *sw = &p->u.sw;
+	struct katra_wire_head nh = sw->head;
+	struct thread_state *th;
+	struct katra_event ev;
+	uint64_t causes[3];
+	unsigned n = 0;
+	bool open;
+
+	nh.tid = sw->next_tid;
+	nh.tgid = sw->next_tgid;
+	th = emit_thread(e, nh.tid, nh.tgid);
+	if (emit_late(e, th, nh.tid, p->key, 1))
+		return 0;
+	open = th && (th->flags & TH_OFFCPU_OPEN);
+	emit_base(&ev, &nh, KATRA_SCOPE_LINUX, KATRA_KIND_OFF_CPU,
+		  open ? KATRA_PHASE_END : KATRA_PHASE_INSTANT);
+	if (open) {
+		causes[n++] = th->off_seq;
+		ev.span_id = emit_some(th->off_span);
+		th->flags &= ~TH_OFFCPU_OPEN;
+	}
+	emit_note_tracked(e, th, causes, &n);
+	if (th && (th->flags & TH_WAKEUP)) {
+		causes[n++] = th->wake_seq;
+		th->flags &= ~TH_WAKEUP;
+	}
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.payload.type = KATRA_PAYLOAD_SWITCH;
+	ev.payload.u.sched_switch.cpu = sw->head.cpu;
+	return emit_write(e, &ev, p->key, th);
+}
+
+int emit_switch(struct emitter *e, const struct pending *p)
+{
+	int rc = 0;
+
+	if (p->u.sw.flags & KATRA_SW_PREV_TRACKED)
+		rc = switch_out(e, p);
+	if (!rc && (p->u.sw.flags & KATRA_SW_NEXT_TRACKED))
+		rc = switch_in(e, p);
+	return rc;
+}
+
+int emit_waking(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_waking *wk = &p->u.wk;
+	/* wakers are often untracked (interrupts, kworkers): thread 0, no state */
+	struct thread_state *waker = wk->head.tid ? ktable_get(&e->threads, wk->head.tid) : NULL;
+	struct thread_state *target;
+	struct katra_event ev;
+	int rc;
+
+	if (emit_late(e, waker, wk->head.tid, p->key, 1))
+		return 0;
+	rc = emit_running(e, waker, wk->head.tid, p->key);
+	if (rc)
+		return rc;
+	emit_base(&ev, &wk->head, KATRA_SCOPE_LINUX, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT);
+	ev.resource.domain = KATRA_RES_THREAD;
+	ev.resource.id = wk->target_tid;
+	ev.payload.type = KATRA_PAYLOAD_WAKEUP;
+	ev.payload.u.wakeup.target_tid = wk->target_tid;
+	ev.payload.u.wakeup.target_pid = wk->target_tgid;
+	ev.payload.u.wakeup.target_cpu = wk->target_cpu;
+	target = emit_thread(e, wk->target_tid, wk->target_tgid);
+	if (target) {
+		target->flags |= TH_WAKEUP;
+		target->wake_seq = e->next_seq;
+	}
+	/* the target lookup may have moved the waker's entry: look it up again */
+	waker = wk->head.tid ? ktable_get(&e->threads, wk->head.tid) : NULL;
+	return emit_write(e, &ev, p->key, waker);
+}

@@ -1,0 +1,131 @@
+/* Syscall Begin / End events (pairing, file identity, paths). */
+#include <string.h>
+
+#include "emit_int.h"
+#include "syscalls.h"
+
+static void syscall_resource(struct emitter *e, const struct katra_ev_syscall *sc,
+			     struct katra_event *ev)
+{
+	if (!(sc->flags & KATRA_SC_FILE))
+		return;
+	ev->resource.domain = ev->kind == KATRA_KIND_SOCKET_SEND || ev->kind == KATRA_KIND_SOCKET_RECV
+				      ? KATRA_RES_SOCKET : KATRA_RES_FILE;
+	/* a loop over one file is the common case: remember the last identity */
+	if (sc->dev != e->last_dev || sc->ino != e->last_ino) {
+		e->last_dev = sc->dev;
+		e->last_ino = sc->ino;
+		e->last_file_id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
+	}
+	ev->resource.id = e->last_file_id;
+}
+
+static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,
+			struct katra_payload *p)
+{
+	struct katra_opt_str *slot = NULL;
+
+	if (!e->record_paths)
+		return;
+	if (p->type == KATRA_PAYLOAD_FILE_OPEN)
+		slot = &p->u.file_open.path;
+	else if (p->type == KATRA_PAYLOAD_EXECVE)
+		slot = &p->u.execve.path;
+	if (!slot)
+		return;
+	struct path_slot *ps = ktable_get(&e->paths, emit_path_key(sc->head.tid, sc->enter_ts));
+	if (!ps || ps->enter_ts != sc->enter_ts || ps->tid != sc->head.tid)
+		return;
+	slot->present = true;
+	slot->value = (struct katra_str){ ps->path, ps->len };
+}
+
+int emit_syscall_begin(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_syscall *sc = &p->u.sc;
+	struct thread_state *th = emit_thread(e, sc->head.tid, sc->head.tgid);
+	struct katra_event ev;
+	uint64_t causes[1];
+	unsigned n = 0;
+	int rc;
+
+	if (emit_late(e, th, sc->head.tid, p->key, 1)) {
+		if (e->record_paths)
+			ktable_remove(&e->paths, emit_path_key(sc->head.tid, sc->enter_ts));
+		return 0;
+	}
+	rc = emit_running(e, th, sc->head.tid, p->key);
+	if (!rc && th && (th->flags & TH_SYSCALL_OPEN))
+		rc = emit_close_syscall(e, th, sc->head.tid, p->key);
+	if (rc)
+		return rc;
+	emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, katra_syscall_kind_of(sc),
+		  th ? KATRA_PHASE_BEGIN : KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	katra_syscall_payload_of(sc, &ev.payload);
+	attach_path(e, sc, &ev.payload);
+	syscall_resource(e, sc, &ev);
+	if (th) {
+		ev.span_id = emit_some(e->next_span++);
+		th->flags |= TH_SYSCALL_OPEN;
+		th->sc_span = ev.span_id.value;
+		th->sc_seq = e->next_seq;
+		th->sc_enter_key = sc->enter_ts;
+		th->sc_nr = katra_syscall_trace_nr(sc);
+		th->sc_kind = ev.kind;
+	}
+	if (th && ev.payload.type == KATRA_PAYLOAD_EXECVE && ev.payload.u.execve.path.present) {
+		bool created;
+		struct exec_path *xp = ktable_upsert(&e->exec_paths, sc->head.tid, &created);
+		if (xp) {
+			xp->len = (uint32_t)ev.payload.u.execve.path.value.len;
+			memcpy(xp->path, ev.payload.u.execve.path.value.ptr, xp->len);
+		}
+	}
+	rc = emit_write(e, &ev, p->key, th);
+	if (e->record_paths) /* after the write: the payload points into the slot */
+		ktable_remove(&e->paths, emit_path_key(sc->head.tid, sc->enter_ts));
+	return rc;
+}
+
+int emit_syscall_end(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_syscall *sc = &p->u.sc;
+	struct thread_state *th = emit_thread(e, sc->head.tid, sc->head.tgid);
+	struct katra_payload ret = { .type = KATRA_PAYLOAD_SYSCALL_RETURN };
+	struct katra_event ev;
+	uint64_t causes[1];
+	unsigned n = 0;
+	int rc;
+
+	if (emit_late(e, th, sc->head.tid, p->key, 1))
+		return 0;
+	rc = emit_running(e, th, sc->head.tid, p->key);
+	if (rc)
+		return rc;
+	ret.u.syscall_return.nr = katra_syscall_trace_nr(sc);
+	ret.u.syscall_return.ret = sc->ret;
+	if (p->kind == PEND_SYSCALL_END && th && (th->flags & TH_SYSCALL_OPEN) &&
+	    th->sc_enter_key == sc->enter_ts) {
+		th->flags &= ~TH_SYSCALL_OPEN;
+		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
+		ev.span_id = emit_some(th->sc_span);
+		causes[0] = th->sc_seq;
+		ev.causes = (struct katra_u64_vec){ causes, 1 };
+		ev.payload = ret;
+		syscall_resource(e, sc, &ev);
+		return emit_write(e, &ev, p->key, th);
+	}
+	if (th && (th->flags & TH_EXEC_ENDED) && sc->enter_ts == th->sc_enter_key) {
+		th->flags &= ~TH_EXEC_ENDED; /* ended at the exec already */
+		return 0;
+	}
+	/* its Begin was never seen (in flight at start) or could not be kept */
+	emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, katra_syscall_kind_of(sc), KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.payload = ret;
+	syscall_resource(e, sc, &ev);
+	return emit_write(e, &ev, p->key, th);
+}

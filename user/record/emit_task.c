@@ -1,0 +1,252 @@
+/* Process lifecycle: fork, exec, exit, and the ProcessInfo that names each
+ * traced process (at start, on a followed fork, after each exec). */
+#include <string.h>
+
+#include "emit_int.h"
+#include "katra/utf8.h"
+
+static size_t comm_len(const char *comm, size_t cap)
+{
+	size_t n = 0;
+
+	while (n < cap && comm[n])
+		n++;
+	return n;
+}
+
+/* thread_id = process_id = the process's id; resource Process. */
+static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,
+			      const char *comm, size_t len, const char *path, size_t path_len,
+			      struct thread_state *th, uint64_t cause)
+{
+	uint64_t causes[1] = { cause };
+	struct katra_wire_head h = { .tid = tgid, .tgid = tgid };
+	struct katra_event ev;
+	char clean[64];
+	bool created;
+
+	emit_base(&ev, &h, KATRA_SCOPE_KATRA, KATRA_KIND_PROCESS_INFO, KATRA_PHASE_INSTANT);
+	ev.resource.domain = KATRA_RES_PROCESS;
+	ev.resource.id = tgid;
+	ev.payload.type = KATRA_PAYLOAD_PROCESS_INFO;
+	ev.payload.u.process_info.comm.len = katra_utf8_sanitize(comm, len, clean, sizeof(clean));
+	ev.payload.u.process_info.comm.ptr = clean;
+	if (path)
+		ev.payload.u.process_info.exe_path =
+			(struct katra_opt_str){ true, { path, path_len } };
+	ev.payload.u.process_info.origin = origin;
+	if (cause != UINT64_MAX) /* the fork or exec that gave it this name */
+		ev.causes = (struct katra_u64_vec){ causes, 1 };
+	struct proc_state *ps = ktable_upsert(&e->procs, tgid, &created);
+	if (ps) {
+		if (created)
+			ps->origin = origin;
+		ps->named = true;
+	}
+	return emit_write(e, &ev, key, th);
+}
+
+int emit_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,
+		      const char *comm, const char *exe_path)
+{
+	char path[KATRA_PATH_MAX];
+	size_t plen = 0;
+
+	if (exe_path)
+		plen = katra_utf8_sanitize(exe_path, strlen(exe_path), path, sizeof(path));
+	return write_process_info(e, key, tgid, origin, comm, strlen(comm), exe_path ? path : NULL,
+				  plen, NULL, UINT64_MAX);
+}
+
+void emit_process_origin(struct emitter *e, uint32_t tgid, uint32_t origin)
+{
+	bool created;
+	struct proc_state *ps = ktable_upsert(&e->procs, tgid, &created);
+
+	if (ps)
+		ps->origin = origin;
+}
+
+int emit_fork(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_fork *f = &p->u.fork;
+	struct thread_state *th = emit_thread(e, f->head.tid, f->head.tgid);
+	bool is_thread = f->flags & KATRA_FORK_THREAD;
+	struct katra_event ev;
+	uint64_t causes[1], fork_seq;
+	unsigned n = 0;
+	bool created;
+	int rc;
+
+	if (emit_late(e, th, f->head.tid, p->key, 1))
+		return 0;
+	rc = emit_running(e, th, f->head.tid, p->key);
+	if (rc)
+		return rc;
+	emit_base(&ev, &f->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_FORK, KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.resource.domain = is_thread ? KATRA_RES_THREAD : KATRA_RES_PROCESS;
+	ev.resource.id = is_thread ? f->child_tid : f->child_tgid;
+	ev.payload.type = KATRA_PAYLOAD_TASK_FORK;
+	ev.payload.u.task_fork.parent_pid = f->head.tgid;
+	ev.payload.u.task_fork.parent_tid = f->head.tid;
+	ev.payload.u.task_fork.child_pid = f->child_tgid;
+	ev.payload.u.task_fork.child_tid = f->child_tid;
+	ev.payload.u.task_fork.is_thread = is_thread;
+	fork_seq = e->next_seq;
+	if (f->flags & KATRA_FORK_TRACKED) {
+		struct thread_state *child = emit_thread(e, f->child_tid, f->child_tgid);
+		if (child) {
+			child->tgid = f->child_tgid;
+			child->flags |= TH_FIRST_CAUSE;
+			child->first_cause_seq = fork_seq;
+		}
+		if (!is_thread) {
+			struct proc_state *ps = ktable_upsert(&e->procs, f->child_tgid, &created);
+			if (ps) {
+				memset(ps, 0, sizeof(*ps));
+				ps->has_image = true;
+				ps->image_seq = fork_seq;
+				ps->origin = KATRA_ORIGIN_FORKED;
+			} else {
+				e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
+			}
+		}
+		th = emit_thread(e, f->head.tid, f->head.tgid); /* the cache moved */
+	}
+	rc = emit_write(e, &ev, p->key, th);
+	if (!rc && (f->flags & KATRA_FORK_TRACKED) && !is_thread)
+		rc = write_process_info(e, p->key, f->child_tgid, KATRA_ORIGIN_FORKED, f->comm,
+					comm_len(f->comm, sizeof(f->comm)), NULL, 0,
+					emit_thread(e, f->child_tid, f->child_tgid), fork_seq);
+	return rc;
+}
+
+/* A non-leader thread exec'd: it becomes the leader (its tid becomes the
+ * tgid).  The old leader has exited; its state gives way to the exec'ing
+ * thread's, whose execve span ends here on its old id (a span cannot move
+ * between thread ids): its own return is then not written again. */
+static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, uint64_t key)
+{
+	struct thread_state *old = ktable_get(&e->threads, x->old_tid), moved;
+	struct thread_state *leader;
+	bool created;
+	int rc = 0;
+
+	leader = ktable_get(&e->threads, x->head.tid);
+	if (leader) {
+		rc = emit_running(e, leader, x->head.tid, key);
+		if (!rc && (leader->flags & TH_SYSCALL_OPEN))
+			rc = emit_close_syscall(e, leader, x->head.tid, key);
+		emit_forget_thread(e, x->head.tid);
+	}
+	if (rc || !old)
+		return rc;
+	if (old->flags & TH_SYSCALL_OPEN) {
+		rc = emit_close_syscall(e, old, x->old_tid, key);
+		old->flags |= TH_EXEC_ENDED;
+	}
+	moved = *old;
+	emit_forget_thread(e, x->old_tid);
+	struct thread_state *th = ktable_upsert(&e->threads, x->head.tid, &created);
+	if (th)
+		*th = moved;
+	e->last_thread = NULL;
+	return rc;
+}
+
+int emit_exec(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_exec *x = &p->u.exec;
+	struct thread_state *th;
+	struct exec_path *xp = NULL;
+	struct katra_event ev;
+	uint64_t causes[2];
+	unsigned n = 0;
+	bool created;
+	int rc = 0;
+
+	if (x->old_tid != x->head.tid)
+		rc = take_over_leader(e, x, p->key);
+	if (rc)
+		return rc;
+	th = emit_thread(e, x->head.tid, x->head.tgid);
+	if (emit_late(e, th, x->head.tid, p->key, 1))
+		return 0;
+	emit_base(&ev, &x->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXEC, KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	struct proc_state *ps = ktable_upsert(&e->procs, x->head.tgid, &created);
+	if (ps && ps->has_image && !(n == 1 && causes[0] == ps->image_seq))
+		causes[n++] = ps->image_seq;
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.resource.domain = KATRA_RES_PROCESS;
+	ev.resource.id = x->head.tgid;
+	ev.payload.type = KATRA_PAYLOAD_TASK_EXEC;
+	ev.payload.u.task_exec.old_tid = x->old_tid;
+	if (e->record_paths) {
+		xp = ktable_get(&e->exec_paths, x->old_tid);
+		if (xp)
+			ev.payload.u.task_exec.path =
+				(struct katra_opt_str){ true, { xp->path, xp->len } };
+	}
+	if (ps) {
+		ps->has_image = true;
+		ps->image_seq = e->next_seq;
+	}
+	uint64_t exec_seq = e->next_seq;
+	rc = emit_write(e, &ev, p->key, th);
+	if (!rc)
+		rc = write_process_info(e, p->key, x->head.tgid,
+					ps ? ps->origin : KATRA_ORIGIN_FORKED, x->comm,
+					comm_len(x->comm, sizeof(x->comm)), xp ? xp->path : NULL,
+					xp ? xp->len : 0, th, exec_seq);
+	if (xp)
+		ktable_remove(&e->exec_paths, x->old_tid);
+	return rc;
+}
+
+int emit_exit(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_exit *x = &p->u.exit;
+	struct thread_state *th = emit_thread(e, x->head.tid, x->head.tgid);
+	struct proc_state *ps;
+	struct katra_event ev;
+	uint64_t causes[1];
+	unsigned n = 0;
+	bool group_dead = x->flags & KATRA_EXIT_GROUP_DEAD;
+	int rc;
+
+	if (emit_late(e, th, x->head.tid, p->key, 1))
+		return 0;
+	rc = emit_running(e, th, x->head.tid, p->key);
+	/* exit/exit_group never return: their Begin is closed here */
+	if (!rc && th && (th->flags & TH_SYSCALL_OPEN))
+		rc = emit_close_syscall(e, th, x->head.tid, p->key);
+	if (rc)
+		return rc;
+	/* without the tracepoint's own group_dead two threads exiting at once can
+	 * both look last: the first one written is */
+	ps = ktable_get(&e->procs, x->head.tgid);
+	if (group_dead && ps && ps->group_dead)
+		group_dead = false;
+	emit_base(&ev, &x->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.resource.domain = KATRA_RES_THREAD;
+	ev.resource.id = x->head.tid;
+	ev.payload.type = KATRA_PAYLOAD_TASK_EXIT;
+	ev.payload.u.task_exit.exit_code = (int32_t)x->exit_code;
+	ev.payload.u.task_exit.group_dead = group_dead;
+	rc = emit_write(e, &ev, p->key, th);
+	if (th)
+		th->flags |= TH_EXITED; /* forgotten at its final switch-out */
+	if (group_dead) {
+		ps = ktable_get(&e->procs, x->head.tgid);
+		if (ps)
+			ps->group_dead = true;
+		if (e->on_process_exit)
+			e->on_process_exit(e->cb_ctx, x->head.tgid);
+	}
+	return rc;
+}
