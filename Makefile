@@ -41,7 +41,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORKLOAD_SRCS))
 demo: all
 	tools/demo.sh
 
-.PHONY: all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
+.PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
 all: $(BINS) $(WORKLOADS)
 
 # ---- generated schema hash (never drifts from format/schema.txt) ----
@@ -86,12 +86,16 @@ $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
-$(B)/gen/vmlinux.h:
+# vmlinux.h is kept in the tree (per architecture, as libbpf-tools does), so a
+# build machine needs no BTF of its own; CO-RE relocates to the running kernel.
+# `make vmlinux-h` regenerates it from this machine's kernel.
+VMLINUX_DIR := bpf/vmlinux/x86
+vmlinux-h:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX_DIR)/vmlinux.h.tmp
+	mv $(VMLINUX_DIR)/vmlinux.h.tmp $(VMLINUX_DIR)/vmlinux.h
+$(B)/bpf/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(@D)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
-$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/gen/vmlinux.h
-	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I$(B)/gen -MMD -MP -c -o $@ $<
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I$(VMLINUX_DIR) -MMD -MP -c -o $@ $<
 $(B)/bpf/katra.linked.o: $(BPF_OBJS)
 	$(BPFTOOL) gen object $@ $^
 $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o

@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <katra/wire.h>
+#include "core_fixes.bpf.h"
 
 #define KATRA_MAX_CPUS 1024
 
@@ -19,8 +20,12 @@
 extern const volatile bool follow_children;
 extern const volatile bool record_paths;
 extern const volatile __u32 wakeup_bytes;
-/* sched_process_exit has its group_dead argument (set by the loader from BTF) */
-extern const volatile bool exit_has_group_dead;
+/* What the running kernel offers, set by the loader from its BTF: reads that
+ * depend on them sit behind these, so the other branch is dead code. */
+extern const volatile bool exit_has_group_dead;   /* sched_process_exit(p, group_dead): 6.16 */
+extern const volatile bool switch_has_prev_state; /* sched_switch(.., prev_state): 5.18 */
+extern const volatile bool have_task_btf;         /* bpf_get_current_task_btf(): 5.11 */
+extern const volatile __u32 uring_complete_args;  /* io_uring_complete's layout, see there */
 /* Syscall numbers whose arguments user space decodes (one bit each); the
  * others get the short record. */
 #define KATRA_NR_LIMIT 512

@@ -78,7 +78,7 @@ static __always_inline int on_submit(struct io_kiocb *req)
 	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);
 	e->ctx = key;
 	e->req = (__u64)req;
-	e->user_data = BPF_CORE_READ(req, cqe.user_data);
+	e->user_data = katra_req_user_data(req);
 	e->req_flags = BPF_CORE_READ(req, flags);
 	e->opcode = BPF_CORE_READ(req, opcode);
 	e->sq_thread = BPF_CORE_READ(ctx, flags) & IORING_SETUP_SQPOLL_ ? 1 : 0;
@@ -100,7 +100,8 @@ int BPF_PROG(raw_io_uring_submit_req, struct io_kiocb *req)
 	return on_submit(req);
 }
 
-static __always_inline int on_complete(__u64 ctx, __u64 req, struct io_uring_cqe *cqe)
+static __always_inline int on_complete(__u64 ctx, __u64 req, __u64 user_data, __s32 res,
+				       __u32 cflags)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, owner, cpu, *o;
@@ -125,9 +126,9 @@ static __always_inline int on_complete(__u64 ctx, __u64 req, struct io_uring_cqe
 	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu, katra_tracked(tgid) ? pid_tgid : 0, ts);
 	e->ctx = ctx;
 	e->req = req;
-	e->user_data = BPF_CORE_READ(cqe, user_data);
-	e->res = BPF_CORE_READ(cqe, res);
-	e->cflags = BPF_CORE_READ(cqe, flags);
+	e->user_data = user_data;
+	e->res = res;
+	e->cflags = cflags;
 	e->owner_tgid = owner;
 	e->pad = 0;
 	katra_submit(rb, e, cpu);
@@ -136,16 +137,29 @@ out:
 	return 0;
 }
 
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(tpb_io_uring_complete, struct io_ring_ctx *rctx, void *req,
-	     struct io_uring_cqe *cqe)
+/* io_uring_complete's arguments (the loader reads them from BTF):
+ *   3: (ctx, req, cqe)                                      Linux 6.4+
+ *   7: (ctx, req, user_data, res, cflags, extra1, extra2)   Linux 5.19 - 6.3
+ *      (before the tracepoint took the CQE itself)
+ *   other layouts (5.10: no request pointer to pair on): not loaded. */
+static __always_inline int complete_args(__u64 *ctx)
 {
-	return on_complete((__u64)rctx, (__u64)req, cqe);
+	if (uring_complete_args == 3) {
+		struct io_uring_cqe *cqe = (void *)ctx[2];
+		return on_complete(ctx[0], ctx[1], BPF_CORE_READ(cqe, user_data),
+				   BPF_CORE_READ(cqe, res), BPF_CORE_READ(cqe, flags));
+	}
+	return on_complete(ctx[0], ctx[1], ctx[2], (__s32)ctx[3], (__u32)ctx[4]);
+}
+
+SEC("tp_btf/io_uring_complete")
+int tpb_io_uring_complete(__u64 *ctx)
+{
+	return complete_args(ctx);
 }
 
 SEC("raw_tp/io_uring_complete")
-int BPF_PROG(raw_io_uring_complete, struct io_ring_ctx *rctx, void *req,
-	     struct io_uring_cqe *cqe)
+int raw_io_uring_complete(__u64 *ctx)
 {
-	return on_complete((__u64)rctx, (__u64)req, cqe);
+	return complete_args(ctx);
 }

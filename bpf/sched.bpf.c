@@ -3,10 +3,13 @@
  * and a raw_tp flavour; the loader turns one of them off before load. */
 #include "common.bpf.h"
 
-static __always_inline int on_switch(bool preempt, struct task_struct *next, __u64 prev_state)
+/* btf: next is a trusted pointer (tp_btf: direct loads, no helper calls, on
+ * the hottest unfiltered probe), else raw (raw_tp). */
+static __always_inline int on_switch(bool preempt, struct task_struct *next, __u64 prev_state,
+				     bool btf)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(); /* current == prev */
-	__u32 next_tgid = BPF_CORE_READ(next, tgid);
+	__u32 next_tgid = btf ? next->tgid : BPF_CORE_READ(next, tgid);
 	struct katra_ev_switch *e;
 	__u32 flags = 0, cpu;
 	__u64 ts;
@@ -30,7 +33,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 		katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
 		e->prev_state = prev_state;
 		e->next_tgid = next_tgid;
-		e->next_tid = BPF_CORE_READ(next, pid);
+		e->next_tid = btf ? next->pid : BPF_CORE_READ(next, pid);
 		e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
 		e->pad = 0;
 		katra_submit(rb, e, cpu);
@@ -39,23 +42,35 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(tpb_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+/* prev_state became an argument in Linux 5.18 (the commit "sched/tracing:
+ * Don't re-read p->state when emitting sched_switch event"); before, the
+ * task's state is read (as that tracepoint did). */
+static __always_inline __u64 switch_prev_state(__u64 *ctx, struct task_struct *prev)
 {
-	return on_switch(preempt, next, prev_state);
+	if (switch_has_prev_state)
+		return (unsigned int)ctx[3];
+	return katra_task_state(prev);
+}
+
+SEC("tp_btf/sched_switch")
+int tpb_sched_switch(__u64 *ctx)
+{
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+
+	return on_switch((bool)ctx[0], next, switch_prev_state(ctx, prev), true);
 }
 
 SEC("raw_tp/sched_switch")
-int BPF_PROG(raw_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+int raw_sched_switch(__u64 *ctx)
 {
-	return on_switch(preempt, next, prev_state);
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+
+	return on_switch((bool)ctx[0], next, switch_prev_state(ctx, prev), false);
 }
 
-static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags)
+static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags, bool btf)
 {
-	__u32 tgid = BPF_CORE_READ(t, tgid);
+	__u32 tgid = btf ? t->tgid : BPF_CORE_READ(t, tgid);
 	struct katra_ev_waking *e;
 	__u32 cpu;
 	__u64 ts;
@@ -73,8 +88,8 @@ static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags)
 	__u64 waker = bpf_get_current_pid_tgid();
 	katra_head(&e->head, KATRA_EV_WAKING, cpu, katra_tracked(waker >> 32) ? waker : 0, ts);
 	e->target_tgid = tgid;
-	e->target_tid = BPF_CORE_READ(t, pid);
-	e->target_cpu = BPF_CORE_READ(t, thread_info.cpu);
+	e->target_tid = btf ? t->pid : BPF_CORE_READ(t, pid);
+	e->target_cpu = katra_task_cpu(t);
 	e->flags = wk_flags;
 	katra_submit(rb, e, cpu);
 out:
@@ -85,25 +100,25 @@ out:
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tpb_sched_waking, struct task_struct *t)
 {
-	return on_waking(t, 0);
+	return on_waking(t, 0, true);
 }
 
 SEC("raw_tp/sched_waking")
 int BPF_PROG(raw_sched_waking, struct task_struct *t)
 {
-	return on_waking(t, 0);
+	return on_waking(t, 0, false);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(tpb_sched_wakeup_new, struct task_struct *t)
 {
-	return on_waking(t, KATRA_WK_NEW);
+	return on_waking(t, KATRA_WK_NEW, true);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(raw_sched_wakeup_new, struct task_struct *t)
 {
-	return on_waking(t, KATRA_WK_NEW);
+	return on_waking(t, KATRA_WK_NEW, false);
 }
 
 static __always_inline int on_fork(struct task_struct *child)

@@ -35,19 +35,32 @@ struct timespec64_ {
 /* dev/ino of the current task's open file `fd`; false if there is none. */
 static __always_inline bool fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct fdtable *fdt;
 	struct file **fda;
 	struct file *f = NULL;
 	struct inode *inode;
+	unsigned int max_fds;
 
 	if (fd < 0)
 		return false;
-	/* trusted task: plain CO-RE loads, no helper calls, for the first hops */
-	fdt = task->files->fdt;
-	if (!fdt || (__u64)fd >= fdt->max_fds)
+	if (have_task_btf) {
+		/* trusted task: plain CO-RE loads, no helper calls, for the first hops */
+		struct task_struct *task = bpf_get_current_task_btf();
+		fdt = task->files->fdt;
+		if (!fdt)
+			return false;
+		max_fds = fdt->max_fds;
+		fda = fdt->fd;
+	} else {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+		fdt = BPF_CORE_READ(task, files, fdt);
+		if (!fdt)
+			return false;
+		max_fds = BPF_CORE_READ(fdt, max_fds);
+		fda = BPF_CORE_READ(fdt, fd);
+	}
+	if ((__u64)fd >= max_fds)
 		return false;
-	fda = fdt->fd;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]) || !f)
 		return false;
 	inode = BPF_CORE_READ(f, f_inode);
@@ -154,9 +167,10 @@ static __always_inline void decode_enter(struct katra_cpu_slot *p)
 
 static __always_inline bool in_compat_syscall(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	return task->thread_info.status & TS_COMPAT_;
+	if (have_task_btf)
+		return bpf_get_current_task_btf()->thread_info.status & TS_COMPAT_;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), thread_info.status) &
+	       TS_COMPAT_;
 }
 
 /* btf: regs is a trusted BTF pointer (tp_btf), else a raw one (raw_tp). */

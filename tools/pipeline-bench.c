@@ -5,11 +5,16 @@
  * under `valgrind --tool=callgrind` for instruction counts that do not depend
  * on what else the machine is doing.
  *
- * usage: pipeline-bench [ITERATIONS] [OUTPUT]   (default 1000000, /dev/shm) */
+ * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS]
+ *        (default 1000000, /dev/shm, 2): RINGS synthetic CPUs, each with its
+ *        own thread, bursty and skewed (one ring in four carries most of the
+ *        load), merged as the capture loop does; prints ns per event and the
+ *        peak RSS, so the merge's cost can be compared across ring counts. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,8 +36,10 @@ int main(int argc, char **argv)
 	struct katra_header h = { .format_version = KATRA_FORMAT_VERSION };
 	struct katra_writer *w;
 	struct pipeline pl;
+	unsigned nrings = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 2;
 	struct pipeline_config pc = {
-		.nrings = 2, .fifo_items = 32768, .start_mono = 1000,
+		.nrings = nrings ? nrings : 2, .fifo_items = 1024, .start_mono = 1000,
+		.max_items = (24u << 20) / sizeof(struct pending),
 		.limits = { 65536, 16384, 65536 },
 	};
 	struct katra_ev_syscall rd = { .nr = SYS_pread64 };
@@ -40,7 +47,7 @@ int main(int argc, char **argv)
 	struct katra_kind_count kinds[KATRA_KIND_COUNT];
 	struct katra_drop_count drops[8];
 	struct katra_summary s;
-	uint64_t ring_drops[2] = { 0, 0 };
+	static uint64_t ring_drops[1024];
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/pipeline-bench.%d.ktrc", argc > 2 ? argv[2] : "/dev/shm",
@@ -65,8 +72,18 @@ int main(int argc, char **argv)
 	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 1, 4242, 4242, 0 };
 	gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
 
+	if (pc.nrings > 1024)
+		pc.nrings = 1024;
 	uint64_t t0 = mono_ns(), ts = 2000;
+	uint32_t seed = 1;
 	for (uint64_t i = 0; i < iterations; i++) {
+		/* skewed: half the pairs go to ring 0's quarter, the rest anywhere */
+		seed = seed * 1103515245u + 12345u;
+		unsigned ring = (seed >> 16) % pc.nrings;
+		if (seed & 0x80000000u)
+			ring %= (pc.nrings + 3) / 4;
+		rd.head.cpu = gp.head.cpu = ring;
+		rd.head.tid = gp.head.tid = 4242 + ring;
 		rd.enter_ts = ts;
 		rd.head.ts = rd.exit_ts = ts + 600;
 		rd.args[3] = i & 4095;
@@ -76,9 +93,10 @@ int main(int argc, char **argv)
 		gp.ret = 1;
 		pipeline_on_record(&pl, &gp, sizeof(gp));
 		ts += 1000;
-		/* the capture loop drains every ~10 ms and writes what is 20 ms old */
-		if ((i & 8191) == 8191 && ts > 20000000)
-			pipeline_emit_until(&pl, ts - 20000000);
+		/* the capture loop drains every ~10 ms and writes what is below the
+		 * watermark (here: all but the last 1 ms) */
+		if ((i & 8191) == 8191 && ts > 1000000)
+			pipeline_emit_until(&pl, ts - 1000000);
 	}
 	rc = pipeline_finish(&pl, ts, ring_drops, NULL, &s, kinds, drops, 8);
 	if (!rc)
@@ -92,8 +110,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pipeline-bench: %s\n", strerror(-rc));
 		return 1;
 	}
-	printf("{\"events\":%" PRIu64 ",\"ns_per_event\":%.1f,\"bytes_per_event\":%.1f}\n",
-	       s.event_count, (double)(t1 - t0) / (double)s.event_count,
-	       (double)bytes / (double)s.event_count);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("{\"rings\":%u,\"events\":%" PRIu64 ",\"ns_per_event\":%.1f,"
+	       "\"bytes_per_event\":%.1f,\"peak_rss_kib\":%ld}\n",
+	       pc.nrings, s.event_count, (double)(t1 - t0) / (double)s.event_count,
+	       (double)bytes / (double)s.event_count, ru.ru_maxrss);
 	return 0;
 }

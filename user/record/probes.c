@@ -22,7 +22,8 @@
 
 struct probe {
 	const char *name;            /* tracepoint name, e.g. "sys_enter" */
-	struct bpf_program *use;     /* the flavour that is loaded */
+	struct bpf_program *use;     /* the flavour that is loaded, NULL if none */
+	const char *lacks;           /* why this kernel cannot carry it, or NULL */
 	struct bpf_link *link;
 	int fexit_err;               /* fexit programs: why the kernel refuses them */
 };
@@ -37,7 +38,7 @@ struct katra_probes {
 	struct katra_bpf *skel;
 	struct probe probes[PROBE_MAX];
 	unsigned nprobes;
-	bool btf_flavour;
+	bool quiet;
 	struct ring *rings;
 	unsigned nrings;
 	uint32_t ring_bytes;
@@ -48,11 +49,13 @@ struct katra_probes {
 	size_t nfailed;
 };
 
-static bool verbose_log;
+static int verbose_log;
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!verbose_log || level == LIBBPF_DEBUG)
+	/* warnings (a verifier log on a failed load) always, as libbpf-tools do;
+	 * info with -v, debug with -vv */
+	if ((level == LIBBPF_INFO && verbose_log < 1) || (level == LIBBPF_DEBUG && verbose_log < 2))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -79,23 +82,51 @@ static uint32_t round_ring_bytes(uint32_t want, unsigned nrings)
 	return sz;
 }
 
-/* Whether the kernel's sched_process_exit tracepoint has its group_dead
- * argument (Linux 6.16): btf_trace_sched_process_exit's prototype has three
- * parameters (the ctx, the task, group_dead). */
-static bool exit_tp_has_group_dead(const struct btf *vmlinux)
+/* The number of arguments of tracepoint NAME in the kernel's BTF (the
+ * btf_trace_NAME prototype, less its ctx), or -1 when the kernel has no such
+ * tracepoint. */
+static int tp_args(const struct btf *vmlinux, const char *name)
 {
 	const struct btf_type *t;
+	char tname[96];
 	int id;
 
-	if (!vmlinux)
-		return false;
-	id = btf__find_by_name_kind(vmlinux, "btf_trace_sched_process_exit", BTF_KIND_TYPEDEF);
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	id = vmlinux ? btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) : -ENOENT;
 	if (id <= 0)
-		return false;
+		return -1;
 	t = btf__type_by_id(vmlinux, id);
 	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
 		t = btf__type_by_id(vmlinux, t->type);
-	return t && btf_is_func_proto(t) && btf_vlen(t) == 3;
+	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) - 1 : -1;
+}
+
+/* What the kernel offers that the programs read behind a flag (rodata), and
+ * why a probe this kernel cannot carry stays off: NULL when it can. */
+static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinux,
+				const char *tp)
+{
+	int n = tp_args(vmlinux, tp);
+
+	if (n < 0)
+		return "not in this kernel";
+	if (!strcmp(tp, "io_uring_complete")) {
+		if (n != 3 && n != 7)
+			return "this kernel's io_uring_complete has no request to pair on";
+		p->skel->rodata->uring_complete_args = (uint32_t)n;
+	}
+	return NULL;
+}
+
+static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
+{
+	/* sched_process_exit(p, group_dead): 6.16; sched_switch(.., prev_state): 5.18 */
+	p->skel->rodata->exit_has_group_dead = tp_args(vmlinux, "sched_process_exit") == 2;
+	p->skel->rodata->switch_has_prev_state = tp_args(vmlinux, "sched_switch") >= 4;
+	/* bpf_get_current_task_btf(): 5.11 */
+	p->skel->rodata->have_task_btf =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					BPF_FUNC_get_current_task_btf, NULL) == 1;
 }
 
 /* Whether an fexit program on FUNC loads and attaches here: some kernels
@@ -126,25 +157,25 @@ static int probe_fexit(const struct btf *vmlinux, const char *func)
 	return err;
 }
 
-/* Pair each tp_btf program with its raw_tp twin; keep one of them. */
+/* Pair each tp_btf program with its raw_tp twin; keep one of them, or
+ * neither where the kernel lacks what it needs (one program the kernel
+ * refuses would fail the whole load). */
 static int choose_flavours(struct katra_probes *p, bool force_raw)
 {
-	struct btf *vmlinux = force_raw ? NULL : btf__load_vmlinux_btf();
+	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
-	char tname[96];
 	int err = 0;
 
-	p->btf_flavour = vmlinux != NULL;
-	{
-		struct btf *k = vmlinux ? vmlinux : btf__load_vmlinux_btf();
-		p->skel->rodata->exit_has_group_dead = exit_tp_has_group_dead(k);
-		if (k != vmlinux)
-			btf__free(k);
+	if (!vmlinux) {
+		fprintf(stderr, "katra-record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			"katra-record needs CONFIG_DEBUG_INFO_BTF=y\n");
+		return -ENOENT;
 	}
+	set_kernel_flags(p, vmlinux);
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog);
 		struct bpf_program *twin;
-		bool have_btf = false;
+		struct probe *pr;
 		char raw[96];
 
 		if (strncmp(name, "tpb_", 4))
@@ -155,19 +186,15 @@ static int choose_flavours(struct katra_probes *p, bool force_raw)
 		}
 		snprintf(raw, sizeof(raw), "raw_%s", name + 4);
 		twin = bpf_object__find_program_by_name(p->skel->obj, raw);
-		if (vmlinux) {
-			snprintf(tname, sizeof(tname), "btf_trace_%s", name + 4);
-			have_btf = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) > 0;
-		}
-		/* no BTF for this tracepoint: raw_tp loads anyway and fails at attach */
-		if (!have_btf && !twin)
-			have_btf = true;
-		bpf_program__set_autoload(prog, have_btf);
+		pr = &p->probes[p->nprobes++];
+		pr->name = name + 4;
+		pr->lacks = kernel_lacks(p, vmlinux, pr->name);
+		/* tp_btf where it works (typed, direct loads); raw_tp as the fallback
+		 * and when forced (tests: a fallback is never dead code) */
+		pr->use = pr->lacks ? NULL : (force_raw && twin) ? twin : prog;
+		bpf_program__set_autoload(prog, pr->use == prog);
 		if (twin)
-			bpf_program__set_autoload(twin, !have_btf);
-		p->probes[p->nprobes].name = name + 4;
-		p->probes[p->nprobes].use = have_btf ? prog : twin;
-		p->nprobes++;
+			bpf_program__set_autoload(twin, pr->use == twin);
 	}
 	/* fexit programs ("fx_FUNC"): only where the kernel's BTF has FUNC */
 	bpf_object__for_each_program(prog, p->skel->obj) {
@@ -269,6 +296,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
 	p->max_tgids = opts->max_tgids;
+	p->quiet = opts->quiet;
 	err = bpf_map__set_max_entries(p->skel->maps.rings, p->nrings);
 	if (err) {
 		say_error("cannot size BPF maps", -err);
@@ -358,22 +386,77 @@ int katra_probes_attach(struct katra_probes *p)
 			p->attached[p->nattached++] = pr->name;
 			continue;
 		}
-		err = !pr->use ? -pr->fexit_err : errno ? errno : EINVAL;
+		err = pr->lacks ? ENOENT : !pr->use ? -pr->fexit_err : errno ? errno : EINVAL;
 		if (!first_err)
 			first_err = -err;
-		if (asprintf(&msg, "%s: %s", pr->name, strerror(err)) < 0)
+		if (asprintf(&msg, "%s: %s", pr->name, pr->lacks ? pr->lacks : strerror(err)) < 0)
 			msg = NULL;
 		if (msg)
 			p->failed[p->nfailed++] = msg;
-		fprintf(stderr, "katra-record: cannot attach probe %s: %s%s\n", pr->name,
-			strerror(err), pr->fexit_err ? " (fexit refused here: page faults are "
-			"recorded as instants, without their duration)" : "");
+		if (!p->quiet)
+			fprintf(stderr, "katra-record: probe %s not attached: %s%s\n", pr->name,
+				pr->lacks ? pr->lacks : strerror(err),
+				pr->fexit_err ? " (fexit refused here: page faults are recorded as "
+				"instants, without their duration)" : "");
 	}
 	/* page faults are measured only once handle_mm_fault's fexit is live */
 	for (i = 0; i < p->nprobes; i++)
 		if (p->probes[i].link && !strcmp(p->probes[i].name, "handle_mm_fault"))
 			p->skel->bss->fault_exit_live = 1;
 	return p->nattached ? 0 : (first_err ? first_err : -ENOENT);
+}
+
+/* Which probes make which layer; the core (syscalls, process lifecycle) must
+ * attach, the others are optional. */
+static const struct {
+	const char *layer;
+	const char *probes[5];
+} layers[] = {
+	{ "core", { "sys_enter", "sys_exit", "sched_process_fork", "sched_process_exec",
+		    "sched_process_exit" } },
+	{ "sched", { "sched_switch", "sched_waking", "sched_wakeup_new" } },
+	{ "faults", { "page_fault_user" } },
+	{ "fault-durations", { "handle_mm_fault" } },
+	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
+};
+
+static const char *failure_of(const struct katra_probes *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < p->nfailed; i++)
+		if (!strncmp(p->failed[i], name, n) && p->failed[i][n] == ':')
+			return p->failed[i];
+	return NULL;
+}
+
+size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
+				size_t cap, bool *core_ok)
+{
+	size_t n = 0;
+
+	*core_ok = true;
+	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
+		size_t total = 0, off = 0, len = 0;
+		char why[KATRA_NOTE_MAX] = "";
+		for (size_t i = 0; i < 5 && layers[l].probes[i]; i++) {
+			const char *f = failure_of(p, layers[l].probes[i]);
+			total++;
+			if (!f)
+				continue;
+			off++;
+			len += (size_t)snprintf(why + len, len < sizeof(why) ? sizeof(why) - len : 0,
+						"%s%s", off > 1 ? "; " : "", f);
+		}
+		if (!off)
+			continue;
+		if (!l)
+			*core_ok = false;
+		if (n < cap)
+			snprintf(out[n++], KATRA_NOTE_MAX, "layer %s %s: %s", layers[l].layer,
+				 off == total ? "off" : "partial", why);
+	}
+	return n;
 }
 
 size_t katra_probes_attached(const struct katra_probes *p, const char *const **names)
@@ -390,7 +473,17 @@ size_t katra_probes_failed(const struct katra_probes *p, const char *const **nam
 
 const char *katra_probes_flavour(const struct katra_probes *p)
 {
-	return p->btf_flavour ? "tp_btf" : "raw_tp";
+	bool btf = false, raw = false;
+
+	for (unsigned i = 0; i < p->nprobes; i++) {
+		const char *sec = p->probes[i].link ? bpf_program__section_name(p->probes[i].use)
+						     : NULL;
+		if (sec && !strncmp(sec, "tp_btf/", 7))
+			btf = true;
+		else if (sec && !strncmp(sec, "raw_tp/", 7))
+			raw = true;
+	}
+	return btf && raw ? "tp_btf+raw_tp" : raw ? "raw_tp" : "tp_btf";
 }
 
 unsigned katra_probes_ring_count(const struct katra_probes *p)

@@ -26,7 +26,9 @@ struct ring_buffer; /* libbpf */
 struct katra_probes_opts {
 	bool follow_children;  /* track processes forked by tracked ones */
 	bool record_paths;     /* write KATRA_EV_PATH for openat/openat2/execve */
-	bool verbose;          /* libbpf's log (and load details) to stderr */
+	int verbose;           /* libbpf's info (1) and debug (2) log to stderr; its
+				* warnings are always printed */
+	bool quiet;            /* no line per probe not attached (they are in the notes) */
 	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
 	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
 				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */
@@ -46,7 +48,7 @@ struct katra_probes_opts {
 #define KATRA_PROBES_RING_MAX (32u << 20)
 #define KATRA_PROBES_OPTS_DEFAULT                                                     \
 	{                                                                             \
-		.follow_children = true, .record_paths = false, .verbose = false,     \
+		.follow_children = true, .record_paths = false, .verbose = 0,     \
 		.force_raw_tp = false, .ring_bytes = 0, .max_tgids = 0,               \
 		.wakeup_bytes = 0,                                                    \
 	}
@@ -72,7 +74,14 @@ int katra_probes_attach(struct katra_probes *p);
  * attached, and what failed ("name: reason").  Valid until destroy. */
 size_t katra_probes_attached(const struct katra_probes *p, const char *const **names);
 size_t katra_probes_failed(const struct katra_probes *p, const char *const **names);
-/* "tp_btf" or "raw_tp": which program flavour was loaded. */
+/* One line per layer that is not whole: "layer io_uring off: io_uring_submit_req:
+ * not in this kernel; ...".  Layers: core (syscalls and process lifecycle:
+ * required), sched, faults, fault-durations, io_uring.  *core_ok is false when
+ * a core probe is missing. */
+#define KATRA_NOTE_MAX 240
+size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
+				size_t cap, bool *core_ok);
+/* "tp_btf", "raw_tp", or "tp_btf+raw_tp" when some probes fell back. */
 const char *katra_probes_flavour(const struct katra_probes *p);
 
 /* Rings: one per possible CPU, ring i == CPU i == head.cpu of its records. */

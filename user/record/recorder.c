@@ -286,7 +286,7 @@ struct header_store {
 	char workload[64];
 	uint64_t pids[KATRA_MAX_TARGETS];
 	struct katra_str notes[64];
-	char note_buf[64][160];
+	char note_buf[64][KATRA_NOTE_MAX];
 };
 
 static void build_header(struct katra_header *h, struct header_store *hs,
@@ -338,6 +338,8 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	for (size_t i = 0; i < n && nn < 64; i++)
 		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",
 			 names[i]);
+	bool core_ok;
+	nn += katra_probes_layer_notes(p, hs->note_buf + nn, 64 - nn, &core_ok);
 	for (size_t i = 0; i < nn; i++)
 		hs->notes[i] = katra_cstr(hs->note_buf[i]);
 	h->notes = (struct katra_str_vec){ hs->notes, nn };
@@ -522,6 +524,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.record_paths = o->record_paths;
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
+	po.quiet = o->quiet;
 	po.ring_bytes = (uint32_t)o->buffer_size;
 	rc = katra_probes_open(&po, &r->probes);
 	if (rc)
@@ -546,8 +549,18 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	start_mono = clock_ns(CLOCK_MONOTONIC);
 	start_wall = clock_ns(CLOCK_REALTIME);
 	rc = katra_probes_attach(r->probes);
+	{
+		char layer_notes[8][KATRA_NOTE_MAX];
+		bool core_ok;
+		size_t nl = katra_probes_layer_notes(r->probes, layer_notes, 8, &core_ok);
+		for (size_t i = 0; i < nl; i++)
+			fprintf(stderr, "katra-record: %s\n", layer_notes[i]);
+		if (!rc && !core_ok)
+			rc = -ENOENT;
+	}
 	if (rc) {
-		fprintf(stderr, "katra-record: no probe could be attached: %s\n", strerror(-rc));
+		fprintf(stderr, "katra-record: the core probes (syscalls, process lifecycle) could "
+			"not be attached: %s\n", strerror(-rc));
 		goto cleanup;
 	}
 	/* the tree's processes that already exist: forks from now on are
