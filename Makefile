@@ -36,6 +36,8 @@ ifneq ($(BPF_SRCS),)
 BINS += $(B)/katra-record
 endif
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORKLOAD_SRCS))
+# the i386 (int $0x80) program: its own rule below
+WORKLOADS += $(B)/workloads/i386prog
 
 .DEFAULT_GOAL := all
 demo: all
@@ -104,6 +106,18 @@ $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraf
 $(B)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread -luring
+
+# An i386 static program: gcc only preprocesses and assembles (-m32 needs no
+# 32-bit libc for that), ld links; a toolchain that cannot does without it
+# (a warning, and t_i386 skips) rather than failing the whole build.
+$(B)/workloads/i386prog: tests/workloads/i386/prog.S
+	@mkdir -p $(@D) $(B)/obj/tests/workloads/i386
+	@if $(CC) -m32 -c -o $(B)/obj/tests/workloads/i386/prog.o $< && \
+	    ld -m elf_i386 -o $@ $(B)/obj/tests/workloads/i386/prog.o; then \
+		echo "  built $@ (i386)"; \
+	else \
+		rm -f $@; echo "warning: cannot build the i386 test program ($(CC) -m32, ld -m elf_i386): t_i386 will skip" >&2; \
+	fi
 
 # ---- tests ----
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
