@@ -9,7 +9,7 @@
  * middle of its read (it never returns), and the exec'ing thread takes over
  * the process: afterwards its tid is the pid.  The new image prints a second
  * line and exits 0.  Two JSON lines, one per image (one write(2) each):
- * {"workload":"execthread","pid":P,"main_tid":P,"exec_tid":X}
+ * {"workload":"execthread","pid":P,"main_tid":P,"exec_tid":X,"pipe_fd":F}
  * {"workload":"execthread","phase":"after","pid":P,"tid":P,"old_tid":X} */
 #define _GNU_SOURCE /* pipe2 */
 #include <pthread.h>
@@ -50,7 +50,8 @@ static void *exec_thread(void *arg)
 		wl_sleep_ns(1000000);
 	snprintf(tid_s, sizeof(tid_s), "%d", (int)tid);
 	dprintf(STDOUT_FILENO, "{\"workload\":\"execthread\",\"pid\":%d,\"main_tid\":%d,"
-		"\"exec_tid\":%d}\n", (int)getpid(), (int)main_tid, (int)tid);
+		"\"exec_tid\":%d,\"pipe_fd\":%d}\n", (int)getpid(), (int)main_tid, (int)tid,
+		pipefd[0]);
 	execv("/proc/self/exe", args);
 	wl_die(prog, "exec /proc/self/exe: %s", strerror(errno));
 	return NULL;

@@ -3,7 +3,7 @@
  * usage: exitstorm [--gate FILE] R K
  *
  * R times, one after the other: fork a child whose main thread starts K
- * threads looping on raw getppid(), waits until every one of them is running,
+ * threads looping on raw getppid() (bursts of 16, then a 50 us nanosleep), waits until every one of them is running,
  * then calls exit_group(0) (the raw syscall: no atexit, no stdio flush) while
  * they are still making calls; the parent waits for it.  The kernel kills the
  * K threads wherever they are, so every thread of every child exits (and ran)
@@ -41,8 +41,13 @@ static void *spin(void *arg)
 	cur->tids[idx] = wl_gettid();
 	syscall(SYS_getppid);
 	atomic_fetch_add(&cur->started, 1);
-	for (;;)
-		syscall(SYS_getppid);
+	/* bursts of calls with short sleeps (also a syscall): the kill finds
+	 * threads on and off the CPU, and the trace stays small */
+	for (;;) {
+		for (int i = 0; i < 16; i++)
+			syscall(SYS_getppid);
+		wl_sleep_ns(50000);
+	}
 	return NULL;
 }
 
