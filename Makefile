@@ -43,7 +43,7 @@ WORKLOADS += $(B)/workloads/i386prog
 demo: all
 	tools/demo.sh
 
-.PHONY: all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
+.PHONY: all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test test-vm bench clean
 all: $(BINS) $(WORKLOADS)
 
 # ---- generated schema hash (never drifts from format/schema.txt) ----
@@ -152,6 +152,15 @@ integration-test: all
 
 test: all
 	tests/run-all.sh
+
+# The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
+# from a busybox initramfs, 2 and 16 vCPUs (tests/vm/README.md).  Needs root
+# the first time (it caches the kernels under /var/cache/katra-vm).
+$(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^
+test-vm: all $(B)/vm/katra-vmcheck
+	tests/vm/run.sh $(VM_ARGS)
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)
