@@ -34,6 +34,10 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 }
 
 state=$cache/apt-$suite
+if ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
+	echo "fetch-kernel.sh: cannot write $cache (run as root once, or set KATRA_VM_CACHE)" >&2
+	exit 1
+fi
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/deb"
 echo "deb [signed-by=$keyring] $mirror $suite main" >"$state/sources.list"
 # Dir::Etc::sourceparts=- : ignore /etc/apt/sources.list.d; lists and the
@@ -76,5 +80,6 @@ vmlinuz=$(ls "$x"/boot/vmlinuz-*)
 cp "$vmlinuz" "$out.tmp"
 echo "${vmlinuz##*/vmlinuz-}" >"$cache/release-$suite"
 mv "$out.tmp" "$out"
-rm -rf "$x" "$state/deb"
+# the lists and binary caches (~90 MB) are not needed once vmlinuz is cached
+rm -rf "$state"
 echo "$out"

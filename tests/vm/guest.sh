@@ -95,16 +95,17 @@ check_syscalls()
 # own counts.
 traced()
 {
-	local name=$1 wl=$2 facts=/tmp/$1.facts why=/tmp/$1.why rc=0 rec_rc wl_rc wl_pid rec_pid
+	local name=$1 wl=$2 b=/tmp/$1 rc=0 rec_rc wl_rc wl_pid rec_pid
+	local facts=$b.facts why=$b.why
 	shift 2
 	: >"$facts"
 	: >"$why"
-	rm -f /tmp/ready /tmp/$name.ktrc
-	$WL/"$wl" --gate /tmp/ready "$@" >/tmp/$name.out 2>/tmp/$name.err &
+	rm -f /tmp/ready "$b".ktrc
+	$WL/"$wl" --gate /tmp/ready "$@" >"$b".out 2>"$b".err &
 	wl_pid=$!
-	$K/vm/katra-vmcheck rusage /tmp/$name.rusage timeout "$step_timeout" \
-		$K/katra-record -p "$wl_pid" --ready-file /tmp/ready -o /tmp/$name.ktrc \
-		--summary-json /tmp/$name.json >/tmp/$name.rec.out 2>/tmp/$name.rec.err &
+	$K/vm/katra-vmcheck rusage "$b".rusage timeout "$step_timeout" \
+		$K/katra-record -p "$wl_pid" --ready-file /tmp/ready -o "$b".ktrc \
+		--summary-json "$b".json >"$b".rec.out 2>"$b".rec.err &
 	rec_pid=$!
 	wait "$rec_pid"
 	rec_rc=$?
@@ -113,23 +114,28 @@ traced()
 	wait "$wl_pid"
 	wl_rc=$?
 	echo "record_rc=$rec_rc" >>"$facts"
-	cat /tmp/$name.rusage >>"$facts" 2>/dev/null
+	cat "$b".rusage >>"$facts" 2>/dev/null
+	# the recorder's own counts: late (out-of-order) events, and any peak
+	# RSS figure it reports itself
+	sed -n -e 's/.*"late_events":\([0-9]*\).*/late_events=\1/p' \
+		-e 's/.*"\(peak_rss[a-z_]*\)":\([0-9]*\).*/summary_\1=\2/p' \
+		"$b".json >>"$facts" 2>/dev/null
 	if [ "$rec_rc" != 0 ]; then
-		echo "katra-record -p $wl exited $rec_rc: $(tail -n 2 /tmp/$name.rec.err | tr '\n' ' ')" >>"$why"
-		log "$name" /tmp/$name.rec.err
+		echo "katra-record -p $wl exited $rec_rc: $(tail -n 2 "$b".rec.err | tr '\n' ' ')" >>"$why"
+		log "$name" "$b".rec.err
 		diagnose "$name" "$why"
 		result "$name" 1 "$facts" "$why"
 		return
 	fi
 	if [ "$wl_rc" != 0 ]; then
-		echo "workload $wl exited $wl_rc: $(tail -n 2 /tmp/$name.err | tr '\n' ' ')" >>"$why"
+		echo "workload $wl exited $wl_rc: $(tail -n 2 "$b".err | tr '\n' ' ')" >>"$why"
 		rc=1
 	fi
-	verify "$name" /tmp/$name.ktrc "$facts" "$why" || rc=1
-	$K/vm/katra-vmcheck "$name" /tmp/$name.ktrc /tmp/$name.out >>"$facts" 2>>"$why" || rc=1
-	echo "trace_mib=$(($(wc -c </tmp/$name.ktrc) >> 20))" >>"$facts"
+	verify "$name" "$b".ktrc "$facts" "$why" || rc=1
+	$K/vm/katra-vmcheck "$name" "$b".ktrc "$b".out >>"$facts" 2>>"$why" || rc=1
+	echo "trace_mib=$(($(wc -c <"$b".ktrc) >> 20))" >>"$facts"
 	result "$name" "$rc" "$facts" "$why"
-	rm -f /tmp/$name.ktrc
+	rm -f "$b".ktrc
 }
 
 case ${1:-} in
