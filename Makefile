@@ -36,12 +36,14 @@ ifneq ($(BPF_SRCS),)
 BINS += $(B)/katra-record
 endif
 WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,$(WORKLOAD_SRCS))
+# the i386 (int $0x80) program: its own rule below
+WORKLOADS += $(B)/workloads/i386prog
 
 .DEFAULT_GOAL := all
 demo: all
 	tools/demo.sh
 
-.PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
+.PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test test-vm bench clean
 all: $(BINS) $(WORKLOADS)
 
 # ---- generated schema hash (never drifts from format/schema.txt) ----
@@ -109,6 +111,18 @@ $(B)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread -luring
 
+# An i386 static program: gcc only preprocesses and assembles (-m32 needs no
+# 32-bit libc for that), ld links; a toolchain that cannot does without it
+# (a warning, and t_i386 skips) rather than failing the whole build.
+$(B)/workloads/i386prog: tests/workloads/i386/prog.S
+	@mkdir -p $(@D) $(B)/obj/tests/workloads/i386
+	@if $(CC) -m32 -c -o $(B)/obj/tests/workloads/i386/prog.o $< && \
+	    ld -m elf_i386 -o $@ $(B)/obj/tests/workloads/i386/prog.o; then \
+		echo "  built $@ (i386)"; \
+	else \
+		rm -f $@; echo "warning: cannot build the i386 test program ($(CC) -m32, ld -m elf_i386): t_i386 will skip" >&2; \
+	fi
+
 # ---- tests ----
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
@@ -142,6 +156,15 @@ integration-test: all
 
 test: all
 	tests/run-all.sh
+
+# The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
+# from a busybox initramfs, 2 and 16 vCPUs (tests/vm/README.md).  Needs root
+# the first time (it caches the kernels under /var/cache/katra-vm).
+$(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^
+test-vm: all $(B)/vm/katra-vmcheck
+	tests/vm/run.sh $(VM_ARGS)
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)

@@ -12,6 +12,10 @@ packages=(
 	python3 jq                      # integration test assertions
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
 	libclang-rt-14-dev              # sanitizer runtimes for clang
+	# make test-vm: Debian kernels booted under QEMU (TCG) from a busybox
+	# initramfs; the kernels come from apt-get download (debian-archive-keyring
+	# signs bullseye's suite too)
+	qemu-system-x86 busybox-static cpio debian-archive-keyring
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf strace)

@@ -475,6 +475,231 @@ def check_process_events(trace_path, pid, min_events):
     return "%d getppid spans from %d" % (len(gp), pid)
 
 
+# ------------------------------------------- big traces, read as a stream
+#
+# A storm trace has millions of events: these checks read the JSONL once,
+# line by line ("-" is stdin, so the dump need not be stored), parse only the
+# lines they need and keep counters, not events.
+
+KATRA_NR_I386 = 0x80000000   # SyscallPayload.nr of an i386 (int $0x80) syscall
+I386_READ, I386_GETPPID = 3, 64
+
+
+def stream(path):
+    f = sys.stdin if path == "-" else open(path)
+    try:
+        for line in f:
+            yield line
+    finally:
+        if f is not sys.stdin:
+            f.close()
+
+
+def pct(part, whole):
+    return 100.0 * part / whole if whole else 0.0
+
+
+def check_storm(jsonl_path, wl_path):
+    """T threads x N getppid: no Estimated event; every call is either a
+    recorded span or counted as lost (2 x spans + dropped >= 2 x calls); never
+    more spans than calls."""
+    w = workload_lines(wl_path)[0]
+    pid, ppid, n, tids = w["pid"], w["ppid"], w["n"], w["tids"]
+    calls = n * len(tids)
+    begins = {t: 0 for t in tids}
+    pairs = {t: 0 for t in tids}
+    open_spans = set()
+    est, first_est, stray, bad_ret, lone_ends = 0, None, [], 0, 0
+    header = summary = None
+    for line in stream(jsonl_path):
+        if header is None:
+            header = json.loads(line)
+            expect(header.get("record") == "Header", "first line is not the header")
+            continue
+        if line.startswith('{"record":"SessionSummary"'):
+            summary = json.loads(line)
+            continue
+        est_line = '"confidence":"Estimated"' in line
+        if not est_line and '"nr":110,' not in line and '"nr":110}' not in line:
+            continue
+        e = json.loads(line)
+        if e["record"] != "Event":
+            continue
+        if e["confidence"] == "Estimated":
+            est += 1
+            first_est = first_est or e
+        if e["process_id"] != pid or e["kind"] != "Syscall" or e["payload"].get("nr") != SYS_GETPPID:
+            continue
+        tid, key = e["thread_id"], (e["thread_id"], e["span_id"])
+        if tid not in begins:
+            stray.append(tid)
+            continue
+        if e["phase"] == "Begin":
+            begins[tid] += 1
+            open_spans.add(key)
+        elif e["phase"] == "End":
+            if key in open_spans:
+                open_spans.discard(key)
+                pairs[tid] += 1
+                if e["payload"].get("ret") != ppid:
+                    bad_ret += 1
+            else:
+                lone_ends += 1
+    expect(summary is not None, "no SessionSummary at the end of the trace")
+    lost = summary["dropped_events"]
+    npairs = sum(pairs.values())
+    facts = ("%d threads x %d getppid: %d of %d calls recorded as spans (%.2f %% missing), "
+             "%d events lost (%.2f %% of %d), %d Estimated"
+             % (len(tids), n, npairs, calls, pct(calls - npairs, calls), lost,
+                pct(lost, 2 * calls), 2 * calls, est))
+    problems = []
+    if est:
+        problems.append("%d events with confidence Estimated, e.g. %s" % (est, short(first_est)))
+    over = {t: b for t, b in begins.items() if b > n}
+    if over:
+        problems.append("more getppid Begins than calls on threads %s (each made %d)" % (over, n))
+    if stray:
+        problems.append("%d getppid events on threads the workload did not run them on (%s)"
+                        % (len(stray), sorted(set(stray))[:4]))
+    if bad_ret:
+        problems.append("%d getppid Ends do not return the ppid %d" % (bad_ret, ppid))
+    if lone_ends:
+        problems.append("%d getppid Ends without their Begin" % lone_ends)
+    if 2 * npairs + lost < 2 * calls:
+        problems.append("events vanished uncounted: 2 x %d spans + %d dropped = %d < 2 x %d calls"
+                        % (npairs, lost, 2 * npairs + lost, calls))
+    expect(not problems, "; ".join(problems) + " [" + facts + "]")
+    return facts
+
+
+def check_exitstorm(jsonl_path, wl_path):
+    """Every thread of every child has exactly one TaskExit, exactly one of
+    them group_dead; the workload's own process exits once."""
+    w = workload_lines(wl_path)[0]
+    kids = {c["pid"]: set([c["pid"]] + c["tids"]) for c in w["children"]}
+    expect(len(kids) == w["rounds"], "workload printed %d children for %d rounds"
+           % (len(kids), w["rounds"]))
+    exits = {}  # pid -> [(tid, group_dead)]
+    est = 0
+    summary = None
+    for line in stream(jsonl_path):
+        if line.startswith('{"record":"SessionSummary"'):
+            summary = json.loads(line)
+            continue
+        if '"confidence":"Estimated"' in line:
+            est += 1
+        if '"kind":"TaskExit"' not in line:
+            continue
+        e = json.loads(line)
+        if e["record"] == "Event" and e["kind"] == "TaskExit":
+            exits.setdefault(e["process_id"], []).append(
+                (e["thread_id"], e["payload"]["group_dead"]))
+    expect(summary is not None, "no SessionSummary at the end of the trace")
+    bad = []
+    missing = dup = 0
+    for pid, threads in sorted(kids.items()):
+        ex = exits.get(pid, [])
+        per = {}
+        for tid, _ in ex:
+            per[tid] = per.get(tid, 0) + 1
+        miss = sorted(threads - set(per))
+        twice = sorted(t for t, c in per.items() if c > 1)
+        alien = sorted(set(per) - threads)
+        groups = sum(1 for _, g in ex if g)
+        missing += len(miss)
+        dup += len(twice)
+        if miss or twice or alien or groups != 1:
+            bad.append("pid %d: %d of %d threads without TaskExit %s, %d with two or more, "
+                       "%d unknown threads, %d group_dead exits"
+                       % (pid, len(miss), len(threads), miss[:4], len(twice), len(alien), groups))
+    top = [g for _, g in exits.get(w["pid"], []) if g]
+    if len(top) != 1:
+        bad.append("the workload's own process %d has %d group_dead TaskExits"
+                   % (w["pid"], len(top)))
+    facts = ("%d children x %d threads: %d thread exits missing, %d duplicated; %d events "
+             "dropped, %d Estimated" % (len(kids), w["k"] + 1, missing, dup,
+                                        summary["dropped_events"], est))
+    expect(not bad, "%d of %d processes wrong, first: %s [%s]"
+           % (len(bad), len(kids) + 1, bad[0] if bad else "", facts))
+    return facts
+
+
+def check_execthread(trace_path, wl_path):
+    """A non-main thread's execve: one TaskExec on the pid's thread whose
+    old_tid is the exec'ing thread; the killed main thread's read and the
+    execve itself are closed spans; one group exit."""
+    t = Trace(trace_path)
+    lines = workload_lines(wl_path)
+    before = [x for x in lines if "exec_tid" in x]
+    after = [x for x in lines if x.get("phase") == "after"]
+    expect(len(before) == 1 and len(after) == 1, "workload printed %s" % lines)
+    pid, x = before[0]["pid"], before[0]["exec_tid"]
+    expect(after[0]["pid"] == pid and after[0]["tid"] == pid and after[0]["old_tid"] == x,
+           "the new image is not the same process: %s" % after[0])
+    evs = t.process(pid)
+    execs = [e for e in evs if e["kind"] == "TaskExec"]
+    expect(len(execs) == 1, "%d TaskExec events in process %d, expected 1" % (len(execs), pid))
+    ex = execs[0]
+    expect(ex["thread_id"] == pid, "TaskExec on thread %d, expected the pid %d (the exec'ing "
+           "thread takes the leader's tid): %s" % (ex["thread_id"], pid, short(ex)))
+    expect(ex["payload"]["old_tid"] == x and ex["payload"]["old_tid"] != ex["thread_id"],
+           "TaskExec old_tid %s, expected the exec'ing thread %d: %s"
+           % (ex["payload"]["old_tid"], x, short(ex)))
+    # spans across the exec, by (thread, span_id) as verify pairs them
+    ends = {(e["thread_id"], e["span_id"]) for e in evs if e["phase"] == "End"}
+    reads = [e for e in evs if e["kind"] == "FileRead" and e["phase"] == "Begin"
+             and e["thread_id"] == pid and e["seq"] < ex["seq"]
+             and e["payload"].get("fd") == before[0]["pipe_fd"]]
+    open_reads = [e for e in reads if (e["thread_id"], e["span_id"]) not in ends]
+    expect(not open_reads, "the killed main thread's read is left open: %s" % short(open_reads[0])
+           if open_reads else "")
+    xb = [e for e in evs if e["kind"] == "Execve" and e["phase"] == "Begin" and e["thread_id"] == x]
+    expect(len(xb) == 1, "%d Execve Begins on the exec'ing thread %d, expected 1" % (len(xb), x))
+    expect((x, xb[0]["span_id"]) in ends, "the execve span on thread %d has no End on that "
+           "thread: %s" % (x, short(xb[0])))
+    groups = [e for e in evs if e["kind"] == "TaskExit" and e["payload"]["group_dead"]]
+    expect(len(groups) == 1, "%d group_dead TaskExits for %d, expected 1" % (len(groups), pid))
+    return ("TaskExec on %d with old_tid %d; main thread's read %s; execve closed"
+            % (pid, x, "closed" if reads else "not recorded"))
+
+
+def check_i386(trace_path, calls):
+    """The static i386 program under `-- COMMAND`: exactly `calls` read and
+    `calls` getppid, named with their i386 numbers (KATRA_NR_I386 | nr)."""
+    t = Trace(trace_path)
+    calls = int(calls)
+    execs = [e for e in t.events if e["kind"] == "TaskExec"]
+    expect(len(execs) == 1, "%d TaskExec events, expected 1 (the command's)" % len(execs))
+    pid, exec_seq = execs[0]["process_id"], execs[0]["seq"]
+    evs = [e for e in t.process(pid) if e["seq"] > exec_seq]
+    rd_nr, gp_nr = KATRA_NR_I386 | I386_READ, KATRA_NR_I386 | I386_GETPPID
+    begins = [e for e in evs if e["kind"] == "FileRead" and e["phase"] == "Begin"]
+    kinds = {}
+    for e in evs:
+        if e["phase"] != "End":
+            continue
+        nr = e["payload"].get("nr")
+        kinds.setdefault((e["kind"], nr), 0)
+        kinds[(e["kind"], nr)] += 1
+    seen = ", ".join("%s nr %#x: %d" % (k, nr or 0, c) for (k, nr), c in sorted(
+        kinds.items(), key=lambda kv: -kv[1])[:4])
+    expect(len(begins) == calls, "%d FileRead Begins after the exec, expected %d (span Ends "
+           "seen: %s)" % (len(begins), calls, seen))
+    reads = spans(t, evs, "FileRead")
+    for b, e in reads:
+        expect(e["payload"].get("nr") == rd_nr and e["payload"].get("ret") == 1,
+               "FileRead End %s, expected nr %#x ret 1" % (short(e), rd_nr))
+        expect(b["payload"].get("type") == "FileIo" and b["payload"].get("count") == 1,
+               "FileRead Begin payload %s, expected a 1-byte FileIo" % b["payload"])
+    gp = [(b, e) for b, e in spans(t, evs, "Syscall") if e["payload"].get("nr") == gp_nr]
+    expect(len(gp) == calls, "%d Syscall spans with nr %#x (i386 getppid), expected %d (span "
+           "Ends seen: %s)" % (len(gp), gp_nr, calls, seen))
+    for b, e in gp:
+        expect(b["payload"].get("nr") == gp_nr and e["payload"]["ret"] > 0,
+               "getppid span %s / %s" % (short(b), short(e)))
+    return "%d i386 reads (FileRead) and %d i386 getppid" % (len(reads), len(gp))
+
+
 CHECKS = {
     "process-events": check_process_events,
     "epochs": check_epochs,
@@ -491,6 +716,10 @@ CHECKS = {
     "clean": check_clean,
     "header": check_header,
     "summary-json": check_summary_json,
+    "storm": check_storm,
+    "exitstorm": check_exitstorm,
+    "execthread": check_execthread,
+    "i386": check_i386,
 }
 
 

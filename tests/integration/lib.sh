@@ -205,3 +205,42 @@ kt_free_pid()
 	done
 	return 1
 }
+
+# kt_note TEXT: one line that run.sh prints after the test's PASS/FAIL (the
+# figures a test measures, e.g. a loss rate).
+kt_note()
+{
+	[ -n "${KT_NOTE:-}" ] && printf '%s\n' "$*" >"$KT_NOTE"
+	printf 'note: %s\n' "$*"
+}
+
+# kt_verified_check stream|file CHECK ARGS...: runs the ktrace.py CHECK on
+# $TRACE's JSONL and katra-replay verify on $TRACE, and fails with both
+# reasons when either fails (the check's figures say what went wrong even when
+# the trace is also invalid).  stream: the dump is piped into the check as
+# "-" (a storm's JSONL is hundreds of MB; nothing is stored); file: it is
+# written to $TRACE.jsonl first.  The check's output becomes the note.
+kt_verified_check()
+{
+	local mode=$1 check=$2 vmsg="" cmsg="" rc
+	shift 2
+	if [ "$mode" = stream ]; then
+		(set -o pipefail; "$REPLAY" dump --jsonl "$TRACE" 2>"$TRACE.dump-err" |
+			$KT_PY "$check" - "$@") >"$T/check.out" 2>&1
+		rc=$?
+	else
+		"$REPLAY" dump --jsonl "$TRACE" >"$TRACE.jsonl" 2>"$TRACE.dump-err" ||
+			kt_fail "katra-replay dump --jsonl failed: $(kt_tail "$TRACE.dump-err")"
+		$KT_PY "$check" "$TRACE.jsonl" "$@" >"$T/check.out" 2>&1
+		rc=$?
+	fi
+	[ "$rc" = 0 ] || cmsg="$(kt_tail "$T/check.out")"
+	"$REPLAY" verify "$TRACE" >"$TRACE.verify" 2>&1 ||
+		vmsg="katra-replay verify rejects the trace ($(grep -c . "$TRACE.verify") lines): $(head -n 3 "$TRACE.verify" | tr '\n' ' ')"
+	if [ -n "$cmsg" ]; then
+		kt_fail "$check: $cmsg${vmsg:+ | $vmsg}"
+	elif [ -n "$vmsg" ]; then
+		kt_fail "$vmsg | $check: $(kt_tail "$T/check.out")"
+	fi
+	kt_note "$(kt_tail "$T/check.out")"
+}

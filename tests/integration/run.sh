@@ -27,19 +27,23 @@ fi
 passed=0
 failed=0
 reason=$(mktemp)
+note=$(mktemp)
 log=$(mktemp)
-trap 'rm -f "$reason" "$log"' EXIT
+trap 'rm -f "$reason" "$note" "$log"' EXIT
 for name in "${names[@]}"; do
 	: >"$reason"
+	: >"$note"
 	start=${EPOCHREALTIME/./}
-	KT_REASON=$reason timeout -k 5 "$per_test_timeout" bash "$dir/t_$name.sh" >"$log" 2>&1
+	KT_REASON=$reason KT_NOTE=$note timeout -k 5 "$per_test_timeout" bash "$dir/t_$name.sh" >"$log" 2>&1
 	rc=$?
 	ms=$(((${EPOCHREALTIME/./} - start) / 1000))
 	[ "${KT_TIMES:-0}" = 1 ] && echo "time $name: ${ms} ms"
-	why=$(head -c 400 "$reason" | tr '\n' ' ' | sed 's/ *$//')
+	why=$(head -c 700 "$reason" | tr '\n' ' ' | sed 's/ *$//')
+	# a test's measured figures (kt_note), printed after its result
+	what=$(head -c 300 "$note" | tr '\n' ' ' | sed 's/ *$//')
 	case $rc in
 	0)
-		echo "PASS $name"
+		echo "PASS $name${what:+: $what}"
 		passed=$((passed + 1))
 		;;
 	77)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Fetches Debian SUITE's own amd64 kernel (linux-image-amd64's current image,
+# BTF on) and prints the path of its vmlinuz.
+#
+# usage: tests/vm/fetch-kernel.sh SUITE      (bullseye: 5.10, bookworm: 6.1)
+#
+# The machine's own apt state is never touched: a private source list, private
+# lists and caches under $KATRA_VM_CACHE (default /var/cache/katra-vm), and
+# the package is unpacked there, not installed.  A vmlinuz already in the cache
+# is reused, so CI re-runs need no network; a fresh machine downloads once.
+set -euo pipefail
+
+suite=${1:?usage: fetch-kernel.sh SUITE}
+case $suite in
+bullseye | bookworm) ;;
+*)
+	echo "fetch-kernel.sh: unknown suite '$suite' (bullseye or bookworm)" >&2
+	exit 2
+	;;
+esac
+cache=${KATRA_VM_CACHE:-/var/cache/katra-vm}
+out=$cache/vmlinuz-$suite
+if [[ -s $out ]]; then
+	echo "$out"
+	exit 0
+fi
+
+# the same mirror and keyring as the machine's own sources
+mirror=${KATRA_VM_MIRROR:-http://deb.debian.org/debian}
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[[ -r $keyring ]] || {
+	echo "fetch-kernel.sh: $keyring missing (apt-get install debian-archive-keyring)" >&2
+	exit 1
+}
+
+state=$cache/apt-$suite
+if ! mkdir -p "$cache" 2>/dev/null || [[ ! -w $cache ]]; then
+	echo "fetch-kernel.sh: cannot write $cache (run as root once, or set KATRA_VM_CACHE)" >&2
+	exit 1
+fi
+mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/deb"
+echo "deb [signed-by=$keyring] $mirror $suite main" >"$state/sources.list"
+# Dir::Etc::sourceparts=- : ignore /etc/apt/sources.list.d; lists and the
+# binary caches live in $state; only amd64 (a machine with i386 enabled
+# would otherwise fetch those lists too); the download runs as root into our
+# own directory (the _apt sandbox user cannot write there).
+apt_opts=(
+	-o "Dir::Etc::sourcelist=$state/sources.list"
+	-o "Dir::Etc::sourceparts=-"
+	-o "Dir::State::Lists=$state/lists"
+	-o "Dir::Cache=$state/cache"
+	-o "Dir::Cache::pkgcache=$state/cache/pkgcache.bin"
+	-o "Dir::Cache::srcpkgcache=$state/cache/srcpkgcache.bin"
+	-o "APT::Architectures=amd64"
+	-o "Acquire::Languages=none"
+	-o "APT::Sandbox::User=root"
+)
+echo "fetch-kernel.sh: $suite: apt-get update (private lists in $state)" >&2
+apt-get "${apt_opts[@]}" -q update >&2
+
+# linux-image-amd64 is a metapackage: its first dependency is the image itself
+image=$(apt-cache "${apt_opts[@]}" depends linux-image-amd64 |
+	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n 1)
+[[ -n $image ]] || {
+	echo "fetch-kernel.sh: $suite: cannot find the image linux-image-amd64 depends on" >&2
+	exit 1
+}
+echo "fetch-kernel.sh: $suite: apt-get download $image" >&2
+(cd "$state/deb" && rm -f ./*.deb && apt-get "${apt_opts[@]}" -q download "$image" >&2)
+deb=$(ls "$state/deb/"*.deb)
+
+# Only boot/vmlinuz-* is needed (the guest loads no modules): unpack just that
+# member of the package's data archive instead of `dpkg -x` of ~400 MB of
+# modules.
+x=$state/x
+rm -rf "$x"
+mkdir -p "$x"
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$x" --wildcards './boot/vmlinuz-*'
+vmlinuz=$(ls "$x"/boot/vmlinuz-*)
+cp "$vmlinuz" "$out.tmp"
+echo "${vmlinuz##*/vmlinuz-}" >"$cache/release-$suite"
+mv "$out.tmp" "$out"
+# the lists and binary caches (~90 MB) are not needed once vmlinuz is cached
+rm -rf "$state"
+echo "$out"

@@ -1,0 +1,161 @@
+#!/bin/sh
+# The checks that run inside a guest (busybox sh; started by /init).
+#
+# usage: sh /guest.sh SUITE     basic: the syscalls capture (2 vCPUs)
+#                               scale: storm, exit storm, execthread (16 vCPUs)
+#
+# Each check prints one machine-readable line for the host (tests/vm/run.sh):
+#   KATRA-VM name=KERNEL/CHECK rc=0|1 key=value ...
+# followed by `KATRA-VM-WHY name=... text` for each reason it failed and
+# `KATRA-VM-NOTE name=... text` for each note in the trace header (what the
+# recorder says this kernel lacks).  The recorder's stderr of a failed run is
+# echoed with a `KATRA-VM-LOG name=...` prefix, for the saved console log.
+# Timings inside TCG mean nothing: none is checked.
+set -u
+K=/katra
+WL=$K/workloads
+kernel=$(uname -r | cut -d. -f1,2)
+# seconds any one recorder run may take in the guest (TCG is slow; the host's
+# per-guest timeout is the backstop)
+step_timeout=240
+status=0
+
+# result NAME RC FACTS_FILE WHY_FILE: the result lines of one check
+result()
+{
+	local name=$kernel/$1 rc=$2 facts why
+	facts=$(grep -v -e '^FAIL ' -e '^NOTE ' "$3" 2>/dev/null | tr '\n' ' ')
+	echo "KATRA-VM name=$name rc=$rc $facts"
+	grep '^FAIL ' "$3" 2>/dev/null | sed "s|^FAIL |KATRA-VM-WHY name=$name |"
+	sed "s|^|KATRA-VM-WHY name=$name |" "$4"
+	grep '^NOTE ' "$3" 2>/dev/null | sed "s|^NOTE |KATRA-VM-NOTE name=$name |"
+	[ "$rc" = 0 ] || status=1
+}
+
+# log NAME FILE: a file's lines into the console log
+log()
+{
+	sed "s|^|KATRA-VM-LOG name=$kernel/$1 |" "$2"
+}
+
+# verify NAME TRACE FACTS WHY: katra-replay verify; verify=ok|invalid
+verify()
+{
+	if $K/katra-replay verify "$2" >/tmp/verify.out 2>&1; then
+		echo "verify=ok" >>"$3"
+		return 0
+	fi
+	echo "verify=invalid" >>"$3"
+	echo "verify_problems=$(($(grep -c . /tmp/verify.out) - 1))" >>"$3"
+	head -n 3 /tmp/verify.out | sed 's|^|katra-replay verify: |' >>"$4"
+	return 1
+}
+
+# diagnose NAME WHY: after a failed start, the same capture with libbpf's log
+# (-vv): its CO-RE/load errors become reasons, the rest goes to the console.
+diagnose()
+{
+	timeout "$step_timeout" $K/katra-record -vv -o /tmp/diag.ktrc --force -- /bin/true \
+		>/dev/null 2>/tmp/diag.err
+	grep -iE 'failed to resolve CO-RE|relo.*fail|prog .*: failed|failed to load|error' /tmp/diag.err |
+		grep -v '^katra-record: cannot load' | head -n 4 | sed 's|^|-vv: |' >>"$2"
+	grep -iE 'CO-RE|relo|fail|error|invalid' /tmp/diag.err | head -n 40 >/tmp/diag.short
+	log "$1" /tmp/diag.short
+	rm -f /tmp/diag.ktrc
+}
+
+# The syscalls workload under `-- COMMAND`: exit 0, a valid trace, exact
+# pread64/getppid counts on both threads, and the header's notes.
+check_syscalls()
+{
+	local facts=/tmp/syscalls.facts why=/tmp/syscalls.why rc=0 rec_rc
+	: >"$facts"
+	: >"$why"
+	timeout "$step_timeout" $K/katra-record -o /tmp/sc.ktrc -- \
+		$WL/syscalls --threads 2 300 200 >/tmp/sc.out 2>/tmp/sc.err
+	rec_rc=$?
+	echo "record_rc=$rec_rc" >>"$facts"
+	if [ "$rec_rc" != 0 ]; then
+		echo "katra-record -- syscalls exited $rec_rc: $(tail -n 2 /tmp/sc.err | tr '\n' ' ')" >>"$why"
+		log syscalls /tmp/sc.err
+		diagnose syscalls "$why"
+		result syscalls 1 "$facts" "$why"
+		return
+	fi
+	verify syscalls /tmp/sc.ktrc "$facts" "$why" || rc=1
+	$K/vm/katra-vmcheck syscalls /tmp/sc.ktrc /tmp/sc.out >>"$facts" 2>>"$why" || rc=1
+	result syscalls "$rc" "$facts" "$why"
+	rm -f /tmp/sc.ktrc
+}
+
+# traced NAME WORKLOAD ARGS...: runs the workload behind a gate and
+# katra-record -p on it (so that the recorder's peak RSS, from wait4, is its
+# own: under `--` it would include its child's), then verify and
+# katra-vmcheck NAME: loss, Estimated events, ring memory, RSS, the check's
+# own counts.
+traced()
+{
+	local name=$1 wl=$2 b=/tmp/$1 rc=0 rec_rc wl_rc wl_pid rec_pid
+	local facts=$b.facts why=$b.why
+	shift 2
+	: >"$facts"
+	: >"$why"
+	rm -f /tmp/ready "$b".ktrc
+	$WL/"$wl" --gate /tmp/ready "$@" >"$b".out 2>"$b".err &
+	wl_pid=$!
+	$K/vm/katra-vmcheck rusage "$b".rusage timeout "$step_timeout" \
+		$K/katra-record -p "$wl_pid" --ready-file /tmp/ready -o "$b".ktrc \
+		--summary-json "$b".json >"$b".rec.out 2>"$b".rec.err &
+	rec_pid=$!
+	wait "$rec_pid"
+	rec_rc=$?
+	# a recorder that failed may leave the workload at its gate
+	[ "$rec_rc" = 0 ] || kill -9 "$wl_pid" 2>/dev/null
+	wait "$wl_pid"
+	wl_rc=$?
+	echo "record_rc=$rec_rc" >>"$facts"
+	cat "$b".rusage >>"$facts" 2>/dev/null
+	# the recorder's own counts: late (out-of-order) events, and any peak
+	# RSS figure it reports itself
+	sed -n -e 's/.*"late_events":\([0-9]*\).*/late_events=\1/p' \
+		-e 's/.*"\(peak_rss[a-z_]*\)":\([0-9]*\).*/summary_\1=\2/p' \
+		"$b".json >>"$facts" 2>/dev/null
+	if [ "$rec_rc" != 0 ]; then
+		echo "katra-record -p $wl exited $rec_rc: $(tail -n 2 "$b".rec.err | tr '\n' ' ')" >>"$why"
+		log "$name" "$b".rec.err
+		diagnose "$name" "$why"
+		result "$name" 1 "$facts" "$why"
+		return
+	fi
+	if [ "$wl_rc" != 0 ]; then
+		echo "workload $wl exited $wl_rc: $(tail -n 2 "$b".err | tr '\n' ' ')" >>"$why"
+		rc=1
+	fi
+	verify "$name" "$b".ktrc "$facts" "$why" || rc=1
+	$K/vm/katra-vmcheck "$name" "$b".ktrc "$b".out >>"$facts" 2>>"$why" || rc=1
+	echo "trace_mib=$(($(wc -c <"$b".ktrc) >> 20))" >>"$facts"
+	result "$name" "$rc" "$facts" "$why"
+	rm -f "$b".ktrc
+}
+
+case ${1:-} in
+basic)
+	check_syscalls
+	;;
+scale)
+	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,
+	# and an execve from a non-main thread
+	traced storm storm 16 20000
+	traced exitstorm exitstorm 20 8
+	traced execthread execthread
+	;;
+*)
+	echo "KATRA-VM name=$kernel/suite rc=1"
+	echo "KATRA-VM-WHY name=$kernel/suite unknown suite '${1:-}' (katra.suite=basic|scale)"
+	exit 2
+	;;
+esac
+# the kernel's complaints, if any, into the console log
+[ "$status" = 0 ] || dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|segfault|bpf|BPF|Kernel panic|Out of memory|Killed process' |
+	tail -n 30 | sed 's|^|KATRA-VM-LOG name=dmesg |'
+exit "$status"

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# `make test-vm`: katra-record under Debian's own kernels, booted with QEMU
+# (TCG: this machine has no nested KVM) from a busybox initramfs.
+#
+# usage: tests/vm/run.sh [GUEST...]    (default: every guest below)
+#   5.10       Debian 11's kernel, 2 vCPUs:  the syscalls capture
+#   6.1        Debian 12's kernel, 2 vCPUs:  the syscalls capture
+#   6.1-smp16  Debian 12's kernel, -smp 16,maxcpus=64: storm, exit storm,
+#              execthread (loss, peak RSS, ring memory, validity, Estimated)
+#
+# Prints PASS/FAIL per check (with the figures the guest measured), then
+# exactly "N passed, N failed"; exits 1 if any check failed.  Each guest's
+# console is kept in build/vm/GUEST.log.  Environment: KATRA_VM_TIMEOUT
+# (seconds per guest, hard), KATRA_VM_CACHE (kernel cache, default
+# /var/cache/katra-vm), KATRA_VM_JOBS (guests booted at once, default 1).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=$root/build/vm
+guest_timeout=${KATRA_VM_TIMEOUT:-420}
+jobs=${KATRA_VM_JOBS:-1}
+
+# guest: kernel suite, vCPUs, possible CPUs, guest suite, checks it reports
+declare -A SUITE=([5.10]=bullseye [6.1]=bookworm [6.1-smp16]=bookworm)
+declare -A SMP=([5.10]=2 [6.1]=2 [6.1-smp16]=16)
+declare -A MAXCPUS=([5.10]=2 [6.1]=2 [6.1-smp16]=64)
+declare -A TESTS=([5.10]=basic [6.1]=basic [6.1-smp16]=scale)
+declare -A CHECKS=([5.10]=syscalls [6.1]=syscalls [6.1-smp16]="storm exitstorm execthread")
+all_guests=(5.10 6.1 6.1-smp16)
+
+guests=("$@")
+((${#guests[@]})) || guests=("${all_guests[@]}")
+for g in "${guests[@]}"; do
+	[[ -n ${SUITE[$g]:-} ]] || {
+		echo "run.sh: unknown guest '$g' (${all_guests[*]})" >&2
+		exit 2
+	}
+done
+for tool in qemu-system-x86_64 busybox cpio; do
+	command -v "$tool" >/dev/null || {
+		echo "run.sh: $tool is missing (run ci/install-deps.sh)" >&2
+		exit 1
+	}
+done
+
+mkdir -p "$out"
+t0=$SECONDS
+"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz"
+echo "initramfs: $(($(stat -c %s "$out/initramfs.cpio.gz") >> 10)) KiB"
+declare -A VMLINUZ
+for g in "${guests[@]}"; do
+	VMLINUZ[$g]=$("$here/fetch-kernel.sh" "${SUITE[$g]}")
+done
+echo "prepared in $((SECONDS - t0)) s"
+
+# boot GUEST: one guest, its serial console (CRs stripped) to build/vm/GUEST.log
+boot()
+{
+	local g=$1 start=$SECONDS rc=0
+	timeout -k 10 "$guest_timeout" qemu-system-x86_64 \
+		-accel tcg,thread=multi -nographic -no-reboot -nic none -m 2G \
+		-smp "${SMP[$g]},maxcpus=${MAXCPUS[$g]}" \
+		-kernel "${VMLINUZ[$g]}" -initrd "$out/initramfs.cpio.gz" \
+		-append "console=ttyS0 quiet panic=-1 katra.suite=${TESTS[$g]}" \
+		</dev/null 2>&1 | tr -d '\r' >"$out/$g.log" || rc=$?
+	echo "qemu_rc=$rc seconds=$((SECONDS - start))" >"$out/$g.status"
+}
+
+running=0
+for g in "${guests[@]}"; do
+	boot "$g" &
+	running=$((running + 1))
+	if ((running >= jobs)); then
+		wait -n || true
+		running=$((running - 1))
+	fi
+done
+wait
+
+passed=0
+failed=0
+for g in "${guests[@]}"; do
+	log=$out/$g.log
+	read -r qemu_rc seconds < <(sed 's/[a-z_]*=//g' "$out/$g.status")
+	echo "guest $g: $(grep -a -m1 -o 'KATRA-VM-START .*' "$log" || echo 'did not start the tests') ($seconds s, qemu exit $qemu_rc)"
+	for c in ${CHECKS[$g]}; do
+		line=$(grep -a -o "KATRA-VM name=[^ ]*/$c rc=.*" "$log" | tail -n 1 || true)
+		if [[ -z $line ]]; then
+			why="no result line"
+			((qemu_rc == 124 || qemu_rc == 137)) && why="$why: the guest ran past ${guest_timeout}s"
+			echo "FAIL $g/$c: $why; console ends: $(grep -av '^KATRA-VM-LOG' "$log" | tail -n 3 | tr '\n' ' ')"
+			failed=$((failed + 1))
+			continue
+		fi
+		name=${line#KATRA-VM name=}
+		name=${name%% *}
+		rc=${line#* rc=}
+		facts=${rc#* }
+		rc=${rc%% *}
+		whys=$(grep -a -o "KATRA-VM-WHY name=$name .*" "$log" | sed "s|^KATRA-VM-WHY name=$name ||" |
+			paste -sd';' - | sed 's/;/; /g' || true)
+		if [[ $rc == 0 ]]; then
+			echo "PASS $g/$c: $facts"
+			passed=$((passed + 1))
+		else
+			echo "FAIL $g/$c: ${whys:-rc=$rc}"
+			echo "     figures: $facts"
+			failed=$((failed + 1))
+		fi
+		grep -a -o "KATRA-VM-NOTE name=$name .*" "$log" | sed "s|^KATRA-VM-NOTE name=$name |     trace note: |" || true
+	done
+done
+echo "total $((SECONDS - t0)) s"
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,743 @@
+/* katra-vmcheck: the QEMU guest's ground-truth checks (the guest has no
+ * Python, and a TCG guest would take minutes to parse a storm's JSONL; this
+ * reads the binary trace once, in a streaming pass, through the format
+ * library's reader).  The same checks as tests/integration/ktrace.py's
+ * syscalls, storm, exitstorm and execthread.
+ *
+ * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
+ *          CHECK: syscalls | storm | exitstorm | execthread
+ *        katra-vmcheck info TRACE
+ *        katra-vmcheck rusage OUT CMD ARGS...
+ *
+ * Prints one `key=value` per line (the figures: events, dropped, Estimated
+ * events, rings and ring bytes, the check's counts), `NOTE text` per trace
+ * header note and `FAIL text` per failed expectation; exits 0 when nothing
+ * failed, 1 when something did, 2 on usage errors or an unreadable trace.
+ * `rusage` runs CMD, writes its peak RSS (KiB) and CPU time to OUT as
+ * key=value lines and exits with CMD's status (128+N for signal N). */
+#define _GNU_SOURCE /* memmem */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "katra/format.h"
+
+#define NR_PREAD64 17
+#define NR_GETPPID 110
+#define MAX_TIDS 4096
+#define MAX_RING_INSTANCES 4096
+
+static int failures;
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	failures++;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "katra-vmcheck: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* ---- the workload's JSON line(s): flat fields and arrays of integers ---- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		die("cannot open %s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+		die("cannot size %s", path);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		die("cannot read %s", path);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* The line of `text` that contains `needle` (NUL-terminated copy), or NULL. */
+static char *line_with(const char *text, const char *needle)
+{
+	const char *p = strstr(text, needle), *b, *e;
+	char *out;
+
+	if (!p)
+		return NULL;
+	for (b = p; b > text && b[-1] != '\n'; b--)
+		;
+	e = strchr(p, '\n');
+	if (!e)
+		e = p + strlen(p);
+	out = strndup(b, (size_t)(e - b));
+	if (!out)
+		die("out of memory");
+	return out;
+}
+
+static long long jnum(const char *s, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(s, pat);
+	if (!p)
+		die("workload output has no \"%s\": %.200s", key, s);
+	return strtoll(p + strlen(pat), NULL, 10);
+}
+
+/* Parses "key":[a,b,...] into out (at most max); returns the count. */
+static int jarr(const char *s, const char *key, long long *out, int max)
+{
+	char pat[64], *end;
+	const char *p;
+	int n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":[", key);
+	p = strstr(s, pat);
+	if (!p)
+		die("workload output has no \"%s\" array: %.200s", key, s);
+	p += strlen(pat);
+	while (*p && *p != ']') {
+		long long v = strtoll(p, &end, 10);
+
+		if (end == p)
+			die("bad number in \"%s\": %.40s", key, p);
+		if (n >= max)
+			die("\"%s\" has more than %d entries", key, max);
+		out[n++] = v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* ---- a set of (thread, span id) keys: the spans open so far ---- */
+
+struct spanset {
+	uint64_t *tid, *span; /* tid 0 = empty slot (no traced thread has tid 0) */
+	size_t cap, len;
+};
+
+static size_t slot_of(const struct spanset *s, uint64_t tid, uint64_t span)
+{
+	uint64_t h = (tid * 0x9e3779b97f4a7c15ull) ^ (span * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h ^ (h >> 29)) & (s->cap - 1);
+}
+
+static void spanset_add(struct spanset *s, uint64_t tid, uint64_t span);
+
+static void spanset_grow(struct spanset *s)
+{
+	struct spanset old = *s;
+
+	s->cap = old.cap ? old.cap * 2 : 1024;
+	s->len = 0;
+	s->tid = calloc(s->cap, sizeof(*s->tid));
+	s->span = calloc(s->cap, sizeof(*s->span));
+	if (!s->tid || !s->span)
+		die("out of memory");
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.tid[i])
+			spanset_add(s, old.tid[i], old.span[i]);
+	free(old.tid);
+	free(old.span);
+}
+
+static void spanset_add(struct spanset *s, uint64_t tid, uint64_t span)
+{
+	size_t i;
+
+	if (!tid)
+		return;
+	if (2 * (s->len + 1) > s->cap)
+		spanset_grow(s);
+	for (i = slot_of(s, tid, span); s->tid[i]; i = (i + 1) & (s->cap - 1))
+		if (s->tid[i] == tid && s->span[i] == span)
+			return;
+	s->tid[i] = tid;
+	s->span[i] = span;
+	s->len++;
+}
+
+/* Removes the key; false if it was not there.  Backward-shift deletion keeps
+ * every probe sequence unbroken without tombstones. */
+static bool spanset_take(struct spanset *s, uint64_t tid, uint64_t span)
+{
+	size_t i, j, k;
+
+	if (!s->cap || !tid)
+		return false;
+	for (i = slot_of(s, tid, span); s->tid[i]; i = (i + 1) & (s->cap - 1))
+		if (s->tid[i] == tid && s->span[i] == span)
+			break;
+	if (!s->tid[i])
+		return false;
+	s->len--;
+	for (j = i;;) {
+		s->tid[i] = 0;
+		for (;;) {
+			j = (j + 1) & (s->cap - 1);
+			if (!s->tid[j])
+				return true;
+			k = slot_of(s, s->tid[j], s->span[j]);
+			/* move j back to i unless its home k lies cyclically in (i, j] */
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		s->tid[i] = s->tid[j];
+		s->span[i] = s->span[j];
+		i = j;
+	}
+}
+
+/* ---- one pass over a trace ---- */
+
+struct trace_facts {
+	uint64_t events, estimated, dropped;
+	uint64_t buffer_size, rings_noted;
+	uint64_t ring_capacity[MAX_RING_INSTANCES];
+	bool has_summary;
+	struct katra_event first_estimated;
+};
+
+typedef void (*event_fn)(void *ctx, const struct katra_event *ev);
+
+static int read_trace(const char *path, struct trace_facts *f, event_fn fn, void *ctx,
+		      bool print_notes)
+{
+	struct katra_reader *r;
+	const struct katra_header *h;
+	struct katra_record rec;
+	enum katra_read_status st;
+	char msg[256];
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	rc = katra_reader_open(&r, path, msg, sizeof(msg));
+	if (rc) {
+		printf("FAIL cannot open the trace %s: %s\n", path, rc == -EINVAL ? msg : strerror(-rc));
+		return -1;
+	}
+	h = katra_reader_header(r);
+	f->buffer_size = h->capture_options.buffer_size_bytes;
+	printf("kernel=%.*s\n", (int)h->host.kernel_release.len, h->host.kernel_release.ptr);
+	printf("cpus=%" PRIu32 "\n", h->host.cpu_count);
+	for (uint64_t i = 0; i < h->notes.len; i++) {
+		const struct katra_str *n = &h->notes.items[i];
+		const char *rings = memmem(n->ptr, n->len, " per-CPU rings", 14);
+
+		if (print_notes)
+			printf("NOTE %.*s\n", (int)n->len, n->ptr);
+		/* "probes: tp_btf, N per-CPU rings" */
+		if (rings) {
+			const char *p = rings;
+
+			while (p > n->ptr && p[-1] >= '0' && p[-1] <= '9')
+				p--;
+			f->rings_noted = strtoull(p, NULL, 10);
+		}
+	}
+	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
+		switch (rec.type) {
+		case KATRA_RECORD_EVENT:
+			f->events++;
+			if (rec.u.event.confidence == KATRA_CONFIDENCE_ESTIMATED &&
+			    !f->estimated++)
+				f->first_estimated = rec.u.event;
+			if (fn)
+				fn(ctx, &rec.u.event);
+			break;
+		case KATRA_RECORD_COUNTER:
+			if (rec.u.counter.kind == KATRA_COUNTER_RING_CAPACITY_BYTES &&
+			    rec.u.counter.instance < MAX_RING_INSTANCES)
+				f->ring_capacity[rec.u.counter.instance] = rec.u.counter.value;
+			break;
+		case KATRA_RECORD_SESSION_SUMMARY:
+			f->has_summary = true;
+			f->dropped = rec.u.summary.dropped_events;
+			break;
+		}
+	}
+	if (st != KATRA_READ_EOF)
+		fail("the trace does not read to its end: %s", katra_reader_message(r));
+	katra_reader_close(r);
+	return 0;
+}
+
+static void print_facts(const struct trace_facts *f)
+{
+	uint64_t ring_bytes = 0, rings = 0;
+
+	for (int i = 0; i < MAX_RING_INSTANCES; i++)
+		if (f->ring_capacity[i]) {
+			rings++;
+			ring_bytes += f->ring_capacity[i];
+		}
+	if (!rings && f->rings_noted) { /* no counter yet: the header's ring count */
+		rings = f->rings_noted;
+		ring_bytes = rings * f->buffer_size;
+	}
+	printf("events=%" PRIu64 "\ndropped=%" PRIu64 "\nestimated=%" PRIu64 "\n", f->events,
+	       f->dropped, f->estimated);
+	printf("rings=%" PRIu64 "\nring_mib=%" PRIu64 "\n", rings, ring_bytes >> 20);
+	if (!f->has_summary)
+		fail("no SessionSummary at the end of the trace");
+}
+
+static void describe(char *buf, size_t cap, const struct katra_event *e)
+{
+	snprintf(buf, cap, "seq %" PRIu64 " thread %" PRIu64 " %s %s", e->seq, e->thread_id,
+		 katra_kind_name(e->kind) ? katra_kind_name(e->kind) : "?",
+		 katra_phase_name(e->phase) ? katra_phase_name(e->phase) : "?");
+}
+
+static int tid_index(const long long *tids, int n, uint64_t tid)
+{
+	for (int i = 0; i < n; i++)
+		if ((uint64_t)tids[i] == tid)
+			return i;
+	return -1;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* ---- syscalls: N pread64 (of its own file) + M getppid spans on every
+ * thread, exactly ---- */
+
+struct sc_ctx {
+	long long pid, tids[64];
+	int ntids;
+	uint64_t file_id; /* the workload's file (the loader's own preads are not) */
+	uint64_t pread[64], getppid[64], lone;
+	struct spanset open, mine;
+};
+
+/* A file's resource id: FNV-1a 64 over st_dev then st_ino, u64 LE each. */
+static uint64_t file_id(uint64_t dev, uint64_t ino)
+{
+	uint64_t h = 0xcbf29ce484222325ull, v[2] = { dev, ino };
+
+	for (int i = 0; i < 2; i++)
+		for (int b = 0; b < 8; b++)
+			h = (h ^ ((v[i] >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+static void sc_event(void *p, const struct katra_event *e)
+{
+	struct sc_ctx *c = p;
+	bool mine;
+	int i;
+
+	if ((long long)e->process_id != c->pid || !e->span_id.present)
+		return;
+	if (e->phase == KATRA_PHASE_BEGIN) {
+		spanset_add(&c->open, e->thread_id, e->span_id.value);
+		if (e->kind == KATRA_KIND_FILE_READ && e->resource.domain == KATRA_RES_FILE &&
+		    e->resource.id == c->file_id)
+			spanset_add(&c->mine, e->thread_id, e->span_id.value);
+		return;
+	}
+	if (e->phase != KATRA_PHASE_END || e->payload.type != KATRA_PAYLOAD_SYSCALL_RETURN)
+		return;
+	if (!spanset_take(&c->open, e->thread_id, e->span_id.value)) {
+		c->lone++;
+		return;
+	}
+	mine = spanset_take(&c->mine, e->thread_id, e->span_id.value);
+	i = tid_index(c->tids, c->ntids, e->thread_id);
+	if (i < 0)
+		return;
+	if (e->kind == KATRA_KIND_FILE_READ && e->payload.u.syscall_return.nr == NR_PREAD64 &&
+	    mine)
+		c->pread[i]++;
+	else if (e->kind == KATRA_KIND_SYSCALL && e->payload.u.syscall_return.nr == NR_GETPPID)
+		c->getppid[i]++;
+}
+
+static int check_syscalls(const char *trace, const char *wl)
+{
+	static struct sc_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"workload\":\"syscalls\"");
+	long long n, m;
+
+	if (!f || !line)
+		die("no syscalls line in %s", wl);
+	c.pid = jnum(line, "pid");
+	n = jnum(line, "n");
+	m = jnum(line, "m");
+	c.ntids = jarr(line, "tids", c.tids, 64);
+	c.file_id = file_id((uint64_t)jnum(line, "file_dev"), (uint64_t)jnum(line, "file_ino"));
+	if (read_trace(trace, f, sc_event, &c, true))
+		return 1;
+	print_facts(f);
+	printf("threads=%d\npread64_expected=%lld\ngetppid_expected=%lld\n", c.ntids, n, m);
+	for (int i = 0; i < c.ntids; i++) {
+		printf("thread%d_pread64=%" PRIu64 "\nthread%d_getppid=%" PRIu64 "\n", i, c.pread[i],
+		       i, c.getppid[i]);
+		if (c.pread[i] != (uint64_t)n || c.getppid[i] != (uint64_t)m)
+			fail("thread %lld: %" PRIu64 " pread64 and %" PRIu64 " getppid spans, "
+			     "expected %lld and %lld", c.tids[i], c.pread[i], c.getppid[i], n, m);
+	}
+	if (c.lone)
+		fail("%" PRIu64 " syscall Ends without their Begin", c.lone);
+	return failures ? 1 : 0;
+}
+
+/* ---- storm: every getppid a span or counted as lost; nothing Estimated ---- */
+
+struct storm_ctx {
+	long long pid, ppid, tids[MAX_TIDS];
+	int ntids;
+	uint64_t begins[MAX_TIDS], pairs[MAX_TIDS], stray, bad_ret, lone;
+	struct spanset open;
+};
+
+static void storm_event(void *p, const struct katra_event *e)
+{
+	struct storm_ctx *c = p;
+	uint32_t nr;
+	int i;
+
+	if ((long long)e->process_id != c->pid || e->kind != KATRA_KIND_SYSCALL ||
+	    !e->span_id.present)
+		return;
+	if (e->phase == KATRA_PHASE_BEGIN && e->payload.type == KATRA_PAYLOAD_SYSCALL)
+		nr = e->payload.u.syscall.nr;
+	else if (e->phase == KATRA_PHASE_END && e->payload.type == KATRA_PAYLOAD_SYSCALL_RETURN)
+		nr = e->payload.u.syscall_return.nr;
+	else
+		return;
+	if (nr != NR_GETPPID)
+		return;
+	i = tid_index(c->tids, c->ntids, e->thread_id);
+	if (i < 0) {
+		c->stray++;
+		return;
+	}
+	if (e->phase == KATRA_PHASE_BEGIN) {
+		c->begins[i]++;
+		spanset_add(&c->open, e->thread_id, e->span_id.value);
+	} else if (spanset_take(&c->open, e->thread_id, e->span_id.value)) {
+		c->pairs[i]++;
+		if (e->payload.u.syscall_return.ret != c->ppid)
+			c->bad_ret++;
+	} else {
+		c->lone++;
+	}
+}
+
+static int check_storm(const char *trace, const char *wl)
+{
+	static struct storm_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"workload\":\"storm\"");
+	uint64_t calls, pairs = 0;
+	long long n;
+	char what[128];
+
+	if (!f || !line)
+		die("no storm line in %s", wl);
+	c.pid = jnum(line, "pid");
+	c.ppid = jnum(line, "ppid");
+	n = jnum(line, "n");
+	c.ntids = jarr(line, "tids", c.tids, MAX_TIDS);
+	calls = (uint64_t)n * (uint64_t)c.ntids;
+	if (read_trace(trace, f, storm_event, &c, false))
+		return 1;
+	print_facts(f);
+	for (int i = 0; i < c.ntids; i++) {
+		pairs += c.pairs[i];
+		if (c.begins[i] > (uint64_t)n)
+			fail("thread %lld: %" PRIu64 " getppid Begins, more than its %lld calls",
+			     c.tids[i], c.begins[i], n);
+	}
+	printf("calls=%" PRIu64 "\nspans=%" PRIu64 "\nmissing_pct=%.2f\nlost_pct=%.2f\n", calls,
+	       pairs, pct(calls - pairs, calls), pct(f->dropped, 2 * calls));
+	if (f->estimated) {
+		describe(what, sizeof(what), &f->first_estimated);
+		fail("%" PRIu64 " events with confidence Estimated, e.g. %s", f->estimated, what);
+	}
+	if (c.stray)
+		fail("%" PRIu64 " getppid events on threads the workload did not run them on",
+		     c.stray);
+	if (c.bad_ret)
+		fail("%" PRIu64 " getppid Ends do not return the ppid %lld", c.bad_ret, c.ppid);
+	if (c.lone)
+		fail("%" PRIu64 " getppid Ends without their Begin", c.lone);
+	if (2 * pairs + f->dropped < 2 * calls)
+		fail("events vanished uncounted: 2 x %" PRIu64 " spans + %" PRIu64
+		     " dropped < 2 x %" PRIu64 " calls", pairs, f->dropped, calls);
+	return failures ? 1 : 0;
+}
+
+/* ---- exitstorm: one TaskExit per thread, one group_dead per process ---- */
+
+#define MAX_KIDS 1000
+#define MAX_K 64
+
+struct kid {
+	long long pid;
+	long long tids[MAX_K + 1]; /* [0] = the main thread (pid) */
+	int ntids;
+	unsigned exits[MAX_K + 1], groups, alien;
+};
+
+struct exit_ctx {
+	long long pid;
+	struct kid kids[MAX_KIDS];
+	int nkids;
+	unsigned top_groups;
+};
+
+static void exit_event(void *p, const struct katra_event *e)
+{
+	struct exit_ctx *c = p;
+	bool group;
+
+	if (e->kind != KATRA_KIND_TASK_EXIT || e->payload.type != KATRA_PAYLOAD_TASK_EXIT)
+		return;
+	group = e->payload.u.task_exit.group_dead;
+	if ((long long)e->process_id == c->pid) {
+		c->top_groups += group;
+		return;
+	}
+	for (int k = 0; k < c->nkids; k++) {
+		struct kid *kd = &c->kids[k];
+		int i;
+
+		if (kd->pid != (long long)e->process_id)
+			continue;
+		kd->groups += group;
+		i = tid_index(kd->tids, kd->ntids, e->thread_id);
+		if (i < 0)
+			kd->alien++;
+		else
+			kd->exits[i]++;
+		return;
+	}
+}
+
+static int check_exitstorm(const char *trace, const char *wl)
+{
+	static struct exit_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"workload\":\"exitstorm\"");
+	const char *p;
+	unsigned missing = 0, twice = 0, bad = 0;
+
+	if (!f || !line)
+		die("no exitstorm line in %s", wl);
+	c.pid = jnum(line, "pid");
+	p = strstr(line, "\"children\":[");
+	while (p && (p = strstr(p, "{\"pid\":"))) {
+		struct kid *kd;
+
+		if (c.nkids >= MAX_KIDS)
+			die("more than %d children", MAX_KIDS);
+		kd = &c.kids[c.nkids++];
+		kd->pid = jnum(p, "pid");
+		kd->tids[0] = kd->pid;
+		kd->ntids = 1 + jarr(p, "tids", kd->tids + 1, MAX_K);
+		p = strstr(p, "]}");
+	}
+	if (c.nkids != jnum(line, "rounds"))
+		die("%d children parsed, the workload ran %lld rounds", c.nkids, jnum(line, "rounds"));
+	if (read_trace(trace, f, exit_event, &c, false))
+		return 1;
+	print_facts(f);
+	for (int k = 0; k < c.nkids; k++) {
+		struct kid *kd = &c.kids[k];
+		unsigned m = 0, t = 0;
+
+		for (int i = 0; i < kd->ntids; i++) {
+			m += !kd->exits[i];
+			t += kd->exits[i] > 1;
+		}
+		missing += m;
+		twice += t;
+		if (m || t || kd->alien || kd->groups != 1) {
+			if (!bad)
+				fail("pid %lld: %u of %d threads without TaskExit, %u with two or more, "
+				     "%u unknown threads, %u group_dead exits", kd->pid, m, kd->ntids,
+				     t, kd->alien, kd->groups);
+			bad++;
+		}
+	}
+	printf("processes=%d\nthreads_per_process=%d\nexits_missing=%u\nexits_duplicated=%u\n"
+	       "processes_wrong=%u\n", c.nkids, c.nkids ? c.kids[0].ntids : 0, missing, twice, bad);
+	if (bad > 1)
+		fail("%u of %d processes wrong in all", bad, c.nkids);
+	if (c.top_groups != 1)
+		fail("the workload's own process %lld has %u group_dead TaskExits", c.pid,
+		     c.top_groups);
+	return failures ? 1 : 0;
+}
+
+/* ---- execthread: TaskExec on the pid with old_tid = the exec'ing thread ---- */
+
+struct xt_ctx {
+	long long pid, x, pipe_fd;
+	unsigned execs, groups, xbegins;
+	bool exec_ok, exec_seen, read_begun, read_ended, x_ended;
+	uint64_t exec_tid, old_tid, read_span, x_span;
+};
+
+static void xt_event(void *p, const struct katra_event *e)
+{
+	struct xt_ctx *c = p;
+
+	if ((long long)e->process_id != c->pid)
+		return;
+	if (e->kind == KATRA_KIND_TASK_EXEC) {
+		c->execs++;
+		c->exec_seen = true;
+		c->exec_tid = e->thread_id;
+		c->old_tid = e->payload.u.task_exec.old_tid;
+	} else if (e->kind == KATRA_KIND_TASK_EXIT) {
+		c->groups += e->payload.u.task_exit.group_dead;
+	} else if (e->kind == KATRA_KIND_FILE_READ && e->phase == KATRA_PHASE_BEGIN &&
+		   !c->exec_seen && (long long)e->thread_id == c->pid &&
+		   e->payload.type == KATRA_PAYLOAD_FILE_IO &&
+		   e->payload.u.file_io.fd == c->pipe_fd && e->span_id.present) {
+		c->read_begun = true;
+		c->read_span = e->span_id.value;
+	} else if (e->kind == KATRA_KIND_EXECVE && e->phase == KATRA_PHASE_BEGIN &&
+		   (long long)e->thread_id == c->x && e->span_id.present) {
+		c->xbegins++;
+		c->x_span = e->span_id.value;
+	}
+	if (e->phase == KATRA_PHASE_END && e->span_id.present) {
+		if (c->read_begun && (long long)e->thread_id == c->pid &&
+		    e->span_id.value == c->read_span)
+			c->read_ended = true;
+		if (c->xbegins && (long long)e->thread_id == c->x && e->span_id.value == c->x_span)
+			c->x_ended = true;
+	}
+}
+
+static int check_execthread(const char *trace, const char *wl)
+{
+	static struct xt_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"exec_tid\":");
+
+	if (!f || !line)
+		die("no execthread line with exec_tid in %s", wl);
+	if (!strstr(text, "\"phase\":\"after\""))
+		die("the exec'd image printed nothing: %s", text);
+	c.pid = jnum(line, "pid");
+	c.x = jnum(line, "exec_tid");
+	c.pipe_fd = jnum(line, "pipe_fd");
+	if (read_trace(trace, f, xt_event, &c, false))
+		return 1;
+	print_facts(f);
+	printf("task_execs=%u\nexec_tid=%" PRIu64 "\nold_tid=%" PRIu64 "\nmain_read=%s\n",
+	       c.execs, c.exec_tid, c.old_tid,
+	       !c.read_begun ? "not-recorded" : c.read_ended ? "closed" : "open");
+	if (c.execs != 1)
+		fail("%u TaskExec events in process %lld, expected 1", c.execs, c.pid);
+	else if ((long long)c.exec_tid != c.pid || (long long)c.old_tid != c.x)
+		fail("TaskExec on thread %" PRIu64 " with old_tid %" PRIu64
+		     ", expected thread %lld with old_tid %lld", c.exec_tid, c.old_tid, c.pid, c.x);
+	if (c.read_begun && !c.read_ended)
+		fail("the killed main thread's read (span %" PRIu64 ") is left open", c.read_span);
+	if (c.xbegins != 1)
+		fail("%u Execve Begins on the exec'ing thread %lld, expected 1", c.xbegins, c.x);
+	else if (!c.x_ended)
+		fail("the execve span on thread %lld has no End on that thread", c.x);
+	if (c.groups != 1)
+		fail("%u group_dead TaskExits for %lld, expected 1", c.groups, c.pid);
+	return failures ? 1 : 0;
+}
+
+/* ---- rusage: run a command, report its peak RSS ---- */
+
+static int run_rusage(const char *out, char **argv)
+{
+	struct rusage ru;
+	int status;
+	pid_t pid = fork();
+	FILE *f;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "katra-vmcheck: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	/* wait4 reports the child and its reaped children: run a command that
+	 * forks nothing (katra-record -p) to measure that command alone */
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR)
+			die("wait4: %s", strerror(errno));
+	f = fopen(out, "w");
+	if (!f)
+		die("cannot write %s: %s", out, strerror(errno));
+	fprintf(f, "peak_rss_kib=%ld\ncpu_ms=%ld\n", ru.ru_maxrss,
+		(long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			(long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
+	fclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	const char *usage = "usage: katra-vmcheck {syscalls|storm|exitstorm|execthread} TRACE "
+			    "WORKLOAD_OUTPUT | info TRACE | rusage OUT CMD ARGS...";
+
+	if (argc >= 4 && !strcmp(argv[1], "rusage"))
+		return run_rusage(argv[2], argv + 3);
+	if (argc == 3 && !strcmp(argv[1], "info")) {
+		struct trace_facts *f = calloc(1, sizeof(*f));
+
+		if (!f || read_trace(argv[2], f, NULL, NULL, true))
+			return 1;
+		print_facts(f);
+		return failures ? 1 : 0;
+	}
+	if (argc != 4)
+		die("%s", usage);
+	if (!strcmp(argv[1], "syscalls"))
+		return check_syscalls(argv[2], argv[3]);
+	if (!strcmp(argv[1], "storm"))
+		return check_storm(argv[2], argv[3]);
+	if (!strcmp(argv[1], "exitstorm"))
+		return check_exitstorm(argv[2], argv[3]);
+	if (!strcmp(argv[1], "execthread"))
+		return check_execthread(argv[2], argv[3]);
+	die("%s", usage);
+	return 2;
+}
