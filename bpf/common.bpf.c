@@ -9,6 +9,7 @@ const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
 __u64 ring_drops[KATRA_MAX_CPUS];
 __u32 fault_exit_live;
 __u64 tracked_bits[KATRA_PID_LIMIT / 64];
+__u64 forked_bits[KATRA_PID_LIMIT / 64];
 __u64 pend_words[KATRA_MAX_CPUS * 16];
 __u64 ktable_drops[KTABLE_COUNT];
 const volatile bool exit_has_group_dead;

@@ -39,6 +39,10 @@ extern __u64 ring_drops[KATRA_MAX_CPUS];
  * helper call and a jhash).  User space sets bits through the mmap'ed .bss. */
 #define KATRA_PID_LIMIT (1u << 22)
 extern __u64 tracked_bits[KATRA_PID_LIMIT / 64];
+/* Children followed by fork: set only here, cleared only by user space, so
+ * a plain add sets a bit safely (BPF atomic or needs Linux 5.12; a fork of one
+ * child happens once, and atomic and/add never lose each other's bits). */
+extern __u64 forked_bits[KATRA_PID_LIMIT / 64];
 
 /* One ring per possible CPU.  The inner template's size and the outer size are
  * set by the loader; it also creates the rings and fills the array. */
@@ -61,7 +65,16 @@ struct {
  * Declared as words so the skeleton need not know the struct. */
 #define SLOT_WORDS (sizeof(struct katra_cpu_slot) / 8)
 extern __u64 pend_words[KATRA_MAX_CPUS * 16];
-#define PEND_SLOT(cpu) ((struct katra_cpu_slot *)&pend_words[(cpu) * SLOT_WORDS])
+/* An index masked where the verifier sees it: older verifiers (6.1) lose a
+ * 32-bit value's range across a stack spill, and clang drops a mask it can
+ * prove redundant; the empty asm hides the range from clang. */
+static __always_inline __u32 katra_bound(__u32 v, __u32 mask)
+{
+	asm volatile("" : "+r"(v));
+	return v & mask;
+}
+#define PEND_SLOT(cpu) \
+	((struct katra_cpu_slot *)&pend_words[katra_bound(cpu, KATRA_MAX_CPUS - 1) * SLOT_WORDS])
 _Static_assert(SLOT_WORDS == 16, "one slot is two cache lines");
 
 /* Entries a kernel map refused (full), by table: user space reads them from
@@ -98,8 +111,10 @@ static __always_inline __u32 katra_busy(void)
 
 static __always_inline void katra_idle(__u32 cpu)
 {
+	/* an add of -1 with the result unused is BPF_XADD, which every kernel
+	 * has; a fetch-and-sub needs the 5.12 atomics */
 	if (cpu < KATRA_MAX_CPUS)
-		__sync_fetch_and_sub(&PEND_SLOT(cpu)->busy, 1);
+		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy, (__u32)-1);
 }
 
 /* Enters written early (the thread left the CPU mid-syscall), by tid.  A
@@ -137,17 +152,18 @@ static __always_inline bool katra_tracked(__u32 tgid)
 	/* tgid < PID_MAX_LIMIT (4M on 64-bit); the mask is for the verifier */
 	__u32 i = (tgid >> 6) & (KATRA_PID_LIMIT / 64 - 1);
 
-	return tracked_bits[i] & (1ull << (tgid & 63));
+	return (tracked_bits[i] | forked_bits[i]) & (1ull << (tgid & 63));
 }
 
 static __always_inline void katra_set_tracked(__u32 tgid, bool on)
 {
 	__u32 i = (tgid >> 6) & (KATRA_PID_LIMIT / 64 - 1);
 
-	if (on)
-		__sync_fetch_and_or(&tracked_bits[i], 1ull << (tgid & 63));
-	else
-		__sync_fetch_and_and(&tracked_bits[i], ~(1ull << (tgid & 63)));
+	__u64 bit = 1ull << (tgid & 63);
+
+	if (on && !(forked_bits[i] & bit))
+		__sync_fetch_and_add(&forked_bits[i], bit);
+	/* untracking is user space's (after the process's last exit) */
 }
 
 /* Reserve a record of `size` bytes in this CPU's ring; on failure counts the
@@ -168,7 +184,7 @@ static __always_inline void *katra_reserve(void **rbp, __u32 cpu, __u64 size, __
 	return e;
 drop:
 	if (cpu < KATRA_MAX_CPUS)
-		__sync_fetch_and_add(&ring_drops[cpu], nevents);
+		__sync_fetch_and_add(&ring_drops[katra_bound(cpu, KATRA_MAX_CPUS - 1)], nevents);
 	return NULL;
 }
 

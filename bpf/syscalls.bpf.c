@@ -265,7 +265,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	if (mine)
 		nr = p->nr;
 	if (mine && !p->sc_flags && nr < KATRA_NR_LIMIT &&
-	    !(decoded_nrs[(nr >> 6) & 7] & (1ull << (nr & 63)))) {
+	    !(decoded_nrs[katra_bound(nr >> 6, 7)] & (1ull << (nr & 63)))) {
 		struct katra_ev_syscall_short *s = katra_reserve(&rb, cpu, sizeof(*s), 2);
 		p->state = 0;
 		if (s) {

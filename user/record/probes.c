@@ -350,6 +350,8 @@ int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid)
 {
 	if (tgid == 0 || tgid >= PID_LIMIT)
 		return -EINVAL;
+	__atomic_fetch_and(&p->skel->bss->forked_bits[tgid / 64], ~(1ull << (tgid % 64)),
+			   __ATOMIC_SEQ_CST);
 	__atomic_fetch_and(&p->skel->bss->tracked_bits[tgid / 64], ~(1ull << (tgid % 64)),
 			   __ATOMIC_SEQ_CST);
 	return 0;
@@ -361,7 +363,8 @@ int katra_probes_tracked_count(const struct katra_probes *p)
 	int count = 0;
 
 	for (i = 0; i < n; i++) {
-		uint64_t w = __atomic_load_n(&p->skel->bss->tracked_bits[i], __ATOMIC_RELAXED);
+		uint64_t w = __atomic_load_n(&p->skel->bss->tracked_bits[i], __ATOMIC_RELAXED) |
+			     __atomic_load_n(&p->skel->bss->forked_bits[i], __ATOMIC_RELAXED);
 
 		if (w)
 			count += __builtin_popcountll(w);
