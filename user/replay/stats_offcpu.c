@@ -1,0 +1,233 @@
+/* stats --off-cpu: per thread, the time spent off the CPU (OffCpu spans) by
+ * reason: preempted (runnable when switched out), or blocked in a task state
+ * (S, D, ...) inside which syscall, on which resource; inside a page fault;
+ * or outside both. */
+#include <stdlib.h>
+
+#include "katra/replay.h"
+#include "out.h"
+#include "sysnames.h"
+#include "views.h"
+
+#define TEXT_THREADS 20
+
+void kr_off_add(struct kr_views *v, uint64_t tid, uint64_t pid, unsigned reason, char state,
+		uint64_t syskey, uint64_t res_domain, uint64_t res_id, uint64_t count,
+		uint64_t total, uint64_t max)
+{
+	struct kr_off_key k = { tid, (uint64_t)reason << 8 | (uint8_t)state, syskey, res_domain,
+				res_id };
+	struct kr_offagg *a;
+	bool created;
+
+	a = kr_xmap_get(&v->offcpu, &k, &created);
+	if (!a) {
+		v->offcpu_overflow += count;
+		return;
+	}
+	a->pid = pid;
+	a->count += count;
+	a->total_ns += total;
+	if (max > a->max_ns)
+		a->max_ns = max;
+}
+
+static const struct kr_off_key *key_of(const struct kr_offagg *a)
+{
+	return (const struct kr_off_key *)(const void *)((const char *)a - sizeof(struct kr_off_key));
+}
+
+struct thread_total {
+	uint64_t tid, total;
+};
+
+static int by_tid(const void *x, const void *y)
+{
+	const struct thread_total *a = x, *b = y;
+
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* Per-thread totals, sorted by tid for bsearch. */
+static struct thread_total *totals(const struct kr_views *v, size_t *n)
+{
+	struct thread_total *t = malloc((v->offcpu.len ? v->offcpu.len : 1) * sizeof(*t));
+	const struct kr_offagg *a;
+	size_t it = 0, m = 0;
+
+	*n = 0;
+	if (!t)
+		return NULL;
+	while ((a = kr_xmap_next(&v->offcpu, &it)))
+		t[m++] = (struct thread_total){ key_of(a)->tid, a->total_ns };
+	qsort(t, m, sizeof(*t), by_tid);
+	for (size_t i = 0; i < m; i++) { /* merge each thread's rows */
+		if (*n && t[*n - 1].tid == t[i].tid)
+			t[*n - 1].total += t[i].total;
+		else
+			t[(*n)++] = t[i];
+	}
+	return t;
+}
+
+static const struct thread_total *tt_ctx;
+static size_t tt_n;
+
+static uint64_t thread_total(uint64_t tid)
+{
+	struct thread_total k = { tid, 0 }, *t = bsearch(&k, tt_ctx, tt_n, sizeof(k), by_tid);
+
+	return t ? t->total : 0;
+}
+
+/* Threads with the most off-CPU time first, each thread's rows by time. */
+static int by_thread_then_time(const void *x, const void *y)
+{
+	const struct kr_offagg *a = *(void *const *)x, *b = *(void *const *)y;
+	const struct kr_off_key *ka = key_of(a), *kb = key_of(b);
+	uint64_t ta = thread_total(ka->tid), tb = thread_total(kb->tid);
+
+	if (ka->tid != kb->tid) {
+		if (ta != tb)
+			return ta > tb ? -1 : 1;
+		return ka->tid < kb->tid ? -1 : 1;
+	}
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	if (ka->why != kb->why)
+		return ka->why < kb->why ? -1 : 1;
+	if (ka->syskey != kb->syskey)
+		return ka->syskey < kb->syskey ? -1 : 1;
+	if (ka->res_domain != kb->res_domain)
+		return ka->res_domain < kb->res_domain ? -1 : 1;
+	return ka->res_id < kb->res_id ? -1 : ka->res_id > kb->res_id;
+}
+
+static void **sorted(const struct kr_views *v, size_t *n)
+{
+	size_t nt;
+	struct thread_total *t = totals(v, &nt);
+	void **p;
+
+	tt_ctx = t;
+	tt_n = nt;
+	p = kr_xmap_sorted(&v->offcpu, n, by_thread_then_time);
+	tt_ctx = NULL;
+	free(t);
+	return p;
+}
+
+static const char *reason_name(unsigned r)
+{
+	static const char *const n[] = { "preempted", "syscall", "page_fault", "other" };
+
+	return r < 4 ? n[r] : "?";
+}
+
+/* "R preempted", "S sleeping in wait4 on File:12 "/x"", "D uninterruptible in a
+ * page fault", "S sleeping outside a syscall" */
+static void why(FILE *f, const struct kr_views *v, const struct kr_off_key *k)
+{
+	unsigned reason = (unsigned)(k->why >> 8);
+	char st = (char)(k->why & 0xff), buf[32];
+
+	if (reason == KR_OFF_PREEMPTED) {
+		kr_s(f, "R preempted");
+		return;
+	}
+	fprintf(f, "%c %s", st, kr_task_state_word(st));
+	if (reason == KR_OFF_SYSCALL) {
+		fprintf(f, " in %s", kr_syskey_name(k->syskey, buf));
+		if (k->res_domain != KATRA_RES_NONE) {
+			kr_s(f, " on ");
+			kr_put_resource(f, v, k->res_domain, k->res_id);
+		}
+	} else if (reason == KR_OFF_FAULT) {
+		kr_s(f, " in a page fault");
+	} else {
+		kr_s(f, " outside a syscall");
+	}
+}
+
+void kr_offcpu_text(FILE *f, const struct kr_views *v)
+{
+	size_t n, threads = 0;
+	void **p = sorted(v, &n);
+	uint64_t last_tid = 0;
+	char d[2][32];
+
+	kr_s(f, "\noff-CPU time by thread and reason (OffCpu spans; the letter is the task state "
+	     "the thread left the CPU in)\n");
+	fprintf(f, "%10s  %-24s %12s %8s %12s  %s\n", "tid", "process", "off-CPU", "count", "max",
+		"why");
+	for (size_t i = 0; i < n; i++) {
+		const struct kr_offagg *a = p[i];
+		const struct kr_off_key *k = key_of(a);
+		char *pbuf = NULL;
+		size_t plen = 0;
+		FILE *pf;
+
+		if (!i || k->tid != last_tid) {
+			if (++threads > TEXT_THREADS)
+				break;
+			last_tid = k->tid;
+		}
+		pf = open_memstream(&pbuf, &plen);
+		if (pf) {
+			kr_put_pid(pf, v->names, a->pid);
+			fclose(pf);
+		}
+		fprintf(f, "%10llu  %-24s %12s %8llu %12s  ", (unsigned long long)k->tid,
+			pbuf ? pbuf : "?", kr_fmt_dur(d[0], sizeof(d[0]), a->total_ns),
+			(unsigned long long)a->count, kr_fmt_dur(d[1], sizeof(d[1]), a->max_ns));
+		free(pbuf);
+		why(f, v, k);
+		putc('\n', f);
+	}
+	if (threads > TEXT_THREADS)
+		kr_s(f, "  ... more threads (stats --off-cpu --json lists all)\n");
+	if (!n)
+		kr_s(f, "  (no OffCpu span in this trace)\n");
+	if (v->offcpu_overflow)
+		fprintf(f, "  (%llu off-CPU spans beyond the %u-row table are not counted)\n",
+			(unsigned long long)v->offcpu_overflow, KR_MAX_OFFCPU_ROWS);
+	free(p);
+}
+
+/* "off_cpu":[{"thread_id":N,"process_id":N,"process_name":..|null,
+ *   "reason":"preempted"|"syscall"|"page_fault"|"other","state":"S",
+ *   "syscall":".."|null,"resource":{..}|null,"count":N,"total_ns":N,
+ *   "max_ns":N},..] in the text's order; "off_cpu_overflow":N */
+void kr_offcpu_json(FILE *f, const struct kr_views *v)
+{
+	size_t n;
+	void **p = sorted(v, &n);
+	char buf[32];
+
+	kr_s(f, ",\"off_cpu\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct kr_offagg *a = p[i];
+		const struct kr_off_key *k = key_of(a);
+		unsigned reason = (unsigned)(k->why >> 8);
+
+		fprintf(f, "%s{\"thread_id\":%llu,\"process_id\":%llu,\"process_name\":",
+			i ? "," : "", (unsigned long long)k->tid, (unsigned long long)a->pid);
+		kr_json_pname(f, v, a->pid);
+		fprintf(f, ",\"reason\":\"%s\",\"state\":\"%c\",\"syscall\":", reason_name(reason),
+			(char)(k->why & 0xff));
+		if (reason == KR_OFF_SYSCALL) {
+			const char *s = kr_syskey_name(k->syskey, buf);
+
+			katra_json_string(f, s, katra_cstr(s).len);
+		} else {
+			kr_s(f, "null");
+		}
+		kr_s(f, ",\"resource\":");
+		kr_json_resource(f, v, k->res_domain, k->res_id);
+		fprintf(f, ",\"count\":%llu,\"total_ns\":%llu,\"max_ns\":%llu}",
+			(unsigned long long)a->count, (unsigned long long)a->total_ns,
+			(unsigned long long)a->max_ns);
+	}
+	fprintf(f, "],\"off_cpu_overflow\":%llu", (unsigned long long)v->offcpu_overflow);
+	free(p);
+}
