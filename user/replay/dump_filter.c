@@ -1,5 +1,6 @@
 /* dump's filter options (see dump_filter.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -30,17 +31,20 @@ int kr_parse_id_list(const char *s, uint64_t *v, unsigned *n)
 	}
 }
 
+/* A name may be both an EventKind and a record variant (Counter): it
+ * selects both. */
 static int one_kind(const char *w, size_t len, uint64_t *kinds, unsigned *records)
 {
 	static const uint32_t rec_types[] = { KATRA_RECORD_EPOCH_MARKER, KATRA_RECORD_COUNTER,
 					      KATRA_RECORD_SESSION_SUMMARY };
+	bool found = false;
 
 	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++) {
 		const char *n = katra_kind_name(k);
 
 		if (n && strlen(n) == len && !strncasecmp(n, w, len)) {
 			*kinds |= 1ull << k;
-			return 0;
+			found = true;
 		}
 	}
 	for (unsigned i = 0; i < sizeof(rec_types) / sizeof(rec_types[0]); i++) {
@@ -48,10 +52,10 @@ static int one_kind(const char *w, size_t len, uint64_t *kinds, unsigned *record
 
 		if (n && strlen(n) == len && !strncasecmp(n, w, len)) {
 			*records |= 1u << rec_types[i];
-			return 0;
+			found = true;
 		}
 	}
-	return -EINVAL;
+	return found ? 0 : -EINVAL;
 }
 
 int kr_parse_kinds(const char *s, uint64_t *kinds, unsigned *records)

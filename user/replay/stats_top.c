@@ -114,10 +114,18 @@ static void what(FILE *f, const struct kr_top_entry *e)
 		kr_s(f, kr_syskey_name(e->syskey, buf));
 }
 
+/* seconds.nanoseconds, as kr_ts writes them */
+static const char *ts_str(char *buf, size_t cap, uint64_t ns)
+{
+	snprintf(buf, cap, "%llu.%09llu", (unsigned long long)(ns / 1000000000u),
+		 (unsigned long long)(ns % 1000000000u));
+	return buf;
+}
+
 void kr_top_text(FILE *f, const struct kr_views *v)
 {
 	struct kr_top_entry *t = sorted(v);
-	char d[32], name[KR_NAME_BUF];
+	char d[32], ts[32], name[KR_NAME_BUF];
 
 	fprintf(f, "\nlongest spans (top %u of every kind; start = seconds since capture start)\n",
 		v->top_cap);
@@ -133,9 +141,8 @@ void kr_top_text(FILE *f, const struct kr_views *v)
 			kr_put_pid(pf, v->names, e->pid);
 			fclose(pf);
 		}
-		fprintf(f, "%12s ", kr_fmt_dur(d, sizeof(d), e->dur_ns));
-		kr_ts(f, e->begin_ts);
-		fprintf(f, "  %-24s %10llu  %-12s ", pbuf ? pbuf : "?", (unsigned long long)e->tid,
+		fprintf(f, "%12s %12s  %-24s %10llu  %-12s ", kr_fmt_dur(d, sizeof(d), e->dur_ns),
+			ts_str(ts, sizeof(ts), e->begin_ts), pbuf ? pbuf : "?", (unsigned long long)e->tid,
 			kr_enum(katra_kind_name(e->kind), e->kind, name));
 		free(pbuf);
 		what(f, e);
