@@ -243,18 +243,18 @@ Test(stats_views, json_views)
 		"\"write_ns\":500000,\"io_ns\":500000}],\"files_overflow\":0,"
 		"\"off_cpu\":[{\"thread_id\":102,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"syscall\",\"state\":\"S\",\"syscall\":\"futex\",\"resource\":"
-		"{\"domain\":\"Futex\",\"id\":\"139637976731648\"},\"count\":1,"
-		"\"total_ns\":6000000,\"max_ns\":6000000},"
+		"{\"domain\":\"Futex\",\"id\":\"139637976731648\"},\"several_resources\":false,"
+		"\"count\":1,\"total_ns\":6000000,\"max_ns\":6000000},"
 		"{\"thread_id\":102,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"preempted\",\"state\":\"R\",\"syscall\":null,\"resource\":null,"
-		"\"count\":1,\"total_ns\":300000,\"max_ns\":300000},"
+		"\"several_resources\":false,\"count\":1,\"total_ns\":300000,\"max_ns\":300000},"
 		"{\"thread_id\":101,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"syscall\",\"state\":\"S\",\"syscall\":\"read\",\"resource\":"
 		"{\"domain\":\"File\",\"id\":\"10106461514007918706\",\"path\":\"/game/data.pak\"},"
-		"\"count\":1,\"total_ns\":5000000,\"max_ns\":5000000},"
+		"\"several_resources\":false,\"count\":1,\"total_ns\":5000000,\"max_ns\":5000000},"
 		"{\"thread_id\":201,\"process_id\":200,\"process_name\":\"tool\","
 		"\"reason\":\"other\",\"state\":\"D\",\"syscall\":null,\"resource\":null,"
-		"\"count\":1,\"total_ns\":700000,\"max_ns\":700000}],\"off_cpu_overflow\":0,"
+		"\"several_resources\":false,\"count\":1,\"total_ns\":700000,\"max_ns\":700000}],\"off_cpu_overflow\":0,"
 		"\"top\":[{\"dur_ns\":6200000,\"begin_ts_mono_ns\":2000000,\"thread_id\":102,"
 		"\"process_id\":100,\"process_name\":\"game\",\"kind\":\"Futex\","
 		"\"syscall\":\"futex\",\"state\":null,\"resource\":{\"domain\":\"Futex\","
@@ -388,4 +388,44 @@ Test(stats_xmap, matches_a_plain_array_and_refuses_beyond_its_bound)
 		cr_assert_not(created);
 	}
 	kr_xmap_free(&m);
+}
+
+/* Reads of two files, blocked 1 ms on File:7 then 3 ms on File:8: one row
+ * for (thread, D, read) naming the resource of the longest span. */
+Test(stats_views, off_cpu_row_over_several_resources_names_the_longest)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_OFFCPU };
+	struct tb t;
+	struct outcap out, err;
+	const char *b;
+
+	tb_init(&t);
+	io(&t, 1 * MS, 5, 5, KATRA_KIND_FILE_READ, KATRA_PHASE_BEGIN, 1, 7);
+	tb_switch(&t, 1 * MS, 5, 5, KATRA_PHASE_BEGIN, 2, 2);
+	tb_switch(&t, 2 * MS, 5, 5, KATRA_PHASE_END, 2, 0);
+	io_end(&t, 2 * MS, 5, 5, KATRA_KIND_FILE_READ, 1, 0, 1, 7);
+	io(&t, 3 * MS, 5, 5, KATRA_KIND_FILE_READ, KATRA_PHASE_BEGIN, 3, 8);
+	tb_switch(&t, 3 * MS, 5, 5, KATRA_PHASE_BEGIN, 4, 2);
+	tb_switch(&t, 6 * MS, 5, 5, KATRA_PHASE_END, 4, 0);
+	io_end(&t, 6 * MS, 5, 5, KATRA_KIND_FILE_READ, 3, 0, 1, 8);
+	tb_write(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
+	b = oc_text(&out);
+	cr_assert_not_null(strstr(b, "\n         5  5                            4.000 ms        2"
+				  "     3.000 ms  D uninterruptible in read, longest on File:8\n"),
+			   "%s", b);
+	oc_free(&out);
+	oc_free(&err);
+	o.json = true;
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
+	cr_assert_not_null(strstr(oc_text(&out), "\"resource\":{\"domain\":\"File\",\"id\":\"8\"},"
+				  "\"several_resources\":true,\"count\":2,\"total_ns\":4000000,"
+				  "\"max_ns\":3000000}"), "%s", oc_text(&out));
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
 }

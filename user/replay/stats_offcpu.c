@@ -15,8 +15,7 @@ void kr_off_add(struct kr_views *v, uint64_t tid, uint64_t pid, unsigned reason,
 		uint64_t syskey, uint64_t res_domain, uint64_t res_id, uint64_t count,
 		uint64_t total, uint64_t max)
 {
-	struct kr_off_key k = { tid, (uint64_t)reason << 8 | (uint8_t)state, syskey, res_domain,
-				res_id };
+	struct kr_off_key k = { tid, (uint64_t)reason << 8 | (uint8_t)state, syskey };
 	struct kr_offagg *a;
 	bool created;
 
@@ -25,11 +24,20 @@ void kr_off_add(struct kr_views *v, uint64_t tid, uint64_t pid, unsigned reason,
 		v->offcpu_overflow += count;
 		return;
 	}
+	if (created) {
+		a->first_domain = a->res_domain = res_domain;
+		a->first_id = a->res_id = res_id;
+	} else if (res_domain != a->first_domain || res_id != a->first_id) {
+		a->several = true;
+	}
 	a->pid = pid;
 	a->count += count;
 	a->total_ns += total;
-	if (max > a->max_ns)
+	if (max > a->max_ns) {
 		a->max_ns = max;
+		a->res_domain = res_domain;
+		a->res_id = res_id;
+	}
 }
 
 static const struct kr_off_key *key_of(const struct kr_offagg *a)
@@ -96,11 +104,7 @@ static int by_thread_then_time(const void *x, const void *y)
 		return a->total_ns > b->total_ns ? -1 : 1;
 	if (ka->why != kb->why)
 		return ka->why < kb->why ? -1 : 1;
-	if (ka->syskey != kb->syskey)
-		return ka->syskey < kb->syskey ? -1 : 1;
-	if (ka->res_domain != kb->res_domain)
-		return ka->res_domain < kb->res_domain ? -1 : 1;
-	return ka->res_id < kb->res_id ? -1 : ka->res_id > kb->res_id;
+	return ka->syskey < kb->syskey ? -1 : ka->syskey > kb->syskey;
 }
 
 static void **sorted(const struct kr_views *v, size_t *n)
@@ -124,9 +128,11 @@ static const char *reason_name(unsigned r)
 	return r < 4 ? n[r] : "?";
 }
 
-/* "R preempted", "S sleeping in wait4 on File:12 "/x"", "D uninterruptible in a
- * page fault", "S sleeping outside a syscall" */
-static void why(FILE *f, const struct kr_views *v, const struct kr_off_key *k)
+/* "R preempted", "S sleeping in wait4", "D uninterruptible in read on "/x"",
+ * "D uninterruptible in read, longest on "/x"" (several resources),
+ * "D uninterruptible in a page fault", "S sleeping outside a syscall" */
+static void why(FILE *f, const struct kr_views *v, const struct kr_off_key *k,
+		const struct kr_offagg *a)
 {
 	unsigned reason = (unsigned)(k->why >> 8);
 	char st = (char)(k->why & 0xff), buf[32];
@@ -138,9 +144,9 @@ static void why(FILE *f, const struct kr_views *v, const struct kr_off_key *k)
 	fprintf(f, "%c %s", st, kr_task_state_word(st));
 	if (reason == KR_OFF_SYSCALL) {
 		fprintf(f, " in %s", kr_syskey_name(k->syskey, buf));
-		if (k->res_domain != KATRA_RES_NONE) {
-			kr_s(f, " on ");
-			kr_put_resource(f, v, k->res_domain, k->res_id);
+		if (a->res_domain != KATRA_RES_NONE) {
+			kr_s(f, a->several ? ", longest on " : " on ");
+			kr_put_resource(f, v, a->res_domain, a->res_id);
 		}
 	} else if (reason == KR_OFF_FAULT) {
 		kr_s(f, " in a page fault");
@@ -181,7 +187,7 @@ void kr_offcpu_text(FILE *f, const struct kr_views *v)
 			pbuf ? pbuf : "?", kr_fmt_dur(d[0], sizeof(d[0]), a->total_ns),
 			(unsigned long long)a->count, kr_fmt_dur(d[1], sizeof(d[1]), a->max_ns));
 		free(pbuf);
-		why(f, v, k);
+		why(f, v, k, a);
 		putc('\n', f);
 	}
 	if (threads > TEXT_THREADS)
@@ -196,8 +202,9 @@ void kr_offcpu_text(FILE *f, const struct kr_views *v)
 
 /* "off_cpu":[{"thread_id":N,"process_id":N,"process_name":..|null,
  *   "reason":"preempted"|"syscall"|"page_fault"|"other","state":"S",
- *   "syscall":".."|null,"resource":{..}|null,"count":N,"total_ns":N,
- *   "max_ns":N},..] in the text's order; "off_cpu_overflow":N */
+ *   "syscall":".."|null,"resource":{..}|null (of the longest span),
+ *   "several_resources":B,"count":N,"total_ns":N,"max_ns":N},..] in the
+ *   text's order; "off_cpu_overflow":N */
 void kr_offcpu_json(FILE *f, const struct kr_views *v)
 {
 	size_t n;
@@ -223,7 +230,8 @@ void kr_offcpu_json(FILE *f, const struct kr_views *v)
 			kr_s(f, "null");
 		}
 		kr_s(f, ",\"resource\":");
-		kr_json_resource(f, v, k->res_domain, k->res_id);
+		kr_json_resource(f, v, a->res_domain, a->res_id);
+		fprintf(f, ",\"several_resources\":%s", a->several ? "true" : "false");
 		fprintf(f, ",\"count\":%llu,\"total_ns\":%llu,\"max_ns\":%llu}",
 			(unsigned long long)a->count, (unsigned long long)a->total_ns,
 			(unsigned long long)a->max_ns);

@@ -12,7 +12,9 @@
  * error.  Off-CPU spans are OffCpu spans: the Begin's Switch.prev_state
  * says runnable (preempted) or blocked, and a blocked span is charged to the
  * syscall open on that thread when it switched out (its name known at the
- * syscall's End) and to that syscall's resource. */
+ * syscall's End) and to that syscall's resource (a row per thread, reason,
+ * state and syscall names the resource of its longest span, and says when
+ * there were several). */
 #ifndef KATRA_REPLAY_VIEWS_H
 #define KATRA_REPLAY_VIEWS_H
 
@@ -59,11 +61,13 @@ struct kr_off_key {
 	uint64_t tid;
 	uint64_t why;    /* reason << 8 | state letter */
 	uint64_t syskey; /* KR_OFF_SYSCALL: the syscall */
-	uint64_t res_domain, res_id;
 };
 
 struct kr_offagg {
 	uint64_t pid, count, total_ns, max_ns;
+	uint64_t res_domain, res_id; /* the resource of the longest span */
+	uint64_t first_domain, first_id;
+	bool several;                /* more than one resource */
 };
 
 struct kr_top_entry {
