@@ -149,7 +149,8 @@ Test(stats_views, syscall_table_like_strace_c)
 		 "  2.82    0.000500         500         500         1           (FileRead)\n"
 		 "%s"
 		 "100.00    0.017700        1966        6200         9         2 total\n"
-		 "  (1 syscalls in flight at capture start are not timed)\n",
+		 "  (1 syscall returns without a Begin are not timed: in flight at capture start,\n"
+		 "   or a new child's return from fork)\n",
 		 sys_head, sys_rule, sys_rule);
 	expect_stats(&o, want);
 }
@@ -174,7 +175,8 @@ Test(stats_views, syscall_table_per_process)
 		 " 25.00    0.000500         500         500         1           (FileRead)\n"
 		 "%s"
 		 "100.00    0.002000         500        1000         4         1 total\n"
-		 "  (1 syscalls in flight at capture start are not timed)\n",
+		 "  (1 syscall returns without a Begin are not timed: in flight at capture start,\n"
+		 "   or a new child's return from fork)\n",
 		 sys_head, sys_rule, sys_rule, sys_head, sys_rule, sys_rule);
 	expect_stats(&o, want);
 }
@@ -255,6 +257,7 @@ Test(stats_views, json_views)
 		"{\"thread_id\":201,\"process_id\":200,\"process_name\":\"tool\","
 		"\"reason\":\"other\",\"state\":\"D\",\"syscall\":null,\"resource\":null,"
 		"\"several_resources\":false,\"count\":1,\"total_ns\":700000,\"max_ns\":700000}],\"off_cpu_overflow\":0,"
+		"\"off_cpu_inferred_left_out\":0,"
 		"\"top\":[{\"dur_ns\":6200000,\"begin_ts_mono_ns\":2000000,\"thread_id\":102,"
 		"\"process_id\":100,\"process_name\":\"game\",\"kind\":\"Futex\","
 		"\"syscall\":\"futex\",\"state\":null,\"resource\":{\"domain\":\"Futex\","
@@ -425,6 +428,37 @@ Test(stats_views, off_cpu_row_over_several_resources_names_the_longest)
 	cr_assert_not_null(strstr(oc_text(&out), "\"resource\":{\"domain\":\"File\",\"id\":\"8\"},"
 				  "\"several_resources\":true,\"count\":2,\"total_ns\":4000000,"
 				  "\"max_ns\":3000000}"), "%s", oc_text(&out));
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+/* An OffCpu End the recorder inferred (switch-in not seen) measures nothing:
+ * left out of off-CPU time and of the longest spans, and counted. */
+Test(stats_views, inferred_off_cpu_end_is_left_out)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_OFFCPU | KATRA_STATS_TOP, .top = 5 };
+	struct tb t;
+	struct outcap out, err;
+	const char *b;
+
+	tb_init(&t);
+	tb_switch(&t, 1 * MS, 5, 5, KATRA_PHASE_BEGIN, 1, 1);
+	tb_switch(&t, 900 * MS, 5, 5, KATRA_PHASE_END, 1, 0)->confidence =
+		KATRA_CONFIDENCE_INFERRED;
+	tb_switch(&t, 901 * MS, 5, 5, KATRA_PHASE_BEGIN, 2, 1);
+	tb_switch(&t, 903 * MS, 5, 5, KATRA_PHASE_END, 2, 0);
+	tb_write(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
+	b = oc_text(&out);
+	cr_assert_not_null(strstr(b, "         5  5                            2.000 ms        1"
+				  "     2.000 ms  S sleeping outside a syscall\n"
+				  "  (1 OffCpu spans whose switch-in was not seen, with an inferred "
+				  "End, are left out)\n"), "%s", b);
+	cr_assert_null(strstr(b, "899.000 ms"), "%s", b);
+	cr_assert_not_null(strstr(b, "    2.000 ms  0.901000000  5 "), "%s", b);
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);

@@ -127,7 +127,7 @@ static const char dump_help[] =
 	"    katra-replay dump --from 'load start' --to 'load end' run.ktrc\n"
 	"    katra-replay dump --from 2.5 --to 3 --kind OffCpu run.ktrc\n"
 	"    katra-replay dump --jsonl run.ktrc | jq 'select(.kind == \"FileRead\" and .dur_ns > 1000000)'\n"
-	"    katra-replay dump --jsonl run.ktrc | jq -r 'select(.phase == \"End\") | .payload.syscall' | sort | uniq -c\n";
+	"    katra-replay dump --jsonl run.ktrc | jq -r 'select(.phase == \"End\" and .syscall) | .syscall' | sort | uniq -c\n";
 
 enum { OPT_PID = 300, OPT_TID, OPT_KIND, OPT_FROM, OPT_TO };
 

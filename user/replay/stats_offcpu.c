@@ -197,6 +197,9 @@ void kr_offcpu_text(FILE *f, const struct kr_views *v)
 	if (v->offcpu_overflow)
 		fprintf(f, "  (%llu off-CPU spans beyond the %u-row table are not counted)\n",
 			(unsigned long long)v->offcpu_overflow, KR_MAX_OFFCPU_ROWS);
+	if (v->offcpu_inferred)
+		fprintf(f, "  (%llu OffCpu spans whose switch-in was not seen, with an inferred "
+			"End, are left out)\n", (unsigned long long)v->offcpu_inferred);
 	free(p);
 }
 
@@ -204,7 +207,7 @@ void kr_offcpu_text(FILE *f, const struct kr_views *v)
  *   "reason":"preempted"|"syscall"|"page_fault"|"other","state":"S",
  *   "syscall":".."|null,"resource":{..}|null (of the longest span),
  *   "several_resources":B,"count":N,"total_ns":N,"max_ns":N},..] in the
- *   text's order; "off_cpu_overflow":N */
+ *   text's order; "off_cpu_overflow":N,"off_cpu_inferred_left_out":N */
 void kr_offcpu_json(FILE *f, const struct kr_views *v)
 {
 	size_t n;
@@ -236,6 +239,7 @@ void kr_offcpu_json(FILE *f, const struct kr_views *v)
 			(unsigned long long)a->count, (unsigned long long)a->total_ns,
 			(unsigned long long)a->max_ns);
 	}
-	fprintf(f, "],\"off_cpu_overflow\":%llu", (unsigned long long)v->offcpu_overflow);
+	fprintf(f, "],\"off_cpu_overflow\":%llu,\"off_cpu_inferred_left_out\":%llu",
+		(unsigned long long)v->offcpu_overflow, (unsigned long long)v->offcpu_inferred);
 	free(p);
 }

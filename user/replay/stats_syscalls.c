@@ -153,7 +153,8 @@ static void table(FILE *f, const struct row *r, size_t n)
 static void notes(FILE *f, const struct kr_views *v)
 {
 	if (v->untimed_syscalls)
-		fprintf(f, "  (%llu syscalls in flight at capture start are not timed)\n",
+		fprintf(f, "  (%llu syscall returns without a Begin are not timed: in flight at capture start,\n"
+			"   or a new child's return from fork)\n",
 			(unsigned long long)v->untimed_syscalls);
 	if (v->sys_overflow)
 		fprintf(f, "  (%llu syscalls beyond the %u-row table are not counted)\n",

@@ -295,7 +295,10 @@ static void end(struct kr_views *v, const struct katra_event *e)
 		return;
 	}
 	if (o.kind == KATRA_KIND_OFF_CPU) {
-		offcpu_end(v, e, &o, dur);
+		if (e->confidence == KATRA_CONFIDENCE_INFERRED)
+			v->offcpu_inferred++;
+		else
+			offcpu_end(v, e, &o, dur);
 		return;
 	}
 	if (o.kind == KATRA_KIND_PAGE_FAULT) {

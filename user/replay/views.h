@@ -14,7 +14,9 @@
  * syscall open on that thread when it switched out (its name known at the
  * syscall's End) and to that syscall's resource (a row per thread, reason,
  * state and syscall names the resource of its longest span, and says when
- * there were several). */
+ * there were several).  An OffCpu End with confidence Inferred (the
+ * switch-in was not seen; it ends at the next switch-out) does not measure
+ * off-CPU time: such spans are counted and left out. */
 #ifndef KATRA_REPLAY_VIEWS_H
 #define KATRA_REPLAY_VIEWS_H
 
@@ -95,6 +97,7 @@ struct kr_views {
 	/* what did not fit or could not be paired */
 	uint64_t unmatched_ends, untimed_syscalls, open_overflow, thread_overflow,
 		sys_overflow, file_overflow, offcpu_overflow, paths_dropped;
+	uint64_t offcpu_inferred; /* OffCpu spans with an inferred End: left out */
 	bool oom;
 };
 
