@@ -25,8 +25,9 @@
  *     null when the Begin was not seen;
  *   "syscall" after a Syscall or SyscallReturn payload: the name of its nr
  *     ("openat", "i386:open", "unknown", "syscall_N");
- *   "task_state" after a Switch payload: prev_state as the task state letter
- *     (R S D T t X Z P I, see user/replay/sysnames.h).
+ *   "task_state" after the Switch payload of a switch-out (OffCpu Begin or
+ *     Instant): prev_state as the task state letter (R S D T t X Z P I, see
+ *     user/replay/sysnames.h).
  * The payload object itself holds exactly the schema's fields.
  *
  * line 1, the header:
@@ -210,9 +211,11 @@ static void payload(FILE *f, const struct katra_payload *p)
 }
 
 /* The derived keys that follow the payload: "syscall" for a payload with a
- * syscall number, "task_state" for a Switch. */
-static void derived(FILE *f, const struct katra_payload *p)
+ * syscall number, "task_state" for the Switch of a switch-out (not of an
+ * OffCpu End: a switch-in has no state of its own). */
+static void derived(FILE *f, const struct katra_event *e)
 {
+	const struct katra_payload *p = &e->payload;
 	char buf[KR_SYSNAME_BUF];
 	const char *n;
 
@@ -226,6 +229,8 @@ static void derived(FILE *f, const struct katra_payload *p)
 		katra_json_string(f, n, katra_cstr(n).len);
 		break;
 	case KATRA_PAYLOAD_SWITCH:
+		if (e->phase == KATRA_PHASE_END)
+			break;
 		key(f, "task_state");
 		fprintf(f, "\"%c\"", kr_task_state(p->u.sched_switch.prev_state));
 		break;
@@ -267,7 +272,7 @@ static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx
 	putc('}', f);
 	key(f, "payload");
 	payload(f, &e->payload);
-	derived(f, &e->payload);
+	derived(f, e);
 	kopt(f, "cost_estimate_ns", e->cost_estimate_ns);
 	kenum(f, "confidence", katra_confidence_name(e->confidence), e->confidence);
 	kr_s(f, "}\n");

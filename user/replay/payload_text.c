@@ -85,7 +85,9 @@ void kr_payload_text_value(FILE *f, const struct katra_event *e, const struct kr
 		uint64_t s = *(const uint64_t *)v;
 
 		kr_hex(f, s);
-		fprintf(f, "(%c)", kr_task_state(s));
+		/* an OffCpu End (switch-in) carries no state of its own */
+		if (e->phase != KATRA_PHASE_END)
+			fprintf(f, "(%c)", kr_task_state(s));
 		break;
 	}
 	case KR_FAULT_CODE:
