@@ -339,3 +339,59 @@ Test(dump_parse, when_is_seconds_or_an_epoch_name)
 	cr_assert_str_eq(w.epoch, "0.0000000001");
 	cr_assert_eq(kr_parse_when("", &w), -EINVAL);
 }
+
+/* ---- the pid -> name table ---- */
+
+#include "../../user/replay/procnames.h"
+
+static struct katra_event pinfo(uint64_t pid, const char *comm, const char *image)
+{
+	struct katra_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.process_id = pid;
+	e.kind = KATRA_KIND_PROCESS_INFO;
+	e.payload.type = KATRA_PAYLOAD_PROCESS_INFO;
+	e.payload.u.process_info.comm = katra_cstr(comm);
+	if (image)
+		e.payload.u.process_info.windows_image =
+			(struct katra_opt_str){ true, katra_cstr(image) };
+	return e;
+}
+
+Test(procnames, latest_name_wins_image_first_and_labels_quote_when_needed)
+{
+	struct kr_procnames p;
+	struct katra_event e;
+	char label[96];
+	static const char long_name[] =
+		"a-name-longer-than-sixty-four-bytes-is-cut-to-its-first-64-bytes-here";
+
+	kr_procnames_init(&p);
+	cr_assert_null(kr_procnames_get(&p, 7));
+	cr_assert_str_eq(kr_pid_label(&p, 7, label, sizeof(label)), "7");
+	e = pinfo(7, "bash", NULL);
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_pid_label(&p, 7, label, sizeof(label)), "7(bash)");
+	e = pinfo(7, "wine64-preload", "Game Launcher.exe"); /* after exec */
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_pid_label(&p, 7, label, sizeof(label)), "7(\"Game Launcher.exe\")");
+	e = pinfo(8, "kworker/0:1", NULL);
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_pid_label(&p, 8, label, sizeof(label)), "8(kworker/0:1)");
+	e = pinfo(9, long_name, NULL);
+	kr_procnames_see(&p, &e);
+	cr_assert_eq(kr_procnames_get(&p, 9)->len, KR_PROCNAME_MAX);
+	cr_assert(!memcmp(kr_procnames_get(&p, 9)->name, long_name, KR_PROCNAME_MAX));
+	e = pinfo(10, "", NULL); /* an empty name is quoted, never blank */
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_pid_label(&p, 10, label, sizeof(label)), "10(\"\")");
+	/* a label cut to the buffer stays a C string */
+	cr_assert_str_eq(kr_pid_label(&p, 7, label, 8), "7(\"Game"); /* 7 bytes + NUL */
+	/* other events name nothing */
+	e = pinfo(11, "x", NULL);
+	e.payload.type = KATRA_PAYLOAD_NONE;
+	kr_procnames_see(&p, &e);
+	cr_assert_null(kr_procnames_get(&p, 11));
+	kr_procnames_free(&p);
+}

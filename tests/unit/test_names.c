@@ -202,7 +202,7 @@ Test(names_flags, mmap_flags)
 		    "MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB|MAP_HUGE_2MB");
 	expect_text(mmap_flags, 0x40022 | (30u << 26),
 		    "MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB|MAP_HUGE_1GB");
-	expect_text(mmap_flags, 0x4000022, "MAP_PRIVATE|MAP_UNINITIALIZED|MAP_ANONYMOUS");
+	expect_text(mmap_flags, 0x4000022, "MAP_PRIVATE|MAP_ANONYMOUS|MAP_UNINITIALIZED");
 	expect_text(mmap_flags, 0x03, "MAP_SHARED_VALIDATE");
 	expect_text(mmap_flags, 0x0e, "0xe");
 }

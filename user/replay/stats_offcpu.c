@@ -78,47 +78,53 @@ static struct thread_total *totals(const struct kr_views *v, size_t *n)
 	return t;
 }
 
-static const struct thread_total *tt_ctx;
-static size_t tt_n;
-
-static uint64_t thread_total(uint64_t tid)
-{
-	struct thread_total k = { tid, 0 }, *t = bsearch(&k, tt_ctx, tt_n, sizeof(k), by_tid);
-
-	return t ? t->total : 0;
-}
+/* A row to print: the entry and its thread's total, for sorting. */
+struct row {
+	const struct kr_offagg *a;
+	const struct kr_off_key *k;
+	uint64_t thread_total;
+};
 
 /* Threads with the most off-CPU time first, each thread's rows by time. */
 static int by_thread_then_time(const void *x, const void *y)
 {
-	const struct kr_offagg *a = *(void *const *)x, *b = *(void *const *)y;
-	const struct kr_off_key *ka = key_of(a), *kb = key_of(b);
-	uint64_t ta = thread_total(ka->tid), tb = thread_total(kb->tid);
+	const struct row *a = x, *b = y;
 
-	if (ka->tid != kb->tid) {
-		if (ta != tb)
-			return ta > tb ? -1 : 1;
-		return ka->tid < kb->tid ? -1 : 1;
+	if (a->k->tid != b->k->tid) {
+		if (a->thread_total != b->thread_total)
+			return a->thread_total > b->thread_total ? -1 : 1;
+		return a->k->tid < b->k->tid ? -1 : 1;
 	}
-	if (a->total_ns != b->total_ns)
-		return a->total_ns > b->total_ns ? -1 : 1;
-	if (ka->why != kb->why)
-		return ka->why < kb->why ? -1 : 1;
-	return ka->syskey < kb->syskey ? -1 : ka->syskey > kb->syskey;
+	if (a->a->total_ns != b->a->total_ns)
+		return a->a->total_ns > b->a->total_ns ? -1 : 1;
+	if (a->k->why != b->k->why)
+		return a->k->why < b->k->why ? -1 : 1;
+	return a->k->syskey < b->k->syskey ? -1 : a->k->syskey > b->k->syskey;
 }
 
-static void **sorted(const struct kr_views *v, size_t *n)
+static struct row *sorted(const struct kr_views *v, size_t *n)
 {
-	size_t nt;
+	size_t nt, it = 0;
 	struct thread_total *t = totals(v, &nt);
-	void **p;
+	struct row *r = malloc((v->offcpu.len ? v->offcpu.len : 1) * sizeof(*r));
+	const struct kr_offagg *a;
 
-	tt_ctx = t;
-	tt_n = nt;
-	p = kr_xmap_sorted(&v->offcpu, n, by_thread_then_time);
-	tt_ctx = NULL;
+	*n = 0;
+	if (!t || !r) {
+		free(t);
+		free(r);
+		return NULL;
+	}
+	while ((a = kr_xmap_next(&v->offcpu, &it))) {
+		struct thread_total key = { key_of(a)->tid, 0 };
+		const struct thread_total *tt = bsearch(&key, t, nt, sizeof(key), by_tid);
+
+		r[*n] = (struct row){ a, key_of(a), tt ? tt->total : 0 };
+		(*n)++;
+	}
+	qsort(r, *n, sizeof(*r), by_thread_then_time);
 	free(t);
-	return p;
+	return r;
 }
 
 static const char *reason_name(unsigned r)
@@ -158,7 +164,7 @@ static void why(FILE *f, const struct kr_views *v, const struct kr_off_key *k,
 void kr_offcpu_text(FILE *f, const struct kr_views *v)
 {
 	size_t n, threads = 0;
-	void **p = sorted(v, &n);
+	struct row *p = sorted(v, &n);
 	uint64_t last_tid = 0;
 	char d[2][32];
 
@@ -166,27 +172,20 @@ void kr_offcpu_text(FILE *f, const struct kr_views *v)
 	     "the thread left the CPU in)\n");
 	fprintf(f, "%10s  %-24s %12s %8s %12s  %s\n", "tid", "process", "off-CPU", "count", "max",
 		"why");
-	for (size_t i = 0; i < n; i++) {
-		const struct kr_offagg *a = p[i];
-		const struct kr_off_key *k = key_of(a);
-		char *pbuf = NULL;
-		size_t plen = 0;
-		FILE *pf;
+	for (size_t i = 0; p && i < n; i++) {
+		const struct kr_offagg *a = p[i].a;
+		const struct kr_off_key *k = p[i].k;
+		char label[96];
 
 		if (!i || k->tid != last_tid) {
 			if (++threads > TEXT_THREADS)
 				break;
 			last_tid = k->tid;
 		}
-		pf = open_memstream(&pbuf, &plen);
-		if (pf) {
-			kr_put_pid(pf, v->names, a->pid);
-			fclose(pf);
-		}
 		fprintf(f, "%10llu  %-24s %12s %8llu %12s  ", (unsigned long long)k->tid,
-			pbuf ? pbuf : "?", kr_fmt_dur(d[0], sizeof(d[0]), a->total_ns),
-			(unsigned long long)a->count, kr_fmt_dur(d[1], sizeof(d[1]), a->max_ns));
-		free(pbuf);
+			kr_pid_label(v->names, a->pid, label, sizeof(label)),
+			kr_fmt_dur(d[0], sizeof(d[0]), a->total_ns), (unsigned long long)a->count,
+			kr_fmt_dur(d[1], sizeof(d[1]), a->max_ns));
 		why(f, v, k, a);
 		putc('\n', f);
 	}
@@ -211,13 +210,13 @@ void kr_offcpu_text(FILE *f, const struct kr_views *v)
 void kr_offcpu_json(FILE *f, const struct kr_views *v)
 {
 	size_t n;
-	void **p = sorted(v, &n);
+	struct row *p = sorted(v, &n);
 	char buf[32];
 
 	kr_s(f, ",\"off_cpu\":[");
-	for (size_t i = 0; i < n; i++) {
-		const struct kr_offagg *a = p[i];
-		const struct kr_off_key *k = key_of(a);
+	for (size_t i = 0; p && i < n; i++) {
+		const struct kr_offagg *a = p[i].a;
+		const struct kr_off_key *k = p[i].k;
 		unsigned reason = (unsigned)(k->why >> 8);
 
 		fprintf(f, "%s{\"thread_id\":%llu,\"process_id\":%llu,\"process_name\":",

@@ -133,18 +133,12 @@ void kr_top_text(FILE *f, const struct kr_views *v)
 		"kind", "what");
 	for (unsigned i = 0; t && i < v->top_len; i++) {
 		const struct kr_top_entry *e = &t[i];
-		char *pbuf = NULL;
-		size_t plen = 0;
-		FILE *pf = open_memstream(&pbuf, &plen);
+		char label[96];
 
-		if (pf) {
-			kr_put_pid(pf, v->names, e->pid);
-			fclose(pf);
-		}
 		fprintf(f, "%12s %12s  %-24s %10llu  %-12s ", kr_fmt_dur(d, sizeof(d), e->dur_ns),
-			ts_str(ts, sizeof(ts), e->begin_ts), pbuf ? pbuf : "?", (unsigned long long)e->tid,
+			ts_str(ts, sizeof(ts), e->begin_ts),
+			kr_pid_label(v->names, e->pid, label, sizeof(label)), (unsigned long long)e->tid,
 			kr_enum(katra_kind_name(e->kind), e->kind, name));
-		free(pbuf);
 		what(f, e);
 		if (e->res_domain != KATRA_RES_NONE) {
 			kr_s(f, e->kind == KATRA_KIND_OFF_CPU || e->syskey != KR_SYSKEY_NONE ? " on " : "on ");

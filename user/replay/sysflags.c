@@ -84,6 +84,7 @@ void kr_put_mmap_flags(FILE *f, uint32_t flags)
 	static const char *const type[] = { "0", "MAP_SHARED", "MAP_PRIVATE",
 					    "MAP_SHARED_VALIDATE" };
 	uint32_t rest = flags & ~0xfu, huge = 0;
+	bool uninit = false;
 
 	if (flags & 0xc)
 		put_hex(f, flags & 0xf); /* not a valid MAP_TYPE */
@@ -95,12 +96,14 @@ void kr_put_mmap_flags(FILE *f, uint32_t flags)
 		rest &= (1u << 26) - 1;
 	} else if (rest & 0x4000000) {
 		rest &= ~0x4000000u;
-		kr_s(f, "|MAP_UNINITIALIZED");
+		uninit = true;
 	}
 	if (rest) {
 		putc('|', f);
 		kr_put_flags(f, rest, map_flags, N(map_flags), NULL);
 	}
+	if (uninit)
+		kr_s(f, "|MAP_UNINITIALIZED");
 	if (huge == 21)
 		kr_s(f, "|MAP_HUGE_2MB");
 	else if (huge == 30)
