@@ -1,5 +1,5 @@
 /* The first three subcommands: verify, dump, stats (argument parsing only;
- * the work is in verify_cmd.c, dump.c, stats.c). */
+ * the work is in verify_cmd.c, dump.c, stats_cmd.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
