@@ -38,9 +38,31 @@ def file_id(dev, ino):
     return fnv1a64(struct.pack("<QQ", dev, ino))
 
 
+# dump --jsonl writes 64-bit identifiers, addresses and wall-clock times as
+# decimal strings (exact for jq 1.6); the checks compare them as integers.
+ID_KEYS = ("schema_hash", "start_wall_ns", "start_mono_ns", "ts_wall_ns", "span_id",
+           "request_id")
+PAYLOAD_ID_KEYS = ("addr", "uaddr", "address", "ip", "ctx", "user_data", "handle")
+
+
+def exact_ids(r):
+    for k in ID_KEYS:
+        if isinstance(r.get(k), str):
+            r[k] = int(r[k])
+    res = r.get("resource")
+    if isinstance(res, dict) and isinstance(res.get("id"), str):
+        res["id"] = int(res["id"])
+    p = r.get("payload")
+    if isinstance(p, dict):
+        for k in PAYLOAD_ID_KEYS:
+            if isinstance(p.get(k), str):
+                p[k] = int(p[k])
+    return r
+
+
 def load_jsonl(path):
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        return [exact_ids(json.loads(line)) for line in f if line.strip()]
 
 
 def workload_lines(path):

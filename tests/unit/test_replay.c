@@ -298,12 +298,12 @@ Test(replay_jsonl, header_line)
 	char want[1024];
 
 	snprintf(want, sizeof(want),
-		 "{\"record\":\"Header\",\"format_version\":1,\"schema_hash\":%llu,"
+		 "{\"record\":\"Header\",\"format_version\":1,\"schema_hash\":\"%llu\","
 		 "\"tool_version\":\"katra-test 1\",\"capture_options\":{\"target_pids\":[7,8],"
 		 "\"follow_children\":true,\"record_paths\":false,\"buffer_size_bytes\":4096,"
 		 "\"duration_limit_ns\":null,\"counter_interval_ns\":100,"
-		 "\"reorder_window_ns\":5},\"start_wall_ns\":1700000000000000000,"
-		 "\"start_mono_ns\":42,\"process_id\":7,\"workload\":\"w\",\"host\":{"
+		 "\"reorder_window_ns\":5},\"start_wall_ns\":\"1700000000000000000\","
+		 "\"start_mono_ns\":\"42\",\"process_id\":7,\"workload\":\"w\",\"host\":{"
 		 "\"hostname\":\"h\",\"os\":\"Linux\",\"kernel_release\":\"6.18\","
 		 "\"machine\":\"x86_64\",\"cpu_count\":2,\"page_size\":4096},"
 		 "\"notes\":[\"a\\\"b\",\"\"]}\n",
@@ -324,17 +324,17 @@ Test(replay_jsonl, event_with_every_option_shape)
 	katra_jsonl_record(c.f, &b);
 	cr_assert_str_eq(cap_text(&c),
 		"{\"record\":\"Event\",\"seq\":12,\"ts_mono_ns\":1000000500,"
-		"\"ts_wall_ns\":1700000001000000500,\"thread_id\":101,\"process_id\":100,"
-		"\"scope\":\"Linux\",\"kind\":\"FileRead\",\"phase\":\"Begin\",\"span_id\":3,"
+		"\"ts_wall_ns\":\"1700000001000000500\",\"thread_id\":101,\"process_id\":100,"
+		"\"scope\":\"Linux\",\"kind\":\"FileRead\",\"phase\":\"Begin\",\"span_id\":\"3\","
 		"\"request_id\":null,\"causes\":[3,18446744073709551615],"
-		"\"resource\":{\"domain\":\"File\",\"id\":3},\"payload\":{\"type\":\"FileIo\","
+		"\"resource\":{\"domain\":\"File\",\"id\":\"3\"},\"payload\":{\"type\":\"FileIo\","
 		"\"fd\":-3,\"count\":4096,\"offset\":null,\"iov_count\":1},"
 		"\"cost_estimate_ns\":0,\"confidence\":\"Inferred\"}\n"
 		"{\"record\":\"Event\",\"seq\":13,\"ts_mono_ns\":7,"
-		"\"ts_wall_ns\":1700000000000000007,\"thread_id\":2,\"process_id\":1,"
+		"\"ts_wall_ns\":\"1700000000000000007\",\"thread_id\":2,\"process_id\":1,"
 		"\"scope\":\"WineProton\",\"kind\":\"FileOpen\",\"phase\":\"Instant\","
-		"\"span_id\":null,\"request_id\":9,\"causes\":[],"
-		"\"resource\":{\"domain\":\"None\",\"id\":0},\"payload\":{\"type\":\"FileOpen\","
+		"\"span_id\":null,\"request_id\":\"9\",\"causes\":[],"
+		"\"resource\":{\"domain\":\"None\",\"id\":\"0\"},\"payload\":{\"type\":\"FileOpen\","
 		"\"dirfd\":-100,\"flags\":2,\"mode\":0,"
 		"\"path\":\"/t\\\"\\u000a\\u00ff\xc3\xa9\"},"
 		"\"cost_estimate_ns\":null,\"confidence\":\"Measured\"}\n");
@@ -352,15 +352,16 @@ Test(replay_jsonl, none_and_drop_payloads)
 	katra_jsonl_record(c.f, &b);
 	cr_assert_str_eq(cap_text(&c),
 		"{\"record\":\"Event\",\"seq\":1,\"ts_mono_ns\":2,"
-		"\"ts_wall_ns\":1700000000000000002,\"thread_id\":4,\"process_id\":3,"
-		"\"scope\":\"Linux\",\"kind\":\"WinToUnix\",\"phase\":\"End\",\"span_id\":5,"
-		"\"request_id\":null,\"causes\":[],\"resource\":{\"domain\":\"None\",\"id\":0},"
+		"\"ts_wall_ns\":\"1700000000000000002\",\"thread_id\":4,\"process_id\":3,"
+		"\"scope\":\"Linux\",\"kind\":\"WinToUnix\",\"phase\":\"End\",\"span_id\":\"5\","
+		"\"dur_ns\":null,\"request_id\":null,\"causes\":[],"
+		"\"resource\":{\"domain\":\"None\",\"id\":\"0\"},"
 		"\"payload\":{\"type\":\"None\"},\"cost_estimate_ns\":null,"
 		"\"confidence\":\"Measured\"}\n"
 		"{\"record\":\"Event\",\"seq\":2,\"ts_mono_ns\":3,"
-		"\"ts_wall_ns\":1700000000000000003,\"thread_id\":100,\"process_id\":100,"
+		"\"ts_wall_ns\":\"1700000000000000003\",\"thread_id\":100,\"process_id\":100,"
 		"\"scope\":\"Katra\",\"kind\":\"Drop\",\"phase\":\"Instant\",\"span_id\":null,"
-		"\"request_id\":null,\"causes\":[],\"resource\":{\"domain\":\"Ring\",\"id\":4},"
+		"\"request_id\":null,\"causes\":[],\"resource\":{\"domain\":\"Ring\",\"id\":\"4\"},"
 		"\"payload\":{\"type\":\"Drop\",\"source\":\"WakeupTable\",\"instance\":4,"
 		"\"count\":6},\"cost_estimate_ns\":null,\"confidence\":\"Measured\"}\n");
 	cap_free(&c);
@@ -379,10 +380,10 @@ Test(replay_jsonl, epoch_counter_and_summary)
 	katra_jsonl_record(c.f, &s);
 	cr_assert_str_eq(cap_text(&c),
 		"{\"record\":\"EpochMarker\",\"seq\":1,\"ts_mono_ns\":0,"
-		"\"ts_wall_ns\":1700000000000000000,\"epoch\":1,\"kind\":\"Fifo\","
+		"\"ts_wall_ns\":\"1700000000000000000\",\"epoch\":1,\"kind\":\"Fifo\","
 		"\"name\":\"frame \\\"1\\\"\"}\n"
 		"{\"record\":\"Counter\",\"seq\":2,\"ts_mono_ns\":5,"
-		"\"ts_wall_ns\":1700000000000000005,\"kind\":\"BytesWritten\",\"instance\":1,"
+		"\"ts_wall_ns\":\"1700000000000000005\",\"kind\":\"BytesWritten\",\"instance\":1,"
 		"\"value\":18446744073709551615}\n"
 		"{\"record\":\"SessionSummary\",\"event_count\":18,\"epoch_count\":2,"
 		"\"counter_count\":2,\"duration_ns\":2500,\"events_by_kind\":["
@@ -436,16 +437,15 @@ Test(replay_text, one_line_per_record)
 	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
 		katra_dump_record_text(c.f, &r[i]);
 	cr_assert_str_eq(cap_text(&c),
-		"seq=12 ts=1.000000500 pid=100 tid=101 Linux FileRead Begin span=3 req=- "
+		"seq=12 ts=1.000000500 pid=100 tid=101 Linux FileRead Begin span=3 "
 		"causes=[3,18446744073709551615] res=File:3 "
-		"FileIo{fd=-3 count=4096 offset=- iov_count=1} cost=0 conf=Inferred\n"
-		"seq=13 ts=0.000000007 pid=1 tid=2 WineProton FileOpen Instant span=- req=9 "
-		"causes=[] res=None:0 FileOpen{dirfd=-100 flags=2 mode=0 "
-		"path=\"/t\\\"\\u000a\\u00ff\xc3\xa9\"} cost=- conf=Measured\n"
-		"seq=1 ts=0.000000002 pid=3 tid=4 Linux WinToUnix End span=5 req=- causes=[] "
-		"res=None:0 None cost=- conf=Measured\n"
-		"seq=2 ts=0.000000003 pid=100 tid=100 Katra Drop Instant span=- req=- causes=[] "
-		"res=Ring:4 Drop{source=WakeupTable instance=4 count=6} cost=- conf=Measured\n"
+		"FileIo{fd=-3 count=4096 iov_count=1} cost=0 conf=Inferred\n"
+		"seq=13 ts=0.000000007 pid=1 tid=2 WineProton FileOpen Instant req=9 "
+		"FileOpen{dirfd=AT_FDCWD flags=O_RDWR mode=0 "
+		"path=\"/t\\\"\\u000a\\u00ff\xc3\xa9\"}\n"
+		"seq=1 ts=0.000000002 pid=3 tid=4 Linux WinToUnix End span=5\n"
+		"seq=2 ts=0.000000003 pid=100 tid=100 Katra Drop Instant "
+		"res=Ring:4 Drop{source=WakeupTable instance=4 count=6}\n"
 		"seq=1 ts=0.000000000 EpochMarker epoch=1 kind=Fifo name=\"frame 1\"\n"
 		"seq=2 ts=0.000000005 Counter kind=BytesWritten instance=1 "
 		"value=18446744073709551615\n"
@@ -502,8 +502,7 @@ Test(replay_dump, file_is_header_then_records)
 	cap_open(&want);
 	katra_dump_header_text(want.f, &h);
 	fputs("seq=1 ts=0.000000000 EpochMarker epoch=1 kind=CaptureStart name=\"s\"\n"
-	      "seq=2 ts=0.000000010 pid=5 tid=6 Linux Syscall Instant span=- req=- causes=[] "
-	      "res=None:0 None cost=- conf=Measured\n", want.f);
+	      "seq=2 ts=0.000000010 pid=5 tid=6 Linux Syscall Instant\n", want.f);
 	cr_assert_eq(katra_dump(t.path, out.f, false, err.f), 0);
 	cr_assert_str_eq(cap_text(&out), cap_text(&want));
 	cr_assert_str_eq(cap_text(&err), "");
@@ -702,7 +701,7 @@ Test(replay_stats, json_numbers_for_a_known_trace)
 	size_t n = stats_trace(r);
 	struct tdir t;
 	struct cap out, err;
-	char want[4096];
+	char want[8192];
 
 	tdir_init(&t);
 	write_trace(t.path, r, n, &sum.u.summary);
@@ -716,8 +715,8 @@ Test(replay_stats, json_numbers_for_a_known_trace)
 		"\"by_kind\":{\"Syscall\":4,\"FileRead\":8,\"FileWrite\":1,\"Futex\":2,"
 		"\"Sleep\":1,\"Drop\":2},"
 		"\"by_phase\":{\"Instant\":3,\"Begin\":9,\"End\":6},"
-		"\"processes\":[{\"process_id\":100,\"threads\":2,\"events\":14},"
-		"{\"process_id\":200,\"threads\":1,\"events\":4}],"
+		"\"processes\":[{\"process_id\":100,\"name\":null,\"threads\":2,\"events\":14},"
+		"{\"process_id\":200,\"name\":null,\"threads\":1,\"events\":4}],"
 		"\"threads\":[{\"process_id\":100,\"thread_id\":100,\"events\":10},"
 		"{\"process_id\":100,\"thread_id\":101,\"events\":4},"
 		"{\"process_id\":200,\"thread_id\":200,\"events\":4}],"
@@ -729,7 +728,8 @@ Test(replay_stats, json_numbers_for_a_known_trace)
 		"\"p99_ns\":1000,\"max_ns\":1000}},"
 		"\"begins_by_kind\":{\"Syscall\":2,\"FileRead\":4,\"Futex\":1,\"Sleep\":1},"
 		"\"unmatched_ends\":1,\"never_ended\":2,\"begun_twice\":1,"
-		"\"without_span_id\":1,\"table_overflow\":0},"
+		"\"without_span_id\":1,\"table_overflow\":0,\"percentiles\":\"p50_ns and p99_ns: "
+		"histogram bucket midpoints, within 1/32 (exact below 64 ns)\"},"
 		"\"drops\":{\"summary_dropped_events\":7,"
 		"\"summary_by_source\":{\"RingReserve\":5,\"Reorder\":2},\"drop_events\":2,"
 		"\"events_by_source\":{\"RingReserve\":5,\"Reorder\":2}},"
@@ -738,7 +738,13 @@ Test(replay_stats, json_numbers_for_a_known_trace)
 		"\"name\":\"start\"},"
 		"{\"seq\":22,\"ts_mono_ns\":2500,\"epoch\":22,\"kind\":\"CaptureEnd\","
 		"\"name\":\"end\"}],\"markers_not_listed\":0},"
-		"\"counters_by_kind\":{\"EventsDropped\":{\"records\":2,\"max\":7}}}\n",
+		"\"counters_by_kind\":{\"EventsDropped\":{\"records\":2,\"max\":7}},"
+		/* the syscall spans: FileRead and Futex kinds without a number */
+		"\"syscalls\":{\"total_ns\":1100,\"rows\":["
+		"{\"syscall\":\"(Futex)\",\"nr\":null,\"calls\":1,\"errors\":0,\"total_ns\":1000,"
+		"\"avg_ns\":1000,\"max_ns\":1000,\"percent_time\":90.91},"
+		"{\"syscall\":\"(FileRead)\",\"nr\":null,\"calls\":4,\"errors\":0,\"total_ns\":100,"
+		"\"avg_ns\":25,\"max_ns\":40,\"percent_time\":9.09}],\"untimed\":0,\"overflow\":0}}\n",
 		t.path);
 	cap_open(&out);
 	cap_open(&err);
@@ -757,7 +763,7 @@ Test(replay_stats, text_for_a_known_trace)
 	size_t n = stats_trace(r);
 	struct tdir t;
 	struct cap out, err;
-	char want[4096];
+	char want[8192];
 
 	tdir_init(&t);
 	write_trace(t.path, r, n, &sum.u.summary);
@@ -790,17 +796,19 @@ Test(replay_stats, text_for_a_known_trace)
 		"  100                                 2           14\n"
 		"  200                                 1            4\n"
 		"\n"
-		"thread                          process       events\n"
-		"  100                               100           10\n"
-		"  101                               100            4\n"
-		"  200                               200            4\n"
+		"thread                     process                        events\n"
+		"  100                      100                                10\n"
+		"  101                      100                                 4\n"
+		"  200                      200                                 4\n"
 		"\n"
-		"spans by kind                     count        total          min          p50"
-		"          p99          max\n"
+		"spans by kind                     count        total          min         p50~"
+		"         p99~          max\n"
 		"  FileRead                            4       100 ns        10 ns        20 ns"
 		"        40 ns        40 ns\n"
 		"  Futex                               1     1.000 us     1.000 us     1.000 us"
 		"     1.000 us     1.000 us\n"
+		"  p50~ p99~: nearest-rank percentiles from histogram buckets, within 1/32 "
+		"(exact below 64 ns)\n"
 		"  unmatched End 1, never ended 2, begun twice 1, without span_id 1, "
 		"table overflow 0\n"
 		"\n"
@@ -818,7 +826,18 @@ Test(replay_stats, text_for_a_known_trace)
 		"  seq=22 ts=0.000002500 epoch=22 CaptureEnd name=\"end\"\n"
 		"\n"
 		"counters by kind                records                  max\n"
-		"  EventsDropped                       2                    7\n",
+		"  EventsDropped                       2                    7\n"
+		"\n"
+		"syscalls (wall time from entry to return, blocking included: like strace -c -w)\n"
+		"%% time     seconds  usecs/call   max usecs     calls    errors syscall\n"
+		"------ ----------- ----------- ----------- --------- --------- ----------------\n"
+		" 90.91    0.000001           1           1         1           (Futex)\n"
+		"  9.09    0.000000           0           0         4           (FileRead)\n"
+		"------ ----------- ----------- ----------- --------- --------- ----------------\n"
+		"100.00    0.000001           0           1         5           total\n"
+		"\n"
+		"(views: 1 Ends without a Begin, 0 Begins beyond the open-span table, "
+		"0 events beyond the thread table)\n",
 		t.path);
 	cap_open(&out);
 	cap_open(&err);

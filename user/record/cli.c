@@ -78,6 +78,18 @@ int katra_parse_seconds(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Printed after usage_text (libbpf-tools style); every katra-record line
+ * here must parse (tests/unit/test_record_help.c). */
+static const char examples_text[] =
+	"\n"
+	"EXAMPLES:\n"
+	"    katra-record -o run.ktrc -- ./game -w      # a command, from its first instruction\n"
+	"    katra-record -p 4242 -d 10                 # PID 4242 and its children, 10 s\n"
+	"    katra-record --paths -- tar czf x.tgz doc  # file paths too (for stats --files)\n"
+	"    katra-record -p 4242 --epoch-fifo /tmp/ep  # then: echo 'load start' >/tmp/ep\n"
+	"    kill -USR1 $(pidof katra-record)           # an epoch mark named 'mark N'\n"
+	"    katra-replay stats run.ktrc                # then: where did the time go?\n";
+
 static enum katra_cli_result usage_error(FILE *err, const char *fmt, const char *arg)
 {
 	fprintf(err, "katra-record: ");
@@ -190,6 +202,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 			break;
 		case 'h':
 			fputs(usage_text, out);
+			fputs(examples_text, out);
 			return KATRA_CLI_HELP;
 		case 'V':
 			fprintf(out, "katra-record %s\n", KATRA_RECORD_VERSION);

@@ -1,5 +1,6 @@
 /* The first three subcommands: verify, dump, stats (argument parsing only;
- * the work is in verify_cmd.c, dump.c, stats.c). */
+ * the work is in verify_cmd.c, dump.c, stats_cmd.c). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 
 #include "katra/replay.h"
 #include "katra/replay_cli.h"
+#include "dump_filter.h"
 
 enum { OPT_MAX_PROBLEMS = 256, OPT_JSONL, OPT_JSON };
 
@@ -95,23 +97,77 @@ int katra_cmd_verify(int argc, char **argv)
 /* ---- dump ---- */
 
 static const char dump_help[] =
-	"Usage: katra-replay dump [--jsonl] FILE\n"
-	"Print the header, then one line per record.\n"
+	"Usage: katra-replay dump [--jsonl] [--pid P[,P]] [--tid T[,T]] [--kind K[,K]]\n"
+	"                         [--from WHEN] [--to WHEN] FILE\n"
+	"Print the header, then one line per record.  A text line leaves out what is\n"
+	"absent; an End carries dur_ns (its span's duration); a pid shows its process\n"
+	"name once the trace named it; syscall numbers, errno values, flags and task\n"
+	"states are decoded, addresses printed in hex.\n"
 	"\n"
-	"  --jsonl      one JSON object per line instead (for jq and scripts)\n"
-	"  -h, --help   show this help\n"
+	"  --jsonl          one JSON object per line instead (for jq and scripts); ids,\n"
+	"                   addresses and wall-clock times are decimal strings, exact\n"
+	"                   for jq 1.6\n"
+	"  --pid P[,P]      only events of these processes (repeatable)\n"
+	"  --tid T[,T]      only events of these threads (repeatable)\n"
+	"  --kind K[,K]     only events of these kinds (FileRead, OffCpu, ... in any\n"
+	"                   case; EpochMarker, Counter, SessionSummary for those records)\n"
+	"  --from WHEN      start at WHEN: seconds since capture start (1.5), or the\n"
+	"                   name of an epoch mark (the first EpochMarker so named)\n"
+	"  --to WHEN        stop after WHEN: seconds, or the first EpochMarker so named\n"
+	"                   after the --from point\n"
+	"  -h, --help       show this help\n"
 	"\n"
-	"Exit status: 0 success, 1 invalid or unreadable trace, 2 usage error.\n"
+	"Epoch marks and the time window apply to every record; --pid and --tid select\n"
+	"events (epoch marks stay, counters go).  Exit status: 0 success, 1 invalid or\n"
+	"unreadable trace or an epoch mark not found, 2 usage error.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    katra-replay dump run.ktrc | less\n"
-	"    katra-replay dump --jsonl run.ktrc | jq 'select(.kind == \"FileRead\")'\n";
+	"    katra-replay dump --pid 4242 --kind FileRead,FileWrite run.ktrc\n"
+	"    katra-replay dump --from 'load start' --to 'load end' run.ktrc\n"
+	"    katra-replay dump --from 2.5 --to 3 --kind OffCpu run.ktrc\n"
+	"    katra-replay dump --jsonl run.ktrc | jq 'select(.kind == \"FileRead\" and .dur_ns > 1000000)'\n"
+	"    katra-replay dump --jsonl run.ktrc | jq -r 'select(.phase == \"End\" and .syscall) | .syscall' | sort | uniq -c\n";
+
+enum { OPT_PID = 300, OPT_TID, OPT_KIND, OPT_FROM, OPT_TO };
 
 static int dump_opt(int c, const char *arg, void *ctx)
 {
-	(void)arg;
-	if (c == OPT_JSONL)
-		*(bool *)ctx = true;
+	struct katra_dump_opts *o = ctx;
+	int rc = 0;
+
+	switch (c) {
+	case OPT_JSONL:
+		o->jsonl = true;
+		break;
+	case OPT_PID:
+		rc = kr_parse_id_list(arg, o->pids, &o->npids);
+		if (rc)
+			return katra_cli_usage_error("dump", rc == -E2BIG ?
+				"--pid: more than 64 ids in '%s'" :
+				"--pid wants process ids like 12 or 12,13, not '%s'", arg);
+		break;
+	case OPT_TID:
+		rc = kr_parse_id_list(arg, o->tids, &o->ntids);
+		if (rc)
+			return katra_cli_usage_error("dump", rc == -E2BIG ?
+				"--tid: more than 64 ids in '%s'" :
+				"--tid wants thread ids like 12 or 12,13, not '%s'", arg);
+		break;
+	case OPT_KIND:
+		o->kinds_set = true;
+		if (kr_parse_kinds(arg, &o->event_kinds, &o->record_types))
+			return katra_cli_usage_error("dump", "--kind: unknown kind in '%s' (kinds: "
+				"Syscall, FileRead, FileWrite, FileOpen, OffCpu, ... as format/SPEC.md "
+				"section 5.2 names them; EpochMarker, Counter, SessionSummary)", arg);
+		break;
+	case OPT_FROM:
+		kr_parse_when(arg, &o->from);
+		break;
+	case OPT_TO:
+		kr_parse_when(arg, &o->to);
+		break;
+	}
 	return -1;
 }
 
@@ -120,38 +176,117 @@ int katra_cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "jsonl", no_argument, NULL, OPT_JSONL },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "kind", required_argument, NULL, OPT_KIND },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ 0 },
 	};
-	bool jsonl = false;
+	struct katra_dump_opts o;
 	const char *file;
-	int rc = parse_one_file(argc, argv, opts, dump_help, dump_opt, &jsonl, &file);
+	int rc;
 
+	memset(&o, 0, sizeof(o));
+	rc = parse_one_file(argc, argv, opts, dump_help, dump_opt, &o, &file);
 	if (rc >= 0)
 		return rc;
-	return katra_dump(file, stdout, jsonl, stderr) == 0 ? 0 : 1;
+	if (o.from.set && o.to.set && !o.from.epoch && !o.to.epoch && o.to.ns < o.from.ns)
+		return katra_cli_usage_error("dump", "%s", "--to is before --from");
+	return katra_dump_filtered(file, stdout, &o, stderr) == 0 ? 0 : 1;
 }
 
 /* ---- stats ---- */
 
 static const char stats_help[] =
-	"Usage: katra-replay stats [--json] FILE\n"
-	"Capture duration, events by scope, kind, process and thread, span\n"
-	"durations (total, p50, p99), drops, epochs and counters.\n"
+	"Usage: katra-replay stats [--json] [--syscalls] [--per-process] [--files]\n"
+	"                          [--off-cpu] [--top N] [--overview] [--all]\n"
+	"                          [--from WHEN] [--to WHEN] FILE\n"
+	"What the capture holds, and where the time went.  Without a view option:\n"
+	"the overview (duration, events by scope, kind, process and thread, span\n"
+	"durations, drops, epochs, counters) and the syscall table.\n"
 	"\n"
-	"  --json       one JSON object instead of aligned text\n"
-	"  -h, --help   show this help\n"
+	"  --syscalls      per syscall, like strace -c -w: % of time, seconds,\n"
+	"                  usecs/call, max usecs, calls, errors (ret -4095..-1);\n"
+	"                  time is entry to return, blocking included\n"
+	"  --per-process   the syscall table for each process\n"
+	"  --files         per file identity (path when captured with --paths):\n"
+	"                  reads, writes, bytes, time in I/O, opens\n"
+	"  --off-cpu       per thread, off-CPU time by reason: preempted, or blocked\n"
+	"                  (S, D, ...) in which syscall, on which resource\n"
+	"  --top N         the N longest spans of any kind, with thread, process name,\n"
+	"                  syscall name and resource\n"
+	"  --overview      the overview too, when a view option is given\n"
+	"  --all           every section (--top 20)\n"
+	"  --from WHEN     only records from WHEN: seconds since capture start, or the\n"
+	"                  name of an epoch mark (as dump --from)\n"
+	"  --to WHEN       only records up to WHEN (seconds, or the first epoch mark so\n"
+	"                  named after the --from point); spans cut by the window are\n"
+	"                  left out\n"
+	"  --json          one JSON object instead of aligned text\n"
+	"  -h, --help      show this help\n"
 	"\n"
-	"Exit status: 0 success, 1 invalid or unreadable trace, 2 usage error.\n"
+	"Percentiles (p50~, p99~) come from histogram buckets: within 1/32 (exact\n"
+	"below 64 ns); counts, totals, min and max are exact.  Exit status: 0\n"
+	"success, 1 invalid or unreadable trace, 2 usage error.\n"
 	"\n"
 	"EXAMPLES:\n"
-	"    katra-replay stats run.ktrc\n"
-	"    katra-replay stats --json run.ktrc | python3 -m json.tool\n";
+	"    katra-replay stats run.ktrc                  # overview + syscall table\n"
+	"    katra-replay stats --syscalls --per-process run.ktrc\n"
+	"    katra-replay stats --files run.ktrc          # which files took the time\n"
+	"    katra-replay stats --off-cpu run.ktrc        # why threads were off-CPU\n"
+	"    katra-replay stats --top 10 run.ktrc         # the 10 longest spans\n"
+	"    katra-replay stats --from 'load start' --to 'load end' --all run.ktrc\n"
+	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
+
+enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
+       OPT_ALL };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
-	(void)arg;
-	if (c == OPT_JSON)
-		*(bool *)ctx = true;
+	struct katra_stats_opts *o = ctx;
+	uint64_t n;
+
+	switch (c) {
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case OPT_SYSCALLS:
+		o->views |= KATRA_STATS_SYSCALLS;
+		break;
+	case OPT_PER_PROCESS:
+		o->per_process = true;
+		o->views |= KATRA_STATS_SYSCALLS;
+		break;
+	case OPT_FILES:
+		o->views |= KATRA_STATS_FILES;
+		break;
+	case OPT_OFFCPU:
+		o->views |= KATRA_STATS_OFFCPU;
+		break;
+	case OPT_TOP:
+		if (katra_cli_parse_count(arg, &n) || n < 1 || n > 10000)
+			return katra_cli_usage_error("stats", "--top wants a number from 1 to 10000, "
+						     "not '%s'", arg);
+		o->views |= KATRA_STATS_TOP;
+		o->top = (unsigned)n;
+		break;
+	case OPT_OVERVIEW:
+		o->views |= KATRA_STATS_OVERVIEW;
+		break;
+	case OPT_FROM:
+		kr_parse_when(arg, &o->from);
+		break;
+	case OPT_TO:
+		kr_parse_when(arg, &o->to);
+		break;
+	case OPT_ALL:
+		o->views |= KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS | KATRA_STATS_FILES |
+			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP;
+		if (!o->top)
+			o->top = 20;
+		break;
+	}
 	return -1;
 }
 
@@ -160,13 +295,24 @@ int katra_cmd_stats(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "syscalls", no_argument, NULL, OPT_SYSCALLS },
+		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
+		{ "files", no_argument, NULL, OPT_FILES },
+		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "overview", no_argument, NULL, OPT_OVERVIEW },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ 0 },
 	};
-	bool json = false;
+	struct katra_stats_opts o = { 0 };
 	const char *file;
-	int rc = parse_one_file(argc, argv, opts, stats_help, stats_opt, &json, &file);
+	int rc = parse_one_file(argc, argv, opts, stats_help, stats_opt, &o, &file);
 
 	if (rc >= 0)
 		return rc;
-	return katra_stats(file, stdout, json, stderr) == 0 ? 0 : 1;
+	if (o.from.set && o.to.set && !o.from.epoch && !o.to.epoch && o.to.ns < o.from.ns)
+		return katra_cli_usage_error("stats", "%s", "--to is before --from");
+	return katra_stats_with(file, stdout, &o, stderr) == 0 ? 0 : 1;
 }

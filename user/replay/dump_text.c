@@ -1,14 +1,24 @@
 /* `katra-replay dump`: the human-readable form.  The header is a few lines
  * starting with '#'; then one line per record, "key=value" words in schema
- * order.  Times are monotonic seconds.nanoseconds since capture start; None
- * prints as '-'; strings are JSON-quoted so control bytes cannot reach the
- * terminal.  Example:
- *   seq=12 ts=1.000000500 pid=100 tid=101 Linux FileRead Begin span=3 req=-
- *     causes=[10,11] res=File:3 FileIo{fd=3 count=4096 offset=- iov_count=1}
- *     cost=- conf=Measured            (one line in the output) */
+ * order.  Times are monotonic seconds.nanoseconds since capture start;
+ * strings are JSON-quoted so control bytes cannot reach the terminal.
+ *
+ * An event line is compact: what is absent is left out (a None, empty
+ * causes, resource None, a payload field that is None, the default
+ * confidence Measured); an End whose Begin was seen gets dur_ns; a pid shows
+ * its process name once a ProcessInfo event named it; payload numbers are
+ * decoded (payload_text.c).  Examples (one line each in the output):
+ *   seq=53 ts=0.004630449 pid=15768(tar) tid=15768 Linux FileOpen Begin span=15
+ *     res=File:6897367716417050071 FileOpen{dirfd=AT_FDCWD
+ *     flags=O_RDONLY|O_CLOEXEC mode=0 path="/etc/ld.so.cache"}
+ *   seq=54 ts=0.004633414 pid=15768(tar) tid=15768 Linux FileOpen End span=15
+ *     dur_ns=2965 causes=[53] res=File:6897367716417050071
+ *     SyscallReturn{nr=257(openat) ret=3} */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "katra/replay.h"
+#include "dump_ctx.h"
 #include "out.h"
 #include "payload_fields.h"
 
@@ -99,22 +109,47 @@ void katra_dump_header_text(FILE *f, const struct katra_header *h)
 	}
 }
 
-static void payload(FILE *f, const struct katra_payload *p)
+static bool opt_absent(const struct katra_payload *p, const struct kr_field *fd)
 {
-	const struct kr_payload_desc *d = kr_payload_desc(p->type);
+	const void *v = (const char *)p + fd->off;
 
-	name(f, katra_payload_name(p->type), p->type);
-	if (!d || !d->count)
+	switch (fd->type) {
+	case KR_OPT_U32:
+		return !((const struct katra_opt_u32 *)v)->present;
+	case KR_OPT_I32:
+		return !((const struct katra_opt_i32 *)v)->present;
+	case KR_OPT_U64:
+		return !((const struct katra_opt_u64 *)v)->present;
+	case KR_OPT_STR:
+		return !((const struct katra_opt_str *)v)->present;
+	default:
+		return false;
+	}
+}
+
+/* Name{field=value ...}: fields that are None are left out; a payload with
+ * no field left is its name alone; None is nothing at all. */
+static void payload(FILE *f, const struct katra_event *e, const struct kr_procnames *names)
+{
+	const struct katra_payload *p = &e->payload;
+	const struct kr_payload_desc *d = kr_payload_desc(p->type);
+	bool open = false;
+
+	if (p->type == KATRA_PAYLOAD_NONE)
 		return;
-	putc('{', f);
-	for (unsigned i = 0; i < d->count; i++) {
-		if (i)
-			putc(' ', f);
+	putc(' ', f);
+	name(f, katra_payload_name(p->type), p->type);
+	for (unsigned i = 0; d && i < d->count; i++) {
+		if (opt_absent(p, &d->fields[i]))
+			continue;
+		putc(open ? ' ' : '{', f);
+		open = true;
 		kr_s(f, d->fields[i].name);
 		putc('=', f);
-		kr_payload_field_value(f, p, &d->fields[i], false);
+		kr_payload_text_value(f, e, &d->fields[i], names);
 	}
-	putc('}', f);
+	if (open)
+		putc('}', f);
 }
 
 static void seq_ts(FILE *f, uint64_t seq, uint64_t ts)
@@ -125,11 +160,40 @@ static void seq_ts(FILE *f, uint64_t seq, uint64_t ts)
 	kr_ts(f, ts);
 }
 
-static void event(FILE *f, const struct katra_event *e)
+/* Resource ids that are addresses or handles in hex; a process with its
+ * name; hashes (File, Socket) and small ids in decimal. */
+static void resource(FILE *f, const struct katra_resource *r, const struct kr_procnames *names)
 {
+	if (r->domain == KATRA_RES_NONE && !r->id)
+		return;
+	kr_s(f, " res=");
+	name(f, katra_resource_domain_name(r->domain), r->domain);
+	putc(':', f);
+	switch (r->domain) {
+	case KATRA_RES_FUTEX:
+	case KATRA_RES_MEMORY:
+	case KATRA_RES_IO_URING:
+	case KATRA_RES_WIN_HANDLE:
+	case KATRA_RES_VULKAN_QUEUE:
+		kr_hex(f, r->id);
+		break;
+	case KATRA_RES_PROCESS:
+		kr_put_pid(f, names, r->id);
+		break;
+	default:
+		kr_u64(f, r->id);
+	}
+}
+
+/* The compact event line: what is absent (None, empty causes, resource
+ * None, the default Measured confidence) is left out. */
+static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx *c)
+{
+	const struct kr_procnames *names = c ? &c->names : NULL;
+
 	seq_ts(f, e->seq, e->ts_mono_ns);
 	kr_s(f, " pid=");
-	kr_u64(f, e->process_id);
+	kr_put_pid(f, names, e->process_id);
 	kr_s(f, " tid=");
 	kr_u64(f, e->thread_id);
 	putc(' ', f);
@@ -138,26 +202,37 @@ static void event(FILE *f, const struct katra_event *e)
 	name(f, katra_kind_name(e->kind), e->kind);
 	putc(' ', f);
 	name(f, katra_phase_name(e->phase), e->phase);
-	kr_s(f, " span=");
-	opt(f, e->span_id);
-	kr_s(f, " req=");
-	opt(f, e->request_id);
-	kr_s(f, " causes=[");
-	for (uint64_t i = 0; i < e->causes.len; i++) {
-		if (i)
-			putc(',', f);
-		kr_u64(f, e->causes.items[i]);
+	if (e->span_id.present) {
+		kr_s(f, " span=");
+		kr_u64(f, e->span_id.value);
 	}
-	kr_s(f, "] res=");
-	name(f, katra_resource_domain_name(e->resource.domain), e->resource.domain);
-	putc(':', f);
-	kr_u64(f, e->resource.id);
-	putc(' ', f);
-	payload(f, &e->payload);
-	kr_s(f, " cost=");
-	opt(f, e->cost_estimate_ns);
-	kr_s(f, " conf=");
-	name(f, katra_confidence_name(e->confidence), e->confidence);
+	if (c && c->have_dur) {
+		kr_s(f, " dur_ns=");
+		kr_u64(f, c->dur_ns);
+	}
+	if (e->request_id.present) {
+		kr_s(f, " req=");
+		kr_u64(f, e->request_id.value);
+	}
+	if (e->causes.len) {
+		kr_s(f, " causes=[");
+		for (uint64_t i = 0; i < e->causes.len; i++) {
+			if (i)
+				putc(',', f);
+			kr_u64(f, e->causes.items[i]);
+		}
+		putc(']', f);
+	}
+	resource(f, &e->resource, names);
+	payload(f, e, names);
+	if (e->cost_estimate_ns.present) {
+		kr_s(f, " cost=");
+		kr_u64(f, e->cost_estimate_ns.value);
+	}
+	if (e->confidence != KATRA_CONFIDENCE_MEASURED) {
+		kr_s(f, " conf=");
+		name(f, katra_confidence_name(e->confidence), e->confidence);
+	}
 	putc('\n', f);
 }
 
@@ -206,9 +281,14 @@ static void summary(FILE *f, const struct katra_summary *s)
 
 void katra_dump_record_text(FILE *f, const struct katra_record *rec)
 {
+	kr_text_record(f, rec, NULL);
+}
+
+void kr_text_record(FILE *f, const struct katra_record *rec, const struct kr_dump_ctx *c)
+{
 	switch (rec->type) {
 	case KATRA_RECORD_EVENT:
-		event(f, &rec->u.event);
+		event(f, &rec->u.event, c);
 		break;
 	case KATRA_RECORD_EPOCH_MARKER:
 		seq_ts(f, rec->u.epoch.seq, rec->u.epoch.ts_mono_ns);

@@ -1,32 +1,58 @@
 /* `katra-replay dump --jsonl`: one JSON object per line.
  *
  * Shape (field names and order exactly as format/schema.txt; enum values
- * are their variant names as strings; an Option that is None is null; u64
- * values are exact JSON integers; strings as in katra_json_string):
+ * are their variant names as strings; an Option that is None is null;
+ * strings as in katra_json_string):
+ *
+ * Numbers and jq.  jq 1.6 (Debian 12) reads every number as a double and
+ * silently rounds integers above 2^53.  So every u64 that is an identifier,
+ * a hash, an address, a handle or an absolute clock reading, values that
+ * routinely exceed 2^53, is written as a decimal string ("S" below):
+ *   header: schema_hash, start_wall_ns, start_mono_ns;
+ *   every record: ts_wall_ns;  events: span_id, request_id, resource.id;
+ *   payloads: MemoryMap.addr, MemoryRange.addr, Futex.uaddr,
+ *     PageFault.address and .ip, IoUringSubmit/Complete/Create.ctx,
+ *     IoUringSubmit/Complete.user_data, NtCall.handle, Vulkan.handle.
+ * Compare them as strings (select(.resource.id == "10106461514007918706"))
+ * or convert with tonumber only where rounding does not matter.  Every other
+ * integer (seq, ts_mono_ns, pids, tids, counts, sizes, durations, returns)
+ * stays a JSON number: far below 2^53 in any real trace.
+ *
+ * Derived fields (not in the schema, computed by the dump):
+ *   "process_name" after process_id, when a ProcessInfo event has named the
+ *     process (windows_image if present, else comm; the latest so far);
+ *   "dur_ns" after span_id on every End: End ts_mono_ns - Begin ts_mono_ns,
+ *     null when the Begin was not seen;
+ *   "syscall" after a Syscall or SyscallReturn payload: the name of its nr
+ *     ("openat", "i386:open", "unknown", "syscall_N");
+ *   "task_state" after the Switch payload of a switch-out (OffCpu Begin or
+ *     Instant): prev_state as the task state letter (R S D T t X Z P I, see
+ *     user/replay/sysnames.h).
+ * The payload object itself holds exactly the schema's fields.
  *
  * line 1, the header:
- *   {"record":"Header","format_version":1,"schema_hash":N,"tool_version":"..",
+ *   {"record":"Header","format_version":1,"schema_hash":S,"tool_version":"..",
  *    "capture_options":{"target_pids":[N,..],"follow_children":B,
  *      "record_paths":B,"buffer_size_bytes":N,"duration_limit_ns":N|null,
  *      "counter_interval_ns":N,"reorder_window_ns":N},
- *    "start_wall_ns":N,"start_mono_ns":N,"process_id":N,"workload":"..",
+ *    "start_wall_ns":S,"start_mono_ns":S,"process_id":N,"workload":"..",
  *    "host":{"hostname":"..","os":"..","kernel_release":"..","machine":"..",
  *      "cpu_count":N,"page_size":N},
  *    "notes":[".."]}
  * then one line per TraceRecord, "record" naming the variant and the
  * variant's struct fields following at the top level (serde's internally
  * tagged form):
- *   {"record":"Event","seq":N,"ts_mono_ns":N,"ts_wall_ns":N,"thread_id":N,
- *    "process_id":N,"scope":"Linux","kind":"FileRead","phase":"Begin",
- *    "span_id":N|null,"request_id":N|null,"causes":[N,..],
- *    "resource":{"domain":"File","id":N},
- *    "payload":{"type":"FileIo","fd":3,"count":N,"offset":N|null,"iov_count":N},
+ *   {"record":"Event","seq":N,"ts_mono_ns":N,"ts_wall_ns":S,"thread_id":N,
+ *    "process_id":N,["process_name":"..",]"scope":"Linux","kind":"FileRead",
+ *    "phase":"End","span_id":S|null,["dur_ns":N|null,]"request_id":S|null,
+ *    "causes":[N,..],"resource":{"domain":"File","id":S},
+ *    "payload":{"type":"SyscallReturn","nr":0,"ret":N},["syscall":"read",]
  *    "cost_estimate_ns":N|null,"confidence":"Measured"}
  *   (payload None is {"type":"None"}; every payload's fields follow "type"
- *    in schema order, a DropSource as its variant name)
- *   {"record":"EpochMarker","seq":N,"ts_mono_ns":N,"ts_wall_ns":N,"epoch":N,
+ *    in schema order, a DropSource or ProcessOrigin as its variant name)
+ *   {"record":"EpochMarker","seq":N,"ts_mono_ns":N,"ts_wall_ns":S,"epoch":N,
  *    "kind":"CaptureStart","name":".."}
- *   {"record":"Counter","seq":N,"ts_mono_ns":N,"ts_wall_ns":N,
+ *   {"record":"Counter","seq":N,"ts_mono_ns":N,"ts_wall_ns":S,
  *    "kind":"EventsRecorded","instance":N,"value":N}
  *   {"record":"SessionSummary","event_count":N,"epoch_count":N,
  *    "counter_count":N,"duration_ns":N,
@@ -39,8 +65,10 @@
 #include <stdio.h>
 
 #include "katra/replay.h"
+#include "dump_ctx.h"
 #include "out.h"
 #include "payload_fields.h"
+#include "sysnames.h"
 
 /* ,"key": */
 static void key(FILE *f, const char *k)
@@ -58,6 +86,15 @@ static void ku64(FILE *f, const char *k, uint64_t v)
 	kr_u64(f, v);
 }
 
+/* a u64 as a decimal string: exact for jq (see the top of this file) */
+static void kid(FILE *f, const char *k, uint64_t v)
+{
+	key(f, k);
+	putc('"', f);
+	kr_u64(f, v);
+	putc('"', f);
+}
+
 static void kbool(FILE *f, const char *k, bool v)
 {
 	key(f, k);
@@ -71,6 +108,14 @@ static void kopt(FILE *f, const char *k, struct katra_opt_u64 v)
 		kr_u64(f, v.value);
 	else
 		kr_s(f, "null");
+}
+
+static void kopt_id(FILE *f, const char *k, struct katra_opt_u64 v)
+{
+	if (v.present)
+		kid(f, k, v.value);
+	else
+		kopt(f, k, v);
 }
 
 static void kstr(FILE *f, const char *k, struct katra_str s)
@@ -122,7 +167,7 @@ void katra_jsonl_header(FILE *f, const struct katra_header *h)
 
 	kr_s(f, "{\"record\":\"Header\"");
 	ku64(f, "format_version", h->format_version);
-	ku64(f, "schema_hash", h->schema_hash);
+	kid(f, "schema_hash", h->schema_hash);
 	kstr(f, "tool_version", h->tool_version);
 	key(f, "capture_options");
 	kr_s(f, "{\"target_pids\":");
@@ -134,8 +179,8 @@ void katra_jsonl_header(FILE *f, const struct katra_header *h)
 	ku64(f, "counter_interval_ns", o->counter_interval_ns);
 	ku64(f, "reorder_window_ns", o->reorder_window_ns);
 	putc('}', f);
-	ku64(f, "start_wall_ns", h->start_wall_ns);
-	ku64(f, "start_mono_ns", h->start_mono_ns);
+	kid(f, "start_wall_ns", h->start_wall_ns);
+	kid(f, "start_mono_ns", h->start_mono_ns);
 	ku64(f, "process_id", h->process_id);
 	kstr(f, "workload", h->workload);
 	key(f, "host");
@@ -165,28 +210,69 @@ static void payload(FILE *f, const struct katra_payload *p)
 	putc('}', f);
 }
 
-static void event(FILE *f, const struct katra_event *e)
+/* The derived keys that follow the payload: "syscall" for a payload with a
+ * syscall number, "task_state" for the Switch of a switch-out (not of an
+ * OffCpu End: a switch-in has no state of its own). */
+static void derived(FILE *f, const struct katra_event *e)
 {
+	const struct katra_payload *p = &e->payload;
+	char buf[KR_SYSNAME_BUF];
+	const char *n;
+
+	switch (p->type) {
+	case KATRA_PAYLOAD_SYSCALL:
+	case KATRA_PAYLOAD_SYSCALL_RETURN:
+		n = kr_syscall_name(p->type == KATRA_PAYLOAD_SYSCALL ? p->u.syscall.nr :
+								       p->u.syscall_return.nr,
+				    buf);
+		key(f, "syscall");
+		katra_json_string(f, n, katra_cstr(n).len);
+		break;
+	case KATRA_PAYLOAD_SWITCH:
+		if (e->phase == KATRA_PHASE_END)
+			break;
+		key(f, "task_state");
+		fprintf(f, "\"%c\"", kr_task_state(p->u.sched_switch.prev_state));
+		break;
+	}
+}
+
+static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx *c)
+{
+	const struct kr_procname *pn = c ? kr_procnames_get(&c->names, e->process_id) : NULL;
+
 	kr_s(f, "{\"record\":\"Event\"");
 	ku64(f, "seq", e->seq);
 	ku64(f, "ts_mono_ns", e->ts_mono_ns);
-	ku64(f, "ts_wall_ns", e->ts_wall_ns);
+	kid(f, "ts_wall_ns", e->ts_wall_ns);
 	ku64(f, "thread_id", e->thread_id);
 	ku64(f, "process_id", e->process_id);
+	if (pn) {
+		key(f, "process_name");
+		katra_json_string(f, pn->name, pn->len);
+	}
 	kenum(f, "scope", katra_scope_name(e->scope), e->scope);
 	kenum(f, "kind", katra_kind_name(e->kind), e->kind);
 	kenum(f, "phase", katra_phase_name(e->phase), e->phase);
-	kopt(f, "span_id", e->span_id);
-	kopt(f, "request_id", e->request_id);
+	kopt_id(f, "span_id", e->span_id);
+	if (e->phase == KATRA_PHASE_END) {
+		key(f, "dur_ns");
+		if (c && c->have_dur)
+			kr_u64(f, c->dur_ns);
+		else
+			kr_s(f, "null");
+	}
+	kopt_id(f, "request_id", e->request_id);
 	key(f, "causes");
 	u64_array(f, e->causes.items, e->causes.len);
 	key(f, "resource");
 	kr_s(f, "{\"domain\":");
 	enum_val(f, katra_resource_domain_name(e->resource.domain), e->resource.domain);
-	ku64(f, "id", e->resource.id);
+	kid(f, "id", e->resource.id);
 	putc('}', f);
 	key(f, "payload");
 	payload(f, &e->payload);
+	derived(f, e);
 	kopt(f, "cost_estimate_ns", e->cost_estimate_ns);
 	kenum(f, "confidence", katra_confidence_name(e->confidence), e->confidence);
 	kr_s(f, "}\n");
@@ -197,7 +283,7 @@ static void epoch(FILE *f, const struct katra_epoch_marker *m)
 	kr_s(f, "{\"record\":\"EpochMarker\"");
 	ku64(f, "seq", m->seq);
 	ku64(f, "ts_mono_ns", m->ts_mono_ns);
-	ku64(f, "ts_wall_ns", m->ts_wall_ns);
+	kid(f, "ts_wall_ns", m->ts_wall_ns);
 	ku64(f, "epoch", m->epoch);
 	kenum(f, "kind", katra_epoch_kind_name(m->kind), m->kind);
 	kstr(f, "name", m->name);
@@ -209,7 +295,7 @@ static void counter(FILE *f, const struct katra_counter *c)
 	kr_s(f, "{\"record\":\"Counter\"");
 	ku64(f, "seq", c->seq);
 	ku64(f, "ts_mono_ns", c->ts_mono_ns);
-	ku64(f, "ts_wall_ns", c->ts_wall_ns);
+	kid(f, "ts_wall_ns", c->ts_wall_ns);
 	kenum(f, "kind", katra_counter_kind_name(c->kind), c->kind);
 	ku64(f, "instance", c->instance);
 	ku64(f, "value", c->value);
@@ -263,9 +349,14 @@ static void summary(FILE *f, const struct katra_summary *s)
 
 void katra_jsonl_record(FILE *f, const struct katra_record *rec)
 {
+	kr_jsonl_record(f, rec, NULL);
+}
+
+void kr_jsonl_record(FILE *f, const struct katra_record *rec, const struct kr_dump_ctx *c)
+{
 	switch (rec->type) {
 	case KATRA_RECORD_EVENT:
-		event(f, &rec->u.event);
+		event(f, &rec->u.event, c);
 		break;
 	case KATRA_RECORD_EPOCH_MARKER:
 		epoch(f, &rec->u.epoch);

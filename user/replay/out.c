@@ -41,6 +41,21 @@ void kr_hex64(FILE *f, uint64_t v)
 	fwrite(buf, 1, sizeof(buf), f);
 }
 
+void kr_hex(FILE *f, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[18];
+	char *p = buf + sizeof(buf);
+
+	do {
+		*--p = digits[v & 0xf];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
 void kr_ts(FILE *f, uint64_t ns)
 {
 	uint64_t frac = ns % 1000000000u;

@@ -12,6 +12,8 @@ void kr_u64(FILE *f, uint64_t v);
 void kr_i64(FILE *f, int64_t v);
 /* 0x followed by 16 lowercase hex digits. */
 void kr_hex64(FILE *f, uint64_t v);
+/* 0x followed by the lowercase hex digits, no leading zeros ("0x0"). */
+void kr_hex(FILE *f, uint64_t v);
 /* Monotonic nanoseconds as seconds.nanoseconds ("12.000000345"). */
 void kr_ts(FILE *f, uint64_t ns);
 static inline void kr_s(FILE *f, const char *s)

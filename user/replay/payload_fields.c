@@ -8,29 +8,29 @@
 
 #define F(variant, field, t) { #field, t, offsetof(struct katra_payload, u.variant.field) }
 
-static const struct kr_field f_syscall[] = { F(syscall, nr, KR_U32) };
+static const struct kr_field f_syscall[] = { F(syscall, nr, KR_NR) };
 static const struct kr_field f_syscall_return[] = {
-	F(syscall_return, nr, KR_U32), F(syscall_return, ret, KR_I64),
+	F(syscall_return, nr, KR_NR), F(syscall_return, ret, KR_RET),
 };
 static const struct kr_field f_file_io[] = {
 	F(file_io, fd, KR_I32), F(file_io, count, KR_U64), F(file_io, offset, KR_OPT_U64),
 	F(file_io, iov_count, KR_U32),
 };
 static const struct kr_field f_file_open[] = {
-	F(file_open, dirfd, KR_I32), F(file_open, flags, KR_U32), F(file_open, mode, KR_U32),
+	F(file_open, dirfd, KR_DIRFD), F(file_open, flags, KR_OPEN_FLAGS), F(file_open, mode, KR_MODE),
 	F(file_open, path, KR_OPT_STR),
 };
 static const struct kr_field f_file_close[] = { F(file_close, fd, KR_I32) };
 static const struct kr_field f_memory_map[] = {
-	F(memory_map, addr, KR_U64), F(memory_map, len, KR_U64), F(memory_map, prot, KR_U32),
-	F(memory_map, flags, KR_U32), F(memory_map, fd, KR_I32), F(memory_map, offset, KR_U64),
+	F(memory_map, addr, KR_ADDR), F(memory_map, len, KR_U64), F(memory_map, prot, KR_PROT),
+	F(memory_map, flags, KR_MMAP_FLAGS), F(memory_map, fd, KR_I32), F(memory_map, offset, KR_U64),
 };
 static const struct kr_field f_memory_range[] = {
-	F(memory_range, addr, KR_U64), F(memory_range, len, KR_U64),
-	F(memory_range, arg, KR_U64),
+	F(memory_range, addr, KR_ADDR), F(memory_range, len, KR_U64),
+	F(memory_range, arg, KR_RANGE_ARG),
 };
 static const struct kr_field f_futex[] = {
-	F(futex, uaddr, KR_U64), F(futex, op, KR_U32), F(futex, val, KR_U32),
+	F(futex, uaddr, KR_ADDR), F(futex, op, KR_FUTEX_OP), F(futex, val, KR_U32),
 };
 static const struct kr_field f_wait[] = {
 	F(wait, handle, KR_I64), F(wait, count, KR_U32), F(wait, timeout_ns, KR_OPT_U64),
@@ -43,10 +43,10 @@ static const struct kr_field f_socket_msg[] = {
 	F(socket_msg, fd, KR_I32), F(socket_msg, flags, KR_U32),
 };
 static const struct kr_field f_execve[] = { F(execve, path, KR_OPT_STR) };
-static const struct kr_field f_clone[] = { F(clone, flags, KR_U64) };
+static const struct kr_field f_clone[] = { F(clone, flags, KR_CLONE_FLAGS) };
 static const struct kr_field f_task_fork[] = {
-	F(task_fork, parent_pid, KR_U64), F(task_fork, parent_tid, KR_U64),
-	F(task_fork, child_pid, KR_U64), F(task_fork, child_tid, KR_U64),
+	F(task_fork, parent_pid, KR_PID), F(task_fork, parent_tid, KR_U64),
+	F(task_fork, child_pid, KR_PID), F(task_fork, child_tid, KR_U64),
 	F(task_fork, is_thread, KR_BOOL),
 };
 static const struct kr_field f_task_exec[] = {
@@ -56,39 +56,39 @@ static const struct kr_field f_task_exit[] = {
 	F(task_exit, exit_code, KR_I32), F(task_exit, group_dead, KR_BOOL),
 };
 static const struct kr_field f_switch[] = {
-	F(sched_switch, cpu, KR_U32), F(sched_switch, prev_state, KR_U64),
+	F(sched_switch, cpu, KR_U32), F(sched_switch, prev_state, KR_STATE),
 };
 static const struct kr_field f_wakeup[] = {
-	F(wakeup, target_tid, KR_U64), F(wakeup, target_pid, KR_U64),
+	F(wakeup, target_tid, KR_U64), F(wakeup, target_pid, KR_PID),
 	F(wakeup, target_cpu, KR_U32),
 };
 static const struct kr_field f_page_fault[] = {
-	F(page_fault, address, KR_U64), F(page_fault, ip, KR_U64),
-	F(page_fault, error_code, KR_U64),
+	F(page_fault, address, KR_ADDR), F(page_fault, ip, KR_ADDR),
+	F(page_fault, error_code, KR_FAULT_CODE),
 };
 static const struct kr_field f_io_uring_submit[] = {
-	F(io_uring_submit, ctx, KR_U64), F(io_uring_submit, user_data, KR_U64),
+	F(io_uring_submit, ctx, KR_ADDR), F(io_uring_submit, user_data, KR_ADDR),
 	F(io_uring_submit, opcode, KR_U32), F(io_uring_submit, flags, KR_U32),
 	F(io_uring_submit, fd, KR_I32),
 };
 static const struct kr_field f_io_uring_complete[] = {
-	F(io_uring_complete, ctx, KR_U64), F(io_uring_complete, user_data, KR_U64),
+	F(io_uring_complete, ctx, KR_ADDR), F(io_uring_complete, user_data, KR_ADDR),
 	F(io_uring_complete, res, KR_I32), F(io_uring_complete, cflags, KR_U32),
 };
 static const struct kr_field f_io_uring_create[] = {
-	F(io_uring_create, ctx, KR_U64), F(io_uring_create, fd, KR_I32),
+	F(io_uring_create, ctx, KR_ADDR), F(io_uring_create, fd, KR_I32),
 	F(io_uring_create, sq_entries, KR_U32), F(io_uring_create, cq_entries, KR_U32),
 	F(io_uring_create, flags, KR_U32),
 };
 static const struct kr_field f_nt_call[] = {
-	F(nt_call, handle, KR_U64), F(nt_call, length, KR_U64),
+	F(nt_call, handle, KR_ADDR), F(nt_call, length, KR_U64),
 	F(nt_call, offset, KR_OPT_U64), F(nt_call, status, KR_OPT_U32),
 };
 static const struct kr_field f_wine_server_call[] = {
 	F(wine_server_call, request, KR_U32), F(wine_server_call, status, KR_OPT_U32),
 };
 static const struct kr_field f_vulkan[] = {
-	F(vulkan, handle, KR_U64), F(vulkan, count, KR_U32), F(vulkan, result, KR_OPT_I32),
+	F(vulkan, handle, KR_ADDR), F(vulkan, count, KR_U32), F(vulkan, result, KR_OPT_I32),
 };
 static const struct kr_field f_drop[] = {
 	F(drop, source, KR_DROP_SOURCE), F(drop, instance, KR_U32), F(drop, count, KR_U64),
@@ -150,15 +150,37 @@ void kr_payload_field_value(FILE *out, const struct katra_payload *p,
 
 	switch (f->type) {
 	case KR_U32:
+	case KR_NR:
+	case KR_OPEN_FLAGS:
+	case KR_MODE:
+	case KR_PROT:
+	case KR_MMAP_FLAGS:
+	case KR_FUTEX_OP:
 		kr_u64(out, *(const uint32_t *)v);
 		break;
 	case KR_I32:
+	case KR_DIRFD:
 		kr_i64(out, *(const int32_t *)v);
 		break;
 	case KR_U64:
+	case KR_RANGE_ARG:
+	case KR_CLONE_FLAGS:
+	case KR_STATE:
+	case KR_FAULT_CODE:
+	case KR_PID:
 		kr_u64(out, *(const uint64_t *)v);
 		break;
+	case KR_ADDR:
+		if (json) {
+			putc('"', out);
+			kr_u64(out, *(const uint64_t *)v);
+			putc('"', out);
+		} else {
+			kr_hex(out, *(const uint64_t *)v);
+		}
+		break;
 	case KR_I64:
+	case KR_RET:
 		kr_i64(out, *(const int64_t *)v);
 		break;
 	case KR_BOOL:

@@ -1,10 +1,8 @@
-/* Stats accumulation and the stats command's driver. */
-#include <errno.h>
+/* Stats accumulation (the driver is stats_cmd.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "katra/replay.h"
-#include "open.h"
 #include "stats.h"
 
 /* clamps an enum value into its table, the last slot holding strays */
@@ -25,6 +23,7 @@ void kr_stats_init(struct kr_stats *s, const struct katra_header *h)
 	kr_idmap_init(&s->processes, KR_MAX_PROCESSES);
 	kr_idmap_init(&s->threads, KR_MAX_THREADS);
 	kr_idmap_init(&s->open_spans, KR_MAX_OPEN_SPANS);
+	kr_procnames_init(&s->names);
 	s->workload_len = copy_str(s->workload, sizeof(s->workload), h->workload);
 	s->tool_version_len = copy_str(s->tool_version, sizeof(s->tool_version),
 				       h->tool_version);
@@ -35,6 +34,7 @@ void kr_stats_free(struct kr_stats *s)
 	kr_idmap_free(&s->processes);
 	kr_idmap_free(&s->threads);
 	kr_idmap_free(&s->open_spans);
+	kr_procnames_free(&s->names);
 	for (unsigned k = 0; k <= KATRA_KIND_COUNT; k++)
 		free(s->spans[k].durations);
 }
@@ -116,6 +116,7 @@ static void add_event(struct kr_stats *s, const struct katra_event *e)
 	s->by_kind[SLOT(e->kind, KATRA_KIND_COUNT)]++;
 	s->by_phase[SLOT(e->phase, KATRA_PHASE_COUNT)]++;
 	count_thread(s, e);
+	kr_procnames_see(&s->names, e);
 	if (e->phase == KATRA_PHASE_BEGIN || e->phase == KATRA_PHASE_END) {
 		if (!e->span_id.present)
 			s->spanless++;
@@ -182,53 +183,4 @@ void kr_stats_add(struct kr_stats *s, const struct katra_record *rec)
 		add_summary(s, &rec->u.summary);
 		break;
 	}
-}
-
-int katra_stats(const char *path, FILE *out, bool json, FILE *err)
-{
-	struct katra_reader *r = NULL;
-	struct kr_stats *s = NULL;
-	struct katra_record rec;
-	enum katra_read_status st;
-	const char *why = NULL;
-	int ret, fret;
-
-	ret = kr_open(&r, path, err);
-	if (ret)
-		return ret;
-	s = malloc(sizeof(*s));
-	if (!s) {
-		ret = -ENOMEM;
-		fprintf(err, "katra-replay: out of memory\n");
-		goto cleanup;
-	}
-	kr_stats_init(s, katra_reader_header(r));
-	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD)
-		kr_stats_add(s, &rec);
-	if (st != KATRA_READ_EOF) {
-		why = katra_reader_message(r);
-		if (!why || !why[0])
-			why = "unreadable record";
-	}
-	if (s->oom) {
-		ret = -ENOMEM;
-		fprintf(err, "katra-replay: out of memory\n");
-		goto cleanup;
-	}
-	/* the stats of the good prefix are still worth printing */
-	if (json)
-		kr_stats_print_json(out, s, path, why);
-	else
-		kr_stats_print_text(out, s, path, why);
-	fret = kr_flush_out(out, err);
-	ret = kr_end_status(r, st, path, err);
-	if (!ret)
-		ret = fret;
-cleanup:
-	if (s) {
-		kr_stats_free(s);
-		free(s);
-	}
-	katra_reader_close(r);
-	return ret;
 }

@@ -11,6 +11,7 @@
 #include "katra/format.h"
 #include "histo.h"
 #include "idmap.h"
+#include "procnames.h"
 
 #define KR_MAX_PROCESSES (1u << 16)
 #define KR_MAX_THREADS (1u << 17)
@@ -67,6 +68,8 @@ struct kr_stats {
 	uint64_t counter_records[KATRA_COUNTER_KIND_COUNT + 1];
 	uint64_t counter_max[KATRA_COUNTER_KIND_COUNT + 1];
 
+	struct kr_procnames names; /* from ProcessInfo events: the names known by the end */
+
 	bool oom;
 };
 
@@ -79,5 +82,13 @@ void kr_stats_print_text(FILE *out, const struct kr_stats *s, const char *path,
 			 const char *error);
 void kr_stats_print_json(FILE *out, const struct kr_stats *s, const char *path,
 			 const char *error);
+/* The pieces: the first lines of the text (trace, workload, records,
+ * duration); the JSON object opened with file, workload, tool_version,
+ * complete and error, then (overview) every other overview key, left open
+ * for more keys (each written as ,"key":value) and the closing "}\n". */
+void kr_stats_print_text_head(FILE *out, const struct kr_stats *s, const char *path,
+			      const char *error);
+void kr_stats_print_json_open(FILE *out, const struct kr_stats *s, const char *path,
+			      const char *error, bool overview);
 
 #endif

@@ -6,7 +6,7 @@
  *    "duration_ns":N (the last ts_mono_ns: timestamps count from capture
  *    start),"summary_duration_ns":N|null,
  *    "by_scope":{"Linux":N,..},"by_kind":{"FileRead":N,..},"by_phase":{..},
- *    "processes":[{"process_id":N,"threads":N,"events":N},..],
+ *    "processes":[{"process_id":N,"name":".."|null,"threads":N,"events":N},..],
  *    "threads":[{"process_id":N,"thread_id":N,"events":N},..],
  *    "untracked_thread_events":N,
  *    "spans":{"by_kind":{"FileRead":{"count":N,"total_ns":N,"min_ns":N,
@@ -18,8 +18,11 @@
  *    "epochs":{"by_kind":{..},"markers":[{"seq":N,"ts_mono_ns":N,"epoch":N,
  *      "kind":"..","name":".."},..],"markers_not_listed":N},
  *    "counters_by_kind":{"EventsRecorded":{"records":N,"max":N},..}}
- * processes and threads are sorted by id; percentiles are nearest-rank over
- * a log-linear histogram (exact below 64 ns, within 1/32 above). */
+ * processes and threads are sorted by id; a process's name is the latest a
+ * ProcessInfo event gave it; p50_ns/p99_ns are not exact: nearest-rank over
+ * log-linear histogram buckets (exact below 64 ns, within 1/32 above),
+ * the "percentiles" key says so.  The views (stats_*.c) add their keys
+ * after these. */
 #include <stdlib.h>
 
 #include "katra/replay.h"
@@ -71,10 +74,18 @@ static void tasks(FILE *f, const struct kr_stats *s, bool *first)
 	v = kr_idmap_sorted(&s->processes, &n, by_id);
 	key(f, first, "processes");
 	putc('[', f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s{\"process_id\":%llu,\"threads\":%llu,\"events\":%llu}",
-			i ? "," : "", (unsigned long long)v[i].k1, (unsigned long long)v[i].v2,
+	for (size_t i = 0; i < n; i++) {
+		const struct kr_procname *pn = kr_procnames_get(&s->names, v[i].k1);
+
+		fprintf(f, "%s{\"process_id\":%llu,\"name\":", i ? "," : "",
+			(unsigned long long)v[i].k1);
+		if (pn)
+			katra_json_string(f, pn->name, pn->len);
+		else
+			kr_s(f, "null");
+		fprintf(f, ",\"threads\":%llu,\"events\":%llu}", (unsigned long long)v[i].v2,
 			(unsigned long long)v[i].v1);
+	}
 	putc(']', f);
 	free(v);
 	v = kr_idmap_sorted(&s->threads, &n, by_id);
@@ -122,6 +133,9 @@ static void spans(FILE *f, const struct kr_stats *s, bool *first)
 	ku64(f, &f2, "begun_twice", s->begun_twice);
 	ku64(f, &f2, "without_span_id", s->spanless);
 	ku64(f, &f2, "table_overflow", s->span_overflow);
+	key(f, &f2, "percentiles");
+	kr_s(f, "\"p50_ns and p99_ns: histogram bucket midpoints, within 1/32 (exact below "
+	     "64 ns)\"");
 	putc('}', f);
 }
 
@@ -197,6 +211,13 @@ static void opt_u64(FILE *f, bool *first, const char *k, bool present, uint64_t 
 void kr_stats_print_json(FILE *f, const struct kr_stats *s, const char *path,
 			 const char *error)
 {
+	kr_stats_print_json_open(f, s, path, error, true);
+	kr_s(f, "}\n");
+}
+
+void kr_stats_print_json_open(FILE *f, const struct kr_stats *s, const char *path,
+			      const char *error, bool overview)
+{
 	bool first = true;
 
 	putc('{', f);
@@ -213,6 +234,8 @@ void kr_stats_print_json(FILE *f, const struct kr_stats *s, const char *path,
 		katra_json_string(f, error, katra_cstr(error).len);
 	else
 		kr_s(f, "null");
+	if (!overview)
+		return;
 	ku64(f, &first, "records", s->records);
 	ku64(f, &first, "events", s->events);
 	ku64(f, &first, "epoch_markers", s->epoch_markers);
@@ -235,5 +258,4 @@ void kr_stats_print_json(FILE *f, const struct kr_stats *s, const char *path,
 	drops(f, s, &first);
 	epochs(f, s, &first);
 	counters(f, s, &first);
-	kr_s(f, "}\n");
 }

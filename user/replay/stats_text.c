@@ -1,6 +1,7 @@
 /* `katra-replay stats`: aligned text.  Sections: trace facts, events by
- * scope / kind / phase, processes and the busiest threads, span durations
- * per kind, drops, epochs, counters.  Zero rows are left out. */
+ * scope / kind / phase, processes (with their names) and the busiest
+ * threads, span durations per kind, drops, epochs, counters.  Zero rows are
+ * left out.  The views (stats_*.c) follow. */
 #include <stdlib.h>
 
 #include "katra/replay.h"
@@ -98,10 +99,13 @@ static void tasks(FILE *f, const struct kr_stats *s)
 	struct kr_idmap_slot *v;
 	size_t n;
 
+	char label[96];
+
 	v = kr_idmap_sorted(&s->processes, &n, by_events_desc);
 	fprintf(f, "\n%-26s %12s %12s\n", "process", "threads", "events");
 	for (size_t i = 0; i < n && i < TOP_PROCESSES; i++)
-		fprintf(f, "  %-24llu %12llu %12llu\n", (unsigned long long)v[i].k1,
+		fprintf(f, "  %-24s %12llu %12llu\n",
+			kr_pid_label(&s->names, v[i].k1, label, sizeof(label)),
 			(unsigned long long)v[i].v2, (unsigned long long)v[i].v1);
 	if (n > TOP_PROCESSES)
 		fprintf(f, "  ... %zu more processes (stats --json lists all)\n",
@@ -109,10 +113,11 @@ static void tasks(FILE *f, const struct kr_stats *s)
 	free(v);
 
 	v = kr_idmap_sorted(&s->threads, &n, by_events_desc);
-	fprintf(f, "\n%-26s %12s %12s\n", "thread", "process", "events");
+	fprintf(f, "\n%-26s %-24s %12s\n", "thread", "process", "events");
 	for (size_t i = 0; i < n && i < TOP_THREADS; i++)
-		fprintf(f, "  %-24llu %12llu %12llu\n", (unsigned long long)v[i].k2,
-			(unsigned long long)v[i].k1, (unsigned long long)v[i].v1);
+		fprintf(f, "  %-24llu %-24s %12llu\n", (unsigned long long)v[i].k2,
+			kr_pid_label(&s->names, v[i].k1, label, sizeof(label)),
+			(unsigned long long)v[i].v1);
 	if (n > TOP_THREADS)
 		fprintf(f, "  ... %zu more threads (stats --json lists all)\n", n - TOP_THREADS);
 	if (s->untracked_events)
@@ -126,7 +131,7 @@ static void spans(FILE *f, const struct kr_stats *s)
 	char buf[KR_NAME_BUF], d[5][32];
 
 	fprintf(f, "\n%-26s %12s %12s %12s %12s %12s %12s\n", "spans by kind", "count",
-		"total", "min", "p50", "p99", "max");
+		"total", "min", "p50~", "p99~", "max");
 	for (unsigned k = 0; k <= KATRA_KIND_COUNT; k++) {
 		const struct kr_histo *h = s->spans[k].durations;
 
@@ -139,6 +144,8 @@ static void spans(FILE *f, const struct kr_stats *s)
 			dur(d[3], sizeof(d[3]), kr_histo_percentile(h, 990)),
 			dur(d[4], sizeof(d[4]), h->max));
 	}
+	kr_s(f, "  p50~ p99~: nearest-rank percentiles from histogram buckets, within 1/32 "
+	     "(exact below 64 ns)\n");
 	fprintf(f, "  unmatched End %llu, never ended %llu, begun twice %llu, "
 		"without span_id %llu, table overflow %llu\n",
 		(unsigned long long)s->unmatched_ends, (unsigned long long)s->open_spans.len,
@@ -205,6 +212,12 @@ static void counters(FILE *f, const struct kr_stats *s)
 				nm(katra_counter_kind_name(i), i, buf),
 				(unsigned long long)s->counter_records[i],
 				(unsigned long long)s->counter_max[i]);
+}
+
+void kr_stats_print_text_head(FILE *f, const struct kr_stats *s, const char *path,
+			      const char *error)
+{
+	header(f, s, path, error);
 }
 
 void kr_stats_print_text(FILE *f, const struct kr_stats *s, const char *path,
