@@ -30,6 +30,12 @@ extern const volatile __u32 uring_complete_args;  /* io_uring_complete's layout,
  * others get the short record. */
 #define KATRA_NR_LIMIT 512
 extern const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
+/* Event selection (-e): all, or the syscalls in selected_nrs (x86_64 numbers;
+ * 32-bit calls are always recorded); record_sched off keeps sched_switch only
+ * for flushing pending syscalls. */
+extern const volatile bool select_all;
+extern const volatile __u64 selected_nrs[KATRA_NR_LIMIT / 64];
+extern const volatile bool record_sched;
 
 /* Failed reservations per ring (CPU); user space reads them from .bss. */
 extern __u64 ring_drops[KATRA_MAX_CPUS];

@@ -26,6 +26,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	/* a syscall in progress: its Begin must not wait for the thread's return */
 	if (flags & KATRA_SW_PREV_TRACKED)
 		katra_flush_pending(pid_tgid, cpu, ts);
+	if (!record_sched)
+		goto out; /* -e without sched: here only for the flush above */
 	/* one event per tracked side: the leaving thread's and the coming one's */
 	e = katra_reserve(&rb, cpu, sizeof(*e),
 			  !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED));
@@ -38,6 +40,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 		e->pad = 0;
 		katra_submit(rb, e, cpu);
 	}
+out:
 	katra_idle(cpu);
 	return 0;
 }

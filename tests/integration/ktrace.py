@@ -722,7 +722,27 @@ def check_i386(trace_path, calls):
     return "%d i386 reads (FileRead) and %d i386 getppid" % (len(reads), len(gp))
 
 
+def check_select_io(trace_path, wl_path):
+    """-e io: the preads exact; getppid, OffCpu and page faults filtered out."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    fid = file_id(w["file_dev"], w["file_ino"])
+    for tid in w["tids"]:
+        evs = t.thread(tid)
+        reads = [b for b, e in spans(t, evs, "FileRead")
+                 if b["resource"] == {"domain": "File", "id": fid}]
+        expect(len(reads) == w["n"], "thread %d: %d pread64 spans, expected %d"
+               % (tid, len(reads), w["n"]))
+    gp = [e for e in t.events if e["kind"] == "Syscall" and (e["payload"] or {}).get("nr") == SYS_GETPPID]
+    expect(not gp, "%d getppid events with -e io, e.g. %s" % (len(gp), short(gp[0]) if gp else ""))
+    for k in ("OffCpu", "Wakeup", "PageFault"):
+        n = sum(1 for e in t.events if e["kind"] == k)
+        expect(n == 0, "%d %s events with -e io" % (n, k))
+    return "%d pread64 spans per thread, no getppid, OffCpu or faults" % w["n"]
+
+
 CHECKS = {
+    "select_io": check_select_io,
     "process-events": check_process_events,
     "epochs": check_epochs,
     "paths": check_paths,

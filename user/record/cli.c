@@ -9,7 +9,8 @@
 static const char usage_text[] =
 	"usage: katra-record [-p PID]... [-o FILE] [-d SECONDS] [--no-follow]\n"
 	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
-	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v]\n"
+	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v] [-q]\n"
+	"                    [-e CLASSES] [-u USER] [--max-loss PCT]\n"
 	"                    [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records what a process tree does in the kernel (syscalls, scheduling, page\n"
@@ -31,6 +32,11 @@ static const char usage_text[] =
 	"      --summary-json F   write the capture summary as JSON to F\n"
 	"      --ready-file F     create F once the capture is live\n"
 	"  -v, --verbose          more detail on stderr (-vv: libbpf's debug log)\n"
+	"  -e, --events CLASSES   record only these (comma-separated): io (file, socket,\n"
+	"                         io_uring), sync (futex, waits, polls, sleeps), mem\n"
+	"                         (mmap family, page faults), sched (switches, wakeups),\n"
+	"                         proc (fork/exec/exit: always on), syscalls (every\n"
+	"                         syscall), all (default); filtered in the kernel\n"
 	"  -q, --quiet            no summary on stderr (errors and losses still)\n"
 	"  -u, --user USER        run COMMAND as USER (under sudo the default is the\n"
 	"                         invoking user; -u root keeps root)\n"
@@ -116,6 +122,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "ready-file", required_argument, NULL, OPT_READY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
@@ -127,11 +134,12 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 
 	memset(o, 0, sizeof(*o));
 	o->output = "katra.ktrc";
+	katra_select_all(&o->select);
 	o->follow_children = true;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so COMMAND's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:o:fd:vqu:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:fd:vqu:e:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -181,6 +189,18 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'e': {
+			const char *bad;
+			size_t bad_len;
+			if (katra_select_parse(optarg, &o->select, &bad, &bad_len)) {
+				char word[64];
+				snprintf(word, sizeof(word), "%.*s", (int)(bad_len < 60 ? bad_len : 60),
+					 bad);
+				return usage_error(err, "unknown event class '%s' (io, sync, mem, proc, "
+						   "sched, syscalls, all)", word);
+			}
+			break;
+		}
 		case 'u':
 			if (!optarg[0])
 				return usage_error(err, "%s", "-u needs a user name or uid");

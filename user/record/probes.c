@@ -36,6 +36,7 @@ struct ring {
 
 struct katra_probes {
 	struct katra_bpf *skel;
+	const struct katra_selection *select;
 	struct probe probes[PROBE_MAX];
 	unsigned nprobes;
 	bool quiet;
@@ -101,6 +102,20 @@ static int tp_args(const struct btf *vmlinux, const char *name)
 	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) - 1 : -1;
 }
 
+/* Whether -e leaves tracepoint tp out: its class is not selected. */
+static bool not_selected(const struct katra_selection *sel, const char *tp)
+{
+	if (!sel)
+		return false;
+	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new"))
+		return !(sel->classes & KATRA_SEL_SCHED);
+	if (!strcmp(tp, "page_fault_user") || !strcmp(tp, "handle_mm_fault"))
+		return !(sel->classes & KATRA_SEL_MEM);
+	if (!strncmp(tp, "io_uring_", 9))
+		return !(sel->classes & KATRA_SEL_IO);
+	return false; /* syscalls are filtered in the kernel; sched_switch flushes */
+}
+
 /* What the kernel offers that the programs read behind a flag (rodata), and
  * why a probe this kernel cannot carry stays off: NULL when it can. */
 static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinux,
@@ -108,6 +123,8 @@ static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinu
 {
 	int n = tp_args(vmlinux, tp);
 
+	if (not_selected(p->select, tp))
+		return "not selected (-e)";
 	if (n < 0)
 		return "not in this kernel";
 	if (!strcmp(tp, "io_uring_complete")) {
@@ -207,7 +224,10 @@ static int choose_flavours(struct katra_probes *p, bool force_raw)
 			err = -E2BIG;
 			break;
 		}
-		p->probes[p->nprobes].fexit_err = probe_fexit(vmlinux, name + 3);
+		p->probes[p->nprobes].fexit_err = not_selected(p->select, name + 3)
+							  ? -ENOENT : probe_fexit(vmlinux, name + 3);
+		p->probes[p->nprobes].lacks = not_selected(p->select, name + 3)
+						      ? "not selected (-e)" : NULL;
 		have_func = !p->probes[p->nprobes].fexit_err;
 		bpf_program__set_autoload(prog, have_func);
 		p->probes[p->nprobes].name = name + 3;
@@ -296,6 +316,13 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
 	p->max_tgids = opts->max_tgids;
+	p->select = opts->select;
+	if (opts->select && (opts->select->classes & KATRA_SEL_ALL) != KATRA_SEL_ALL) {
+		p->skel->rodata->select_all = false;
+		memcpy((void *)p->skel->rodata->selected_nrs, opts->select->nrs,
+		       sizeof(opts->select->nrs));
+		p->skel->rodata->record_sched = (opts->select->classes & KATRA_SEL_SCHED) != 0;
+	}
 	p->quiet = opts->quiet;
 	err = bpf_map__set_max_entries(p->skel->maps.rings, p->nrings);
 	if (err) {

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "katra/wire.h"
+#include "select.h"
 
 struct katra_probes;
 struct ring_buffer; /* libbpf */
@@ -29,6 +30,7 @@ struct katra_probes_opts {
 	int verbose;           /* libbpf's info (1) and debug (2) log to stderr; its
 				* warnings are always printed */
 	bool quiet;            /* no line per probe not attached (they are in the notes) */
+	const struct katra_selection *select; /* -e; NULL = everything */
 	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
 	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
 				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */

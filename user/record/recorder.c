@@ -334,6 +334,9 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 		 katra_probes_flavour(p), katra_probes_ring_count(p));
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "syscall numbers: %s",
 		 hs->uts.machine);
+	char sel[64];
+	katra_select_describe(&o->select, sel, sizeof(sel));
+	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "events: %s", sel);
 	n = katra_probes_failed(p, &names);
 	for (size_t i = 0; i < n && nn < 64; i++)
 		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",
@@ -525,6 +528,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
 	po.quiet = o->quiet;
+	po.select = &o->select;
 	po.ring_bytes = (uint32_t)o->buffer_size;
 	rc = katra_probes_open(&po, &r->probes);
 	if (rc)
@@ -553,7 +557,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		char layer_notes[8][KATRA_NOTE_MAX];
 		bool core_ok;
 		size_t nl = katra_probes_layer_notes(r->probes, layer_notes, 8, &core_ok);
-		for (size_t i = 0; i < nl; i++)
+		for (size_t i = 0; i < nl && !o->quiet; i++)
 			fprintf(stderr, "katra-record: %s\n", layer_notes[i]);
 		if (!rc && !core_ok)
 			rc = -ENOENT;

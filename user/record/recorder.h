@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "katra/format.h"
+#include "select.h"
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
@@ -34,6 +35,7 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
+	struct katra_selection select; /* -e; every class by default */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 };
