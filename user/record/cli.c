@@ -162,6 +162,8 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case 'd':
 			if (katra_parse_seconds(optarg, &o->duration_ns))
 				return usage_error(err, "invalid duration '%s' (seconds, > 0)", optarg);
+			if (o->duration_ns < 1000000)
+				return usage_error(err, "duration '%s' is below 1 ms", optarg);
 			break;
 		case OPT_NO_FOLLOW:
 			o->follow_children = false;

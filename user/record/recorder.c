@@ -7,6 +7,7 @@
 #include <string.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -18,6 +19,7 @@
 
 #include "emit.h"
 #include "pipeline.h"
+#include "preflight.h"
 #include "probes.h"
 #include "recorder.h"
 #include "targets.h"
@@ -32,16 +34,40 @@
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t marks_requested;
+static volatile sig_atomic_t stop_signals;   /* SIGINT/SIGTERM/SIGHUP received */
+static volatile pid_t command_pid;           /* -- COMMAND, until it exits */
+#define MAX_MARK_TIMES 64
+static uint64_t mark_times[MAX_MARK_TIMES];  /* when each SIGUSR1 came */
 
+/* The first SIGINT/SIGTERM/SIGHUP: with -- COMMAND, it goes to the command and
+ * the capture ends when the command does (as perf and strace do); otherwise
+ * the capture ends.  The second ends the capture now, still with a complete
+ * trace.  A third is the default action (a capture stuck in its final drain). */
 static void on_stop(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	int saved = errno;
+
+	if (++stop_signals == 1 && command_pid > 0) {
+		kill(command_pid, sig);
+	} else {
+		stop_requested = 1;
+		if (stop_signals >= 2)
+			signal(sig, SIG_DFL);
+	}
+	errno = saved;
 }
 
+/* An epoch at the time the signal came, not when the loop sees it: FIFO lines
+ * and marks are ordered by when they arrived. */
 static void on_mark(int sig)
 {
+	struct timespec ts;
+
 	(void)sig;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (marks_requested < MAX_MARK_TIMES)
+		mark_times[marks_requested] = (uint64_t)ts.tv_sec * 1000000000ull +
+					      (uint64_t)ts.tv_nsec;
 	marks_requested++;
 }
 
@@ -61,6 +87,8 @@ struct recorder {
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
 	int fifo_fd;
+	int wait_fd;            /* epoll over the rings and the FIFO (-1: rings only) */
+	bool fifo_created;      /* ours: removed at the end */
 	char fifo_line[128];
 	size_t fifo_len;
 };
@@ -178,11 +206,12 @@ static void read_fifo(struct recorder *r, uint64_t now)
 	}
 }
 
-static int open_fifo(const char *path, int *fd_out)
+static int open_fifo(const char *path, int *fd_out, bool *created)
 {
 	struct stat st;
 
-	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
+	*created = mkfifo(path, 0600) == 0;
+	if (!*created && errno != EEXIST)
 		return -errno;
 	if (lstat(path, &st) < 0)
 		return -errno;
@@ -193,6 +222,43 @@ static int open_fifo(const char *path, int *fd_out)
 	if (fd < 0)
 		return -errno;
 	*fd_out = fd;
+	return 0;
+}
+
+/* Sleeps until a ring's consumer is woken, an epoch line is in the FIFO (read
+ * at once, so its time is when it arrived), or POLL_MS. */
+static int wait_for_work(struct recorder *r)
+{
+	struct epoll_event ev[2];
+	int n;
+
+	if (r->wait_fd < 0)
+		return ring_buffer__poll(r->rb, POLL_MS);
+	n = epoll_wait(r->wait_fd, ev, 2, POLL_MS);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.fd == r->fifo_fd)
+			read_fifo(r, clock_ns(CLOCK_MONOTONIC));
+	return 0;
+}
+
+static int setup_wait(struct recorder *r)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	r->wait_fd = -1;
+	if (r->fifo_fd < 0)
+		return 0;
+	r->wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->wait_fd < 0)
+		return -errno;
+	ev.data.fd = ring_buffer__epoll_fd(r->rb);
+	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
+		return -errno;
+	ev.data.fd = r->fifo_fd;
+	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, r->fifo_fd, &ev) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -443,6 +509,10 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 		if (got == launch->pid) {
 			*status = st;
 			launch->pid = -1;
+			command_pid = 0;
+			/* a stop signal went to the command: its end ends the capture */
+			if (stop_signals)
+				return true;
 		}
 	}
 	return katra_probes_tracked_count(r->probes) == 0;
@@ -490,7 +560,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 		pids[npids++] = pid;
 	}
-	rc = check_output(o);
+	rc = katra_preflight(o, stderr);
+	if (!rc)
+		rc = check_output(o);
 	if (rc)
 		return rc;
 
@@ -502,8 +574,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	r->o = o;
 	r->fifo_fd = -1;
+	r->wait_fd = -1;
 	if (o->epoch_fifo) {
-		rc = open_fifo(o->epoch_fifo, &r->fifo_fd);
+		rc = open_fifo(o->epoch_fifo, &r->fifo_fd, &r->fifo_created);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot open epoch FIFO '%s': %s\n",
 				o->epoch_fifo, strerror(-rc));
@@ -604,6 +677,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	if (!rc)
 		rc = katra_probes_new_ring_buffer(r->probes, pipeline_on_record, &r->pl, &r->rb);
+	if (!rc)
+		rc = setup_wait(r);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot set up the capture: %s\n", strerror(-rc));
 		goto cleanup;
@@ -626,7 +701,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 
 	/* the first SIGINT/SIGTERM/SIGHUP ends the capture cleanly; a second one
 	 * (the handler is reset) stops a capture stuck in its final drain */
-	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_handler = on_stop };
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
 	    sigaction(SIGHUP, &sa, NULL)) {
@@ -643,6 +718,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 
 	if (launch.pid > 0) {
+		command_pid = launch.pid;
 		rc = katra_launch_release(&launch);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot start the command: %s\n", strerror(-rc));
@@ -674,9 +750,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	sig_atomic_t marks_done = 0;
 	rc = 0;
 	while (!stop_requested && !rc) {
-		/* poll only returns the rings whose consumer was woken (a ring wakes
-		 * it past a fill threshold, not per record): then drain them all */
-		err = ring_buffer__poll(r->rb, POLL_MS);
+		/* wait for a ring past its wakeup threshold, an epoch line, or the
+		 * timer (rings do not wake the consumer per record); then drain all */
+		err = wait_for_work(r);
 		/* the watermark before the drain: below it, the drain gets it all */
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		uint64_t wm = ring_watermark(r, now);
@@ -689,12 +765,14 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 		while (marks_done != marks_requested) {
 			char name[32];
+			uint64_t at = marks_done < MAX_MARK_TIMES ? mark_times[marks_done] : now;
 			marks_done++;
 			snprintf(name, sizeof(name), "mark %d", (int)marks_done);
-			pipeline_queue_epoch(&r->pl, now, KATRA_EPOCH_SIGNAL, name);
+			pipeline_queue_epoch(&r->pl, at && at <= now ? at : now, KATRA_EPOCH_SIGNAL,
+					     name);
 		}
 		if (r->fifo_fd >= 0)
-			read_fifo(r, now);
+			read_fifo(r, now); /* what came since the wakeup read it */
 		if (now >= next_drops) {
 			check_drops(r, now);
 			next_drops = now + DROPS_EVERY_NS;
@@ -772,6 +850,10 @@ cleanup:
 		free(r->watermark);
 		if (r->fifo_fd >= 0)
 			close(r->fifo_fd);
+		if (r->fifo_created)
+			unlink(o->epoch_fifo);
+		if (r->wait_fd >= 0)
+			close(r->wait_fd);
 	}
 	free(r);
 	free(hs);
