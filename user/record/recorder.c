@@ -111,6 +111,37 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The recorder's peak RSS, and what of it the BPF rings' mappings hold now
+ * (the kernel maps a ring's data twice): peak - rings is its own memory. */
+static void memory_use(uint64_t *peak_kib, uint64_t *ring_kib)
+{
+	char line[512];
+	bool in_map = false;
+	FILE *f;
+
+	*peak_kib = *ring_kib = 0;
+	f = fopen("/proc/self/status", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "VmHWM: %" SCNu64, peak_kib) == 1)
+				break;
+		fclose(f);
+	}
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t kib;
+		unsigned long lo, hi;
+		/* a mapping's header line names it: "lo-hi perms off dev inode name" */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in_map = strstr(line, "anon_inode:bpf") != NULL;
+		else if (in_map && sscanf(line, "Rss: %" SCNu64 " kB", &kib) == 1)
+			*ring_kib += kib;
+	}
+	fclose(f);
+}
+
 /* ---- periodic work ---- */
 
 static void check_drops(struct recorder *r, uint64_t now)
@@ -822,6 +853,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	res->bytes = katra_writer_bytes(r->w);
 	res->cpu_ns_capture = cpu_ns() - res->cpu_ns_setup;
+	memory_use(&res->peak_rss_kib, &res->ring_rss_kib);
 	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
 			r->pl.bad_records);

@@ -60,11 +60,13 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
 		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
-		",\"loss_pct\":%.4f,\"live_after_ns\":%" PRIu64
+		",\"loss_pct\":%.4f,\"peak_rss_kib\":%" PRIu64
+		",\"ring_rss_kib\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
 		",\"probes_attached\":%u,\"probes_failed\":%u",
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
 		res->duration_ns, res->late, res->offcpu_inferred, katra_record_loss_pct(res),
+		res->peak_rss_kib, res->ring_rss_kib,
 		res->live_after_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed);
