@@ -133,11 +133,16 @@ fuzz: $(B)/fuzz/fuzz-reader $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all
+integration-test: all $(B)/bench/gameloop
 	tests/integration/run.sh
 
-test: all
+test: all $(B)/bench/gameloop
 	tests/run-all.sh
+
+# make bench's game workload (bench/Makefile builds it; make test gives it a
+# quick unit run: tests/integration/t_gameloop.sh)
+$(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
+	$(MAKE) -s -C bench ../$(B)/bench/gameloop
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)

@@ -14,7 +14,7 @@ packages=(
 	libclang-rt-14-dev              # sanitizer runtimes for clang
 )
 if [[ "${1:-}" == "--bench" ]]; then
-	packages+=(trace-cmd bpftrace linux-perf strace)
+	packages+=(trace-cmd bpftrace linux-perf strace python3-matplotlib)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then
