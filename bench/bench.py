@@ -243,7 +243,7 @@ class Bpftrace(Tool):
         return file_has(self.log, 'READY')
 
     def count(self):
-        n = int(sh(f"grep -c '^[0-9].* tracepoint:' {self.log}") or 0)
+        n = int(sh(f"grep -c '^-*[0-9]* [0-9]* tracepoint:' {self.log}") or 0)
         with open(self.log, errors='replace') as f:
             lost = sum(int(x) for x in re.findall(r'Lost (\d+) events', f.read()))
         return dict(recorded=n, lost=lost, bytes=os.path.getsize(self.log))
