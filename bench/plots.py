@@ -189,7 +189,16 @@ def plot_timeline(game, path):
     b = tl['bin_ns'] / 1e9
     ev = tl['events']
     fig, ax = plt.subplots(figsize=(13, 4.8))
-    xs = [(i + 0.5) * b for i in range(len(ev))]
+    loop = None
+    if tl.get('start_mono_ns') and r.get('start_mono_ns'):
+        t0 = (r['start_mono_ns'] - tl['start_mono_ns']) / 1e9
+        loop = (t0, t0 + r['elapsed_ns'] / 1e9)
+    # whole bins inside the frame loop only: a bin cut by its start or end
+    # would read as a dip
+    keep = [i for i in range(len(ev)) if loop is None and 0 < i < len(ev) - 1 or
+            loop is not None and i * b >= loop[0] and (i + 1) * b <= loop[1]]
+    xs = [(i + 0.5) * b for i in keep]
+    ev = [ev[i] for i in keep]
     ax.plot(xs, [n / b for n in ev], color=COLOR['katra-record'], lw=1.2,
             label=f'events/s written ({b * 1e3:.0f} ms bins, from the events\' timestamps)')
     rec = sorted((c[0], c[3]) for c in tl['counters'] if c[1] == 'EventsRecorded')
@@ -208,10 +217,8 @@ def plot_timeline(game, path):
     ax.set_ylim(0, None)
     ax.grid(alpha=0.3)
     # the workload's frames, placed by CLOCK_MONOTONIC
-    if tl.get('start_mono_ns') and r.get('start_mono_ns'):
-        t0 = (r['start_mono_ns'] - tl['start_mono_ns']) / 1e9
-        ax.axvspan(t0, t0 + r['elapsed_ns'] / 1e9, color='#dddddd', alpha=0.5,
-                   label='the frame loop')
+    if loop:
+        ax.axvspan(loop[0], loop[1], color='#dddddd', alpha=0.5, label='the frame loop')
     a2 = ax.twinx()
     dropped = {}
     for ts, kind, inst, v in sorted(c for c in tl['counters'] if c[1] == 'EventsDropped'):
