@@ -151,10 +151,10 @@ fuzz: $(B)/fuzz/fuzz-reader $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all
+integration-test: all $(B)/bench/gameloop
 	tests/integration/run.sh
 
-test: all
+test: all $(B)/bench/gameloop
 	tests/run-all.sh
 
 # The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
@@ -165,6 +165,11 @@ $(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 test-vm: all $(B)/vm/katra-vmcheck
 	tests/vm/run.sh $(VM_ARGS)
+
+# make bench's game workload (bench/Makefile builds it; make test gives it a
+# quick unit run: tests/integration/t_gameloop.sh)
+$(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
+	$(MAKE) -s -C bench ../$(B)/bench/gameloop
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)

@@ -18,7 +18,7 @@ packages=(
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
 )
 if [[ "${1:-}" == "--bench" ]]; then
-	packages+=(trace-cmd bpftrace linux-perf strace)
+	packages+=(trace-cmd bpftrace linux-perf strace python3-matplotlib)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then
