@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -114,6 +115,19 @@ static int parse_pids(const char *arg, struct kx_options *o)
 	}
 }
 
+static int export_to_stream(const char *trace, const struct kx_options *o, FILE *f,
+			    const char *name)
+{
+	int ret = katra_export_chrome(trace, o, f, stderr);
+
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "katra-replay: export: cannot write %s: %s\n", name,
+			strerror(errno ? errno : EIO));
+		ret = ret ? ret : -EIO;
+	}
+	return ret;
+}
+
 /* Exports into a temporary file beside out, renamed over it when done. */
 static int export_to_file(const char *trace, const struct kx_options *o, const char *out)
 {
@@ -168,6 +182,7 @@ int katra_cmd_export(int argc, char **argv)
 	};
 	struct kx_options o = { 0 };
 	const char *out = NULL;
+	struct stat st;
 	int c, ret;
 
 	opterr = 0;
@@ -226,11 +241,21 @@ int katra_cmd_export(int argc, char **argv)
 	if (o.from.set && o.to.set && !o.from.by_epoch && !o.to.by_epoch && o.from.ns > o.to.ns)
 		return katra_cli_usage_error("export", "%s", "--from is after --to");
 	if (!strcmp(out, "-")) {
-		ret = katra_export_chrome(argv[optind], &o, stdout, stderr);
-		if (fflush(stdout) || ferror(stdout)) {
-			fprintf(stderr, "katra-replay: export: cannot write output: %s\n",
+		ret = export_to_stream(argv[optind], &o, stdout, "standard output");
+	} else if (!stat(out, &st) && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO: write to it as it is, never rename over it */
+		FILE *f = fopen(out, "w");
+
+		if (!f) {
+			fprintf(stderr, "katra-replay: export: cannot open '%s': %s\n", out,
 				strerror(errno));
-			ret = ret ? ret : -EIO;
+			return 1;
+		}
+		ret = export_to_stream(argv[optind], &o, f, out);
+		if (fclose(f) && !ret) {
+			fprintf(stderr, "katra-replay: export: cannot write '%s': %s\n", out,
+				strerror(errno));
+			ret = -EIO;
 		}
 	} else {
 		ret = export_to_file(argv[optind], &o, out);
