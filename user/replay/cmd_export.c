@@ -149,6 +149,12 @@ static int export_to_file(const char *trace, const struct kx_options *o, const c
 		free(tmp);
 		return ret;
 	}
+	{
+		mode_t um = umask(0); /* a plain new file's mode, not mkstemp's 0600 */
+
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
 	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	ret = katra_export_chrome(trace, o, f, stderr);
 	cret = fclose(f);

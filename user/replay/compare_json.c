@@ -131,9 +131,9 @@ static void kinds(FILE *f, const struct kr_compare *c)
 		kind_side(f, kb, &b50, &b99);
 		fprintf(f, ",\"count_change\":%lld,\"p50_change_percent\":",
 			(long long)kb->count - (long long)ka->count);
-		pct(f, a50, b50);
+		pct(f, ka->dur && kb->dur ? a50 : 0, b50);
 		fputs(",\"p99_change_percent\":", f);
-		pct(f, a99, b99);
+		pct(f, ka->dur && kb->dur ? a99 : 0, b99);
 		fputc('}', f);
 	}
 	fputc(']', f);

@@ -109,7 +109,7 @@ static void threads(FILE *f, const struct kr_compare *c)
 
 static void kinds(FILE *f, const struct kr_compare *c)
 {
-	char b[6][24];
+	char b[3][24];
 
 	fprintf(f, "\n%-24s %9s %9s %9s %11s %11s %9s %11s %11s %9s\n", "per kind", "A count",
 		"B count", "change", "A p50", "B p50", "change", "A p99", "B p99", "change");
@@ -124,14 +124,16 @@ static void kinds(FILE *f, const struct kr_compare *c)
 		fprintf(f, "  %-22s %9llu %9llu %+9lld", name, (unsigned long long)ka->count,
 			(unsigned long long)kb->count, (long long)kb->count - (long long)ka->count);
 		if (ka->dur || kb->dur) {
-			uint64_t a50 = ka->dur ? kr_histo_percentile(ka->dur, 500) : 0;
-			uint64_t b50 = kb->dur ? kr_histo_percentile(kb->dur, 500) : 0;
-			uint64_t a99 = ka->dur ? kr_histo_percentile(ka->dur, 990) : 0;
-			uint64_t b99 = kb->dur ? kr_histo_percentile(kb->dur, 990) : 0;
+			for (int q = 0; q < 2; q++) {
+				unsigned pm = q ? 990 : 500;
+				uint64_t va = ka->dur ? kr_histo_percentile(ka->dur, pm) : 0;
+				uint64_t vb = kb->dur ? kr_histo_percentile(kb->dur, pm) : 0;
 
-			fprintf(f, " %11s %11s %9s %11s %11s %9s", dur(b[0], 24, a50),
-				dur(b[1], 24, b50), change(b[2], 24, a50, b50), dur(b[3], 24, a99),
-				dur(b[4], 24, b99), change(b[5], 24, a99, b99));
+				/* "-": no completed span of this kind on that side */
+				fprintf(f, " %11s %11s %9s", ka->dur ? dur(b[0], 24, va) : "-",
+					kb->dur ? dur(b[1], 24, vb) : "-",
+					ka->dur && kb->dur ? change(b[2], 24, va, vb) : "-");
+			}
 		}
 		fputc('\n', f);
 	}
