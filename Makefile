@@ -174,6 +174,17 @@ $(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
 bench: all
 	bench/run.sh $(BENCH_ARGS)
 
+# speedscope, the viewer the export test opens in headless Chromium
+# (tests/integration/t_export_viewer.sh): its npm package, pinned, served
+# from its own files under build/speedscope.
+SPEEDSCOPE_VERSION ?= 1.25.0
+SPEEDSCOPE_INDEX := $(B)/speedscope/node_modules/speedscope/dist/release/index.html
+.PHONY: speedscope
+speedscope: $(SPEEDSCOPE_INDEX)
+$(SPEEDSCOPE_INDEX):
+	@mkdir -p $(B)/speedscope
+	npm install --no-audit --no-fund --no-save --prefix $(B)/speedscope speedscope@$(SPEEDSCOPE_VERSION)
+
 clean:
 	rm -rf $(B) format/rust/target
 

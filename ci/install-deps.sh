@@ -10,6 +10,7 @@ packages=(
 	libcriterion-dev                # unit tests
 	liburing-dev                    # io_uring test and bench workloads
 	python3 jq                      # integration test assertions
+	chromium                        # export viewer test: speedscope in headless Chromium
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
 	libclang-rt-14-dev              # sanitizer runtimes for clang
 	# make test-vm: Debian kernels booted under QEMU (TCG) from a busybox
@@ -38,3 +39,8 @@ fi
 if [[ ! -d /sys/kernel/tracing/events ]]; then
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 fi
+# speedscope for the export viewer test: the npm package, pinned in the
+# Makefile (SPEEDSCOPE_VERSION), into build/speedscope; npm from Debian when
+# no node is installed
+command -v npm >/dev/null || apt-get install -y -q --no-install-recommends npm
+make -C "$(dirname "$0")/.." speedscope

@@ -15,6 +15,8 @@ static const struct katra_replay_cmd cmds[] = {
 	{ "verify", "check every format rule; exit 1 if any is broken", katra_cmd_verify },
 	{ "dump", "the header, then one line per record (--jsonl for scripts)", katra_cmd_dump },
 	{ "stats", "what the capture holds: events, spans, drops, epochs", katra_cmd_stats },
+	{ "compare", "is B the same run as A? hashes, equivalence, first divergence", katra_cmd_compare },
+	{ "export", "a timeline for Perfetto, chrome://tracing, speedscope (Chrome JSON)", katra_cmd_export },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

@@ -10,6 +10,11 @@
 
 #define KATRA_EXIT_USAGE 2
 
+/* issue 9: comparing two runs, exporting a timeline (user/replay/cmd_compare.c,
+ * cmd_export.c) */
+int katra_cmd_compare(int argc, char **argv);
+int katra_cmd_export(int argc, char **argv);
+
 struct katra_replay_cmd {
 	const char *name;
 	const char *summary; /* one line for the global help */
