@@ -10,6 +10,7 @@ packages=(
 	libcriterion-dev                # unit tests
 	liburing-dev                    # io_uring test and bench workloads
 	python3 jq                      # integration test assertions
+	strace                          # the strace oracle test (t_oracle.sh)
 	chromium                        # export viewer test: speedscope in headless Chromium
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
 	libclang-rt-14-dev              # sanitizer runtimes for clang
@@ -19,7 +20,7 @@ packages=(
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
 )
 if [[ "${1:-}" == "--bench" ]]; then
-	packages+=(trace-cmd bpftrace linux-perf strace python3-matplotlib)
+	packages+=(trace-cmd bpftrace linux-perf python3-matplotlib)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then
