@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # katra-record build.  `make` builds every binary into build/; `make test` runs
 # the whole suite; `make bench` the benchmarks; `make fuzz` the fuzzer.
 # Sources are picked up by directory, so a new module needs no Makefile edit.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """katra-record benchmark driver: workloads x tracers, interleaved runs.
 
 One "event" is one tracepoint hit of the workload's ground truth (a syscall

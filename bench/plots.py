@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Plots of the game bench (bench.py's "game" results) as PNGs.
 
     python3 bench/plots.py [bench/results/latest.json [OUTDIR]]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `make bench` entry point: installs the peer tracers when missing, builds the
 # bench programs (bench/Makefile -> build/bench/), runs bench/bench.py.
 # usage: bench/run.sh [--quick] [--runs N] [--only sys1,...,game] [--columns a,b]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The one definition of the globals shared by every katra probe object. */
 #include "common.bpf.h"
 

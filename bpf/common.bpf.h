@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by every katra probe: settings, the tracked-tgid filter, the per-CPU
  * rings with batched wakeups, drop counters, and the pending-syscall store.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* exceptions:page_fault_user of tracked threads, measured to the return of
  * handle_mm_fault where fexit attaches (see katra_ev_page_fault in wire.h). */
 #include "common.bpf.h"

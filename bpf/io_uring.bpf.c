@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* io_uring: ring creation, request submission and completion.  Rings touched
  * by a tracked process are remembered, so completions posted from another
  * context (io-wq worker, SQPOLL thread, interrupt) are still written. */

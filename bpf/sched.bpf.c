@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Scheduler and process lifecycle: sched_switch, sched_waking,
  * sched_wakeup_new, sched_process_fork / exec / exit.  Each probe has a tp_btf
  * and a raw_tp flavour; the loader turns one of them off before load. */

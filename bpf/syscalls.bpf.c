@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* raw_syscalls sys_enter / sys_exit for every syscall of tracked threads.
  * The enter is kept in its CPU's slot and one combined record is written at the
  * exit (see KATRA_EV_SYSCALL in wire.h); sched.bpf.c flushes a pending enter

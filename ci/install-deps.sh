@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs every Debian package katra-record needs to build, test and
 # benchmark.  Idempotent; run as root.  `--bench` adds the peer tracers.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `make test`: every suite, one after the other, whatever fails; the totals
 # are the last line ("N passed, N failed").
 set -uo pipefail
@@ -41,6 +42,7 @@ run() {
 	echo "=== $name: $p passed, $f failed (exit $rc)"
 }
 
+run spdx tools/spdx.sh --check
 run unit make -s unit-test
 run asan-ubsan make -s asan-test
 run rust-compat make -s rust-test

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # C <-> Rust compatibility of the Katra trace format, with the real bincode
 # 1.x crate (format/rust/, built offline from Debian's packaged crates):
 #   C writes the sample trace -> Rust decodes and re-encodes every record to

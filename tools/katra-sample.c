@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-sample FILE: writes the fixed sample trace (every record type, every
  * enum variant, every payload shape) to FILE, replacing it. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-replay: read a Katra trace.  A table of subcommands and the global
  * help only; each subcommand parses its own options (user/replay/cmd_*.c,
  * include/katra/replay_cli.h).

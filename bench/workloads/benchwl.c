@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Bench workloads with exact ground truth, one program, one loop per KIND.
  *
  * usage: benchwl KIND [--gate FILE] [--threads T] N

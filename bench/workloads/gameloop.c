@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A game's CPU side, as a Proton game's looks to the kernel, with exact
  * per-kind syscall counts (the ground truth for a tracer's loss).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Katra trace format v1: the C types that mirror format/schema.txt, and the
  * codec, writer, reader and verifier that work on them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* katra-replay's subcommands: each lives in user/replay/cmd_NAME.c with its
  * own option parsing and --help, and is listed once in the table in
  * user/katra-replay.c.  A subcommand's main gets argv with argv[0] = its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* katra wire contract: the records the BPF probes write into the per-CPU rings
  * and the recorder reads back.  Shared by bpf/ and user/record/.
  *

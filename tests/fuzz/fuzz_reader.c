@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* libFuzzer entry: the input is a whole trace file.  It is opened from
  * memory and run through the verifier, then read again record by record to
  * check that every record that decodes re-encodes to the bytes it came from

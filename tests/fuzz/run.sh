@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzzes the trace reader + verifier for SECONDS (default 20).  Builds
 # nothing: `make fuzz` / `make fuzz-smoke` build build/fuzz/fuzz-reader and
 # build/katra-sample first.  Seeds build/fuzz/corpus from the sample trace,

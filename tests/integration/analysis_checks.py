@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Checks of katra-replay compare and export on real captures (stdlib only).
 
 usage: analysis_checks.py CHECK ARGS...   (see CHECKS at the bottom)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Checks of bench/workloads/gameloop's JSON (t_gameloop.sh).  No timing is
 asserted: only what the counts and the structure must be.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Ground-truth checks for the katra-record integration tests (stdlib only).
 
 usage: ktrace.py CHECK ARGS...   (see CHECKS at the bottom)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """The strace oracle: per thread and per syscall, katra-record's spans equal
 what strace -f printed for the same run (the workload ran under strace inside
 the capture).  usage: oracle_check.py TRACE.jsonl STRACE.txt"""

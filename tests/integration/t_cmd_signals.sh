@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Behaves like perf and strace: SIGINT or SIGTERM to the recorder goes to -- COMMAND and
 # the capture ends with it (no orphan, its status, a valid trace); SIGHUP ends
 # a -p capture like SIGTERM; bad path options fail before the capture starts;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # katra-replay compare on real captures: the same deterministic workload
 # (syscalls, fixed counts, traced from its exec) twice is equivalent; a run
 # with one extra pread after the 50th getppid differs, and the first

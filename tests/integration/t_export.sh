@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # katra-replay export of a real capture of the demo workload (files read with
 # read and io_uring, two threads handing work to each other, a child
 # process): one slice per span, nested per thread, off-CPU slices named for

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The export of a real capture of the demo workload opened in a real viewer:
 # speedscope (its npm package, served from its own files) in headless
 # Chromium imports it as a Trace Event Format profile without error and lists

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/workloads/gameloop (make bench's game workload), untraced, a few
 # frames: it waits at its gate, prints one valid JSON line whose counts add
 # up, the same seed gives the same job-side counts, --uncapped does not pace,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The strace oracle: a multi-threaded program with signal handlers (a syscall
 # in the handler, rt_sigreturn), futex hand-offs, file reads, forks and execs
 # runs under `strace -f` inside a capture; per thread and per syscall the

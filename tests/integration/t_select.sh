@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # -e io: the kernel filters unselected syscalls and layers: exactly the N
 # pread64 spans, no getppid, no OffCpu, no page faults, a valid trace whose
 # notes say what was selected.

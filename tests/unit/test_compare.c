@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-replay compare: kind lists, the alignment (against a brute-force
  * LCS), renumbering and both hashes on hand-built traces, and the whole
  * comparison of two trace files (first divergence found by the second

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-replay export: the Chrome JSON writer's number format, the exact
  * output for a tiny trace built with the format library (names, a syscall
  * span, off-CPU with its reason and the wakeup's flow arrow, an instant, a

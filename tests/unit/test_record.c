@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The recorder's core without the kernel: reordering, span pairing and cause
  * resolution from hand-made wire records, syscall decoding, argument parsing. */
 #include <inttypes.h>

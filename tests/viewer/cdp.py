@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A minimal Chrome DevTools Protocol client over --remote-debugging-pipe
 (file descriptors 3 and 4, messages separated by NUL): enough to load a page
 in headless Chromium, read its text, click, and take a screenshot, with no

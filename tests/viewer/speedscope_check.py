@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Loads a Chrome trace-event JSON (katra-replay export) into speedscope,
 served from its own files (its npm package's dist/release, the way its
 `speedscope FILE` command does it: a file:// page plus a generated script

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload for the strace oracle: a real multi-threaded program with signal
  * handlers, forks and execs, run under strace -f inside a katra-record
  * capture so both count the same syscalls per thread (t_oracle.sh).

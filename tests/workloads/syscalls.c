@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: exactly N pread64(fd, buf, 1, i % size) of a known file, then
  * exactly M getppid(), on each of T threads (T = 1: the main thread does it).
  *

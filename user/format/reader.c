@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Streaming trace reader.  It holds at most one record (<= 16 MiB) plus a
  * read-ahead chunk whatever the file size, checks the framing before it
  * trusts any length, and says precisely where a damaged file stops being a

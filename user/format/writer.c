@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Trace writer: framing, header, then u32-length-prefixed records encoded
  * straight into one preallocated buffer (no allocation per record).  The
  * file only ever holds whole records: a short write is cut back to the last

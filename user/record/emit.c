@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The emitter's core: records, thread and process state, dispatch.  The
  * events themselves are built in emit_syscall.c, emit_sched.c, emit_task.c
  * and emit_misc.c. */

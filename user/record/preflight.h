@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Every path option checked before the capture starts (a capture must not
  * run for an hour and then fail to write its summary). */
 #ifndef KATRA_RECORD_PREFLIGHT_H

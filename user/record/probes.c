@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Loader for the katra BPF probes: picks tp_btf or raw_tp per probe, sizes the
  * maps, creates one ring per possible CPU, attaches what it can and says what
  * it could not. */

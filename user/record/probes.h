@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Loader for the katra BPF probes (skeleton katra_bpf): open + load with the
  * user's settings, track processes, attach every probe it can, and hand the
  * per-CPU rings to the recorder.  Records are defined in <katra/wire.h>.

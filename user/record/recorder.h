@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The capture: load and attach the probes for the targets, drain the rings,
  * order, emit, and finish a complete trace whatever ends the capture
  * (Ctrl-C, SIGTERM, the end of -d, every target gone, or a write error). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Event selection (-e CLASS[,CLASS...]), like perf's and bpftrace's: which
  * syscalls and which probe layers a capture records.  The syscall part is a
  * bitmap the BPF programs read, so an unselected syscall costs only the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The end-of-capture summary: a few lines for people on stderr, the same
  * figures as one JSON object for scripts (--summary-json). */
 #include <errno.h>

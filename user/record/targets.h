@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The processes a capture starts from: PIDs given with -p, or a command
  * started paused so that its first instruction runs after the probes are
  * live. */

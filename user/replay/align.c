@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Sequence alignment for compare (see align.h). */
 #include <errno.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Alignment of two token sequences (one thread's events on each side of a
  * compare): how many tokens a common subsequence keeps, and where the two
  * first differ.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Chrome trace-event JSON syntax (see chrome.h). */
 #include "chrome.h"
 #include "katra/replay.h"

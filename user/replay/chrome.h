@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A streaming writer of the Chrome trace-event JSON format (the "JSON Object
  * Format" that Perfetto UI, chrome://tracing and speedscope read):
  *

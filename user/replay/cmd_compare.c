@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `katra-replay compare A B`: argument parsing only; the work is in
  * compare.c, cmp_trace.c, cmp_read.c, align.c. */
 #include <getopt.h>

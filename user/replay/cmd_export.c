@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `katra-replay export TRACE -o OUT.json`: argument parsing and the output
  * file; the work is in export.c, export_emit.c, export_spans.c,
  * export_seen.c, chrome.c. */

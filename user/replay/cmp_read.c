@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Reading a trace for compare: the load pass and the second pass that
  * describes the events where threads first differ. */
 #include <errno.h>

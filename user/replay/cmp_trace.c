@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* One side of compare: tokens, renumbering, labels and hashes (see
  * cmp_trace.h). */
 #define _GNU_SOURCE /* qsort_r */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* One side of `katra-replay compare`: a trace reduced to what two runs of the
  * same deterministic workload share.
  *

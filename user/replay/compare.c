@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compare: pairing threads, aligning each pair, describing where they part
  * (see compare.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `katra-replay compare A B`: are two traces the same run of a
  * deterministic workload, and where do they part?  Both sides are reduced by
  * cmp_trace.h; threads are paired by their renumbered (process, thread), and

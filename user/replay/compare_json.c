@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compare's JSON report (one object; hashes as "0x..." strings so that no
  * JSON reader rounds them).  Shape:
  *   {"a":SIDE,"b":SIDE,"equivalent":B,"structural_equal":B,"causal_equal":B,

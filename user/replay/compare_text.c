@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compare's plain-text report: both hashes, the equivalence, the threads
  * that differ with their first divergence, and the per-kind table. */
 #include <stdio.h>

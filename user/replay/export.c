@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* export: reading the trace once, deciding what is inside the filters, and
  * the end of the output (see export.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `katra-replay export`: a Katra trace as a Chrome trace-event JSON timeline,
  * streamed with memory bounded whatever the trace length.
  *

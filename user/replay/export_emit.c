@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* export: writing each kind of output event (see export.h for the
  * mapping). */
 #include <stdio.h>

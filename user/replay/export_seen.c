@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* export: events remembered by seq so that a cause met later can be drawn
  * as an arrow.  Two direct-mapped tables (slot = seq mod size, no
  * allocation after init): one for every event, one for the kinds that start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* export: the open spans, a pool indexed from an id map, bounded by
  * EXPORT_MAX_OPEN_SPANS.  A Begin's payload is kept (its strings copied) so
  * the complete event written at the End can carry it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* 64-bit FNV-1a (format/SPEC.md section 6), for the analysis hashes. */
 #ifndef KATRA_REPLAY_FNV_H
 #define KATRA_REPLAY_FNV_H

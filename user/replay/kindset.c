@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Kind sets from and to text (see kindset.h). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Sets of event kinds as a bit mask (EventKind has fewer than 64 variants),
  * parsed from a comma-separated list of the spec's kind names. */
 #ifndef KATRA_REPLAY_KINDSET_H

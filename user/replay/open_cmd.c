@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Trace opening and end-of-read reporting for compare and export. */
 #include <errno.h>
 #include <string.h>

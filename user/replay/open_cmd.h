@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Opening a trace and reporting how a read ended, with the command's name
  * in every message ("katra-replay: CMD: ..."), for the commands that say
  * which one is talking (compare, export). */
