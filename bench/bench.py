@@ -33,7 +33,13 @@ WORKLOADS = {
     'pingpong': (['pingpong'], 200000, False),
     'pagefault': (['pagefault'], 500000, True),
     'uring': (['uring'], 1000000, True),
+    # the loss storm of issue 7: 4 threads x 400,000 getppid at once
+    'storm': (['storm', '--threads', '4'], 400000, False),
 }
+# the storm compares loss side by side: the recorders only
+STORM_COLUMNS = {'untraced', 'katra-record', 'trace-cmd', 'perf'}
+# threads per workload (the driver waits for them before starting a tracer)
+THREADS = {'sys2': 2, 'pingpong': 2, 'storm': 4}
 TPS = ['raw_syscalls:sys_enter', 'raw_syscalls:sys_exit', 'sched:sched_switch',
        'sched:sched_waking', 'sched:sched_wakeup_new', 'sched:sched_process_fork',
        'sched:sched_process_exec', 'sched:sched_process_exit', 'exceptions:page_fault_user',
@@ -159,8 +165,14 @@ class Katra(Tool):
         self.live_ns = j.get('live_after_ns')
         # its own CPU from live to the end: the per-event cost without the
         # one-off setup (BTF parsing, loading and attaching the probes)
+        # the recorder's own memory: its peak RSS less what the rings'
+        # mappings hold (the kernel maps each ring's pages twice)
+        own = None
+        if j.get('peak_rss_kib') is not None and j.get('ring_rss_kib') is not None:
+            own = j['peak_rss_kib'] - j['ring_rss_kib']
         return dict(recorded=j['events'], lost=j['dropped'], bytes=os.path.getsize(self.out),
-                    capture_cpu_ns=j.get('cpu_ns_capture'))
+                    capture_cpu_ns=j.get('cpu_ns_capture'), own_rss_kib=own,
+                    late=j.get('late_events'))
 
     def cleanup(self):
         super().cleanup()
@@ -412,7 +424,7 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
 
 def run_one(col, wl, n, d):
     args, _, single = WORKLOADS[wl]
-    nth = 1 if single else 2  # sys --threads 2, pingpong
+    nth = 1 if single else THREADS.get(wl, 2)
     res, truth = traced(col, lambda g: [WL] + args + ['--gate', g, str(n)], nth, d)
     if truth is not None and 'error' not in res:
         res.update(elapsed_ns=truth['elapsed_ns'], truth=truth['total'], truth_by=truth['events'])
@@ -433,7 +445,7 @@ def summarize(runs, base_ns_per_event, base_truth):
         return {'error': runs[0].get('error', 'no run') if runs else 'not run'}
     s = {'runs': len(ok)}
     for k in ('elapsed_ns', 'truth', 'recorded', 'lost', 'lost_chunks', 'bytes', 'cpu_ns', 'rss_kib',
-              'live_ms', 'live_reported_ms', 'capture_cpu_ns'):
+              'live_ms', 'live_reported_ms', 'capture_cpu_ns', 'own_rss_kib', 'late'):
         s[k] = med([r.get(k) for r in ok])
     added = [(r['elapsed_ns'] - base_ns_per_event * base_truth) / base_truth for r in ok]
     slow = [r['elapsed_ns'] / (base_ns_per_event * base_truth) for r in ok]
@@ -496,7 +508,7 @@ def targets(res):
         a, b = k['added_ns']['median'], fn['added_ns']['median']
         add('stretch: sys1 within 1.5x floor-noop', a <= 1.5 * b, f'{a:.0f} vs 1.5x{b:.0f}')
     for wl, (_, _, single) in WORKLOADS.items():
-        if single:
+        if single and wl != 'storm':
             c = cell(wl, 'katra-record')
             lost = c.get('lost')
             add(f'{wl}: zero lost', lost == 0, f'lost {lost}')
@@ -513,13 +525,30 @@ def targets(res):
            if res[wl].get('katra-record', {}).get('capture_cpu_ns_per_event') is not None]
     add('recorder CPU <= 100 ns/event after live (worst workload)', bool(cpu) and max(cpu) <= 100,
         f'{max(cpu):.0f}' if cpu else 'no data')
+    st = {c: cell('storm', c) for c in ('katra-record', 'trace-cmd', 'perf')}
+    k = st['katra-record']
+    if k.get('recorded') is not None:
+        others = ', '.join(f"{c} {st[c]['loss_pct']:.2f} %" for c in ('trace-cmd', 'perf')
+                           if st[c].get('loss_pct') is not None)
+        add('storm (4 x 400k getppid): loss <= 1 %', k['loss_pct'] <= 1.0,
+            f"{k['loss_pct']:.2f} %" + (f' (side by side: {others})' if others else ''))
+        add('storm: 0 invented times (no late or Estimated events)', not k.get('late'),
+            f"{k.get('late') or 0:.0f} late")
+        add('storm: recorded + lost = what happened', 0 <= k['extra'] <= 0.001 * k['truth'],
+            f"extra {k['extra']:.0f} of {k['truth']:.0f}")
+    else:
+        add('storm (4 x 400k getppid): loss <= 1 %', False, k.get('error', 'did not run'))
+    own = [res[wl]['katra-record'].get('own_rss_kib') for wl in res
+           if res[wl].get('katra-record', {}).get('own_rss_kib') is not None]
+    add("recorder's own peak RSS (rings excluded) <= 32 MiB", bool(own) and max(own) <= 32 * 1024,
+        f'{max(own) / 1024:.1f} MiB' if own else 'no data')
     rss = [res[wl]['katra-record'].get('rss_kib') for wl in res
            if res[wl].get('katra-record', {}).get('rss_kib')]
-    # katra-record's default ring is 8 MiB per CPU; the kernel maps a BPF
-    # ring's data pages twice (so records never wrap) and pre-populates both
-    # mappings, so each ring shows in RSS twice, idle or not
+    # katra-record's rings share a 64 MiB budget (at most 32 MiB per CPU);
+    # the kernel maps a BPF ring's data pages twice (so records never wrap)
+    # and pre-populates both mappings, so each ring shows in RSS twice
     ncpu = os.cpu_count() or 2
-    ring_kib = ncpu * 8192 * 2
+    ring_kib = min(64 * 1024, ncpu * 32 * 1024) * 2
     add('recorder peak RSS <= 32 MiB + rings', bool(rss) and max(rss) <= 32 * 1024 + ring_kib,
         f'{max(rss) / 1024:.1f} MiB (rings {ring_kib / 1024:.0f} MiB)' if rss else 'no data')
     live = [res[wl]['katra-record'].get('live_ms') for wl in res
@@ -581,7 +610,13 @@ def game_run(col, uncapped, seconds, d, timeline=False):
     return res
 
 
+# the game also runs katra-record with -e io (issue 10: cost as a choice)
+GAME_VARIANTS = {'katra-record -e io': ['-e', 'io']}
+
+
 def game_columns(a):
+    for name, args in GAME_VARIANTS.items():
+        KATRA_VARIANTS.setdefault(name, args)
     cols = GAME_COLUMNS + [v for v in KATRA_VARIANTS if v not in GAME_COLUMNS]
     if a.columns:
         want = a.columns.split(',')
@@ -708,7 +743,41 @@ def game_targets(gs):
     name = 'game: katra-record 0 events lost at 60 Hz (every run)'
     add(name, have['katra-record'] and k.get('lost_max') == 0,
         f"lost max {k.get('lost_max')}" if have['katra-record'] else 'did not run')
+    io = gs.get('katra-record -e io', {})
+    for q in ('p50', 'p99'):
+        name = f"game {q}: katra-record -e io excess <= 0.3 x the full capture's"
+        if have['katra-record'] and 'excess' in io:
+            a, b = io['excess'][q], k['excess'][q]
+            add(name, a <= 0.3 * max(b, 0.0), f'{a:.3f} vs 0.3 x {b:.3f} = {0.3 * b:.3f}')
+        else:
+            add(name, False, 'katra-record -e io did not run')
     return t
+
+
+def pipeline_scaling(runs):
+    """The merge's cost per event and memory with 2, 16 and 128 synthetic
+    rings (build/pipeline-bench: the real pipeline and writer, no kernel)."""
+    out = {}
+    for rings in (2, 16, 128):
+        rs = []
+        for _ in range(runs):
+            r = subprocess.run([os.path.join(B, 'pipeline-bench'), '2000000', '/dev/shm',
+                                str(rings)], capture_output=True, text=True)
+            if r.returncode == 0:
+                rs.append(json.loads(r.stdout))
+        if rs:
+            out[rings] = {'ns_per_event': med([x['ns_per_event'] for x in rs]),
+                          'peak_rss_kib': max(x['peak_rss_kib'] for x in rs)}
+    t = []
+    if 2 in out and 128 in out:
+        a, b = out[128]['ns_per_event'], out[2]['ns_per_event']
+        t.append({'target': 'pipeline: cost per event at 128 rings <= 1.3 x at 2 rings',
+                  'result': 'PASS' if a <= 1.3 * b else 'FAIL',
+                  'detail': f'{a:.1f} vs 1.3 x {b:.1f} ns'})
+        m = max(x['peak_rss_kib'] for x in out.values())
+        t.append({'target': 'pipeline: its own memory <= 32 MiB (any ring count)',
+                  'result': 'PASS' if m <= 32 * 1024 else 'FAIL', 'detail': f'{m / 1024:.1f} MiB'})
+    return out, t
 
 
 def run_game(a, runs, d, t_start):
@@ -837,6 +906,8 @@ def main():
                     continue
                 if c == 'strace' and wl != 'sys1':
                     continue
+                if wl == 'storm' and c not in STORM_COLUMNS:
+                    continue
                 r = run_one(c, wl, max(1, int(n * SCALE.get(c, 1))), d)
                 for _ in range(2):  # trace-cmd fails while kallsyms changes size
                     if c != 'trace-cmd' or 'error' not in r:
@@ -847,6 +918,7 @@ def main():
                 print(f'[{time.monotonic() - t_start:6.1f}s] {wl} run {i + 1} {c}: '
                       + (r.get('error') or f"{r['elapsed_ns'] / 1e6:.0f} ms"), file=sys.stderr)
     game = run_game(a, runs, d, t_start) if do_game else None
+    pipe, pipe_targets = pipeline_scaling(runs)
     shutil.rmtree(d, ignore_errors=True)
     res = {}
     for wl in wls:
@@ -859,6 +931,8 @@ def main():
                 res[wl][c] = {'error': why[c]}
             elif c == 'strace' and wl != 'sys1':
                 res[wl][c] = {'error': 'smallest size only (sys1)'}
+            elif wl == 'storm' and c not in STORM_COLUMNS:
+                res[wl][c] = {'error': 'the storm compares the recorders only'}
             else:
                 res[wl][c] = summarize(raw[wl][c], base, truth * SCALE.get(c, 1))
     tg = targets(res) if set(wls) == set(WORKLOADS) else []
@@ -875,6 +949,15 @@ def main():
         for t in tg:
             print(f"| {t['target']} | {t['result']} | {t['detail']} |")
         print()
+    if pipe:
+        print('### The merge with many rings (build/pipeline-bench, 2 M pairs)\n')
+        print('| rings | ns per event | peak RSS |\n|---|---|---|')
+        for rings, x in pipe.items():
+            print(f"| {rings} | {x['ns_per_event']:.1f} | {x['peak_rss_kib'] / 1024:.1f} MiB |")
+        print()
+        for t in pipe_targets:
+            print(f"| {t['target']} | {t['result']} | {t['detail']} |")
+        print()
     if game:
         print_game(game)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
@@ -883,6 +966,7 @@ def main():
                    'sizes': {w: int(WORKLOADS[w][1] * scale) for w in wls},
                    'column_scale': SCALE, 'katra_variants': KATRA_VARIANTS,
                    'results': res, 'targets': tg, 'raw': raw, 'game': game,
+                   'pipeline': {str(k): v for k, v in pipe.items()}, 'pipeline_targets': pipe_targets,
                    'wall_s': time.monotonic() - t_start}, f, indent=1)
     print(f'\nwrote {a.out}', file=sys.stderr)
     if game:
