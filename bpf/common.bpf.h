@@ -141,6 +141,8 @@ struct fault_start {
 	__u64 address;
 	__u64 ip;
 	__u64 error_code;
+	__u32 flushed; /* its Begin was written at a switch-out */
+	__u32 pad;
 };
 
 struct {
@@ -270,13 +272,15 @@ static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
 
 	/* a measured fault is a Begin and an End */
 	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
+	if (flags & KATRA_PF_BEGIN)
+		PEND_SLOT(cpu)->fault_ts = 0; /* written: nothing more sorts at its time */
 	if (!e)
 		return;
 	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);
 	e->address = s->address;
 	e->ip = s->ip;
 	e->error_code = s->error_code;
-	e->enter_ts = flags & KATRA_PF_MEASURED ? s->ts : end_ts;
+	e->enter_ts = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts;
 	e->flags = flags;
 	e->pad = 0;
 	katra_submit(rb, e, cpu);
@@ -291,8 +295,27 @@ static __always_inline void katra_flush_fault(__u32 cpu, __u64 pid_tgid, __u64 t
 
 	if (!s)
 		return;
-	katra_emit_fault(cpu, pid_tgid, s, ts, 0);
+	/* its Begin went out at a switch-out: this ends it */
+	katra_emit_fault(cpu, pid_tgid, s, ts, s->flushed ? KATRA_PF_END : 0);
+	if (PEND_SLOT(cpu)->fault_ts == s->ts)
+		PEND_SLOT(cpu)->fault_ts = 0;
 	bpf_map_delete_elem(&fault_starts, &tid);
+}
+
+/* The thread leaves the CPU inside a measured fault: its Begin now, so that
+ * it comes before the thread's OffCpu (the End follows at the return). */
+static __always_inline void katra_flush_fault_begin(__u32 cpu, __u64 pid_tgid, __u64 ts)
+{
+	__u32 tid = pid_tgid;
+	struct fault_start *s;
+
+	if (!fault_exit_live)
+		return;
+	s = bpf_map_lookup_elem(&fault_starts, &tid);
+	if (!s || s->flushed)
+		return;
+	katra_emit_fault(cpu, pid_tgid, s, ts, KATRA_PF_BEGIN);
+	s->flushed = 1;
 }
 
 #endif /* KATRA_COMMON_BPF_H */

@@ -24,9 +24,12 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 		return 0;
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	/* a syscall in progress: its Begin must not wait for the thread's return */
-	if (flags & KATRA_SW_PREV_TRACKED)
+	/* a syscall or a fault in progress: its Begin must not wait for the
+	 * thread's return */
+	if (flags & KATRA_SW_PREV_TRACKED) {
 		katra_flush_pending(pid_tgid, cpu, ts);
+		katra_flush_fault_begin(cpu, pid_tgid, ts);
+	}
 	if (!record_sched)
 		goto out; /* -e without sched: here only for the flush above */
 	/* one event per tracked side: the leaving thread's and the coming one's */

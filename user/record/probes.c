@@ -613,9 +613,13 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 	/* a probe that started meanwhile shows in busy when read again */
 	if (busy || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
 		return prev;
-	if ((state & KATRA_SLOT_ACTIVE) && enter < now)
-		return enter > prev ? enter : prev;
-	return now;
+	uint64_t fault = __atomic_load_n(&s->fault_ts, __ATOMIC_ACQUIRE), w = now;
+
+	if ((state & KATRA_SLOT_ACTIVE) && enter < w)
+		w = enter;
+	if (fault && fault < w)
+		w = fault;
+	return w > prev ? w : prev;
 }
 
 int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
