@@ -301,7 +301,14 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot count possible CPUs", -err);
 		goto cleanup;
 	}
-	p->nrings = ncpu > 1024 ? 1024 : ncpu;
+	if (ncpu > 1024) {
+		/* records carry their CPU as a ring index: refuse rather than lose some */
+		fprintf(stderr, "katra-record: this machine has %d possible CPUs; katra-record "
+			"handles CPUs 0-1023 (KATRA_MAX_CPUS in bpf/common.bpf.h)\n", ncpu);
+		err = -E2BIG;
+		goto cleanup;
+	}
+	p->nrings = ncpu;
 	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
 	p->skel = katra_bpf__open();
 	if (!p->skel) {
