@@ -270,10 +270,10 @@ static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
 	struct katra_ev_page_fault *e;
 	void *rb;
 
-	/* a measured fault is a Begin and an End */
-	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
 	if (flags & KATRA_PF_BEGIN)
 		PEND_SLOT(cpu)->fault_ts = 0; /* written: nothing more sorts at its time */
+	/* a measured fault is a Begin and an End */
+	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
 	if (!e)
 		return;
 	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);

@@ -101,6 +101,21 @@ int BPF_PROG(raw_io_uring_submit_req, struct io_kiocb *req)
 	return on_submit(req);
 }
 
+/* Linux 5.19 - 6.4 named it io_uring_submit_sqe(req, force_nonblock) (the
+ * loader keeps it only where submit_req is absent and its first argument is
+ * the request; 5.10's submit_sqe has no request to pair on). */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(tpb_io_uring_submit_sqe, struct io_kiocb *req)
+{
+	return on_submit(req);
+}
+
+SEC("raw_tp/io_uring_submit_sqe")
+int BPF_PROG(raw_io_uring_submit_sqe, struct io_kiocb *req)
+{
+	return on_submit(req);
+}
+
 static __always_inline int on_complete(__u64 ctx, __u64 req, __u64 user_data, __s32 res,
 				       __u32 cflags)
 {

@@ -117,6 +117,32 @@ static bool not_selected(const struct katra_selection *sel, const char *tp)
 	return false; /* syscalls are filtered in the kernel; sched_switch flushes */
 }
 
+/* A probe whose newer twin is attached instead: not a failure, not a note. */
+static const char ALT_IN_USE[] = "its newer name is attached";
+
+/* Whether tracepoint tp's first argument is a pointer to struct NAME. */
+static bool first_arg_is(const struct btf *vmlinux, const char *tp, const char *name)
+{
+	const struct btf_type *t;
+	char tname[96];
+	int id;
+
+	snprintf(tname, sizeof(tname), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(vmlinux, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(vmlinux, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
+		return false;
+	t = btf__type_by_id(vmlinux, btf_params(t)[1].type); /* [0] is the ctx */
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(vmlinux, t->type);
+	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(vmlinux, t->name_off), name);
+}
+
 /* What the kernel offers that the programs read behind a flag (rodata), and
  * why a probe this kernel cannot carry stays off: NULL when it can. */
 static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinux,
@@ -126,6 +152,14 @@ static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinu
 
 	if (not_selected(p->select, tp))
 		return "not selected (-e)";
+	if (!strcmp(tp, "io_uring_submit_sqe")) {
+		/* the older name of io_uring_submit_req: one of the two, with a request */
+		if (tp_args(vmlinux, "io_uring_submit_req") >= 0)
+			return ALT_IN_USE;
+		if (n < 0 || !first_arg_is(vmlinux, tp, "io_kiocb"))
+			return "this kernel's io_uring_submit_sqe has no request to pair on";
+		return NULL;
+	}
 	if (n < 0)
 		return "not in this kernel";
 	if (!strcmp(tp, "io_uring_complete")) {
@@ -417,7 +451,7 @@ int katra_probes_attach(struct katra_probes *p)
 		char *msg;
 		int err;
 
-		if (pr->link)
+		if (pr->link || pr->lacks == ALT_IN_USE)
 			continue;
 		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
 		if (pr->link) {
@@ -456,6 +490,7 @@ static const struct {
 	{ "faults", { "page_fault_user" } },
 	{ "fault-durations", { "handle_mm_fault" } },
 	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
+	/* io_uring_submit_sqe stands in for submit_req on 5.19 - 6.4: not a layer */
 };
 
 static const char *failure_of(const struct katra_probes *p, const char *name)
@@ -479,6 +514,10 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 		char why[KATRA_NOTE_MAX] = "";
 		for (size_t i = 0; i < 5 && layers[l].probes[i]; i++) {
 			const char *f = failure_of(p, layers[l].probes[i]);
+			/* the older name carries it (5.19 - 6.4) */
+			if (f && !strcmp(layers[l].probes[i], "io_uring_submit_req") &&
+			    katra_probes_is_attached(p, "io_uring_submit_sqe"))
+				f = NULL;
 			total++;
 			if (!f)
 				continue;
