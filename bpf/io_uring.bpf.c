@@ -101,7 +101,7 @@ int BPF_PROG(raw_io_uring_submit_req, struct io_kiocb *req)
 	return on_submit(req);
 }
 
-/* Linux 5.19 - 6.4 named it io_uring_submit_sqe(req, force_nonblock) (the
+/* Older kernels (6.1) name it io_uring_submit_sqe(req, force_nonblock) (the
  * loader keeps it only where submit_req is absent and its first argument is
  * the request; 5.10's submit_sqe has no request to pair on). */
 SEC("tp_btf/io_uring_submit_sqe")

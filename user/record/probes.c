@@ -490,7 +490,7 @@ static const struct {
 	{ "faults", { "page_fault_user" } },
 	{ "fault-durations", { "handle_mm_fault" } },
 	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
-	/* io_uring_submit_sqe stands in for submit_req on 5.19 - 6.4: not a layer */
+	/* io_uring_submit_sqe stands in for submit_req on older kernels: not a layer */
 };
 
 static const char *failure_of(const struct katra_probes *p, const char *name)
@@ -514,7 +514,7 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 		char why[KATRA_NOTE_MAX] = "";
 		for (size_t i = 0; i < 5 && layers[l].probes[i]; i++) {
 			const char *f = failure_of(p, layers[l].probes[i]);
-			/* the older name carries it (5.19 - 6.4) */
+			/* the older name carries it (6.1) */
 			if (f && !strcmp(layers[l].probes[i], "io_uring_submit_req") &&
 			    katra_probes_is_attached(p, "io_uring_submit_sqe"))
 				f = NULL;
