@@ -742,7 +742,39 @@ def check_select_io(trace_path, wl_path):
     return "%d pread64 spans per thread, no getppid, OffCpu or faults" % w["n"]
 
 
+def check_ktable(trace_path, wl_path, table_size):
+    """More syscalls blocked at once than the kernel's in-flight table holds:
+    every refused entry is counted (KernelTable, instance 0) and is exactly one
+    syscall exit written without its enter (an Instant)."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    n = w["threads"]
+    drops = sum(e["payload"]["count"] for e in t.events if e["kind"] == "Drop"
+                and e["payload"]["source"] == "KernelTable" and e["payload"]["instance"] == 0)
+    summ = sum(d["count"] for d in t.summary()["drops"]
+               if d["source"] == "KernelTable" and d["instance"] == 0)
+    expect(drops == summ, "Drop events say %d, the summary %d" % (drops, summ))
+    expect(drops >= n - int(table_size), "%d refused entries for %d blocked reads and a table of %s"
+           % (drops, n, table_size))
+    # a thread's first event may be a syscall in flight when the capture
+    # started (the workload's gate): not a refused entry
+    first = {}
+    for e in t.events:
+        if e["scope"] == "Linux":
+            first.setdefault(e["thread_id"], e["seq"])
+    orphans = [e for e in t.events if e["phase"] == "Instant" and e["scope"] == "Linux"
+               and (e["payload"] or {}).get("type") == "SyscallReturn"
+               and not (e["kind"] == "Clone" and e["payload"]["ret"] == 0)
+               and first[e["thread_id"]] != e["seq"]]
+    expect(len(orphans) == drops, "%d syscall exits without their enter, %d entries refused"
+           % (len(orphans), drops))
+    reads = [e for e in t.process(w["pid"]) if e["kind"] == "FileRead" and e["phase"] == "Begin"]
+    expect(len(reads) >= n, "%d read Begins for %d blocked threads" % (len(reads), n))
+    return "%d entries refused and counted, each one exit without its enter" % drops
+
+
 CHECKS = {
+    "ktable": check_ktable,
     "select_io": check_select_io,
     "process-events": check_process_events,
     "epochs": check_epochs,

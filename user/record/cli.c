@@ -109,7 +109,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP };
+	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -127,6 +127,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "user", required_argument, NULL, 'u' },
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
+		{ "small-tables", required_argument, NULL, OPT_SMALL_TABLES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -222,6 +223,11 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		}
 		case OPT_RAW_TP:
 			o->force_raw_tp = true;
+			break;
+		case OPT_SMALL_TABLES: /* tests only: kernel map exhaustion */
+			o->small_tables = (uint32_t)strtoul(optarg, NULL, 10);
+			if (o->small_tables < 1 || o->small_tables > 65536)
+				return usage_error(err, "invalid --small-tables '%s'", optarg);
 			break;
 		case 'h':
 			fputs(usage_text, out);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -367,6 +368,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	}
 	p->quiet = opts->quiet;
 	err = bpf_map__set_max_entries(p->skel->maps.rings, p->nrings);
+	if (!err && opts->small_tables)
+		err = bpf_map__set_max_entries(p->skel->maps.flushed, opts->small_tables);
 	if (err) {
 		say_error("cannot size BPF maps", -err);
 		goto cleanup;
@@ -424,6 +427,67 @@ int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid)
 	__atomic_fetch_and(&p->skel->bss->tracked_bits[tgid / 64], ~(1ull << (tgid % 64)),
 			   __ATOMIC_SEQ_CST);
 	return 0;
+}
+
+/* Whether process pid is gone or a zombie (all its threads have exited). */
+static bool process_gone(uint32_t pid)
+{
+	char path[64], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint32_t tgid),
+			   void *ctx)
+{
+	size_t i, n = PID_LIMIT / 64;
+	unsigned reaped = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w = __atomic_load_n(&p->skel->bss->tracked_bits[i], __ATOMIC_RELAXED) |
+			     __atomic_load_n(&p->skel->bss->forked_bits[i], __ATOMIC_RELAXED);
+		while (w) {
+			uint32_t tgid = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(w));
+			w &= w - 1;
+			if (!process_gone(tgid))
+				continue;
+			katra_probes_untrack_tgid(p, tgid);
+			if (gone)
+				gone(ctx, tgid);
+			reaped++;
+		}
+	}
+	return reaped;
+}
+
+void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
+{
+	int fd = bpf_map__fd(p->skel->maps.uring_ctxs);
+	uint64_t key, next;
+	uint32_t owner;
+	bool first = true;
+
+	/* the io_uring contexts it owned: their completions are its no more */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &owner) && owner == tgid) {
+			bpf_map_delete_elem(fd, &key);
+			first = true; /* the walk restarts after a deletion */
+		}
+	}
 }
 
 int katra_probes_tracked_count(const struct katra_probes *p)

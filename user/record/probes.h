@@ -32,6 +32,7 @@ struct katra_probes_opts {
 				* warnings are always printed */
 	bool quiet;            /* no line per probe not attached (they are in the notes) */
 	const struct katra_selection *select; /* -e; NULL = everything */
+	uint32_t small_tables;  /* tests: the kernel's in-flight tables this small */
 	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
 	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
 				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */
@@ -65,6 +66,13 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
  * -ENOSPC when the table is full. */
 int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid);
 int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid);
+/* Untracks the tracked processes that are gone or zombies (their last exit
+ * record was lost, or they went while not being watched), calling gone() for
+ * each; returns how many. */
+unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint32_t tgid),
+			   void *ctx);
+/* Drops what the kernel maps keep for an exited process (io_uring contexts). */
+void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid);
 /* Number of tgids currently tracked (processes drop out when they exit). */
 int katra_probes_tracked_count(const struct katra_probes *p);
 

@@ -170,6 +170,12 @@ static void check_drops(struct recorder *r, uint64_t now)
 static void on_process_exit(void *ctx, uint32_t tgid)
 {
 	katra_probes_untrack_tgid(ctx, tgid);
+	katra_probes_forget_process(ctx, tgid);
+}
+
+static void on_process_reaped(void *ctx, uint32_t tgid)
+{
+	katra_probes_forget_process(ctx, tgid);
 }
 
 /* The rings' watermark: read every CPU slot (after `now` was read), then the
@@ -547,6 +553,7 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 				return true;
 		}
 	}
+	katra_probes_reap(r->probes, on_process_reaped, r->probes);
 	return katra_probes_tracked_count(r->probes) == 0;
 }
 
@@ -632,6 +639,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.record_paths = o->record_paths;
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
+	po.small_tables = o->small_tables;
 	po.quiet = o->quiet;
 	po.select = &o->select;
 	po.ring_bytes = (uint32_t)o->buffer_size;

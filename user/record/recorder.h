@@ -36,6 +36,7 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
+	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables of N */
 	struct katra_selection select; /* -e; every class by default */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
