@@ -756,16 +756,17 @@ def check_ktable(trace_path, wl_path, table_size):
     expect(drops == summ, "Drop events say %d, the summary %d" % (drops, summ))
     expect(drops >= n - int(table_size), "%d refused entries for %d blocked reads and a table of %s"
            % (drops, n, table_size))
-    # a thread's first event may be a syscall in flight when the capture
+    # a thread's first syscall event may be one in flight when the capture
     # started (the workload's gate): not a refused entry
     first = {}
     for e in t.events:
-        if e["scope"] == "Linux":
+        if e["scope"] == "Linux" and (e["phase"] == "Begin" and e["kind"] not in ("OffCpu", "PageFault")
+                                      or (e["payload"] or {}).get("type") == "SyscallReturn"):
             first.setdefault(e["thread_id"], e["seq"])
     orphans = [e for e in t.events if e["phase"] == "Instant" and e["scope"] == "Linux"
                and (e["payload"] or {}).get("type") == "SyscallReturn"
                and not (e["kind"] == "Clone" and e["payload"]["ret"] == 0)
-               and first[e["thread_id"]] != e["seq"]]
+               and first.get(e["thread_id"]) != e["seq"]]
     expect(len(orphans) == drops, "%d syscall exits without their enter, %d entries refused"
            % (len(orphans), drops))
     reads = [e for e in t.process(w["pid"]) if e["kind"] == "FileRead" and e["phase"] == "Begin"]
