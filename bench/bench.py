@@ -343,6 +343,20 @@ def wait_threads(pid, n, timeout=30):
     return wait_for(lambda: len(tids_of(pid)) >= n, timeout)
 
 
+# tracer process groups still running: killed however the driver ends (a
+# tracer left behind, e.g. a printing bpftrace, fills the disk)
+TRACER_GROUPS = set()
+
+
+def kill_tracers(*_):
+    for pg in list(TRACER_GROUPS):
+        try:
+            os.killpg(pg, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    TRACER_GROUPS.clear()
+
+
 def traced(col, cmd, nthreads, d, hook=None, game=False):
     """Starts cmd(GATE) (a workload waiting at GATE = d/gate, with NTHREADS threads once
     parked), col's tracer on it, opens the gate once the tracer is live.
@@ -371,6 +385,7 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
         p = subprocess.Popen([os.path.join(B, 'bench', 'runstat'), stat] + tool.argv(w.pid),
                              stdout=log, stderr=subprocess.STDOUT,
                              start_new_session=True)
+        TRACER_GROUPS.add(p.pid)
         ok = wait_for(lambda: tool.is_ready() or exited(p), 30)
         res['live_ms'] = (time.monotonic() - t0) * 1e3
         if not ok or exited(p):
@@ -401,6 +416,7 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        TRACER_GROUPS.discard(p.pid)
         log.close()
         if os.path.exists(stat):
             with open(stat) as f:
@@ -879,6 +895,10 @@ def main():
                     metavar='CAPPED,UNCAPPED', help='game seconds a run (0: skip that mode)')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'results', 'latest.json'))
     a = ap.parse_args()
+    import atexit
+    atexit.register(kill_tracers)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: (kill_tracers(), sys.exit(128 + s)))
     for name, args in a.katra_variant:
         KATRA_VARIANTS[name] = args
     runs = a.runs or (3 if a.quick else 5)
