@@ -74,15 +74,15 @@ $(B)/libkatrareplay.a: $(REPLAY_OBJS)
 	ar rcs $@ $^
 
 $(B)/katra-replay: $(call obj,user/katra-replay.c) $(B)/libkatrareplay.a $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm -lz
 $(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -109,11 +109,11 @@ $(B)/workloads/%: tests/workloads/%.c
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lm -lz
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
 		      $(RECORD_CORE_SRCS)) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lm
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lm -lz
 
 unit-test: $(B)/tests/unit-tests
 	$(B)/tests/unit-tests --jobs 2
@@ -128,7 +128,7 @@ rust-test: $(B)/katra-sample $(B)/katra-replay
 FUZZ_SECONDS ?= 600
 $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_hash.c
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^ -lz
 fuzz: $(B)/fuzz/fuzz-reader $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(B)/katra-sample

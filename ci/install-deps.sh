@@ -12,6 +12,9 @@ packages=(
 	python3 jq                      # integration test assertions
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
 	libclang-rt-14-dev              # sanitizer runtimes for clang
+	librust-flate2-dev              # Rust compat of compressed traces (format/rust/gzip)
+	chromium                        # headless check of katra-replay report --html
+	man-db                          # man -l checks of man/*.1, man/*.8
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf strace)

@@ -1,7 +1,9 @@
 /* Trace writer: framing, header, then u32-length-prefixed records encoded
  * straight into one preallocated buffer (no allocation per record).  The
  * file only ever holds whole records: a short write is cut back to the last
- * record boundary that reached the disk. */
+ * record boundary that reached the disk.  With KATRA_WRITER_GZIP the same
+ * bytes go through gzip_out.c, one sync flush per buffer flush: a failed
+ * write is cut back to the last flush, which holds whole records only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,10 +13,14 @@
 #include <unistd.h>
 
 #include "katra/format.h"
+#include "gzip.h"
 
 #define WRITER_BUF_BYTES KATRA_WRITER_BUFFER_BYTES
 #define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture unflushed */
 #define CLOCK_CHECK_EVERY 64           /* records between clock reads */
+/* zlib level 1: Katra records are repetitive enough that the fastest level
+ * gets most of the gain, and the recorder compresses on its drain path */
+#define GZIP_LEVEL 1
 
 struct katra_writer {
 	int fd;
@@ -22,7 +28,8 @@ struct katra_writer {
 	bool finished;
 	uint8_t *buf;
 	size_t used;
-	uint64_t file_bytes; /* bytes known to be whole in the file */
+	uint64_t file_bytes; /* stream bytes known to be whole in the file */
+	struct katra_gzout *gz; /* non-NULL: KATRA_WRITER_GZIP */
 	uint64_t records;
 	uint64_t last_flush_ns;
 	unsigned since_clock;
@@ -62,6 +69,14 @@ static size_t whole_records(const uint8_t *buf, size_t done)
 static int write_out(struct katra_writer *w)
 {
 	size_t done = 0;
+
+	if (w->gz) {
+		int rc = katra_gzout_write(w->gz, w->fd, w->buf, w->used);
+
+		w->file_bytes = katra_gzout_raw_bytes(w->gz);
+		w->used = 0;
+		return rc;
+	}
 
 	while (done < w->used) {
 		ssize_t n = write(w->fd, w->buf + done, w->used - done);
@@ -113,6 +128,11 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		rc = -ENOMEM;
 		goto cleanup;
 	}
+	if (flags & KATRA_WRITER_GZIP) {
+		rc = katra_gzout_new(&w->gz, GZIP_LEVEL);
+		if (rc)
+			goto cleanup;
+	}
 	w->fd = open(path, oflags, 0600);
 	if (w->fd < 0) {
 		rc = -errno;
@@ -147,6 +167,7 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 cleanup:
 	if (w->fd >= 0)
 		close(w->fd);
+	katra_gzout_free(w->gz);
 	free(w->buf);
 	free(w);
 	return rc;
@@ -252,6 +273,11 @@ int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)
 	rc = katra_writer_flush(w);
 	if (rc)
 		return rc;
+	if (w->gz) {
+		w->error = katra_gzout_finish(w->gz, w->fd);
+		if (w->error)
+			return w->error;
+	}
 	if (fsync(w->fd) < 0 && errno != EINVAL && errno != EROFS)
 		w->error = -errno;
 	return w->error;
@@ -264,8 +290,12 @@ int katra_writer_close(struct katra_writer *w)
 	if (!w)
 		return 0;
 	rc = katra_writer_flush(w);
+	/* a trace closed without its summary is still a complete gzip file */
+	if (!rc && w->gz && !katra_gzout_finished(w->gz))
+		rc = katra_gzout_finish(w->gz, w->fd);
 	if (close(w->fd) < 0 && !rc)
 		rc = -errno;
+	katra_gzout_free(w->gz);
 	free(w->buf);
 	free(w);
 	return rc;
@@ -279,4 +309,9 @@ uint64_t katra_writer_records(const struct katra_writer *w)
 uint64_t katra_writer_bytes(const struct katra_writer *w)
 {
 	return w->file_bytes + w->used;
+}
+
+uint64_t katra_writer_file_bytes(const struct katra_writer *w)
+{
+	return w->gz ? katra_gzout_file_bytes(w->gz) : w->file_bytes;
 }
