@@ -15,6 +15,7 @@ static const struct katra_replay_cmd cmds[] = {
 	{ "verify", "check every format rule; exit 1 if any is broken", katra_cmd_verify },
 	{ "dump", "the header, then one line per record (--jsonl for scripts)", katra_cmd_dump },
 	{ "stats", "what the capture holds: events, spans, drops, epochs", katra_cmd_stats },
+	{ "report", "per epoch: where each thread's time went, the critical path", katra_cmd_report },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
