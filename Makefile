@@ -42,6 +42,7 @@ demo: all
 	tools/demo.sh
 
 .PHONY: all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test bench clean
+.PHONY: install uninstall install-test
 all: $(BINS) $(WORKLOADS)
 
 # ---- generated schema hash (never drifts from format/schema.txt) ----
@@ -144,5 +145,28 @@ bench: all
 
 clean:
 	rm -rf $(B) format/rust/target
+
+# ---- install (GNU layout; DESTDIR for staging, e.g. a package build) ----
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL     ?= install
+INSTALLED := $(BINDIR)/katra-record $(BINDIR)/katra-replay $(MANDIR)/man8/katra-record.8 \
+	     $(MANDIR)/man1/katra-replay.1 $(BASHCOMPDIR)/katra-record $(BASHCOMPDIR)/katra-replay
+install: $(B)/katra-record $(B)/katra-replay
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 0755 $(B)/katra-record $(B)/katra-replay $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 0644 man/katra-record.8 $(DESTDIR)$(MANDIR)/man8/katra-record.8
+	$(INSTALL) -m 0644 man/katra-replay.1 $(DESTDIR)$(MANDIR)/man1/katra-replay.1
+	$(INSTALL) -m 0644 completion/katra-record.bash $(DESTDIR)$(BASHCOMPDIR)/katra-record
+	$(INSTALL) -m 0644 completion/katra-replay.bash $(DESTDIR)$(BASHCOMPDIR)/katra-replay
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+# installs into a temporary DESTDIR, checks the files, man pages and
+# completions, uninstalls (no root needed)
+install-test: $(B)/katra-record $(B)/katra-replay
+	tests/install.sh
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

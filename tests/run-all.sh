@@ -45,6 +45,7 @@ run unit make -s unit-test
 run asan-ubsan make -s asan-test
 run rust-compat make -s rust-test
 run fuzz-smoke make -s fuzz-smoke
+run install make -s install-test
 run integration make -s integration-test
 
 echo "$passed passed, $failed failed"

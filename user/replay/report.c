@@ -263,7 +263,7 @@ static int emit_window(struct kr_report *rp, struct kr_acc *a, uint64_t end, boo
 		rc = kr_acc_finish(a, rp, end, &w);
 	if (!rc && a->have_last)
 		rc = kr_path_walk(rp, lower_seq, a->start_ns, a->last_seq, a->last_thread,
-				  a->last_ns, w.path);
+				  a->last_ns, !is_epoch, w.path);
 	if (!rc && is_epoch) {
 		w.is_epoch = true;
 		w.epoch = rp->epoch_no;

@@ -219,6 +219,10 @@ void kr_timeline_lane_info(const struct kr_timeline *tl, uint32_t lane, uint64_t
 unsigned kr_timeline_dominant(const struct kr_timeline *tl, uint32_t lane, uint32_t col);
 int kr_timeline_lane_of(const struct kr_timeline *tl, uint64_t tid);
 uint64_t kr_timeline_unlaned(const struct kr_timeline *tl); /* threads not drawn */
+/* The critical path's hops (all of them, not only the ones a kr_path keeps)
+ * marked on the columns of their thread's lane. */
+void kr_timeline_mark_path(struct kr_timeline *tl, uint64_t tid, uint64_t from, uint64_t to);
+bool kr_timeline_on_path(const struct kr_timeline *tl, uint32_t lane, uint32_t col);
 
 const struct kr_timeline *kr_report_timeline(const struct kr_report *rp);
 /* Epoch markers seen (at most KR_REPORT_MARKS kept, for the timeline). */

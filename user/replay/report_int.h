@@ -154,8 +154,10 @@ void kr_index_free(struct kr_index *x);
 uint64_t kr_index_add(struct kr_index *x, struct kr_thread *th, const struct kr_node *n);
 const struct kr_node *kr_index_get(const struct kr_index *x, uint64_t n);
 /* The critical path that ends at (end_seq, thread end_thread, end_ns),
- * walked back no further than lower_seq / start_ns. */
+ * walked back no further than lower_seq / start_ns; mark: every hop is also
+ * marked on the timeline (the whole capture's path). */
 int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_ns,
-		 uint64_t end_seq, uint32_t end_thread, uint64_t end_ns, struct kr_path *p);
+		 uint64_t end_seq, uint32_t end_thread, uint64_t end_ns, bool mark,
+		 struct kr_path *p);
 
 #endif

@@ -89,6 +89,7 @@ struct walk {
 	struct kr_path *p;
 	uint64_t *cur;  /* per thread: the next node to look at */
 	bool cut;       /* a node was gone from the ring */
+	bool mark;      /* mark every hop on the timeline */
 };
 
 /* Counts the hop; stores it while there is room (the walk goes back in
@@ -107,6 +108,8 @@ static struct kr_hop *add_hop(struct walk *w, uint8_t type, uint32_t thread, uin
 	if (type == KR_HOP_RUN && from == to)
 		return NULL;
 	ns = to - from;
+	if (w->mark && w->rp->tl)
+		kr_timeline_mark_path(w->rp->tl, th->tid, from, to);
 	p->hops_total++;
 	p->by_type_ns[type] += ns;
 	for (i = 0; i < p->nthreads && p->thread_tid[i] != th->tid; i++)
@@ -166,9 +169,10 @@ static void consume(struct walk *w, uint32_t t, uint64_t c, const struct kr_node
 }
 
 int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_ns,
-		 uint64_t end_seq, uint32_t end_thread, uint64_t end_ns, struct kr_path *p)
+		 uint64_t end_seq, uint32_t end_thread, uint64_t end_ns, bool mark,
+		 struct kr_path *p)
 {
-	struct walk w = { rp, p, NULL, false };
+	struct walk w = { rp, p, NULL, false, mark };
 	uint32_t t = end_thread;
 	uint64_t s = end_seq, now = end_ns;
 

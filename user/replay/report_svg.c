@@ -114,6 +114,9 @@ static void lanes(FILE *f, const struct kr_report *rp, const struct kr_timeline 
 	}
 }
 
+/* The path: a red box over each run of columns it spends on a lane (all
+ * its hops, marked during the walk), and a red line at each jump between
+ * lanes among the hops the path keeps (the newest). */
 static void path_overlay(FILE *f, const struct kr_timeline *tl, const struct kr_path *p,
 			 const struct geo *g)
 {
@@ -123,6 +126,20 @@ static void path_overlay(FILE *f, const struct kr_timeline *tl, const struct kr_
 	if (!p || !p->present)
 		return;
 	fputs("<g class=\"critical\">\n", f);
+	for (uint32_t l = 0; l < kr_timeline_lanes(tl); l++) {
+		for (uint32_t c = 0; c < g->cols;) {
+			uint32_t e = c;
+
+			while (e < g->cols && kr_timeline_on_path(tl, l, e))
+				e++;
+			if (e > c)
+				fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+					"fill=\"none\" stroke=\"%s\" stroke-width=\"2\"><title>critical "
+					"path</title></rect>\n", LABEL_W + c * g->px, y_of((int)l) - 1,
+					(e - c) * g->px, LANE_H + 2, PATH_COLOR);
+			c = e + 1;
+		}
+	}
 	for (uint32_t i = 0; i < p->nhops; i++) {
 		const struct kr_hop *h = &p->hops[i];
 		int lane = kr_timeline_lane_of(tl, h->tid);
@@ -130,12 +147,6 @@ static void path_overlay(FILE *f, const struct kr_timeline *tl, const struct kr_
 
 		if (lane < 0)
 			continue;
-		if (x1 - x0 < 1)
-			x1 = x0 + 1;
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"none\" "
-			"stroke=\"%s\" stroke-width=\"2\"><title>critical path: %s %.3f ms</title>"
-			"</rect>\n", x0, y_of(lane) - 1, x1 - x0, LANE_H + 2, PATH_COLOR,
-			kr_hop_type_name(h->type), (double)(h->to_ns - h->from_ns) / 1e6);
 		if (prev_lane >= 0 && prev_lane != lane)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 				"stroke-width=\"2\"/>\n", prev_x, y_of(prev_lane) + LANE_H / 2.0, x0,

@@ -17,6 +17,7 @@ struct kr_timeline {
 	uint64_t unlaned;
 	uint64_t lane_tid[KR_TL_LANES], lane_pid[KR_TL_LANES];
 	uint64_t ns[KR_TL_LANES][KR_TL_COLUMNS][KR_TL_CAT_COUNT];
+	uint8_t on_path[KR_TL_LANES][KR_TL_COLUMNS]; /* the whole capture's critical path */
 };
 
 int kr_timeline_new(struct kr_timeline **out)
@@ -138,6 +139,21 @@ unsigned kr_timeline_dominant(const struct kr_timeline *tl, uint32_t lane, uint3
 	}
 	/* a column the thread lived in for under 1/20 is drawn empty */
 	return total * 20 >= tl->col_ns ? best : KR_TL_CAT_COUNT;
+}
+
+void kr_timeline_mark_path(struct kr_timeline *tl, uint64_t tid, uint64_t from, uint64_t to)
+{
+	int lane = kr_timeline_lane_of(tl, tid);
+
+	if (lane < 0 || to < from)
+		return;
+	for (uint64_t c = from / tl->col_ns; c <= to / tl->col_ns && c < KR_TL_COLUMNS; c++)
+		tl->on_path[lane][c] = 1;
+}
+
+bool kr_timeline_on_path(const struct kr_timeline *tl, uint32_t lane, uint32_t col)
+{
+	return lane < tl->nlanes && col < KR_TL_COLUMNS && tl->on_path[lane][col];
 }
 
 uint64_t kr_timeline_unlaned(const struct kr_timeline *tl)
