@@ -142,6 +142,7 @@ test: all
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)
+	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
 
 clean:
 	rm -rf $(B) format/rust/target

@@ -147,6 +147,18 @@ Test(gzip, writer_counts_stream_and_file_bytes)
 		     "repetitive events compress more than 4x: %" PRIu64 " of %" PRIu64,
 		     katra_writer_file_bytes(w), katra_writer_bytes(w));
 	cr_assert_eq(katra_writer_close(w), 0);
+
+	/* ~2.5 MB of records: full buffers went to the compression thread
+	 * while the next filled; all of them come back, in order */
+	struct katra_reader *r;
+	struct katra_record rec;
+	char msg[256];
+	uint64_t n = 0;
+	cr_assert_eq(katra_reader_open(&r, f.gz, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD)
+		cr_assert_eq(rec.u.event.seq, n++);
+	cr_assert_eq(n, 20000);
+	katra_reader_close(r);
 	temp_dir_remove(f.dir);
 }
 
@@ -204,12 +216,14 @@ Test(gzip, a_killed_capture_decompresses_up_to_its_last_flush)
 }
 
 /* A full disk (RLIMIT_FSIZE): the file is cut back to the last flush and
- * closed with a gzip trailer, so it is a complete gzip file of whole records. */
-Test(gzip, a_full_disk_leaves_a_complete_gzip_file_of_whole_records)
+ * closed with a gzip trailer, so it is a complete gzip file of whole records.
+ * flush_every: explicit flushes (waited for), or 0: only full buffers,
+ * handed to the compression thread (its error comes back later). */
+static void full_disk(uint64_t flush_every, rlim_t limit)
 {
 	struct gfix f;
 	struct katra_writer *w;
-	struct rlimit lim = { 200000, 200000 };
+	struct rlimit lim = { limit, limit };
 	int rc = 0;
 	uint64_t appended = 0;
 	char name[64];
@@ -225,7 +239,7 @@ Test(gzip, a_full_disk_leaves_a_complete_gzip_file_of_whole_records)
 		rc = katra_writer_append(w, &r);
 		if (!rc)
 			appended++;
-		if (!rc && i % 5000 == 4999)
+		if (!rc && flush_every && i % flush_every == flush_every - 1)
 			rc = katra_writer_flush(w);
 	}
 	cr_assert_eq(rc, -EFBIG);
@@ -234,7 +248,7 @@ Test(gzip, a_full_disk_leaves_a_complete_gzip_file_of_whole_records)
 	size_t glen, ulen;
 	bool complete;
 	uint8_t *gz = read_file(f.gz, &glen);
-	cr_assert_leq(glen, 200000);
+	cr_assert_leq(glen, limit);
 	uint8_t *un = gunzip(gz, glen, &ulen, &complete);
 	cr_assert(complete, "closed with its trailer (CRC and length checked by zlib)");
 
@@ -253,6 +267,16 @@ Test(gzip, a_full_disk_leaves_a_complete_gzip_file_of_whole_records)
 	free(gz);
 	free(un);
 	temp_dir_remove(f.dir);
+}
+
+Test(gzip, a_full_disk_leaves_a_complete_gzip_file_of_whole_records)
+{
+	full_disk(5000, 200000);
+}
+
+Test(gzip, a_full_disk_under_the_compression_thread_too)
+{
+	full_disk(0, 1000000); /* a full 1 MiB buffer compresses to ~1/3 */
 }
 
 /* Reads a whole in-memory gzip trace; returns the final status and message. */
