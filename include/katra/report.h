@@ -17,6 +17,7 @@ struct katra_report_opts {
 	const char *html_path; /* also (or only, without json) write this HTML page */
 	unsigned top;          /* rows per table in text and HTML; 0: 10 */
 	uint64_t index_cap;    /* causal index nodes, a power of two; 0: 1 Mi */
+	uint64_t max_epochs;   /* epochs itemized (the first ones); 0: all */
 };
 
 /* 0 success; 1 the trace is invalid, truncated or corrupt (the report of

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "katra/format.h"
@@ -619,4 +620,68 @@ Test(report, command_outputs_text_json_and_a_self_contained_html_page)
 	fclose(err);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* A damaged trace can hold any time up to 2^64: the page stays small (the
+ * timeline's axis once looped over 2^64 / 1000 ticks). */
+Test(report, html_of_times_near_2_to_the_64_is_small)
+{
+	char dir[] = "/tmp/katra-report-XXXXXX", path[64], html[64];
+	struct katra_report_opts o = { 0 };
+	struct tb b;
+	FILE *out = tmpfile(), *err = tmpfile();
+	struct stat st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	snprintf(html, sizeof(html), "%s/r.html", dir);
+	memset(&b, 0, sizeof(b));
+	mark(&b, 0, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	ev(&b, 1000, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	off_begin(&b, UINT64_MAX / 3, A, 1, 1);
+	ev(&b, UINT64_MAX - 5, A, KATRA_KIND_OFF_CPU, KATRA_PHASE_END, 1);
+	write_trace(path, &b, 0);
+	o.html_path = html;
+	cr_assert_eq(katra_report(path, &o, out, err), 0);
+	cr_assert_eq(stat(html, &st), 0);
+	cr_assert_lt(st.st_size, 1 << 20, "the page is %lld bytes", (long long)st.st_size);
+	o.html_path = NULL;
+	o.json = true;
+	cr_assert_eq(katra_report(path, &o, out, err), 0);
+	fclose(out);
+	fclose(err);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(report, max_epochs_itemizes_the_first_ones_and_counts_the_rest)
+{
+	struct tb b;
+	struct got g;
+	struct kr_report_opts o = { .max_epochs = 2, .on_window = on_window, .ctx = &g };
+	struct kr_report *rp;
+	struct kr_report_facts x;
+
+	memset(&b, 0, sizeof(b));
+	mark(&b, 0, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	for (uint64_t i = 1; i <= 5; i++) {
+		ev(&b, i * 1000 - 500, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+		mark(&b, i * 1000, i, KATRA_EPOCH_SIGNAL, "mark");
+	}
+	mark(&b, 6000, 6, KATRA_EPOCH_CAPTURE_END, "capture end");
+	memset(&g, 0, sizeof(g));
+	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &o), 0);
+	for (size_t i = 0; i < b.n; i++)
+		cr_assert_eq(kr_report_add(rp, &b.recs[i]), 0);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	kr_report_get_facts(rp, &x);
+	kr_report_free(rp);
+	cr_assert_eq(g.n, 3, "two epochs and the whole capture");
+	cr_assert_eq(g.w[0].end_ns, 1000);
+	cr_assert_eq(g.w[1].start_ns, 1000);
+	cr_assert_eq(g.w[1].end_ns, 2000, "the second ends at the next marker");
+	cr_assert_eq(x.epochs, 2);
+	cr_assert_eq(x.epochs_not_itemized, 4, "marks 2..5; CaptureEnd is no epoch");
+	cr_assert_eq(g.w[2].end_ns, 6000);
 }

@@ -23,6 +23,8 @@ static const char report_help[] =
 	"  --top N            rows per table in text and HTML (default 10)\n"
 	"  --index-cap N      causal index size in nodes, a power of two (default\n"
 	"                     1048576, 56 bytes each); a longer history cuts paths\n"
+	"  --max-epochs N     itemize the first N epochs only (default 1000, 0: all);\n"
+	"                     the whole capture still covers everything\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 success, 1 invalid or unreadable trace (the report of what\n"
@@ -33,7 +35,7 @@ static const char report_help[] =
 	"    katra-replay report --json run.ktrc | python3 -m json.tool\n"
 	"    katra-replay report --html run.html run.ktrc.gz\n";
 
-enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP };
+enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS };
 
 int katra_cmd_report(int argc, char **argv)
 {
@@ -43,9 +45,10 @@ int katra_cmd_report(int argc, char **argv)
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "index-cap", required_argument, NULL, OPT_INDEX_CAP },
+		{ "max-epochs", required_argument, NULL, OPT_MAX_EPOCHS },
 		{ 0 },
 	};
-	struct katra_report_opts o = { 0 };
+	struct katra_report_opts o = { .max_epochs = 1000 };
 	uint64_t v;
 	int c;
 
@@ -76,6 +79,12 @@ int katra_cmd_report(int argc, char **argv)
 				return katra_cli_usage_error("report", "--index-cap wants a power of two "
 							     "from 64 to 2147483648, not '%s'", optarg);
 			o.index_cap = v;
+			break;
+		case OPT_MAX_EPOCHS:
+			if (katra_cli_parse_count(optarg, &v))
+				return katra_cli_usage_error("report", "--max-epochs wants a number, not "
+							     "'%s'", optarg);
+			o.max_epochs = v;
 			break;
 		case ':':
 			return katra_cli_usage_error("report", "option '%s' needs a value",

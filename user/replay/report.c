@@ -300,6 +300,12 @@ static int add_mark(struct kr_report *rp, const struct katra_epoch_marker *m)
 		rc = close_epoch(rp, m->ts_mono_ns);
 	if (rc)
 		return rc;
+	if (rp->o.max_epochs && rp->epochs_opened >= rp->o.max_epochs) {
+		/* past the cap: counted, not itemized (and not worked on) */
+		rp->epochs_skipped += m->kind != KATRA_EPOCH_CAPTURE_END;
+		return 0;
+	}
+	rp->epochs_opened++;
 	kr_acc_init(&rp->epoch, m->ts_mono_ns);
 	rp->in_epoch = true;
 	rp->epoch_no = m->epoch;
@@ -740,6 +746,7 @@ void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f)
 	f->threads = seen;
 	f->processes = rp->procs.len;
 	f->epochs = rp->epochs;
+	f->epochs_not_itemized = rp->epochs_skipped;
 	f->threads_dropped = rp->threads_dropped;
 	f->index_cap = rp->index.cap;
 	f->index_nodes = rp->index.total;

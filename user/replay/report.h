@@ -153,6 +153,8 @@ struct kr_report;
 
 struct kr_report_opts {
 	uint64_t index_cap;   /* causal index nodes, a power of two (0: default) */
+	uint64_t max_epochs;  /* epochs itemized, the first ones (0: all); later
+			       * markers only count (their time is in the whole) */
 	bool timeline;        /* keep the pixel timeline for --html */
 	void (*on_window)(void *ctx, const struct kr_report *rp, const struct kr_window *w);
 	void *ctx;
@@ -171,6 +173,7 @@ void kr_report_free(struct kr_report *rp);
 struct kr_report_facts {
 	uint64_t start_ns, end_ns;
 	uint64_t records, events, threads, processes, epochs;
+	uint64_t epochs_not_itemized;  /* beyond max_epochs */
 	uint64_t threads_dropped;      /* beyond KR_REPORT_MAX_THREADS */
 	uint64_t index_cap, index_nodes, index_evicted;
 	uint64_t uring_unmatched;      /* completions whose submit was not known */

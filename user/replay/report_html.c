@@ -101,6 +101,9 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 		kr_html_escape(f, r->error);
 		fputs(". This is the report of what precedes.</p>\n", f);
 	}
+	if (x.epochs_not_itemized)
+		fprintf(f, "<p class=\"note\">%" PRIu64 " later epochs are not itemized "
+			"(--max-epochs); the whole capture includes them.</p>\n", x.epochs_not_itemized);
 	if (x.index_evicted)
 		fprintf(f, "<p class=\"note\">The causal index cap (%" PRIu64 " nodes) was reached: "
 			"paths may be cut.</p>\n", x.index_cap);

@@ -125,7 +125,7 @@ struct kr_report {
 	uint64_t epoch_no, epoch_seq;
 	uint32_t epoch_kind;
 	char epoch_name[KR_NAME_MAX];
-	uint64_t epochs;
+	uint64_t epochs, epochs_opened, epochs_skipped;
 	struct kr_mark marks[KR_REPORT_MARKS];
 	uint32_t nmarks;
 	struct kr_index index;

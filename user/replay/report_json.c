@@ -281,6 +281,7 @@ void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	jkey(f, "threads", x.threads, true);
 	jkey(f, "processes", x.processes, true);
 	jkey(f, "epoch_count", x.epochs, true);
+	jkey(f, "epochs_not_itemized", x.epochs_not_itemized, true);
 	fprintf(f, ",\"complete\":%s,\"error\":", r->error ? "false" : "true");
 	if (r->error)
 		jstr(f, r->error);

@@ -136,6 +136,7 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 	    (o->html_path && (ret = open_tmp(&x.ep_html, err))))
 		goto cleanup;
 	mo.index_cap = o->index_cap;
+	mo.max_epochs = o->max_epochs;
 	mo.timeline = o->html_path != NULL;
 	mo.on_window = on_window;
 	mo.ctx = &x;

@@ -36,21 +36,22 @@ static double y_of(int lane)
 static void axis(FILE *f, uint64_t end_ns, const struct geo *g, int lanes)
 {
 	static const uint64_t steps[] = { 1, 2, 5 };
-	uint64_t span = end_ns ? end_ns : 1, step = 1000;
+	uint64_t span = end_ns ? end_ns : 1, step = 0;
 	double bottom = y_of(lanes);
 
-	/* about ten ticks: 1, 2 or 5 times a power of ten nanoseconds */
-	for (uint64_t p = 1000; p < 1000000000000000ull; p *= 10) {
-		for (int i = 0; i < 3; i++)
-			if (span / (p * steps[i]) <= 10) {
+	/* at most ten ticks: 1, 2 or 5 times a power of ten nanoseconds (a
+	 * damaged trace's times can be anything up to 2^64: no overflow) */
+	for (uint64_t p = 1000; !step; p *= 10) {
+		for (int i = 0; i < 3 && !step; i++)
+			if (span / (p * steps[i]) <= 10)
 				step = p * steps[i];
-				goto found;
-			}
+		if (p > UINT64_MAX / 100)
+			step = step ? step : UINT64_MAX / 2;
 	}
-found:
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444\"/>\n", LABEL_W,
 		TOP - 6, LABEL_W + PLOT_W, TOP - 6);
-	for (uint64_t t = 0; t <= span; t += step) {
+	for (uint64_t i = 0; i <= 10 && i <= span / step; i++) {
+		uint64_t t = i * step;
 		double x = x_of(t, g);
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"

@@ -36,6 +36,9 @@ void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	if (r->error)
 		fprintf(f, "NOTE: the trace stops early (%s): this is the report of what precedes\n",
 			r->error);
+	if (x.epochs_not_itemized)
+		fprintf(f, "NOTE: %" PRIu64 " later epochs are not itemized (--max-epochs); the whole "
+			"capture includes them\n", x.epochs_not_itemized);
 	if (x.index_evicted)
 		fprintf(f, "NOTE: causal index cap %" PRIu64 " nodes reached (%" PRIu64
 			" older nodes dropped): paths may be cut (--index-cap)\n", x.index_cap,
