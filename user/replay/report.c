@@ -546,7 +546,6 @@ static void wakeup(struct kr_report *rp, uint32_t waker_t, const struct katra_ev
 static int uring_complete(struct kr_report *rp, uint32_t t, const struct katra_event *e)
 {
 	struct kr_idmap_slot *s = NULL;
-	uint64_t node = KR_NO_NODE;
 	int rc = 0;
 
 	for (uint64_t i = 0; i < e->causes.len && !s; i++)
@@ -571,9 +570,8 @@ static int uring_complete(struct kr_report *rp, uint32_t t, const struct katra_e
 		n.thread = t;
 		n.type = KR_NODE_COMPLETE;
 		n.kind = KR_KIND_NONE;
-		node = kr_index_add(&rp->index, &rp->threads[t], &n);
+		kr_index_add(&rp->index, &rp->threads[t], &n);
 	}
-	(void)node;
 	return rc;
 }
 
