@@ -19,6 +19,9 @@ packages=(
 	# initramfs; the kernels come from apt-get download (debian-archive-keyring
 	# signs bullseye's suite too)
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
+	librust-flate2-dev              # Rust compat of compressed traces (format/rust/gzip)
+	chromium                        # headless check of katra-replay report --html
+	man-db                          # man -l checks of man/*.1, man/*.8
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf python3-matplotlib)

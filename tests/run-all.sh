@@ -47,6 +47,7 @@ run unit make -s unit-test
 run asan-ubsan make -s asan-test
 run rust-compat make -s rust-test
 run fuzz-smoke make -s fuzz-smoke
+run install make -s install-test
 run integration make -s integration-test
 # QEMU guests: Debian 11's 5.10 and 12's 6.1 kernels, and 16 of 64 vCPUs
 run vm make -s test-vm

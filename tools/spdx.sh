@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # SPDX: every source file of the project names its license (GPL-2.0-only, the
 # LICENSE file; the BPF programs' "GPL" license string agrees with it).
 #   tools/spdx.sh          add the line where it is missing

@@ -18,6 +18,7 @@ static const struct katra_replay_cmd cmds[] = {
 	{ "stats", "what the capture holds: events, spans, drops, epochs", katra_cmd_stats },
 	{ "compare", "is B the same run as A? hashes, equivalence, first divergence", katra_cmd_compare },
 	{ "export", "a timeline for Perfetto, chrome://tracing, speedscope (Chrome JSON)", katra_cmd_export },
+	{ "report", "per epoch: where each thread's time went, the critical path", katra_cmd_report },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

@@ -31,4 +31,7 @@ int katra_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* A decimal count (no sign): 0 or -EINVAL. */
 int katra_cli_parse_count(const char *s, uint64_t *out);
 
+/* katra-replay report (user/replay/cmd_report.c) */
+int katra_cmd_report(int argc, char **argv);
+
 #endif

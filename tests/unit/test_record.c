@@ -557,6 +557,40 @@ Test(cli, rejects_bad_usage)
 	cr_assert_eq(parse(&o, "katra-record --version"), KATRA_CLI_HELP);
 }
 
+Test(cli, compress_flag)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -p 1"), KATRA_CLI_RUN);
+	cr_assert_not(o.compress, "off by default");
+	cr_assert_eq(parse(&o, "katra-record -z -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.compress);
+	cr_assert_str_eq(o.output, "katra.ktrc.gz", "a compressed trace's default name");
+	cr_assert_eq(parse(&o, "katra-record --compress -o run.ktrc -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.compress);
+	cr_assert_str_eq(o.output, "run.ktrc", "-o wins; readers go by magic, not name");
+	cr_assert_eq(parse(&o, "katra-record -o x -zp 7"), KATRA_CLI_RUN);
+	cr_assert(o.compress);
+	cr_assert_eq(o.pids[0], 7);
+	cr_assert_eq(parse(&o, "katra-record -p 1 -- cmd -z"), KATRA_CLI_RUN);
+	cr_assert_not(o.compress, "-z after -- is the command's");
+	cr_assert_eq(parse(&o, "katra-record -z=1 -p 1"), KATRA_CLI_USAGE, "-z takes no value");
+}
+
+Test(cli, help_names_every_option)
+{
+	char buf[8192] = "";
+	FILE *out = fmemopen(buf, sizeof(buf) - 1, "w");
+	struct katra_record_opts o;
+	char *argv[] = { "katra-record", "--help", NULL };
+
+	cr_assert_not_null(out);
+	cr_assert_eq(katra_record_parse_args(2, argv, &o, out, stderr), KATRA_CLI_HELP);
+	fclose(out);
+	cr_assert(strstr(buf, "-z, --compress"), "%s", buf);
+	cr_assert(strstr(buf, "[-z]"), "the synopsis too");
+}
+
 Test(cli, sizes_and_seconds)
 {
 	uint64_t v;

@@ -8,7 +8,7 @@
 #include "cli.h"
 
 static const char usage_text[] =
-	"usage: katra-record [-p PID]... [-o FILE] [-d SECONDS] [--no-follow]\n"
+	"usage: katra-record [-p PID]... [-o FILE] [-z] [-d SECONDS] [--no-follow]\n"
 	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
 	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v] [-q]\n"
 	"                    [-e CLASSES] [-u USER] [--max-loss PCT]\n"
@@ -22,6 +22,8 @@ static const char usage_text[] =
 	"  -- COMMAND ARGS...     start COMMAND traced from its first instruction; exit\n"
 	"                         with its exit status\n"
 	"  -o, --output FILE      trace file (default katra.ktrc), created 0600\n"
+	"  -z, --compress         gzip the trace as it is written (default FILE\n"
+	"                         katra.ktrc.gz); katra-replay reads either kind\n"
 	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
 	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
 	"      --no-follow        do not follow children forked by the targets\n"
@@ -113,6 +115,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "compress", no_argument, NULL, 'z' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
@@ -132,6 +135,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool output_given = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -141,7 +145,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so COMMAND's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:o:fd:vqu:e:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:zfd:vqu:e:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -157,6 +161,10 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		}
 		case 'o':
 			o->output = optarg;
+			output_given = true;
+			break;
+		case 'z':
+			o->compress = true;
 			break;
 		case 'f':
 			o->force = true;
@@ -252,6 +260,8 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		return usage_error(err, "%s", "nothing to trace: give -p PID or -- COMMAND");
 	if (o->npids + (o->command ? 1 : 0) > KATRA_MAX_TARGETS)
 		return usage_error(err, "too many targets (at most %s)", "64");
+	if (o->compress && !output_given)
+		o->output = "katra.ktrc.gz";
 	if (!o->output[0])
 		return usage_error(err, "%s", "empty output file name");
 	if (o->user && !o->command)

@@ -696,7 +696,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 				"first %d and what they fork\n", n, KIDS_MAX);
 	}
 	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
-	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
+	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) | (o->compress ? KATRA_WRITER_GZIP : 0));
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
 			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");

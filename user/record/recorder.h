@@ -40,6 +40,7 @@ struct katra_record_opts {
 	struct katra_selection select; /* -e; every class by default */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
+	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
 };
 
 struct katra_record_result {

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,13 +26,29 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The size of a -z trace on disk (the writer is closed by now): -1 when the
+ * trace is not compressed or not a regular file (a device, a pipe). */
+static int64_t compressed_bytes(const struct katra_record_opts *o)
+{
+	struct stat st;
+
+	if (!o->compress || stat(o->output, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return (int64_t)st.st_size;
+}
+
 void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 				const struct katra_record_result *res)
 {
 	double secs = res->duration_ns / 1e9;
+	int64_t gz = compressed_bytes(o);
+	char zinfo[64] = "";
 
-	fprintf(out, "katra-record: %" PRIu64 " events, %" PRIu64 " dropped, %.2f MiB in %.3f s -> "
-		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, secs, o->output);
+	if (gz >= 0)
+		snprintf(zinfo, sizeof(zinfo), " (%.2f MiB gzip, %.1fx)", gz / 1048576.0,
+			 gz ? (double)res->bytes / (double)gz : 0.0);
+	fprintf(out, "katra-record: %" PRIu64 " events, %" PRIu64 " dropped, %.2f MiB%s in %.3f s -> "
+		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, zinfo, secs, o->output);
 	fprintf(out, "katra-record: %u probes attached, %u failed; capture live after %.1f ms\n",
 		res->probes_attached, res->probes_failed, res->live_after_ns / 1e6);
 	fprintf(out, "katra-record: events by kind:");
@@ -56,8 +73,17 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		close(fd);
 		return -err;
 	}
+	int64_t gz = compressed_bytes(o);
+
 	fprintf(f, "{\"output\":");
 	json_string(f, o->output);
+	/* bytes (= raw_bytes): the Katra stream; compressed_bytes: the -z file */
+	fprintf(f, ",\"compressed\":%s,\"raw_bytes\":%" PRIu64, o->compress ? "true" : "false",
+		res->bytes);
+	if (gz >= 0)
+		fprintf(f, ",\"compressed_bytes\":%" PRId64, gz);
+	else
+		fprintf(f, ",\"compressed_bytes\":null");
 	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
 		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
