@@ -164,7 +164,7 @@ test: all $(B)/bench/gameloop
 # the first time (it caches the kernels under /var/cache/katra-vm).
 $(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 test-vm: all $(B)/vm/katra-vmcheck
 	tests/vm/run.sh $(VM_ARGS)
 

@@ -23,11 +23,18 @@ _katra_record()
 	-o | --output | --summary-json | --ready-file | --epoch-fifo)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	-d | --duration | --buffer-size)
+	-e | --events)
+		COMPREPLY=($(compgen -W "io sync mem sched proc syscalls all" -- "${cur##*,}"))
+		return ;;
+	-u | --user)
+		COMPREPLY=($(compgen -u -- "$cur"))
+		return ;;
+	-d | --duration | --buffer-size | --max-loss)
 		return ;;
 	esac
 	COMPREPLY=($(compgen -W "-p --pid -o --output -z --compress -f --force -d --duration
 		--no-follow --buffer-size --paths --epoch-fifo --summary-json --ready-file
+		-e --events -u --user --max-loss -q --quiet
 		-v --verbose -h --help -V --version --" -- "$cur"))
 }
 complete -F _katra_record katra-record

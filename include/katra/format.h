@@ -461,6 +461,7 @@ enum katra_writer_flags {
 
 /* Creates path 0600 with O_NOFOLLOW|O_CLOEXEC (O_EXCL unless OVERWRITE) and
  * writes the framing and header.  Returns 0 or -errno. */
+/* path "-" writes to standard output. */
 int katra_writer_open(struct katra_writer **out, const char *path,
 		      const struct katra_header *h, unsigned flags);
 /* Appends one record (u32 length + bincode).  Buffered; no allocation. */
@@ -497,6 +498,7 @@ enum katra_read_status {
  * trace (first bytes 1f 8b) is read the same way, decompressed on the fly;
  * corrupt gzip data is KATRA_READ_CORRUPT, a gzip stream cut short
  * KATRA_READ_TRUNCATED, each with its message. */
+/* path "-" reads standard input. */
 int katra_reader_open(struct katra_reader **out, const char *path, char *msg, size_t msg_cap);
 int katra_reader_open_fd(struct katra_reader **out, int fd, char *msg, size_t msg_cap);
 /* As open, from memory (the reader does not copy buf; keep it alive). */

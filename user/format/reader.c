@@ -296,7 +296,9 @@ int katra_reader_open_fd(struct katra_reader **out, int fd, char *msg, size_t ms
 
 int katra_reader_open(struct katra_reader **out, const char *path, char *msg, size_t msg_cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* "-" is standard input (a pipe is fine: the reader only streams) */
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
+				   : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 	int rc;
 
 	*out = NULL;

@@ -139,7 +139,9 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		goto cleanup;
 	}
 
-	w->fd = open(path, oflags, 0600);
+	/* "-" is standard output (a pipe: the reader on the other end streams) */
+	w->fd = strcmp(path, "-") ? open(path, oflags, 0600)
+				  : fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
 	if (w->fd < 0) {
 		rc = -errno;
 		goto cleanup;

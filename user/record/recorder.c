@@ -369,7 +369,7 @@ static void give_to_sudo_user(const char *path)
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
 	char *end;
 
-	if (geteuid() != 0 || !u || !g || !u[0] || !g[0])
+	if (geteuid() != 0 || !u || !g || !u[0] || !g[0] || !strcmp(path, "-"))
 		return;
 	unsigned long uid = strtoul(u, &end, 10);
 	if (*end)
@@ -519,6 +519,14 @@ static int check_output(const struct katra_record_opts *o)
 {
 	struct stat st;
 
+	if (!strcmp(o->output, "-")) {
+		if (isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "katra-record: -o -: standard output is a terminal (pipe it "
+				"into katra-replay or a file)\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (lstat(o->output, &st) < 0)
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
@@ -625,6 +633,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	if (o->command) {
 		struct katra_run_as as;
 		rc = resolve_run_as(o, &as);
+		as.stdout_to_stderr = !strcmp(o->output, "-");
 		if (!rc)
 			rc = katra_launch_start(&launch, o->command, &as);
 		if (rc) {

@@ -36,6 +36,7 @@ struct katra_run_as {
 	gid_t groups[64];
 	int ngroups;
 	char home[256];
+	bool stdout_to_stderr; /* -o -: the trace is our stdout, the command's goes to stderr */
 };
 
 struct katra_launch {
