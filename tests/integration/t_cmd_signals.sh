@@ -49,7 +49,11 @@ kt_run_rec -p "$BUSY_PID" --epoch-fifo "$T/notfifo" -d 1
 
 # 4. -p TID of a non-leader thread traces its process
 kt_workload pingpong 20000
-TID=$(ls /proc/"$WL_PID"/task | grep -v "^$WL_PID\$" | head -n 1)
+for _ in $(seq 100); do # its second thread is started after the gate opens
+	TID=$(ls /proc/"$WL_PID"/task 2>/dev/null | grep -v "^$WL_PID\$" | head -n 1)
+	[ -n "$TID" ] && break
+	sleep 0.05
+done
 [ -n "$TID" ] || kt_fail "the ping-pong workload has no second thread"
 kt_run_rec -p "$TID" -o "$T/tid.ktrc" -d 0.3 -q
 [ "$KT_RC" = 0 ] || kt_fail "-p TID: exit $KT_RC: $(kt_tail "$T/rec.err" 1)"

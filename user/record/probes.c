@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -446,7 +447,21 @@ static bool process_gone(uint32_t pid)
 		return true;
 	buf[n] = '\0';
 	const char *paren = strrchr(buf, ')');
-	return paren && (paren[2] == 'Z' || paren[2] == 'X');
+	if (!paren || (paren[2] != 'Z' && paren[2] != 'X'))
+		return false;
+	/* a zombie leader may still have threads running (an exit_group in
+	 * progress): gone only once the leader is all that is left */
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	DIR *d = opendir(path);
+	unsigned tasks = 0;
+	struct dirent *de;
+	if (!d)
+		return true;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			tasks++;
+	closedir(d);
+	return tasks <= 1;
 }
 
 unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint32_t tgid),

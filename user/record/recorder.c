@@ -31,7 +31,7 @@
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DEFAULT_COUNTER_NS 1000000000ull
 #define FIFO_CAP 1024                 /* pending items per ring at first */
-#define REORDER_BUDGET_BYTES (24u << 20) /* pending items in all, whatever the CPU count */
+#define REORDER_BUDGET_BYTES (12u << 20) /* pending items in all, whatever the CPU count */
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t marks_requested;
