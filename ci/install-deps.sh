@@ -16,6 +16,9 @@ packages=(
 	# initramfs; the kernels come from apt-get download (debian-archive-keyring
 	# signs bullseye's suite too)
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
+	# Wine session tests (tests/wine/, t_wine_*): Debian's Wine 8 and the
+	# mingw compiler for the small console .exe programs (~1 GiB installed)
+	wine wine64 gcc-mingw-w64-x86-64
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf strace)

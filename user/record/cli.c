@@ -23,6 +23,9 @@ static const char usage_text[] =
 	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
 	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
 	"      --no-follow        do not follow children forked by the targets\n"
+	"      --session          a -p PID is a Wine process: trace its whole Wine\n"
+	"                         session (the default when it is one; fails if not)\n"
+	"      --no-session       trace only the process tree of a Wine PID\n"
 	"      --buffer-size SIZE ring buffer per CPU, e.g. 4M (default: 64M shared by\n"
 	"                           the possible CPUs, 1M to 32M each)\n"
 	"      --paths            record file paths of openat/openat2/execve (off:\n"
@@ -87,6 +90,7 @@ static const char examples_text[] =
 	"    katra-record -p 4242 -d 10                 # PID 4242 and its children, 10 s\n"
 	"    katra-record --paths -- tar czf x.tgz doc  # file paths too (for stats --files)\n"
 	"    katra-record -p 4242 --epoch-fifo /tmp/ep  # then: echo 'load start' >/tmp/ep\n"
+	"    katra-record -p 4242 --session -d 5        # a Wine game: its whole session\n"
 	"    kill -USR1 $(pidof katra-record)           # an epoch mark named 'mark N'\n"
 	"    katra-replay stats run.ktrc                # then: where did the time go?\n";
 
@@ -102,7 +106,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP };
+	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SESSION, OPT_NO_SESSION };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -119,6 +123,8 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "user", required_argument, NULL, 'u' },
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
+		{ "session", no_argument, NULL, OPT_SESSION },
+		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -200,6 +206,15 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case OPT_RAW_TP:
 			o->force_raw_tp = true;
 			break;
+		case OPT_SESSION:
+		case OPT_NO_SESSION: {
+			int mode = c == OPT_SESSION ? KATRA_SESSION_FORCE : KATRA_SESSION_OFF;
+			if (o->session_mode != KATRA_SESSION_AUTO && o->session_mode != mode)
+				return usage_error(err, "%s",
+						   "--session and --no-session exclude each other");
+			o->session_mode = mode;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, out);
 			fputs(examples_text, out);

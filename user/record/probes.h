@@ -62,6 +62,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
  * -ENOSPC when the table is full. */
 int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid);
 int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid);
+/* Whether tgid is in the set (given, or followed from a fork). */
+bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid);
 /* Number of tgids currently tracked (processes drop out when they exit). */
 int katra_probes_tracked_count(const struct katra_probes *p);
 

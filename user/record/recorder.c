@@ -20,6 +20,7 @@
 #include "pipeline.h"
 #include "probes.h"
 #include "recorder.h"
+#include "session.h"
 #include "targets.h"
 
 #define POLL_MS 10
@@ -61,6 +62,7 @@ struct recorder {
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
 	int fifo_fd;
+	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	char fifo_line[128];
 	size_t fifo_len;
 };
@@ -207,7 +209,8 @@ static int name_processes(struct recorder *r, const uint32_t *pids, size_t n, ui
 	for (size_t i = 0; i < n && !rc; i++) {
 		katra_target_comm(pids[i], comm, sizeof(comm));
 		bool have_exe = r->o->record_paths && !katra_target_exe(pids[i], exe, sizeof(exe));
-		rc = emit_process_info(&r->pl.em, key, pids[i], origin, comm, have_exe ? exe : NULL);
+		rc = emit_process_info(&r->pl.em, key, pids[i], origin, comm, have_exe ? exe : NULL,
+				       katra_wine_names_image(r->wine, pids[i]));
 	}
 	return rc;
 }
@@ -343,6 +346,52 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	for (size_t i = 0; i < nn; i++)
 		hs->notes[i] = katra_cstr(hs->note_buf[i]);
 	h->notes = (struct katra_str_vec){ hs->notes, nn };
+}
+
+/* How the processes traced from the start were found, and the Wine
+ * sessions: appended to the notes build_header made. */
+static void add_session_notes(struct katra_header *h, struct header_store *hs,
+			      struct recorder *r)
+{
+	size_t nn = h->notes.len, cap = sizeof(hs->notes) / sizeof(hs->notes[0]);
+
+	nn += katra_wine_names_notes(r->wine, r->o->pids, r->o->npids, r->kids, r->nkids,
+				     hs->note_buf[nn], sizeof(hs->note_buf[0]), cap - nn);
+	for (size_t i = h->notes.len; i < nn; i++)
+		hs->notes[i] = katra_cstr(hs->note_buf[i]);
+	h->notes = (struct katra_str_vec){ hs->notes, nn };
+}
+
+static int wine_track(void *ctx, uint32_t pid)
+{
+	return katra_probes_track_tgid(ctx, pid);
+}
+
+static bool wine_is_tracked(void *ctx, uint32_t pid)
+{
+	return katra_probes_is_tracked(ctx, pid);
+}
+
+/* The -p targets' Wine sessions: every member not traced yet, and the
+ * processes below them (as below a target). */
+static int start_sessions(struct recorder *r)
+{
+	const struct katra_wine_ops ops = { r->probes, wine_track, wine_is_tracked };
+	const uint32_t *members;
+	uint32_t kids[256];
+	int rc = katra_wine_names_start(r->wine, &ops);
+	size_t nm = katra_wine_names_members(r->wine, &members);
+
+	if (rc || !nm || !r->o->follow_children)
+		return rc;
+	int n = katra_target_descendants(members, nm, kids, 256);
+	for (int i = 0; i < n && i < 256 && r->nkids < KIDS_MAX; i++) {
+		if (kids[i] == (uint32_t)getpid() || katra_probes_is_tracked(r->probes, kids[i]))
+			continue;
+		katra_probes_track_tgid(r->probes, kids[i]);
+		r->kids[r->nkids++] = kids[i];
+	}
+	return 0;
 }
 
 /* ---- summary ---- */
@@ -499,6 +548,10 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	r->o = o;
 	r->fifo_fd = -1;
+	rc = katra_wine_names_open(&r->wine, "/proc", o->session_mode, o->pids, o->npids, stderr,
+				   o->quiet);
+	if (rc)
+		goto cleanup; /* it said why */
 	if (o->epoch_fifo) {
 		rc = open_fifo(o->epoch_fifo, &r->fifo_fd);
 		if (rc) {
@@ -578,7 +631,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			fprintf(stderr, "katra-record: %d processes below the targets; tracking the "
 				"first %d and what they fork\n", n, KIDS_MAX);
 	}
+	rc = start_sessions(r);
+	if (rc)
+		goto cleanup;
 	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
+	add_session_notes(&h, hs, r);
 	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
@@ -606,10 +663,13 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	pipeline_queue_epoch(&r->pl, start_mono, KATRA_EPOCH_CAPTURE_START, "capture start");
 	rc = pipeline_emit_until(&r->pl, start_mono);
+	katra_wine_names_attach(r->wine, &r->pl.em);
 	if (!rc)
 		rc = name_processes(r, o->pids, o->npids, KATRA_ORIGIN_TARGET, start_mono);
 	if (!rc)
 		rc = name_processes(r, r->kids, r->nkids, KATRA_ORIGIN_DESCENDANT, start_mono);
+	if (!rc)
+		rc = katra_wine_names_emit_start(r->wine, start_mono, o->record_paths);
 	if (!rc && launch.pid > 0)
 		emit_process_origin(&r->pl.em, (uint32_t)launch.pid, KATRA_ORIGIN_COMMAND);
 	if (!rc)
@@ -700,6 +760,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			next_counter += counter_every;
 		}
 		rc = pipeline_emit_until(&r->pl, wm - 1);
+		if (!rc) /* Wine processes that joined: tracked and named now */
+			rc = katra_wine_names_tick(r->wine, now);
 		if (now >= next_shrink) {
 			order_shrink(&r->pl.order);
 			next_shrink = now + 1000000000ull;
@@ -739,6 +801,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 	res->bytes = katra_writer_bytes(r->w);
+	res->procs = katra_wine_names_take_roster(r->wine, &res->nprocs, &res->procs_total);
 	res->cpu_ns_capture = cpu_ns() - res->cpu_ns_setup;
 	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
@@ -768,6 +831,7 @@ cleanup:
 		free(r->watermark);
 		if (r->fifo_fd >= 0)
 			close(r->fifo_fd);
+		katra_wine_names_free(r->wine);
 	}
 	free(r);
 	free(hs);

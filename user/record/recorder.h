@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "katra/format.h"
+#include "session.h"
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
@@ -34,6 +35,7 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
+	int session_mode;          /* enum katra_session_mode: --session, --no-session */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 };
@@ -52,6 +54,10 @@ struct katra_record_result {
 	uint64_t cpu_ns_setup;     /* the recorder's own CPU (user + sys) until live */
 	uint64_t cpu_ns_capture;   /* ... from live to the end: the per-event cost */
 	unsigned probes_attached, probes_failed;
+	/* every process named in the trace (latest name; malloc'ed: free it) */
+	struct katra_proc_entry *procs;
+	size_t nprocs;
+	uint64_t procs_total;      /* named in all (procs keeps the first 4096) */
 };
 
 /* Returns 0 on a complete capture, else -errno after printing the reason

@@ -80,7 +80,23 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 			res->by_kind[k]);
 		first = false;
 	}
-	fprintf(f, "}}\n");
+	fprintf(f, "}");
+	/* every process the trace names: pid, comm, Windows image, origin */
+	fprintf(f, ",\"processes_total\":%" PRIu64 ",\"processes\":[", res->procs_total);
+	for (size_t i = 0; i < res->nprocs; i++) {
+		const struct katra_proc_entry *p = &res->procs[i];
+		fprintf(f, "%s{\"pid\":%u,\"name\":", i ? "," : "", p->pid);
+		json_string(f, p->image[0] ? p->image : p->comm);
+		fprintf(f, ",\"comm\":");
+		json_string(f, p->comm);
+		fprintf(f, ",\"windows_image\":");
+		if (p->image[0])
+			json_string(f, p->image);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"origin\":\"%s\"}", katra_process_origin_name(p->origin));
+	}
+	fprintf(f, "]}\n");
 	if (fclose(f) != 0)
 		return -errno;
 	return 0;
