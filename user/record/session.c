@@ -415,13 +415,15 @@ void katra_session_get_stats(const struct katra_session *s, struct katra_session
 	*st = s->st;
 }
 
-/* Reads pid's maps; reports it when it is a member.  Returns 1 if reported. */
+/* Reads pid's maps; reports it when it is a member (and, when it brings its
+ * session in, the processes already seen in it).  Returns how many were
+ * reported. */
 static int check_pid(struct katra_session *s, uint32_t pid, struct pid_state *ps, bool joined,
 		     const struct katra_session_cb *cb)
 {
 	struct katra_wine_key k;
 	char dir[KATRA_SESSION_DIR_MAX];
-	int rc, idx;
+	int rc, idx, reported = 0;
 
 	s->st.maps_read++;
 	rc = katra_wine_server_key(s->proc, pid, &k, dir, sizeof(dir));
@@ -447,17 +449,18 @@ static int check_pid(struct katra_session *s, uint32_t pid, struct pid_state *ps
 				continue;
 			o->state = PID_MEMBER;
 			s->st.members++;
+			reported++;
 			cb->member(cb->ctx, opid, (unsigned)idx, false);
 		}
 		joined = false;
 	}
 	if (idx < 0)
-		return 0;
+		return reported;
 	if (ps)
 		ps->state = PID_MEMBER;
 	s->st.members++;
 	cb->member(cb->ctx, pid, (unsigned)idx, joined);
-	return 1;
+	return reported + 1;
 }
 
 static void note_stale(struct katra_session *s, size_t *n, uint32_t pid)
