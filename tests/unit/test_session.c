@@ -417,7 +417,17 @@ Test(session_proc, young_process_settles)
 	katra_session_get_stats(s, &a);
 	cr_assert_eq(katra_session_scan(s, now + 1000, false, &cb), 0);
 	katra_session_get_stats(s, &b);
-	cr_assert_eq(b.maps_read, a.maps_read + 1, "the young one is read again");
+	cr_assert_eq(b.maps_read, a.maps_read, "not yet: backing off");
+	cr_assert_eq(katra_session_scan(s, now + KATRA_SESSION_RECHECK_NS, false, &cb), 0);
+	katra_session_get_stats(s, &a);
+	cr_assert_eq(a.maps_read, b.maps_read + 1, "the young one is read again");
+	cr_assert_eq(katra_session_scan(s, now + KATRA_SESSION_RECHECK_NS + 1000, false, &cb), 0);
+	katra_session_get_stats(s, &b);
+	cr_assert_eq(b.maps_read, a.maps_read, "next: after twice the interval");
+	PID(500, "", "wine64", now / tick, NULL, "wine64\0x.exe\0");
+	cr_assert_eq(katra_session_scan(s, now + KATRA_SESSION_RECHECK_NS + 2000, false, &cb), 0);
+	katra_session_get_stats(s, &a);
+	cr_assert_eq(a.maps_read, b.maps_read + 1, "it exec'd: read at once");
 	cr_assert_eq(katra_session_scan(s, now + KATRA_SESSION_PENDING_NS + tick, false, &cb), 0);
 	katra_session_get_stats(s, &a);
 	cr_assert_eq(katra_session_scan(s, now + KATRA_SESSION_PENDING_NS + 2 * tick, false, &cb),
@@ -507,4 +517,34 @@ Test(session_roster, notes_split_and_bounded)
 		cr_assert_lt(strlen(notes[i]), sizeof(notes[0]));
 	cr_assert_not_null(strstr(notes[3], "more processes"), "%s", notes[3]);
 	katra_roster_free(&r);
+}
+
+/* ---- the options ---- */
+
+#include "../../user/record/cli.h"
+
+static enum katra_cli_result parse(struct katra_record_opts *o, int argc, char **argv)
+{
+	FILE *null = fopen("/dev/null", "w");
+	enum katra_cli_result r = katra_record_parse_args(argc, argv, o, null, null);
+
+	fclose(null);
+	return r;
+}
+
+Test(session_cli, session_and_no_session)
+{
+	struct katra_record_opts o;
+	char *def[] = { "katra-record", "-p", "42", NULL };
+	char *on[] = { "katra-record", "--session", "-p", "42", NULL };
+	char *off[] = { "katra-record", "-p", "42", "--no-session", NULL };
+	char *both[] = { "katra-record", "--session", "--no-session", "-p", "42", NULL };
+
+	cr_assert_eq(parse(&o, 3, def), KATRA_CLI_RUN);
+	cr_assert_eq(o.session_mode, KATRA_SESSION_AUTO);
+	cr_assert_eq(parse(&o, 4, on), KATRA_CLI_RUN);
+	cr_assert_eq(o.session_mode, KATRA_SESSION_FORCE);
+	cr_assert_eq(parse(&o, 4, off), KATRA_CLI_RUN);
+	cr_assert_eq(o.session_mode, KATRA_SESSION_OFF);
+	cr_assert_eq(parse(&o, 5, both), KATRA_CLI_USAGE);
 }

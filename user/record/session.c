@@ -309,6 +309,8 @@ enum { PID_PENDING = 0, PID_SETTLED, PID_MEMBER };
 struct pid_state {
 	uint64_t start;          /* /proc/PID/stat start time, ticks */
 	uint64_t pending_until;  /* CLOCK_BOOTTIME ns */
+	uint64_t next_check;     /* a pending one's next maps read, at the latest */
+	uint64_t interval;       /* ... doubling from RECHECK_NS */
 	uint64_t gen;            /* last scan that saw it */
 	struct katra_wine_key key;
 	char comm[16];
@@ -529,17 +531,36 @@ int katra_session_scan(struct katra_session *s, uint64_t now_ns, bool initial,
 			ps->state = PID_PENDING;
 			ps->pending_until = now_ns + KATRA_SESSION_PENDING_NS;
 			ps->checked = 0;
+			ps->interval = 0;
 		}
 		if (ps)
 			ps->gen = s->gen;
 		if (ps && ps->state != PID_PENDING)
 			continue;
+		/* a young one not connected yet: its maps again when it exec'd
+		 * (comm changed) or its next check is due (backing off) */
+		if (ps && ps->checked && now_ns < ps->pending_until) {
+			char now_comm[16];
+			katra_proc_comm(s->proc, pid, now_comm, sizeof(now_comm));
+			if (now_comm[0] && strncmp(now_comm, ps->comm, sizeof(ps->comm))) {
+				memcpy(ps->comm, now_comm, sizeof(ps->comm));
+				ps->interval = 0;
+			} else if (now_ns < ps->next_check) {
+				continue;
+			}
+		}
 		if (!budget)
 			continue;
 		budget--;
 		found += check_pid(s, pid, ps, !initial, cb);
-		if (ps && ps->state == PID_PENDING && now_ns >= ps->pending_until)
+		if (!ps || ps->state != PID_PENDING)
+			continue;
+		if (now_ns >= ps->pending_until) {
 			ps->state = PID_SETTLED;
+			continue;
+		}
+		ps->interval = ps->interval ? ps->interval * 2 : KATRA_SESSION_RECHECK_NS;
+		ps->next_check = now_ns + ps->interval;
 	}
 	closedir(d);
 	/* forget the pids that are gone (after the walk: removal moves entries) */

@@ -26,9 +26,12 @@
 
 #define KATRA_SESSION_MAX_KEYS 8
 #define KATRA_SESSION_DIR_MAX 256
-/* a pid born (or exec'ing) this recently is checked again at every scan: a
- * new `wine` process connects to its wineserver some time after it starts */
+/* a pid born (or exec'ing) this recently is checked again: a new `wine`
+ * process connects to its wineserver some time after it starts.  Its maps are
+ * read when it is first seen, after each exec (its comm changed), and at
+ * intervals doubling from RECHECK_NS (150, 300, 600 ms, ...) */
 #define KATRA_SESSION_PENDING_NS 5000000000ull
+#define KATRA_SESSION_RECHECK_NS 150000000ull
 /* settled processes are re-read (start time, comm) this often: a pid reused,
  * or an old process that exec'd Wine, is checked again */
 #define KATRA_SESSION_SWEEP_NS 1000000000ull
