@@ -9,6 +9,7 @@ usage: check.py CHECK TRACE.jsonl [KEY=VALUE...]
            absent=PIDS summary=SUMMARY.json
   tree     target=PID absent=PIDS
   command  command=PID:IMAGE members=NAMED server=PID absent=PIDS
+  members  target=PID:IMAGE members=NAMED server=PID
 A failed check prints one line saying what differs and exits 1.
 """
 import json
@@ -153,7 +154,19 @@ def check_command(path, command, members, server, absent):
     return "the command's session came in: %d processes named" % len(n.infos)
 
 
-CHECKS = {"session": check_session, "tree": check_tree, "command": check_command}
+def check_members(path, target, members, server):
+    t = Trace(path)
+    n = Names(t)
+    tpid, timage = next(iter(named(target).items()))
+    n.expect_named(tpid, "the target", "Target", timage, timage)
+    for pid, image in named(members).items():
+        n.expect_named(pid, image, "WineSession", image, image)
+    n.expect_named(int(server), "wineserver", "WineSession", None, "wineserver")
+    return "target %d and its session: %d processes named" % (tpid, len(n.infos))
+
+
+CHECKS = {"session": check_session, "tree": check_tree, "command": check_command,
+          "members": check_members}
 
 
 def main(argv):
