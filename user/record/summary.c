@@ -33,6 +33,15 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, secs, o->output);
 	fprintf(out, "katra-record: %u probes attached, %u failed; capture live after %.1f ms\n",
 		res->probes_attached, res->probes_failed, res->live_after_ns / 1e6);
+	uint64_t by_origin[KATRA_ORIGIN_COUNT] = { 0 };
+	for (size_t i = 0; i < res->nprocs; i++)
+		if (res->procs[i].origin < KATRA_ORIGIN_COUNT)
+			by_origin[res->procs[i].origin]++;
+	if (by_origin[KATRA_ORIGIN_WINE_SESSION] || by_origin[KATRA_ORIGIN_WINE_JOINED])
+		fprintf(out, "katra-record: %" PRIu64 " processes named, %" PRIu64 " found in Wine "
+			"sessions at start, %" PRIu64 " joined later (--summary-json lists them)\n",
+			res->procs_total, by_origin[KATRA_ORIGIN_WINE_SESSION],
+			by_origin[KATRA_ORIGIN_WINE_JOINED]);
 	fprintf(out, "katra-record: events by kind:");
 	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
 		if (res->by_kind[k])
