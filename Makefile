@@ -123,21 +123,6 @@ $(B)/workloads/i386prog: tests/workloads/i386/prog.S
 		rm -f $@; echo "warning: cannot build the i386 test program ($(CC) -m32, ld -m elf_i386): t_i386 will skip" >&2; \
 	fi
 
-# ---- Windows console programs for the Wine tests (tests/wine/*.c): not part
-# of `all` (a machine without mingw still builds); the t_wine_* tests make
-# them.  ticker.exe is also built under the names the tests give it. ----
-MINGW_CC ?= x86_64-w64-mingw32-gcc
-WINE_SRCS := $(wildcard tests/wine/*.c)
-WINE_NAMED := $(B)/wine/first.exe $(B)/wine/second.exe $(B)/wine/third.exe
-WINE_PROGS := $(patsubst tests/wine/%.c,$(B)/wine/%.exe,$(WINE_SRCS)) $(WINE_NAMED)
-.PHONY: wine-progs
-wine-progs: $(WINE_PROGS)
-$(B)/wine/%.exe: tests/wine/%.c
-	@mkdir -p $(@D)
-	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $<
-$(WINE_NAMED): $(B)/wine/ticker.exe
-	cp $< $@
-
 # ---- tests ----
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
@@ -180,6 +165,21 @@ $(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^
 test-vm: all $(B)/vm/katra-vmcheck
 	tests/vm/run.sh $(VM_ARGS)
+
+# ---- Windows console programs for the Wine tests (tests/wine/*.c): not part
+# of `all` (a machine without mingw still builds); the t_wine_* tests make
+# them.  ticker.exe is also built under the names the tests give it. ----
+MINGW_CC ?= x86_64-w64-mingw32-gcc
+WINE_SRCS := $(wildcard tests/wine/*.c)
+WINE_NAMED := $(B)/wine/first.exe $(B)/wine/second.exe $(B)/wine/third.exe
+WINE_PROGS := $(patsubst tests/wine/%.c,$(B)/wine/%.exe,$(WINE_SRCS)) $(WINE_NAMED)
+.PHONY: wine-progs
+wine-progs: $(WINE_PROGS)
+$(B)/wine/%.exe: tests/wine/%.c
+	@mkdir -p $(@D)
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $<
+$(WINE_NAMED): $(B)/wine/ticker.exe
+	cp $< $@
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)

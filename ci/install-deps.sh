@@ -10,15 +10,13 @@ packages=(
 	libcriterion-dev                # unit tests
 	liburing-dev                    # io_uring test and bench workloads
 	python3 jq                      # integration test assertions
+	wine wine64 gcc-mingw-w64-x86-64 # Wine session tests (tests/wine/, ~1.2 GiB)
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
 	libclang-rt-14-dev              # sanitizer runtimes for clang
 	# make test-vm: Debian kernels booted under QEMU (TCG) from a busybox
 	# initramfs; the kernels come from apt-get download (debian-archive-keyring
 	# signs bullseye's suite too)
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
-	# Wine session tests (tests/wine/, t_wine_*): Debian's Wine 8 and the
-	# mingw compiler for the small console .exe programs (~1 GiB installed)
-	wine wine64 gcc-mingw-w64-x86-64
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf strace)

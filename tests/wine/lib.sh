@@ -34,13 +34,13 @@ kw_setup()
 		kt_skip "mingw is not installed (ci/install-deps.sh installs gcc-mingw-w64-x86-64)"
 	make -s -C "$KT_ROOT" wine-progs >"$T/make.out" 2>&1 ||
 		kt_fail "make wine-progs failed: $(kt_tail "$T/make.out" 2)"
-	local dir rc
-	dir=$("$KW_DIR/prefix.sh" 2>"$T/prefix.err")
+	local rc
+	"$KW_DIR/prefix.sh" >"$T/prefix.out" 2>"$T/prefix.err"
 	rc=$?
 	[ "$rc" = 77 ] && kt_skip "$(kt_tail "$T/prefix.err")"
 	[ "$rc" = 0 ] || kt_fail "tests/wine/prefix.sh: $(kt_tail "$T/prefix.err" 2)"
-	PFX_A=$dir/a
-	PFX_B=$dir/b
+	PFX_A=$(sed -n 1p "$T/prefix.out")
+	PFX_B=$(sed -n 2p "$T/prefix.out")
 	KW_PREFIXES="$PFX_A $PFX_B"
 	# a session left over from an earlier run would be traced as ours
 	WINEPREFIX=$PFX_A wineserver -k 2>/dev/null

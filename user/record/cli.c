@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "session.h"
 
 static const char usage_text[] =
 	"usage: katra-record [-p PID]... [-o FILE] [-d SECONDS] [--no-follow]\n"
@@ -94,6 +95,10 @@ static const char examples_text[] =
 	"    kill -USR1 $(pidof katra-record)           # an epoch mark named 'mark N'\n"
 	"    katra-replay stats run.ktrc                # then: where did the time go?\n";
 
+/* Wine sessions (session.h): outside the OPT_ enum, which other options grow */
+#define OPT_SESSION 0x5e55
+#define OPT_NO_SESSION 0x5e56
+
 static enum katra_cli_result usage_error(FILE *err, const char *fmt, const char *arg)
 {
 	fprintf(err, "katra-record: ");
@@ -106,13 +111,15 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SESSION, OPT_NO_SESSION };
+	       OPT_MAX_LOSS, OPT_RAW_TP };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "session", no_argument, NULL, OPT_SESSION },
+		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "paths", no_argument, NULL, OPT_PATHS },
 		{ "epoch-fifo", required_argument, NULL, OPT_FIFO },
@@ -123,8 +130,6 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "user", required_argument, NULL, 'u' },
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
-		{ "session", no_argument, NULL, OPT_SESSION },
-		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -164,6 +169,15 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case OPT_NO_FOLLOW:
 			o->follow_children = false;
 			break;
+		case OPT_SESSION:
+		case OPT_NO_SESSION: {
+			int mode = c == OPT_SESSION ? KATRA_SESSION_FORCE : KATRA_SESSION_OFF;
+			if (o->session_mode != KATRA_SESSION_AUTO && o->session_mode != mode)
+				return usage_error(err, "%s",
+						   "--session and --no-session exclude each other");
+			o->session_mode = mode;
+			break;
+		}
 		case OPT_BUFFER:
 			if (katra_parse_size(optarg, &o->buffer_size) || o->buffer_size < 4096 ||
 			    o->buffer_size > (1ull << 30))
@@ -206,15 +220,6 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case OPT_RAW_TP:
 			o->force_raw_tp = true;
 			break;
-		case OPT_SESSION:
-		case OPT_NO_SESSION: {
-			int mode = c == OPT_SESSION ? KATRA_SESSION_FORCE : KATRA_SESSION_OFF;
-			if (o->session_mode != KATRA_SESSION_AUTO && o->session_mode != mode)
-				return usage_error(err, "%s",
-						   "--session and --no-session exclude each other");
-			o->session_mode = mode;
-			break;
-		}
 		case 'h':
 			fputs(usage_text, out);
 			fputs(examples_text, out);

@@ -57,12 +57,12 @@ struct recorder {
 	uint64_t *drops_seen;
 	uint64_t *drops_now;
 	uint64_t *watermark;    /* per ring: every record below it is drained */
+	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
 #define KIDS_MAX 1024
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
 	int fifo_fd;
-	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	char fifo_line[128];
 	size_t fifo_len;
 };
@@ -372,26 +372,13 @@ static bool wine_is_tracked(void *ctx, uint32_t pid)
 	return katra_probes_is_tracked(ctx, pid);
 }
 
-/* The -p targets' Wine sessions: every member not traced yet, and the
- * processes below them (as below a target). */
+/* The -p targets' Wine sessions, once the probes are live: every member not
+ * traced yet, and (unless --no-follow) the processes below them. */
 static int start_sessions(struct recorder *r)
 {
 	const struct katra_wine_ops ops = { r->probes, wine_track, wine_is_tracked };
-	const uint32_t *members;
-	uint32_t kids[256];
-	int rc = katra_wine_names_start(r->wine, &ops);
-	size_t nm = katra_wine_names_members(r->wine, &members);
 
-	if (rc || !nm || !r->o->follow_children)
-		return rc;
-	int n = katra_target_descendants(members, nm, kids, 256);
-	for (int i = 0; i < n && i < 256 && r->nkids < KIDS_MAX; i++) {
-		if (kids[i] == (uint32_t)getpid() || katra_probes_is_tracked(r->probes, kids[i]))
-			continue;
-		katra_probes_track_tgid(r->probes, kids[i]);
-		r->kids[r->nkids++] = kids[i];
-	}
-	return 0;
+	return katra_wine_names_start(r->wine, &ops, r->o->follow_children);
 }
 
 /* ---- summary ---- */
@@ -548,10 +535,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	r->o = o;
 	r->fifo_fd = -1;
-	rc = katra_wine_names_open(&r->wine, "/proc", o->session_mode, o->pids, o->npids, stderr,
-				   o->quiet);
-	if (rc)
-		goto cleanup; /* it said why */
 	if (o->epoch_fifo) {
 		rc = open_fifo(o->epoch_fifo, &r->fifo_fd);
 		if (rc) {
@@ -560,6 +543,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			goto cleanup;
 		}
 	}
+	/* the -p targets' Wine sessions (--session: each must have one) */
+	rc = katra_wine_names_open(&r->wine, "/proc", o->session_mode, o->pids, o->npids, stderr,
+				   o->quiet);
+	if (rc)
+		goto cleanup; /* it said why */
 	if (o->command) {
 		struct katra_run_as as;
 		rc = resolve_run_as(o, &as);
@@ -616,6 +604,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			"not be attached: %s\n", strerror(-rc));
 		goto cleanup;
 	}
+	rc = start_sessions(r);
+	if (rc)
+		goto cleanup;
 	/* the tree's processes that already exist: forks from now on are
 	 * followed in the kernel; twice, for a fork between attach and the scan */
 	for (int pass = 0; pass < 2 && o->follow_children && o->npids; pass++) {
@@ -631,9 +622,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			fprintf(stderr, "katra-record: %d processes below the targets; tracking the "
 				"first %d and what they fork\n", n, KIDS_MAX);
 	}
-	rc = start_sessions(r);
-	if (rc)
-		goto cleanup;
 	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
 	add_session_notes(&h, hs, r);
 	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);

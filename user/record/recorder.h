@@ -9,7 +9,6 @@
 #include <stdint.h>
 
 #include "katra/format.h"
-#include "session.h"
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
@@ -24,6 +23,7 @@ struct katra_record_opts {
 	bool force;                /* replace an existing output file */
 	uint64_t duration_ns;      /* 0 = until stopped */
 	bool follow_children;
+	int session_mode;          /* enum katra_session_mode: --session, --no-session */
 	uint64_t buffer_size;      /* per-CPU ring bytes; 0 = default */
 	bool record_paths;
 	const char *epoch_fifo;
@@ -35,10 +35,11 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
-	int session_mode;          /* enum katra_session_mode: --session, --no-session */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 };
+
+struct katra_proc_entry;
 
 struct katra_record_result {
 	int command_status;        /* wait status of -- COMMAND, -1 if none */
@@ -49,15 +50,16 @@ struct katra_record_result {
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
 	uint64_t offcpu_inferred;  /* OffCpu spans closed at the thread's next event */
+	/* every process named in the trace (session.h; latest names; malloc'ed:
+	 * free it) */
+	struct katra_proc_entry *procs;
+	size_t nprocs;
+	uint64_t procs_total;      /* named in all (procs keeps the first 4096) */
 	uint64_t by_kind[KATRA_KIND_COUNT];
 	uint64_t live_after_ns;    /* from start of katra_record_run to capture live */
 	uint64_t cpu_ns_setup;     /* the recorder's own CPU (user + sys) until live */
 	uint64_t cpu_ns_capture;   /* ... from live to the end: the per-event cost */
 	unsigned probes_attached, probes_failed;
-	/* every process named in the trace (latest name; malloc'ed: free it) */
-	struct katra_proc_entry *procs;
-	size_t nprocs;
-	uint64_t procs_total;      /* named in all (procs keeps the first 4096) */
 };
 
 /* Returns 0 on a complete capture, else -errno after printing the reason

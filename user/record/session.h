@@ -183,11 +183,11 @@ int katra_wine_names_open(struct katra_wine_names **out, const char *proc,
 			  FILE *err, bool quiet);
 void katra_wine_names_free(struct katra_wine_names *n);
 /* Once the probes are live: finds the sessions' members (twice, for a
- * process starting in between) and tracks those not tracked yet.  Their
- * names are read now (for the header notes). */
-int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_ops *ops);
-/* Members found by katra_wine_names_start (to look for their children). */
-size_t katra_wine_names_members(const struct katra_wine_names *n, const uint32_t **pids);
+ * process starting in between) and tracks those not tracked yet, and with
+ * follow the processes below them (origin Descendant).  Their names are read
+ * now (for the header notes). */
+int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_ops *ops,
+			   bool follow);
 /* Header notes (see katra_session_notes) for the processes traced from the
  * start: targets, descendants (kids), the command, session members. */
 size_t katra_wine_names_notes(struct katra_wine_names *n, const uint32_t *targets, size_t nt,

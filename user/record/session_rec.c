@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "katra/format.h"
 #include "session.h"
+#include "table.h"
 #include "targets.h"
 
 struct katra_wine_names {
@@ -19,8 +20,8 @@ struct katra_wine_names {
 	enum katra_session_mode mode;
 	char proc[KATRA_SESSION_DIR_MAX];
 	struct katra_wine_ops ops;
-	struct katra_roster start;   /* members found at start, names read then */
-	uint32_t *members;           /* their pids, in order */
+	struct katra_roster start;   /* members found at start (and the processes
+				      * below them), names read then */
 	struct katra_roster roster;  /* every ProcessInfo written */
 	struct emitter *em;
 	FILE *err;
@@ -28,6 +29,8 @@ struct katra_wine_names {
 	bool live;                   /* the capture runs: members are named at once */
 	bool wine_exec_seen;         /* a traced process exec'd Wine's loader */
 	uint32_t adopted_from;       /* the traced process that brought a session in */
+	uint32_t targets[64];        /* the -p PIDs */
+	size_t ntargets;
 	int error;                   /* the emitter's, sticky */
 	uint64_t next_scan;
 	char image[128];
@@ -60,10 +63,8 @@ int katra_wine_names_open(struct katra_wine_names **out, const char *proc,
 		rc = katra_roster_init(&n->start, KATRA_ROSTER_MAX);
 	if (!rc)
 		rc = katra_roster_init(&n->roster, KATRA_ROSTER_MAX);
-	if (!rc)
-		n->members = calloc(KATRA_ROSTER_MAX, sizeof(uint32_t));
-	if (!rc && !n->members)
-		rc = -ENOMEM;
+	for (size_t i = 0; i < npids && n->ntargets < 64; i++)
+		n->targets[n->ntargets++] = pids[i];
 	for (size_t i = 0; i < npids && !rc; i++) {
 		int krc = katra_session_add_pid(n->s, pids[i]);
 		if (!krc || mode != KATRA_SESSION_FORCE)
@@ -96,7 +97,6 @@ void katra_wine_names_free(struct katra_wine_names *n)
 	katra_session_free(n->s);
 	katra_roster_free(&n->start);
 	katra_roster_free(&n->roster);
-	free(n->members);
 	free(n);
 }
 
@@ -110,6 +110,16 @@ static void name_member(struct katra_wine_names *n, uint32_t pid, uint32_t origi
 	if (!n->error)
 		n->error = emit_process_info(n->em, n->em->st.last_key, pid, origin, comm,
 					     has_exe ? exe : NULL, has_image ? image : NULL);
+}
+
+/* A process traced from the start: its names now (for the header). */
+static void note_start(struct katra_wine_names *n, uint32_t pid, uint32_t origin, bool wine)
+{
+	char comm[64], image[128];
+	bool has_image = !katra_wine_image(n->proc, pid, wine, image, sizeof(image));
+
+	katra_proc_comm(n->proc, pid, comm, sizeof(comm));
+	katra_roster_note(&n->start, pid, origin, comm, strlen(comm), has_image ? image : NULL);
 }
 
 static void on_member(void *ctx, uint32_t pid, unsigned key, bool joined)
@@ -130,12 +140,7 @@ static void on_member(void *ctx, uint32_t pid, unsigned key, bool joined)
 	}
 	if (n->start.n == n->start.max)
 		return; /* traced, named by its next exec only */
-	char comm[64], image[128];
-	bool has_image = !katra_wine_image(n->proc, pid, true, image, sizeof(image));
-	katra_proc_comm(n->proc, pid, comm, sizeof(comm));
-	n->members[n->start.n] = pid;
-	katra_roster_note(&n->start, pid, KATRA_ORIGIN_WINE_SESSION, comm, strlen(comm),
-			  has_image ? image : NULL);
+	note_start(n, pid, KATRA_ORIGIN_WINE_SESSION, true);
 }
 
 /* A traced process connected to a wineserver no session key names: its
@@ -157,25 +162,43 @@ static int scan(struct katra_wine_names *n, bool initial)
 	return katra_session_scan(n->s, boottime_ns(), initial, &cb);
 }
 
-int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_ops *ops)
+int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_ops *ops,
+			   bool follow)
 {
+	uint32_t members[256], kids[256];
+	size_t nm = 0;
 	int rc = 0;
 
 	n->ops = *ops;
-	if (n->mode == KATRA_SESSION_OFF || !katra_session_nkeys(n->s))
+	if (n->mode == KATRA_SESSION_OFF)
+		return 0;
+	/* a Wine program below a target (a launcher script's child) brings its
+	 * session too */
+	int nk = follow ? katra_target_descendants(n->targets, n->ntargets, kids, 256) : 0;
+	for (int i = 0; i < nk && i < 256; i++)
+		katra_session_add_pid(n->s, kids[i]);
+	if (!katra_session_nkeys(n->s))
 		return 0;
 	for (int pass = 0; pass < 2 && rc >= 0; pass++)
 		rc = scan(n, true);
-	if (rc < 0 && n->err)
-		fprintf(n->err, "katra-record: cannot look for the Wine session's processes in %s: "
-			"%s\n", n->proc, strerror(-rc));
-	return rc < 0 ? rc : 0;
-}
-
-size_t katra_wine_names_members(const struct katra_wine_names *n, const uint32_t **pids)
-{
-	*pids = n->members;
-	return n->start.n;
+	if (rc < 0) {
+		if (n->err)
+			fprintf(n->err, "katra-record: cannot look for the Wine session's processes "
+				"in %s: %s\n", n->proc, strerror(-rc));
+		return rc;
+	}
+	/* what the members run below them (Wine's own children are members) */
+	for (size_t i = 0; i < n->start.n && nm < 256; i++)
+		members[nm++] = n->start.v[i].pid;
+	nk = follow && nm ? katra_target_descendants(members, nm, kids, 256) : 0;
+	for (int i = 0; i < nk && i < 256; i++) {
+		if (kids[i] == (uint32_t)getpid() || n->ops.is_tracked(n->ops.ctx, kids[i]) ||
+		    n->ops.track(n->ops.ctx, kids[i]))
+			continue;
+		note_start(n, kids[i], KATRA_ORIGIN_DESCENDANT,
+			   katra_wine_exe_is_loader(n->proc, kids[i]));
+	}
+	return 0;
 }
 
 const char *katra_wine_names_image(struct katra_wine_names *n, uint32_t pid)
@@ -261,6 +284,8 @@ int katra_wine_names_emit_start(struct katra_wine_names *n, uint64_t key, bool r
 
 	for (size_t i = 0; i < n->start.n && !n->error; i++) {
 		const struct katra_proc_entry *m = &n->start.v[i];
+		if (n->roster.index && ktable_get(n->roster.index, m->pid))
+			continue; /* named already: also below a target */
 		bool has_exe = record_paths && !katra_target_exe(m->pid, exe, sizeof(exe));
 		n->error = emit_process_info(e, key, m->pid, m->origin, m->comm,
 					     has_exe ? exe : NULL, m->image[0] ? m->image : NULL);

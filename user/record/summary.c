@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "recorder.h"
+#include "session.h"
 
 static void json_string(FILE *f, const char *s)
 {
