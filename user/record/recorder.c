@@ -284,6 +284,10 @@ static void give_to_sudo_user(const char *path)
 /* ---- header ---- */
 
 struct header_store {
+	/* how the processes traced from the start were found (session.h) */
+	struct katra_wine_names *wine;
+	const uint32_t *kids;
+	const size_t *nkids;
 	struct utsname uts;
 	char hostname[256];
 	char workload[64];
@@ -333,6 +337,8 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	h->host.cpu_count = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	h->host.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 
+	nn += katra_wine_names_notes(hs->wine, o->pids, o->npids, hs->kids, *hs->nkids,
+				     hs->note_buf[0], sizeof(hs->note_buf[0]), 32);
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probes: %s, %u per-CPU rings",
 		 katra_probes_flavour(p), katra_probes_ring_count(p));
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "syscall numbers: %s",
@@ -344,20 +350,6 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	bool core_ok;
 	nn += katra_probes_layer_notes(p, hs->note_buf + nn, 64 - nn, &core_ok);
 	for (size_t i = 0; i < nn; i++)
-		hs->notes[i] = katra_cstr(hs->note_buf[i]);
-	h->notes = (struct katra_str_vec){ hs->notes, nn };
-}
-
-/* How the processes traced from the start were found, and the Wine
- * sessions: appended to the notes build_header made. */
-static void add_session_notes(struct katra_header *h, struct header_store *hs,
-			      struct recorder *r)
-{
-	size_t nn = h->notes.len, cap = sizeof(hs->notes) / sizeof(hs->notes[0]);
-
-	nn += katra_wine_names_notes(r->wine, r->o->pids, r->o->npids, r->kids, r->nkids,
-				     hs->note_buf[nn], sizeof(hs->note_buf[0]), cap - nn);
-	for (size_t i = h->notes.len; i < nn; i++)
 		hs->notes[i] = katra_cstr(hs->note_buf[i]);
 	h->notes = (struct katra_str_vec){ hs->notes, nn };
 }
@@ -548,6 +540,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 				   o->quiet);
 	if (rc)
 		goto cleanup; /* it said why */
+	hs->wine = r->wine;
+	hs->kids = r->kids;
+	hs->nkids = &r->nkids;
 	if (o->command) {
 		struct katra_run_as as;
 		rc = resolve_run_as(o, &as);
@@ -623,7 +618,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 				"first %d and what they fork\n", n, KIDS_MAX);
 	}
 	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
-	add_session_notes(&h, hs, r);
 	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
