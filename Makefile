@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # katra-record build.  `make` builds every binary into build/; `make test` runs
 # the whole suite; `make bench` the benchmarks; `make fuzz` the fuzzer.
 # Sources are picked up by directory, so a new module needs no Makefile edit.
@@ -44,6 +45,7 @@ demo: all
 	tools/demo.sh
 
 .PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test test-vm bench clean
+.PHONY: install uninstall install-test
 all: $(BINS) $(WORKLOADS)
 
 # ---- generated schema hash (never drifts from format/schema.txt) ----
@@ -76,15 +78,15 @@ $(B)/libkatrareplay.a: $(REPLAY_OBJS)
 	ar rcs $@ $^
 
 $(B)/katra-replay: $(call obj,user/katra-replay.c) $(B)/libkatrareplay.a $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm -lz
 $(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -127,11 +129,11 @@ $(B)/workloads/i386prog: tests/workloads/i386/prog.S
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lm -lz
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
 		      $(RECORD_CORE_SRCS)) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lm
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lm -lz
 
 unit-test: $(B)/tests/unit-tests
 	$(B)/tests/unit-tests --jobs 2
@@ -146,15 +148,15 @@ rust-test: $(B)/katra-sample $(B)/katra-replay
 FUZZ_SECONDS ?= 600
 $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_hash.c
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^ -lz
 fuzz: $(B)/fuzz/fuzz-reader $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all
+integration-test: all $(B)/bench/gameloop
 	tests/integration/run.sh
 
-test: all
+test: all $(B)/bench/gameloop
 	tests/run-all.sh
 
 # The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
@@ -162,7 +164,7 @@ test: all
 # the first time (it caches the kernels under /var/cache/katra-vm).
 $(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 test-vm: all $(B)/vm/katra-vmcheck
 	tests/vm/run.sh $(VM_ARGS)
 
@@ -181,10 +183,50 @@ $(B)/wine/%.exe: tests/wine/%.c
 $(WINE_NAMED): $(B)/wine/ticker.exe
 	cp $< $@
 
+# make bench's game workload (bench/Makefile builds it; make test gives it a
+# quick unit run: tests/integration/t_gameloop.sh)
+$(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
+	$(MAKE) -s -C bench ../$(B)/bench/gameloop
+
 bench: all
 	bench/run.sh $(BENCH_ARGS)
+	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
+
+# speedscope, the viewer the export test opens in headless Chromium
+# (tests/integration/t_export_viewer.sh): its npm package, pinned, served
+# from its own files under build/speedscope.
+SPEEDSCOPE_VERSION ?= 1.25.0
+SPEEDSCOPE_INDEX := $(B)/speedscope/node_modules/speedscope/dist/release/index.html
+.PHONY: speedscope
+speedscope: $(SPEEDSCOPE_INDEX)
+$(SPEEDSCOPE_INDEX):
+	@mkdir -p $(B)/speedscope
+	npm install --no-audit --no-fund --no-save --prefix $(B)/speedscope speedscope@$(SPEEDSCOPE_VERSION)
 
 clean:
 	rm -rf $(B) format/rust/target
+
+# ---- install (GNU layout; DESTDIR for staging, e.g. a package build) ----
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL     ?= install
+INSTALLED := $(BINDIR)/katra-record $(BINDIR)/katra-replay $(MANDIR)/man8/katra-record.8 \
+	     $(MANDIR)/man1/katra-replay.1 $(BASHCOMPDIR)/katra-record $(BASHCOMPDIR)/katra-replay
+install: $(B)/katra-record $(B)/katra-replay
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 0755 $(B)/katra-record $(B)/katra-replay $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 0644 man/katra-record.8 $(DESTDIR)$(MANDIR)/man8/katra-record.8
+	$(INSTALL) -m 0644 man/katra-replay.1 $(DESTDIR)$(MANDIR)/man1/katra-replay.1
+	$(INSTALL) -m 0644 completion/katra-record.bash $(DESTDIR)$(BASHCOMPDIR)/katra-record
+	$(INSTALL) -m 0644 completion/katra-replay.bash $(DESTDIR)$(BASHCOMPDIR)/katra-replay
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+# installs into a temporary DESTDIR, checks the files, man pages and
+# completions, uninstalls (no root needed)
+install-test: $(B)/katra-record $(B)/katra-replay
+	tests/install.sh
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

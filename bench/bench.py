@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """katra-record benchmark driver: workloads x tracers, interleaved runs.
 
 One "event" is one tracepoint hit of the workload's ground truth (a syscall
@@ -7,6 +8,7 @@ waits at a gate; the gate opens once the tracer is live, so only the loop is
 timed (the workload times it itself).  See bench/README.md.
 """
 import argparse
+import collections
 import json
 import os
 import platform
@@ -31,11 +33,25 @@ WORKLOADS = {
     'pingpong': (['pingpong'], 200000, False),
     'pagefault': (['pagefault'], 500000, True),
     'uring': (['uring'], 1000000, True),
+    # the loss storm of issue 7: 4 threads x 400,000 getppid at once
+    'storm': (['storm', '--threads', '4'], 400000, False),
 }
+# the storm compares loss side by side: the recorders only
+STORM_COLUMNS = {'untraced', 'katra-record', 'trace-cmd', 'perf'}
+# threads per workload (the driver waits for them before starting a tracer)
+THREADS = {'sys2': 2, 'pingpong': 2, 'storm': 4}
 TPS = ['raw_syscalls:sys_enter', 'raw_syscalls:sys_exit', 'sched:sched_switch',
        'sched:sched_waking', 'sched:sched_wakeup_new', 'sched:sched_process_fork',
        'sched:sched_process_exec', 'sched:sched_process_exit', 'exceptions:page_fault_user',
        'io_uring:io_uring_create', 'io_uring:io_uring_submit_req', 'io_uring:io_uring_complete']
+# the game workload (bench/workloads/gameloop.c): a 60 Hz frame loop
+GL = os.path.join(B, 'bench', 'gameloop')
+GAME_COLUMNS = ['untraced', 'katra-record', 'trace-cmd', 'perf', 'bpftrace', 'floor-ringbuf']
+GAME_WORKERS = 4
+GAME_SEED = 1
+# seconds per run: (60 Hz capped, uncapped)
+GAME_SECONDS = {'full': (20.0, 5.0), 'quick': (3.0, 1.0)}
+TIMELINE_BIN_NS = 100_000_000
 COLUMNS = ['untraced', 'floor-noop', 'floor-ringbuf', 'katra-record', 'trace-cmd', 'perf',
            'bpftrace', 'strace']
 STRACE_SCALE = 100  # strace runs sys1 only, at 1/100 of its size
@@ -89,11 +105,12 @@ def reset_tracefs():
 class Tool:
     """How to start one tracer on PID, know it is live, stop it and count."""
 
-    def __init__(self, name, d):
-        self.name, self.d = name, d
-        self.out = os.path.join(d, name + '.out')
-        self.log = os.path.join(d, name + '.log')
-        self.ready = os.path.join(d, name + '.ready')
+    def __init__(self, name, d, extra=()):
+        self.name, self.d, self.extra = name, d, list(extra)
+        stem = re.sub(r'[^A-Za-z0-9_.-]', '_', name)
+        self.out = os.path.join(d, stem + '.out')
+        self.log = os.path.join(d, stem + '.log')
+        self.ready = os.path.join(d, stem + '.ready')
 
     def argv(self, pid):
         raise NotImplementedError
@@ -135,7 +152,7 @@ class Katra(Tool):
     def argv(self, pid):
         self.summary = os.path.join(self.d, 'katra-summary.json')
         return [os.path.join(B, 'katra-record'), '-p', str(pid), '-o', self.out, '--force',
-                '--ready-file', self.ready, '--summary-json', self.summary]
+                '--ready-file', self.ready, '--summary-json', self.summary] + self.extra
 
     def stop(self, proc):
         # it stops by itself once every target has exited; SIGINT if it does not
@@ -148,8 +165,14 @@ class Katra(Tool):
         self.live_ns = j.get('live_after_ns')
         # its own CPU from live to the end: the per-event cost without the
         # one-off setup (BTF parsing, loading and attaching the probes)
+        # the recorder's own memory: its peak RSS less what the rings'
+        # mappings hold (the kernel maps each ring's pages twice)
+        own = None
+        if j.get('peak_rss_kib') is not None and j.get('ring_rss_kib') is not None:
+            own = j['peak_rss_kib'] - j['ring_rss_kib']
         return dict(recorded=j['events'], lost=j['dropped'], bytes=os.path.getsize(self.out),
-                    capture_cpu_ns=j.get('cpu_ns_capture'))
+                    capture_cpu_ns=j.get('cpu_ns_capture'), own_rss_kib=own,
+                    late=j.get('late_events'))
 
     def cleanup(self):
         super().cleanup()
@@ -160,9 +183,12 @@ class Katra(Tool):
 class TraceCmd(Tool):
     def argv(self, pid):
         ev = sum((['-e', t] for t in TPS), [])
+        # -P filters on thread ids (set_event_pid): name every thread of the
+        # process, or only its main thread is traced
+        tids = sum((['-P', t] for t in tids_of(pid)), []) or ['-P', str(pid)]
         # 3.1.6 works here only with -d -k (see ARCHITECTURE.md)
         # line-buffered so that "Hit Ctrl^C" (printed once live) shows at once
-        return ['stdbuf', '-oL', 'trace-cmd', 'record', '-d', '-k', '-P', str(pid)] + ev + \
+        return ['stdbuf', '-oL', 'trace-cmd', 'record', '-d', '-k'] + tids + ev + \
             ['-o', self.out]
 
     def is_ready(self):
@@ -218,20 +244,22 @@ class Perf(Tool):
 
 
 class Bpftrace(Tool):
+    # output on stdout (the log), not -o FILE: bpftrace 0.17 buffers -o and
+    # READY would show only at exit
     def argv(self, pid):
         probes = ','.join('tracepoint:' + t for t in TPS)
         prog = (f'BEGIN {{ printf("READY\\n"); }} {probes} /pid == {pid}/ '
                 f'{{ printf("%d %d %s\\n", nsecs, tid, probe); }}')
-        return ['bpftrace', '-o', self.out, '-e', prog]
+        return ['bpftrace', '-e', prog]
 
     def is_ready(self):
-        return file_has(self.out, 'READY')
+        return file_has(self.log, 'READY')
 
     def count(self):
-        n = int(sh(f"grep -c tracepoint {self.out}") or 0)
+        n = int(sh(f"grep -c '^-*[0-9]* [0-9]* tracepoint:' {self.log}") or 0)
         with open(self.log, errors='replace') as f:
             lost = sum(int(x) for x in re.findall(r'Lost (\d+) events', f.read()))
-        return dict(recorded=n, lost=lost, bytes=os.path.getsize(self.out))
+        return dict(recorded=n, lost=lost, bytes=os.path.getsize(self.log))
 
 
 class Strace(Tool):
@@ -252,12 +280,56 @@ class Strace(Tool):
         return dict(recorded=n, lost=0, bytes=os.path.getsize(self.out))
 
 
+class BpftraceCount(Tool):
+    """bpftrace counting only: one per-CPU map increment per event."""
+
+    def argv(self, pid):
+        probes = ','.join('tracepoint:' + t for t in TPS)
+        prog = (f'BEGIN {{ printf("READY\\n"); }} {probes} /pid == {pid}/ '
+                f'{{ @[probe] = count(); }}')
+        return ['bpftrace', '-e', prog]  # stdout, as Bpftrace
+
+    def is_ready(self):
+        return file_has(self.log, 'READY')
+
+    def count(self):
+        with open(self.log, errors='replace') as f:
+            n = sum(int(x) for x in re.findall(r'^@\[[^\]]*\]: (\d+)', f.read(), re.M))
+        # a count cannot be lost (no ring between the probe and the map)
+        return dict(recorded=n, lost=None, bytes=None)
+
+
 TOOLS = {'floor-noop': Floor, 'floor-ringbuf': Floor, 'katra-record': Katra,
          'trace-cmd': TraceCmd, 'perf': Perf, 'bpftrace': Bpftrace, 'strace': Strace}
 
 
+# katra-record columns: name -> extra arguments.  A variant is one line here
+# (or --katra-variant 'NAME=ARGS' on the command line), e.g.
+#   'katra-record -e io': ['-e', 'io'],
+KATRA_VARIANTS = {
+    'katra-record': [],
+}
+
+
+def tids_of(pid):
+    try:
+        return sorted(os.listdir(f'/proc/{pid}/task'), key=int)
+    except OSError:
+        return []
+
+
+def make_tool(col, d, game=False):
+    if col in KATRA_VARIANTS:
+        return Katra(col, d, KATRA_VARIANTS[col])
+    if game and col == 'bpftrace':
+        return BpftraceCount(col, d)
+    return TOOLS[col](col, d)
+
+
 def can_run(col):
     """None, or why the column cannot run here."""
+    if col in KATRA_VARIANTS:
+        col = 'katra-record'
     need = {'katra-record': os.path.join(B, 'katra-record'), 'trace-cmd': 'trace-cmd',
             'perf': 'perf', 'bpftrace': 'bpftrace', 'strace': 'strace'}.get(col)
     if need and not (shutil.which(need) or os.access(need, os.X_OK)):
@@ -265,20 +337,43 @@ def can_run(col):
     return None
 
 
-def run_one(col, wl, n, d):
+def wait_threads(pid, n, timeout=30):
+    """Waits until PID has N threads (created before its gate): a tracer
+    that takes a thread list (trace-cmd -P) then sees them all."""
+    return wait_for(lambda: len(tids_of(pid)) >= n, timeout)
+
+
+# tracer process groups still running: killed however the driver ends (a
+# tracer left behind, e.g. a printing bpftrace, fills the disk)
+TRACER_GROUPS = set()
+
+
+def kill_tracers(*_):
+    for pg in list(TRACER_GROUPS):
+        try:
+            os.killpg(pg, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    TRACER_GROUPS.clear()
+
+
+def traced(col, cmd, nthreads, d, hook=None, game=False):
+    """Starts cmd(GATE) (a workload waiting at GATE = d/gate, with NTHREADS threads once
+    parked), col's tracer on it, opens the gate once the tracer is live.
+    -> (res, the workload's JSON or None).  hook(tool, res) runs after the
+    tracer has stopped and counted, before its files are removed."""
     gate = os.path.join(d, 'gate')
     if os.path.exists(gate):
         os.unlink(gate)
-    args, _, _ = WORKLOADS[wl]
     wlo = open(os.path.join(d, 'wl.json'), 'w+')
-    w = subprocess.Popen([WL] + args + ['--gate', gate, str(n)], stdout=wlo,
-                         stderr=subprocess.DEVNULL)
+    w = subprocess.Popen(cmd(gate), stdout=wlo, stderr=subprocess.DEVNULL)
+    wait_threads(w.pid, nthreads)
     res = {}
     tool = None
     if col == 'untraced':
         open(gate, 'w').close()
     else:
-        tool = TOOLS[col](col, d)
+        tool = make_tool(col, d, game)
         tool.cleanup()
         if col == 'trace-cmd':
             time.sleep(0.5)  # let freed BPF programs leave /proc/kallsyms
@@ -290,6 +385,7 @@ def run_one(col, wl, n, d):
         p = subprocess.Popen([os.path.join(B, 'bench', 'runstat'), stat] + tool.argv(w.pid),
                              stdout=log, stderr=subprocess.STDOUT,
                              start_new_session=True)
+        TRACER_GROUPS.add(p.pid)
         ok = wait_for(lambda: tool.is_ready() or exited(p), 30)
         res['live_ms'] = (time.monotonic() - t0) * 1e3
         if not ok or exited(p):
@@ -299,15 +395,20 @@ def run_one(col, wl, n, d):
                 p.kill()
             p.wait()
             log.close()
+            wlo.close()
             with open(tool.log, errors='replace') as f:
                 tail = f.read().strip().splitlines()[-1:] or ['no output']
-            return {'error': f'not live: {tail[0][:120]}'}
+            return {'error': f'not live: {tail[0][:120]}'}, None
         open(gate, 'w').close()
     w.wait()
     wlo.seek(0)
-    truth = json.loads(wlo.read())
+    try:
+        truth = json.loads(wlo.read())
+    except ValueError:
+        truth = None
     wlo.close()
-    res.update(elapsed_ns=truth['elapsed_ns'], truth=truth['total'], truth_by=truth['events'])
+    if truth is None:
+        res['error'] = f'workload exited {w.returncode} without its JSON'
     if tool:
         tool.stop(p)
         p.wait()
@@ -315,6 +416,7 @@ def run_one(col, wl, n, d):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        TRACER_GROUPS.discard(p.pid)
         log.close()
         if os.path.exists(stat):
             with open(stat) as f:
@@ -325,9 +427,23 @@ def run_one(col, wl, n, d):
             res.update(tool.count())
         except Exception as e:  # noqa: BLE001 - the cell says why
             res['error'] = f'count failed: {e}'
-        if col == 'katra-record' and getattr(tool, 'live_ns', None):
+        if isinstance(tool, Katra) and getattr(tool, 'live_ns', None):
             res['live_reported_ms'] = tool.live_ns / 1e6
+        if hook and 'error' not in res:
+            try:
+                hook(tool, res)
+            except Exception as e:  # noqa: BLE001 - a plot's data is best effort
+                print(f'bench: {col}: {e}', file=sys.stderr)
         tool.cleanup()
+    return res, truth
+
+
+def run_one(col, wl, n, d):
+    args, _, single = WORKLOADS[wl]
+    nth = 1 if single else THREADS.get(wl, 2)
+    res, truth = traced(col, lambda g: [WL] + args + ['--gate', g, str(n)], nth, d)
+    if truth is not None and 'error' not in res:
+        res.update(elapsed_ns=truth['elapsed_ns'], truth=truth['total'], truth_by=truth['events'])
     return res
 
 
@@ -345,7 +461,7 @@ def summarize(runs, base_ns_per_event, base_truth):
         return {'error': runs[0].get('error', 'no run') if runs else 'not run'}
     s = {'runs': len(ok)}
     for k in ('elapsed_ns', 'truth', 'recorded', 'lost', 'lost_chunks', 'bytes', 'cpu_ns', 'rss_kib',
-              'live_ms', 'live_reported_ms', 'capture_cpu_ns'):
+              'live_ms', 'live_reported_ms', 'capture_cpu_ns', 'own_rss_kib', 'late'):
         s[k] = med([r.get(k) for r in ok])
     added = [(r['elapsed_ns'] - base_ns_per_event * base_truth) / base_truth for r in ok]
     slow = [r['elapsed_ns'] / (base_ns_per_event * base_truth) for r in ok]
@@ -408,7 +524,7 @@ def targets(res):
         a, b = k['added_ns']['median'], fn['added_ns']['median']
         add('stretch: sys1 within 1.5x floor-noop', a <= 1.5 * b, f'{a:.0f} vs 1.5x{b:.0f}')
     for wl, (_, _, single) in WORKLOADS.items():
-        if single:
+        if single and wl != 'storm':
             c = cell(wl, 'katra-record')
             lost = c.get('lost')
             add(f'{wl}: zero lost', lost == 0, f'lost {lost}')
@@ -425,13 +541,30 @@ def targets(res):
            if res[wl].get('katra-record', {}).get('capture_cpu_ns_per_event') is not None]
     add('recorder CPU <= 100 ns/event after live (worst workload)', bool(cpu) and max(cpu) <= 100,
         f'{max(cpu):.0f}' if cpu else 'no data')
+    st = {c: cell('storm', c) for c in ('katra-record', 'trace-cmd', 'perf')}
+    k = st['katra-record']
+    if k.get('recorded') is not None:
+        others = ', '.join(f"{c} {st[c]['loss_pct']:.2f} %" for c in ('trace-cmd', 'perf')
+                           if st[c].get('loss_pct') is not None)
+        add('storm (4 x 400k getppid): loss <= 1 %', k['loss_pct'] <= 1.0,
+            f"{k['loss_pct']:.2f} %" + (f' (side by side: {others})' if others else ''))
+        add('storm: 0 invented times (no late or Estimated events)', not k.get('late'),
+            f"{k.get('late') or 0:.0f} late")
+        add('storm: recorded + lost = what happened', 0 <= k['extra'] <= 0.001 * k['truth'],
+            f"extra {k['extra']:.0f} of {k['truth']:.0f}")
+    else:
+        add('storm (4 x 400k getppid): loss <= 1 %', False, k.get('error', 'did not run'))
+    own = [res[wl]['katra-record'].get('own_rss_kib') for wl in res
+           if res[wl].get('katra-record', {}).get('own_rss_kib') is not None]
+    add("recorder's own peak RSS (rings excluded) <= 32 MiB", bool(own) and max(own) <= 32 * 1024,
+        f'{max(own) / 1024:.1f} MiB' if own else 'no data')
     rss = [res[wl]['katra-record'].get('rss_kib') for wl in res
            if res[wl].get('katra-record', {}).get('rss_kib')]
-    # katra-record's default ring is 8 MiB per CPU; the kernel maps a BPF
-    # ring's data pages twice (so records never wrap) and pre-populates both
-    # mappings, so each ring shows in RSS twice, idle or not
+    # katra-record's rings share a 64 MiB budget (at most 32 MiB per CPU);
+    # the kernel maps a BPF ring's data pages twice (so records never wrap)
+    # and pre-populates both mappings, so each ring shows in RSS twice
     ncpu = os.cpu_count() or 2
-    ring_kib = ncpu * 8192 * 2
+    ring_kib = min(64 * 1024, ncpu * 32 * 1024) * 2
     add('recorder peak RSS <= 32 MiB + rings', bool(rss) and max(rss) <= 32 * 1024 + ring_kib,
         f'{max(rss) / 1024:.1f} MiB (rings {ring_kib / 1024:.0f} MiB)' if rss else 'no data')
     live = [res[wl]['katra-record'].get('live_ms') for wl in res
@@ -442,6 +575,287 @@ def targets(res):
     add('bytes per event reported for every workload', all(bpe),
         ', '.join(f'{x:.0f}' if x else '-' for x in bpe))
     return t
+
+
+
+# ---------------------------------------------------------------- the game
+
+def game_cmd(uncapped, seconds):
+    def cmd(gate):
+        a = [GL, '--gate', gate, '--workers', str(GAME_WORKERS), '--seed', str(GAME_SEED),
+             '--duration', str(seconds)]
+        return a + ['--uncapped'] if uncapped else a
+    return cmd
+
+
+def katra_timeline(tool, res):
+    """The recorder's own view of the run, from its trace: Counter records
+    (EventsRecorded, EventsDropped per ring), Drop events, and events per
+    100 ms (from the events' timestamps: the counters come once a second)."""
+    p = subprocess.Popen([os.path.join(B, 'katra-replay'), 'dump', '--jsonl', tool.out],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    bins, counters, drops, start_mono = collections.Counter(), [], [], None
+    for ln in p.stdout:
+        if ln.startswith('{"record":"Event"'):
+            i = ln.find('"ts_mono_ns":') + 13
+            ts = int(ln[i:ln.find(',', i)])
+            bins[ts // TIMELINE_BIN_NS] += 1
+            if '"kind":"Drop"' in ln:
+                j = json.loads(ln)
+                drops.append([ts, j['payload'].get('instance'), j['payload'].get('count')])
+        elif ln.startswith('{"record":"Counter"'):
+            j = json.loads(ln)
+            if j['kind'] in ('EventsRecorded', 'EventsDropped'):
+                counters.append([j['ts_mono_ns'], j['kind'], j['instance'], j['value']])
+        elif ln.startswith('{"record":"Header"'):
+            start_mono = json.loads(ln).get('start_mono_ns')
+    p.wait()
+    n = max(bins) + 1 if bins else 0
+    res['timeline'] = {'bin_ns': TIMELINE_BIN_NS, 'events': [bins.get(i, 0) for i in range(n)],
+                       'counters': counters, 'drops': drops, 'start_mono_ns': start_mono}
+
+
+def game_run(col, uncapped, seconds, d, timeline=False):
+    hook = katra_timeline if timeline else None
+    res, t = traced(col, game_cmd(uncapped, seconds), GAME_WORKERS + 4, d, hook, game=True)
+    if t is not None and 'error' not in res:
+        res.update({k: t[k] for k in ('frames', 'fps', 'missed', 'elapsed_ns', 'work_ns',
+                                      'pacing_ns', 'syscalls', 'syscalls_total', 'total',
+                                      'events', 'frame_work_ns', 'start_mono_ns')})
+        res['truth'] = t['total']
+    return res
+
+
+# the game also runs katra-record with -e io (issue 10: cost as a choice)
+GAME_VARIANTS = {'katra-record -e io': ['-e', 'io']}
+
+
+def game_columns(a):
+    for name, args in GAME_VARIANTS.items():
+        KATRA_VARIANTS.setdefault(name, args)
+    cols = GAME_COLUMNS + [v for v in KATRA_VARIANTS if v not in GAME_COLUMNS]
+    if a.columns:
+        want = a.columns.split(',')
+        cols = [c for c in cols if c in want]
+    return ['untraced'] + [c for c in cols if c != 'untraced']
+
+
+def spread(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None
+    return {'median': statistics.median(xs), 'min': min(xs), 'max': max(xs)}
+
+
+QS = ('p50', 'p99', 'p999', 'max')
+
+
+def game_summarize(rows, cols):
+    """rows[col] = list of runs, index = repetition.  Ratios are taken to the
+    untraced run of the same repetition, then the median over repetitions."""
+    base = rows['untraced']
+    out = {}
+    for c in cols:
+        runs = rows[c]
+        ok = [(r, base[i]) for i, r in enumerate(runs)
+              if 'error' not in r and i < len(base) and 'error' not in base[i]]
+        if not ok:
+            out[c] = {'error': runs[0].get('error', 'no run') if runs else 'not run'}
+            continue
+        s = {'runs': len(ok)}
+        s['work_ms'] = {q: spread([r['work_ns'][q] / 1e6 for r, _ in ok]) for q in QS}
+        s['ratio'] = {q: spread([r['work_ns'][q] / u['work_ns'][q] for r, u in ok]) for q in QS}
+        s['excess'] = {q: s['ratio'][q]['median'] - 1 for q in QS}
+        s['pacing_p99_us'] = spread([r['pacing_ns']['p99'] / 1e3 for r, _ in ok])
+        s['missed'] = spread([r['missed'] for r, _ in ok])
+        s['fps'] = spread([r['fps'] for r, _ in ok])
+        s['fps_cost_pct'] = spread([100 * (1 - r['fps'] / u['fps']) for r, u in ok])
+        for k in ('truth', 'recorded', 'lost', 'lost_chunks', 'cpu_ns', 'rss_kib', 'live_ms'):
+            s[k] = med([r.get(k) for r, _ in ok])
+        s['lost_max'] = max((r.get('lost') or 0) for r, _ in ok) \
+            if any(r.get('lost') is not None for r, _ in ok) else None
+        s['cpu_pct'] = med([100 * r['cpu_ns'] / r['elapsed_ns'] for r, _ in ok
+                            if r.get('cpu_ns') is not None])
+        s['events_per_s'] = med([r['truth'] / r['elapsed_ns'] * 1e9 for r, _ in ok])
+        out[c] = s
+    return out
+
+
+def fmt_ratio(x):
+    return f"x{x['median']:.2f} [{x['min']:.2f}..{x['max']:.2f}]"
+
+
+def game_table(gs, cols, uncapped):
+    if uncapped:
+        print('| column | fps | fps cost | frame work p50 | tracer CPU | lost |')
+        print('|---|---|---|---|---|---|')
+    else:
+        print('| column | work p50 | p99 | p99.9 | max | pacing p99 | missed | '
+              'recorded / truth, lost | tracer CPU | peak RSS |')
+        print('|---|---|---|---|---|---|---|---|---|---|')
+    for c in cols:
+        s = gs.get(c, {})
+        if 'error' in s:
+            print(f"| {c} | n/a: {s['error']} |")
+            continue
+        cpu = (f"{s['cpu_ns'] / 1e6:.0f} ms ({s['cpu_pct']:.1f} % of a CPU)"
+               if s.get('cpu_ns') is not None else '-')
+        if s.get('lost_chunks') is not None:
+            lost = f"{s['lost_chunks']:.0f} LOST chunks"
+        elif s.get('lost') is not None:
+            lost = f"lost {s['lost']:.0f} (max {s['lost_max']:.0f})"
+        else:
+            lost = 'lost n/a'
+        if uncapped:
+            f = s['fps']
+            cost = '-' if c == 'untraced' else \
+                f"{s['fps_cost_pct']['median']:.1f} % [{s['fps_cost_pct']['min']:.1f}..{s['fps_cost_pct']['max']:.1f}]"
+            print(f"| {c} | {f['median']:.0f} [{f['min']:.0f}..{f['max']:.0f}] | {cost} | "
+                  f"{s['work_ms']['p50']['median']:.2f} ms | {cpu} | "
+                  f"{'-' if c == 'untraced' else lost} |")
+            continue
+        if c == 'untraced':
+            cells = [f"{s['work_ms'][q]['median']:.2f} ms" for q in QS]
+        else:
+            cells = [fmt_ratio(s['ratio'][q]) for q in QS]
+        rec = '-' if c == 'untraced' else (
+            (f"{s['recorded']:.0f} / {s['truth']:.0f}, " if s.get('recorded') is not None
+             else '') + lost)
+        rss = f"{s['rss_kib'] / 1024:.1f} MiB" if s.get('rss_kib') else '-'
+        print(f"| {c} | " + ' | '.join(cells) +
+              f" | {s['pacing_p99_us']['median']:.0f} us | {s['missed']['median']:.0f} | {rec} | "
+              f"{'-' if c == 'untraced' else cpu} | {rss} |")
+
+
+def game_targets(gs):
+    t = []
+
+    def add(name, ok, detail):
+        t.append({'target': name, 'result': 'PASS' if ok else 'FAIL', 'detail': detail})
+
+    k, tc, fl = (gs.get(c, {}) for c in ('katra-record', 'trace-cmd', 'floor-ringbuf'))
+    have = {n: 'excess' in x for n, x in (('katra-record', k), ('trace-cmd', tc),
+                                           ('floor-ringbuf', fl))}
+    for q in ('p50', 'p99'):
+        name = f'game {q}: katra-record excess <= 0.4 x trace-cmd\'s'
+        if have['katra-record'] and have['trace-cmd']:
+            a, b = k['excess'][q], tc['excess'][q]
+            add(name, a <= 0.4 * b, f'{a:.3f} vs 0.4 x {b:.3f} = {0.4 * b:.3f}')
+        else:
+            add(name, False, 'katra-record or trace-cmd did not run')
+    for q in ('p50', 'p99'):
+        name = f'game {q}: katra-record excess <= 1.25 x floor-ringbuf\'s'
+        if have['katra-record'] and have['floor-ringbuf']:
+            a, b = k['excess'][q], fl['excess'][q]
+            add(name, a <= 1.25 * b, f'{a:.3f} vs 1.25 x {b:.3f} = {1.25 * b:.3f}')
+        else:
+            add(name, False, 'katra-record or floor-ringbuf did not run')
+    name = 'game: katra-record worst-frame excess <= p99 excess + 0.1'
+    if have['katra-record']:
+        a, b = k['excess']['max'], k['excess']['p99']
+        add(name, a <= b + 0.1, f'{a:.3f} vs {b:.3f} + 0.1')
+    else:
+        add(name, False, 'katra-record did not run')
+    name = 'game: katra-record 0 events lost at 60 Hz (every run)'
+    add(name, have['katra-record'] and k.get('lost_max') == 0,
+        f"lost max {k.get('lost_max')}" if have['katra-record'] else 'did not run')
+    io = gs.get('katra-record -e io', {})
+    for q in ('p50', 'p99'):
+        name = f"game {q}: katra-record -e io excess <= 0.3 x the full capture's"
+        if have['katra-record'] and 'excess' in io:
+            a, b = io['excess'][q], k['excess'][q]
+            add(name, a <= 0.3 * max(b, 0.0), f'{a:.3f} vs 0.3 x {b:.3f} = {0.3 * b:.3f}')
+        else:
+            add(name, False, 'katra-record -e io did not run')
+    return t
+
+
+def pipeline_scaling(runs):
+    """The merge's cost per event and memory with 2, 16 and 128 synthetic
+    rings (build/pipeline-bench: the real pipeline and writer, no kernel)."""
+    out = {}
+    for rings in (2, 16, 128):
+        rs = []
+        for _ in range(runs):
+            r = subprocess.run([os.path.join(B, 'pipeline-bench'), '2000000', '/dev/shm',
+                                str(rings)], capture_output=True, text=True)
+            if r.returncode == 0:
+                rs.append(json.loads(r.stdout))
+        if rs:
+            out[rings] = {'ns_per_event': med([x['ns_per_event'] for x in rs]),
+                          'peak_rss_kib': max(x['peak_rss_kib'] for x in rs)}
+    t = []
+    if 2 in out and 128 in out:
+        a, b = out[128]['ns_per_event'], out[2]['ns_per_event']
+        t.append({'target': 'pipeline: cost per event at 128 rings <= 1.3 x at 2 rings',
+                  'result': 'PASS' if a <= 1.3 * b else 'FAIL',
+                  'detail': f'{a:.1f} vs 1.3 x {b:.1f} ns'})
+        m = max(x['peak_rss_kib'] for x in out.values())
+        t.append({'target': 'pipeline: its own memory <= 32 MiB (any ring count)',
+                  'result': 'PASS' if m <= 32 * 1024 else 'FAIL', 'detail': f'{m / 1024:.1f} MiB'})
+    return out, t
+
+
+def run_game(a, runs, d, t_start):
+    cols = game_columns(a)
+    why = {c: can_run(c) for c in cols}
+    if not os.access(GL, os.X_OK):
+        why = {c: f'{GL} not built' for c in cols}
+    capped_s, uncapped_s = a.game_seconds or GAME_SECONDS['quick' if a.quick else 'full']
+    raw = {}
+    for mode, secs in (('capped', capped_s), ('uncapped', uncapped_s)):
+        if secs <= 0:
+            continue
+        raw[mode] = {c: [] for c in cols}
+        for i in range(runs):
+            # interleaved, and rotated so that no column always follows the same one
+            live = [c for c in cols if not why[c]]
+            for c in live[i % len(live):] + live[:i % len(live)]:
+                tl = mode == 'capped' and c == 'katra-record' and i == runs - 1
+                r = game_run(c, mode == 'uncapped', secs, d, timeline=tl)
+                for _ in range(2):  # trace-cmd fails while kallsyms changes size
+                    if c != 'trace-cmd' or 'error' not in r:
+                        break
+                    time.sleep(1)
+                    r = game_run(c, mode == 'uncapped', secs, d, timeline=tl)
+                raw[mode][c].append(r)
+                msg = r.get('error') or (f"p50 {r['work_ns']['p50'] / 1e6:.2f} ms, "
+                                         f"p99 {r['work_ns']['p99'] / 1e6:.2f} ms, "
+                                         f"{r['fps']:.0f} fps")
+                print(f'[{time.monotonic() - t_start:6.1f}s] game {mode} run {i + 1} {c}: {msg}',
+                      file=sys.stderr)
+    out = {'columns': cols, 'workers': GAME_WORKERS, 'seed': GAME_SEED, 'hz': 60,
+           'seconds': {'capped': capped_s, 'uncapped': uncapped_s}, 'runs': runs,
+           'not_run': {c: w for c, w in why.items() if w}, 'raw': raw}
+    for mode in raw:
+        out[mode] = game_summarize(raw[mode], [c for c in cols if not why[c]])
+        for c in cols:
+            if why[c]:
+                out[mode][c] = {'error': why[c]}
+    out['targets'] = game_targets(out['capped']) if 'capped' in out else []
+    return out
+
+
+def print_game(g):
+    cols = g['columns']
+    if 'capped' in g:
+        c = g['capped'].get('untraced', {})
+        eps = f", ~{c['events_per_s'] / 1e3:.0f}k events/s" if c.get('events_per_s') else ''
+        print(f"### game: 60 Hz frame loop, {g['workers']} workers, {g['seconds']['capped']:g} s "
+              f"a run{eps} (frame work time: ratio to untraced in the same repetition, "
+              f"median [min..max] of {g['runs']})\n")
+        game_table(g['capped'], cols, False)
+        print()
+    if 'uncapped' in g:
+        print(f"### game --uncapped ({g['seconds']['uncapped']:g} s a run): the fps each tracer "
+              f"costs\n")
+        game_table(g['uncapped'], cols, True)
+        print()
+    if g.get('targets'):
+        print('### Targets (game)\n\n| target | result | detail |\n|---|---|---|')
+        for t in g['targets']:
+            print(f"| {t['target']} | {t['result']} | {t['detail']} |")
+        print()
 
 
 def machine():
@@ -458,18 +872,45 @@ def machine():
             'tools': ver}
 
 
+def katra_variant(spec):
+    """--katra-variant 'NAME=ARGS': a katra-record column run with ARGS."""
+    name, eq, args = spec.partition('=')
+    if not eq or not name.startswith('katra-record'):
+        raise argparse.ArgumentTypeError("want 'katra-record...=ARGS', e.g. "
+                                         "'katra-record -e io=-e io'")
+    return name.strip(), args.split()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument('--quick', action='store_true', help='3 runs, 1/10 sizes, < 3 min')
+    ap.add_argument('--quick', action='store_true',
+                    help='3 runs, 1/10 sizes, game 3 s + 1 s a run, a few minutes')
     ap.add_argument('--runs', type=int)
-    ap.add_argument('--only', help='comma-separated workloads')
+    ap.add_argument('--only', help='comma-separated workloads: ' + ','.join(WORKLOADS) + ',game')
     ap.add_argument('--columns', help='comma-separated columns')
+    ap.add_argument('--katra-variant', type=katra_variant, action='append', default=[],
+                    metavar='NAME=ARGS', help="one more katra-record column, e.g. "
+                    "'katra-record -e io=-e io' (repeatable)")
+    ap.add_argument('--game-seconds', type=lambda x: tuple(float(v) for v in x.split(',')),
+                    metavar='CAPPED,UNCAPPED', help='game seconds a run (0: skip that mode)')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'results', 'latest.json'))
     a = ap.parse_args()
+    import atexit
+    atexit.register(kill_tracers)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: (kill_tracers(), sys.exit(128 + s)))
+    for name, args in a.katra_variant:
+        KATRA_VARIANTS[name] = args
     runs = a.runs or (3 if a.quick else 5)
     scale = 0.1 if a.quick else 1.0
-    wls = a.only.split(',') if a.only else list(WORKLOADS)
-    cols = a.columns.split(',') if a.columns else COLUMNS
+    wls = a.only.split(',') if a.only else list(WORKLOADS) + ['game']
+    bad = [w for w in wls if w not in WORKLOADS and w != 'game']
+    if bad:
+        ap.error(f"unknown workload {','.join(bad)}")
+    do_game = 'game' in wls
+    wls = [w for w in wls if w != 'game']
+    cols = a.columns.split(',') if a.columns else \
+        COLUMNS + [v for v in KATRA_VARIANTS if v not in COLUMNS]
     if 'untraced' not in cols:
         cols = ['untraced'] + cols
     why = {c: can_run(c) for c in cols}
@@ -485,6 +926,8 @@ def main():
                     continue
                 if c == 'strace' and wl != 'sys1':
                     continue
+                if wl == 'storm' and c not in STORM_COLUMNS:
+                    continue
                 r = run_one(c, wl, max(1, int(n * SCALE.get(c, 1))), d)
                 for _ in range(2):  # trace-cmd fails while kallsyms changes size
                     if c != 'trace-cmd' or 'error' not in r:
@@ -494,6 +937,8 @@ def main():
                 raw[wl][c].append(r)
                 print(f'[{time.monotonic() - t_start:6.1f}s] {wl} run {i + 1} {c}: '
                       + (r.get('error') or f"{r['elapsed_ns'] / 1e6:.0f} ms"), file=sys.stderr)
+    game = run_game(a, runs, d, t_start) if do_game else None
+    pipe, pipe_targets = pipeline_scaling(runs)
     shutil.rmtree(d, ignore_errors=True)
     res = {}
     for wl in wls:
@@ -506,6 +951,8 @@ def main():
                 res[wl][c] = {'error': why[c]}
             elif c == 'strace' and wl != 'sys1':
                 res[wl][c] = {'error': 'smallest size only (sys1)'}
+            elif wl == 'storm' and c not in STORM_COLUMNS:
+                res[wl][c] = {'error': 'the storm compares the recorders only'}
             else:
                 res[wl][c] = summarize(raw[wl][c], base, truth * SCALE.get(c, 1))
     tg = targets(res) if set(wls) == set(WORKLOADS) else []
@@ -521,13 +968,36 @@ def main():
         print('### Targets (issue 4)\n\n| target | result | detail |\n|---|---|---|')
         for t in tg:
             print(f"| {t['target']} | {t['result']} | {t['detail']} |")
+        print()
+    if pipe:
+        print('### The merge with many rings (build/pipeline-bench, 2 M pairs)\n')
+        print('| rings | ns per event | peak RSS |\n|---|---|---|')
+        for rings, x in pipe.items():
+            print(f"| {rings} | {x['ns_per_event']:.1f} | {x['peak_rss_kib'] / 1024:.1f} MiB |")
+        print()
+        for t in pipe_targets:
+            print(f"| {t['target']} | {t['result']} | {t['detail']} |")
+        print()
+    if game:
+        print_game(game)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, 'w') as f:
         json.dump({'machine': machine(), 'quick': a.quick, 'runs': runs, 'scale': scale,
                    'sizes': {w: int(WORKLOADS[w][1] * scale) for w in wls},
-                   'column_scale': SCALE, 'results': res, 'targets': tg,
-                   'raw': raw, 'wall_s': time.monotonic() - t_start}, f, indent=1)
+                   'column_scale': SCALE, 'katra_variants': KATRA_VARIANTS,
+                   'results': res, 'targets': tg, 'raw': raw, 'game': game,
+                   'pipeline': {str(k): v for k, v in pipe.items()}, 'pipeline_targets': pipe_targets,
+                   'wall_s': time.monotonic() - t_start}, f, indent=1)
     print(f'\nwrote {a.out}', file=sys.stderr)
+    if game:
+        try:
+            import plots  # bench/plots.py; needs python3-matplotlib
+        except ImportError as e:
+            print(f'bench: no plots ({e}; ci/install-deps.sh --bench installs it)',
+                  file=sys.stderr)
+        else:
+            for p in plots.game_plots(game, os.path.dirname(a.out)):
+                print(f'wrote {p}', file=sys.stderr)
 
 
 if __name__ == '__main__':

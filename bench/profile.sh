@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Where katra-record's time goes on one workload (default: sys1, full size):
 # per-program BPF run time (kernel.bpf_stats_enabled) and a system-wide perf
 # profile of the traced loop (workload side: BPF programs; recorder side).

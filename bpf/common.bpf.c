@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The one definition of the globals shared by every katra probe object. */
 #include "common.bpf.h"
 
@@ -5,6 +6,9 @@ const volatile bool follow_children = true;
 const volatile bool record_paths = false;
 const volatile __u32 wakeup_bytes = 1 << 19;
 const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
+const volatile bool select_all = true;
+const volatile __u64 selected_nrs[KATRA_NR_LIMIT / 64];
+const volatile bool record_sched = true;
 
 __u64 ring_drops[KATRA_MAX_CPUS];
 __u32 fault_exit_live;

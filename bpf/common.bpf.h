@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by every katra probe: settings, the tracked-tgid filter, the per-CPU
  * rings with batched wakeups, drop counters, and the pending-syscall store.
  *
@@ -30,6 +31,12 @@ extern const volatile __u32 uring_complete_args;  /* io_uring_complete's layout,
  * others get the short record. */
 #define KATRA_NR_LIMIT 512
 extern const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
+/* Event selection (-e): all, or the syscalls in selected_nrs (x86_64 numbers;
+ * 32-bit calls are always recorded); record_sched off keeps sched_switch only
+ * for flushing pending syscalls. */
+extern const volatile bool select_all;
+extern const volatile __u64 selected_nrs[KATRA_NR_LIMIT / 64];
+extern const volatile bool record_sched;
 
 /* Failed reservations per ring (CPU); user space reads them from .bss. */
 extern __u64 ring_drops[KATRA_MAX_CPUS];
@@ -134,6 +141,8 @@ struct fault_start {
 	__u64 address;
 	__u64 ip;
 	__u64 error_code;
+	__u32 flushed; /* its Begin was written at a switch-out */
+	__u32 pad;
 };
 
 struct {
@@ -261,6 +270,8 @@ static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
 	struct katra_ev_page_fault *e;
 	void *rb;
 
+	if (flags & KATRA_PF_BEGIN)
+		PEND_SLOT(cpu)->fault_ts = 0; /* written: nothing more sorts at its time */
 	/* a measured fault is a Begin and an End */
 	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
 	if (!e)
@@ -269,7 +280,7 @@ static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
 	e->address = s->address;
 	e->ip = s->ip;
 	e->error_code = s->error_code;
-	e->enter_ts = flags & KATRA_PF_MEASURED ? s->ts : end_ts;
+	e->enter_ts = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts;
 	e->flags = flags;
 	e->pad = 0;
 	katra_submit(rb, e, cpu);
@@ -284,8 +295,27 @@ static __always_inline void katra_flush_fault(__u32 cpu, __u64 pid_tgid, __u64 t
 
 	if (!s)
 		return;
-	katra_emit_fault(cpu, pid_tgid, s, ts, 0);
+	/* its Begin went out at a switch-out: this ends it */
+	katra_emit_fault(cpu, pid_tgid, s, ts, s->flushed ? KATRA_PF_END : 0);
+	if (PEND_SLOT(cpu)->fault_ts == s->ts)
+		PEND_SLOT(cpu)->fault_ts = 0;
 	bpf_map_delete_elem(&fault_starts, &tid);
+}
+
+/* The thread leaves the CPU inside a measured fault: its Begin now, so that
+ * it comes before the thread's OffCpu (the End follows at the return). */
+static __always_inline void katra_flush_fault_begin(__u32 cpu, __u64 pid_tgid, __u64 ts)
+{
+	__u32 tid = pid_tgid;
+	struct fault_start *s;
+
+	if (!fault_exit_live)
+		return;
+	s = bpf_map_lookup_elem(&fault_starts, &tid);
+	if (!s || s->flushed)
+		return;
+	katra_emit_fault(cpu, pid_tgid, s, ts, KATRA_PF_BEGIN);
+	s->flushed = 1;
 }
 
 #endif /* KATRA_COMMON_BPF_H */

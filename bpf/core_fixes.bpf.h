@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Reads whose place changed between kernels, one helper per difference (in
  * the style of libbpf-tools' core_fixes.bpf.h).  Each names the kernel change;
  * the `___old` flavours are the layouts before it.  bpf_core_field_exists()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* io_uring: ring creation, request submission and completion.  Rings touched
  * by a tracked process are remembered, so completions posted from another
  * context (io-wq worker, SQPOLL thread, interrupt) are still written. */
@@ -96,6 +97,21 @@ int BPF_PROG(tpb_io_uring_submit_req, struct io_kiocb *req)
 
 SEC("raw_tp/io_uring_submit_req")
 int BPF_PROG(raw_io_uring_submit_req, struct io_kiocb *req)
+{
+	return on_submit(req);
+}
+
+/* Older kernels (6.1) name it io_uring_submit_sqe(req, force_nonblock) (the
+ * loader keeps it only where submit_req is absent and its first argument is
+ * the request; 5.10's submit_sqe has no request to pair on). */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(tpb_io_uring_submit_sqe, struct io_kiocb *req)
+{
+	return on_submit(req);
+}
+
+SEC("raw_tp/io_uring_submit_sqe")
+int BPF_PROG(raw_io_uring_submit_sqe, struct io_kiocb *req)
 {
 	return on_submit(req);
 }

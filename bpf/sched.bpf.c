@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Scheduler and process lifecycle: sched_switch, sched_waking,
  * sched_wakeup_new, sched_process_fork / exec / exit.  Each probe has a tp_btf
  * and a raw_tp flavour; the loader turns one of them off before load. */
@@ -23,9 +24,14 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 		return 0;
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	/* a syscall in progress: its Begin must not wait for the thread's return */
-	if (flags & KATRA_SW_PREV_TRACKED)
+	/* a syscall or a fault in progress: its Begin must not wait for the
+	 * thread's return */
+	if (flags & KATRA_SW_PREV_TRACKED) {
 		katra_flush_pending(pid_tgid, cpu, ts);
+		katra_flush_fault_begin(cpu, pid_tgid, ts);
+	}
+	if (!record_sched)
+		goto out; /* -e without sched: here only for the flush above */
 	/* one event per tracked side: the leaving thread's and the coming one's */
 	e = katra_reserve(&rb, cpu, sizeof(*e),
 			  !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED));
@@ -38,6 +44,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 		e->pad = 0;
 		katra_submit(rb, e, cpu);
 	}
+out:
 	katra_idle(cpu);
 	return 0;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* raw_syscalls sys_enter / sys_exit for every syscall of tracked threads.
  * The enter is kept in its CPU's slot and one combined record is written at the
  * exit (see KATRA_EV_SYSCALL in wire.h); sched.bpf.c flushes a pending enter
@@ -165,6 +166,19 @@ static __always_inline void decode_enter(struct katra_cpu_slot *p)
 		p->sc_flags |= KATRA_SC_FILE;
 }
 
+static __always_inline bool in_compat_syscall(void);
+
+/* Whether -e selected syscall nr (x86_64 numbering; 32-bit calls always). */
+static __always_inline bool selected(__u32 nr)
+{
+	if (select_all)
+		return true;
+	if (nr < KATRA_NR_LIMIT &&
+	    (selected_nrs[katra_bound(nr >> 6, 7)] & (1ull << (nr & 63))))
+		return true;
+	return in_compat_syscall();
+}
+
 static __always_inline bool in_compat_syscall(void)
 {
 	if (have_task_btf)
@@ -181,7 +195,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 	bool compat;
 	__u32 cpu;
 
-	if (!katra_tracked(pid_tgid >> 32))
+	if (!katra_tracked(pid_tgid >> 32) || !selected(id))
 		return 0;
 	cpu = katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
@@ -278,6 +292,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 		}
 		goto out;
 	}
+	if (!mine && !selected(nr))
+		goto out; /* not selected (-e): its enter was not kept either */
 	if (!mine)
 		f = bpf_map_lookup_elem(&flushed, &tid);
 	/* combined (Begin + End) when the enter is still in this CPU's slot */

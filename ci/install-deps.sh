@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs every Debian package katra-record needs to build, test and
 # benchmark.  Idempotent; run as root.  `--bench` adds the peer tracers.
 set -euo pipefail
@@ -11,15 +12,20 @@ packages=(
 	liburing-dev                    # io_uring test and bench workloads
 	python3 jq                      # integration test assertions
 	wine wine64 gcc-mingw-w64-x86-64 # Wine session tests (tests/wine/, ~1.2 GiB)
+	strace                          # the strace oracle test (t_oracle.sh)
+	chromium                        # export viewer test: speedscope in headless Chromium
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
 	libclang-rt-14-dev              # sanitizer runtimes for clang
 	# make test-vm: Debian kernels booted under QEMU (TCG) from a busybox
 	# initramfs; the kernels come from apt-get download (debian-archive-keyring
 	# signs bullseye's suite too)
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
+	librust-flate2-dev              # Rust compat of compressed traces (format/rust/gzip)
+	chromium                        # headless check of katra-replay report --html
+	man-db                          # man -l checks of man/*.1, man/*.8
 )
 if [[ "${1:-}" == "--bench" ]]; then
-	packages+=(trace-cmd bpftrace linux-perf strace)
+	packages+=(trace-cmd bpftrace linux-perf python3-matplotlib)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -39,3 +45,8 @@ fi
 if [[ ! -d /sys/kernel/tracing/events ]]; then
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 fi
+# speedscope for the export viewer test: the npm package, pinned in the
+# Makefile (SPEEDSCOPE_VERSION), into build/speedscope; npm from Debian when
+# no node is installed
+command -v npm >/dev/null || apt-get install -y -q --no-install-recommends npm
+make -C "$(dirname "$0")/.." speedscope

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `make test`: every suite, one after the other, whatever fails; the totals
 # are the last line ("N passed, N failed").
 set -uo pipefail
@@ -41,11 +42,15 @@ run() {
 	echo "=== $name: $p passed, $f failed (exit $rc)"
 }
 
+run spdx tools/spdx.sh --check
 run unit make -s unit-test
 run asan-ubsan make -s asan-test
 run rust-compat make -s rust-test
 run fuzz-smoke make -s fuzz-smoke
+run install make -s install-test
 run integration make -s integration-test
+# QEMU guests: Debian 11's 5.10 and 12's 6.1 kernels, and 16 of 64 vCPUs
+run vm make -s test-vm
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

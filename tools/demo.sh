@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The main job: capture the built-in demo workload (files read with read and
 # io_uring, two threads handing work to each other, a child process), verify
 # the trace and print its stats.

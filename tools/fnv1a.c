@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Build tool: prints a C file defining katra_schema_hash, the 64-bit FNV-1a
  * of the file named on the command line (format/schema.txt). */
 #include <inttypes.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Writes user/replay/syscall_table.c, the syscall name tables katra-replay
 # uses, from the kernel UAPI headers Debian ships (package linux-libc-dev):
 #   asm/unistd_64.h (x86_64) and asm/unistd_32.h (i386).

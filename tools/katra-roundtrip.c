@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-roundtrip FILE: the C half of the C<->Rust compatibility test.
  * Decodes the header and every record with the format reader, re-encodes
  * each with katra_encode_*, and compares with the file's own bytes (read

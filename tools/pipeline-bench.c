@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* User-space cost of the recorder per event, without the kernel: feeds
  * synthetic ring records (the pread64 + getppid loop of the benchmarks: a full
  * record with file identity, then a short one) through the real pipeline and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The fixed sample trace: every record type, every enum variant, every
  * payload shape, Options absent and present, strings and vectors empty and
  * not.  Built once into static storage so the bytes never vary. */

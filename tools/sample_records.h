@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A fixed set of records that covers every record type, every variant of
  * every enum and every payload shape (with Options both absent and present).
  * Used by `katra-sample`, the unit tests, the Rust compatibility test and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-record: a thin shell over the recorder library. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-replay: read a Katra trace.  A table of subcommands and the global
  * help only; each subcommand parses its own options (user/replay/cmd_*.c,
  * include/katra/replay_cli.h).
@@ -15,6 +16,9 @@ static const struct katra_replay_cmd cmds[] = {
 	{ "verify", "check every format rule; exit 1 if any is broken", katra_cmd_verify },
 	{ "dump", "the header, then one line per record (--jsonl for scripts)", katra_cmd_dump },
 	{ "stats", "what the capture holds: events, spans, drops, epochs", katra_cmd_stats },
+	{ "compare", "is B the same run as A? hashes, equivalence, first divergence", katra_cmd_compare },
+	{ "export", "a timeline for Perfetto, chrome://tracing, speedscope (Chrome JSON)", katra_cmd_export },
+	{ "report", "per epoch: where each thread's time went, the critical path", katra_cmd_report },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

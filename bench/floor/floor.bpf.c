@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The floor: the same attach points as katra-record, nothing else.
  * FLOOR_RINGBUF=0 (floor-noop): each program returns right after the
  * tracked-tgid check.  FLOOR_RINGBUF=1 (floor-ringbuf): each also writes a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Loader for the floor programs: floor OBJ PID READY_FILE [RING_BYTES]
  * Loads OBJ, marks PID tracked, attaches every program, creates READY_FILE,
  * then (ring flavour) drains and counts records every 10 ms until SIGINT or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* runstat OUT CMD ARGS...: runs CMD as its child, forwards SIGINT/SIGTERM to
  * it, and when it exits writes "{utime_ns, stime_ns, maxrss_kib, status}" to
  * OUT.  The tracer is forked from this small process, not from the Python

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Bench workloads with exact ground truth, one program, one loop per KIND.
  *
  * usage: benchwl KIND [--gate FILE] [--threads T] N
  *   sys       per thread: N x { pread64(fd, buf, 1, off) ; getppid() }
+ *   storm     per thread: N x getppid(), nothing else (the loss storm)
  *   pingpong  2 threads over two pipes, N rounds: A writes ping, reads pong;
  *             B reads ping, writes pong (4N syscalls); both on the last CPU,
  *             so each round is two context switches, not two idle wakeups
@@ -79,6 +81,13 @@ static void loop_sys(struct worker *w)
 	w->syscalls = 2 * n;
 }
 
+static void loop_storm(struct worker *w)
+{
+	for (unsigned long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	w->syscalls = n;
+}
+
 static void loop_pingpong(struct worker *w)
 {
 	char c = 'x';
@@ -147,6 +156,8 @@ static void *run(void *arg)
 	t0 = now_ns();
 	if (!strcmp(kind, "sys"))
 		loop_sys(w);
+	else if (!strcmp(kind, "storm"))
+		loop_storm(w);
 	else if (!strcmp(kind, "pingpong"))
 		loop_pingpong(w);
 	else if (!strcmp(kind, "uring"))
@@ -191,7 +202,7 @@ int main(int argc, char **argv)
 		if (sched_setaffinity(0, sizeof(one), &one)) /* threads inherit it */
 			die("sched_setaffinity");
 	}
-	else if (strcmp(kind, "sys"))
+	else if (strcmp(kind, "sys") && strcmp(kind, "storm"))
 		nthreads = 1;
 	data_fd = mkstemp(tmpl);
 	if (data_fd < 0)
@@ -243,7 +254,7 @@ int main(int argc, char **argv)
 				    (!strcmp(kind, "pingpong") ? vcsw : 0) + flt + 2 * sub));
 	return 0;
 usage:
-	fprintf(stderr, "usage: benchwl sys|pingpong|pagefault|uring [--gate FILE] "
+	fprintf(stderr, "usage: benchwl sys|storm|pingpong|pagefault|uring [--gate FILE] "
 			"[--threads T] N\n");
 	return 2;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Katra trace format v1: the C types that mirror format/schema.txt, and the
  * codec, writer, reader and verifier that work on them.
  *
@@ -453,10 +454,14 @@ struct katra_writer;
 
 enum katra_writer_flags {
 	KATRA_WRITER_OVERWRITE = 1 << 0, /* replace an existing regular file */
+	/* gzip the whole stream (SPEC section 11): every flush is a Z_SYNC_FLUSH,
+	 * so a killed capture decompresses up to its last flush */
+	KATRA_WRITER_GZIP = 1 << 1,
 };
 
 /* Creates path 0600 with O_NOFOLLOW|O_CLOEXEC (O_EXCL unless OVERWRITE) and
  * writes the framing and header.  Returns 0 or -errno. */
+/* path "-" writes to standard output. */
 int katra_writer_open(struct katra_writer **out, const char *path,
 		      const struct katra_header *h, unsigned flags);
 /* Appends one record (u32 length + bincode).  Buffered; no allocation. */
@@ -471,7 +476,11 @@ int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s);
 /* Flushes (if not finished) and frees; returns the first error seen. */
 int katra_writer_close(struct katra_writer *w);
 uint64_t katra_writer_records(const struct katra_writer *w);
+/* Bytes of the Katra stream so far (uncompressed), buffered ones included. */
 uint64_t katra_writer_bytes(const struct katra_writer *w);
+/* Bytes in the file: the compressed size with KATRA_WRITER_GZIP (up to the
+ * last flush), else the stream bytes already written. */
+uint64_t katra_writer_file_bytes(const struct katra_writer *w);
 
 /* ---- streaming reader (user/format/reader.c) ---- */
 struct katra_reader;
@@ -485,7 +494,11 @@ enum katra_read_status {
 };
 
 /* Opens and checks magic, version and schema hash; on failure returns
- * -errno (I/O) or -EINVAL with a one-line reason in msg. */
+ * -errno (I/O) or -EINVAL with a one-line reason in msg.  A gzip-compressed
+ * trace (first bytes 1f 8b) is read the same way, decompressed on the fly;
+ * corrupt gzip data is KATRA_READ_CORRUPT, a gzip stream cut short
+ * KATRA_READ_TRUNCATED, each with its message. */
+/* path "-" reads standard input. */
 int katra_reader_open(struct katra_reader **out, const char *path, char *msg, size_t msg_cap);
 int katra_reader_open_fd(struct katra_reader **out, int fd, char *msg, size_t msg_cap);
 /* As open, from memory (the reader does not copy buf; keep it alive). */
@@ -497,6 +510,8 @@ enum katra_read_status katra_reader_next(struct katra_reader *r, struct katra_re
 /* Byte offset of the record last returned (its u32 length prefix). */
 uint64_t katra_reader_record_offset(const struct katra_reader *r);
 uint64_t katra_reader_records_read(const struct katra_reader *r);
+/* The input is gzip-compressed (offsets are then in the decompressed stream). */
+bool katra_reader_compressed(const struct katra_reader *r);
 /* The reason after TRUNCATED / CORRUPT / IO_ERROR. */
 const char *katra_reader_message(const struct katra_reader *r);
 void katra_reader_close(struct katra_reader *r);

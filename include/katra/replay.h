@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* katra-replay's analysis library: verify, dump (text and JSON lines) and
  * stats over a Katra trace, all streaming through the format reader so that
  * memory does not grow with the file size.

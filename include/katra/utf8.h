@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* UTF-8 checks: Rust's String must hold valid UTF-8, so the decoder rejects
  * what bincode would reject and writers sanitise what they take from the
  * kernel (paths, command names) before they encode it. */

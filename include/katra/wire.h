@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* katra wire contract: the records the BPF probes write into the per-CPU rings
  * and the recorder reads back.  Shared by bpf/ and user/record/.
  *
@@ -224,8 +225,14 @@ struct katra_ev_exit {
  * have slept: head.ts can be far after enter_ts).  A fault that never
  * reaches handle_mm_fault (a bad address: SIGSEGV) is written without
  * MEASURED when the thread faults again or exits, and every fault is an
- * instant (enter_ts == head.ts) where the fexit is not attached. */
-#define KATRA_PF_MEASURED (1u << 0)
+ * instant (enter_ts == head.ts) where the fexit is not attached.
+ * A fault that sleeps (its thread leaves the CPU inside it) is split so that
+ * its Begin is not held back past the thread's OffCpu: BEGIN is written at
+ * the switch-out (head.ts = the switch, enter_ts = the fault) and END at
+ * handle_mm_fault's return (enter_ts repeats the fault's time to match). */
+#define KATRA_PF_MEASURED (1u << 0) /* Begin and End in one record */
+#define KATRA_PF_BEGIN    (1u << 1) /* the Begin only, written at a switch-out */
+#define KATRA_PF_END      (1u << 2) /* the End of a fault whose Begin was written */
 
 struct katra_ev_page_fault {
 	struct katra_wire_head head;
@@ -299,7 +306,8 @@ struct katra_cpu_slot {
 	__u64 nsubmit;    /* records submitted on this CPU */
 	__u32 busy;
 	__u32 tgid;
-	__u64 pad;        /* one slot = two cache lines: no sharing between CPUs */
+	__u64 fault_ts;   /* a measured page fault in progress here (0: none):
+			   * records may still sort at this time */
 };
 
 /* Size of each record type, indexed by type (0 = invalid). */

@@ -1,8 +1,10 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzzes the trace reader + verifier for SECONDS (default 20).  Builds
 # nothing: `make fuzz` / `make fuzz-smoke` build build/fuzz/fuzz-reader and
 # build/katra-sample first.  Seeds build/fuzz/corpus from the sample trace,
-# hand-made prefixes and mutations of it, tests/fuzz/regressions/ and any
+# hand-made prefixes and mutations of it, gzip-compressed variants (whole,
+# cut, damaged), tests/fuzz/regressions/ and any
 # build/*.ktrc, then prints the number of executions.  Exits non-zero on a
 # crash, leak, timeout or out-of-memory (the input lands in build/fuzz/artifacts/).
 set -euo pipefail
@@ -51,6 +53,20 @@ patch_seed zero-record-len "$first" '\x00\x00\x00\x00'
 patch_seed bad-record-tag $((first + 4)) '\x09\x00\x00\x00'
 patch_seed huge-string-len 32 '\xff\xff\xff\xff\xff\xff\xff\x7f'
 patch_seed flipped-middle $((size / 2)) '\xff\xff'
+# compressed traces (SPEC section 11): the writer's gzip mode, gzip(1)'s,
+# cut short, damaged inside the deflate data, with a bad CRC, with garbage after
+"$sample_bin" -z "$corpus/seed-gzip-writer"
+gzip -c -9 "$sample" > "$corpus/seed-gzip-9"
+gzsize=$(stat -c %s "$corpus/seed-gzip-writer")
+head -c $((gzsize / 2)) "$corpus/seed-gzip-writer" > "$corpus/seed-gzip-cut"
+cp "$corpus/seed-gzip-writer" "$corpus/seed-gzip-damaged"
+printf '\x00\xff\x00\xff' | dd of="$corpus/seed-gzip-damaged" bs=1 seek=$((gzsize / 2)) \
+	conv=notrunc status=none
+cp "$corpus/seed-gzip-writer" "$corpus/seed-gzip-bad-crc"
+printf '\x00\x00\x00\x00' | dd of="$corpus/seed-gzip-bad-crc" bs=1 seek=$((gzsize - 8)) \
+	conv=notrunc status=none
+{ cat "$corpus/seed-gzip-writer"; printf 'trailing'; } > "$corpus/seed-gzip-trailing"
+cat "$corpus/seed-gzip-writer" "$corpus/seed-gzip-9" > "$corpus/seed-gzip-two-members"
 # a record repeated (duplicate seq) and the summary moved off the end
 cp "$sample" "$corpus/seed-appended"
 dd if="$sample" bs=1 skip="$first" count=200 status=none >> "$corpus/seed-appended"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Every 64-bit id of a real trace, as Debian's jq 1.6 reads it from
 `katra-replay dump --jsonl`, equals the value the text dump prints for the
 same record (an independent formatter: hex for addresses, decimal for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Ground-truth checks for the katra-record integration tests (stdlib only).
 
 usage: ktrace.py CHECK ARGS...   (see CHECKS at the bottom)
@@ -722,7 +723,60 @@ def check_i386(trace_path, calls):
     return "%d i386 reads (FileRead) and %d i386 getppid" % (len(reads), len(gp))
 
 
+def check_select_io(trace_path, wl_path):
+    """-e io: the preads exact; getppid, OffCpu and page faults filtered out."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    fid = file_id(w["file_dev"], w["file_ino"])
+    for tid in w["tids"]:
+        evs = t.thread(tid)
+        reads = [b for b, e in spans(t, evs, "FileRead")
+                 if b["resource"] == {"domain": "File", "id": fid}]
+        expect(len(reads) == w["n"], "thread %d: %d pread64 spans, expected %d"
+               % (tid, len(reads), w["n"]))
+    gp = [e for e in t.events if e["kind"] == "Syscall" and (e["payload"] or {}).get("nr") == SYS_GETPPID]
+    expect(not gp, "%d getppid events with -e io, e.g. %s" % (len(gp), short(gp[0]) if gp else ""))
+    for k in ("OffCpu", "Wakeup", "PageFault"):
+        n = sum(1 for e in t.events if e["kind"] == k)
+        expect(n == 0, "%d %s events with -e io" % (n, k))
+    return "%d pread64 spans per thread, no getppid, OffCpu or faults" % w["n"]
+
+
+def check_ktable(trace_path, wl_path, table_size):
+    """More syscalls blocked at once than the kernel's in-flight table holds:
+    every refused entry is counted (KernelTable, instance 0) and is exactly one
+    syscall exit written without its enter (an Instant)."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    n = w["threads"]
+    drops = sum(e["payload"]["count"] for e in t.events if e["kind"] == "Drop"
+                and e["payload"]["source"] == "KernelTable" and e["payload"]["instance"] == 0)
+    summ = sum(d["count"] for d in t.summary()["drops"]
+               if d["source"] == "KernelTable" and d["instance"] == 0)
+    expect(drops == summ, "Drop events say %d, the summary %d" % (drops, summ))
+    expect(drops >= n - int(table_size), "%d refused entries for %d blocked reads and a table of %s"
+           % (drops, n, table_size))
+    # a thread's first syscall event may be one in flight when the capture
+    # started (the workload's gate): not a refused entry
+    first = {}
+    for e in t.events:
+        if e["scope"] == "Linux" and (e["phase"] == "Begin" and e["kind"] not in ("OffCpu", "PageFault")
+                                      or (e["payload"] or {}).get("type") == "SyscallReturn"):
+            first.setdefault(e["thread_id"], e["seq"])
+    orphans = [e for e in t.events if e["phase"] == "Instant" and e["scope"] == "Linux"
+               and (e["payload"] or {}).get("type") == "SyscallReturn"
+               and not (e["kind"] == "Clone" and e["payload"]["ret"] == 0)
+               and first.get(e["thread_id"]) != e["seq"]]
+    expect(len(orphans) == drops, "%d syscall exits without their enter, %d entries refused"
+           % (len(orphans), drops))
+    reads = [e for e in t.process(w["pid"]) if e["kind"] == "FileRead" and e["phase"] == "Begin"]
+    expect(len(reads) >= n, "%d read Begins for %d blocked threads" % (len(reads), n))
+    return "%d entries refused and counted, each one exit without its enter" % drops
+
+
 CHECKS = {
+    "ktable": check_ktable,
+    "select_io": check_select_io,
     "process-events": check_process_events,
     "epochs": check_epochs,
     "paths": check_paths,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Helpers for the integration tests (sourced by tests/integration/t_*.sh).
 #
 # A test runs in its own scratch directory $T, starts processes only through

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Integration tests of katra-record on the real kernel (needs root).
 # usage: tests/integration/run.sh [NAME...]   (default: every t_NAME.sh here)
 # Prints PASS/FAIL/SKIP per test, then exactly "N passed, N failed";

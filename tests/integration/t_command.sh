@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # -- COMMAND: katra-record exits with the command's status, and the command is
 # traced from before its exec (exact syscall counts with no gate).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The README's demo: katra-record -- build/workloads/demo; every part of it in
 # the trace with its known counts.
 . "$(dirname "$0")/lib.sh"

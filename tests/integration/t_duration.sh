@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # -d SECONDS stops the capture on time with exit 0 and a valid trace.
 . "$(dirname "$0")/lib.sh"
 kt_require

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Epochs: lines written to --epoch-fifo and SIGUSR1 marks become EpochMarkers,
 # in order, between CaptureStart and CaptureEnd.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # execve from a non-main thread while the main thread is blocked in read: the
 # trace verifies (no span left open by the killed thread or by the exec'ing
 # thread's change of tid) and has one TaskExec on the pid whose old_tid is the

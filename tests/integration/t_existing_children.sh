@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # -p PID follows the whole tree: children that already ran before the
 # capture started are traced too (not only those forked afterwards).
 . "$(dirname "$0")/lib.sh"

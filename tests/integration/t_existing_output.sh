@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # An existing output file is refused without --force (and left alone);
 # --force replaces it with a valid trace.
 . "$(dirname "$0")/lib.sh"

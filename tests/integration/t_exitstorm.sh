@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # 50 processes of 8 busy threads each die by exit_group while their threads
 # are in syscalls: every thread of every process gets exactly one TaskExit,
 # exactly one per process with group_dead, and the trace verifies.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A fork/exec chain three levels deep under -p: every descendant traced from its
 # first event (caused by its fork); a busy unrelated process contributes nothing.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Output on a full 1 MiB tmpfs: exit 1 with a clear message, and dump reads
 # the prefix that fitted.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A static i386 program (int $0x80) under `-- COMMAND`: exactly 1000 reads,
 # as FileRead spans, and 1000 getppid, as Syscall spans, both with their i386
 # numbers (KATRA_NR_I386 | nr) rather than misread as x86_64 close/semget.

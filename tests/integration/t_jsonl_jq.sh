@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # dump --jsonl of a real io_uring capture (kernel context pointers above 2^63,
 # file identities above 2^53) read by Debian's jq 1.6: every id comes back
 # exactly as the text dump prints it, and jq -c reprints every line byte for

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # -p with a PID that does not exist: a clear error naming it, exit 1.
 . "$(dirname "$0")/lib.sh"
 kt_require

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Without root (uid nobody, no capabilities): says which capabilities it needs
 # and exits 1.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # P fresh anonymous pages touched once: >= P page faults on that thread, every
 # page of the mapping covered.
 . "$(dirname "$0")/lib.sh"

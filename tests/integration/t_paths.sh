@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # --paths: openat and execve carry their path; without it no path is
 # recorded anywhere (files are known by the hash of device and inode only).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Two threads ping-pong K times over pipes: K off-CPU spans per thread whose
 # End is caused by a Wakeup from the other thread.
 . "$(dirname "$0")/lib.sh"

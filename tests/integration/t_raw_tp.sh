@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The raw_tp fallbacks (used where a kernel has no tp_btf for a tracepoint) run
 # here too, forced with --raw-tp: the same exact counts as tp_btf, the header
 # says raw_tp, and the ping-pong's off-CPU causes hold.

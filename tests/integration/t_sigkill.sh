@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # SIGKILL of the recorder mid-capture: verify reports the file as truncated
 # (exit 1) and dump still reads the flushed prefix.
 . "$(dirname "$0")/lib.sh"

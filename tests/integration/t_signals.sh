@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # SIGTERM and SIGINT end the capture: exit 0 and a complete, valid trace.
 . "$(dirname "$0")/lib.sh"
 kt_require

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A getppid storm, 4 threads x 200000 calls at once, under `-- COMMAND` with
 # default options: the trace verifies, no event is Estimated, and every call
 # is accounted for: recorded as a span or counted as dropped (2 x spans +

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # An output path that is a symlink is refused (exit 1 or 2), with or without
 # --force, and nothing is written through it.
 . "$(dirname "$0")/lib.sh"

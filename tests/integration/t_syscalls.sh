@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # N pread64 + M getppid on one thread: exactly N paired FileRead spans with the
 # file's identity, offsets, lengths and returns, and exactly M getppid spans.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The same exact counts on each of two threads running at once.
 . "$(dirname "$0")/lib.sh"
 kt_require

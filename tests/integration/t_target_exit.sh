@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A target that exits ends the capture promptly and cleanly: exit 0, valid
 # trace with the target's TaskExit, --summary-json agreeing with the trace.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # R reads through io_uring: exactly R submit->complete pairs linked by cause
 # and request_id (= user_data).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Usage errors exit 2 with a message: unknown option, bad PID, bad duration.
 . "$(dirname "$0")/lib.sh"
 kt_require

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by the format library's unit tests: a growable byte buffer,
  * an in-memory trace builder on top of the encoder, and small record
  * constructors.  Header-only (static) so each test file stays standalone. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers for the replay tests that need a whole trace on disk: a small
  * record builder (seq assigned in order), writing it with the format
  * library's writer, and capturing a command's output in memory.

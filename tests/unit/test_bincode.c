@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The bincode 1.x rules, one test each, checked on exact bytes; plus
  * round trips of every sample record and decoding of corrupt input. */
 #include "format_test_util.h"

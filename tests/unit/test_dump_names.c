@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-replay dump with names and filters (user/replay/dump.c,
  * dump_text.c, payload_text.c, procnames.c, dump_filter.c, window.c): the
  * compact text line, process names as they become known, dur_ns on Ends,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dump --jsonl read back by Debian's jq 1.6, which parses numbers as doubles:
  * every 64-bit identifier, address, handle and wall-clock time of a trace
  * built with values above 2^53 comes back from jq exactly (they are decimal

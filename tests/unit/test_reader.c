@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The streaming reader: framing checks with their exact one-line reasons,
  * truncated and corrupt tails, clean EOF, and memory that does not grow with
  * the file. */

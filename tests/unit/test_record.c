@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The recorder's core without the kernel: reordering, span pairing and cause
  * resolution from hand-made wire records, syscall decoding, argument parsing. */
 #include <inttypes.h>
@@ -556,6 +557,40 @@ Test(cli, rejects_bad_usage)
 	cr_assert_eq(parse(&o, "katra-record --version"), KATRA_CLI_HELP);
 }
 
+Test(cli, compress_flag)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -p 1"), KATRA_CLI_RUN);
+	cr_assert_not(o.compress, "off by default");
+	cr_assert_eq(parse(&o, "katra-record -z -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.compress);
+	cr_assert_str_eq(o.output, "katra.ktrc.gz", "a compressed trace's default name");
+	cr_assert_eq(parse(&o, "katra-record --compress -o run.ktrc -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.compress);
+	cr_assert_str_eq(o.output, "run.ktrc", "-o wins; readers go by magic, not name");
+	cr_assert_eq(parse(&o, "katra-record -o x -zp 7"), KATRA_CLI_RUN);
+	cr_assert(o.compress);
+	cr_assert_eq(o.pids[0], 7);
+	cr_assert_eq(parse(&o, "katra-record -p 1 -- cmd -z"), KATRA_CLI_RUN);
+	cr_assert_not(o.compress, "-z after -- is the command's");
+	cr_assert_eq(parse(&o, "katra-record -z=1 -p 1"), KATRA_CLI_USAGE, "-z takes no value");
+}
+
+Test(cli, help_names_every_option)
+{
+	char buf[8192] = "";
+	FILE *out = fmemopen(buf, sizeof(buf) - 1, "w");
+	struct katra_record_opts o;
+	char *argv[] = { "katra-record", "--help", NULL };
+
+	cr_assert_not_null(out);
+	cr_assert_eq(katra_record_parse_args(2, argv, &o, out, stderr), KATRA_CLI_HELP);
+	fclose(out);
+	cr_assert(strstr(buf, "-z, --compress"), "%s", buf);
+	cr_assert(strstr(buf, "[-z]"), "the synopsis too");
+}
+
 Test(cli, sizes_and_seconds)
 {
 	uint64_t v;
@@ -853,4 +888,62 @@ Test(syscalls, i386_calls_keep_their_number_and_get_their_twins_kind)
 	sc.flags = KATRA_SC_ENTER; sc.nr = 3; /* x86_64 close */
 	cr_assert_eq(katra_syscall_kind_of(&sc), KATRA_KIND_FILE_CLOSE);
 	cr_assert_eq(katra_syscall_trace_nr(&sc), 3);
+}
+
+/* A fault that sleeps: its Begin is written at the switch-out (BEGIN), its End
+ * at the return on another CPU (END); the OffCpu span nests inside. */
+Test(pipeline, a_sleeping_fault_is_split_at_its_switch_out)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct pipeline pl;
+	struct pipeline_config pc = {
+		.nrings = 2, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
+	};
+	struct katra_ev_page_fault pf = { .address = 0x7000, .enter_ts = START + 100 };
+	struct katra_ev_switch sw = { .prev_state = 2 };
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_drop_count drops[4];
+	struct katra_summary s;
+	uint64_t ring_drops[2] = { 0, 0 };
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	/* ring 0: the fault at 100, the thread switches out at 150 (the BEGIN
+	 * record, then the switch); ring 1: back in at 300, the fault returns at 320 */
+	pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 0, TGID, 10, START + 150 };
+	pf.flags = KATRA_PF_BEGIN;
+	pipeline_on_record(&pl, &pf, sizeof(pf));
+	sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 10, START + 150 };
+	sw.flags = KATRA_SW_PREV_TRACKED;
+	pipeline_on_record(&pl, &sw, sizeof(sw));
+	sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 1, 1, 999, START + 300 };
+	sw.flags = KATRA_SW_NEXT_TRACKED;
+	sw.next_tgid = TGID;
+	sw.next_tid = 10;
+	pipeline_on_record(&pl, &sw, sizeof(sw));
+	pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 1, TGID, 10, START + 320 };
+	pf.flags = KATRA_PF_END;
+	pipeline_on_record(&pl, &pf, sizeof(pf));
+	cr_assert_eq(pipeline_finish(&pl, START + 600, ring_drops, NULL, &s, kinds, drops, 4), 0);
+	cr_assert_eq(katra_writer_finish(w, &s), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	pipeline_free(&pl);
+
+	read_back(path);
+	cr_assert_eq(got[0].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[0].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(got[0].ts, 100, "the fault's own time");
+	cr_assert_eq(got[1].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[1].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(got[2].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[3].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[3].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[3].ts, 320);
+	cr_assert_eq(got[3].causes[0], got[0].seq);
+	assert_valid(path);
+	temp_dir_remove(dir);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-record --help ends with EXAMPLES, and every example command line in
  * it parses with today's options (help text never names an option that
  * does not exist). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The analysis library (include/katra/replay.h): JSON string escaping, the
  * text and JSON-lines forms of known records byte for byte, whole-file dump
  * and its truncated-tail behaviour, jq accepting every JSON line, stats

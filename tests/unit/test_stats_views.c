@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-replay stats views on a trace with known spans (user/replay/
  * stats_track.c, stats_syscalls.c, stats_files.c, stats_offcpu.c,
  * stats_top.c, stats_cmd.c): the exact strace -c rows overall and per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The verifier: a passing and a failing trace for each rule, asserting the
  * exact problem line (which names the seq and the byte offset). */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The writer: file creation rules (0600, no clobber, no symlink) and the
  * exact bytes it puts on disk. */
 #include <sys/stat.h>

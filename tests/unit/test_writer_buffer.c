@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The writer's buffer edge: a record that starts with fewer bytes left in the
  * buffer than its own length prefix (this once wrapped the remaining capacity
  * and wrote past the buffer), and records larger than the buffer. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetches Debian SUITE's own amd64 kernel (linux-image-amd64's current image,
 # BTF on) and prints the path of its vmlinuz.
 #

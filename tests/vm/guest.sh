@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The checks that run inside a guest (busybox sh; started by /init).
 #
 # usage: sh /guest.sh SUITE     basic: the syscalls capture (2 vCPUs)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Builds the guest's initramfs: busybox (static), the recorder, katra-replay,
 # katra-vmcheck and the test workloads with every shared library ldd finds for
 # them, /init and the guest test script.  No disk image: this cpio.gz is the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `make test-vm`: katra-record under Debian's own kernels, booted with QEMU
 # (TCG: this machine has no nested KVM) from a busybox initramfs.
 #

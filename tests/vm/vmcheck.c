@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* katra-vmcheck: the QEMU guest's ground-truth checks (the guest has no
  * Python, and a TCG guest would take minutes to parse a storm's JSONL; this
  * reads the binary trace once, in a streaming pass, through the format

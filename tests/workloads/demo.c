@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The README's demo workload (~0.5 s): a little of everything katra-record
  * shows, with known counts.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: execve from a thread other than the main one.
  *
  * usage: execthread [--gate FILE]

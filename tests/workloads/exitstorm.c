@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: processes that die while all their threads are busy in syscalls.
  *
  * usage: exitstorm [--gate FILE] R K

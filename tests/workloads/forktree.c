@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: a fork/exec tree, or an unrelated busy process.
  *
  * usage: forktree [--gate FILE] LEVEL   LEVEL > 0: fork; the child execs this

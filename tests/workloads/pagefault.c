@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: mmap P fresh anonymous pages (no huge pages) and write one byte to
  * each, once, after the gate: P first-touch page faults on the main thread.
  *

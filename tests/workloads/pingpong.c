@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: two threads, A and B, ping-pong K times over a pipe pair.
  *
  * usage: pingpong [--gate FILE] K

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: a syscall storm.  T threads each make exactly N raw getppid()
  * calls, all at once (they start together once every thread exists and the
  * gate is open), to fill the recorder's rings as fast as the CPUs allow.

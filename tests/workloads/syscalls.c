@@ -1,7 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: exactly N pread64(fd, buf, 1, i % size) of a known file, then
  * exactly M getppid(), on each of T threads (T = 1: the main thread does it).
  *
- * usage: syscalls [--gate FILE] [--threads T] [--file PATH] [--size BYTES] N M
+ * usage: syscalls [--gate FILE] [--threads T] [--file PATH] [--size BYTES]
+ *                 [--extra-pread-after K] N M
+ *
+ * --extra-pread-after K adds one pread64 (1 byte at offset 0) after the K-th
+ * getppid (0: before the first), on every thread: a run that differs from the
+ * plain one by exactly one syscall at a known place (katra-replay compare).
  *
  * Without --file it reads an unlinked temporary file of --size bytes (default
  * 4096).  Prints one JSON line when done:
@@ -28,6 +34,7 @@ static const char *gate;
 static int data_fd;
 static uint64_t file_size;
 static unsigned long n_reads, n_getppid;
+static long extra_pread_after = -1; /* -1: none */
 static int check_data;
 
 static void *run(void *arg)
@@ -47,8 +54,12 @@ static void *run(void *arg)
 			w->failed = 1;
 	}
 	w->ppid = -1;
-	for (unsigned long i = 0; i < n_getppid; i++)
-		w->ppid = syscall(SYS_getppid);
+	for (unsigned long i = 0; i <= n_getppid; i++) {
+		if ((long)i == extra_pread_after && syscall(SYS_pread64, data_fd, buf, 1, 0) != 1)
+			w->failed = 1;
+		if (i < n_getppid)
+			w->ppid = syscall(SYS_getppid);
+	}
 	w->loop_ns = wl_now_ns() - t0;
 	return NULL;
 }
@@ -72,14 +83,19 @@ int main(int argc, char **argv)
 			path = argv[i + 1];
 		else if (!strcmp(argv[i], "--size"))
 			size = wl_num(prog, "size", argv[i + 1]);
+		else if (!strcmp(argv[i], "--extra-pread-after"))
+			extra_pread_after = (long)wl_num(prog, "getppid index", argv[i + 1]);
 		else
 			wl_die(prog, "unknown option '%s'", argv[i]);
 	}
 	if (argc - i != 2 || threads < 1 || threads > MAX_THREADS || size < 1)
 		wl_die(prog, "usage: syscalls [--gate FILE] [--threads 1..%d] [--file PATH] "
-			     "[--size BYTES] N M", MAX_THREADS);
+			     "[--size BYTES] [--extra-pread-after K] N M", MAX_THREADS);
 	n_reads = wl_num(prog, "N", argv[i]);
 	n_getppid = wl_num(prog, "M", argv[i + 1]);
+	if (extra_pread_after > (long)n_getppid)
+		wl_die(prog, "--extra-pread-after %ld: there are only %lu getppid calls",
+		       extra_pread_after, n_getppid);
 	data_fd = wl_data_file(prog, path, size, &st);
 	file_size = (uint64_t)st.st_size;
 	check_data = !path; /* only our own file has the known byte pattern */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Workload: R reads of a file through io_uring (liburing), one at a time,
  * request i with user_data = i + 1, reading 1 byte at offset i % size.
  *

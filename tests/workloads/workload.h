@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by the test workloads (header-only: the Makefile builds each
  * tests/workloads/NAME.c into its own program).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bincode 1.x decoder for the Katra types.  Every length is checked against
  * the bytes that remain before anything is reserved, so a corrupt length is
  * an error, never an allocation. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bincode 1.x encoder for the Katra types (fixint, little-endian, u64
  * lengths, u32 enum indices), writing into the caller's buffer. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Variant names exactly as format/schema.txt spells them (dump, JSONL, stats
  * and error messages all use these). */
 #include "katra/format.h"

@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Streaming trace reader.  It holds at most one record (<= 16 MiB) plus a
  * read-ahead chunk whatever the file size, checks the framing before it
  * trusts any length, and says precisely where a damaged file stops being a
- * trace. */
+ * trace.  A gzip-compressed trace (magic 1f 8b, whatever its name) is
+ * decompressed on the fly (gzip_in.c): offsets are then those of the
+ * decompressed Katra stream. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "katra/format.h"
+#include "gzip.h"
 
 #define READ_CHUNK (256u << 10)
 #define PREAMBLE_LEN 16
@@ -26,7 +30,9 @@ struct katra_reader {
 	size_t pos;        /* consumed bytes in the window */
 	uint64_t base;     /* file offset of window[0] */
 	bool eof;
-	uint64_t file_size; /* 0 when unknown (pipe, memory) */
+	uint64_t file_size; /* 0 when unknown (pipe, memory, compressed) */
+	struct katra_gzin *gz; /* non-NULL: the input is gzip-compressed */
+	bool gz_cut;       /* the gzip stream ended before its trailer */
 	struct katra_header header;
 	struct katra_arena header_arena;
 	struct katra_arena record_arena;
@@ -54,6 +60,21 @@ static const uint8_t *window(const struct katra_reader *r)
 	return r->mem ? r->mem : r->buf;
 }
 
+/* Reads input bytes: > 0, 0 at the end, -ENODATA when a gzip stream is cut
+ * short, -EBADMSG when it is corrupt, or -errno. */
+static long fill(struct katra_reader *r, uint8_t *dst, size_t cap)
+{
+	if (r->gz)
+		return katra_gzin_read(r->gz, dst, cap);
+	for (;;) {
+		ssize_t got = read(r->fd, dst, cap);
+		if (got >= 0)
+			return (long)got;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
 /* Makes n bytes available at window()+pos.  Returns 0, -ENODATA when the
  * input ends first (what there is stays available), or -errno. */
 static int ensure(struct katra_reader *r, size_t n)
@@ -77,16 +98,15 @@ static int ensure(struct katra_reader *r, size_t n)
 		r->cap = cap;
 	}
 	while (r->have < n) {
-		ssize_t got = read(r->fd, r->buf + r->have, r->cap - r->have);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (got == 0) {
+		long got = fill(r, r->buf + r->have, r->cap - r->have);
+		if (got == -ENODATA && r->gz)
+			r->gz_cut = true; /* a stream without its trailer: its end */
+		if (got == 0 || got == -ENODATA) {
 			r->eof = true;
 			return -ENODATA;
 		}
+		if (got < 0)
+			return (int)got;
 		r->have += (size_t)got;
 	}
 	return 0;
@@ -110,6 +130,56 @@ static void describe_magic(char *out, size_t cap, const uint8_t *p, size_t n)
 		snprintf(out, cap, "(empty)");
 }
 
+static void read_failed(struct katra_reader *r, int rc)
+{
+	if (rc == -EBADMSG && r->gz)
+		set_msg(r, "%s", katra_gzin_message(r->gz));
+	else
+		set_msg(r, "cannot read: %s", strerror(-rc));
+}
+
+/* Where the Katra bytes come from: the file itself, or the gzip stream it
+ * holds (told by the two magic bytes 1f 8b, never by the name). */
+static int detect_gzip(struct katra_reader *r)
+{
+	uint8_t magic[2];
+	size_t n = 0;
+
+	if (r->mem) {
+		if (r->have < 2 || r->mem[0] != KATRA_GZIP_MAGIC0 || r->mem[1] != KATRA_GZIP_MAGIC1)
+			return 0;
+		int rc = katra_gzin_new(&r->gz, -1, r->mem, r->have, NULL, 0);
+		if (rc)
+			return rc;
+		r->mem = NULL; /* from now on the window is an owned buffer */
+		r->have = 0;
+		return 0;
+	}
+	while (n < 2) { /* a pipe gives no peeking: read them, then hand them on */
+		ssize_t got = read(r->fd, magic + n, 2 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n == 2 && magic[0] == KATRA_GZIP_MAGIC0 && magic[1] == KATRA_GZIP_MAGIC1) {
+		r->file_size = 0; /* the Katra stream's length is unknown */
+		return katra_gzin_new(&r->gz, r->fd, NULL, 0, magic, n);
+	}
+	r->buf = malloc(READ_CHUNK);
+	if (!r->buf)
+		return -ENOMEM;
+	r->cap = READ_CHUNK;
+	memcpy(r->buf, magic, n);
+	r->have = n;
+	if (n < 2)
+		r->eof = true;
+	return 0;
+}
+
 static int read_preamble(struct katra_reader *r)
 {
 	struct katra_decode_error derr = { 0, "" };
@@ -119,18 +189,22 @@ static int read_preamble(struct katra_reader *r)
 	char hex[40];
 
 	if (rc && rc != -ENODATA) {
-		set_msg(r, "cannot read: %s", strerror(-rc));
-		return rc;
+		read_failed(r, rc);
+		return rc == -EBADMSG ? -EINVAL : rc;
 	}
 	size_t magic_n = avail < KATRA_MAGIC_LEN ? avail : KATRA_MAGIC_LEN;
 	if (memcmp(p, KATRA_MAGIC, magic_n) != 0 || avail < KATRA_MAGIC_LEN) {
 		describe_magic(hex, sizeof(hex), p, magic_n);
 		if (memcmp(p, KATRA_MAGIC, magic_n) == 0)
-			set_msg(r, "not a Katra trace: file is %zu bytes, shorter than the %d-byte "
-				"preamble", avail, PREAMBLE_LEN);
+			set_msg(r, "not a Katra trace: %s is %zu bytes, shorter than the %d-byte "
+				"preamble", r->gz ? "its decompressed stream" : "file", avail,
+				PREAMBLE_LEN);
 		else
 			set_msg(r, "not a Katra trace: wrong magic: expected \"KATRATRC\" "
-				"(4b41545241545243), found %s", hex);
+				"(4b41545241545243), found %s%s", hex,
+				r->gz ? " (inside the gzip stream)" : "");
+		if (r->gz_cut && avail < PREAMBLE_LEN)
+			set_msg(r, "truncated gzip stream: %s", katra_gzin_message(r->gz));
 		return -EINVAL;
 	}
 	if (avail < PREAMBLE_LEN) {
@@ -158,8 +232,8 @@ static int read_preamble(struct katra_reader *r)
 		return -EINVAL;
 	}
 	if (rc) {
-		set_msg(r, "cannot read: %s", strerror(-rc));
-		return rc;
+		read_failed(r, rc);
+		return rc == -EBADMSG ? -EINVAL : rc;
 	}
 	rc = katra_decode_header(window(r) + r->pos, header_len, &r->header, &r->header_arena,
 				 &derr);
@@ -189,7 +263,12 @@ static int read_preamble(struct katra_reader *r)
 static int finish_open(struct katra_reader *r, struct katra_reader **out, char *msg,
 		       size_t msg_cap)
 {
-	int rc = read_preamble(r);
+	int rc = detect_gzip(r);
+
+	if (rc)
+		set_msg(r, "cannot read: %s", strerror(-rc));
+	else
+		rc = read_preamble(r);
 
 	if (rc) {
 		if (msg && msg_cap)
@@ -217,7 +296,9 @@ int katra_reader_open_fd(struct katra_reader **out, int fd, char *msg, size_t ms
 
 int katra_reader_open(struct katra_reader **out, const char *path, char *msg, size_t msg_cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* "-" is standard input (a pipe is fine: the reader only streams) */
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
+				   : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 	int rc;
 
 	*out = NULL;
@@ -258,8 +339,20 @@ const struct katra_header *katra_reader_header(const struct katra_reader *r)
 
 static enum katra_read_status truncated(struct katra_reader *r)
 {
-	set_msg(r, "ends mid-record at byte %" PRIu64 " after %" PRIu64 " complete records%s",
-		r->record_offset, r->records, r->summary_seen ? "" : "; no SessionSummary");
+	set_msg(r, "ends mid-record at byte %" PRIu64 "%s after %" PRIu64 " complete records%s%s",
+		r->record_offset, r->gz ? " of the decompressed stream" : "", r->records,
+		r->summary_seen ? "" : "; no SessionSummary",
+		r->gz_cut ? "; the gzip stream is cut short too" : "");
+	r->status = KATRA_READ_TRUNCATED;
+	return KATRA_READ_TRUNCATED;
+}
+
+/* A gzip stream cut at a record boundary: every record before is whole
+ * (what a killed compressed capture leaves), but the file is not. */
+static enum katra_read_status gzip_cut(struct katra_reader *r)
+{
+	set_msg(r, "%s after %" PRIu64 " complete records%s", katra_gzin_message(r->gz),
+		r->records, r->summary_seen ? "" : "; no SessionSummary");
 	r->status = KATRA_READ_TRUNCATED;
 	return KATRA_READ_TRUNCATED;
 }
@@ -274,6 +367,8 @@ enum katra_read_status katra_reader_next(struct katra_reader *r, struct katra_re
 	r->record_offset = r->base + r->pos;
 	rc = ensure(r, 4);
 	if (rc == -ENODATA) {
+		if (r->have == r->pos && r->gz_cut)
+			return gzip_cut(r);
 		if (r->have == r->pos) {
 			r->status = KATRA_READ_EOF;
 			return KATRA_READ_EOF;
@@ -281,7 +376,7 @@ enum katra_read_status katra_reader_next(struct katra_reader *r, struct katra_re
 		return truncated(r);
 	}
 	if (rc)
-		goto io_error;
+		goto read_error;
 	uint32_t len = le32(window(r) + r->pos);
 	if (len > KATRA_MAX_RECORD_LEN) {
 		set_msg(r, "corrupt record length %u at byte %" PRIu64 " after %" PRIu64
@@ -293,7 +388,7 @@ enum katra_read_status katra_reader_next(struct katra_reader *r, struct katra_re
 	/* a length past the end of a regular file is a truncation: say so
 	 * without reserving a window for bytes that are not there */
 	uint64_t end = r->mem ? r->have : r->file_size;
-	if (end && r->record_offset + 4 + len > end && !r->mem) {
+	if (end && r->record_offset + 4 + len > end && !r->mem && !r->gz) {
 		struct stat st; /* the file may have grown since open */
 		if (fstat(r->fd, &st) == 0)
 			end = r->file_size = (uint64_t)st.st_size;
@@ -304,7 +399,7 @@ enum katra_read_status katra_reader_next(struct katra_reader *r, struct katra_re
 	if (rc == -ENODATA)
 		return truncated(r);
 	if (rc)
-		goto io_error;
+		goto read_error;
 	rc = katra_decode_record(window(r) + r->pos + 4, len, rec, &r->record_arena, &derr);
 	if (rc) {
 		if (rc == -ENOMEM)
@@ -320,7 +415,13 @@ enum katra_read_status katra_reader_next(struct katra_reader *r, struct katra_re
 	if (rec->type == KATRA_RECORD_SESSION_SUMMARY)
 		r->summary_seen = true;
 	return KATRA_READ_RECORD;
-io_error:
+read_error:
+	if (rc == -EBADMSG && r->gz) {
+		set_msg(r, "%s (record %" PRIu64 " at byte %" PRIu64 " of the decompressed "
+			"stream)", katra_gzin_message(r->gz), r->records, r->record_offset);
+		r->status = KATRA_READ_CORRUPT;
+		return KATRA_READ_CORRUPT;
+	}
 	set_msg(r, "read error at byte %" PRIu64 ": %s", r->record_offset, strerror(-rc));
 	r->status = KATRA_READ_IO_ERROR;
 	return KATRA_READ_IO_ERROR;
@@ -336,6 +437,11 @@ uint64_t katra_reader_records_read(const struct katra_reader *r)
 	return r->records;
 }
 
+bool katra_reader_compressed(const struct katra_reader *r)
+{
+	return r->gz != NULL;
+}
+
 const char *katra_reader_message(const struct katra_reader *r)
 {
 	return r->message;
@@ -348,6 +454,7 @@ void katra_reader_close(struct katra_reader *r)
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	free(r->buf);
+	katra_gzin_free(r->gz);
 	katra_arena_free(&r->header_arena);
 	katra_arena_free(&r->record_arena);
 	free(r);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Strict UTF-8 validation (no overlongs, no surrogates, <= U+10FFFF), the
  * same set of strings that Rust's str::from_utf8 accepts. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The Katra verification rules over a record stream, one pass, memory
  * bounded by the open spans, the threads and the gaps in seq numbering
  * (a trace numbered contiguously keeps one range, whatever its length). */

@@ -1,7 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Trace writer: framing, header, then u32-length-prefixed records encoded
  * straight into one preallocated buffer (no allocation per record).  The
  * file only ever holds whole records: a short write is cut back to the last
- * record boundary that reached the disk. */
+ * record boundary that reached the disk.  With KATRA_WRITER_GZIP the same
+ * bytes go through gzip_out.c on a compression thread (gzip_worker.c), one
+ * sync flush per buffer written: a failed write is cut back to the last
+ * one, which holds whole records only; katra_writer_flush returns once
+ * everything appended is in the file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,10 +16,14 @@
 #include <unistd.h>
 
 #include "katra/format.h"
+#include "gzip.h"
 
 #define WRITER_BUF_BYTES KATRA_WRITER_BUFFER_BYTES
 #define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture unflushed */
 #define CLOCK_CHECK_EVERY 64           /* records between clock reads */
+/* zlib level 1: Katra records are repetitive enough that the fastest level
+ * gets most of the gain, and the recorder compresses on its drain path */
+#define GZIP_LEVEL 1
 
 struct katra_writer {
 	int fd;
@@ -22,7 +31,8 @@ struct katra_writer {
 	bool finished;
 	uint8_t *buf;
 	size_t used;
-	uint64_t file_bytes; /* bytes known to be whole in the file */
+	uint64_t file_bytes; /* stream bytes known to be whole in the file */
+	struct katra_gzworker *gz; /* non-NULL: KATRA_WRITER_GZIP (gzip_worker.c) */
 	uint64_t records;
 	uint64_t last_flush_ns;
 	unsigned since_clock;
@@ -58,10 +68,22 @@ static size_t whole_records(const uint8_t *buf, size_t done)
 }
 
 /* Writes buf[0..used) in full; on failure (a full disk) the file keeps every
- * whole record that reached it and nothing after. */
-static int write_out(struct katra_writer *w)
+ * whole record that reached it and nothing after.  Compressed, a full buffer
+ * (sync false) goes to the compression thread while the writer fills the
+ * other; a flush (sync) returns once everything is in the file. */
+static int write_out(struct katra_writer *w, bool sync)
 {
 	size_t done = 0;
+
+	if (w->gz) {
+		int rc = sync ? katra_gzworker_write(w->gz, w->buf, w->used) :
+			 katra_gzworker_post(w->gz, &w->buf, w->used);
+
+		if (!rc)
+			w->file_bytes += w->used;
+		w->used = 0;
+		return rc;
+	}
 
 	while (done < w->used) {
 		ssize_t n = write(w->fd, w->buf + done, w->used - done);
@@ -89,9 +111,12 @@ int katra_writer_flush(struct katra_writer *w)
 		return w->error;
 	w->last_flush_ns = mono_ns();
 	w->since_clock = 0;
-	if (!w->used)
-		return 0;
-	w->error = write_out(w);
+	if (!w->used) {
+		if (w->gz) /* a full buffer may still be on its way to the file */
+			w->error = katra_gzworker_wait(w->gz);
+		return w->error;
+	}
+	w->error = write_out(w, true);
 	return w->error;
 }
 
@@ -113,7 +138,10 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		rc = -ENOMEM;
 		goto cleanup;
 	}
-	w->fd = open(path, oflags, 0600);
+
+	/* "-" is standard output (a pipe: the reader on the other end streams) */
+	w->fd = strcmp(path, "-") ? open(path, oflags, 0600)
+				  : fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
 	if (w->fd < 0) {
 		rc = -errno;
 		goto cleanup;
@@ -128,6 +156,11 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != 0600 && fchmod(w->fd, 0600) < 0) {
 		rc = -errno;
 		goto cleanup;
+	}
+	if (flags & KATRA_WRITER_GZIP) {
+		rc = katra_gzworker_new(&w->gz, w->fd, GZIP_LEVEL, WRITER_BUF_BYTES);
+		if (rc)
+			goto cleanup;
 	}
 
 	memcpy(w->buf, KATRA_MAGIC, KATRA_MAGIC_LEN);
@@ -145,6 +178,7 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 	*out = w;
 	return 0;
 cleanup:
+	katra_gzworker_free(w->gz);
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w->buf);
@@ -165,7 +199,7 @@ static int append_large(struct katra_writer *w, const struct katra_record *r, si
 	uint8_t *saved = w->buf;
 	w->buf = tmp;
 	w->used = size + 4;
-	rc = write_out(w);
+	rc = write_out(w, true);
 	w->buf = saved;
 	free(tmp);
 	return rc;
@@ -197,7 +231,7 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 		return -EINVAL;
 	/* room for the length prefix first: the cap below must not wrap */
 	if (WRITER_BUF_BYTES - w->used < 4 + 1) {
-		w->error = write_out(w);
+		w->error = write_out(w, false);
 		if (w->error)
 			return w->error;
 	}
@@ -206,7 +240,7 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 		size_t size = katra_encoded_record_size(r);
 		if (size > KATRA_MAX_RECORD_LEN)
 			return -E2BIG; /* a reader would reject it: refuse, keep the file whole */
-		w->error = write_out(w);
+		w->error = write_out(w, false);
 		if (w->error)
 			return w->error;
 		if (size + 4 > WRITER_BUF_BYTES) {
@@ -252,6 +286,11 @@ int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)
 	rc = katra_writer_flush(w);
 	if (rc)
 		return rc;
+	if (w->gz) {
+		w->error = katra_gzworker_finish(w->gz);
+		if (w->error)
+			return w->error;
+	}
 	if (fsync(w->fd) < 0 && errno != EINVAL && errno != EROFS)
 		w->error = -errno;
 	return w->error;
@@ -264,6 +303,10 @@ int katra_writer_close(struct katra_writer *w)
 	if (!w)
 		return 0;
 	rc = katra_writer_flush(w);
+	/* a trace closed without its summary is still a complete gzip file */
+	if (!rc && w->gz && !katra_gzworker_finished(w->gz))
+		rc = katra_gzworker_finish(w->gz);
+	katra_gzworker_free(w->gz); /* nothing in flight after this */
 	if (close(w->fd) < 0 && !rc)
 		rc = -errno;
 	free(w->buf);
@@ -279,4 +322,9 @@ uint64_t katra_writer_records(const struct katra_writer *w)
 uint64_t katra_writer_bytes(const struct katra_writer *w)
 {
 	return w->file_bytes + w->used;
+}
+
+uint64_t katra_writer_file_bytes(const struct katra_writer *w)
+{
+	return w->gz ? katra_gzworker_file_bytes(w->gz) : w->file_bytes;
 }

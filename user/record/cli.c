@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -8,9 +9,10 @@
 #include "session.h"
 
 static const char usage_text[] =
-	"usage: katra-record [-p PID]... [-o FILE] [-d SECONDS] [--no-follow]\n"
+	"usage: katra-record [-p PID]... [-o FILE] [-z] [-d SECONDS] [--no-follow]\n"
 	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
-	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v]\n"
+	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v] [-q]\n"
+	"                    [-e CLASSES] [-u USER] [--max-loss PCT]\n"
 	"                    [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records what a process tree does in the kernel (syscalls, scheduling, page\n"
@@ -21,6 +23,8 @@ static const char usage_text[] =
 	"  -- COMMAND ARGS...     start COMMAND traced from its first instruction; exit\n"
 	"                         with its exit status\n"
 	"  -o, --output FILE      trace file (default katra.ktrc), created 0600\n"
+	"  -z, --compress         gzip the trace as it is written (default FILE\n"
+	"                         katra.ktrc.gz); katra-replay reads either kind\n"
 	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
 	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
 	"      --no-follow        do not follow children forked by the targets\n"
@@ -35,6 +39,11 @@ static const char usage_text[] =
 	"      --summary-json F   write the capture summary as JSON to F\n"
 	"      --ready-file F     create F once the capture is live\n"
 	"  -v, --verbose          more detail on stderr (-vv: libbpf's debug log)\n"
+	"  -e, --events CLASSES   record only these (comma-separated): io (file, socket,\n"
+	"                         io_uring), sync (futex, waits, polls, sleeps), mem\n"
+	"                         (mmap family, page faults), sched (switches, wakeups),\n"
+	"                         proc (fork/exec/exit: always on), syscalls (every\n"
+	"                         syscall), all (default); filtered in the kernel\n"
 	"  -q, --quiet            no summary on stderr (errors and losses still)\n"
 	"  -u, --user USER        run COMMAND as USER (under sudo the default is the\n"
 	"                         invoking user; -u root keeps root)\n"
@@ -111,10 +120,11 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP };
+	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "compress", no_argument, NULL, 'z' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
@@ -127,22 +137,26 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "ready-file", required_argument, NULL, OPT_READY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
+		{ "small-tables", required_argument, NULL, OPT_SMALL_TABLES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool output_given = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "katra.ktrc";
+	katra_select_all(&o->select);
 	o->follow_children = true;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so COMMAND's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:o:fd:vqu:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:zfd:vqu:e:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -158,6 +172,10 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		}
 		case 'o':
 			o->output = optarg;
+			output_given = true;
+			break;
+		case 'z':
+			o->compress = true;
 			break;
 		case 'f':
 			o->force = true;
@@ -165,6 +183,8 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case 'd':
 			if (katra_parse_seconds(optarg, &o->duration_ns))
 				return usage_error(err, "invalid duration '%s' (seconds, > 0)", optarg);
+			if (o->duration_ns < 1000000)
+				return usage_error(err, "duration '%s' is below 1 ms", optarg);
 			break;
 		case OPT_NO_FOLLOW:
 			o->follow_children = false;
@@ -201,6 +221,18 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'e': {
+			const char *bad;
+			size_t bad_len;
+			if (katra_select_parse(optarg, &o->select, &bad, &bad_len)) {
+				char word[64];
+				snprintf(word, sizeof(word), "%.*s", (int)(bad_len < 60 ? bad_len : 60),
+					 bad);
+				return usage_error(err, "unknown event class '%s' (io, sync, mem, proc, "
+						   "sched, syscalls, all)", word);
+			}
+			break;
+		}
 		case 'u':
 			if (!optarg[0])
 				return usage_error(err, "%s", "-u needs a user name or uid");
@@ -219,6 +251,11 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		}
 		case OPT_RAW_TP:
 			o->force_raw_tp = true;
+			break;
+		case OPT_SMALL_TABLES: /* tests only: kernel map exhaustion */
+			o->small_tables = (uint32_t)strtoul(optarg, NULL, 10);
+			if (o->small_tables < 1 || o->small_tables > 65536)
+				return usage_error(err, "invalid --small-tables '%s'", optarg);
 			break;
 		case 'h':
 			fputs(usage_text, out);
@@ -243,6 +280,8 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		return usage_error(err, "%s", "nothing to trace: give -p PID or -- COMMAND");
 	if (o->npids + (o->command ? 1 : 0) > KATRA_MAX_TARGETS)
 		return usage_error(err, "too many targets (at most %s)", "64");
+	if (o->compress && !output_given)
+		o->output = "katra.ktrc.gz";
 	if (!o->output[0])
 		return usage_error(err, "%s", "empty output file name");
 	if (o->user && !o->command)

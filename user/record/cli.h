@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* katra-record's command line: parsing only (no root, no libbpf), so the
  * rules are unit-tested. */
 #ifndef KATRA_RECORD_CLI_H

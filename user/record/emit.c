@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The emitter's core: records, thread and process state, dispatch.  The
  * events themselves are built in emit_syscall.c, emit_sched.c, emit_task.c
  * and emit_misc.c. */
@@ -272,8 +273,22 @@ void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 	if (!e->record_paths)
 		return;
 	ps = ktable_upsert(&e->paths, emit_path_key(path->head.tid, path->enter_ts), &created);
+	if (!ps) {
+		/* full: paths whose syscall record was lost wait here for ever; those
+		 * a second older than this one are dropped (counted), then retry */
+		for (size_t i = 0; i < e->paths.cap; i++) {
+			struct path_slot *old = ktable_value_at(&e->paths, i);
+			if (!e->paths.used[i] || old->enter_ts + 1000000000ull > path->enter_ts)
+				continue;
+			ktable_remove(&e->paths, e->paths.keys[i]);
+			e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
+			i--; /* backward-shift deletion may have moved another entry here */
+		}
+		ps = ktable_upsert(&e->paths, emit_path_key(path->head.tid, path->enter_ts),
+				   &created);
+	}
 	if (!ps)
-		return; /* 1024 paths waiting: this syscall is written without its path */
+		return; /* 1024 recent paths waiting: this syscall is written without its path */
 	ps->enter_ts = path->enter_ts;
 	ps->tid = path->head.tid;
 	size_t len = path->len < KATRA_PATH_MAX ? path->len : KATRA_PATH_MAX - 1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The emitter turns ordered pending items into Katra events: it assigns seq
  * and span ids, pairs Begin/End, resolves causes (exit -> enter, switch-in ->
  * wakeup, io_uring complete -> submit, a child's first event -> its fork,

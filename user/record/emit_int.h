@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The emitter's own state and helpers, shared by its files: emit.c (records,
  * threads, dispatch), emit_syscall.c, emit_sched.c, emit_task.c (fork, exec,
  * exit, process names), emit_misc.c (page faults, io_uring, Katra records). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Page faults, io_uring, and the Katra-native records (epochs, counters,
  * drops). */
 #include <string.h>

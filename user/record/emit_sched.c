@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Scheduler events: OffCpu spans (switch-out -> switch-in) and wakeups. */
 #include "emit_int.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Syscall Begin / End events (pairing, file identity, paths). */
 #include <string.h>
 

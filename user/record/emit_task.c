@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Process lifecycle: fork, exec, exit, and the ProcessInfo that names each
  * traced process (at start, on a followed fork, after each exec). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Reordering: one FIFO per ring of "pending" items (a wire record plus the
  * key it sorts by), kept sorted by insertion from the tail (rings are nearly
  * sorted, so that walk is short), merged across rings by key through a binary

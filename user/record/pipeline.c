@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,17 +228,20 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	case KATRA_EV_EXIT:
 		push(r, ring, PEND_EXIT, h->ts, data, sizeof(struct katra_ev_exit));
 		break;
-	case KATRA_EV_PAGE_FAULT:
-		if (((const struct katra_ev_page_fault *)data)->flags & KATRA_PF_MEASURED) {
-			push(r, ring, PEND_FAULT_BEGIN,
-			     ((const struct katra_ev_page_fault *)data)->enter_ts, data,
-			     sizeof(struct katra_ev_page_fault));
-			push(r, ring, PEND_FAULT_END, h->ts, data, sizeof(struct katra_ev_page_fault));
+	case KATRA_EV_PAGE_FAULT: {
+		const struct katra_ev_page_fault *pf = data;
+		if (pf->flags & KATRA_PF_MEASURED) {
+			push(r, ring, PEND_FAULT_BEGIN, pf->enter_ts, data, sizeof(*pf));
+			push(r, ring, PEND_FAULT_END, h->ts, data, sizeof(*pf));
+		} else if (pf->flags & KATRA_PF_BEGIN) {
+			push(r, ring, PEND_FAULT_BEGIN, pf->enter_ts, data, sizeof(*pf));
+		} else if (pf->flags & KATRA_PF_END) {
+			push(r, ring, PEND_FAULT_END, h->ts, data, sizeof(*pf));
 		} else {
-			push(r, ring, PEND_PAGE_FAULT, h->ts, data,
-			     sizeof(struct katra_ev_page_fault));
+			push(r, ring, PEND_PAGE_FAULT, h->ts, data, sizeof(*pf));
 		}
 		break;
+	}
 	case KATRA_EV_URING_CREATE:
 		push(r, ring, PEND_URING_CREATE, h->ts, data, sizeof(struct katra_ev_uring_create));
 		break;

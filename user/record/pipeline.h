@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The recorder's user-space pipeline, without the kernel: ring records in,
  * trace records out.  Records are widened into pending items, reordered by
  * key (order.h), and written in key order by the emitter (emit.h), with the

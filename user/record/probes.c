@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Loader for the katra BPF probes: picks tp_btf or raw_tp per probe, sizes the
  * maps, creates one ring per possible CPU, attaches what it can and says what
  * it could not. */
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -36,6 +38,7 @@ struct ring {
 
 struct katra_probes {
 	struct katra_bpf *skel;
+	const struct katra_selection *select;
 	struct probe probes[PROBE_MAX];
 	unsigned nprobes;
 	bool quiet;
@@ -101,6 +104,46 @@ static int tp_args(const struct btf *vmlinux, const char *name)
 	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) - 1 : -1;
 }
 
+/* Whether -e leaves tracepoint tp out: its class is not selected. */
+static bool not_selected(const struct katra_selection *sel, const char *tp)
+{
+	if (!sel)
+		return false;
+	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new"))
+		return !(sel->classes & KATRA_SEL_SCHED);
+	if (!strcmp(tp, "page_fault_user") || !strcmp(tp, "handle_mm_fault"))
+		return !(sel->classes & KATRA_SEL_MEM);
+	if (!strncmp(tp, "io_uring_", 9))
+		return !(sel->classes & KATRA_SEL_IO);
+	return false; /* syscalls are filtered in the kernel; sched_switch flushes */
+}
+
+/* A probe whose newer twin is attached instead: not a failure, not a note. */
+static const char ALT_IN_USE[] = "its newer name is attached";
+
+/* Whether tracepoint tp's first argument is a pointer to struct NAME. */
+static bool first_arg_is(const struct btf *vmlinux, const char *tp, const char *name)
+{
+	const struct btf_type *t;
+	char tname[96];
+	int id;
+
+	snprintf(tname, sizeof(tname), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(vmlinux, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
+		t = btf__type_by_id(vmlinux, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
+		return false;
+	t = btf__type_by_id(vmlinux, btf_params(t)[1].type); /* [0] is the ctx */
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(vmlinux, t->type);
+	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(vmlinux, t->name_off), name);
+}
+
 /* What the kernel offers that the programs read behind a flag (rodata), and
  * why a probe this kernel cannot carry stays off: NULL when it can. */
 static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinux,
@@ -108,6 +151,16 @@ static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinu
 {
 	int n = tp_args(vmlinux, tp);
 
+	if (not_selected(p->select, tp))
+		return "not selected (-e)";
+	if (!strcmp(tp, "io_uring_submit_sqe")) {
+		/* the older name of io_uring_submit_req: one of the two, with a request */
+		if (tp_args(vmlinux, "io_uring_submit_req") >= 0)
+			return ALT_IN_USE;
+		if (n < 0 || !first_arg_is(vmlinux, tp, "io_kiocb"))
+			return "this kernel's io_uring_submit_sqe has no request to pair on";
+		return NULL;
+	}
 	if (n < 0)
 		return "not in this kernel";
 	if (!strcmp(tp, "io_uring_complete")) {
@@ -207,7 +260,10 @@ static int choose_flavours(struct katra_probes *p, bool force_raw)
 			err = -E2BIG;
 			break;
 		}
-		p->probes[p->nprobes].fexit_err = probe_fexit(vmlinux, name + 3);
+		p->probes[p->nprobes].fexit_err = not_selected(p->select, name + 3)
+							  ? -ENOENT : probe_fexit(vmlinux, name + 3);
+		p->probes[p->nprobes].lacks = not_selected(p->select, name + 3)
+						      ? "not selected (-e)" : NULL;
 		have_func = !p->probes[p->nprobes].fexit_err;
 		bpf_program__set_autoload(prog, have_func);
 		p->probes[p->nprobes].name = name + 3;
@@ -280,7 +336,14 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot count possible CPUs", -err);
 		goto cleanup;
 	}
-	p->nrings = ncpu > 1024 ? 1024 : ncpu;
+	if (ncpu > 1024) {
+		/* records carry their CPU as a ring index: refuse rather than lose some */
+		fprintf(stderr, "katra-record: this machine has %d possible CPUs; katra-record "
+			"handles CPUs 0-1023 (KATRA_MAX_CPUS in bpf/common.bpf.h)\n", ncpu);
+		err = -E2BIG;
+		goto cleanup;
+	}
+	p->nrings = ncpu;
 	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
 	p->skel = katra_bpf__open();
 	if (!p->skel) {
@@ -296,8 +359,17 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
 	p->max_tgids = opts->max_tgids;
+	p->select = opts->select;
+	if (opts->select && (opts->select->classes & KATRA_SEL_ALL) != KATRA_SEL_ALL) {
+		p->skel->rodata->select_all = false;
+		memcpy((void *)p->skel->rodata->selected_nrs, opts->select->nrs,
+		       sizeof(opts->select->nrs));
+		p->skel->rodata->record_sched = (opts->select->classes & KATRA_SEL_SCHED) != 0;
+	}
 	p->quiet = opts->quiet;
 	err = bpf_map__set_max_entries(p->skel->maps.rings, p->nrings);
+	if (!err && opts->small_tables)
+		err = bpf_map__set_max_entries(p->skel->maps.flushed, opts->small_tables);
 	if (err) {
 		say_error("cannot size BPF maps", -err);
 		goto cleanup;
@@ -366,6 +438,67 @@ bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid)
 		__atomic_load_n(&p->skel->bss->forked_bits[tgid / 64], __ATOMIC_SEQ_CST)) & bit;
 }
 
+/* Whether process pid is gone or a zombie (all its threads have exited). */
+static bool process_gone(uint32_t pid)
+{
+	char path[64], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint32_t tgid),
+			   void *ctx)
+{
+	size_t i, n = PID_LIMIT / 64;
+	unsigned reaped = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w = __atomic_load_n(&p->skel->bss->tracked_bits[i], __ATOMIC_RELAXED) |
+			     __atomic_load_n(&p->skel->bss->forked_bits[i], __ATOMIC_RELAXED);
+		while (w) {
+			uint32_t tgid = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(w));
+			w &= w - 1;
+			if (!process_gone(tgid))
+				continue;
+			katra_probes_untrack_tgid(p, tgid);
+			if (gone)
+				gone(ctx, tgid);
+			reaped++;
+		}
+	}
+	return reaped;
+}
+
+void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
+{
+	int fd = bpf_map__fd(p->skel->maps.uring_ctxs);
+	uint64_t key, next;
+	uint32_t owner;
+	bool first = true;
+
+	/* the io_uring contexts it owned: their completions are its no more */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &owner) && owner == tgid) {
+			bpf_map_delete_elem(fd, &key);
+			first = true; /* the walk restarts after a deletion */
+		}
+	}
+}
+
 int katra_probes_tracked_count(const struct katra_probes *p)
 {
 	size_t i, n = PID_LIMIT / 64;
@@ -391,7 +524,7 @@ int katra_probes_attach(struct katra_probes *p)
 		char *msg;
 		int err;
 
-		if (pr->link)
+		if (pr->link || pr->lacks == ALT_IN_USE)
 			continue;
 		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
 		if (pr->link) {
@@ -430,6 +563,7 @@ static const struct {
 	{ "faults", { "page_fault_user" } },
 	{ "fault-durations", { "handle_mm_fault" } },
 	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
+	/* io_uring_submit_sqe stands in for submit_req on older kernels: not a layer */
 };
 
 static const char *failure_of(const struct katra_probes *p, const char *name)
@@ -453,6 +587,10 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 		char why[KATRA_NOTE_MAX] = "";
 		for (size_t i = 0; i < 5 && layers[l].probes[i]; i++) {
 			const char *f = failure_of(p, layers[l].probes[i]);
+			/* the older name carries it (6.1) */
+			if (f && !strcmp(layers[l].probes[i], "io_uring_submit_req") &&
+			    katra_probes_is_attached(p, "io_uring_submit_sqe"))
+				f = NULL;
 			total++;
 			if (!f)
 				continue;
@@ -594,9 +732,13 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 	/* a probe that started meanwhile shows in busy when read again */
 	if (busy || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
 		return prev;
-	if ((state & KATRA_SLOT_ACTIVE) && enter < now)
-		return enter > prev ? enter : prev;
-	return now;
+	uint64_t fault = __atomic_load_n(&s->fault_ts, __ATOMIC_ACQUIRE), w = now;
+
+	if ((state & KATRA_SLOT_ACTIVE) && enter < w)
+		w = enter;
+	if (fault && fault < w)
+		w = fault;
+	return w > prev ? w : prev;
 }
 
 int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,

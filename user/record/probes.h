@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Loader for the katra BPF probes (skeleton katra_bpf): open + load with the
  * user's settings, track processes, attach every probe it can, and hand the
  * per-CPU rings to the recorder.  Records are defined in <katra/wire.h>.
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "katra/wire.h"
+#include "select.h"
 
 struct katra_probes;
 struct ring_buffer; /* libbpf */
@@ -29,6 +31,8 @@ struct katra_probes_opts {
 	int verbose;           /* libbpf's info (1) and debug (2) log to stderr; its
 				* warnings are always printed */
 	bool quiet;            /* no line per probe not attached (they are in the notes) */
+	const struct katra_selection *select; /* -e; NULL = everything */
+	uint32_t small_tables;  /* tests: the kernel's in-flight tables this small */
 	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
 	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
 				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */
@@ -64,6 +68,13 @@ int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid);
 int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid);
 /* Whether tgid is in the set (given, or followed from a fork). */
 bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid);
+/* Untracks the tracked processes that are gone or zombies (their last exit
+ * record was lost, or they went while not being watched), calling gone() for
+ * each; returns how many. */
+unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint32_t tgid),
+			   void *ctx);
+/* Drops what the kernel maps keep for an exited process (io_uring contexts). */
+void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid);
 /* Number of tgids currently tracked (processes drop out when they exit). */
 int katra_probes_tracked_count(const struct katra_probes *p);
 

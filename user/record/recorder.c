@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -18,6 +20,7 @@
 
 #include "emit.h"
 #include "pipeline.h"
+#include "preflight.h"
 #include "probes.h"
 #include "recorder.h"
 #include "session.h"
@@ -33,16 +36,40 @@
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t marks_requested;
+static volatile sig_atomic_t stop_signals;   /* SIGINT/SIGTERM/SIGHUP received */
+static volatile pid_t command_pid;           /* -- COMMAND, until it exits */
+#define MAX_MARK_TIMES 64
+static uint64_t mark_times[MAX_MARK_TIMES];  /* when each SIGUSR1 came */
 
+/* The first SIGINT/SIGTERM/SIGHUP: with -- COMMAND, it goes to the command and
+ * the capture ends when the command does (as perf and strace do); otherwise
+ * the capture ends.  The second ends the capture now, still with a complete
+ * trace.  A third is the default action (a capture stuck in its final drain). */
 static void on_stop(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	int saved = errno;
+
+	if (++stop_signals == 1 && command_pid > 0) {
+		kill(command_pid, sig);
+	} else {
+		stop_requested = 1;
+		if (stop_signals >= 2)
+			signal(sig, SIG_DFL);
+	}
+	errno = saved;
 }
 
+/* An epoch at the time the signal came, not when the loop sees it: FIFO lines
+ * and marks are ordered by when they arrived. */
 static void on_mark(int sig)
 {
+	struct timespec ts;
+
 	(void)sig;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (marks_requested < MAX_MARK_TIMES)
+		mark_times[marks_requested] = (uint64_t)ts.tv_sec * 1000000000ull +
+					      (uint64_t)ts.tv_nsec;
 	marks_requested++;
 }
 
@@ -63,6 +90,8 @@ struct recorder {
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
 	int fifo_fd;
+	int wait_fd;            /* epoll over the rings and the FIFO (-1: rings only) */
+	bool fifo_created;      /* ours: removed at the end */
 	char fifo_line[128];
 	size_t fifo_len;
 };
@@ -83,6 +112,37 @@ static uint64_t clock_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The recorder's peak RSS, and what of it the BPF rings' mappings hold now
+ * (the kernel maps a ring's data twice): peak - rings is its own memory. */
+static void memory_use(uint64_t *peak_kib, uint64_t *ring_kib)
+{
+	char line[512];
+	bool in_map = false;
+	FILE *f;
+
+	*peak_kib = *ring_kib = 0;
+	f = fopen("/proc/self/status", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "VmHWM: %" SCNu64, peak_kib) == 1)
+				break;
+		fclose(f);
+	}
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t kib;
+		unsigned long lo, hi;
+		/* a mapping's header line names it: "lo-hi perms off dev inode name" */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in_map = strstr(line, "anon_inode:bpf") != NULL;
+		else if (in_map && sscanf(line, "Rss: %" SCNu64 " kB", &kib) == 1)
+			*ring_kib += kib;
+	}
+	fclose(f);
 }
 
 /* ---- periodic work ---- */
@@ -112,6 +172,12 @@ static void check_drops(struct recorder *r, uint64_t now)
 static void on_process_exit(void *ctx, uint32_t tgid)
 {
 	katra_probes_untrack_tgid(ctx, tgid);
+	katra_probes_forget_process(ctx, tgid);
+}
+
+static void on_process_reaped(void *ctx, uint32_t tgid)
+{
+	katra_probes_forget_process(ctx, tgid);
 }
 
 /* The rings' watermark: read every CPU slot (after `now` was read), then the
@@ -180,11 +246,12 @@ static void read_fifo(struct recorder *r, uint64_t now)
 	}
 }
 
-static int open_fifo(const char *path, int *fd_out)
+static int open_fifo(const char *path, int *fd_out, bool *created)
 {
 	struct stat st;
 
-	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
+	*created = mkfifo(path, 0600) == 0;
+	if (!*created && errno != EEXIST)
 		return -errno;
 	if (lstat(path, &st) < 0)
 		return -errno;
@@ -195,6 +262,43 @@ static int open_fifo(const char *path, int *fd_out)
 	if (fd < 0)
 		return -errno;
 	*fd_out = fd;
+	return 0;
+}
+
+/* Sleeps until a ring's consumer is woken, an epoch line is in the FIFO (read
+ * at once, so its time is when it arrived), or POLL_MS. */
+static int wait_for_work(struct recorder *r)
+{
+	struct epoll_event ev[2];
+	int n;
+
+	if (r->wait_fd < 0)
+		return ring_buffer__poll(r->rb, POLL_MS);
+	n = epoll_wait(r->wait_fd, ev, 2, POLL_MS);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.fd == r->fifo_fd)
+			read_fifo(r, clock_ns(CLOCK_MONOTONIC));
+	return 0;
+}
+
+static int setup_wait(struct recorder *r)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	r->wait_fd = -1;
+	if (r->fifo_fd < 0)
+		return 0;
+	r->wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->wait_fd < 0)
+		return -errno;
+	ev.data.fd = ring_buffer__epoll_fd(r->rb);
+	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
+		return -errno;
+	ev.data.fd = r->fifo_fd;
+	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, r->fifo_fd, &ev) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -268,7 +372,7 @@ static void give_to_sudo_user(const char *path)
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
 	char *end;
 
-	if (geteuid() != 0 || !u || !g || !u[0] || !g[0])
+	if (geteuid() != 0 || !u || !g || !u[0] || !g[0] || !strcmp(path, "-"))
 		return;
 	unsigned long uid = strtoul(u, &end, 10);
 	if (*end)
@@ -343,6 +447,9 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 		 katra_probes_flavour(p), katra_probes_ring_count(p));
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "syscall numbers: %s",
 		 hs->uts.machine);
+	char sel[64];
+	katra_select_describe(&o->select, sel, sizeof(sel));
+	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "events: %s", sel);
 	n = katra_probes_failed(p, &names);
 	for (size_t i = 0; i < n && nn < 64; i++)
 		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",
@@ -440,6 +547,14 @@ static int check_output(const struct katra_record_opts *o)
 {
 	struct stat st;
 
+	if (!strcmp(o->output, "-")) {
+		if (isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "katra-record: -o -: standard output is a terminal (pipe it "
+				"into katra-replay or a file)\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (lstat(o->output, &st) < 0)
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
@@ -468,8 +583,13 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 		if (got == launch->pid) {
 			*status = st;
 			launch->pid = -1;
+			command_pid = 0;
+			/* a stop signal went to the command: its end ends the capture */
+			if (stop_signals)
+				return true;
 		}
 	}
+	katra_probes_reap(r->probes, on_process_reaped, r->probes);
 	return katra_probes_tracked_count(r->probes) == 0;
 }
 
@@ -515,7 +635,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 		pids[npids++] = pid;
 	}
-	rc = check_output(o);
+	rc = katra_preflight(o, stderr);
+	if (!rc)
+		rc = check_output(o);
 	if (rc)
 		return rc;
 
@@ -527,8 +649,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	r->o = o;
 	r->fifo_fd = -1;
+	r->wait_fd = -1;
 	if (o->epoch_fifo) {
-		rc = open_fifo(o->epoch_fifo, &r->fifo_fd);
+		rc = open_fifo(o->epoch_fifo, &r->fifo_fd, &r->fifo_created);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot open epoch FIFO '%s': %s\n",
 				o->epoch_fifo, strerror(-rc));
@@ -546,6 +669,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	if (o->command) {
 		struct katra_run_as as;
 		rc = resolve_run_as(o, &as);
+		as.stdout_to_stderr = !strcmp(o->output, "-");
 		if (!rc)
 			rc = katra_launch_start(&launch, o->command, &as);
 		if (rc) {
@@ -560,7 +684,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.record_paths = o->record_paths;
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
+	po.small_tables = o->small_tables;
 	po.quiet = o->quiet;
+	po.select = &o->select;
 	po.ring_bytes = (uint32_t)o->buffer_size;
 	rc = katra_probes_open(&po, &r->probes);
 	if (rc)
@@ -589,7 +715,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		char layer_notes[8][KATRA_NOTE_MAX];
 		bool core_ok;
 		size_t nl = katra_probes_layer_notes(r->probes, layer_notes, 8, &core_ok);
-		for (size_t i = 0; i < nl; i++)
+		for (size_t i = 0; i < nl && !o->quiet; i++)
 			fprintf(stderr, "katra-record: %s\n", layer_notes[i]);
 		if (!rc && !core_ok)
 			rc = -ENOENT;
@@ -618,7 +744,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 				"first %d and what they fork\n", n, KIDS_MAX);
 	}
 	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
-	rc = katra_writer_open(&r->w, o->output, &h, o->force ? KATRA_WRITER_OVERWRITE : 0);
+	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) | (o->compress ? KATRA_WRITER_GZIP : 0));
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
 			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");
@@ -639,6 +765,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	if (!rc)
 		rc = katra_probes_new_ring_buffer(r->probes, pipeline_on_record, &r->pl, &r->rb);
+	if (!rc)
+		rc = setup_wait(r);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot set up the capture: %s\n", strerror(-rc));
 		goto cleanup;
@@ -664,7 +792,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 
 	/* the first SIGINT/SIGTERM/SIGHUP ends the capture cleanly; a second one
 	 * (the handler is reset) stops a capture stuck in its final drain */
-	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_handler = on_stop };
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
 	    sigaction(SIGHUP, &sa, NULL)) {
@@ -681,6 +809,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 
 	if (launch.pid > 0) {
+		command_pid = launch.pid;
 		rc = katra_launch_release(&launch);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot start the command: %s\n", strerror(-rc));
@@ -712,9 +841,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	sig_atomic_t marks_done = 0;
 	rc = 0;
 	while (!stop_requested && !rc) {
-		/* poll only returns the rings whose consumer was woken (a ring wakes
-		 * it past a fill threshold, not per record): then drain them all */
-		err = ring_buffer__poll(r->rb, POLL_MS);
+		/* wait for a ring past its wakeup threshold, an epoch line, or the
+		 * timer (rings do not wake the consumer per record); then drain all */
+		err = wait_for_work(r);
 		/* the watermark before the drain: below it, the drain gets it all */
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		uint64_t wm = ring_watermark(r, now);
@@ -727,12 +856,14 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 		while (marks_done != marks_requested) {
 			char name[32];
+			uint64_t at = marks_done < MAX_MARK_TIMES ? mark_times[marks_done] : now;
 			marks_done++;
 			snprintf(name, sizeof(name), "mark %d", (int)marks_done);
-			pipeline_queue_epoch(&r->pl, now, KATRA_EPOCH_SIGNAL, name);
+			pipeline_queue_epoch(&r->pl, at && at <= now ? at : now, KATRA_EPOCH_SIGNAL,
+					     name);
 		}
 		if (r->fifo_fd >= 0)
-			read_fifo(r, now);
+			read_fifo(r, now); /* what came since the wakeup read it */
 		if (now >= next_drops) {
 			check_drops(r, now);
 			next_drops = now + DROPS_EVERY_NS;
@@ -785,6 +916,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	res->bytes = katra_writer_bytes(r->w);
 	res->procs = katra_wine_names_take_roster(r->wine, &res->nprocs, &res->procs_total);
 	res->cpu_ns_capture = cpu_ns() - res->cpu_ns_setup;
+	memory_use(&res->peak_rss_kib, &res->ring_rss_kib);
 	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
 			r->pl.bad_records);
@@ -813,6 +945,10 @@ cleanup:
 		free(r->watermark);
 		if (r->fifo_fd >= 0)
 			close(r->fifo_fd);
+		if (r->fifo_created)
+			unlink(o->epoch_fifo);
+		if (r->wait_fd >= 0)
+			close(r->wait_fd);
 		katra_wine_names_free(r->wine);
 	}
 	free(r);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The capture: load and attach the probes for the targets, drain the rings,
  * order, emit, and finish a complete trace whatever ends the capture
  * (Ctrl-C, SIGTERM, the end of -d, every target gone, or a write error). */
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "katra/format.h"
+#include "select.h"
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
@@ -35,8 +37,11 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
+	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables of N */
+	struct katra_selection select; /* -e; every class by default */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
+	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
 };
 
 struct katra_proc_entry;
@@ -60,6 +65,8 @@ struct katra_record_result {
 	uint64_t cpu_ns_setup;     /* the recorder's own CPU (user + sys) until live */
 	uint64_t cpu_ns_capture;   /* ... from live to the end: the per-event cost */
 	unsigned probes_attached, probes_failed;
+	uint64_t peak_rss_kib;     /* the recorder's VmHWM */
+	uint64_t ring_rss_kib;     /* of it, the BPF maps' mappings (the rings, twice) */
 };
 
 /* Returns 0 on a complete capture, else -errno after printing the reason

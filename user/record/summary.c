@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The end-of-capture summary: a few lines for people on stderr, the same
  * figures as one JSON object for scripts (--summary-json). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,13 +27,29 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The size of a -z trace on disk (the writer is closed by now): -1 when the
+ * trace is not compressed or not a regular file (a device, a pipe). */
+static int64_t compressed_bytes(const struct katra_record_opts *o)
+{
+	struct stat st;
+
+	if (!o->compress || stat(o->output, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return (int64_t)st.st_size;
+}
+
 void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 				const struct katra_record_result *res)
 {
 	double secs = res->duration_ns / 1e9;
+	int64_t gz = compressed_bytes(o);
+	char zinfo[64] = "";
 
-	fprintf(out, "katra-record: %" PRIu64 " events, %" PRIu64 " dropped, %.2f MiB in %.3f s -> "
-		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, secs, o->output);
+	if (gz >= 0)
+		snprintf(zinfo, sizeof(zinfo), " (%.2f MiB gzip, %.1fx)", gz / 1048576.0,
+			 gz ? (double)res->bytes / (double)gz : 0.0);
+	fprintf(out, "katra-record: %" PRIu64 " events, %" PRIu64 " dropped, %.2f MiB%s in %.3f s -> "
+		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, zinfo, secs, o->output);
 	fprintf(out, "katra-record: %u probes attached, %u failed; capture live after %.1f ms\n",
 		res->probes_attached, res->probes_failed, res->live_after_ns / 1e6);
 	uint64_t by_origin[KATRA_ORIGIN_COUNT] = { 0 };
@@ -65,16 +83,27 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		close(fd);
 		return -err;
 	}
+	int64_t gz = compressed_bytes(o);
+
 	fprintf(f, "{\"output\":");
 	json_string(f, o->output);
+	/* bytes (= raw_bytes): the Katra stream; compressed_bytes: the -z file */
+	fprintf(f, ",\"compressed\":%s,\"raw_bytes\":%" PRIu64, o->compress ? "true" : "false",
+		res->bytes);
+	if (gz >= 0)
+		fprintf(f, ",\"compressed_bytes\":%" PRId64, gz);
+	else
+		fprintf(f, ",\"compressed_bytes\":null");
 	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
 		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
-		",\"loss_pct\":%.4f,\"live_after_ns\":%" PRIu64
+		",\"loss_pct\":%.4f,\"peak_rss_kib\":%" PRIu64
+		",\"ring_rss_kib\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
 		",\"probes_attached\":%u,\"probes_failed\":%u",
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
 		res->duration_ns, res->late, res->offcpu_inferred, katra_record_loss_pct(res),
+		res->peak_rss_kib, res->ring_rss_kib,
 		res->live_after_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed);

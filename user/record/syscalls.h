@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What a syscall's number and raw arguments mean in the format: its kind,
  * the payload of its Begin, and the domain its file identity belongs to.
  * x86_64 numbers.  Pure functions: testable without root. */

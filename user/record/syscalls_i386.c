@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* 32-bit (i386 ABI) syscalls of compat tasks: the trace keeps the i386
  * number with KATRA_NR_I386 set (SPEC section 10), and the kinds and
  * payloads come from the x86_64 twin where the arguments mean the same. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Linear probing with backward-shift deletion (no tombstones), load <= 1/2. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fixed-capacity hash table from a u64 key to a fixed-size value, for the
  * recorder's per-thread, per-process and per-request state.  Capacity is set
  * once: memory stays bounded whatever the capture length, and a full table

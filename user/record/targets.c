@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -165,6 +166,8 @@ int katra_target_descendants(const uint32_t *roots, size_t nroots, uint32_t *out
  * PATH search, no sync-pipe read of ours in it). */
 static void launch_child(const char *path, char *const argv[], const struct katra_run_as *as)
 {
+	if (as && as->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(126);
 	if (as && as->set) {
 		if (setgroups(as->ngroups, as->groups) || setgid(as->gid) || setuid(as->uid)) {
 			fprintf(stderr, "katra-record: cannot run '%s' as uid %u: %s\n", argv[0],

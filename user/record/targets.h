@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The processes a capture starts from: PIDs given with -p, or a command
  * started paused so that its first instruction runs after the probes are
  * live. */
@@ -35,6 +36,7 @@ struct katra_run_as {
 	gid_t groups[64];
 	int ngroups;
 	char home[256];
+	bool stdout_to_stderr; /* -o -: the trace is our stdout, the command's goes to stderr */
 };
 
 struct katra_launch {

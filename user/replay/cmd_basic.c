@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The first three subcommands: verify, dump, stats (argument parsing only;
  * the work is in verify_cmd.c, dump.c, stats_cmd.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The dump command: stream every record through the text or JSON-lines
  * formatter, with the filters of struct katra_dump_opts.  Memory stays that
  * of the reader plus the bounded dump context (dump_ctx.h); a bad tail still

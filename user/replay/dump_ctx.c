@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The dump's streaming context (see dump_ctx.h). */
 #include "dump_ctx.h"
 #include "stats.h"

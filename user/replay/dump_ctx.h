@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What the dump remembers while streaming, so that a line can say more than
  * its record: the process names seen so far (ProcessInfo events) and the
  * Begin time of each open span, for dur_ns on its End.  Bounded: at most

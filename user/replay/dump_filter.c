@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dump's filter options (see dump_filter.h). */
 #include <errno.h>
 #include <stdbool.h>

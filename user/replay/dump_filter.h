@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Parsing dump's filter options (--pid, --tid, --kind, --from, --to) into a
  * struct katra_dump_opts.  Each returns 0 or -EINVAL (-E2BIG for a list
  * longer than KATRA_DUMP_MAX_IDS); the caller words the usage error. */

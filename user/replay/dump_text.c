@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `katra-replay dump`: the human-readable form.  The header is a few lines
  * starting with '#'; then one line per record, "key=value" words in schema
  * order.  Times are monotonic seconds.nanoseconds since capture start;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Log-linear histogram (see histo.h). */
 #include "histo.h"
 

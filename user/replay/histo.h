@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Log-linear histogram of durations in ns: values below 64 are exact, above
  * that each power of two is split into 32 buckets (relative error <= 1/32).
  * Fixed size, so percentiles cost no memory per sample. */

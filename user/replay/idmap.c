@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Bounded pair-keyed hash map (see idmap.h).  Load factor stays <= 1/2;
  * deletion shifts later members of the probe run back so lookups never
  * need tombstones, which keeps a long-running span table from degrading. */

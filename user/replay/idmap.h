@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A hash map from a pair of u64 keys to two u64 values, open addressing with
  * linear probing, growing up to a fixed number of entries and no further:
  * the stats keep their memory bounded by the number of distinct threads or

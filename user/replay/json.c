@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* JSON string literals from arbitrary bytes.  Trace strings are Linux byte
  * strings (paths, hostnames), not guaranteed UTF-8, yet every JSON line must
  * parse: valid UTF-8 passes through, '"' and '\\' are escaped, control

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `katra-replay dump --jsonl`: one JSON object per line.
  *
  * Shape (field names and order exactly as format/schema.txt; enum values

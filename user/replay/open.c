@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Shared open / end-of-stream / output-error handling for the commands. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Opening a trace and reporting how a read ended, the same way for every
  * replay command. */
 #ifndef KATRA_REPLAY_OPEN_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Output helpers: integer formatting without printf (dump is I/O bound on
  * millions of small numbers, and printf's format parsing dominates). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Small output helpers shared by the replay modules: fast integer printing
  * (dump prints millions of numbers) and enum names that never come back NULL. */
 #ifndef KATRA_REPLAY_OUT_H

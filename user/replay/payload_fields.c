@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The payload field table: schema.txt's payload structs, field by field. */
 #include <stddef.h>
 #include <stdio.h>

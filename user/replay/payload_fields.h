@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* One table describing every payload's fields (name, type, place in the C
  * union), so the text dump and the JSON lines cannot disagree about them.
  * Field names are exactly the spec's (format/schema.txt). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A payload field in the text dump's decoded form: syscall names, errno
  * names, flag words, task states, addresses in hex, pids with their process
  * names.  Raw numbers stay where the decoded form alone would hide them:

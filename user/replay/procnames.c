@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The pid -> process name table (see procnames.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Process names from the trace's ProcessInfo events (EventKind 43): pid ->
  * the latest name seen, windows_image when present, else comm.  Bounded
  * (KR_MAX_NAMED_PROCESSES pids, names cut at KR_PROCNAME_MAX bytes), fed one

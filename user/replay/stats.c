@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Stats accumulation (the driver is stats_cmd.c). */
 #include <stdlib.h>
 #include <string.h>

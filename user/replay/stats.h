@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The stats accumulator: fed one record at a time, memory bounded by the
  * number of distinct processes, threads and simultaneously open spans (each
  * capped), never by the number of records. */

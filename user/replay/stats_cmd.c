@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The stats command's driver: one pass over the trace feeding the overview
  * (stats.c) and the views (stats_track.c), then the sections asked for. */
 #include <errno.h>

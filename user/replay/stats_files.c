@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats --files: per file identity (resource File or Socket), the reads and
  * writes done on it (FileRead / FileWrite syscall spans), the bytes they
  * moved (End ret when >= 0), the time they took, and how often it was opened;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Formatting shared by the stats views (see views.h). */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `katra-replay stats --json`: one JSON object, exact integers, for scripts.
  * Maps keyed by variant name list only non-zero entries, in enum order:
  *   {"file":"..","workload":"..","tool_version":"..","complete":true,

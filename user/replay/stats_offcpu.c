@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats --off-cpu: per thread, the time spent off the CPU (OffCpu spans) by
  * reason: preempted (runnable when switched out), or blocked in a task state
  * (S, D, ...) inside which syscall, on which resource; inside a page fault;

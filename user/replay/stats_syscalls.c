@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats --syscalls: the strace -c table (calls, errors, time) over syscall
  * spans, overall and per process.  Time is wall time from entry to return,
  * blocking included, like strace -c -w. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `katra-replay stats`: aligned text.  Sections: trace facts, events by
  * scope / kind / phase, processes (with their names) and the busiest
  * threads, span durations per kind, drops, epochs, counters.  Zero rows are

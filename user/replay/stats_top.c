@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats --top N: the N longest spans of any kind (a min-heap of N entries),
  * each with its thread, process name, syscall name and resource; an OffCpu
  * span names the state it left the CPU in and the syscall it blocked in. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The views' span pairing and per-thread state: which syscall is open on a
  * thread (for charging off-CPU time to it), which path a FileOpen named,
  * and the Begin of every open span.  Dispatches each completed span to the

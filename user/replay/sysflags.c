@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Flag and code names for the text dump (see sysflags.h). */
 #include <stdbool.h>
 

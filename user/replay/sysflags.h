@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Symbolic forms of the flag words and codes syscall payloads carry, for the
  * text dump: open flags, mmap prot and flags, clone flags, futex ops,
  * madvise advice, dirfd, x86 page-fault error codes.  Values are the x86_64

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Syscall, task-state and errno names (see sysnames.h). */
 #define _GNU_SOURCE /* strerrorname_np */
 #include <stdio.h>

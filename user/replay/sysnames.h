@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Names for the numbers a trace carries: syscall numbers (x86_64 and i386
  * tables generated from the kernel headers: user/replay/syscall_table.c),
  * task states (SwitchPayload.prev_state) and errno values. */

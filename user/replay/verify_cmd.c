@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The verify command: the format library's verifier, printed. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The stats views that answer everyday questions (stats --syscalls, --files,
  * --off-cpu, --top N): fed one record at a time after the overview's
  * accumulator, bounded like it (every table has a cap; what does not fit is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* --from / --to windows (see window.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A time window over a trace for --from / --to: seconds since capture start
  * or epoch names (struct katra_dump_when), advanced record by record. */
 #ifndef KATRA_REPLAY_WINDOW_H

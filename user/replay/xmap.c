@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Bounded byte-keyed hash map (see xmap.h).  A slot is a used flag padded to
  * 8 bytes, the key, then the value; load factor stays <= 1/2. */
 #include <stdlib.h>

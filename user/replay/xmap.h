@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A bounded hash map from a fixed-size key to a fixed-size value (both a
  * multiple of 8 bytes, keys compared bytewise: give keys no padding), open
  * addressing with linear probing and backward-shift deletion like idmap.h,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! Which record shapes a trace exercises: every variant of every enum, and
 //! each Option field of a record both absent and present.  A round trip only
 //! proves the shapes it saw, so the compatibility test demands all of them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The framing around the bincode values:
 //! "KATRATRC" · format_version u32 LE · header_len u32 LE · header ·
 //! (record_len u32 LE · record)*.

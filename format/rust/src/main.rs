@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! katra-format-compat roundtrip FILE | write [--force] FILE | dump FILE | hash
 //!                     | pad IN OUT INDEX
 //!

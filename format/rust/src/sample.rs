@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! A deterministic trace written from Rust that covers every record shape and
 //! is valid per the verification rules of SPEC.md, so the C side can prove it
 //! decodes what real bincode writes.

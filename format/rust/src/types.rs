@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The Katra trace format v1 types, field for field as format/SPEC.md and
 //! format/schema.txt give them.  serde's derive encodes struct fields in
 //! declaration order and enum variants by declaration position, so the order

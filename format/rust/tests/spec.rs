@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 //! The Rust types, format/schema.txt and format/SPEC.md must say the same
 //! thing: these tests regenerate the schema lines from src/types.rs, check
 //! serde's variant indices, and check SPEC.md's worked example against real

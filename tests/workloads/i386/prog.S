@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Workload: a static i386 program making its syscalls with int $0x80.
  *
  * Exactly 1000 read(fd, buf, 1) of /dev/zero (i386 nr 3), then exactly 1000

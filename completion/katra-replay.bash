@@ -1,0 +1,36 @@
+# bash completion for katra-replay(1); installed as
+# share/bash-completion/completions/katra-replay.
+_katra_replay()
+{
+	local cur prev cmd opts
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	if ((COMP_CWORD == 1)); then
+		COMPREPLY=($(compgen -W "verify dump stats report compare export -h --help -V --version" -- "$cur"))
+		return
+	fi
+	cmd=${COMP_WORDS[1]}
+	case $cmd in
+	verify) opts="--max-problems" ;;
+	dump) opts="--jsonl --pid --tid --kind --from --to" ;;
+	stats) opts="--json --syscalls --per-process --files --off-cpu --top --overview --all --from --to" ;;
+	compare) opts="--json --ignore" ;;
+	export) opts="--format -o --pid --from --to --no-args" ;;
+	report) opts="--json --html --top --index-cap" ;;
+	*) return ;;
+	esac
+	case $prev in
+	--html | -o)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--max-problems | --top | --index-cap | --pid | --tid | --kind | --from | --to | --ignore | --format)
+		return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts -h --help" -- "$cur"))
+	else
+		# any file: traces are told apart by their bytes, not their names
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _katra_replay katra-replay

@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# -e io: the kernel filters unselected syscalls and layers: exactly the N
+# pread64 spans, no getppid, no OffCpu, no page faults, a valid trace whose
+# notes say what was selected.
+. "$(dirname "$0")/lib.sh"
+kt_require
+kt_workload syscalls 1500 700
+kt_record -e io -p "$WL_PID"
+kt_wait_workload 20
+kt_wait_recorder 0
+kt_verify
+grep -q '"events: io,proc"' "$TRACE.jsonl" || kt_fail "the header does not name the selection"
+kt_check select_io "$TRACE.jsonl" "$T/syscalls.out"

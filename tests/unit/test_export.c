@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* katra-replay export: the Chrome JSON writer's number format, the exact
+ * output for a tiny trace built with the format library (names, a syscall
+ * span, off-CPU with its reason and the wakeup's flow arrow, an instant, a
+ * counter, epochs), and the filters (--pid, --from/--to with cut spans,
+ * epoch names). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format_test_util.h"
+#include "../../user/replay/chrome.h"
+#include "../../user/replay/export.h"
+
+static char *us(uint64_t ns)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kr_chrome_us(f, ns);
+	fclose(f);
+	return buf;
+}
+
+Test(export_chrome, microseconds_with_three_decimals)
+{
+	const struct { uint64_t ns; const char *s; } cases[] = {
+		{ 0, "0.000" }, { 7, "0.007" }, { 999, "0.999" }, { 1000, "1.000" },
+		{ 1234567, "1234.567" }, { 18446744073709551615ull, "18446744073709551.615" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = us(cases[i].ns);
+
+		cr_assert_str_eq(s, cases[i].s);
+		free(s);
+	}
+}
+
+Test(export_chrome, empty_trace_is_valid_json)
+{
+	struct kr_chrome w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kr_chrome_begin(&w, f);
+	kr_chrome_other_data(&w);
+	kr_chrome_u64(&w, "spans", 0);
+	kr_chrome_finish(&w);
+	fclose(f);
+	cr_assert_str_eq(buf, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+			      "],\"otherData\":{\"spans\":0}}\n");
+	free(buf);
+}
+
+/* ---- a tiny trace ---- */
+
+#define PID 100
+#define MAIN 100
+#define WORKER 101
+
+static struct katra_record e(uint64_t seq, uint64_t ts, uint64_t pid, uint64_t tid,
+			     uint32_t kind, uint32_t phase, int64_t span)
+{
+	struct katra_record r = mk_event(seq, ts, tid, phase, span);
+
+	r.u.event.process_id = pid;
+	r.u.event.kind = kind;
+	return r;
+}
+
+/* seq: 0 epoch start; 1 ProcessInfo; 2-3 getppid span on MAIN; 4 OffCpu
+ * Begin on MAIN (blocked); 5 Wakeup of MAIN by WORKER; 6 OffCpu End (causes
+ * Begin, Wakeup); 7 a PageFault instant; 8 counter; 9 a Futex Begin on
+ * WORKER never ended; 10 epoch "mark 1"; 11 FileRead span on another
+ * process; 12 capture end. */
+static size_t tiny(struct katra_record *r)
+{
+	static const uint64_t c_end[] = { 2 }, c_off[] = { 4, 5 };
+	size_t n = 0;
+
+	r[n++] = mk_epoch(0, 0, "capture start");
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_START;
+	r[n++] = e(1, 1000, PID, MAIN, KATRA_KIND_PROCESS_INFO, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_KATRA;
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_PROCESS_INFO;
+	r[n - 1].u.event.payload.u.process_info.comm = katra_cstr("tiny");
+	r[n - 1].u.event.payload.u.process_info.exe_path =
+		(struct katra_opt_str){ true, katra_cstr("/bin/tiny") };
+	r[n - 1].u.event.payload.u.process_info.origin = KATRA_ORIGIN_COMMAND;
+	r[n++] = e(2, 2000, PID, MAIN, KATRA_KIND_SYSCALL, KATRA_PHASE_BEGIN, 1);
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_SYSCALL;
+	r[n - 1].u.event.payload.u.syscall.nr = 110;
+	r[n++] = e(3, 2500, PID, MAIN, KATRA_KIND_SYSCALL, KATRA_PHASE_END, 1);
+	r[n - 1].u.event.causes = (struct katra_u64_vec){ c_end, 1 };
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_SYSCALL_RETURN;
+	r[n - 1].u.event.payload.u.syscall_return.nr = 110;
+	r[n - 1].u.event.payload.u.syscall_return.ret = 1;
+	r[n++] = e(4, 3000, PID, MAIN, KATRA_KIND_OFF_CPU, KATRA_PHASE_BEGIN, 2);
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_SWITCH;
+	r[n - 1].u.event.payload.u.sched_switch.prev_state = 1;
+	r[n++] = e(5, 4000, PID, WORKER, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_THREAD, MAIN };
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_WAKEUP;
+	r[n - 1].u.event.payload.u.wakeup.target_tid = MAIN;
+	r[n - 1].u.event.payload.u.wakeup.target_pid = PID;
+	r[n++] = e(6, 4200, PID, MAIN, KATRA_KIND_OFF_CPU, KATRA_PHASE_END, 2);
+	r[n - 1].u.event.causes = (struct katra_u64_vec){ c_off, 2 };
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_SWITCH;
+	r[n - 1].u.event.payload.u.sched_switch.cpu = 1;
+	r[n++] = e(7, 4300, PID, MAIN, KATRA_KIND_PAGE_FAULT, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_MEMORY, 0x1000 };
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_PAGE_FAULT;
+	r[n - 1].u.event.payload.u.page_fault.address = 0x1000;
+	r[n++] = mk_counter(8, 5000);
+	r[n - 1].u.counter.value = 7;
+	r[n++] = e(9, 6000, PID, WORKER, KATRA_KIND_FUTEX, KATRA_PHASE_BEGIN, 3);
+	r[n++] = mk_epoch(10, 7000, "mark 1");
+	r[n - 1].u.epoch.epoch = 1;
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_SIGNAL;
+	r[n++] = e(11, 8000, 200, 200, KATRA_KIND_FILE_READ, KATRA_PHASE_BEGIN, 4);
+	r[n++] = e(12, 9000, 200, 200, KATRA_KIND_FILE_READ, KATRA_PHASE_END, 4);
+	r[n++] = mk_epoch(13, 10000, "capture end");
+	r[n - 1].u.epoch.epoch = 2;
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_END;
+	return n;
+}
+
+/* Exports the tiny trace from a file named tiny.ktrc in a fresh directory
+ * (so the path in otherData is always the same). */
+static char *export_tiny(const struct kx_options *opt, int *ret, char **err)
+{
+	struct katra_record r[32];
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct tbuf b = { 0 };
+	char dir[64], cwd[512], *out = NULL, *ebuf = NULL;
+	size_t n = tiny(r), len = 0, elen = 0;
+	FILE *f, *ef;
+
+	r[n] = mk_summary(r, n, kinds);
+	tbuf_trace(&b, r, n + 1, NULL);
+	temp_dir(dir, sizeof(dir));
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	cr_assert_eq(chdir(dir), 0);
+	write_file("tiny.ktrc", b.p, b.len);
+	f = open_memstream(&out, &len);
+	ef = open_memstream(&ebuf, &elen);
+	*ret = katra_export_chrome("tiny.ktrc", opt, f, ef);
+	fclose(f);
+	fclose(ef);
+	cr_assert_eq(chdir(cwd), 0);
+	temp_dir_remove(dir);
+	tbuf_free(&b);
+	if (err)
+		*err = ebuf;
+	else
+		free(ebuf);
+	return out;
+}
+
+static const char tiny_expected[] =
+"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+"{\"ph\":\"M\",\"pid\":4242,\"tid\":4242,\"name\":\"process_name\",\"args\":{\"name\":\"katra-record\"}},\n"
+"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":0.000,\"s\":\"g\",\"name\":\"capture start\",\"cat\":\"epoch\",\"args\":{\"seq\":0,\"epoch\":0,\"kind\":\"CaptureStart\"}},\n"
+"{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"process_name\",\"args\":{\"name\":\"tiny\"}},\n"
+"{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":\"tiny\"}},\n"
+"{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":1.000,\"s\":\"t\",\"name\":\"ProcessInfo\",\"cat\":\"Katra\",\"args\":{\"seq\":1,\"comm\":\"tiny\",\"exe_path\":\"/bin/tiny\",\"windows_image\":null,\"origin\":\"Command\"}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2.000,\"dur\":0.500,\"name\":\"Syscall 110\",\"cat\":\"Linux\",\"args\":{\"seq\":2,\"end_seq\":3,\"span\":1,\"nr\":110,\"ret\":1}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":4.000,\"dur\":0.000,\"bind_id\":5,\"flow_out\":true,\"name\":\"Wakeup\",\"cat\":\"Linux\",\"args\":{\"seq\":5,\"resource\":\"Thread:0x64\",\"target_tid\":100,\"target_pid\":100,\"target_cpu\":0}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":3.000,\"dur\":1.200,\"name\":\"off-CPU: blocked\",\"cat\":\"Linux\",\"args\":{\"seq\":4,\"end_seq\":6,\"span\":2,\"reason\":\"blocked\",\"cpu\":0,\"prev_state\":1,\"cpu_in\":1}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":4.200,\"dur\":0.000,\"bind_id\":5,\"flow_in\":true,\"name\":\"Wakeup -> OffCpu\",\"cat\":\"flow\",\"args\":{\"from_seq\":5,\"to_seq\":6}},\n"
+"{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":4.300,\"s\":\"t\",\"name\":\"PageFault\",\"cat\":\"Linux\",\"args\":{\"seq\":7,\"resource\":\"Memory:0x1000\",\"address\":\"4096\",\"ip\":\"0\",\"error_code\":0}},\n"
+"{\"ph\":\"C\",\"pid\":4242,\"tid\":4242,\"ts\":5.000,\"name\":\"EventsRecorded\",\"cat\":\"katra\",\"args\":{\"value\":7}},\n"
+"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":7.000,\"s\":\"g\",\"name\":\"mark 1\",\"cat\":\"epoch\",\"args\":{\"seq\":10,\"epoch\":1,\"kind\":\"Signal\"}},\n"
+"{\"ph\":\"M\",\"pid\":200,\"tid\":200,\"name\":\"process_name\",\"args\":{\"name\":\"pid 200\"}},\n"
+"{\"ph\":\"X\",\"pid\":200,\"tid\":200,\"ts\":8.000,\"dur\":1.000,\"name\":\"FileRead\",\"cat\":\"Linux\",\"args\":{\"seq\":11,\"end_seq\":12,\"span\":4}},\n"
+"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":10.000,\"s\":\"g\",\"name\":\"capture end\",\"cat\":\"epoch\",\"args\":{\"seq\":13,\"epoch\":2,\"kind\":\"CaptureEnd\"}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":6.000,\"dur\":4.000,\"name\":\"Futex\",\"cat\":\"Linux\",\"args\":{\"seq\":9,\"span\":3,\"unfinished\":true}}\n"
+"],\"otherData\":{\"source\":\"katra-replay export\",\"trace\":\"tiny.ktrc\",\"workload\":\"sample\","
+"\"tool_version\":\"katra-sample 0.1.0\",\"start_wall_ns\":\"1700000000000000000\",\"spans\":4,"
+"\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"spans_unfinished\":1,"
+"\"span_table_full\":0,\"unmatched_ends\":0}}\n";
+
+Test(export_tiny, exact_output)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_tiny(&opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_str_eq(out, tiny_expected);
+	free(out);
+}
+
+Test(export_tiny, output_is_json_for_python)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_tiny(&opt, &ret, NULL);
+	FILE *p = popen("python3 -c 'import json,sys; d=json.load(sys.stdin); "
+			"sys.exit(0 if len(d[\"traceEvents\"]) == 16 else 3)'", "w");
+
+	cr_assert_not_null(p);
+	fputs(out, p);
+	cr_assert_eq(pclose(p), 0, "python3 json.load refused the export");
+	free(out);
+}
+
+Test(export_tiny, pid_filter_keeps_one_process)
+{
+	struct kx_options opt = { .npids = 1, .pids = { 200 } };
+	int ret;
+	char *out = export_tiny(&opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_null(strstr(out, "\"pid\":100,"), "%s", out);
+	cr_assert_not_null(strstr(out, "\"name\":\"FileRead\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"name\":\"capture start\""), "epochs stay: %s", out);
+	free(out);
+}
+
+Test(export_tiny, time_window_cuts_spans_at_its_bounds)
+{
+	struct kx_options opt = { .from = { .set = true, .ns = 3500 },
+				  .to = { .set = true, .ns = 8500 } };
+	int ret;
+	char *out = export_tiny(&opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_null(strstr(out, "Syscall 110"), "before the window: %s", out);
+	cr_assert_not_null(strstr(out, "\"ts\":3.500,\"dur\":0.700,\"name\":\"off-CPU: blocked\""),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "\"ts\":8.000,\"dur\":0.500,\"name\":\"FileRead\""), "%s",
+			   out);
+	cr_assert_not_null(strstr(out, "\"ts\":6.000,\"dur\":2.500,\"name\":\"Futex\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"clipped\":true"), "%s", out);
+	cr_assert_null(strstr(out, "capture end"), "%s", out);
+	free(out);
+}
+
+Test(export_tiny, epoch_names_as_bounds)
+{
+	struct kx_options opt = { .from = { .set = true, .by_epoch = true, .epoch = "mark 1" } };
+	int ret;
+	char *out = export_tiny(&opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_null(strstr(out, "Syscall 110"), "%s", out);
+	cr_assert_not_null(strstr(out, "\"name\":\"mark 1\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"ts\":7.000,\"dur\":3.000,\"name\":\"Futex\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"from_ns\":7000"), "%s", out);
+	free(out);
+}
+
+Test(export_tiny, unknown_epoch_is_an_error_with_valid_json)
+{
+	struct kx_options opt = { .to = { .set = true, .by_epoch = true, .epoch = "nope" } };
+	int ret;
+	char *err;
+	char *out = export_tiny(&opt, &ret, &err);
+
+	cr_assert_eq(ret, 1);
+	cr_assert_str_eq(err, "katra-replay: export: --to: no epoch named 'nope' in 'tiny.ktrc'\n");
+	cr_assert_not_null(strstr(out, "\"otherData\""), "%s", out);
+	free(out);
+	free(err);
+}
+
+Test(export_tiny, no_args_leaves_details_out)
+{
+	struct kx_options opt = { .no_args = true };
+	int ret;
+	char *out = export_tiny(&opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2.000,"
+					"\"dur\":0.500,\"name\":\"Syscall 110\",\"cat\":\"Linux\"}"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "\"bind_id\":5,\"flow_in\":true"), "flows stay: %s", out);
+	free(out);
+}

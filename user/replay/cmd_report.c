@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `katra-replay report`: argument parsing only (the work is in report*.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "katra/replay_cli.h"
+#include "katra/report.h"
+
+static const char report_help[] =
+	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] FILE\n"
+	"For the whole capture and for each epoch (EpochMarker records split the\n"
+	"capture): where each thread's time went (on-CPU; off-CPU by reason: blocked\n"
+	"in a syscall of kind K on resource R and woken by thread Y, preempted, ...;\n"
+	"page faults; io_uring latency), the files and futexes waited on longest,\n"
+	"and the critical path: the chain of causes that ends at the window's last\n"
+	"event, walked back through wakeups, io_uring completions and forks, with\n"
+	"the time on each hop.  FILE may be gzip-compressed.\n"
+	"\n"
+	"  --json             one JSON object on standard output instead of text\n"
+	"  --html OUT.html    write one self-contained HTML page (SVG timeline of the\n"
+	"                     threads, the critical path in red, the tables); no text\n"
+	"                     on standard output unless --json is given too\n"
+	"  --top N            rows per table in text and HTML (default 10)\n"
+	"  --index-cap N      causal index size in nodes, a power of two (default\n"
+	"                     1048576, 56 bytes each); a longer history cuts paths\n"
+	"  --max-epochs N     itemize the first N epochs only (default 1000, 0: all);\n"
+	"                     the whole capture still covers everything\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"Exit status: 0 success, 1 invalid or unreadable trace (the report of what\n"
+	"precedes the damage is still written), 2 usage error.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    katra-replay report run.ktrc\n"
+	"    katra-replay report --json run.ktrc | python3 -m json.tool\n"
+	"    katra-replay report --html run.html run.ktrc.gz\n";
+
+enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS };
+
+int katra_cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "index-cap", required_argument, NULL, OPT_INDEX_CAP },
+		{ "max-epochs", required_argument, NULL, OPT_MAX_EPOCHS },
+		{ 0 },
+	};
+	struct katra_report_opts o = { .max_epochs = 1000 };
+	uint64_t v;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(report_help, stdout);
+			return 0;
+		case OPT_JSON:
+			o.json = true;
+			break;
+		case OPT_HTML:
+			if (!optarg[0])
+				return katra_cli_usage_error("report", "%s", "--html wants a file name");
+			o.html_path = optarg;
+			break;
+		case OPT_TOP:
+			if (katra_cli_parse_count(optarg, &v) || !v || v > 100000)
+				return katra_cli_usage_error("report", "--top wants 1 to 100000, not '%s'",
+							     optarg);
+			o.top = (unsigned)v;
+			break;
+		case OPT_INDEX_CAP:
+			if (katra_cli_parse_count(optarg, &v) || v < 64 || (v & (v - 1)) ||
+			    v > (1ull << 31))
+				return katra_cli_usage_error("report", "--index-cap wants a power of two "
+							     "from 64 to 2147483648, not '%s'", optarg);
+			o.index_cap = v;
+			break;
+		case OPT_MAX_EPOCHS:
+			if (katra_cli_parse_count(optarg, &v))
+				return katra_cli_usage_error("report", "--max-epochs wants a number, not "
+							     "'%s'", optarg);
+			o.max_epochs = v;
+			break;
+		case ':':
+			return katra_cli_usage_error("report", "option '%s' needs a value",
+						     argv[optind - 1]);
+		default:
+			return katra_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return katra_cli_usage_error("report", "%s", "missing FILE");
+	if (optind + 1 < argc)
+		return katra_cli_usage_error("report", "unexpected argument '%s' (one FILE only)",
+					     argv[optind + 1]);
+	return katra_report(argv[optind], &o, stdout, stderr) == 0 ? 0 : 1;
+}

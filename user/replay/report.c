@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* katra-replay report: records in, windows out.  Each Event moves its
+ * thread's state (open spans, off-CPU, pending wakeup); intervals that end
+ * are added to the whole capture's sums and to the current epoch's (clipped
+ * to its start); causal turning points go to the index (report_path.c).
+ * An EpochMarker ends the current epoch: what is still open is counted up
+ * to the marker, the epoch's critical path is walked, the window goes to
+ * the callback and its sums are dropped. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+static bool is_file_kind(uint32_t k)
+{
+	return k == KATRA_KIND_FILE_READ || k == KATRA_KIND_FILE_WRITE ||
+	       k == KATRA_KIND_FILE_OPEN || k == KATRA_KIND_FILE_CLOSE ||
+	       k == KATRA_KIND_NT_READ_FILE || k == KATRA_KIND_NT_WRITE_FILE ||
+	       k == KATRA_KIND_NT_CREATE_FILE || k == KATRA_KIND_PAGE_FAULT;
+}
+
+int kr_report_new(struct kr_report **out, const struct katra_header *h,
+		  const struct kr_report_opts *o)
+{
+	struct kr_report *rp = calloc(1, sizeof(*rp));
+	int rc;
+
+	(void)h;
+	*out = NULL;
+	if (!rp)
+		return -ENOMEM;
+	rp->o = *o;
+	rc = kr_index_init(&rp->index, o->index_cap ? o->index_cap : KR_REPORT_INDEX_CAP);
+	if (!rc && o->timeline)
+		rc = kr_timeline_new(&rp->tl);
+	if (rc) {
+		kr_index_free(&rp->index);
+		free(rp);
+		return rc;
+	}
+	kr_idmap_init(&rp->thread_map, KR_REPORT_MAX_THREADS);
+	kr_idmap_init(&rp->procs, KR_REPORT_MAX_THREADS);
+	kr_idmap_init(&rp->comm_map, KR_MAX_COMMS);
+	kr_idmap_init(&rp->path_map, KR_MAX_PATHS);
+	kr_idmap_init(&rp->pending, KR_REPORT_MAX_PENDING);
+	kr_acc_init(&rp->whole, 0);
+	*out = rp;
+	return 0;
+}
+
+void kr_report_free(struct kr_report *rp)
+{
+	if (!rp)
+		return;
+	kr_idmap_free(&rp->thread_map);
+	kr_idmap_free(&rp->procs);
+	kr_idmap_free(&rp->comm_map);
+	kr_idmap_free(&rp->path_map);
+	kr_idmap_free(&rp->pending);
+	kr_acc_free(&rp->whole);
+	kr_acc_free(&rp->epoch);
+	kr_index_free(&rp->index);
+	kr_timeline_free(rp->tl);
+	free(rp->threads);
+	free(rp->comms);
+	free(rp->paths);
+	free(rp);
+}
+
+/* ---- threads ---- */
+
+/* The thread's index, created when absent; UINT32_MAX when the table is
+ * full or memory ran out.  Creating may move rp->threads. */
+static uint32_t thread_index(struct kr_report *rp, uint64_t tid, uint64_t pid)
+{
+	struct kr_idmap_slot *s = kr_idmap_find(&rp->thread_map, tid, 0);
+	struct kr_thread *th;
+	bool created;
+
+	if (s)
+		return (uint32_t)s->v1;
+	if (rp->nthreads == rp->threads_cap) {
+		uint32_t nc = rp->threads_cap ? rp->threads_cap * 2 : 64;
+		struct kr_thread *p = realloc(rp->threads, (size_t)nc * sizeof(*p));
+
+		if (!p) {
+			rp->error = -ENOMEM;
+			return UINT32_MAX;
+		}
+		rp->threads = p;
+		rp->threads_cap = nc;
+	}
+	s = kr_idmap_get(&rp->thread_map, tid, 0, &created);
+	if (!s) {
+		rp->threads_dropped++;
+		return UINT32_MAX;
+	}
+	s->v1 = rp->nthreads;
+	th = &rp->threads[rp->nthreads];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	th->pid = pid;
+	th->born_ns = rp->start_ns;
+	th->last_node = th->fork_node = th->wake_node = KR_NO_NODE;
+	th->lane = -1;
+	th->tl_cat = KR_TL_RUN;
+	th->tl_since = rp->start_ns;
+	return rp->nthreads++;
+}
+
+/* What the thread is doing now, for the timeline. */
+static unsigned tl_state(const struct kr_thread *th)
+{
+	if (th->exited)
+		return KR_TL_DEAD;
+	if (th->off_open) {
+		if (th->off_cls == KR_OFF_PREEMPTED)
+			return KR_TL_OFF_PREEMPT;
+		return th->off_cls == KR_OFF_FAULT || is_file_kind(th->off_kind) ? KR_TL_OFF_IO
+										  : KR_TL_OFF_WAIT;
+	}
+	if (th->nspans)
+		return kr_tl_cat_of_kind(th->spans[th->nspans - 1].kind);
+	return KR_TL_RUN;
+}
+
+static void tl_draw(struct kr_report *rp, struct kr_thread *th, uint64_t ts)
+{
+	if (!rp->tl || th->tl_cat == KR_TL_DEAD)
+		return;
+	if (th->lane < 0)
+		th->lane = kr_timeline_lane(rp->tl, th->tid, th->pid);
+	kr_timeline_add(rp->tl, th->lane, th->tl_since, ts, th->tl_cat);
+}
+
+static void tl_update(struct kr_report *rp, struct kr_thread *th, uint64_t ts)
+{
+	unsigned cat = tl_state(th);
+
+	if (cat == th->tl_cat)
+		return;
+	tl_draw(rp, th, ts);
+	th->tl_cat = (uint8_t)cat;
+	th->tl_since = ts;
+}
+
+static bool has_cause(const struct katra_event *e, uint64_t seq)
+{
+	for (uint64_t i = 0; i < e->causes.len; i++)
+		if (e->causes.items[i] == seq)
+			return true;
+	return false;
+}
+
+static uint64_t add_node(struct kr_report *rp, uint32_t t, uint8_t type,
+			 const struct katra_event *e, uint64_t link)
+{
+	struct kr_node n = { 0 };
+
+	n.seq = e->seq;
+	n.ts = e->ts_mono_ns;
+	n.link = link;
+	n.thread = t;
+	n.type = type;
+	n.kind = KR_KIND_NONE;
+	return kr_index_add(&rp->index, &rp->threads[t], &n);
+}
+
+/* ---- windows ---- */
+
+static void windows_last_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	struct kr_acc *accs[2] = { &rp->whole, rp->in_epoch ? &rp->epoch : NULL };
+
+	for (int i = 0; i < 2; i++) {
+		if (!accs[i])
+			continue;
+		accs[i]->have_last = true;
+		accs[i]->last_seq = e->seq;
+		accs[i]->last_ns = e->ts_mono_ns;
+		accs[i]->last_thread = t;
+	}
+}
+
+static int both_off(struct kr_report *rp, uint32_t t, uint8_t cls, uint16_t kind, uint8_t dom,
+		    uint64_t res, uint64_t res_pid, uint64_t waker, uint64_t from, uint64_t to,
+		    uint64_t runq)
+{
+	int rc = kr_acc_off(&rp->whole, rp, t, cls, kind, dom, res, res_pid, waker, from, to, runq);
+
+	if (!rc && rp->in_epoch)
+		rc = kr_acc_off(&rp->epoch, rp, t, cls, kind, dom, res, res_pid, waker, from, to,
+				runq);
+	return rc;
+}
+
+static int acc_fault(struct kr_acc *a, const struct kr_report *rp, uint32_t t, uint64_t from,
+		     uint64_t to, uint64_t count)
+{
+	struct kr_tsum *s = kr_acc_tsum(a, rp, t);
+
+	if (!s)
+		return -ENOMEM;
+	if (from < a->start_ns)
+		from = a->start_ns;
+	if (to > from)
+		s->fault_ns += to - from;
+	s->faults += count;
+	return 0;
+}
+
+static int acc_uring(struct kr_acc *a, const struct kr_report *rp, uint32_t t, uint64_t lat)
+{
+	struct kr_tsum *s = kr_acc_tsum(a, rp, t);
+
+	if (!s)
+		return -ENOMEM;
+	s->uring_requests++;
+	s->uring_total_ns += lat;
+	if (lat > s->uring_max_ns)
+		s->uring_max_ns = lat;
+	return 0;
+}
+
+static int both_fault(struct kr_report *rp, uint32_t t, uint64_t from, uint64_t to,
+		      uint64_t count)
+{
+	int rc = acc_fault(&rp->whole, rp, t, from, to, count);
+
+	if (!rc && rp->in_epoch)
+		rc = acc_fault(&rp->epoch, rp, t, from, to, count);
+	return rc;
+}
+
+/* What is still open at the end of a window is counted up to it: off-CPU
+ * intervals (no waker yet) and page faults. */
+static int close_open(struct kr_report *rp, struct kr_acc *a, uint64_t end)
+{
+	int rc = 0;
+
+	for (uint32_t t = 0; t < rp->nthreads && !rc; t++) {
+		const struct kr_thread *th = &rp->threads[t];
+
+		if (!th->seen)
+			continue;
+		if (th->off_open)
+			rc = kr_acc_off(a, rp, t, th->off_cls, th->off_kind, th->off_dom, th->off_res,
+					th->off_res_pid, KR_WAKER_PENDING, th->off_begin_ns, end, 0);
+		for (int i = 0; i < th->nspans && !rc; i++)
+			if (th->spans[i].kind == KATRA_KIND_PAGE_FAULT)
+				rc = acc_fault(a, rp, t, th->spans[i].begin_ns, end, 0);
+	}
+	return rc;
+}
+
+static int emit_window(struct kr_report *rp, struct kr_acc *a, uint64_t end, bool is_epoch,
+		       uint64_t lower_seq)
+{
+	struct kr_window w = { 0 };
+	int rc = close_open(rp, a, end);
+
+	if (!rc)
+		rc = kr_acc_finish(a, rp, end, &w);
+	if (!rc && a->have_last)
+		rc = kr_path_walk(rp, lower_seq, a->start_ns, a->last_seq, a->last_thread,
+				  a->last_ns, !is_epoch, w.path);
+	if (!rc && is_epoch) {
+		w.is_epoch = true;
+		w.epoch = rp->epoch_no;
+		w.marker_seq = rp->epoch_seq;
+		w.epoch_kind = rp->epoch_kind;
+		memcpy(w.name, rp->epoch_name, sizeof(w.name));
+	}
+	if (!rc && rp->o.on_window)
+		rp->o.on_window(rp->o.ctx, rp, &w);
+	kr_window_release(&w);
+	return rc;
+}
+
+static int close_epoch(struct kr_report *rp, uint64_t end)
+{
+	int rc = 0;
+
+	/* an epoch that holds nothing (CaptureEnd's, at the very end) is not one */
+	if (rp->epoch.events || end > rp->epoch.start_ns) {
+		rp->epochs++;
+		rc = emit_window(rp, &rp->epoch, end, true, rp->epoch_seq);
+	}
+	kr_acc_free(&rp->epoch);
+	rp->in_epoch = false;
+	return rc;
+}
+
+static int add_mark(struct kr_report *rp, const struct katra_epoch_marker *m)
+{
+	int rc = 0;
+	size_t n = m->name.len < KR_NAME_MAX - 1 ? (size_t)m->name.len : KR_NAME_MAX - 1;
+
+	if (rp->in_epoch)
+		rc = close_epoch(rp, m->ts_mono_ns);
+	if (rc)
+		return rc;
+	if (rp->o.max_epochs && rp->epochs_opened >= rp->o.max_epochs) {
+		/* past the cap: counted, not itemized (and not worked on) */
+		rp->epochs_skipped += m->kind != KATRA_EPOCH_CAPTURE_END;
+		return 0;
+	}
+	rp->epochs_opened++;
+	kr_acc_init(&rp->epoch, m->ts_mono_ns);
+	rp->in_epoch = true;
+	rp->epoch_no = m->epoch;
+	rp->epoch_seq = m->seq;
+	rp->epoch_kind = m->kind;
+	memset(rp->epoch_name, 0, sizeof(rp->epoch_name));
+	if (n)
+		memcpy(rp->epoch_name, m->name.ptr, n);
+	if (rp->nmarks < KR_REPORT_MARKS && m->kind != KATRA_EPOCH_CAPTURE_END) {
+		struct kr_mark *k = &rp->marks[rp->nmarks++];
+
+		k->ts = m->ts_mono_ns;
+		k->epoch = m->epoch;
+		memcpy(k->name, rp->epoch_name, sizeof(k->name));
+	}
+	return 0;
+}
+
+/* ---- events ---- */
+
+static void remember_names(struct kr_report *rp, const struct katra_event *e)
+{
+	struct kr_idmap_slot *s;
+	bool created;
+
+	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO) {
+		struct katra_str c = e->payload.u.process_info.comm;
+
+		s = kr_idmap_get(&rp->comm_map, e->process_id, 0, &created);
+		if (!s)
+			return;
+		if (created) {
+			void *p = realloc(rp->comms, (rp->ncomms + 1) * sizeof(*rp->comms));
+			if (!p) {
+				kr_idmap_remove(&rp->comm_map, s);
+				return;
+			}
+			rp->comms = p;
+			s->v1 = rp->ncomms++;
+		}
+		size_t n = c.len < 16 ? (size_t)c.len : 16;
+		memset(rp->comms[s->v1], 0, 17);
+		if (n)
+			memcpy(rp->comms[s->v1], c.ptr, n);
+		return;
+	}
+	if (e->payload.type == KATRA_PAYLOAD_FILE_OPEN && e->payload.u.file_open.path.present &&
+	    e->resource.domain == KATRA_RES_FILE) {
+		struct katra_str p = e->payload.u.file_open.path.value;
+
+		s = kr_idmap_get(&rp->path_map, e->resource.id, 0, &created);
+		if (!s || !created)
+			return;
+		void *np = realloc(rp->paths, (rp->npaths + 1) * sizeof(*rp->paths));
+		if (!np) {
+			kr_idmap_remove(&rp->path_map, s);
+			return;
+		}
+		rp->paths = np;
+		s->v1 = rp->npaths++;
+		size_t n = p.len < KR_PATH_LEN_MAX - 1 ? (size_t)p.len : KR_PATH_LEN_MAX - 1;
+		memset(rp->paths[s->v1], 0, KR_PATH_LEN_MAX);
+		if (n)
+			memcpy(rp->paths[s->v1], p.ptr, n);
+	}
+}
+
+/* Consumes the thread's pending wakeup if e names it among its causes. */
+static bool take_wakeup(struct kr_thread *th, const struct katra_event *e, uint64_t *waker,
+			uint64_t *wake_ns, uint64_t *node)
+{
+	if (!th->wake_pending || !has_cause(e, th->wake_seq))
+		return false;
+	th->wake_pending = false;
+	*waker = th->wake_waker;
+	*wake_ns = th->wake_ns;
+	*node = th->wake_node;
+	return true;
+}
+
+static int first_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	struct kr_thread *th = &rp->threads[t];
+	int rc = 0;
+
+	th->seen = true;
+	if (th->fork_node != KR_NO_NODE)
+		add_node(rp, t, KR_NODE_FIRST, e, th->fork_node);
+	th = &rp->threads[t];
+	if (e->kind != KATRA_KIND_OFF_CPU || e->phase != KATRA_PHASE_INSTANT)
+		return 0;
+	/* back on the CPU: it was off since before the capture, or since its fork */
+	uint64_t waker = KR_WAKER_NONE, wake_ns = 0, node;
+	uint8_t cls = th->born_in_capture ? KR_OFF_NEW : KR_OFF_BEFORE;
+	uint64_t runq = 0;
+
+	if (take_wakeup(th, e, &waker, &wake_ns, &node) && wake_ns <= e->ts_mono_ns)
+		runq = e->ts_mono_ns - wake_ns;
+	rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns,
+		      e->ts_mono_ns, runq);
+	th = &rp->threads[t];
+	th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
+	tl_update(rp, th, e->ts_mono_ns);
+	return rc;
+}
+
+static void off_begin(struct kr_report *rp, struct kr_thread *th, const struct katra_event *e)
+{
+	const struct kr_span *in = th->nspans ? &th->spans[th->nspans - 1] : NULL;
+
+	th->off_open = true;
+	th->off_begin_ns = e->ts_mono_ns;
+	th->off_prev_state = e->payload.type == KATRA_PAYLOAD_SWITCH ?
+		e->payload.u.sched_switch.prev_state : 1;
+	th->off_kind = KR_KIND_NONE;
+	th->off_dom = KATRA_RES_NONE;
+	th->off_res = th->off_res_pid = 0;
+	if (th->off_prev_state == 0) {
+		th->off_cls = KR_OFF_PREEMPTED;
+	} else if (!in) {
+		th->off_cls = KR_OFF_OTHER;
+	} else {
+		th->off_cls = in->kind == KATRA_KIND_PAGE_FAULT ? KR_OFF_FAULT : KR_OFF_SYSCALL;
+		th->off_kind = in->kind;
+		th->off_dom = in->res_domain;
+		th->off_res = in->res_id;
+		th->off_res_pid = in->res_pid;
+	}
+	tl_update(rp, th, e->ts_mono_ns);
+}
+
+static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	struct kr_thread *th = &rp->threads[t];
+	uint64_t waker = KR_WAKER_NONE, wake_ns = 0, wnode = KR_NO_NODE, runq = 0;
+	bool woken = take_wakeup(th, e, &waker, &wake_ns, &wnode);
+	int rc;
+
+	if (!th->off_open)
+		return 0;
+	th->off_open = false;
+	if (th->off_cls == KR_OFF_PREEMPTED) {
+		waker = KR_WAKER_NONE; /* runnable all along: a wakeup changed nothing */
+		woken = false;
+	}
+	if (woken && wake_ns <= e->ts_mono_ns)
+		runq = e->ts_mono_ns - (wake_ns > th->off_begin_ns ? wake_ns : th->off_begin_ns);
+	rc = both_off(rp, t, th->off_cls, th->off_kind, th->off_dom, th->off_res, th->off_res_pid,
+		      waker, th->off_begin_ns, e->ts_mono_ns, runq);
+	if (rc)
+		return rc;
+	if (th->off_cls != KR_OFF_PREEMPTED) {
+		struct kr_node n = { 0 };
+
+		n.seq = e->seq;
+		n.ts = e->ts_mono_ns;
+		n.begin_ns = th->off_begin_ns;
+		n.link = woken && waker != KR_WAKER_OUTSIDE ? wnode : KR_NO_NODE;
+		n.thread = t;
+		n.type = KR_NODE_OFF_END;
+		n.kind = th->off_kind;
+		n.cls = th->off_cls;
+		n.res_domain = th->off_dom;
+		n.res_id = th->off_res;
+		n.flags = !woken ? KR_NODE_NO_WAKEUP :
+			  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE : 0;
+		kr_index_add(&rp->index, th, &n);
+	}
+	tl_update(rp, th, e->ts_mono_ns);
+	return 0;
+}
+
+static void span_begin(struct kr_report *rp, struct kr_thread *th, const struct katra_event *e)
+{
+	struct kr_span *s;
+
+	if (th->nspans >= KR_SPAN_DEPTH || !e->span_id.present)
+		return;
+	s = &th->spans[th->nspans++];
+	s->span_id = e->span_id.value;
+	s->begin_ns = e->ts_mono_ns;
+	s->kind = (uint16_t)e->kind;
+	s->res_domain = (uint8_t)e->resource.domain;
+	s->res_id = e->resource.id;
+	s->res_pid = 0;
+	if (e->payload.type == KATRA_PAYLOAD_FUTEX && e->resource.domain == KATRA_RES_NONE) {
+		/* futex syscalls carry their address in the payload */
+		s->res_domain = KATRA_RES_FUTEX;
+		s->res_id = e->payload.u.futex.uaddr;
+	}
+	if (s->res_domain == KATRA_RES_FUTEX)
+		s->res_pid = th->pid;
+	tl_update(rp, th, e->ts_mono_ns);
+}
+
+static int span_end(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	struct kr_thread *th = &rp->threads[t];
+	int i;
+
+	if (!e->span_id.present)
+		return 0;
+	for (i = th->nspans - 1; i >= 0 && th->spans[i].span_id != e->span_id.value; i--)
+		;
+	if (i < 0)
+		return 0;
+	struct kr_span s = th->spans[i];
+	memmove(&th->spans[i], &th->spans[i + 1], (size_t)(th->nspans - i - 1) * sizeof(s));
+	th->nspans--;
+	tl_update(rp, th, e->ts_mono_ns);
+	if (s.kind == KATRA_KIND_PAGE_FAULT)
+		return both_fault(rp, t, s.begin_ns, e->ts_mono_ns, 1);
+	return 0;
+}
+
+/* A Wakeup: remembered on its target until the target's switch-in. */
+static void wakeup(struct kr_report *rp, uint32_t waker_t, const struct katra_event *e)
+{
+	uint64_t target = e->payload.type == KATRA_PAYLOAD_WAKEUP ?
+		e->payload.u.wakeup.target_tid : e->resource.id;
+	uint64_t tpid = e->payload.type == KATRA_PAYLOAD_WAKEUP ?
+		e->payload.u.wakeup.target_pid : 0;
+	uint64_t node = KR_NO_NODE;
+
+	if (waker_t != UINT32_MAX)
+		node = add_node(rp, waker_t, KR_NODE_WAKEUP, e, KR_NO_NODE);
+	uint32_t t = thread_index(rp, target, tpid);
+	if (t == UINT32_MAX)
+		return;
+	struct kr_thread *th = &rp->threads[t];
+	th->wake_pending = true;
+	th->wake_seq = e->seq;
+	th->wake_ns = e->ts_mono_ns;
+	th->wake_waker = waker_t == UINT32_MAX ? KR_WAKER_OUTSIDE : e->thread_id;
+	th->wake_node = node;
+}
+
+static int uring_complete(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	struct kr_idmap_slot *s = NULL;
+	int rc = 0;
+
+	for (uint64_t i = 0; i < e->causes.len && !s; i++)
+		s = kr_idmap_find(&rp->pending, e->causes.items[i], 0);
+	if (!s) {
+		rp->uring_unmatched++;
+		return 0;
+	}
+	uint64_t sub_ns = s->v1, sub_t = s->v2 >> 40, sub_node = s->v2 & ((1ull << 40) - 1);
+	kr_idmap_remove(&rp->pending, s);
+	uint64_t lat = e->ts_mono_ns > sub_ns ? e->ts_mono_ns - sub_ns : 0;
+	rc = acc_uring(&rp->whole, rp, (uint32_t)sub_t, lat);
+	if (!rc && rp->in_epoch)
+		rc = acc_uring(&rp->epoch, rp, (uint32_t)sub_t, lat);
+	if (t != UINT32_MAX) {
+		struct kr_node n = { 0 };
+
+		n.seq = e->seq;
+		n.ts = e->ts_mono_ns;
+		n.link = sub_node ? sub_node - 1 : KR_NO_NODE;
+		n.res_id = e->request_id.present ? e->request_id.value : 0;
+		n.thread = t;
+		n.type = KR_NODE_COMPLETE;
+		n.kind = KR_KIND_NONE;
+		kr_index_add(&rp->index, &rp->threads[t], &n);
+	}
+	return rc;
+}
+
+static void uring_submit(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	uint64_t node = add_node(rp, t, KR_NODE_SUBMIT, e, KR_NO_NODE);
+	struct kr_idmap_slot *s;
+	bool created;
+
+	s = kr_idmap_get(&rp->pending, e->seq, 0, &created);
+	if (!s)
+		return; /* its completion will count as unmatched */
+	s->v1 = e->ts_mono_ns;
+	s->v2 = (uint64_t)t << 40 | (node == KR_NO_NODE ? 0 : (node + 1) & ((1ull << 40) - 1));
+}
+
+static void task_fork(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	uint64_t node = add_node(rp, t, KR_NODE_FORK, e, KR_NO_NODE);
+	uint64_t parent = rp->threads[t].tid;
+
+	if (e->payload.type != KATRA_PAYLOAD_TASK_FORK)
+		return;
+	uint32_t c = thread_index(rp, e->payload.u.task_fork.child_tid,
+				  e->payload.u.task_fork.child_pid);
+	if (c == UINT32_MAX || rp->threads[c].seen)
+		return;
+	struct kr_thread *child = &rp->threads[c];
+	child->born_in_capture = true;
+	child->born_ns = child->tl_since = e->ts_mono_ns;
+	child->fork_node = node;
+	child->parent_tid = parent;
+}
+
+static int add_event(struct kr_report *rp, const struct katra_event *e)
+{
+	uint32_t t;
+	int rc = 0;
+
+	rp->events++;
+	rp->whole.events++;
+	if (rp->in_epoch)
+		rp->epoch.events++;
+	remember_names(rp, e);
+	if (e->thread_id == 0) { /* outside the traced threads */
+		if (e->kind == KATRA_KIND_WAKEUP)
+			wakeup(rp, UINT32_MAX, e);
+		else if (e->kind == KATRA_KIND_IO_URING_COMPLETE)
+			rc = uring_complete(rp, UINT32_MAX, e);
+		return rc;
+	}
+	t = thread_index(rp, e->thread_id, e->process_id);
+	if (t == UINT32_MAX)
+		return rp->error;
+	bool created;
+	kr_idmap_get(&rp->procs, e->process_id, 0, &created);
+	windows_last_event(rp, t, e);
+	if (!rp->threads[t].seen) {
+		rc = first_event(rp, t, e);
+		if (rc)
+			return rc;
+	}
+	struct kr_thread *th = &rp->threads[t];
+	switch (e->kind) {
+	case KATRA_KIND_OFF_CPU:
+		if (e->phase == KATRA_PHASE_BEGIN)
+			off_begin(rp, th, e);
+		else if (e->phase == KATRA_PHASE_END)
+			rc = off_end(rp, t, e);
+		else
+			th->wake_pending = th->wake_pending && !has_cause(e, th->wake_seq);
+		break;
+	case KATRA_KIND_WAKEUP:
+		wakeup(rp, t, e);
+		break;
+	case KATRA_KIND_IO_URING_SUBMIT:
+		uring_submit(rp, t, e);
+		break;
+	case KATRA_KIND_IO_URING_COMPLETE:
+		rc = uring_complete(rp, t, e);
+		break;
+	case KATRA_KIND_TASK_FORK:
+		task_fork(rp, t, e);
+		break;
+	case KATRA_KIND_TASK_EXIT:
+		th->exited = true;
+		th->exit_ns = e->ts_mono_ns;
+		tl_update(rp, th, e->ts_mono_ns);
+		break;
+	default:
+		if (e->phase == KATRA_PHASE_BEGIN)
+			span_begin(rp, th, e);
+		else if (e->phase == KATRA_PHASE_END)
+			rc = span_end(rp, t, e);
+		else if (e->kind == KATRA_KIND_PAGE_FAULT)
+			rc = both_fault(rp, t, 0, 0, 1);
+		break;
+	}
+	return rc;
+}
+
+int kr_report_add(struct kr_report *rp, const struct katra_record *rec)
+{
+	uint64_t ts;
+
+	if (rp->error)
+		return rp->error;
+	switch (rec->type) {
+	case KATRA_RECORD_EVENT:
+		ts = rec->u.event.ts_mono_ns;
+		break;
+	case KATRA_RECORD_EPOCH_MARKER:
+		ts = rec->u.epoch.ts_mono_ns;
+		break;
+	case KATRA_RECORD_COUNTER:
+		ts = rec->u.counter.ts_mono_ns;
+		break;
+	default:
+		rp->has_summary = true;
+		rp->summary_end_ns = rec->u.summary.duration_ns;
+		return 0;
+	}
+	rp->records++;
+	if (!rp->have_start) {
+		rp->have_start = true;
+		rp->start_ns = rp->last_ns = ts;
+		rp->whole.start_ns = ts;
+	}
+	if (ts > rp->last_ns)
+		rp->last_ns = ts;
+	if (rec->type == KATRA_RECORD_EPOCH_MARKER)
+		rp->error = add_mark(rp, &rec->u.epoch);
+	else if (rec->type == KATRA_RECORD_EVENT)
+		rp->error = add_event(rp, &rec->u.event);
+	return rp->error;
+}
+
+int kr_report_finish(struct kr_report *rp)
+{
+	uint64_t end = rp->last_ns;
+
+	if (rp->error)
+		return rp->error;
+	if (rp->in_epoch)
+		rp->error = close_epoch(rp, end);
+	if (rp->tl)
+		kr_timeline_extend(rp->tl, end);
+	for (uint32_t t = 0; t < rp->nthreads && rp->tl; t++) {
+		struct kr_thread *th = &rp->threads[t];
+
+		if (th->seen)
+			tl_draw(rp, th, th->exited ? th->exit_ns : end);
+	}
+	if (!rp->error)
+		rp->error = emit_window(rp, &rp->whole, end, false, 0);
+	return rp->error;
+}
+
+void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f)
+{
+	uint64_t seen = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (uint32_t t = 0; t < rp->nthreads; t++)
+		seen += rp->threads[t].seen;
+	f->start_ns = rp->start_ns;
+	f->end_ns = rp->last_ns;
+	f->records = rp->records;
+	f->events = rp->events;
+	f->threads = seen;
+	f->processes = rp->procs.len;
+	f->epochs = rp->epochs;
+	f->epochs_not_itemized = rp->epochs_skipped;
+	f->threads_dropped = rp->threads_dropped;
+	f->index_cap = rp->index.cap;
+	f->index_nodes = rp->index.total;
+	f->index_evicted = rp->index.total > rp->index.cap ? rp->index.total - rp->index.cap : 0;
+	f->uring_unmatched = rp->uring_unmatched;
+	f->rows_dropped = rp->whole.rows_dropped;
+	f->has_summary = rp->has_summary;
+}
+
+uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid)
+{
+	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->thread_map, tid, 0);
+
+	return s ? rp->threads[s->v1].pid : 0;
+}
+
+const char *kr_report_comm(const struct kr_report *rp, uint64_t pid)
+{
+	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->comm_map, pid, 0);
+
+	return s ? rp->comms[s->v1] : NULL;
+}
+
+const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)
+{
+	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->path_map, file_id, 0);
+
+	return s ? rp->paths[s->v1] : NULL;
+}
+
+const struct kr_timeline *kr_report_timeline(const struct kr_report *rp)
+{
+	return rp->tl;
+}
+
+uint32_t kr_report_marks(const struct kr_report *rp, const struct kr_mark **marks)
+{
+	*marks = rp->marks;
+	return rp->nmarks;
+}

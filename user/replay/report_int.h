@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The report model's insides, shared by report.c (records in, epochs),
+ * report_acc.c (a window's sums), report_path.c (the causal index and the
+ * critical-path walk).  Renderers use report.h only. */
+#ifndef KATRA_REPLAY_REPORT_INT_H
+#define KATRA_REPLAY_REPORT_INT_H
+
+#include "report.h"
+
+#define KR_NO_NODE UINT64_MAX
+#define KR_SPAN_DEPTH 4
+#define KR_MAX_COMMS 4096
+#define KR_MAX_PATHS 4096
+#define KR_PATH_LEN_MAX 256
+
+/* An open span of a thread (syscall or page fault): what an off-CPU
+ * interval that starts inside it is blocked in. */
+struct kr_span {
+	uint64_t span_id, begin_ns;
+	uint64_t res_id, res_pid;
+	uint16_t kind;
+	uint8_t res_domain;
+};
+
+struct kr_thread {
+	uint64_t tid, pid;
+	uint64_t born_ns;         /* its fork, or the capture's start */
+	uint64_t exit_ns;
+	bool born_in_capture, exited, seen;
+	uint8_t nspans;
+	struct kr_span spans[KR_SPAN_DEPTH];
+	/* the open off-CPU interval and what it started inside */
+	bool off_open;
+	uint64_t off_begin_ns, off_prev_state;
+	uint8_t off_cls, off_dom;
+	uint16_t off_kind;
+	uint64_t off_res, off_res_pid;
+	/* the last wakeup aimed at it, until its switch-in consumes it */
+	bool wake_pending;
+	uint64_t wake_seq, wake_ns, wake_waker, wake_node;
+	/* causal index */
+	uint64_t last_node;       /* its newest node, KR_NO_NODE */
+	uint64_t fork_node;       /* the TaskFork that created it (for its FIRST node) */
+	uint64_t parent_tid;
+	/* pixel timeline */
+	int lane;
+	uint8_t tl_cat;
+	uint64_t tl_since;
+};
+
+enum kr_node_type {
+	KR_NODE_WAKEUP = 0, /* the thread woke another (pass-through for the walk) */
+	KR_NODE_SUBMIT,     /* the thread submitted an io_uring request (pass-through) */
+	KR_NODE_FORK,       /* the thread created another (pass-through) */
+	KR_NODE_OFF_END,    /* the thread came back from a blocked off-CPU interval */
+	KR_NODE_COMPLETE,   /* an io_uring completion ran on the thread */
+	KR_NODE_FIRST,      /* the thread's first event, caused by its fork */
+};
+
+#define KR_NODE_WOKEN_OUTSIDE 1u /* OFF_END: the wakeup came from outside */
+#define KR_NODE_NO_WAKEUP 2u     /* OFF_END: no wakeup recorded */
+
+/* 56 bytes: the unit of the index's memory bound. */
+struct kr_node {
+	uint64_t seq, ts;
+	uint64_t begin_ns;  /* OFF_END: when it went off the CPU */
+	uint64_t link;      /* OFF_END: the waker's WAKEUP; COMPLETE: the SUBMIT; FIRST: the FORK */
+	uint64_t res_id;    /* OFF_END: what it was blocked on; COMPLETE: user_data */
+	uint32_t thread;    /* thread index */
+	uint32_t prev;      /* distance back to the thread's previous node (0: none) */
+	uint8_t type, res_domain, flags, cls;
+	uint16_t kind;      /* OFF_END: the syscall kind blocked in */
+};
+
+struct kr_index {
+	struct kr_node *nodes;
+	uint64_t alloc;  /* allocated nodes (grows to cap) */
+	uint64_t cap;    /* a power of two */
+	uint64_t total;  /* nodes ever added; node n lives at n & (cap - 1) */
+};
+
+struct kr_acc {
+	uint64_t start_ns;
+	struct kr_tsum *t;        /* indexed by thread index */
+	uint32_t t_len, t_cap;
+	struct kr_idmap reason_map; /* (thread, reason hash) -> row */
+	struct kr_reason *reasons;
+	uint32_t nreasons, reasons_cap;
+	struct kr_idmap res_map;  /* (domain | pid << 8, id) -> row */
+	struct kr_resource *res;
+	uint32_t nres, res_cap;
+	uint64_t events;
+	uint64_t dropped_ns;
+	uint64_t rows_dropped;
+	bool have_last;
+	uint64_t last_seq, last_ns;
+	uint32_t last_thread;
+};
+
+struct kr_report {
+	struct kr_report_opts o;
+	bool have_start;
+	uint64_t start_ns, last_ns;
+	uint64_t records, events;
+	bool has_summary;
+	uint64_t summary_end_ns;
+	/* threads */
+	struct kr_idmap thread_map; /* (tid, 0) -> index */
+	struct kr_thread *threads;
+	uint32_t nthreads, threads_cap;
+	uint64_t threads_dropped;
+	struct kr_idmap procs;      /* (pid, 0) -> seen */
+	/* names */
+	struct kr_idmap comm_map;   /* (pid, 0) -> comm index */
+	char (*comms)[17];
+	uint32_t ncomms;
+	struct kr_idmap path_map;   /* (file id, 0) -> path index */
+	char (*paths)[KR_PATH_LEN_MAX];
+	uint32_t npaths;
+	/* io_uring submits waiting for their completion: (seq, 0) -> ts, thread | node */
+	struct kr_idmap pending;
+	uint64_t uring_unmatched;
+	/* windows: the whole capture and the current epoch */
+	struct kr_acc whole, epoch;
+	bool in_epoch;
+	uint64_t epoch_no, epoch_seq;
+	uint32_t epoch_kind;
+	char epoch_name[KR_NAME_MAX];
+	uint64_t epochs, epochs_opened, epochs_skipped;
+	struct kr_mark marks[KR_REPORT_MARKS];
+	uint32_t nmarks;
+	struct kr_index index;
+	struct kr_timeline *tl;
+	int error;
+};
+
+/* ---- report_acc.c ---- */
+int kr_acc_init(struct kr_acc *a, uint64_t start_ns);
+void kr_acc_free(struct kr_acc *a);
+struct kr_tsum *kr_acc_tsum(struct kr_acc *a, const struct kr_report *rp, uint32_t thread);
+/* An off-CPU interval [from, to] of a thread, the part from `from` on. */
+int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, uint8_t cls,
+	       uint16_t kind, uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker,
+	       uint64_t from, uint64_t to, uint64_t runq_ns);
+/* Fills w from a (w's arrays are malloc'd: kr_window_release). */
+int kr_acc_finish(struct kr_acc *a, const struct kr_report *rp, uint64_t end_ns,
+		  struct kr_window *w);
+void kr_window_release(struct kr_window *w);
+
+/* ---- report_path.c ---- */
+int kr_index_init(struct kr_index *x, uint64_t cap);
+void kr_index_free(struct kr_index *x);
+/* Appends n for thread th (linking it to th's previous node): its number,
+ * or KR_NO_NODE when memory ran out. */
+uint64_t kr_index_add(struct kr_index *x, struct kr_thread *th, const struct kr_node *n);
+const struct kr_node *kr_index_get(const struct kr_index *x, uint64_t n);
+/* The critical path that ends at (end_seq, thread end_thread, end_ns),
+ * walked back no further than lower_seq / start_ns; mark: every hop is also
+ * marked on the timeline (the whole capture's path). */
+int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_ns,
+		 uint64_t end_seq, uint32_t end_thread, uint64_t end_ns, bool mark,
+		 struct kr_path *p);
+
+#endif

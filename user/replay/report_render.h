@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The report's renderers: plain text (report_text.c), JSON
+ * (report_json.c), a self-contained HTML page (report_html.c, with the SVG
+ * timeline of report_svg.c).  Each renders one finished window at a time;
+ * the driver (report_run.c) puts the pieces in order. */
+#ifndef KATRA_REPLAY_REPORT_RENDER_H
+#define KATRA_REPLAY_REPORT_RENDER_H
+
+#include <stdio.h>
+
+#include "katra/format.h"
+#include "report.h"
+
+struct kr_render {
+	const char *path;                /* the trace file as named */
+	const struct katra_header *h;
+	unsigned top;                    /* rows per table */
+	const char *error;               /* why the trace stopped early, or NULL */
+	bool compressed;                 /* the trace was gzip-compressed */
+};
+
+void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
+void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
+		    const struct kr_render *r);
+
+void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
+void kr_json_window(FILE *f, const struct kr_report *rp, const struct kr_window *w);
+
+void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
+void kr_html_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
+		    const struct kr_render *r);
+void kr_html_tail(FILE *f);
+/* The SVG timeline of every lane, the epochs and the whole capture's
+ * critical path (path may be NULL). */
+void kr_svg_timeline(FILE *f, const struct kr_report *rp, const struct kr_path *path,
+		     uint64_t start_ns, uint64_t end_ns);
+
+/* Text that goes into HTML or SVG: & < > " ' escaped, control bytes dropped. */
+void kr_html_escape(FILE *f, const char *s);
+
+#endif

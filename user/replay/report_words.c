@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The words the report's three renderers share: reason, hop, resource and
+ * thread descriptions, and the timeline's categories and colours. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "report.h"
+
+const char *kr_off_class_name(unsigned cls)
+{
+	static const char *const n[KR_OFF_CLASS_COUNT] = {
+		"preempted", "syscall", "page-fault", "no-span", "before-capture", "new-thread",
+	};
+
+	return cls < KR_OFF_CLASS_COUNT ? n[cls] : "unknown";
+}
+
+const char *kr_hop_type_name(unsigned type)
+{
+	static const char *const n[KR_HOP_TYPE_COUNT] = {
+		"running", "woken", "blocked", "io_uring", "thread-start",
+	};
+
+	return type < KR_HOP_TYPE_COUNT ? n[type] : "unknown";
+}
+
+void kr_thread_text(FILE *f, const struct kr_report *rp, uint64_t tid, uint64_t pid)
+{
+	const char *comm = kr_report_comm(rp, pid ? pid : kr_report_pid_of(rp, tid));
+
+	if (comm && comm[0])
+		fprintf(f, "%" PRIu64 " (%s)", tid, comm);
+	else
+		fprintf(f, "%" PRIu64, tid);
+}
+
+void kr_resource_text(FILE *f, const struct kr_report *rp, unsigned domain, uint64_t id,
+		      uint64_t pid)
+{
+	const char *path;
+
+	switch (domain) {
+	case KATRA_RES_FILE:
+		path = kr_report_file_path(rp, id);
+		fprintf(f, "file %016" PRIx64, id);
+		if (path)
+			fprintf(f, " (%s)", path);
+		break;
+	case KATRA_RES_SOCKET:
+		fprintf(f, "socket %016" PRIx64, id);
+		break;
+	case KATRA_RES_FUTEX:
+		fprintf(f, "futex 0x%" PRIx64 "@%" PRIu64, id, pid);
+		break;
+	case KATRA_RES_NONE:
+		break;
+	default: {
+		const char *d = katra_resource_domain_name(domain);
+
+		fprintf(f, "%s 0x%" PRIx64, d ? d : "resource", id);
+	}
+	}
+}
+
+static void waker_text(FILE *f, const struct kr_report *rp, uint64_t waker)
+{
+	if (waker == KR_WAKER_OUTSIDE)
+		fputs(", woken from outside the traced threads", f);
+	else if (waker == KR_WAKER_PENDING)
+		fputs(", still off the CPU at the window's end", f);
+	else if (waker != KR_WAKER_NONE) {
+		fputs(", woken by ", f);
+		kr_thread_text(f, rp, waker, 0);
+	}
+}
+
+void kr_reason_text(FILE *f, const struct kr_report *rp, const struct kr_reason *r)
+{
+	const char *k = r->kind != KR_KIND_NONE ? katra_kind_name(r->kind) : NULL;
+
+	switch (r->cls) {
+	case KR_OFF_PREEMPTED:
+		fputs("preempted (runnable, waiting for a CPU)", f);
+		return;
+	case KR_OFF_SYSCALL:
+		fprintf(f, "blocked in %s", k ? k : "a syscall");
+		if (r->res_domain != KATRA_RES_NONE) {
+			fputs(" on ", f);
+			kr_resource_text(f, rp, r->res_domain, r->res_id, r->res_pid);
+		}
+		break;
+	case KR_OFF_FAULT:
+		fputs("blocked in a page fault", f);
+		break;
+	case KR_OFF_OTHER:
+		fputs("blocked outside any traced syscall", f);
+		break;
+	case KR_OFF_BEFORE:
+		fputs("off the CPU since before the capture", f);
+		break;
+	case KR_OFF_NEW:
+		fputs("new thread, waiting for its first run", f);
+		break;
+	}
+	waker_text(f, rp, r->waker);
+}
+
+void kr_hop_text(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+{
+	switch (h->type) {
+	case KR_HOP_RUN:
+		fputs("running", f);
+		break;
+	case KR_HOP_WAKE:
+		fputs("woken by ", f);
+		kr_thread_text(f, rp, h->other_tid, 0);
+		fputs(", waiting for a CPU", f);
+		break;
+	case KR_HOP_BLOCKED: {
+		struct kr_reason r = { 0 };
+
+		r.cls = h->cls;
+		r.kind = h->kind;
+		r.res_domain = h->res_domain;
+		r.res_id = h->res_id;
+		r.res_pid = h->res_pid;
+		r.waker = h->other_tid == KR_WAKER_OUTSIDE ? KR_WAKER_OUTSIDE : KR_WAKER_NONE;
+		kr_reason_text(f, rp, &r);
+		if (h->other_tid == KR_WAKER_NONE)
+			fputs(" (no wakeup recorded)", f);
+		break;
+	}
+	case KR_HOP_URING:
+		fprintf(f, "io_uring request %" PRIu64 " in flight, completed on ", h->res_id);
+		kr_thread_text(f, rp, h->other_tid, 0);
+		break;
+	case KR_HOP_START:
+		fputs("new thread, created by ", f);
+		kr_thread_text(f, rp, h->other_tid, 0);
+		fputs(", until its first run", f);
+		break;
+	}
+}
+
+unsigned kr_tl_cat_of_kind(uint32_t kind)
+{
+	switch (kind) {
+	case KATRA_KIND_FILE_READ: case KATRA_KIND_FILE_WRITE: case KATRA_KIND_FILE_OPEN:
+	case KATRA_KIND_FILE_CLOSE: case KATRA_KIND_NT_READ_FILE: case KATRA_KIND_NT_WRITE_FILE:
+	case KATRA_KIND_NT_CREATE_FILE:
+		return KR_TL_SYS_FILE;
+	case KATRA_KIND_FUTEX: case KATRA_KIND_EPOLL_WAIT: case KATRA_KIND_POLL:
+	case KATRA_KIND_SLEEP: case KATRA_KIND_IO_URING_ENTER: case KATRA_KIND_NT_WAIT:
+	case KATRA_KIND_NT_DELAY_EXECUTION: case KATRA_KIND_VULKAN_FENCE_WAIT:
+		return KR_TL_SYS_WAIT;
+	case KATRA_KIND_PAGE_FAULT:
+		return KR_TL_FAULT;
+	default:
+		return KR_TL_SYS_OTHER;
+	}
+}
+
+const char *kr_tl_cat_name(unsigned cat)
+{
+	static const char *const n[KR_TL_CAT_COUNT] = {
+		"running", "file syscall", "waiting syscall", "other syscall", "page fault",
+		"off-CPU: blocked on I/O", "off-CPU: blocked, waiting", "off-CPU: preempted",
+	};
+
+	return cat < KR_TL_CAT_COUNT ? n[cat] : "";
+}
+
+const char *kr_tl_cat_color(unsigned cat)
+{
+	static const char *const c[KR_TL_CAT_COUNT] = {
+		"#2e8b57", "#4682b4", "#9370db", "#8fbc8f", "#d2691e",
+		"#e9967a", "#d3d3d3", "#f0c040",
+	};
+
+	return cat < KR_TL_CAT_COUNT ? c[cat] : "#ffffff";
+}
