@@ -4,7 +4,8 @@
 # process tree only (not wineserver, not the other programs of its session);
 # `katra-record -- wine third.exe` while a session of that prefix runs brings
 # the session in (the command is named third.exe; the running first.exe and
-# wineserver: origin WineSession); another prefix's session stays out.
+# wineserver: origin WineSession); another prefix's session stays out; -p of a
+# launcher script whose child runs a Wine program brings that session too.
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require
@@ -58,3 +59,20 @@ for line in open(sys.argv[1]):
 [ -n "$CMD" ] || kt_fail "-- wine third.exe: no ProcessInfo with origin Command"
 kw_check command "$TRACE.jsonl" command="$CMD:third.exe" \
 	members="$FIRST:first.exe,$SECOND:second.exe" server="$SERVER" absent="$OTHERS$BUSY_PID"
+
+# -p a launcher (a shell whose child is `wine third.exe`): the child's session
+# comes in with it
+rm -f "$TRACE"
+WINEPREFIX=$PFX_A bash -c 'wine "$1" 0 >"$2" 2>&1; :' _ "$WINE_BIN/third.exe" "$T/launched.out" &
+LAUNCHER=$!
+KT_PIDS="$KT_PIDS $LAUNCHER"
+for _ in $(seq 600); do grep -q '^ready' "$T/launched.out" 2>/dev/null && break; sleep 0.05; done
+grep -q '^ready' "$T/launched.out" || kt_fail "the launcher's third.exe did not start"
+CHILD=$(pgrep -P "$LAUNCHER" | head -n 1)
+[ -n "$CHILD" ] || kt_fail "the launcher has no child"
+KT_PIDS="$KT_PIDS $CHILD"
+kt_run_rec -p "$LAUNCHER" -d 1 -o "$TRACE"
+[ "$KT_RC" = 0 ] || kt_fail "-p launcher exited $KT_RC: $(kt_tail "$T/rec.err" 2)"
+kt_verify
+kw_check launcher "$TRACE.jsonl" target="$LAUNCHER" child="$CHILD:third.exe" \
+	members="$FIRST:first.exe,$SECOND:second.exe" server="$SERVER"

@@ -11,6 +11,7 @@ usage: check.py CHECK TRACE.jsonl [KEY=VALUE...]
   tree     target=PID absent=PIDS
   command  command=PID:IMAGE members=NAMED server=PID absent=PIDS
   members  target=PID:IMAGE members=NAMED server=PID
+  launcher target=PID child=PID:IMAGE members=NAMED server=PID
 A failed check prints one line saying what differs and exits 1.
 """
 import json
@@ -54,7 +55,7 @@ class Names:
         expect(evs, "%s (pid %d) has no ProcessInfo" % (what, pid))
         return evs[0]["payload"]
 
-    def expect_named(self, pid, what, origin, image, comm=None):
+    def expect_named(self, pid, what, origin, image, comm=None, events=True):
         p = self.info(pid, what)
         expect(p["origin"] == origin, "%s (pid %d): origin %s, expected %s"
                % (what, pid, p["origin"], origin))
@@ -63,6 +64,8 @@ class Names:
         if comm is not None:
             expect(p["comm"].startswith(comm), "%s (pid %d): comm %r, expected %r"
                    % (what, pid, p["comm"], comm))
+        if not events:  # blocked all along (a shell in wait4)
+            return
         expect(self.counts.get(pid, 0) > 0, "%s (pid %d): no events" % (what, pid))
         expect(self.infos[pid][0]["seq"] < self.first[pid],
                "%s (pid %d): named after its first event" % (what, pid))
@@ -168,7 +171,19 @@ def check_members(path, target, members, server):
     return "target %d and its session: %d processes named" % (tpid, len(n.infos))
 
 
-CHECKS = {"session": check_session, "tree": check_tree, "command": check_command,
+def check_launcher(path, target, child, members, server):
+    t = Trace(path)
+    n = Names(t)
+    n.expect_named(int(target), "the launcher", "Target", None, events=False)
+    cpid, cimage = next(iter(named(child).items()))
+    n.expect_named(cpid, cimage, "Descendant", cimage, cimage)
+    for pid, image in named(members).items():
+        n.expect_named(pid, image, "WineSession", image, image)
+    n.expect_named(int(server), "wineserver", "WineSession", None, "wineserver")
+    return "a launcher's Wine child brought its session: %d processes named" % len(n.infos)
+
+
+CHECKS = {"launcher": check_launcher, "session": check_session, "tree": check_tree, "command": check_command,
           "members": check_members}
 
 
