@@ -168,6 +168,21 @@ $(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
 test-vm: all $(B)/vm/katra-vmcheck
 	tests/vm/run.sh $(VM_ARGS)
 
+# ---- Windows console programs for the Wine tests (tests/wine/*.c): not part
+# of `all` (a machine without mingw still builds); the t_wine_* tests make
+# them.  ticker.exe is also built under the names the tests give it. ----
+MINGW_CC ?= x86_64-w64-mingw32-gcc
+WINE_SRCS := $(wildcard tests/wine/*.c)
+WINE_NAMED := $(B)/wine/first.exe $(B)/wine/second.exe $(B)/wine/third.exe
+WINE_PROGS := $(patsubst tests/wine/%.c,$(B)/wine/%.exe,$(WINE_SRCS)) $(WINE_NAMED)
+.PHONY: wine-progs
+wine-progs: $(WINE_PROGS)
+$(B)/wine/%.exe: tests/wine/%.c
+	@mkdir -p $(@D)
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $<
+$(WINE_NAMED): $(B)/wine/ticker.exe
+	cp $< $@
+
 # make bench's game workload (bench/Makefile builds it; make test gives it a
 # quick unit run: tests/integration/t_gameloop.sh)
 $(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile

@@ -11,6 +11,7 @@ packages=(
 	libcriterion-dev                # unit tests
 	liburing-dev                    # io_uring test and bench workloads
 	python3 jq                      # integration test assertions
+	wine wine64 gcc-mingw-w64-x86-64 # Wine session tests (tests/wine/, ~1.2 GiB)
 	strace                          # the strace oracle test (t_oracle.sh)
 	chromium                        # export viewer test: speedscope in headless Chromium
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* katra-record: a thin shell over the recorder library. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "record/cli.h"
 #include "record/recorder.h"
+
+static int run_after(const struct katra_record_opts *o, const struct katra_record_result *res);
 
 int main(int argc, char **argv)
 {
@@ -24,31 +27,41 @@ int main(int argc, char **argv)
 	rc = katra_record_run(&o, &res);
 	if (rc)
 		return 1;
-	if (!o.quiet)
-		katra_record_print_summary(stderr, &o, &res);
-	double lost_pct = katra_record_loss_pct(&res);
-	if (res.dropped)
+	rc = run_after(&o, &res);
+	free(res.procs);
+	return rc;
+}
+
+/* What follows a complete capture: the summaries and the exit status. */
+static int run_after(const struct katra_record_opts *o, const struct katra_record_result *res)
+{
+	int rc;
+
+	if (!o->quiet)
+		katra_record_print_summary(stderr, o, res);
+	double lost_pct = katra_record_loss_pct(res);
+	if (res->dropped)
 		/* loud even with -q: a silent loss makes a trace lie */
 		fprintf(stderr, "katra-record: %llu events lost (%.2f %%): raise --buffer-size or "
-			"trace fewer processes\n", (unsigned long long)res.dropped, lost_pct);
-	if (o.summary_json) {
-		rc = katra_record_write_summary_json(o.summary_json, &o, &res);
+			"trace fewer processes\n", (unsigned long long)res->dropped, lost_pct);
+	if (o->summary_json) {
+		rc = katra_record_write_summary_json(o->summary_json, o, res);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot write summary '%s': %s\n",
-				o.summary_json, strerror(-rc));
+				o->summary_json, strerror(-rc));
 			return 1;
 		}
 	}
-	if (o.has_max_loss && lost_pct > o.max_loss_pct) {
+	if (o->has_max_loss && lost_pct > o->max_loss_pct) {
 		fprintf(stderr, "katra-record: more than --max-loss %.2f %% lost: exit %d\n",
-			o.max_loss_pct, KATRA_EXIT_LOSS);
+			o->max_loss_pct, KATRA_EXIT_LOSS);
 		return KATRA_EXIT_LOSS;
 	}
-	if (o.command && res.command_status >= 0) {
-		if (WIFEXITED(res.command_status))
-			return WEXITSTATUS(res.command_status);
-		if (WIFSIGNALED(res.command_status))
-			return 128 + WTERMSIG(res.command_status);
+	if (o->command && res->command_status >= 0) {
+		if (WIFEXITED(res->command_status))
+			return WEXITSTATUS(res->command_status);
+		if (WIFSIGNALED(res->command_status))
+			return 128 + WTERMSIG(res->command_status);
 	}
 	return 0;
 }

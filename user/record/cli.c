@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "session.h"
 
 static const char usage_text[] =
 	"usage: katra-record [-p PID]... [-o FILE] [-z] [-d SECONDS] [--no-follow]\n"
@@ -27,6 +28,9 @@ static const char usage_text[] =
 	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
 	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
 	"      --no-follow        do not follow children forked by the targets\n"
+	"      --session          a -p PID is a Wine process: trace its whole Wine\n"
+	"                         session (the default when it is one; fails if not)\n"
+	"      --no-session       trace only the process tree of a Wine PID\n"
 	"      --buffer-size SIZE ring buffer per CPU, e.g. 4M (default: 64M shared by\n"
 	"                           the possible CPUs, 1M to 32M each)\n"
 	"      --paths            record file paths of openat/openat2/execve (off:\n"
@@ -96,8 +100,13 @@ static const char examples_text[] =
 	"    katra-record -p 4242 -d 10                 # PID 4242 and its children, 10 s\n"
 	"    katra-record --paths -- tar czf x.tgz doc  # file paths too (for stats --files)\n"
 	"    katra-record -p 4242 --epoch-fifo /tmp/ep  # then: echo 'load start' >/tmp/ep\n"
+	"    katra-record -p 4242 --session -d 5        # a Wine game: its whole session\n"
 	"    kill -USR1 $(pidof katra-record)           # an epoch mark named 'mark N'\n"
 	"    katra-replay stats run.ktrc                # then: where did the time go?\n";
+
+/* Wine sessions (session.h): outside the OPT_ enum, which other options grow */
+#define OPT_SESSION 0x5e55
+#define OPT_NO_SESSION 0x5e56
 
 static enum katra_cli_result usage_error(FILE *err, const char *fmt, const char *arg)
 {
@@ -119,6 +128,8 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "force", no_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "session", no_argument, NULL, OPT_SESSION },
+		{ "no-session", no_argument, NULL, OPT_NO_SESSION },
 		{ "buffer-size", required_argument, NULL, OPT_BUFFER },
 		{ "paths", no_argument, NULL, OPT_PATHS },
 		{ "epoch-fifo", required_argument, NULL, OPT_FIFO },
@@ -178,6 +189,15 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		case OPT_NO_FOLLOW:
 			o->follow_children = false;
 			break;
+		case OPT_SESSION:
+		case OPT_NO_SESSION: {
+			int mode = c == OPT_SESSION ? KATRA_SESSION_FORCE : KATRA_SESSION_OFF;
+			if (o->session_mode != KATRA_SESSION_AUTO && o->session_mode != mode)
+				return usage_error(err, "%s",
+						   "--session and --no-session exclude each other");
+			o->session_mode = mode;
+			break;
+		}
 		case OPT_BUFFER:
 			if (katra_parse_size(optarg, &o->buffer_size) || o->buffer_size < 4096 ||
 			    o->buffer_size > (1ull << 30))

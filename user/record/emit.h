@@ -55,6 +55,13 @@ struct emitter {
 	/* a process's group_dead TaskExit was written: the recorder untracks it */
 	void (*on_process_exit)(void *ctx, uint32_t tgid);
 	void *cb_ctx;
+	/* Wine names (session.h), NULL when unused: the Windows image of a
+	 * process that exec'd (0 and buf filled, or -ENOENT), and each
+	 * ProcessInfo written (for the recorder's roster) */
+	int (*windows_image)(void *ctx, uint32_t tgid, char *buf, size_t cap);
+	void (*on_named)(void *ctx, uint32_t tgid, uint32_t origin, const char *comm,
+			 size_t comm_len, const char *windows_image);
+	void *names_ctx;
 	struct emit_stats st;
 };
 
@@ -81,10 +88,11 @@ int emit_drop(struct emitter *e, uint64_t key, uint32_t source, uint32_t instanc
 	      uint64_t count);
 /* Closes every span still open with an inferred End at `key`. */
 int emit_close_open_spans(struct emitter *e, uint64_t key);
-/* A ProcessInfo for a process traced from the start (read from /proc by the
- * recorder): comm, and exe_path with record_paths. */
+/* A ProcessInfo for a process the recorder found in /proc (traced from the
+ * start, or a Wine process that joined later): comm, exe_path with
+ * record_paths, the Windows image name of a Wine process (else NULL). */
 int emit_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,
-		      const char *comm, const char *exe_path);
+		      const char *comm, const char *exe_path, const char *windows_image);
 /* How a process not yet named came in (its first ProcessInfo says it). */
 void emit_process_origin(struct emitter *e, uint32_t tgid, uint32_t origin);
 

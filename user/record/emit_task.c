@@ -18,12 +18,12 @@ static size_t comm_len(const char *comm, size_t cap)
 /* thread_id = process_id = the process's id; resource Process. */
 static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,
 			      const char *comm, size_t len, const char *path, size_t path_len,
-			      struct thread_state *th, uint64_t cause)
+			      const char *image, struct thread_state *th, uint64_t cause)
 {
 	uint64_t causes[1] = { cause };
 	struct katra_wire_head h = { .tid = tgid, .tgid = tgid };
 	struct katra_event ev;
-	char clean[64];
+	char clean[64], clean_image[256];
 	bool created;
 
 	emit_base(&ev, &h, KATRA_SCOPE_KATRA, KATRA_KIND_PROCESS_INFO, KATRA_PHASE_INSTANT);
@@ -35,6 +35,10 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 	if (path)
 		ev.payload.u.process_info.exe_path =
 			(struct katra_opt_str){ true, { path, path_len } };
+	if (image)
+		ev.payload.u.process_info.windows_image = (struct katra_opt_str){
+			true, { clean_image, katra_utf8_sanitize(image, strlen(image), clean_image,
+								 sizeof(clean_image)) } };
 	ev.payload.u.process_info.origin = origin;
 	if (cause != UINT64_MAX) /* the fork or exec that gave it this name */
 		ev.causes = (struct katra_u64_vec){ causes, 1 };
@@ -44,11 +48,14 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 			ps->origin = origin;
 		ps->named = true;
 	}
+	if (e->on_named)
+		e->on_named(e->names_ctx, tgid, origin, clean, ev.payload.u.process_info.comm.len,
+			    image ? clean_image : NULL);
 	return emit_write(e, &ev, key, th);
 }
 
 int emit_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,
-		      const char *comm, const char *exe_path)
+		      const char *comm, const char *exe_path, const char *windows_image)
 {
 	char path[KATRA_PATH_MAX];
 	size_t plen = 0;
@@ -56,7 +63,7 @@ int emit_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t o
 	if (exe_path)
 		plen = katra_utf8_sanitize(exe_path, strlen(exe_path), path, sizeof(path));
 	return write_process_info(e, key, tgid, origin, comm, strlen(comm), exe_path ? path : NULL,
-				  plen, NULL, UINT64_MAX);
+				  plen, windows_image, NULL, UINT64_MAX);
 }
 
 void emit_process_origin(struct emitter *e, uint32_t tgid, uint32_t origin)
@@ -119,7 +126,7 @@ int emit_fork(struct emitter *e, const struct pending *p)
 	rc = emit_write(e, &ev, p->key, th);
 	if (!rc && (f->flags & KATRA_FORK_TRACKED) && !is_thread)
 		rc = write_process_info(e, p->key, f->child_tgid, KATRA_ORIGIN_FORKED, f->comm,
-					comm_len(f->comm, sizeof(f->comm)), NULL, 0,
+					comm_len(f->comm, sizeof(f->comm)), NULL, 0, NULL,
 					emit_thread(e, f->child_tid, f->child_tgid), fork_seq);
 	return rc;
 }
@@ -197,11 +204,15 @@ int emit_exec(struct emitter *e, const struct pending *p)
 	}
 	uint64_t exec_seq = e->next_seq;
 	rc = emit_write(e, &ev, p->key, th);
+	/* a Wine program's name, from its command line (read now: its latest) */
+	char image[128];
+	bool has_image = e->windows_image &&
+			 !e->windows_image(e->names_ctx, x->head.tgid, image, sizeof(image));
 	if (!rc)
 		rc = write_process_info(e, p->key, x->head.tgid,
 					ps ? ps->origin : KATRA_ORIGIN_FORKED, x->comm,
 					comm_len(x->comm, sizeof(x->comm)), xp ? xp->path : NULL,
-					xp ? xp->len : 0, th, exec_seq);
+					xp ? xp->len : 0, has_image ? image : NULL, th, exec_seq);
 	if (xp)
 		ktable_remove(&e->exec_paths, x->old_tid);
 	return rc;

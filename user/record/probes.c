@@ -430,6 +430,15 @@ int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid)
 	return 0;
 }
 
+bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid)
+{
+	if (tgid == 0 || tgid >= PID_LIMIT)
+		return false;
+	uint64_t bit = 1ull << (tgid % 64);
+	return (__atomic_load_n(&p->skel->bss->tracked_bits[tgid / 64], __ATOMIC_SEQ_CST) |
+		__atomic_load_n(&p->skel->bss->forked_bits[tgid / 64], __ATOMIC_SEQ_CST)) & bit;
+}
+
 /* Whether process pid is gone or a zombie (all its threads have exited). */
 static bool process_gone(uint32_t pid)
 {

@@ -66,6 +66,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
  * -ENOSPC when the table is full. */
 int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid);
 int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid);
+/* Whether tgid is in the set (given, or followed from a fork). */
+bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid);
 /* Untracks the tracked processes that are gone or zombies (their last exit
  * record was lost, or they went while not being watched), calling gone() for
  * each; returns how many. */

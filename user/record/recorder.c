@@ -23,6 +23,7 @@
 #include "preflight.h"
 #include "probes.h"
 #include "recorder.h"
+#include "session.h"
 #include "targets.h"
 
 #define POLL_MS 10
@@ -83,6 +84,7 @@ struct recorder {
 	uint64_t *drops_seen;
 	uint64_t *drops_now;
 	uint64_t *watermark;    /* per ring: every record below it is drained */
+	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
 #define KIDS_MAX 1024
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
@@ -311,7 +313,8 @@ static int name_processes(struct recorder *r, const uint32_t *pids, size_t n, ui
 	for (size_t i = 0; i < n && !rc; i++) {
 		katra_target_comm(pids[i], comm, sizeof(comm));
 		bool have_exe = r->o->record_paths && !katra_target_exe(pids[i], exe, sizeof(exe));
-		rc = emit_process_info(&r->pl.em, key, pids[i], origin, comm, have_exe ? exe : NULL);
+		rc = emit_process_info(&r->pl.em, key, pids[i], origin, comm, have_exe ? exe : NULL,
+				       katra_wine_names_image(r->wine, pids[i]));
 	}
 	return rc;
 }
@@ -385,6 +388,10 @@ static void give_to_sudo_user(const char *path)
 /* ---- header ---- */
 
 struct header_store {
+	/* how the processes traced from the start were found (session.h) */
+	struct katra_wine_names *wine;
+	const uint32_t *kids;
+	const size_t *nkids;
 	struct utsname uts;
 	char hostname[256];
 	char workload[64];
@@ -434,6 +441,8 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	h->host.cpu_count = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	h->host.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 
+	nn += katra_wine_names_notes(hs->wine, o->pids, o->npids, hs->kids, *hs->nkids,
+				     hs->note_buf[0], sizeof(hs->note_buf[0]), 32);
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probes: %s, %u per-CPU rings",
 		 katra_probes_flavour(p), katra_probes_ring_count(p));
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "syscall numbers: %s",
@@ -450,6 +459,25 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	for (size_t i = 0; i < nn; i++)
 		hs->notes[i] = katra_cstr(hs->note_buf[i]);
 	h->notes = (struct katra_str_vec){ hs->notes, nn };
+}
+
+static int wine_track(void *ctx, uint32_t pid)
+{
+	return katra_probes_track_tgid(ctx, pid);
+}
+
+static bool wine_is_tracked(void *ctx, uint32_t pid)
+{
+	return katra_probes_is_tracked(ctx, pid);
+}
+
+/* The -p targets' Wine sessions, once the probes are live: every member not
+ * traced yet, and (unless --no-follow) the processes below them. */
+static int start_sessions(struct recorder *r)
+{
+	const struct katra_wine_ops ops = { r->probes, wine_track, wine_is_tracked };
+
+	return katra_wine_names_start(r->wine, &ops, r->o->follow_children);
 }
 
 /* ---- summary ---- */
@@ -630,6 +658,14 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			goto cleanup;
 		}
 	}
+	/* the -p targets' Wine sessions (--session: each must have one) */
+	rc = katra_wine_names_open(&r->wine, "/proc", o->session_mode, o->pids, o->npids, stderr,
+				   o->quiet);
+	if (rc)
+		goto cleanup; /* it said why */
+	hs->wine = r->wine;
+	hs->kids = r->kids;
+	hs->nkids = &r->nkids;
 	if (o->command) {
 		struct katra_run_as as;
 		rc = resolve_run_as(o, &as);
@@ -689,6 +725,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			"not be attached: %s\n", strerror(-rc));
 		goto cleanup;
 	}
+	rc = start_sessions(r);
+	if (rc)
+		goto cleanup;
 	/* the tree's processes that already exist: forks from now on are
 	 * followed in the kernel; twice, for a fork between attach and the scan */
 	for (int pass = 0; pass < 2 && o->follow_children && o->npids; pass++) {
@@ -734,10 +773,13 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	pipeline_queue_epoch(&r->pl, start_mono, KATRA_EPOCH_CAPTURE_START, "capture start");
 	rc = pipeline_emit_until(&r->pl, start_mono);
+	katra_wine_names_attach(r->wine, &r->pl.em);
 	if (!rc)
 		rc = name_processes(r, o->pids, o->npids, KATRA_ORIGIN_TARGET, start_mono);
 	if (!rc)
 		rc = name_processes(r, r->kids, r->nkids, KATRA_ORIGIN_DESCENDANT, start_mono);
+	if (!rc)
+		rc = katra_wine_names_emit_start(r->wine, start_mono, o->record_paths);
 	if (!rc && launch.pid > 0)
 		emit_process_origin(&r->pl.em, (uint32_t)launch.pid, KATRA_ORIGIN_COMMAND);
 	if (!rc)
@@ -831,6 +873,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			next_counter += counter_every;
 		}
 		rc = pipeline_emit_until(&r->pl, wm - 1);
+		if (!rc) /* Wine processes that joined: tracked and named now */
+			rc = katra_wine_names_tick(r->wine, now);
 		if (now >= next_shrink) {
 			order_shrink(&r->pl.order);
 			next_shrink = now + 1000000000ull;
@@ -870,6 +914,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 	res->bytes = katra_writer_bytes(r->w);
+	res->procs = katra_wine_names_take_roster(r->wine, &res->nprocs, &res->procs_total);
 	res->cpu_ns_capture = cpu_ns() - res->cpu_ns_setup;
 	memory_use(&res->peak_rss_kib, &res->ring_rss_kib);
 	if (r->pl.bad_records)
@@ -904,6 +949,7 @@ cleanup:
 			unlink(o->epoch_fifo);
 		if (r->wait_fd >= 0)
 			close(r->wait_fd);
+		katra_wine_names_free(r->wine);
 	}
 	free(r);
 	free(hs);

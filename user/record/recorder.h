@@ -25,6 +25,7 @@ struct katra_record_opts {
 	bool force;                /* replace an existing output file */
 	uint64_t duration_ns;      /* 0 = until stopped */
 	bool follow_children;
+	int session_mode;          /* enum katra_session_mode: --session, --no-session */
 	uint64_t buffer_size;      /* per-CPU ring bytes; 0 = default */
 	bool record_paths;
 	const char *epoch_fifo;
@@ -43,6 +44,8 @@ struct katra_record_opts {
 	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
 };
 
+struct katra_proc_entry;
+
 struct katra_record_result {
 	int command_status;        /* wait status of -- COMMAND, -1 if none */
 	uint64_t events;
@@ -52,6 +55,11 @@ struct katra_record_result {
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
 	uint64_t offcpu_inferred;  /* OffCpu spans closed at the thread's next event */
+	/* every process named in the trace (session.h; latest names; malloc'ed:
+	 * free it) */
+	struct katra_proc_entry *procs;
+	size_t nprocs;
+	uint64_t procs_total;      /* named in all (procs keeps the first 4096) */
 	uint64_t by_kind[KATRA_KIND_COUNT];
 	uint64_t live_after_ns;    /* from start of katra_record_run to capture live */
 	uint64_t cpu_ns_setup;     /* the recorder's own CPU (user + sys) until live */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "recorder.h"
+#include "session.h"
 
 static void json_string(FILE *f, const char *s)
 {
@@ -51,6 +52,15 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, zinfo, secs, o->output);
 	fprintf(out, "katra-record: %u probes attached, %u failed; capture live after %.1f ms\n",
 		res->probes_attached, res->probes_failed, res->live_after_ns / 1e6);
+	uint64_t by_origin[KATRA_ORIGIN_COUNT] = { 0 };
+	for (size_t i = 0; i < res->nprocs; i++)
+		if (res->procs[i].origin < KATRA_ORIGIN_COUNT)
+			by_origin[res->procs[i].origin]++;
+	if (by_origin[KATRA_ORIGIN_WINE_SESSION] || by_origin[KATRA_ORIGIN_WINE_JOINED])
+		fprintf(out, "katra-record: %" PRIu64 " processes named, %" PRIu64 " found in Wine "
+			"sessions at start, %" PRIu64 " joined later (--summary-json lists them)\n",
+			res->procs_total, by_origin[KATRA_ORIGIN_WINE_SESSION],
+			by_origin[KATRA_ORIGIN_WINE_JOINED]);
 	fprintf(out, "katra-record: events by kind:");
 	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
 		if (res->by_kind[k])
@@ -109,7 +119,23 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 			res->by_kind[k]);
 		first = false;
 	}
-	fprintf(f, "}}\n");
+	fprintf(f, "}");
+	/* every process the trace names: pid, comm, Windows image, origin */
+	fprintf(f, ",\"processes_total\":%" PRIu64 ",\"processes\":[", res->procs_total);
+	for (size_t i = 0; i < res->nprocs; i++) {
+		const struct katra_proc_entry *p = &res->procs[i];
+		fprintf(f, "%s{\"pid\":%u,\"name\":", i ? "," : "", p->pid);
+		json_string(f, p->image[0] ? p->image : p->comm);
+		fprintf(f, ",\"comm\":");
+		json_string(f, p->comm);
+		fprintf(f, ",\"windows_image\":");
+		if (p->image[0])
+			json_string(f, p->image);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"origin\":\"%s\"}", katra_process_origin_name(p->origin));
+	}
+	fprintf(f, "]}\n");
 	if (fclose(f) != 0)
 		return -errno;
 	return 0;

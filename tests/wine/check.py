@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Checks of the Wine session tests (tests/integration/t_wine_*.sh) on a trace's
+`katra-replay dump --jsonl` output (stdlib only).
+
+usage: check.py CHECK TRACE.jsonl [KEY=VALUE...]
+  PIDS are comma-separated; NAMED is PID:IMAGE[,PID:IMAGE...]
+  session  target=PID:IMAGE members=NAMED server=PID joined=NAMED dir=SERVERDIR
+           start=PIDS (the session before the capture) after=PIDS (after it:
+           those in both must be traced, only those in either may be)
+           absent=PIDS summary=SUMMARY.json
+  tree     target=PID absent=PIDS
+  command  command=PID:IMAGE members=NAMED server=PID absent=PIDS
+  members  target=PID:IMAGE members=NAMED server=PID
+  launcher target=PID child=PID:IMAGE members=NAMED server=PID
+A failed check prints one line saying what differs and exits 1.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from ktrace import Fail, Trace, expect  # noqa: E402
+
+
+def pids(v):
+    return [int(p) for p in v.split(",") if p] if v else []
+
+
+def named(v):
+    out = {}
+    for item in (v.split(",") if v else []):
+        pid, image = item.split(":", 1)
+        out[int(pid)] = image
+    return out
+
+
+class Names:
+    """The trace's ProcessInfo events and events per process."""
+
+    def __init__(self, t):
+        self.t = t
+        self.infos = {}     # pid -> [ProcessInfo events, in seq order]
+        self.counts = {}    # pid -> events other than ProcessInfo
+        self.first = {}     # pid -> seq of its first event other than ProcessInfo
+        for e in t.events:
+            pid = e["process_id"]
+            if e["kind"] == "ProcessInfo":
+                self.infos.setdefault(pid, []).append(e)
+            else:
+                self.counts[pid] = self.counts.get(pid, 0) + 1
+                self.first.setdefault(pid, e["seq"])
+
+    def info(self, pid, what):
+        evs = self.infos.get(pid)
+        expect(evs, "%s (pid %d) has no ProcessInfo" % (what, pid))
+        return evs[0]["payload"]
+
+    def expect_named(self, pid, what, origin, image, comm=None, events=True):
+        p = self.info(pid, what)
+        expect(p["origin"] == origin, "%s (pid %d): origin %s, expected %s"
+               % (what, pid, p["origin"], origin))
+        expect(p.get("windows_image") == image, "%s (pid %d): windows_image %r, expected %r"
+               % (what, pid, p.get("windows_image"), image))
+        if comm is not None:
+            expect(p["comm"].startswith(comm), "%s (pid %d): comm %r, expected %r"
+                   % (what, pid, p["comm"], comm))
+        if not events:  # blocked all along (a shell in wait4)
+            return
+        expect(self.counts.get(pid, 0) > 0, "%s (pid %d): no events" % (what, pid))
+        expect(self.infos[pid][0]["seq"] < self.first[pid],
+               "%s (pid %d): named after its first event" % (what, pid))
+
+    def expect_absent(self, absent):
+        for pid in absent:
+            expect(pid not in self.counts and pid not in self.infos,
+                   "pid %d is traced (%d events) but is not in the session"
+                   % (pid, self.counts.get(pid, 0)))
+            for e in self.t.events:
+                expect(e["thread_id"] != pid, "pid %d appears as a thread: seq %d"
+                       % (pid, e["seq"]))
+
+
+def check_session(path, target, members, server, joined, dir, start, after, absent, summary):
+    t = Trace(path)
+    n = Names(t)
+    tpid, timage = next(iter(named(target).items()))
+    n.expect_named(tpid, "the target", "Target", timage, timage)
+    for pid, image in named(members).items():
+        n.expect_named(pid, image, "WineSession", image, image)
+    n.expect_named(int(server), "wineserver", "WineSession", None, "wineserver")
+    for pid, image in named(joined).items():
+        n.expect_named(pid, image, "WineJoined", image, image)
+    # every member there before and after the capture is named WineSession
+    # (helpers: services.exe, ...); a short-lived one may come and go
+    start, after = set(pids(start)) - {tpid}, set(pids(after))
+    sess = {pid for pid, evs in n.infos.items() if evs[0]["payload"]["origin"] == "WineSession"}
+    expect(start & after <= sess, "session members not traced: %s"
+           % sorted((start & after) - sess))
+    expect(sess <= start | after, "traced as session members but not in it: %s"
+           % sorted(sess - start - after))
+    expect(len(sess) >= 5, "only %d WineSession processes: %s" % (len(sess), sorted(sess)))
+    for pid, evs in n.infos.items():
+        origins = [e["payload"]["origin"] for e in evs if e["payload"]["origin"] in
+                   ("WineSession", "WineJoined", "Target")]
+        expect(len(origins) <= 1, "pid %d named %d times from /proc" % (pid, len(origins)))
+    n.expect_absent(pids(absent))
+    notes = t.header["notes"]
+    expect(any(x.startswith("wine session: server dir %s (device " % dir) for x in notes),
+           "no header note names the server dir %s: %s" % (dir, notes))
+    want = "traced from the start, target (-p): %d (%s)" % (tpid, timage)
+    expect(want in notes, "no header note %r" % want)
+    expect(any(x.startswith("traced from the start, wine session (same server dir): ")
+               for x in notes), "no header note lists the session's members")
+    with open(summary) as f:
+        s = json.load(f)
+    procs = {p["pid"]: p for p in s["processes"]}
+    expect(s["processes_total"] == len(s["processes"]) == len(n.infos),
+           "summary json: %d processes (total %d), the trace names %d"
+           % (len(s["processes"]), s["processes_total"], len(n.infos)))
+    for pid, image in list(named(members).items()) + list(named(joined).items()):
+        p = procs.get(pid)
+        expect(p and p["name"] == image and p["windows_image"] == image,
+               "summary json: pid %d is %s, expected name %s" % (pid, p, image))
+    expect(procs[int(server)]["name"].startswith("wineserver") and
+           procs[int(server)]["windows_image"] is None, "summary json: wineserver is %s"
+           % procs[int(server)])
+    expect(all(procs[p]["origin"] == "WineJoined" for p in named(joined)),
+           "summary json: joined processes' origin")
+    return "%d processes named (%d session members at start), %d events from the joined one" \
+        % (len(n.infos), len(sess), sum(n.counts.get(p, 0) for p in named(joined)))
+
+
+def check_tree(path, target, absent):
+    t = Trace(path)
+    n = Names(t)
+    pid = int(target)
+    expect(n.counts.get(pid, 0) > 0, "no events from the target %d" % pid)
+    n.expect_absent(pids(absent))
+    wine = [p for p, evs in n.infos.items()
+            if evs[0]["payload"]["origin"] in ("WineSession", "WineJoined")]
+    expect(not wine, "--no-session traced session members: %s" % wine)
+    expect(any(x.startswith("wine session: off (--no-session): PID %d " % pid)
+               for x in t.header["notes"]), "no note says the session is off: %s"
+           % t.header["notes"])
+    return "%d events, only from the tree of %d" % (len(t.events), pid)
+
+
+def check_command(path, command, members, server, absent):
+    t = Trace(path)
+    n = Names(t)
+    cpid, cimage = next(iter(named(command).items()))
+    p = n.info(cpid, "the command")
+    expect(p["origin"] == "Command", "the command: origin %s" % p["origin"])
+    images = [e["payload"].get("windows_image") for e in n.infos[cpid]]
+    expect(cimage in images, "the command is never named %s: %s" % (cimage, images))
+    for pid, image in named(members).items():
+        n.expect_named(pid, image, "WineSession", image, image)
+    n.expect_named(int(server), "wineserver", "WineSession", None, "wineserver")
+    n.expect_absent(pids(absent))
+    return "the command's session came in: %d processes named" % len(n.infos)
+
+
+def check_members(path, target, members, server):
+    t = Trace(path)
+    n = Names(t)
+    tpid, timage = next(iter(named(target).items()))
+    n.expect_named(tpid, "the target", "Target", timage, timage)
+    for pid, image in named(members).items():
+        n.expect_named(pid, image, "WineSession", image, image)
+    n.expect_named(int(server), "wineserver", "WineSession", None, "wineserver")
+    return "target %d and its session: %d processes named" % (tpid, len(n.infos))
+
+
+def check_launcher(path, target, child, members, server):
+    t = Trace(path)
+    n = Names(t)
+    n.expect_named(int(target), "the launcher", "Target", None, events=False)
+    cpid, cimage = next(iter(named(child).items()))
+    n.expect_named(cpid, cimage, "Descendant", cimage, cimage)
+    for pid, image in named(members).items():
+        n.expect_named(pid, image, "WineSession", image, image)
+    n.expect_named(int(server), "wineserver", "WineSession", None, "wineserver")
+    return "a launcher's Wine child brought its session: %d processes named" % len(n.infos)
+
+
+CHECKS = {"launcher": check_launcher, "session": check_session, "tree": check_tree, "command": check_command,
+          "members": check_members}
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in CHECKS:
+        print("usage: check.py {%s} TRACE.jsonl KEY=VALUE..." % ",".join(CHECKS),
+              file=sys.stderr)
+        return 2
+    kw = dict(a.split("=", 1) for a in argv[3:])
+    try:
+        print(CHECKS[argv[1]](argv[2], **kw))
+    except Fail as e:
+        print(str(e))
+        return 1
+    except (KeyError, IndexError, TypeError, ValueError, OSError, StopIteration) as e:
+        print("%s: unexpected trace shape: %s: %s" % (argv[1], type(e).__name__, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

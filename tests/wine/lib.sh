@@ -1,0 +1,95 @@
+# Helpers for the Wine integration tests (tests/integration/t_wine_*.sh),
+# sourced after tests/integration/lib.sh.
+#
+# kw_setup: skips (77) without Wine or mingw, builds the test programs
+# (make wine-progs: build/wine/*.exe), creates or reuses the two prefixes
+# (tests/wine/prefix.sh) and sets PFX_A, PFX_B.  kw_start PREFIX NAME.exe
+# [SECONDS]: starts `wine NAME.exe SECONDS` untraced (the pid of `wine` stays
+# the program's: an exec chain) and waits until it runs (it prints "ready").
+# Everything started is killed at exit, and both prefixes' wineservers with
+# it (wineserver -k).
+
+KW_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+WINE_BIN=$KT_ROOT/build/wine
+export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
+unset WAYLAND_DISPLAY
+: "${KW_READY_TIMEOUT:=30}"
+
+KW_PREFIXES=""
+kw_cleanup()
+{
+	local p
+	for p in $KW_PREFIXES; do
+		WINEPREFIX=$p timeout 10 wineserver -k 2>/dev/null
+	done
+	kt_cleanup
+}
+trap kw_cleanup EXIT
+
+kw_setup()
+{
+	command -v wine >/dev/null && command -v wineserver >/dev/null ||
+		kt_skip "Wine is not installed (ci/install-deps.sh installs wine, wine64)"
+	command -v "${MINGW_CC:-x86_64-w64-mingw32-gcc}" >/dev/null ||
+		kt_skip "mingw is not installed (ci/install-deps.sh installs gcc-mingw-w64-x86-64)"
+	make -s -C "$KT_ROOT" wine-progs >"$T/make.out" 2>&1 ||
+		kt_fail "make wine-progs failed: $(kt_tail "$T/make.out" 2)"
+	local rc
+	"$KW_DIR/prefix.sh" >"$T/prefix.out" 2>"$T/prefix.err"
+	rc=$?
+	[ "$rc" = 77 ] && kt_skip "$(kt_tail "$T/prefix.err")"
+	[ "$rc" = 0 ] || kt_fail "tests/wine/prefix.sh: $(kt_tail "$T/prefix.err" 2)"
+	PFX_A=$(sed -n 1p "$T/prefix.out")
+	PFX_B=$(sed -n 2p "$T/prefix.out")
+	KW_PREFIXES="$PFX_A $PFX_B"
+	# a session left over from an earlier run would be traced as ours
+	WINEPREFIX=$PFX_A wineserver -k 2>/dev/null
+	WINEPREFIX=$PFX_B wineserver -k 2>/dev/null
+}
+
+# kw_start PREFIX NAME.exe [SECONDS]: sets KW_PID.
+kw_start()
+{
+	local pfx=$1 exe=$2 out n
+	out=$T/${exe%.exe}.$(basename "$pfx").out
+	WINEPREFIX=$pfx wine "$WINE_BIN/$exe" "${3:-0}" >"$out" 2>&1 &
+	KW_PID=$!
+	KT_PIDS="$KT_PIDS $KW_PID"
+	n=$((KW_READY_TIMEOUT * 20))
+	until grep -q '^ready' "$out" 2>/dev/null; do
+		kt_is_running "$KW_PID" || kt_fail "wine $exe exited before it ran: $(kt_tail "$out" 2)"
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || kt_fail "wine $exe not running after ${KW_READY_TIMEOUT}s"
+		sleep 0.05
+	done
+}
+
+# kw_server_dir PID: the wineserver directory PID maps (as it names it).
+kw_server_dir()
+{
+	sed -n 's|.* \(/.*/server-[0-9a-f]*-[0-9a-f]*\)/.*|\1|p' "/proc/$1/maps" 2>/dev/null | head -n 1
+}
+
+# kw_session_pids PID: every process mapping the same server directory as
+# PID (by device and inode, as the recorder does), PID included.
+kw_session_pids()
+{
+	local dir id p d
+	dir=$(kw_server_dir "$1")
+	[ -n "$dir" ] || return 1
+	id=$(stat -L -c '%d:%i' "/proc/$1/root$dir") || return 1
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		d=$(kw_server_dir "$p")
+		[ -n "$d" ] && [ "$(stat -L -c '%d:%i' "/proc/$p/root$d" 2>/dev/null)" = "$id" ] &&
+			echo "$p"
+	done
+}
+
+KW_PY="python3 $KW_DIR/check.py"
+# kw_check CHECK ARGS...: a tests/wine/check.py check; its failure is ours.
+kw_check()
+{
+	$KW_PY "$@" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+	kt_note "$(kt_tail "$T/check.out")"
+}
