@@ -16,6 +16,10 @@ packages=(
 	# initramfs; the kernels come from apt-get download (debian-archive-keyring
 	# signs bullseye's suite too)
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
+	# Wine and Vulkan layers (uprobes): Debian's Wine 8 and a mingw compiler
+	# for the Windows test program; Mesa's lavapipe (a CPU Vulkan driver)
+	# and the loader's headers for katra-vkresolve and the Vulkan test
+	wine wine64 gcc-mingw-w64-x86-64 mesa-vulkan-drivers libvulkan-dev
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf strace)

@@ -615,6 +615,11 @@ bool katra_probes_is_attached(const struct katra_probes *p, const char *name)
 	return false;
 }
 
+struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name)
+{
+	return p && p->skel ? bpf_object__find_program_by_name(p->skel->obj, name) : NULL;
+}
+
 void katra_probes_destroy(struct katra_probes *p)
 {
 	long page = sysconf(_SC_PAGESIZE);
