@@ -136,6 +136,9 @@ def check_vulkan_submit(trace_path, truth_path):
     t = Trace(trace_path)
     with open(truth_path) as f:
         w = json.loads(f.read().strip().splitlines()[-1])
+    notes = t.header["notes"]
+    expect(any(n.startswith("layer vulkan: ") and "libvulkan.so" not in n for n in notes),
+           "no 'layer vulkan: N uprobes on DRIVER' note (the driver's entry points): %s" % notes)
     evs = t.process(w["pid"])
     expect(evs, "no events of process %d" % w["pid"])
     subs, waits = [], []
