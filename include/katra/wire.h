@@ -318,32 +318,33 @@ struct katra_cpu_slot {
  * returned (a longjmp, the thread died inside it) is followed by the next
  * ENTER of that thread and layer, or by nothing: user space closes it.
  *
- * a[] per call (ENTER / EXIT; "-" = 0):
+ * a[] per call, at the ENTER; the EXIT repeats them, with the out-parameters
+ * it reads at the return in the places named after "EXIT:":
  *   NT_READ_FILE, NT_WRITE_FILE   handle, length, *offset (A2_VALID), event
- *                                 / handle, IO_STATUS_BLOCK.Information, -, -
- *   NT_CREATE_FILE                -, access, create disposition, options
- *                                 / *FileHandle (the new handle), -, -, -
+ *                                 EXIT: a1 = IO_STATUS_BLOCK.Information (A1_VALID)
+ *   NT_CREATE_FILE                0, access, create disposition, options
+ *                                 EXIT: a0 = *FileHandle (the new handle)
  *   NT_WAIT_SINGLE                handle, 1, *timeout (A2_VALID), alertable
  *   NT_WAIT_MULTIPLE              handles[0], count, *timeout (A2_VALID),
- *                                 alertable | wait_any << 1  / -
- *   NT_DELAY_EXECUTION            -, alertable, *timeout (A2_VALID), - / -
+ *                                 alertable | wait_any << 1
+ *   NT_DELAY_EXECUTION            0, alertable, *timeout (A2_VALID), 0
  *     timeouts are the raw LARGE_INTEGER (100 ns units; < 0 relative,
  *     >= 0 absolute since 1601); no A2_VALID: a NULL timeout (infinite)
- *   NT_MAP_VIEW_OF_SECTION        section, *size, *offset (A2_VALID), process
- *                                 / section, *size, *offset (A2_VALID), *base
+ *   NT_MAP_VIEW_OF_SECTION        section, *size, *offset (A2_VALID), *base
+ *                                 EXIT: a1 = *size, a3 = *base
  *   NT_ALLOCATE_VIRTUAL_MEMORY    process, *size, *base, type | protect << 32
- *                                 / process, *size, -, *base
- *   NT_CREATE_USER_PROCESS        -, process flags, thread flags, -
- *                                 / *process handle, *thread handle, -, -
- *   WINE_SERVER_CALL              request number, -, -, - / request number
- *   WINE_UNIX_CALL                unixlib handle, function index, args, -
- *                                 / handle, function index
- *   VK_QUEUE_SUBMIT, _SUBMIT2     queue, submitCount, fence, - / queue, count
- *   VK_QUEUE_PRESENT              queue, swapchainCount, -, - / queue, count
+ *                                 EXIT: a1 = *size, a2 = *base
+ *   NT_CREATE_USER_PROCESS        0, process flags, thread flags, 0
+ *                                 EXIT: a0 = *process handle, a1 = *thread handle
+ *   WINE_SERVER_CALL              request number, 0, 0, 0
+ *   WINE_UNIX_CALL                unixlib handle, function index, args, 0
+ *                                 EXIT: a2 = 0
+ *   VK_QUEUE_SUBMIT, _SUBMIT2     queue, submitCount, fence, 0
+ *   VK_QUEUE_PRESENT              queue, swapchainCount, 0, 0
  *   VK_WAIT_FOR_FENCES            device, fenceCount, timeout (ns), waitAll
- *   VK_WAIT_SEMAPHORES            device, semaphoreCount, timeout (ns), -
- *   VK_ACQUIRE_NEXT_IMAGE         device, swapchain, timeout (ns), -
- *                                 / device, *pImageIndex (A1_VALID)
+ *   VK_WAIT_SEMAPHORES            device, semaphoreCount, timeout (ns), 0
+ *   VK_ACQUIRE_NEXT_IMAGE         device, swapchain, timeout (ns), 0
+ *                                 EXIT: a1 = *pImageIndex (A1_VALID)
  * ret (EXIT): NTSTATUS (NT calls, wine_server_call, unix calls) or VkResult,
  * as the function's 32-bit return value sign-extended. */
 enum katra_ucall {
