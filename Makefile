@@ -43,7 +43,7 @@ WORKLOADS += $(B)/workloads/i386prog
 demo: all
 	tools/demo.sh
 
-.PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test test-vm bench clean
+.PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test test-vm bench bench-uprobes clean
 all: $(BINS) $(WORKLOADS)
 
 # ---- generated schema hash (never drifts from format/schema.txt) ----
@@ -195,6 +195,10 @@ test-vm: all $(B)/vm/katra-vmcheck
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)
+	bench/uprobes.sh
+# the cost per NT call and per Vulkan submit alone (bench/uprobes.sh)
+bench-uprobes: all
+	bench/uprobes.sh $(UPROBE_BENCH_RUNS)
 
 clean:
 	rm -rf $(B) format/rust/target

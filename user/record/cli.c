@@ -9,7 +9,8 @@
 static const char usage_text[] =
 	"usage: katra-record [-p PID]... [-o FILE] [-d SECONDS] [--no-follow]\n"
 	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
-	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v]\n"
+	"                    [--summary-json FILE] [--ready-file FILE] [--no-uprobes]\n"
+	"                    [--force] [-v]\n"
 	"                    [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records what a process tree does in the kernel (syscalls, scheduling, page\n"
@@ -27,6 +28,8 @@ static const char usage_text[] =
 	"                           the possible CPUs, 1M to 32M each)\n"
 	"      --paths            record file paths of openat/openat2/execve (off:\n"
 	"                         files are identified by a hash of device and inode)\n"
+	"      --no-uprobes       no uprobes on Wine's ntdll.so or the Vulkan driver\n"
+	"                         (no WindowsFacing, WineProton or Vulkan events)\n"
 	"      --epoch-fifo PATH  create/read a FIFO; each line written is an epoch mark\n"
 	"      --summary-json F   write the capture summary as JSON to F\n"
 	"      --ready-file F     create F once the capture is live\n"
@@ -102,7 +105,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP };
+	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_NO_UPROBES };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -119,6 +122,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "user", required_argument, NULL, 'u' },
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
+		{ "no-uprobes", no_argument, NULL, OPT_NO_UPROBES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -199,6 +203,9 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		}
 		case OPT_RAW_TP:
 			o->force_raw_tp = true;
+			break;
+		case OPT_NO_UPROBES:
+			o->no_uprobes = true;
 			break;
 		case 'h':
 			fputs(usage_text, out);

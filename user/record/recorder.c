@@ -564,7 +564,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 	}
 	{
-		struct katra_uprobes_opts uo = { .wine = true, .vulkan = true, .quiet = o->quiet };
+		struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
+						 .quiet = o->quiet };
 		rc = katra_uprobes_new(r->probes, &uo, &r->up);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot set up uprobes: %s\n", strerror(-rc));

@@ -34,6 +34,7 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
+	bool no_uprobes;           /* --no-uprobes: no Wine / Vulkan layers */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 };

@@ -837,6 +837,8 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 			vk += f->nprobes ? 1 : 0;
 		}
 	}
+	if (!u->o.wine && !u->o.vulkan && n < cap)
+		snprintf(out[n++], KATRA_NOTE_MAX, "layers wine and vulkan off: --no-uprobes");
 	if (u->o.wine && !nt && n < cap)
 		snprintf(out[n++], KATRA_NOTE_MAX, "layer wine off: no traced process maps Wine's "
 			 "ntdll.so at start (probed when one does)");
