@@ -3,9 +3,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,16 +401,24 @@ static size_t vk_environ(uint32_t pid, char **envp, size_t cap)
 	return n;
 }
 
-/* Runs the helper: lines "FUNCTION PATH VADDR" (hex vaddr within PATH). */
+/* Runs the helper: lines "entry FUNCTION VADDR PATH".  It loads the drivers
+ * the traced process's environment names, so it runs as that process's
+ * owner, never as root for someone else (VK_ICD_FILENAMES could name any
+ * library); its output is capped. */
+#define VKRESOLVE_MAX_OUT (1u << 20)
 static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size_t *outlen)
 {
-	char *envp[16], *argv[] = { u->vkresolve, NULL };
+	char *envp[16], *argv[] = { u->vkresolve, NULL }, proc[64];
 	int pfd[2], st;
 	pid_t child;
 	size_t n, cap = 4096, len = 0;
+	struct stat owner;
 	char *buf;
 
 	if (access(u->vkresolve, X_OK))
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/%u", pid);
+	if (stat(proc, &owner))
 		return -errno;
 	n = vk_environ(pid, envp, 15);
 	buf = malloc(cap);
@@ -424,6 +434,9 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
 			dup2(devnull, 2);
+		if (owner.st_uid != 0 && (setgroups(0, NULL) || setgid(owner.st_gid) ||
+					  setuid(owner.st_uid)))
+			_exit(126);
 		execve(argv[0], argv, envp);
 		_exit(127);
 	}
@@ -436,6 +449,10 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 		return -EAGAIN;
 	}
 	for (;;) {
+		if (len + 1024 > cap && cap >= VKRESOLVE_MAX_OUT) {
+			kill(child, SIGKILL); /* far more than any driver list */
+			break;
+		}
 		if (len + 1024 > cap) {
 			char *m = realloc(buf, cap * 2);
 			if (!m)
