@@ -123,6 +123,8 @@ bool katra_probes_is_attached(const struct katra_probes *p, const char *name);
  * elsewhere (uprobes.c), or NULL. */
 struct bpf_program;
 struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name);
+/* The fd of the loaded map NAME ("ucall_states", ...), or -ENOENT. */
+int katra_probes_map_fd(const struct katra_probes *p, const char *name);
 
 /* Detach and free everything; NULL is fine. */
 void katra_probes_destroy(struct katra_probes *p);

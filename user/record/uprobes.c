@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "uprobes.h"
@@ -51,6 +52,7 @@ struct katra_uprobes {
 	size_t npending;
 	bool pending_overflow;
 	bool vk_resolved;      /* the helper ran (whatever it found) */
+	uint64_t next_sweep;   /* CLOCK_MONOTONIC ns of the next sweep of ucall_states */
 	char vk_note[KATRA_NOTE_MAX];
 };
 
@@ -741,9 +743,45 @@ void katra_uprobes_note_mapping(struct katra_uprobes *u, uint32_t pid, uint64_t 
 		u->pending_overflow = true;
 }
 
+/* A thread that died inside a probed call (a process exiting while its
+ * threads wait, a thread killed) leaves its entry in ucall_states: entries of
+ * threads that no longer exist go, so the table does not fill up over a long
+ * capture.  (A reused tid is told apart in BPF by the thread's start time.) */
+static void sweep_states(struct katra_uprobes *u)
+{
+	int fd = katra_probes_map_fd(u->probes, "ucall_states");
+	uint64_t key, next, dead[256];
+	size_t ndead = 0;
+	char path[64];
+	struct stat st;
+	void *prev = NULL;
+
+	if (fd < 0 || !u->nfiles)
+		return;
+	while (ndead < 256 && !bpf_map_get_next_key(fd, prev, &next)) {
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)(next >> 2));
+		if (stat(path, &st) && errno == ENOENT)
+			dead[ndead++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < ndead; i++)
+		bpf_map_delete_elem(fd, &dead[i]);
+}
+
 void katra_uprobes_poll(struct katra_uprobes *u)
 {
-	if (!u || !u->npending)
+	struct timespec ts;
+
+	if (!u)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now >= u->next_sweep) {
+		sweep_states(u);
+		u->next_sweep = now + 1000000000ull;
+	}
+	if (!u->npending)
 		return;
 	for (size_t i = 0; i < u->npending; i++)
 		katra_uprobes_scan_pid(u, u->pending[i]);
