@@ -3,7 +3,7 @@
 tests/integration/ktrace.py (same trace reader and helpers).
 
 usage: uptrace.py CHECK ARGS...
-  wine-nt TRACE.jsonl NTIO.json PID DATA_DEV DATA_INO
+  wine-nt TRACE.jsonl NTIO.json PID|auto DATA_DEV DATA_INO
   vulkan-submit TRACE.jsonl VKSUBMIT.json
 """
 import json
@@ -38,7 +38,13 @@ def check_wine_nt(trace_path, truth_path, pid, dev, ino):
     t = Trace(trace_path)
     with open(truth_path) as f:
         w = json.loads(f.read().strip().splitlines()[-1])
-    pid, fid = int(pid), file_id(int(dev), int(ino))
+    fid = file_id(int(dev), int(ino))
+    if pid == "auto":  # -- wine ntio.exe: the command's process (wine keeps its pid)
+        named = {e["process_id"] for e in t.events if e["kind"] == "ProcessInfo"
+                 and e["payload"]["origin"] == "Command"}
+        expect(len(named) == 1, "%d processes of origin Command, expected 1" % len(named))
+        pid = named.pop()
+    pid = int(pid)
     notes = t.header["notes"]
     expect(any(n.startswith("layer wine: ") and "ntdll.so" in n for n in notes),
            "no 'layer wine: N uprobes on .../ntdll.so' note in the header: %s" % notes)
