@@ -101,6 +101,7 @@ $(B)/bpf/%.bpf.o: bpf/%.bpf.c
 $(B)/bpf/katra.linked.o: $(BPF_OBJS)
 	$(BPFTOOL) gen object $@ $^
 $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
+	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
