@@ -19,7 +19,7 @@ FORMAT_SRCS := $(wildcard user/format/*.c)
 REPLAY_SRCS := $(wildcard user/replay/*.c)
 RECORD_SRCS := $(wildcard user/record/*.c)
 # the recorder's core needs neither libbpf nor root: unit-tested directly
-RECORD_CORE_SRCS := $(filter-out user/record/probes.c user/record/recorder.c,$(RECORD_SRCS))
+RECORD_CORE_SRCS := $(filter-out user/record/probes.c user/record/recorder.c user/record/uprobes.c,$(RECORD_SRCS))
 SAMPLE_SRCS := tools/sample_records.c
 UNIT_SRCS   := $(wildcard tests/unit/*.c)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
@@ -44,7 +44,7 @@ WORKLOADS += $(B)/workloads/i386prog
 demo: all
 	tools/demo.sh
 
-.PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test test-vm bench clean
+.PHONY: vmlinux-h all demo test unit-test asan-test rust-test fuzz-smoke fuzz integration-test test-vm bench bench-uprobes clean
 .PHONY: install uninstall install-test
 all: $(BINS) $(WORKLOADS)
 
@@ -103,6 +103,7 @@ $(B)/bpf/%.bpf.o: bpf/%.bpf.c
 $(B)/bpf/katra.linked.o: $(BPF_OBJS)
 	$(BPFTOOL) gen object $@ $^
 $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
+	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
@@ -124,6 +125,33 @@ $(B)/workloads/i386prog: tests/workloads/i386/prog.S
 	else \
 		rm -f $@; echo "warning: cannot build the i386 test program ($(CC) -m32, ld -m elf_i386): t_i386 will skip" >&2; \
 	fi
+
+# ---- uprobe layers (Wine, Vulkan): the Vulkan resolver the recorder runs,
+# a Windows test program (mingw) and a Vulkan one.  A missing toolchain or
+# library leaves them out (a warning; their tests skip, and the recorder
+# falls back to the Vulkan loader's exports) rather than failing the build.
+MINGW_CC ?= x86_64-w64-mingw32-gcc
+UPROBE_BINS := $(B)/uprobe/ntio.exe $(B)/katra-vkresolve $(B)/uprobe/vksubmit
+all: $(UPROBE_BINS)
+$(B)/uprobe/ntio.exe: tests/uprobe/ntio.c
+	@mkdir -p $(@D)
+	@if command -v $(MINGW_CC) >/dev/null 2>&1; then \
+		$(MINGW_CC) -O2 -Wall -Wextra -Werror -D__USE_MINGW_ANSI_STDIO=1 -o $@ $< -lws2_32 && echo "  built $@"; \
+	else \
+		rm -f $@; echo "warning: no $(MINGW_CC): the Wine uprobe tests will skip" >&2; \
+	fi
+HAVE_VULKAN := $(shell pkg-config --exists vulkan 2>/dev/null && echo 1)
+ifeq ($(HAVE_VULKAN),1)
+$(B)/katra-vkresolve: tools/katra-vkresolve.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $$(pkg-config --libs vulkan) -ldl
+$(B)/uprobe/vksubmit: tests/uprobe/vksubmit.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $$(pkg-config --libs vulkan)
+else
+$(B)/katra-vkresolve $(B)/uprobe/vksubmit:
+	@echo "warning: no Vulkan development files (libvulkan-dev): $@ not built" >&2
+endif
 
 # ---- tests ----
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
@@ -191,6 +219,11 @@ $(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
 bench: all
 	bench/run.sh $(BENCH_ARGS)
 	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
+	bench/uprobes.sh
+# the cost per NT call and per Vulkan submit alone (bench/uprobes.sh)
+bench-uprobes: all
+	bench/uprobes.sh $(UPROBE_BENCH_RUNS)
+
 
 # speedscope, the viewer the export test opens in headless Chromium
 # (tests/integration/t_export_viewer.sh): its npm package, pinned, served

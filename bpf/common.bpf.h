@@ -89,7 +89,8 @@ _Static_assert(SLOT_WORDS == 16, "one slot is two cache lines");
 #define KTABLE_SYSCALLS 0 /* `flushed` */
 #define KTABLE_FAULTS   1 /* `fault_starts` */
 #define KTABLE_URING    2 /* `uring_ctxs` */
-#define KTABLE_COUNT    4
+#define KTABLE_UCALLS   4 /* `ucall_states` (bpf/ucall.bpf.h) */
+#define KTABLE_COUNT    8
 extern __u64 ktable_drops[KTABLE_COUNT];
 
 /* Updates a map whose failure would lose something: counted, never silent. */

@@ -25,6 +25,11 @@
 #define NR_pwritev         296
 #define NR_clone3          435
 #define NR_openat2         437
+/* The trampolines of uretprobes (Linux 6.11) and optimized uprobes (6.17)
+ * enter the kernel through these: katra's own Wine and Vulkan probes (or
+ * another tracer's), not the program's work.  Not recorded. */
+#define NR_uretprobe       335
+#define NR_uprobe          336
 
 #define MAP_ANONYMOUS_ 0x20
 
@@ -197,6 +202,8 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 
 	if (!katra_tracked(pid_tgid >> 32) || !selected(id))
 		return 0;
+	if ((id == NR_uretprobe || id == NR_uprobe) && !in_compat_syscall())
+		return 0;
 	cpu = katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
@@ -278,6 +285,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	mine = (p->state & KATRA_SLOT_ACTIVE) && p->tid == tid;
 	if (mine)
 		nr = p->nr;
+	else if ((nr == NR_uretprobe || nr == NR_uprobe) && !in_compat_syscall())
+		goto out; /* a uprobe trampoline's: its enter was not recorded either */
 	if (mine && !p->sc_flags && nr < KATRA_NR_LIMIT &&
 	    !(decoded_nrs[katra_bound(nr >> 6, 7)] & (1ull << (nr & 63)))) {
 		struct katra_ev_syscall_short *s = katra_reserve(&rb, cpu, sizeof(*s), 2);

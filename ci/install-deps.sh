@@ -23,6 +23,10 @@ packages=(
 	librust-flate2-dev              # Rust compat of compressed traces (format/rust/gzip)
 	chromium                        # headless check of katra-replay report --html
 	man-db                          # man -l checks of man/*.1, man/*.8
+	# Wine and Vulkan layers (uprobes): Debian's Wine 8 and a mingw compiler
+	# for the Windows test program; Mesa's lavapipe (a CPU Vulkan driver)
+	# and the loader's headers for katra-vkresolve and the Vulkan test
+	wine wine64 gcc-mingw-w64-x86-64 mesa-vulkan-drivers libvulkan-dev
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf python3-matplotlib)

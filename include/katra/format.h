@@ -177,6 +177,7 @@ enum katra_kernel_table {
 	KATRA_KTABLE_FAULTS,       /* page faults in flight */
 	KATRA_KTABLE_URING,        /* io_uring contexts of traced processes */
 	KATRA_KTABLE_EXITING,      /* processes whose last threads are exiting */
+	KATRA_KTABLE_UCALLS,       /* uprobed calls (Wine, Vulkan) in flight */
 	KATRA_KTABLE_COUNT
 };
 

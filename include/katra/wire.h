@@ -45,7 +45,8 @@ enum katra_wire_type {
 	KATRA_EV_URING_SUBMIT = 10, /* struct katra_ev_uring_submit */
 	KATRA_EV_URING_COMPLETE = 11, /* struct katra_ev_uring_complete */
 	KATRA_EV_SYSCALL_SHORT = 12, /* struct katra_ev_syscall_short */
-	KATRA_EV_TYPE_COUNT = 13,   /* one past the last type: size tables */
+	KATRA_EV_UCALL = 13,        /* struct katra_ev_ucall (uprobes: Wine, Vulkan) */
+	KATRA_EV_TYPE_COUNT = 14,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -310,6 +311,96 @@ struct katra_cpu_slot {
 			   * records may still sort at this time */
 };
 
+/* ---- calls into user-space libraries, by uprobes (bpf/wine.bpf.c,
+ * bpf/vulkan.bpf.c): Wine's Unix-side ntdll.so (the NT calls the Windows
+ * program made, wine_server_call, the Win->Unix call dispatcher) and the
+ * Vulkan driver's entry points.
+ *
+ * Each call is TWO records, both written where they happen, so both are in
+ * time order in their ring: ENTER at the function's entry (head.ts = entry
+ * time) and EXIT at its return (head.ts = return time, ret valid).  Calls are
+ * grouped in layers (KATRA_UC_LAYER_*); per thread and layer only the
+ * OUTERMOST call is written (Wine's NtWaitForSingleObject calls
+ * NtWaitForMultipleObjects: one NtWait), so ENTER and EXIT of a thread and
+ * layer alternate and match on (tid, layer).  An ENTER whose call never
+ * returned (a longjmp, the thread died inside it) is followed by the next
+ * ENTER of that thread and layer, or by nothing: user space closes it.
+ *
+ * a[] per call, at the ENTER; the EXIT repeats them, with the out-parameters
+ * it reads at the return in the places named after "EXIT:":
+ *   NT_READ_FILE, NT_WRITE_FILE   handle, length, *offset (A2_VALID), event
+ *                                 EXIT: a1 = IO_STATUS_BLOCK.Information (A1_VALID)
+ *   NT_CREATE_FILE                0, access, create disposition, options
+ *                                 EXIT: a0 = *FileHandle (the new handle)
+ *   NT_WAIT_SINGLE                handle, 1, *timeout (A2_VALID), alertable
+ *   NT_WAIT_MULTIPLE              handles[0], count, *timeout (A2_VALID),
+ *                                 alertable | wait_any << 1
+ *   NT_DELAY_EXECUTION            0, alertable, *timeout (A2_VALID), 0
+ *     timeouts are the raw LARGE_INTEGER (100 ns units; < 0 relative,
+ *     >= 0 absolute since 1601); no A2_VALID: a NULL timeout (infinite)
+ *   NT_MAP_VIEW_OF_SECTION        section, *size, *offset (A2_VALID), *base
+ *                                 EXIT: a1 = *size, a3 = *base
+ *   NT_ALLOCATE_VIRTUAL_MEMORY    process, *size, *base, type | protect << 32
+ *                                 EXIT: a1 = *size, a2 = *base
+ *   NT_CREATE_USER_PROCESS        0, process flags, thread flags, 0
+ *                                 EXIT: a0 = *process handle, a1 = *thread handle
+ *   WINE_SERVER_CALL              request number, 0, 0, 0
+ *   WINE_UNIX_CALL                unixlib handle, function index, args, 0
+ *                                 EXIT: a2 = 0
+ *   VK_QUEUE_SUBMIT, _SUBMIT2     queue, submitCount, fence, 0
+ *   VK_QUEUE_PRESENT              queue, swapchainCount, 0, 0
+ *   VK_WAIT_FOR_FENCES            device, fenceCount, timeout (ns), waitAll
+ *   VK_WAIT_SEMAPHORES            device, semaphoreCount, timeout (ns), 0
+ *   VK_ACQUIRE_NEXT_IMAGE         device, swapchain, timeout (ns), 0
+ *                                 EXIT: a1 = *pImageIndex (A1_VALID)
+ * ret (EXIT): NTSTATUS (NT calls, wine_server_call, unix calls) or VkResult,
+ * as the function's 32-bit return value sign-extended. */
+enum katra_ucall {
+	KATRA_UC_NT_READ_FILE = 1,
+	KATRA_UC_NT_WRITE_FILE = 2,
+	KATRA_UC_NT_CREATE_FILE = 3,
+	KATRA_UC_NT_WAIT_SINGLE = 4,
+	KATRA_UC_NT_WAIT_MULTIPLE = 5,
+	KATRA_UC_NT_DELAY_EXECUTION = 6,
+	KATRA_UC_NT_MAP_VIEW_OF_SECTION = 7,
+	KATRA_UC_NT_ALLOCATE_VIRTUAL_MEMORY = 8,
+	KATRA_UC_NT_CREATE_USER_PROCESS = 9,
+	KATRA_UC_WINE_SERVER_CALL = 10,
+	KATRA_UC_WINE_UNIX_CALL = 11,
+	KATRA_UC_VK_QUEUE_SUBMIT = 12,
+	KATRA_UC_VK_QUEUE_SUBMIT2 = 13,
+	KATRA_UC_VK_QUEUE_PRESENT = 14,
+	KATRA_UC_VK_WAIT_FOR_FENCES = 15,
+	KATRA_UC_VK_WAIT_SEMAPHORES = 16,
+	KATRA_UC_VK_ACQUIRE_NEXT_IMAGE = 17,
+	KATRA_UC_COUNT = 18,
+};
+
+/* Layers: at most one open call per thread and layer. */
+#define KATRA_UC_LAYER_NT     0 /* NT calls (WindowsFacing) */
+#define KATRA_UC_LAYER_SERVER 1 /* wine_server_call (WineProton) */
+#define KATRA_UC_LAYER_UNIX   2 /* Win->Unix calls (WineProton) */
+#define KATRA_UC_LAYER_VULKAN 3 /* Vulkan driver entry points */
+#define KATRA_UC_LAYERS       4
+#define KATRA_UC_LAYER_OF(call)                                                        \
+	((call) <= KATRA_UC_NT_CREATE_USER_PROCESS ? KATRA_UC_LAYER_NT                 \
+	 : (call) == KATRA_UC_WINE_SERVER_CALL     ? KATRA_UC_LAYER_SERVER             \
+	 : (call) == KATRA_UC_WINE_UNIX_CALL       ? KATRA_UC_LAYER_UNIX               \
+						   : KATRA_UC_LAYER_VULKAN)
+
+#define KATRA_UC_ENTER    (1u << 0)
+#define KATRA_UC_EXIT     (1u << 1)
+#define KATRA_UC_A2_VALID (1u << 2) /* a[2] was read (offset / timeout present) */
+#define KATRA_UC_A1_VALID (1u << 3) /* a[1] was read (an out-parameter) */
+
+struct katra_ev_ucall {
+	struct katra_wire_head head; /* ts: entry time (ENTER) or return time (EXIT) */
+	__u32 call;  /* enum katra_ucall */
+	__u32 flags; /* KATRA_UC_* */
+	__u64 a[4];  /* see above */
+	__s64 ret;   /* EXIT: the return value */
+};
+
 /* Size of each record type, indexed by type (0 = invalid). */
 #define KATRA_WIRE_SIZES                                                                      \
 	{                                                                                     \
@@ -319,6 +410,7 @@ struct katra_cpu_slot {
 		sizeof(struct katra_ev_exit), sizeof(struct katra_ev_page_fault),             \
 		sizeof(struct katra_ev_uring_create), sizeof(struct katra_ev_uring_submit),   \
 		sizeof(struct katra_ev_uring_complete), sizeof(struct katra_ev_syscall_short), \
+		sizeof(struct katra_ev_ucall),                                                \
 	}
 
 /* Both sides compile these: a layout change cannot go unnoticed. */
@@ -337,6 +429,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_page_fault) == 64, "page fault record")
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_create) == 48, "uring create record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Wine sessions and the options that steer them: --session on a Linux process
 # fails loudly (exit 1, no trace); --no-session on a Wine program traces its
 # process tree only (not wineserver, not the other programs of its session);

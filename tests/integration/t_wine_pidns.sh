@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # A Wine program in its own PID namespace (as a game in the Steam Runtime's
 # bubblewrap container is) is found by its host PID: `unshare --pid` runs
 # second.exe (its own PID there: 1) in the session of first.exe (host);

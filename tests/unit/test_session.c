@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Wine session discovery (user/record/session.c) against a fake /proc tree in
  * a temporary directory: maps lines, the server directory matched by device
  * and inode (not by its path text), command lines -> Windows image names,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Checks of the Wine session tests (tests/integration/t_wine_*.sh) on a trace's
 `katra-replay dump --jsonl` output (stdlib only).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Helpers for the Wine integration tests (tests/integration/t_wine_*.sh),
 # sourced after tests/integration/lib.sh.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Creates (once) the Wine prefixes the t_wine_* tests share and prints them,
 # one per line:
 #   A  $KATRA_WINEPREFIX (default build/wineprefix): a new prefix (wineboot

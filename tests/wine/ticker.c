@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A small Windows console program for the Wine session tests: it prints
  * "ready", then waits on an event with a 20 ms timeout in a loop (each wait
  * is a wineserver call, so both this process and wineserver keep making

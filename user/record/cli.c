@@ -11,13 +11,14 @@
 static const char usage_text[] =
 	"usage: katra-record [-p PID]... [-o FILE] [-z] [-d SECONDS] [--no-follow]\n"
 	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
-	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v] [-q]\n"
+	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v] [-q] [--no-uprobes]\n"
 	"                    [-e CLASSES] [-u USER] [--max-loss PCT]\n"
 	"                    [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records what a process tree does in the kernel (syscalls, scheduling, page\n"
-	"faults, io_uring, process lifecycle) into a Katra v1 trace. Needs root, or\n"
-	"CAP_BPF + CAP_PERFMON.\n"
+	"faults, io_uring, process lifecycle) into a Katra v1 trace; under Wine also\n"
+	"its NT calls, wineserver and Win->Unix calls, and the Vulkan driver's\n"
+	"submits and waits (uprobes). Needs root, or CAP_BPF + CAP_PERFMON.\n"
 	"\n"
 	"  -p, --pid PID          trace this process and its descendants (repeatable)\n"
 	"  -- COMMAND ARGS...     start COMMAND traced from its first instruction; exit\n"
@@ -35,6 +36,8 @@ static const char usage_text[] =
 	"                           the possible CPUs, 1M to 32M each)\n"
 	"      --paths            record file paths of openat/openat2/execve (off:\n"
 	"                         files are identified by a hash of device and inode)\n"
+	"      --no-uprobes       no uprobes on Wine's ntdll.so or the Vulkan driver\n"
+	"                         (no WindowsFacing, WineProton or Vulkan events)\n"
 	"      --epoch-fifo PATH  create/read a FIFO; each line written is an epoch mark\n"
 	"      --summary-json F   write the capture summary as JSON to F\n"
 	"      --ready-file F     create F once the capture is live\n"
@@ -120,7 +123,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES };
+	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES, OPT_NO_UPROBES };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -142,6 +145,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
 		{ "small-tables", required_argument, NULL, OPT_SMALL_TABLES },
+		{ "no-uprobes", no_argument, NULL, OPT_NO_UPROBES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -256,6 +260,9 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 			o->small_tables = (uint32_t)strtoul(optarg, NULL, 10);
 			if (o->small_tables < 1 || o->small_tables > 65536)
 				return usage_error(err, "invalid --small-tables '%s'", optarg);
+			break;
+		case OPT_NO_UPROBES:
+			o->no_uprobes = true;
 			break;
 		case 'h':
 			fputs(usage_text, out);

@@ -261,6 +261,8 @@ int emit_pending(struct emitter *e, const struct pending *p)
 	case PEND_URING_SUBMIT:
 	case PEND_URING_COMPLETE:
 		return emit_uring(e, p);
+	case PEND_UCALL:
+		return emit_ucall(e, p);
 	}
 	return -EINVAL;
 }
@@ -319,6 +321,8 @@ int emit_close_open_spans(struct emitter *e, uint64_t key)
 			rc = emit_end_span(e, th, &h, KATRA_KIND_OFF_CPU, th->off_span, th->off_seq,
 					   key, NULL, KATRA_CONFIDENCE_INFERRED);
 		}
+		if (!rc)
+			rc = emit_ucall_close_all(e, th, tid, key);
 	}
 	return rc;
 }

@@ -38,6 +38,11 @@ struct thread_state {
 	uint32_t tgid;
 	uint32_t flags;
 	uint32_t sc_kind;
+	/* uprobed calls (emit_wine.c): the open one of each layer, a bit per
+	 * layer in uc_open */
+	uint64_t uc_span[KATRA_UC_LAYERS], uc_seq[KATRA_UC_LAYERS];
+	uint32_t uc_call[KATRA_UC_LAYERS];
+	uint32_t uc_open;
 };
 
 struct proc_state {
@@ -95,5 +100,13 @@ int emit_exec(struct emitter *e, const struct pending *p);
 int emit_exit(struct emitter *e, const struct pending *p);
 int emit_page_fault(struct emitter *e, const struct pending *p);
 int emit_uring(struct emitter *e, const struct pending *p);
+/* Wine and Vulkan calls (uprobes): emit_wine.c */
+int emit_ucall(struct emitter *e, const struct pending *p);
+/* Closes the thread's open calls with inferred Ends (its exit, its exec, the
+ * end of the capture). */
+int emit_ucall_close_all(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+/* The seq of the innermost call open on the thread (what a syscall made
+ * inside it cites), or UINT64_MAX. */
+uint64_t emit_ucall_cause(const struct thread_state *th);
 
 #endif

@@ -46,7 +46,7 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 	const struct katra_ev_syscall *sc = &p->u.sc;
 	struct thread_state *th = emit_thread(e, sc->head.tid, sc->head.tgid);
 	struct katra_event ev;
-	uint64_t causes[1];
+	uint64_t causes[2], ucall;
 	unsigned n = 0;
 	int rc;
 
@@ -63,6 +63,9 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 	emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, katra_syscall_kind_of(sc),
 		  th ? KATRA_PHASE_BEGIN : KATRA_PHASE_INSTANT);
 	emit_note_tracked(e, th, causes, &n);
+	/* made inside a Wine or Vulkan call: that call caused it */
+	if (th && th->uc_open && (ucall = emit_ucall_cause(th)) != UINT64_MAX)
+		causes[n++] = ucall;
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	katra_syscall_payload_of(sc, &ev.payload);
 	attach_path(e, sc, &ev.payload);

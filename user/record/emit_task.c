@@ -147,6 +147,8 @@ static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, ui
 		rc = emit_running(e, leader, x->head.tid, key);
 		if (!rc && (leader->flags & TH_SYSCALL_OPEN))
 			rc = emit_close_syscall(e, leader, x->head.tid, key);
+		if (!rc && leader->uc_open)
+			rc = emit_ucall_close_all(e, leader, x->head.tid, key);
 		emit_forget_thread(e, x->head.tid);
 	}
 	if (rc || !old)
@@ -155,6 +157,8 @@ static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, ui
 		rc = emit_close_syscall(e, old, x->old_tid, key);
 		old->flags |= TH_EXEC_ENDED;
 	}
+	if (!rc && old->uc_open) /* a span cannot move between thread ids */
+		rc = emit_ucall_close_all(e, old, x->old_tid, key);
 	moved = *old;
 	emit_forget_thread(e, x->old_tid);
 	struct thread_state *th = ktable_upsert(&e->threads, x->head.tid, &created);
@@ -182,6 +186,9 @@ int emit_exec(struct emitter *e, const struct pending *p)
 	th = emit_thread(e, x->head.tid, x->head.tgid);
 	if (emit_late(e, th, x->head.tid, p->key, 1))
 		return 0;
+	/* the old image's calls end with it */
+	if (th && th->uc_open && (rc = emit_ucall_close_all(e, th, x->head.tid, p->key)))
+		return rc;
 	emit_base(&ev, &x->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXEC, KATRA_PHASE_INSTANT);
 	emit_note_tracked(e, th, causes, &n);
 	struct proc_state *ps = ktable_upsert(&e->procs, x->head.tgid, &created);
@@ -235,6 +242,8 @@ int emit_exit(struct emitter *e, const struct pending *p)
 	/* exit/exit_group never return: their Begin is closed here */
 	if (!rc && th && (th->flags & TH_SYSCALL_OPEN))
 		rc = emit_close_syscall(e, th, x->head.tid, p->key);
+	if (!rc && th && th->uc_open)
+		rc = emit_ucall_close_all(e, th, x->head.tid, p->key);
 	if (rc)
 		return rc;
 	/* without the tracepoint's own group_dead two threads exiting at once can

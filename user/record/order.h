@@ -32,6 +32,7 @@ enum pend_kind {
 	PEND_URING_CREATE,
 	PEND_URING_SUBMIT,
 	PEND_URING_COMPLETE,
+	PEND_UCALL,           /* u.ucl, a uprobed call's ENTER or EXIT (emit_wine.c) */
 };
 
 struct pending {
@@ -50,6 +51,7 @@ struct pending {
 		struct katra_ev_uring_create uc;
 		struct katra_ev_uring_submit us;
 		struct katra_ev_uring_complete ucp;
+		struct katra_ev_ucall ucl;
 	} u;
 };
 

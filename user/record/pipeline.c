@@ -188,6 +188,11 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	switch (h->type) {
 	case KATRA_EV_SYSCALL: {
 		const struct katra_ev_syscall *sc = data;
+		/* at its return (combined, or the exit of a flushed one): mapped */
+		if (r->on_exec_map && sc->nr == 9 /* mmap */ && (sc->flags & KATRA_SC_EXIT) &&
+		    !(sc->flags & (KATRA_SC_NO_ENTER | KATRA_SC_I386)) &&
+		    (sc->flags & KATRA_SC_FILE) && sc->ret >= 0 && (sc->args[2] & 4 /* PROT_EXEC */))
+			r->on_exec_map(r->map_ctx, h->tgid, sc->dev, sc->ino);
 		if (sc->flags & KATRA_SC_NO_ENTER) {
 			push(r, ring, PEND_SYSCALL_ORPHAN, h->ts, sc, sizeof(*sc));
 			break;
@@ -251,6 +256,10 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	case KATRA_EV_URING_COMPLETE:
 		push(r, ring, PEND_URING_COMPLETE, h->ts, data,
 		     sizeof(struct katra_ev_uring_complete));
+		break;
+	case KATRA_EV_UCALL:
+		/* ENTER and EXIT are each written when they happen: key = head.ts */
+		push(r, ring, PEND_UCALL, h->ts, data, sizeof(struct katra_ev_ucall));
 		break;
 	}
 	return 0;

@@ -44,6 +44,10 @@ struct pipeline {
 	uint64_t bad_records;
 	uint64_t forced;        /* items written before the watermark passed them */
 	uint64_t loss_reported[KATRA_DROP_SOURCE_COUNT]; /* evictions already in Drop events */
+	/* a traced process mapped a file executable (mmap with PROT_EXEC and a
+	 * file identity): the recorder looks for libraries to probe (uprobes.c) */
+	void (*on_exec_map)(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino);
+	void *map_ctx;
 };
 
 struct pipeline_config {

@@ -781,6 +781,18 @@ bool katra_probes_is_attached(const struct katra_probes *p, const char *name)
 	return false;
 }
 
+struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name)
+{
+	return p && p->skel ? bpf_object__find_program_by_name(p->skel->obj, name) : NULL;
+}
+
+int katra_probes_map_fd(const struct katra_probes *p, const char *name)
+{
+	struct bpf_map *m = p && p->skel ? bpf_object__find_map_by_name(p->skel->obj, name) : NULL;
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
 void katra_probes_destroy(struct katra_probes *p)
 {
 	long page = sysconf(_SC_PAGESIZE);

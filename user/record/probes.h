@@ -132,6 +132,13 @@ int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
 void katra_probes_detach(struct katra_probes *p);
 /* Whether probe `name` ("sched_switch", ...) is attached. */
 bool katra_probes_is_attached(const struct katra_probes *p, const char *name);
+/* The loaded program NAME ("up_NtReadFile", ...) for attachments made
+ * elsewhere (uprobes.c), or NULL. */
+struct bpf_program;
+struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name);
+/* The fd of the loaded map NAME ("ucall_states", ...), or -ENOENT. */
+int katra_probes_map_fd(const struct katra_probes *p, const char *name);
+
 /* Detach and free everything; NULL is fine. */
 void katra_probes_destroy(struct katra_probes *p);
 

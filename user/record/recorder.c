@@ -25,6 +25,7 @@
 #include "recorder.h"
 #include "session.h"
 #include "targets.h"
+#include "uprobes.h"
 
 #define POLL_MS 10
 #define FLUSH_EVERY_NS 100000000ull   /* writer flush: at most 100 ms unflushed */
@@ -76,6 +77,7 @@ static void on_mark(int sig)
 struct recorder {
 	const struct katra_record_opts *o;
 	struct katra_probes *probes;
+	struct katra_uprobes *up; /* Wine and Vulkan libraries (uprobes.c) */
 	struct ring_buffer *rb;
 	struct katra_writer *w;
 	struct pipeline pl;
@@ -178,6 +180,12 @@ static void on_process_exit(void *ctx, uint32_t tgid)
 static void on_process_reaped(void *ctx, uint32_t tgid)
 {
 	katra_probes_forget_process(ctx, tgid);
+}
+
+/* A traced process mapped a file executable: a library to probe? */
+static void on_exec_map(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino)
+{
+	katra_uprobes_note_mapping(ctx, tgid, kdev, ino);
 }
 
 /* The rings' watermark: read every CPU slot (after `now` was read), then the
@@ -402,6 +410,7 @@ struct header_store {
 
 static void build_header(struct katra_header *h, struct header_store *hs,
 			 const struct katra_record_opts *o, struct katra_probes *p,
+			 const struct katra_uprobes *up,
 			 const uint32_t *pids, size_t npids, uint64_t start_mono, uint64_t start_wall)
 {
 	const char *const *names;
@@ -456,6 +465,13 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 			 names[i]);
 	bool core_ok;
 	nn += katra_probes_layer_notes(p, hs->note_buf + nn, 64 - nn, &core_ok);
+	/* Wine, Vulkan, GPU: what is probed at start (later attachments are in
+	 * the summary's probes_attached / probes_failed) */
+	n = katra_uprobes_failed(up, &names);
+	for (size_t i = 0; i < n && nn < 64; i++)
+		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",
+			 names[i]);
+	nn += katra_uprobes_notes(up, hs->note_buf + nn, 64 - nn);
 	for (size_t i = 0; i < nn; i++)
 		hs->notes[i] = katra_cstr(hs->note_buf[i]);
 	h->notes = (struct katra_str_vec){ hs->notes, nn };
@@ -486,7 +502,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 {
 	struct katra_kind_count kinds[KATRA_KIND_COUNT];
 	struct katra_drop_count drops[64 + KATRA_DROP_SOURCE_COUNT];
-	struct katra_str attached[64], failed[64];
+	struct katra_str attached[160], failed[160];
 	struct katra_summary s;
 	const char *const *names;
 	int rc;
@@ -496,13 +512,23 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	if (rc)
 		return rc;
 	size_t na = katra_probes_attached(r->probes, &names);
-	for (size_t i = 0; i < na && i < 64; i++)
+	if (na > 64)
+		na = 64;
+	for (size_t i = 0; i < na; i++)
 		attached[i] = katra_cstr(names[i]);
-	s.probes_attached = (struct katra_str_vec){ attached, na < 64 ? na : 64 };
+	size_t nua = katra_uprobes_attached(r->up, &names);
+	for (size_t i = 0; i < nua && na < 160; i++)
+		attached[na++] = katra_cstr(names[i]);
+	s.probes_attached = (struct katra_str_vec){ attached, na };
 	size_t nf = katra_probes_failed(r->probes, &names);
-	for (size_t i = 0; i < nf && i < 64; i++)
+	if (nf > 64)
+		nf = 64;
+	for (size_t i = 0; i < nf; i++)
 		failed[i] = katra_cstr(names[i]);
-	s.probes_failed = (struct katra_str_vec){ failed, nf < 64 ? nf : 64 };
+	size_t nuf = katra_uprobes_failed(r->up, &names);
+	for (size_t i = 0; i < nuf && nf < 160; i++)
+		failed[nf++] = katra_cstr(names[i]);
+	s.probes_failed = (struct katra_str_vec){ failed, nf };
 
 	rc = katra_writer_finish(r->w, &s);
 	res->events = s.event_count;
@@ -699,6 +725,15 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			goto cleanup;
 		}
 	}
+	{
+		struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
+						 .quiet = o->quiet };
+		rc = katra_uprobes_new(r->probes, &uo, &r->up);
+		if (rc) {
+			fprintf(stderr, "katra-record: cannot set up uprobes: %s\n", strerror(-rc));
+			goto cleanup;
+		}
+	}
 	r->nrings = katra_probes_ring_count(r->probes);
 	r->drops_seen = calloc(r->nrings, sizeof(uint64_t));
 	r->drops_now = calloc(r->nrings, sizeof(uint64_t));
@@ -743,8 +778,21 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			fprintf(stderr, "katra-record: %d processes below the targets; tracking the "
 				"first %d and what they fork\n", n, KIDS_MAX);
 	}
-	build_header(&h, hs, o, r->probes, pids, npids, start_mono, start_wall);
-	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) | (o->compress ? KATRA_WRITER_GZIP : 0));
+	/* Wine's ntdll.so and the Vulkan driver, as the traced processes map them
+	 * now (later: from their mmap records); a Wine launcher's own ntdll.so
+	 * before it runs */
+	for (size_t i = 0; i < npids; i++)
+		katra_uprobes_scan_pid(r->up, pids[i]);
+	for (size_t i = 0; i < r->nkids; i++)
+		katra_uprobes_scan_pid(r->up, r->kids[i]);
+	if (o->command) {
+		char cmd_path[4096];
+		if (!katra_resolve_command(o->command[0], cmd_path, sizeof(cmd_path)))
+			katra_uprobes_scan_command(r->up, cmd_path);
+	}
+	build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
+	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) |
+			       (o->compress ? KATRA_WRITER_GZIP : 0));
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
 			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");
@@ -760,6 +808,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	if (!rc) {
 		r->pl.em.on_process_exit = on_process_exit;
 		r->pl.em.cb_ctx = r->probes;
+		r->pl.on_exec_map = on_exec_map;
+		r->pl.map_ctx = r->up;
 		for (unsigned i = 0; i < r->nrings; i++)
 			r->watermark[i] = start_mono;
 	}
@@ -854,6 +904,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			rc = err;
 			break;
 		}
+		katra_uprobes_poll(r->up);
 		while (marks_done != marks_requested) {
 			char name[32];
 			uint64_t at = marks_done < MAX_MARK_TIMES ? mark_times[marks_done] : now;
@@ -902,6 +953,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 
 	/* detach first: then the rings hold all there will be; drain them to
 	 * empty, with the syscalls the CPUs were in at that moment */
+	katra_uprobes_detach(r->up);
 	katra_probes_detach(r->probes);
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
 	ring_buffer__consume(r->rb);
@@ -932,6 +984,7 @@ cleanup:
 			if (waitpid(launch.pid, &st, WNOHANG) == launch.pid)
 				res->command_status = st;
 		}
+		katra_uprobes_free(r->up);
 		katra_probes_destroy(r->probes);
 		if (r->w) {
 			int crc = katra_writer_close(r->w);

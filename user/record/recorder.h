@@ -39,6 +39,7 @@ struct katra_record_opts {
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
 	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables of N */
 	struct katra_selection select; /* -e; every class by default */
+	bool no_uprobes;           /* --no-uprobes: no Wine / Vulkan layers */
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */

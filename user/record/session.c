@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Wine session discovery from /proc (session.h). */
 #define _GNU_SOURCE
 #include <ctype.h>

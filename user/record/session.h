@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Wine session discovery, from /proc only (no libbpf: unit-tested against a
  * fake /proc tree given as `proc`).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The capture's side of Wine session discovery (session.h): which sessions
  * the targets belong to, their members tracked and named at start, the
  * processes that join during the capture found by a periodic /proc scan,

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Calls into user-space libraries, by uprobes: the shared part of
+ * bpf/wine.bpf.c and bpf/vulkan.bpf.c (struct katra_ev_ucall in wire.h).
+ *
+ * The uprobes are attached per FILE (pid -1) by user/record/uprobes.c: every
+ * process that maps the file hits them, and the first thing each program does
+ * is the tracked-tgid check.
+ *
+ * Per thread and layer one call is remembered (`ucall_states`, by tid and
+ * layer): the OUTERMOST one.  An entry with a deeper stack (a lower stack
+ * pointer) than the remembered call's is a nested call of the same layer
+ * (Wine's NtWaitForSingleObject calls NtWaitForMultipleObjects) and writes
+ * nothing; an entry at the same depth or above means the remembered call was
+ * left without returning (a longjmp), and it replaces it.  A return matches
+ * the remembered call when its stack pointer is the entry's plus 8 (the
+ * return address popped).  The ENTER record is written at the entry and the
+ * EXIT at the return: each is in time order in its ring, as the watermark
+ * protocol needs (katra_busy before the clock read, katra_idle after the
+ * commit). */
+#ifndef KATRA_UCALL_BPF_H
+#define KATRA_UCALL_BPF_H
+
+#include "common.bpf.h"
+
+struct ucall_state {
+	__u64 start_time; /* the thread's start: a reused tid is another thread */
+	__u64 sp;         /* stack pointer at the outer call's entry */
+	__u64 a[4];       /* the ENTER's values, repeated by the EXIT */
+	__u64 ptr[3];     /* out-parameters the EXIT reads */
+	__u32 call;       /* enum katra_ucall */
+	__u32 depth;      /* KATRA_UC_LAYER_UNIX: nested dispatcher entries */
+	__u32 flags;      /* the ENTER's KATRA_UC_A*_VALID */
+	__u32 pad;
+};
+
+/* Calls in flight, by (tid << 2 | layer).  Entries leave at the call's
+ * return; a full table is counted (KTABLE_UCALLS) and the call not written. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct ucall_state);
+} ucall_states SEC(".maps") __weak;
+
+/* A register of the probed context, loaded once: the compiler must not
+ * re-read ctx through a computed pointer (the verifier refuses a modified
+ * ctx pointer), so each value is pinned in a register. */
+#define UREG(ctx, f)                                                                  \
+	({                                                                            \
+		__u64 __v = (ctx)->f;                                                 \
+		asm volatile("" : "+r"(__v));                                         \
+		__v;                                                                  \
+	})
+
+static __always_inline __u64 ucall_key(__u64 pid_tgid, __u32 layer)
+{
+	return ((pid_tgid & 0xffffffffull) << 2) | layer;
+}
+
+static __always_inline __u64 ucall_task_start(void)
+{
+	if (have_task_btf)
+		return bpf_get_current_task_btf()->start_time;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), start_time);
+}
+
+static __always_inline __u64 ucall_read_u64(__u64 uptr)
+{
+	__u64 v = 0;
+
+	if (uptr)
+		bpf_probe_read_user(&v, sizeof(v), (void *)uptr);
+	return v;
+}
+
+static __always_inline __u32 ucall_read_u32(__u64 uptr)
+{
+	__u32 v = 0;
+
+	if (uptr)
+		bpf_probe_read_user(&v, sizeof(v), (void *)uptr);
+	return v;
+}
+
+/* MS x64 ABI (Wine's WINAPI functions): at entry, argument n >= 5 is at
+ * sp + 8 (return address) + 32 (shadow space) + 8 * (n - 5). */
+static __always_inline void ucall_ms_stack_args(__u64 sp, __u64 *out, __u32 n)
+{
+	bpf_probe_read_user(out, n * 8, (void *)(sp + 40));
+}
+
+static __always_inline void ucall_write(__u64 pid_tgid, __u32 cpu, __u64 ts, __u32 call,
+					__u32 flags, const __u64 *a, __s64 ret, __u32 nevents)
+{
+	struct katra_ev_ucall *e;
+	void *rb;
+
+	e = katra_reserve(&rb, cpu, sizeof(*e), nevents);
+	if (!e)
+		return;
+	katra_head(&e->head, KATRA_EV_UCALL, cpu, pid_tgid, ts);
+	e->call = call;
+	e->flags = flags;
+	e->a[0] = a[0];
+	e->a[1] = a[1];
+	e->a[2] = a[2];
+	e->a[3] = a[3];
+	e->ret = ret;
+	katra_submit(rb, e, cpu);
+}
+
+/* The entry of an outer call: st is filled by the caller's decoder (a, ptr,
+ * flags); remembers it and writes the ENTER.  Returns 0. */
+static __always_inline int ucall_begin(__u64 pid_tgid, __u32 layer, struct ucall_state *st)
+{
+	__u64 key = ucall_key(pid_tgid, layer);
+	__u32 cpu;
+	__u64 ts;
+
+	if (katra_map_put(&ucall_states, &key, st, BPF_ANY, KTABLE_UCALLS))
+		return 0;
+	cpu = katra_busy();
+	ts = bpf_ktime_get_ns();
+	if (cpu < KATRA_MAX_CPUS) {
+		struct katra_ev_ucall *e;
+		void *rb;
+
+		/* a lost ENTER loses its EXIT too: forget the call */
+		e = katra_reserve(&rb, cpu, sizeof(*e), 2);
+		if (e) {
+			katra_head(&e->head, KATRA_EV_UCALL, cpu, pid_tgid, ts);
+			e->call = st->call;
+			e->flags = KATRA_UC_ENTER | st->flags;
+			e->a[0] = st->a[0];
+			e->a[1] = st->a[1];
+			e->a[2] = st->a[2];
+			e->a[3] = st->a[3];
+			e->ret = 0;
+			katra_submit(rb, e, cpu);
+		} else {
+			bpf_map_delete_elem(&ucall_states, &key);
+		}
+	}
+	katra_idle(cpu);
+	return 0;
+}
+
+/* Whether an entry at stack pointer sp starts an outer call (else it is
+ * nested in the remembered one: depth counted for the unix layer). */
+static __always_inline bool ucall_is_outer(__u64 pid_tgid, __u32 layer, __u64 sp, __u64 start)
+{
+	__u64 key = ucall_key(pid_tgid, layer);
+	struct ucall_state *old = bpf_map_lookup_elem(&ucall_states, &key);
+
+	if (!old || old->start_time != start || sp >= old->sp)
+		return true;
+	if (layer == KATRA_UC_LAYER_UNIX)
+		old->depth++;
+	return false;
+}
+
+/* The remembered call of this thread and layer if the return at stack
+ * pointer sp (after the return address was popped, i.e. a uretprobe's) is
+ * its own; NULL for a nested call's return.  A return from above it means it
+ * was left without returning: forgotten. */
+static __always_inline struct ucall_state *ucall_returning(__u64 pid_tgid, __u32 layer, __u64 sp)
+{
+	__u64 key = ucall_key(pid_tgid, layer);
+	struct ucall_state *st = bpf_map_lookup_elem(&ucall_states, &key);
+
+	if (!st)
+		return NULL;
+	if (st->start_time != ucall_task_start() || sp > st->sp + 8) {
+		bpf_map_delete_elem(&ucall_states, &key);
+		return NULL;
+	}
+	if (sp < st->sp + 8)
+		return NULL;
+	return st;
+}
+
+/* Writes the EXIT of the remembered call (a[] as decoded by the caller) and
+ * forgets it. */
+static __always_inline int ucall_end(__u64 pid_tgid, __u32 layer, const struct ucall_state *st,
+				     const __u64 *a, __u32 flags, __s64 ret)
+{
+	__u64 key = ucall_key(pid_tgid, layer);
+	__u32 cpu = katra_busy();
+	__u64 ts = bpf_ktime_get_ns();
+
+	if (cpu < KATRA_MAX_CPUS)
+		ucall_write(pid_tgid, cpu, ts, st->call, KATRA_UC_EXIT | flags, a, ret, 1);
+	katra_idle(cpu);
+	bpf_map_delete_elem(&ucall_states, &key);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# katra-record -- wine PROGRAM.exe: Wine's ntdll.so is found beside the `wine`
+# launcher and probed before the command runs (nothing maps it yet), so the
+# program's NT calls are all recorded: the same exact checks as t_wine_nt
+# (N NtReadFile spans served by Linux reads that cite them, M NtWait spans).
+. "$(dirname "$0")/lib.sh"
+kt_require
+EXE=$KT_ROOT/build/uprobe/ntio.exe
+command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
+[ -f "$EXE" ] || kt_skip "$EXE is missing (no x86_64-w64-mingw32-gcc when make ran)"
+prefix=$(bash "$KT_ROOT/tests/uprobe/prefix.sh" 2>"$T/prefix.err") ||
+	kt_fail "cannot create the Wine prefix: $(kt_tail "$T/prefix.err")"
+export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+head -c 65536 /dev/urandom >"$T/data"
+win() { printf 'Z:%s' "${1//\//\\}"; }
+# the program waits at the gate until it is opened below: then every NT call
+# of the loop is made with the capture live
+"$REC" --ready-file "$T/ready" -o "$TRACE" -- wine "$EXE" "$(win "$T/started")" \
+	"$(win "$T/gate")" "$(win "$T/data")" 6 4 5 >"$T/ntio.out" 2>"$T/rec.err" &
+REC_PID=$!
+KT_PIDS="$KT_PIDS $REC_PID"
+kt_wait_ready
+for _ in $(seq 600); do
+	[ -e "$T/started" ] && break
+	kt_is_running "$REC_PID" || kt_fail "katra-record exited before the program started: $(kt_tail "$T/rec.err" 2)"
+	sleep 0.05
+done
+[ -e "$T/started" ] || kt_fail "ntio.exe did not start within 30 s"
+touch "$T/gate"
+KT_STOP_TIMEOUT=60 kt_wait_recorder 0
+kt_verify
+read -r dev ino < <(stat -c '%d %i' "$T/data")
+python3 "$KT_ROOT/tests/uprobe/uptrace.py" wine-nt "$TRACE.jsonl" "$T/ntio.out" auto \
+	"$dev" "$ino" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+kt_note "$(kt_tail "$T/check.out")"

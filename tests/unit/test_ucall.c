@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Calls probed in user space (Wine's ntdll.so, the Vulkan driver) through the
+ * pipeline, from hand-made wire records: Begin/End pairing per layer, the
+ * cause chain NT call -> server call -> syscall, payloads and resources, a
+ * call left without returning, an End without Begin, and the executable
+ * mmap that makes the recorder look for libraries. */
+#include <sys/syscall.h>
+
+#include "format_test_util.h"
+#include "../../user/record/pipeline.h"
+
+#define START 1000000u
+#define TGID 700
+
+struct ev {
+	uint32_t type, kind, phase, confidence, scope;
+	uint64_t seq, ts, tid, span;
+	uint64_t causes[4], ncauses;
+	struct katra_resource res;
+	struct katra_payload payload;
+};
+
+static struct ev evs[64];
+static size_t nevs;
+
+static void read_events(const char *path)
+{
+	struct katra_reader *r;
+	struct katra_record rec;
+	char msg[256];
+
+	nevs = 0;
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD && nevs < 64) {
+		if (rec.type != KATRA_RECORD_EVENT)
+			continue;
+		const struct katra_event *e = &rec.u.event;
+		struct ev *g = &evs[nevs++];
+		memset(g, 0, sizeof(*g));
+		g->kind = e->kind;
+		g->phase = e->phase;
+		g->confidence = e->confidence;
+		g->scope = e->scope;
+		g->seq = e->seq;
+		g->ts = e->ts_mono_ns;
+		g->tid = e->thread_id;
+		g->span = e->span_id.value;
+		g->ncauses = e->causes.len;
+		for (uint64_t i = 0; i < e->causes.len && i < 4; i++)
+			g->causes[i] = e->causes.items[i];
+		g->res = e->resource;
+		g->payload = e->payload;
+	}
+	katra_reader_close(r);
+}
+
+static void ucall(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t call, uint32_t flags,
+		  uint64_t a0, uint64_t a1, uint64_t a2, int64_t ret)
+{
+	struct katra_ev_ucall u = {
+		.head = { KATRA_EV_UCALL, 0, TGID, tid, START + ts },
+		.call = call, .flags = flags, .a = { a0, a1, a2, 0 }, .ret = ret,
+	};
+
+	pipeline_on_record(pl, &u, sizeof(u));
+}
+
+static void read_syscall(struct pipeline *pl, uint32_t tid, uint64_t enter, uint64_t exit)
+{
+	struct katra_ev_syscall sc = {
+		.head = { KATRA_EV_SYSCALL, 0, TGID, tid, START + exit },
+		.enter_ts = START + enter, .exit_ts = START + exit, .ret = 64, .nr = SYS_read,
+		.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE, .dev = 1, .ino = 2,
+		.args = { 5, 0, 64 },
+	};
+
+	pipeline_on_record(pl, &sc, sizeof(sc));
+}
+
+static uint32_t mapped_tgid;
+static uint64_t mapped_dev, mapped_ino;
+static unsigned nmapped;
+
+static void on_map(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino)
+{
+	(void)ctx;
+	mapped_tgid = tgid;
+	mapped_dev = kdev;
+	mapped_ino = ino;
+	nmapped++;
+}
+
+Test(ucall, nt_server_and_syscall_spans_nest_and_cite_inward)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct pipeline pl;
+	struct pipeline_config pc = {
+		.nrings = 1, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
+	};
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_drop_count drops[4];
+	struct katra_summary s;
+	uint64_t ring_drops[1] = { 0 };
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	pl.on_exec_map = on_map;
+
+	/* NtReadFile(0x30, 100 bytes, no offset) { wine_server_call(47) { read }
+	 * read } -> STATUS_PENDING */
+	ucall(&pl, 10, 100, KATRA_UC_NT_READ_FILE, KATRA_UC_ENTER, 0x30, 100, 0, 0);     /* 0 */
+	ucall(&pl, 10, 110, KATRA_UC_WINE_SERVER_CALL, KATRA_UC_ENTER, 47, 0, 0, 0);     /* 1 */
+	read_syscall(&pl, 10, 120, 130);                                                 /* 2, 3 */
+	ucall(&pl, 10, 140, KATRA_UC_WINE_SERVER_CALL, KATRA_UC_EXIT, 47, 0, 0, 0);      /* 4 */
+	read_syscall(&pl, 10, 150, 160);                                                 /* 5, 6 */
+	ucall(&pl, 10, 170, KATRA_UC_NT_READ_FILE, KATRA_UC_EXIT | KATRA_UC_A1_VALID, 0x30, 0, 0,
+	      0x103);                                                                    /* 7 */
+	/* NtWaitForSingleObject(0x38, 100 ms) never returns: it ends where the
+	 * next NT call begins */
+	ucall(&pl, 10, 200, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER | KATRA_UC_A2_VALID, 0x38, 1,
+	      (uint64_t)-1000000, 0);                                                    /* 8 */
+	ucall(&pl, 10, 300, KATRA_UC_NT_DELAY_EXECUTION, KATRA_UC_ENTER, 0, 0, 0, 0);    /* 9, 10 */
+	/* a submit's return whose entry was never seen: an Instant */
+	ucall(&pl, 11, 400, KATRA_UC_VK_QUEUE_SUBMIT, KATRA_UC_EXIT, 0xabc, 2, 0, 0);    /* 11 */
+	/* an executable mapping of a file: the recorder is told */
+	struct katra_ev_syscall mm = {
+		.head = { KATRA_EV_SYSCALL, 0, TGID, 10, START + 420 },
+		.enter_ts = START + 410, .exit_ts = START + 420, .ret = 0x7f0000000000, .nr = SYS_mmap,
+		.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE, .dev = 9, .ino = 99,
+		.args = { 0, 4096, 5 /* PROT_READ | PROT_EXEC */, 2, 3, 0 },
+	};
+	pipeline_on_record(&pl, &mm, sizeof(mm));                                       /* 12, 13 */
+	mm.args[2] = 1; /* PROT_READ only: nothing to look at */
+	pipeline_on_record(&pl, &mm, sizeof(mm));
+	cr_assert_eq(nmapped, 1);
+	cr_assert_eq(mapped_tgid, TGID);
+	cr_assert_eq(mapped_dev, 9);
+	cr_assert_eq(mapped_ino, 99);
+	cr_assert_eq(pipeline_finish(&pl, START + 500, ring_drops, NULL, &s, kinds, drops, 4), 0);
+	cr_assert_eq(katra_writer_finish(w, &s), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	pipeline_free(&pl);
+
+	read_events(path);
+	/* NtReadFile Begin */
+	cr_assert_eq(evs[0].kind, KATRA_KIND_NT_READ_FILE);
+	cr_assert_eq(evs[0].scope, KATRA_SCOPE_WINDOWS_FACING);
+	cr_assert_eq(evs[0].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(evs[0].payload.type, KATRA_PAYLOAD_NT_CALL);
+	cr_assert_eq(evs[0].payload.u.nt_call.handle, 0x30);
+	cr_assert_eq(evs[0].payload.u.nt_call.length, 100);
+	cr_assert(!evs[0].payload.u.nt_call.offset.present);
+	cr_assert(!evs[0].payload.u.nt_call.status.present);
+	cr_assert_eq(evs[0].res.domain, KATRA_RES_WIN_HANDLE);
+	cr_assert_eq(evs[0].res.id, 0x30);
+	/* the server call inside it cites it; the read inside that cites the
+	 * server call */
+	cr_assert_eq(evs[1].kind, KATRA_KIND_WINE_SERVER_CALL);
+	cr_assert_eq(evs[1].scope, KATRA_SCOPE_WINE_PROTON);
+	cr_assert_eq(evs[1].payload.u.wine_server_call.request, 47);
+	cr_assert_eq(evs[1].ncauses, 1);
+	cr_assert_eq(evs[1].causes[0], 0);
+	cr_assert_eq(evs[2].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(evs[2].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(evs[2].ncauses, 1);
+	cr_assert_eq(evs[2].causes[0], 1);
+	cr_assert_eq(evs[4].kind, KATRA_KIND_WINE_SERVER_CALL);
+	cr_assert_eq(evs[4].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[4].span, evs[1].span);
+	cr_assert_eq(evs[4].causes[0], 1);
+	cr_assert(evs[4].payload.u.wine_server_call.status.present);
+	/* the read after the server call cites the NT call */
+	cr_assert_eq(evs[5].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(evs[5].causes[0], 0);
+	/* End: pending, no bytes yet */
+	cr_assert_eq(evs[7].kind, KATRA_KIND_NT_READ_FILE);
+	cr_assert_eq(evs[7].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[7].span, evs[0].span);
+	cr_assert_eq(evs[7].causes[0], 0);
+	cr_assert_eq(evs[7].payload.u.nt_call.status.value, 0x103);
+	cr_assert_eq(evs[7].payload.u.nt_call.length, 0);
+	/* NtWait: Wait payload, 100 ms; closed Inferred at the next NT Begin */
+	cr_assert_eq(evs[8].kind, KATRA_KIND_NT_WAIT);
+	cr_assert_eq(evs[8].payload.type, KATRA_PAYLOAD_WAIT);
+	cr_assert_eq(evs[8].payload.u.wait.handle, 0x38);
+	cr_assert_eq(evs[8].payload.u.wait.count, 1);
+	cr_assert(evs[8].payload.u.wait.timeout_ns.present);
+	cr_assert_eq(evs[8].payload.u.wait.timeout_ns.value, 100000000);
+	cr_assert_eq(evs[9].kind, KATRA_KIND_NT_WAIT);
+	cr_assert_eq(evs[9].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[9].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(evs[9].span, evs[8].span);
+	cr_assert_eq(evs[9].ts, 300);
+	cr_assert_eq(evs[10].kind, KATRA_KIND_NT_DELAY_EXECUTION);
+	cr_assert_eq(evs[10].phase, KATRA_PHASE_BEGIN);
+	cr_assert(!evs[10].payload.u.wait.timeout_ns.present, "NULL timeout: infinite");
+	/* the orphan submit */
+	cr_assert_eq(evs[11].kind, KATRA_KIND_VULKAN_QUEUE_SUBMIT);
+	cr_assert_eq(evs[11].phase, KATRA_PHASE_INSTANT);
+	cr_assert_eq(evs[11].scope, KATRA_SCOPE_VULKAN);
+	cr_assert_eq(evs[11].res.domain, KATRA_RES_VULKAN_QUEUE);
+	cr_assert_eq(evs[11].res.id, 0xabc);
+	cr_assert_eq(evs[11].payload.u.vulkan.count, 2);
+	/* the mmap (Begin, End twice), then the delay closed at the end */
+	cr_assert_eq(evs[12].kind, KATRA_KIND_MEMORY_MAP);
+	cr_assert_eq(evs[nevs - 1].kind, KATRA_KIND_NT_DELAY_EXECUTION);
+	cr_assert_eq(evs[nevs - 1].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[nevs - 1].confidence, KATRA_CONFIDENCE_INFERRED);
+	struct katra_verify_report rep;
+	cr_assert_eq(katra_verify_path(path, NULL, NULL, 0, &rep), 0);
+	temp_dir_remove(dir);
+}

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Ground-truth checks of the Wine and Vulkan layers (uprobes), on top of
+tests/integration/ktrace.py (same trace reader and helpers).
+
+usage: uptrace.py CHECK ARGS...
+  wine-nt TRACE.jsonl NTIO.json PID|auto DATA_DEV DATA_INO
+  vulkan-submit TRACE.jsonl VKSUBMIT.json
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from ktrace import Fail, Trace, expect, file_id, measured, short, spans  # noqa: E402
+
+STATUS_PENDING = 0x103
+SYS_READ, SYS_PREAD64 = 0, 17
+
+
+def caused_by(t, seq):
+    """Events that name seq among their causes."""
+    return [e for e in t.events if seq in e["causes"]]
+
+
+def span_pairs(t, evs, kind, scope):
+    out = spans(t, evs, kind)
+    for b, e in out:
+        expect(b["scope"] == scope and e["scope"] == scope,
+               "%s: scope %s, expected %s" % (kind, b["scope"], scope))
+        measured(b, e)
+    return out
+
+
+def check_wine_nt(trace_path, truth_path, pid, dev, ino):
+    """N NtReadFile (plain + overlapped) and M NtWait spans of the program,
+    exact, each read served by a Linux read of the data file that cites it;
+    wine_server_call spans inside them; unix calls between the markers."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    fid = file_id(int(dev), int(ino))
+    if pid == "auto":  # -- wine ntio.exe: the command's process (wine keeps its pid)
+        named = {e["process_id"] for e in t.events if e["kind"] == "ProcessInfo"
+                 and e["payload"]["origin"] == "Command"}
+        expect(len(named) == 1, "%d processes of origin Command, expected 1" % len(named))
+        pid = named.pop()
+    pid = int(pid)
+    notes = t.header["notes"]
+    expect(any(n.startswith("layer wine: ") and "ntdll.so" in n for n in notes),
+           "no 'layer wine: N uprobes on .../ntdll.so' note in the header: %s" % notes)
+    evs = t.process(pid)
+    expect(evs, "no events of process %d" % pid)
+    handles = {w["plain_handle"], w["ovl_handle"]}
+    reads = []
+    for tid in sorted({e["thread_id"] for e in evs}):
+        reads += [(b, e) for b, e in span_pairs(t, t.thread(tid), "NtReadFile", "WindowsFacing")
+                  if b["payload"]["handle"] in handles]
+    reads.sort(key=lambda p: p[0]["seq"])
+    expect(len(reads) == len(w["reads"]), "%d NtReadFile spans on the program's handles, "
+           "expected %d" % (len(reads), len(w["reads"])))
+    pending = 0
+    for i, ((b, e), r) in enumerate(zip(reads, w["reads"])):
+        want = {"type": "NtCall", "handle": r["handle"], "length": r["length"],
+                "offset": r["offset"], "status": None}
+        expect(b["payload"] == want, "read %d: Begin payload %s, expected %s"
+               % (i, b["payload"], want))
+        expect(b["resource"] == {"domain": "WinHandle", "id": r["handle"]},
+               "read %d: resource %s" % (i, b["resource"]))
+        status = STATUS_PENDING if r["pending"] else 0
+        pending += r["pending"]
+        expect(e["payload"]["status"] == status and e["payload"]["handle"] == r["handle"],
+               "read %d: End payload %s, expected status %#x" % (i, e["payload"], status))
+        if not r["pending"]:
+            expect(e["payload"]["length"] == r["got"], "read %d: End length %d, ReadFile got %d"
+                   % (i, e["payload"]["length"], r["got"]))
+        # the Linux read that served it names the NtReadFile Begin as a cause
+        lin = [x for x in caused_by(t, b["seq"])
+               if x["kind"] == "FileRead" and x["phase"] == "Begin"
+               and x["resource"] == {"domain": "File", "id": fid}]
+        expect(len(lin) == 1, "read %d (%s): %d Linux reads of the data file cite it, expected 1"
+               % (i, short(b), len(lin)))
+        x = lin[0]
+        expect(x["thread_id"] == b["thread_id"] and b["seq"] < x["seq"] < e["seq"],
+               "read %d: its Linux read is not inside the span" % i)
+        expect(x["payload"]["count"] == r["length"], "read %d: Linux read of %d bytes, "
+               "expected %d" % (i, x["payload"]["count"], r["length"]))
+        if r["offset"] is not None:
+            expect(x["payload"]["offset"] == r["offset"], "read %d: Linux read at %s, expected "
+                   "offset %d" % (i, x["payload"]["offset"], r["offset"]))
+    waits = []
+    for tid in sorted({e["thread_id"] for e in evs}):
+        waits += [(b, e) for b, e in span_pairs(t, t.thread(tid), "NtWait", "WindowsFacing")
+                  if b["payload"].get("handle") == w["wait_handle"]]
+    expect(len(waits) == w["waits"], "%d NtWait spans on handle %d, expected %d"
+           % (len(waits), w["wait_handle"], w["waits"]))
+    for b, e in waits:
+        expect(b["payload"] == {"type": "Wait", "handle": w["wait_handle"], "count": 1,
+                                "timeout_ns": 1000000000},
+               "NtWait Begin payload %s" % b["payload"])
+        expect(e["payload"]["status"] == 0, "NtWait End status %s, expected 0 (WAIT_OBJECT_0)"
+               % e["payload"]["status"])
+    # wine_server_call spans: paired, and those inside a read cite it
+    server = []
+    for tid in sorted({e["thread_id"] for e in evs}):
+        server += span_pairs(t, t.thread(tid), "WineServerCall", "WineProton")
+    read_begins = {b["seq"] for b, e in reads}
+    in_reads = [b for b, e in server if set(b["causes"]) & read_begins]
+    expect(in_reads, "no WineServerCall span cites an NtReadFile Begin")
+    msg = ("%d NtReadFile spans (%d pending), each served by a Linux read that cites it; "
+           "%d NtWait spans; %d WineServerCall spans (%d inside reads)"
+           % (len(reads), pending, len(waits), len(server), len(in_reads)))
+    if w.get("unix_calls"):
+        msg += "; " + check_unix_calls(t, evs, w["unix_calls"])
+    return msg
+
+
+def check_unix_calls(t, evs, k):
+    """k WinToUnix spans between NtDelayExecution markers of 7 and 9 ms, one
+    (library handle, function index) pair."""
+    def marker(ms):
+        m = [e for e in evs if e["kind"] == "NtDelayExecution" and e["phase"] == "Begin"
+             and e["payload"].get("timeout_ns") == ms * 1000000]
+        expect(len(m) == 1, "%d NtDelayExecution Begins of %d ms, expected 1" % (len(m), ms))
+        return m[0]
+    a, z = marker(7), marker(9)
+    calls = [(b, e) for b, e in span_pairs(t, t.thread(a["thread_id"]), "WinToUnix", "WineProton")
+             if a["seq"] < b["seq"] < z["seq"]]
+    expect(len(calls) == k, "%d WinToUnix spans between the markers, expected %d"
+           % (len(calls), k))
+    keys = {(b["resource"]["id"], b["payload"]["request"]) for b, e in calls}
+    expect(len(keys) == 1, "the unix calls name %d (library, function) pairs, expected 1: %s"
+           % (len(keys), sorted(keys)))
+    for b, e in calls:
+        expect(e["payload"]["status"] == 0, "unix call status %s" % e["payload"]["status"])
+    lib, idx = keys.pop()
+    return "%d WinToUnix spans (library %#x, function %d)" % (k, lib, idx)
+
+
+def check_vulkan_submit(trace_path, truth_path):
+    """K VulkanQueueSubmit spans on the program's queue, exact, VK_SUCCESS;
+    its fence waits as VulkanFenceWait spans."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    notes = t.header["notes"]
+    expect(any(n.startswith("layer vulkan: ") and "libvulkan.so" not in n for n in notes),
+           "no 'layer vulkan: N uprobes on DRIVER' note (the driver's entry points): %s" % notes)
+    evs = t.process(w["pid"])
+    expect(evs, "no events of process %d" % w["pid"])
+    subs, waits = [], []
+    for tid in sorted({e["thread_id"] for e in evs}):
+        th = t.thread(tid)
+        subs += span_pairs(t, th, "VulkanQueueSubmit", "Vulkan")
+        waits += span_pairs(t, th, "VulkanFenceWait", "Vulkan")
+    mine = [(b, e) for b, e in subs if b["payload"]["handle"] == w["queue"]]
+    expect(len(subs) == len(mine), "%d submit spans on another queue" % (len(subs) - len(mine)))
+    expect(len(mine) == w["submits"], "%d VulkanQueueSubmit spans, expected %d"
+           % (len(mine), w["submits"]))
+    for b, e in mine:
+        expect(b["payload"] == {"type": "Vulkan", "handle": w["queue"], "count": 1,
+                                "result": None}, "submit Begin payload %s" % b["payload"])
+        expect(b["resource"] == {"domain": "VulkanQueue", "id": w["queue"]},
+               "submit resource %s" % b["resource"])
+        expect(e["payload"]["result"] == 0, "submit result %s" % e["payload"]["result"])
+    dev_waits = [(b, e) for b, e in waits if b["payload"]["handle"] == w["device"]]
+    expect(len(dev_waits) == w["submits"], "%d VulkanFenceWait spans on the device, expected %d"
+           % (len(dev_waits), w["submits"]))
+    return "%d VulkanQueueSubmit spans on queue %#x, %d fence waits" % (
+        len(mine), w["queue"], len(dev_waits))
+
+
+def check_partial(trace_path, pid):
+    """A stand-in ntdll.so with NtReadFile and wine_server_call only: the
+    others named as not attached, 5 reads and 5 server calls recorded."""
+    t = Trace(trace_path)
+    pid = int(pid)
+    notes = t.header["notes"]
+    missing = ["NtWriteFile", "NtCreateFile", "NtWaitForSingleObject", "NtWaitForMultipleObjects",
+               "NtDelayExecution", "NtMapViewOfSection", "NtAllocateVirtualMemory",
+               "NtCreateUserProcess"]
+    for name in missing:
+        expect(any(n.startswith("probe not attached: ntdll.so:%s: no such symbol in " % name)
+                   for n in notes), "no 'probe not attached: ntdll.so:%s: ...' note: %s"
+               % (name, notes))
+    expect(any(n.startswith("probe not attached: ntdll.so:__wine_unix_call: ") for n in notes),
+           "no note for the unix call dispatcher: %s" % notes)
+    expect(any(n.startswith("layer wine: 4 uprobes on ") for n in notes),
+           "no 'layer wine: 4 uprobes on' note: %s" % notes)
+    s = t.summary()
+    for name in ("NtReadFile", "wine_server_call"):
+        for how in ("uprobe", "uretprobe"):
+            expect("%s ntdll.so:%s" % (how, name) in s["probes_attached"],
+                   "summary probes_attached lacks %s ntdll.so:%s" % (how, name))
+    evs = t.process(pid)
+    tids = sorted({e["thread_id"] for e in evs})
+    reads, server = [], []
+    for tid in tids:
+        reads += span_pairs(t, t.thread(tid), "NtReadFile", "WindowsFacing")
+        server += span_pairs(t, t.thread(tid), "WineServerCall", "WineProton")
+    expect(len(reads) == 5, "%d NtReadFile spans, expected 5" % len(reads))
+    expect(len(server) == 5, "%d WineServerCall spans, expected 5" % len(server))
+    for (b, e), (sb, se) in zip(reads, server):
+        expect(b["payload"] == {"type": "NtCall", "handle": 0x44, "length": 64, "offset": 4096,
+                                "status": None}, "NtReadFile Begin payload %s" % b["payload"])
+        expect(e["payload"] == {"type": "NtCall", "handle": 0x44, "length": 32, "offset": 4096,
+                                "status": 0}, "NtReadFile End payload %s" % e["payload"])
+        expect(sb["payload"] == {"type": "WineServerCall", "request": 42, "status": None},
+               "server call Begin payload %s" % sb["payload"])
+        expect(se["payload"]["status"] == 0, "server call status %s" % se["payload"]["status"])
+        expect(b["seq"] in sb["causes"] and b["seq"] < sb["seq"] < se["seq"] < e["seq"],
+               "the server call is not inside its read, citing it")
+    return "9 probes named as not attached; 5 NtReadFile + 5 WineServerCall spans, exact"
+
+
+CHECKS = {
+    "partial": check_partial,
+    "wine-nt": check_wine_nt,
+    "vulkan-submit": check_vulkan_submit,
+}
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in CHECKS:
+        print("usage: uptrace.py {%s} ARGS..." % ",".join(CHECKS), file=sys.stderr)
+        return 2
+    try:
+        print(CHECKS[argv[1]](*argv[2:]))
+    except Fail as e:
+        print(str(e))
+        return 1
+    except (KeyError, IndexError, TypeError, ValueError, OSError) as e:
+        print("%s: unexpected trace shape: %s: %s" % (argv[1], type(e).__name__, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

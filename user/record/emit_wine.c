@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Calls probed in user space (struct katra_ev_ucall, wire.h): the NT calls of
+ * Windows programs under Wine (WindowsFacing), wine_server_call and the
+ * Win->Unix call dispatcher (WineProton), the Vulkan driver's entry points
+ * (Vulkan).  Each call is a Begin at its ENTER and an End at its EXIT sharing
+ * a span_id (the End cites the Begin); one open call per thread and layer.
+ * A Begin cites the innermost call of another layer open on its thread (a
+ * server call inside an NtReadFile), and so does a syscall's Begin
+ * (emit_syscall.c): that is how a reader walks from a Windows call down to
+ * the Linux work that served it.  Payloads and resources: SPEC section 10. */
+#include <string.h>
+
+#include "emit_int.h"
+
+#define STATUS_PENDING 0x103u
+#define WIN_EPOCH_100NS 116444736000000000ull /* 1601-01-01 to 1970-01-01 */
+
+struct ucall_desc {
+	uint32_t kind, scope;
+};
+
+static const struct ucall_desc descs[KATRA_UC_COUNT] = {
+	[KATRA_UC_NT_READ_FILE] = { KATRA_KIND_NT_READ_FILE, KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_WRITE_FILE] = { KATRA_KIND_NT_WRITE_FILE, KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_CREATE_FILE] = { KATRA_KIND_NT_CREATE_FILE, KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_WAIT_SINGLE] = { KATRA_KIND_NT_WAIT, KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_WAIT_MULTIPLE] = { KATRA_KIND_NT_WAIT, KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_DELAY_EXECUTION] = { KATRA_KIND_NT_DELAY_EXECUTION,
+					  KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_MAP_VIEW_OF_SECTION] = { KATRA_KIND_NT_MAP_VIEW_OF_SECTION,
+					      KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_ALLOCATE_VIRTUAL_MEMORY] = { KATRA_KIND_NT_ALLOCATE_VIRTUAL_MEMORY,
+						  KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_NT_CREATE_USER_PROCESS] = { KATRA_KIND_NT_CREATE_USER_PROCESS,
+					      KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_WINE_SERVER_CALL] = { KATRA_KIND_WINE_SERVER_CALL, KATRA_SCOPE_WINE_PROTON },
+	[KATRA_UC_WINE_UNIX_CALL] = { KATRA_KIND_WIN_TO_UNIX, KATRA_SCOPE_WINE_PROTON },
+	[KATRA_UC_VK_QUEUE_SUBMIT] = { KATRA_KIND_VULKAN_QUEUE_SUBMIT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_VK_QUEUE_SUBMIT2] = { KATRA_KIND_VULKAN_QUEUE_SUBMIT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_VK_QUEUE_PRESENT] = { KATRA_KIND_VULKAN_QUEUE_PRESENT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_VK_WAIT_FOR_FENCES] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_VK_WAIT_SEMAPHORES] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_VK_ACQUIRE_NEXT_IMAGE] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
+};
+
+/* A Windows timeout (LARGE_INTEGER, 100 ns units: < 0 relative, >= 0 an
+ * absolute system time since 1601) as ns from the call; absolute ones
+ * against the event's wall time. */
+static uint64_t win_timeout_ns(const struct emitter *e, uint64_t key, int64_t t)
+{
+	if (t < 0)
+		return (uint64_t)(-(t + 1)) * 100 + 100;
+	if ((uint64_t)t <= WIN_EPOCH_100NS)
+		return 0;
+	uint64_t abs_ns = ((uint64_t)t - WIN_EPOCH_100NS) * 100;
+	uint64_t wall = e->start_wall + emit_rel(e, key);
+	return abs_ns > wall ? abs_ns - wall : 0;
+}
+
+/* Read/write offsets: the special values (FILE_USE_FILE_POINTER_POSITION,
+ * FILE_WRITE_TO_END_OF_FILE) are negative: no offset. */
+static struct katra_opt_u64 nt_offset(const struct katra_ev_ucall *u)
+{
+	if (!(u->flags & KATRA_UC_A2_VALID) || (int64_t)u->a[2] < 0)
+		return (struct katra_opt_u64){ false, 0 };
+	return emit_some(u->a[2]);
+}
+
+static void ucall_payload(const struct emitter *e, const struct katra_ev_ucall *u, uint64_t key,
+			  bool end, struct katra_event *ev)
+{
+	struct katra_payload *p = &ev->payload;
+	struct katra_opt_u32 status = { end, (uint32_t)u->ret };
+
+	switch ((enum katra_ucall)u->call) {
+	case KATRA_UC_NT_READ_FILE:
+	case KATRA_UC_NT_WRITE_FILE:
+	case KATRA_UC_NT_MAP_VIEW_OF_SECTION:
+		p->type = KATRA_PAYLOAD_NT_CALL;
+		p->u.nt_call.handle = u->a[0];
+		/* End: the bytes done (nothing yet while pending) / the view's size */
+		p->u.nt_call.length = end && u->call != KATRA_UC_NT_MAP_VIEW_OF_SECTION &&
+					      (uint32_t)u->ret == STATUS_PENDING ? 0 : u->a[1];
+		p->u.nt_call.offset = nt_offset(u);
+		p->u.nt_call.status = status;
+		ev->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, u->a[0] };
+		break;
+	case KATRA_UC_NT_CREATE_FILE:
+		p->type = KATRA_PAYLOAD_NT_CALL;
+		/* Begin: the access asked for; End: the new handle */
+		p->u.nt_call.handle = end && !u->ret ? u->a[0] : 0;
+		p->u.nt_call.length = end ? 0 : u->a[1];
+		p->u.nt_call.status = status;
+		if (end && !u->ret)
+			ev->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, u->a[0] };
+		break;
+	case KATRA_UC_NT_WAIT_SINGLE:
+	case KATRA_UC_NT_WAIT_MULTIPLE:
+	case KATRA_UC_NT_DELAY_EXECUTION: {
+		bool delay = u->call == KATRA_UC_NT_DELAY_EXECUTION;
+		if (!delay && u->a[1])
+			ev->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, u->a[0] };
+		if (end) {
+			/* the status says which object signalled (STATUS_WAIT_0 + i),
+			 * or STATUS_TIMEOUT, STATUS_USER_APC, ... */
+			p->type = KATRA_PAYLOAD_NT_CALL;
+			p->u.nt_call.handle = delay ? 0 : u->a[0];
+			p->u.nt_call.length = delay ? 0 : u->a[1];
+			p->u.nt_call.status = status;
+			break;
+		}
+		p->type = KATRA_PAYLOAD_WAIT;
+		p->u.wait.handle = delay ? -1 : (int64_t)u->a[0];
+		p->u.wait.count = delay ? 0 : (uint32_t)u->a[1];
+		if (u->flags & KATRA_UC_A2_VALID)
+			p->u.wait.timeout_ns = emit_some(win_timeout_ns(e, key, (int64_t)u->a[2]));
+		break;
+	}
+	case KATRA_UC_NT_ALLOCATE_VIRTUAL_MEMORY:
+		p->type = KATRA_PAYLOAD_NT_CALL;
+		p->u.nt_call.handle = u->a[0];
+		p->u.nt_call.length = u->a[1];
+		p->u.nt_call.status = status;
+		if (u->a[2] && (!end || !u->ret))
+			ev->resource = (struct katra_resource){ KATRA_RES_MEMORY, u->a[2] };
+		break;
+	case KATRA_UC_NT_CREATE_USER_PROCESS:
+		p->type = KATRA_PAYLOAD_NT_CALL;
+		p->u.nt_call.handle = end && !u->ret ? u->a[0] : 0;
+		p->u.nt_call.status = status;
+		if (end && !u->ret)
+			ev->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, u->a[0] };
+		break;
+	case KATRA_UC_WINE_SERVER_CALL:
+		p->type = KATRA_PAYLOAD_WINE_SERVER_CALL;
+		p->u.wine_server_call.request = (uint32_t)u->a[0];
+		p->u.wine_server_call.status = status;
+		break;
+	case KATRA_UC_WINE_UNIX_CALL:
+		/* request = the function index in the library's table; the
+		 * library is the resource (its unixlib handle) */
+		p->type = KATRA_PAYLOAD_WINE_SERVER_CALL;
+		p->u.wine_server_call.request = (uint32_t)u->a[1];
+		p->u.wine_server_call.status = status;
+		ev->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, u->a[0] };
+		break;
+	case KATRA_UC_VK_QUEUE_SUBMIT:
+	case KATRA_UC_VK_QUEUE_SUBMIT2:
+	case KATRA_UC_VK_QUEUE_PRESENT:
+		p->type = KATRA_PAYLOAD_VULKAN;
+		p->u.vulkan.handle = u->a[0];
+		p->u.vulkan.count = (uint32_t)u->a[1];
+		p->u.vulkan.result = (struct katra_opt_i32){ end, (int32_t)u->ret };
+		ev->resource = (struct katra_resource){ KATRA_RES_VULKAN_QUEUE, u->a[0] };
+		break;
+	case KATRA_UC_VK_WAIT_FOR_FENCES:
+	case KATRA_UC_VK_WAIT_SEMAPHORES:
+	case KATRA_UC_VK_ACQUIRE_NEXT_IMAGE:
+		p->type = KATRA_PAYLOAD_VULKAN;
+		p->u.vulkan.handle = u->a[0]; /* the device */
+		p->u.vulkan.count = u->call == KATRA_UC_VK_ACQUIRE_NEXT_IMAGE ? 1 : (uint32_t)u->a[1];
+		p->u.vulkan.result = (struct katra_opt_i32){ end, (int32_t)u->ret };
+		break;
+	case KATRA_UC_COUNT:
+		break;
+	}
+}
+
+uint64_t emit_ucall_cause(const struct thread_state *th)
+{
+	uint64_t best = UINT64_MAX;
+
+	/* the innermost open call is the one begun last: the largest seq */
+	for (unsigned l = 0; l < KATRA_UC_LAYERS; l++)
+		if ((th->uc_open & (1u << l)) && (best == UINT64_MAX || th->uc_seq[l] > best))
+			best = th->uc_seq[l];
+	return best;
+}
+
+static int close_layer(struct emitter *e, struct thread_state *th, uint32_t tid, unsigned l,
+		       uint64_t key)
+{
+	struct katra_wire_head h = { .tid = tid, .tgid = th->tgid };
+	uint32_t call = th->uc_call[l];
+	uint64_t causes[1] = { th->uc_seq[l] };
+	struct katra_event ev;
+
+	th->uc_open &= ~(1u << l);
+	if (call == 0 || call >= KATRA_UC_COUNT)
+		return 0;
+	emit_base(&ev, &h, descs[call].scope, descs[call].kind, KATRA_PHASE_END);
+	ev.span_id = emit_some(th->uc_span[l]);
+	ev.causes = (struct katra_u64_vec){ causes, 1 };
+	ev.confidence = KATRA_CONFIDENCE_INFERRED;
+	return emit_write(e, &ev, key, th);
+}
+
+int emit_ucall_close_all(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key)
+{
+	int rc = 0;
+
+	/* innermost first: the order they were begun in, reversed */
+	while (!rc && th->uc_open) {
+		unsigned inner = 0;
+		uint64_t best = 0;
+		for (unsigned l = 0; l < KATRA_UC_LAYERS; l++)
+			if ((th->uc_open & (1u << l)) && th->uc_seq[l] >= best) {
+				best = th->uc_seq[l];
+				inner = l;
+			}
+		rc = close_layer(e, th, tid, inner, key);
+	}
+	return rc;
+}
+
+int emit_ucall(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_ucall *u = &p->u.ucl;
+	struct thread_state *th;
+	struct katra_event ev;
+	uint64_t causes[2], inner;
+	unsigned n = 0, layer;
+	bool enter = u->flags & KATRA_UC_ENTER;
+	int rc;
+
+	if (u->call == 0 || u->call >= KATRA_UC_COUNT)
+		return 0;
+	layer = KATRA_UC_LAYER_OF(u->call);
+	th = emit_thread(e, u->head.tid, u->head.tgid);
+	if (emit_late(e, th, u->head.tid, p->key, 1))
+		return 0;
+	rc = emit_running(e, th, u->head.tid, p->key);
+	if (rc)
+		return rc;
+	/* an open call of this layer that never returned (left by a longjmp)
+	 * ends where the next one begins */
+	if (enter && th && (th->uc_open & (1u << layer)) &&
+	    (rc = close_layer(e, th, u->head.tid, layer, p->key)))
+		return rc;
+
+	if (!enter && th && (th->uc_open & (1u << layer)) && th->uc_call[layer] == u->call) {
+		emit_base(&ev, &u->head, descs[u->call].scope, descs[u->call].kind, KATRA_PHASE_END);
+		ev.span_id = emit_some(th->uc_span[layer]);
+		causes[n++] = th->uc_seq[layer];
+		th->uc_open &= ~(1u << layer);
+	} else {
+		/* a Begin; or an End whose Begin was never seen: an Instant */
+		emit_base(&ev, &u->head, descs[u->call].scope, descs[u->call].kind,
+			  enter && th ? KATRA_PHASE_BEGIN : KATRA_PHASE_INSTANT);
+		emit_note_tracked(e, th, causes, &n);
+		if (enter && th && th->uc_open && (inner = emit_ucall_cause(th)) != UINT64_MAX)
+			causes[n++] = inner;
+		if (enter && th) {
+			ev.span_id = emit_some(e->next_span++);
+			th->uc_open |= 1u << layer;
+			th->uc_span[layer] = ev.span_id.value;
+			th->uc_seq[layer] = e->next_seq;
+			th->uc_call[layer] = u->call;
+		}
+	}
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ucall_payload(e, u, p->key, !enter, &ev);
+	return emit_write(e, &ev, p->key, th);
+}
