@@ -477,21 +477,30 @@ static void build_header(struct katra_header *h, struct header_store *hs,
 	h->notes = (struct katra_str_vec){ hs->notes, nn };
 }
 
+/* A Wine session member found in /proc: tracked, and its ntdll.so / Vulkan
+ * driver probed (once per file) if it maps one not seen yet. */
 static int wine_track(void *ctx, uint32_t pid)
 {
-	return katra_probes_track_tgid(ctx, pid);
+	struct recorder *r = ctx;
+	int rc = katra_probes_track_tgid(r->probes, pid);
+
+	if (!rc && r->up)
+		katra_uprobes_scan_pid(r->up, pid);
+	return rc;
 }
 
 static bool wine_is_tracked(void *ctx, uint32_t pid)
 {
-	return katra_probes_is_tracked(ctx, pid);
+	struct recorder *r = ctx;
+
+	return katra_probes_is_tracked(r->probes, pid);
 }
 
 /* The -p targets' Wine sessions, once the probes are live: every member not
  * traced yet, and (unless --no-follow) the processes below them. */
 static int start_sessions(struct recorder *r)
 {
-	const struct katra_wine_ops ops = { r->probes, wine_track, wine_is_tracked };
+	const struct katra_wine_ops ops = { r, wine_track, wine_is_tracked };
 
 	return katra_wine_names_start(r->wine, &ops, r->o->follow_children);
 }
