@@ -447,6 +447,17 @@ static int check_pid(struct katra_session *s, uint32_t pid, struct pid_state *ps
 				continue;
 			struct pid_state *o = ktable_value_at(&s->pids, i);
 			uint32_t opid = (uint32_t)s->pids.keys[i];
+			if (o != ps && !o->checked && o->state != PID_MEMBER) {
+				/* not read yet: read it now, or it would count as joined later */
+				struct katra_wine_key ok;
+				char odir[KATRA_SESSION_DIR_MAX];
+				s->st.maps_read++;
+				o->checked = 1;
+				if (!katra_wine_server_key(s->proc, opid, &ok, odir, sizeof(odir))) {
+					o->has_key = 1;
+					o->key = ok;
+				}
+			}
 			if (o == ps || o->state == PID_MEMBER || !o->has_key ||
 			    o->key.dev != k.dev || o->key.ino != k.ino)
 				continue;
