@@ -63,8 +63,8 @@ int emit_uring(struct emitter *e, const struct pending *p)
 {
 	const struct katra_wire_head *h = &p->u.head;
 	/* completions can run in another task's context: no state for it */
-	struct thread_state *th = p->kind == PEND_URING_COMPLETE ?
-		(h->tid ? ktable_get(&e->threads, h->tid) : NULL) : emit_thread(e, h->tid, h->tgid);
+	/* a completion in an untraced context is thread 0 (no state) */
+	struct thread_state *th = h->tid ? emit_thread(e, h->tid, h->tgid) : NULL;
 	struct katra_event ev;
 	uint64_t causes[2];
 	unsigned n = 0;

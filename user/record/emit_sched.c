@@ -96,8 +96,10 @@ int emit_switch(struct emitter *e, const struct pending *p)
 int emit_waking(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_waking *wk = &p->u.wk;
-	/* wakers are often untracked (interrupts, kworkers): thread 0, no state */
-	struct thread_state *waker = wk->head.tid ? ktable_get(&e->threads, wk->head.tid) : NULL;
+	/* wakers are often untracked (interrupts, kworkers): thread 0, no state; a
+	 * traced waker gets its state here, or its time would go unchecked */
+	struct thread_state *waker = wk->head.tid ? emit_thread(e, wk->head.tid, wk->head.tgid)
+						  : NULL;
 	struct thread_state *target;
 	struct katra_event ev;
 	int rc;
@@ -119,7 +121,7 @@ int emit_waking(struct emitter *e, const struct pending *p)
 		target->flags |= TH_WAKEUP;
 		target->wake_seq = e->next_seq;
 	}
-	/* the target lookup may have moved the waker's entry: look it up again */
-	waker = wk->head.tid ? ktable_get(&e->threads, wk->head.tid) : NULL;
+	/* the target's lookup replaced the cached thread: the waker's again */
+	waker = wk->head.tid ? emit_thread(e, wk->head.tid, wk->head.tgid) : NULL;
 	return emit_write(e, &ev, p->key, waker);
 }

@@ -773,6 +773,11 @@ void katra_probes_detach(struct katra_probes *p)
 	}
 }
 
+bool katra_probes_exact_group_dead(const struct katra_probes *p)
+{
+	return p->skel->rodata->exit_has_group_dead;
+}
+
 bool katra_probes_is_attached(const struct katra_probes *p, const char *name)
 {
 	for (size_t i = 0; i < p->nattached; i++)

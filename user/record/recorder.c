@@ -173,7 +173,11 @@ static void check_drops(struct recorder *r, uint64_t now)
  * only now does it leave the tracked set, so no thread's exit is missed. */
 static void on_process_exit(void *ctx, uint32_t tgid)
 {
-	katra_probes_untrack_tgid(ctx, tgid);
+	/* with the kernel's own group_dead (6.16) this was the last thread; before,
+	 * another one can still be on its way to its exit tracepoint: the reaper
+	 * untracks the process once /proc shows it gone */
+	if (katra_probes_exact_group_dead(ctx))
+		katra_probes_untrack_tgid(ctx, tgid);
 	katra_probes_forget_process(ctx, tgid);
 }
 
@@ -812,6 +816,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	pc.start_mono = start_mono;
 	pc.start_wall = start_wall;
 	pc.record_paths = o->record_paths;
+	/* tests: a tiny reorder budget forces early releases */
+	if (getenv("KATRA_TEST_REORDER_ITEMS"))
+		pc.max_items = strtoul(getenv("KATRA_TEST_REORDER_ITEMS"), NULL, 10);
 	rc = pipeline_init(&r->pl, r->w, &pc);
 	r->pl_ready = !rc;
 	if (!rc) {
