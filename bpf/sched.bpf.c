@@ -177,12 +177,14 @@ int BPF_PROG(raw_sched_process_fork, struct task_struct *parent, struct task_str
 /* A non-leader thread that execs becomes the leader (it takes the tgid as its
  * tid, the kernel's de_thread): its pending execve moves to the new tid, so
  * its exit finds it. */
-static __always_inline void move_pending(__u32 cpu, __u32 old_tid, __u32 tid)
+static __always_inline void move_pending(__u32 cpu, __u64 pid_tgid, __u32 old_tid, __u64 ts)
 {
-	struct katra_cpu_slot *p = PEND_SLOT(cpu), *f;
+	struct katra_cpu_slot *f;
+	__u32 tid = pid_tgid;
 
-	if ((p->state & KATRA_SLOT_ACTIVE) && p->tid == old_tid)
-		p->tid = tid;
+	/* its Begin goes out now, under the id it had when it entered (user space
+	 * ends that span at the exec); its exit then finds it under the new id */
+	katra_flush_pending((pid_tgid & ~0xffffffffull) | old_tid, cpu, ts);
 	f = bpf_map_lookup_elem(&flushed, &old_tid);
 	if (f) {
 		katra_map_put(&flushed, &tid, f, BPF_ANY, KTABLE_SYSCALLS);
@@ -205,7 +207,7 @@ static __always_inline int on_exec(__u32 old_tid)
 		return 0;
 	ts = bpf_ktime_get_ns();
 	if (old_tid != (__u32)pid_tgid)
-		move_pending(cpu, old_tid, pid_tgid);
+		move_pending(cpu, pid_tgid, old_tid, ts);
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (e) {
 		katra_head(&e->head, KATRA_EV_EXEC, cpu, pid_tgid, ts);

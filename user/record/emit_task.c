@@ -160,7 +160,13 @@ static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, ui
 	if (!rc && old->uc_open) /* a span cannot move between thread ids */
 		rc = emit_ucall_close_all(e, old, x->old_tid, key);
 	moved = *old;
-	emit_forget_thread(e, x->old_tid);
+	/* the old id keeps a tombstone with its last time: a record of it that
+	 * arrives late is then dropped, not written after the exec (the old
+	 * leader's final switch-out, under this id, removes it) */
+	memset(old, 0, sizeof(*old));
+	old->tgid = moved.tgid;
+	old->last_ts = moved.last_ts;
+	old->flags = TH_EXITED | TH_COUNTED;
 	struct thread_state *th = ktable_upsert(&e->threads, x->head.tid, &created);
 	if (th)
 		*th = moved;
