@@ -550,7 +550,10 @@ def targets(res):
             f"{k['loss_pct']:.2f} %" + (f' (side by side: {others})' if others else ''))
         add('storm: 0 invented times (no late or Estimated events)', not k.get('late'),
             f"{k.get('late') or 0:.0f} late")
-        add('storm: recorded + lost = what happened', 0 <= k['extra'] <= 0.001 * k['truth'],
+        # extra: what the workload does outside its loop (threads starting and
+        # ending, the gate): a few hundred events whatever the size
+        add('storm: recorded + lost = what happened (+ out-of-loop events only)',
+            0 <= k['extra'] <= 0.001 * k['truth'] + 500,
             f"extra {k['extra']:.0f} of {k['truth']:.0f}")
     else:
         add('storm (4 x 400k getppid): loss <= 1 %', False, k.get('error', 'did not run'))
@@ -609,6 +612,8 @@ def katra_timeline(tool, res):
                 counters.append([j['ts_mono_ns'], j['kind'], j['instance'], j['value']])
         elif ln.startswith('{"record":"Header"'):
             start_mono = json.loads(ln).get('start_mono_ns')
+            # the JSONL writes 64-bit values as decimal strings (exact for jq)
+            start_mono = int(start_mono) if start_mono is not None else None
     p.wait()
     n = max(bins) + 1 if bins else 0
     res['timeline'] = {'bin_ns': TIMELINE_BIN_NS, 'events': [bins.get(i, 0) for i in range(n)],

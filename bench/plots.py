@@ -192,7 +192,7 @@ def plot_timeline(game, path):
     fig, ax = plt.subplots(figsize=(13, 4.8))
     loop = None
     if tl.get('start_mono_ns') and r.get('start_mono_ns'):
-        t0 = (r['start_mono_ns'] - tl['start_mono_ns']) / 1e9
+        t0 = (int(r['start_mono_ns']) - int(tl['start_mono_ns'])) / 1e9
         loop = (t0, t0 + r['elapsed_ns'] / 1e9)
     # whole bins inside the frame loop only: a bin cut by its start or end
     # would read as a dip
