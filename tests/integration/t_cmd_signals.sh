@@ -60,3 +60,21 @@ kt_run_rec -p "$TID" -o "$T/tid.ktrc" -d 0.3 -q
 grep -q "is a thread of process $WL_PID" "$T/rec.err" || kt_fail "-p TID does not say it traces process $WL_PID"
 "$REPLAY" dump --jsonl --pid "$WL_PID" "$T/tid.ktrc" | grep -q '"kind":"OffCpu"' ||
 	kt_fail "-p TID: no events of process $WL_PID"
+
+# 5. a FIFO line written before a SIGUSR1 is the earlier epoch
+rm -f "$T/ready"
+TRACE=$T/order.ktrc
+kt_record -p "$BUSY_PID" --epoch-fifo "$T/ep"
+echo "before" >"$T/ep"
+kill -USR1 "$REC_PID"
+sleep 0.2
+kill -TERM "$REC_PID"
+kt_wait_recorder 0
+kt_verify
+python3 - "$TRACE.jsonl" <<'PY' || kt_fail "the FIFO epoch written first is not first: $(grep EpochMarker "$TRACE.jsonl" | head -4)"
+import json, sys
+ep = [json.loads(l) for l in open(sys.argv[1]) if '"EpochMarker"' in l]
+names = [e["name"] for e in ep if e["kind"] in ("Fifo", "Signal")]
+assert names == ["before", "mark 1"], names
+PY
+[ ! -e "$T/ep" ] || kt_fail "the FIFO katra-record created is left behind"

@@ -63,12 +63,32 @@ static void on_stop(int sig)
 
 /* An epoch at the time the signal came, not when the loop sees it: FIFO lines
  * and marks are ordered by when they arrived. */
+/* FIFO bytes the SIGUSR1 handler read before taking its mark: written before
+ * the signal, so their epochs come first (read() is async-signal-safe). */
+static int fifo_fd_for_marks = -1;
+static char early_fifo[4096];
+static volatile sig_atomic_t early_fifo_len;
+static uint64_t early_fifo_ts;
+
 static void on_mark(int sig)
 {
 	struct timespec ts;
+	int saved = errno;
 
 	(void)sig;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (fifo_fd_for_marks >= 0 && early_fifo_len < (sig_atomic_t)sizeof(early_fifo)) {
+		ssize_t n = read(fifo_fd_for_marks, early_fifo + early_fifo_len,
+				 sizeof(early_fifo) - (size_t)early_fifo_len);
+		if (n > 0) {
+			if (!early_fifo_len)
+				early_fifo_ts = (uint64_t)ts.tv_sec * 1000000000ull +
+						(uint64_t)ts.tv_nsec - 1;
+			early_fifo_len += (sig_atomic_t)n;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	}
+	errno = saved;
 	if (marks_requested < MAX_MARK_TIMES)
 		mark_times[marks_requested] = (uint64_t)ts.tv_sec * 1000000000ull +
 					      (uint64_t)ts.tv_nsec;
@@ -240,23 +260,37 @@ static void queue_counters(struct recorder *r, uint64_t now)
 }
 
 /* One epoch per line written to the FIFO; partial lines wait for the rest. */
+static void fifo_bytes(struct recorder *r, const char *buf, size_t n, uint64_t at)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			r->fifo_line[r->fifo_len] = '\0';
+			if (r->fifo_len)
+				pipeline_queue_epoch(&r->pl, at, KATRA_EPOCH_FIFO, r->fifo_line);
+			r->fifo_len = 0;
+		} else if (r->fifo_len < sizeof(r->fifo_line) - 1) {
+			r->fifo_line[r->fifo_len++] = buf[i];
+		}
+	}
+}
+
 static void read_fifo(struct recorder *r, uint64_t now)
 {
 	char buf[512];
+	sigset_t usr1, old;
 	ssize_t n;
 
-	while ((n = read(r->fifo_fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] == '\n') {
-				r->fifo_line[r->fifo_len] = '\0';
-				if (r->fifo_len)
-					pipeline_queue_epoch(&r->pl, now, KATRA_EPOCH_FIFO, r->fifo_line);
-				r->fifo_len = 0;
-			} else if (r->fifo_len < sizeof(r->fifo_line) - 1) {
-				r->fifo_line[r->fifo_len++] = buf[i];
-			}
-		}
+	/* the mark handler reads the FIFO too: not while we do */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	if (early_fifo_len) {
+		fifo_bytes(r, early_fifo, (size_t)early_fifo_len, early_fifo_ts);
+		early_fifo_len = 0;
 	}
+	while ((n = read(r->fifo_fd, buf, sizeof(buf))) > 0)
+		fifo_bytes(r, buf, (size_t)n, now);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static int open_fifo(const char *path, int *fd_out, bool *created)
@@ -867,6 +901,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
 		goto cleanup;
 	}
+	fifo_fd_for_marks = r->fifo_fd;
 	sa.sa_handler = on_mark;
 	sa.sa_flags = 0;
 	if (sigaction(SIGUSR1, &sa, NULL) || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
@@ -925,6 +960,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			break;
 		}
 		katra_uprobes_poll(r->up);
+		/* FIFO lines first: those a mark's handler read came before it */
+		if (r->fifo_fd >= 0)
+			read_fifo(r, now); /* what came since the wakeup read it */
 		while (marks_done != marks_requested) {
 			char name[32];
 			uint64_t at = marks_done < MAX_MARK_TIMES ? mark_times[marks_done] : now;
@@ -933,8 +971,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			pipeline_queue_epoch(&r->pl, at && at <= now ? at : now, KATRA_EPOCH_SIGNAL,
 					     name);
 		}
-		if (r->fifo_fd >= 0)
-			read_fifo(r, now); /* what came since the wakeup read it */
 		if (now >= next_drops) {
 			check_drops(r, now);
 			next_drops = now + DROPS_EVERY_NS;
