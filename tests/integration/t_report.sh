@@ -36,8 +36,9 @@ assert p["length_ns"] == p["end_ns"] - p["start_ns"], p["length_ns"]
 assert sum(p["by_type_ns"].values()) == p["length_ns"], "hops do not cover the path"
 on_path = {x["tid"] for x in p["by_thread"]}
 assert a in on_path and b in on_path, "path threads %s, expected %d and %d" % (on_path, a, b)
-# each round trip is two wakeups, each a "woken" hop and a "running" one
-assert p["hops_total"] >= 4 * k, "%d hops, expected >= %d" % (p["hops_total"], 4 * k)
+# each round trip is two wakeups, each a "woken" hop and a "running" one; the
+# first round's wakeup can precede the capture (its read was in flight then)
+assert p["hops_total"] >= 4 * k - 2, "%d hops, expected >= %d" % (p["hops_total"], 4 * k - 2)
 wakes = [h for h in p["hops"] if h["type"] == "woken"]
 pp = [h for h in wakes if {h["tid"], h["woken_by"]} == {a, b}]
 assert len(pp) >= len(wakes) - 2 and len(pp) >= 100, "%d of the %d listed wakeups are ping-pong" % (len(pp), len(wakes))
