@@ -5,6 +5,7 @@
  * and the roster of every process named (for --summary-json). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 #include "targets.h"
 
 struct katra_wine_names {
+	uint64_t start_boot_ns;      /* CLOCK_BOOTTIME when the capture started */
 	struct katra_session *s;
 	enum katra_session_mode mode;
 	char proc[KATRA_SESSION_DIR_MAX];
@@ -123,10 +125,41 @@ static void note_start(struct katra_wine_names *n, uint32_t pid, uint32_t origin
 	katra_roster_note(&n->start, pid, origin, comm, strlen(comm), has_image ? image : NULL);
 }
 
+/* Whether pid was started before the capture (its start time, in clock ticks
+ * since boot, is field 22 of /proc/PID/stat). */
+static bool started_before(uint32_t pid, uint64_t boot_ns)
+{
+	char path[64], buf[512];
+	unsigned long long start = 0;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	const char *p = strrchr(buf, ')');
+	/* after the comm: state is field 3, starttime field 22 */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return false;
+	long hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 && start * (1000000000ull / (unsigned long long)hz) < boot_ns;
+}
+
 static void on_member(void *ctx, uint32_t pid, unsigned key, bool joined)
 {
 	struct katra_wine_names *n = ctx;
 
+	/* a process already running when the capture started is a member of the
+	 * session, not one that joined it, whenever the scan reaches it */
+	if (joined && n->start_boot_ns && started_before(pid, n->start_boot_ns))
+		joined = false;
 	(void)key;
 	if (pid == (uint32_t)getpid() || n->ops.is_tracked(n->ops.ctx, pid))
 		return; /* traced already: a target, or forked by a traced process */
@@ -171,6 +204,7 @@ int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_o
 	int rc = 0;
 
 	n->ops = *ops;
+	n->start_boot_ns = boottime_ns();
 	if (n->mode == KATRA_SESSION_OFF)
 		return 0;
 	/* a Wine program below a target (a launcher script's child) brings its
