@@ -5,21 +5,10 @@
 
 #include "compare.h"
 #include "out.h"
+#include "views.h"
 
 #define THREADS_LISTED 20
 
-static const char *dur(char *buf, size_t cap, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, cap, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
-	return buf;
-}
 
 static const char *change(char *buf, size_t cap, uint64_t a, uint64_t b)
 {
@@ -131,8 +120,8 @@ static void kinds(FILE *f, const struct kr_compare *c)
 				uint64_t vb = kb->dur ? kr_histo_percentile(kb->dur, pm) : 0;
 
 				/* "-": no completed span of this kind on that side */
-				fprintf(f, " %11s %11s %9s", ka->dur ? dur(b[0], 24, va) : "-",
-					kb->dur ? dur(b[1], 24, vb) : "-",
+				fprintf(f, " %11s %11s %9s", ka->dur ? kr_fmt_dur(b[0], 24, va) : "-",
+					kb->dur ? kr_fmt_dur(b[1], 24, vb) : "-",
 					ka->dur && kb->dur ? change(b[2], 24, va, vb) : "-");
 			}
 		}

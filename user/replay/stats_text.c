@@ -7,6 +7,7 @@
 
 #include "katra/replay.h"
 #include "out.h"
+#include "views.h"
 #include "stats.h"
 
 #define TOP_THREADS 20
@@ -17,19 +18,7 @@ static const char *nm(const char *name, unsigned v, char buf[KR_NAME_BUF])
 	return kr_enum(name, v, buf);
 }
 
-/* Human duration, right-aligned in 12 columns by the caller. */
-static const char *dur(char *buf, size_t cap, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, cap, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
-	return buf;
-}
+/* Human duration (views.h), right-aligned in 12 columns by the caller. */
 
 static void row(FILE *f, const char *name, uint64_t v)
 {
@@ -67,8 +56,8 @@ static void header(FILE *f, const struct kr_stats *s, const char *path, const ch
 	kr_ts(f, s->have_ts ? s->last_ts : 0);
 	kr_s(f, " s");
 	if (s->have_ts)
-		fprintf(f, " (records from %s to %s)", dur(a, sizeof(a), s->first_ts),
-			dur(b, sizeof(b), s->last_ts));
+		fprintf(f, " (records from %s to %s)", kr_fmt_dur(a, sizeof(a), s->first_ts),
+			kr_fmt_dur(b, sizeof(b), s->last_ts));
 	if (s->has_summary) {
 		kr_s(f, ", SessionSummary says ");
 		kr_ts(f, s->summary_duration);
@@ -140,10 +129,10 @@ static void spans(FILE *f, const struct kr_stats *s)
 			continue;
 		fprintf(f, "  %-24s %12llu %12s %12s %12s %12s %12s\n",
 			nm(katra_kind_name(k), k, buf), (unsigned long long)h->count,
-			dur(d[0], sizeof(d[0]), h->total), dur(d[1], sizeof(d[1]), h->min),
-			dur(d[2], sizeof(d[2]), kr_histo_percentile(h, 500)),
-			dur(d[3], sizeof(d[3]), kr_histo_percentile(h, 990)),
-			dur(d[4], sizeof(d[4]), h->max));
+			kr_fmt_dur(d[0], sizeof(d[0]), h->total), kr_fmt_dur(d[1], sizeof(d[1]), h->min),
+			kr_fmt_dur(d[2], sizeof(d[2]), kr_histo_percentile(h, 500)),
+			kr_fmt_dur(d[3], sizeof(d[3]), kr_histo_percentile(h, 990)),
+			kr_fmt_dur(d[4], sizeof(d[4]), h->max));
 	}
 	kr_s(f, "  p50~ p99~: nearest-rank percentiles from histogram buckets, within 1/32 "
 	     "(exact below 64 ns)\n");
