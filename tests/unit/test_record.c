@@ -865,6 +865,60 @@ Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_e
 	temp_dir_remove(dir);
 }
 
+/* Seen in a 16-vCPU guest: the reorder budget forced items out early, the
+ * thread exited (its state forgotten at its final switch-out), then its older
+ * items arrived.  With no history to compare with, they are held to the
+ * forced floor: dropped and counted, never written back in time. */
+Test(emit, a_late_item_of_a_forgotten_thread_is_dropped_after_a_forced_release)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending p;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	open_emitter(&e, &w, path);
+	p = sc_item(PEND_SYSCALL_BEGIN, 501, 39, 10, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	p = sc_item(PEND_SYSCALL_END, 501, 39, 10, 20, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	emit_note_forced(&e, &p); /* written ahead of the watermark */
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 1 */
+	/* its final switch-out: the thread is forgotten */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_SWITCH; p.key = START + 30;
+	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 501, START + 30 };
+	p.u.sw.flags = KATRA_SW_PREV_TRACKED;
+	p.u.sw.prev_state = 0x80; /* TASK_DEAD */
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	/* its items from before, drained only now; and an untracked thread's */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_PAGE_FAULT; p.key = START + 15;
+	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 1, TGID, 501, START + 15 };
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	p = sc_item(PEND_SYSCALL_BEGIN, 501, 39, 16, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	p.key = START + 18; p.u.pf.head.tid = 7777; p.u.pf.head.tgid = 7777;
+	p.kind = PEND_PAGE_FAULT; p.u.pf.head.type = KATRA_EV_PAGE_FAULT;
+	cr_assert_eq(emit_pending(&e, &p), 0);
+	cr_assert_eq(e.st.late, 3, "every item below the forced floor with no history");
+	cr_assert_eq(e.st.evictions[KATRA_DROP_REORDER], 3);
+	/* at or past the floor, a thread's items are written again (a syscall
+	 * Begin at 20 is the same time as the forced End: not late) */
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_PAGE_FAULT; p.key = START + 21;
+	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 1, TGID, 7777, START + 21 };
+	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
+	finish(&e, w);
+	emitter_free(&e);
+	read_back(path);
+	assert_valid(path);
+	cr_assert_eq(ngot, 3 + 1, "three events and the summary");
+	cr_assert_eq(got[2].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[2].ts, 21);
+	temp_dir_remove(dir);
+}
+
 Test(syscalls, i386_calls_keep_their_number_and_get_their_twins_kind)
 {
 	struct katra_ev_syscall sc = { .nr = 3, .flags = KATRA_SC_I386 | KATRA_SC_ENTER,

@@ -87,13 +87,29 @@ int emit_append(struct emitter *e, const struct katra_record *r)
 bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid, uint64_t key,
 	       unsigned n)
 {
-	uint64_t ts = emit_rel(e, key);
+	uint64_t ts = emit_rel(e, key), floor;
 
-	if (th ? ts >= th->last_ts : (tid != 0 || ts >= e->tid0_last_ts))
+	if (th && th->last_ts)
+		floor = th->last_ts;
+	else if (th || tid != 0)
+		/* no history here: a state forgotten at the thread's exit, or
+		 * events written as instants, may have gone up to the forced floor */
+		floor = e->forced_floor;
+	else
+		floor = e->tid0_last_ts;
+	if (ts >= floor)
 		return false;
 	e->st.late += n;
 	e->st.evictions[KATRA_DROP_REORDER] += n;
 	return true;
+}
+
+void emit_note_forced(struct emitter *e, const struct pending *p)
+{
+	uint64_t ts = emit_rel(e, p->key);
+
+	if (ts > e->forced_floor)
+		e->forced_floor = ts;
 }
 
 /* Fills the common fields and writes; the time is the kernel's, unchanged. */

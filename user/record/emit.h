@@ -52,6 +52,11 @@ struct emitter {
 	uint32_t last_tid;
 	int error;             /* first writer error, sticky */
 	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
+	/* the latest time written ahead of the watermark (the reorder budget was
+	 * spent): a thread with no written history (new, or forgotten at its
+	 * exit) may have had events written up to here, so its items below it
+	 * are late too */
+	uint64_t forced_floor;
 	/* a process's group_dead TaskExit was written: the recorder untracks it */
 	void (*on_process_exit)(void *ctx, uint32_t tgid);
 	void *cb_ctx;
@@ -77,6 +82,8 @@ void emitter_free(struct emitter *e);
 
 /* One ordered item; returns 0 or the sticky writer error. */
 int emit_pending(struct emitter *e, const struct pending *p);
+/* p is about to be written before the watermark passed it (budget spent). */
+void emit_note_forced(struct emitter *e, const struct pending *p);
 /* A path record (drained straight from the ring, ahead of its syscall). */
 void emit_stash_path(struct emitter *e, const struct katra_ev_path *path);
 

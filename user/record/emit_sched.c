@@ -15,7 +15,7 @@ static int switch_out(struct emitter *e, const struct pending *p)
 	if (sw->prev_state & TASK_DEAD_STATE) {
 		/* gone for good: close what it left open, forget it */
 		th = ktable_get(&e->threads, sw->head.tid);
-		if (!th)
+		if (!th || emit_late(e, th, sw->head.tid, p->key, 1))
 			return 0;
 		rc = emit_running(e, th, sw->head.tid, p->key);
 		if (!rc)

@@ -154,6 +154,7 @@ static struct pending *slot_for(struct pipeline *r, unsigned ring)
 		 * then arrives behind its thread's time is dropped and counted) */
 		unsigned any;
 		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
+		emit_note_forced(&r->em, old);
 		emit_head(r, any, old);
 		r->forced++;
 		p = order_slot(&r->order, ring);
