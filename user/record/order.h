@@ -63,6 +63,12 @@ struct ring_fifo {
 
 #define ORDER_NOT_IN_HEAP UINT32_MAX
 
+/* A ring in the merge heap, with a copy of its head item's key. */
+struct order_heap_ent {
+	uint64_t key;
+	uint32_t ring;
+};
+
 struct order {
 	struct ring_fifo *fifos;
 	unsigned nrings;
@@ -70,7 +76,7 @@ struct order {
 	size_t item_capacity;  /* slots allocated in all FIFOs */
 	size_t max_items;      /* budget for item_capacity */
 	size_t min_cap;        /* a FIFO's first and smallest capacity */
-	uint32_t *heap;        /* rings with items, a min-heap on their head keys */
+	struct order_heap_ent *heap; /* rings with items, a min-heap on (key, ring) */
 	uint32_t *hpos;        /* ring -> index in heap, or ORDER_NOT_IN_HEAP */
 	unsigned nheap;
 };
