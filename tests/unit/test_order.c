@@ -235,3 +235,30 @@ Test(order_merge, random_pushes_pops_and_resorts_follow_the_model)
 	cr_assert_eq(o.item_capacity, NR * o.min_cap, "the FIFOs shrank back");
 	order_free(&o);
 }
+
+/* The recorder's figures (1024 items a FIFO at first, a 12 MiB budget):
+ * with 2 rings each FIFO starts at 1024; with 128 the first FIFOs would take
+ * more than the whole budget, so they start smaller and a busy ring grows. */
+Test(order_merge, first_fifos_take_an_eighth_of_the_budget_whatever_the_ring_count)
+{
+	size_t budget = (12u << 20) / sizeof(struct pending);
+	struct order o;
+	unsigned ring;
+
+	cr_assert_eq(order_init(&o, 2, 1024, budget), 0);
+	cr_assert_eq(o.min_cap, 1024);
+	order_free(&o);
+
+	cr_assert_eq(order_init(&o, 128, 1024, budget), 0);
+	cr_assert_leq(o.item_capacity, budget / 8);
+	cr_assert_geq(o.min_cap, 16);
+	for (uint32_t i = 0; i < 8192; i++)
+		push(&o, 5, i, i);
+	cr_assert_geq(o.fifos[5].cap, 8192, "a busy ring grew within the budget");
+	for (uint32_t i = 0; i < 8192; i++)
+		cr_assert_eq(pop_tag(&o, UINT64_MAX, &ring), i);
+	for (int i = 0; i < 16; i++)
+		order_shrink(&o);
+	cr_assert_eq(o.item_capacity, 128 * o.min_cap, "and shrank back");
+	order_free(&o);
+}

@@ -110,7 +110,10 @@ int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max
 	size_t cap = 16;
 
 	memset(o, 0, sizeof(*o));
-	while (cap < per_ring_cap)
+	/* the first FIFOs take at most an eighth of the budget, so that with
+	 * many rings the busy ones can still grow (and memory follows the load,
+	 * not the ring count) */
+	while (cap < per_ring_cap && 2 * cap * nrings <= max_items / 8)
 		cap *= 2;
 	o->fifos = calloc(nrings, sizeof(*o->fifos));
 	o->heap = calloc(nrings, sizeof(*o->heap));

@@ -81,7 +81,9 @@ struct order {
 	unsigned nheap;
 };
 
-/* per_ring_cap: each FIFO's first capacity; max_items: the total budget. */
+/* per_ring_cap: each FIFO's first capacity, at most (all of them together
+ * take at most an eighth of max_items, 16 items a FIFO at least);
+ * max_items: the total budget. */
 int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max_items);
 void order_free(struct order *o);
 /* The slot the next item of `ring` goes into, or NULL when that FIFO is full
