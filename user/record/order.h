@@ -2,8 +2,10 @@
 /* Reordering: one FIFO per ring of "pending" items (a wire record plus the
  * key it sorts by), kept sorted by insertion from the tail (rings are nearly
  * sorted, so that walk is short), merged across rings by key through a binary
- * heap of the rings' head items (log2(rings) per item).  FIFOs grow with need
- * within a total item budget and shrink back after a burst.  Items are
+ * heap of (head key, ring) entries: at most about log2(rings) compares of
+ * that one small array per item, and one while a ring's run comes next.
+ * FIFOs grow with need within a total item budget and shrink back after a
+ * burst.  Items are
  * released only below the watermark (pipeline.h), so `seq` order is
  * timestamp order. */
 #ifndef KATRA_RECORD_ORDER_H
