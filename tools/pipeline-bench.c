@@ -13,7 +13,7 @@
  *
  * Arrival: pairs 1 us apart, each on a ring drawn at random, skewed (half of
  * them on the first quarter of the rings, the rest anywhere): consecutive
- * pairs are on different rings, the hardest interleave for the merge (every
+ * pairs are mostly on different rings, the hardest interleave for the merge (every
  * pair moves a ring through the heap; a pair's four events are a run).  They reach the pipeline as the capture
  * loop's ring_buffer__consume() hands them over: every 8192 pairs (8 ms of
  * synthetic time), one ring's records after the other, each ring in its own
