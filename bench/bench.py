@@ -777,7 +777,10 @@ def game_targets(gs):
 
 def pipeline_scaling(runs):
     """The merge's cost per event and memory with 2, 16 and 128 synthetic
-    rings (build/pipeline-bench: the real pipeline and writer, no kernel)."""
+    rings (build/pipeline-bench: the real pipeline and writer, no kernel).
+    Memory is the bench process's own VmHWM (program, libc, writer,
+    pipeline): not ru_maxrss, which a child inherits from this driver across
+    exec (results up to 2026-11-30 show the driver's ~80 MiB there)."""
     out = {}
     for rings in (2, 16, 128):
         rs = []
@@ -976,10 +979,12 @@ def main():
         print()
     if pipe:
         print('### The merge with many rings (build/pipeline-bench, 2 M pairs)\n')
-        print('| rings | ns per event | peak RSS |\n|---|---|---|')
+        print('| rings | ns per event | peak RSS (VmHWM) |\n|---|---|---|')
         for rings, x in pipe.items():
             print(f"| {rings} | {x['ns_per_event']:.1f} | {x['peak_rss_kib'] / 1024:.1f} MiB |")
         print()
+        if pipe_targets:
+            print('| target | result | detail |\n|---|---|---|')
         for t in pipe_targets:
             print(f"| {t['target']} | {t['result']} | {t['detail']} |")
         print()

@@ -7,15 +7,27 @@
  * on what else the machine is doing.
  *
  * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS]
- *        (default 1000000, /dev/shm, 2): RINGS synthetic CPUs, each with its
- *        own thread, bursty and skewed (one ring in four carries most of the
- *        load), merged as the capture loop does; prints ns per event and the
- *        peak RSS, so the merge's cost can be compared across ring counts. */
+ *        (default 1000000, /dev/shm, 2): ITERATIONS pairs on RINGS synthetic
+ *        CPUs, a thread each; prints ns per event and the process's own peak
+ *        RSS, so the merge's cost can be compared across ring counts.
+ *
+ * Arrival: pairs 1 us apart, each on a ring drawn at random, skewed (half of
+ * them on the first quarter of the rings, the rest anywhere): consecutive
+ * pairs are mostly on different rings, the hardest interleave for the merge (every
+ * pair moves a ring through the heap; a pair's four events are a run).  They reach the pipeline as the capture
+ * loop's ring_buffer__consume() hands them over: every 8192 pairs (8 ms of
+ * synthetic time), one ring's records after the other, each ring in its own
+ * time order; then everything older than 1 ms is written.
+ *
+ * Memory is VmHWM from /proc/self/status: the peak of this process's own
+ * address space (program, libc, writer, pipeline).  Not getrusage's
+ * ru_maxrss: Linux keeps that across execve (signal->maxrss), so a bench
+ * driver's own RSS at fork shows up as the child's.  rss_at_start_kib is
+ * VmRSS before the writer and the pipeline exist (program and libc). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,8 +42,49 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* "VmHWM" or "VmRSS" in KiB, or -1 when /proc cannot say */
+static long proc_status_kib(const char *field)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n = strlen(field);
+	char line[256];
+	long kib = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			kib = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kib;
+}
+
+#define MAX_RINGS 1024
+/* pairs between two drains of the capture loop: 8 ms of synthetic time (the
+ * recorder drains every ~10 ms) */
+#define DRAIN_PAIRS 8192
+
+/* Pair i (pread64 then getppid, 1 us apart each) on ring, from ts. */
+static void feed_pair(struct pipeline *pl, struct katra_ev_syscall *rd,
+		      struct katra_ev_syscall_short *gp, uint64_t i, uint64_t ts, unsigned ring)
+{
+	rd->head.cpu = gp->head.cpu = ring;
+	rd->head.tid = gp->head.tid = 4242 + ring;
+	rd->enter_ts = ts;
+	rd->head.ts = rd->exit_ts = ts + 600;
+	rd->args[3] = i & 4095;
+	pipeline_on_record(pl, rd, sizeof(*rd));
+	gp->enter_ts = ts + 700;
+	gp->head.ts = ts + 900;
+	gp->ret = 1;
+	pipeline_on_record(pl, gp, sizeof(*gp));
+}
+
 int main(int argc, char **argv)
 {
+	long rss_at_start_kib = proc_status_kib("VmRSS");
 	uint64_t iterations = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
 	char path[256];
 	struct katra_header h = { .format_version = KATRA_FORMAT_VERSION };
@@ -39,7 +92,7 @@ int main(int argc, char **argv)
 	struct pipeline pl;
 	unsigned nrings = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 2;
 	struct pipeline_config pc = {
-		.nrings = nrings ? nrings : 2, .fifo_items = 1024, .start_mono = 1000,
+		.nrings = !nrings ? 2 : nrings > MAX_RINGS ? MAX_RINGS : nrings, .fifo_items = 1024, .start_mono = 1000,
 		.max_items = (24u << 20) / sizeof(struct pending),
 		.limits = { 65536, 16384, 65536 },
 	};
@@ -48,7 +101,9 @@ int main(int argc, char **argv)
 	struct katra_kind_count kinds[KATRA_KIND_COUNT];
 	struct katra_drop_count drops[8];
 	struct katra_summary s;
-	static uint64_t ring_drops[1024];
+	static uint64_t ring_drops[MAX_RINGS];
+	static unsigned ring_next[MAX_RINGS + 1];
+	static uint16_t ring_of[DRAIN_PAIRS], by_ring[DRAIN_PAIRS];
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/pipeline-bench.%d.ktrc", argc > 2 ? argv[2] : "/dev/shm",
@@ -73,30 +128,37 @@ int main(int argc, char **argv)
 	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 1, 4242, 4242, 0 };
 	gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
 
-	if (pc.nrings > 1024)
-		pc.nrings = 1024;
 	uint64_t t0 = mono_ns(), ts = 2000;
 	uint32_t seed = 1;
-	for (uint64_t i = 0; i < iterations; i++) {
-		/* skewed: half the pairs go to ring 0's quarter, the rest anywhere */
-		seed = seed * 1103515245u + 12345u;
-		unsigned ring = (seed >> 16) % pc.nrings;
-		if (seed & 0x80000000u)
-			ring %= (pc.nrings + 3) / 4;
-		rd.head.cpu = gp.head.cpu = ring;
-		rd.head.tid = gp.head.tid = 4242 + ring;
-		rd.enter_ts = ts;
-		rd.head.ts = rd.exit_ts = ts + 600;
-		rd.args[3] = i & 4095;
-		pipeline_on_record(&pl, &rd, sizeof(rd));
-		gp.enter_ts = ts + 700;
-		gp.head.ts = ts + 900;
-		gp.ret = 1;
-		pipeline_on_record(&pl, &gp, sizeof(gp));
-		ts += 1000;
-		/* the capture loop drains every ~10 ms and writes what is below the
-		 * watermark (here: all but the last 1 ms) */
-		if ((i & 8191) == 8191 && ts > 1000000)
+	for (uint64_t first = 0; first < iterations; first += DRAIN_PAIRS) {
+		unsigned n = iterations - first < DRAIN_PAIRS ? (unsigned)(iterations - first)
+							       : DRAIN_PAIRS;
+
+		/* this drain period's timeline: pair k at ts + k us, on ring_of[k];
+		 * skewed: half the pairs go to ring 0's quarter, the rest anywhere */
+		memset(ring_next, 0, (pc.nrings + 1) * sizeof(*ring_next));
+		for (unsigned k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned ring = (seed >> 16) % pc.nrings;
+			if (seed & 0x80000000u)
+				ring %= (pc.nrings + 3) / 4;
+			ring_of[k] = (uint16_t)ring;
+			ring_next[ring + 1]++;
+		}
+		for (unsigned r = 0; r < pc.nrings; r++)
+			ring_next[r + 1] += ring_next[r];
+		for (unsigned k = 0; k < n; k++)
+			by_ring[ring_next[ring_of[k]]++] = (uint16_t)k;
+		/* drained as ring_buffer__consume() does: one ring after another,
+		 * each in its own time order */
+		for (unsigned j = 0; j < n; j++) {
+			unsigned k = by_ring[j];
+			feed_pair(&pl, &rd, &gp, first + k, ts + (uint64_t)k * 1000, ring_of[k]);
+		}
+		ts += (uint64_t)n * 1000;
+		/* then written: what is below the watermark (here: all but the
+		 * last 1 ms) */
+		if (ts > 1000000)
 			pipeline_emit_until(&pl, ts - 1000000);
 	}
 	rc = pipeline_finish(&pl, ts, ring_drops, NULL, &s, kinds, drops, 8);
@@ -111,11 +173,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pipeline-bench: %s\n", strerror(-rc));
 		return 1;
 	}
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
 	printf("{\"rings\":%u,\"events\":%" PRIu64 ",\"ns_per_event\":%.1f,"
-	       "\"bytes_per_event\":%.1f,\"peak_rss_kib\":%ld}\n",
+	       "\"bytes_per_event\":%.1f,\"peak_rss_kib\":%ld,\"rss_at_start_kib\":%ld,"
+	       "\"peak_rss_of\":\"this process (VmHWM): program, libc, writer, pipeline\"}\n",
 	       pc.nrings, s.event_count, (double)(t1 - t0) / (double)s.event_count,
-	       (double)bytes / (double)s.event_count, ru.ru_maxrss);
+	       (double)bytes / (double)s.event_count, proc_status_kib("VmHWM"),
+	       rss_at_start_kib);
 	return 0;
 }

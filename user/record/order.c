@@ -5,7 +5,10 @@
 
 #include "order.h"
 
-/* ---- the heap of rings, keyed by each FIFO's head item ---- */
+/* ---- the heap of rings, keyed by each FIFO's head item ----
+ * Each entry carries a copy of its ring's head key: a sift compares entries
+ * of this one small array, where reading the key through the FIFO would
+ * touch one cache line per ring compared (a miss each with many rings). */
 
 static uint64_t head_key(const struct order *o, unsigned ring)
 {
@@ -14,46 +17,61 @@ static uint64_t head_key(const struct order *o, unsigned ring)
 	return f->items[f->head & (f->cap - 1)].key;
 }
 
-static void heap_swap(struct order *o, unsigned a, unsigned b)
+/* Equal keys: the lower ring first, so the merge is deterministic.  Bitwise
+ * operators: no branch to mispredict (which child is smaller is a coin toss
+ * when many rings interleave). */
+static bool ent_less(const struct order_heap_ent *a, const struct order_heap_ent *b)
 {
-	unsigned ra = o->heap[a], rb = o->heap[b];
-
-	o->heap[a] = rb;
-	o->heap[b] = ra;
-	o->hpos[rb] = a;
-	o->hpos[ra] = b;
+	return (a->key < b->key) | ((a->key == b->key) & (a->ring < b->ring));
 }
 
-/* Equal keys: the lower ring first, so the merge is deterministic. */
-static bool heap_less(const struct order *o, unsigned a, unsigned b)
+static void heap_put(struct order *o, unsigned i, struct order_heap_ent e)
 {
-	uint64_t ka = head_key(o, o->heap[a]), kb = head_key(o, o->heap[b]);
-
-	return ka < kb || (ka == kb && o->heap[a] < o->heap[b]);
+	o->heap[i] = e;
+	o->hpos[e.ring] = i;
 }
 
 static void sift_up(struct order *o, unsigned i)
 {
-	while (i && heap_less(o, i, (i - 1) / 2)) {
-		heap_swap(o, i, (i - 1) / 2);
+	struct order_heap_ent e = o->heap[i];
+
+	while (i && ent_less(&e, &o->heap[(i - 1) / 2])) {
+		heap_put(o, i, o->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
+	heap_put(o, i, e);
 }
 
+/* The entry at i got a larger key.  Most often it is still below its
+ * smaller child (its ring's next item comes next: a run, drained without
+ * moving anything).  Else the hole goes down along the smaller children to a
+ * leaf, one compare a level where the textbook sift makes two, and the entry
+ * comes up from there: with many rings a ring's next item belongs near the
+ * bottom, where most entries are. */
 static void sift_down(struct order *o, unsigned i)
 {
-	for (;;) {
-		unsigned l = 2 * i + 1, r = l + 1, m = i;
+	struct order_heap_ent e = o->heap[i];
+	unsigned n = o->nheap, c = 2 * i + 1;
 
-		if (l < o->nheap && heap_less(o, l, m))
-			m = l;
-		if (r < o->nheap && heap_less(o, r, m))
-			m = r;
-		if (m == i)
-			return;
-		heap_swap(o, i, m);
-		i = m;
+	if (c >= n)
+		return;
+	c += c + 1 < n && ent_less(&o->heap[c + 1], &o->heap[c]);
+	if (!ent_less(&o->heap[c], &e))
+		return;
+	do {
+		heap_put(o, i, o->heap[c]);
+		i = c;
+		c = 2 * i + 1;
+		if (c >= n)
+			break;
+		c += c + 1 < n && ent_less(&o->heap[c + 1], &o->heap[c]);
+	} while (true);
+	/* stops at the latest below the first entry moved up, which is less */
+	while (ent_less(&e, &o->heap[(i - 1) / 2])) {
+		heap_put(o, i, o->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
 	}
+	heap_put(o, i, e);
 }
 
 static void heap_remove(struct order *o, unsigned ring)
@@ -63,8 +81,7 @@ static void heap_remove(struct order *o, unsigned ring)
 	o->hpos[ring] = ORDER_NOT_IN_HEAP;
 	if (--o->nheap == i)
 		return;
-	o->heap[i] = o->heap[o->nheap];
-	o->hpos[o->heap[i]] = i;
+	heap_put(o, i, o->heap[o->nheap]);
 	sift_down(o, i);
 	sift_up(o, i);
 }
@@ -93,7 +110,10 @@ int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max
 	size_t cap = 16;
 
 	memset(o, 0, sizeof(*o));
-	while (cap < per_ring_cap)
+	/* the first FIFOs take at most an eighth of the budget, so that with
+	 * many rings the busy ones can still grow (and memory follows the load,
+	 * not the ring count) */
+	while (cap < per_ring_cap && 2 * cap * nrings <= max_items / 8)
 		cap *= 2;
 	o->fifos = calloc(nrings, sizeof(*o->fifos));
 	o->heap = calloc(nrings, sizeof(*o->heap));
@@ -162,19 +182,19 @@ void order_commit(struct order *o, unsigned ring)
 	f->tail++;
 	o->pending++;
 	if (o->hpos[ring] == ORDER_NOT_IN_HEAP) {
-		o->heap[o->nheap] = ring;
-		o->hpos[ring] = o->nheap++;
-		sift_up(o, o->hpos[ring]);
+		heap_put(o, o->nheap, (struct order_heap_ent){ f->items[i & mask].key, ring });
+		sift_up(o, o->nheap++);
 	} else if (new_head) {
+		o->heap[o->hpos[ring]].key = f->items[i & mask].key;
 		sift_up(o, o->hpos[ring]); /* its key went down */
 	}
 }
 
 struct pending *order_peek(struct order *o, uint64_t limit, unsigned *ring)
 {
-	if (!o->nheap || head_key(o, o->heap[0]) > limit)
+	if (!o->nheap || o->heap[0].key > limit)
 		return NULL;
-	*ring = o->heap[0];
+	*ring = o->heap[0].ring;
 	return &o->fifos[*ring].items[o->fifos[*ring].head & (o->fifos[*ring].cap - 1)];
 }
 
@@ -184,10 +204,12 @@ void order_pop(struct order *o, unsigned ring)
 
 	f->head++;
 	o->pending--;
-	if (f->head == f->tail)
+	if (f->head == f->tail) {
 		heap_remove(o, ring);
-	else
-		sift_down(o, o->hpos[ring]);
+		return;
+	}
+	o->heap[o->hpos[ring]].key = head_key(o, ring);
+	sift_down(o, o->hpos[ring]);
 }
 
 void order_resort_head(struct order *o, unsigned ring)
@@ -204,6 +226,7 @@ void order_resort_head(struct order *o, unsigned ring)
 		}
 		f->items[i & mask] = item;
 	}
+	o->heap[o->hpos[ring]].key = head_key(o, ring);
 	sift_down(o, o->hpos[ring]); /* its key went up */
 }
 

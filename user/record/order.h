@@ -2,8 +2,10 @@
 /* Reordering: one FIFO per ring of "pending" items (a wire record plus the
  * key it sorts by), kept sorted by insertion from the tail (rings are nearly
  * sorted, so that walk is short), merged across rings by key through a binary
- * heap of the rings' head items (log2(rings) per item).  FIFOs grow with need
- * within a total item budget and shrink back after a burst.  Items are
+ * heap of (head key, ring) entries: at most about log2(rings) compares of
+ * that one small array per item, and one while a ring's run comes next.
+ * FIFOs grow with need within a total item budget and shrink back after a
+ * burst.  Items are
  * released only below the watermark (pipeline.h), so `seq` order is
  * timestamp order. */
 #ifndef KATRA_RECORD_ORDER_H
@@ -63,6 +65,12 @@ struct ring_fifo {
 
 #define ORDER_NOT_IN_HEAP UINT32_MAX
 
+/* A ring in the merge heap, with a copy of its head item's key. */
+struct order_heap_ent {
+	uint64_t key;
+	uint32_t ring;
+};
+
 struct order {
 	struct ring_fifo *fifos;
 	unsigned nrings;
@@ -70,12 +78,14 @@ struct order {
 	size_t item_capacity;  /* slots allocated in all FIFOs */
 	size_t max_items;      /* budget for item_capacity */
 	size_t min_cap;        /* a FIFO's first and smallest capacity */
-	uint32_t *heap;        /* rings with items, a min-heap on their head keys */
+	struct order_heap_ent *heap; /* rings with items, a min-heap on (key, ring) */
 	uint32_t *hpos;        /* ring -> index in heap, or ORDER_NOT_IN_HEAP */
 	unsigned nheap;
 };
 
-/* per_ring_cap: each FIFO's first capacity; max_items: the total budget. */
+/* per_ring_cap: each FIFO's first capacity, at most (all of them together
+ * take at most an eighth of max_items, 16 items a FIFO at least);
+ * max_items: the total budget. */
 int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max_items);
 void order_free(struct order *o);
 /* The slot the next item of `ring` goes into, or NULL when that FIFO is full
