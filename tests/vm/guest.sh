@@ -121,6 +121,18 @@ traced()
 	sed -n -e 's/.*"late_events":\([0-9]*\).*/late_events=\1/p' \
 		-e 's/.*"\(peak_rss[a-z_]*\)":\([0-9]*\).*/summary_\1=\2/p' \
 		"$b".json >>"$facts" 2>/dev/null
+	# its own memory: peak RSS less what the rings' mappings hold (the
+	# kernel maps a ring's data twice), both from its summary
+	local peak ring
+	peak=$(sed -n 's/.*"peak_rss_kib":\([0-9]*\).*/\1/p' "$b".json 2>/dev/null)
+	ring=$(sed -n 's/.*"ring_rss_kib":\([0-9]*\).*/\1/p' "$b".json 2>/dev/null)
+	if [ -n "$peak" ] && [ -n "$ring" ]; then
+		echo "ring_rss_kib=$ring own_rss_kib=$((peak - ring))" >>"$facts"
+		if [ $((peak - ring)) -gt 32768 ]; then
+			echo "own RSS $((peak - ring)) KiB (peak $peak less rings $ring) > 32 MiB" >>"$why"
+			rc=1
+		fi
+	fi
 	if [ "$rec_rc" != 0 ]; then
 		echo "katra-record -p $wl exited $rec_rc: $(tail -n 2 "$b".rec.err | tr '\n' ' ')" >>"$why"
 		log "$name" "$b".rec.err

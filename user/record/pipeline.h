@@ -62,7 +62,7 @@ struct pipeline_config {
 int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipeline_config *c);
 void pipeline_free(struct pipeline *pl);
 
-/* The ring callback (libbpf's ring_buffer_sample_fn): ctx is the pipeline.
+/* The ring callback (rings.h's katra_ring_fn): ctx is the pipeline.
  * Always returns 0; malformed records are counted in bad_records. */
 int pipeline_on_record(void *ctx, void *data, size_t size);
 

@@ -666,32 +666,6 @@ uint32_t katra_probes_ring_bytes(const struct katra_probes *p)
 	return p->ring_bytes;
 }
 
-int katra_probes_new_ring_buffer(struct katra_probes *p,
-				 int (*fn)(void *ctx, void *data, size_t size), void *ctx,
-				 struct ring_buffer **out)
-{
-	struct ring_buffer *rb = NULL;
-	unsigned i;
-	int err;
-
-	*out = NULL;
-	for (i = 0; i < p->nrings; i++) {
-		if (!rb) {
-			rb = ring_buffer__new(p->rings[i].fd, fn, ctx, NULL);
-			err = rb ? 0 : -errno;
-		} else {
-			err = ring_buffer__add(rb, p->rings[i].fd, fn, ctx);
-		}
-		if (err) {
-			say_error("cannot open the per-CPU rings", -err);
-			ring_buffer__free(rb);
-			return err;
-		}
-	}
-	*out = rb;
-	return 0;
-}
-
 uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i)
 {
 	if (i >= p->nrings || !p->rings[i].prod)

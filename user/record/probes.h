@@ -8,9 +8,8 @@
  *	katra_probes_open(&o, &p);          // loads; needs root or CAP_BPF+CAP_PERFMON
  *	katra_probes_track_tgid(p, pid);    // before or after attach
  *	katra_probes_attach(p);             // names of what failed: katra_probes_failed()
- *	katra_probes_new_ring_buffer(p, on_record, ctx, &rb);
- *	while (running) ring_buffer__poll(rb, 10);  // short timer: wakeups are batched
- *	ring_buffer__free(rb); katra_probes_destroy(p);
+ *	// read the rings katra_probes_ring_fd() names (rings.h), watermark first
+ *	katra_probes_detach(p); katra_probes_destroy(p);
  */
 #ifndef KATRA_PROBES_H
 #define KATRA_PROBES_H
@@ -23,7 +22,6 @@
 #include "select.h"
 
 struct katra_probes;
-struct ring_buffer; /* libbpf */
 
 struct katra_probes_opts {
 	bool follow_children;  /* track processes forked by tracked ones */
@@ -101,11 +99,6 @@ const char *katra_probes_flavour(const struct katra_probes *p);
 unsigned katra_probes_ring_count(const struct katra_probes *p);
 int katra_probes_ring_fd(const struct katra_probes *p, unsigned i); /* BPF_MAP_TYPE_RINGBUF */
 uint32_t katra_probes_ring_bytes(const struct katra_probes *p);
-/* One libbpf ring_buffer over all rings; fn(ctx, data, size) per record.  fn
- * must return 0 (non-zero aborts ring_buffer__poll). */
-int katra_probes_new_ring_buffer(struct katra_probes *p,
-				 int (*fn)(void *ctx, void *data, size_t size), void *ctx,
-				 struct ring_buffer **out);
 /* Unread bytes in ring i right now (for "ring fill" counters). */
 uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i);
 

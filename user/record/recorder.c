@@ -24,6 +24,7 @@
 #include "preflight.h"
 #include "probes.h"
 #include "recorder.h"
+#include "rings.h"
 #include "session.h"
 #include "targets.h"
 #include "uprobes.h"
@@ -100,7 +101,8 @@ struct recorder {
 	const struct katra_record_opts *o;
 	struct katra_probes *probes;
 	struct katra_uprobes *up; /* Wine and Vulkan libraries (uprobes.c) */
-	struct ring_buffer *rb;
+	struct katra_rings rings; /* the per-CPU rings, read in place */
+	bool rings_open;
 	struct katra_writer *w;
 	struct pipeline pl;
 	bool pl_ready;
@@ -191,6 +193,9 @@ static uint64_t ring_watermark(struct recorder *r, uint64_t now)
 
 	for (unsigned i = 0; i < r->nrings; i++) {
 		r->watermark[i] = katra_probes_ring_watermark(r->probes, i, now, r->watermark[i]);
+		/* what this ring held when its slot was read: the drain stops
+		 * there (what comes later waits in the ring, not in memory) */
+		katra_rings_snapshot(&r->rings, i);
 		if (r->watermark[i] < w)
 			w = r->watermark[i];
 	}
@@ -282,6 +287,20 @@ static int open_fifo(const char *path, int *fd_out, bool *created)
 	return 0;
 }
 
+static int open_rings(struct recorder *r)
+{
+	int *fds = calloc(r->nrings, sizeof(int)), rc;
+
+	if (!fds)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->nrings; i++)
+		fds[i] = katra_probes_ring_fd(r->probes, i);
+	rc = katra_rings_open(&r->rings, fds, r->nrings, katra_probes_ring_bytes(r->probes));
+	r->rings_open = true; /* closed in any case */
+	free(fds);
+	return rc;
+}
+
 /* Sleeps until a ring's consumer is woken, an epoch line is in the FIFO (read
  * at once, so its time is when it arrived), or POLL_MS. */
 static int wait_for_work(struct recorder *r)
@@ -289,8 +308,6 @@ static int wait_for_work(struct recorder *r)
 	struct epoll_event ev[2];
 	int n;
 
-	if (r->wait_fd < 0)
-		return ring_buffer__poll(r->rb, POLL_MS);
 	n = epoll_wait(r->wait_fd, ev, 2, POLL_MS);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -304,15 +321,14 @@ static int setup_wait(struct recorder *r)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	r->wait_fd = -1;
-	if (r->fifo_fd < 0)
-		return 0;
+	int err;
+
 	r->wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->wait_fd < 0)
 		return -errno;
-	ev.data.fd = ring_buffer__epoll_fd(r->rb);
-	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
-		return -errno;
+	err = katra_rings_epoll_add(&r->rings, r->wait_fd);
+	if (err || r->fifo_fd < 0)
+		return err;
 	ev.data.fd = r->fifo_fd;
 	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, r->fifo_fd, &ev) < 0)
 		return -errno;
@@ -769,7 +785,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			r->watermark[i] = start_mono;
 	}
 	if (!rc)
-		rc = katra_probes_new_ring_buffer(r->probes, pipeline_on_record, &r->pl, &r->rb);
+		rc = open_rings(r);
 	if (!rc)
 		rc = setup_wait(r);
 	if (rc) {
@@ -857,7 +873,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		 * hosts): release only what is older than that by a margin */
 		wm = wm > CLOCK_SKEW_MARGIN_NS ? wm - CLOCK_SKEW_MARGIN_NS : 0;
 		if (err >= 0 || err == -EINTR)
-			err = ring_buffer__consume(r->rb);
+			katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 0);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "katra-record: reading the rings failed: %s\n", strerror(-err));
 			rc = err;
@@ -916,7 +932,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	katra_uprobes_detach(r->up);
 	katra_probes_detach(r->probes);
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
-	ring_buffer__consume(r->rb);
+	katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 1);
 	take_inflight(r);
 	check_drops(r, end);
 	rc = finish_trace(r, end, res);
@@ -936,8 +952,8 @@ cleanup:
 	if (launch.release_fd >= 0)
 		katra_launch_abort(&launch);
 	if (r) {
-		if (r->rb)
-			ring_buffer__free(r->rb);
+		if (r->rings_open)
+			katra_rings_close(&r->rings);
 		if (launch.pid > 0 && !rc) {
 			/* -d or a signal ended the capture before the command did */
 			int st;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "table.h"
 
@@ -14,6 +15,27 @@ static size_t slot_of(const struct ktable *t, uint64_t key)
 	return (size_t)key & (t->cap - 1);
 }
 
+/* Zeroed memory that becomes resident page by page as entries are used: a
+ * table sized for the worst case costs what it holds, not its capacity.
+ * Huge pages are refused for it: with THP "always" (Debian's default) one
+ * touched entry would make 2 MiB resident, and a hash spreads entries over
+ * the whole table (measured: 24 MiB resident for 200 threads). */
+static void *table_alloc(size_t bytes)
+{
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	madvise(m, bytes, MADV_NOHUGEPAGE); /* advice: a kernel without THP refuses it */
+	return m;
+}
+
+static void table_release(void *m, size_t bytes)
+{
+	if (m)
+		munmap(m, bytes);
+}
+
 int ktable_init(struct ktable *t, size_t max_items, size_t value_size)
 {
 	size_t cap = 16;
@@ -21,24 +43,24 @@ int ktable_init(struct ktable *t, size_t max_items, size_t value_size)
 	memset(t, 0, sizeof(*t));
 	while (cap < max_items * 2)
 		cap *= 2;
-	t->keys = calloc(cap, sizeof(*t->keys));
-	t->used = calloc(cap, 1);
-	t->values = calloc(cap, value_size);
+	t->cap = cap;
+	t->value_size = value_size;
+	t->max_items = max_items;
+	t->keys = table_alloc(cap * sizeof(*t->keys));
+	t->used = table_alloc(cap);
+	t->values = table_alloc(cap * value_size);
 	if (!t->keys || !t->used || !t->values) {
 		ktable_free(t);
 		return -ENOMEM;
 	}
-	t->cap = cap;
-	t->value_size = value_size;
-	t->max_items = max_items;
 	return 0;
 }
 
 void ktable_free(struct ktable *t)
 {
-	free(t->keys);
-	free(t->used);
-	free(t->values);
+	table_release(t->keys, t->cap * sizeof(*t->keys));
+	table_release(t->used, t->cap);
+	table_release(t->values, t->cap * t->value_size);
 	memset(t, 0, sizeof(*t));
 }
 

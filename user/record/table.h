@@ -2,7 +2,8 @@
 /* Fixed-capacity hash table from a u64 key to a fixed-size value, for the
  * recorder's per-thread, per-process and per-request state.  Capacity is set
  * once: memory stays bounded whatever the capture length, and a full table
- * refuses inserts (the caller counts that as an eviction). */
+ * refuses inserts (the caller counts that as an eviction).  Only the pages
+ * entries land on become resident. */
 #ifndef KATRA_RECORD_TABLE_H
 #define KATRA_RECORD_TABLE_H
 

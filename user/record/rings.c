@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rings.h"
+
+/* the kernel's record header bits (uapi bpf.h) */
+#define RING_BUSY_BIT    (1u << 31)
+#define RING_DISCARD_BIT (1u << 30)
+#define RING_HDR_BYTES   8u
+
+int katra_rings_open(struct katra_rings *rs, const int *fds, unsigned n, size_t size)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->page = (size_t)sysconf(_SC_PAGESIZE);
+	rs->size = size;
+	if (!size || (size & (size - 1)))
+		return -EINVAL;
+	rs->v = calloc(n, sizeof(*rs->v));
+	if (!rs->v)
+		return -ENOMEM;
+	rs->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct katra_ring_view *v = &rs->v[i];
+		void *m;
+
+		v->fd = fds[i];
+		v->mask = size - 1;
+		m = mmap(NULL, rs->page, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
+		if (m == MAP_FAILED)
+			return -errno;
+		v->consumer_pos = m;
+		/* the producer page and the data twice; read-only to user space */
+		m = mmap(NULL, rs->page + 2 * size, PROT_READ, MAP_SHARED, v->fd, rs->page);
+		if (m == MAP_FAILED)
+			return -errno;
+		v->producer_pos = m;
+		v->data = (const uint8_t *)m + rs->page;
+		v->stop_pos = __atomic_load_n(v->consumer_pos, __ATOMIC_ACQUIRE);
+	}
+	return 0;
+}
+
+void katra_rings_close(struct katra_rings *rs)
+{
+	for (unsigned i = 0; rs->v && i < rs->n; i++) {
+		if (rs->v[i].consumer_pos)
+			munmap(rs->v[i].consumer_pos, rs->page);
+		if (rs->v[i].producer_pos)
+			munmap((void *)rs->v[i].producer_pos, rs->page + 2 * rs->size);
+	}
+	free(rs->v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+void katra_rings_snapshot(struct katra_rings *rs, unsigned i)
+{
+	if (i < rs->n)
+		rs->v[i].stop_pos = __atomic_load_n(rs->v[i].producer_pos, __ATOMIC_ACQUIRE);
+}
+
+static uint64_t drain_one(struct katra_ring_view *v, katra_ring_fn fn, void *ctx, uint64_t stop)
+{
+	uint64_t cons = __atomic_load_n(v->consumer_pos, __ATOMIC_RELAXED), n = 0;
+
+	while (cons < stop) {
+		const uint32_t *hdr = (const uint32_t *)(v->data + (cons & v->mask));
+		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+
+		/* reserved, not yet committed: it and what follows wait */
+		if (len & RING_BUSY_BIT)
+			break;
+		if (!(len & RING_DISCARD_BIT)) {
+			fn(ctx, (void *)(hdr + 2), len);
+			n++;
+		}
+		cons += (RING_HDR_BYTES + (len & ~RING_DISCARD_BIT) + 7) & ~7ull;
+		/* hand the space back as we go: the producers may be waiting
+		 * for it (a full ring drops records) */
+		if (!(n & 255))
+			__atomic_store_n(v->consumer_pos, cons, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(v->consumer_pos, cons, __ATOMIC_RELEASE);
+	return n;
+}
+
+uint64_t katra_rings_drain(struct katra_rings *rs, katra_ring_fn fn, void *ctx, int to_end)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < rs->n; i++) {
+		struct katra_ring_view *v = &rs->v[i];
+		uint64_t stop = to_end ? __atomic_load_n(v->producer_pos, __ATOMIC_ACQUIRE)
+				       : v->stop_pos;
+		n += drain_one(v, fn, ctx, stop);
+	}
+	return n;
+}
+
+int katra_rings_epoll_add(const struct katra_rings *rs, int epfd)
+{
+	for (unsigned i = 0; i < rs->n; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = rs->v[i].fd };
+
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, rs->v[i].fd, &ev) < 0)
+			return -errno;
+	}
+	return 0;
+}

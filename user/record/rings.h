@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The consumer side of the per-CPU BPF rings (BPF_MAP_TYPE_RINGBUF), read
+ * straight from their mappings instead of through libbpf's ring_buffer, for
+ * one reason: a drain must stop where the ring ended when the watermark was
+ * taken.  libbpf's consumer keeps reading while producers keep writing, so a
+ * busy CPU's ring is never done, and everything read past the watermark
+ * waits in the reorder storage until its budget is spent (then items are
+ * written early and their threads' older items dropped as late).  Left in
+ * the ring, the same records cost nothing and wait for the next round.
+ *
+ * Layout (the kernel's, stable): page 0 is the consumer position (ours to
+ * write), page 1 the producer position, then the data, mapped twice in a row
+ * so a record that wraps is contiguous.  A record is an 8-byte header (u32
+ * length with BUSY and DISCARD bits, u32 page offset) and its bytes, rounded
+ * up to 8. */
+#ifndef KATRA_RECORD_RINGS_H
+#define KATRA_RECORD_RINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct katra_ring_view {
+	unsigned long *consumer_pos; /* rw page */
+	const unsigned long *producer_pos;
+	const uint8_t *data;         /* 2 x size, read-only */
+	uint64_t mask;               /* size - 1 */
+	uint64_t stop_pos;           /* a drain reads up to here (a snapshot) */
+	int fd;
+};
+
+struct katra_rings {
+	struct katra_ring_view *v;
+	unsigned n;
+	size_t page;
+	size_t size; /* data bytes per ring (a power of two) */
+};
+
+/* fn(ctx, data, size) per record; its return value is ignored. */
+typedef int (*katra_ring_fn)(void *ctx, void *data, size_t size);
+
+/* Maps n rings of `size` data bytes each (the ring map fds stay the
+ * caller's).  0 or -errno; katra_rings_close() in either case. */
+int katra_rings_open(struct katra_rings *rs, const int *fds, unsigned n, size_t size);
+void katra_rings_close(struct katra_rings *rs);
+/* Takes ring i's producer position as where its next drain stops: call it
+ * after reading CPU i's slot for the watermark (every record committed
+ * before that read is below the position). */
+void katra_rings_snapshot(struct katra_rings *rs, unsigned i);
+/* Reads every ring up to its snapshot (or, with to_end, up to whatever is
+ * committed now), stopping early at a record still being written.  Returns
+ * the records read. */
+uint64_t katra_rings_drain(struct katra_rings *rs, katra_ring_fn fn, void *ctx, int to_end);
+/* Adds every ring's fd to an epoll set (EPOLLIN: a producer forced a
+ * wakeup), with data.fd = the ring's fd. */
+int katra_rings_epoll_add(const struct katra_rings *rs, int epfd);
+
+#endif
