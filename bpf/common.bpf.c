@@ -19,6 +19,7 @@ __u64 ktable_drops[KTABLE_COUNT];
 const volatile bool exit_has_group_dead;
 const volatile bool switch_has_prev_state = true;
 const volatile bool have_task_btf = true;
+const volatile bool have_attach_cookie = true;
 const volatile __u32 uring_complete_args = 3;
 
 char LICENSE[] SEC("license") = "GPL";

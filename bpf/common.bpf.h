@@ -26,6 +26,7 @@ extern const volatile __u32 wakeup_bytes;
 extern const volatile bool exit_has_group_dead;   /* sched_process_exit(p, group_dead): 6.16 */
 extern const volatile bool switch_has_prev_state; /* sched_switch(.., prev_state): 5.18 */
 extern const volatile bool have_task_btf;         /* bpf_get_current_task_btf(): 5.11 */
+extern const volatile bool have_attach_cookie;    /* bpf_get_attach_cookie() in uprobes: 5.15 */
 extern const volatile __u32 uring_complete_args;  /* io_uring_complete's layout, see there */
 /* Syscall numbers whose arguments user space decodes (one bit each); the
  * others get the short record. */

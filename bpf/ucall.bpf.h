@@ -154,6 +154,11 @@ static __always_inline bool ucall_is_outer(__u64 pid_tgid, __u32 layer, __u64 sp
 
 	if (!old || old->start_time != start || sp >= old->sp)
 		return true;
+	/* a function entered from Wine's syscall dispatcher (its return address
+	 * is the dispatcher's, remembered by a generic NT call that was left
+	 * without returning) is a new outer call, whatever its stack depth */
+	if (old->call == KATRA_UC_NT_SYSCALL && old->ptr[0] && ucall_read_u64(sp) == old->ptr[0])
+		return true;
 	if (layer == KATRA_UC_LAYER_UNIX)
 		old->depth++;
 	return false;

@@ -7,6 +7,15 @@
  * Records: struct katra_ev_ucall (wire.h), rules in ucall.bpf.h. */
 #include "ucall.bpf.h"
 
+/* The ntdll.so files whose syscall dispatcher is probed, by slot (the
+ * uprobes' attach cookie): struct katra_nt_file (wire.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KATRA_NT_FILES);
+	__type(key, __u32);
+	__type(value, struct katra_nt_file);
+} nt_files SEC(".maps");
+
 /* The registers (Windows x64: rcx, rdx, r8, r9) are read once, first. */
 #define UC_ENTRY(call_id)                                                             \
 	__u64 pid_tgid = bpf_get_current_pid_tgid();                                  \
@@ -221,6 +230,74 @@ int ur_nt(struct pt_regs *ctx)
 		break;
 	}
 	return ucall_end(pid_tgid, KATRA_UC_LAYER_NT, st, a, flags, (__s32)ax);
+}
+
+/* Every NT call a Windows program makes, at Wine's syscall dispatcher: a
+ * uprobe on its `call *(%r10,%rax,8)` (rax: the number, r10: the table,
+ * rsp: the unix stack with the arguments copied) and one on the instruction
+ * after it (rax: the NTSTATUS).  Not a uretprobe: the dispatcher saves and
+ * restores the frame itself.  The numbers a function probe of their own
+ * writes are skipped (that probe wins), so are other tables' (win32u's:
+ * their user callbacks would nest).  A dispatcher entry always starts an
+ * outer NT call (a call still open on the thread was left without
+ * returning: dispatcher entries nest only through user callbacks). */
+SEC("uprobe")
+int up_nt_syscall(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 sp = UREG(ctx, sp), ip = UREG(ctx, ip), ax = UREG(ctx, ax), r10 = UREG(ctx, r10);
+	struct ucall_state st = {};
+	struct katra_nt_file *f;
+	__u32 slot = 0, nr;
+
+	if (!katra_tracked(pid_tgid >> 32))
+		return 0;
+	if (have_attach_cookie)
+		slot = (__u32)bpf_get_attach_cookie(ctx);
+	f = bpf_map_lookup_elem(&nt_files, &slot);
+	if (!f || !f->call_vaddr)
+		return 0;
+	if (r10 - (ip - f->call_vaddr) != f->table_vaddr)
+		return 0;
+	nr = (__u32)ax;
+	if (nr >= f->count || nr >= KATRA_NT_SKIP_WORDS * 64)
+		return 0;
+	if (f->skip[(nr >> 6) & (KATRA_NT_SKIP_WORDS - 1)] & (1ull << (nr & 63)))
+		return 0;
+	st.start_time = ucall_task_start();
+	st.sp = sp - 8; /* as at the called function's entry */
+	st.call = KATRA_UC_NT_SYSCALL;
+	st.depth = 1;
+	st.a[0] = nr;
+	st.a[3] = slot;
+	st.ptr[0] = ip + 4; /* the return address of the call */
+	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+}
+
+SEC("uprobe")
+int up_nt_syscall_ret(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);
+	__u64 key = ucall_key(pid_tgid, KATRA_UC_LAYER_NT);
+	struct ucall_state *st;
+	__u64 a[4];
+
+	if (!katra_tracked(pid_tgid >> 32))
+		return 0;
+	st = bpf_map_lookup_elem(&ucall_states, &key);
+	if (!st || st->call != KATRA_UC_NT_SYSCALL)
+		return 0;
+	if (st->start_time != ucall_task_start() || sp > st->sp + 8) {
+		bpf_map_delete_elem(&ucall_states, &key);
+		return 0;
+	}
+	if (sp < st->sp + 8)
+		return 0; /* a dispatcher return inside it (a user callback's call) */
+	a[0] = st->a[0];
+	a[1] = a[2] = 0;
+	a[3] = st->a[3];
+	return ucall_end(pid_tgid, KATRA_UC_LAYER_NT, st, a, 0, (__s32)ax);
 }
 
 /* wine_server_call (req): the request number is the first int of the

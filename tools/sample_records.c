@@ -378,6 +378,16 @@ static void build_windows(void)
 	struct katra_event *e;
 	uint64_t c;
 
+	/* a wineserver's request names (empty, then three), then the calls they name */
+	static const struct katra_str reqs[3] = {
+		{ "new_process", 11 }, { "get_new_process_info", 20 }, { "new_thread", 10 },
+	};
+	e = ev(KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_REQUESTS,
+	       KATRA_PAYLOAD_WINE_SERVER_REQUESTS, KATRA_RES_PROCESS, 4243);
+	e = ev(KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_REQUESTS,
+	       KATRA_PAYLOAD_WINE_SERVER_REQUESTS, KATRA_RES_PROCESS, 4243);
+	e->payload.u.wine_server_requests.names = (struct katra_str_vec){ reqs, 3 };
+
 	e = span(ev(KATRA_SCOPE_WINDOWS_FACING, KATRA_KIND_NT_READ_FILE, KATRA_PAYLOAD_NT_CALL,
 		    KATRA_RES_WIN_HANDLE, 0x44), KATRA_PHASE_BEGIN, 10);
 	e->payload.u.nt_call.handle = 0x44;
@@ -391,7 +401,7 @@ static void build_windows(void)
 	e->causes = causes(1, &c);
 	e = ev(KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_CALL,
 	       KATRA_PAYLOAD_WINE_SERVER_CALL, KATRA_RES_NONE, 0);
-	e->payload.u.wine_server_call.request = 12;
+	e->payload.u.wine_server_call.request = 2;
 	e = ev(KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WIN_TO_UNIX, KATRA_PAYLOAD_NONE,
 	       KATRA_RES_NONE, 0);
 	e->confidence = KATRA_CONFIDENCE_INFERRED;
@@ -417,6 +427,19 @@ static void build_windows(void)
 	       KATRA_RES_NONE, 0);
 	e->payload.u.wait.handle = -2;
 	e->payload.u.wait.timeout_ns = (struct katra_opt_u64){ true, 16000000 };
+
+	/* a generic NT call: the name on the Begin only, the status on the End */
+	e = span(ev(KATRA_SCOPE_WINDOWS_FACING, KATRA_KIND_NT_SYSCALL, KATRA_PAYLOAD_NT_SYSCALL,
+		    KATRA_RES_NONE, 0), KATRA_PHASE_BEGIN, 11);
+	e->payload.u.nt_syscall.number = 0x31;
+	e->payload.u.nt_syscall.name =
+		(struct katra_opt_str){ true, katra_cstr("NtQueryPerformanceCounter") };
+	c = e->seq;
+	e = span(ev(KATRA_SCOPE_WINDOWS_FACING, KATRA_KIND_NT_SYSCALL, KATRA_PAYLOAD_NT_SYSCALL,
+		    KATRA_RES_NONE, 0), KATRA_PHASE_END, 11);
+	e->payload.u.nt_syscall.number = 0x31;
+	e->payload.u.nt_syscall.status = (struct katra_opt_u32){ true, 0 };
+	e->causes = causes(1, &c);
 }
 
 static void build_gpu(void)

@@ -131,6 +131,8 @@ enum katra_event_kind {
 	KATRA_KIND_COUNTER,
 	KATRA_KIND_DROP,
 	KATRA_KIND_PROCESS_INFO,
+	KATRA_KIND_NT_SYSCALL,          /* 44: any NT system call (generic span) */
+	KATRA_KIND_WINE_SERVER_REQUESTS, /* 45: a wineserver's request names */
 	KATRA_KIND_COUNT
 };
 
@@ -229,6 +231,8 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_VULKAN,
 	KATRA_PAYLOAD_DROP,
 	KATRA_PAYLOAD_PROCESS_INFO,
+	KATRA_PAYLOAD_NT_SYSCALL,
+	KATRA_PAYLOAD_WINE_SERVER_REQUESTS,
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -311,6 +315,8 @@ struct katra_payload {
 		struct { uint64_t handle; uint32_t count; struct katra_opt_i32 result; } vulkan;
 		struct { uint32_t source; uint32_t instance; uint64_t count; } drop;
 		struct { struct katra_str comm; struct katra_opt_str exe_path, windows_image; uint32_t origin; } process_info;
+		struct { uint32_t number; struct katra_opt_str name; struct katra_opt_u32 status; } nt_syscall;
+		struct { struct katra_str_vec names; } wine_server_requests;
 	} u;
 };
 

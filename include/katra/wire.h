@@ -345,6 +345,8 @@ struct katra_cpu_slot {
  *   NT_CREATE_USER_PROCESS        0, process flags, thread flags, 0
  *                                 EXIT: a0 = *process handle, a1 = *thread handle
  *   WINE_SERVER_CALL              request number, 0, 0, 0
+ *   NT_SYSCALL                    NT number (table 0), 0, 0, the ntdll file's slot
+ *                                 in nt_files (the uprobe's attach cookie)
  *   WINE_UNIX_CALL                unixlib handle, function index, args, 0
  *                                 EXIT: a2 = 0
  *   VK_QUEUE_SUBMIT, _SUBMIT2     queue, submitCount, fence, 0
@@ -373,7 +375,8 @@ enum katra_ucall {
 	KATRA_UC_VK_WAIT_FOR_FENCES = 15,
 	KATRA_UC_VK_WAIT_SEMAPHORES = 16,
 	KATRA_UC_VK_ACQUIRE_NEXT_IMAGE = 17,
-	KATRA_UC_COUNT = 18,
+	KATRA_UC_NT_SYSCALL = 18, /* any other NT call, at Wine's syscall dispatcher */
+	KATRA_UC_COUNT = 19,
 };
 
 /* Layers: at most one open call per thread and layer. */
@@ -383,7 +386,8 @@ enum katra_ucall {
 #define KATRA_UC_LAYER_VULKAN 3 /* Vulkan driver entry points */
 #define KATRA_UC_LAYERS       4
 #define KATRA_UC_LAYER_OF(call)                                                        \
-	((call) <= KATRA_UC_NT_CREATE_USER_PROCESS ? KATRA_UC_LAYER_NT                 \
+	((call) <= KATRA_UC_NT_CREATE_USER_PROCESS || (call) == KATRA_UC_NT_SYSCALL    \
+		 ? KATRA_UC_LAYER_NT                                                   \
 	 : (call) == KATRA_UC_WINE_SERVER_CALL     ? KATRA_UC_LAYER_SERVER             \
 	 : (call) == KATRA_UC_WINE_UNIX_CALL       ? KATRA_UC_LAYER_UNIX               \
 						   : KATRA_UC_LAYER_VULKAN)
@@ -399,6 +403,22 @@ struct katra_ev_ucall {
 	__u32 flags; /* KATRA_UC_* */
 	__u64 a[4];  /* see above */
 	__s64 ret;   /* EXIT: the return value */
+};
+
+/* One ntdll.so file whose syscall dispatcher is probed (BPF array map
+ * nt_files, index = the slot, the uprobes' attach cookie): ELF virtual
+ * addresses of the dispatcher's `call *(%r10,%rax,8)` and of the syscall
+ * table (so a probe tells its load bias, ip - call_vaddr, and whether r10 is
+ * this table: other tables, win32u's, are not written), the table's size,
+ * and the numbers left to a function probe of their own (skip bits). */
+#define KATRA_NT_SKIP_WORDS 16 /* numbers 0..1023 */
+#define KATRA_NT_FILES 16
+struct katra_nt_file {
+	__u64 call_vaddr;
+	__u64 table_vaddr;
+	__u32 count;
+	__u32 pad;
+	__u64 skip[KATRA_NT_SKIP_WORDS];
 };
 
 /* Size of each record type, indexed by type (0 = invalid). */
@@ -430,6 +450,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_create) == 48, "uring create reco
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 

@@ -6,6 +6,8 @@
 #include "replay_test_util.h"
 #include "../../user/replay/dump_filter.h"
 #include "../../user/replay/sysnames.h"
+#include "../../user/replay/dump_ctx.h"
+#include "../../user/replay/payload_fields.h"
 
 #define BIG_FILE 10106461514007918706ull /* above 2^53: jq 1.6 would round it */
 
@@ -394,5 +396,56 @@ Test(procnames, latest_name_wins_image_first_and_labels_quote_when_needed)
 	e.payload.type = KATRA_PAYLOAD_NONE;
 	kr_procnames_see(&p, &e);
 	cr_assert_null(kr_procnames_get(&p, 11));
+	kr_procnames_free(&p);
+}
+
+/* WineServerRequests (EventKind 45): the latest table names each
+ * WineServerCall's request in the text dump; WinToUnix (same payload, a
+ * function index) is never named. */
+Test(procnames, wineserver_request_names_from_the_latest_table)
+{
+	static const struct katra_str t1[] = { { "new_process", 11 }, { "", 0 },
+					       { "create_event", 12 } };
+	static const struct katra_str t2[] = { { "other", 5 } };
+	struct kr_procnames p;
+	struct katra_event e;
+	const struct kr_payload_desc *d = kr_payload_desc(KATRA_PAYLOAD_WINE_SERVER_CALL);
+	char buf[128];
+	FILE *f;
+
+	kr_procnames_init(&p);
+	cr_assert_null(kr_procnames_request(&p, 0));
+	memset(&e, 0, sizeof(e));
+	e.kind = KATRA_KIND_WINE_SERVER_REQUESTS;
+	e.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+	e.payload.u.wine_server_requests.names = (struct katra_str_vec){ t1, 3 };
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_procnames_request(&p, 0), "new_process");
+	cr_assert_null(kr_procnames_request(&p, 1)); /* "" is no name */
+	cr_assert_str_eq(kr_procnames_request(&p, 2), "create_event");
+	cr_assert_null(kr_procnames_request(&p, 3));
+	cr_assert_null(kr_procnames_request(NULL, 0));
+
+	memset(&e, 0, sizeof(e));
+	e.kind = KATRA_KIND_WINE_SERVER_CALL;
+	e.payload.type = KATRA_PAYLOAD_WINE_SERVER_CALL;
+	e.payload.u.wine_server_call.request = 2;
+	f = fmemopen(buf, sizeof(buf), "w");
+	kr_payload_text_value(f, &e, &d->fields[0], &p);
+	fclose(f);
+	cr_assert_str_eq(buf, "2(create_event)");
+	e.kind = KATRA_KIND_WIN_TO_UNIX;
+	f = fmemopen(buf, sizeof(buf), "w");
+	kr_payload_text_value(f, &e, &d->fields[0], &p);
+	fclose(f);
+	cr_assert_str_eq(buf, "2");
+
+	/* a later table replaces it */
+	memset(&e, 0, sizeof(e));
+	e.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+	e.payload.u.wine_server_requests.names = (struct katra_str_vec){ t2, 1 };
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_procnames_request(&p, 0), "other");
+	cr_assert_null(kr_procnames_request(&p, 2));
 	kr_procnames_free(&p);
 }

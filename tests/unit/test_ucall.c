@@ -213,3 +213,91 @@ Test(ucall, nt_server_and_syscall_spans_nest_and_cite_inward)
 	cr_assert_eq(katra_verify_path(path, NULL, NULL, 0, &rep), 0);
 	temp_dir_remove(dir);
 }
+
+/* Generic NT calls (KATRA_UC_NT_SYSCALL): NtSyscall spans, the name (from the
+ * emitter's nt_name hook) on the Begin only, the status on the End; a
+ * syscall inside cites it.  A wineserver's ProcessInfo is followed by its
+ * WineServerRequests table (the server_requests hook), which cites it. */
+static const char *nt_name(void *ctx, uint32_t slot, uint32_t number)
+{
+	(void)ctx;
+	return slot == 0 && number == 0x2e ? "NtYieldExecution" : NULL;
+}
+
+static bool server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+			    struct katra_str_vec *out)
+{
+	static const struct katra_str names[2] = { { "new_process", 11 }, { "new_thread", 10 } };
+
+	(void)ctx;
+	if (tgid != 900 || comm_len != 12 || memcmp(comm, "wineserver64", 12))
+		return false;
+	*out = (struct katra_str_vec){ names, 2 };
+	return true;
+}
+
+Test(ucall, generic_nt_call_named_on_its_begin_and_server_request_names)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct pipeline pl;
+	struct pipeline_config pc = {
+		.nrings = 1, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
+	};
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_drop_count drops[4];
+	struct katra_summary s;
+	uint64_t ring_drops[1] = { 0 };
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	pl.em.nt_name = nt_name;
+	pl.em.server_requests = server_requests;
+	cr_assert_eq(emit_process_info(&pl.em, START + 1, 900, KATRA_ORIGIN_WINE_SESSION,
+				       "wineserver64", NULL, NULL), 0);          /* 0, 1 */
+	cr_assert_eq(emit_process_info(&pl.em, START + 2, 901, KATRA_ORIGIN_WINE_SESSION,
+				       "services.exe", NULL, "services.exe"), 0); /* 2 */
+	ucall(&pl, 10, 100, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER, 0x2e, 0, 0, 0);         /* 3 */
+	read_syscall(&pl, 10, 110, 120);                                                 /* 4, 5 */
+	ucall(&pl, 10, 130, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT, 0x2e, 0, 0, 0);          /* 6 */
+	ucall(&pl, 10, 140, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER, 0x7, 0, 0, 0);          /* 7 */
+	ucall(&pl, 10, 150, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT, 0x7, 0, 0, (int32_t)0xc0000008);
+	cr_assert_eq(pipeline_finish(&pl, START + 500, ring_drops, NULL, &s, kinds, drops, 4), 0);
+	cr_assert_eq(katra_writer_finish(w, &s), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	pipeline_free(&pl);
+
+	read_events(path);
+	cr_assert_eq(evs[0].kind, KATRA_KIND_PROCESS_INFO);
+	cr_assert_eq(evs[1].kind, KATRA_KIND_WINE_SERVER_REQUESTS);
+	cr_assert_eq(evs[1].scope, KATRA_SCOPE_WINE_PROTON);
+	cr_assert_eq(evs[1].phase, KATRA_PHASE_INSTANT);
+	cr_assert_eq(evs[1].res.domain, KATRA_RES_PROCESS);
+	cr_assert_eq(evs[1].res.id, 900);
+	cr_assert_eq(evs[1].ncauses, 1);
+	cr_assert_eq(evs[1].causes[0], evs[0].seq);
+	cr_assert_eq(evs[1].payload.u.wine_server_requests.names.len, 2);
+	cr_assert_eq(evs[2].kind, KATRA_KIND_PROCESS_INFO, "no table for other processes");
+	cr_assert_eq(evs[3].kind, KATRA_KIND_NT_SYSCALL);
+	cr_assert_eq(evs[3].scope, KATRA_SCOPE_WINDOWS_FACING);
+	cr_assert_eq(evs[3].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(evs[3].payload.type, KATRA_PAYLOAD_NT_SYSCALL);
+	cr_assert_eq(evs[3].payload.u.nt_syscall.number, 0x2e);
+	cr_assert(evs[3].payload.u.nt_syscall.name.present);
+	cr_assert_eq(evs[3].payload.u.nt_syscall.name.value.len, 16);
+	cr_assert(!evs[3].payload.u.nt_syscall.status.present);
+	cr_assert_eq(evs[4].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(evs[4].causes[0], evs[3].seq, "the read cites the NT call");
+	cr_assert_eq(evs[6].kind, KATRA_KIND_NT_SYSCALL);
+	cr_assert_eq(evs[6].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[6].span, evs[3].span);
+	cr_assert_eq(evs[6].causes[0], evs[3].seq);
+	cr_assert(!evs[6].payload.u.nt_syscall.name.present, "the name is on the Begin only");
+	cr_assert(evs[6].payload.u.nt_syscall.status.present);
+	cr_assert_eq(evs[6].payload.u.nt_syscall.status.value, 0);
+	/* a number without a name */
+	cr_assert(!evs[7].payload.u.nt_syscall.name.present);
+	cr_assert_eq(evs[8].payload.u.nt_syscall.status.value, 0xc0000008);
+}

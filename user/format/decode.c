@@ -445,6 +445,14 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 		p->u.process_info.windows_image = get_opt_str(d, "ProcessInfoPayload.windows_image");
 		p->u.process_info.origin = get_enum(d, KATRA_ORIGIN_COUNT, "ProcessInfoPayload.origin");
 		break;
+	case KATRA_PAYLOAD_NT_SYSCALL:
+		p->u.nt_syscall.number = get_u32(d, "NtSyscallPayload.number");
+		p->u.nt_syscall.name = get_opt_str(d, "NtSyscallPayload.name");
+		p->u.nt_syscall.status = get_opt_u32(d, "NtSyscallPayload.status");
+		break;
+	case KATRA_PAYLOAD_WINE_SERVER_REQUESTS:
+		p->u.wine_server_requests.names = get_str_vec(d, "WineServerRequestsPayload.names");
+		break;
 	}
 }
 

@@ -243,6 +243,14 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 		put_opt_str(e, &p->u.process_info.windows_image);
 		put_u32(e, p->u.process_info.origin);
 		break;
+	case KATRA_PAYLOAD_NT_SYSCALL:
+		put_u32(e, p->u.nt_syscall.number);
+		put_opt_str(e, &p->u.nt_syscall.name);
+		put_opt_u32(e, p->u.nt_syscall.status);
+		break;
+	case KATRA_PAYLOAD_WINE_SERVER_REQUESTS:
+		put_str_vec(e, p->u.wine_server_requests.names);
+		break;
 	case KATRA_PAYLOAD_DROP:
 		put_u32(e, p->u.drop.source);
 		put_u32(e, p->u.drop.instance);
@@ -366,6 +374,11 @@ static size_t event_record_bound(const struct katra_event *ev)
 		     (p->u.process_info.exe_path.present ? p->u.process_info.exe_path.value.len : 0) +
 		     (p->u.process_info.windows_image.present ?
 			      p->u.process_info.windows_image.value.len : 0);
+	else if (p->type == KATRA_PAYLOAD_NT_SYSCALL && p->u.nt_syscall.name.present)
+		n += p->u.nt_syscall.name.value.len;
+	else if (p->type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS)
+		for (uint64_t i = 0; i < p->u.wine_server_requests.names.len; i++)
+			n += 8 + p->u.wine_server_requests.names.items[i].len;
 	return n;
 }
 

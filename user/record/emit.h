@@ -67,6 +67,15 @@ struct emitter {
 	void (*on_named)(void *ctx, uint32_t tgid, uint32_t origin, const char *comm,
 			 size_t comm_len, const char *windows_image);
 	void *names_ctx;
+	/* Wine name tables (uprobes.c / winenames.c), NULL when unused: the name
+	 * of NT call `number` of the probed ntdll file in `slot` (the Begin of a
+	 * generic NtSyscall span), and a wineserver's request names: true and
+	 * *names filled (valid until the next call) when tgid, just named comm,
+	 * is a wineserver whose table is known and not yet written */
+	const char *(*nt_name)(void *ctx, uint32_t slot, uint32_t number);
+	bool (*server_requests)(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+				struct katra_str_vec *names);
+	void *wine_tables_ctx;
 	struct emit_stats st;
 };
 

@@ -51,6 +51,21 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 	if (e->on_named)
 		e->on_named(e->names_ctx, tgid, origin, clean, ev.payload.u.process_info.comm.len,
 			    image ? clean_image : NULL);
+	uint64_t named_seq = e->next_seq;
+	int rc = emit_write(e, &ev, key, th);
+	struct katra_str_vec reqs;
+	if (rc || !e->server_requests ||
+	    !e->server_requests(e->wine_tables_ctx, tgid, clean,
+				ev.payload.u.process_info.comm.len, &reqs))
+		return rc;
+	/* a wineserver: its request names, once, citing the ProcessInfo */
+	emit_base(&ev, &h, KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_REQUESTS,
+		  KATRA_PHASE_INSTANT);
+	ev.resource = (struct katra_resource){ KATRA_RES_PROCESS, tgid };
+	ev.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+	ev.payload.u.wine_server_requests.names = reqs;
+	causes[0] = named_seq;
+	ev.causes = (struct katra_u64_vec){ causes, 1 };
 	return emit_write(e, &ev, key, th);
 }
 

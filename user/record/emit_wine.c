@@ -41,6 +41,7 @@ static const struct ucall_desc descs[KATRA_UC_COUNT] = {
 	[KATRA_UC_VK_WAIT_FOR_FENCES] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
 	[KATRA_UC_VK_WAIT_SEMAPHORES] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
 	[KATRA_UC_VK_ACQUIRE_NEXT_IMAGE] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_NT_SYSCALL] = { KATRA_KIND_NT_SYSCALL, KATRA_SCOPE_WINDOWS_FACING },
 };
 
 /* A Windows timeout (LARGE_INTEGER, 100 ns units: < 0 relative, >= 0 an
@@ -161,6 +162,18 @@ static void ucall_payload(const struct emitter *e, const struct katra_ev_ucall *
 		p->u.vulkan.count = u->call == KATRA_UC_VK_ACQUIRE_NEXT_IMAGE ? 1 : (uint32_t)u->a[1];
 		p->u.vulkan.result = (struct katra_opt_i32){ end, (int32_t)u->ret };
 		break;
+	case KATRA_UC_NT_SYSCALL: {
+		/* the name on the Begin only: the End names it through its span */
+		const char *name = !end && e->nt_name ?
+					   e->nt_name(e->wine_tables_ctx, (uint32_t)u->a[3],
+						      (uint32_t)u->a[0]) : NULL;
+		p->type = KATRA_PAYLOAD_NT_SYSCALL;
+		p->u.nt_syscall.number = (uint32_t)u->a[0];
+		if (name)
+			p->u.nt_syscall.name = (struct katra_opt_str){ true, katra_cstr(name) };
+		p->u.nt_syscall.status = status;
+		break;
+	}
 	case KATRA_UC_COUNT:
 		break;
 	}

@@ -181,6 +181,9 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
 	p->skel->rodata->have_task_btf =
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
 					BPF_FUNC_get_current_task_btf, NULL) == 1;
+	/* bpf_get_attach_cookie() for uprobes (perf-event links): 5.15 */
+	p->skel->rodata->have_attach_cookie =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
 }
 
 /* Whether an fexit program on FUNC loads and attaches here: some kernels
@@ -745,6 +748,11 @@ void katra_probes_detach(struct katra_probes *p)
 		bpf_link__destroy(p->probes[i].link);
 		p->probes[i].link = NULL;
 	}
+}
+
+bool katra_probes_have_attach_cookie(const struct katra_probes *p)
+{
+	return p->skel->rodata->have_attach_cookie;
 }
 
 bool katra_probes_exact_group_dead(const struct katra_probes *p)

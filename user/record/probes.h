@@ -126,6 +126,8 @@ void katra_probes_detach(struct katra_probes *p);
 /* Whether TaskExit's group_dead is the kernel's own (the last thread, for
  * sure), not read from signal->live. */
 bool katra_probes_exact_group_dead(const struct katra_probes *p);
+/* Whether uprobe programs can read their attach cookie (5.15+). */
+bool katra_probes_have_attach_cookie(const struct katra_probes *p);
 /* Whether probe `name` ("sched_switch", ...) is attached. */
 bool katra_probes_is_attached(const struct katra_probes *p, const char *name);
 /* The loaded program NAME ("up_NtReadFile", ...) for attachments made

@@ -781,6 +781,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		r->pl.em.cb_ctx = r->probes;
 		r->pl.on_exec_map = on_exec_map;
 		r->pl.map_ctx = r->up;
+		if (!o->no_uprobes) {
+			r->pl.em.nt_name = katra_uprobes_nt_name;
+			r->pl.em.server_requests = katra_uprobes_server_requests;
+			r->pl.em.wine_tables_ctx = r->up;
+		}
 		for (unsigned i = 0; i < r->nrings; i++)
 			r->watermark[i] = start_mono;
 	}

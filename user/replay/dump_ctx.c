@@ -26,7 +26,8 @@ void kr_dump_ctx_see(struct kr_dump_ctx *c, const struct katra_record *rec)
 	c->have_dur = false;
 	if (rec->type != KATRA_RECORD_EVENT)
 		return;
-	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO)
+	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO ||
+	    e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS)
 		kr_procnames_see(&c->names, e);
 	if (!e->span_id.present)
 		return;

@@ -86,7 +86,7 @@ static const struct kr_field f_nt_call[] = {
 	F(nt_call, offset, KR_OPT_U64), F(nt_call, status, KR_OPT_U32),
 };
 static const struct kr_field f_wine_server_call[] = {
-	F(wine_server_call, request, KR_U32), F(wine_server_call, status, KR_OPT_U32),
+	F(wine_server_call, request, KR_REQUEST), F(wine_server_call, status, KR_OPT_U32),
 };
 static const struct kr_field f_vulkan[] = {
 	F(vulkan, handle, KR_ADDR), F(vulkan, count, KR_U32), F(vulkan, result, KR_OPT_I32),
@@ -97,6 +97,13 @@ static const struct kr_field f_drop[] = {
 static const struct kr_field f_process_info[] = {
 	F(process_info, comm, KR_STR), F(process_info, exe_path, KR_OPT_STR),
 	F(process_info, windows_image, KR_OPT_STR), F(process_info, origin, KR_ORIGIN),
+};
+static const struct kr_field f_nt_syscall[] = {
+	F(nt_syscall, number, KR_U32), F(nt_syscall, name, KR_OPT_STR),
+	F(nt_syscall, status, KR_OPT_U32),
+};
+static const struct kr_field f_wine_server_requests[] = {
+	F(wine_server_requests, names, KR_STR_VEC),
 };
 
 #define D(arr) { arr, sizeof(arr) / sizeof(arr[0]) }
@@ -131,6 +138,8 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_VULKAN] = D(f_vulkan),
 	[KATRA_PAYLOAD_PROCESS_INFO] = D(f_process_info),
 	[KATRA_PAYLOAD_DROP] = D(f_drop),
+	[KATRA_PAYLOAD_NT_SYSCALL] = D(f_nt_syscall),
+	[KATRA_PAYLOAD_WINE_SERVER_REQUESTS] = D(f_wine_server_requests),
 };
 
 const struct kr_payload_desc *kr_payload_desc(uint32_t type)
@@ -151,6 +160,7 @@ void kr_payload_field_value(FILE *out, const struct katra_payload *p,
 
 	switch (f->type) {
 	case KR_U32:
+	case KR_REQUEST:
 	case KR_NR:
 	case KR_OPEN_FLAGS:
 	case KR_MODE:
@@ -227,6 +237,18 @@ void kr_payload_field_value(FILE *out, const struct katra_payload *p,
 		const struct katra_str *str = v;
 
 		katra_json_string(out, str->ptr, str->len);
+		break;
+	}
+	case KR_STR_VEC: {
+		const struct katra_str_vec *sv = v;
+
+		putc('[', out);
+		for (uint64_t i = 0; i < sv->len; i++) {
+			if (i)
+				putc(',', out);
+			katra_json_string(out, sv->items[i].ptr, sv->items[i].len);
+		}
+		putc(']', out);
 		break;
 	}
 	case KR_DROP_SOURCE:

@@ -24,6 +24,7 @@ enum kr_ftype {
 	KR_DROP_SOURCE, /* u32 holding enum katra_drop_source */
 	KR_STR,
 	KR_ORIGIN,      /* u32 holding enum katra_process_origin */
+	KR_STR_VEC,     /* struct katra_str_vec: a JSON array of strings (text: the same) */
 	/* the same scalars with a meaning the text dump decodes (payload_text.c);
 	 * kr_payload_field_value writes them as their plain type */
 	KR_ADDR,        /* u64 address, pointer or handle: JSON decimal string, text hex */
@@ -40,6 +41,8 @@ enum kr_ftype {
 	KR_STATE,       /* u64 raw task state */
 	KR_FAULT_CODE,  /* u64 x86 page-fault error code */
 	KR_PID,         /* u64 process id */
+	KR_REQUEST,     /* u32 WineServerCall.request: the wineserver request (its name
+			 * from the trace's WineServerRequests table, in text) */
 };
 
 struct kr_field {

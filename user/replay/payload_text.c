@@ -97,6 +97,17 @@ void kr_payload_text_value(FILE *f, const struct katra_event *e, const struct kr
 	case KR_PID:
 		kr_put_pid(f, names, *(const uint64_t *)v);
 		break;
+	case KR_REQUEST: {
+		/* WinToUnix uses the same payload: its request is a function index */
+		uint32_t r = *(const uint32_t *)v;
+		const char *rn = e->kind == KATRA_KIND_WINE_SERVER_CALL ?
+					 kr_procnames_request(names, r) : NULL;
+
+		kr_u64(f, r);
+		if (rn)
+			fprintf(f, "(%s)", rn);
+		break;
+	}
 	default:
 		kr_payload_field_value(f, &e->payload, fd, false);
 		break;

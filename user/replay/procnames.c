@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The pid -> process name table (see procnames.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "katra/replay.h"
@@ -10,11 +11,44 @@ void kr_procnames_init(struct kr_procnames *p)
 {
 	kr_xmap_init(&p->map, sizeof(uint64_t), sizeof(struct kr_procname),
 		     KR_MAX_NAMED_PROCESSES);
+	p->requests = NULL;
+	p->nrequests = 0;
+}
+
+static void free_requests(struct kr_procnames *p)
+{
+	for (uint32_t i = 0; i < p->nrequests; i++)
+		free(p->requests[i]);
+	free(p->requests);
+	p->requests = NULL;
+	p->nrequests = 0;
 }
 
 void kr_procnames_free(struct kr_procnames *p)
 {
 	kr_xmap_free(&p->map);
+	free_requests(p);
+}
+
+/* A WineServerRequests table replaces the one before (out of memory: none). */
+static void see_requests(struct kr_procnames *p, const struct katra_str_vec *v)
+{
+	uint32_t n = v->len < KR_MAX_REQUEST_NAMES ? (uint32_t)v->len : KR_MAX_REQUEST_NAMES;
+
+	free_requests(p);
+	p->requests = calloc(n ? n : 1, sizeof(*p->requests));
+	if (!p->requests)
+		return;
+	p->nrequests = n;
+	for (uint32_t i = 0; i < n; i++)
+		p->requests[i] = strndup(v->items[i].ptr, v->items[i].len);
+}
+
+const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request)
+{
+	if (!p || request >= p->nrequests || !p->requests[request] || !p->requests[request][0])
+		return NULL;
+	return p->requests[request];
 }
 
 void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e)
@@ -24,6 +58,10 @@ void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e)
 	uint64_t pid = e->process_id;
 	bool created;
 
+	if (e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS) {
+		see_requests(p, &e->payload.u.wine_server_requests.names);
+		return;
+	}
 	if (e->payload.type != KATRA_PAYLOAD_PROCESS_INFO)
 		return;
 	s = e->payload.u.process_info.windows_image.present ?

@@ -17,8 +17,14 @@
 #define KR_MAX_NAMED_PROCESSES (1u << 16)
 #define KR_PROCNAME_MAX 64
 
+#define KR_MAX_REQUEST_NAMES 4096
+
 struct kr_procnames {
 	struct kr_xmap map; /* pid -> struct kr_procname */
+	/* the wineserver request names of the latest WineServerRequests event
+	 * (EventKind 45): requests[i] names request i (NULL when none) */
+	char **requests;
+	uint32_t nrequests;
 };
 
 struct kr_procname {
@@ -29,8 +35,12 @@ struct kr_procname {
 
 void kr_procnames_init(struct kr_procnames *p);
 void kr_procnames_free(struct kr_procnames *p);
-/* Takes the name from a ProcessInfo event; ignores every other event. */
+/* Takes the name from a ProcessInfo event and the request names from a
+ * WineServerRequests event; ignores every other event. */
 void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e);
+/* The name of wineserver request `request` from the latest table seen, or
+ * NULL (p may be NULL). */
+const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request);
 /* The name of pid, or NULL (p may be NULL). */
 const struct kr_procname *kr_procnames_get(const struct kr_procnames *p, uint64_t pid);
 

@@ -23,6 +23,8 @@ const OPTION_FIELDS: &[&str] = &[
     "VulkanPayload.result",
     "ProcessInfoPayload.exe_path",
     "ProcessInfoPayload.windows_image",
+    "NtSyscallPayload.name",
+    "NtSyscallPayload.status",
 ];
 
 /// Every enum of the schema and its variant names, in index order.
@@ -104,6 +106,10 @@ impl Coverage {
             Payload::WineServerCall(p) => self.opt("WineServerCallPayload.status", &p.status),
             Payload::Vulkan(p) => self.opt("VulkanPayload.result", &p.result),
             Payload::Drop(p) => self.variant("DropSource", p.source.name()),
+            Payload::NtSyscall(p) => {
+                self.opt("NtSyscallPayload.name", &p.name);
+                self.opt("NtSyscallPayload.status", &p.status);
+            }
             Payload::ProcessInfo(p) => {
                 self.opt("ProcessInfoPayload.exe_path", &p.exe_path);
                 self.opt("ProcessInfoPayload.windows_image", &p.windows_image);

@@ -666,6 +666,35 @@ pub fn records() -> Vec<TraceRecord> {
         res(D::None, 0),
         P::None,
     ));
+    // A generic NT call: the name on the Begin, the status on the End.
+    b.span(
+        ev(
+            t1,
+            S::WindowsFacing,
+            K::NtSyscall,
+            res(D::None, 0),
+            P::NtSyscall(NtSyscallPayload {
+                number: 0x31,
+                name: Some("NtQueryPerformanceCounter".to_string()),
+                status: None,
+            }),
+        ),
+        P::NtSyscall(NtSyscallPayload {
+            number: 0x31,
+            name: None,
+            status: Some(0),
+        }),
+    );
+    // A wineserver's request names.
+    b.push(ev(
+        t1,
+        S::WineProton,
+        K::WineServerRequests,
+        res(D::Process, 4243),
+        P::WineServerRequests(WineServerRequestsPayload {
+            names: vec!["new_process".to_string(), "get_new_process_info".to_string()],
+        }),
+    ));
 
     // Graphics.
     let q = res(D::VulkanQueue, 0x5555_aaaa_0000);

@@ -146,7 +146,8 @@ unit_enum!(EventKind {
     27 NtReadFile, 28 NtWriteFile, 29 NtCreateFile, 30 NtWait, 31 NtDelayExecution,
     32 NtMapViewOfSection, 33 NtAllocateVirtualMemory, 34 NtCreateUserProcess,
     35 WineServerCall, 36 WinToUnix, 37 VulkanQueueSubmit, 38 VulkanQueuePresent,
-    39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo
+    39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo, 44 NtSyscall,
+    45 WineServerRequests
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +191,8 @@ pub enum Payload {
     Vulkan(VulkanPayload),
     Drop(DropPayload),
     ProcessInfo(ProcessInfoPayload),
+    NtSyscall(NtSyscallPayload),
+    WineServerRequests(WineServerRequestsPayload),
 }
 
 impl Payload {
@@ -222,6 +225,8 @@ impl Payload {
         "Vulkan",
         "Drop",
         "ProcessInfo",
+        "NtSyscall",
+        "WineServerRequests",
     ];
 
     pub fn index(&self) -> u32 {
@@ -255,6 +260,8 @@ impl Payload {
             Vulkan(_) => 25,
             Drop(_) => 26,
             ProcessInfo(_) => 27,
+            NtSyscall(_) => 28,
+            WineServerRequests(_) => 29,
         }
     }
 
@@ -455,6 +462,18 @@ pub struct ProcessInfoPayload {
     pub exe_path: Option<String>,
     pub windows_image: Option<String>,
     pub origin: ProcessOrigin,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct NtSyscallPayload {
+    pub number: u32,
+    pub name: Option<String>,
+    pub status: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct WineServerRequestsPayload {
+    pub names: Vec<String>,
 }
 
 unit_enum!(ProcessOrigin {

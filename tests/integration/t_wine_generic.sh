@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Every NT call as a generic NtSyscall span, and the wineserver's request
+# names (issue 8): a mingw program under Debian's Wine (-p PID, attached while
+# it waits at a gate) calls SwitchToThread Y times and CreateEventA E times.
+# Exactly Y NtSyscall spans named NtYieldExecution and E named NtCreateEvent
+# (numbers and names from ntdll.dll's stubs), each with its status; inside
+# each NtCreateEvent exactly one WineServerCall span citing it, whose request
+# the trace's WineServerRequests table (read from the wineserver binary the
+# session runs) names "create_event"; no NtSyscall span for a call that has a
+# kind of its own (NtDelayExecution of the gate's Sleep); the header names
+# the probed dispatcher.
+. "$(dirname "$0")/lib.sh"
+kt_require
+EXE=$KT_ROOT/build/uprobe/ntgen.exe
+command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
+[ -f "$EXE" ] || kt_skip "$EXE is missing (no x86_64-w64-mingw32-gcc when make ran)"
+prefix=$(bash "$KT_ROOT/tests/uprobe/prefix.sh" 2>"$T/prefix.err") ||
+	kt_fail "cannot create the Wine prefix: $(kt_tail "$T/prefix.err")"
+export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+Y=37 E=23
+win() { printf 'Z:%s' "${1//\//\\}"; }
+wine "$EXE" "$(win "$T/started")" "$(win "$T/gate")" $Y $E >"$T/ntgen.out" 2>"$T/ntgen.err" &
+WL_PID=$!
+KT_PIDS="$KT_PIDS $WL_PID"
+for _ in $(seq 400); do
+	[ -e "$T/started" ] && break
+	kt_is_running "$WL_PID" || kt_fail "ntgen.exe exited early: $(kt_tail "$T/ntgen.err")"
+	sleep 0.05
+done
+[ -e "$T/started" ] || kt_fail "ntgen.exe did not start within 20 s"
+"$REC" --ready-file "$T/ready" -o "$TRACE" -p "$WL_PID" -d 60 >"$T/rec.out" 2>"$T/rec.err" &
+REC_PID=$!
+KT_PIDS="$KT_PIDS $REC_PID"
+kt_wait_ready
+touch "$T/gate"
+kt_wait "$WL_PID" 30 || kt_fail "ntgen.exe still running after 30 s"
+[ "$KT_RC" = 0 ] || kt_fail "ntgen.exe exited $KT_RC: $(kt_tail "$T/ntgen.err")"
+kill -INT "$REC_PID" 2>/dev/null
+kt_wait_recorder 0
+kt_verify
+python3 - "$TRACE.jsonl" "$WL_PID" $Y $E >"$T/check.out" 2>&1 <<'PY' || kt_fail "$(kt_tail "$T/check.out")"
+import json, sys
+path, pid, Y, E = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+lines = open(path).read().splitlines()
+head, recs = json.loads(lines[0]), [json.loads(l) for l in lines[1:]]
+evs = [r for r in recs if r.get("record") == "Event"]
+def fail(msg):
+    print(msg); sys.exit(1)
+notes = head.get("notes") or head.get("header", {}).get("notes", [])
+if not any("NtSyscall at the dispatcher of ntdll.so" in n for n in notes):
+    fail("no header note names the probed dispatcher: %s" % notes)
+begins, ends = {}, {}
+for e in evs:
+    if e["kind"] == "NtSyscall" and e["process_id"] == pid:
+        (begins if e["phase"] == "Begin" else ends if e["phase"] == "End" else {})[
+            (e["thread_id"], e["span_id"])] = e
+    if e["kind"] == "NtSyscall" and e["phase"] == "Instant":
+        fail("an NtSyscall Instant: %s" % e)
+names = {}
+for k, b in begins.items():
+    p = b["payload"]
+    if p["type"] != "NtSyscall" or p["name"] is None or p["status"] is not None:
+        fail("NtSyscall Begin payload %s" % p)
+    if b["scope"] != "WindowsFacing":
+        fail("NtSyscall scope %s" % b["scope"])
+    en = ends.get(k)
+    if en is None:
+        fail("NtSyscall %s (seq %d) has no End" % (p["name"], b["seq"]))
+    q = en["payload"]
+    if en.get("confidence") == "Inferred":
+        # a call that never returned (NtTerminateThread, a wait cut by the
+        # process's end): ended where its thread did, without a payload
+        if q.get("type") not in (None, "None"):
+            fail("an Inferred End with payload %s" % q)
+    elif q["number"] != p["number"] or q["name"] is not None or q["status"] is None:
+        fail("End %s of %s" % (q, p))
+    if b["seq"] not in en["causes"]:
+        fail("End of seq %d does not cite its Begin" % b["seq"])
+    names.setdefault(p["name"], []).append((b, en))
+own = {"NtReadFile", "NtWriteFile", "NtCreateFile", "NtWaitForSingleObject",
+       "NtWaitForMultipleObjects", "NtDelayExecution", "NtMapViewOfSection",
+       "NtAllocateVirtualMemory", "NtCreateUserProcess", "wine_server_call"}
+if own & set(names):
+    fail("NtSyscall spans for calls with a kind of their own: %s" % sorted(own & set(names)))
+y = names.get("NtYieldExecution", [])
+c = names.get("NtCreateEvent", [])
+if len(y) != Y:
+    fail("%d NtYieldExecution spans, expected %d (names seen: %s)" % (len(y), Y, sorted(names)))
+if len(c) != E:
+    fail("%d NtCreateEvent spans, expected %d" % (len(c), E))
+if len({b["payload"]["number"] for b, _ in y}) != 1:
+    fail("NtYieldExecution with several numbers")
+if any(en.get("confidence") == "Inferred" or en["payload"]["status"] != 0 for _, en in y + c):
+    fail("a yield or create without its measured End and status 0")
+tables = [e for e in evs if e["kind"] == "WineServerRequests"]
+if not tables:
+    fail("no WineServerRequests event")
+t = tables[-1]["payload"]["names"]
+if len(t) < 100 or t[0] != "new_process":
+    fail("request table of %d names, first %s" % (len(t), t[:1]))
+server = {}
+for e in evs:
+    if e["kind"] == "WineServerCall" and e["phase"] == "Begin" and e["process_id"] == pid:
+        for cs in e["causes"]:
+            server.setdefault(cs, []).append(e)
+for b, _ in c:
+    inner = server.get(b["seq"], [])
+    if len(inner) != 1:
+        fail("NtCreateEvent seq %d: %d WineServerCall spans cite it" % (b["seq"], len(inner)))
+    r = inner[0]["payload"]["request"]
+    if r >= len(t) or t[r] != "create_event":
+        fail("NtCreateEvent's server request %d is %s" % (r, t[r] if r < len(t) else "unnamed"))
+print("%d NtYieldExecution + %d NtCreateEvent spans, exact (of %d NtSyscall spans, %d names);"
+      " each NtCreateEvent holds one WineServerCall, request %d = create_event (table of %d names)"
+      % (len(y), len(c), len(begins), len(names), inner[0]["payload"]["request"], len(t)))
+PY
+kt_note "$(kt_tail "$T/check.out")"
+"$REPLAY" dump "$TRACE" | grep -q "WineServerCall Begin .*request=[0-9]*(create_event)" ||
+	kt_fail "the text dump does not name the create_event requests"

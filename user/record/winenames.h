@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Names that Wine keeps in its own binaries, read at run time from the files
+ * a capture really uses (no libbpf, no libelf: unit-tested on the real Wine
+ * files when they are installed):
+ *
+ *  - NT system call numbers and names from the Windows-side ntdll.dll (PE):
+ *    each exported `Nt*` function is a stub `mov r10, rcx; mov eax, NUMBER`
+ *    (4c 8b d1 b8 imm32) that enters Wine's syscall dispatcher;
+ *  - the syscall table of the Unix-side ntdll.so (ELF): the array of
+ *    function pointers the dispatcher indexes by that number, found among
+ *    the R_X86_64_RELATIVE relocations (the run of slots whose targets are
+ *    the exported Nt* functions for numbers 0, 1, ...);
+ *  - the request names of a wineserver binary (ELF): the table of pointers
+ *    to "new_process", "get_new_process_info", ... in protocol order that
+ *    it keeps for +server tracing.
+ *
+ * Functions return 0 or -errno. */
+#ifndef KATRA_RECORD_WINENAMES_H
+#define KATRA_RECORD_WINENAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KATRA_NT_MAX 4096 /* NT numbers of one table (Wine: index in bits 0-11) */
+
+/* A file read whole (ELF or PE). */
+struct katra_blob {
+	uint8_t *p;
+	size_t len;
+};
+int katra_blob_read(const char *path, size_t max, struct katra_blob *b);
+void katra_blob_free(struct katra_blob *b);
+
+/* ntdll.dll's Nt* stubs: names[n] = the name of NT number n (table 0), NULL
+ * when none (names malloc'ed: katra_names_free).  *count: 1 + the highest
+ * number named.  -ENOEXEC when it is no PE32+ file or has no such stub. */
+int katra_pe_nt_names(const struct katra_blob *dll, char ***names, uint32_t *count);
+void katra_names_free(char **names, uint32_t count);
+
+/* ELF: a defined dynamic symbol's value, or 0. */
+uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name);
+/* ELF: the name of the defined dynamic FUNC symbol at vaddr, or NULL. */
+const char *katra_elf_dynsym_at(const struct katra_blob *elf, uint64_t vaddr);
+/* ELF: the 8-byte pointer stored at vaddr (its R_X86_64_RELATIVE addend when
+ * one relocates it, else the file's bytes); 0 when unknown. */
+uint64_t katra_elf_pointer(const struct katra_blob *elf, uint64_t vaddr);
+
+/* ntdll.so's syscall table: its vaddr and entry count, given the functions
+ * of numbers 0 and 1 (their vaddrs, e.g. from the dynamic symbols named by
+ * the PE stubs).  The count ends at the first slot that does not point into
+ * an executable segment.  -ENOENT when not found. */
+int katra_elf_find_table(const struct katra_blob *elf, uint64_t fn0, uint64_t fn1,
+			 uint64_t *table, uint32_t *count);
+
+/* A wineserver's request names (names[i]: request i; malloc'ed), found from
+ * the string "new_process" (request 0) and the pointers to it; the table is
+ * the longest run of consecutive pointers to lower-case identifiers (at
+ * least 64).  -ENOENT when not found. */
+int katra_wineserver_requests(const struct katra_blob *elf, char ***names, uint32_t *count);
+
+#endif
