@@ -35,28 +35,6 @@ uint64_t katra_gzout_file_bytes(const struct katra_gzout *z);
 uint64_t katra_gzout_raw_bytes(const struct katra_gzout *z);
 void katra_gzout_free(struct katra_gzout *z);
 
-/* ---- the compressor on its own thread (gzip_worker.c) ---- */
-struct katra_gzworker;
-
-/* A compression thread writing to fd, with one spare buffer of buf_bytes.
- * 0, -ENOMEM, -EINVAL or -errno from pthread_create. */
-int katra_gzworker_new(struct katra_gzworker **out, int fd, int level, size_t buf_bytes);
-/* Hands (*buf)[0..n) over to be compressed and written, and puts in *buf an
- * empty buffer (of buf_bytes) to go on with; waits first for the previous
- * hand-over.  0, or the sticky error of an earlier write. */
-int katra_gzworker_post(struct katra_gzworker *g, uint8_t **buf, size_t n);
-/* Compresses and writes buf[0..n) (after what was handed over before) and
- * returns once all of it is in the file: 0 or the sticky error. */
-int katra_gzworker_write(struct katra_gzworker *g, const uint8_t *buf, size_t n);
-/* Waits until everything handed over is in the file: 0 or the sticky error. */
-int katra_gzworker_wait(struct katra_gzworker *g);
-/* Ends the gzip stream (katra_gzout_finish) once idle. */
-int katra_gzworker_finish(struct katra_gzworker *g);
-bool katra_gzworker_finished(struct katra_gzworker *g);
-uint64_t katra_gzworker_file_bytes(struct katra_gzworker *g);
-/* Waits, stops the thread and frees (the fd stays open). */
-void katra_gzworker_free(struct katra_gzworker *g);
-
 /* ---- decompressor (gzip_in.c) ---- */
 struct katra_gzin;
 

@@ -1,38 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The writer's compression thread.  zlib costs several hundred ns per event
- * (level 1, ~300 MB/s here): done on the recorder's drain thread, it would
- * halve the rate a capture keeps up with.  So a full buffer is handed to
- * this thread, which compresses and writes it while the writer fills a
- * second buffer; at most one buffer is in flight, and a writer flush (the
+/* The writer's output thread: it runs the writer's sink (gzip_out.c's
+ * compressor, or a plain write to the file) on full buffers while the
+ * writer fills a second one.  zlib costs several hundred ns per event
+ * (level 1, ~300 MB/s here), and a direct write waits for the disk: done on
+ * the recorder's drain thread, either would stall the drain and lose
+ * events.  At most one buffer is in flight, and a writer flush (the
  * recorder's every 100 ms, finish, close, a record larger than the buffer)
  * waits until everything handed over is in the file.  A failed write is
  * reported, sticky, at the next hand-over or flush; the file is then what
- * gzip_out.c leaves it: everything up to the last complete flush. */
+ * the sink leaves it: everything up to its last whole record (plain) or
+ * complete flush (gzip). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gzip.h"
+#include "out_worker.h"
 
-struct katra_gzworker {
-	struct katra_gzout *z;
-	int fd;
+struct katra_outworker {
+	katra_outworker_sink sink;
+	void *ctx;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uint8_t *spare;     /* the buffer the writer gets at the next hand-over */
-	const uint8_t *job; /* in flight while busy */
-	size_t job_n;
+	struct katra_outjob job; /* in flight while busy */
 	bool busy, quit;
 	int error;          /* first write error, sticky */
-	uint64_t file_bytes, raw_bytes;
+	uint64_t file_bytes;
 };
 
 static void *run(void *arg)
 {
-	struct katra_gzworker *g = arg;
+	struct katra_outworker *g = arg;
 
 	pthread_mutex_lock(&g->mu);
 	for (;;) {
@@ -40,16 +41,15 @@ static void *run(void *arg)
 			pthread_cond_wait(&g->cv, &g->mu);
 		if (!g->busy)
 			break;
-		const uint8_t *job = g->job;
-		size_t n = g->job_n;
+		struct katra_outjob job = g->job;
 		bool failed = g->error != 0; /* after a failure the file is closed */
+		uint64_t fb = g->file_bytes;
 		pthread_mutex_unlock(&g->mu);
-		int rc = failed ? 0 : katra_gzout_write(g->z, g->fd, job, n);
+		int rc = failed ? 0 : g->sink(g->ctx, &job, &fb);
 		pthread_mutex_lock(&g->mu);
 		if (rc && !g->error)
 			g->error = rc;
-		g->file_bytes = katra_gzout_file_bytes(g->z);
-		g->raw_bytes = katra_gzout_raw_bytes(g->z);
+		g->file_bytes = fb;
 		g->busy = false;
 		pthread_cond_broadcast(&g->cv);
 	}
@@ -57,23 +57,19 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int katra_gzworker_new(struct katra_gzworker **out, int fd, int level, size_t buf_bytes)
+int katra_outworker_new(struct katra_outworker **out, katra_outworker_sink sink, void *ctx,
+			uint8_t *spare)
 {
-	struct katra_gzworker *g = calloc(1, sizeof(*g));
+	struct katra_outworker *g = calloc(1, sizeof(*g));
 	sigset_t all, old;
 	int rc;
 
 	*out = NULL;
 	if (!g)
 		return -ENOMEM;
-	g->fd = fd;
-	g->spare = malloc(buf_bytes);
-	rc = g->spare ? katra_gzout_new(&g->z, level) : -ENOMEM;
-	if (rc) {
-		free(g->spare);
-		free(g);
-		return rc;
-	}
+	g->sink = sink;
+	g->ctx = ctx;
+	g->spare = spare;
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
 	/* the capture's signals (SIGINT, SIGUSR1, ...) are for the thread that
@@ -83,8 +79,6 @@ int katra_gzworker_new(struct katra_gzworker **out, int fd, int level, size_t bu
 	rc = -pthread_create(&g->thread, NULL, run, g);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
-		katra_gzout_free(g->z);
-		free(g->spare);
 		pthread_mutex_destroy(&g->mu);
 		pthread_cond_destroy(&g->cv);
 		free(g);
@@ -95,14 +89,14 @@ int katra_gzworker_new(struct katra_gzworker **out, int fd, int level, size_t bu
 }
 
 /* Waits until nothing is in flight; the sticky error.  Called with mu held. */
-static int idle_locked(struct katra_gzworker *g)
+static int idle_locked(struct katra_outworker *g)
 {
 	while (g->busy)
 		pthread_cond_wait(&g->cv, &g->mu);
 	return g->error;
 }
 
-int katra_gzworker_wait(struct katra_gzworker *g)
+int katra_outworker_wait(struct katra_outworker *g)
 {
 	int rc;
 
@@ -112,18 +106,18 @@ int katra_gzworker_wait(struct katra_gzworker *g)
 	return rc;
 }
 
-int katra_gzworker_post(struct katra_gzworker *g, uint8_t **buf, size_t n)
+int katra_outworker_post(struct katra_outworker *g, uint8_t **buf, const struct katra_outjob *job)
 {
 	int rc;
 
 	pthread_mutex_lock(&g->mu);
 	rc = idle_locked(g);
-	if (!rc && n) {
+	if (!rc && job->n) {
 		uint8_t *give = g->spare;
 
 		g->spare = *buf;
-		g->job = *buf;
-		g->job_n = n;
+		g->job = *job;
+		g->job.buf = *buf;
 		g->busy = true;
 		*buf = give;
 		pthread_cond_broadcast(&g->cv);
@@ -132,15 +126,14 @@ int katra_gzworker_post(struct katra_gzworker *g, uint8_t **buf, size_t n)
 	return rc;
 }
 
-int katra_gzworker_write(struct katra_gzworker *g, const uint8_t *buf, size_t n)
+int katra_outworker_write(struct katra_outworker *g, const struct katra_outjob *job)
 {
 	int rc;
 
 	pthread_mutex_lock(&g->mu);
 	rc = idle_locked(g);
-	if (!rc && n) {
-		g->job = buf;
-		g->job_n = n;
+	if (!rc && job->n) {
+		g->job = *job;
 		g->busy = true;
 		pthread_cond_broadcast(&g->cv);
 		rc = idle_locked(g);
@@ -149,35 +142,18 @@ int katra_gzworker_write(struct katra_gzworker *g, const uint8_t *buf, size_t n)
 	return rc;
 }
 
-int katra_gzworker_finish(struct katra_gzworker *g)
+int katra_outworker_idle_done(struct katra_outworker *g, int rc, uint64_t file_bytes)
 {
-	int rc = katra_gzworker_wait(g);
-
-	if (rc)
-		return rc;
-	/* nothing in flight: the stream is this thread's to end */
-	rc = katra_gzout_finish(g->z, g->fd);
 	pthread_mutex_lock(&g->mu);
-	g->file_bytes = katra_gzout_file_bytes(g->z);
-	g->raw_bytes = katra_gzout_raw_bytes(g->z);
+	g->file_bytes = file_bytes;
 	if (rc && !g->error)
 		g->error = rc;
+	rc = g->error;
 	pthread_mutex_unlock(&g->mu);
 	return rc;
 }
 
-bool katra_gzworker_finished(struct katra_gzworker *g)
-{
-	bool done;
-
-	pthread_mutex_lock(&g->mu);
-	idle_locked(g);
-	done = katra_gzout_finished(g->z);
-	pthread_mutex_unlock(&g->mu);
-	return done;
-}
-
-uint64_t katra_gzworker_file_bytes(struct katra_gzworker *g)
+uint64_t katra_outworker_file_bytes(struct katra_outworker *g)
 {
 	uint64_t v;
 
@@ -187,7 +163,7 @@ uint64_t katra_gzworker_file_bytes(struct katra_gzworker *g)
 	return v;
 }
 
-void katra_gzworker_free(struct katra_gzworker *g)
+void katra_outworker_free(struct katra_outworker *g)
 {
 	if (!g)
 		return;
@@ -197,7 +173,6 @@ void katra_gzworker_free(struct katra_gzworker *g)
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 	pthread_join(g->thread, NULL);
-	katra_gzout_free(g->z);
 	free(g->spare);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
