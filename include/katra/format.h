@@ -475,8 +475,13 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 int katra_writer_append(struct katra_writer *w, const struct katra_record *r);
 /* As append, for an Event: encodes straight from *ev (no record copy). */
 int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev);
-/* Writes buffered bytes to the file (no fsync). */
+/* Writes buffered bytes to the file (no fsync); returns once they are in it. */
 int katra_writer_flush(struct katra_writer *w);
+/* Hands buffered bytes to the output thread and returns without waiting for
+ * them to reach the file (only for an earlier hand-over still in flight): a
+ * capture's periodic flush, which must not hold the drain while the disk
+ * works.  0, or the sticky error of an earlier write. */
+int katra_writer_kick(struct katra_writer *w);
 /* Appends the SessionSummary, flushes and fsyncs.  The writer stays open
  * until katra_writer_close. */
 int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s);

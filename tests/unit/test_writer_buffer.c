@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The writer's buffer edge: a record that starts with fewer bytes left in the
  * buffer than its own length prefix (this once wrapped the remaining capacity
- * and wrote past the buffer), and records larger than the buffer. */
+ * and wrote past the buffer), records larger than the buffer, and the
+ * direct writes of a plain trace, byte for byte. */
+#include <inttypes.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -122,5 +124,62 @@ Test(writer_buffer, a_failed_write_keeps_every_whole_record_before_it)
 	cr_assert_gt(n, 0);
 	cr_assert_lt(n, appended);
 	katra_reader_close(r);
+	temp_dir_remove(dir);
+}
+
+/* The plain writer sends the aligned middle of each buffer with O_DIRECT
+ * and the ends buffered (on /tmp's file system, where it takes O_DIRECT):
+ * whatever the record sizes, flushes and records larger than the buffer,
+ * the file holds exactly the framed records, byte for byte. */
+Test(writer_buffer, direct_writes_keep_every_byte)
+{
+	static char name[KATRA_WRITER_BUFFER_BYTES + 5000];
+	char dir[64], path[128];
+	struct katra_writer *w;
+	const struct katra_header *h = katra_sample_header();
+	size_t cap = 64u << 20, len = 16;
+	uint8_t *want = malloc(cap), *got = malloc(cap);
+	long n;
+
+	cr_assert(want && got);
+	for (size_t i = 0; i < sizeof(name); i++)
+		name[i] = (char)('a' + i % 26);
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	memcpy(want, KATRA_MAGIC, KATRA_MAGIC_LEN);
+	memcpy(want + 8, &h->format_version, 4);
+	n = katra_encode_header(h, want + 16, cap - 16);
+	cr_assert_gt(n, 0);
+	memcpy(want + 12, &(uint32_t){ (uint32_t)n }, 4);
+	len += (size_t)n;
+	cr_assert_eq(katra_writer_open(&w, path, h, 0), 0);
+	for (uint64_t i = 0; i < 60000; i++) {
+		struct katra_record r = mk_epoch(i, i, "");
+		/* mostly small, a few near and over the buffer size */
+		size_t nl = i >= 60000 - 4 ? 0
+			    : i % 9973 == 17 ? KATRA_WRITER_BUFFER_BYTES + i % 4000
+			    : i % 7919 == 3 ? KATRA_WRITER_BUFFER_BYTES - 100 - i % 3000
+			    : (i * 37) % 700;
+		r.u.epoch.name = (struct katra_str){ name, nl };
+		n = katra_encode_record(&r, want + len + 4, cap - len - 4);
+		cr_assert_gt(n, 0);
+		memcpy(want + len, &(uint32_t){ (uint32_t)n }, 4);
+		len += 4 + (size_t)n;
+		cr_assert_eq(katra_writer_append(w, &r), 0, "record %" PRIu64, i);
+		/* the last ones flushed one by one: writes shorter than the
+		 * distance to the next aligned offset */
+		if (i % 5003 == 0 || i >= 60000 - 4)
+			cr_assert_eq(katra_writer_flush(w), 0);
+	}
+	cr_assert_eq(katra_writer_close(w), 0);
+
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	size_t have = fread(got, 1, cap, f);
+	fclose(f);
+	cr_assert_eq(have, len, "file %zu bytes, framed records %zu", have, len);
+	cr_assert(!memcmp(got, want, len), "the file differs from the framed records");
+	free(want);
+	free(got);
 	temp_dir_remove(dir);
 }

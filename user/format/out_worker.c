@@ -4,12 +4,12 @@
  * writer fills a second one.  zlib costs several hundred ns per event
  * (level 1, ~300 MB/s here), and a direct write waits for the disk: done on
  * the recorder's drain thread, either would stall the drain and lose
- * events.  At most one buffer is in flight, and a writer flush (the
- * recorder's every 100 ms, finish, close, a record larger than the buffer)
- * waits until everything handed over is in the file.  A failed write is
- * reported, sticky, at the next hand-over or flush; the file is then what
- * the sink leaves it: everything up to its last whole record (plain) or
- * complete flush (gzip). */
+ * events.  At most one buffer is in flight; a writer kick (the recorder's
+ * every 100 ms) hands over a partly filled one the same way, and a flush
+ * (finish, close, a record larger than the buffer) waits until everything
+ * handed over is in the file.  A failed write is reported, sticky, at the
+ * next hand-over or flush; the file is then what the sink leaves it:
+ * everything up to its last whole record (plain) or complete flush (gzip). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -116,8 +116,7 @@ int katra_outworker_post(struct katra_outworker *g, uint8_t **buf, const struct 
 		uint8_t *give = g->spare;
 
 		g->spare = *buf;
-		g->job = *job;
-		g->job.buf = *buf;
+		g->job = *job; /* job->buf points into *buf */
 		g->busy = true;
 		*buf = give;
 		pthread_cond_broadcast(&g->cv);

@@ -7,15 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One buffer to write: buf[0..n) goes at stream offset base; buf[rec0]
- * starts a record and buf[0..rec0) is already in the file (a tail carried
- * for alignment: the plain sink's direct writes).  The gzip sink uses buf
- * and n only. */
+/* One buffer to write: buf[0..n) goes at stream offset base, and buf
+ * starts a record.  The gzip sink uses buf and n only. */
 struct katra_outjob {
 	const uint8_t *buf;
 	size_t n;
 	uint64_t base;
-	size_t rec0;
 };
 
 /* Runs on the output thread: writes job, sets *file_bytes (the bytes now in
@@ -31,9 +28,9 @@ struct katra_outworker;
  * the caller's). */
 int katra_outworker_new(struct katra_outworker **out, katra_outworker_sink sink, void *ctx,
 			uint8_t *spare);
-/* Hands (*buf)[0..job->n) over (job->buf is ignored) and puts in *buf the
- * spare buffer to go on with; waits first for the previous hand-over.  0,
- * or the sticky error of an earlier write. */
+/* Hands job over (job->buf points into the buffer *buf) and puts in *buf
+ * the spare buffer to go on with; waits first for the previous hand-over.
+ * 0, or the sticky error of an earlier write. */
 int katra_outworker_post(struct katra_outworker *g, uint8_t **buf, const struct katra_outjob *job);
 /* Writes job (after what was handed over before) and returns once all of it
  * is in the file: 0 or the sticky error. */

@@ -15,12 +15,13 @@
  * buffer heads and delayed allocation for every 4 KiB, then the write-back
  * at fsync), directly the same MiB costs a quarter of that, and a capture no
  * longer leaves the page cache full of dirty pages.  Direct writes need an
- * aligned buffer, offset and length: each write sends the buffer's aligned
- * part directly and the unaligned tail (less than DIO_ALIGN bytes) buffered,
- * so the file still ends on a whole record after every write; the tail stays
- * at the front of the buffer and goes out again, directly, with the next
- * one.  A direct write waits for the disk, which is why it is not done on
- * the recorder's drain thread. */
+ * aligned memory address, file offset and length, so each buffer starts at
+ * the memory offset that matches its file offset modulo DIO_ALIGN: its
+ * bytes up to the first aligned file offset and after the last one go
+ * buffered (they share one page-cache page with the neighbouring buffers,
+ * and the file ends on a whole record after every write), everything in
+ * between directly.  A direct write waits for the disk, which is why it is
+ * not done on the recorder's drain thread. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,7 @@
 #include "out_worker.h"
 
 #define WRITER_BUF_BYTES KATRA_WRITER_BUFFER_BYTES
-#define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture unflushed */
+#define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture not handed over */
 #define CLOCK_CHECK_EVERY 64           /* records between clock reads */
 /* zlib level 1: Katra records are repetitive enough that the fastest level
  * gets most of the gain, and the recorder compresses on its drain path */
@@ -55,18 +56,16 @@ struct katra_writer {
 	int fd;
 	int error;         /* first error, sticky */
 	bool finished;
-	uint8_t *buf;
+	uint8_t *mem;      /* the buffer: WRITER_BUF_BYTES + DIO_ALIGN, aligned */
+	uint8_t *buf;      /* where the records start in it: mem + lead */
 	size_t used;
-	uint64_t base;     /* stream offset of buf[0] */
-	size_t rec0;       /* buf[rec0] starts a record; buf[0..rec0) is a tail
-			    * already in the file, carried so that buf starts at an
-			    * aligned offset for the direct writes */
-	bool carry;        /* plain output to our own regular file */
+	uint64_t base;     /* stream (= file) offset of buf[0] */
+	bool lead;         /* buf sits at mem + base % DIO_ALIGN (plain, our file) */
 	struct katra_outworker *out; /* the output thread (out_worker.c) */
 	struct katra_gzout *z;       /* KATRA_WRITER_GZIP: its compressor */
 	/* the plain sink's, used on the output thread only */
 	bool positioned;   /* a regular file of our own: pwrite at the job's offset */
-	bool dio;          /* direct writes for the aligned part of a buffer */
+	bool dio;          /* direct writes for the aligned middle of a buffer */
 	bool direct_now;   /* the fd's O_DIRECT flag, as last set */
 	unsigned dio_pause; /* buffers still to write buffered after a slow one */
 	uint64_t records;
@@ -125,35 +124,41 @@ static void stop_direct(struct katra_writer *w)
 }
 
 /* The plain sink, on the output thread: job->buf[0..n) in full at job->base;
- * its aligned part directly where it can, the rest buffered, so the file
- * ends on a whole record.  On failure (a full disk) the file keeps every
+ * its middle, from the first aligned file offset to the last, directly where
+ * it can, the ends buffered.  On failure (a full disk) the file keeps every
  * whole record that reached it and nothing after. */
 static int plain_sink(void *ctx, const struct katra_outjob *job, uint64_t *file_bytes)
 {
 	struct katra_writer *w = ctx;
-	size_t done = 0, direct = 0;
+	size_t done = 0, head = 0, direct = 0;
 	uint64_t t0 = 0;
 	int err;
 
-	if (w->dio_pause)
+	if (w->dio_pause) {
 		w->dio_pause--;
-	else if (w->dio && !(((uintptr_t)job->buf | job->base) & (DIO_ALIGN - 1)))
-		direct = job->n & ~(size_t)(DIO_ALIGN - 1);
-	if (direct && set_direct(w, true)) {
-		stop_direct(w);
-		direct = 0;
+	} else if (w->dio && !(((uintptr_t)job->buf - job->base) & (DIO_ALIGN - 1))) {
+		head = (size_t)(-job->base & (DIO_ALIGN - 1));
+		if (head < job->n)
+			direct = (job->n - head) & ~(size_t)(DIO_ALIGN - 1);
+		else
+			head = job->n;
 	}
-	if (direct)
-		t0 = mono_ns();
 	while (done < job->n) {
-		bool d = done < direct;
+		bool d = done >= head && done < head + direct;
+		size_t end = done < head ? head : d ? head + direct : job->n;
 		ssize_t n;
 
+		if (d && !w->direct_now && set_direct(w, true)) {
+			stop_direct(w);
+			direct = 0;
+			continue;
+		}
 		if (!d && w->direct_now && (err = -set_direct(w, false)))
 			goto fail;
-		n = w->positioned ? pwrite(w->fd, job->buf + done, (d ? direct : job->n) - done,
-					   (off_t)(job->base + done))
-				  : write(w->fd, job->buf + done, job->n - done);
+		if (d && !t0)
+			t0 = mono_ns();
+		n = w->positioned ? pwrite(w->fd, job->buf + done, end - done, (off_t)(job->base + done))
+				  : write(w->fd, job->buf + done, end - done);
 		if (n < 0) {
 			err = errno;
 			if (err == EINTR)
@@ -166,7 +171,7 @@ static int plain_sink(void *ctx, const struct katra_outjob *job, uint64_t *file_
 			goto fail;
 		}
 		done += (size_t)n;
-		if (d && (done & (DIO_ALIGN - 1))) { /* a short direct write: go on buffered */
+		if (d && ((done - head) & (DIO_ALIGN - 1))) { /* a short direct write */
 			stop_direct(w);
 			direct = 0;
 		}
@@ -176,11 +181,9 @@ static int plain_sink(void *ctx, const struct katra_outjob *job, uint64_t *file_
 		w->dio_pause = DIO_PAUSE_JOBS;
 	return 0;
 fail: {
-	/* *file_bytes (the end of the last job) is job->base + job->rec0 */
-	uint64_t keep = *file_bytes;
+	/* *file_bytes (the end of the last job, whole) is job->base */
+	uint64_t keep = *file_bytes + (*file_bytes ? whole_records(job->buf, done) : 0);
 
-	if (keep && done > job->rec0)
-		keep = job->base + job->rec0 + whole_records(job->buf + job->rec0, done - job->rec0);
 	if (ftruncate(w->fd, (off_t)keep) == 0 && !w->positioned)
 		lseek(w->fd, (off_t)keep, SEEK_SET);
 	*file_bytes = keep;
@@ -198,36 +201,28 @@ static int gzip_sink(void *ctx, const struct katra_outjob *job, uint64_t *file_b
 	return rc;
 }
 
+/* Where the next buffer's records start: at the memory offset that matches
+ * their file offset modulo DIO_ALIGN, so that the plain sink can send the
+ * aligned middle of the buffer directly. */
+static void restart(struct katra_writer *w)
+{
+	w->buf = w->mem + (w->lead ? (size_t)(w->base & (DIO_ALIGN - 1)) : 0);
+	w->used = 0;
+}
+
 /* Hands buf[0..used) to the output thread: a full buffer (sync false) is
  * written while the writer fills the spare one; a flush (sync) returns once
- * everything is in the file.  Then the buffer starts after it, save for a
- * carried tail: the bytes after the last aligned stream offset, already in
- * the file, which the next buffer writes again (directly) so that it starts
- * aligned. */
+ * everything is in the file. */
 static int write_out(struct katra_writer *w, bool sync)
 {
-	struct katra_outjob job = { w->buf, w->used, w->base, w->rec0 };
-	const uint8_t *old = w->buf;
-	size_t tail = 0;
+	struct katra_outjob job = { w->buf, w->used, w->base };
 	int rc;
 
-	rc = sync ? katra_outworker_write(w->out, &job) : katra_outworker_post(w->out, &w->buf, &job);
-	if (rc) {
-		w->rec0 = w->used = 0;
-		return rc;
-	}
-	if (w->carry) {
-		tail = (size_t)((w->base + w->used) & (DIO_ALIGN - 1));
-		if (tail > w->used)
-			tail = w->used;
-		if (w->buf != old)
-			memcpy(w->buf, old + w->used - tail, tail); /* old is only read in flight */
-		else
-			memmove(w->buf, old + w->used - tail, tail);
-	}
-	w->base += w->used - tail;
-	w->rec0 = w->used = tail;
-	return 0;
+	rc = sync ? katra_outworker_write(w->out, &job) : katra_outworker_post(w->out, &w->mem, &job);
+	if (!rc)
+		w->base += w->used;
+	restart(w);
+	return rc;
 }
 
 int katra_writer_flush(struct katra_writer *w)
@@ -236,10 +231,21 @@ int katra_writer_flush(struct katra_writer *w)
 		return w->error;
 	w->last_flush_ns = mono_ns();
 	w->since_clock = 0;
-	if (w->used == w->rec0) /* nothing new: a full buffer may still be on its way */
+	if (!w->used) /* nothing new: a full buffer may still be on its way */
 		w->error = katra_outworker_wait(w->out);
 	else
 		w->error = write_out(w, true);
+	return w->error;
+}
+
+int katra_writer_kick(struct katra_writer *w)
+{
+	if (w->error)
+		return w->error;
+	w->last_flush_ns = mono_ns();
+	w->since_clock = 0;
+	if (w->used)
+		w->error = write_out(w, false);
 	return w->error;
 }
 
@@ -257,10 +263,10 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 	if (!w)
 		return -ENOMEM;
 	w->fd = -1;
-	/* both aligned for direct writes */
-	w->buf = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES);
-	spare = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES);
-	if (!w->buf || !spare) {
+	/* both aligned for direct writes, with room for the lead */
+	w->mem = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES + DIO_ALIGN);
+	spare = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES + DIO_ALIGN);
+	if (!w->mem || !spare) {
 		rc = -ENOMEM;
 		goto cleanup;
 	}
@@ -291,12 +297,13 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		/* our own file: written at our offsets, and directly where the file
 		 * system lets set_direct turn O_DIRECT on (not on a standard output
 		 * that others may share, nor on tmpfs before Linux 6.6) */
-		w->positioned = w->dio = w->carry = true;
+		w->positioned = w->dio = w->lead = true;
 	}
 	rc = katra_outworker_new(&w->out, w->z ? gzip_sink : plain_sink, w, spare);
 	if (rc)
 		goto cleanup;
 	spare = NULL; /* the worker's */
+	restart(w);
 
 	memcpy(w->buf, KATRA_MAGIC, KATRA_MAGIC_LEN);
 	put_le32(w->buf + 8, h->format_version);
@@ -318,7 +325,7 @@ cleanup:
 	if (w->fd >= 0)
 		close(w->fd);
 	free(spare);
-	free(w->buf);
+	free(w->mem);
 	free(w);
 	return rc;
 }
@@ -327,34 +334,27 @@ cleanup:
 static int append_large(struct katra_writer *w, const struct katra_record *r, size_t size)
 {
 	struct katra_outjob job = { .n = size + 4 };
-	uint8_t *tmp;
+	uint8_t *tmp = malloc(size + 4);
 	int rc;
 
-	/* everything before it goes out first; a carried tail is in the file */
-	rc = katra_writer_flush(w);
-	if (rc)
-		return rc;
-	w->base += w->used;
-	w->rec0 = w->used = 0;
-	tmp = malloc(size + 4);
 	if (!tmp)
 		return -ENOMEM;
 	put_le32(tmp, (uint32_t)size);
 	katra_encode_record(r, tmp + 4, size);
 	job.buf = tmp;
-	job.base = w->base;
-	/* written buffered (tmp is not aligned); the buffer after it starts
-	 * unaligned, is written buffered, and carries the tail that realigns */
+	job.base = w->base; /* the buffer was handed over: it is empty */
+	/* not aligned in memory: the sink writes it buffered */
 	rc = katra_outworker_write(w->out, &job);
 	if (!rc)
 		w->base += job.n;
+	restart(w);
 	free(tmp);
 	return rc;
 }
 
-/* The record just encoded at used + 4 is n bytes: frame it, and flush when
- * the last flush is FLUSH_INTERVAL_NS old (the clock is read every
- * CLOCK_CHECK_EVERY records, not per record). */
+/* The record just encoded at used + 4 is n bytes: frame it, and hand the
+ * buffer over when the last hand-over is FLUSH_INTERVAL_NS old (the clock
+ * is read every CLOCK_CHECK_EVERY records, not per record). */
 static int commit_record(struct katra_writer *w, size_t n)
 {
 	put_le32(w->buf + w->used, (uint32_t)n);
@@ -363,7 +363,7 @@ static int commit_record(struct katra_writer *w, size_t n)
 	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
 		w->since_clock = 0;
 		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
-			return katra_writer_flush(w);
+			return katra_writer_kick(w);
 	}
 	return 0;
 }
@@ -390,14 +390,13 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 		w->error = write_out(w, false);
 		if (w->error)
 			return w->error;
-		/* a direct writer's buffer still holds its carried tail */
-		if (size + 4 > WRITER_BUF_BYTES - w->used) {
+		if (size + 4 > WRITER_BUF_BYTES) {
 			w->error = append_large(w, r, size);
 			if (!w->error)
 				w->records++;
 			return w->error;
 		}
-		n = katra_encode_record(r, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+		n = katra_encode_record(r, w->buf + 4, WRITER_BUF_BYTES - 4);
 	}
 	return commit_record(w, (size_t)n);
 }
@@ -459,7 +458,7 @@ int katra_writer_close(struct katra_writer *w)
 	katra_gzout_free(w->z);
 	if (close(w->fd) < 0 && !rc)
 		rc = -errno;
-	free(w->buf);
+	free(w->mem);
 	free(w);
 	return rc;
 }

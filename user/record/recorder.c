@@ -30,7 +30,7 @@
 #include "uprobes.h"
 
 #define POLL_MS 10
-#define FLUSH_EVERY_NS 100000000ull   /* writer flush: at most 100 ms unflushed */
+#define FLUSH_EVERY_NS 100000000ull   /* writer kick: at most 100 ms not handed over */
 #define DROPS_EVERY_NS 100000000ull
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DEFAULT_COUNTER_NS 1000000000ull
@@ -912,7 +912,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			next_shrink = now + 1000000000ull;
 		}
 		if (!rc && now >= next_flush) {
-			rc = katra_writer_flush(r->w);
+			rc = katra_writer_kick(r->w);
 			next_flush = now + FLUSH_EVERY_NS;
 		}
 		if (now >= deadline)
