@@ -480,7 +480,8 @@ int katra_writer_flush(struct katra_writer *w);
 /* Hands buffered bytes to the output thread and returns without waiting for
  * them to reach the file (only for an earlier hand-over still in flight): a
  * capture's periodic flush, which must not hold the drain while the disk
- * works.  0, or the sticky error of an earlier write. */
+ * works.  With KATRA_WRITER_GZIP it is katra_writer_flush.  0, or the
+ * sticky error of an earlier write. */
 int katra_writer_kick(struct katra_writer *w);
 /* Appends the SessionSummary, flushes and fsyncs.  The writer stays open
  * until katra_writer_close. */

@@ -240,6 +240,11 @@ int katra_writer_flush(struct katra_writer *w)
 
 int katra_writer_kick(struct katra_writer *w)
 {
+	/* compressed, the kick stays a flush: the man page promises a killed
+	 * capture loses at most 100 ms, and a buffer still being compressed
+	 * would add its compression time (milliseconds per MiB) to that */
+	if (w->z)
+		return katra_writer_flush(w);
 	if (w->error)
 		return w->error;
 	w->last_flush_ns = mono_ns();
