@@ -19,7 +19,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=$root/build/vm
-guest_timeout=${KATRA_VM_TIMEOUT:-420}
+guest_timeout=${KATRA_VM_TIMEOUT:-240}
 jobs=${KATRA_VM_JOBS:-1}
 
 # guest: kernel suite, vCPUs, possible CPUs, guest suite, checks it reports
@@ -68,6 +68,21 @@ boot()
 	echo "qemu_rc=$rc seconds=$((SECONDS - start))" >"$out/$g.status"
 }
 
+# boot_once_more GUEST: a guest that never finished (its kernel seen stuck
+# in a soft lockup a few times in ~50 runs of the 16-vCPU guest under TCG,
+# cause not found: see README.md) boots once more; its console is kept as
+# GUEST.hung.log and the retry says so.  A second hang fails.
+boot_once_more()
+{
+	local g=$1
+	grep -aq 'KATRA-VM-END' "$out/$g.log" && return 0
+	grep -aq 'qemu_rc=12[4]\|qemu_rc=137' "$out/$g.status" || return 0
+	mv "$out/$g.log" "$out/$g.hung.log"
+	echo "guest $g: ran past ${guest_timeout}s without finishing ($(grep -a -o 'soft lockup.*' \
+		"$out/$g.hung.log" | head -n 1 || echo 'no kernel message')); booting it once more"
+	boot "$g"
+}
+
 running=0
 for g in "${guests[@]}"; do
 	boot "$g" &
@@ -78,6 +93,9 @@ for g in "${guests[@]}"; do
 	fi
 done
 wait
+for g in "${guests[@]}"; do
+	boot_once_more "$g"
+done
 
 passed=0
 failed=0
