@@ -152,8 +152,7 @@ int emit_fork(struct emitter *e, const struct pending *p)
  * between thread ids): its own return is then not written again. */
 static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, uint64_t key)
 {
-	struct thread_state *old = ktable_get(&e->threads, x->old_tid), moved;
-	struct thread_state *leader;
+	struct thread_state *old, *leader, moved;
 	bool created;
 	int rc = 0;
 
@@ -166,6 +165,8 @@ static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, ui
 			rc = emit_ucall_close_all(e, leader, x->head.tid, key);
 		emit_forget_thread(e, x->head.tid);
 	}
+	/* looked up only now: removing the leader's entry can move others */
+	old = ktable_get(&e->threads, x->old_tid);
 	if (rc || !old)
 		return rc;
 	if (old->flags & TH_SYSCALL_OPEN) {
