@@ -13,9 +13,12 @@ static int switch_out(struct emitter *e, const struct pending *p)
 	int rc;
 
 	if (sw->prev_state & TASK_DEAD_STATE) {
-		/* gone for good: close what it left open, forget it */
+		/* gone for good: close what it left open, forget it.  Only after
+		 * its TaskExit: a thread that exec's swaps ids with the dead
+		 * leader (de_thread), whose last switch-out can then come under
+		 * the exec'ing thread's old id, before the exec is seen */
 		th = ktable_get(&e->threads, sw->head.tid);
-		if (!th || emit_late(e, th, sw->head.tid, p->key, 1))
+		if (!th || !(th->flags & TH_EXITED) || emit_late(e, th, sw->head.tid, p->key, 1))
 			return 0;
 		rc = emit_running(e, th, sw->head.tid, p->key);
 		if (!rc)
