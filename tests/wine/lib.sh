@@ -87,6 +87,16 @@ kw_session_pids()
 	done
 }
 
+# kw_wineserver PIDS: the pid among PIDS (comma-separated) that runs
+# wineserver (its comm: wineserver, wineserver64); nothing when none does.
+kw_wineserver()
+{
+	local p
+	for p in ${1//,/ }; do
+		case $(cat "/proc/$p/comm" 2>/dev/null) in wineserver*) echo "$p"; return ;; esac
+	done
+}
+
 KW_PY="python3 $KW_DIR/check.py"
 # kw_check CHECK ARGS...: a tests/wine/check.py check; its failure is ours.
 kw_check()
