@@ -8,24 +8,13 @@
 # lands its bytes in the read's buffer (read(2) of the server reply for the
 # pipe, recvmsg(2) for the socket).
 . "$(dirname "$0")/lib.sh"
+. "$KT_ROOT/tests/wine/lib.sh"
 kt_require
 EXE=$KT_ROOT/build/uprobe/ntasync.exe
-command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
-[ -f "$EXE" ] || kt_skip "$EXE is missing (no x86_64-w64-mingw32-gcc when make ran)"
-prefix=$(bash "$KT_ROOT/tests/uprobe/prefix.sh" 2>"$T/prefix.err") ||
-	kt_fail "cannot create the Wine prefix: $(kt_tail "$T/prefix.err")"
-export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+kw_uprobe_setup "$EXE"
 N=6 M=5
-win() { printf 'Z:%s' "${1//\//\\}"; }
-wine "$EXE" "$(win "$T/started")" "$(win "$T/gate")" $N $M >"$T/ntasync.out" 2>"$T/ntasync.err" &
-WL_PID=$!
-KT_PIDS="$KT_PIDS $WL_PID"
-for _ in $(seq 400); do
-	[ -e "$T/started" ] && break
-	kt_is_running "$WL_PID" || kt_fail "ntasync.exe exited early: $(kt_tail "$T/ntasync.err")"
-	sleep 0.05
-done
-[ -e "$T/started" ] || kt_fail "ntasync.exe did not start within 20 s"
+kw_start_gated "$EXE" ntasync $N $M
+WL_PID=$KW_PID
 "$REC" --ready-file "$T/ready" -o "$TRACE" -p "$WL_PID" >"$T/rec.out" 2>"$T/rec.err" &
 REC_PID=$!
 KT_PIDS="$KT_PIDS $REC_PID"
