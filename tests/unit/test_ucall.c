@@ -306,7 +306,9 @@ Test(ucall, generic_nt_call_named_on_its_begin_and_server_request_names)
  * the first later Linux read of the process that lands data (ret >= 0) in
  * the call's buffer (read's buf, recvmsg's first iovec: the AUX value) cites
  * its Begin on its End, once; a read that failed does not; a file's read
- * served inside the call (its pread64 fills the buffer) is not linked later. */
+ * served inside the call (its pread64 fills the buffer) is not linked later;
+ * another process's pending read of the same address is its own, and its
+ * exit forgets it. */
 static void buf_syscall(struct pipeline *pl, uint32_t nr, uint64_t enter, uint64_t buf,
 			int64_t ret)
 {
@@ -361,13 +363,31 @@ Test(ucall, pending_read_cited_by_the_read_that_lands_its_data)
 	buf_syscall(&pl, SYS_recvmsg, 340, 0x5000, 64);                       /* 15, 16: once only */
 	buf_syscall(&pl, SYS_read, 350, 0x6000, 64);                          /* 17, 18 */
 	ucall(&pl, 10, 400, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_EXIT, 0x38, 1, 0, 0);  /* 19 */
+	/* another process's pending read into the same address: its own; its
+	 * exit forgets it */
+	struct katra_ev_ucall o = {
+		.head = { KATRA_EV_UCALL, 0, TGID + 1, 21, START + 410 },
+		.call = KATRA_UC_NT_READ_FILE, .flags = KATRA_UC_ENTER, .a = { 0x40, 64 },
+		.ret = 0x5000,
+	};
+	pipeline_on_record(&pl, &o, sizeof(o));                                    /* 20 */
+	o.head.ts = START + 420;
+	o.flags = KATRA_UC_EXIT;
+	o.ret = 0x103;
+	pipeline_on_record(&pl, &o, sizeof(o));                                    /* 21 */
+	struct katra_ev_exit x = {
+		.head = { KATRA_EV_EXIT, 0, TGID + 1, 21, START + 430 },
+		.flags = KATRA_EXIT_GROUP_DEAD,
+	};
+	pipeline_on_record(&pl, &x, sizeof(x));                                    /* 22 */
 	cr_assert_eq(pipeline_finish(&pl, START + 500, ring_drops, NULL, &s, kinds, drops, 4), 0);
+	cr_assert_eq(pl.em.asyncs.count, 0, "completed, or forgotten at its process's exit");
 	cr_assert_eq(katra_writer_finish(w, &s), 0);
 	cr_assert_eq(katra_writer_close(w), 0);
 	pipeline_free(&pl);
 
 	read_events(path);
-	cr_assert_eq(nevs, 20);
+	cr_assert_eq(nevs, 23);
 	cr_assert_eq(evs[3].kind, KATRA_KIND_NT_READ_FILE);
 	cr_assert_eq(evs[3].payload.u.nt_call.status.value, 0x103);
 	/* the socket read's EAGAIN inside the call completes nothing */

@@ -128,5 +128,7 @@ uint64_t emit_ucall_cause(const struct thread_state *th);
  * NtReadFile (then nothing is cited) or completes a pending one (the seq of
  * its Begin, removed), else UINT64_MAX. */
 uint64_t emit_async_completion(struct emitter *e, struct thread_state *th);
+/* The process is gone: its pending reads will not complete. */
+void emit_async_forget(struct emitter *e, uint32_t tgid);
 
 #endif
