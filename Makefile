@@ -131,9 +131,9 @@ $(B)/workloads/i386prog: tests/workloads/i386/prog.S
 # library leaves them out (a warning; their tests skip, and the recorder
 # falls back to the Vulkan loader's exports) rather than failing the build.
 MINGW_CC ?= x86_64-w64-mingw32-gcc
-UPROBE_BINS := $(B)/uprobe/ntio.exe $(B)/uprobe/ntgen.exe $(B)/katra-vkresolve $(B)/uprobe/vksubmit
+UPROBE_BINS := $(B)/uprobe/ntio.exe $(B)/uprobe/ntgen.exe $(B)/uprobe/ntasync.exe $(B)/katra-vkresolve $(B)/uprobe/vksubmit
 all: $(UPROBE_BINS)
-$(B)/uprobe/%.exe: tests/uprobe/%.c
+$(B)/uprobe/%.exe: tests/uprobe/%.c tests/uprobe/wingate.h
 	@mkdir -p $(@D)
 	@if command -v $(MINGW_CC) >/dev/null 2>&1; then \
 		$(MINGW_CC) -O2 -Wall -Wextra -Werror -D__USE_MINGW_ANSI_STDIO=1 -o $@ $< -lws2_32 && echo "  built $@"; \

@@ -120,7 +120,7 @@ one()
 
 have_nt=0 have_vk=0
 if command -v wine >/dev/null 2>&1 && [ -f "$NTIO" ]; then
-	WINEPREFIX=$(bash tests/uprobe/prefix.sh) && have_nt=1
+	WINEPREFIX=$(bash tests/wine/prefix.sh --one) && have_nt=1
 	export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 fi
 [ -x "$VKS" ] && [ -f "$ICD" ] && have_vk=1

@@ -169,6 +169,15 @@ static __always_inline void decode_enter(struct katra_cpu_slot *p)
 	}
 	if (fd_identity((__s32)fd, &p->dev, &p->ino))
 		p->sc_flags |= KATRA_SC_FILE;
+	if (nr == NR_recvmsg && !(p->sc_flags & KATRA_SC_I386)) {
+		/* the first iovec's base: where the data lands (what completes
+		 * a pending NtReadFile on a socket under Wine, emit_wine.c) */
+		__u64 iov = 0;
+
+		if (!bpf_probe_read_user(&iov, sizeof(iov), (void *)(p->args[1] + 16)) && iov &&
+		    !bpf_probe_read_user(&p->aux, sizeof(p->aux), (void *)iov))
+			p->sc_flags |= KATRA_SC_AUX;
+	}
 }
 
 static __always_inline bool in_compat_syscall(void);

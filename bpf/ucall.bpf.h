@@ -27,6 +27,7 @@ struct ucall_state {
 	__u64 sp;         /* stack pointer at the outer call's entry */
 	__u64 a[4];       /* the ENTER's values, repeated by the EXIT */
 	__u64 ptr[3];     /* out-parameters the EXIT reads */
+	__u64 enter_ret;  /* what the ENTER carries in its ret (NtReadFile: the buffer) */
 	__u32 call;       /* enum katra_ucall */
 	__u32 depth;      /* KATRA_UC_LAYER_UNIX: nested dispatcher entries */
 	__u32 flags;      /* the ENTER's KATRA_UC_A*_VALID */
@@ -135,7 +136,7 @@ static __always_inline int ucall_begin(__u64 pid_tgid, __u32 layer, struct ucall
 			e->a[1] = st->a[1];
 			e->a[2] = st->a[2];
 			e->a[3] = st->a[3];
-			e->ret = 0;
+			e->ret = (__s64)st->enter_ret;
 			katra_submit(rb, e, cpu);
 		} else {
 			bpf_map_delete_elem(&ucall_states, &key);

@@ -49,6 +49,7 @@ static __always_inline int nt_rw(struct pt_regs *ctx, __u32 call)
 	}
 	st.a[3] = dx;
 	st.ptr[0] = s[0];
+	st.enter_ret = s[1]; /* the buffer: what a later completion fills */
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 

@@ -90,6 +90,7 @@ struct katra_wire_head {
  * makedev(dev >> 20, dev & 0xfffff) to compare with stat()'s st_dev.
  *
  * aux (flags AUX): clone3: clone_args.flags read from user memory;
+ * recvmsg: msg_iov[0].iov_base (where the data lands) read from user memory;
  * nanosleep, clock_nanosleep, ppoll: the requested timeout in ns read from
  * user memory (ppoll with a NULL timeout: no AUX flag). */
 #define KATRA_SC_ENTER    (1u << 0) /* enter_ts/args describe the enter */
@@ -356,7 +357,9 @@ struct katra_cpu_slot {
  *   VK_ACQUIRE_NEXT_IMAGE         device, swapchain, timeout (ns), 0
  *                                 EXIT: a1 = *pImageIndex (A1_VALID)
  * ret (EXIT): NTSTATUS (NT calls, wine_server_call, unix calls) or VkResult,
- * as the function's 32-bit return value sign-extended. */
+ * as the function's 32-bit return value sign-extended.  ret (ENTER):
+ * NT_READ_FILE, NT_WRITE_FILE: the buffer's address (what matches a pending
+ * read to the Linux read that completes it later); else 0. */
 enum katra_ucall {
 	KATRA_UC_NT_READ_FILE = 1,
 	KATRA_UC_NT_WRITE_FILE = 2,

@@ -5,19 +5,15 @@
 # program's NT calls are all recorded: the same exact checks as t_wine_nt
 # (N NtReadFile spans served by Linux reads that cite them, M NtWait spans).
 . "$(dirname "$0")/lib.sh"
+. "$KT_ROOT/tests/wine/lib.sh"
 kt_require
 EXE=$KT_ROOT/build/uprobe/ntio.exe
-command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
-[ -f "$EXE" ] || kt_skip "$EXE is missing (no x86_64-w64-mingw32-gcc when make ran)"
-prefix=$(bash "$KT_ROOT/tests/uprobe/prefix.sh" 2>"$T/prefix.err") ||
-	kt_fail "cannot create the Wine prefix: $(kt_tail "$T/prefix.err")"
-export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+kw_uprobe_setup "$EXE"
 head -c 65536 /dev/urandom >"$T/data"
-win() { printf 'Z:%s' "${1//\//\\}"; }
 # the program waits at the gate until it is opened below: then every NT call
 # of the loop is made with the capture live
-"$REC" --ready-file "$T/ready" -o "$TRACE" -- wine "$EXE" "$(win "$T/started")" \
-	"$(win "$T/gate")" "$(win "$T/data")" 6 4 5 >"$T/ntio.out" 2>"$T/rec.err" &
+"$REC" --ready-file "$T/ready" -o "$TRACE" -- wine "$EXE" "$(kw_win "$T/started")" \
+	"$(kw_win "$T/gate")" "$(kw_win "$T/data")" 6 4 5 >"$T/ntio.out" 2>"$T/rec.err" &
 REC_PID=$!
 KT_PIDS="$KT_PIDS $REC_PID"
 kt_wait_ready

@@ -28,10 +28,7 @@ kw_start "$PFX_B" second.exe
 OTHER=$KW_PID
 SESSION=$(kw_session_pids "$FIRST" | tr '\n' ,)
 OTHERS=$(kw_session_pids "$OTHER" | tr '\n' ,)
-SERVER=""
-for p in ${SESSION//,/ }; do
-	case $(cat "/proc/$p/comm" 2>/dev/null) in wineserver*) SERVER=$p ;; esac
-done
+SERVER=$(kw_wineserver "$SESSION")
 [ -n "$SERVER" ] || kt_fail "no wineserver among the session's processes ($SESSION)"
 
 # --no-session: the tree of first.exe only

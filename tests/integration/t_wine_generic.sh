@@ -11,24 +11,13 @@
 # kind of its own (NtDelayExecution of the gate's Sleep); the header names
 # the probed dispatcher.
 . "$(dirname "$0")/lib.sh"
+. "$KT_ROOT/tests/wine/lib.sh"
 kt_require
 EXE=$KT_ROOT/build/uprobe/ntgen.exe
-command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
-[ -f "$EXE" ] || kt_skip "$EXE is missing (no x86_64-w64-mingw32-gcc when make ran)"
-prefix=$(bash "$KT_ROOT/tests/uprobe/prefix.sh" 2>"$T/prefix.err") ||
-	kt_fail "cannot create the Wine prefix: $(kt_tail "$T/prefix.err")"
-export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+kw_uprobe_setup "$EXE"
 Y=37 E=23
-win() { printf 'Z:%s' "${1//\//\\}"; }
-wine "$EXE" "$(win "$T/started")" "$(win "$T/gate")" $Y $E >"$T/ntgen.out" 2>"$T/ntgen.err" &
-WL_PID=$!
-KT_PIDS="$KT_PIDS $WL_PID"
-for _ in $(seq 400); do
-	[ -e "$T/started" ] && break
-	kt_is_running "$WL_PID" || kt_fail "ntgen.exe exited early: $(kt_tail "$T/ntgen.err")"
-	sleep 0.05
-done
-[ -e "$T/started" ] || kt_fail "ntgen.exe did not start within 20 s"
+kw_start_gated "$EXE" ntgen $Y $E
+WL_PID=$KW_PID
 "$REC" --ready-file "$T/ready" -o "$TRACE" -p "$WL_PID" -d 60 >"$T/rec.out" 2>"$T/rec.err" &
 REC_PID=$!
 KT_PIDS="$KT_PIDS $REC_PID"

@@ -8,26 +8,14 @@
 # data file that cites it; M NtWait spans; wine_server_call spans inside the
 # reads; K WinToUnix spans (ws2_32's unix calls) between two markers.
 . "$(dirname "$0")/lib.sh"
+. "$KT_ROOT/tests/wine/lib.sh"
 kt_require
 EXE=$KT_ROOT/build/uprobe/ntio.exe
-command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
-[ -f "$EXE" ] || kt_skip "$EXE is missing (no x86_64-w64-mingw32-gcc when make ran)"
-prefix=$(bash "$KT_ROOT/tests/uprobe/prefix.sh" 2>"$T/prefix.err") ||
-	kt_fail "cannot create the Wine prefix: $(kt_tail "$T/prefix.err")"
-export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+kw_uprobe_setup "$EXE"
 N_PLAIN=20 N_OVL=10 M=15 K=12
 head -c 65536 /dev/urandom >"$T/data"
-win() { printf 'Z:%s' "${1//\//\\}"; }
-wine "$EXE" "$(win "$T/started")" "$(win "$T/gate")" "$(win "$T/data")" $N_PLAIN $N_OVL $M $K \
-	>"$T/ntio.out" 2>"$T/ntio.err" &
-WL_PID=$!
-KT_PIDS="$KT_PIDS $WL_PID"
-for _ in $(seq 400); do
-	[ -e "$T/started" ] && break
-	kt_is_running "$WL_PID" || kt_fail "ntio.exe exited early: $(kt_tail "$T/ntio.err")"
-	sleep 0.05
-done
-[ -e "$T/started" ] || kt_fail "ntio.exe did not start within 20 s"
+kw_start_gated "$EXE" ntio "$(kw_win "$T/data")" $N_PLAIN $N_OVL $M $K
+WL_PID=$KW_PID
 grep -q 'x86_64-unix/ntdll.so' "/proc/$WL_PID/maps" || kt_fail "process $WL_PID does not map ntdll.so"
 "$REC" --ready-file "$T/ready" -o "$TRACE" -p "$WL_PID" >"$T/rec.out" 2>"$T/rec.err" &
 REC_PID=$!

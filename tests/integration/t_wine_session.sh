@@ -24,10 +24,7 @@ DIR=$(kw_server_dir "$FIRST")
 [ -n "$DIR" ] || kt_fail "first.exe ($FIRST) maps no wineserver directory"
 START=$(kw_session_pids "$FIRST" | tr '\n' ,)
 OTHERS=$(kw_session_pids "$OTHER" | tr '\n' ,)
-SERVER=""
-for p in ${START//,/ }; do
-	case $(cat "/proc/$p/comm" 2>/dev/null) in wineserver*) SERVER=$p ;; esac
-done
+SERVER=$(kw_wineserver "$START")
 [ -n "$SERVER" ] || kt_fail "no wineserver among the session's processes ($START)"
 case ",$OTHERS," in *",$SERVER,"*) kt_fail "both prefixes share wineserver $SERVER" ;; esac
 

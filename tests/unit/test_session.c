@@ -2,8 +2,9 @@
 /* Wine session discovery (user/record/session.c) against a fake /proc tree in
  * a temporary directory: maps lines, the server directory matched by device
  * and inode (not by its path text), command lines -> Windows image names,
- * the periodic scan (new, young, exec'd, reused pids), adoption, the roster
- * and the header notes. */
+ * the periodic scan (new, young, exec'd, reused pids), adoption, the
+ * socket-peer way (sock_diag replies, fd links, wineserver's peers), the
+ * roster and the header notes. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -11,7 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -475,6 +481,189 @@ Test(session_proc, force_on_a_linux_process_fails_loudly)
 	cr_assert_eq(katra_wine_names_open(&n, proc, KATRA_SESSION_AUTO, pids, 2, stderr, false),
 		     0);
 	katra_wine_names_free(n);
+}
+
+/* ---- the socket-peer way: sock_diag replies, fd links, members ---- */
+
+/* One SOCK_DIAG_BY_FAMILY message: a unix socket with optional peer and
+ * VFS attributes (the kernel's dev_t encoding: major << 20 | minor). */
+static size_t diag_msg(char *buf, uint32_t ino, uint8_t state, uint32_t peer, bool vfs,
+		       uint32_t kdev, uint32_t vino)
+{
+	struct nlmsghdr *h = (void *)buf;
+	struct unix_diag_msg *m = NLMSG_DATA(h);
+	char *a = (char *)(m + 1);
+
+	memset(h, 0, NLMSG_SPACE(sizeof(*m)));
+	h->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	m->udiag_family = AF_UNIX;
+	m->udiag_state = state;
+	m->udiag_ino = ino;
+	if (peer) {
+		struct nlattr *at = (void *)a;
+		at->nla_type = UNIX_DIAG_PEER;
+		at->nla_len = NLA_HDRLEN + sizeof(uint32_t);
+		memcpy(a + NLA_HDRLEN, &peer, sizeof(peer));
+		a += NLA_ALIGN(at->nla_len);
+	}
+	if (vfs) {
+		struct nlattr *at = (void *)a;
+		struct unix_diag_vfs v = { .udiag_vfs_ino = vino, .udiag_vfs_dev = kdev };
+		at->nla_type = UNIX_DIAG_VFS;
+		at->nla_len = NLA_HDRLEN + sizeof(v);
+		memcpy(a + NLA_HDRLEN, &v, sizeof(v));
+		a += NLA_ALIGN(at->nla_len);
+	}
+	h->nlmsg_len = (uint32_t)(a - buf);
+	return NLMSG_ALIGN(h->nlmsg_len);
+}
+
+Test(session_sock, diag_reply_parsed)
+{
+	static char buf[1024] __attribute__((aligned(8)));
+	struct katra_unix_socks t = { 0 };
+	size_t len = 0;
+
+	len += diag_msg(buf + len, 5000, 10, 0, true, (254u << 20) | 1, 77);
+	len += diag_msg(buf + len, 5001, 1, 6001, false, 0, 0);
+	cr_assert_eq(katra_unix_diag_parse(buf, len, &t), 0, "more to come");
+	struct nlmsghdr *done = (void *)(buf + len);
+	memset(done, 0, NLMSG_SPACE(sizeof(int)));
+	done->nlmsg_type = NLMSG_DONE;
+	done->nlmsg_len = NLMSG_LENGTH(sizeof(int));
+	cr_assert_eq(katra_unix_diag_parse(buf, len + NLMSG_ALIGN(done->nlmsg_len), &t), 1);
+	cr_assert_eq(t.n, 4, "both replies appended");
+	cr_assert_eq(t.v[0].ino, 5000);
+	cr_assert_eq(t.v[0].state, 10);
+	cr_assert(t.v[0].has_vfs);
+	cr_assert_eq(t.v[0].vfs_dev, makedev(254, 1), "the user-space dev_t");
+	cr_assert_eq(t.v[0].vfs_ino, 77);
+	cr_assert_eq(t.v[0].peer, 0);
+	cr_assert_eq(t.v[1].ino, 5001);
+	cr_assert_eq(t.v[1].peer, 6001);
+	cr_assert(!t.v[1].has_vfs);
+	/* an error reply, a message longer than the buffer */
+	struct nlmsghdr *e = (void *)buf;
+	struct nlmsgerr *err = NLMSG_DATA(e);
+	memset(buf, 0, 64);
+	e->nlmsg_type = NLMSG_ERROR;
+	e->nlmsg_len = NLMSG_LENGTH(sizeof(*err));
+	err->error = -EPERM;
+	cr_assert_eq(katra_unix_diag_parse(buf, e->nlmsg_len, &t), -EPERM);
+	len = diag_msg(buf, 1, 1, 2, false, 0, 0);
+	cr_assert_eq(katra_unix_diag_parse(buf, len - 4, &t), -EBADMSG);
+	free(t.v);
+}
+
+Test(session_sock, fd_links)
+{
+	uint32_t ino = 0;
+
+	cr_assert_eq(katra_socket_inode("socket:[2312629]", &ino), 0);
+	cr_assert_eq(ino, 2312629);
+	cr_assert_eq(katra_socket_inode("pipe:[12]", &ino), -ENOENT);
+	cr_assert_eq(katra_socket_inode("socket:[]", &ino), -ENOENT);
+	cr_assert_eq(katra_socket_inode("socket:[12", &ino), -ENOENT);
+	cr_assert_eq(katra_socket_inode("socket:[12]x", &ino), -ENOENT);
+	cr_assert_eq(katra_socket_inode("/tmp/socket:[1]", &ino), -ENOENT);
+}
+
+/* The fake tree's sockets: wineserver 101 listens on dir_a/socket (5000) and
+ * holds 5001 (peer 6001, held by first.exe 100) and 5003 (peer 6003, held by
+ * 130, a process that maps nothing yet); services.exe 102 holds none (the
+ * maps find it); the other session's wineserver 111 talks to 110. */
+static struct stat sock_file;
+
+static int fake_dump(struct katra_unix_socks *out)
+{
+	static const struct katra_unix_sock v[] = {
+		{ 0, 0, 5000, 0, 10, 1 }, { 0, 0, 5001, 6001, 1, 0 }, { 0, 0, 6001, 5001, 1, 0 },
+		{ 0, 0, 5003, 6003, 1, 0 }, { 0, 0, 6003, 5003, 1, 0 }, { 0, 0, 7000, 7001, 1, 0 },
+		{ 0, 0, 7001, 7000, 1, 0 },
+	};
+
+	out->v = malloc(sizeof(v));
+	cr_assert_not_null(out->v);
+	memcpy(out->v, v, sizeof(v));
+	out->v[0].vfs_dev = sock_file.st_dev;
+	out->v[0].vfs_ino = sock_file.st_ino;
+	out->n = out->cap = sizeof(v) / sizeof(v[0]);
+	return 0;
+}
+
+static void fake_fd(unsigned pid, int fd, uint32_t ino)
+{
+	char p[320], link[64];
+
+	snprintf(p, sizeof(p), "%s/%u/fd", proc, pid);
+	mkdirs(p);
+	snprintf(p, sizeof(p), "%s/%u/fd/%d", proc, pid, fd);
+	snprintf(link, sizeof(link), "socket:[%u]", ino);
+	cr_assert_eq(symlink(link, p), 0, "%s", strerror(errno));
+}
+
+Test(session_proc, socket_peers_of_wineserver_are_members)
+{
+	struct katra_session *s;
+	struct seen seen = { 0 };
+	const struct katra_session_cb cb = { &seen, on_member, NULL };
+	struct katra_roster r;
+	char p[512], notes[8][256];
+	uint32_t *pids, server;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/socket", dir_a);
+	put(p, "", 0);
+	cr_assert_eq(stat(p, &sock_file), 0);
+	PID(130, "", "late.exe", 4, NULL, "late.exe\0");
+	fake_fd(101, 3, 5000);
+	fake_fd(101, 4, 5001);
+	fake_fd(101, 5, 5003);
+	fake_fd(100, 7, 6001);
+	fake_fd(100, 8, 123); /* not a unix socket we know */
+	fake_fd(130, 9, 6003);
+	fake_fd(111, 3, 7000);
+	fake_fd(110, 3, 7001);
+
+	/* the way itself */
+	struct katra_unix_socks socks;
+	cr_assert_eq(fake_dump(&socks), 0);
+	cr_assert_eq(katra_wine_sock_members(proc, 100, dir_a, &socks, &pids, &n, &server), 0);
+	cr_assert_eq(server, 101);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(pids[0], 101, "wineserver first");
+	cr_assert((pids[1] == 100 && pids[2] == 130) || (pids[1] == 130 && pids[2] == 100));
+	free(pids);
+	cr_assert_eq(katra_wine_sock_members(proc, 110, dir_b, &socks, &pids, &n, &server),
+		     -ENOENT, "session B's listener is not in the dump");
+	free(socks.v);
+
+	/* in a scan: 130 is a member the maps missed */
+	cr_assert_eq(katra_session_new(proc, &s), 0);
+	katra_session_set_sock_dump(s, fake_dump);
+	cr_assert_eq(katra_session_add_pid(s, 100), 0);
+	cr_assert_eq(katra_session_scan(s, boot_ns(), true, &cb), 5);
+	cr_assert_geq(seen_index(&seen, 130), 0, "found by its socket");
+	cr_assert(!seen.joined[seen_index(&seen, 130)]);
+	cr_assert_lt(seen_index(&seen, 110), 0, "another session");
+	cr_assert_eq(katra_session_scan(s, boot_ns(), true, &cb), 0, "reported once");
+
+	cr_assert_eq(katra_roster_init(&r, 64), 0);
+	katra_roster_note(&r, 100, KATRA_ORIGIN_TARGET, "first.exe", 9, "first.exe");
+	katra_roster_note(&r, 102, KATRA_ORIGIN_WINE_SESSION, "services.exe", 12, "services.exe");
+	katra_roster_note(&r, 130, KATRA_ORIGIN_WINE_SESSION, "late.exe", 8, "late.exe");
+	n = katra_session_notes(&r, s, &notes[0][0], sizeof(notes[0]), 8);
+	cr_assert_eq(n, 5);
+	snprintf(p, sizeof(p), "wine session: server dir %s: at start 4 processes by server dir, "
+		 "3 by wineserver socket peer (wineserver PID 101), 2 by both", dir_a);
+	cr_assert_str_eq(notes[1], p);
+	cr_assert_str_eq(notes[2], "traced from the start, target (-p): 100 (first.exe)");
+	cr_assert_str_eq(notes[3], "traced from the start, wine session (same server dir): "
+			 "102 (services.exe)");
+	cr_assert_str_eq(notes[4], "traced from the start, wine session (wineserver socket peer): "
+			 "130 (late.exe)");
+	katra_roster_free(&r);
+	katra_session_free(s);
 }
 
 /* ---- roster and notes ---- */

@@ -301,3 +301,111 @@ Test(ucall, generic_nt_call_named_on_its_begin_and_server_request_names)
 	cr_assert(!evs[7].payload.u.nt_syscall.name.present);
 	cr_assert_eq(evs[8].payload.u.nt_syscall.status.value, 0xc0000008);
 }
+
+/* Overlapped reads that complete after NtReadFile returned STATUS_PENDING:
+ * the first later Linux read of the process that lands data (ret >= 0) in
+ * the call's buffer (read's buf, recvmsg's first iovec: the AUX value) cites
+ * its Begin on its End, once; a read that failed does not; a file's read
+ * served inside the call (its pread64 fills the buffer) is not linked later;
+ * another process's pending read of the same address is its own, and its
+ * exit forgets it. */
+static void buf_syscall(struct pipeline *pl, uint32_t nr, uint64_t enter, uint64_t buf,
+			int64_t ret)
+{
+	struct katra_ev_syscall sc = {
+		.head = { KATRA_EV_SYSCALL, 0, TGID, 10, START + enter + 5 },
+		.enter_ts = START + enter, .exit_ts = START + enter + 5, .ret = ret, .nr = nr,
+		.flags = KATRA_SC_ENTER | KATRA_SC_EXIT, .args = { 5, buf, 64 },
+	};
+
+	if (nr == SYS_recvmsg) {
+		sc.args[1] = 0x9999; /* the msghdr */
+		sc.aux = buf;
+		sc.flags |= KATRA_SC_AUX;
+	}
+	pipeline_on_record(pl, &sc, sizeof(sc));
+}
+
+static void nt_read(struct pipeline *pl, uint64_t ts, uint32_t flags, uint64_t handle,
+		    int64_t ret)
+{
+	ucall(pl, 10, ts, KATRA_UC_NT_READ_FILE, flags, handle, 64, 0, ret);
+}
+
+Test(ucall, pending_read_cited_by_the_read_that_lands_its_data)
+{
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct pipeline pl;
+	struct pipeline_config pc = {
+		.nrings = 1, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
+	};
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_drop_count drops[4];
+	struct katra_summary s;
+	uint64_t ring_drops[1] = { 0 };
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+
+	nt_read(&pl, 100, KATRA_UC_ENTER, 0x40, 0x5000);                     /* 0: socket */
+	buf_syscall(&pl, SYS_recvmsg, 110, 0x5000, -11);                      /* 1, 2: EAGAIN */
+	nt_read(&pl, 120, KATRA_UC_EXIT, 0x40, 0x103);                        /* 3 */
+	nt_read(&pl, 200, KATRA_UC_ENTER, 0x30, 0x6000);                      /* 4: a file */
+	buf_syscall(&pl, SYS_pread64, 210, 0x6000, 64);                       /* 5, 6 */
+	nt_read(&pl, 220, KATRA_UC_EXIT, 0x30, 0x103);                        /* 7 */
+	ucall(&pl, 10, 300, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER, 0x38, 1, 0, 0); /* 8 */
+	buf_syscall(&pl, SYS_recvmsg, 310, 0x7000, 64);                       /* 9, 10: another buffer */
+	buf_syscall(&pl, SYS_recvmsg, 320, 0x5000, -11);                      /* 11, 12: failed */
+	buf_syscall(&pl, SYS_recvmsg, 330, 0x5000, 64);                       /* 13, 14: completes 0 */
+	buf_syscall(&pl, SYS_recvmsg, 340, 0x5000, 64);                       /* 15, 16: once only */
+	buf_syscall(&pl, SYS_read, 350, 0x6000, 64);                          /* 17, 18 */
+	ucall(&pl, 10, 400, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_EXIT, 0x38, 1, 0, 0);  /* 19 */
+	/* another process's pending read into the same address: its own; its
+	 * exit forgets it */
+	struct katra_ev_ucall o = {
+		.head = { KATRA_EV_UCALL, 0, TGID + 1, 21, START + 410 },
+		.call = KATRA_UC_NT_READ_FILE, .flags = KATRA_UC_ENTER, .a = { 0x40, 64 },
+		.ret = 0x5000,
+	};
+	pipeline_on_record(&pl, &o, sizeof(o));                                    /* 20 */
+	o.head.ts = START + 420;
+	o.flags = KATRA_UC_EXIT;
+	o.ret = 0x103;
+	pipeline_on_record(&pl, &o, sizeof(o));                                    /* 21 */
+	struct katra_ev_exit x = {
+		.head = { KATRA_EV_EXIT, 0, TGID + 1, 21, START + 430 },
+		.flags = KATRA_EXIT_GROUP_DEAD,
+	};
+	pipeline_on_record(&pl, &x, sizeof(x));                                    /* 22 */
+	cr_assert_eq(pipeline_finish(&pl, START + 500, ring_drops, NULL, &s, kinds, drops, 4), 0);
+	cr_assert_eq(pl.em.asyncs.count, 0, "completed, or forgotten at its process's exit");
+	cr_assert_eq(katra_writer_finish(w, &s), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	pipeline_free(&pl);
+
+	read_events(path);
+	cr_assert_eq(nevs, 23);
+	cr_assert_eq(evs[3].kind, KATRA_KIND_NT_READ_FILE);
+	cr_assert_eq(evs[3].payload.u.nt_call.status.value, 0x103);
+	/* the socket read's EAGAIN inside the call completes nothing */
+	cr_assert_eq(evs[2].ncauses, 1);
+	cr_assert_eq(evs[14].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[14].ncauses, 2, "the completion: %u causes", (unsigned)evs[14].ncauses);
+	cr_assert_eq(evs[14].causes[0], 13);
+	cr_assert_eq(evs[14].causes[1], 0);
+	for (size_t i = 0; i < nevs; i++)
+		if (i != 14)
+			for (uint64_t c = 0; c < evs[i].ncauses; c++)
+				cr_assert(evs[i].causes[c] != 0 || evs[i].seq <= 3,
+					  "seq %zu also cites the pending read", i);
+	/* the file's pending read was served inside it: nothing later cites it */
+	for (size_t i = 8; i < nevs; i++)
+		for (uint64_t c = 0; c < evs[i].ncauses; c++)
+			cr_assert(evs[i].causes[c] != 4, "seq %zu cites the file's read", i);
+	struct katra_verify_report rep;
+	cr_assert_eq(katra_verify_path(path, NULL, NULL, 0, &rep), 0);
+	temp_dir_remove(dir);
+}

@@ -23,16 +23,7 @@
 #include <winsock2.h>
 #include <windows.h>
 
-static int wait_gate(const char *gate)
-{
-	for (int i = 0; i < 6000; i++) {
-		if (GetFileAttributesA(gate) != INVALID_FILE_ATTRIBUTES)
-			return 0;
-		Sleep(5);
-	}
-	fprintf(stderr, "ntio: no gate %s after 30 s\n", gate);
-	return 1;
-}
+#include "wingate.h"
 
 static int loop(int argc, char **argv)
 {
@@ -45,7 +36,7 @@ static int loop(int argc, char **argv)
 	if (argc != 5)
 		return 2;
 	n = atol(argv[4]);
-	if (wait_gate(argv[2]))
+	if (wait_gate("ntio", argv[2]))
 		return 1;
 	h = CreateFileA(argv[3], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
 	if (h == INVALID_HANDLE_VALUE)
@@ -87,7 +78,7 @@ int main(int argc, char **argv)
 	if (st == INVALID_HANDLE_VALUE)
 		return 1;
 	CloseHandle(st);
-	if (wait_gate(argv[2]))
+	if (wait_gate("ntio", argv[2]))
 		return 1;
 
 	plain = CreateFileA(argv[3], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);

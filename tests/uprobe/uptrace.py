@@ -5,6 +5,7 @@ tests/integration/ktrace.py (same trace reader and helpers).
 
 usage: uptrace.py CHECK ARGS...
   wine-nt TRACE.jsonl NTIO.json PID|auto DATA_DEV DATA_INO
+  wine-async TRACE.jsonl NTASYNC.json PID
   vulkan-submit TRACE.jsonl VKSUBMIT.json
 """
 import json
@@ -15,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from ktrace import Fail, Trace, expect, file_id, measured, short, spans  # noqa: E402
 
 STATUS_PENDING = 0x103
-SYS_READ, SYS_PREAD64 = 0, 17
+SYS_READ, SYS_PREAD64, SYS_RECVMSG = 0, 17, 47
 
 
 def caused_by(t, seq):
@@ -88,6 +89,10 @@ def check_wine_nt(trace_path, truth_path, pid, dev, ino):
         if r["offset"] is not None:
             expect(x["payload"]["offset"] == r["offset"], "read %d: Linux read at %s, expected "
                    "offset %d" % (i, x["payload"]["offset"], r["offset"]))
+        # a file's read lands inside the call: no completion cites it later
+        later = [y for y in caused_by(t, b["seq"]) if y["seq"] > e["seq"]]
+        expect(not later, "read %d: %d events after its End cite it: %s"
+               % (i, len(later), [short(y) for y in later[:2]]))
     waits = []
     for tid in sorted({e["thread_id"] for e in evs}):
         waits += [(b, e) for b, e in span_pairs(t, t.thread(tid), "NtWait", "WindowsFacing")
@@ -113,6 +118,59 @@ def check_wine_nt(trace_path, truth_path, pid, dev, ino):
     if w.get("unix_calls"):
         msg += "; " + check_unix_calls(t, evs, w["unix_calls"])
     return msg
+
+
+def check_wine_async(trace_path, truth_path, pid):
+    """N overlapped reads on a named pipe and M on a socket, all pending:
+    exactly N+M NtReadFile spans whose End says STATUS_PENDING, each named by
+    exactly one Linux read that lands data in its buffer after it returned
+    (pipes: the read(2) of the server reply, sockets: recvmsg(2)), with the
+    bytes ReadFile got; no other event cites them."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    pid = int(pid)
+    evs = t.process(pid)
+    expect(evs, "no events of process %d" % pid)
+    handles = {w["pipe_handle"], w["socket_handle"]}
+    reads = []
+    for tid in sorted({e["thread_id"] for e in evs}):
+        reads += [(b, e) for b, e in span_pairs(t, t.thread(tid), "NtReadFile", "WindowsFacing")
+                  if b["payload"]["handle"] in handles]
+    reads.sort(key=lambda p: p[0]["seq"])
+    expect(len(reads) == len(w["reads"]), "%d NtReadFile spans on the pipe and the socket, "
+           "expected %d" % (len(reads), len(w["reads"])))
+    cited = {}
+    for x in t.events:
+        for c in x["causes"]:
+            cited.setdefault(c, []).append(x)
+    kinds = {}
+    for i, ((b, e), r) in enumerate(zip(reads, w["reads"])):
+        expect(r["pending"], "read %d: ReadFile did not pend (the test needs it to)" % i)
+        expect(b["payload"]["handle"] == r["handle"] and b["payload"]["length"] == r["length"],
+               "read %d: Begin payload %s, expected handle %d length %d"
+               % (i, b["payload"], r["handle"], r["length"]))
+        expect(e["payload"]["status"] == STATUS_PENDING and e["payload"]["length"] == 0,
+               "read %d: End payload %s, expected STATUS_PENDING" % (i, e["payload"]))
+        outside = [x for x in cited.get(b["seq"], []) if x["seq"] > e["seq"]]
+        expect(len(outside) == 1, "read %d (%s): %d events after its End cite it, expected 1 "
+               "(its completion): %s" % (i, short(b), len(outside),
+                                         [short(x) for x in outside[:3]]))
+        c = outside[0]
+        expect(c["scope"] == "Linux" and c["phase"] == "End" and c["process_id"] == pid,
+               "read %d: its completion is not a Linux syscall End of the process: %s"
+               % (i, short(c)))
+        expect(c["payload"]["ret"] == r["got"], "read %d: its completion returned %d, "
+               "ReadFile got %d" % (i, c["payload"]["ret"], r["got"]))
+        nr = c["payload"]["nr"]
+        want = SYS_READ if r["handle"] == w["pipe_handle"] else SYS_RECVMSG
+        expect(nr == want, "read %d: completed by syscall %d, expected %d" % (i, nr, want))
+        kinds[nr] = kinds.get(nr, 0) + 1
+    npipe = sum(1 for r in w["reads"] if r["handle"] == w["pipe_handle"])
+    return ("%d pending NtReadFile spans (%d on a named pipe, %d on a socket), each completed "
+            "by exactly one later Linux read that cites it (read: %d, recvmsg: %d)"
+            % (len(reads), npipe, len(reads) - npipe, kinds.get(SYS_READ, 0),
+               kinds.get(SYS_RECVMSG, 0)))
 
 
 def check_unix_calls(t, evs, k):
@@ -216,6 +274,7 @@ def check_partial(trace_path, pid):
 CHECKS = {
     "partial": check_partial,
     "wine-nt": check_wine_nt,
+    "wine-async": check_wine_async,
     "vulkan-submit": check_vulkan_submit,
 }
 

@@ -13,6 +13,7 @@ usage: check.py CHECK TRACE.jsonl [KEY=VALUE...]
   command  command=PID:IMAGE members=NAMED server=PID absent=PIDS
   members  target=PID:IMAGE members=NAMED server=PID
   launcher target=PID child=PID:IMAGE members=NAMED server=PID
+  sockpeer target=PID server=PID dir=SERVERDIR session=PIDS (the maps' members)
 A failed check prints one line saying what differs and exits 1.
 """
 import json
@@ -184,8 +185,33 @@ def check_launcher(path, target, child, members, server):
     return "a launcher's Wine child brought its session: %d processes named" % len(n.infos)
 
 
+def check_sockpeer(path, target, server, dir, session):
+    """Both ways find the same members: the header's note says N processes by
+    server dir, N by wineserver socket peer (naming the wineserver) and N by
+    both, N being the session as the maps show it from outside (the
+    target's, whose own -p origin is Target); nobody is listed as found by
+    its socket only; every member is named WineSession."""
+    t = Trace(path)
+    n = Names(t)
+    sess = set(pids(session))
+    want = ("wine session: server dir %s: at start %d processes by server dir, %d by wineserver "
+            "socket peer (wineserver PID %d), %d by both"
+            % (dir, len(sess), len(sess), int(server), len(sess)))
+    notes = t.header["notes"]
+    line = [x for x in notes if x.startswith("wine session: server dir %s: " % dir)]
+    expect(line == [want], "header note %s, expected %r" % (line, want))
+    expect(not any("wineserver socket peer)" in x for x in notes),
+           "a member found by its socket only: %s" % [x for x in notes if "peer)" in x])
+    tpid = int(target)
+    for pid in sess - {tpid}:
+        origins = [e["payload"]["origin"] for e in n.infos.get(pid, [])]
+        expect(origins[:1] == ["WineSession"], "member %d named %s" % (pid, origins))
+    return "%d members, the same by server dir and by wineserver socket peer (wineserver %d)" \
+        % (len(sess), int(server))
+
+
 CHECKS = {"launcher": check_launcher, "session": check_session, "tree": check_tree, "command": check_command,
-          "members": check_members}
+          "members": check_members, "sockpeer": check_sockpeer}
 
 
 def main(argv):

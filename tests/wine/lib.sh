@@ -9,6 +9,15 @@
 # the program's: an exec chain) and waits until it runs (it prints "ready").
 # Everything started is killed at exit, and both prefixes' wineservers with
 # it (wineserver -k).
+#
+# For the uprobe tests (programs of tests/uprobe/, build/uprobe/*.exe, which
+# create a STARTED file and then wait for a GATE file): kw_uprobe_setup EXE
+# skips (77) without Wine or EXE and exports WINEPREFIX (prefix A only:
+# prefix.sh --one); kw_win PATH prints PATH as Wine's Z: drive names it;
+# kw_start_gated EXE NAME ARGS... starts `wine EXE STARTED GATE ARGS...`
+# untraced ($T/started, $T/gate; output in $T/NAME.out and .err) and returns
+# once it created STARTED, with KW_PID set: open its gate with
+# `touch "$T/gate"`.
 
 KW_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WINE_BIN=$KT_ROOT/build/wine
@@ -48,6 +57,40 @@ kw_setup()
 	WINEPREFIX=$PFX_B wineserver -k 2>/dev/null
 }
 
+kw_uprobe_setup()
+{
+	local rc
+	command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
+	[ -f "$1" ] || kt_skip "$1 is missing (no x86_64-w64-mingw32-gcc when make ran)"
+	"$KW_DIR/prefix.sh" --one >"$T/prefix.out" 2>"$T/prefix.err"
+	rc=$?
+	[ "$rc" = 77 ] && kt_skip "$(kt_tail "$T/prefix.err")"
+	[ "$rc" = 0 ] || kt_fail "cannot create the Wine prefix: $(kt_tail "$T/prefix.err" 2)"
+	WINEPREFIX=$(cat "$T/prefix.out")
+	export WINEPREFIX
+}
+
+kw_win()
+{
+	printf 'Z:%s' "${1//\//\\}"
+}
+
+kw_start_gated()
+{
+	local exe=$1 name=$2
+	shift 2
+	wine "$exe" "$(kw_win "$T/started")" "$(kw_win "$T/gate")" "$@" \
+		>"$T/$name.out" 2>"$T/$name.err" &
+	KW_PID=$!
+	KT_PIDS="$KT_PIDS $KW_PID"
+	for _ in $(seq 400); do
+		[ -e "$T/started" ] && return
+		kt_is_running "$KW_PID" || kt_fail "$name exited early: $(kt_tail "$T/$name.err")"
+		sleep 0.05
+	done
+	kt_fail "$name did not start within 20 s"
+}
+
 # kw_start PREFIX NAME.exe [SECONDS]: sets KW_PID.
 kw_start()
 {
@@ -84,6 +127,16 @@ kw_session_pids()
 		d=$(kw_server_dir "$p")
 		[ -n "$d" ] && [ "$(stat -L -c '%d:%i' "/proc/$p/root$d" 2>/dev/null)" = "$id" ] &&
 			echo "$p"
+	done
+}
+
+# kw_wineserver PIDS: the pid among PIDS (comma-separated) that runs
+# wineserver (its comm: wineserver, wineserver64); nothing when none does.
+kw_wineserver()
+{
+	local p
+	for p in ${1//,/ }; do
+		case $(cat "/proc/$p/comm" 2>/dev/null) in wineserver*) echo "$p"; return ;; esac
 	done
 }
 

@@ -1,20 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Creates (once) the Wine prefixes the t_wine_* tests share and prints them,
-# one per line:
+# The one script that creates (once) the Wine prefixes every Wine test and
+# benchmark shares, and prints them, one per line:
 #   A  $KATRA_WINEPREFIX (default build/wineprefix): a new prefix (wineboot
 #      -i, ~10 s and ~700 MB the first time; headless and quick with
-#      WINEDEBUG=-all and mscoree/mshtml off: no Mono/Gecko installers).  The
-#      same path, marker (.katra-ready) and lock as tests/uprobe/prefix.sh, so
-#      the two share one prefix.
+#      WINEDEBUG=-all and mscoree/mshtml off: no Mono/Gecko installers).
 #   B  A-b: a copy of A made of hard links (~0.5 MB): another directory, so
 #      another wineserver and another session (Wine replaces the files it
 #      rewrites, so the two stay apart).
-# Later calls only print them; a lock serialises concurrent ones.
-# exit: 0 ready, 1 wineboot failed, 77 Wine not installed (tests skip).
+# usage: prefix.sh [--one]   (--one: A only, B is neither made nor printed:
+# the uprobe tests and bench/uprobes.sh)
+# Later calls only print them (A's marker .katra-ready: a CI run creates it
+# once); a lock serialises concurrent ones.
+# exit: 0 ready, 1 wineboot failed, 2 usage, 77 Wine not installed (tests skip).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-a=${1:-${KATRA_WINEPREFIX:-$root/build/wineprefix}}
+one=0
+case ${1-} in
+--one) one=1 ;;
+"") ;;
+*) echo "usage: prefix.sh [--one]" >&2; exit 2 ;;
+esac
+a=${KATRA_WINEPREFIX:-$root/build/wineprefix}
 b=$a-b
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
 unset WAYLAND_DISPLAY
@@ -37,6 +44,10 @@ if [ ! -f "$a/.katra-ready" ]; then
 		exit 1
 	fi
 	echo "created in $(((${EPOCHREALTIME/./} - start) / 1000)) ms" >"$a/.katra-ready"
+fi
+if [ "$one" = 1 ]; then
+	echo "$a"
+	exit 0
 fi
 if [ ! -f "$b/.katra-ready" ]; then
 	rm -rf "$b"

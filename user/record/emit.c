@@ -51,6 +51,8 @@ int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
 		rc = ktable_init(&e->procs, lim->max_processes, sizeof(struct proc_state));
 	if (!rc)
 		rc = ktable_init(&e->urings, lim->max_uring_requests, sizeof(uint64_t));
+	if (!rc)
+		rc = ktable_init(&e->asyncs, KATRA_ASYNC_READS, sizeof(struct async_read));
 	if (!rc && record_paths)
 		rc = ktable_init(&e->paths, 1024, sizeof(struct path_slot));
 	if (!rc && record_paths)
@@ -65,6 +67,7 @@ void emitter_free(struct emitter *e)
 	ktable_free(&e->threads);
 	ktable_free(&e->procs);
 	ktable_free(&e->urings);
+	ktable_free(&e->asyncs);
 	ktable_free(&e->paths);
 	ktable_free(&e->exec_paths);
 }

@@ -44,6 +44,7 @@ struct emitter {
 	struct ktable threads; /* tid -> struct thread_state */
 	struct ktable procs;   /* tgid -> struct proc_state */
 	struct ktable urings;  /* io_kiocb address -> submit seq */
+	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;

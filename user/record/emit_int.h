@@ -19,6 +19,7 @@ enum thread_flags {
 	TH_EXITED = 1 << 6,   /* its TaskExit is written; only its last switch-out is to come */
 	TH_EXEC_ENDED = 1 << 7, /* its execve span was ended at the exec (it became the
 				 * leader): the syscall's own return is not written again */
+	TH_UC_FILLED = 1 << 8, /* its open NtReadFile's buffer was filled inside the call */
 };
 
 /* The path of a thread's execve, kept from its Begin for its TaskExec. */
@@ -43,6 +44,21 @@ struct thread_state {
 	uint64_t uc_span[KATRA_UC_LAYERS], uc_seq[KATRA_UC_LAYERS];
 	uint32_t uc_call[KATRA_UC_LAYERS];
 	uint32_t uc_open;
+	/* overlapped reads (emit_wine.c): the open NtReadFile's buffer, and
+	 * where the open syscall's data lands (read, pread64, recvfrom,
+	 * recvmsg; 0 for the others) */
+	uint64_t uc_buf, sc_buf;
+};
+
+/* A pending NtReadFile (its End said STATUS_PENDING and nothing filled its
+ * buffer inside it), by async_key(): the Linux read that later lands data
+ * in the same buffer of the same process completes it. */
+#define KATRA_ASYNC_READS 4096
+struct async_read {
+	uint64_t buf;
+	uint64_t begin_seq;
+	uint32_t tgid;
+	uint32_t pad;
 };
 
 struct proc_state {
@@ -108,5 +124,11 @@ int emit_ucall_close_all(struct emitter *e, struct thread_state *th, uint32_t ti
 /* The seq of the innermost call open on the thread (what a syscall made
  * inside it cites), or UINT64_MAX. */
 uint64_t emit_ucall_cause(const struct thread_state *th);
+/* A Linux read's End with ret >= 0 into th->sc_buf: fills the open
+ * NtReadFile (then nothing is cited) or completes a pending one (the seq of
+ * its Begin, removed), else UINT64_MAX. */
+uint64_t emit_async_completion(struct emitter *e, struct thread_state *th);
+/* The process is gone: its pending reads will not complete. */
+void emit_async_forget(struct emitter *e, uint32_t tgid);
 
 #endif

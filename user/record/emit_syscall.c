@@ -41,6 +41,24 @@ static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,
 	slot->value = (struct katra_str){ ps->path, ps->len };
 }
 
+/* Where a read's data lands (a pending NtReadFile's completion, emit_wine.c),
+ * 0 for the syscalls that are not such reads. */
+static uint64_t landing_buffer(const struct katra_ev_syscall *sc)
+{
+	if (sc->flags & KATRA_SC_I386)
+		return 0;
+	switch (sc->nr) {
+	case 0:  /* read */
+	case 17: /* pread64 */
+	case 45: /* recvfrom */
+		return sc->args[1];
+	case 47: /* recvmsg: its first iovec's base */
+		return sc->flags & KATRA_SC_AUX ? sc->aux : 0;
+	default:
+		return 0;
+	}
+}
+
 int emit_syscall_begin(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_syscall *sc = &p->u.sc;
@@ -78,6 +96,7 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 		th->sc_enter_key = sc->enter_ts;
 		th->sc_nr = katra_syscall_trace_nr(sc);
 		th->sc_kind = ev.kind;
+		th->sc_buf = landing_buffer(sc);
 	}
 	if (th && ev.payload.type == KATRA_PAYLOAD_EXECVE && ev.payload.u.execve.path.present) {
 		bool created;
@@ -109,7 +128,7 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 	const struct katra_ev_syscall *sc = &p->u.sc;
 	struct thread_state *th = emit_thread(e, sc->head.tid, sc->head.tgid);
 	struct katra_event ev;
-	uint64_t causes[1];
+	uint64_t causes[2], done;
 	unsigned n = 0;
 	int rc;
 
@@ -123,8 +142,12 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 		th->flags &= ~TH_SYSCALL_OPEN;
 		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
 		ev.span_id = emit_some(th->sc_span);
-		causes[0] = th->sc_seq;
-		ev.causes = (struct katra_u64_vec){ causes, 1 };
+		causes[n++] = th->sc_seq;
+		/* the data of a pending overlapped read landed: it completes it */
+		if (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count) &&
+		    (done = emit_async_completion(e, th)) != UINT64_MAX)
+			causes[n++] = done;
+		ev.causes = (struct katra_u64_vec){ causes, n };
 		syscall_return(&ev.payload, sc);
 		syscall_resource(e, sc, &ev);
 		return emit_write(e, &ev, p->key, th);

@@ -288,6 +288,7 @@ int emit_exit(struct emitter *e, const struct pending *p)
 		ps = ktable_get(&e->procs, x->head.tgid);
 		if (ps)
 			ps->group_dead = true;
+		emit_async_forget(e, x->head.tgid);
 		if (e->on_process_exit)
 			e->on_process_exit(e->cb_ctx, x->head.tgid);
 	}

@@ -226,6 +226,85 @@ int emit_ucall_close_all(struct emitter *e, struct thread_state *th, uint32_t ti
 	return rc;
 }
 
+/* Overlapped reads that Wine completes after NtReadFile returned
+ * STATUS_PENDING (named pipes: the reply of the get_async_result server
+ * call, read(2) straight into the buffer; sockets: the recvmsg(2) of the
+ * async callback): the pending call is remembered by (process, buffer), and
+ * the first Linux read of that process that lands data there (ret >= 0)
+ * names its Begin among its End's causes.  A regular file's read lands
+ * inside the call (Wine returns STATUS_PENDING after it): nothing is
+ * remembered then. */
+static uint64_t async_key(uint32_t tgid, uint64_t buf)
+{
+	return (buf << 16) ^ tgid;
+}
+
+static struct async_read *async_get(struct emitter *e, uint32_t tgid, uint64_t buf)
+{
+	struct async_read *a = ktable_get(&e->asyncs, async_key(tgid, buf));
+
+	return a && a->tgid == tgid && a->buf == buf ? a : NULL;
+}
+
+static void async_begin(struct emitter *e, struct thread_state *th, const struct katra_ev_ucall *u)
+{
+	th->uc_buf = (uint64_t)u->ret;
+	th->flags &= ~TH_UC_FILLED;
+	/* a buffer used again: the older read completed unseen */
+	if (th->uc_buf && e->asyncs.count && async_get(e, th->tgid, th->uc_buf))
+		ktable_remove(&e->asyncs, async_key(th->tgid, th->uc_buf));
+}
+
+static void async_pending(struct emitter *e, struct thread_state *th, uint64_t begin_seq)
+{
+	struct async_read *a;
+	bool created;
+
+	if (!th->uc_buf || (th->flags & TH_UC_FILLED))
+		return;
+	a = ktable_upsert(&e->asyncs, async_key(th->tgid, th->uc_buf), &created);
+	if (!a) {
+		e->st.evictions[KATRA_DROP_SPAN_TABLE]++; /* its completion goes unlinked */
+		return;
+	}
+	*a = (struct async_read){ .buf = th->uc_buf, .begin_seq = begin_seq, .tgid = th->tgid };
+}
+
+uint64_t emit_async_completion(struct emitter *e, struct thread_state *th)
+{
+	struct async_read *a;
+	uint64_t seq;
+
+	if ((th->uc_open & (1u << KATRA_UC_LAYER_NT)) &&
+	    th->uc_call[KATRA_UC_LAYER_NT] == KATRA_UC_NT_READ_FILE && th->uc_buf == th->sc_buf) {
+		th->flags |= TH_UC_FILLED;
+		return UINT64_MAX;
+	}
+	if (!e->asyncs.count || !(a = async_get(e, th->tgid, th->sc_buf)))
+		return UINT64_MAX;
+	seq = a->begin_seq;
+	ktable_remove(&e->asyncs, async_key(th->tgid, th->sc_buf));
+	return seq;
+}
+
+void emit_async_forget(struct emitter *e, uint32_t tgid)
+{
+	uint64_t keys[64];
+	size_t n;
+
+	/* keys first: a removal moves entries */
+	do {
+		n = 0;
+		for (size_t i = 0; i < e->asyncs.cap && e->asyncs.count && n < 64; i++) {
+			const struct async_read *a = ktable_value_at(&e->asyncs, i);
+			if (e->asyncs.used[i] && a->tgid == tgid)
+				keys[n++] = e->asyncs.keys[i];
+		}
+		for (size_t i = 0; i < n; i++)
+			ktable_remove(&e->asyncs, keys[i]);
+	} while (n == 64);
+}
+
 int emit_ucall(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_ucall *u = &p->u.ucl;
@@ -256,6 +335,8 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 		ev.span_id = emit_some(th->uc_span[layer]);
 		causes[n++] = th->uc_seq[layer];
 		th->uc_open &= ~(1u << layer);
+		if (u->call == KATRA_UC_NT_READ_FILE && (uint32_t)u->ret == STATUS_PENDING)
+			async_pending(e, th, th->uc_seq[layer]);
 	} else {
 		/* a Begin; or an End whose Begin was never seen: an Instant */
 		emit_base(&ev, &u->head, descs[u->call].scope, descs[u->call].kind,
@@ -269,6 +350,8 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 			th->uc_span[layer] = ev.span_id.value;
 			th->uc_seq[layer] = e->next_seq;
 			th->uc_call[layer] = u->call;
+			if (u->call == KATRA_UC_NT_READ_FILE)
+				async_begin(e, th, u);
 		}
 	}
 	ev.causes = (struct katra_u64_vec){ causes, n };

@@ -77,6 +77,40 @@ bool katra_wine_exe_is_loader(const char *proc, uint32_t pid);
 /* PROC/PID/comm into buf ("" when unknown). */
 void katra_proc_comm(const char *proc, uint32_t pid, char *buf, size_t cap);
 
+/* ---- the other way (session_sock.c): unix-socket peers of wineserver ---- */
+
+/* One unix socket as sock_diag reports it: its inode, its peer's (0: none),
+ * its state (10: listening) and, when bound to a file, that file's device
+ * (as stat() gives st_dev) and inode. */
+struct katra_unix_sock {
+	uint64_t vfs_dev, vfs_ino;
+	uint32_t ino, peer;
+	uint8_t state, has_vfs;
+};
+
+struct katra_unix_socks {
+	struct katra_unix_sock *v;
+	size_t n, cap;
+};
+
+/* Appends the sockets of one netlink reply (SOCK_DIAG_BY_FAMILY messages
+ * with UNIX_DIAG_PEER / UNIX_DIAG_VFS attributes) to out: 1 at NLMSG_DONE,
+ * 0 when more is to come, -errno (NLMSG_ERROR's, or -EBADMSG). */
+int katra_unix_diag_parse(const void *buf, size_t len, struct katra_unix_socks *out);
+/* Every unix socket of our network namespace (NETLINK_SOCK_DIAG): 0 or
+ * -errno.  Free out->v. */
+int katra_unix_diag_dump(struct katra_unix_socks *out);
+/* The inode of a "socket:[INODE]" fd link: 0 or -ENOENT. */
+int katra_socket_inode(const char *link, uint32_t *ino);
+/* The processes (PROC/PID/fd) holding a socket whose peer the wineserver of
+ * DIR holds, wineserver first (*server): the one holding the socket that
+ * listens on DIR/socket (by device and inode, stat'ed as from_pid sees it).
+ * 0 (*pids malloc'ed), -ENOENT (no such listener in socks, or nobody we can
+ * see holds it), -errno. */
+int katra_wine_sock_members(const char *proc, uint32_t from_pid, const char *dir,
+			    const struct katra_unix_socks *socks, uint32_t **pids, size_t *npids,
+			    uint32_t *server);
+
 /* ---- the sessions of a capture ---- */
 
 struct katra_session;
@@ -112,6 +146,10 @@ const struct katra_wine_key *katra_session_key(const struct katra_session *s, un
  * are not "joined").  Returns the number of members reported, or -errno. */
 int katra_session_scan(struct katra_session *s, uint64_t now_ns, bool initial,
 		       const struct katra_session_cb *cb);
+/* Tests: the sock_diag dump the socket-peer way uses (default:
+ * katra_unix_diag_dump). */
+void katra_session_set_sock_dump(struct katra_session *s,
+				 int (*dump)(struct katra_unix_socks *out));
 /* Work done so far (for -v and the tests). */
 struct katra_session_stats {
 	uint64_t scans, maps_read, stats_read, members;
