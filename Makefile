@@ -131,7 +131,8 @@ $(B)/workloads/i386prog: tests/workloads/i386/prog.S
 # library leaves them out (a warning; their tests skip, and the recorder
 # falls back to the Vulkan loader's exports) rather than failing the build.
 MINGW_CC ?= x86_64-w64-mingw32-gcc
-UPROBE_BINS := $(B)/uprobe/ntio.exe $(B)/uprobe/ntgen.exe $(B)/uprobe/ntasync.exe $(B)/katra-vkresolve $(B)/uprobe/vksubmit
+UPROBE_BINS := $(B)/uprobe/ntio.exe $(B)/uprobe/ntgen.exe $(B)/uprobe/ntasync.exe \
+	$(B)/katra-vkresolve $(B)/uprobe/vksubmit $(B)/uprobe/vkpresent
 all: $(UPROBE_BINS)
 $(B)/uprobe/%.exe: tests/uprobe/%.c tests/uprobe/wingate.h
 	@mkdir -p $(@D)
@@ -151,6 +152,16 @@ $(B)/uprobe/vksubmit: tests/uprobe/vksubmit.c
 else
 $(B)/katra-vkresolve $(B)/uprobe/vksubmit:
 	@echo "warning: no Vulkan development files (libvulkan-dev): $@ not built" >&2
+endif
+# the present test's program also needs xcb (a window on Xvfb)
+HAVE_VULKAN_XCB := $(shell pkg-config --exists vulkan xcb 2>/dev/null && echo 1)
+ifeq ($(HAVE_VULKAN_XCB),1)
+$(B)/uprobe/vkpresent: tests/uprobe/vkpresent.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $$(pkg-config --libs vulkan xcb)
+else
+$(B)/uprobe/vkpresent:
+	@echo "warning: no Vulkan or xcb development files (libvulkan-dev, libxcb1-dev): $@ not built" >&2
 endif
 
 # ---- tests ----

@@ -27,6 +27,9 @@ packages=(
 	# for the Windows test program; Mesa's lavapipe (a CPU Vulkan driver)
 	# and the loader's headers for katra-vkresolve and the Vulkan test
 	wine wine64 gcc-mingw-w64-x86-64 mesa-vulkan-drivers libvulkan-dev
+	# the Vulkan present test: an X server of its own (this Mesa has no
+	# headless surface) and xcb for its window
+	xvfb libxcb1-dev
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf python3-matplotlib)

@@ -22,11 +22,13 @@ KT_PY="python3 $KT_DIR/ktrace.py"
 
 KT_PIDS=""
 KT_MOUNTS=""
+KT_XVFB=""
 T=$(mktemp -d /tmp/katra-it.XXXXXX)
 
 kt_cleanup()
 {
 	local p m
+	kt_stop_xvfb
 	for p in $KT_PIDS; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -243,5 +245,90 @@ kt_verified_check()
 	elif [ -n "$vmsg" ]; then
 		kt_fail "$vmsg | $check: $(kt_tail "$T/check.out")"
 	fi
+	kt_note "$(kt_tail "$T/check.out")"
+}
+
+# kt_gated NAME SECONDS CMD ARGS...: a program that creates $T/started once it
+# is set up and then waits for $T/gate (vksubmit, vkpresent: they take those
+# two paths as their first arguments): starts CMD ARGS (stdout $T/NAME.out,
+# stderr $T/NAME.err), waits up to 20 s for $T/started, attaches
+# katra-record -p to it, opens the gate; the program must exit 0 within
+# SECONDS and the recorder 0 after it.  Sets WL_PID and REC_PID.
+kt_gated()
+{
+	local name=$1 secs=$2
+	shift 2
+	"$@" >"$T/$name.out" 2>"$T/$name.err" &
+	WL_PID=$!
+	KT_PIDS="$KT_PIDS $WL_PID"
+	for _ in $(seq 400); do
+		[ -e "$T/started" ] && break
+		kt_is_running "$WL_PID" || kt_fail "$name exited early: $(kt_tail "$T/$name.err")"
+		sleep 0.05
+	done
+	[ -e "$T/started" ] || kt_fail "$name did not start within 20 s"
+	kt_record -p "$WL_PID"
+	touch "$T/gate"
+	kt_wait "$WL_PID" "$secs" || kt_fail "$name still running after $secs s"
+	[ "$KT_RC" = 0 ] || kt_fail "$name exited $KT_RC: $(kt_tail "$T/$name.err")"
+	kt_wait_recorder 0
+}
+
+# kt_xvfb: an X server of the test's own (Xvfb on the first free display
+# number, which it picks itself: -displayfd), exported as DISPLAY; stopped by
+# the EXIT trap.  Skips the test when Xvfb is not installed.
+kt_xvfb()
+{
+	local n
+	command -v Xvfb >/dev/null 2>&1 || kt_skip "Xvfb is not installed (package xvfb: ci/install-deps.sh)"
+	Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp 3>"$T/xvfb.display" 2>"$T/xvfb.err" &
+	KT_XVFB=$!
+	KT_PIDS="$KT_PIDS $KT_XVFB"
+	for n in $(seq 200); do
+		[ -s "$T/xvfb.display" ] && break
+		kt_is_running "$KT_XVFB" || kt_fail "Xvfb exited: $(kt_tail "$T/xvfb.err")"
+		sleep 0.05
+	done
+	n=$(head -n 1 "$T/xvfb.display")
+	[ -n "$n" ] || kt_fail "Xvfb named no display within 10 s: $(kt_tail "$T/xvfb.err")"
+	export DISPLAY=:$n
+}
+
+# kt_stop_xvfb: TERM to the test's Xvfb (it removes its lock and socket), KILL
+# after 5 s.
+kt_stop_xvfb()
+{
+	local n
+	[ -n "$KT_XVFB" ] || return 0
+	kill -TERM "$KT_XVFB" 2>/dev/null
+	for n in $(seq 100); do
+		kt_is_running "$KT_XVFB" || break
+		sleep 0.05
+	done
+	kill -KILL "$KT_XVFB" 2>/dev/null
+	wait "$KT_XVFB" 2>/dev/null
+	KT_XVFB=""
+}
+
+# kt_lavapipe PROG: skips the test unless the Vulkan test program PROG,
+# build/katra-vkresolve and Mesa's lavapipe are there; forces lavapipe for the
+# test's programs (and so for katra-vkresolve, which takes their loader
+# variables).
+kt_lavapipe()
+{
+	local icd=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+	[ -x "$1" ] || kt_skip "$1 is missing (no libvulkan-dev, or libxcb1-dev for vkpresent, when make ran)"
+	[ -x "$KT_ROOT/build/katra-vkresolve" ] || kt_skip "katra-vkresolve is missing (no libvulkan-dev)"
+	[ -f "$icd" ] || kt_skip "no lavapipe ($icd: mesa-vulkan-drivers)"
+	export VK_ICD_FILENAMES=$icd VK_DRIVER_FILES=$icd
+}
+
+# kt_uptrace CHECK ARGS...: a tests/uprobe/uptrace.py check (on
+# $TRACE.jsonl: kt_verify first); its failure message becomes ours, its
+# figures the note.
+kt_uptrace()
+{
+	python3 "$KT_ROOT/tests/uprobe/uptrace.py" "$@" >"$T/check.out" 2>&1 ||
+		kt_fail "$(kt_tail "$T/check.out")"
 	kt_note "$(kt_tail "$T/check.out")"
 }

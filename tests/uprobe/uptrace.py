@@ -7,6 +7,7 @@ usage: uptrace.py CHECK ARGS...
   wine-nt TRACE.jsonl NTIO.json PID|auto DATA_DEV DATA_INO
   wine-async TRACE.jsonl NTASYNC.json PID
   vulkan-submit TRACE.jsonl VKSUBMIT.json
+  vulkan-present TRACE.jsonl VKPRESENT.json
 """
 import json
 import os
@@ -195,9 +196,13 @@ def check_unix_calls(t, evs, k):
     return "%d WinToUnix spans (library %#x, function %d)" % (k, lib, idx)
 
 
-def check_vulkan_submit(trace_path, truth_path):
-    """K VulkanQueueSubmit spans on the program's queue, exact, VK_SUCCESS;
-    its fence waits as VulkanFenceWait spans."""
+VK_SUBOPTIMAL_KHR = 1000001003
+
+
+def vulkan_program(trace_path, truth_path, kinds):
+    """The trace, the program's printed ground truth, and its spans of each
+    kind in kinds (all its threads, in seq order); the driver's entry points
+    must be the ones probed."""
     t = Trace(trace_path)
     with open(truth_path) as f:
         w = json.loads(f.read().strip().splitlines()[-1])
@@ -206,26 +211,79 @@ def check_vulkan_submit(trace_path, truth_path):
            "no 'layer vulkan: N uprobes on DRIVER' note (the driver's entry points): %s" % notes)
     evs = t.process(w["pid"])
     expect(evs, "no events of process %d" % w["pid"])
-    subs, waits = [], []
+    out = {k: [] for k in kinds}
     for tid in sorted({e["thread_id"] for e in evs}):
         th = t.thread(tid)
-        subs += span_pairs(t, th, "VulkanQueueSubmit", "Vulkan")
-        waits += span_pairs(t, th, "VulkanFenceWait", "Vulkan")
-    mine = [(b, e) for b, e in subs if b["payload"]["handle"] == w["queue"]]
-    expect(len(subs) == len(mine), "%d submit spans on another queue" % (len(subs) - len(mine)))
-    expect(len(mine) == w["submits"], "%d VulkanQueueSubmit spans, expected %d"
-           % (len(mine), w["submits"]))
+        for k in kinds:
+            out[k] += span_pairs(t, th, k, "Vulkan")
+    for k in kinds:
+        out[k].sort(key=lambda p: p[0]["seq"])
+    return t, w, out
+
+
+def queue_spans(spans_, kind, queue, n):
+    """Exactly n spans of kind, all on queue (handle and resource), each
+    naming one submit info / one swapchain."""
+    mine = [(b, e) for b, e in spans_ if b["payload"]["handle"] == queue]
+    expect(len(spans_) == len(mine), "%d %s spans on another queue"
+           % (len(spans_) - len(mine), kind))
+    expect(len(mine) == n, "%d %s spans, expected %d" % (len(mine), kind, n))
     for b, e in mine:
-        expect(b["payload"] == {"type": "Vulkan", "handle": w["queue"], "count": 1,
-                                "result": None}, "submit Begin payload %s" % b["payload"])
-        expect(b["resource"] == {"domain": "VulkanQueue", "id": w["queue"]},
-               "submit resource %s" % b["resource"])
+        expect(b["payload"] == {"type": "Vulkan", "handle": queue, "count": 1,
+                                "result": None}, "%s Begin payload %s" % (kind, b["payload"]))
+        expect(b["resource"] == {"domain": "VulkanQueue", "id": queue},
+               "%s resource %s" % (kind, b["resource"]))
+        expect(e["payload"]["handle"] == queue and e["payload"]["count"] == 1,
+               "%s End payload %s" % (kind, e["payload"]))
+    return mine
+
+
+def check_vulkan_submit(trace_path, truth_path):
+    """K VulkanQueueSubmit spans on the program's queue, exact, VK_SUCCESS;
+    its fence waits as VulkanFenceWait spans."""
+    t, w, s = vulkan_program(trace_path, truth_path, ("VulkanQueueSubmit", "VulkanFenceWait"))
+    mine = queue_spans(s["VulkanQueueSubmit"], "VulkanQueueSubmit", w["queue"], w["submits"])
+    for b, e in mine:
         expect(e["payload"]["result"] == 0, "submit result %s" % e["payload"]["result"])
+    waits = s["VulkanFenceWait"]
     dev_waits = [(b, e) for b, e in waits if b["payload"]["handle"] == w["device"]]
     expect(len(dev_waits) == w["submits"], "%d VulkanFenceWait spans on the device, expected %d"
            % (len(dev_waits), w["submits"]))
     return "%d VulkanQueueSubmit spans on queue %#x, %d fence waits" % (
         len(mine), w["queue"], len(dev_waits))
+
+
+def check_vulkan_present(trace_path, truth_path):
+    """K VulkanQueueSubmit and P VulkanQueuePresent spans on the program's
+    queue, exact; submits VK_SUCCESS; each present of one swapchain, with the
+    VkResult the program got (VK_SUCCESS or VK_SUBOPTIMAL_KHR), in order; its
+    K fence waits and P vkAcquireNextImageKHR as K + P VulkanFenceWait spans
+    on its device."""
+    t, w, s = vulkan_program(trace_path, truth_path, ("VulkanQueueSubmit", "VulkanQueuePresent",
+                                                      "VulkanFenceWait"))
+    subs = queue_spans(s["VulkanQueueSubmit"], "VulkanQueueSubmit", w["queue"], w["submits"])
+    for b, e in subs:
+        expect(e["payload"]["result"] == 0, "submit result %s" % e["payload"]["result"])
+    pres = queue_spans(s["VulkanQueuePresent"], "VulkanQueuePresent", w["queue"], w["presents"])
+    got = [e["payload"]["result"] for b, e in pres]
+    expect(got == w["present_results"], "present results %s, the program got %s"
+           % (got, w["present_results"]))
+    expect(all(r in (0, VK_SUBOPTIMAL_KHR) for r in got), "present results %s" % got)
+    # each frame's submit comes before its present; the spans do not overlap
+    # (presents are outer calls: the driver's own submits inside them are not
+    # written)
+    for b, e in pres:
+        expect(any(se["seq"] < b["seq"] for sb, se in subs), "a present before any submit")
+        for sb, se in subs:
+            expect(se["seq"] < b["seq"] or sb["seq"] > e["seq"],
+                   "submit span %d overlaps present span %d" % (sb["seq"], b["seq"]))
+    waits = [(b, e) for b, e in s["VulkanFenceWait"] if b["payload"]["handle"] == w["device"]]
+    expect(len(waits) == w["submits"] + w["presents"], "%d VulkanFenceWait spans on the device, "
+           "expected %d (fence waits) + %d (acquires)"
+           % (len(waits), w["submits"], w["presents"]))
+    return "%d VulkanQueueSubmit + %d VulkanQueuePresent spans on queue %#x (results %s), " \
+        "%d fence waits + acquires" % (len(subs), len(pres), w["queue"], sorted(set(got)),
+                                       len(waits))
 
 
 def check_partial(trace_path, pid):
@@ -276,6 +334,7 @@ CHECKS = {
     "wine-nt": check_wine_nt,
     "wine-async": check_wine_async,
     "vulkan-submit": check_vulkan_submit,
+    "vulkan-present": check_vulkan_present,
 }
 
 

@@ -22,16 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <vulkan/vulkan.h>
-
-#define CHECK(x)                                                                    \
-	do {                                                                        \
-		VkResult r_ = (x);                                                  \
-		if (r_ != VK_SUCCESS) {                                             \
-			fprintf(stderr, "vksubmit: %s: %d\n", #x, r_);              \
-			exit(1);                                                    \
-		}                                                                   \
-	} while (0)
+#include "vkprog.h"
 
 static uint64_t now_ns(void)
 {
@@ -39,17 +30,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int wait_gate(const char *gate)
-{
-	for (int i = 0; i < 6000; i++) {
-		if (!access(gate, F_OK))
-			return 0;
-		usleep(5000);
-	}
-	fprintf(stderr, "vksubmit: no gate %s after 30 s\n", gate);
-	return 1;
 }
 
 int main(int argc, char **argv)
@@ -73,7 +53,6 @@ int main(int argc, char **argv)
 	VkCommandPool pool;
 	VkCommandBuffer cb;
 	VkFence fence;
-	uint32_t n = 1;
 	bool bench = argc == 4 && !strcmp(argv[1], "--loop");
 	long k;
 
@@ -82,12 +61,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	k = atol(argv[3]);
-	CHECK(vkCreateInstance(&ii, NULL, &inst));
-	VkResult er = vkEnumeratePhysicalDevices(inst, &n, &pd);
-	if ((er != VK_SUCCESS && er != VK_INCOMPLETE) || !n) {
-		fprintf(stderr, "vksubmit: no Vulkan device\n");
-		return 1;
-	}
+	vkprog_instance(&ii, &inst, &pd);
 	CHECK(vkCreateDevice(pd, &di, NULL, &dev));
 	vkGetDeviceQueue(dev, 0, 0, &queue);
 	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -106,13 +80,7 @@ int main(int argc, char **argv)
 	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
 			    .pCommandBuffers = &cb };
 
-	if (!bench) {
-		FILE *f = fopen(argv[1], "w");
-		if (!f)
-			return 1;
-		fclose(f);
-	}
-	if (wait_gate(argv[2]))
+	if (vkprog_gate(bench ? NULL : argv[1], argv[2]))
 		return 1;
 	if (bench) {
 		uint64_t spent = 0;
