@@ -15,7 +15,7 @@
  * them on the first quarter of the rings, the rest anywhere): consecutive
  * pairs are mostly on different rings, the hardest interleave for the merge (every
  * pair moves a ring through the heap; a pair's four events are a run).  They reach the pipeline as the capture
- * loop's ring_buffer__consume() hands them over: every 8192 pairs (8 ms of
+ * loop's drain (rings.c) hands them over: every 8192 pairs (8 ms of
  * synthetic time), one ring's records after the other, each ring in its own
  * time order; then everything older than 1 ms is written.
  *
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 			ring_next[r + 1] += ring_next[r];
 		for (unsigned k = 0; k < n; k++)
 			by_ring[ring_next[ring_of[k]]++] = (uint16_t)k;
-		/* drained as ring_buffer__consume() does: one ring after another,
+		/* drained as the recorder's katra_rings_drain() does: one ring after another,
 		 * each in its own time order */
 		for (unsigned j = 0; j < n; j++) {
 			unsigned k = by_ring[j];
