@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Inside the uprobes layer (uprobes.c: files, ELF, attaching, scans;
+ * uprobes_wine.c: Wine's ntdll.so and wineserver; uprobes_vk.c: the Vulkan
+ * driver): the state they share and the helpers they call. */
+#ifndef KATRA_RECORD_UPROBES_INT_H
+#define KATRA_RECORD_UPROBES_INT_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "katra/format.h"
+#include "katra/wire.h"
+#include "uprobes.h"
+
+#define NAME_MAX_LIST 256
+#define SEEN_MAX 8192   /* distinct mapped files remembered (then: rescan anyway) */
+#define PENDING_MAX 64
+
+struct probed_file {
+	uint64_t dev, ino;     /* stat() identity */
+	char path[PATH_MAX];   /* the path it was attached through */
+	unsigned nprobes;
+	unsigned what;         /* FILE_* */
+};
+
+enum { FILE_NTDLL = 1, FILE_VK_LOADER = 2, FILE_VK_DRIVER = 4, FILE_SKIPPED = 8 };
+
+struct katra_uprobes {
+	struct katra_probes *probes;
+	struct katra_uprobes_opts o;
+	char vkresolve[PATH_MAX];
+	struct bpf_link **links;
+	size_t nlinks, cap_links;
+	struct probed_file *files;
+	size_t nfiles, cap_files;
+	char *attached[NAME_MAX_LIST];
+	size_t nattached;
+	char *failed[NAME_MAX_LIST];
+	size_t nfailed;
+	uint64_t *seen;        /* (dev, ino) hashes of mapped files already looked at */
+	size_t nseen;
+	uint32_t pending[PENDING_MAX];
+	size_t npending;
+	bool pending_overflow;
+	bool vk_resolved;      /* the helper ran (whatever it found) */
+	uint64_t next_sweep;   /* CLOCK_MONOTONIC ns of the next sweep of ucall_states */
+	char vk_note[KATRA_NOTE_MAX];
+	/* generic NT calls: per probed dispatcher (slot = attach cookie), the
+	 * names by number */
+	struct nt_slot {
+		char **names;
+		uint32_t count;
+		char note[KATRA_NOTE_MAX];
+	} nt[KATRA_NT_FILES];
+	unsigned nnt;
+	/* wineserver request names, per binary (dev, ino), and the wineservers
+	 * whose table was handed out */
+	struct req_table {
+		uint64_t dev, ino;
+		char **names;
+		uint32_t count;
+		struct katra_str *strs;
+	} req[8];
+	unsigned nreq;
+	uint32_t req_given[64];
+	unsigned nreq_given;
+};
+
+struct elf_file {
+	int fd;
+	Elf *e;
+};
+
+/* A name into a bounded list (taken over; freed when the list is full). */
+void up_add_name(char **list, size_t *n, char *s);
+/* A probe that could not attach: on stderr (unless quiet) and in the notes. */
+void up_failed(struct katra_uprobes *u, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *up_base_name(const char *path);
+
+/* ELF (libelf): open read-only, symbols, virtual addresses as file offsets. */
+int up_elf_open(const char *path, struct elf_file *ef, const char **why);
+void up_elf_close(struct elf_file *ef);
+int up_elf_vaddr_to_offset(Elf *e, uint64_t vaddr, uint64_t *off);
+int up_elf_symbol(Elf *e, const char *name, uint64_t *value);
+
+/* Attaching: program prog_name at path+offset (ret: as a uretprobe), once
+ * per file for every process; a failure is named (up_failed). */
+int up_keep_link(struct katra_uprobes *u, struct bpf_link *l);
+int up_attach_cookie(struct katra_uprobes *u, const char *label, const char *prog_name,
+		     const char *path, uint64_t offset, bool ret, uint64_t cookie);
+int up_attach_at(struct katra_uprobes *u, const char *label, const char *prog_name,
+		 const char *path, uint64_t offset, bool ret);
+/* A function's entry (and return, when ret_prog); the probes attached. */
+int up_attach_function(struct katra_uprobes *u, Elf *e, const char *path, const char *sym,
+		       const char *entry_prog, const char *ret_prog);
+
+struct probed_file *up_find_file(struct katra_uprobes *u, uint64_t dev, uint64_t ino);
+struct probed_file *up_add_file(struct katra_uprobes *u, const struct stat *st,
+				const char *path, unsigned what);
+
+/* The layers: the probes attached (< 0: out of memory). */
+int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st);
+int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
+		    const struct stat *st);
+
+#endif

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The Vulkan driver's entry points, resolved by katra-vkresolve (the ICD's
+ * own vkGetDeviceProcAddr), or the loader's exports as a fallback. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uprobes_int.h"
+
+/* ---- Vulkan: the driver's entry points through katra-vkresolve ---- */
+
+static const char *const vk_functions[] = {
+	"vkQueueSubmit", "vkQueueSubmit2", "vkQueuePresentKHR", "vkWaitForFences",
+	"vkWaitSemaphores", "vkAcquireNextImageKHR",
+};
+
+static bool is_vk_function(const char *name)
+{
+	for (size_t i = 0; i < sizeof(vk_functions) / sizeof(vk_functions[0]); i++)
+		if (!strcmp(vk_functions[i], name))
+			return true;
+	return false;
+}
+
+/* The Vulkan loader's variables that choose drivers, copied from pid's
+ * environment into envp (NULL-terminated; strings malloc'ed). */
+static size_t vk_environ(uint32_t pid, char **envp, size_t cap)
+{
+	static const char *const keep[] = {
+		"VK_ICD_FILENAMES=", "VK_DRIVER_FILES=", "VK_ADD_DRIVER_FILES=",
+		"VK_LOADER_DRIVERS_SELECT=", "VK_LOADER_DRIVERS_DISABLE=", "LD_LIBRARY_PATH=",
+		"MESA_VK_DEVICE_SELECT=", "XDG_DATA_DIRS=",
+	};
+	char path[64], *buf = NULL;
+	size_t n = 0, len = 0, bcap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
+	f = fopen(path, "re");
+	if (f) {
+		ssize_t got;
+		while ((got = getdelim(&buf, &bcap, '\0', f)) > 0) {
+			len = (size_t)got;
+			for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]) && n + 1 < cap; k++)
+				if (!strncmp(buf, keep[k], strlen(keep[k])) && len > 1)
+					envp[n++] = strdup(buf);
+		}
+		fclose(f);
+	}
+	free(buf);
+	envp[n] = NULL;
+	return n;
+}
+
+/* Runs the helper: lines "entry FUNCTION VADDR PATH".  It loads the drivers
+ * the traced process's environment names, so it runs as that process's
+ * owner, never as root for someone else (VK_ICD_FILENAMES could name any
+ * library); its output is capped. */
+#define VKRESOLVE_MAX_OUT (1u << 20)
+static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size_t *outlen)
+{
+	char *envp[16], *argv[] = { u->vkresolve, NULL }, proc[64];
+	int pfd[2], st;
+	pid_t child;
+	size_t n, cap = 4096, len = 0;
+	struct stat owner;
+	char *buf;
+
+	if (access(u->vkresolve, X_OK))
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/%u", pid);
+	if (stat(proc, &owner))
+		return -errno;
+	n = vk_environ(pid, envp, 15);
+	buf = malloc(cap);
+	if (!buf || pipe2(pfd, O_CLOEXEC)) {
+		free(buf);
+		for (size_t i = 0; i < n; i++)
+			free(envp[i]);
+		return -ENOMEM;
+	}
+	child = fork();
+	if (child == 0) {
+		dup2(pfd[1], 1);
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		if (owner.st_uid != 0 && (setgroups(0, NULL) || setgid(owner.st_gid) ||
+					  setuid(owner.st_uid)))
+			_exit(126);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (size_t i = 0; i < n; i++)
+		free(envp[i]);
+	if (child < 0) {
+		close(pfd[0]);
+		free(buf);
+		return -EAGAIN;
+	}
+	for (;;) {
+		if (len + 1024 > cap && cap >= VKRESOLVE_MAX_OUT) {
+			kill(child, SIGKILL); /* far more than any driver list */
+			break;
+		}
+		if (len + 1024 > cap) {
+			char *m = realloc(buf, cap * 2);
+			if (!m)
+				break;
+			buf = m;
+			cap *= 2;
+		}
+		ssize_t got = read(pfd[0], buf + len, cap - len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	close(pfd[0]);
+	buf[len] = 0;
+	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		free(buf);
+		return WIFEXITED(st) ? -WEXITSTATUS(st) : -EINTR;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+/* Attaches one resolved entry point (file + vaddr), once per (file, offset). */
+static int probe_vk_entry(struct katra_uprobes *u, const char *fn, const char *path,
+			  uint64_t vaddr)
+{
+	char label[160], prog[64];
+	struct elf_file ef;
+	struct stat st;
+	const char *why = NULL;
+	uint64_t off;
+	struct probed_file *f;
+	int n = 0;
+
+	snprintf(label, sizeof(label), "%.96s:%.60s", up_base_name(path), fn);
+	if (stat(path, &st)) {
+		up_failed(u, label, "%s: %s", path, strerror(errno));
+		return 0;
+	}
+	if (up_elf_open(path, &ef, &why)) {
+		up_failed(u, label, "%s: %s", path, why);
+		return 0;
+	}
+	if (up_elf_vaddr_to_offset(ef.e, vaddr, &off)) {
+		up_failed(u, label, "0x%llx is in no loadable segment of %s", (unsigned long long)vaddr,
+		       path);
+		up_elf_close(&ef);
+		return 0;
+	}
+	up_elf_close(&ef);
+	f = up_find_file(u, st.st_dev, st.st_ino);
+	if (!f)
+		f = up_add_file(u, &st, path, FILE_VK_DRIVER);
+	if (!f)
+		return -ENOMEM;
+	/* the same function on several devices of one driver: once */
+	char key[200];
+	snprintf(key, sizeof(key), "uprobe %.170s", label);
+	for (size_t i = 0; i < u->nattached; i++)
+		if (!strcmp(u->attached[i], key))
+			return 0;
+	snprintf(prog, sizeof(prog), "up_%.56s", fn);
+	if (!up_attach_at(u, label, prog, path, off, false))
+		n++;
+	if (!up_attach_at(u, label, "ur_vulkan", path, off, true))
+		n++;
+	f->nprobes += (unsigned)n;
+	return n;
+}
+
+/* The loader's own exports (calls through vkGetDeviceProcAddr pointers do
+ * not pass there). */
+static int probe_vk_loader_exports(struct katra_uprobes *u, const char *path)
+{
+	struct elf_file ef;
+	const char *why = NULL;
+	int n = 0;
+
+	if (up_elf_open(path, &ef, &why)) {
+		up_failed(u, up_base_name(path), "%s: %s", path, why);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(vk_functions) / sizeof(vk_functions[0]); i++) {
+		char prog[64];
+		snprintf(prog, sizeof(prog), "up_%s", vk_functions[i]);
+		n += up_attach_function(u, ef.e, path, vk_functions[i], prog, "ur_vulkan");
+	}
+	up_elf_close(&ef);
+	return n;
+}
+
+int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
+			const struct stat *st)
+{
+	struct probed_file *f = up_add_file(u, st, loader, FILE_VK_LOADER);
+	char *out = NULL, *line, *save = NULL;
+	size_t len = 0;
+	int n = 0, found = 0, rc;
+
+	if (!f)
+		return -ENOMEM;
+	if (u->vk_resolved)
+		return 0; /* the drivers are probed already (one helper run per capture) */
+	u->vk_resolved = true;
+	rc = run_vkresolve(u, pid, &out, &len);
+	if (!rc) {
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char fn[64], path[PATH_MAX];
+			unsigned long long vaddr;
+			if (sscanf(line, "entry %63s %llx %4095s", fn, &vaddr, path) != 3 ||
+			    !is_vk_function(fn))
+				continue;
+			found++;
+			n += probe_vk_entry(u, fn, path, vaddr);
+		}
+		free(out);
+	}
+	if (rc || !found) {
+		snprintf(u->vk_note, sizeof(u->vk_note),
+			 "layer vulkan partial: %s: the loader's exports are probed (calls through "
+			 "vkGetDeviceProcAddr pointers are not seen)",
+			 rc == -ENOENT ? "katra-vkresolve not found"
+			 : rc ? "katra-vkresolve failed" : "no driver entry point resolved");
+		if (!u->o.quiet)
+			fprintf(stderr, "katra-record: %s\n", u->vk_note);
+		n += probe_vk_loader_exports(u, loader);
+	}
+	f->nprobes = (unsigned)n;
+	return n;
+}
+

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Wine's Unix-side ntdll.so: the NT functions, the Win->Unix and syscall
+ * dispatchers (every NT call), and the wineserver's request names. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "uprobes_int.h"
+#include "winenames.h"
+
+static const char *const nt_functions[] = {
+	"NtReadFile", "NtWriteFile", "NtCreateFile", "NtWaitForSingleObject",
+	"NtWaitForMultipleObjects", "NtDelayExecution", "NtMapViewOfSection",
+	"NtAllocateVirtualMemory", "NtCreateUserProcess",
+};
+
+/* The Win->Unix call dispatcher: its entry after the prologue (exported as
+ * __wine_unix_call_dispatcher_prolog_end by Wine 8 and later) and the
+ * instruction after its `call *(%r10,%rdx,8)` (41 ff 14 d2), found in the
+ * bytes that follow. */
+static int attach_unix_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const char *path)
+{
+	static const unsigned char call_insn[4] = { 0x41, 0xff, 0x14, 0xd2 };
+	const char *sym = "__wine_unix_call_dispatcher_prolog_end";
+	char label[160];
+	unsigned char code[512];
+	uint64_t value, off;
+	ssize_t got;
+	int n = 0;
+
+	snprintf(label, sizeof(label), "%.96s:__wine_unix_call", up_base_name(path));
+	if (up_elf_symbol(e, sym, &value)) {
+		up_failed(u, label, "no %s in %s (a Wine before 8, or a different build)", sym, path);
+		return 0;
+	}
+	if (up_elf_vaddr_to_offset(e, value, &off)) {
+		up_failed(u, label, "%s is in no loadable segment of %s", sym, path);
+		return 0;
+	}
+	got = pread(fd, code, sizeof(code), (off_t)off);
+	for (ssize_t i = 0; got > 0 && i + 4 <= got; i++) {
+		if (memcmp(code + i, call_insn, 4))
+			continue;
+		if (!up_attach_at(u, label, "up_unix_call", path, off, false))
+			n++;
+		if (!up_attach_at(u, label, "up_unix_call_ret", path, off + (uint64_t)i + 4, false))
+			n++;
+		return n;
+	}
+	up_failed(u, label, "the dispatcher's call instruction was not found after %s in %s", sym,
+	       path);
+	return 0;
+}
+
+/* ---- every NT call: Wine's syscall dispatcher ---- */
+
+#define WINE_FILE_MAX (256u << 20)
+
+/* The Windows-side ntdll.dll beside PATH (.../x86_64-unix/ntdll.so ->
+ * .../x86_64-windows/ntdll.dll: Debian's and Proton's layouts alike). */
+static bool pe_beside(const char *path, char *out, size_t cap)
+{
+	const char *unix_dir = strstr(path, "/x86_64-unix/");
+
+	if (!unix_dir)
+		return false;
+	return snprintf(out, cap, "%.*s/x86_64-windows/ntdll.dll", (int)(unix_dir - path), path) <
+	       (int)cap;
+}
+
+/* The dispatcher's `call *(%r10,%rax,8)` (41 ff 14 c2) after its exported
+ * __wine_syscall_dispatcher_prolog_end (Wine 8 and later), probed at the call
+ * and at the instruction after it; the table and its names from the files
+ * (winenames.h).  Numbers whose function has a probe of its own (the NT
+ * calls above, wine_server_call) and NtCallbackReturn (it never returns
+ * there) are skipped.  Returns the uprobes attached. */
+static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const char *path)
+{
+	static const unsigned char call_insn[4] = { 0x41, 0xff, 0x14, 0xc2 };
+	static const char *const own[] = { "NtReadFile", "NtWriteFile", "NtCreateFile",
+		"NtWaitForSingleObject", "NtWaitForMultipleObjects", "NtDelayExecution",
+		"NtMapViewOfSection", "NtAllocateVirtualMemory", "NtCreateUserProcess",
+		"wine_server_call", "NtCallbackReturn" };
+	struct katra_blob so = { 0 }, dll = { 0 };
+	struct katra_nt_file nf = { 0 };
+	char label[160], pe[PATH_MAX];
+	char **pe_names = NULL, **names = NULL;
+	uint32_t pe_count = 0, slot = u->nnt, from_pe = 0, from_sym = 0, skipped = 0;
+	unsigned char code[512];
+	uint64_t prolog, off;
+	int n = 0, mfd, rc;
+	ssize_t got;
+	const char *why = NULL;
+
+	snprintf(label, sizeof(label), "%.96s:NtSyscall", up_base_name(path));
+	if (slot >= KATRA_NT_FILES || (slot && !katra_probes_have_attach_cookie(u->probes))) {
+		up_failed(u, label, "%s", slot ? "one ntdll.so only without bpf_get_attach_cookie "
+			 "(Linux 5.15)" : "too many ntdll.so files");
+		return 0;
+	}
+	mfd = katra_probes_map_fd(u->probes, "nt_files");
+	if (mfd < 0) {
+		up_failed(u, label, "no nt_files map");
+		return 0;
+	}
+	if ((rc = katra_blob_read(path, WINE_FILE_MAX, &so))) {
+		up_failed(u, label, "%s: %s", path, strerror(-rc));
+		return 0;
+	}
+	prolog = katra_elf_dynsym(&so, "__wine_syscall_dispatcher_prolog_end");
+	if (!prolog || up_elf_vaddr_to_offset(e, prolog, &off)) {
+		why = "no __wine_syscall_dispatcher_prolog_end (a Wine before 8, or another build)";
+		goto out;
+	}
+	got = pread(fd, code, sizeof(code), (off_t)off);
+	for (ssize_t i = 0; got > 0 && i + 4 <= got; i++)
+		if (!memcmp(code + i, call_insn, 4)) {
+			nf.call_vaddr = prolog + (uint64_t)i;
+			off += (uint64_t)i;
+			break;
+		}
+	if (!nf.call_vaddr) {
+		why = "the dispatcher's call through its table was not found";
+		goto out;
+	}
+	/* the numbers: the PE stubs when ntdll.dll is there; the table is the
+	 * run of pointers to the functions of numbers 0, 1, ... */
+	if (pe_beside(path, pe, sizeof(pe)) && !katra_blob_read(pe, WINE_FILE_MAX, &dll))
+		katra_pe_nt_names(&dll, &pe_names, &pe_count);
+	{
+		const char *n0 = pe_count > 1 && pe_names[0] ? pe_names[0] : "NtAcceptConnectPort";
+		const char *n1 = pe_count > 1 && pe_names[1] ? pe_names[1] : "NtAccessCheck";
+		uint64_t tv;
+		uint32_t tc;
+		if (katra_elf_find_table(&so, katra_elf_dynsym(&so, n0), katra_elf_dynsym(&so, n1),
+					 &tv, &tc)) {
+			why = "its syscall table was not found";
+			goto out;
+		}
+		nf.table_vaddr = tv;
+		nf.count = tc;
+	}
+	names = calloc(nf.count, sizeof(*names));
+	if (!names) {
+		why = "out of memory";
+		goto out;
+	}
+	for (uint32_t k = 0; k < nf.count; k++) {
+		uint64_t fn = katra_elf_pointer(&so, nf.table_vaddr + 8ull * k);
+		const char *sym = katra_elf_dynsym_at(&so, fn);
+		const char *nm = k < pe_count && pe_names[k] ? pe_names[k] : sym;
+		if (nm)
+			names[k] = strdup(nm);
+		if (k < pe_count && pe_names[k])
+			from_pe++;
+		else if (sym)
+			from_sym++;
+		for (size_t j = 0; j < sizeof(own) / sizeof(own[0]) && k < 64 * KATRA_NT_SKIP_WORDS; j++)
+			if (sym ? !strcmp(sym, own[j]) : nm && !strcmp(nm, own[j])) {
+				nf.skip[k >> 6] |= 1ull << (k & 63);
+				skipped++;
+			}
+	}
+	if (bpf_map_update_elem(mfd, &slot, &nf, BPF_ANY)) {
+		why = strerror(errno);
+		goto out;
+	}
+	if (!up_attach_cookie(u, label, "up_nt_syscall", path, off, false, slot))
+		n++;
+	if (!up_attach_cookie(u, label, "up_nt_syscall_ret", path, off + 4, false, slot))
+		n++;
+	if (n) {
+		u->nt[slot].names = names;
+		u->nt[slot].count = nf.count;
+		names = NULL;
+		snprintf(u->nt[slot].note, sizeof(u->nt[slot].note),
+			 "layer wine: NtSyscall at the dispatcher of %.40s: %u numbers (%u named "
+			 "by ntdll.dll, %u by ntdll.so symbols), %u left to their own probes, "
+			 "win32u's not written",
+			 up_base_name(path), nf.count, from_pe, from_sym, skipped);
+		u->nnt++;
+	}
+out:
+	if (why)
+		up_failed(u, label, "%s in %s", why, path);
+	if (names)
+		katra_names_free(names, nf.count);
+	katra_names_free(pe_names, pe_count);
+	katra_blob_free(&dll);
+	katra_blob_free(&so);
+	return n;
+}
+
+const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number)
+{
+	const struct katra_uprobes *u = ctx;
+
+	if (!u || slot >= u->nnt || number >= u->nt[slot].count)
+		return NULL;
+	return u->nt[slot].names[number];
+}
+
+/* ---- wineserver request names ---- */
+
+bool katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+				   struct katra_str_vec *out)
+{
+	struct katra_uprobes *u = ctx;
+	char exe[64];
+	struct stat st;
+	struct req_table *t = NULL;
+
+	if (!u || !u->o.wine || comm_len < 10 || strncmp(comm, "wineserver", 10))
+		return false;
+	for (unsigned i = 0; i < u->nreq_given; i++)
+		if (u->req_given[i] == tgid)
+			return false;
+	snprintf(exe, sizeof(exe), "/proc/%u/exe", tgid);
+	if (stat(exe, &st))
+		return false;
+	for (unsigned i = 0; i < u->nreq; i++)
+		if (u->req[i].dev == st.st_dev && u->req[i].ino == st.st_ino)
+			t = &u->req[i];
+	if (!t && u->nreq < sizeof(u->req) / sizeof(u->req[0])) {
+		struct katra_blob b;
+		t = &u->req[u->nreq++];
+		memset(t, 0, sizeof(*t));
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+		if (!katra_blob_read(exe, WINE_FILE_MAX, &b)) {
+			int rc = katra_wineserver_requests(&b, &t->names, &t->count);
+			katra_blob_free(&b);
+			if (!rc && (t->strs = calloc(t->count, sizeof(*t->strs))))
+				for (uint32_t i = 0; i < t->count; i++)
+					t->strs[i] = katra_cstr(t->names[i]);
+		}
+		if (!t->strs && !u->o.quiet)
+			fprintf(stderr, "katra-record: no request names found in the wineserver of "
+				"pid %u (its session's WineServerCall spans carry numbers only)\n", tgid);
+	}
+	if (!t || !t->strs)
+		return false;
+	if (u->nreq_given < sizeof(u->req_given) / sizeof(u->req_given[0]))
+		u->req_given[u->nreq_given++] = tgid;
+	*out = (struct katra_str_vec){ t->strs, t->count };
+	return true;
+}
+
+
+int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st)
+{
+	struct probed_file *f = up_add_file(u, st, path, FILE_NTDLL);
+	struct elf_file ef;
+	const char *why = NULL;
+	int n = 0;
+
+	if (!f)
+		return -ENOMEM;
+	if (up_elf_open(path, &ef, &why)) {
+		char label[160];
+		snprintf(label, sizeof(label), "%.150s", up_base_name(path));
+		up_failed(u, label, "%s: %s", path, why);
+		f->what |= FILE_SKIPPED;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(nt_functions) / sizeof(nt_functions[0]); i++) {
+		char prog[64];
+		snprintf(prog, sizeof(prog), "up_%s", nt_functions[i]);
+		n += up_attach_function(u, ef.e, path, nt_functions[i], prog, "ur_nt");
+	}
+	n += up_attach_function(u, ef.e, path, "wine_server_call", "up_wine_server_call", "ur_server");
+	n += attach_unix_dispatcher(u, ef.e, ef.fd, path);
+	n += attach_nt_dispatcher(u, ef.e, ef.fd, path);
+	up_elf_close(&ef);
+	f->nprobes = (unsigned)n;
+	return n;
+}
+
