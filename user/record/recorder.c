@@ -11,7 +11,6 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include "preflight.h"
 #include "probes.h"
 #include "recorder.h"
+#include "recorder_header.h"
 #include "rings.h"
 #include "session.h"
 #include "targets.h"
@@ -352,90 +352,6 @@ static int name_processes(struct recorder *r, const uint32_t *pids, size_t n, ui
 	return rc;
 }
 
-/* ---- header ---- */
-
-struct header_store {
-	/* how the processes traced from the start were found (session.h) */
-	struct katra_wine_names *wine;
-	const uint32_t *kids;
-	const size_t *nkids;
-	struct utsname uts;
-	char hostname[256];
-	char workload[64];
-	uint64_t pids[KATRA_MAX_TARGETS];
-	struct katra_str notes[64];
-	char note_buf[64][KATRA_NOTE_MAX];
-};
-
-static void build_header(struct katra_header *h, struct header_store *hs,
-			 const struct katra_record_opts *o, struct katra_probes *p,
-			 const struct katra_uprobes *up,
-			 const uint32_t *pids, size_t npids, uint64_t start_mono, uint64_t start_wall)
-{
-	const char *const *names;
-	size_t n, nn = 0;
-
-	memset(h, 0, sizeof(*h));
-	uname(&hs->uts);
-	gethostname(hs->hostname, sizeof(hs->hostname) - 1);
-	if (o->command) {
-		const char *base = strrchr(o->command[0], '/');
-		snprintf(hs->workload, sizeof(hs->workload), "%s", base ? base + 1 : o->command[0]);
-	} else {
-		katra_target_comm(o->pids[0], hs->workload, sizeof(hs->workload));
-	}
-	for (size_t i = 0; i < npids; i++)
-		hs->pids[i] = pids[i];
-
-	h->format_version = KATRA_FORMAT_VERSION;
-	h->schema_hash = katra_schema_hash;
-	h->tool_version = katra_cstr("katra-record " KATRA_RECORD_VERSION);
-	h->capture_options.target_pids = (struct katra_u64_vec){ hs->pids, npids };
-	h->capture_options.follow_children = o->follow_children;
-	h->capture_options.record_paths = o->record_paths;
-	h->capture_options.buffer_size_bytes = katra_probes_ring_bytes(p);
-	h->capture_options.duration_limit_ns =
-		(struct katra_opt_u64){ o->duration_ns != 0, o->duration_ns };
-	h->capture_options.counter_interval_ns = o->counter_interval_ns;
-	h->capture_options.reorder_window_ns = o->reorder_window_ns;
-	h->start_wall_ns = start_wall;
-	h->start_mono_ns = start_mono;
-	h->process_id = (uint64_t)getpid();
-	h->workload = katra_cstr(hs->workload);
-	h->host.hostname = katra_cstr(hs->hostname);
-	h->host.os = katra_cstr(hs->uts.sysname);
-	h->host.kernel_release = katra_cstr(hs->uts.release);
-	h->host.machine = katra_cstr(hs->uts.machine);
-	h->host.cpu_count = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
-	h->host.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
-
-	nn += katra_wine_names_notes(hs->wine, o->pids, o->npids, hs->kids, *hs->nkids,
-				     hs->note_buf[0], sizeof(hs->note_buf[0]), 32);
-	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probes: %s, %u per-CPU rings",
-		 katra_probes_flavour(p), katra_probes_ring_count(p));
-	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "syscall numbers: %s",
-		 hs->uts.machine);
-	char sel[64];
-	katra_select_describe(&o->select, sel, sizeof(sel));
-	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "events: %s", sel);
-	n = katra_probes_failed(p, &names);
-	for (size_t i = 0; i < n && nn < 64; i++)
-		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",
-			 names[i]);
-	bool core_ok;
-	nn += katra_probes_layer_notes(p, hs->note_buf + nn, 64 - nn, &core_ok);
-	/* Wine, Vulkan, GPU: what is probed at start (later attachments are in
-	 * the summary's probes_attached / probes_failed) */
-	n = katra_uprobes_failed(up, &names);
-	for (size_t i = 0; i < n && nn < 64; i++)
-		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",
-			 names[i]);
-	nn += katra_uprobes_notes(up, hs->note_buf + nn, 64 - nn);
-	for (size_t i = 0; i < nn; i++)
-		hs->notes[i] = katra_cstr(hs->note_buf[i]);
-	h->notes = (struct katra_str_vec){ hs->notes, nn };
-}
-
 /* A Wine session member found in /proc: tracked, and its ntdll.so / Vulkan
  * driver probed (once per file) if it maps one not seen yet. */
 static int wine_track(void *ctx, uint32_t pid)
@@ -758,7 +674,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		if (!katra_resolve_command(o->command[0], cmd_path, sizeof(cmd_path)))
 			katra_uprobes_scan_command(r->up, cmd_path);
 	}
-	build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
+	katra_record_build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
 	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) |
 			       (o->compress ? KATRA_WRITER_GZIP : 0));
 	if (rc) {
