@@ -28,6 +28,8 @@ void *ktable_get(struct ktable *t, uint64_t key);
 /* Value for key, inserted zeroed when absent; NULL when the table is full.
  * *created tells whether it was inserted now. */
 void *ktable_upsert(struct ktable *t, uint64_t key, bool *created);
+/* Backward-shift deletion: removing one key can move another entry, so a
+ * value pointer taken before a remove is stale after it (look it up again). */
 void ktable_remove(struct ktable *t, uint64_t key);
 /* Iteration: for (size_t i = 0; i < t->cap; i++) if (t->used[i]) ... */
 static inline void *ktable_value_at(struct ktable *t, size_t i)
