@@ -21,5 +21,6 @@ const volatile bool switch_has_prev_state = true;
 const volatile bool have_task_btf = true;
 const volatile bool have_attach_cookie = true;
 const volatile __u32 uring_complete_args = 3;
+const volatile bool have_rdonly_cast;
 
 char LICENSE[] SEC("license") = "GPL";

@@ -28,6 +28,10 @@ extern const volatile bool switch_has_prev_state; /* sched_switch(.., prev_state
 extern const volatile bool have_task_btf;         /* bpf_get_current_task_btf(): 5.11 */
 extern const volatile bool have_attach_cookie;    /* bpf_get_attach_cookie() in uprobes: 5.15 */
 extern const volatile __u32 uring_complete_args;  /* io_uring_complete's layout, see there */
+extern const volatile bool have_rdonly_cast;      /* the bpf_rdonly_cast() kfunc: 6.2 */
+/* Weak: where the kernel lacks it libbpf leaves the call unresolved, and the
+ * verifier drops it as dead code behind have_rdonly_cast. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 /* Syscall numbers whose arguments user space decodes (one bit each); the
  * others get the short record. */
 #define KATRA_NR_LIMIT 512

@@ -47,6 +47,7 @@ struct katra_probes {
 	unsigned nrings;
 	uint32_t ring_bytes;
 	uint32_t max_tgids;
+	size_t scan_words;      /* words of the tracked bitmaps scanned (pid_words) */
 	const char *attached[PROBE_MAX];
 	size_t nattached;
 	char *failed[PROBE_MAX];
@@ -181,6 +182,9 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
 	p->skel->rodata->have_task_btf =
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
 					BPF_FUNC_get_current_task_btf, NULL) == 1;
+	/* the bpf_rdonly_cast() kfunc: 6.2 */
+	p->skel->rodata->have_rdonly_cast =
+		btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 	/* bpf_get_attach_cookie() for uprobes (perf-event links): 5.15 */
 	p->skel->rodata->have_attach_cookie =
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
@@ -476,10 +480,39 @@ static bool process_gone(uint32_t pid)
 	return tasks <= 1;
 }
 
+/* Words of the tracked bitmaps that can hold a pid now: no pid reaches
+ * kernel.pid_max (32768 on many systems: 1 KiB of the 512 KiB maps).  Read at
+ * every scan, as root may raise it during a capture; all of them if unknown.
+ * The scans run every 100 ms and used to stream 2 MiB through the caches the
+ * traced program was using. */
+static size_t pid_words(struct katra_probes *p)
+{
+	size_t all = PID_LIMIT / 64, now;
+	char buf[32];
+	ssize_t n;
+	int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return all;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return all;
+	buf[n] = '\0';
+	unsigned long long max = strtoull(buf, NULL, 10);
+	if (!max || max > PID_LIMIT)
+		return all;
+	/* never shrinks: pids allocated before pid_max was lowered live on */
+	now = (size_t)(max + 63) / 64;
+	if (now > p->scan_words)
+		p->scan_words = now;
+	return p->scan_words;
+}
+
 unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint32_t tgid),
 			   void *ctx)
 {
-	size_t i, n = PID_LIMIT / 64;
+	size_t i, n = pid_words(p);
 	unsigned reaped = 0;
 
 	for (i = 0; i < n; i++) {
@@ -517,9 +550,9 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 	}
 }
 
-int katra_probes_tracked_count(const struct katra_probes *p)
+int katra_probes_tracked_count(struct katra_probes *p)
 {
-	size_t i, n = PID_LIMIT / 64;
+	size_t i, n = pid_words(p);
 	int count = 0;
 
 	for (i = 0; i < n; i++) {

@@ -74,7 +74,7 @@ unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint3
 /* Drops what the kernel maps keep for an exited process (io_uring contexts). */
 void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid);
 /* Number of tgids currently tracked (processes drop out when they exit). */
-int katra_probes_tracked_count(const struct katra_probes *p);
+int katra_probes_tracked_count(struct katra_probes *p);
 
 /* Attach every probe; one that cannot attach is recorded (and said on stderr)
  * and the others go on.  Returns 0 if at least one probe attached, else the
