@@ -60,6 +60,40 @@ static int check_file(const char *what, const char *path, FILE *err)
 	return check_dir_of(what, path, err);
 }
 
+/* -o: never a terminal; an existing file only with --force, and only a
+ * regular one. */
+static int check_output(const struct katra_record_opts *o, FILE *err)
+{
+	struct stat st;
+
+	if (!strcmp(o->output, "-")) {
+		if (isatty(STDOUT_FILENO)) {
+			fprintf(err, "katra-record: -o -: standard output is a terminal (pipe it "
+				"into katra-replay or a file)\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (lstat(o->output, &st) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
+		fprintf(err, "katra-record: cannot open trace file '%s': it is a symbolic link; "
+			"refusing to write through it\n", o->output);
+		return -ELOOP;
+	}
+	if (!o->force) {
+		fprintf(err, "katra-record: cannot open trace file '%s': File exists (use --force "
+			"to replace it)\n", o->output);
+		return -EEXIST;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(err, "katra-record: cannot open trace file '%s': not a regular file\n",
+			o->output);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int katra_preflight(const struct katra_record_opts *o, FILE *err)
 {
 	struct stat st;
@@ -82,5 +116,30 @@ int katra_preflight(const struct katra_record_opts *o, FILE *err)
 			rc = check_dir_of("--epoch-fifo", o->epoch_fifo, err);
 		}
 	}
+	if (!rc)
+		rc = check_output(o, err);
 	return rc;
+}
+
+int katra_preflight_privileges(FILE *err)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f;
+
+	if (geteuid() == 0)
+		return 0;
+	f = fopen("/proc/self/status", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				break;
+		fclose(f);
+	}
+	/* CAP_PERFMON = 38, CAP_BPF = 39 */
+	if ((eff & (1ull << 38)) && (eff & (1ull << 39)))
+		return 0;
+	fprintf(err, "katra-record: loading BPF probes needs root, or CAP_BPF + CAP_PERFMON "
+		"(try: sudo katra-record ...)\n");
+	return -EPERM;
 }

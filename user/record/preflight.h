@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Every path option checked before the capture starts (a capture must not
- * run for an hour and then fail to write its summary). */
+/* What is checked before the capture starts: the privileges the probes need,
+ * and every path option (a capture must not run for an hour and then fail to
+ * write its summary). */
 #ifndef KATRA_RECORD_PREFLIGHT_H
 #define KATRA_RECORD_PREFLIGHT_H
 
@@ -11,5 +12,7 @@
 /* 0, or -errno after one "katra-record: ..." line on err naming the option
  * and the path. */
 int katra_preflight(const struct katra_record_opts *o, FILE *err);
+/* Root, or CAP_BPF + CAP_PERFMON: 0, or -EPERM after one line on err. */
+int katra_preflight_privileges(FILE *err);
 
 #endif

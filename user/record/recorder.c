@@ -10,7 +10,6 @@
 #include <pwd.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "preflight.h"
 #include "probes.h"
 #include "recorder.h"
+#include "recorder_epochs.h"
 #include "recorder_header.h"
 #include "rings.h"
 #include "session.h"
@@ -39,11 +39,8 @@
 #define REORDER_BUDGET_BYTES (12u << 20) /* pending items in all, whatever the CPU count */
 
 static volatile sig_atomic_t stop_requested;
-static volatile sig_atomic_t marks_requested;
 static volatile sig_atomic_t stop_signals;   /* SIGINT/SIGTERM/SIGHUP received */
 static volatile pid_t command_pid;           /* -- COMMAND, until it exits */
-#define MAX_MARK_TIMES 64
-static uint64_t mark_times[MAX_MARK_TIMES];  /* when each SIGUSR1 came */
 
 /* The first SIGINT/SIGTERM/SIGHUP: with -- COMMAND, it goes to the command and
  * the capture ends when the command does (as perf and strace do); otherwise
@@ -61,40 +58,6 @@ static void on_stop(int sig)
 			signal(sig, SIG_DFL);
 	}
 	errno = saved;
-}
-
-/* An epoch at the time the signal came, not when the loop sees it: FIFO lines
- * and marks are ordered by when they arrived. */
-/* FIFO bytes the SIGUSR1 handler read before taking its mark: written before
- * the signal, so their epochs come first (read() is async-signal-safe). */
-static int fifo_fd_for_marks = -1;
-static char early_fifo[4096];
-static volatile sig_atomic_t early_fifo_len;
-static uint64_t early_fifo_ts;
-
-static void on_mark(int sig)
-{
-	struct timespec ts;
-	int saved = errno;
-
-	(void)sig;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (fifo_fd_for_marks >= 0 && early_fifo_len < (sig_atomic_t)sizeof(early_fifo)) {
-		ssize_t n = read(fifo_fd_for_marks, early_fifo + early_fifo_len,
-				 sizeof(early_fifo) - (size_t)early_fifo_len);
-		if (n > 0) {
-			if (!early_fifo_len)
-				early_fifo_ts = (uint64_t)ts.tv_sec * 1000000000ull +
-						(uint64_t)ts.tv_nsec - 1;
-			early_fifo_len += (sig_atomic_t)n;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	}
-	errno = saved;
-	if (marks_requested < MAX_MARK_TIMES)
-		mark_times[marks_requested] = (uint64_t)ts.tv_sec * 1000000000ull +
-					      (uint64_t)ts.tv_nsec;
-	marks_requested++;
 }
 
 struct recorder {
@@ -115,11 +78,8 @@ struct recorder {
 #define KIDS_MAX 1024
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
-	int fifo_fd;
+	struct epoch_input epochs; /* the FIFO's lines and SIGUSR1's marks */
 	int wait_fd;            /* epoll over the rings and the FIFO (-1: rings only) */
-	bool fifo_created;      /* ours: removed at the end */
-	char fifo_line[128];
-	size_t fifo_len;
 };
 
 /* This process's CPU time so far, user + sys. */
@@ -234,59 +194,6 @@ static void queue_counters(struct recorder *r, uint64_t now)
 	}
 }
 
-/* One epoch per line written to the FIFO; partial lines wait for the rest. */
-static void fifo_bytes(struct recorder *r, const char *buf, size_t n, uint64_t at)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (buf[i] == '\n') {
-			r->fifo_line[r->fifo_len] = '\0';
-			if (r->fifo_len)
-				pipeline_queue_epoch(&r->pl, at, KATRA_EPOCH_FIFO, r->fifo_line);
-			r->fifo_len = 0;
-		} else if (r->fifo_len < sizeof(r->fifo_line) - 1) {
-			r->fifo_line[r->fifo_len++] = buf[i];
-		}
-	}
-}
-
-static void read_fifo(struct recorder *r, uint64_t now)
-{
-	char buf[512];
-	sigset_t usr1, old;
-	ssize_t n;
-
-	/* the mark handler reads the FIFO too: not while we do */
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &usr1, &old);
-	if (early_fifo_len) {
-		fifo_bytes(r, early_fifo, (size_t)early_fifo_len, early_fifo_ts);
-		early_fifo_len = 0;
-	}
-	while ((n = read(r->fifo_fd, buf, sizeof(buf))) > 0)
-		fifo_bytes(r, buf, (size_t)n, now);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-static int open_fifo(const char *path, int *fd_out, bool *created)
-{
-	struct stat st;
-
-	*created = mkfifo(path, 0600) == 0;
-	if (!*created && errno != EEXIST)
-		return -errno;
-	if (lstat(path, &st) < 0)
-		return -errno;
-	if (!S_ISFIFO(st.st_mode))
-		return -EINVAL;
-	/* O_RDWR: writers coming and going never make it read end-of-file */
-	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	*fd_out = fd;
-	return 0;
-}
-
 static int open_rings(struct recorder *r)
 {
 	int *fds = calloc(r->nrings, sizeof(int)), rc;
@@ -312,8 +219,8 @@ static int wait_for_work(struct recorder *r)
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < n; i++)
-		if (ev[i].data.fd == r->fifo_fd)
-			read_fifo(r, clock_ns(CLOCK_MONOTONIC));
+		if (ev[i].data.fd == r->epochs.fifo_fd)
+			katra_record_read_fifo(&r->epochs, &r->pl, clock_ns(CLOCK_MONOTONIC));
 	return 0;
 }
 
@@ -327,10 +234,10 @@ static int setup_wait(struct recorder *r)
 	if (r->wait_fd < 0)
 		return -errno;
 	err = katra_rings_epoll_add(&r->rings, r->wait_fd);
-	if (err || r->fifo_fd < 0)
+	if (err || r->epochs.fifo_fd < 0)
 		return err;
-	ev.data.fd = r->fifo_fd;
-	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, r->fifo_fd, &ev) < 0)
+	ev.data.fd = r->epochs.fifo_fd;
+	if (epoll_ctl(r->wait_fd, EPOLL_CTL_ADD, r->epochs.fifo_fd, &ev) < 0)
 		return -errno;
 	return 0;
 }
@@ -430,61 +337,6 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 
 /* ---- the capture ---- */
 
-static int check_privileges(void)
-{
-	char line[256];
-	unsigned long long eff = 0;
-	FILE *f;
-
-	if (geteuid() == 0)
-		return 0;
-	f = fopen("/proc/self/status", "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "CapEff: %llx", &eff) == 1)
-				break;
-		fclose(f);
-	}
-	/* CAP_PERFMON = 38, CAP_BPF = 39 */
-	if ((eff & (1ull << 38)) && (eff & (1ull << 39)))
-		return 0;
-	fprintf(stderr, "katra-record: loading BPF probes needs root, or CAP_BPF + CAP_PERFMON "
-		"(try: sudo katra-record ...)\n");
-	return -EPERM;
-}
-
-static int check_output(const struct katra_record_opts *o)
-{
-	struct stat st;
-
-	if (!strcmp(o->output, "-")) {
-		if (isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "katra-record: -o -: standard output is a terminal (pipe it "
-				"into katra-replay or a file)\n");
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (lstat(o->output, &st) < 0)
-		return 0;
-	if (S_ISLNK(st.st_mode)) {
-		fprintf(stderr, "katra-record: cannot open trace file '%s': it is a symbolic link; "
-			"refusing to write through it\n", o->output);
-		return -ELOOP;
-	}
-	if (!o->force) {
-		fprintf(stderr, "katra-record: cannot open trace file '%s': File exists (use --force "
-			"to replace it)\n", o->output);
-		return -EEXIST;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "katra-record: cannot open trace file '%s': not a regular file\n",
-			o->output);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *status)
 {
 	if (launch->pid > 0) {
@@ -524,7 +376,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	res->command_status = -1;
 	if (!o->counter_interval_ns)
 		o->counter_interval_ns = DEFAULT_COUNTER_NS;
-	rc = check_privileges();
+	rc = katra_preflight_privileges(stderr);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < o->npids; i++) {
@@ -546,8 +398,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		pids[npids++] = pid;
 	}
 	rc = katra_preflight(o, stderr);
-	if (!rc)
-		rc = check_output(o);
 	if (rc)
 		return rc;
 
@@ -558,10 +408,10 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 	r->o = o;
-	r->fifo_fd = -1;
+	r->epochs.fifo_fd = -1;
 	r->wait_fd = -1;
 	if (o->epoch_fifo) {
-		rc = open_fifo(o->epoch_fifo, &r->fifo_fd, &r->fifo_created);
+		rc = katra_record_open_fifo(&r->epochs, o->epoch_fifo);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot open epoch FIFO '%s': %s\n",
 				o->epoch_fifo, strerror(-rc));
@@ -742,11 +592,10 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
 		goto cleanup;
 	}
-	fifo_fd_for_marks = r->fifo_fd;
-	sa.sa_handler = on_mark;
-	sa.sa_flags = 0;
-	if (sigaction(SIGUSR1, &sa, NULL) || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+	rc = katra_record_catch_marks(&r->epochs);
+	if (!rc && signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		rc = -errno;
+	if (rc) {
 		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
 		goto cleanup;
 	}
@@ -781,7 +630,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
-	sig_atomic_t marks_done = 0;
 	rc = 0;
 	while (!stop_requested && !rc) {
 		/* wait for a ring past its wakeup threshold, an epoch line, or the
@@ -805,16 +653,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 		katra_uprobes_poll(r->up);
 		/* FIFO lines first: those a mark's handler read came before it */
-		if (r->fifo_fd >= 0)
-			read_fifo(r, now); /* what came since the wakeup read it */
-		while (marks_done != marks_requested) {
-			char name[32];
-			uint64_t at = marks_done < MAX_MARK_TIMES ? mark_times[marks_done] : now;
-			marks_done++;
-			snprintf(name, sizeof(name), "mark %d", (int)marks_done);
-			pipeline_queue_epoch(&r->pl, at && at <= now ? at : now, KATRA_EPOCH_SIGNAL,
-					     name);
-		}
+		if (r->epochs.fifo_fd >= 0) /* what came since the wakeup read it */
+			katra_record_read_fifo(&r->epochs, &r->pl, now);
+		katra_record_queue_marks(&r->epochs, &r->pl, now);
 		if (now >= next_drops) {
 			check_drops(r, now);
 			next_drops = now + DROPS_EVERY_NS;
@@ -896,10 +737,7 @@ cleanup:
 		free(r->drops_seen);
 		free(r->drops_now);
 		free(r->watermark);
-		if (r->fifo_fd >= 0)
-			close(r->fifo_fd);
-		if (r->fifo_created)
-			unlink(o->epoch_fifo);
+		katra_record_close_fifo(&r->epochs, o->epoch_fifo);
 		if (r->wait_fd >= 0)
 			close(r->wait_fd);
 		katra_wine_names_free(r->wine);

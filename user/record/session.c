@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Wine session discovery from /proc (session.h). */
+/* Wine session discovery from /proc (session.h): the maps way, the roster,
+ * the header notes; the socket-peer way is in session_sock.c. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -14,8 +15,7 @@
 #include <unistd.h>
 
 #include "katra/format.h"
-#include "session.h"
-#include "table.h"
+#include "session_int.h"
 
 /* ---- parsing ---- */
 
@@ -274,9 +274,7 @@ void katra_proc_comm(const char *proc, uint32_t pid, char *buf, size_t cap)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* From PROC/PID/stat: comm (between the first '(' and the last ')') and
- * the start time (field 22, clock ticks after boot). */
-static int read_stat(const char *proc, uint32_t pid, char *comm, size_t ccap, uint64_t *start)
+int sess_read_stat(const char *proc, uint32_t pid, char *comm, size_t ccap, uint64_t *start)
 {
 	char path[128], buf[1024];
 	unsigned long long st = 0;
@@ -304,45 +302,6 @@ static int read_stat(const char *proc, uint32_t pid, char *comm, size_t ccap, ui
 }
 
 /* ---- the sessions ---- */
-
-enum { PID_PENDING = 0, PID_SETTLED, PID_MEMBER };
-
-struct pid_state {
-	uint64_t start;          /* /proc/PID/stat start time, ticks */
-	uint64_t pending_until;  /* CLOCK_BOOTTIME ns */
-	uint64_t next_check;     /* a pending one's next maps read, at the latest */
-	uint64_t interval;       /* ... doubling from RECHECK_NS */
-	uint64_t gen;            /* last scan that saw it */
-	struct katra_wine_key key;
-	char comm[16];
-	uint8_t state;
-	uint8_t has_key;         /* maps a server directory (key) */
-	uint8_t checked;         /* its maps were read at least once */
-	uint8_t by;              /* found by: FOUND_DIR (maps), FOUND_SOCK (socket peer) */
-	uint8_t sock_key;        /* FOUND_SOCK: the key whose wineserver it talks to */
-};
-
-enum { FOUND_DIR = 1, FOUND_SOCK = 2 };
-
-struct katra_session {
-	char proc[KATRA_SESSION_DIR_MAX];
-	struct katra_wine_key keys[KATRA_SESSION_MAX_KEYS];
-	char dirs[KATRA_SESSION_MAX_KEYS][KATRA_SESSION_DIR_MAX];
-	uint32_t from[KATRA_SESSION_MAX_KEYS];
-	/* the socket-peer way, at capture start: wineserver's pid, or the
-	 * reason it found none (-errno) */
-	uint32_t sock_server[KATRA_SESSION_MAX_KEYS];
-	int sock_rc[KATRA_SESSION_MAX_KEYS];
-	int (*sock_dump)(struct katra_unix_socks *out);
-	size_t nkeys;
-	struct ktable pids;      /* pid -> struct pid_state */
-	uint64_t gen;
-	uint64_t next_sweep;
-	uint64_t tick_ns;
-	uint32_t *stale;
-	size_t stale_cap;
-	struct katra_session_stats st;
-};
 
 #define PIDS_MAX 65536
 
@@ -504,63 +463,6 @@ static void note_stale(struct katra_session *s, size_t *n, uint32_t pid)
 	s->stale[(*n)++] = pid;
 }
 
-/* The socket-peer way (session_sock.c), at the scans of capture start: the
- * processes talking to each key's wineserver; those the maps missed (one
- * that connected but maps nothing under the directory yet) are members
- * too.  Returns how many it reported. */
-static int sock_scan(struct katra_session *s, const struct katra_session_cb *cb)
-{
-	struct katra_unix_socks socks = { 0 };
-	int found = 0, rc = s->sock_dump(&socks);
-
-	for (size_t k = 0; k < s->nkeys; k++) {
-		uint32_t *pids = NULL, server = 0;
-		size_t n = 0;
-		int krc = rc ? rc : katra_wine_sock_members(s->proc, s->from[k], s->dirs[k], &socks,
-							   &pids, &n, &server);
-		if (s->sock_rc[k] != 0 || !krc) { /* a later scan's failure keeps a success */
-			s->sock_rc[k] = krc;
-			s->sock_server[k] = server;
-		}
-		for (size_t i = 0; i < n; i++) {
-			bool created;
-			struct pid_state *ps = ktable_upsert(&s->pids, pids[i], &created);
-			if (!ps)
-				continue;
-			if (created) {
-				char comm[16];
-				uint64_t start = 0;
-				memset(ps, 0, sizeof(*ps));
-				if (read_stat(s->proc, pids[i], comm, sizeof(comm), &start)) {
-					ktable_remove(&s->pids, pids[i]);
-					continue;
-				}
-				ps->start = start;
-				memcpy(ps->comm, comm, sizeof(ps->comm));
-				ps->gen = s->gen;
-				ps->state = PID_SETTLED;
-			}
-			ps->by |= FOUND_SOCK;
-			ps->sock_key = (uint8_t)k;
-			if (ps->state == PID_MEMBER)
-				continue;
-			ps->state = PID_MEMBER;
-			s->st.members++;
-			found++;
-			cb->member(cb->ctx, pids[i], (unsigned)k, false);
-		}
-		free(pids);
-	}
-	free(socks.v);
-	return found;
-}
-
-void katra_session_set_sock_dump(struct katra_session *s,
-				 int (*dump)(struct katra_unix_socks *out))
-{
-	s->sock_dump = dump;
-}
-
 int katra_session_scan(struct katra_session *s, uint64_t now_ns, bool initial,
 		       const struct katra_session_cb *cb)
 {
@@ -591,7 +493,7 @@ int katra_session_scan(struct katra_session *s, uint64_t now_ns, bool initial,
 		}
 		if (!ps || sweep) {
 			s->st.stats_read++;
-			if (read_stat(s->proc, pid, comm, sizeof(comm), &start))
+			if (sess_read_stat(s->proc, pid, comm, sizeof(comm), &start))
 				continue; /* gone */
 			if (ps && ps->start != start) {
 				ktable_remove(&s->pids, pid); /* pid reused: a new process */
@@ -658,7 +560,7 @@ int katra_session_scan(struct katra_session *s, uint64_t now_ns, bool initial,
 	for (size_t i = 0; i < nstale; i++)
 		ktable_remove(&s->pids, s->stale[i]);
 	if (initial && s->nkeys)
-		found += sock_scan(s, cb);
+		found += sess_sock_scan(s, cb);
 	return found;
 }
 
@@ -745,43 +647,6 @@ static const char *origin_words(uint32_t origin)
 	}
 }
 
-/* How the members of key k were found at capture start. */
-static void sock_note(const struct katra_session *s, size_t k, char *line, size_t len)
-{
-	size_t by_dir = 0, by_sock = 0, both = 0;
-	struct ktable *t = (struct ktable *)&s->pids;
-
-	if (s->sock_rc[k]) {
-		snprintf(line, len, "wine session: server dir %s: wineserver socket peers not "
-			 "found: %s", s->dirs[k], s->sock_rc[k] == -ENOENT ?
-			 "no process we can see holds the socket listening on DIR/socket" :
-			 strerror(-s->sock_rc[k]));
-		return;
-	}
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->used[i])
-			continue;
-		const struct pid_state *ps = ktable_value_at(t, i);
-		bool d = (ps->by & FOUND_DIR) && ps->has_key && ps->key.dev == s->keys[k].dev &&
-			 ps->key.ino == s->keys[k].ino;
-		bool k2 = (ps->by & FOUND_SOCK) && ps->sock_key == k;
-		by_dir += d;
-		by_sock += k2;
-		both += d && k2;
-	}
-	snprintf(line, len, "wine session: server dir %s: at start %zu processes by server dir, "
-		 "%zu by wineserver socket peer (wineserver PID %u), %zu by both", s->dirs[k],
-		 by_dir, by_sock, s->sock_server[k], both);
-}
-
-/* A member found by its socket to wineserver only (the maps said nothing) */
-static bool by_socket_only(const struct katra_session *s, uint32_t pid)
-{
-	const struct pid_state *ps = s ? ktable_get((struct ktable *)&s->pids, pid) : NULL;
-
-	return ps && ps->by == FOUND_SOCK;
-}
-
 size_t katra_session_notes(const struct katra_roster *start, const struct katra_session *s,
 			   char *notes, size_t note_len, size_t cap)
 {
@@ -794,7 +659,7 @@ size_t katra_session_notes(const struct katra_roster *start, const struct katra_
 			 s->dirs[i], major(s->keys[i].dev), minor(s->keys[i].dev),
 			 (unsigned long long)s->keys[i].ino, s->from[i]);
 		if (nn < cap && s->sock_rc[i] != -EAGAIN)
-			sock_note(s, i, notes + nn++ * note_len, note_len);
+			sess_sock_note(s, i, notes + nn++ * note_len, note_len);
 	}
 	/* per origin; WineSession members found by their socket only are a
 	 * group of their own (o == KATRA_ORIGIN_COUNT) */
@@ -805,7 +670,7 @@ size_t katra_session_notes(const struct katra_roster *start, const struct katra_
 			const struct katra_proc_entry *e = &start->v[i];
 			char item[128];
 			bool sock = e->origin == KATRA_ORIGIN_WINE_SESSION &&
-				    by_socket_only(s, e->pid);
+				    sess_by_socket_only(s, e->pid);
 			if (sock ? o != KATRA_ORIGIN_COUNT : e->origin != o)
 				continue;
 			size_t n = (size_t)snprintf(item, sizeof(item), "%u (%s)", e->pid,

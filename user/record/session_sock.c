@@ -6,7 +6,9 @@
  * gets one end of a socketpair whose other end its parent hands wineserver.
  * The sockets' peers come from the kernel (sock_diag, NETLINK_SOCK_DIAG with
  * UNIX_DIAG_PEER; the listener by UNIX_DIAG_VFS, the device and inode of its
- * DIR/socket file), their holders from PROC/PID/fd ("socket:[INODE]"). */
+ * DIR/socket file), their holders from PROC/PID/fd ("socket:[INODE]").
+ * The initial scans of a session (session.c) add the members found this way
+ * and say in the header notes which way found whom. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "session_int.h"
 
 #define TCP_LISTEN_ 10
 
@@ -305,4 +307,94 @@ out:
 	*pids = v;
 	*npids = n;
 	return 0;
+}
+
+/* ---- the session's side: members at capture start, their notes ---- */
+
+int sess_sock_scan(struct katra_session *s, const struct katra_session_cb *cb)
+{
+	struct katra_unix_socks socks = { 0 };
+	int found = 0, rc = s->sock_dump(&socks);
+
+	for (size_t k = 0; k < s->nkeys; k++) {
+		uint32_t *pids = NULL, server = 0;
+		size_t n = 0;
+		int krc = rc ? rc : katra_wine_sock_members(s->proc, s->from[k], s->dirs[k], &socks,
+							   &pids, &n, &server);
+		if (s->sock_rc[k] != 0 || !krc) { /* a later scan's failure keeps a success */
+			s->sock_rc[k] = krc;
+			s->sock_server[k] = server;
+		}
+		for (size_t i = 0; i < n; i++) {
+			bool created;
+			struct pid_state *ps = ktable_upsert(&s->pids, pids[i], &created);
+			if (!ps)
+				continue;
+			if (created) {
+				char comm[16];
+				uint64_t start = 0;
+				memset(ps, 0, sizeof(*ps));
+				if (sess_read_stat(s->proc, pids[i], comm, sizeof(comm), &start)) {
+					ktable_remove(&s->pids, pids[i]);
+					continue;
+				}
+				ps->start = start;
+				memcpy(ps->comm, comm, sizeof(ps->comm));
+				ps->gen = s->gen;
+				ps->state = PID_SETTLED;
+			}
+			ps->by |= FOUND_SOCK;
+			ps->sock_key = (uint8_t)k;
+			if (ps->state == PID_MEMBER)
+				continue;
+			ps->state = PID_MEMBER;
+			s->st.members++;
+			found++;
+			cb->member(cb->ctx, pids[i], (unsigned)k, false);
+		}
+		free(pids);
+	}
+	free(socks.v);
+	return found;
+}
+
+void katra_session_set_sock_dump(struct katra_session *s,
+				 int (*dump)(struct katra_unix_socks *out))
+{
+	s->sock_dump = dump;
+}
+
+void sess_sock_note(const struct katra_session *s, size_t k, char *line, size_t len)
+{
+	size_t by_dir = 0, by_sock = 0, both = 0;
+	struct ktable *t = (struct ktable *)&s->pids;
+
+	if (s->sock_rc[k]) {
+		snprintf(line, len, "wine session: server dir %s: wineserver socket peers not "
+			 "found: %s", s->dirs[k], s->sock_rc[k] == -ENOENT ?
+			 "no process we can see holds the socket listening on DIR/socket" :
+			 strerror(-s->sock_rc[k]));
+		return;
+	}
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->used[i])
+			continue;
+		const struct pid_state *ps = ktable_value_at(t, i);
+		bool d = (ps->by & FOUND_DIR) && ps->has_key && ps->key.dev == s->keys[k].dev &&
+			 ps->key.ino == s->keys[k].ino;
+		bool k2 = (ps->by & FOUND_SOCK) && ps->sock_key == k;
+		by_dir += d;
+		by_sock += k2;
+		both += d && k2;
+	}
+	snprintf(line, len, "wine session: server dir %s: at start %zu processes by server dir, "
+		 "%zu by wineserver socket peer (wineserver PID %u), %zu by both", s->dirs[k],
+		 by_dir, by_sock, s->sock_server[k], both);
+}
+
+bool sess_by_socket_only(const struct katra_session *s, uint32_t pid)
+{
+	const struct pid_state *ps = s ? ktable_get((struct ktable *)&s->pids, pid) : NULL;
+
+	return ps && ps->by == FOUND_SOCK;
 }
