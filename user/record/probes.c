@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Loader for the katra BPF probes: picks tp_btf or raw_tp per probe, sizes the
- * maps, creates one ring per possible CPU, attaches what it can and says what
- * it could not. */
+/* Loader for the katra BPF probes: sizes the maps, creates one ring per
+ * possible CPU, tracks processes, attaches what it can and says what it could
+ * not.  Which flavour each probe loads as (tp_btf, raw_tp, fexit) is chosen in
+ * probes_kernel.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -14,45 +15,11 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "katra.skel.h"
-#include "probes.h"
+#include "probes_int.h"
 #include "syscalls.h"
-
-#define PROBE_MAX 32
-
-struct probe {
-	const char *name;            /* tracepoint name, e.g. "sys_enter" */
-	struct bpf_program *use;     /* the flavour that is loaded, NULL if none */
-	const char *lacks;           /* why this kernel cannot carry it, or NULL */
-	struct bpf_link *link;
-	int fexit_err;               /* fexit programs: why the kernel refuses them */
-};
-
-struct ring {
-	int fd;
-	const unsigned long *cons; /* mmap'ed consumer / producer positions */
-	const unsigned long *prod;
-};
-
-struct katra_probes {
-	struct katra_bpf *skel;
-	const struct katra_selection *select;
-	struct probe probes[PROBE_MAX];
-	unsigned nprobes;
-	bool quiet;
-	struct ring *rings;
-	unsigned nrings;
-	uint32_t ring_bytes;
-	uint32_t max_tgids;
-	size_t scan_words;      /* words of the tracked bitmaps scanned (pid_words) */
-	const char *attached[PROBE_MAX];
-	size_t nattached;
-	char *failed[PROBE_MAX];
-	size_t nfailed;
-};
 
 static int verbose_log;
 
@@ -85,201 +52,6 @@ static uint32_t round_ring_bytes(uint32_t want, unsigned nrings)
 	while (sz < want && sz < (1u << 30))
 		sz <<= 1;
 	return sz;
-}
-
-/* The number of arguments of tracepoint NAME in the kernel's BTF (the
- * btf_trace_NAME prototype, less its ctx), or -1 when the kernel has no such
- * tracepoint. */
-static int tp_args(const struct btf *vmlinux, const char *name)
-{
-	const struct btf_type *t;
-	char tname[96];
-	int id;
-
-	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
-	id = vmlinux ? btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) : -ENOENT;
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(vmlinux, id);
-	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
-		t = btf__type_by_id(vmlinux, t->type);
-	return t && btf_is_func_proto(t) ? (int)btf_vlen(t) - 1 : -1;
-}
-
-/* Whether -e leaves tracepoint tp out: its class is not selected. */
-static bool not_selected(const struct katra_selection *sel, const char *tp)
-{
-	if (!sel)
-		return false;
-	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new"))
-		return !(sel->classes & KATRA_SEL_SCHED);
-	if (!strcmp(tp, "page_fault_user") || !strcmp(tp, "handle_mm_fault"))
-		return !(sel->classes & KATRA_SEL_MEM);
-	if (!strncmp(tp, "io_uring_", 9))
-		return !(sel->classes & KATRA_SEL_IO);
-	return false; /* syscalls are filtered in the kernel; sched_switch flushes */
-}
-
-/* A probe whose newer twin is attached instead: not a failure, not a note. */
-static const char ALT_IN_USE[] = "its newer name is attached";
-
-/* Whether tracepoint tp's first argument is a pointer to struct NAME. */
-static bool first_arg_is(const struct btf *vmlinux, const char *tp, const char *name)
-{
-	const struct btf_type *t;
-	char tname[96];
-	int id;
-
-	snprintf(tname, sizeof(tname), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return false;
-	t = btf__type_by_id(vmlinux, id);
-	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
-		t = btf__type_by_id(vmlinux, t->type);
-	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
-		return false;
-	t = btf__type_by_id(vmlinux, btf_params(t)[1].type); /* [0] is the ctx */
-	if (!t || !btf_is_ptr(t))
-		return false;
-	t = btf__type_by_id(vmlinux, t->type);
-	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(vmlinux, t->name_off), name);
-}
-
-/* What the kernel offers that the programs read behind a flag (rodata), and
- * why a probe this kernel cannot carry stays off: NULL when it can. */
-static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinux,
-				const char *tp)
-{
-	int n = tp_args(vmlinux, tp);
-
-	if (not_selected(p->select, tp))
-		return "not selected (-e)";
-	if (!strcmp(tp, "io_uring_submit_sqe")) {
-		/* the older name of io_uring_submit_req: one of the two, with a request */
-		if (tp_args(vmlinux, "io_uring_submit_req") >= 0)
-			return ALT_IN_USE;
-		if (n < 0 || !first_arg_is(vmlinux, tp, "io_kiocb"))
-			return "this kernel's io_uring_submit_sqe has no request to pair on";
-		return NULL;
-	}
-	if (n < 0)
-		return "not in this kernel";
-	if (!strcmp(tp, "io_uring_complete")) {
-		if (n != 3 && n != 7)
-			return "this kernel's io_uring_complete has no request to pair on";
-		p->skel->rodata->uring_complete_args = (uint32_t)n;
-	}
-	return NULL;
-}
-
-static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
-{
-	/* sched_process_exit(p, group_dead): 6.16; sched_switch(.., prev_state): 5.18 */
-	p->skel->rodata->exit_has_group_dead = tp_args(vmlinux, "sched_process_exit") == 2;
-	p->skel->rodata->switch_has_prev_state = tp_args(vmlinux, "sched_switch") >= 4;
-	/* bpf_get_current_task_btf(): 5.11 */
-	p->skel->rodata->have_task_btf =
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-					BPF_FUNC_get_current_task_btf, NULL) == 1;
-	/* the bpf_rdonly_cast() kfunc: 6.2 */
-	p->skel->rodata->have_rdonly_cast =
-		btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
-	/* bpf_get_attach_cookie() for uprobes (perf-event links): 5.15 */
-	p->skel->rodata->have_attach_cookie =
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
-}
-
-/* Whether an fexit program on FUNC loads and attaches here: some kernels
- * (or sandboxes) refuse BPF trampolines, and one program the kernel refuses
- * would fail the whole object's load.  0 or -errno. */
-static int probe_fexit(const struct btf *vmlinux, const char *func)
-{
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
-	int id = vmlinux ? btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) : -ENOENT;
-	int fd, link, err = 0;
-
-	if (id <= 0)
-		return -ENOENT;
-	opts.attach_btf_id = id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
-	if (fd < 0)
-		return -errno;
-	link = bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
-	if (link < 0)
-		err = -errno;
-	else
-		close(link);
-	close(fd);
-	return err;
-}
-
-/* Pair each tp_btf program with its raw_tp twin; keep one of them, or
- * neither where the kernel lacks what it needs (one program the kernel
- * refuses would fail the whole load). */
-static int choose_flavours(struct katra_probes *p, bool force_raw)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	struct bpf_program *prog;
-	int err = 0;
-
-	if (!vmlinux) {
-		fprintf(stderr, "katra-record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
-			"katra-record needs CONFIG_DEBUG_INFO_BTF=y\n");
-		return -ENOENT;
-	}
-	set_kernel_flags(p, vmlinux);
-	bpf_object__for_each_program(prog, p->skel->obj) {
-		const char *name = bpf_program__name(prog);
-		struct bpf_program *twin;
-		struct probe *pr;
-		char raw[96];
-
-		if (strncmp(name, "tpb_", 4))
-			continue;
-		if (p->nprobes == PROBE_MAX) {
-			err = -E2BIG;
-			break;
-		}
-		snprintf(raw, sizeof(raw), "raw_%s", name + 4);
-		twin = bpf_object__find_program_by_name(p->skel->obj, raw);
-		pr = &p->probes[p->nprobes++];
-		pr->name = name + 4;
-		pr->lacks = kernel_lacks(p, vmlinux, pr->name);
-		/* tp_btf where it works (typed, direct loads); raw_tp as the fallback
-		 * and when forced (tests: a fallback is never dead code) */
-		pr->use = pr->lacks ? NULL : (force_raw && twin) ? twin : prog;
-		bpf_program__set_autoload(prog, pr->use == prog);
-		if (twin)
-			bpf_program__set_autoload(twin, pr->use == twin);
-	}
-	/* fexit programs ("fx_FUNC"): only where the kernel's BTF has FUNC */
-	bpf_object__for_each_program(prog, p->skel->obj) {
-		const char *name = bpf_program__name(prog);
-		bool have_func;
-
-		if (strncmp(name, "fx_", 3))
-			continue;
-		if (p->nprobes == PROBE_MAX) {
-			err = -E2BIG;
-			break;
-		}
-		p->probes[p->nprobes].fexit_err = not_selected(p->select, name + 3)
-							  ? -ENOENT : probe_fexit(vmlinux, name + 3);
-		p->probes[p->nprobes].lacks = not_selected(p->select, name + 3)
-						      ? "not selected (-e)" : NULL;
-		have_func = !p->probes[p->nprobes].fexit_err;
-		bpf_program__set_autoload(prog, have_func);
-		p->probes[p->nprobes].name = name + 3;
-		p->probes[p->nprobes].use = have_func ? prog : NULL;
-		p->nprobes++;
-	}
-	btf__free(vmlinux);
-	return err;
 }
 
 /* After load: ring i goes to slot i of the outer array. */
@@ -382,7 +154,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot size BPF maps", -err);
 		goto cleanup;
 	}
-	err = choose_flavours(p, opts->force_raw_tp);
+	err = pk_choose_flavours(p, opts->force_raw_tp);
 	if (err) {
 		say_error("cannot choose probe flavours", -err);
 		goto cleanup;
@@ -575,7 +347,7 @@ int katra_probes_attach(struct katra_probes *p)
 		char *msg;
 		int err;
 
-		if (pr->link || pr->lacks == ALT_IN_USE)
+		if (pr->link || pr->lacks == pk_alt_in_use)
 			continue;
 		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
 		if (pr->link) {

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Inside the probes loader (probes.c: open, rings, tracking, attach, notes;
+ * probes_kernel.c: what the running kernel offers and which flavour each
+ * probe loads as): the state they share and the helpers they call. */
+#ifndef KATRA_RECORD_PROBES_INT_H
+#define KATRA_RECORD_PROBES_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probes.h"
+#include "select.h"
+
+#define PROBE_MAX 32
+
+struct bpf_link;
+struct bpf_program;
+struct katra_bpf;
+
+struct probe {
+	const char *name;            /* tracepoint name, e.g. "sys_enter" */
+	struct bpf_program *use;     /* the flavour that is loaded, NULL if none */
+	const char *lacks;           /* why this kernel cannot carry it, or NULL */
+	struct bpf_link *link;
+	int fexit_err;               /* fexit programs: why the kernel refuses them */
+};
+
+struct ring {
+	int fd;
+	const unsigned long *cons; /* mmap'ed consumer / producer positions */
+	const unsigned long *prod;
+};
+
+struct katra_probes {
+	struct katra_bpf *skel;
+	const struct katra_selection *select;
+	struct probe probes[PROBE_MAX];
+	unsigned nprobes;
+	bool quiet;
+	struct ring *rings;
+	unsigned nrings;
+	uint32_t ring_bytes;
+	uint32_t max_tgids;
+	size_t scan_words;      /* words of the tracked bitmaps scanned (pid_words) */
+	const char *attached[PROBE_MAX];
+	size_t nattached;
+	char *failed[PROBE_MAX];
+	size_t nfailed;
+};
+
+/* A probe's `lacks` when its newer twin is attached instead: not a failure,
+ * not a note (compared by address). */
+extern const char pk_alt_in_use[];
+
+/* Before load: the kernel's flags in rodata, then p->probes[] filled with
+ * each tp_btf program and its raw_tp twin (one of them loaded, or neither
+ * where the kernel lacks what it needs) and each fexit program that loads
+ * here; force_raw picks raw_tp wherever it exists.  0 or -errno. */
+int pk_choose_flavours(struct katra_probes *p, bool force_raw);
+
+#endif
