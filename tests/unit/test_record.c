@@ -557,6 +557,20 @@ Test(cli, rejects_bad_usage)
 	cr_assert_eq(parse(&o, "katra-record --version"), KATRA_CLI_HELP);
 }
 
+Test(cli, drain_policy)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -p 1"), KATRA_CLI_RUN);
+	cr_assert_not(o.drain_normal, "the idle drain by default");
+	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy normal"), KATRA_CLI_RUN);
+	cr_assert(o.drain_normal);
+	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy idle"), KATRA_CLI_RUN);
+	cr_assert_not(o.drain_normal);
+	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy fifo"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy"), KATRA_CLI_USAGE);
+}
+
 Test(cli, compress_flag)
 {
 	struct katra_record_opts o;

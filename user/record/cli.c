@@ -12,7 +12,7 @@ static const char usage_text[] =
 	"usage: katra-record [-p PID]... [-o FILE] [-z] [-d SECONDS] [--no-follow]\n"
 	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
 	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v] [-q] [--no-uprobes]\n"
-	"                    [-e CLASSES] [-u USER] [--max-loss PCT]\n"
+	"                    [-e CLASSES] [-u USER] [--max-loss PCT] [--drain-policy P]\n"
 	"                    [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records what a process tree does in the kernel (syscalls, scheduling, page\n"
@@ -52,6 +52,10 @@ static const char usage_text[] =
 	"                         invoking user; -u root keeps root)\n"
 	"      --max-loss PCT     exit 3 when more than PCT % of events were lost\n"
 	"                         (the trace is complete all the same)\n"
+	"      --drain-policy P   idle (default): read the rings at SCHED_IDLE, in the\n"
+	"                         time the traced program leaves idle, and at the\n"
+	"                         normal policy only while a ring is filling; normal:\n"
+	"                         always at the normal policy\n"
 	"  -h, --help             this text;  -V, --version: the version\n"
 	"\n"
 	"Stops on Ctrl-C, SIGTERM, SIGHUP, the end of -d, or when every target has\n"
@@ -123,7 +127,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES, OPT_NO_UPROBES };
+	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES, OPT_NO_UPROBES, OPT_DRAIN };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -146,6 +150,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
 		{ "small-tables", required_argument, NULL, OPT_SMALL_TABLES },
 		{ "no-uprobes", no_argument, NULL, OPT_NO_UPROBES },
+		{ "drain-policy", required_argument, NULL, OPT_DRAIN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -263,6 +268,13 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 			break;
 		case OPT_NO_UPROBES:
 			o->no_uprobes = true;
+			break;
+		case OPT_DRAIN:
+			if (!strcmp(optarg, "idle") || !strcmp(optarg, "normal"))
+				o->drain_normal = !strcmp(optarg, "normal");
+			else
+				return usage_error(err, "invalid --drain-policy '%s' (idle or normal)",
+						   optarg);
 			break;
 		case 'h':
 			fputs(usage_text, out);

@@ -16,6 +16,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "consumer_sched.h"
 #include "emit.h"
 #include "pipeline.h"
 #include "host.h"
@@ -80,6 +81,8 @@ struct recorder {
 	size_t nkids;
 	struct epoch_input epochs; /* the FIFO's lines and SIGUSR1's marks */
 	int wait_fd;            /* epoll over the rings and the FIFO (-1: rings only) */
+	struct consumer_sched drain_sched; /* the drain's CPU policy */
+	bool drain_sched_on;
 };
 
 /* This process's CPU time so far, user + sys. */
@@ -233,7 +236,7 @@ static int setup_wait(struct recorder *r)
 	r->wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->wait_fd < 0)
 		return -errno;
-	err = katra_rings_epoll_add(&r->rings, r->wait_fd);
+	err = katra_rings_epoll_add(&r->rings, r->wait_fd, EPOLLIN);
 	if (err || r->epochs.fifo_fd < 0)
 		return err;
 	ev.data.fd = r->epochs.fifo_fd;
@@ -630,6 +633,13 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
+	if (!o->drain_normal) {
+		r->drain_sched_on = true;
+		err = consumer_sched_start(&r->drain_sched, &r->rings);
+		if (err && o->verbose) /* a choice of policy: the capture is the same */
+			fprintf(stderr, "katra-record: the drain stays at the normal policy: %s\n",
+				strerror(-err));
+	}
 	rc = 0;
 	while (!stop_requested && !rc) {
 		/* wait for a ring past its wakeup threshold, an epoch line, or the
@@ -644,6 +654,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		 * event rate must fit its budget: 10 ms of a 4-thread storm here
 		 * (~8 M events/s) did not, and items were forced out early */
 		wm = wm > CLOCK_SKEW_MARGIN_NS ? wm - CLOCK_SKEW_MARGIN_NS : 0;
+		if (r->drain_sched_on) /* how far behind: before this drain */
+			consumer_sched_update(&r->drain_sched, katra_rings_max_fill(&r->rings),
+					      r->rings.size, now);
 		if (err >= 0 || err == -EINTR)
 			katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 0);
 		if (err < 0 && err != -EINTR) {
@@ -692,6 +705,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
+	if (r->drain_sched_on) {
+		res->drain_boosts = r->drain_sched.boosts;
+		consumer_sched_stop(&r->drain_sched);
+		r->drain_sched_on = false;
+	}
 	/* detach first: then the rings hold all there will be; drain them to
 	 * empty, with the syscalls the CPUs were in at that moment */
 	katra_uprobes_detach(r->up);
@@ -716,6 +734,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 cleanup:
 	if (launch.release_fd >= 0)
 		katra_launch_abort(&launch);
+	if (r && r->drain_sched_on)
+		consumer_sched_stop(&r->drain_sched);
 	if (r) {
 		if (r->rings_open)
 			katra_rings_close(&r->rings);

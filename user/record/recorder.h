@@ -43,6 +43,7 @@ struct katra_record_opts {
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
+	bool drain_normal;         /* --drain-policy normal: never SCHED_IDLE */
 };
 
 struct katra_proc_entry;
@@ -56,6 +57,7 @@ struct katra_record_result {
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
 	uint64_t offcpu_inferred;  /* OffCpu spans closed at the thread's next event */
+	uint64_t drain_boosts;     /* times the idle drain went to the normal policy */
 	/* every process named in the trace (session.h; latest names; malloc'ed:
 	 * free it) */
 	struct katra_proc_entry *procs;

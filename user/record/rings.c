@@ -101,13 +101,26 @@ uint64_t katra_rings_drain(struct katra_rings *rs, katra_ring_fn fn, void *ctx, 
 	return n;
 }
 
-int katra_rings_epoll_add(const struct katra_rings *rs, int epfd)
+int katra_rings_epoll_add(const struct katra_rings *rs, int epfd, uint32_t events)
 {
 	for (unsigned i = 0; i < rs->n; i++) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.fd = rs->v[i].fd };
+		struct epoll_event ev = { .events = events, .data.fd = rs->v[i].fd };
 
 		if (epoll_ctl(epfd, EPOLL_CTL_ADD, rs->v[i].fd, &ev) < 0)
 			return -errno;
 	}
 	return 0;
+}
+
+uint64_t katra_rings_max_fill(const struct katra_rings *rs)
+{
+	uint64_t most = 0;
+
+	for (unsigned i = 0; i < rs->n; i++) {
+		uint64_t fill = __atomic_load_n(rs->v[i].producer_pos, __ATOMIC_ACQUIRE) -
+				__atomic_load_n(rs->v[i].consumer_pos, __ATOMIC_RELAXED);
+		if (fill > most)
+			most = fill;
+	}
+	return most;
 }

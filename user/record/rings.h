@@ -50,8 +50,11 @@ void katra_rings_snapshot(struct katra_rings *rs, unsigned i);
  * committed now), stopping early at a record still being written.  Returns
  * the records read. */
 uint64_t katra_rings_drain(struct katra_rings *rs, katra_ring_fn fn, void *ctx, int to_end);
-/* Adds every ring's fd to an epoll set (EPOLLIN: a producer forced a
- * wakeup), with data.fd = the ring's fd. */
-int katra_rings_epoll_add(const struct katra_rings *rs, int epfd);
+/* Adds every ring's fd to an epoll set with `events` (EPOLLIN: unread data
+ * after a producer forced a wakeup; with EPOLLET: the wakeups alone), with
+ * data.fd = the ring's fd. */
+int katra_rings_epoll_add(const struct katra_rings *rs, int epfd, uint32_t events);
+/* The fullest ring's unread bytes. */
+uint64_t katra_rings_max_fill(const struct katra_rings *rs);
 
 #endif

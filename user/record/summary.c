@@ -107,6 +107,11 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		res->live_after_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed);
+	/* null: the drain ran at the normal policy throughout */
+	if (o->drain_normal)
+		fprintf(f, ",\"drain_boosts\":null");
+	else
+		fprintf(f, ",\"drain_boosts\":%" PRIu64, res->drain_boosts);
 	if (res->command_status >= 0 && WIFEXITED(res->command_status))
 		fprintf(f, ",\"command_exit_code\":%d", WEXITSTATUS(res->command_status));
 	else if (res->command_status >= 0 && WIFSIGNALED(res->command_status))
