@@ -22,6 +22,21 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 		flags |= KATRA_SW_NEXT_TRACKED;
 	if (!flags)
 		return 0;
+	if (!record_sched) {
+		/* -e without sched: here only to flush what the leaving thread
+		 * has in progress; without it, nothing to mark or time */
+		struct katra_cpu_slot *s;
+
+		if (!(flags & KATRA_SW_PREV_TRACKED))
+			return 0;
+		cpu = bpf_get_smp_processor_id();
+		if (cpu >= KATRA_MAX_CPUS)
+			return 0;
+		s = PEND_SLOT(cpu);
+		if (!((s->state & KATRA_SLOT_ACTIVE) && s->tid == (__u32)pid_tgid) &&
+		    !(fault_exit_live && s->fault_ts))
+			return 0;
+	}
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
 	/* a syscall or a fault in progress: its Begin must not wait for the

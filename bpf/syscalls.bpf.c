@@ -298,6 +298,16 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
+	if (!select_all) {
+		/* -e: an unselected call whose enter was not kept here costs only
+		 * this check (no busy mark, no clock); a flushed enter of another
+		 * number is let go below in the same case */
+		cpu = bpf_get_smp_processor_id();
+		p = PEND_SLOT(cpu);
+		if (!((p->state & KATRA_SLOT_ACTIVE) && p->tid == tid) &&
+		    !selected(btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax)))
+			return 0;
+	}
 	cpu = katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;

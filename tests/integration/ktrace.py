@@ -742,6 +742,26 @@ def check_select_io(trace_path, wl_path):
     return "%d pread64 spans per thread, no getppid, OffCpu or faults" % w["n"]
 
 
+def check_select_io_pingpong(trace_path, wl_path):
+    """-e io on pingpong: every pipe read blocks, so its enter is written when
+    the thread leaves the CPU (no sched probe records it) and its exit,
+    maybe on another CPU, closes it: exactly K paired read and K paired write
+    spans per thread on the pipes, and no OffCpu or Wakeup."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    k = w["k"]
+    for tid, rfd, wfd in ((w["tid_a"], w["pong_fd"][0], w["ping_fd"][1]),
+                          (w["tid_b"], w["ping_fd"][0], w["pong_fd"][1])):
+        evs = t.thread(tid)
+        for kind, fd in (("FileRead", rfd), ("FileWrite", wfd)):
+            n = len([b for b, e in spans(t, evs, kind) if (b["payload"] or {}).get("fd") == fd])
+            expect(n == k, "thread %d: %d %s spans on fd %d, expected %d" % (tid, n, kind, fd, k))
+    for kind in ("OffCpu", "Wakeup"):
+        n = sum(1 for e in t.events if e["kind"] == kind)
+        expect(n == 0, "%d %s events with -e io" % (n, kind))
+    return "%d blocking pipe reads and %d writes per thread, each a closed span" % (k, k)
+
+
 def check_ktable(trace_path, wl_path, table_size):
     """More syscalls blocked at once than the kernel's in-flight table holds:
     every refused entry is counted (KernelTable, instance 0) and is exactly one
@@ -777,6 +797,7 @@ def check_ktable(trace_path, wl_path, table_size):
 CHECKS = {
     "ktable": check_ktable,
     "select_io": check_select_io,
+    "select_io_pingpong": check_select_io_pingpong,
     "process-events": check_process_events,
     "epochs": check_epochs,
     "paths": check_paths,

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # -e io: the kernel filters unselected syscalls and layers: exactly the N
 # pread64 spans, no getppid, no OffCpu, no page faults, a valid trace whose
-# notes say what was selected.
+# notes say what was selected.  Then pingpong under -e io: every pipe read
+# blocks, so without the sched class the switch-out still writes its enter
+# and the exit closes it: exactly K read and K write spans per thread.
 . "$(dirname "$0")/lib.sh"
 kt_require
 kt_workload syscalls 1500 700
@@ -12,3 +14,13 @@ kt_wait_recorder 0
 kt_verify
 grep -q '"events: io,proc"' "$TRACE.jsonl" || kt_fail "the header does not name the selection"
 kt_check select_io "$TRACE.jsonl" "$T/syscalls.out"
+note=$(kt_tail "$T/check.out")
+
+rm -f "$T/ready"
+kt_workload pingpong 300
+kt_record -e io -p "$WL_PID" --force
+kt_wait_workload 30
+kt_wait_recorder 0
+kt_verify
+kt_check select_io_pingpong "$TRACE.jsonl" "$T/pingpong.out"
+kt_note "$note; pingpong: $(kt_tail "$T/check.out")"
