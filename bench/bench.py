@@ -639,6 +639,8 @@ def game_run(col, uncapped, seconds, d, timeline=False):
                                       'pacing_ns', 'syscalls', 'syscalls_total', 'total',
                                       'events', 'frame_work_ns', 'start_mono_ns')})
         res['truth'] = t['total']
+        if t.get('cpu_ns') and t.get('frames'):  # the threads' own CPU per frame
+            res['wl_cpu_per_frame_ns'] = (t['cpu_ns']['user'] + t['cpu_ns']['sys']) / t['frames']
     return res
 
 
@@ -684,6 +686,11 @@ def game_summarize(rows, cols):
         s['work_ms'] = {q: spread([r['work_ns'][q] / 1e6 for r, _ in ok]) for q in QS}
         s['ratio'] = {q: spread([r['work_ns'][q] / u['work_ns'][q] for r, u in ok]) for q in QS}
         s['excess'] = {q: s['ratio'][q]['median'] - 1 for q in QS}
+        # the workload's own CPU per frame, to the untraced run's: the probes'
+        # in-context cost, without wall time's scheduling noise
+        s['cpu_ratio'] = spread([r['wl_cpu_per_frame_ns'] / u['wl_cpu_per_frame_ns']
+                                 for r, u in ok if r.get('wl_cpu_per_frame_ns')
+                                 and u.get('wl_cpu_per_frame_ns')])
         s['pacing_p99_us'] = spread([r['pacing_ns']['p99'] / 1e3 for r, _ in ok])
         s['missed'] = spread([r['missed'] for r, _ in ok])
         s['fps'] = spread([r['fps'] for r, _ in ok])
@@ -695,6 +702,8 @@ def game_summarize(rows, cols):
         s['cpu_pct'] = med([100 * r['cpu_ns'] / r['elapsed_ns'] for r, _ in ok
                             if r.get('cpu_ns') is not None])
         s['events_per_s'] = med([r['truth'] / r['elapsed_ns'] * 1e9 for r, _ in ok])
+        s['cpu_per_frame_us'] = med([r['wl_cpu_per_frame_ns'] / 1e3 for r, _ in ok
+                                     if r.get('wl_cpu_per_frame_ns')])
         out[c] = s
     return out
 
@@ -708,9 +717,9 @@ def game_table(gs, cols, uncapped):
         print('| column | fps | fps cost | frame work p50 | tracer CPU | lost |')
         print('|---|---|---|---|---|---|')
     else:
-        print('| column | work p50 | p99 | p99.9 | max | pacing p99 | missed | '
+        print('| column | work p50 | p99 | p99.9 | max | workload CPU/frame | pacing p99 | missed | '
               'recorded / truth, lost | tracer CPU | peak RSS |')
-        print('|---|---|---|---|---|---|---|---|---|---|')
+        print('|---|---|---|---|---|---|---|---|---|---|---|')
     for c in cols:
         s = gs.get(c, {})
         if 'error' in s:
@@ -734,8 +743,11 @@ def game_table(gs, cols, uncapped):
             continue
         if c == 'untraced':
             cells = [f"{s['work_ms'][q]['median']:.2f} ms" for q in QS]
+            cpu_f = [r for r in [s.get('cpu_per_frame_us')] if r is not None]
+            cells.append(f"{cpu_f[0]:.0f} us" if cpu_f else '-')
         else:
             cells = [fmt_ratio(s['ratio'][q]) for q in QS]
+            cells.append(fmt_ratio(s['cpu_ratio']) if s.get('cpu_ratio') else '-')
         rec = '-' if c == 'untraced' else (
             (f"{s['recorded']:.0f} / {s['truth']:.0f}, " if s.get('recorded') is not None
              else '') + lost)
@@ -802,6 +814,24 @@ def game_targets(gs):
                       'result': 'INFO',
                       'detail': f'{a:.3f} = {a / b:.2f} x katra-record\'s {b:.3f}' if b > 0 else
                       f'{a:.3f} vs {b:.3f}'})
+    # the same comparisons on the workload's own CPU per frame (in-context
+    # cost: probes and the syscall slow path, not the tracer's process)
+    def cpu_x(x):
+        return x['cpu_ratio']['median'] - 1 if x.get('cpu_ratio') else None
+    kc, tcc, flc, noc = (cpu_x(x) for x in (k, tc, fl, noop))
+    if kc is not None and tcc:
+        t.append({'target': "(cpu) game: katra-record's workload CPU/frame excess vs trace-cmd's",
+                  'result': 'INFO', 'detail': f'{kc:.3f} = {kc / tcc:.2f} x {tcc:.3f}'})
+    if kc is not None and flc:
+        t.append({'target': "(cpu) game: katra-record's workload CPU/frame excess vs "
+                  "floor-ringbuf's", 'result': 'INFO', 'detail': f'{kc:.3f} = {kc / flc:.2f} x {flc:.3f}'})
+    if noc is not None and kc:
+        t.append({'target': "(cpu) game: floor-noop's workload CPU/frame excess vs katra-record's",
+                  'result': 'INFO', 'detail': f'{noc:.3f} = {noc / kc:.2f} x {kc:.3f}'})
+    ioc = cpu_x(gs.get('katra-record -e io', {}))
+    if ioc is not None and kc:
+        t.append({'target': "(cpu) game: katra-record -e io's workload CPU/frame excess vs the "
+                  "full capture's", 'result': 'INFO', 'detail': f'{ioc:.3f} = {ioc / kc:.2f} x {kc:.3f}'})
     io = gs.get('katra-record -e io', {})
     for q in ('p50', 'p99'):
         name = f"game {q}: katra-record -e io excess <= 0.3 x the full capture's"

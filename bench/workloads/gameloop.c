@@ -82,6 +82,7 @@ static const char *const kind_name[K_NKINDS] = {
 struct tstat {
 	uint64_t sc[K_NKINDS];
 	uint64_t vcsw, ivcsw, minflt;
+	uint64_t user_ns, sys_ns; /* CPU time in the counted window */
 	uint64_t uring_sub, uring_done, jobs, churn;
 	uint64_t checksum;
 	struct rusage r0;
@@ -153,6 +154,11 @@ static ssize_t c_pread(struct tstat *st, int fd, void *b, size_t n, off_t off)
 	return syscall(SYS_pread64, fd, b, n, off);
 }
 
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
 static void start_counting(struct tstat *st)
 {
 	st->counting = 1;
@@ -170,6 +176,8 @@ static void stop_counting(struct tstat *st)
 	st->vcsw = r1.ru_nvcsw - st->r0.ru_nvcsw;
 	st->ivcsw = r1.ru_nivcsw - st->r0.ru_nivcsw;
 	st->minflt = r1.ru_minflt - st->r0.ru_minflt;
+	st->user_ns = tv_ns(&r1.ru_utime) - tv_ns(&st->r0.ru_utime);
+	st->sys_ns = tv_ns(&r1.ru_stime) - tv_ns(&st->r0.ru_stime);
 }
 
 /* every thread but main parks here until the gate opens */
@@ -668,6 +676,8 @@ int main(int argc, char **argv)
 		tot.vcsw += all[i]->vcsw;
 		tot.ivcsw += all[i]->ivcsw;
 		tot.minflt += all[i]->minflt;
+		tot.user_ns += all[i]->user_ns;
+		tot.sys_ns += all[i]->sys_ns;
 		tot.uring_sub += all[i]->uring_sub;
 		tot.uring_done += all[i]->uring_done;
 		tot.jobs += all[i]->jobs;
@@ -705,6 +715,10 @@ int main(int argc, char **argv)
 	       "\"checksum\":\"%016llx\"},",
 	       (unsigned long long)tot.jobs, (unsigned long long)tot.churn,
 	       (unsigned long long)driver_cmds, (unsigned long long)checksum);
+	/* the threads' own CPU time: a tracer's in-context cost (its probes run
+	 * in the traced threads) without the scheduling noise of wall time */
+	printf("\"cpu_ns\":{\"user\":%llu,\"sys\":%llu},", (unsigned long long)tot.user_ns,
+	       (unsigned long long)tot.sys_ns);
 	printf("\"ctx_switches\":{\"voluntary\":%llu,\"involuntary\":%llu},\"page_faults\":%llu,"
 	       "\"io_uring\":{\"submitted\":%llu,\"completed\":%llu},",
 	       (unsigned long long)tot.vcsw, (unsigned long long)tot.ivcsw,
