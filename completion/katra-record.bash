@@ -29,12 +29,15 @@ _katra_record()
 	-u | --user)
 		COMPREPLY=($(compgen -u -- "$cur"))
 		return ;;
+	--drain-policy)
+		COMPREPLY=($(compgen -W "idle normal" -- "$cur"))
+		return ;;
 	-d | --duration | --buffer-size | --max-loss)
 		return ;;
 	esac
 	COMPREPLY=($(compgen -W "-p --pid -o --output -z --compress -f --force -d --duration
 		--no-follow --buffer-size --paths --epoch-fifo --summary-json --ready-file
-		-e --events -u --user --max-loss -q --quiet
+		-e --events -u --user --max-loss --drain-policy -q --quiet
 		-v --verbose -h --help -V --version --" -- "$cur"))
 }
 complete -F _katra_record katra-record
