@@ -792,46 +792,34 @@ def game_targets(gs):
     # what the floors allow: no tracer on these attach points costs less than
     # floor-noop (attached, returns at once) or writes a record per event for
     # less than floor-ringbuf, so a target below them cannot be met here
+    def info(name, a, b, of):
+        t.append({'target': name, 'result': 'INFO',
+                  'detail': f"{a:.3f} = {a / b:.2f} x {of + ' ' if of else ''}{b:.3f}" if b
+                  else f'{a:.3f} vs {b:.3f}'})
+
     noop = gs.get('floor-noop', {})
-    if 'excess' in noop and have['trace-cmd']:
-        for q in ('p50', 'p99'):
-            a, b = noop['excess'][q], tc['excess'][q]
-            t.append({'target': f"(floor) game {q}: floor-noop's excess vs 0.4 x trace-cmd's",
-                      'result': 'INFO',
-                      'detail': f'{a:.3f} = {a / b:.2f} x trace-cmd\'s {b:.3f}' if b > 0 else
-                      f'{a:.3f} vs {b:.3f}'})
-    if have['floor-ringbuf'] and have['trace-cmd']:
-        for q in ('p50', 'p99'):
-            a, b = fl['excess'][q], tc['excess'][q]
-            t.append({'target': f"(floor) game {q}: floor-ringbuf's excess vs 0.4 x trace-cmd's",
-                      'result': 'INFO',
-                      'detail': f'{a:.3f} = {a / b:.2f} x trace-cmd\'s {b:.3f}' if b > 0 else
-                      f'{a:.3f} vs {b:.3f}'})
-    if 'excess' in noop and have['katra-record']:
-        for q in ('p50', 'p99'):
-            a, b = noop['excess'][q], k['excess'][q]
-            t.append({'target': f"(floor) game {q}: floor-noop's excess vs 0.3 x the full capture's",
-                      'result': 'INFO',
-                      'detail': f'{a:.3f} = {a / b:.2f} x katra-record\'s {b:.3f}' if b > 0 else
-                      f'{a:.3f} vs {b:.3f}'})
+    for floor, x, ref, rname, target in (
+            ('floor-noop', noop, tc, "trace-cmd's", '0.4 x trace-cmd\'s'),
+            ('floor-ringbuf', fl, tc, "trace-cmd's", '0.4 x trace-cmd\'s'),
+            ('floor-noop', noop, k, "katra-record's", "0.3 x the full capture's")):
+        if 'excess' in x and 'excess' in ref:
+            for q in ('p50', 'p99'):
+                info(f"(floor) game {q}: {floor}'s excess vs {target}", x['excess'][q],
+                     ref['excess'][q], rname)
+
     # the same comparisons on the workload's own CPU per frame (in-context
     # cost: probes and the syscall slow path, not the tracer's process)
     def cpu_x(x):
         return x['cpu_ratio']['median'] - 1 if x.get('cpu_ratio') else None
     kc, tcc, flc, noc = (cpu_x(x) for x in (k, tc, fl, noop))
-    if kc is not None and tcc:
-        t.append({'target': "(cpu) game: katra-record's workload CPU/frame excess vs trace-cmd's",
-                  'result': 'INFO', 'detail': f'{kc:.3f} = {kc / tcc:.2f} x {tcc:.3f}'})
-    if kc is not None and flc:
-        t.append({'target': "(cpu) game: katra-record's workload CPU/frame excess vs "
-                  "floor-ringbuf's", 'result': 'INFO', 'detail': f'{kc:.3f} = {kc / flc:.2f} x {flc:.3f}'})
-    if noc is not None and kc:
-        t.append({'target': "(cpu) game: floor-noop's workload CPU/frame excess vs katra-record's",
-                  'result': 'INFO', 'detail': f'{noc:.3f} = {noc / kc:.2f} x {kc:.3f}'})
     ioc = cpu_x(gs.get('katra-record -e io', {}))
-    if ioc is not None and kc:
-        t.append({'target': "(cpu) game: katra-record -e io's workload CPU/frame excess vs the "
-                  "full capture's", 'result': 'INFO', 'detail': f'{ioc:.3f} = {ioc / kc:.2f} x {kc:.3f}'})
+    for name, a, b in (
+            ("katra-record's workload CPU/frame excess vs trace-cmd's", kc, tcc),
+            ("katra-record's workload CPU/frame excess vs floor-ringbuf's", kc, flc),
+            ("floor-noop's workload CPU/frame excess vs katra-record's", noc, kc),
+            ("katra-record -e io's workload CPU/frame excess vs the full capture's", ioc, kc)):
+        if a is not None and b is not None:
+            info(f'(cpu) game: {name}', a, b, '')
     io = gs.get('katra-record -e io', {})
     for q in ('p50', 'p99'):
         name = f"game {q}: katra-record -e io excess <= 0.3 x the full capture's"
