@@ -837,14 +837,17 @@ def pipeline_scaling(runs):
     Memory is the bench process's own VmHWM (program, libc, writer,
     pipeline): not ru_maxrss, which a child inherits from this driver across
     exec (results up to 2026-11-30 show the driver's ~80 MiB there)."""
-    out = {}
-    for rings in (2, 16, 128):
-        rs = []
-        for _ in range(runs):
+    out, got = {}, {n: [] for n in (2, 16, 128)}
+    # interleaved: the VM's speed drifts over minutes (2 rings measured 45
+    # then 66-87 ns in one evening), and a ratio of two runs minutes apart
+    # showed the drift, not the merge
+    for _ in range(runs):
+        for rings in got:
             r = subprocess.run([os.path.join(B, 'pipeline-bench'), '2000000', '/dev/shm',
                                 str(rings)], capture_output=True, text=True)
             if r.returncode == 0:
-                rs.append(json.loads(r.stdout))
+                got[rings].append(json.loads(r.stdout))
+    for rings, rs in got.items():
         if rs:
             out[rings] = {'ns_per_event': med([x['ns_per_event'] for x in rs]),
                           'peak_rss_kib': max(x['peak_rss_kib'] for x in rs)}
