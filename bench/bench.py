@@ -51,9 +51,10 @@ GAME_COLUMNS = ['untraced', 'katra-record', 'trace-cmd', 'perf', 'bpftrace', 'fl
                 'floor-noop']
 GAME_WORKERS = 4
 GAME_SEED = 1
-# KiB hashed per job: 8 puts ~40 % of a frame's work in syscalls and faults,
-# as dense as the frame loop the issue measured (its trace-cmd excess ~0.5);
-# at 32 the hashing hid the tracers' cost under the VM's run-to-run noise
+# KiB hashed per job: at 8 about half of the workload's CPU time is in the
+# kernel (syscalls, faults: 1.0 of 2.0 ms a frame untraced, its getrusage), so
+# the tracers' cost stands out of the VM's run-to-run noise; at 32 the hashing
+# hid it
 GAME_JOB_KIB = 8
 # seconds per run: (60 Hz capped, uncapped)
 GAME_SECONDS = {'full': (6.0, 3.0), 'quick': (3.0, 1.0)}

@@ -253,7 +253,7 @@ static bool process_gone(uint32_t pid)
 }
 
 /* Words of the tracked bitmaps that can hold a pid now: no pid reaches
- * kernel.pid_max (32768 on many systems: 1 KiB of the 512 KiB maps).  Read at
+ * kernel.pid_max (32768 on many systems: 4 KiB of each 512 KiB map).  Read at
  * every scan, as root may raise it during a capture; all of them if unknown.
  * The scans run every 100 ms and used to stream 2 MiB through the caches the
  * traced program was using. */
