@@ -198,15 +198,15 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 			err = -E2BIG;
 			break;
 		}
-		p->probes[p->nprobes].fexit_err = not_selected(p->select, name + 3)
-							  ? -ENOENT : probe_fexit(vmlinux, name + 3);
-		p->probes[p->nprobes].lacks = not_selected(p->select, name + 3)
-						      ? "not selected (-e)" : NULL;
-		have_func = !p->probes[p->nprobes].fexit_err;
+		struct probe *pr = &p->probes[p->nprobes++];
+		bool unselected = not_selected(p->select, name + 3);
+
+		pr->fexit_err = unselected ? -ENOENT : probe_fexit(vmlinux, name + 3);
+		pr->lacks = unselected ? "not selected (-e)" : NULL;
+		have_func = !pr->fexit_err;
 		bpf_program__set_autoload(prog, have_func);
-		p->probes[p->nprobes].name = name + 3;
-		p->probes[p->nprobes].use = have_func ? prog : NULL;
-		p->nprobes++;
+		pr->name = name + 3;
+		pr->use = have_func ? prog : NULL;
 	}
 	btf__free(vmlinux);
 	return err;

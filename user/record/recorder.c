@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <grp.h>
-#include <pwd.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

@@ -105,6 +105,8 @@ int katra_record_open_fifo(struct epoch_input *in, const char *path)
 
 void katra_record_close_fifo(struct epoch_input *in, const char *path)
 {
+	/* a SIGUSR1 after this must not read whatever reuses the number */
+	fifo_fd_for_marks = -1;
 	if (in->fifo_fd >= 0)
 		close(in->fifo_fd);
 	if (in->fifo_created)
