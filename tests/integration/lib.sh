@@ -248,6 +248,35 @@ kt_verified_check()
 	kt_note "$(kt_tail "$T/check.out")"
 }
 
+# kt_wait_started NAME PID: waits up to 20 s for $T/started, which a gated
+# program (PID, its stderr in $T/NAME.err) creates once it is set up before it
+# waits for $T/gate; fails, naming NAME, if PID exits first or it does not come.
+kt_wait_started()
+{
+	local name=$1 pid=$2
+	for _ in $(seq 400); do
+		[ -e "$T/started" ] && return 0
+		kt_is_running "$pid" || kt_fail "$name exited early: $(kt_tail "$T/$name.err")"
+		sleep 0.05
+	done
+	kt_fail "$name did not start within 20 s"
+}
+
+# kt_open_gate NAME SECONDS [ARGS...]: attaches katra-record -p $WL_PID ARGS
+# (kt_record: REC_PID) to the program waiting at $T/gate and opens the gate;
+# the program must exit 0 within SECONDS.  NAME names it in the failures; its
+# stderr is $T/NAME.err, with a .exe ending left off (a Wine program
+# PROG.exe that kw_uprobe_start started writes $T/PROG.err).
+kt_open_gate()
+{
+	local name=$1 secs=$2
+	shift 2
+	kt_record -p "$WL_PID" "$@"
+	touch "$T/gate"
+	kt_wait "$WL_PID" "$secs" || kt_fail "$name still running after $secs s"
+	[ "$KT_RC" = 0 ] || kt_fail "$name exited $KT_RC: $(kt_tail "$T/${name%.exe}.err")"
+}
+
 # kt_gated NAME SECONDS CMD ARGS...: a program that creates $T/started once it
 # is set up and then waits for $T/gate (vksubmit, vkpresent: they take those
 # two paths as their first arguments): starts CMD ARGS (stdout $T/NAME.out,
@@ -261,16 +290,8 @@ kt_gated()
 	"$@" >"$T/$name.out" 2>"$T/$name.err" &
 	WL_PID=$!
 	KT_PIDS="$KT_PIDS $WL_PID"
-	for _ in $(seq 400); do
-		[ -e "$T/started" ] && break
-		kt_is_running "$WL_PID" || kt_fail "$name exited early: $(kt_tail "$T/$name.err")"
-		sleep 0.05
-	done
-	[ -e "$T/started" ] || kt_fail "$name did not start within 20 s"
-	kt_record -p "$WL_PID"
-	touch "$T/gate"
-	kt_wait "$WL_PID" "$secs" || kt_fail "$name still running after $secs s"
-	[ "$KT_RC" = 0 ] || kt_fail "$name exited $KT_RC: $(kt_tail "$T/$name.err")"
+	kt_wait_started "$name" "$WL_PID"
+	kt_open_gate "$name" "$secs"
 	kt_wait_recorder 0
 }
 

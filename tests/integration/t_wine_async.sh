@@ -10,20 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require
-EXE=$KT_ROOT/build/uprobe/ntasync.exe
-kw_uprobe_setup "$EXE"
 N=6 M=5
-kw_start_gated "$EXE" ntasync $N $M
-WL_PID=$KW_PID
-"$REC" --ready-file "$T/ready" -o "$TRACE" -p "$WL_PID" >"$T/rec.out" 2>"$T/rec.err" &
-REC_PID=$!
-KT_PIDS="$KT_PIDS $REC_PID"
-kt_wait_ready
-touch "$T/gate"
-kt_wait "$WL_PID" 30 || kt_fail "ntasync.exe still running after 30 s"
-[ "$KT_RC" = 0 ] || kt_fail "ntasync.exe exited $KT_RC: $(kt_tail "$T/ntasync.err")"
+kw_uprobe_start ntasync $N $M
+kt_open_gate ntasync.exe 30
 kt_wait_recorder 0
 kt_verify
-python3 "$KT_ROOT/tests/uprobe/uptrace.py" wine-async "$TRACE.jsonl" "$T/ntasync.out" "$WL_PID" \
-	>"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
-kt_note "$(kt_tail "$T/check.out")"
+kt_uptrace wine-async "$TRACE.jsonl" "$T/ntasync.out" "$WL_PID"

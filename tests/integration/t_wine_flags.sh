@@ -20,10 +20,7 @@ grep -q "^katra-record: --session: PID $BUSY_PID (forktree) is not a Wine proces
 	kt_fail "--session on a Linux process: no clear message: $(kt_tail "$T/rec.err" 2)"
 [ ! -e "$T/bad.ktrc" ] || kt_fail "--session on a Linux process left a trace file"
 
-kw_start "$PFX_A" first.exe
-FIRST=$KW_PID
-kw_start "$PFX_A" second.exe
-SECOND=$KW_PID
+kw_start_pair
 kw_start "$PFX_B" second.exe
 OTHER=$KW_PID
 SESSION=$(kw_session_pids "$FIRST" | tr '\n' ,)

@@ -13,18 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require
-EXE=$KT_ROOT/build/uprobe/ntgen.exe
-kw_uprobe_setup "$EXE"
 Y=37 E=23
-kw_start_gated "$EXE" ntgen $Y $E
-WL_PID=$KW_PID
-"$REC" --ready-file "$T/ready" -o "$TRACE" -p "$WL_PID" -d 60 >"$T/rec.out" 2>"$T/rec.err" &
-REC_PID=$!
-KT_PIDS="$KT_PIDS $REC_PID"
-kt_wait_ready
-touch "$T/gate"
-kt_wait "$WL_PID" 30 || kt_fail "ntgen.exe still running after 30 s"
-[ "$KT_RC" = 0 ] || kt_fail "ntgen.exe exited $KT_RC: $(kt_tail "$T/ntgen.err")"
+kw_uprobe_start ntgen $Y $E
+kt_open_gate ntgen.exe 30 -d 60
 kill -INT "$REC_PID" 2>/dev/null
 kt_wait_recorder 0
 kt_verify

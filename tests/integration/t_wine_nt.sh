@@ -10,23 +10,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require
-EXE=$KT_ROOT/build/uprobe/ntio.exe
-kw_uprobe_setup "$EXE"
 N_PLAIN=20 N_OVL=10 M=15 K=12
 head -c 65536 /dev/urandom >"$T/data"
-kw_start_gated "$EXE" ntio "$(kw_win "$T/data")" $N_PLAIN $N_OVL $M $K
-WL_PID=$KW_PID
+kw_uprobe_start ntio "$(kw_win "$T/data")" $N_PLAIN $N_OVL $M $K
 grep -q 'x86_64-unix/ntdll.so' "/proc/$WL_PID/maps" || kt_fail "process $WL_PID does not map ntdll.so"
-"$REC" --ready-file "$T/ready" -o "$TRACE" -p "$WL_PID" >"$T/rec.out" 2>"$T/rec.err" &
-REC_PID=$!
-KT_PIDS="$KT_PIDS $REC_PID"
-kt_wait_ready
-touch "$T/gate"
-kt_wait "$WL_PID" 30 || kt_fail "ntio.exe still running after 30 s"
-[ "$KT_RC" = 0 ] || kt_fail "ntio.exe exited $KT_RC: $(kt_tail "$T/ntio.err")"
+kt_open_gate ntio.exe 30
 kt_wait_recorder 0
 kt_verify
 read -r dev ino < <(stat -c '%d %i' "$T/data")
-python3 "$KT_ROOT/tests/uprobe/uptrace.py" wine-nt "$TRACE.jsonl" "$T/ntio.out" "$WL_PID" \
-	"$dev" "$ino" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
-kt_note "$(kt_tail "$T/check.out")"
+kt_uptrace wine-nt "$TRACE.jsonl" "$T/ntio.out" "$WL_PID" "$dev" "$ino"

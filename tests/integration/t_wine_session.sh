@@ -12,10 +12,7 @@
 kt_require
 kw_setup
 
-kw_start "$PFX_A" first.exe
-FIRST=$KW_PID
-kw_start "$PFX_A" second.exe
-SECOND=$KW_PID
+kw_start_pair
 kw_start "$PFX_B" second.exe
 OTHER=$KW_PID
 kt_busy 1

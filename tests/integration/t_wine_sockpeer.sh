@@ -10,9 +10,7 @@
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require
 kw_setup
-kw_start "$PFX_A" first.exe
-FIRST=$KW_PID
-kw_start "$PFX_A" second.exe
+kw_start_pair
 # the helpers (services.exe, winedevice.exe, ...) start a while after the
 # first program: wait until the session stays the same for a second
 prev="" SESSION=""

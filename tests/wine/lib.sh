@@ -10,14 +10,18 @@
 # Everything started is killed at exit, and both prefixes' wineservers with
 # it (wineserver -k).
 #
+# kw_start_pair: the session of two programs the session tests trace:
+# first.exe and second.exe started (kw_start) in prefix A; sets FIRST, SECOND.
+#
 # For the uprobe tests (programs of tests/uprobe/, build/uprobe/*.exe, which
 # create a STARTED file and then wait for a GATE file): kw_uprobe_setup EXE
 # skips (77) without Wine or EXE and exports WINEPREFIX (prefix A only:
 # prefix.sh --one); kw_win PATH prints PATH as Wine's Z: drive names it;
-# kw_start_gated EXE NAME ARGS... starts `wine EXE STARTED GATE ARGS...`
-# untraced ($T/started, $T/gate; output in $T/NAME.out and .err) and returns
-# once it created STARTED, with KW_PID set: open its gate with
-# `touch "$T/gate"`.
+# kw_uprobe_start NAME ARGS... does kw_uprobe_setup for build/uprobe/NAME.exe,
+# starts `wine NAME.exe STARTED GATE ARGS...` untraced ($T/started, $T/gate;
+# output in $T/NAME.out and .err) and returns once it created STARTED, with
+# WL_PID set: `kt_open_gate NAME.exe SECONDS` attaches katra-record to it and
+# opens its gate.
 
 KW_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WINE_BIN=$KT_ROOT/build/wine
@@ -75,20 +79,16 @@ kw_win()
 	printf 'Z:%s' "${1//\//\\}"
 }
 
-kw_start_gated()
+kw_uprobe_start()
 {
-	local exe=$1 name=$2
-	shift 2
+	local name=$1 exe=$KT_ROOT/build/uprobe/$1.exe
+	shift
+	kw_uprobe_setup "$exe"
 	wine "$exe" "$(kw_win "$T/started")" "$(kw_win "$T/gate")" "$@" \
 		>"$T/$name.out" 2>"$T/$name.err" &
-	KW_PID=$!
-	KT_PIDS="$KT_PIDS $KW_PID"
-	for _ in $(seq 400); do
-		[ -e "$T/started" ] && return
-		kt_is_running "$KW_PID" || kt_fail "$name exited early: $(kt_tail "$T/$name.err")"
-		sleep 0.05
-	done
-	kt_fail "$name did not start within 20 s"
+	WL_PID=$!
+	KT_PIDS="$KT_PIDS $WL_PID"
+	kt_wait_started "$name" "$WL_PID"
 }
 
 # kw_start PREFIX NAME.exe [SECONDS]: sets KW_PID.
@@ -106,6 +106,16 @@ kw_start()
 		[ "$n" -gt 0 ] || kt_fail "wine $exe not running after ${KW_READY_TIMEOUT}s"
 		sleep 0.05
 	done
+}
+
+# FIRST, SECOND: the caller's
+# shellcheck disable=SC2034
+kw_start_pair()
+{
+	kw_start "$PFX_A" first.exe
+	FIRST=$KW_PID
+	kw_start "$PFX_A" second.exe
+	SECOND=$KW_PID
 }
 
 # kw_server_dir PID: the wineserver directory PID maps (as it names it).
