@@ -5,18 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../user/record/order.h"
-
-static void push(struct order *o, unsigned ring, uint64_t key, uint32_t tag)
-{
-	struct pending *p = order_slot(o, ring);
-
-	cr_assert_not_null(p);
-	memset(p, 0, sizeof(*p));
-	p->key = key;
-	p->u.head.tid = tag;
-	order_commit(o, ring);
-}
+#include "order_test_util.h"
 
 static const struct pending *fifo_head(const struct order *o, unsigned ring)
 {
@@ -71,13 +60,13 @@ Test(order_merge, a_run_on_one_ring_stops_at_an_equal_key_of_a_lower_ring)
 	uint32_t want[] = { 13, 24, 15, 25, 26, 35, 27 };
 
 	cr_assert_eq(order_init(&o, 4, 16, 1 << 20), 0);
-	push(&o, 2, 4, 24);
-	push(&o, 2, 5, 25);
-	push(&o, 2, 5, 26);
-	push(&o, 2, 6, 27);
-	push(&o, 3, 5, 35);
-	push(&o, 1, 3, 13);
-	push(&o, 1, 5, 15);
+	push_key(&o, 2, 4, 24);
+	push_key(&o, 2, 5, 25);
+	push_key(&o, 2, 5, 26);
+	push_key(&o, 2, 6, 27);
+	push_key(&o, 3, 5, 35);
+	push_key(&o, 1, 3, 13);
+	push_key(&o, 1, 5, 15);
 	check_heap(&o);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_assert_eq(pop_tag(&o, 100, &ring), want[i], "item %zu", i);
@@ -92,10 +81,10 @@ Test(order_merge, a_resorted_head_goes_behind_other_rings_and_its_own_next_item)
 	struct pending *p;
 
 	cr_assert_eq(order_init(&o, 3, 16, 1 << 20), 0);
-	push(&o, 0, 10, 1);
-	push(&o, 0, 40, 2);
-	push(&o, 1, 20, 3);
-	push(&o, 2, 30, 4);
+	push_key(&o, 0, 10, 1);
+	push_key(&o, 0, 40, 2);
+	push_key(&o, 1, 20, 3);
+	push_key(&o, 2, 30, 4);
 	/* a combined syscall: its Begin is written, it stays as its End (35) */
 	p = order_peek(&o, 100, &ring);
 	cr_assert_eq(ring, 0);
@@ -186,7 +175,7 @@ Test(order_merge, random_pushes_pops_and_resorts_follow_the_model)
 			while (at && m[r].key[at - 1] > key)
 				at--;
 			model_insert(&m[r], at, key, tag);
-			push(&o, r, key, tag++);
+			push_key(&o, r, key, tag++);
 		} else {
 			int want = model_next(m);
 			unsigned ring;
@@ -253,7 +242,7 @@ Test(order_merge, first_fifos_take_an_eighth_of_the_budget_whatever_the_ring_cou
 	cr_assert_leq(o.item_capacity, budget / 8);
 	cr_assert_geq(o.min_cap, 16);
 	for (uint32_t i = 0; i < 8192; i++)
-		push(&o, 5, i, i);
+		push_key(&o, 5, i, i);
 	cr_assert_geq(o.fifos[5].cap, 8192, "a busy ring grew within the budget");
 	for (uint32_t i = 0; i < 8192; i++)
 		cr_assert_eq(pop_tag(&o, UINT64_MAX, &ring), i);

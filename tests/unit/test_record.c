@@ -5,25 +5,13 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
-#include "format_test_util.h"
+#include "order_test_util.h"
+#include "pipeline_test_util.h"
 #include "../../user/record/cli.h"
 #include "../../user/record/emit.h"
-#include "../../user/record/order.h"
-#include "../../user/record/pipeline.h"
 #include "../../user/record/syscalls.h"
 
 /* ---- order ---- */
-
-static void push_key(struct order *o, unsigned ring, uint64_t key, uint32_t tag)
-{
-	struct pending *p = order_slot(o, ring);
-
-	cr_assert_not_null(p);
-	memset(p, 0, sizeof(*p));
-	p->key = key;
-	p->u.head.tid = tag;
-	order_commit(o, ring);
-}
 
 Test(order, merges_rings_by_key_and_sorts_late_items_within_a_ring)
 {
@@ -164,6 +152,21 @@ static void open_emitter(struct emitter *e, struct katra_writer **w, const char 
 	cr_assert_eq(emitter_init(e, *w, START, 7000000, false, &lim), 0);
 }
 
+/* An emitter writing t.ktrc in a private temporary directory: the setup of
+ * every emitter test (open_emitter alone serves those that reuse a path). */
+struct emit_trace {
+	char dir[64], path[128];
+	struct katra_writer *w;
+	struct emitter e;
+};
+
+static void emit_trace_open(struct emit_trace *t)
+{
+	temp_dir(t->dir, sizeof(t->dir));
+	snprintf(t->path, sizeof(t->path), "%s/t.ktrc", t->dir);
+	open_emitter(&t->e, &t->w, t->path);
+}
+
 static void assert_valid(const char *path)
 {
 	struct katra_verify_report rep;
@@ -174,54 +177,50 @@ static void assert_valid(const char *path)
 
 Test(emit, syscall_pairs_blocking_syscall_wakeup_and_switch_in_causes)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
+	struct emit_trace t;
 	struct pending p;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
+	emit_trace_open(&t);
 
 	/* tid 10: a combined pread64 on a file (dev 8:1 as the kernel encodes it) */
 	p = sc_item(PEND_SYSCALL_BEGIN, 10, SYS_pread64, 100, 150, KATRA_SC_ENTER | KATRA_SC_EXIT |
 		    KATRA_SC_FILE);
 	p.u.sc.args[0] = 3; p.u.sc.args[2] = 1; p.u.sc.args[3] = 77;
 	p.u.sc.dev = (8u << 20) | 1; p.u.sc.ino = 4242; p.u.sc.ret = 1;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 0 */
 	p.kind = PEND_SYSCALL_END; p.key = START + 150;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 1 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 1 */
 	/* tid 10 blocks in futex: flushed enter, switch-out, tid 11 wakes it, switch-in */
 	p = sc_item(PEND_SYSCALL_BEGIN, 10, SYS_futex, 200, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 2 */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_SWITCH; p.key = START + 210;
 	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 1, TGID, 10, START + 210 };
 	p.u.sw.prev_state = 1; p.u.sw.flags = KATRA_SW_PREV_TRACKED;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 3 */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_WAKING; p.key = START + 300;
 	p.u.wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 0, TGID, 11, START + 300 };
 	p.u.wk.target_tgid = TGID; p.u.wk.target_tid = 10; p.u.wk.target_cpu = 1;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 4 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 4 */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_SWITCH; p.key = START + 320;
 	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 1, 0, 0, START + 320 };
 	p.u.sw.next_tgid = TGID; p.u.sw.next_tid = 10; p.u.sw.flags = KATRA_SW_NEXT_TRACKED;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 5 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 5 */
 	p = sc_item(PEND_SYSCALL_END, 10, SYS_futex, 200, 330, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 6 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 6 */
 	/* tid 12: a syscall in flight at attach: an Instant */
 	p = sc_item(PEND_SYSCALL_ORPHAN, 12, SYS_getppid, 0, 340, KATRA_SC_EXIT | KATRA_SC_NO_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 7 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 7 */
 	/* tid 10 enters a syscall that never returns before the end */
 	p = sc_item(PEND_SYSCALL_BEGIN, 10, SYS_read, 400, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 8 */
-	cr_assert_eq(emit_close_open_spans(&e, START + 500), 0);                 /* seq 9 */
-	finish(&e, w);
-	emitter_free(&e);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 8 */
+	cr_assert_eq(emit_close_open_spans(&t.e, START + 500), 0);               /* seq 9 */
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
 
-	read_back(path);
+	read_back(t.path);
 	cr_assert_eq(ngot, 11, "10 events and the summary");
 	/* pread: Begin/End on one span, End caused by Begin, file identity */
 	uint64_t file_id = katra_file_id(makedev(8, 1), 4242);
@@ -271,54 +270,50 @@ Test(emit, syscall_pairs_blocking_syscall_wakeup_and_switch_in_causes)
 	cr_assert_eq(got[9].ts, 500);
 	for (size_t i = 0; i < 10; i++)
 		cr_assert_eq(got[i].seq, i);
-	assert_valid(path);
-	temp_dir_remove(dir);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
 }
 
 Test(emit, fork_exec_uring_and_a_late_event_dropped_not_moved)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
+	struct emit_trace t;
 	struct pending p;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
+	emit_trace_open(&t);
 
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_FORK; p.key = START + 10;
 	p.u.fork.head = (struct katra_wire_head){ KATRA_EV_FORK, 0, TGID, TGID, START + 10 };
 	p.u.fork.child_tgid = 600; p.u.fork.child_tid = 600; p.u.fork.flags = KATRA_FORK_TRACKED;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 0 */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_EXEC; p.key = START + 20;
 	p.u.exec.head = (struct katra_wire_head){ KATRA_EV_EXEC, 0, 600, 600, START + 20 };
 	p.u.exec.old_tid = 600;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 1 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 1 */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_URING_SUBMIT; p.key = START + 30;
 	p.u.us.head = (struct katra_wire_head){ KATRA_EV_URING_SUBMIT, 0, 600, 600, START + 30 };
 	p.u.us.ctx = 0xc0; p.u.us.req = 0xabc; p.u.us.user_data = 9;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 2 */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_URING_COMPLETE; p.key = START + 40;
 	p.u.ucp.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, 1, 600, 601, START + 40 };
 	p.u.ucp.ctx = 0xc0; p.u.ucp.req = 0xabc; p.u.ucp.user_data = 9; p.u.ucp.res = 4;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 3 */
 	/* a page fault on 600 older than its thread's last event (only possible
 	 * after a forced early release): dropped and counted, time never moved */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_PAGE_FAULT; p.key = START + 25;
 	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 0, 600, 600, START + 25 };
 	p.u.pf.address = 0x1000;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* dropped */
-	finish(&e, w);
-	cr_assert_eq(e.st.late, 1);
-	cr_assert_eq(e.st.evictions[KATRA_DROP_REORDER], 1);
-	emitter_free(&e);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* dropped */
+	finish(&t.e, t.w);
+	cr_assert_eq(t.e.st.late, 1);
+	cr_assert_eq(t.e.st.evictions[KATRA_DROP_REORDER], 1);
+	emitter_free(&t.e);
 
-	read_back(path);
+	read_back(t.path);
 	cr_assert_eq(ngot, 6 + 1, "6 events and the summary: the late fault is not written");
 	cr_assert_eq(got[0].kind, KATRA_KIND_TASK_FORK);
 	cr_assert_eq(got[0].payload.u.task_fork.child_pid, 600);
@@ -340,45 +335,41 @@ Test(emit, fork_exec_uring_and_a_late_event_dropped_not_moved)
 	cr_assert_eq(got[5].causes[0], 4);
 	for (size_t i = 0; i < 6; i++)
 		cr_assert_neq(got[i].confidence, KATRA_CONFIDENCE_ESTIMATED);
-	assert_valid(path);
-	temp_dir_remove(dir);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
 }
 
 Test(emit, a_measured_page_fault_is_a_span_with_the_offcpu_inside)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
+	struct emit_trace t;
 	struct pending p, sw;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
+	emit_trace_open(&t);
 	memset(&p, 0, sizeof(p));
 	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 0, TGID, 10, START + 900 };
 	p.u.pf.address = 0x7000; p.u.pf.ip = 0x400000; p.u.pf.error_code = 6;
 	p.u.pf.enter_ts = START + 100; p.u.pf.flags = KATRA_PF_MEASURED;
 	p.kind = PEND_FAULT_BEGIN; p.key = START + 100;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 0 */
 	/* the fault sleeps (I/O): off the CPU and back inside it */
 	memset(&sw, 0, sizeof(sw));
 	sw.kind = PEND_SWITCH; sw.key = START + 200;
 	sw.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 10, START + 200 };
 	sw.u.sw.prev_state = 2; sw.u.sw.flags = KATRA_SW_PREV_TRACKED;
-	cr_assert_eq(emit_pending(&e, &sw), 0);                                  /* seq 1 */
+	cr_assert_eq(emit_pending(&t.e, &sw), 0);                                /* seq 1 */
 	sw.key = START + 800;
 	sw.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, 0, 0, START + 800 };
 	sw.u.sw.next_tgid = TGID; sw.u.sw.next_tid = 10; sw.u.sw.flags = KATRA_SW_NEXT_TRACKED;
-	cr_assert_eq(emit_pending(&e, &sw), 0);                                  /* seq 2 */
+	cr_assert_eq(emit_pending(&t.e, &sw), 0);                                /* seq 2 */
 	p.kind = PEND_FAULT_END; p.key = START + 900;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 3 */
 	/* an unmeasured fault: an instant */
 	p.kind = PEND_PAGE_FAULT; p.key = START + 950; p.u.pf.flags = 0;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 4 */
-	finish(&e, w);
-	emitter_free(&e);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 4 */
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
 
-	read_back(path);
+	read_back(t.path);
 	cr_assert_eq(got[0].kind, KATRA_KIND_PAGE_FAULT);
 	cr_assert_eq(got[0].phase, KATRA_PHASE_BEGIN);
 	cr_assert_eq(got[0].ts, 100);
@@ -393,8 +384,8 @@ Test(emit, a_measured_page_fault_is_a_span_with_the_offcpu_inside)
 	cr_assert_eq(got[3].span, got[0].span);
 	cr_assert_eq(got[3].causes[0], 0);
 	cr_assert_eq(got[4].phase, KATRA_PHASE_INSTANT);
-	assert_valid(path);
-	temp_dir_remove(dir);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
 }
 
 Test(emit, a_full_thread_table_turns_begins_into_instants)
@@ -627,45 +618,31 @@ Test(cli, sizes_and_seconds)
 
 Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct pipeline pl;
-	struct pipeline_config pc = {
-		.nrings = 2, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
-	};
+	struct pl_trace t;
 	struct katra_ev_syscall_short gp = { .nr = SYS_getppid };
 	struct katra_ev_waking wk = { .target_tgid = TGID, .target_tid = 20 };
-	struct katra_kind_count kinds[KATRA_KIND_COUNT];
-	struct katra_drop_count drops[4];
-	struct katra_summary s;
-	uint64_t ring_drops[2] = { 0, 0 };
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
-	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	pl_trace_open(&t, 2, START);
 	/* ring 0: tid 10's getppid from 100 to 300; ring 1: tid 11 wakes 20 at
 	 * 200, and its own getppid 400..500 */
 	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 0, TGID, 10, START + 300 };
 	gp.enter_ts = START + 100;
 	gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
-	pipeline_on_record(&pl, &gp, sizeof(gp));
+	pipeline_on_record(&t.pl, &gp, sizeof(gp));
 	wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 1, TGID, 11, START + 200 };
-	pipeline_on_record(&pl, &wk, sizeof(wk));
+	pipeline_on_record(&t.pl, &wk, sizeof(wk));
 	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 1, TGID, 11, START + 500 };
 	gp.enter_ts = START + 400;
-	pipeline_on_record(&pl, &gp, sizeof(gp));
+	pipeline_on_record(&t.pl, &gp, sizeof(gp));
 	uint32_t junk[4] = { 99, 0, 0, 0 };
-	pipeline_on_record(&pl, junk, sizeof(junk));
-	cr_assert_eq(pl.bad_records, 1, "an unknown record type is counted, not trusted");
-	cr_assert_eq(pipeline_emit_until(&pl, START + 250), 0);
-	cr_assert_eq(pl.em.st.events, 2, "Begin at 100 and the wakeup at 200; not the End at 300");
-	cr_assert_eq(pipeline_finish(&pl, START + 600, ring_drops, NULL, &s, kinds, drops, 4), 0);
-	cr_assert_eq(katra_writer_finish(w, &s), 0);
-	cr_assert_eq(katra_writer_close(w), 0);
-	pipeline_free(&pl);
+	pipeline_on_record(&t.pl, junk, sizeof(junk));
+	cr_assert_eq(t.pl.bad_records, 1, "an unknown record type is counted, not trusted");
+	cr_assert_eq(pipeline_emit_until(&t.pl, START + 250), 0);
+	cr_assert_eq(t.pl.em.st.events, 2,
+		     "Begin at 100 and the wakeup at 200; not the End at 300");
+	pl_trace_finish(&t, START + 600);
 
-	read_back(path);
+	read_back(t.path);
 	/* ts order: Begin 100, Wakeup 200, End 300, Begin 400, End 500, CaptureEnd */
 	uint64_t want_ts[] = { 100, 200, 300, 400, 500 };
 	uint32_t want_phase[] = { KATRA_PHASE_BEGIN, KATRA_PHASE_INSTANT, KATRA_PHASE_END,
@@ -678,8 +655,8 @@ Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 	cr_assert_eq(got[2].causes[0], 0, "the End points at its Begin across the wakeup");
 	cr_assert_eq(got[4].causes[0], 3);
 	cr_assert_eq(got[5].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
-	assert_valid(path);
-	temp_dir_remove(dir);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
 }
 
 /* ---- ordering at scale, lifecycles, i386 (issue: exact at any load) ---- */
@@ -727,45 +704,76 @@ Test(order, a_128_ring_merge_of_skewed_bursts_releases_in_key_order_and_never_ea
 	order_free(&o);
 }
 
+/* The execve scenarios below share a skeleton: the leader (TGID) blocks in a
+ * read, thread `old` enters execve, the leader exits, the exec turns `old`
+ * into TGID, and the execve returns on TGID.  What sets the tests apart (more
+ * items, sorted by key) is emitted among those in key order, as the reorder
+ * stage would.  Then the spans still open are closed, and the trace is read
+ * back and verified. */
+struct execve_case {
+	uint32_t old;                           /* the exec'ing thread's id */
+	uint64_t read, execve, exit, exec, ret; /* when each of the five happens */
+	const char *comm;                       /* the exec's new name, or NULL */
+	const struct pending *more;
+	size_t nmore;
+};
+
+static void run_execve_case(const char *path, const struct execve_case *c)
+{
+	struct katra_writer *w;
+	struct emitter e;
+	struct pending base[5];
+	size_t i = 0, j = 0;
+
+	base[0] = sc_item(PEND_SYSCALL_BEGIN, TGID, 0 /* read */, c->read, 0, KATRA_SC_ENTER);
+	base[1] = sc_item(PEND_SYSCALL_BEGIN, c->old, 59 /* execve */, c->execve, 0,
+			  KATRA_SC_ENTER);
+	memset(&base[2], 0, sizeof(base[2]));
+	base[2].kind = PEND_EXIT; base[2].key = START + c->exit;
+	base[2].u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, TGID,
+							START + c->exit };
+	memset(&base[3], 0, sizeof(base[3]));
+	base[3].kind = PEND_EXEC; base[3].key = START + c->exec;
+	base[3].u.exec.head = (struct katra_wire_head){ KATRA_EV_EXEC, 0, TGID, TGID,
+							START + c->exec };
+	base[3].u.exec.old_tid = c->old;
+	if (c->comm)
+		snprintf(base[3].u.exec.comm, sizeof(base[3].u.exec.comm), "%s", c->comm);
+	/* execve's own return, now on the leader's id */
+	base[4] = sc_item(PEND_SYSCALL_END, TGID, 59, c->execve, c->ret,
+			  KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+
+	open_emitter(&e, &w, path);
+	while (i < 5 || j < c->nmore) {
+		bool from_base = j == c->nmore || (i < 5 && base[i].key <= c->more[j].key);
+
+		cr_assert_eq(emit_pending(&e, from_base ? &base[i++] : &c->more[j++]), 0);
+	}
+	cr_assert_eq(emit_close_open_spans(&e, START + 100), 0);
+	finish(&e, w);
+	emitter_free(&e);
+	read_back(path);
+	assert_valid(path);
+}
+
 /* the exec'ing thread (tid 502) had its execve open; the leader (500) was
  * blocked in read and was killed; 502 becomes 500 */
 Test(emit, execve_from_a_non_main_thread_leaves_no_span_open)
 {
 	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
-	struct pending p;
+	struct pending more[2];
+	struct execve_case c = {
+		.old = 502, .read = 10, .execve = 20, .exit = 30, .exec = 40, .ret = 50,
+		.comm = "newimage", .more = more, .nmore = 2,
+	};
 
 	temp_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
-	p = sc_item(PEND_SYSCALL_BEGIN, 500, 0 /* read */, 10, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	p = sc_item(PEND_SYSCALL_BEGIN, 502, 59 /* execve */, 20, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	memset(&p, 0, sizeof(p));
-	p.kind = PEND_EXIT; p.key = START + 30;
-	p.u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, 500, START + 30 };
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	memset(&p, 0, sizeof(p));
-	p.kind = PEND_EXEC; p.key = START + 40;
-	p.u.exec.head = (struct katra_wire_head){ KATRA_EV_EXEC, 0, TGID, 500, START + 40 };
-	p.u.exec.old_tid = 502;
-	memcpy(p.u.exec.comm, "newimage", 9);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	/* execve's own return, now on the leader's id */
-	p = sc_item(PEND_SYSCALL_END, 500, 59, 20, 50, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	p = sc_item(PEND_SYSCALL_BEGIN, 500, 39 /* getpid */, 60, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	p = sc_item(PEND_SYSCALL_END, 500, 39, 60, 61, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	cr_assert_eq(emit_close_open_spans(&e, START + 100), 0);
-	finish(&e, w);
-	emitter_free(&e);
+	/* then a getpid on the leader's id, after the execve's return */
+	more[0] = sc_item(PEND_SYSCALL_BEGIN, 500, 39 /* getpid */, 60, 0, KATRA_SC_ENTER);
+	more[1] = sc_item(PEND_SYSCALL_END, 500, 39, 60, 61, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	run_execve_case(path, &c);
 
-	read_back(path);
-	assert_valid(path);
 	bool exec_seen = false, name_seen = false;
 	size_t execve_ends = 0;
 	for (size_t i = 0; i < ngot; i++) {
@@ -796,33 +804,13 @@ Test(emit, execve_from_a_non_main_thread_whatever_the_table_layout)
 	temp_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
 	for (uint32_t old = TGID + 1; old < TGID + 400; old++, tried++) {
-		struct katra_writer *w;
-		struct emitter e;
-		struct pending p;
+		struct execve_case c = {
+			.old = old, .read = 10, .execve = 20, .exit = 30, .exec = 40, .ret = 50,
+		};
 		size_t execve_ends = 0;
 
 		unlink(path);
-		open_emitter(&e, &w, path);
-		p = sc_item(PEND_SYSCALL_BEGIN, TGID, 0 /* read */, 10, 0, KATRA_SC_ENTER);
-		cr_assert_eq(emit_pending(&e, &p), 0);
-		p = sc_item(PEND_SYSCALL_BEGIN, old, 59 /* execve */, 20, 0, KATRA_SC_ENTER);
-		cr_assert_eq(emit_pending(&e, &p), 0);
-		memset(&p, 0, sizeof(p));
-		p.kind = PEND_EXIT; p.key = START + 30;
-		p.u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, TGID, START + 30 };
-		cr_assert_eq(emit_pending(&e, &p), 0);
-		memset(&p, 0, sizeof(p));
-		p.kind = PEND_EXEC; p.key = START + 40;
-		p.u.exec.head = (struct katra_wire_head){ KATRA_EV_EXEC, 0, TGID, TGID, START + 40 };
-		p.u.exec.old_tid = old;
-		cr_assert_eq(emit_pending(&e, &p), 0);
-		p = sc_item(PEND_SYSCALL_END, TGID, 59, 20, 50, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-		cr_assert_eq(emit_pending(&e, &p), 0);
-		cr_assert_eq(emit_close_open_spans(&e, START + 100), 0);
-		finish(&e, w);
-		emitter_free(&e);
-		read_back(path);
-		assert_valid(path);
+		run_execve_case(path, &c);
 		for (size_t i = 0; i < ngot; i++)
 			if (got[i].kind == KATRA_KIND_EXECVE && got[i].phase != KATRA_PHASE_BEGIN)
 				execve_ends++;
@@ -859,54 +847,29 @@ static void wk_item(struct pending *p, uint64_t t, uint32_t waker, uint32_t targ
 Test(emit, execve_from_a_thread_that_sleeps_in_de_thread)
 {
 	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
-	struct pending p;
+	struct pending more[8];
 	uint32_t old = TGID + 6;
+	struct execve_case c = {
+		.old = old, .read = 5, .execve = 10, .exit = 15, .exec = 20, .ret = 21,
+		.more = more, .nmore = 8,
+	};
 	size_t execve_ends = 0;
 
 	temp_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
-	p = sc_item(PEND_SYSCALL_BEGIN, TGID, 0 /* read */, 5, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	sw_item(&p, 6, TGID, 0, 1);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	p = sc_item(PEND_SYSCALL_BEGIN, old, 59 /* execve */, 10, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	wk_item(&p, 11, old, TGID);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	sw_item(&p, 12, 0, TGID, 0);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	p = sc_item(PEND_SYSCALL_END, TGID, 0, 5, 13, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-	p.u.sc.ret = -512;
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	sw_item(&p, 14, old, 0, 0x102);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	memset(&p, 0, sizeof(p));
-	p.kind = PEND_EXIT; p.key = START + 15;
-	p.u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, TGID, START + 15 };
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	wk_item(&p, 16, TGID, old);
-	cr_assert_eq(emit_pending(&e, &p), 0);
+	sw_item(&more[0], 6, TGID, 0, 1);
+	wk_item(&more[1], 11, old, TGID);
+	sw_item(&more[2], 12, 0, TGID, 0);
+	more[3] = sc_item(PEND_SYSCALL_END, TGID, 0, 5, 13, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	more[3].u.sc.ret = -512;
+	sw_item(&more[4], 14, old, 0, 0x102);
+	/* (the leader's exit at 15) */
+	wk_item(&more[5], 16, TGID, old);
 	/* de_thread swapped the ids: the dead leader's last switch-out comes
 	 * under the exec'ing thread's old id, before the exec */
-	sw_item(&p, 16, old, 0, 0x80);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	sw_item(&p, 17, 0, old, 0);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	memset(&p, 0, sizeof(p));
-	p.kind = PEND_EXEC; p.key = START + 20;
-	p.u.exec.head = (struct katra_wire_head){ KATRA_EV_EXEC, 0, TGID, TGID, START + 20 };
-	p.u.exec.old_tid = old;
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	p = sc_item(PEND_SYSCALL_END, TGID, 59, 10, 21, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	cr_assert_eq(emit_close_open_spans(&e, START + 100), 0);
-	finish(&e, w);
-	emitter_free(&e);
-	read_back(path);
-	assert_valid(path);
+	sw_item(&more[6], 16, old, 0, 0x80);
+	sw_item(&more[7], 17, 0, old, 0);
+	run_execve_case(path, &c);
 	for (size_t i = 0; i < ngot; i++)
 		if (got[i].kind == KATRA_KIND_EXECVE && got[i].phase != KATRA_PHASE_BEGIN) {
 			execve_ends++;
@@ -926,28 +889,24 @@ static void count_exit(void *ctx, uint32_t tgid)
 
 Test(emit, two_threads_flagged_group_dead_give_one)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
+	struct emit_trace t;
 	struct pending p;
 	unsigned dead = 0, exits = 0;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
-	e.on_process_exit = count_exit;
+	emit_trace_open(&t);
+	t.e.on_process_exit = count_exit;
 	exits_reported = 0;
-	for (uint32_t t = 0; t < 3; t++) {
+	for (uint32_t i = 0; i < 3; i++) {
 		memset(&p, 0, sizeof(p));
-		p.kind = PEND_EXIT; p.key = START + 10 + t;
-		p.u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, 500 + t,
-							  START + 10 + t };
-		p.u.exit.flags = t ? KATRA_EXIT_GROUP_DEAD : 0; /* the old kernels' race */
-		cr_assert_eq(emit_pending(&e, &p), 0);
+		p.kind = PEND_EXIT; p.key = START + 10 + i;
+		p.u.exit.head = (struct katra_wire_head){ KATRA_EV_EXIT, 0, TGID, 500 + i,
+							  START + 10 + i };
+		p.u.exit.flags = i ? KATRA_EXIT_GROUP_DEAD : 0; /* the old kernels' race */
+		cr_assert_eq(emit_pending(&t.e, &p), 0);
 	}
-	finish(&e, w);
-	emitter_free(&e);
-	read_back(path);
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
+	read_back(t.path);
 	for (size_t i = 0; i < ngot; i++) {
 		if (got[i].kind != KATRA_KIND_TASK_EXIT)
 			continue;
@@ -957,49 +916,45 @@ Test(emit, two_threads_flagged_group_dead_give_one)
 	cr_assert_eq(exits, 3);
 	cr_assert_eq(dead, 1);
 	cr_assert_eq(exits_reported, 1);
-	temp_dir_remove(dir);
+	temp_dir_remove(t.dir);
 }
 
 Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_event)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
+	struct emit_trace t;
 	struct pending p;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
+	emit_trace_open(&t);
 	/* a wakeup while 501 still runs, then 501 is preempted and comes back */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_WAKING; p.key = START + 10;
 	p.u.wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 0, TGID, 500, START + 10 };
 	p.u.wk.target_tgid = TGID; p.u.wk.target_tid = 501;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 0 */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_SWITCH; p.key = START + 20;
 	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 501, START + 20 };
 	p.u.sw.flags = KATRA_SW_PREV_TRACKED;                                    /* seq 1 */
-	cr_assert_eq(emit_pending(&e, &p), 0);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
 	p.key = START + 30; p.u.sw.head.ts = START + 30; p.u.sw.head.tid = 9999; p.u.sw.head.tgid = 1;
 	p.u.sw.flags = KATRA_SW_NEXT_TRACKED; p.u.sw.next_tgid = TGID; p.u.sw.next_tid = 501;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 2 */
 	/* switched out again; its switch-in is lost; it makes a syscall */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_SWITCH; p.key = START + 40;
 	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 501, START + 40 };
 	p.u.sw.flags = KATRA_SW_PREV_TRACKED;
 	p.u.sw.prev_state = 1;
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 3 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 3 */
 	p = sc_item(PEND_SYSCALL_BEGIN, 501, 39, 50, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);               /* seq 4 OffCpu End, 5 Begin */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);             /* seq 4 OffCpu End, 5 Begin */
 	p = sc_item(PEND_SYSCALL_END, 501, 39, 50, 51, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	cr_assert_eq(e.st.offcpu_inferred, 1);
-	finish(&e, w);
-	emitter_free(&e);
-	read_back(path);
-	assert_valid(path);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
+	cr_assert_eq(t.e.st.offcpu_inferred, 1);
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
+	read_back(t.path);
+	assert_valid(t.path);
 	cr_assert_eq(got[2].kind, KATRA_KIND_OFF_CPU);
 	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
 	for (uint64_t c = 0; c < got[2].ncauses; c++)
@@ -1008,7 +963,7 @@ Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_e
 	cr_assert_eq(got[4].phase, KATRA_PHASE_END);
 	cr_assert_eq(got[4].confidence, KATRA_CONFIDENCE_INFERRED);
 	cr_assert_eq(got[4].ts, 50);
-	temp_dir_remove(dir);
+	temp_dir_remove(t.dir);
 }
 
 /* Seen in a 16-vCPU guest: the reorder budget forced items out early, the
@@ -1017,52 +972,48 @@ Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_e
  * forced floor: dropped and counted, never written back in time. */
 Test(emit, a_late_item_of_a_forgotten_thread_is_dropped_after_a_forced_release)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct emitter e;
+	struct emit_trace t;
 	struct pending p;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	open_emitter(&e, &w, path);
+	emit_trace_open(&t);
 	p = sc_item(PEND_SYSCALL_BEGIN, 501, 39, 10, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 0 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 0 */
 	p = sc_item(PEND_SYSCALL_END, 501, 39, 10, 20, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
-	emit_note_forced(&e, &p); /* written ahead of the watermark */
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 1 */
+	emit_note_forced(&t.e, &p); /* written ahead of the watermark */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 1 */
 	/* its final switch-out: the thread is forgotten */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_SWITCH; p.key = START + 30;
 	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 501, START + 30 };
 	p.u.sw.flags = KATRA_SW_PREV_TRACKED;
 	p.u.sw.prev_state = 0x80; /* TASK_DEAD */
-	cr_assert_eq(emit_pending(&e, &p), 0);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
 	/* its items from before, drained only now; and an untracked thread's */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_PAGE_FAULT; p.key = START + 15;
 	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 1, TGID, 501, START + 15 };
-	cr_assert_eq(emit_pending(&e, &p), 0);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
 	p = sc_item(PEND_SYSCALL_BEGIN, 501, 39, 16, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&e, &p), 0);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
 	p.key = START + 18; p.u.pf.head.tid = 7777; p.u.pf.head.tgid = 7777;
 	p.kind = PEND_PAGE_FAULT; p.u.pf.head.type = KATRA_EV_PAGE_FAULT;
-	cr_assert_eq(emit_pending(&e, &p), 0);
-	cr_assert_eq(e.st.late, 3, "every item below the forced floor with no history");
-	cr_assert_eq(e.st.evictions[KATRA_DROP_REORDER], 3);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
+	cr_assert_eq(t.e.st.late, 3, "every item below the forced floor with no history");
+	cr_assert_eq(t.e.st.evictions[KATRA_DROP_REORDER], 3);
 	/* at or past the floor, a thread's items are written again (a syscall
 	 * Begin at 20 is the same time as the forced End: not late) */
 	memset(&p, 0, sizeof(p));
 	p.kind = PEND_PAGE_FAULT; p.key = START + 21;
 	p.u.pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 1, TGID, 7777, START + 21 };
-	cr_assert_eq(emit_pending(&e, &p), 0);                                   /* seq 2 */
-	finish(&e, w);
-	emitter_free(&e);
-	read_back(path);
-	assert_valid(path);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 2 */
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
+	read_back(t.path);
+	assert_valid(t.path);
 	cr_assert_eq(ngot, 3 + 1, "three events and the summary");
 	cr_assert_eq(got[2].kind, KATRA_KIND_PAGE_FAULT);
 	cr_assert_eq(got[2].ts, 21);
-	temp_dir_remove(dir);
+	temp_dir_remove(t.dir);
 }
 
 Test(syscalls, i386_calls_keep_their_number_and_get_their_twins_kind)
@@ -1094,45 +1045,30 @@ Test(syscalls, i386_calls_keep_their_number_and_get_their_twins_kind)
  * at the return on another CPU (END); the OffCpu span nests inside. */
 Test(pipeline, a_sleeping_fault_is_split_at_its_switch_out)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct pipeline pl;
-	struct pipeline_config pc = {
-		.nrings = 2, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
-	};
+	struct pl_trace t;
 	struct katra_ev_page_fault pf = { .address = 0x7000, .enter_ts = START + 100 };
 	struct katra_ev_switch sw = { .prev_state = 2 };
-	struct katra_kind_count kinds[KATRA_KIND_COUNT];
-	struct katra_drop_count drops[4];
-	struct katra_summary s;
-	uint64_t ring_drops[2] = { 0, 0 };
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
-	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	pl_trace_open(&t, 2, START);
 	/* ring 0: the fault at 100, the thread switches out at 150 (the BEGIN
 	 * record, then the switch); ring 1: back in at 300, the fault returns at 320 */
 	pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 0, TGID, 10, START + 150 };
 	pf.flags = KATRA_PF_BEGIN;
-	pipeline_on_record(&pl, &pf, sizeof(pf));
+	pipeline_on_record(&t.pl, &pf, sizeof(pf));
 	sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 10, START + 150 };
 	sw.flags = KATRA_SW_PREV_TRACKED;
-	pipeline_on_record(&pl, &sw, sizeof(sw));
+	pipeline_on_record(&t.pl, &sw, sizeof(sw));
 	sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 1, 1, 999, START + 300 };
 	sw.flags = KATRA_SW_NEXT_TRACKED;
 	sw.next_tgid = TGID;
 	sw.next_tid = 10;
-	pipeline_on_record(&pl, &sw, sizeof(sw));
+	pipeline_on_record(&t.pl, &sw, sizeof(sw));
 	pf.head = (struct katra_wire_head){ KATRA_EV_PAGE_FAULT, 1, TGID, 10, START + 320 };
 	pf.flags = KATRA_PF_END;
-	pipeline_on_record(&pl, &pf, sizeof(pf));
-	cr_assert_eq(pipeline_finish(&pl, START + 600, ring_drops, NULL, &s, kinds, drops, 4), 0);
-	cr_assert_eq(katra_writer_finish(w, &s), 0);
-	cr_assert_eq(katra_writer_close(w), 0);
-	pipeline_free(&pl);
+	pipeline_on_record(&t.pl, &pf, sizeof(pf));
+	pl_trace_finish(&t, START + 600);
 
-	read_back(path);
+	read_back(t.path);
 	cr_assert_eq(got[0].kind, KATRA_KIND_PAGE_FAULT);
 	cr_assert_eq(got[0].phase, KATRA_PHASE_BEGIN);
 	cr_assert_eq(got[0].ts, 100, "the fault's own time");
@@ -1144,6 +1080,6 @@ Test(pipeline, a_sleeping_fault_is_split_at_its_switch_out)
 	cr_assert_eq(got[3].phase, KATRA_PHASE_END);
 	cr_assert_eq(got[3].ts, 320);
 	cr_assert_eq(got[3].causes[0], got[0].seq);
-	assert_valid(path);
-	temp_dir_remove(dir);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
 }

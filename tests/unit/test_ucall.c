@@ -6,8 +6,7 @@
  * mmap that makes the recorder look for libraries. */
 #include <sys/syscall.h>
 
-#include "format_test_util.h"
-#include "../../user/record/pipeline.h"
+#include "pipeline_test_util.h"
 
 #define START 1000000u
 #define TGID 700
@@ -92,39 +91,27 @@ static void on_map(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino)
 
 Test(ucall, nt_server_and_syscall_spans_nest_and_cite_inward)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct pipeline pl;
-	struct pipeline_config pc = {
-		.nrings = 1, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
-	};
-	struct katra_kind_count kinds[KATRA_KIND_COUNT];
-	struct katra_drop_count drops[4];
-	struct katra_summary s;
-	uint64_t ring_drops[1] = { 0 };
+	struct pl_trace t;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
-	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
-	pl.on_exec_map = on_map;
+	pl_trace_open(&t, 1, START);
+	t.pl.on_exec_map = on_map;
 
 	/* NtReadFile(0x30, 100 bytes, no offset) { wine_server_call(47) { read }
 	 * read } -> STATUS_PENDING */
-	ucall(&pl, 10, 100, KATRA_UC_NT_READ_FILE, KATRA_UC_ENTER, 0x30, 100, 0, 0);     /* 0 */
-	ucall(&pl, 10, 110, KATRA_UC_WINE_SERVER_CALL, KATRA_UC_ENTER, 47, 0, 0, 0);     /* 1 */
-	read_syscall(&pl, 10, 120, 130);                                                 /* 2, 3 */
-	ucall(&pl, 10, 140, KATRA_UC_WINE_SERVER_CALL, KATRA_UC_EXIT, 47, 0, 0, 0);      /* 4 */
-	read_syscall(&pl, 10, 150, 160);                                                 /* 5, 6 */
-	ucall(&pl, 10, 170, KATRA_UC_NT_READ_FILE, KATRA_UC_EXIT | KATRA_UC_A1_VALID, 0x30, 0, 0,
+	ucall(&t.pl, 10, 100, KATRA_UC_NT_READ_FILE, KATRA_UC_ENTER, 0x30, 100, 0, 0);   /* 0 */
+	ucall(&t.pl, 10, 110, KATRA_UC_WINE_SERVER_CALL, KATRA_UC_ENTER, 47, 0, 0, 0);   /* 1 */
+	read_syscall(&t.pl, 10, 120, 130);                                               /* 2, 3 */
+	ucall(&t.pl, 10, 140, KATRA_UC_WINE_SERVER_CALL, KATRA_UC_EXIT, 47, 0, 0, 0);    /* 4 */
+	read_syscall(&t.pl, 10, 150, 160);                                               /* 5, 6 */
+	ucall(&t.pl, 10, 170, KATRA_UC_NT_READ_FILE, KATRA_UC_EXIT | KATRA_UC_A1_VALID, 0x30, 0, 0,
 	      0x103);                                                                    /* 7 */
 	/* NtWaitForSingleObject(0x38, 100 ms) never returns: it ends where the
 	 * next NT call begins */
-	ucall(&pl, 10, 200, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER | KATRA_UC_A2_VALID, 0x38, 1,
+	ucall(&t.pl, 10, 200, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER | KATRA_UC_A2_VALID, 0x38, 1,
 	      (uint64_t)-1000000, 0);                                                    /* 8 */
-	ucall(&pl, 10, 300, KATRA_UC_NT_DELAY_EXECUTION, KATRA_UC_ENTER, 0, 0, 0, 0);    /* 9, 10 */
+	ucall(&t.pl, 10, 300, KATRA_UC_NT_DELAY_EXECUTION, KATRA_UC_ENTER, 0, 0, 0, 0);  /* 9, 10 */
 	/* a submit's return whose entry was never seen: an Instant */
-	ucall(&pl, 11, 400, KATRA_UC_VK_QUEUE_SUBMIT, KATRA_UC_EXIT, 0xabc, 2, 0, 0);    /* 11 */
+	ucall(&t.pl, 11, 400, KATRA_UC_VK_QUEUE_SUBMIT, KATRA_UC_EXIT, 0xabc, 2, 0, 0);  /* 11 */
 	/* an executable mapping of a file: the recorder is told */
 	struct katra_ev_syscall mm = {
 		.head = { KATRA_EV_SYSCALL, 0, TGID, 10, START + 420 },
@@ -132,19 +119,16 @@ Test(ucall, nt_server_and_syscall_spans_nest_and_cite_inward)
 		.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE, .dev = 9, .ino = 99,
 		.args = { 0, 4096, 5 /* PROT_READ | PROT_EXEC */, 2, 3, 0 },
 	};
-	pipeline_on_record(&pl, &mm, sizeof(mm));                                       /* 12, 13 */
+	pipeline_on_record(&t.pl, &mm, sizeof(mm));                                     /* 12, 13 */
 	mm.args[2] = 1; /* PROT_READ only: nothing to look at */
-	pipeline_on_record(&pl, &mm, sizeof(mm));
+	pipeline_on_record(&t.pl, &mm, sizeof(mm));
 	cr_assert_eq(nmapped, 1);
 	cr_assert_eq(mapped_tgid, TGID);
 	cr_assert_eq(mapped_dev, 9);
 	cr_assert_eq(mapped_ino, 99);
-	cr_assert_eq(pipeline_finish(&pl, START + 500, ring_drops, NULL, &s, kinds, drops, 4), 0);
-	cr_assert_eq(katra_writer_finish(w, &s), 0);
-	cr_assert_eq(katra_writer_close(w), 0);
-	pipeline_free(&pl);
+	pl_trace_finish(&t, START + 500);
 
-	read_events(path);
+	read_events(t.path);
 	/* NtReadFile Begin */
 	cr_assert_eq(evs[0].kind, KATRA_KIND_NT_READ_FILE);
 	cr_assert_eq(evs[0].scope, KATRA_SCOPE_WINDOWS_FACING);
@@ -210,8 +194,8 @@ Test(ucall, nt_server_and_syscall_spans_nest_and_cite_inward)
 	cr_assert_eq(evs[nevs - 1].phase, KATRA_PHASE_END);
 	cr_assert_eq(evs[nevs - 1].confidence, KATRA_CONFIDENCE_INFERRED);
 	struct katra_verify_report rep;
-	cr_assert_eq(katra_verify_path(path, NULL, NULL, 0, &rep), 0);
-	temp_dir_remove(dir);
+	cr_assert_eq(katra_verify_path(t.path, NULL, NULL, 0, &rep), 0);
+	temp_dir_remove(t.dir);
 }
 
 /* Generic NT calls (KATRA_UC_NT_SYSCALL): NtSyscall spans, the name (from the
@@ -238,38 +222,23 @@ static bool server_requests(void *ctx, uint32_t tgid, const char *comm, size_t c
 
 Test(ucall, generic_nt_call_named_on_its_begin_and_server_request_names)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct pipeline pl;
-	struct pipeline_config pc = {
-		.nrings = 1, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
-	};
-	struct katra_kind_count kinds[KATRA_KIND_COUNT];
-	struct katra_drop_count drops[4];
-	struct katra_summary s;
-	uint64_t ring_drops[1] = { 0 };
+	struct pl_trace t;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
-	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
-	pl.em.nt_name = nt_name;
-	pl.em.server_requests = server_requests;
-	cr_assert_eq(emit_process_info(&pl.em, START + 1, 900, KATRA_ORIGIN_WINE_SESSION,
+	pl_trace_open(&t, 1, START);
+	t.pl.em.nt_name = nt_name;
+	t.pl.em.server_requests = server_requests;
+	cr_assert_eq(emit_process_info(&t.pl.em, START + 1, 900, KATRA_ORIGIN_WINE_SESSION,
 				       "wineserver64", NULL, NULL), 0);          /* 0, 1 */
-	cr_assert_eq(emit_process_info(&pl.em, START + 2, 901, KATRA_ORIGIN_WINE_SESSION,
+	cr_assert_eq(emit_process_info(&t.pl.em, START + 2, 901, KATRA_ORIGIN_WINE_SESSION,
 				       "services.exe", NULL, "services.exe"), 0); /* 2 */
-	ucall(&pl, 10, 100, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER, 0x2e, 0, 0, 0);         /* 3 */
-	read_syscall(&pl, 10, 110, 120);                                                 /* 4, 5 */
-	ucall(&pl, 10, 130, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT, 0x2e, 0, 0, 0);          /* 6 */
-	ucall(&pl, 10, 140, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER, 0x7, 0, 0, 0);          /* 7 */
-	ucall(&pl, 10, 150, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT, 0x7, 0, 0, (int32_t)0xc0000008);
-	cr_assert_eq(pipeline_finish(&pl, START + 500, ring_drops, NULL, &s, kinds, drops, 4), 0);
-	cr_assert_eq(katra_writer_finish(w, &s), 0);
-	cr_assert_eq(katra_writer_close(w), 0);
-	pipeline_free(&pl);
+	ucall(&t.pl, 10, 100, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER, 0x2e, 0, 0, 0);       /* 3 */
+	read_syscall(&t.pl, 10, 110, 120);                                               /* 4, 5 */
+	ucall(&t.pl, 10, 130, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT, 0x2e, 0, 0, 0);        /* 6 */
+	ucall(&t.pl, 10, 140, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER, 0x7, 0, 0, 0);        /* 7 */
+	ucall(&t.pl, 10, 150, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT, 0x7, 0, 0, (int32_t)0xc0000008);
+	pl_trace_finish(&t, START + 500);
 
-	read_events(path);
+	read_events(t.path);
 	cr_assert_eq(evs[0].kind, KATRA_KIND_PROCESS_INFO);
 	cr_assert_eq(evs[1].kind, KATRA_KIND_WINE_SERVER_REQUESTS);
 	cr_assert_eq(evs[1].scope, KATRA_SCOPE_WINE_PROTON);
@@ -334,35 +303,23 @@ static void nt_read(struct pipeline *pl, uint64_t ts, uint32_t flags, uint64_t h
 
 Test(ucall, pending_read_cited_by_the_read_that_lands_its_data)
 {
-	char dir[64], path[128];
-	struct katra_writer *w;
-	struct pipeline pl;
-	struct pipeline_config pc = {
-		.nrings = 1, .fifo_items = 64, .start_mono = START, .limits = { 64, 16, 16 },
-	};
-	struct katra_kind_count kinds[KATRA_KIND_COUNT];
-	struct katra_drop_count drops[4];
-	struct katra_summary s;
-	uint64_t ring_drops[1] = { 0 };
+	struct pl_trace t;
 
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
-	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
-	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	pl_trace_open(&t, 1, START);
 
-	nt_read(&pl, 100, KATRA_UC_ENTER, 0x40, 0x5000);                     /* 0: socket */
-	buf_syscall(&pl, SYS_recvmsg, 110, 0x5000, -11);                      /* 1, 2: EAGAIN */
-	nt_read(&pl, 120, KATRA_UC_EXIT, 0x40, 0x103);                        /* 3 */
-	nt_read(&pl, 200, KATRA_UC_ENTER, 0x30, 0x6000);                      /* 4: a file */
-	buf_syscall(&pl, SYS_pread64, 210, 0x6000, 64);                       /* 5, 6 */
-	nt_read(&pl, 220, KATRA_UC_EXIT, 0x30, 0x103);                        /* 7 */
-	ucall(&pl, 10, 300, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER, 0x38, 1, 0, 0); /* 8 */
-	buf_syscall(&pl, SYS_recvmsg, 310, 0x7000, 64);                       /* 9, 10: another buffer */
-	buf_syscall(&pl, SYS_recvmsg, 320, 0x5000, -11);                      /* 11, 12: failed */
-	buf_syscall(&pl, SYS_recvmsg, 330, 0x5000, 64);                       /* 13, 14: completes 0 */
-	buf_syscall(&pl, SYS_recvmsg, 340, 0x5000, 64);                       /* 15, 16: once only */
-	buf_syscall(&pl, SYS_read, 350, 0x6000, 64);                          /* 17, 18 */
-	ucall(&pl, 10, 400, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_EXIT, 0x38, 1, 0, 0);  /* 19 */
+	nt_read(&t.pl, 100, KATRA_UC_ENTER, 0x40, 0x5000);                   /* 0: socket */
+	buf_syscall(&t.pl, SYS_recvmsg, 110, 0x5000, -11);                    /* 1, 2: EAGAIN */
+	nt_read(&t.pl, 120, KATRA_UC_EXIT, 0x40, 0x103);                      /* 3 */
+	nt_read(&t.pl, 200, KATRA_UC_ENTER, 0x30, 0x6000);                    /* 4: a file */
+	buf_syscall(&t.pl, SYS_pread64, 210, 0x6000, 64);                     /* 5, 6 */
+	nt_read(&t.pl, 220, KATRA_UC_EXIT, 0x30, 0x103);                      /* 7 */
+	ucall(&t.pl, 10, 300, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER, 0x38, 1, 0, 0); /* 8 */
+	buf_syscall(&t.pl, SYS_recvmsg, 310, 0x7000, 64);                     /* 9, 10: another buffer */
+	buf_syscall(&t.pl, SYS_recvmsg, 320, 0x5000, -11);                    /* 11, 12: failed */
+	buf_syscall(&t.pl, SYS_recvmsg, 330, 0x5000, 64);                     /* 13, 14: completes 0 */
+	buf_syscall(&t.pl, SYS_recvmsg, 340, 0x5000, 64);                     /* 15, 16: once only */
+	buf_syscall(&t.pl, SYS_read, 350, 0x6000, 64);                        /* 17, 18 */
+	ucall(&t.pl, 10, 400, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_EXIT, 0x38, 1, 0, 0);  /* 19 */
 	/* another process's pending read into the same address: its own; its
 	 * exit forgets it */
 	struct katra_ev_ucall o = {
@@ -370,23 +327,21 @@ Test(ucall, pending_read_cited_by_the_read_that_lands_its_data)
 		.call = KATRA_UC_NT_READ_FILE, .flags = KATRA_UC_ENTER, .a = { 0x40, 64 },
 		.ret = 0x5000,
 	};
-	pipeline_on_record(&pl, &o, sizeof(o));                                    /* 20 */
+	pipeline_on_record(&t.pl, &o, sizeof(o));                                  /* 20 */
 	o.head.ts = START + 420;
 	o.flags = KATRA_UC_EXIT;
 	o.ret = 0x103;
-	pipeline_on_record(&pl, &o, sizeof(o));                                    /* 21 */
+	pipeline_on_record(&t.pl, &o, sizeof(o));                                  /* 21 */
 	struct katra_ev_exit x = {
 		.head = { KATRA_EV_EXIT, 0, TGID + 1, 21, START + 430 },
 		.flags = KATRA_EXIT_GROUP_DEAD,
 	};
-	pipeline_on_record(&pl, &x, sizeof(x));                                    /* 22 */
-	cr_assert_eq(pipeline_finish(&pl, START + 500, ring_drops, NULL, &s, kinds, drops, 4), 0);
-	cr_assert_eq(pl.em.asyncs.count, 0, "completed, or forgotten at its process's exit");
-	cr_assert_eq(katra_writer_finish(w, &s), 0);
-	cr_assert_eq(katra_writer_close(w), 0);
-	pipeline_free(&pl);
+	pipeline_on_record(&t.pl, &x, sizeof(x));                                  /* 22 */
+	pl_trace_end(&t, START + 500);
+	cr_assert_eq(t.pl.em.asyncs.count, 0, "completed, or forgotten at its process's exit");
+	pl_trace_close(&t);
 
-	read_events(path);
+	read_events(t.path);
 	cr_assert_eq(nevs, 23);
 	cr_assert_eq(evs[3].kind, KATRA_KIND_NT_READ_FILE);
 	cr_assert_eq(evs[3].payload.u.nt_call.status.value, 0x103);
@@ -406,6 +361,6 @@ Test(ucall, pending_read_cited_by_the_read_that_lands_its_data)
 		for (uint64_t c = 0; c < evs[i].ncauses; c++)
 			cr_assert(evs[i].causes[c] != 4, "seq %zu cites the file's read", i);
 	struct katra_verify_report rep;
-	cr_assert_eq(katra_verify_path(path, NULL, NULL, 0, &rep), 0);
-	temp_dir_remove(dir);
+	cr_assert_eq(katra_verify_path(t.path, NULL, NULL, 0, &rep), 0);
+	temp_dir_remove(t.dir);
 }
