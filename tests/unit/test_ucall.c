@@ -364,3 +364,32 @@ Test(ucall, pending_read_cited_by_the_read_that_lands_its_data)
 	cr_assert_eq(katra_verify_path(t.path, NULL, NULL, 0, &rep), 0);
 	temp_dir_remove(t.dir);
 }
+
+/* Two pending reads whose (process, buffer) pairs share a table key: the
+ * second replaces the first, and that lost link is counted, not silent. */
+Test(ucall, pending_reads_sharing_a_key_count_the_one_replaced)
+{
+	/* key = buffer << 16 ^ process: buffer + 1 and process ^ 0x10000 collide */
+	const uint32_t other = TGID ^ 0x10000u;
+	struct katra_ev_ucall o = {
+		.head = { KATRA_EV_UCALL, 0, other, other, START + 300 },
+		.call = KATRA_UC_NT_READ_FILE, .flags = KATRA_UC_ENTER, .a = { 0x40, 64 },
+		.ret = 0x5001,
+	};
+	struct pl_trace t;
+
+	pl_trace_open(&t, 1, START);
+	nt_read(&t.pl, 100, KATRA_UC_ENTER, 0x40, 0x5000);
+	nt_read(&t.pl, 200, KATRA_UC_EXIT, 0x40, 0x103);
+	pipeline_on_record(&t.pl, &o, sizeof(o));
+	o.head.ts = START + 400;
+	o.flags = KATRA_UC_EXIT;
+	o.ret = 0x103;
+	pipeline_on_record(&t.pl, &o, sizeof(o));
+	pl_trace_end(&t, START + 500);
+	cr_assert_eq(t.pl.em.asyncs.count, 1, "one entry: the second read replaced the first");
+	cr_assert_eq(t.pl.em.st.evictions[KATRA_DROP_SPAN_TABLE], 1,
+		     "the replaced read is counted once");
+	pl_trace_close(&t);
+	temp_dir_remove(t.dir);
+}

@@ -267,6 +267,10 @@ static void async_pending(struct emitter *e, struct thread_state *th, uint64_t b
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++; /* its completion goes unlinked */
 		return;
 	}
+	/* another (process, buffer) with the same key: the older read's
+	 * completion goes unlinked, counted like a full table */
+	if (!created && (a->tgid != th->tgid || a->buf != th->uc_buf))
+		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
 	*a = (struct async_read){ .buf = th->uc_buf, .begin_seq = begin_seq, .tgid = th->tgid };
 }
 
