@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # katra-record build.  `make` builds every binary into build/; `make test` runs
 # the whole suite; `make bench` the benchmarks; `make fuzz` the fuzzer.
-# Sources are picked up by directory, so a new module needs no Makefile edit.
+# Sources are picked up by directory (user/record/ and its wings, the wings
+# of user/replay/), so a new module needs no Makefile edit.
 
 CC       ?= gcc
 CLANG    ?= clang
@@ -10,16 +11,16 @@ CARGO    ?= cargo
 B        := build
 SHELL    := /bin/bash
 
-CFLAGS_COMMON := -std=gnu11 -g -Wall -Wextra -Werror -Iinclude -I$(B)/gen -MMD -MP
+CFLAGS_COMMON := -std=gnu11 -g -Wall -Wextra -Werror -Iinclude -Iuser -I$(B)/gen -MMD -MP
 CFLAGS   ?= -O2
 ALL_CFLAGS = $(CFLAGS_COMMON) $(CFLAGS)
 SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 
 FORMAT_SRCS := $(wildcard user/format/*.c)
-REPLAY_SRCS := $(wildcard user/replay/*.c)
-RECORD_SRCS := $(wildcard user/record/*.c)
+REPLAY_SRCS := $(wildcard user/replay/*/*.c)
+RECORD_SRCS := $(wildcard user/record/*.c user/record/*/*.c)
 # the recorder's core needs neither libbpf nor root: unit-tested directly
-RECORD_CORE_SRCS := $(filter-out user/record/probes%.c user/record/recorder%.c user/record/uprobes%.c,$(RECORD_SRCS))
+RECORD_CORE_SRCS := $(filter-out user/record/kernel/probes%.c user/record/recorder%.c user/record/uprobes/uprobes%.c,$(RECORD_SRCS))
 SAMPLE_SRCS := tools/sample_records.c
 UNIT_SRCS   := $(wildcard tests/unit/*.c)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)

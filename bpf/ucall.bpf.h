@@ -2,7 +2,7 @@
 /* Calls into user-space libraries, by uprobes: the shared part of
  * bpf/wine.bpf.c and bpf/vulkan.bpf.c (struct katra_ev_ucall in wire.h).
  *
- * The uprobes are attached per FILE (pid -1) by user/record/uprobes.c: every
+ * The uprobes are attached per FILE (pid -1) by user/record/uprobes/uprobes.c: every
  * process that maps the file hits them, and the first thing each program does
  * is the tracked-tgid check.
  *

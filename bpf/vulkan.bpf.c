@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The Vulkan driver's entry points (the functions vkGetDeviceProcAddr hands
- * out, resolved to file + offset by user/record/uprobes.c through the
+ * out, resolved to file + offset by user/record/uprobes/uprobes.c through the
  * katra-vkresolve helper), or the loader's exports as a fallback.  System V
  * calling convention: rdi, rsi, rdx, rcx, r8, r9.  One entry program per
  * function ("up_" + its Vulkan name), one return program.  Records: struct

@@ -3,7 +3,7 @@
  * through Wine's syscall dispatcher, with the Windows x64 calling convention:
  * rcx, rdx, r8, r9, then the stack), wine_server_call, and the Win->Unix
  * call dispatcher.  One entry program per function ("up_" + its exported
- * name, attached by user/record/uprobes.c), one return program per layer.
+ * name, attached by user/record/uprobes/uprobes.c), one return program per layer.
  * Records: struct katra_ev_ucall (wire.h), rules in ucall.bpf.h. */
 #include "ucall.bpf.h"
 

@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../user/record/pipeline.h"
+#include "record/pipeline/pipeline.h"
 
 static uint64_t mono_ns(void)
 {

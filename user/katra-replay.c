@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* katra-replay: read a Katra trace.  A table of subcommands and the global
- * help only; each subcommand parses its own options (user/replay/cmd_*.c,
+ * help only; each subcommand parses its own options (user/replay/WING/cmd_*.c,
  * include/katra/replay_cli.h).
  * Exit status: 0 success, 1 invalid trace or runtime error, 2 usage error. */
 #include <stdio.h>

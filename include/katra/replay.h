@@ -26,7 +26,7 @@ int katra_replay_verify(const char *path, FILE *out, uint64_t max_problems, FILE
 /* ---- dump ---- */
 
 /* Header first, then one line per record; jsonl selects JSON lines (the
- * exact shape is documented at the top of user/replay/jsonl.c). */
+ * exact shape is documented at the top of user/replay/dump/jsonl.c). */
 int katra_dump(const char *path, FILE *out, bool jsonl, FILE *err);
 
 /* A point in the capture for dump --from / --to: seconds since capture

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* katra-replay's subcommands: each lives in user/replay/cmd_NAME.c with its
+/* katra-replay's subcommands: each lives in user/replay/NAME/cmd_NAME.c with its
  * own option parsing and --help, and is listed once in the table in
  * user/katra-replay.c.  A subcommand's main gets argv with argv[0] = its
  * name and returns the process exit status: 0 success, 1 invalid trace or
@@ -11,7 +11,7 @@
 
 #define KATRA_EXIT_USAGE 2
 
-/* issue 9: comparing two runs, exporting a timeline (user/replay/cmd_compare.c,
+/* issue 9: comparing two runs, exporting a timeline (user/replay/compare/cmd_compare.c,
  * cmd_export.c) */
 int katra_cmd_compare(int argc, char **argv);
 int katra_cmd_export(int argc, char **argv);
@@ -31,7 +31,7 @@ int katra_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 /* A decimal count (no sign): 0 or -EINVAL. */
 int katra_cli_parse_count(const char *s, uint64_t *out);
 
-/* katra-replay report (user/replay/cmd_report.c) */
+/* katra-replay report (user/replay/report/cmd_report.c) */
 int katra_cmd_report(int argc, char **argv);
 
 #endif

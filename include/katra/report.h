@@ -5,7 +5,7 @@
  * that ends at the window's last event.  Plain text, JSON, or one
  * self-contained HTML page with an SVG timeline.  Streaming: memory depends
  * on the number of threads and the causal index cap, not on the trace
- * length (user/replay/report.h says how). */
+ * length (user/replay/report/report.h says how). */
 #ifndef KATRA_REPORT_H
 #define KATRA_REPORT_H
 

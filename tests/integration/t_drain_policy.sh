@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The drain's CPU policy (--drain-policy, user/record/consumer_sched.c).  By
+# The drain's CPU policy (--drain-policy, user/record/kernel/consumer_sched.c).  By
 # default the recorder reads its rings at SCHED_IDLE: on a light target the
 # drain thread is seen at SCHED_IDLE throughout and never boosted.  Under a
 # getppid storm with 1 MiB rings, the rings' forced wakeups bring it to the

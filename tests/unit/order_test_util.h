@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../user/record/order.h"
+#include "record/pipeline/order.h"
 
 /* Queues an item with only its key and a tag (kept in head.tid) on a ring,
  * so a test can tell which item comes out. */

@@ -7,7 +7,7 @@
 #define KATRA_PIPELINE_TEST_UTIL_H
 
 #include "format_test_util.h"
-#include "../../user/record/pipeline.h"
+#include "record/pipeline/pipeline.h"
 
 /* A pipeline writing t.ktrc in a private temporary directory. */
 struct pl_trace {

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "format_test_util.h"
-#include "../../user/replay/align.h"
-#include "../../user/replay/cmp_trace.h"
-#include "../../user/replay/compare.h"
-#include "../../user/replay/kindset.h"
+#include "replay/compare/align.h"
+#include "replay/compare/cmp_trace.h"
+#include "replay/compare/compare.h"
+#include "replay/util/kindset.h"
 
 /* ---- kind lists ---- */
 

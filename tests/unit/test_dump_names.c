@@ -4,10 +4,10 @@
  * compact text line, process names as they become known, dur_ns on Ends,
  * decoded payloads, and --pid / --tid / --kind / --from / --to. */
 #include "replay_test_util.h"
-#include "../../user/replay/dump_filter.h"
-#include "../../user/replay/sysnames.h"
-#include "../../user/replay/dump_ctx.h"
-#include "../../user/replay/payload_fields.h"
+#include "replay/dump/dump_filter.h"
+#include "replay/names/sysnames.h"
+#include "replay/dump/dump_ctx.h"
+#include "replay/names/payload_fields.h"
 
 #define BIG_FILE 10106461514007918706ull /* above 2^53: jq 1.6 would round it */
 
@@ -345,7 +345,7 @@ Test(dump_parse, when_is_seconds_or_an_epoch_name)
 
 /* ---- the pid -> name table ---- */
 
-#include "../../user/replay/procnames.h"
+#include "replay/names/procnames.h"
 
 static struct katra_event pinfo(uint64_t pid, const char *comm, const char *image)
 {

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "format_test_util.h"
-#include "../../user/replay/chrome.h"
-#include "../../user/replay/export.h"
+#include "replay/export/chrome.h"
+#include "replay/export/export.h"
 
 static char *us(uint64_t ns)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../user/replay/sysflags.h"
-#include "../../user/replay/sysnames.h"
+#include "replay/names/sysflags.h"
+#include "replay/names/sysnames.h"
 
 static char *text_of(void (*fn)(FILE *, uint64_t), uint64_t v)
 {

@@ -7,9 +7,9 @@
 
 #include "order_test_util.h"
 #include "pipeline_test_util.h"
-#include "../../user/record/cli.h"
-#include "../../user/record/emit.h"
-#include "../../user/record/syscalls.h"
+#include "record/cli.h"
+#include "record/emit/emit.h"
+#include "record/emit/syscalls.h"
 
 /* ---- order ---- */
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../user/record/cli.h"
+#include "record/cli.h"
 
 static char *help_text(void)
 {

@@ -14,8 +14,8 @@
 #include "katra/format.h"
 #include "katra/replay.h"
 #include "../../tools/sample_records.h"
-#include "../../user/replay/histo.h"
-#include "../../user/replay/idmap.h"
+#include "replay/util/histo.h"
+#include "replay/util/idmap.h"
 
 /* ---- capture helpers ---- */
 

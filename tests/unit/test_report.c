@@ -16,7 +16,7 @@
 #include "katra/format.h"
 #include "katra/report.h"
 #include "../../tools/sample_records.h"
-#include "../../user/replay/report.h"
+#include "replay/report/report.h"
 
 /* ---- building records ---- */
 

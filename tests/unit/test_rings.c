@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../user/record/rings.h"
+#include "record/kernel/rings.h"
 
 #define SIZE 4096u
 #define BUSY (1u << 31)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "../../user/record/select.h"
+#include "record/kernel/select.h"
 
 Test(select, classes_map_to_their_syscalls_and_proc_is_always_on)
 {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "katra/format.h"
-#include "../../user/record/session.h"
+#include "record/targets/session.h"
 
 /* ---- maps lines ---- */
 
@@ -711,7 +711,7 @@ Test(session_roster, notes_split_and_bounded)
 
 /* ---- the options ---- */
 
-#include "../../user/record/cli.h"
+#include "record/cli.h"
 
 static enum katra_cli_result parse(struct katra_record_opts *o, int argc, char **argv)
 {

@@ -6,7 +6,7 @@
  * time charged to the syscall and resource it blocked in, and the longest
  * spans; text and JSON. */
 #include "replay_test_util.h"
-#include "../../user/replay/xmap.h"
+#include "replay/util/xmap.h"
 
 #define FILE_A 10106461514007918706ull
 #define FILE_B 42ull

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../user/record/winenames.h"
+#include "record/uprobes/winenames.h"
 
 #define WINE_DIR "/usr/lib/x86_64-linux-gnu/wine/"
 #define NTDLL_DLL WINE_DIR "x86_64-windows/ntdll.dll"

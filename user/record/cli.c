@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "session.h"
+#include "record/targets/session.h"
 
 static const char usage_text[] =
 	"usage: katra-record [-p PID]... [-o FILE] [-z] [-d SECONDS] [--no-follow]\n"

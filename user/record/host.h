@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "recorder.h"
-#include "targets.h"
+#include "record/targets/targets.h"
 
 /* -u USER, else under sudo the invoking user, else as we are: *as filled
  * (as->set false: no change).  0 or -EINVAL (no such user, said on stderr). */

@@ -14,19 +14,19 @@
 
 #include <bpf/libbpf.h>
 
-#include "consumer_sched.h"
-#include "emit.h"
-#include "pipeline.h"
+#include "record/kernel/consumer_sched.h"
+#include "record/emit/emit.h"
+#include "record/pipeline/pipeline.h"
 #include "host.h"
 #include "preflight.h"
-#include "probes.h"
+#include "record/kernel/probes.h"
 #include "recorder.h"
 #include "recorder_epochs.h"
 #include "recorder_header.h"
-#include "rings.h"
-#include "session.h"
-#include "targets.h"
-#include "uprobes.h"
+#include "record/kernel/rings.h"
+#include "record/targets/session.h"
+#include "record/targets/targets.h"
+#include "record/uprobes/uprobes.h"
 
 #define POLL_MS 10
 #define FLUSH_EVERY_NS 100000000ull   /* writer kick: at most 100 ms not handed over */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "katra/format.h"
-#include "select.h"
+#include "record/kernel/select.h"
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64

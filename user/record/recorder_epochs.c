@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pipeline.h"
+#include "record/pipeline/pipeline.h"
 #include "recorder_epochs.h"
 
 static volatile sig_atomic_t marks_requested;

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "recorder_header.h"
-#include "targets.h"
+#include "record/targets/targets.h"
 
 void katra_record_build_header(struct katra_header *h, struct header_store *hs,
 			       const struct katra_record_opts *o, struct katra_probes *p,

@@ -10,10 +10,10 @@
 #include <sys/utsname.h>
 
 #include "katra/format.h"
-#include "probes.h"
+#include "record/kernel/probes.h"
 #include "recorder.h"
-#include "session.h"
-#include "uprobes.h"
+#include "record/targets/session.h"
+#include "record/uprobes/uprobes.h"
 
 struct header_store {
 	/* how the processes traced from the start were found (session.h) */

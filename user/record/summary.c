@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "recorder.h"
-#include "session.h"
+#include "record/targets/session.h"
 
 static void json_string(FILE *f, const char *s)
 {

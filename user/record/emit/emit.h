@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The emitter turns ordered pending items into Katra events: it assigns seq
+ * and span ids, pairs Begin/End, resolves causes (exit -> enter, switch-in ->
+ * wakeup, io_uring complete -> submit, a child's first event -> its fork,
+ * exec -> the previous image) and appends the records through the writer.
+ *
+ * Rules that keep every capture verifiable (also in format/SPEC.md):
+ * - an End whose Begin was never seen (in flight at start, or lost) is
+ *   written as an Instant of the same kind;
+ * - a Begin whose End never comes gets a synthesized End, confidence
+ *   Inferred: at the thread's exit, or at the end of the capture;
+ * - times are never changed: items come in time order (the watermark,
+ *   pipeline.h); one that would still go back in time on its thread (only
+ *   after the reorder budget forced an early release) is dropped and counted
+ *   under DropSource::Reorder;
+ * - a full state table never drops an event: the Begin it could not track is
+ *   written as an Instant, and the eviction is counted in the summary. */
+#ifndef KATRA_RECORD_EMIT_H
+#define KATRA_RECORD_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "katra/format.h"
+#include "record/pipeline/order.h"
+#include "record/table/table.h"
+
+struct emit_stats {
+	uint64_t events, epochs, counters;
+	uint64_t by_kind[KATRA_KIND_COUNT];
+	uint64_t inferred;
+	uint64_t late;      /* dropped: would have gone back in time on its thread */
+	uint64_t evictions[KATRA_DROP_SOURCE_COUNT]; /* user-space losses, by source */
+	uint64_t offcpu_inferred; /* OffCpu spans closed at the thread's next event */
+	uint64_t processes_seen, threads_seen;
+	uint64_t last_key;  /* CLOCK_MONOTONIC of the last record written */
+};
+
+struct emitter {
+	struct katra_writer *w;
+	uint64_t start_mono, start_wall;
+	uint64_t next_seq;
+	uint64_t next_span;
+	struct ktable threads; /* tid -> struct thread_state */
+	struct ktable procs;   /* tgid -> struct proc_state */
+	struct ktable urings;  /* io_kiocb address -> submit seq */
+	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
+	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
+	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
+	bool record_paths;
+	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
+	void *last_thread;     /* the thread state last looked up, for last_tid */
+	uint32_t last_tid;
+	int error;             /* first writer error, sticky */
+	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
+	/* the latest time written ahead of the watermark (the reorder budget was
+	 * spent): a thread with no written history (new, or forgotten at its
+	 * exit) may have had events written up to here, so its items below it
+	 * are late too */
+	uint64_t forced_floor;
+	/* a process's group_dead TaskExit was written: the recorder untracks it */
+	void (*on_process_exit)(void *ctx, uint32_t tgid);
+	void *cb_ctx;
+	/* Wine names (session.h), NULL when unused: the Windows image of a
+	 * process that exec'd (0 and buf filled, or -ENOENT), and each
+	 * ProcessInfo written (for the recorder's roster) */
+	int (*windows_image)(void *ctx, uint32_t tgid, char *buf, size_t cap);
+	void (*on_named)(void *ctx, uint32_t tgid, uint32_t origin, const char *comm,
+			 size_t comm_len, const char *windows_image);
+	void *names_ctx;
+	/* Wine name tables (uprobes.c / winenames.c), NULL when unused: the name
+	 * of NT call `number` of the probed ntdll file in `slot` (the Begin of a
+	 * generic NtSyscall span), and a wineserver's request names: true and
+	 * *names filled (valid until the next call) when tgid, just named comm,
+	 * is a wineserver whose table is known and not yet written */
+	const char *(*nt_name)(void *ctx, uint32_t slot, uint32_t number);
+	bool (*server_requests)(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+				struct katra_str_vec *names);
+	void *wine_tables_ctx;
+	struct emit_stats st;
+};
+
+struct emit_limits {
+	uint32_t max_threads;
+	uint32_t max_processes;
+	uint32_t max_uring_requests;
+};
+
+int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
+		 uint64_t start_wall, bool record_paths, const struct emit_limits *lim);
+void emitter_free(struct emitter *e);
+
+/* One ordered item; returns 0 or the sticky writer error. */
+int emit_pending(struct emitter *e, const struct pending *p);
+/* p is about to be written before the watermark passed it (budget spent). */
+void emit_note_forced(struct emitter *e, const struct pending *p);
+/* A path record (drained straight from the ring, ahead of its syscall). */
+void emit_stash_path(struct emitter *e, const struct katra_ev_path *path);
+
+int emit_epoch(struct emitter *e, uint64_t key, uint32_t kind, uint64_t epoch,
+	       const char *name, size_t name_len);
+int emit_counter(struct emitter *e, uint64_t key, uint32_t kind, uint32_t instance,
+		 uint64_t value);
+int emit_drop(struct emitter *e, uint64_t key, uint32_t source, uint32_t instance,
+	      uint64_t count);
+/* Closes every span still open with an inferred End at `key`. */
+int emit_close_open_spans(struct emitter *e, uint64_t key);
+/* A ProcessInfo for a process the recorder found in /proc (traced from the
+ * start, or a Wine process that joined later): comm, exe_path with
+ * record_paths, the Windows image name of a Wine process (else NULL). */
+int emit_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,
+		      const char *comm, const char *exe_path, const char *windows_image);
+/* How a process not yet named came in (its first ProcessInfo says it). */
+void emit_process_origin(struct emitter *e, uint32_t tgid, uint32_t origin);
+
+/* Resource id of a file: FNV-1a 64 over st_dev (u64 LE) then st_ino. */
+uint64_t katra_file_id(uint64_t st_dev, uint64_t st_ino);
+/* The kernel's dev_t (major << 20 | minor) as user space's st_dev. */
+uint64_t katra_kernel_dev_to_user(uint64_t kdev);
+
+#endif

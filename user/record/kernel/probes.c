@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Loader for the katra BPF probes: sizes the maps, creates one ring per
+ * possible CPU, tracks processes, attaches what it can and says what it could
+ * not.  Which flavour each probe loads as (tp_btf, raw_tp, fexit) is chosen in
+ * probes_kernel.c. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "katra.skel.h"
+#include "probes_int.h"
+#include "record/emit/syscalls.h"
+
+static int verbose_log;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* warnings (a verifier log on a failed load) always, as libbpf-tools do;
+	 * info with -v, debug with -vv */
+	if ((level == LIBBPF_INFO && verbose_log < 1) || (level == LIBBPF_DEBUG && verbose_log < 2))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void say_error(const char *what, int err)
+{
+	fprintf(stderr, "katra-record: %s: %s%s\n", what, strerror(err),
+		err == EPERM ? " (needs root, or CAP_BPF + CAP_PERFMON)" : "");
+}
+
+static uint32_t round_ring_bytes(uint32_t want, unsigned nrings)
+{
+	uint32_t sz = 4096;
+
+	if (!want) {
+		/* the largest power of two that keeps all rings within the budget */
+		sz = KATRA_PROBES_RING_MAX;
+		while (sz > KATRA_PROBES_RING_MIN && (uint64_t)sz * nrings > KATRA_PROBES_RING_BUDGET)
+			sz >>= 1;
+		return sz;
+	}
+	while (sz < want && sz < (1u << 30))
+		sz <<= 1;
+	return sz;
+}
+
+/* After load: ring i goes to slot i of the outer array. */
+static int fill_rings(struct katra_probes *p)
+{
+	int outer = bpf_map__fd(p->skel->maps.rings);
+	unsigned i;
+
+	for (i = 0; i < p->nrings; i++)
+		if (bpf_map_update_elem(outer, &i, &p->rings[i].fd, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int create_rings(struct katra_probes *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned i;
+
+	p->rings = calloc(p->nrings, sizeof(*p->rings));
+	if (!p->rings)
+		return -ENOMEM;
+	for (i = 0; i < p->nrings; i++)
+		p->rings[i].fd = -1;
+	for (i = 0; i < p->nrings; i++) {
+		struct ring *r = &p->rings[i];
+		void *m;
+
+		r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "katra_ring", 0, 0, p->ring_bytes,
+				       NULL);
+		if (r->fd < 0)
+			return -errno;
+		m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, 0);
+		if (m == MAP_FAILED)
+			return -errno;
+		r->cons = m;
+		m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, page);
+		if (m == MAP_FAILED)
+			return -errno;
+		r->prod = m;
+	}
+	return 0;
+}
+
+int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes **out)
+{
+	struct katra_probes_opts def = KATRA_PROBES_OPTS_DEFAULT;
+	struct katra_probes *p;
+	int err, ncpu;
+
+	*out = NULL;
+	if (!opts)
+		opts = &def;
+	verbose_log = opts->verbose;
+	libbpf_set_print(print_libbpf);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		err = ncpu ? ncpu : -EINVAL;
+		say_error("cannot count possible CPUs", -err);
+		goto cleanup;
+	}
+	if (ncpu > 1024) {
+		/* records carry their CPU as a ring index: refuse rather than lose some */
+		fprintf(stderr, "katra-record: this machine has %d possible CPUs; katra-record "
+			"handles CPUs 0-1023 (KATRA_MAX_CPUS in bpf/common.bpf.h)\n", ncpu);
+		err = -E2BIG;
+		goto cleanup;
+	}
+	p->nrings = ncpu;
+	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
+	p->skel = katra_bpf__open();
+	if (!p->skel) {
+		err = -errno;
+		say_error("cannot open BPF probes", -err);
+		goto cleanup;
+	}
+	p->skel->rodata->follow_children = opts->follow_children;
+	p->skel->rodata->record_paths = opts->record_paths;
+	for (uint32_t nr = 0; nr < KATRA_SYSCALL_NR_LIMIT; nr++)
+		if (katra_syscall_has_args(nr))
+			p->skel->rodata->decoded_nrs[nr / 64] |= 1ull << (nr % 64);
+	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
+						? opts->wakeup_bytes : p->ring_bytes / 4;
+	p->max_tgids = opts->max_tgids;
+	p->select = opts->select;
+	if (opts->select && (opts->select->classes & KATRA_SEL_ALL) != KATRA_SEL_ALL) {
+		p->skel->rodata->select_all = false;
+		memcpy((void *)p->skel->rodata->selected_nrs, opts->select->nrs,
+		       sizeof(opts->select->nrs));
+		p->skel->rodata->record_sched = (opts->select->classes & KATRA_SEL_SCHED) != 0;
+	}
+	p->quiet = opts->quiet;
+	err = bpf_map__set_max_entries(p->skel->maps.rings, p->nrings);
+	if (!err && opts->small_tables)
+		err = bpf_map__set_max_entries(p->skel->maps.flushed, opts->small_tables);
+	if (err) {
+		say_error("cannot size BPF maps", -err);
+		goto cleanup;
+	}
+	err = pk_choose_flavours(p, opts->force_raw_tp);
+	if (err) {
+		say_error("cannot choose probe flavours", -err);
+		goto cleanup;
+	}
+	err = create_rings(p);
+	if (err) {
+		say_error("cannot create per-CPU rings", -err);
+		goto cleanup;
+	}
+	/* the rings' own size is the outer map's inner template (libbpf 1.1 cannot
+	 * resize its template) */
+	err = bpf_map__set_inner_map_fd(p->skel->maps.rings, p->rings[0].fd);
+	if (!err)
+		err = katra_bpf__load(p->skel);
+	if (!err)
+		err = fill_rings(p);
+	if (err) {
+		err = err < 0 ? err : -errno;
+		say_error("cannot load BPF probes", -err);
+		goto cleanup;
+	}
+	*out = p;
+	return 0;
+cleanup:
+	katra_probes_destroy(p);
+	return err;
+}
+
+/* The tracked set is a bitmap over pids in the mmap'ed .bss, shared with the
+ * probes (which set bits on fork and clear them on exit). */
+#define PID_LIMIT (sizeof(p->skel->bss->tracked_bits) * 8)
+
+int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid)
+{
+	if (tgid == 0 || tgid >= PID_LIMIT)
+		return -EINVAL;
+	if (p->max_tgids && (unsigned)katra_probes_tracked_count(p) >= p->max_tgids)
+		return -ENOSPC;
+	__atomic_fetch_or(&p->skel->bss->tracked_bits[tgid / 64], 1ull << (tgid % 64),
+			  __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid)
+{
+	if (tgid == 0 || tgid >= PID_LIMIT)
+		return -EINVAL;
+	__atomic_fetch_and(&p->skel->bss->forked_bits[tgid / 64], ~(1ull << (tgid % 64)),
+			   __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(&p->skel->bss->tracked_bits[tgid / 64], ~(1ull << (tgid % 64)),
+			   __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid)
+{
+	if (tgid == 0 || tgid >= PID_LIMIT)
+		return false;
+	uint64_t bit = 1ull << (tgid % 64);
+	return (__atomic_load_n(&p->skel->bss->tracked_bits[tgid / 64], __ATOMIC_SEQ_CST) |
+		__atomic_load_n(&p->skel->bss->forked_bits[tgid / 64], __ATOMIC_SEQ_CST)) & bit;
+}
+
+/* Whether process pid is gone or a zombie (all its threads have exited). */
+static bool process_gone(uint32_t pid)
+{
+	char path[64], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	if (!paren || (paren[2] != 'Z' && paren[2] != 'X'))
+		return false;
+	/* a zombie leader may still have threads running (an exit_group in
+	 * progress): gone only once the leader is all that is left */
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	DIR *d = opendir(path);
+	unsigned tasks = 0;
+	struct dirent *de;
+	if (!d)
+		return true;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			tasks++;
+	closedir(d);
+	return tasks <= 1;
+}
+
+/* Words of the tracked bitmaps that can hold a pid now: no pid reaches
+ * kernel.pid_max (32768 on many systems: 4 KiB of each 512 KiB map).  Read at
+ * every scan, as root may raise it during a capture; all of them if unknown.
+ * The scans run every 100 ms and used to stream 2 MiB through the caches the
+ * traced program was using. */
+static size_t pid_words(struct katra_probes *p)
+{
+	size_t all = PID_LIMIT / 64, now;
+	char buf[32];
+	ssize_t n;
+	int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return all;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return all;
+	buf[n] = '\0';
+	unsigned long long max = strtoull(buf, NULL, 10);
+	if (!max || max > PID_LIMIT)
+		return all;
+	/* never shrinks: pids allocated before pid_max was lowered live on */
+	now = (size_t)(max + 63) / 64;
+	if (now > p->scan_words)
+		p->scan_words = now;
+	return p->scan_words;
+}
+
+unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint32_t tgid),
+			   void *ctx)
+{
+	size_t i, n = pid_words(p);
+	unsigned reaped = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w = __atomic_load_n(&p->skel->bss->tracked_bits[i], __ATOMIC_RELAXED) |
+			     __atomic_load_n(&p->skel->bss->forked_bits[i], __ATOMIC_RELAXED);
+		while (w) {
+			uint32_t tgid = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(w));
+			w &= w - 1;
+			if (!process_gone(tgid))
+				continue;
+			katra_probes_untrack_tgid(p, tgid);
+			if (gone)
+				gone(ctx, tgid);
+			reaped++;
+		}
+	}
+	return reaped;
+}
+
+void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
+{
+	int fd = bpf_map__fd(p->skel->maps.uring_ctxs);
+	uint64_t key, next;
+	uint32_t owner;
+	bool first = true;
+
+	/* the io_uring contexts it owned: their completions are its no more */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &owner) && owner == tgid) {
+			bpf_map_delete_elem(fd, &key);
+			first = true; /* the walk restarts after a deletion */
+		}
+	}
+}
+
+int katra_probes_tracked_count(struct katra_probes *p)
+{
+	size_t i, n = pid_words(p);
+	int count = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t w = __atomic_load_n(&p->skel->bss->tracked_bits[i], __ATOMIC_RELAXED) |
+			     __atomic_load_n(&p->skel->bss->forked_bits[i], __ATOMIC_RELAXED);
+
+		if (w)
+			count += __builtin_popcountll(w);
+	}
+	return count;
+}
+
+int katra_probes_attach(struct katra_probes *p)
+{
+	int first_err = 0;
+	unsigned i;
+
+	for (i = 0; i < p->nprobes; i++) {
+		struct probe *pr = &p->probes[i];
+		char *msg;
+		int err;
+
+		if (pr->link || pr->lacks == pk_alt_in_use)
+			continue;
+		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
+		if (pr->link) {
+			p->attached[p->nattached++] = pr->name;
+			continue;
+		}
+		err = pr->lacks ? ENOENT : !pr->use ? -pr->fexit_err : errno ? errno : EINVAL;
+		if (!first_err)
+			first_err = -err;
+		if (asprintf(&msg, "%s: %s", pr->name, pr->lacks ? pr->lacks : strerror(err)) < 0)
+			msg = NULL;
+		if (msg)
+			p->failed[p->nfailed++] = msg;
+		if (!p->quiet)
+			fprintf(stderr, "katra-record: probe %s not attached: %s%s\n", pr->name,
+				pr->lacks ? pr->lacks : strerror(err),
+				pr->fexit_err ? " (fexit refused here: page faults are recorded as "
+				"instants, without their duration)" : "");
+	}
+	/* page faults are measured only once handle_mm_fault's fexit is live */
+	for (i = 0; i < p->nprobes; i++)
+		if (p->probes[i].link && !strcmp(p->probes[i].name, "handle_mm_fault"))
+			p->skel->bss->fault_exit_live = 1;
+	return p->nattached ? 0 : (first_err ? first_err : -ENOENT);
+}
+
+/* Which probes make which layer; the core (syscalls, process lifecycle) must
+ * attach, the others are optional. */
+static const struct {
+	const char *layer;
+	const char *probes[5];
+} layers[] = {
+	{ "core", { "sys_enter", "sys_exit", "sched_process_fork", "sched_process_exec",
+		    "sched_process_exit" } },
+	{ "sched", { "sched_switch", "sched_waking", "sched_wakeup_new" } },
+	{ "faults", { "page_fault_user" } },
+	{ "fault-durations", { "handle_mm_fault" } },
+	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
+	/* io_uring_submit_sqe stands in for submit_req on older kernels: not a layer */
+};
+
+static const char *failure_of(const struct katra_probes *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < p->nfailed; i++)
+		if (!strncmp(p->failed[i], name, n) && p->failed[i][n] == ':')
+			return p->failed[i];
+	return NULL;
+}
+
+size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
+				size_t cap, bool *core_ok)
+{
+	size_t n = 0;
+
+	*core_ok = true;
+	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
+		size_t total = 0, off = 0, len = 0;
+		char why[KATRA_NOTE_MAX] = "";
+		for (size_t i = 0; i < 5 && layers[l].probes[i]; i++) {
+			const char *f = failure_of(p, layers[l].probes[i]);
+			/* the older name carries it (6.1) */
+			if (f && !strcmp(layers[l].probes[i], "io_uring_submit_req") &&
+			    katra_probes_is_attached(p, "io_uring_submit_sqe"))
+				f = NULL;
+			total++;
+			if (!f)
+				continue;
+			off++;
+			len += (size_t)snprintf(why + len, len < sizeof(why) ? sizeof(why) - len : 0,
+						"%s%s", off > 1 ? "; " : "", f);
+		}
+		if (!off)
+			continue;
+		if (!l)
+			*core_ok = false;
+		if (n < cap)
+			snprintf(out[n++], KATRA_NOTE_MAX, "layer %s %s: %s", layers[l].layer,
+				 off == total ? "off" : "partial", why);
+	}
+	return n;
+}
+
+size_t katra_probes_attached(const struct katra_probes *p, const char *const **names)
+{
+	*names = p->attached;
+	return p->nattached;
+}
+
+size_t katra_probes_failed(const struct katra_probes *p, const char *const **names)
+{
+	*names = (const char *const *)p->failed;
+	return p->nfailed;
+}
+
+const char *katra_probes_flavour(const struct katra_probes *p)
+{
+	bool btf = false, raw = false;
+
+	for (unsigned i = 0; i < p->nprobes; i++) {
+		const char *sec = p->probes[i].link ? bpf_program__section_name(p->probes[i].use)
+						     : NULL;
+		if (sec && !strncmp(sec, "tp_btf/", 7))
+			btf = true;
+		else if (sec && !strncmp(sec, "raw_tp/", 7))
+			raw = true;
+	}
+	return btf && raw ? "tp_btf+raw_tp" : raw ? "raw_tp" : "tp_btf";
+}
+
+unsigned katra_probes_ring_count(const struct katra_probes *p)
+{
+	return p->nrings;
+}
+
+int katra_probes_ring_fd(const struct katra_probes *p, unsigned i)
+{
+	return i < p->nrings ? p->rings[i].fd : -EINVAL;
+}
+
+uint32_t katra_probes_ring_bytes(const struct katra_probes *p)
+{
+	return p->ring_bytes;
+}
+
+uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i)
+{
+	if (i >= p->nrings || !p->rings[i].prod)
+		return 0;
+	return __atomic_load_n(p->rings[i].prod, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(p->rings[i].cons, __ATOMIC_ACQUIRE);
+}
+
+uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, unsigned n)
+{
+	uint64_t total = 0;
+	unsigned i;
+
+	for (i = 0; i < p->nrings; i++) {
+		uint64_t d = __atomic_load_n(&p->skel->bss->ring_drops[i], __ATOMIC_RELAXED);
+
+		if (i < n)
+			drops[i] = d;
+		total += d;
+	}
+	for (; i < n; i++)
+		drops[i] = 0;
+	return total;
+}
+
+void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drops, unsigned n)
+{
+	unsigned k = sizeof(p->skel->bss->ktable_drops) / sizeof(p->skel->bss->ktable_drops[0]);
+
+	for (unsigned i = 0; i < n; i++)
+		drops[i] = i < k ? __atomic_load_n(&p->skel->bss->ktable_drops[i], __ATOMIC_RELAXED)
+				 : 0;
+}
+
+static const struct katra_cpu_slot *slot_of(const struct katra_probes *p, unsigned cpu)
+{
+	return (const struct katra_cpu_slot *)&p->skel->bss->pend_words[cpu * 16];
+}
+
+uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu, uint64_t now,
+				     uint64_t prev)
+{
+	const struct katra_cpu_slot *s;
+	uint32_t busy, state;
+	uint64_t enter;
+
+	if (cpu >= p->nrings)
+		return now;
+	s = slot_of(p, cpu);
+	busy = __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE);
+	state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	enter = __atomic_load_n(&s->enter_ts, __ATOMIC_ACQUIRE);
+	/* a probe that started meanwhile shows in busy when read again */
+	if (busy || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
+		return prev;
+	uint64_t fault = __atomic_load_n(&s->fault_ts, __ATOMIC_ACQUIRE), w = now;
+
+	if ((state & KATRA_SLOT_ACTIVE) && enter < w)
+		w = enter;
+	if (fault && fault < w)
+		w = fault;
+	return w > prev ? w : prev;
+}
+
+int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
+				  struct katra_cpu_slot *slot)
+{
+	if (cpu >= p->nrings)
+		return 0;
+	memcpy(slot, slot_of(p, cpu), sizeof(*slot));
+	return (slot->state & KATRA_SLOT_ACTIVE) != 0;
+}
+
+void katra_probes_detach(struct katra_probes *p)
+{
+	for (unsigned i = 0; p && i < p->nprobes; i++) {
+		bpf_link__destroy(p->probes[i].link);
+		p->probes[i].link = NULL;
+	}
+}
+
+bool katra_probes_have_attach_cookie(const struct katra_probes *p)
+{
+	return p->skel->rodata->have_attach_cookie;
+}
+
+bool katra_probes_exact_group_dead(const struct katra_probes *p)
+{
+	return p->skel->rodata->exit_has_group_dead;
+}
+
+bool katra_probes_is_attached(const struct katra_probes *p, const char *name)
+{
+	for (size_t i = 0; i < p->nattached; i++)
+		if (!strcmp(p->attached[i], name))
+			return true;
+	return false;
+}
+
+struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name)
+{
+	return p && p->skel ? bpf_object__find_program_by_name(p->skel->obj, name) : NULL;
+}
+
+int katra_probes_map_fd(const struct katra_probes *p, const char *name)
+{
+	struct bpf_map *m = p && p->skel ? bpf_object__find_map_by_name(p->skel->obj, name) : NULL;
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+void katra_probes_destroy(struct katra_probes *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nprobes; i++)
+		bpf_link__destroy(p->probes[i].link);
+	for (i = 0; p->rings && i < p->nrings; i++) {
+		if (p->rings[i].cons)
+			munmap((void *)p->rings[i].cons, page);
+		if (p->rings[i].prod)
+			munmap((void *)p->rings[i].prod, page);
+		if (p->rings[i].fd >= 0)
+			close(p->rings[i].fd);
+	}
+	free(p->rings);
+	for (i = 0; i < p->nfailed; i++)
+		free(p->failed[i]);
+	katra_bpf__destroy(p->skel);
+	free(p);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The recorder's user-space pipeline, without the kernel: ring records in,
+ * trace records out.  Records are widened into pending items, reordered by
+ * key (order.h), and written in key order by the emitter (emit.h), with the
+ * Katra-native records (epochs, counters, drops) merged in by their own
+ * timestamps.  No libbpf here: unit tests and the pipeline benchmark feed it
+ * wire records directly.
+ *
+ * Ordering contract: the caller passes pipeline_emit_until() a limit below
+ * which every record has been drained (the watermark: the minimum over the
+ * rings of what their CPU slots say, read before the drain, SPEC section
+ * 10).  Nothing is then written out of time order.  Only when the reorder
+ * budget (config.max_items) is exhausted is the oldest item written early;
+ * an item that would then go back in time on its thread is dropped and
+ * counted (DropSource::Reorder). */
+#ifndef KATRA_RECORD_PIPELINE_H
+#define KATRA_RECORD_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/emit/emit.h"
+#include "order.h"
+
+enum kq_type { KQ_EPOCH, KQ_COUNTER, KQ_DROP };
+
+/* A Katra-native record waiting for the watermark like everything else. */
+struct kq_item {
+	uint64_t key;
+	uint32_t type, kind, instance; /* KQ_DROP: kind = the DropSource */
+	uint64_t value;
+	char name[128];
+	uint32_t name_len;
+};
+
+struct pipeline {
+	struct order order;
+	struct emitter em;
+	unsigned nrings;
+	struct kq_item *kq;     /* a FIFO in key order, grown with need */
+	size_t kq_cap, kq_head, kq_tail;
+	uint64_t next_epoch;
+	uint64_t bad_records;
+	uint64_t forced;        /* items written before the watermark passed them */
+	uint64_t loss_reported[KATRA_DROP_SOURCE_COUNT]; /* evictions already in Drop events */
+	/* a traced process mapped a file executable (mmap with PROT_EXEC and a
+	 * file identity): the recorder looks for libraries to probe (uprobes.c) */
+	void (*on_exec_map)(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino);
+	void *map_ctx;
+};
+
+struct pipeline_config {
+	unsigned nrings;
+	size_t fifo_items;      /* pending items per ring at first */
+	size_t max_items;       /* reorder budget: pending item slots in all */
+	uint64_t start_mono, start_wall;
+	bool record_paths;
+	struct emit_limits limits;
+};
+
+int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipeline_config *c);
+void pipeline_free(struct pipeline *pl);
+
+/* The ring callback (rings.h's katra_ring_fn): ctx is the pipeline.
+ * Always returns 0; malformed records are counted in bad_records. */
+int pipeline_on_record(void *ctx, void *data, size_t size);
+
+/* Writes everything pending whose key is <= limit (UINT64_MAX: all). */
+int pipeline_emit_until(struct pipeline *pl, uint64_t limit);
+
+void pipeline_queue_epoch(struct pipeline *pl, uint64_t key, uint32_t kind, const char *name);
+/* KATRA_COUNTER_EVENTS_RECORDED takes its value when written. */
+void pipeline_queue_counter(struct pipeline *pl, uint64_t key, uint32_t kind, uint32_t instance,
+			    uint64_t value);
+void pipeline_queue_drop(struct pipeline *pl, uint64_t key, uint32_t ring, uint64_t count);
+/* Queues Drop events for what user space lost since the last call (state
+ * tables full, reorder). */
+void pipeline_queue_losses(struct pipeline *pl, uint64_t key);
+/* Queues a kernel map's refused entries (DropSource::KernelTable). */
+void pipeline_queue_kernel_drop(struct pipeline *pl, uint64_t key, uint32_t table,
+				uint64_t count);
+
+/* Closes open spans, writes CaptureEnd at end_key and fills *s (its arrays
+ * point into storage owned by the caller: kinds[KATRA_KIND_COUNT] and
+ * drops[cap_drops]); ring_drops[nrings] are the kernel's loss counts,
+ * ktable_drops[KATRA_KTABLE_COUNT] its maps' (NULL: none). */
+int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_drops,
+		    const uint64_t *ktable_drops,
+		    struct katra_summary *s, struct katra_kind_count *kinds,
+		    struct katra_drop_count *drops, size_t cap_drops);
+
+#endif

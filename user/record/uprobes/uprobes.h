@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Uprobes on user-space libraries: Wine's Unix-side ntdll.so (NT calls,
+ * wine_server_call, the Win->Unix call dispatcher) and the Vulkan driver's
+ * entry points.  Files are found at run time from what the traced processes
+ * really map (/proc/PID/maps: Debian's
+ * /usr/lib/x86_64-linux-gnu/wine/x86_64-unix/ntdll.so, Proton's
+ * files/lib{,64}/wine/x86_64-unix/ntdll.so, libvulkan.so.1), symbols resolved
+ * with libelf, and each FILE is probed once (pid -1): the programs filter on
+ * the tracked set.  A probe that cannot attach is recorded with its reason and
+ * the capture goes on.
+ *
+ *	katra_uprobes_new(probes, &opts, &u);
+ *	katra_uprobes_scan_pid(u, pid);          // each traced process at start
+ *	katra_uprobes_scan_command(u, path);     // -- COMMAND: a Wine launcher's ntdll.so
+ *	... in the capture loop: katra_uprobes_note_mapping() from mmap records,
+ *	    katra_uprobes_poll(u) after each drain
+ *	katra_uprobes_free(u);                   // detaches */
+#ifndef KATRA_RECORD_UPROBES_H
+#define KATRA_RECORD_UPROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/kernel/probes.h"
+
+struct katra_uprobes;
+
+struct katra_uprobes_opts {
+	bool wine;               /* probe Wine's ntdll.so */
+	bool vulkan;             /* probe the Vulkan driver */
+	bool quiet;              /* no stderr line per probe not attached */
+	const char *vkresolve;   /* the katra-vkresolve helper; NULL: next to
+				  * /proc/self/exe */
+};
+
+int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o,
+		      struct katra_uprobes **out);
+/* Detaches every uprobe and frees; NULL is fine. */
+void katra_uprobes_free(struct katra_uprobes *u);
+void katra_uprobes_detach(struct katra_uprobes *u);
+
+/* Probes the libraries process pid maps now that are not probed yet.
+ * Returns the number of uprobes attached (0 when nothing new), or -errno
+ * when its maps cannot be read. */
+int katra_uprobes_scan_pid(struct katra_uprobes *u, uint32_t pid);
+/* For a command about to run: when it is a Wine or Proton launcher, probes
+ * the ntdll.so installed beside it, before the command maps it. */
+int katra_uprobes_scan_command(struct katra_uprobes *u, const char *path);
+/* A traced process mapped a file executable (kernel dev_t, ino): a file
+ * never seen before gets the process rescanned at the next poll. */
+void katra_uprobes_note_mapping(struct katra_uprobes *u, uint32_t pid, uint64_t kdev,
+				uint64_t ino);
+/* Does the rescans noted since the last call. */
+void katra_uprobes_poll(struct katra_uprobes *u);
+
+/* The emitter's Wine name tables (emit.h: nt_name, server_requests; ctx =
+ * the struct katra_uprobes): the name of NT number `number` of the ntdll.so
+ * probed in `slot`, or NULL; a wineserver's request names, once per
+ * wineserver process (comm "wineserver*"), read from /proc/TGID/exe. */
+const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number);
+struct katra_str_vec;
+bool katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+				   struct katra_str_vec *out);
+
+/* "uprobe ntdll.so:NtReadFile", ...: valid until free. */
+size_t katra_uprobes_attached(const struct katra_uprobes *u, const char *const **names);
+/* "ntdll.so:NtFoo: no such symbol in PATH", ...: valid until free. */
+size_t katra_uprobes_failed(const struct katra_uprobes *u, const char *const **names);
+/* Layer lines for the header's notes (wine, vulkan, gpu). */
+size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE_MAX],
+			   size_t cap);
+
+#endif

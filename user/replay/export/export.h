@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* `katra-replay export`: a Katra trace as a Chrome trace-event JSON timeline,
+ * streamed with memory bounded whatever the trace length.
+ *
+ * What becomes what:
+ *   - spans (Begin/End by (thread, span_id)) -> complete events 'X', written
+ *     when the End is read, with the Begin's time and payload: only the open
+ *     spans are held (at most EXPORT_MAX_OPEN_SPANS), never the events inside
+ *     them.  The file is therefore in End order, not start order; every
+ *     viewer sorts before it nests (Perfetto sorts JSON traces fully and puts
+ *     the longer of two slices with the same start first; chrome://tracing
+ *     and speedscope sort by start, then duration), so nesting per thread is
+ *     what the trace says.  B/E pairs would be in file order, but then a span
+ *     whose End is lost would unbalance every slice after it on its thread;
+ *     an X is self-contained.
+ *   - OffCpu spans -> 'X' named "off-CPU: blocked" or "off-CPU: preempted"
+ *     (from the Begin's SwitchPayload.prev_state, 0 = preempted).
+ *   - instants -> 'i' (thread scope); the kinds that start causal links
+ *     (Wakeup, TaskFork, TaskExec, IoUringSubmit) -> 0-length 'X' carrying
+ *     "bind_id": seq and "flow_out", because Perfetto binds flows to slices
+ *     and does not read flow fields on 'i' events.
+ *   - every cause on another thread -> a flow arrow: a 0-length 'X' on the
+ *     caused thread at the caused event's time with the cause's bind_id and
+ *     "flow_in" (Perfetto links a flow_in only to a flow_out it has already
+ *     seen in time order, so the arrow cannot end on the OffCpu slice, which
+ *     starts before its wakeup).
+ *   - Counter records -> 'C' on the recorder's process; epochs -> global 'i'.
+ *   - process names -> 'M' process_name (ProcessInfo comm, else "pid N");
+ *     the main thread's thread_name likewise. */
+#ifndef KATRA_REPLAY_EXPORT_H
+#define KATRA_REPLAY_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "chrome.h"
+#include "replay/util/idmap.h"
+#include "katra/format.h"
+
+#define EXPORT_MAX_OPEN_SPANS (1u << 16)
+#define EXPORT_MAX_THREADS (1u << 20)
+#define EXPORT_MAX_PIDS 64
+#define EXPORT_SEEN_BITS 15      /* look-back of every event, by seq */
+#define EXPORT_SOURCE_BITS 13    /* look-back of link sources, by seq */
+/* bind_ids of flows whose source is not a link kind: far above any seq */
+#define EXPORT_EXTRA_FLOW_BASE (1ull << 52)
+
+/* A --from or --to bound: seconds since capture start, or an epoch name. */
+struct kx_bound {
+	bool set;
+	bool by_epoch;      /* resolved when the epoch marker is read */
+	bool resolved;
+	uint64_t ns;
+	const char *epoch;  /* the name (by_epoch) */
+};
+
+struct kx_options {
+	struct kx_bound from, to;
+	uint64_t pids[EXPORT_MAX_PIDS];
+	unsigned npids;     /* 0: every process */
+	bool no_args;       /* leave "args" out (speedscope groups frames by name + args) */
+};
+
+/* An event remembered by seq, to draw a link that ends later. */
+struct kx_seen {
+	uint64_t seq;       /* UINT64_MAX: empty */
+	uint64_t ts, pid, tid;
+	uint32_t kind;
+	bool shown;         /* written to the output (inside the filters) */
+};
+
+struct kx_span {
+	uint64_t pid, tid, span_id, seq, ts;
+	uint32_t scope, kind;
+	struct katra_resource resource;
+	struct katra_payload payload; /* the Begin's; its strings point into strings */
+	char *strings;
+	bool shown;                   /* the Begin passed the pid filter */
+	uint32_t next_free;
+};
+
+struct kx_stats {
+	uint64_t spans, instants, flows, counters, epochs;
+	uint64_t flows_lost;          /* the cause was too far back to be known */
+	uint64_t spans_unfinished;    /* still open at the end of the trace */
+	uint64_t span_table_full, unmatched_ends;
+};
+
+struct kx_state {
+	struct kr_chrome w;
+	struct kx_options opt;
+	uint64_t recorder_pid;
+	const struct katra_header *header;
+	struct kr_idmap open;       /* (tid, span_id) -> v1 index into spans */
+	struct kx_span *spans;
+	uint32_t nspans, cap_spans, free_head;
+	struct kr_idmap named;      /* (pid, tid) -> v1: named by ProcessInfo (tid 0: process) */
+	struct kx_seen *seen, *sources;
+	uint64_t extra_flow_ids;
+	uint64_t last_ts;
+	bool recorder_named;
+	bool active;                /* inside [from, to] */
+	bool done;                  /* past --to: stop reading */
+	bool oom;
+	struct kx_stats st;
+};
+
+/* Writes the export of path to out.  0; 1 when the trace is invalid or
+ * truncated, or an epoch named by --from/--to is not in it (what could be
+ * read is still exported, as valid JSON); -errno.  Messages on err, each
+ * "katra-replay: export: ...". */
+int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *out, FILE *err);
+
+/* The pieces, for export.c and the unit tests. */
+int kx_init(struct kx_state *s, const struct kx_options *opt, const struct katra_header *h,
+	    FILE *out);
+void kx_record(struct kx_state *s, const struct katra_record *rec);
+/* Ends open spans, writes otherData and the closing brackets. */
+void kx_finish(struct kx_state *s, const char *path);
+void kx_free(struct kx_state *s);
+
+/* export_spans.c */
+struct kx_span *kx_span_open(struct kx_state *s, const struct katra_event *e);
+struct kx_span *kx_span_find(struct kx_state *s, uint64_t tid, uint64_t span_id);
+void kx_span_close(struct kx_state *s, struct kx_span *sp);
+
+/* export_seen.c */
+void kx_seen_put(struct kx_state *s, const struct katra_event *e, bool shown);
+const struct kx_seen *kx_seen_get(const struct kx_state *s, uint64_t seq);
+bool kx_is_link_source(uint32_t kind);
+
+/* export_emit.c */
+void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct katra_event *end,
+		  uint64_t ts, uint64_t end_ts, bool clipped, bool unfinished);
+void kx_emit_instant(struct kx_state *s, const struct katra_event *e);
+void kx_emit_links(struct kx_state *s, const struct katra_event *e, uint64_t own_begin);
+void kx_emit_names(struct kx_state *s, const struct katra_event *e);
+void kx_emit_epoch(struct kx_state *s, const struct katra_epoch_marker *m);
+void kx_emit_counter(struct kx_state *s, const struct katra_counter *c);
+
+#endif

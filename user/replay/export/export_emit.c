@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* export: writing each kind of output event (see export.h for the
+ * mapping). */
+#include <stdio.h>
+#include <string.h>
+
+#include "export.h"
+#include "katra/replay.h"
+#include "replay/util/out.h"
+#include "replay/names/payload_fields.h"
+
+#define NAMED_PROCESS UINT64_MAX /* k2 of a process's entry in s->named */
+#define NAME_FALLBACK 1
+#define NAME_INFO 2
+
+static const char *kind_str(uint32_t kind, char buf[KR_NAME_BUF])
+{
+	return kr_enum(katra_kind_name(kind), kind, buf);
+}
+
+static void cat(struct kx_state *s, uint32_t scope)
+{
+	char buf[KR_NAME_BUF];
+
+	kr_chrome_cstr(&s->w, "cat", kr_enum(katra_scope_name(scope), scope, buf));
+}
+
+/* The name a viewer shows: the kind, with the syscall number for plain
+ * syscalls and the reason for off-CPU time. */
+static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
+		       const struct katra_payload *p)
+{
+	char buf[48], kb[KR_NAME_BUF];
+
+	if (kind == KATRA_KIND_SYSCALL && p->type == KATRA_PAYLOAD_SYSCALL)
+		snprintf(buf, sizeof(buf), "Syscall %u", p->u.syscall.nr);
+	else if (kind == KATRA_KIND_SYSCALL && p->type == KATRA_PAYLOAD_SYSCALL_RETURN)
+		snprintf(buf, sizeof(buf), "Syscall %u", p->u.syscall_return.nr);
+	else if (kind == KATRA_KIND_OFF_CPU && phase == KATRA_PHASE_BEGIN &&
+		 p->type == KATRA_PAYLOAD_SWITCH)
+		snprintf(buf, sizeof(buf), "off-CPU: %s",
+			 p->u.sched_switch.prev_state ? "blocked" : "preempted");
+	else if (kind == KATRA_KIND_OFF_CPU)
+		snprintf(buf, sizeof(buf), "off-CPU (until here)");
+	else
+		snprintf(buf, sizeof(buf), "%s", kind_str(kind, kb));
+	kr_chrome_cstr(&s->w, "name", buf);
+}
+
+static void resource(struct kx_state *s, const struct katra_resource *r)
+{
+	char buf[KR_NAME_BUF], val[64];
+
+	if (r->domain == KATRA_RES_NONE)
+		return;
+	snprintf(val, sizeof(val), "%s:0x%llx",
+		 kr_enum(katra_resource_domain_name(r->domain), r->domain, buf),
+		 (unsigned long long)r->id);
+	kr_chrome_cstr(&s->w, "resource", val);
+}
+
+/* The payload's fields as args, each key prefixed with prefix. */
+static void payload(struct kx_state *s, const struct katra_payload *p, const char *prefix)
+{
+	const struct kr_payload_desc *d = kr_payload_desc(p->type);
+	char key[64];
+
+	for (unsigned i = 0; d && i < d->count; i++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, d->fields[i].name);
+		kr_chrome_key(&s->w, key);
+		kr_payload_field_value(s->w.f, p, &d->fields[i], true);
+	}
+}
+
+static void confidence(struct kx_state *s, uint32_t c)
+{
+	char buf[KR_NAME_BUF];
+
+	if (c != KATRA_CONFIDENCE_MEASURED)
+		kr_chrome_cstr(&s->w, "confidence", kr_enum(katra_confidence_name(c), c, buf));
+}
+
+void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct katra_event *end,
+		  uint64_t ts, uint64_t end_ts, bool clipped, bool unfinished)
+{
+	struct kr_chrome *w = &s->w;
+
+	kr_chrome_open(w, 'X', sp->pid, sp->tid, ts);
+	kr_chrome_dur(w, end_ts - ts);
+	event_name(s, sp->kind, KATRA_PHASE_BEGIN, &sp->payload);
+	cat(s, sp->scope);
+	s->st.spans++;
+	if (s->opt.no_args) {
+		kr_chrome_close(w);
+		return;
+	}
+	kr_chrome_args_open(w);
+	kr_chrome_u64(w, "seq", sp->seq);
+	if (end)
+		kr_chrome_u64(w, "end_seq", end->seq);
+	kr_chrome_u64(w, "span", sp->span_id);
+	resource(s, &sp->resource);
+	if (sp->kind == KATRA_KIND_OFF_CPU && sp->payload.type == KATRA_PAYLOAD_SWITCH)
+		kr_chrome_cstr(w, "reason",
+			       sp->payload.u.sched_switch.prev_state ? "blocked" : "preempted");
+	payload(s, &sp->payload, "");
+	if (end && end->payload.type == KATRA_PAYLOAD_SYSCALL_RETURN)
+		kr_chrome_i64(w, "ret", end->payload.u.syscall_return.ret);
+	else if (end && end->payload.type == KATRA_PAYLOAD_SWITCH)
+		kr_chrome_u64(w, "cpu_in", end->payload.u.sched_switch.cpu);
+	else if (end)
+		payload(s, &end->payload, "end_");
+	if (end)
+		confidence(s, end->confidence);
+	if (clipped)
+		kr_chrome_bool(w, "clipped", true);
+	if (unfinished)
+		kr_chrome_bool(w, "unfinished", true);
+	kr_chrome_args_close(w);
+	kr_chrome_close(w);
+}
+
+static void event_args(struct kx_state *s, const struct katra_event *e)
+{
+	if (s->opt.no_args)
+		return;
+	kr_chrome_args_open(&s->w);
+	kr_chrome_u64(&s->w, "seq", e->seq);
+	if (e->request_id.present)
+		kr_chrome_u64(&s->w, "request_id", e->request_id.value);
+	resource(s, &e->resource);
+	payload(s, &e->payload, "");
+	confidence(s, e->confidence);
+	kr_chrome_args_close(&s->w);
+}
+
+void kx_emit_instant(struct kx_state *s, const struct katra_event *e)
+{
+	struct kr_chrome *w = &s->w;
+	bool source = kx_is_link_source(e->kind);
+
+	/* a link's start must be a slice for Perfetto to draw the arrow */
+	kr_chrome_open(w, source ? 'X' : 'i', e->process_id, e->thread_id, e->ts_mono_ns);
+	if (source) {
+		kr_chrome_dur(w, 0);
+		kr_chrome_u64(w, "bind_id", e->seq);
+		kr_chrome_bool(w, "flow_out", true);
+	} else {
+		kr_chrome_cstr(w, "s", "t");
+	}
+	event_name(s, e->kind, e->phase, &e->payload);
+	cat(s, e->scope);
+	event_args(s, e);
+	kr_chrome_close(w);
+	s->st.instants++;
+}
+
+/* A 0-length slice that is one end of a flow. */
+static void anchor(struct kx_state *s, uint64_t pid, uint64_t tid, uint64_t ts, const char *name,
+		   uint64_t id, bool out, uint64_t from_seq, uint64_t to_seq)
+{
+	struct kr_chrome *w = &s->w;
+
+	kr_chrome_open(w, 'X', pid, tid, ts);
+	kr_chrome_dur(w, 0);
+	kr_chrome_u64(w, "bind_id", id);
+	kr_chrome_bool(w, out ? "flow_out" : "flow_in", true);
+	kr_chrome_cstr(w, "name", name);
+	kr_chrome_cstr(w, "cat", "flow");
+	if (!s->opt.no_args) {
+		kr_chrome_args_open(w);
+		kr_chrome_u64(w, "from_seq", from_seq);
+		kr_chrome_u64(w, "to_seq", to_seq);
+		kr_chrome_args_close(w);
+	}
+	kr_chrome_close(w);
+}
+
+void kx_emit_links(struct kx_state *s, const struct katra_event *e, uint64_t own_begin)
+{
+	char name[64], b1[KR_NAME_BUF], b2[KR_NAME_BUF];
+
+	for (uint64_t i = 0; i < e->causes.len; i++) {
+		uint64_t c = e->causes.items[i], id;
+		const struct kx_seen *x;
+
+		if (c == own_begin)
+			continue;
+		x = kx_seen_get(s, c);
+		if (!x) {
+			s->st.flows_lost++;
+			continue;
+		}
+		if ((x->tid == e->thread_id && x->pid == e->process_id) || !x->shown)
+			continue;
+		snprintf(name, sizeof(name), "%s -> %s", kind_str(x->kind, b1),
+			 kind_str(e->kind, b2));
+		if (kx_is_link_source(x->kind)) {
+			id = c; /* its slice carries bind_id = seq and flow_out */
+		} else {
+			id = EXPORT_EXTRA_FLOW_BASE + s->extra_flow_ids++;
+			anchor(s, x->pid, x->tid, x->ts, name, id, true, c, e->seq);
+		}
+		anchor(s, e->process_id, e->thread_id, e->ts_mono_ns > x->ts ? e->ts_mono_ns : x->ts,
+		       name, id, false, c, e->seq);
+		s->st.flows++;
+	}
+}
+
+static void name_meta(struct kx_state *s, uint64_t pid, uint64_t tid, const char *what,
+		      const char *name, uint64_t len)
+{
+	kr_chrome_open(&s->w, 'M', pid, tid, 0);
+	kr_chrome_cstr(&s->w, "name", what);
+	kr_chrome_args_open(&s->w);
+	kr_chrome_str(&s->w, "name", name, len);
+	kr_chrome_args_close(&s->w);
+	kr_chrome_close(&s->w);
+}
+
+void kx_emit_names(struct kx_state *s, const struct katra_event *e)
+{
+	struct kr_idmap_slot *slot;
+	bool created;
+	char buf[48];
+
+	if (e->kind == KATRA_KIND_PROCESS_INFO && e->payload.type == KATRA_PAYLOAD_PROCESS_INFO) {
+		const struct katra_str *comm = &e->payload.u.process_info.comm;
+
+		slot = kr_idmap_get(&s->named, e->process_id, NAMED_PROCESS, &created);
+		if (slot)
+			slot->v1 = NAME_INFO;
+		/* the last name a viewer reads for a pid wins: after an exec, the new one */
+		name_meta(s, e->process_id, e->process_id, "process_name", comm->ptr, comm->len);
+		name_meta(s, e->process_id, e->process_id, "thread_name", comm->ptr, comm->len);
+		return;
+	}
+	slot = kr_idmap_get(&s->named, e->process_id, NAMED_PROCESS, &created);
+	if (!slot || !created)
+		return;
+	slot->v1 = NAME_FALLBACK;
+	if (e->process_id == 0)
+		snprintf(buf, sizeof(buf), "outside the traced set");
+	else
+		snprintf(buf, sizeof(buf), "pid %llu", (unsigned long long)e->process_id);
+	name_meta(s, e->process_id, e->process_id, "process_name", buf, strlen(buf));
+}
+
+static void recorder_name(struct kx_state *s)
+{
+	if (s->recorder_named)
+		return;
+	s->recorder_named = true;
+	name_meta(s, s->recorder_pid, s->recorder_pid, "process_name", "katra-record",
+		  strlen("katra-record"));
+}
+
+void kx_emit_epoch(struct kx_state *s, const struct katra_epoch_marker *m)
+{
+	struct kr_chrome *w = &s->w;
+	char buf[KR_NAME_BUF];
+	const char *kind = kr_enum(katra_epoch_kind_name(m->kind), m->kind, buf);
+
+	recorder_name(s);
+	kr_chrome_open(w, 'i', s->recorder_pid, s->recorder_pid, m->ts_mono_ns);
+	kr_chrome_cstr(w, "s", "g");
+	if (m->name.len)
+		kr_chrome_str(w, "name", m->name.ptr, m->name.len);
+	else
+		kr_chrome_cstr(w, "name", kind);
+	kr_chrome_cstr(w, "cat", "epoch");
+	if (!s->opt.no_args) {
+		kr_chrome_args_open(w);
+		kr_chrome_u64(w, "seq", m->seq);
+		kr_chrome_u64(w, "epoch", m->epoch);
+		kr_chrome_cstr(w, "kind", kind);
+		kr_chrome_args_close(w);
+	}
+	kr_chrome_close(w);
+	s->st.epochs++;
+}
+
+void kx_emit_counter(struct kx_state *s, const struct katra_counter *c)
+{
+	struct kr_chrome *w = &s->w;
+	char buf[KR_NAME_BUF], key[32];
+
+	recorder_name(s);
+	kr_chrome_open(w, 'C', s->recorder_pid, s->recorder_pid, c->ts_mono_ns);
+	kr_chrome_cstr(w, "name", kr_enum(katra_counter_kind_name(c->kind), c->kind, buf));
+	kr_chrome_cstr(w, "cat", "katra");
+	if (c->kind == KATRA_COUNTER_EVENTS_DROPPED || c->kind == KATRA_COUNTER_RING_FILL_BYTES ||
+	    c->kind == KATRA_COUNTER_RING_CAPACITY_BYTES)
+		snprintf(key, sizeof(key), "ring %u", c->instance);
+	else if (c->instance)
+		snprintf(key, sizeof(key), "instance %u", c->instance);
+	else
+		snprintf(key, sizeof(key), "value");
+	/* counters always carry their value in args: that is the series */
+	kr_chrome_args_open(w);
+	kr_chrome_u64(w, key, c->value);
+	kr_chrome_args_close(w);
+	kr_chrome_close(w);
+	s->st.counters++;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The pid -> process name table (see procnames.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "katra/replay.h"
+#include "replay/util/out.h"
+#include "procnames.h"
+
+void kr_procnames_init(struct kr_procnames *p)
+{
+	kr_xmap_init(&p->map, sizeof(uint64_t), sizeof(struct kr_procname),
+		     KR_MAX_NAMED_PROCESSES);
+	p->requests = NULL;
+	p->nrequests = 0;
+}
+
+static void free_requests(struct kr_procnames *p)
+{
+	for (uint32_t i = 0; i < p->nrequests; i++)
+		free(p->requests[i]);
+	free(p->requests);
+	p->requests = NULL;
+	p->nrequests = 0;
+}
+
+void kr_procnames_free(struct kr_procnames *p)
+{
+	kr_xmap_free(&p->map);
+	free_requests(p);
+}
+
+/* A WineServerRequests table replaces the one before (out of memory: none). */
+static void see_requests(struct kr_procnames *p, const struct katra_str_vec *v)
+{
+	uint32_t n = v->len < KR_MAX_REQUEST_NAMES ? (uint32_t)v->len : KR_MAX_REQUEST_NAMES;
+
+	free_requests(p);
+	p->requests = calloc(n ? n : 1, sizeof(*p->requests));
+	if (!p->requests)
+		return;
+	p->nrequests = n;
+	for (uint32_t i = 0; i < n; i++)
+		p->requests[i] = strndup(v->items[i].ptr, v->items[i].len);
+}
+
+const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request)
+{
+	if (!p || request >= p->nrequests || !p->requests[request] || !p->requests[request][0])
+		return NULL;
+	return p->requests[request];
+}
+
+void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e)
+{
+	const struct katra_str *s;
+	struct kr_procname *n;
+	uint64_t pid = e->process_id;
+	bool created;
+
+	if (e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS) {
+		see_requests(p, &e->payload.u.wine_server_requests.names);
+		return;
+	}
+	if (e->payload.type != KATRA_PAYLOAD_PROCESS_INFO)
+		return;
+	s = e->payload.u.process_info.windows_image.present ?
+		    &e->payload.u.process_info.windows_image.value :
+		    &e->payload.u.process_info.comm;
+	n = kr_xmap_get(&p->map, &pid, &created);
+	if (!n)
+		return; /* table full: this pid stays unnamed */
+	n->len = s->len < KR_PROCNAME_MAX ? (uint32_t)s->len : KR_PROCNAME_MAX;
+	if (n->len)
+		memcpy(n->name, s->ptr, n->len);
+	n->origin = e->payload.u.process_info.origin;
+}
+
+const struct kr_procname *kr_procnames_get(const struct kr_procnames *p, uint64_t pid)
+{
+	return p ? kr_xmap_find(&p->map, &pid) : NULL;
+}
+
+static bool bare(const struct kr_procname *n)
+{
+	if (!n->len)
+		return false;
+	for (uint32_t i = 0; i < n->len; i++) {
+		char c = n->name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      (c && strchr("._+-:~@#%=,/", c))))
+			return false;
+	}
+	return true;
+}
+
+static void put(FILE *f, const struct kr_procname *n)
+{
+	if (bare(n))
+		fwrite(n->name, 1, n->len, f);
+	else
+		katra_json_string(f, n->name, n->len);
+}
+
+void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid)
+{
+	const struct kr_procname *n = kr_procnames_get(p, pid);
+
+	kr_u64(f, pid);
+	if (!n)
+		return;
+	putc('(', f);
+	put(f, n);
+	putc(')', f);
+}
+
+void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid)
+{
+	const struct kr_procname *n = kr_procnames_get(p, pid);
+
+	if (n)
+		put(f, n);
+	else
+		putc('-', f);
+}
+
+const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, size_t cap)
+{
+	FILE *f = fmemopen(buf, cap, "w");
+
+	buf[0] = 0;
+	if (!f)
+		return buf;
+	setvbuf(f, NULL, _IONBF, 0);
+	kr_put_pid(f, p, pid);
+	fclose(f);
+	buf[cap - 1] = 0;
+	return buf;
+}

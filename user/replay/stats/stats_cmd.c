@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The stats command's driver: one pass over the trace feeding the overview
+ * (stats.c) and the views (stats_track.c), then the sections asked for. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "katra/replay.h"
+#include "replay/util/open.h"
+#include "stats.h"
+#include "views.h"
+#include "replay/util/window.h"
+
+static void print_text(FILE *out, const struct kr_stats *s, const struct kr_views *v,
+		       const struct katra_stats_opts *o, const char *path, const char *why)
+{
+	if (o->views & KATRA_STATS_OVERVIEW)
+		kr_stats_print_text(out, s, path, why);
+	else
+		kr_stats_print_text_head(out, s, path, why);
+	if (o->views & KATRA_STATS_SYSCALLS)
+		kr_syscalls_text(out, v, o->per_process);
+	if (o->views & KATRA_STATS_FILES)
+		kr_files_text(out, v);
+	if (o->views & KATRA_STATS_OFFCPU)
+		kr_offcpu_text(out, v);
+	if (o->views & KATRA_STATS_TOP)
+		kr_top_text(out, v);
+	if (v->unmatched_ends || v->open_overflow || v->thread_overflow)
+		fprintf(out, "\n(views: %llu Ends without a Begin, %llu Begins beyond the "
+			"open-span table, %llu events beyond the thread table)\n",
+			(unsigned long long)v->unmatched_ends, (unsigned long long)v->open_overflow,
+			(unsigned long long)v->thread_overflow);
+}
+
+static void print_json(FILE *out, const struct kr_stats *s, const struct kr_views *v,
+		       const struct katra_stats_opts *o, const char *path, const char *why)
+{
+	kr_stats_print_json_open(out, s, path, why, o->views & KATRA_STATS_OVERVIEW);
+	if (o->views & KATRA_STATS_SYSCALLS)
+		kr_syscalls_json(out, v, o->per_process);
+	if (o->views & KATRA_STATS_FILES)
+		kr_files_json(out, v);
+	if (o->views & KATRA_STATS_OFFCPU)
+		kr_offcpu_json(out, v);
+	if (o->views & KATRA_STATS_TOP)
+		kr_top_json(out, v);
+	fputs("}\n", out);
+}
+
+int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts *opts,
+		     FILE *err)
+{
+	struct katra_stats_opts o = *opts;
+	struct katra_reader *r = NULL;
+	struct kr_stats *s = NULL;
+	struct kr_views *v = NULL;
+	struct katra_record rec;
+	enum katra_read_status st;
+	const char *why = NULL;
+	struct kr_window w;
+	int ret, fret;
+
+	if (!o.views)
+		o.views = KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS;
+	if (o.per_process)
+		o.views |= KATRA_STATS_SYSCALLS;
+	ret = kr_open(&r, path, err);
+	if (ret)
+		return ret;
+	s = malloc(sizeof(*s));
+	v = malloc(sizeof(*v));
+	if (!s || !v) {
+		free(s);
+		s = NULL;
+		ret = -ENOMEM;
+		fprintf(err, "katra-replay: out of memory\n");
+		goto cleanup;
+	}
+	kr_stats_init(s, katra_reader_header(r));
+	kr_views_init(v, &s->names, o.views & KATRA_STATS_TOP ? o.top : 0);
+	kr_window_init(&w, &o.from, &o.to);
+	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
+		if (rec.type != KATRA_RECORD_SESSION_SUMMARY && !kr_window_has(&w, &rec))
+			continue;
+		kr_stats_add(s, &rec);
+		kr_views_add(v, &rec);
+	}
+	kr_views_finish(v);
+	if (st != KATRA_READ_EOF) {
+		why = katra_reader_message(r);
+		if (!why || !why[0])
+			why = "unreadable record";
+	}
+	if (s->oom || v->oom) {
+		ret = -ENOMEM;
+		fprintf(err, "katra-replay: out of memory\n");
+		goto cleanup;
+	}
+	/* the stats of the good prefix are still worth printing */
+	if (o.json)
+		print_json(out, s, v, &o, path, why);
+	else
+		print_text(out, s, v, &o, path, why);
+	fret = kr_flush_out(out, err);
+	ret = kr_end_status(r, st, path, err);
+	if (!ret)
+		ret = fret;
+	if (!ret)
+		ret = kr_window_check(&w, "stats", path, err);
+cleanup:
+	if (s) {
+		kr_views_free(v);
+		kr_stats_free(s);
+	}
+	free(s);
+	free(v);
+	katra_reader_close(r);
+	return ret;
+}
+
+int katra_stats(const char *path, FILE *out, bool json, FILE *err)
+{
+	struct katra_stats_opts o = { .json = json };
+
+	return katra_stats_with(path, out, &o, err);
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Formatting shared by the stats views (see views.h). */
+#include <stdio.h>
+
+#include "katra/replay.h"
+#include "replay/util/out.h"
+#include "replay/names/sysnames.h"
+#include "views.h"
+
+const char *kr_syskey_name(uint64_t syskey, char buf[32])
+{
+	char kind[KR_NAME_BUF];
+
+	if (syskey & KR_SYSKEY_KIND) {
+		uint32_t k = (uint32_t)syskey;
+
+		snprintf(buf, 32, "(%s)", kr_enum(katra_kind_name(k), k, kind));
+		return buf;
+	}
+	return kr_syscall_name((uint32_t)syskey, buf);
+}
+
+const char *kr_fmt_dur(char *buf, size_t cap, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, cap, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
+	return buf;
+}
+
+void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id)
+{
+	const struct kr_fileagg *a = kr_file_find(v, domain, id);
+	char buf[KR_NAME_BUF];
+
+	switch (domain) {
+	case KATRA_RES_NONE:
+		return;
+	case KATRA_RES_FUTEX:
+		kr_s(f, "futex ");
+		kr_hex(f, id);
+		return;
+	case KATRA_RES_MEMORY:
+	case KATRA_RES_IO_URING:
+	case KATRA_RES_WIN_HANDLE:
+	case KATRA_RES_VULKAN_QUEUE:
+		fprintf(f, "%s:", kr_enum(katra_resource_domain_name((uint32_t)domain),
+					  (uint32_t)domain, buf));
+		kr_hex(f, id);
+		return;
+	default:
+		if (a && a->path) {
+			katra_json_string(f, a->path, a->path_len);
+			return;
+		}
+		fprintf(f, "%s:%llu", kr_enum(katra_resource_domain_name((uint32_t)domain),
+					      (uint32_t)domain, buf),
+			(unsigned long long)id);
+	}
+}
+
+void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id)
+{
+	const struct kr_fileagg *a;
+	char buf[KR_NAME_BUF];
+
+	if (domain == KATRA_RES_NONE) {
+		kr_s(f, "null");
+		return;
+	}
+	fprintf(f, "{\"domain\":\"%s\",\"id\":\"%llu\"",
+		kr_enum(katra_resource_domain_name((uint32_t)domain), (uint32_t)domain, buf),
+		(unsigned long long)id);
+	a = kr_file_find(v, domain, id);
+	if (a && a->path) {
+		kr_s(f, ",\"path\":");
+		katra_json_string(f, a->path, a->path_len);
+	}
+	putc('}', f);
+}
+
+void kr_json_pname(FILE *f, const struct kr_views *v, uint64_t pid)
+{
+	const struct kr_procname *n = kr_procnames_get(v->names, pid);
+
+	if (n)
+		katra_json_string(f, n->name, n->len);
+	else
+		kr_s(f, "null");
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The stats views that answer everyday questions (stats --syscalls, --files,
+ * --off-cpu, --top N): fed one record at a time after the overview's
+ * accumulator, bounded like it (every table has a cap; what does not fit is
+ * counted, never allocated).
+ *
+ * A span is a Begin and an End on one thread with the same span_id.  A
+ * syscall span is one of the syscall kinds (Syscall .. Clone) in the Linux
+ * scope; its name comes from the End's SyscallReturn.nr (the recorder puts
+ * the number there for every syscall kind), else from a Begin's Syscall
+ * payload, else only the kind is known (an End inferred at capture end or
+ * thread exit) and the row is named "(Kind)".  ret in [-4095, -1] is an
+ * error.  Off-CPU spans are OffCpu spans: the Begin's Switch.prev_state
+ * says runnable (preempted) or blocked, and a blocked span is charged to the
+ * syscall open on that thread when it switched out (its name known at the
+ * syscall's End) and to that syscall's resource (a row per thread, reason,
+ * state and syscall names the resource of its longest span, and says when
+ * there were several).  An OffCpu End with confidence Inferred (the
+ * switch-in was not seen; it ends at the next switch-out) does not measure
+ * off-CPU time: such spans are counted and left out. */
+#ifndef KATRA_REPLAY_VIEWS_H
+#define KATRA_REPLAY_VIEWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "katra/format.h"
+#include "replay/names/procnames.h"
+#include "replay/util/xmap.h"
+
+#define KR_SYSKEY_KIND (1ull << 32) /* syskey = KR_SYSKEY_KIND | kind: number unknown */
+#define KR_NR_NONE 0xfffffffeu      /* no number known yet */
+#define KR_SYSKEY_NONE UINT64_MAX   /* no syscall at all */
+#define KR_MAX_SYSCALL_ROWS (1u << 16)
+#define KR_MAX_FILES (1u << 16)
+#define KR_MAX_OFFCPU_ROWS (1u << 16)
+#define KR_MAX_TOP 10000
+#define KR_PATH_BUDGET (64u << 20) /* bytes of file paths kept, in all */
+#define KR_NSTATES 9                 /* R S D T t X Z P I */
+
+enum kr_offcpu_reason {
+	KR_OFF_PREEMPTED = 0, /* runnable when it left the CPU */
+	KR_OFF_SYSCALL,       /* blocked inside a syscall */
+	KR_OFF_FAULT,         /* blocked inside a page fault */
+	KR_OFF_OTHER,         /* blocked outside both */
+};
+
+struct kr_sysagg {
+	uint64_t calls, errors, total_ns, max_ns;
+};
+
+struct kr_file_key {
+	uint64_t domain, id;
+};
+
+struct kr_fileagg {
+	uint64_t opens, reads, read_bytes, read_ns, writes, write_bytes, write_ns;
+	char *path; /* from the FileOpen that produced this identity (NUL-terminated) */
+	uint64_t path_len;
+};
+
+struct kr_off_key {
+	uint64_t tid;
+	uint64_t why;    /* reason << 8 | state letter */
+	uint64_t syskey; /* KR_OFF_SYSCALL: the syscall */
+};
+
+struct kr_offagg {
+	uint64_t pid, count, total_ns, max_ns;
+	uint64_t res_domain, res_id; /* the resource of the longest span */
+	uint64_t first_domain, first_id;
+	bool several;                /* more than one resource */
+};
+
+struct kr_top_entry {
+	uint64_t dur_ns, begin_ts, tid, pid;
+	uint64_t syskey;   /* a syscall span's own syscall; an OffCpu span's blocking one;
+			    * KR_SYSKEY_NONE */
+	uint64_t res_domain, res_id;
+	uint64_t sc_span;  /* OffCpu in a syscall: that syscall's span_id (fixed up at its End) */
+	uint32_t kind;
+	char state;        /* OffCpu: the state letter; else 0 */
+	bool in_syscall;   /* syskey still to be fixed at the syscall's End */
+};
+
+struct kr_views {
+	const struct kr_procnames *names; /* the overview's: names known by the end */
+	struct kr_xmap open;        /* (tid, span_id) -> struct kr_open_span */
+	struct kr_xmap threads;     /* tid -> struct kr_thread */
+	struct kr_xmap sys;         /* syskey -> struct kr_sysagg */
+	struct kr_xmap sys_by_pid;  /* (pid, syskey) -> struct kr_sysagg */
+	struct kr_xmap files;       /* struct kr_file_key -> struct kr_fileagg */
+	struct kr_xmap offcpu;      /* struct kr_off_key -> struct kr_offagg */
+	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
+	unsigned top_len, top_cap;
+	uint64_t path_bytes;
+	/* what did not fit or could not be paired */
+	uint64_t unmatched_ends, untimed_syscalls, open_overflow, thread_overflow,
+		sys_overflow, file_overflow, offcpu_overflow, paths_dropped;
+	uint64_t offcpu_inferred; /* OffCpu spans with an inferred End: left out */
+	bool oom;
+};
+
+void kr_views_init(struct kr_views *v, const struct kr_procnames *names, unsigned top_n);
+void kr_views_add(struct kr_views *v, const struct katra_record *rec);
+/* After the last record: charges what is still open (syscalls that never
+ * returned keep their kind as their name). */
+void kr_views_finish(struct kr_views *v);
+void kr_views_free(struct kr_views *v);
+
+/* ---- inside the views (stats_*.c) ---- */
+void kr_sys_add(struct kr_views *v, uint64_t pid, uint64_t syskey, uint64_t dur, bool error);
+void kr_file_io(struct kr_views *v, const struct katra_resource *r, uint32_t kind,
+		uint64_t dur, int64_t ret);
+void kr_file_opened(struct kr_views *v, const struct katra_resource *r, const char *path,
+		    uint64_t len);
+void kr_off_add(struct kr_views *v, uint64_t tid, uint64_t pid, unsigned reason, char state,
+		uint64_t syskey, uint64_t res_domain, uint64_t res_id, uint64_t count,
+		uint64_t total, uint64_t max);
+void kr_top_push(struct kr_views *v, const struct kr_top_entry *e);
+/* The syscall (tid, span) ended as syskey: fix the OffCpu entries inside it. */
+void kr_top_fix(struct kr_views *v, uint64_t tid, uint64_t span, uint64_t syskey);
+/* Would an entry of dur_ns enter the heap now? */
+bool kr_top_wants(const struct kr_views *v, uint64_t dur_ns);
+
+/* ---- text and JSON (stats_syscalls.c, stats_files.c, stats_offcpu.c,
+ * stats_top.c); per_process: one syscall table per process ---- */
+void kr_syscalls_text(FILE *f, const struct kr_views *v, bool per_process);
+void kr_syscalls_json(FILE *f, const struct kr_views *v, bool per_process);
+void kr_files_text(FILE *f, const struct kr_views *v);
+void kr_files_json(FILE *f, const struct kr_views *v);
+void kr_offcpu_text(FILE *f, const struct kr_views *v);
+void kr_offcpu_json(FILE *f, const struct kr_views *v);
+void kr_top_text(FILE *f, const struct kr_views *v);
+void kr_top_json(FILE *f, const struct kr_views *v);
+
+/* ---- shared formatting (stats_fmt.c) ---- */
+/* "read", "i386:read", "(FileRead)" for a kind-only key. */
+const char *kr_syskey_name(uint64_t syskey, char buf[32]);
+/* "812 ns", "1.250 us", "13.512 ms", "2.000 s" */
+const char *kr_fmt_dur(char *buf, size_t cap, uint64_t ns);
+/* A resource for people: the file's path when captured (JSON-quoted when it
+ * needs it), "futex 0x7f..", "File:123..", nothing for None. */
+void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id);
+/* JSON: {"domain":"File","id":"123","path":".."} (path only when known) or null. */
+void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id);
+/* JSON string of the process name, or null. */
+void kr_json_pname(FILE *f, const struct kr_views *v, uint64_t pid);
+const struct kr_fileagg *kr_file_find(const struct kr_views *v, uint64_t domain, uint64_t id);
+
+#endif
