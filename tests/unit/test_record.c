@@ -9,7 +9,7 @@
 #include "pipeline_test_util.h"
 #include "record/cli.h"
 #include "record/emit/emit.h"
-#include "record/emit/syscalls.h"
+#include "record/syscalls/syscalls.h"
 
 /* ---- order ---- */
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The emitter's core: records, thread and process state, dispatch.  The
- * events themselves are built in emit_syscall.c, emit_sched.c, emit_task.c
- * and emit_misc.c. */
+/* The emitter's core: records, thread and process state, and the helpers
+ * every event builder (emit_syscall.c, emit_sched.c, emit_task.c,
+ * emit_misc.c, emit_wine.c) shares.  It calls none of them: the dispatch
+ * by kind is emit_dispatch.c, above them all. */
 #include <errno.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -250,42 +251,6 @@ int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint6
 			     KATRA_CONFIDENCE_INFERRED);
 }
 
-int emit_pending(struct emitter *e, const struct pending *p)
-{
-	if (e->error)
-		return e->error;
-	/* every kind listed: a new one cannot be misfiled silently */
-	switch ((enum pend_kind)p->kind) {
-	case PEND_SYSCALL_BEGIN:
-	case PEND_SYSCALL_PAIR: /* its Begin half (pipeline.c writes the End) */
-		return emit_syscall_begin(e, p);
-	case PEND_SYSCALL_END:
-	case PEND_SYSCALL_ORPHAN:
-		return emit_syscall_end(e, p);
-	case PEND_SWITCH:
-		return emit_switch(e, p);
-	case PEND_WAKING:
-		return emit_waking(e, p);
-	case PEND_FORK:
-		return emit_fork(e, p);
-	case PEND_EXEC:
-		return emit_exec(e, p);
-	case PEND_EXIT:
-		return emit_exit(e, p);
-	case PEND_PAGE_FAULT:
-	case PEND_FAULT_BEGIN:
-	case PEND_FAULT_END:
-		return emit_page_fault(e, p);
-	case PEND_URING_CREATE:
-	case PEND_URING_SUBMIT:
-	case PEND_URING_COMPLETE:
-		return emit_uring(e, p);
-	case PEND_UCALL:
-		return emit_ucall(e, p);
-	}
-	return -EINVAL;
-}
-
 void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 {
 	bool created;
@@ -314,34 +279,4 @@ void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 	ps->tid = path->head.tid;
 	size_t len = path->len < KATRA_PATH_MAX ? path->len : KATRA_PATH_MAX - 1;
 	ps->len = (uint32_t)katra_utf8_sanitize(path->path, len, ps->path, sizeof(ps->path));
-}
-
-int emit_close_open_spans(struct emitter *e, uint64_t key)
-{
-	int rc = 0;
-
-	if (key < e->st.last_key)
-		key = e->st.last_key;
-	for (size_t i = 0; i < e->threads.cap && !rc; i++) {
-		if (!e->threads.used[i])
-			continue;
-		struct thread_state *th = ktable_value_at(&e->threads, i);
-		uint32_t tid = (uint32_t)e->threads.keys[i];
-		struct katra_wire_head h = { .tid = tid, .tgid = th->tgid };
-		if (th->flags & TH_SYSCALL_OPEN)
-			rc = emit_close_syscall(e, th, tid, key);
-		if (!rc && (th->flags & TH_FAULT_OPEN)) {
-			th->flags &= ~TH_FAULT_OPEN;
-			rc = emit_end_span(e, th, &h, KATRA_KIND_PAGE_FAULT, th->pf_span, th->pf_seq,
-					   key, NULL, KATRA_CONFIDENCE_INFERRED);
-		}
-		if (!rc && (th->flags & TH_OFFCPU_OPEN)) {
-			th->flags &= ~TH_OFFCPU_OPEN;
-			rc = emit_end_span(e, th, &h, KATRA_KIND_OFF_CPU, th->off_span, th->off_seq,
-					   key, NULL, KATRA_CONFIDENCE_INFERRED);
-		}
-		if (!rc)
-			rc = emit_ucall_close_all(e, th, tid, key);
-	}
-	return rc;
 }

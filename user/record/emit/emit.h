@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "katra/format.h"
-#include "record/pipeline/order.h"
+#include "pending.h"
 #include "record/table/table.h"
 
 struct emit_stats {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "emit_int.h"
-#include "syscalls.h"
+#include "record/syscalls/syscalls.h"
 
 static void syscall_resource(struct emitter *e, const struct katra_ev_syscall *sc,
 			     struct katra_event *ev)

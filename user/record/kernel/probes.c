@@ -19,7 +19,7 @@
 
 #include "katra.skel.h"
 #include "probes_int.h"
-#include "record/emit/syscalls.h"
+#include "record/syscalls/syscalls.h"
 
 static int verbose_log;
 

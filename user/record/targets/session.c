@@ -162,21 +162,6 @@ int katra_wine_image_from_argv(const char *buf, size_t len, bool wine_process, c
 
 /* ---- one process ---- */
 
-static ssize_t read_small(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = 0, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < cap && (n = read(fd, buf + got, cap - (size_t)got)) > 0)
-		got += n;
-	if (n < 0 && !got)
-		got = -errno;
-	close(fd);
-	return got;
-}
-
 /* The directory as PID sees it: PROC/PID/root/DIR; the plain path only when
  * that root cannot be read (a fake /proc without it, or no permission). */
 static int stat_as_seen_by(const char *proc, uint32_t pid, const char *dir, struct stat *st)
@@ -236,7 +221,7 @@ int katra_wine_image(const char *proc, uint32_t pid, bool wine_process, char *ou
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%u/cmdline", proc, pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = sess_read_small(path, buf, sizeof(buf));
 	if (n <= 0)
 		return n < 0 ? (int)n : -ENOENT;
 	return katra_wine_image_from_argv(buf, (size_t)n, wine_process, out, cap);
@@ -265,40 +250,13 @@ void katra_proc_comm(const char *proc, uint32_t pid, char *buf, size_t cap)
 
 	buf[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%u/comm", proc, pid);
-	n = read_small(path, buf, cap - 1);
+	n = sess_read_small(path, buf, cap - 1);
 	if (n <= 0) {
 		buf[0] = '\0';
 		return;
 	}
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-}
-
-int sess_read_stat(const char *proc, uint32_t pid, char *comm, size_t ccap, uint64_t *start)
-{
-	char path[128], buf[1024];
-	unsigned long long st = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%u/stat", proc, pid);
-	n = read_small(path, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return n < 0 ? (int)n : -EINVAL;
-	buf[n] = '\0';
-	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-	if (!open || !close || close < open)
-		return -EINVAL;
-	snprintf(comm, ccap, "%.*s", (int)(close - open - 1), open + 1);
-	/* after ')': field 3 (state) ... field 22 (starttime) */
-	char *p = close + 1;
-	for (int f = 3; f < 22; f++) {
-		p += strspn(p, " ");
-		p += strcspn(p, " ");
-	}
-	if (sscanf(p, " %llu", &st) != 1)
-		return -EINVAL;
-	*start = st;
-	return 0;
 }
 
 /* ---- the sessions ---- */

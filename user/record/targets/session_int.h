@@ -51,6 +51,8 @@ struct katra_session {
 	struct katra_session_stats st;
 };
 
+/* Up to cap bytes of a small file (a /proc entry), or -errno. */
+ssize_t sess_read_small(const char *path, char *buf, size_t cap);
 /* From PROC/PID/stat: comm (between the first '(' and the last ')') and
  * the start time (field 22, clock ticks after boot). */
 int sess_read_stat(const char *proc, uint32_t pid, char *comm, size_t ccap, uint64_t *start);

@@ -142,24 +142,6 @@ void kr_hop_text(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 	}
 }
 
-unsigned kr_tl_cat_of_kind(uint32_t kind)
-{
-	switch (kind) {
-	case KATRA_KIND_FILE_READ: case KATRA_KIND_FILE_WRITE: case KATRA_KIND_FILE_OPEN:
-	case KATRA_KIND_FILE_CLOSE: case KATRA_KIND_NT_READ_FILE: case KATRA_KIND_NT_WRITE_FILE:
-	case KATRA_KIND_NT_CREATE_FILE:
-		return KR_TL_SYS_FILE;
-	case KATRA_KIND_FUTEX: case KATRA_KIND_EPOLL_WAIT: case KATRA_KIND_POLL:
-	case KATRA_KIND_SLEEP: case KATRA_KIND_IO_URING_ENTER: case KATRA_KIND_NT_WAIT:
-	case KATRA_KIND_NT_DELAY_EXECUTION: case KATRA_KIND_VULKAN_FENCE_WAIT:
-		return KR_TL_SYS_WAIT;
-	case KATRA_KIND_PAGE_FAULT:
-		return KR_TL_FAULT;
-	default:
-		return KR_TL_SYS_OTHER;
-	}
-}
-
 const char *kr_tl_cat_name(unsigned cat)
 {
 	static const char *const n[KR_TL_CAT_COUNT] = {

@@ -20,19 +20,6 @@ const char *kr_syskey_name(uint64_t syskey, char buf[32])
 	return kr_syscall_name((uint32_t)syskey, buf);
 }
 
-const char *kr_fmt_dur(char *buf, size_t cap, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, cap, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
-	return buf;
-}
-
 void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id)
 {
 	const struct kr_fileagg *a = kr_file_find(v, domain, id);

@@ -27,6 +27,7 @@
 
 #include "katra/format.h"
 #include "replay/names/procnames.h"
+#include "replay/util/out.h"
 #include "replay/util/xmap.h"
 
 #define KR_SYSKEY_KIND (1ull << 32) /* syskey = KR_SYSKEY_KIND | kind: number unknown */
@@ -138,8 +139,6 @@ void kr_top_json(FILE *f, const struct kr_views *v);
 /* ---- shared formatting (stats_fmt.c) ---- */
 /* "read", "i386:read", "(FileRead)" for a kind-only key. */
 const char *kr_syskey_name(uint64_t syskey, char buf[32]);
-/* "812 ns", "1.250 us", "13.512 ms", "2.000 s" */
-const char *kr_fmt_dur(char *buf, size_t cap, uint64_t ns);
 /* A resource for people: the file's path when captured (JSON-quoted when it
  * needs it), "futex 0x7f..", "File:123..", nothing for None. */
 void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id);

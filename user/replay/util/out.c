@@ -78,3 +78,16 @@ const char *kr_enum(const char *name, uint32_t v, char buf[KR_NAME_BUF])
 	snprintf(buf, KR_NAME_BUF, "Unknown(%u)", v);
 	return buf;
 }
+
+const char *kr_fmt_dur(char *buf, size_t cap, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, cap, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, cap, "%.3f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, cap, "%.3f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, cap, "%.3f s", (double)ns / 1e9);
+	return buf;
+}

@@ -28,4 +28,7 @@ static inline void kr_c(FILE *f, char c)
 /* name when non-NULL, else "Unknown(v)" formatted into buf. */
 const char *kr_enum(const char *name, uint32_t v, char buf[KR_NAME_BUF]);
 
+/* "812 ns", "1.250 us", "13.512 ms", "2.000 s" */
+const char *kr_fmt_dur(char *buf, size_t cap, uint64_t ns);
+
 #endif
