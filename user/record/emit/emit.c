@@ -262,13 +262,12 @@ void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 	if (!ps) {
 		/* full: paths whose syscall record was lost wait here for ever; those
 		 * a second older than this one are dropped (counted), then retry */
-		for (size_t i = 0; i < e->paths.cap; i++) {
+		ktable_each(&e->paths, i) {
 			struct path_slot *old = ktable_value_at(&e->paths, i);
-			if (!e->paths.used[i] || old->enter_ts + 1000000000ull > path->enter_ts)
+			if (old->enter_ts + 1000000000ull > path->enter_ts)
 				continue;
-			ktable_remove(&e->paths, e->paths.keys[i]);
+			ktable_remove(&e->paths, ktable_key_at(&e->paths, i));
 			e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
-			i--; /* backward-shift deletion may have moved another entry here */
 		}
 		ps = ktable_upsert(&e->paths, emit_path_key(path->head.tid, path->enter_ts),
 				   &created);

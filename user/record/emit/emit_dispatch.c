@@ -48,11 +48,11 @@ int emit_close_open_spans(struct emitter *e, uint64_t key)
 
 	if (key < e->st.last_key)
 		key = e->st.last_key;
-	for (size_t i = 0; i < e->threads.cap && !rc; i++) {
-		if (!e->threads.used[i])
-			continue;
+	ktable_each(&e->threads, i) {
+		if (rc)
+			break;
 		struct thread_state *th = ktable_value_at(&e->threads, i);
-		uint32_t tid = (uint32_t)e->threads.keys[i];
+		uint32_t tid = (uint32_t)ktable_key_at(&e->threads, i);
 		struct katra_wire_head h = { .tid = tid, .tgid = th->tgid };
 		if (th->flags & TH_SYSCALL_OPEN)
 			rc = emit_close_syscall(e, th, tid, key);

@@ -293,20 +293,11 @@ uint64_t emit_async_completion(struct emitter *e, struct thread_state *th)
 
 void emit_async_forget(struct emitter *e, uint32_t tgid)
 {
-	uint64_t keys[64];
-	size_t n;
-
-	/* keys first: a removal moves entries */
-	do {
-		n = 0;
-		for (size_t i = 0; i < e->asyncs.cap && e->asyncs.count && n < 64; i++) {
-			const struct async_read *a = ktable_value_at(&e->asyncs, i);
-			if (e->asyncs.used[i] && a->tgid == tgid)
-				keys[n++] = e->asyncs.keys[i];
-		}
-		for (size_t i = 0; i < n; i++)
-			ktable_remove(&e->asyncs, keys[i]);
-	} while (n == 64);
+	ktable_each(&e->asyncs, i) {
+		const struct async_read *a = ktable_value_at(&e->asyncs, i);
+		if (a->tgid == tgid)
+			ktable_remove(&e->asyncs, ktable_key_at(&e->asyncs, i));
+	}
 }
 
 int emit_ucall(struct emitter *e, const struct pending *p)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Linear probing with backward-shift deletion (no tombstones), load <= 1/2. */
+/* The index: linear probing with backward-shift deletion (no tombstones),
+ * load <= 1/2; it moves slab positions, never values.  The slab: a free
+ * list, LIFO, so the positions in use stay low and their pages few. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,15 +43,20 @@ int ktable_init(struct ktable *t, size_t max_items, size_t value_size)
 	size_t cap = 16;
 
 	memset(t, 0, sizeof(*t));
+	if (max_items >= UINT32_MAX)
+		return -EINVAL;
 	while (cap < max_items * 2)
 		cap *= 2;
 	t->cap = cap;
 	t->value_size = value_size;
 	t->max_items = max_items;
 	t->keys = table_alloc(cap * sizeof(*t->keys));
-	t->used = table_alloc(cap);
-	t->values = table_alloc(cap * value_size);
-	if (!t->keys || !t->used || !t->values) {
+	t->slot = table_alloc(cap * sizeof(*t->slot));
+	t->values = table_alloc((max_items ? max_items : 1) * value_size);
+	t->vkeys = table_alloc((max_items ? max_items : 1) * sizeof(*t->vkeys));
+	t->live = table_alloc(max_items ? max_items : 1);
+	t->free_next = table_alloc((max_items ? max_items : 1) * sizeof(*t->free_next));
+	if (!t->keys || !t->slot || !t->values || !t->vkeys || !t->live || !t->free_next) {
 		ktable_free(t);
 		return -ENOMEM;
 	}
@@ -58,9 +65,14 @@ int ktable_init(struct ktable *t, size_t max_items, size_t value_size)
 
 void ktable_free(struct ktable *t)
 {
+	size_t n = t->max_items ? t->max_items : 1;
+
 	table_release(t->keys, t->cap * sizeof(*t->keys));
-	table_release(t->used, t->cap);
-	table_release(t->values, t->cap * t->value_size);
+	table_release(t->slot, t->cap * sizeof(*t->slot));
+	table_release(t->values, n * t->value_size);
+	table_release(t->vkeys, n * sizeof(*t->vkeys));
+	table_release(t->live, n);
+	table_release(t->free_next, n * sizeof(*t->free_next));
 	memset(t, 0, sizeof(*t));
 }
 
@@ -68,7 +80,7 @@ static size_t find(const struct ktable *t, uint64_t key, bool *found)
 {
 	size_t i = slot_of(t, key);
 
-	while (t->used[i]) {
+	while (t->slot[i]) {
 		if (t->keys[i] == key) {
 			*found = true;
 			return i;
@@ -84,25 +96,33 @@ void *ktable_get(struct ktable *t, uint64_t key)
 	bool found;
 	size_t i = find(t, key, &found);
 
-	return found ? ktable_value_at(t, i) : NULL;
+	return found ? ktable_value_at(t, t->slot[i] - 1) : NULL;
 }
 
 void *ktable_upsert(struct ktable *t, uint64_t key, bool *created)
 {
 	bool found;
-	size_t i = find(t, key, &found);
+	size_t i = find(t, key, &found), v;
 
 	*created = false;
 	if (found)
-		return ktable_value_at(t, i);
+		return ktable_value_at(t, t->slot[i] - 1);
 	if (t->count >= t->max_items)
 		return NULL;
-	t->used[i] = 1;
+	if (t->free_head) {
+		v = t->free_head - 1;
+		t->free_head = t->free_next[v];
+	} else {
+		v = t->vtop++;
+	}
+	t->live[v] = 1;
+	t->vkeys[v] = key;
+	memset(ktable_value_at(t, v), 0, t->value_size);
 	t->keys[i] = key;
-	memset(ktable_value_at(t, i), 0, t->value_size);
+	t->slot[i] = (uint32_t)v + 1;
 	t->count++;
 	*created = true;
-	return ktable_value_at(t, i);
+	return ktable_value_at(t, v);
 }
 
 void ktable_remove(struct ktable *t, uint64_t key)
@@ -112,17 +132,20 @@ void ktable_remove(struct ktable *t, uint64_t key)
 
 	if (!found)
 		return;
-	t->used[i] = 0;
+	size_t v = t->slot[i] - 1;
+	t->live[v] = 0;
+	t->free_next[v] = t->free_head;
+	t->free_head = (uint32_t)v + 1;
+	t->slot[i] = 0;
 	t->count--;
-	for (size_t j = (i + 1) & (t->cap - 1); t->used[j]; j = (j + 1) & (t->cap - 1)) {
+	for (size_t j = (i + 1) & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1)) {
 		size_t home = slot_of(t, t->keys[j]);
 		bool movable = (j > i) ? (home <= i || home > j) : (home <= i && home > j);
 		if (!movable)
 			continue;
 		t->keys[i] = t->keys[j];
-		memcpy(ktable_value_at(t, i), ktable_value_at(t, j), t->value_size);
-		t->used[i] = 1;
-		t->used[j] = 0;
+		t->slot[i] = t->slot[j];
+		t->slot[j] = 0;
 		i = j;
 	}
 }

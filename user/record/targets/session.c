@@ -288,7 +288,6 @@ void katra_session_free(struct katra_session *s)
 	if (!s)
 		return;
 	ktable_free(&s->pids);
-	free(s->stale);
 	free(s);
 }
 
@@ -370,11 +369,9 @@ static int check_pid(struct katra_session *s, uint32_t pid, struct pid_state *ps
 	if (idx < 0 && cb->adopt && cb->adopt(cb->ctx, pid) && !add_key(s, &k, dir, pid)) {
 		idx = key_index(s, &k);
 		/* the processes already seen with that key: there before it was known */
-		for (size_t i = 0; i < s->pids.cap; i++) {
-			if (!s->pids.used[i])
-				continue;
+		ktable_each(&s->pids, i) {
 			struct pid_state *o = ktable_value_at(&s->pids, i);
-			uint32_t opid = (uint32_t)s->pids.keys[i];
+			uint32_t opid = (uint32_t)ktable_key_at(&s->pids, i);
 			if (o != ps && !o->checked && o->state != PID_MEMBER) {
 				/* not read yet: read it now, or it would count as joined later */
 				struct katra_wine_key ok;
@@ -406,19 +403,6 @@ static int check_pid(struct katra_session *s, uint32_t pid, struct pid_state *ps
 	s->st.members++;
 	cb->member(cb->ctx, pid, (unsigned)idx, joined);
 	return reported + 1;
-}
-
-static void note_stale(struct katra_session *s, size_t *n, uint32_t pid)
-{
-	if (*n == s->stale_cap) {
-		size_t cap = s->stale_cap ? s->stale_cap * 2 : 256;
-		uint32_t *v = realloc(s->stale, cap * sizeof(*v));
-		if (!v)
-			return; /* forgotten at a later scan */
-		s->stale = v;
-		s->stale_cap = cap;
-	}
-	s->stale[(*n)++] = pid;
 }
 
 int katra_session_scan(struct katra_session *s, uint64_t now_ns, bool initial,
@@ -506,17 +490,12 @@ int katra_session_scan(struct katra_session *s, uint64_t now_ns, bool initial,
 		ps->next_check = now_ns + ps->interval;
 	}
 	closedir(d);
-	/* forget the pids that are gone (after the walk: removal moves entries) */
-	size_t nstale = 0;
-	for (size_t i = 0; i < s->pids.cap; i++) {
-		if (!s->pids.used[i])
-			continue;
+	/* forget the pids that are gone */
+	ktable_each(&s->pids, i) {
 		struct pid_state *ps = ktable_value_at(&s->pids, i);
 		if (ps->gen != s->gen)
-			note_stale(s, &nstale, (uint32_t)s->pids.keys[i]);
+			ktable_remove(&s->pids, ktable_key_at(&s->pids, i));
 	}
-	for (size_t i = 0; i < nstale; i++)
-		ktable_remove(&s->pids, s->stale[i]);
 	if (initial && s->nkeys)
 		found += sess_sock_scan(s, cb);
 	return found;

@@ -46,8 +46,6 @@ struct katra_session {
 	uint64_t gen;
 	uint64_t next_sweep;
 	uint64_t tick_ns;
-	uint32_t *stale;
-	size_t stale_cap;
 	struct katra_session_stats st;
 };
 

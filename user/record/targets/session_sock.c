@@ -376,9 +376,7 @@ void sess_sock_note(const struct katra_session *s, size_t k, char *line, size_t 
 			 strerror(-s->sock_rc[k]));
 		return;
 	}
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->used[i])
-			continue;
+	ktable_each(t, i) {
 		const struct pid_state *ps = ktable_value_at(t, i);
 		bool d = (ps->by & FOUND_DIR) && ps->has_key && ps->key.dev == s->keys[k].dev &&
 			 ps->key.ino == s->keys[k].ino;
