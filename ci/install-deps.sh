@@ -11,9 +11,7 @@ packages=(
 	libcriterion-dev                # unit tests
 	liburing-dev                    # io_uring test and bench workloads
 	python3 jq                      # integration test assertions
-	wine wine64 gcc-mingw-w64-x86-64 # Wine session tests (tests/wine/, ~1.2 GiB)
 	strace                          # the strace oracle test (t_oracle.sh)
-	chromium                        # export viewer test: speedscope in headless Chromium
 	cargo librust-bincode-dev librust-serde-derive-dev librust-serde-dev # Rust compat
 	libclang-rt-14-dev              # sanitizer runtimes for clang
 	# make test-vm: Debian kernels booted under QEMU (TCG) from a busybox
@@ -21,10 +19,11 @@ packages=(
 	# signs bullseye's suite too)
 	qemu-system-x86 busybox-static cpio debian-archive-keyring
 	librust-flate2-dev              # Rust compat of compressed traces (format/rust/gzip)
-	chromium                        # headless check of katra-replay report --html
+	chromium                        # headless checks: speedscope (export), report --html
 	man-db                          # man -l checks of man/*.1, man/*.8
-	# Wine and Vulkan layers (uprobes): Debian's Wine 8 and a mingw compiler
-	# for the Windows test program; Mesa's lavapipe (a CPU Vulkan driver)
+	# Wine and Vulkan layers (uprobes) and the Wine session tests (~1.2 GiB):
+	# Debian's Wine 8 and a mingw compiler for the Windows test programs;
+	# Mesa's lavapipe (a CPU Vulkan driver)
 	# and the loader's headers for katra-vkresolve and the Vulkan test
 	wine wine64 gcc-mingw-w64-x86-64 mesa-vulkan-drivers libvulkan-dev
 	# the Vulkan present test: an X server of its own (this Mesa has no
