@@ -927,6 +927,9 @@ def print_game(g):
 
 
 def machine():
+    """The host a run measured: the same code costs 152 ns per event on one
+    host CPU of this machine kind and 590-745 on another (issue 20), so every
+    results file names it."""
     ver = {
         'katra-record': sh(f'{B}/katra-record --version 2>&1'),
         'trace-cmd': sh('trace-cmd --version 2>&1 | grep -m1 version'),
@@ -935,9 +938,30 @@ def machine():
         'strace': sh('strace --version 2>&1 | head -1'),
     }
     cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")
+    vdir = '/sys/devices/system/cpu/vulnerabilities'
+    vuln = {}
+    if os.path.isdir(vdir):
+        for n in sorted(os.listdir(vdir)):
+            try:
+                with open(os.path.join(vdir, n)) as f:
+                    vuln[n] = f.read().strip()
+            except OSError:
+                pass
+    smt = sh('cat /sys/devices/system/cpu/smt/control 2>/dev/null')
     return {'kernel': platform.release(), 'cpus': os.cpu_count(), 'cpu_model': cpu,
-            'host': platform.node(), 'pti': sh('cat /sys/devices/system/cpu/vulnerabilities/meltdown'),
-            'tools': ver}
+            'host': platform.node(), 'pti': vuln.get('meltdown', ''),
+            'vulnerabilities': vuln, 'smt': smt or 'unknown',
+            'date': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), 'tools': ver}
+
+
+def print_machine(m):
+    print('### Host\n\n| | |\n|---|---|')
+    print(f"| date | {m['date']} |")
+    print(f"| CPU | {m['cpu_model']} ({m['cpus']} CPUs, SMT {m['smt']}) |")
+    print(f"| kernel | {m['kernel']} |")
+    for n, v in m['vulnerabilities'].items():
+        print(f'| {n} | {v} |')
+    print()
 
 
 def katra_variant(spec):
@@ -1028,6 +1052,8 @@ def main():
     tg = targets(res) if set(wls) == set(WORKLOADS) else []
     print(f"\n## katra-record bench ({'quick' if a.quick else 'full'}, {runs} runs, "
           f"median [min..max]; event = one tracepoint hit of the ground truth)\n")
+    host = machine()
+    print_machine(host)
     for wl in wls:
         print(f'### {wl} (untraced {res[wl]["untraced_ns_per_event"]:.0f} ns/event)\n')
         print('| column | result |\n|---|---|')
@@ -1054,7 +1080,7 @@ def main():
         print_game(game)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, 'w') as f:
-        json.dump({'machine': machine(), 'quick': a.quick, 'runs': runs, 'scale': scale,
+        json.dump({'machine': host, 'quick': a.quick, 'runs': runs, 'scale': scale,
                    'sizes': {w: int(WORKLOADS[w][1] * scale) for w in wls},
                    'column_scale': SCALE, 'katra_variants': KATRA_VARIANTS,
                    'results': res, 'targets': tg, 'raw': raw, 'game': game,
