@@ -494,6 +494,11 @@ uint64_t katra_writer_bytes(const struct katra_writer *w);
 /* Bytes in the file: the compressed size with KATRA_WRITER_GZIP (up to the
  * last flush), else the stream bytes already written. */
 uint64_t katra_writer_file_bytes(const struct katra_writer *w);
+/* Bytes the plain writer sent with O_DIRECT so far (up to the last flush),
+ * and whether it still writes directly (false once the file system or the
+ * device refused a direct write, or for a gzip or shared output). */
+uint64_t katra_writer_direct_bytes(const struct katra_writer *w);
+bool katra_writer_direct(const struct katra_writer *w);
 
 /* ---- streaming reader (user/format/reader.c) ---- */
 struct katra_reader;

@@ -67,6 +67,7 @@ struct katra_writer {
 	bool positioned;   /* a regular file of our own: pwrite at the job's offset */
 	bool dio;          /* direct writes for the aligned middle of a buffer */
 	bool direct_now;   /* the fd's O_DIRECT flag, as last set */
+	uint64_t direct_bytes; /* sent with O_DIRECT (output thread; read atomically) */
 	unsigned dio_pause; /* buffers still to write buffered after a slow one */
 	uint64_t records;
 	uint64_t last_flush_ns;
@@ -119,7 +120,7 @@ static int set_direct(struct katra_writer *w, bool on)
 /* No more direct writes: the file system or the device refused one. */
 static void stop_direct(struct katra_writer *w)
 {
-	w->dio = false;
+	__atomic_store_n(&w->dio, false, __ATOMIC_RELAXED); /* read by katra_writer_direct */
 	set_direct(w, false); /* best effort: the buffered write that follows says */
 }
 
@@ -171,6 +172,8 @@ static int plain_sink(void *ctx, const struct katra_outjob *job, uint64_t *file_
 			goto fail;
 		}
 		done += (size_t)n;
+		if (d)
+			__atomic_fetch_add(&w->direct_bytes, (uint64_t)n, __ATOMIC_RELAXED);
 		if (d && ((done - head) & (DIO_ALIGN - 1))) { /* a short direct write */
 			stop_direct(w);
 			direct = 0;
@@ -481,4 +484,14 @@ uint64_t katra_writer_bytes(const struct katra_writer *w)
 uint64_t katra_writer_file_bytes(const struct katra_writer *w)
 {
 	return katra_outworker_file_bytes(w->out);
+}
+
+uint64_t katra_writer_direct_bytes(const struct katra_writer *w)
+{
+	return __atomic_load_n(&w->direct_bytes, __ATOMIC_RELAXED);
+}
+
+bool katra_writer_direct(const struct katra_writer *w)
+{
+	return __atomic_load_n(&w->dio, __ATOMIC_RELAXED);
 }
