@@ -89,6 +89,30 @@ check_syscalls()
 	rm -f /tmp/sc.ktrc
 }
 
+# The static i386 program (int $0x80) under `-- COMMAND`: exactly 1000 reads
+# and 1000 getppid named with their i386 numbers.  This machine's own kernel
+# cannot exec i386 programs (t_i386 skips there); Debian's kernels can.
+check_i386()
+{
+	local facts=/tmp/i386.facts why=/tmp/i386.why rc=0 rec_rc
+	: >"$facts"
+	: >"$why"
+	timeout "$step_timeout" $K/katra-record -o /tmp/i386.ktrc -- $WL/i386prog \
+		>/tmp/i386.out 2>/tmp/i386.err
+	rec_rc=$?
+	echo "record_rc=$rec_rc" >>"$facts"
+	if [ "$rec_rc" != 0 ]; then
+		echo "katra-record -- i386prog exited $rec_rc: $(tail -n 2 /tmp/i386.err | tr '\n' ' ')" >>"$why"
+		log i386 /tmp/i386.err
+		result i386 1 "$facts" "$why"
+		return
+	fi
+	verify i386 /tmp/i386.ktrc "$facts" "$why" || rc=1
+	$K/vm/katra-vmcheck i386 /tmp/i386.ktrc 1000 >>"$facts" 2>>"$why" || rc=1
+	result i386 "$rc" "$facts" "$why"
+	rm -f /tmp/i386.ktrc
+}
+
 # traced NAME WORKLOAD ARGS...: runs the workload behind a gate and
 # katra-record -p on it (so that the recorder's peak RSS, from wait4, is its
 # own: under `--` it would include its child's), then verify and
@@ -154,6 +178,7 @@ traced()
 case ${1:-} in
 basic)
 	check_syscalls
+	[ -x $WL/i386prog ] && check_i386
 	;;
 scale)
 	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,

@@ -416,6 +416,68 @@ static int check_syscalls(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- i386: the static int $0x80 program (tests/workloads/i386/prog.S):
+ * exactly N read(2) as FileRead spans and N getppid as Syscall spans, named
+ * with their i386 numbers (KATRA_NR_I386 | nr), not x86_64's close/semget
+ * ---- */
+
+#define KATRA_NR_I386 0x80000000u
+#define I386_READ 3
+#define I386_GETPPID 64
+
+struct i386_ctx {
+	uint64_t reads, getppid, bad, lone;
+	struct spanset open;
+};
+
+static void i386_event(void *p, const struct katra_event *e)
+{
+	struct i386_ctx *c = p;
+
+	if (!e->span_id.present)
+		return;
+	if (e->phase == KATRA_PHASE_BEGIN) {
+		spanset_add(&c->open, e->thread_id, e->span_id.value);
+		return;
+	}
+	if (e->phase != KATRA_PHASE_END || e->payload.type != KATRA_PAYLOAD_SYSCALL_RETURN)
+		return;
+	if (!spanset_take(&c->open, e->thread_id, e->span_id.value)) {
+		c->lone++;
+		return;
+	}
+	uint32_t nr = e->payload.u.syscall_return.nr;
+	int64_t ret = e->payload.u.syscall_return.ret;
+	if (nr == (KATRA_NR_I386 | I386_READ)) {
+		c->reads++;
+		c->bad += e->kind != KATRA_KIND_FILE_READ || ret != 1;
+	} else if (nr == (KATRA_NR_I386 | I386_GETPPID)) {
+		c->getppid++;
+		c->bad += e->kind != KATRA_KIND_SYSCALL || ret <= 0;
+	}
+}
+
+static int check_i386(const char *trace, const char *calls_arg)
+{
+	static struct i386_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	long long calls = atoll(calls_arg);
+
+	if (!f || read_trace(trace, f, i386_event, &c, true))
+		return 1;
+	print_facts(f);
+	printf("i386_read=%" PRIu64 "\ni386_getppid=%" PRIu64 "\nexpected=%lld\n", c.reads,
+	       c.getppid, calls);
+	if (c.reads != (uint64_t)calls || c.getppid != (uint64_t)calls)
+		fail("%" PRIu64 " i386 read and %" PRIu64 " i386 getppid spans, expected %lld each",
+		     c.reads, c.getppid, calls);
+	if (c.bad)
+		fail("%" PRIu64 " i386 spans with the wrong kind or return value", c.bad);
+	if (c.lone)
+		fail("%" PRIu64 " syscall Ends without their Begin", c.lone);
+	return failures ? 1 : 0;
+}
+
 /* ---- storm: every getppid a span or counted as lost; nothing Estimated ---- */
 
 struct storm_ctx {
@@ -717,7 +779,7 @@ static int run_rusage(const char *out, char **argv)
 int main(int argc, char **argv)
 {
 	const char *usage = "usage: katra-vmcheck {syscalls|storm|exitstorm|execthread} TRACE "
-			    "WORKLOAD_OUTPUT | info TRACE | rusage OUT CMD ARGS...";
+			    "WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
 		return run_rusage(argv[2], argv + 3);
@@ -733,6 +795,8 @@ int main(int argc, char **argv)
 		die("%s", usage);
 	if (!strcmp(argv[1], "syscalls"))
 		return check_syscalls(argv[2], argv[3]);
+	if (!strcmp(argv[1], "i386"))
+		return check_i386(argv[2], argv[3]);
 	if (!strcmp(argv[1], "storm"))
 		return check_storm(argv[2], argv[3]);
 	if (!strcmp(argv[1], "exitstorm"))
