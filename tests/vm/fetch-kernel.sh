@@ -25,6 +25,16 @@ if [[ -s $out ]]; then
 	echo "$out"
 	exit 0
 fi
+# Two runs at once (two checkouts testing on one machine) would share the
+# private apt state below and remove it under each other: one fetch per
+# suite at a time, and the second finds the first's kernel.
+if mkdir -p "$cache" 2>/dev/null && exec 9>"$cache/.lock-$suite"; then
+	flock 9
+	if [[ -s $out ]]; then
+		echo "$out"
+		exit 0
+	fi
+fi
 
 # the same mirror and keyring as the machine's own sources
 mirror=${KATRA_VM_MIRROR:-http://deb.debian.org/debian}
