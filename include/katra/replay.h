@@ -91,12 +91,14 @@ enum katra_stats_view {
 	KATRA_STATS_FILES = 1 << 2,    /* reads, writes, bytes, I/O time per file */
 	KATRA_STATS_OFFCPU = 1 << 3,   /* off-CPU time per thread by reason */
 	KATRA_STATS_TOP = 1 << 4,      /* the longest spans */
+	KATRA_STATS_CALLS = 1 << 5,    /* the Wine and Vulkan layers' calls by name */
 };
 
 struct katra_stats_opts {
 	bool json;
 	unsigned views;   /* enum katra_stats_view bits; 0 = overview + syscalls */
-	bool per_process; /* the syscall table per process too */
+	bool per_process; /* the syscall table per process too (with
+			   * KATRA_STATS_CALLS: the calls table) */
 	unsigned top;     /* KATRA_STATS_TOP: how many spans (1..10000) */
 	/* only the records in this window (as dump's --from / --to); the
 	 * SessionSummary is read whatever the window */

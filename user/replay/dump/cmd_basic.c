@@ -200,8 +200,8 @@ int katra_cmd_dump(int argc, char **argv)
 /* ---- stats ---- */
 
 static const char stats_help[] =
-	"Usage: katra-replay stats [--json] [--syscalls] [--per-process] [--files]\n"
-	"                          [--off-cpu] [--top N] [--overview] [--all]\n"
+	"Usage: katra-replay stats [--json] [--syscalls] [--calls] [--per-process]\n"
+	"                          [--files] [--off-cpu] [--top N] [--overview] [--all]\n"
 	"                          [--from WHEN] [--to WHEN] FILE\n"
 	"What the capture holds, and where the time went.  Without a view option:\n"
 	"the overview (duration, events by scope, kind, process and thread, span\n"
@@ -210,7 +210,13 @@ static const char stats_help[] =
 	"  --syscalls      per syscall, like strace -c -w: % of time, seconds,\n"
 	"                  usecs/call, max usecs, calls, errors (ret -4095..-1);\n"
 	"                  time is entry to return, blocking included\n"
-	"  --per-process   the syscall table for each process\n"
+	"  --calls         the calls of the Wine and Vulkan layers by name: NT calls\n"
+	"                  (each NtSyscall by its own name), wineserver requests,\n"
+	"                  Unix calls, Vulkan submits, presents and waits: calls,\n"
+	"                  errors (NTSTATUS >= 0xC0000000, VkResult < 0), seconds,\n"
+	"                  p50, p99, max\n"
+	"  --per-process   the syscall table (with --calls, the calls table) for\n"
+	"                  each process\n"
 	"  --files         per file identity (path when captured with --paths):\n"
 	"                  reads, writes, bytes, time in I/O, opens\n"
 	"  --off-cpu       per thread, off-CPU time by reason: preempted, or blocked\n"
@@ -236,12 +242,13 @@ static const char stats_help[] =
 	"    katra-replay stats --syscalls --per-process run.ktrc\n"
 	"    katra-replay stats --files run.ktrc          # which files took the time\n"
 	"    katra-replay stats --off-cpu run.ktrc        # why threads were off-CPU\n"
+	"    katra-replay stats --calls --per-process game.ktrc # NT, wineserver, Vulkan\n"
 	"    katra-replay stats --top 10 run.ktrc         # the 10 longest spans\n"
 	"    katra-replay stats --from 'load start' --to 'load end' --all run.ktrc\n"
 	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
 
 enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
-       OPT_ALL };
+       OPT_ALL, OPT_CALLS };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
@@ -256,8 +263,10 @@ static int stats_opt(int c, const char *arg, void *ctx)
 		o->views |= KATRA_STATS_SYSCALLS;
 		break;
 	case OPT_PER_PROCESS:
-		o->per_process = true;
-		o->views |= KATRA_STATS_SYSCALLS;
+		o->per_process = true; /* the syscall table's, or with --calls the calls' */
+		break;
+	case OPT_CALLS:
+		o->views |= KATRA_STATS_CALLS;
 		break;
 	case OPT_FILES:
 		o->views |= KATRA_STATS_FILES;
@@ -283,7 +292,7 @@ static int stats_opt(int c, const char *arg, void *ctx)
 		break;
 	case OPT_ALL:
 		o->views |= KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS | KATRA_STATS_FILES |
-			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP;
+			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP | KATRA_STATS_CALLS;
 		if (!o->top)
 			o->top = 20;
 		break;
@@ -298,6 +307,7 @@ int katra_cmd_stats(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "syscalls", no_argument, NULL, OPT_SYSCALLS },
 		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
+		{ "calls", no_argument, NULL, OPT_CALLS },
 		{ "files", no_argument, NULL, OPT_FILES },
 		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
 		{ "top", required_argument, NULL, OPT_TOP },

@@ -20,6 +20,8 @@ static void print_text(FILE *out, const struct kr_stats *s, const struct kr_view
 		kr_stats_print_text_head(out, s, path, why);
 	if (o->views & KATRA_STATS_SYSCALLS)
 		kr_syscalls_text(out, v, o->per_process);
+	if (o->views & KATRA_STATS_CALLS)
+		kr_calls_text(out, v, o->per_process);
 	if (o->views & KATRA_STATS_FILES)
 		kr_files_text(out, v);
 	if (o->views & KATRA_STATS_OFFCPU)
@@ -39,6 +41,8 @@ static void print_json(FILE *out, const struct kr_stats *s, const struct kr_view
 	kr_stats_print_json_open(out, s, path, why, o->views & KATRA_STATS_OVERVIEW);
 	if (o->views & KATRA_STATS_SYSCALLS)
 		kr_syscalls_json(out, v, o->per_process);
+	if (o->views & KATRA_STATS_CALLS)
+		kr_calls_json(out, v, o->per_process);
 	if (o->views & KATRA_STATS_FILES)
 		kr_files_json(out, v);
 	if (o->views & KATRA_STATS_OFFCPU)
@@ -63,7 +67,7 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 
 	if (!o.views)
 		o.views = KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS;
-	if (o.per_process)
+	if (o.per_process && !(o.views & KATRA_STATS_CALLS))
 		o.views |= KATRA_STATS_SYSCALLS;
 	ret = kr_open(&r, path, err);
 	if (ret)

@@ -50,6 +50,8 @@ void kr_views_init(struct kr_views *v, const struct kr_procnames *names, unsigne
 		     KR_MAX_FILES);
 	kr_xmap_init(&v->offcpu, sizeof(struct kr_off_key), sizeof(struct kr_offagg),
 		     KR_MAX_OFFCPU_ROWS);
+	kr_xmap_init(&v->calls, 16, sizeof(struct kr_callagg), KR_MAX_CALL_ROWS);
+	kr_xmap_init(&v->nt_names, 8, sizeof(struct kr_callname), KR_MAX_CALL_NAMES);
 	v->top_cap = top_n > KR_MAX_TOP ? KR_MAX_TOP : top_n;
 	if (v->top_cap) {
 		v->top = calloc(v->top_cap, sizeof(*v->top));
@@ -75,6 +77,8 @@ void kr_views_free(struct kr_views *v)
 	kr_xmap_free(&v->sys_by_pid);
 	kr_xmap_free(&v->files);
 	kr_xmap_free(&v->offcpu);
+	kr_xmap_free(&v->calls);
+	kr_xmap_free(&v->nt_names);
 	free(v->top);
 }
 
@@ -140,6 +144,11 @@ static void begin(struct kr_views *v, const struct katra_event *e)
 	o->nr = KR_NR_NONE;
 	if (e->payload.type == KATRA_PAYLOAD_SYSCALL)
 		o->nr = e->payload.u.syscall.nr;
+	else if (kr_call_kind(e->kind))
+		o->nr = kr_call_number(e);
+	if (e->payload.type == KATRA_PAYLOAD_NT_SYSCALL && e->payload.u.nt_syscall.name.present)
+		kr_call_named(v, e->payload.u.nt_syscall.number,
+			      &e->payload.u.nt_syscall.name.value);
 	else if (e->payload.type == KATRA_PAYLOAD_SWITCH)
 		o->prev_state = e->payload.u.sched_switch.prev_state;
 	/* a futex syscall's resource is its address */
@@ -295,6 +304,8 @@ static void end(struct kr_views *v, const struct katra_event *e)
 		syscall_end(v, e, &o, dur);
 		return;
 	}
+	if (kr_call_kind(o.kind))
+		kr_call_add(v, o.pid, o.kind, o.nr, dur, kr_call_failed(e));
 	if (o.kind == KATRA_KIND_OFF_CPU) {
 		if (e->confidence == KATRA_CONFIDENCE_INFERRED)
 			v->offcpu_inferred++;

@@ -27,6 +27,7 @@
 
 #include "katra/format.h"
 #include "replay/names/procnames.h"
+#include "replay/util/histo.h"
 #include "replay/util/out.h"
 #include "replay/util/xmap.h"
 
@@ -39,6 +40,8 @@
 #define KR_MAX_TOP 10000
 #define KR_PATH_BUDGET (64u << 20) /* bytes of file paths kept, in all */
 #define KR_NSTATES 9                 /* R S D T t X Z P I */
+#define KR_MAX_CALL_ROWS 2048        /* (process, layer call) rows: a histogram each */
+#define KR_MAX_CALL_NAMES 4096
 
 enum kr_offcpu_reason {
 	KR_OFF_PREEMPTED = 0, /* runnable when it left the CPU */
@@ -49,6 +52,17 @@ enum kr_offcpu_reason {
 
 struct kr_sysagg {
 	uint64_t calls, errors, total_ns, max_ns;
+};
+
+/* A layer call's row (stats_calls.c): the histogram holds count and total. */
+struct kr_callagg {
+	uint64_t errors, max_ns;
+	struct kr_histo h;
+};
+
+/* An NT call number's name, from the first Begin that named it. */
+struct kr_callname {
+	char name[56];
 };
 
 struct kr_file_key {
@@ -93,12 +107,14 @@ struct kr_views {
 	struct kr_xmap sys_by_pid;  /* (pid, syskey) -> struct kr_sysagg */
 	struct kr_xmap files;       /* struct kr_file_key -> struct kr_fileagg */
 	struct kr_xmap offcpu;      /* struct kr_off_key -> struct kr_offagg */
+	struct kr_xmap calls;       /* (pid or 0, kind << 32 | number) -> struct kr_callagg */
+	struct kr_xmap nt_names;    /* NT call number -> struct kr_callname */
 	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
 	unsigned top_len, top_cap;
 	uint64_t path_bytes;
 	/* what did not fit or could not be paired */
 	uint64_t unmatched_ends, untimed_syscalls, open_overflow, thread_overflow,
-		sys_overflow, file_overflow, offcpu_overflow, paths_dropped;
+		sys_overflow, file_overflow, offcpu_overflow, paths_dropped, call_overflow;
 	uint64_t offcpu_inferred; /* OffCpu spans with an inferred End: left out */
 	bool oom;
 };
@@ -124,6 +140,19 @@ void kr_top_push(struct kr_views *v, const struct kr_top_entry *e);
 void kr_top_fix(struct kr_views *v, uint64_t tid, uint64_t span, uint64_t syskey);
 /* Would an entry of dur_ns enter the heap now? */
 bool kr_top_wants(const struct kr_views *v, uint64_t dur_ns);
+
+/* ---- the layers' calls (stats_calls.c) ---- */
+/* A kind stats --calls counts (NT calls, wineserver and Unix calls, Vulkan). */
+bool kr_call_kind(uint32_t kind);
+/* The number naming a call within its kind (its Begin's payload), or 0. */
+uint32_t kr_call_number(const struct katra_event *e);
+/* Whether a call's End reports an error. */
+bool kr_call_failed(const struct katra_event *end);
+void kr_call_named(struct kr_views *v, uint32_t number, const struct katra_str *name);
+void kr_call_add(struct kr_views *v, uint64_t pid, uint32_t kind, uint32_t number,
+		 uint64_t dur, bool error);
+void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process);
+void kr_calls_json(FILE *f, const struct kr_views *v, bool per_process);
 
 /* ---- text and JSON (stats_syscalls.c, stats_files.c, stats_offcpu.c,
  * stats_top.c); per_process: one syscall table per process ---- */
