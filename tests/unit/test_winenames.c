@@ -49,6 +49,17 @@ Test(winenames, nt_numbers_from_the_pe_stubs_match_ntdll_so_table)
 		same++;
 	}
 	cr_assert_gt(same, 100);
+	/* the same names in one pass over the symbols */
+	uint64_t *fns = calloc(tc, sizeof(*fns));
+	const char **syms = calloc(tc, sizeof(*syms));
+	cr_assert(fns && syms);
+	for (uint32_t i = 0; i < tc; i++)
+		fns[i] = katra_elf_pointer(&so, table + 8ull * i);
+	cr_assert_eq(katra_elf_func_names(&so, fns, tc, syms), 0);
+	for (uint32_t i = 0; i < tc; i++)
+		cr_assert_eq(syms[i], katra_elf_dynsym_at(&so, fns[i]), "slot %u", i);
+	free(fns);
+	free(syms);
 	katra_names_free(names, count);
 	/* the ELF file is no PE, the PE no ELF */
 	cr_assert_eq(katra_pe_nt_names(&so, &names, &count), -ENOEXEC);
