@@ -43,8 +43,10 @@ def ntdll_so(str_type=SHT_STRTAB):
         strtab += n + b'\0'
     put(f, 0x200, syms)
     put(f, 0x300, strtab)
+    # SHT_NOBITS: no bytes in the file, whatever its offset says (far past it)
+    str_off, str_size = (0x300, len(strtab)) if str_type != SHT_NOBITS else (1 << 40, 1 << 41)
     put(f, 0x400, bytes(64) + shdr(SHT_DYNSYM, 0x200, len(syms), 2, 24) +
-        shdr(str_type, 0x300, len(strtab)))
+        shdr(str_type, str_off, str_size))
     put(f, 0x1800, struct.pack('<4Q', 0x1000, 0x1010, 0x1020, 0))
     put(f, 0x2000 - 16, struct.pack('<2Q', 0x1000, 0x1010))
     return bytes(f)
