@@ -179,6 +179,22 @@ Test(winenames, crafted_string_tables_are_bounded)
 	cr_assert_eq(katra_elf_dynsym(&b, "NtTest"), 0);
 }
 
+Test(winenames, one_dynamic_symbol_table_is_read)
+{
+	static uint8_t f[2048] __attribute__((aligned(8)));
+	struct katra_blob b = { f, sizeof(f) };
+	Elf64_Shdr *sh = (Elf64_Shdr *)(f + 1024);
+
+	/* the first .dynsym holds the null symbol only, a second one NtTest:
+	 * the second is not read (each lookup reads one table, not e_shnum) */
+	dynsym_file(f, SHT_STRTAB, 768, 8);
+	sh[3] = sh[1];
+	sh[1].sh_size = sizeof(Elf64_Sym);
+	((Elf64_Ehdr *)f)->e_shnum = 4;
+	cr_assert_eq(katra_elf_dynsym(&b, "NtTest"), 0);
+	cr_assert_null(katra_elf_dynsym_at(&b, 0x1000));
+}
+
 /* A non-PIE wineserver of size bytes: one data segment over the whole file
  * at 0x400000 holding "new_process" and 99 other request names, the table
  * of pointers to them, and, after it, decoys: "new_process" strings and

@@ -255,9 +255,10 @@ static uint64_t elf_off(const struct katra_blob *b, uint64_t vaddr, uint64_t len
 	return UINT64_MAX;
 }
 
-/* Each defined dynamic symbol, until fn returns true.  Its string table
- * must end in a NUL (as ELF requires), so that every name in it ends
- * inside it. */
+/* Each defined dynamic symbol, until fn returns true: those of the first
+ * SHT_DYNSYM section (ELF allows one; thousands of them over the same bytes
+ * would multiply each lookup).  Its string table must end in a NUL (as ELF
+ * requires), so that every name in it ends inside it. */
 static const Elf64_Sym *each_dynsym(const struct katra_blob *b,
 				    bool (*fn)(const char *name, const Elf64_Sym *s, const void *arg),
 				    const void *arg, const char **name_out)
@@ -283,6 +284,7 @@ static const Elf64_Sym *each_dynsym(const struct katra_blob *b,
 				return &sym[k];
 			}
 		}
+		break;
 	}
 	return NULL;
 }
