@@ -130,7 +130,8 @@ static bool strtab_ends_in_nul(Elf *e, size_t index)
 	return d && d->d_buf && d->d_size && !((const char *)d->d_buf)[d->d_size - 1];
 }
 
-/* A defined symbol's value (.dynsym, then .symtab); -ENOENT when absent. */
+/* A defined symbol's value (the first .dynsym, then the first .symtab);
+ * -ENOENT when absent. */
 int up_elf_symbol(Elf *e, const char *name, uint64_t *value)
 {
 	Elf_Scn *scn = NULL;
@@ -159,6 +160,7 @@ int up_elf_symbol(Elf *e, const char *name, uint64_t *value)
 					return 0;
 				}
 			}
+			break; /* ELF allows one table of each type */
 		}
 	}
 	return -ENOENT;
