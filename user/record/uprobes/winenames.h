@@ -63,7 +63,8 @@ int katra_elf_find_table(const struct katra_blob *elf, uint64_t fn0, uint64_t fn
  * the longest run of consecutive pointers to lower-case identifiers (at
  * least 64).  -ENOENT when not found.  One pass over the data segments, one
  * over the relocations (or, in a non-PIE binary, the data's words), then
- * the runs of at most 64 candidate tables. */
+ * the candidate tables' runs in address order, each slot looked at once
+ * (64 * (KATRA_NT_MAX + 1) slots at most). */
 int katra_wineserver_requests(const struct katra_blob *elf, char ***names, uint32_t *count);
 /* The same, and *positions: the places it looked at (8-byte positions of
  * data segments, relocations, table slots); never more than
