@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Fuzzes the trace reader + verifier for SECONDS (default 20).  Builds
-# nothing: `make fuzz` / `make fuzz-smoke` build build/fuzz/fuzz-reader and
+# Fuzzes the trace reader + verifier for SECONDS (default 20), then the
+# parsers of Wine's binaries (fuzz-elf, fuzz-pe, fuzz-wineserver: what root
+# reads from files traced processes map) for SECONDS/2 each.  Builds
+# nothing: `make fuzz` / `make fuzz-smoke` build build/fuzz/fuzz-* and
 # build/katra-sample first.  Seeds build/fuzz/corpus from the sample trace,
 # hand-made prefixes and mutations of it, gzip-compressed variants (whole,
 # cut, damaged), tests/fuzz/regressions/ and any
@@ -17,9 +19,9 @@ corpus=$root/build/fuzz/corpus
 artifacts=$root/build/fuzz/artifacts
 log=$root/build/fuzz/fuzz.log
 
-for f in "$fuzzer" "$sample_bin"; do
+for f in "$fuzzer" "$sample_bin" "$root"/build/fuzz/fuzz-{elf,pe,wineserver}; do
 	if [ ! -x "$f" ]; then
-		echo "fuzz: missing $f (run: make build/fuzz/fuzz-reader build/katra-sample)" >&2
+		echo "fuzz: missing $f (run: make build/fuzz/fuzz-{reader,elf,pe,wineserver} build/katra-sample)" >&2
 		exit 2
 	fi
 done
@@ -101,3 +103,36 @@ if [ "$rc" -ne 0 ]; then
 	ls -l "$artifacts" >&2
 	exit 1
 fi
+
+# ---- the parsers: seeds from parser_seeds.py, the installed Wine's files,
+# tests/fuzz/regressions/KIND-* ----
+wine=/usr/lib/x86_64-linux-gnu/wine
+python3 "$root/tests/fuzz/parser_seeds.py" "$root/build/fuzz/parsers"
+seed_file() { # KIND FILE: a copy of FILE, when installed
+	[ -r "$2" ] && cp "$2" "$root/build/fuzz/parsers/$1/wine-$(basename "$2")" || true
+}
+seed_file elf "$wine/x86_64-unix/ntdll.so"
+seed_file pe "$wine/x86_64-windows/ntdll.dll"
+seed_file wineserver /usr/lib/wine/wineserver64
+part=$(( seconds / 2 > 5 ? seconds / 2 : 5 ))
+for kind in elf pe wineserver; do
+	dir=$root/build/fuzz/parsers/$kind
+	for f in "$root"/tests/fuzz/regressions/"$kind"-*; do
+		[ -e "$f" ] && cp "$f" "$dir/regression-$(basename "$f")"
+	done
+	plog=$root/build/fuzz/fuzz-$kind.log
+	echo "fuzz: $kind: $part s over $(ls "$dir" | wc -l) corpus files (log: $plog)"
+	set +e
+	"$root/build/fuzz/fuzz-$kind" "$dir" -max_total_time="$part" -rss_limit_mb=1024 \
+		-timeout=10 -max_len=4194304 -print_final_stats=1 \
+		-artifact_prefix="$artifacts/$kind-" > "$plog" 2>&1
+	rc=$?
+	set -e
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$plog" | tail -1)
+	echo "fuzz: $kind: executions: ${execs:-unknown}, exit status $rc"
+	if [ "$rc" -ne 0 ]; then
+		echo "fuzz: $kind FAILED; last lines of $plog:" >&2
+		tail -n 40 "$plog" >&2
+		exit 1
+	fi
+done

@@ -666,6 +666,58 @@ Test(session_proc, socket_peers_of_wineserver_are_members)
 	katra_session_free(s);
 }
 
+/* wineserver 101 also holds copies of its clients' X connections (it polls
+ * them for the threads' message queues): 8001, first.exe's connection to an
+ * Xvfb (140) on its abstract socket, held by first.exe too; 8011, a
+ * connection whose client closed it, to an Xorg (141) on its socket file
+ * (8012, bound to it).  Neither X server is a Wine process. */
+static int fake_dump_x(struct katra_unix_socks *out)
+{
+	static const struct katra_unix_sock x[] = {
+		{ 0, 0, 8001, 8002, 1, 0 }, { 0, 0, 8002, 8001, 1, 0 },
+		{ 0, 0, 8011, 8012, 1, 0 }, { 77, 88, 8012, 8011, 1, 1 },
+		{ 77, 88, 8010, 0, 10, 1 },
+	};
+	int rc = fake_dump(out);
+
+	out->v = realloc(out->v, (out->n + 5) * sizeof(*out->v));
+	cr_assert_not_null(out->v);
+	memcpy(out->v + out->n, x, sizeof(x));
+	out->n = out->cap = out->n + 5;
+	return rc;
+}
+
+Test(session_proc, x_servers_behind_copied_sockets_are_no_members)
+{
+	struct katra_unix_socks socks;
+	uint32_t *pids, server;
+	char p[512];
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/socket", dir_a);
+	put(p, "", 0);
+	cr_assert_eq(stat(p, &sock_file), 0);
+	fake_fd(101, 3, 5000);
+	fake_fd(101, 4, 5001);
+	fake_fd(101, 5, 5003);
+	fake_fd(100, 7, 6001);
+	fake_fd(130, 9, 6003);
+	fake_fd(100, 10, 8001); /* first.exe's X connection */
+	fake_fd(101, 20, 8001); /* ... and wineserver's copy */
+	fake_fd(140, 4, 8002);  /* Xvfb's end */
+	fake_fd(101, 21, 8011); /* a copy whose client is gone */
+	fake_fd(141, 3, 8010);  /* Xorg listening on its socket file */
+	fake_fd(141, 4, 8012);  /* ... and its end of that connection */
+	cr_assert_eq(fake_dump_x(&socks), 0);
+	cr_assert_eq(katra_wine_sock_members(proc, 100, dir_a, &socks, &pids, &n, &server), 0);
+	cr_assert_eq(server, 101);
+	cr_assert_eq(n, 3, "wineserver, first.exe, late.exe: %zu", n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(pids[i] != 140 && pids[i] != 141, "X server %u a member", pids[i]);
+	free(pids);
+	free(socks.v);
+}
+
 /* ---- roster and notes ---- */
 
 Test(session_roster, latest_names_first_origin_bounded)

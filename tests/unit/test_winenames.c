@@ -3,7 +3,10 @@
  * Wine 8 files when they are installed (skipped otherwise), and refusals of
  * files that are not what they should be. */
 #include <criterion/criterion.h>
+#include <elf.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -46,6 +49,17 @@ Test(winenames, nt_numbers_from_the_pe_stubs_match_ntdll_so_table)
 		same++;
 	}
 	cr_assert_gt(same, 100);
+	/* the same names in one pass over the symbols */
+	uint64_t *fns = calloc(tc, sizeof(*fns));
+	const char **syms = calloc(tc, sizeof(*syms));
+	cr_assert(fns && syms);
+	for (uint32_t i = 0; i < tc; i++)
+		fns[i] = katra_elf_pointer(&so, table + 8ull * i);
+	cr_assert_eq(katra_elf_func_names(&so, fns, tc, syms), 0);
+	for (uint32_t i = 0; i < tc; i++)
+		cr_assert_eq(syms[i], katra_elf_dynsym_at(&so, fns[i]), "slot %u", i);
+	free(fns);
+	free(syms);
 	katra_names_free(names, count);
 	/* the ELF file is no PE, the PE no ELF */
 	cr_assert_eq(katra_pe_nt_names(&so, &names, &count), -ENOEXEC);
@@ -94,4 +108,167 @@ Test(winenames, short_and_foreign_files_are_refused)
 	b.len = 3;
 	cr_assert_eq(katra_pe_nt_names(&b, &names, &count), -ENOEXEC);
 	cr_assert_eq(katra_blob_read("/nonexistent/x", 1024, &b), -ENOENT);
+}
+
+/* ---- crafted files: what a traced process may map as .../wine/ntdll.so
+ * or run as wineserver (root reads them) ---- */
+
+/* An ELF64 x86_64 header at p: type, program and section header counts
+ * (program headers at 64, section headers at shoff). */
+static void elf_header(uint8_t *p, uint16_t type, uint16_t phnum, uint64_t shoff, uint16_t shnum)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)p;
+
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = type;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = phnum ? 64 : 0;
+	eh->e_phnum = phnum;
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_shoff = shoff;
+	eh->e_shnum = shnum;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+}
+
+/* A .dynsym of one function (NtTest at 0x1000) at 512 whose string table
+ * (section 2) is strtab: its type, offset and size. */
+static void dynsym_file(uint8_t *p, uint32_t str_type, uint64_t str_off, uint64_t str_size)
+{
+	Elf64_Sym *sym = (Elf64_Sym *)(p + 512);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(p + 1024);
+
+	memset(p, 0, 2048);
+	elf_header(p, ET_DYN, 0, 1024, 3);
+	sym[1] = (Elf64_Sym){ .st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+			      .st_shndx = 1, .st_value = 0x1000 };
+	memcpy(p + 768, "\0NtTest\0", 8);
+	sh[1] = (Elf64_Shdr){ .sh_type = SHT_DYNSYM, .sh_offset = 512, .sh_size = 2 * sizeof(*sym),
+			      .sh_entsize = sizeof(*sym), .sh_link = 2 };
+	sh[2] = (Elf64_Shdr){ .sh_type = str_type, .sh_offset = str_off, .sh_size = str_size };
+}
+
+Test(winenames, crafted_string_tables_are_bounded)
+{
+	static uint8_t f[2048] __attribute__((aligned(8)));
+	struct katra_blob b = { f, sizeof(f) };
+	uint64_t at[2] = { 0x1000, 0x2000 };
+	const char *names[2];
+
+	/* the real thing first: the same file, read right */
+	dynsym_file(f, SHT_STRTAB, 768, 8);
+	cr_assert_eq(katra_elf_dynsym(&b, "NtTest"), 0x1000);
+	cr_assert_str_eq(katra_elf_dynsym_at(&b, 0x1000), "NtTest");
+	cr_assert_eq(katra_elf_func_names(&b, at, 2, names), 0);
+	cr_assert_str_eq(names[0], "NtTest");
+	cr_assert_null(names[1]);
+	/* a SHT_NOBITS string section far past the file's end: no bytes in
+	 * the file (it crashed each_dynsym, reading at its offset) */
+	dynsym_file(f, SHT_NOBITS, 1ull << 40, 1ull << 41);
+	cr_assert_eq(katra_elf_dynsym(&b, "NtTest"), 0);
+	cr_assert_null(katra_elf_dynsym_at(&b, 0x1000));
+	cr_assert_eq(katra_elf_func_names(&b, at, 2, names), 0);
+	cr_assert_null(names[0]);
+	/* a string table that does not end in a NUL, one of the wrong type */
+	dynsym_file(f, SHT_STRTAB, 768, 4);
+	cr_assert_eq(katra_elf_dynsym(&b, "NtTest"), 0);
+	dynsym_file(f, SHT_PROGBITS, 768, 8);
+	cr_assert_eq(katra_elf_dynsym(&b, "NtTest"), 0);
+}
+
+Test(winenames, one_dynamic_symbol_table_is_read)
+{
+	static uint8_t f[2048] __attribute__((aligned(8)));
+	struct katra_blob b = { f, sizeof(f) };
+	Elf64_Shdr *sh = (Elf64_Shdr *)(f + 1024);
+
+	/* the first .dynsym holds the null symbol only, a second one NtTest:
+	 * the second is not read (each lookup reads one table, not e_shnum) */
+	dynsym_file(f, SHT_STRTAB, 768, 8);
+	sh[3] = sh[1];
+	sh[1].sh_size = sizeof(Elf64_Sym);
+	((Elf64_Ehdr *)f)->e_shnum = 4;
+	cr_assert_eq(katra_elf_dynsym(&b, "NtTest"), 0);
+	cr_assert_null(katra_elf_dynsym_at(&b, 0x1000));
+}
+
+/* A non-PIE wineserver of size bytes: one data segment over the whole file
+ * at 0x400000 holding "new_process" and 99 other request names, the table
+ * of pointers to them, and, after it, decoys: "new_process" strings and
+ * pointers to them, each alone. */
+#define WS_VADDR 0x400000ull
+static uint8_t *crafted_wineserver(size_t size)
+{
+	uint8_t *p = calloc(1, size);
+	Elf64_Phdr *ph = (Elf64_Phdr *)(p + 64);
+	uint64_t strs = 4096, table = 8192, at = strs, ptr[100];
+	size_t decoys = table + 8 * 128, o;
+
+	cr_assert_not_null(p);
+	elf_header(p, ET_EXEC, 2, 0, 0);
+	ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = 0,
+			      .p_vaddr = WS_VADDR, .p_filesz = size, .p_memsz = size };
+	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = 0,
+			      .p_vaddr = 0x10000000, .p_filesz = 64, .p_memsz = 64 };
+	for (int i = 0; i < 100; i++) {
+		char name[16];
+		int n = i ? snprintf(name, sizeof(name), "request_%d", i)
+			  : snprintf(name, sizeof(name), "new_process");
+		memcpy(p + at, name, (size_t)n + 1);
+		ptr[i] = WS_VADDR + at;
+		at += (size_t)n + 1;
+	}
+	memcpy(p + table, ptr, sizeof(ptr));
+	/* decoys: a string, then a pointer to it and a zero word */
+	for (o = decoys; o + 32 <= size; o += 32) {
+		uint64_t v = WS_VADDR + o + 8;
+		memcpy(p + o + 8, "new_process", 12);
+		if ((o / 32) % 2)
+			memcpy(p + o, &v, 8);
+	}
+	return p;
+}
+
+Test(winenames, wineserver_table_parse_is_linear)
+{
+	const size_t size = 256u << 10;
+	uint8_t *f = crafted_wineserver(size);
+	struct katra_blob b = { f, size };
+	char **names;
+	uint32_t count;
+	uint64_t positions;
+
+	cr_assert_eq(katra_wineserver_requests_counted(&b, &names, &count, &positions), 0);
+	cr_assert_eq(count, 100);
+	cr_assert_str_eq(names[0], "new_process");
+	cr_assert_str_eq(names[99], "request_99");
+	katra_names_free(names, count);
+	/* ~8,000 decoy strings, each with the 32,768 words of the segment
+	 * behind it, were 268 M positions */
+	cr_assert_leq(positions, KATRA_WS_WORK_MAX(size), "%llu positions looked at",
+		      (unsigned long long)positions);
+	free(f);
+}
+
+Test(winenames, segments_over_the_same_bytes_are_refused)
+{
+	const size_t size = 64u << 10;
+	uint8_t *f = crafted_wineserver(size);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)f;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(f + 64);
+	struct katra_blob b = { f, size };
+	char **names;
+	uint32_t count;
+	uint64_t positions;
+
+	/* 64 data segments, all over the whole file */
+	eh->e_phnum = 64;
+	for (int i = 2; i < 64; i++)
+		ph[i] = ph[0];
+	cr_assert_eq(katra_wineserver_requests_counted(&b, &names, &count, &positions), -E2BIG);
+	cr_assert_leq(positions, KATRA_WS_WORK_MAX(size));
+	free(f);
 }

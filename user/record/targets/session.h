@@ -102,9 +102,13 @@ int katra_unix_diag_parse(const void *buf, size_t len, struct katra_unix_socks *
 int katra_unix_diag_dump(struct katra_unix_socks *out);
 /* The inode of a "socket:[INODE]" fd link: 0 or -ENOENT. */
 int katra_socket_inode(const char *link, uint32_t *ino);
-/* The processes (PROC/PID/fd) holding a socket whose peer the wineserver of
- * DIR holds, wineserver first (*server): the one holding the socket that
+/* The processes (PROC/PID/fd) at the other end of the wineserver of DIR's
+ * connections, wineserver first (*server): the one holding the socket that
  * listens on DIR/socket (by device and inode, stat'ed as from_pid sees it).
+ * A connection is a socket wineserver alone holds, bound to no file but
+ * DIR/socket, whose peer is bound to none: not the copies of its clients'
+ * own sockets it also holds (their X connections, whose peer is the X
+ * server).
  * 0 (*pids malloc'ed), -ENOENT (no such listener in socks, or nobody we can
  * see holds it), -errno. */
 int katra_wine_sock_members(const char *proc, uint32_t from_pid, const char *dir,

@@ -4,6 +4,9 @@
  * process talks to its wineserver over one: the first `wine` connects to
  * DIR/socket (wineserver's listening socket), and a process Wine creates
  * gets one end of a socketpair whose other end its parent hands wineserver.
+ * wineserver alone holds its ends of both; the copies of its clients' other
+ * sockets that it keeps (X connections) are held by the clients too, and
+ * lead to no Wine process (katra_wine_sock_members).
  * The sockets' peers come from the kernel (sock_diag, NETLINK_SOCK_DIAG with
  * UNIX_DIAG_PEER; the listener by UNIX_DIAG_VFS, the device and inode of its
  * DIR/socket file), their holders from PROC/PID/fd ("socket:[INODE]").
@@ -242,8 +245,8 @@ int katra_wine_sock_members(const char *proc, uint32_t from_pid, const char *dir
 {
 	char path[2 * KATRA_SESSION_DIR_MAX];
 	struct stat st;
-	uint32_t listener = 0, *inos = NULL, *peers = NULL, *v = NULL;
-	size_t ninos = 0, npeers = 0, nh = 0, n = 0, cap = 0;
+	uint32_t listener = 0, *inos = NULL, *peers = NULL, *bound = NULL, *conn = NULL, *v = NULL;
+	size_t ninos = 0, npeers = 0, nbound = 0, nh = 0, n = 0, cap = 0;
 	struct holder *h = NULL;
 	int rc = 0;
 
@@ -263,8 +266,7 @@ int katra_wine_sock_members(const char *proc, uint32_t from_pid, const char *dir
 	if (!listener)
 		return -ENOENT;
 	inos = malloc((socks->n ? socks->n : 1) * sizeof(*inos));
-	peers = malloc((socks->n ? socks->n : 1) * sizeof(*peers));
-	if (!inos || !peers) {
+	if (!inos) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -274,6 +276,17 @@ int katra_wine_sock_members(const char *proc, uint32_t from_pid, const char *dir
 	rc = walk_holders(proc, inos, ninos, &h, &nh);
 	if (rc)
 		goto out;
+	/* one entry per fd: a socket may have many */
+	size_t most = (nh > socks->n ? nh : socks->n) + 1;
+	uint32_t *more = realloc(inos, most * sizeof(*inos));
+	if (more)
+		inos = more;
+	peers = malloc(most * sizeof(*peers));
+	conn = malloc(most * sizeof(*conn));
+	if (!more || !peers || !conn) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < nh && !*server; i++)
 		if (h[i].ino == listener)
 			*server = h[i].pid;
@@ -281,24 +294,48 @@ int katra_wine_sock_members(const char *proc, uint32_t from_pid, const char *dir
 		rc = -ENOENT;
 		goto out;
 	}
-	/* the peers of wineserver's sockets, then who holds them */
+	/* wineserver's connections to its clients: the sockets that it alone
+	 * holds (the accepted ends of DIR/socket, its ends of the socketpairs
+	 * parents hand it for their children) and whose peer is bound to no
+	 * file.  It also holds copies of its clients' other sockets (an X
+	 * connection, polled for a thread's message queue): the client holds
+	 * them too, and their peers (the X server's accepted ends) are no Wine
+	 * processes. */
 	for (size_t i = 0; i < nh; i++)
-		if (h[i].pid == *server)
-			inos[npeers++] = h[i].ino; /* inos is free again: its own sockets */
-	qsort(inos, npeers, sizeof(*inos), cmp_u32);
-	ninos = npeers;
+		if (h[i].pid != *server)
+			peers[npeers++] = h[i].ino; /* held by someone else */
+	qsort(peers, npeers, sizeof(*peers), cmp_u32);
+	ninos = 0;
+	for (size_t i = 0; i < nh; i++)
+		if (h[i].pid == *server && !has_u32(peers, npeers, h[i].ino))
+			inos[ninos++] = h[i].ino; /* inos is free again: wineserver's own */
+	qsort(inos, ninos, sizeof(*inos), cmp_u32);
 	npeers = 0;
 	for (size_t j = 0; j < socks->n; j++)
-		if (socks->v[j].peer && has_u32(inos, ninos, socks->v[j].ino))
-			peers[npeers++] = socks->v[j].peer;
+		if (socks->v[j].has_vfs)
+			peers[npeers++] = socks->v[j].ino; /* bound to a file */
 	qsort(peers, npeers, sizeof(*peers), cmp_u32);
+	bound = peers;
+	nbound = npeers;
+	npeers = 0;
+	for (size_t j = 0; j < socks->n; j++) {
+		const struct katra_unix_sock *u = &socks->v[j];
+		if (!u->peer || !has_u32(inos, ninos, u->ino) || has_u32(bound, nbound, u->peer))
+			continue;
+		if (u->has_vfs && (u->state == TCP_LISTEN_ || u->vfs_dev != st.st_dev ||
+				   u->vfs_ino != st.st_ino))
+			continue; /* bound to another file than DIR/socket */
+		conn[npeers++] = u->peer;
+	}
+	qsort(conn, npeers, sizeof(*conn), cmp_u32);
 	rc = add_pid(&v, &n, &cap, *server);
 	for (size_t i = 0; i < nh && !rc; i++)
-		if (h[i].pid != *server && has_u32(peers, npeers, h[i].ino))
+		if (h[i].pid != *server && has_u32(conn, npeers, h[i].ino))
 			rc = add_pid(&v, &n, &cap, h[i].pid);
 out:
 	free(inos);
 	free(peers);
+	free(conn);
 	free(h);
 	if (rc) {
 		free(v);

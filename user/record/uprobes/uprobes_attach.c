@@ -114,7 +114,24 @@ int up_elf_vaddr_to_offset(Elf *e, uint64_t vaddr, uint64_t *off)
 	return -ENOENT;
 }
 
-/* A defined symbol's value (.dynsym, then .symtab); -ENOENT when absent. */
+/* A symbol table's strings: in a section of type SHT_STRTAB that ends in a
+ * NUL.  libelf's elf_strptr looks for a NUL from the table's end on each
+ * call when the last byte is none: a crafted file's symbols would cost
+ * (symbols x table size). */
+static bool strtab_ends_in_nul(Elf *e, size_t index)
+{
+	Elf_Scn *scn = elf_getscn(e, index);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB)
+		return false;
+	d = elf_getdata(scn, NULL);
+	return d && d->d_buf && d->d_size && !((const char *)d->d_buf)[d->d_size - 1];
+}
+
+/* A defined symbol's value (the first .dynsym, then the first .symtab);
+ * -ENOENT when absent. */
 int up_elf_symbol(Elf *e, const char *name, uint64_t *value)
 {
 	Elf_Scn *scn = NULL;
@@ -125,7 +142,8 @@ int up_elf_symbol(Elf *e, const char *name, uint64_t *value)
 		scn = NULL;
 		while ((scn = elf_nextscn(e, scn))) {
 			Elf_Data *d;
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize ||
+			    !strtab_ends_in_nul(e, sh.sh_link))
 				continue;
 			d = elf_getdata(scn, NULL);
 			if (!d)
@@ -142,6 +160,7 @@ int up_elf_symbol(Elf *e, const char *name, uint64_t *value)
 					return 0;
 				}
 			}
+			break; /* ELF allows one table of each type */
 		}
 	}
 	return -ENOENT;

@@ -91,6 +91,8 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const c
 	struct katra_nt_file nf = { 0 };
 	char label[160], pe[PATH_MAX];
 	char **pe_names = NULL, **names = NULL;
+	const char **syms = NULL;
+	uint64_t *fns = NULL;
 	uint32_t pe_count = 0, slot = u->nnt, from_pe = 0, from_sym = 0, skipped = 0;
 	unsigned char code[512];
 	uint64_t prolog, off;
@@ -147,13 +149,21 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const c
 		nf.count = tc;
 	}
 	names = calloc(nf.count, sizeof(*names));
-	if (!names) {
+	fns = calloc(nf.count, sizeof(*fns));
+	syms = calloc(nf.count, sizeof(*syms));
+	if (!names || !fns || !syms) {
+		why = "out of memory";
+		goto out;
+	}
+	/* the table's functions, then their names in one pass over the symbols */
+	for (uint32_t k = 0; k < nf.count; k++)
+		fns[k] = katra_elf_pointer(&so, nf.table_vaddr + 8ull * k);
+	if (katra_elf_func_names(&so, fns, nf.count, syms)) {
 		why = "out of memory";
 		goto out;
 	}
 	for (uint32_t k = 0; k < nf.count; k++) {
-		uint64_t fn = katra_elf_pointer(&so, nf.table_vaddr + 8ull * k);
-		const char *sym = katra_elf_dynsym_at(&so, fn);
+		const char *sym = syms[k];
 		const char *nm = k < pe_count && pe_names[k] ? pe_names[k] : sym;
 		if (nm)
 			names[k] = strdup(nm);
@@ -192,6 +202,8 @@ out:
 	if (names)
 		katra_names_free(names, nf.count);
 	katra_names_free(pe_names, pe_count);
+	free(fns);
+	free(syms);
 	katra_blob_free(&dll);
 	katra_blob_free(&so);
 	return n;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Names read from Wine's binaries (winenames.h): bounds-checked ELF64 and
- * PE32+ readers over a file held in memory. */
+ * PE32+ readers over a file held in memory.  The files come from whatever a
+ * traced process maps (root reads them): every offset is checked against
+ * the file, and every loop is bounded by the file's size times a constant
+ * (header counts above what real binaries use are refused). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
@@ -61,6 +64,15 @@ void katra_names_free(char **names, uint32_t count)
 	free(names);
 }
 
+/* Header counts beyond these are no binary Wine ships (the Windows loader
+ * itself stops at 96 sections); refusing them keeps each lookup cheap. */
+#define PE_SECTIONS_MAX 96
+#define PE_NAME_MAX 256
+#define ELF_PHDRS_MAX 256
+#define ELF_SHDRS_MAX 4096
+/* relocations of one offset looked at (more is no table of pointers) */
+#define RELA_SAME_MAX 8
+
 static bool in_blob(const struct katra_blob *b, uint64_t off, uint64_t len)
 {
 	return off <= b->len && len <= b->len - off;
@@ -106,9 +118,12 @@ static uint64_t pe_off(const struct pe *pe, uint32_t rva)
 
 static const char *pe_str(const struct pe *pe, uint32_t rva)
 {
-	uint64_t off = pe_off(pe, rva);
+	uint64_t off = pe_off(pe, rva), left;
 
-	if (off >= pe->b->len || !memchr(pe->b->p + off, 0, pe->b->len - off))
+	if (off >= pe->b->len)
+		return NULL;
+	left = pe->b->len - off;
+	if (!memchr(pe->b->p + off, 0, left < PE_NAME_MAX ? left : PE_NAME_MAX))
 		return NULL;
 	return (const char *)pe->b->p + off;
 }
@@ -131,6 +146,8 @@ int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count
 	if (!in_blob(dll, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
 		return -ENOEXEC;
 	pe.nsec = rd16(p + lfanew + 6);
+	if (pe.nsec > PE_SECTIONS_MAX)
+		return -ENOEXEC;
 	optsize = rd16(p + lfanew + 20);
 	opt = lfanew + 24ull;
 	/* PE32+ (0x20b); the export directory is data directory 0, at 112 */
@@ -197,7 +214,8 @@ static const Elf64_Ehdr *elf_hdr(const struct katra_blob *b)
 	if (!in_blob(b, 0, sizeof(*eh)) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh->e_machine != EM_X86_64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum > ELF_PHDRS_MAX ||
+	    eh->e_shnum > ELF_SHDRS_MAX ||
 	    !in_blob(b, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
 	    !in_blob(b, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) ||
 	    ((eh->e_shoff | eh->e_phoff) & 7))
@@ -205,6 +223,8 @@ static const Elf64_Ehdr *elf_hdr(const struct katra_blob *b)
 	return eh;
 }
 
+/* Section i when its bytes are in the file (SHT_NOBITS has none: its
+ * offset and size describe no bytes of the file), else NULL. */
 static const Elf64_Shdr *elf_shdr(const struct katra_blob *b, unsigned i)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b->p;
@@ -212,7 +232,7 @@ static const Elf64_Shdr *elf_shdr(const struct katra_blob *b, unsigned i)
 	if (i >= eh->e_shnum)
 		return NULL;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(b->p + eh->e_shoff) + i;
-	if (sh->sh_type != SHT_NOBITS && !in_blob(b, sh->sh_offset, sh->sh_size))
+	if (sh->sh_type == SHT_NOBITS || !in_blob(b, sh->sh_offset, sh->sh_size))
 		return NULL;
 	return sh;
 }
@@ -225,18 +245,20 @@ static uint64_t elf_off(const struct katra_blob *b, uint64_t vaddr, uint64_t len
 	const Elf64_Phdr *ph = (const Elf64_Phdr *)(b->p + eh->e_phoff);
 
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD || (exec && !(ph[i].p_flags & PF_X)))
+		if (ph[i].p_type != PT_LOAD || (exec && !(ph[i].p_flags & PF_X)) ||
+		    !in_blob(b, ph[i].p_offset, ph[i].p_filesz))
 			continue;
 		if (vaddr >= ph[i].p_vaddr && vaddr - ph[i].p_vaddr <= ph[i].p_filesz &&
-		    len <= ph[i].p_filesz - (vaddr - ph[i].p_vaddr)) {
-			uint64_t off = ph[i].p_offset + (vaddr - ph[i].p_vaddr);
-			return in_blob(b, off, len) ? off : UINT64_MAX;
-		}
+		    len <= ph[i].p_filesz - (vaddr - ph[i].p_vaddr))
+			return ph[i].p_offset + (vaddr - ph[i].p_vaddr);
 	}
 	return UINT64_MAX;
 }
 
-/* Each defined dynamic symbol, until fn returns true. */
+/* Each defined dynamic symbol, until fn returns true: those of the first
+ * SHT_DYNSYM section (ELF allows one; thousands of them over the same bytes
+ * would multiply each lookup).  Its string table must end in a NUL (as ELF
+ * requires), so that every name in it ends inside it. */
 static const Elf64_Sym *each_dynsym(const struct katra_blob *b,
 				    bool (*fn)(const char *name, const Elf64_Sym *s, const void *arg),
 				    const void *arg, const char **name_out)
@@ -246,7 +268,9 @@ static const Elf64_Sym *each_dynsym(const struct katra_blob *b,
 	for (unsigned i = 0; eh && i < eh->e_shnum; i++) {
 		const Elf64_Shdr *sh = elf_shdr(b, i), *str;
 		if (!sh || sh->sh_type != SHT_DYNSYM || sh->sh_entsize != sizeof(Elf64_Sym) ||
-		    (sh->sh_offset & 7) || !(str = elf_shdr(b, sh->sh_link)))
+		    (sh->sh_offset & 7) || !(str = elf_shdr(b, sh->sh_link)) ||
+		    str->sh_type != SHT_STRTAB || !str->sh_size ||
+		    b->p[str->sh_offset + str->sh_size - 1])
 			continue;
 		const Elf64_Sym *sym = (const Elf64_Sym *)(b->p + sh->sh_offset);
 		for (uint64_t k = 0; k < sh->sh_size / sizeof(*sym); k++) {
@@ -254,14 +278,13 @@ static const Elf64_Sym *each_dynsym(const struct katra_blob *b,
 			    sym[k].st_name >= str->sh_size)
 				continue;
 			const char *nm = (const char *)b->p + str->sh_offset + sym[k].st_name;
-			if (!memchr(nm, 0, str->sh_size - sym[k].st_name))
-				continue;
 			if (fn(nm, &sym[k], arg)) {
 				if (name_out)
 					*name_out = nm;
 				return &sym[k];
 			}
 		}
+		break;
 	}
 	return NULL;
 }
@@ -290,6 +313,67 @@ const char *katra_elf_dynsym_at(const struct katra_blob *elf, uint64_t vaddr)
 	const char *name = NULL;
 
 	return each_dynsym(elf, sym_func_at, &vaddr, &name) ? name : NULL;
+}
+
+/* katra_elf_func_names: the slots (vaddr, index) sorted by vaddr */
+struct slot {
+	uint64_t vaddr;
+	uint32_t i;
+};
+
+struct func_names {
+	const struct slot *v;
+	const char **names;
+	uint32_t n;
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static bool name_slots(const char *name, const Elf64_Sym *s, const void *arg)
+{
+	const struct func_names *f = arg;
+	uint32_t lo = 0, hi = f->n;
+
+	if (ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+		return false;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (f->v[mid].vaddr < s->st_value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the first symbol of a value names it; its slots are named at once */
+	if (lo == f->n || f->v[lo].vaddr != s->st_value || f->names[f->v[lo].i])
+		return false;
+	for (uint32_t k = lo; k < f->n && f->v[k].vaddr == s->st_value; k++)
+		f->names[f->v[k].i] = name;
+	return false;
+}
+
+int katra_elf_func_names(const struct katra_blob *elf, const uint64_t *vaddrs, uint32_t n,
+			 const char **names)
+{
+	struct slot *v;
+
+	for (uint32_t i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!n)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = (struct slot){ vaddrs[i], i };
+	qsort(v, n, sizeof(*v), cmp_slot);
+	each_dynsym(elf, name_slots, &(struct func_names){ v, names, n }, NULL);
+	free(v);
+	return 0;
 }
 
 /* The R_X86_64_RELATIVE relocations: (r_offset, r_addend), in file order. */
@@ -328,7 +412,8 @@ static bool relative_at(const struct rel *rs, size_t nrs, uint64_t vaddr, uint64
 			else
 				hi = mid;
 		}
-		for (uint64_t k = lo; k < rs[i].n && rs[i].r[k].r_offset == vaddr; k++)
+		for (uint64_t k = lo; k < rs[i].n && k - lo < RELA_SAME_MAX &&
+				      rs[i].r[k].r_offset == vaddr; k++)
 			if (ELF64_R_TYPE(rs[i].r[k].r_info) == R_X86_64_RELATIVE) {
 				*addend = (uint64_t)rs[i].r[k].r_addend;
 				return true;
@@ -354,35 +439,73 @@ uint64_t katra_elf_pointer(const struct katra_blob *elf, uint64_t vaddr)
 	return v;
 }
 
-/* The slots (8-byte aligned vaddrs) whose pointer is target: relocations
- * first, then raw words of the file (a non-PIE binary). */
-static size_t slots_to(const struct katra_blob *b, const struct rel *rs, size_t nrs,
-		       uint64_t target, uint64_t *out, size_t cap)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool has_u64(const uint64_t *v, size_t n, uint64_t x)
+{
+	return n && bsearch(&x, v, n, sizeof(*v), cmp_u64);
+}
+
+/* A growing list of vaddrs, up to max of them. */
+struct u64s {
+	uint64_t *v;
+	size_t n, cap, max;
+};
+
+static int u64s_push(struct u64s *l, uint64_t x)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		uint64_t *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = x;
+	return 0;
+}
+
+/* The slots (8-byte aligned vaddrs) whose pointer is one of targets[nt]
+ * (sorted), up to out->max: relocations first, then raw words of the file
+ * (a non-PIE binary); one pass over each, *work counting the positions
+ * looked at.  0 or -ENOMEM. */
+static int slots_to(const struct katra_blob *b, const struct rel *rs, size_t nrs,
+		    const uint64_t *targets, size_t nt, struct u64s *out, uint64_t *work)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b->p;
 	const Elf64_Phdr *ph = (const Elf64_Phdr *)(b->p + eh->e_phoff);
-	size_t n = 0;
+	int rc = 0;
 
 	for (size_t i = 0; i < nrs; i++)
-		for (uint64_t k = 0; k < rs[i].n && n < cap; k++)
+		for (uint64_t k = 0; k < rs[i].n && out->n < out->max && !rc; k++) {
+			++*work;
 			if (ELF64_R_TYPE(rs[i].r[k].r_info) == R_X86_64_RELATIVE &&
-			    (uint64_t)rs[i].r[k].r_addend == target && !(rs[i].r[k].r_offset & 7))
-				out[n++] = rs[i].r[k].r_offset;
-	if (n || eh->e_type != ET_EXEC)
-		return n;
-	for (unsigned i = 0; i < eh->e_phnum && n < cap; i++) {
+			    !(rs[i].r[k].r_offset & 7) &&
+			    has_u64(targets, nt, (uint64_t)rs[i].r[k].r_addend))
+				rc = u64s_push(out, rs[i].r[k].r_offset);
+		}
+	if (rc || out->n || eh->e_type != ET_EXEC)
+		return rc;
+	for (unsigned i = 0; i < eh->e_phnum && out->n < out->max && !rc; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_X) ||
 		    !in_blob(b, ph[i].p_offset, ph[i].p_filesz))
 			continue;
-		for (uint64_t o = (8 - (ph[i].p_vaddr & 7)) & 7; o + 8 <= ph[i].p_filesz && n < cap;
-		     o += 8) {
+		for (uint64_t o = (8 - (ph[i].p_vaddr & 7)) & 7;
+		     o + 8 <= ph[i].p_filesz && out->n < out->max && !rc; o += 8) {
 			uint64_t v;
+			++*work;
 			memcpy(&v, b->p + ph[i].p_offset + o, 8);
-			if (v == target)
-				out[n++] = ph[i].p_vaddr + o;
+			if (has_u64(targets, nt, v))
+				rc = u64s_push(out, ph[i].p_vaddr + o);
 		}
 	}
-	return n;
+	return rc;
 }
 
 static uint64_t ptr_at(const struct katra_blob *b, const struct rel *rs, size_t nrs,
@@ -404,28 +527,32 @@ int katra_elf_find_table(const struct katra_blob *elf, uint64_t fn0, uint64_t fn
 			 uint64_t *table, uint32_t *count)
 {
 	struct rel rs[8];
-	uint64_t cand[16];
-	size_t nrs, nc;
+	struct u64s cand = { .max = 16 };
+	uint64_t work = 0;
+	size_t nrs;
+	int rc = -ENOENT;
 
 	if (!elf_hdr(elf) || !fn0 || !fn1)
 		return -ENOENT;
 	nrs = elf_relas(elf, rs, 8);
-	nc = slots_to(elf, rs, nrs, fn0, cand, 16);
-	for (size_t i = 0; i < nc; i++) {
+	if (slots_to(elf, rs, nrs, &fn0, 1, &cand, &work))
+		cand.n = 0;
+	for (size_t i = 0; i < cand.n && rc; i++) {
 		uint32_t n = 1;
-		if (ptr_at(elf, rs, nrs, cand[i] + 8) != fn1)
+		if (ptr_at(elf, rs, nrs, cand.v[i] + 8) != fn1)
 			continue;
 		while (n < KATRA_NT_MAX) {
-			uint64_t f = ptr_at(elf, rs, nrs, cand[i] + 8ull * n);
+			uint64_t f = ptr_at(elf, rs, nrs, cand.v[i] + 8ull * n);
 			if (!f || elf_off(elf, f, 1, true) == UINT64_MAX)
 				break;
 			n++;
 		}
-		*table = cand[i];
+		*table = cand.v[i];
 		*count = n;
-		return 0;
+		rc = 0;
 	}
-	return -ENOENT;
+	free(cand.v);
+	return rc;
 }
 
 /* A NUL-terminated lower-case identifier at vaddr: its length, else 0. */
@@ -450,26 +577,26 @@ static size_t ident_at(const struct katra_blob *b, uint64_t vaddr, const char **
 	return n;
 }
 
-int katra_wineserver_requests(const struct katra_blob *elf, char ***out, uint32_t *count)
+/* Every "new_process" that starts a string in a data segment, as vaddrs
+ * (sorted, malloc'ed); *work counts a segment's 8-byte positions. */
+static int ws_first_strings(const struct katra_blob *elf, uint64_t **out, size_t *nout,
+			    uint64_t *work)
 {
 	static const char first[] = "new_process";
-	const Elf64_Ehdr *eh = elf_hdr(elf);
-	struct rel rs[8];
-	uint64_t best_slot = 0, cand[16];
-	uint32_t best = 0;
-	size_t nrs;
-
-	*out = NULL;
-	*count = 0;
-	if (!eh)
-		return -ENOEXEC;
-	nrs = elf_relas(elf, rs, 8);
-	/* every "new_process\0" that starts a string, as a vaddr */
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)elf->p;
 	const Elf64_Phdr *ph = (const Elf64_Phdr *)(elf->p + eh->e_phoff);
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0;
+	/* segments over the same bytes, again and again, would multiply it */
+	uint64_t budget = *work + elf->len / 8 + ELF_PHDRS_MAX;
+
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_X) ||
 		    !in_blob(elf, ph[i].p_offset, ph[i].p_filesz))
 			continue;
+		*work += ph[i].p_filesz / 8 + 1;
+		if (*work > budget)
+			goto too_much;
 		const uint8_t *seg = elf->p + ph[i].p_offset;
 		size_t len = ph[i].p_filesz, pos = 0;
 		while (pos + sizeof(first) <= len) {
@@ -477,38 +604,111 @@ int katra_wineserver_requests(const struct katra_blob *elf, char ***out, uint32_
 			if (!at)
 				break;
 			size_t o = (size_t)(at - seg);
-			pos = o + 1;
+			pos = o + sizeof(first);
 			if (o && seg[o - 1])
 				continue; /* the end of a longer string */
-			size_t nc = slots_to(elf, rs, nrs, ph[i].p_vaddr + o, cand, 16);
-			for (size_t k = 0; k < nc; k++) {
-				const char *str;
-				uint32_t n = 0;
-				while (n < KATRA_NT_MAX &&
-				       ident_at(elf, ptr_at(elf, rs, nrs, cand[k] + 8ull * n), &str))
-					n++;
-				if (n > best) {
-					best = n;
-					best_slot = cand[k];
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				uint64_t *nv = realloc(v, nc * sizeof(*nv));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
 				}
+				v = nv;
+				cap = nc;
 			}
+			v[n++] = ph[i].p_vaddr + o;
 		}
 	}
-	if (best < 64)
-		return -ENOENT;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_u64);
+	*out = v;
+	*nout = n;
+	return 0;
+too_much:
+	free(v);
+	return -E2BIG;
+}
+
+/* The table slots looked at, at most (a real wineserver's table is one run
+ * of about 300) */
+#define WS_RUN_WORK (64ull * (KATRA_NT_MAX + 1))
+
+int katra_wineserver_requests_counted(const struct katra_blob *elf, char ***out, uint32_t *count,
+				      uint64_t *positions)
+{
+	const Elf64_Ehdr *eh = elf_hdr(elf);
+	uint64_t work = 0, best_slot = 0, end = 0, runs_from, *strs = NULL;
+	struct u64s cand = { .max = SIZE_MAX };
+	struct rel rs[8];
+	uint32_t best = 0;
+	size_t nrs, nstr = 0;
+	int rc;
+
+	*out = NULL;
+	*count = 0;
+	if (positions)
+		*positions = 0;
+	if (!eh)
+		return -ENOEXEC;
+	nrs = elf_relas(elf, rs, 8);
+	/* one pass over the data for the strings, one over the relocations (or
+	 * the words) for the pointers to them, then each candidate's run, in
+	 * address order: a candidate inside a run already measured starts no
+	 * longer one, so no slot is looked at twice */
+	rc = ws_first_strings(elf, &strs, &nstr, &work);
+	if (!rc && nstr)
+		rc = slots_to(elf, rs, nrs, strs, nstr, &cand, &work);
+	free(strs);
+	if (rc)
+		goto done;
+	if (cand.n)
+		qsort(cand.v, cand.n, sizeof(*cand.v), cmp_u64);
+	runs_from = work;
+	for (size_t k = 0; k < cand.n && work - runs_from < WS_RUN_WORK; k++) {
+		const char *str;
+		uint32_t n = 0;
+		if (cand.v[k] < end)
+			continue;
+		while (n < KATRA_NT_MAX &&
+		       ident_at(elf, ptr_at(elf, rs, nrs, cand.v[k] + 8ull * n), &str))
+			n++;
+		work += n + 1ull;
+		end = cand.v[k] + 8ull * n;
+		if (n > best) {
+			best = n;
+			best_slot = cand.v[k];
+		}
+	}
+	if (best < 64) {
+		rc = -ENOENT;
+		goto done;
+	}
 	char **names = calloc(best, sizeof(*names));
-	if (!names)
-		return -ENOMEM;
+	if (!names) {
+		rc = -ENOMEM;
+		goto done;
+	}
 	for (uint32_t n = 0; n < best; n++) {
 		const char *s;
 		size_t len = ident_at(elf, ptr_at(elf, rs, nrs, best_slot + 8ull * n), &s);
 		names[n] = strndup(s, len);
 		if (!names[n]) {
 			katra_names_free(names, n);
-			return -ENOMEM;
+			rc = -ENOMEM;
+			goto done;
 		}
 	}
 	*out = names;
 	*count = best;
-	return 0;
+done:
+	free(cand.v);
+	if (positions)
+		*positions = work;
+	return rc;
+}
+
+int katra_wineserver_requests(const struct katra_blob *elf, char ***out, uint32_t *count)
+{
+	return katra_wineserver_requests_counted(elf, out, count, NULL);
 }

@@ -42,6 +42,11 @@ void katra_names_free(char **names, uint32_t count);
 uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name);
 /* ELF: the name of the defined dynamic FUNC symbol at vaddr, or NULL. */
 const char *katra_elf_dynsym_at(const struct katra_blob *elf, uint64_t vaddr);
+/* ELF: names[i] = the name of the defined dynamic FUNC symbol at vaddrs[i]
+ * (the first such symbol), or NULL; one pass over the symbols (where n
+ * calls of katra_elf_dynsym_at make n).  Names point into elf. */
+int katra_elf_func_names(const struct katra_blob *elf, const uint64_t *vaddrs, uint32_t n,
+			 const char **names);
 /* ELF: the 8-byte pointer stored at vaddr (its R_X86_64_RELATIVE addend when
  * one relocates it, else the file's bytes); 0 when unknown. */
 uint64_t katra_elf_pointer(const struct katra_blob *elf, uint64_t vaddr);
@@ -56,7 +61,17 @@ int katra_elf_find_table(const struct katra_blob *elf, uint64_t fn0, uint64_t fn
 /* A wineserver's request names (names[i]: request i; malloc'ed), found from
  * the string "new_process" (request 0) and the pointers to it; the table is
  * the longest run of consecutive pointers to lower-case identifiers (at
- * least 64).  -ENOENT when not found. */
+ * least 64).  -ENOENT when not found.  One pass over the data segments, one
+ * over the relocations (or, in a non-PIE binary, the data's words), then
+ * the candidate tables' runs in address order, each slot looked at once
+ * (64 * (KATRA_NT_MAX + 1) slots at most). */
 int katra_wineserver_requests(const struct katra_blob *elf, char ***names, uint32_t *count);
+/* The same, and *positions: the places it looked at (8-byte positions of
+ * data segments, relocations, table slots); never more than
+ * KATRA_WS_WORK_MAX(elf->len), linear in the file's size (-E2BIG when a
+ * file would need more: segments that map the same bytes over and over). */
+int katra_wineserver_requests_counted(const struct katra_blob *elf, char ***names,
+				      uint32_t *count, uint64_t *positions);
+#define KATRA_WS_WORK_MAX(len) (5 * ((uint64_t)(len) / 8) + 65ull * (KATRA_NT_MAX + 1))
 
 #endif

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Seeds for the parser fuzzers (fuzz_elf.c, fuzz_pe.c, fuzz_wineserver.c):
+small well-formed files of each kind, written to DIR/{elf,pe,wineserver}/.
+Usage: parser_seeds.py DIR"""
+import os
+import struct
+import sys
+
+PT_LOAD, PF_X, PF_R = 1, 1, 4
+SHT_PROGBITS, SHT_STRTAB, SHT_DYNSYM, SHT_NOBITS = 1, 3, 11, 8
+
+
+def elf_header(etype, phnum, shoff, shnum):
+    ident = b'\x7fELF' + bytes([2, 1, 1]) + bytes(9)
+    return ident + struct.pack('<HHIQQQIHHHHHH', etype, 62, 1, 0, 64 if phnum else 0, shoff,
+                               0, 64, 56, phnum, 64, shnum, 0)
+
+
+def phdr(flags, off, vaddr, size):
+    return struct.pack('<IIQQQQQQ', PT_LOAD, flags, off, vaddr, vaddr, size, size, 8)
+
+
+def shdr(stype, off, size, link=0, entsize=0):
+    return struct.pack('<IIQQQQIIQQ', 0, stype, 0, 0, off, size, link, 0, 8, entsize)
+
+
+def put(buf, off, data):
+    buf[off:off + len(data)] = data
+
+
+def ntdll_so(str_type=SHT_STRTAB):
+    """ET_EXEC: NtAcceptConnectPort, NtAccessCheck, wine_server_call at
+    0x1000.. (an executable segment), their table in a data segment, and the
+    table's first two functions again in the last 16 bytes."""
+    f = bytearray(0x2000)
+    put(f, 0, elf_header(2, 2, 0x400, 3))
+    put(f, 64, phdr(PF_R | PF_X, 0x1000, 0x1000, 0x100) + phdr(PF_R, 0x1800, 0x1800, 0x800))
+    names = [b'NtAcceptConnectPort', b'NtAccessCheck', b'wine_server_call']
+    strtab, syms = b'\0', bytes(24)
+    for i, n in enumerate(names):
+        syms += struct.pack('<IBBHQQ', len(strtab), 0x12, 0, 1, 0x1000 + 0x10 * i, 16)
+        strtab += n + b'\0'
+    put(f, 0x200, syms)
+    put(f, 0x300, strtab)
+    # SHT_NOBITS: no bytes in the file, whatever its offset says (far past it)
+    str_off, str_size = (0x300, len(strtab)) if str_type != SHT_NOBITS else (1 << 40, 1 << 41)
+    put(f, 0x400, bytes(64) + shdr(SHT_DYNSYM, 0x200, len(syms), 2, 24) +
+        shdr(str_type, str_off, str_size))
+    put(f, 0x1800, struct.pack('<4Q', 0x1000, 0x1010, 0x1020, 0))
+    put(f, 0x2000 - 16, struct.pack('<2Q', 0x1000, 0x1010))
+    return bytes(f)
+
+
+def wineserver(size=16384, vaddr=0x400000):
+    """ET_EXEC: "new_process" and 99 other names, the table of pointers to
+    them, then decoy strings."""
+    f = bytearray(size)
+    put(f, 0, elf_header(2, 2, 0, 0))
+    put(f, 64, phdr(PF_R, 0, vaddr, size) + phdr(PF_R | PF_X, 0, 0x10000000, 64))
+    at, ptrs = 4096, []
+    for i in range(100):
+        name = b'new_process' if i == 0 else b'request_%d' % i
+        put(f, at, name + b'\0')
+        ptrs.append(vaddr + at)
+        at += len(name) + 1
+    put(f, 8192, struct.pack('<100Q', *ptrs))
+    for o in range(8192 + 8 * 128, size - 32, 32):
+        put(f, o + 8, b'new_process\0')
+    return bytes(f)
+
+
+def ntdll_dll():
+    """PE32+: one section; exports NtAcceptConnectPort (number 0) and
+    NtAccessCheck (1), each a stub mov r10, rcx; mov eax, N."""
+    f = bytearray(0x1200)
+    put(f, 0, b'MZ')
+    put(f, 0x3c, struct.pack('<I', 0x80))
+    put(f, 0x80, b'PE\0\0' + struct.pack('<HHIIIHH', 0x8664, 1, 0, 0, 0, 240, 0x2022))
+    opt = bytearray(240)
+    put(opt, 0, struct.pack('<H', 0x20b))
+    put(opt, 112, struct.pack('<II', 0x1000, 0x100))
+    put(f, 0x98, opt)
+    put(f, 0x98 + 240, b'.text\0\0\0' + struct.pack('<IIII', 0x1000, 0x1000, 0x1000, 0x200) +
+        bytes(16))
+    base = 0x200 - 0x1000  # file offset of an rva
+    put(f, base + 0x1000, struct.pack('<IIHHIIIIIII', 0, 0, 0, 0, 0, 1, 2, 2, 0x1040, 0x1050,
+                                      0x1060))
+    put(f, base + 0x1040, struct.pack('<II', 0x1100, 0x1110))
+    put(f, base + 0x1050, struct.pack('<II', 0x1080, 0x10a0))
+    put(f, base + 0x1060, struct.pack('<HH', 0, 1))
+    put(f, base + 0x1080, b'NtAcceptConnectPort\0')
+    put(f, base + 0x10a0, b'NtAccessCheck\0')
+    put(f, base + 0x1100, b'\x4c\x8b\xd1\xb8' + struct.pack('<I', 0))
+    put(f, base + 0x1110, b'\x4c\x8b\xd1\xb8' + struct.pack('<I', 1))
+    return bytes(f)
+
+
+def main():
+    out = sys.argv[1]
+    seeds = {
+        'elf': {'ntdll-so': ntdll_so(), 'ntdll-so-nobits-strtab': ntdll_so(SHT_NOBITS)},
+        'pe': {'ntdll-dll': ntdll_dll()},
+        'wineserver': {'wineserver': wineserver()},
+    }
+    for kind, files in seeds.items():
+        os.makedirs(os.path.join(out, kind), exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(out, kind, 'seed-' + name), 'wb') as fh:
+                fh.write(data)
+
+
+if __name__ == '__main__':
+    main()
