@@ -184,7 +184,8 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const c
 			 "by ntdll.dll, %u by ntdll.so symbols), %u left to their own probes, "
 			 "win32u's not written",
 			 up_base_name(path), nf.count, from_pe, from_sym, skipped);
-		u->nnt++;
+		/* published: the drain's emitter reads the names from here on */
+		__atomic_store_n(&u->nnt, slot + 1, __ATOMIC_RELEASE);
 	}
 out:
 	if (why)
@@ -201,7 +202,8 @@ const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number)
 {
 	const struct katra_uprobes *u = ctx;
 
-	if (!u || slot >= u->nnt || number >= u->nt[slot].count)
+	if (!u || slot >= __atomic_load_n(&u->nnt, __ATOMIC_ACQUIRE) ||
+	    number >= u->nt[slot].count)
 		return NULL;
 	return u->nt[slot].names[number];
 }
