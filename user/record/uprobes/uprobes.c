@@ -217,8 +217,11 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 	pthread_mutex_init(&u->qlock, NULL);
 	pthread_cond_init(&u->qcond, NULL);
 	pthread_cond_init(&u->qdone, NULL);
-	if (o->vkresolve) {
-		snprintf(u->vkresolve, sizeof(u->vkresolve), "%s", o->vkresolve);
+	/* tests: a helper that hangs (t_vulkan_hung) */
+	const char *test_helper = getenv("KATRA_TEST_VKRESOLVE");
+	if (o->vkresolve || test_helper) {
+		snprintf(u->vkresolve, sizeof(u->vkresolve), "%s",
+			 o->vkresolve ? o->vkresolve : test_helper);
 	} else {
 		ssize_t n = readlink("/proc/self/exe", u->vkresolve, sizeof(u->vkresolve) - 1);
 		if (n > 0) {
