@@ -121,6 +121,7 @@ int up_scan_command(struct katra_uprobes *u, const char *path)
 
 	if (!u || !u->o.wine || (!strstr(b, "wine") && !strstr(b, "proton")))
 		return 0;
+	up_prepare_wineserver(u, path);
 	if (!realpath(path, real))
 		return 0;
 	snprintf(dir, sizeof(dir), "%s", real);

@@ -130,6 +130,8 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 /* A command about to run (pid: stopped before its exec): the drivers the
  * Vulkan loader would pick with its environment, probed before it runs. */
 int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid);
+/* A Wine launcher about to run: its wineserver's request names read now. */
+void up_prepare_wineserver(struct katra_uprobes *u, const char *launcher);
 
 /* The worker's jobs (uprobes.c): a process's maps; a command's launcher
  * ntdll.so; the ucall_states sweep. */
