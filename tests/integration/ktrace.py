@@ -471,6 +471,26 @@ def check_paths(trace_path, data_path, exe_path):
     return "open and exec paths recorded"
 
 
+def check_paths_all(trace_path, files_dir, n):
+    """--paths on a busy machine: every openat Begin carries its path, the n
+    files under files_dir (named f1..fn, each opened once by the workload)
+    each have exactly one, and nothing was lost."""
+    t = Trace(trace_path)
+    n = int(n)
+    begins = [e for e in t.events if e["kind"] == "FileOpen" and e["phase"] == "Begin"]
+    nulls = [b for b in begins if b["payload"].get("path") is None]
+    drops = sum(d["count"] for d in t.summary()["drops"])
+    expect(not nulls, "%d of %d openat Begins without a path (%d events lost)"
+           % (len(nulls), len(begins), drops))
+    want = {"%s/f%d" % (files_dir, i) for i in range(1, n + 1)}
+    got = [b["payload"]["path"] for b in begins if b["payload"]["path"] in want]
+    expect(len(got) == n and set(got) == want,
+           "%d opens of the %d files (%d distinct; %d events lost)"
+           % (len(got), n, len(set(got)), drops))
+    expect(drops == 0, "%d events lost" % drops)
+    return "%d opens, every one with its path; the %d files each once; 0 lost" % (len(begins), n)
+
+
 def check_nopaths(trace_path, data_path, exe_path):
     """Without --paths: no path anywhere; the open still names the file by id."""
     t = Trace(trace_path)
@@ -813,6 +833,7 @@ CHECKS = {
     "clean": check_clean,
     "header": check_header,
     "summary-json": check_summary_json,
+    "paths_all": check_paths_all,
     "storm": check_storm,
     "exitstorm": check_exitstorm,
     "execthread": check_execthread,

@@ -187,6 +187,17 @@ kt_busy()
 	KT_PIDS="$KT_PIDS $BUSY_PID"
 }
 
+# kt_hogs N: N CPU hogs (yes >/dev/null) for a busy machine; the EXIT trap
+# kills them by PID.
+kt_hogs()
+{
+	local i
+	for i in $(seq "$1"); do
+		yes >/dev/null &
+		KT_PIDS="$KT_PIDS $!"
+	done
+}
+
 # kt_run_rec ARGS...: run katra-record in the foreground (at most 30 s);
 # KT_RC = its exit status (124: timed out).
 kt_run_rec()

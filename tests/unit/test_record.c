@@ -553,11 +553,11 @@ Test(cli, drain_policy)
 	struct katra_record_opts o;
 
 	cr_assert_eq(parse(&o, "katra-record -p 1"), KATRA_CLI_RUN);
-	cr_assert_not(o.drain_normal, "the idle drain by default");
-	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy normal"), KATRA_CLI_RUN);
-	cr_assert(o.drain_normal);
+	cr_assert_not(o.drain_idle, "the normal drain by default");
 	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy idle"), KATRA_CLI_RUN);
-	cr_assert_not(o.drain_normal);
+	cr_assert(o.drain_idle);
+	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy normal"), KATRA_CLI_RUN);
+	cr_assert_not(o.drain_idle);
 	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy fifo"), KATRA_CLI_USAGE);
 	cr_assert_eq(parse(&o, "katra-record -p 1 --drain-policy"), KATRA_CLI_USAGE);
 }

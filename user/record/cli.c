@@ -52,10 +52,10 @@ static const char usage_text[] =
 	"                         invoking user; -u root keeps root)\n"
 	"      --max-loss PCT     exit 3 when more than PCT % of events were lost\n"
 	"                         (the trace is complete all the same)\n"
-	"      --drain-policy P   idle (default): read the rings at SCHED_IDLE, in the\n"
-	"                         time the traced program leaves idle, and at the\n"
-	"                         normal policy only while a ring is filling; normal:\n"
-	"                         always at the normal policy\n"
+	"      --drain-policy P   normal (default): read the rings at the normal\n"
+	"                         policy; idle: at SCHED_IDLE, in the time the CPUs\n"
+	"                         leave idle, and at the normal policy only while a\n"
+	"                         ring is filling (loses events on a busy machine)\n"
 	"  -h, --help             this text;  -V, --version: the version\n"
 	"\n"
 	"Stops on Ctrl-C, SIGTERM, SIGHUP, the end of -d, or when every target has\n"
@@ -271,7 +271,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 			break;
 		case OPT_DRAIN:
 			if (!strcmp(optarg, "idle") || !strcmp(optarg, "normal"))
-				o->drain_normal = !strcmp(optarg, "normal");
+				o->drain_idle = !strcmp(optarg, "idle");
 			else
 				return usage_error(err, "invalid --drain-policy '%s' (idle or normal)",
 						   optarg);

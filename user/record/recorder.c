@@ -268,7 +268,7 @@ static int wine_track(void *ctx, uint32_t pid)
 	int rc = katra_probes_track_tgid(r->probes, pid);
 
 	if (!rc && r->up)
-		katra_uprobes_scan_pid(r->up, pid);
+		katra_uprobes_request_scan(r->up, pid);
 	return rc;
 }
 
@@ -464,6 +464,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
 						 .quiet = o->quiet };
 		rc = katra_uprobes_new(r->probes, &uo, &r->up);
+		if (!rc) /* scans and attaches off the drain from now on */
+			rc = katra_uprobes_start(r->up);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot set up uprobes: %s\n", strerror(-rc));
 			goto cleanup;
@@ -514,17 +516,19 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 				"first %d and what they fork\n", n, KIDS_MAX);
 	}
 	/* Wine's ntdll.so and the Vulkan driver, as the traced processes map them
-	 * now (later: from their mmap records); a Wine launcher's own ntdll.so
-	 * before it runs */
-	for (size_t i = 0; i < npids; i++)
-		katra_uprobes_scan_pid(r->up, pids[i]);
-	for (size_t i = 0; i < r->nkids; i++)
-		katra_uprobes_scan_pid(r->up, r->kids[i]);
+	 * now (later: from their mmap records); for a command, before it runs, a
+	 * Wine launcher's own ntdll.so and the Vulkan drivers its loader would
+	 * pick: attached before the traced code can call them */
 	if (o->command) {
 		char cmd_path[4096];
-		if (!katra_resolve_command(o->command[0], cmd_path, sizeof(cmd_path)))
-			katra_uprobes_scan_command(r->up, cmd_path);
+		bool resolved = !katra_resolve_command(o->command[0], cmd_path, sizeof(cmd_path));
+		katra_uprobes_request_command(r->up, (uint32_t)launch.pid, resolved ? cmd_path : NULL);
 	}
+	for (size_t i = 0; i < npids; i++)
+		katra_uprobes_request_scan(r->up, pids[i]);
+	for (size_t i = 0; i < r->nkids; i++)
+		katra_uprobes_request_scan(r->up, r->kids[i]);
+	katra_uprobes_settle(r->up);
 	katra_record_build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
 	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) |
 			       (o->compress ? KATRA_WRITER_GZIP : 0));
@@ -631,7 +635,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
-	if (!o->drain_normal) {
+	if (o->drain_idle) {
 		r->drain_sched_on = true;
 		err = consumer_sched_start(&r->drain_sched, &r->rings);
 		if (err && o->verbose) /* a choice of policy: the capture is the same */
@@ -662,7 +666,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			rc = err;
 			break;
 		}
-		katra_uprobes_poll(r->up);
 		/* FIFO lines first: those a mark's handler read came before it */
 		if (r->epochs.fifo_fd >= 0) /* what came since the wakeup read it */
 			katra_record_read_fifo(&r->epochs, &r->pl, now);

@@ -43,7 +43,7 @@ struct katra_record_opts {
 	uint64_t counter_interval_ns;
 	uint64_t reorder_window_ns;
 	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
-	bool drain_normal;         /* --drain-policy normal: never SCHED_IDLE */
+	bool drain_idle;           /* --drain-policy idle: SCHED_IDLE while calm */
 };
 
 struct katra_proc_entry;

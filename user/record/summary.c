@@ -108,7 +108,7 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed);
 	/* null: the drain ran at the normal policy throughout */
-	if (o->drain_normal)
+	if (!o->drain_idle)
 		fprintf(f, ",\"drain_boosts\":null");
 	else
 		fprintf(f, ",\"drain_boosts\":%" PRIu64, res->drain_boosts);

@@ -272,8 +272,12 @@ void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 		ps = ktable_upsert(&e->paths, emit_path_key(path->head.tid, path->enter_ts),
 				   &created);
 	}
-	if (!ps)
-		return; /* 1024 recent paths waiting: this syscall is written without its path */
+	if (!ps) {
+		/* 1024 recent paths waiting: this syscall is written without its
+		 * path, a loss like an eviction (a drain far behind) */
+		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
+		return;
+	}
 	ps->enter_ts = path->enter_ts;
 	ps->tid = path->head.tid;
 	size_t len = path->len < KATRA_PATH_MAX ? path->len : KATRA_PATH_MAX - 1;

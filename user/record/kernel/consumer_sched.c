@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The drain's CPU policy: SCHED_IDLE while the rings keep up, the normal
- * policy while they fill (consumer_sched.h says why). */
+/* --drain-policy idle: SCHED_IDLE while the rings keep up, the normal policy
+ * while they fill (consumer_sched.h says why and who switches). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -26,14 +27,27 @@ static int set_policy(pid_t tid, int policy)
 	return sched_setscheduler(tid, policy, &sp) < 0 ? -errno : 0;
 }
 
-static void boost(struct consumer_sched *cs)
+static void ask(struct consumer_sched *cs, int policy)
 {
-	pthread_mutex_lock(&cs->lock);
-	if (!cs->boosted && !set_policy(cs->drain_tid, SCHED_OTHER)) {
-		cs->boosted = true;
+	uint64_t one = 1;
+
+	if (__atomic_exchange_n(&cs->want, policy, __ATOMIC_SEQ_CST) == policy)
+		return;
+	/* a full counter (never: the watchdog reads it) still wakes it */
+	if (write(cs->ask_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* The watchdog: the only thread that changes the drain's policy. */
+static void apply(struct consumer_sched *cs)
+{
+	int want = __atomic_load_n(&cs->want, __ATOMIC_SEQ_CST);
+
+	if (want == cs->applied || set_policy(cs->drain_tid, want))
+		return;
+	cs->applied = want;
+	if (want == SCHED_OTHER)
 		cs->boosts++;
-	}
-	pthread_mutex_unlock(&cs->lock);
 }
 
 static void *watchdog_main(void *arg)
@@ -43,48 +57,72 @@ static void *watchdog_main(void *arg)
 
 	for (;;) {
 		int n = epoll_wait(cs->ring_ep, ev, 8, -1);
+		bool ring = false;
 
 		if (n < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < n; i++) {
+			uint64_t v;
+
 			if (ev[i].data.fd == cs->stop_fd)
 				return NULL;
+			if (ev[i].data.fd == cs->ask_fd) {
+				if (read(cs->ask_fd, &v, sizeof(v)) < 0)
+					continue; /* EAGAIN: read already */
+			} else {
+				ring = true;
+			}
 		}
 		/* the fill, not the wakeup alone: epoll also reports a ring
 		 * that merely had data when it was added */
-		if (n > 0 && katra_rings_max_fill(cs->rings) >= cs->rings->size / WATCHDOG_FRACTION)
-			boost(cs);
+		if (ring && katra_rings_max_fill(cs->rings) >= cs->rings->size / WATCHDOG_FRACTION)
+			__atomic_store_n(&cs->want, SCHED_OTHER, __ATOMIC_SEQ_CST);
+		apply(cs);
 	}
 	return NULL;
 }
 
+static int watch(int ep, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
 int consumer_sched_start(struct consumer_sched *cs, const struct katra_rings *rs)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t all, old;
 	int err;
 
 	memset(cs, 0, sizeof(*cs));
-	cs->ring_ep = cs->stop_fd = -1;
+	cs->ring_ep = cs->stop_fd = cs->ask_fd = -1;
 	cs->drain_tid = gettid();
 	cs->rings = rs;
-	pthread_mutex_init(&cs->lock, NULL);
+	cs->want = cs->applied = SCHED_IDLE;
 	cs->ring_ep = epoll_create1(EPOLL_CLOEXEC);
 	cs->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (cs->ring_ep < 0 || cs->stop_fd < 0)
+	cs->ask_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (cs->ring_ep < 0 || cs->stop_fd < 0 || cs->ask_fd < 0)
 		return -errno;
-	ev.data.fd = cs->stop_fd;
-	if (epoll_ctl(cs->ring_ep, EPOLL_CTL_ADD, cs->stop_fd, &ev) < 0)
-		return -errno;
+	err = watch(cs->ring_ep, cs->stop_fd);
+	if (!err)
+		err = watch(cs->ring_ep, cs->ask_fd);
 	/* edge-triggered: a ring with unread data is always "readable", and
 	 * only a producer's forced wakeup is news */
-	err = katra_rings_epoll_add(rs, cs->ring_ep, EPOLLIN | EPOLLET);
+	if (!err)
+		err = katra_rings_epoll_add(rs, cs->ring_ep, EPOLLIN | EPOLLET);
 	if (err)
 		return err;
-	/* created before the drain turns idle: it keeps the normal policy */
+	/* created before the drain turns idle: it keeps the normal policy; no
+	 * signal is its business (the drain's loop handles them) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = -pthread_create(&cs->watchdog, NULL, watchdog_main, cs);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return err;
 	cs->watchdog_running = true;
+	/* the drain's own switch, before the watchdog can make any: nothing held */
 	return set_policy(cs->drain_tid, SCHED_IDLE);
 }
 
@@ -93,7 +131,7 @@ void consumer_sched_update(struct consumer_sched *cs, uint64_t fill, uint64_t ri
 {
 	if (fill >= ring_size / BOOST_FRACTION) {
 		cs->calm_since_ns = 0;
-		boost(cs);
+		ask(cs, SCHED_OTHER);
 		return;
 	}
 	if (fill > ring_size / CALM_FRACTION) {
@@ -102,12 +140,8 @@ void consumer_sched_update(struct consumer_sched *cs, uint64_t fill, uint64_t ri
 	}
 	if (!cs->calm_since_ns)
 		cs->calm_since_ns = now_ns;
-	if (now_ns - cs->calm_since_ns < CALM_NS)
-		return;
-	pthread_mutex_lock(&cs->lock);
-	if (cs->boosted && !set_policy(cs->drain_tid, SCHED_IDLE))
-		cs->boosted = false;
-	pthread_mutex_unlock(&cs->lock);
+	if (now_ns - cs->calm_since_ns >= CALM_NS)
+		ask(cs, SCHED_IDLE);
 }
 
 void consumer_sched_stop(struct consumer_sched *cs)
@@ -128,6 +162,8 @@ void consumer_sched_stop(struct consumer_sched *cs)
 		close(cs->ring_ep);
 	if (cs->stop_fd >= 0)
 		close(cs->stop_fd);
-	cs->ring_ep = cs->stop_fd = -1;
-	pthread_mutex_destroy(&cs->lock);
+	if (cs->ask_fd >= 0)
+		close(cs->ask_fd);
+	cs->ring_ep = cs->stop_fd = cs->ask_fd = -1;
+	cs->drain_tid = 0;
 }

@@ -69,7 +69,7 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 	return nt ? up_probe_ntdll(u, hp, &st) : up_probe_vulkan(u, pid, hp, &st);
 }
 
-int katra_uprobes_scan_pid(struct katra_uprobes *u, uint32_t pid)
+int up_scan_pid(struct katra_uprobes *u, uint32_t pid)
 {
 	char path[64], line[PATH_MAX + 128];
 	int n = 0;
@@ -104,7 +104,7 @@ int katra_uprobes_scan_pid(struct katra_uprobes *u, uint32_t pid)
 	return n;
 }
 
-int katra_uprobes_scan_command(struct katra_uprobes *u, const char *path)
+int up_scan_command(struct katra_uprobes *u, const char *path)
 {
 	static const char *const rel[] = {
 		"../lib/x86_64-linux-gnu/wine/x86_64-unix/ntdll.so",
@@ -121,6 +121,7 @@ int katra_uprobes_scan_command(struct katra_uprobes *u, const char *path)
 
 	if (!u || !u->o.wine || (!strstr(b, "wine") && !strstr(b, "proton")))
 		return 0;
+	up_prepare_wineserver(u, path);
 	if (!realpath(path, real))
 		return 0;
 	snprintf(dir, sizeof(dir), "%s", real);
@@ -159,7 +160,7 @@ void katra_uprobes_note_mapping(struct katra_uprobes *u, uint32_t pid, uint64_t 
 
 	if (!u || (!u->o.wine && !u->o.vulkan) || !u->seen)
 		return;
-	/* open addressing over SEEN_MAX slots */
+	/* open addressing over SEEN_MAX slots (the drain's own table) */
 	for (i = h & (SEEN_MAX - 1); u->seen[i]; i = (i + 1) & (SEEN_MAX - 1)) {
 		if (u->seen[i] == h)
 			return;
@@ -168,20 +169,14 @@ void katra_uprobes_note_mapping(struct katra_uprobes *u, uint32_t pid, uint64_t 
 		u->seen[i] = h;
 		u->nseen++;
 	}
-	for (i = 0; i < u->npending; i++)
-		if (u->pending[i] == pid)
-			return;
-	if (u->npending < PENDING_MAX)
-		u->pending[u->npending++] = pid;
-	else
-		u->pending_overflow = true;
+	katra_uprobes_request_scan(u, pid);
 }
 
 /* A thread that died inside a probed call (a process exiting while its
  * threads wait, a thread killed) leaves its entry in ucall_states: entries of
  * threads that no longer exist go, so the table does not fill up over a long
  * capture.  (A reused tid is told apart in BPF by the thread's start time.) */
-static void sweep_states(struct katra_uprobes *u)
+void up_sweep_states(struct katra_uprobes *u)
 {
 	int fd = katra_probes_map_fd(u->probes, "ucall_states");
 	uint64_t key, next, dead[256];
@@ -203,26 +198,6 @@ static void sweep_states(struct katra_uprobes *u)
 		bpf_map_delete_elem(fd, &dead[i]);
 }
 
-void katra_uprobes_poll(struct katra_uprobes *u)
-{
-	struct timespec ts;
-
-	if (!u)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (now >= u->next_sweep) {
-		sweep_states(u);
-		u->next_sweep = now + 1000000000ull;
-	}
-	if (!u->npending)
-		return;
-	for (size_t i = 0; i < u->npending; i++)
-		katra_uprobes_scan_pid(u, u->pending[i]);
-	u->npending = 0;
-	u->pending_overflow = false;
-}
-
 /* ---- lifetime and reports ---- */
 
 int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o,
@@ -240,8 +215,14 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 		free(u);
 		return -ENOMEM;
 	}
-	if (o->vkresolve) {
-		snprintf(u->vkresolve, sizeof(u->vkresolve), "%s", o->vkresolve);
+	pthread_mutex_init(&u->qlock, NULL);
+	pthread_cond_init(&u->qcond, NULL);
+	pthread_cond_init(&u->qdone, NULL);
+	/* tests: a helper that hangs (t_vulkan_hung) */
+	const char *test_helper = getenv("KATRA_TEST_VKRESOLVE");
+	if (o->vkresolve || test_helper) {
+		snprintf(u->vkresolve, sizeof(u->vkresolve), "%s",
+			 o->vkresolve ? o->vkresolve : test_helper);
 	} else {
 		ssize_t n = readlink("/proc/self/exe", u->vkresolve, sizeof(u->vkresolve) - 1);
 		if (n > 0) {
@@ -260,6 +241,7 @@ void katra_uprobes_detach(struct katra_uprobes *u)
 {
 	if (!u)
 		return;
+	katra_uprobes_stop(u); /* no attach after this */
 	for (size_t i = 0; i < u->nlinks; i++)
 		bpf_link__destroy(u->links[i]);
 	u->nlinks = 0;
@@ -269,7 +251,11 @@ void katra_uprobes_free(struct katra_uprobes *u)
 {
 	if (!u)
 		return;
+	katra_uprobes_stop(u);
 	katra_uprobes_detach(u);
+	pthread_mutex_destroy(&u->qlock);
+	pthread_cond_destroy(&u->qcond);
+	pthread_cond_destroy(&u->qdone);
 	free(u->links);
 	free(u->files);
 	for (unsigned i = 0; i < u->nnt; i++)

@@ -10,11 +10,16 @@
  * the capture goes on.
  *
  *	katra_uprobes_new(probes, &opts, &u);
- *	katra_uprobes_scan_pid(u, pid);          // each traced process at start
- *	katra_uprobes_scan_command(u, path);     // -- COMMAND: a Wine launcher's ntdll.so
- *	... in the capture loop: katra_uprobes_note_mapping() from mmap records,
- *	    katra_uprobes_poll(u) after each drain
- *	katra_uprobes_free(u);                   // detaches */
+ *	katra_uprobes_start(u);                      // the worker thread
+ *	katra_uprobes_request_scan(u, pid);          // each traced process at start
+ *	katra_uprobes_request_command(u, pid, path); // -- COMMAND, stopped before exec
+ *	katra_uprobes_settle(u);                     // all of it attached: release it
+ *	... in the capture loop: katra_uprobes_note_mapping() from mmap records
+ *	katra_uprobes_free(u);                       // stops the worker, detaches
+ *
+ * The slow work (/proc/PID/maps, whole-file ELF reads, uprobe registration,
+ * katra-vkresolve) runs on a worker thread at the normal policy, never on the
+ * drain: neither can starve the other. */
 #ifndef KATRA_RECORD_UPROBES_H
 #define KATRA_RECORD_UPROBES_H
 
@@ -40,19 +45,25 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 void katra_uprobes_free(struct katra_uprobes *u);
 void katra_uprobes_detach(struct katra_uprobes *u);
 
-/* Probes the libraries process pid maps now that are not probed yet.
- * Returns the number of uprobes attached (0 when nothing new), or -errno
- * when its maps cannot be read. */
-int katra_uprobes_scan_pid(struct katra_uprobes *u, uint32_t pid);
-/* For a command about to run: when it is a Wine or Proton launcher, probes
- * the ntdll.so installed beside it, before the command maps it. */
-int katra_uprobes_scan_command(struct katra_uprobes *u, const char *path);
+/* Starts the worker thread (0 or -errno; without it each request is done
+ * at once, on the caller's thread). */
+int katra_uprobes_start(struct katra_uprobes *u);
+/* Stops the worker (a katra-vkresolve run is killed); requests left are
+ * dropped.  Idempotent; free and detach call it. */
+void katra_uprobes_stop(struct katra_uprobes *u);
+/* Probes the libraries process pid maps that are not probed yet. */
+void katra_uprobes_request_scan(struct katra_uprobes *u, uint32_t pid);
+/* For a command about to run (pid stopped before its exec, path its
+ * resolved file): a Wine or Proton launcher's ntdll.so and the Vulkan
+ * drivers the loader would pick with its environment, before it maps them. */
+void katra_uprobes_request_command(struct katra_uprobes *u, uint32_t pid, const char *path);
+/* Waits until every request so far is done. */
+void katra_uprobes_settle(struct katra_uprobes *u);
 /* A traced process mapped a file executable (kernel dev_t, ino): a file
- * never seen before gets the process rescanned at the next poll. */
+ * never seen before gets the process rescanned (the drain's call: it only
+ * queues). */
 void katra_uprobes_note_mapping(struct katra_uprobes *u, uint32_t pid, uint64_t kdev,
 				uint64_t ino);
-/* Does the rescans noted since the last call. */
-void katra_uprobes_poll(struct katra_uprobes *u);
 
 /* The emitter's Wine name tables (emit.h: nt_name, server_requests; ctx =
  * the struct katra_uprobes): the name of NT number `number` of the ntdll.so

@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -19,6 +20,15 @@
 #define NAME_MAX_LIST 256
 #define SEEN_MAX 8192   /* distinct mapped files remembered (then: rescan anyway) */
 #define PENDING_MAX 64
+/* katra-vkresolve gets this long (a driver that hangs in vkCreateDevice) */
+#define VKRESOLVE_TIMEOUT_MS 10000
+
+/* Work for the worker thread (uprobes_worker.c) */
+enum up_job_kind { JOB_SCAN = 1, JOB_COMMAND };
+struct up_job {
+	uint32_t kind, pid;
+	char *path;            /* JOB_COMMAND: the command's resolved path (malloc'ed) */
+};
 
 struct probed_file {
 	uint64_t dev, ino;     /* stat() identity */
@@ -43,9 +53,19 @@ struct katra_uprobes {
 	size_t nfailed;
 	uint64_t *seen;        /* (dev, ino) hashes of mapped files already looked at */
 	size_t nseen;
-	uint32_t pending[PENDING_MAX];
-	size_t npending;
-	bool pending_overflow;
+	/* the worker (uprobes_worker.c): every scan, ELF read, attach and
+	 * katra-vkresolve run happens there once it runs, never on the drain */
+	pthread_t worker;
+	bool worker_on;
+	pthread_mutex_t qlock;  /* jobs, njobs, busy, stopping */
+	pthread_cond_t qcond;   /* news for the worker */
+	pthread_cond_t qdone;   /* the queue is empty and the worker idle */
+	struct up_job jobs[PENDING_MAX];
+	size_t njobs;
+	uint64_t jobs_lost;     /* scans asked for while the queue was full */
+	bool busy, stopping;
+	pid_t vk_child;         /* katra-vkresolve running now (atomic; 0: none) */
+	unsigned vk_timeouts;   /* katra-vkresolve runs killed at VKRESOLVE_TIMEOUT_MS */
 	bool vk_resolved;      /* the helper ran (whatever it found) */
 	uint64_t next_sweep;   /* CLOCK_MONOTONIC ns of the next sweep of ucall_states */
 	char vk_note[KATRA_NOTE_MAX];
@@ -56,7 +76,7 @@ struct katra_uprobes {
 		uint32_t count;
 		char note[KATRA_NOTE_MAX];
 	} nt[KATRA_NT_FILES];
-	unsigned nnt;
+	unsigned nnt;          /* slots filled (atomic: the drain's emitter reads names) */
 	/* wineserver request names, per binary (dev, ino), and the wineservers
 	 * whose table was handed out */
 	struct req_table {
@@ -107,5 +127,16 @@ struct probed_file *up_add_file(struct katra_uprobes *u, const struct stat *st,
 int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st);
 int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 		    const struct stat *st);
+/* A command about to run (pid: stopped before its exec): the drivers the
+ * Vulkan loader would pick with its environment, probed before it runs. */
+int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid);
+/* A Wine launcher about to run: its wineserver's request names read now. */
+void up_prepare_wineserver(struct katra_uprobes *u, const char *launcher);
+
+/* The worker's jobs (uprobes.c): a process's maps; a command's launcher
+ * ntdll.so; the ucall_states sweep. */
+int up_scan_pid(struct katra_uprobes *u, uint32_t pid);
+int up_scan_command(struct katra_uprobes *u, const char *path);
+void up_sweep_states(struct katra_uprobes *u);
 
 #endif

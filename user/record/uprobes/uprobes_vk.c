@@ -4,11 +4,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +92,8 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 	}
 	child = fork();
 	if (child == 0) {
+		/* the worker thread forked it: gone with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(pfd[1], 1);
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
@@ -107,7 +112,23 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 		free(buf);
 		return -EAGAIN;
 	}
+	__atomic_store_n(&u->vk_child, child, __ATOMIC_SEQ_CST);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool timed_out = false;
 	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = VKRESOLVE_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000 +
+						    (t.tv_nsec - t0.tv_nsec) / 1000000);
+		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+		int pr = left > 0 ? poll(&pf, 1, (int)left) : 0;
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			kill(child, SIGKILL); /* a driver hung in vkCreateDevice */
+			timed_out = true;
+			break;
+		}
 		if (len + 1024 > cap && cap >= VKRESOLVE_MAX_OUT) {
 			kill(child, SIGKILL); /* far more than any driver list */
 			break;
@@ -130,6 +151,12 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 	buf[len] = 0;
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
+	__atomic_store_n(&u->vk_child, 0, __ATOMIC_SEQ_CST);
+	if (timed_out) {
+		u->vk_timeouts++;
+		free(buf);
+		return -ETIMEDOUT;
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		free(buf);
 		return WIFEXITED(st) ? -WEXITSTATUS(st) : -EINTR;
@@ -208,12 +235,40 @@ static int probe_vk_loader_exports(struct katra_uprobes *u, const char *path)
 	return n;
 }
 
+/* Runs katra-vkresolve with pid's environment and probes the entry points it
+ * names: the probes attached; *found: the entry points named. */
+static int probe_vk_drivers(struct katra_uprobes *u, uint32_t pid, int *found)
+{
+	char *out = NULL, *line, *save = NULL;
+	size_t len = 0;
+	int n = 0, rc;
+
+	*found = 0;
+	rc = run_vkresolve(u, pid, &out, &len);
+	if (rc)
+		return rc;
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char fn[64], path[PATH_MAX];
+		unsigned long long vaddr;
+		if (sscanf(line, "entry %63s %llx %4095s", fn, &vaddr, path) != 3 ||
+		    !is_vk_function(fn))
+			continue;
+		(*found)++;
+		int got = probe_vk_entry(u, fn, path, vaddr);
+		if (got < 0) {
+			free(out);
+			return got;
+		}
+		n += got;
+	}
+	free(out);
+	return n;
+}
+
 int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 			const struct stat *st)
 {
 	struct probed_file *f = up_add_file(u, st, loader, FILE_VK_LOADER);
-	char *out = NULL, *line, *save = NULL;
-	size_t len = 0;
 	int n = 0, found = 0, rc;
 
 	if (!f)
@@ -221,30 +276,72 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 	if (u->vk_resolved)
 		return 0; /* the drivers are probed already (one helper run per capture) */
 	u->vk_resolved = true;
-	rc = run_vkresolve(u, pid, &out, &len);
-	if (!rc) {
-		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char fn[64], path[PATH_MAX];
-			unsigned long long vaddr;
-			if (sscanf(line, "entry %63s %llx %4095s", fn, &vaddr, path) != 3 ||
-			    !is_vk_function(fn))
-				continue;
-			found++;
-			n += probe_vk_entry(u, fn, path, vaddr);
-		}
-		free(out);
-	}
-	if (rc || !found) {
+	rc = probe_vk_drivers(u, pid, &found);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc > 0)
+		n = rc;
+	if (rc < 0 || !found) {
 		snprintf(u->vk_note, sizeof(u->vk_note),
 			 "layer vulkan partial: %s: the loader's exports are probed (calls through "
 			 "vkGetDeviceProcAddr pointers are not seen)",
 			 rc == -ENOENT ? "katra-vkresolve not found"
+			 : rc == -ETIMEDOUT ? "katra-vkresolve timed out after 10 s (killed)"
 			 : rc ? "katra-vkresolve failed" : "no driver entry point resolved");
 		if (!u->o.quiet)
 			fprintf(stderr, "katra-record: %s\n", u->vk_note);
 		n += probe_vk_loader_exports(u, loader);
 	}
-	f->nprobes = (unsigned)n;
+	f = up_find_file(u, st->st_dev, st->st_ino); /* probe_vk_entry may move files */
+	if (f)
+		f->nprobes = (unsigned)n;
 	return n;
 }
 
+/* Whether the loader has a driver to load for pid: its VK_ICD_FILENAMES /
+ * VK_DRIVER_FILES, or a manifest in the directories it searches. */
+static bool vk_has_driver(uint32_t pid)
+{
+	static const char *const dirs[] = {
+		"/usr/share/vulkan/icd.d/*.json", "/usr/local/share/vulkan/icd.d/*.json",
+		"/etc/vulkan/icd.d/*.json",
+	};
+	char *envp[16];
+	size_t n = vk_environ(pid, envp, 15);
+	bool yes = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(envp[i], "VK_ICD_FILENAMES=", 17) ||
+		    !strncmp(envp[i], "VK_DRIVER_FILES=", 16) ||
+		    !strncmp(envp[i], "VK_ADD_DRIVER_FILES=", 20))
+			yes = true;
+		free(envp[i]);
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !yes; i++) {
+		glob_t g;
+		if (!glob(dirs[i], 0, NULL, &g))
+			yes = g.gl_pathc > 0;
+		globfree(&g);
+	}
+	return yes;
+}
+
+int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid)
+{
+	int found = 0, rc;
+
+	if (!u->o.vulkan || u->vk_resolved || !vk_has_driver(pid))
+		return 0;
+	/* uprobes are per inode: a driver file probed now catches the command's
+	 * first call, whenever it maps the file */
+	rc = probe_vk_drivers(u, pid, &found);
+	if (rc == -ETIMEDOUT || found)
+		u->vk_resolved = true; /* once per capture; the loader's mapping finds it so */
+	if (rc == -ETIMEDOUT) {
+		snprintf(u->vk_note, sizeof(u->vk_note),
+			 "layer vulkan off: katra-vkresolve timed out after 10 s (killed)");
+		if (!u->o.quiet)
+			fprintf(stderr, "katra-record: %s\n", u->vk_note);
+	}
+	return rc > 0 ? rc : 0;
+}

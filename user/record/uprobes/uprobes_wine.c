@@ -3,6 +3,7 @@
  * dispatchers (every NT call), and the wineserver's request names. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,7 +195,8 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const c
 			 "by ntdll.dll, %u by ntdll.so symbols), %u left to their own probes, "
 			 "win32u's not written",
 			 up_base_name(path), nf.count, from_pe, from_sym, skipped);
-		u->nnt++;
+		/* published: the drain's emitter reads the names from here on */
+		__atomic_store_n(&u->nnt, slot + 1, __ATOMIC_RELEASE);
 	}
 out:
 	if (why)
@@ -213,20 +215,51 @@ const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number)
 {
 	const struct katra_uprobes *u = ctx;
 
-	if (!u || slot >= u->nnt || number >= u->nt[slot].count)
+	if (!u || slot >= __atomic_load_n(&u->nnt, __ATOMIC_ACQUIRE) ||
+	    number >= u->nt[slot].count)
 		return NULL;
 	return u->nt[slot].names[number];
 }
 
 /* ---- wineserver request names ---- */
 
+/* The request names of the wineserver binary at path (dev, ino of st), read
+ * once into a table; NULL when the tables are full. */
+static struct req_table *req_load(struct katra_uprobes *u, const char *path,
+				  const struct stat *st)
+{
+	struct katra_blob b;
+	struct req_table *t;
+
+	for (unsigned i = 0; i < u->nreq; i++)
+		if (u->req[i].dev == st->st_dev && u->req[i].ino == st->st_ino)
+			return &u->req[i];
+	if (u->nreq >= sizeof(u->req) / sizeof(u->req[0]))
+		return NULL;
+	t = &u->req[u->nreq++];
+	memset(t, 0, sizeof(*t));
+	t->dev = st->st_dev;
+	t->ino = st->st_ino;
+	if (!katra_blob_read(path, WINE_FILE_MAX, &b)) {
+		int rc = katra_wineserver_requests(&b, &t->names, &t->count);
+		katra_blob_free(&b);
+		if (!rc && (t->strs = calloc(t->count, sizeof(*t->strs))))
+			for (uint32_t i = 0; i < t->count; i++)
+				t->strs[i] = katra_cstr(t->names[i]);
+	}
+	return t;
+}
+
+/* The drain's call, at a wineserver's ProcessInfo: for a `-- wine` command
+ * the table was read before it ran (up_prepare_wineserver); another
+ * wineserver binary is read here. */
 bool katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
 				   struct katra_str_vec *out)
 {
 	struct katra_uprobes *u = ctx;
 	char exe[64];
 	struct stat st;
-	struct req_table *t = NULL;
+	struct req_table *t;
 
 	if (!u || !u->o.wine || comm_len < 10 || strncmp(comm, "wineserver", 10))
 		return false;
@@ -236,26 +269,13 @@ bool katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, s
 	snprintf(exe, sizeof(exe), "/proc/%u/exe", tgid);
 	if (stat(exe, &st))
 		return false;
+	bool known = false;
 	for (unsigned i = 0; i < u->nreq; i++)
-		if (u->req[i].dev == st.st_dev && u->req[i].ino == st.st_ino)
-			t = &u->req[i];
-	if (!t && u->nreq < sizeof(u->req) / sizeof(u->req[0])) {
-		struct katra_blob b;
-		t = &u->req[u->nreq++];
-		memset(t, 0, sizeof(*t));
-		t->dev = st.st_dev;
-		t->ino = st.st_ino;
-		if (!katra_blob_read(exe, WINE_FILE_MAX, &b)) {
-			int rc = katra_wineserver_requests(&b, &t->names, &t->count);
-			katra_blob_free(&b);
-			if (!rc && (t->strs = calloc(t->count, sizeof(*t->strs))))
-				for (uint32_t i = 0; i < t->count; i++)
-					t->strs[i] = katra_cstr(t->names[i]);
-		}
-		if (!t->strs && !u->o.quiet)
-			fprintf(stderr, "katra-record: no request names found in the wineserver of "
-				"pid %u (its session's WineServerCall spans carry numbers only)\n", tgid);
-	}
+		known |= u->req[i].dev == st.st_dev && u->req[i].ino == st.st_ino;
+	t = req_load(u, exe, &st);
+	if (t && !t->strs && !known && !u->o.quiet)
+		fprintf(stderr, "katra-record: no request names found in the wineserver of "
+			"pid %u (its session's WineServerCall spans carry numbers only)\n", tgid);
 	if (!t || !t->strs)
 		return false;
 	if (u->nreq_given < sizeof(u->req_given) / sizeof(u->req_given[0]))
@@ -264,6 +284,43 @@ bool katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, s
 	return true;
 }
 
+static bool is_elf(const char *path)
+{
+	char magic[4] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes = fd >= 0 && read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
+/* A Wine launcher about to run: the wineserver it will start, beside it, has
+ * its request names read now (the worker's job, before the command runs:
+ * the drain, which names the wineserver when it starts, only looks them up;
+ * u->req is not written by the worker after that). */
+void up_prepare_wineserver(struct katra_uprobes *u, const char *launcher)
+{
+	static const char *const rel[] = {
+		"wineserver", "../lib/wine/wineserver64", "../lib/wine/wineserver",
+		"../lib64/wine/wineserver", "files/bin/wineserver", /* Proton */
+	};
+	char real[PATH_MAX], dir[PATH_MAX], cand[PATH_MAX * 2];
+	struct stat st;
+
+	if (!realpath(launcher, real))
+		return;
+	snprintf(dir, sizeof(dir), "%s", real);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(cand, sizeof(cand), "%s/%s", dir, rel[i]);
+		if (realpath(cand, real) && !stat(real, &st) && S_ISREG(st.st_mode) && is_elf(real))
+			req_load(u, real, &st);
+	}
+}
 
 int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st)
 {

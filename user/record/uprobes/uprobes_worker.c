@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The uprobes worker: one thread at the normal policy that does every scan,
+ * ELF read, attach and katra-vkresolve run the capture asks for, so the
+ * drain never waits on them (nor they on a drain at SCHED_IDLE). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uprobes_int.h"
+
+#define SWEEP_EVERY_NS 1000000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void run_job(struct katra_uprobes *u, const struct up_job *j)
+{
+	if (j->kind == JOB_SCAN) {
+		up_scan_pid(u, j->pid);
+		return;
+	}
+	if (j->path)
+		up_scan_command(u, j->path);
+	up_prepare_vulkan(u, j->pid);
+}
+
+static void *worker_main(void *arg)
+{
+	struct katra_uprobes *u = arg;
+	struct up_job batch[PENDING_MAX];
+
+	pthread_mutex_lock(&u->qlock);
+	while (!u->stopping) {
+		uint64_t now = mono_ns();
+		size_t n;
+
+		if (now >= u->next_sweep) {
+			pthread_mutex_unlock(&u->qlock);
+			up_sweep_states(u);
+			u->next_sweep = now + SWEEP_EVERY_NS;
+			pthread_mutex_lock(&u->qlock);
+			continue;
+		}
+		if (!u->njobs) {
+			struct timespec until;
+
+			u->busy = false;
+			pthread_cond_broadcast(&u->qdone);
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_sec += 1;
+			pthread_cond_timedwait(&u->qcond, &u->qlock, &until);
+			continue;
+		}
+		n = u->njobs;
+		memcpy(batch, u->jobs, n * sizeof(batch[0]));
+		u->njobs = 0;
+		u->busy = true;
+		pthread_mutex_unlock(&u->qlock);
+		for (size_t i = 0; i < n; i++) {
+			run_job(u, &batch[i]);
+			free(batch[i].path);
+		}
+		pthread_mutex_lock(&u->qlock);
+	}
+	u->busy = false;
+	pthread_cond_broadcast(&u->qdone);
+	pthread_mutex_unlock(&u->qlock);
+	return NULL;
+}
+
+int katra_uprobes_start(struct katra_uprobes *u)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int err;
+
+	if (!u || u->worker_on || (!u->o.wine && !u->o.vulkan))
+		return 0;
+	/* the normal policy whatever the creating thread's (an idle drain) */
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	pthread_attr_setschedparam(&attr, &sp);
+	/* signals are the capture loop's business */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	u->stopping = false;
+	u->next_sweep = mono_ns() + SWEEP_EVERY_NS;
+	err = -pthread_create(&u->worker, &attr, worker_main, u);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	u->worker_on = !err;
+	return err;
+}
+
+void katra_uprobes_stop(struct katra_uprobes *u)
+{
+	if (!u || !u->worker_on)
+		return;
+	pthread_mutex_lock(&u->qlock);
+	u->stopping = true;
+	pthread_cond_signal(&u->qcond);
+	pthread_mutex_unlock(&u->qlock);
+	pid_t child = __atomic_load_n(&u->vk_child, __ATOMIC_SEQ_CST);
+	if (child > 0)
+		kill(child, SIGKILL); /* the capture is over: no driver to probe */
+	pthread_join(u->worker, NULL);
+	u->worker_on = false;
+	for (size_t i = 0; i < u->njobs; i++)
+		free(u->jobs[i].path);
+	u->njobs = 0;
+}
+
+static void request(struct katra_uprobes *u, struct up_job j)
+{
+	if (!u->worker_on) {
+		run_job(u, &j);
+		free(j.path);
+		return;
+	}
+	pthread_mutex_lock(&u->qlock);
+	for (size_t i = 0; j.kind == JOB_SCAN && i < u->njobs; i++)
+		if (u->jobs[i].kind == JOB_SCAN && u->jobs[i].pid == j.pid)
+			goto out; /* queued already */
+	if (u->njobs < PENDING_MAX) {
+		u->jobs[u->njobs++] = j;
+		j.path = NULL;
+		pthread_cond_signal(&u->qcond);
+	} else {
+		u->jobs_lost++;
+	}
+out:
+	pthread_mutex_unlock(&u->qlock);
+	free(j.path);
+}
+
+void katra_uprobes_request_scan(struct katra_uprobes *u, uint32_t pid)
+{
+	if (u && (u->o.wine || u->o.vulkan))
+		request(u, (struct up_job){ .kind = JOB_SCAN, .pid = pid });
+}
+
+void katra_uprobes_request_command(struct katra_uprobes *u, uint32_t pid, const char *path)
+{
+	if (u && (u->o.wine || u->o.vulkan))
+		request(u, (struct up_job){ .kind = JOB_COMMAND, .pid = pid,
+					    .path = path ? strdup(path) : NULL });
+}
+
+void katra_uprobes_settle(struct katra_uprobes *u)
+{
+	if (!u || !u->worker_on)
+		return;
+	pthread_mutex_lock(&u->qlock);
+	while ((u->njobs || u->busy) && !u->stopping)
+		pthread_cond_wait(&u->qdone, &u->qlock);
+	pthread_mutex_unlock(&u->qlock);
+}
