@@ -39,24 +39,50 @@
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t stop_signals;   /* SIGINT/SIGTERM/SIGHUP received */
+static volatile sig_atomic_t stop_signal;    /* the first of them */
+static volatile sig_atomic_t command_pending; /* -- COMMAND, not yet released */
 static volatile pid_t command_pid;           /* -- COMMAND, until it exits */
 
 /* The first SIGINT/SIGTERM/SIGHUP: with -- COMMAND, it goes to the command and
- * the capture ends when the command does (as perf and strace do); otherwise
- * the capture ends.  The second ends the capture now, still with a complete
- * trace.  A third is the default action (a capture stuck in its final drain). */
+ * the capture ends when the command does (as perf and strace do; during the
+ * start-up, the command gets it when it is released, before its first
+ * instruction); otherwise the capture ends.  The second ends the capture now,
+ * still with a complete trace.  A third is the default action (a capture
+ * stuck in its final drain). */
 static void on_stop(int sig)
 {
 	int saved = errno;
 
-	if (++stop_signals == 1 && command_pid > 0) {
-		kill(command_pid, sig);
+	if (++stop_signals == 1 && (command_pid > 0 || command_pending)) {
+		stop_signal = sig;
+		if (command_pid > 0)
+			kill(command_pid, sig);
 	} else {
 		stop_requested = 1;
 		if (stop_signals >= 2)
 			signal(sig, SIG_DFL);
 	}
 	errno = saved;
+}
+
+/* From the very start (before the command is forked): a stop signal during
+ * the start-up is taken when the capture is live, never the default action
+ * that would leave the paused command behind.  ignored: the stop signals our
+ * caller ignores (the command inherits that). */
+static int catch_stop_signals(sigset_t *ignored)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_stop }, old;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(ignored);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (sigaction(sigs[i], &sa, &old))
+			return -errno;
+		if (old.sa_handler == SIG_IGN)
+			sigaddset(ignored, sigs[i]);
+	}
+	return 0;
 }
 
 struct recorder {
@@ -360,7 +386,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 {
 	struct katra_record_opts resolved = *opts, *o = &resolved;
 	struct katra_probes_opts po = KATRA_PROBES_OPTS_DEFAULT;
-	struct katra_launch launch = { -1, -1 };
+	struct katra_launch launch = { -1, -1, NULL };
 	struct pipeline_config pc = {
 		.fifo_items = FIFO_CAP, .max_items = REORDER_BUDGET_BYTES / sizeof(struct pending),
 		.limits = { 65536, 16384, 65536 },
@@ -371,10 +397,17 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), start_mono, start_wall;
 	uint32_t pids[KATRA_MAX_TARGETS];
 	size_t npids = 0;
+	sigset_t stop_ignored;
 	int rc, err;
 
 	memset(res, 0, sizeof(*res));
 	res->command_status = -1;
+	command_pending = o->command != NULL;
+	rc = catch_stop_signals(&stop_ignored);
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
+		return rc;
+	}
 	if (!o->counter_interval_ns)
 		o->counter_interval_ns = DEFAULT_COUNTER_NS;
 	rc = katra_preflight_privileges(stderr);
@@ -431,6 +464,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		struct katra_run_as as;
 		rc = katra_resolve_run_as(o, &as);
 		as.stdout_to_stderr = !strcmp(o->output, "-");
+		as.ignored = stop_ignored;
 		if (!rc)
 			rc = katra_launch_start(&launch, o->command, &as);
 		if (rc) {
@@ -583,16 +617,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
-	/* the first SIGINT/SIGTERM/SIGHUP ends the capture cleanly; a second one
-	 * (the handler is reset) stops a capture stuck in its final drain */
-	struct sigaction sa = { .sa_handler = on_stop };
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
-	    sigaction(SIGHUP, &sa, NULL)) {
-		rc = -errno;
-		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
-		goto cleanup;
-	}
 	rc = katra_record_catch_marks(&r->epochs);
 	if (!rc && signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		rc = -errno;
@@ -603,7 +627,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 
 	if (launch.pid > 0) {
 		command_pid = launch.pid;
-		rc = katra_launch_release(&launch);
+		command_pending = 0;
+		/* a stop signal during the start-up: the command has it before its
+		 * first instruction (a second one: it is never released) */
+		if (stop_signals)
+			kill(launch.pid, stop_signal);
+		rc = stop_requested ? 0 : katra_launch_release(&launch);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot start the command: %s\n", strerror(-rc));
 			goto cleanup;
