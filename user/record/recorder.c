@@ -18,10 +18,12 @@
 #include "record/emit/emit.h"
 #include "record/pipeline/pipeline.h"
 #include "host.h"
+#include "outfile.h"
 #include "preflight.h"
 #include "record/kernel/probes.h"
 #include "recorder.h"
 #include "recorder_epochs.h"
+#include "recorder_signals.h"
 #include "recorder_header.h"
 #include "record/kernel/rings.h"
 #include "record/targets/session.h"
@@ -36,54 +38,6 @@
 #define FIFO_CAP 1024                 /* pending items per ring at first */
 #define CLOCK_SKEW_MARGIN_NS 1000000ull /* 1 ms: see the watermark in the loop */
 #define REORDER_BUDGET_BYTES (12u << 20) /* pending items in all, whatever the CPU count */
-
-static volatile sig_atomic_t stop_requested;
-static volatile sig_atomic_t stop_signals;   /* SIGINT/SIGTERM/SIGHUP received */
-static volatile sig_atomic_t stop_signal;    /* the first of them */
-static volatile sig_atomic_t command_pending; /* -- COMMAND, not yet released */
-static volatile pid_t command_pid;           /* -- COMMAND, until it exits */
-
-/* The first SIGINT/SIGTERM/SIGHUP: with -- COMMAND, it goes to the command and
- * the capture ends when the command does (as perf and strace do; during the
- * start-up, the command gets it when it is released, before its first
- * instruction); otherwise the capture ends.  The second ends the capture now,
- * still with a complete trace.  A third is the default action (a capture
- * stuck in its final drain). */
-static void on_stop(int sig)
-{
-	int saved = errno;
-
-	if (++stop_signals == 1 && (command_pid > 0 || command_pending)) {
-		stop_signal = sig;
-		if (command_pid > 0)
-			kill(command_pid, sig);
-	} else {
-		stop_requested = 1;
-		if (stop_signals >= 2)
-			signal(sig, SIG_DFL);
-	}
-	errno = saved;
-}
-
-/* From the very start (before the command is forked): a stop signal during
- * the start-up is taken when the capture is live, never the default action
- * that would leave the paused command behind.  ignored: the stop signals our
- * caller ignores (the command inherits that). */
-static int catch_stop_signals(sigset_t *ignored)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_stop }, old;
-
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(ignored);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		if (sigaction(sigs[i], &sa, &old))
-			return -errno;
-		if (old.sa_handler == SIG_IGN)
-			sigaddset(ignored, sigs[i]);
-	}
-	return 0;
-}
 
 struct recorder {
 	const struct katra_record_opts *o;
@@ -372,9 +326,9 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 		if (got == launch->pid) {
 			*status = st;
 			launch->pid = -1;
-			command_pid = 0;
+			katra_command_pid = 0;
 			/* a stop signal went to the command: its end ends the capture */
-			if (stop_signals)
+			if (katra_stop_signals)
 				return true;
 		}
 	}
@@ -398,12 +352,13 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint32_t pids[KATRA_MAX_TARGETS];
 	size_t npids = 0;
 	sigset_t stop_ignored;
+	bool ready_made = false;
 	int rc, err;
 
 	memset(res, 0, sizeof(*res));
 	res->command_status = -1;
-	command_pending = o->command != NULL;
-	rc = catch_stop_signals(&stop_ignored);
+	katra_command_pending = o->command != NULL;
+	rc = katra_catch_stop_signals(&stop_ignored);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
 		return rc;
@@ -434,6 +389,13 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	rc = katra_preflight(o, stderr);
 	if (rc)
 		return rc;
+	/* a stale one must not say this capture is live */
+	if (o->ready_file && unlink(o->ready_file) < 0 && errno != ENOENT) {
+		rc = -errno;
+		fprintf(stderr, "katra-record: cannot remove the old ready file '%s': %s\n",
+			o->ready_file, strerror(-rc));
+		return rc;
+	}
 
 	r = calloc(1, sizeof(*r));
 	hs = calloc(1, sizeof(*hs));
@@ -560,14 +522,23 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			katra_uprobes_scan_command(r->up, cmd_path);
 	}
 	katra_record_build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
-	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) |
-			       (o->compress ? KATRA_WRITER_GZIP : 0));
+	{
+		bool to_stdout = !strcmp(o->output, "-");
+		int fd = -1;
+		sigset_t mask;
+		rc = to_stdout ? ((fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)) < 0 ? -errno : 0)
+			       : katra_outfile_create(o->output, o->force, &fd);
+		katra_block_signals(&mask); /* the writer's output thread */
+		if (!rc)
+			rc = katra_writer_open_fd(&r->w, fd, to_stdout, &h,
+						  o->compress ? KATRA_WRITER_GZIP : 0);
+		katra_restore_signals(&mask);
+	}
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
 			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");
 		goto cleanup;
 	}
-	katra_give_to_sudo_user(o->output);
 	pc.nrings = r->nrings;
 	pc.start_mono = start_mono;
 	pc.start_wall = start_wall;
@@ -625,30 +596,34 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
+	katra_test_delay("KATRA_TEST_SLOW_START_MS");
 	if (launch.pid > 0) {
-		command_pid = launch.pid;
-		command_pending = 0;
+		katra_command_pid = launch.pid;
+		katra_command_pending = 0;
 		/* a stop signal during the start-up: the command has it before its
 		 * first instruction (a second one: it is never released) */
-		if (stop_signals)
-			kill(launch.pid, stop_signal);
-		rc = stop_requested ? 0 : katra_launch_release(&launch);
+		if (katra_stop_signals)
+			kill(launch.pid, katra_stop_signal);
+		rc = katra_stop_requested ? 0 : katra_launch_release(&launch);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot start the command: %s\n", strerror(-rc));
 			goto cleanup;
 		}
 	}
-	res->live_after_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	/* the capture is live: -d counts from here, whatever the start-up took */
+	uint64_t live = clock_ns(CLOCK_MONOTONIC);
+	res->live_after_ns = live - t0;
+	res->live_at_ns = live - start_mono;
 	res->cpu_ns_setup = cpu_ns();
 	if (o->ready_file) {
-		int fd = open(o->ready_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-			      0644);
-		if (fd < 0) {
-			rc = -errno;
+		int fd;
+		rc = katra_outfile_create(o->ready_file, false, &fd);
+		if (rc) {
 			fprintf(stderr, "katra-record: cannot create ready file '%s': %s\n",
 				o->ready_file, strerror(-rc));
 			goto cleanup;
 		}
+		ready_made = true;
 		dprintf(fd, "%d\n", getpid());
 		close(fd);
 	}
@@ -659,16 +634,19 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t counter_every = o->counter_interval_ns, next_shrink = start_mono;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
-	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
+	uint64_t deadline = o->duration_ns ? live + o->duration_ns : UINT64_MAX;
 	if (!o->drain_normal) {
+		sigset_t mask;
 		r->drain_sched_on = true;
+		katra_block_signals(&mask); /* its watchdog thread */
 		err = consumer_sched_start(&r->drain_sched, &r->rings);
+		katra_restore_signals(&mask);
 		if (err && o->verbose) /* a choice of policy: the capture is the same */
 			fprintf(stderr, "katra-record: the drain stays at the normal policy: %s\n",
 				strerror(-err));
 	}
 	rc = 0;
-	while (!stop_requested && !rc) {
+	while (!katra_stop_requested && !rc) {
 		/* wait for a ring past its wakeup threshold, an epoch line, or the
 		 * timer (rings do not wake the consumer per record); then drain all */
 		err = wait_for_work(r);
@@ -741,7 +719,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	 * empty, with the syscalls the CPUs were in at that moment */
 	katra_uprobes_detach(r->up);
 	katra_probes_detach(r->probes);
+	katra_test_delay("KATRA_TEST_SLOW_STOP_MS");
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+	/* epochs count until the capture ends, the teardown included */
+	if (r->epochs.fifo_fd >= 0)
+		katra_record_read_fifo(&r->epochs, &r->pl, end);
+	katra_record_queue_marks(&r->epochs, &r->pl, end);
 	katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 1);
 	take_inflight(r);
 	check_drops(r, end);
@@ -789,6 +772,8 @@ cleanup:
 			close(r->wait_fd);
 		katra_wine_names_free(r->wine);
 	}
+	if (ready_made)
+		unlink(o->ready_file);
 	free(r);
 	free(hs);
 	return rc;
