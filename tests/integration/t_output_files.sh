@@ -8,6 +8,7 @@
 # links keep their bytes).
 . "$(dirname "$0")/lib.sh"
 kt_require
+command -v setpriv >/dev/null || kt_skip "setpriv is missing (util-linux)"
 U=65534
 chmod 711 "$T" # the user's shell reaches the FIFO
 owner_mode() { stat -c '%u:%g %a' "$1"; }
