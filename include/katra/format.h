@@ -471,6 +471,11 @@ enum katra_writer_flags {
 /* path "-" writes to standard output. */
 int katra_writer_open(struct katra_writer **out, const char *path,
 		      const struct katra_header *h, unsigned flags);
+/* As katra_writer_open, on a file the caller opened (the writer owns fd from
+ * here, closed on failure too); shared: others may write it as well (a
+ * standard output), so it is written in order, never at offsets. */
+int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
+			 const struct katra_header *h, unsigned flags);
 /* Appends one record (u32 length + bincode).  Buffered; no allocation. */
 int katra_writer_append(struct katra_writer *w, const struct katra_record *r);
 /* As append, for an Event: encodes straight from *ev (no record copy). */

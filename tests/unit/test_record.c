@@ -544,6 +544,8 @@ Test(cli, rejects_bad_usage)
 	cr_assert_eq(parse(&o, "katra-record -p 1 --bogus"), KATRA_CLI_USAGE);
 	cr_assert_eq(parse(&o, "katra-record -p 1 stray"), KATRA_CLI_USAGE);
 	cr_assert_eq(parse(&o, "katra-record -p"), KATRA_CLI_USAGE, "missing argument");
+	cr_assert_eq(parse(&o, "katra-record -p 1 -- sleep 1"), KATRA_CLI_USAGE,
+		     "-p and -- COMMAND exclude each other");
 	cr_assert_eq(parse(&o, "katra-record --help"), KATRA_CLI_HELP);
 	cr_assert_eq(parse(&o, "katra-record --version"), KATRA_CLI_HELP);
 }
@@ -577,7 +579,7 @@ Test(cli, compress_flag)
 	cr_assert_eq(parse(&o, "katra-record -o x -zp 7"), KATRA_CLI_RUN);
 	cr_assert(o.compress);
 	cr_assert_eq(o.pids[0], 7);
-	cr_assert_eq(parse(&o, "katra-record -p 1 -- cmd -z"), KATRA_CLI_RUN);
+	cr_assert_eq(parse(&o, "katra-record -- cmd -z"), KATRA_CLI_RUN);
 	cr_assert_not(o.compress, "-z after -- is the command's");
 	cr_assert_eq(parse(&o, "katra-record -z=1 -p 1"), KATRA_CLI_USAGE, "-z takes no value");
 }

@@ -260,17 +260,32 @@ int katra_writer_kick(struct katra_writer *w)
 int katra_writer_open(struct katra_writer **out, const char *path,
 		      const struct katra_header *h, unsigned flags)
 {
-	struct katra_writer *w = NULL;
 	int oflags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	int fd;
+
+	*out = NULL;
+	oflags |= (flags & KATRA_WRITER_OVERWRITE) ? O_TRUNC : O_EXCL;
+	/* "-" is standard output (a pipe: the reader on the other end streams) */
+	fd = strcmp(path, "-") ? open(path, oflags, 0600) : fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	return katra_writer_open_fd(out, fd, !strcmp(path, "-"), h, flags);
+}
+
+int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
+			 const struct katra_header *h, unsigned flags)
+{
+	struct katra_writer *w = NULL;
 	uint8_t *spare = NULL;
 	int rc;
 
 	*out = NULL;
-	oflags |= (flags & KATRA_WRITER_OVERWRITE) ? O_TRUNC : O_EXCL;
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		close(fd);
 		return -ENOMEM;
-	w->fd = -1;
+	}
+	w->fd = fd;
 	/* both aligned for direct writes, with room for the lead */
 	w->mem = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES + DIO_ALIGN);
 	spare = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES + DIO_ALIGN);
@@ -279,13 +294,6 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		goto cleanup;
 	}
 
-	/* "-" is standard output (a pipe: the reader on the other end streams) */
-	w->fd = strcmp(path, "-") ? open(path, oflags, 0600)
-				  : fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-	if (w->fd < 0) {
-		rc = -errno;
-		goto cleanup;
-	}
 	/* O_TRUNC on an existing file keeps its mode: the trace is still 0600
 	 * (a device such as /dev/null is written to, never re-moded) */
 	struct stat st;
@@ -301,7 +309,7 @@ int katra_writer_open(struct katra_writer **out, const char *path,
 		rc = katra_gzout_new(&w->z, GZIP_LEVEL);
 		if (rc)
 			goto cleanup;
-	} else if (S_ISREG(st.st_mode) && strcmp(path, "-")) {
+	} else if (S_ISREG(st.st_mode) && !shared) {
 		/* our own file: written at our offsets, and directly where the file
 		 * system lets set_direct turn O_DIRECT on (not on a standard output
 		 * that others may share, nor on tmpfs before Linux 6.6) */

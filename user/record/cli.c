@@ -26,8 +26,10 @@ static const char usage_text[] =
 	"  -o, --output FILE      trace file (default katra.ktrc), created 0600\n"
 	"  -z, --compress         gzip the trace as it is written (default FILE\n"
 	"                         katra.ktrc.gz); katra-replay reads either kind\n"
-	"  -f, --force            replace FILE if it exists (never through a symlink)\n"
-	"  -d, --duration SECONDS stop after SECONDS (fractions allowed)\n"
+	"  -f, --force            replace FILE (and --summary-json F) if it exists: a\n"
+	"                         new file renamed over it, never written through\n"
+	"  -d, --duration SECONDS stop SECONDS after the capture is live (fractions\n"
+	"                         allowed)\n"
 	"      --no-follow        do not follow children forked by the targets\n"
 	"      --session          a -p PID is a Wine process: trace its whole Wine\n"
 	"                         session (the default when it is one; fails if not)\n"
@@ -40,7 +42,8 @@ static const char usage_text[] =
 	"                         (no WindowsFacing, WineProton or Vulkan events)\n"
 	"      --epoch-fifo PATH  create/read a FIFO; each line written is an epoch mark\n"
 	"      --summary-json F   write the capture summary as JSON to F\n"
-	"      --ready-file F     create F once the capture is live\n"
+	"      --ready-file F     create F once the capture is live (a stale F is\n"
+	"                         removed at start; F is removed at exit)\n"
 	"  -v, --verbose          more detail on stderr (-vv: libbpf's debug log)\n"
 	"  -e, --events CLASSES   record only these (comma-separated): io (file, socket,\n"
 	"                         io_uring), sync (futex, waits, polls, sleeps), mem\n"
@@ -297,6 +300,9 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 	}
 	if (!o->npids && !o->command)
 		return usage_error(err, "%s", "nothing to trace: give -p PID or -- COMMAND");
+	if (o->npids && o->command)
+		return usage_error(err, "%s", "-p PID and -- COMMAND exclude each other: trace "
+				   "running processes, or start a command (its children are followed)");
 	if (o->npids + (o->command ? 1 : 0) > KATRA_MAX_TARGETS)
 		return usage_error(err, "too many targets (at most %s)", "64");
 	if (o->compress && !output_given)

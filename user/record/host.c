@@ -58,13 +58,14 @@ int katra_resolve_run_as(const struct katra_record_opts *o, struct katra_run_as 
 	return 0;
 }
 
-/* Under sudo the invoking user owns the trace (still mode 0600). */
-void katra_give_to_sudo_user(const char *path)
+/* Under sudo the invoking user owns what the capture writes for them (still
+ * mode 0600): the open file fd, named path in messages. */
+void katra_give_to_sudo_user(int fd, const char *path)
 {
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
 	char *end;
 
-	if (geteuid() != 0 || !u || !g || !u[0] || !g[0] || !strcmp(path, "-"))
+	if (geteuid() != 0 || !u || !g || !u[0] || !g[0])
 		return;
 	unsigned long uid = strtoul(u, &end, 10);
 	if (*end)
@@ -72,7 +73,7 @@ void katra_give_to_sudo_user(const char *path)
 	unsigned long gid = strtoul(g, &end, 10);
 	if (*end)
 		return;
-	if (lchown(path, (uid_t)uid, (gid_t)gid))
+	if (fchown(fd, (uid_t)uid, (gid_t)gid))
 		fprintf(stderr, "katra-record: cannot give '%s' to uid %lu: %s\n", path, uid,
 			strerror(errno));
 }

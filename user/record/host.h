@@ -13,7 +13,7 @@
  * (as->set false: no change).  0 or -EINVAL (no such user, said on stderr). */
 int katra_resolve_run_as(const struct katra_record_opts *o, struct katra_run_as *as);
 /* Under sudo the invoking user owns the trace (still mode 0600). */
-void katra_give_to_sudo_user(const char *path);
+void katra_give_to_sudo_user(int fd, const char *path);
 /* The recorder's peak RSS and what of it the BPF maps' mappings hold now. */
 void katra_memory_use(uint64_t *peak_kib, uint64_t *ring_kib);
 

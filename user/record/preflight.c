@@ -103,6 +103,11 @@ int katra_preflight(const struct katra_record_opts *o, FILE *err)
 		rc = check_file("trace file", o->output, err);
 	if (!rc && o->summary_json && strcmp(o->summary_json, "-"))
 		rc = check_file("--summary-json", o->summary_json, err);
+	if (!rc && o->summary_json && !o->force && lstat(o->summary_json, &st) == 0) {
+		fprintf(err, "katra-record: --summary-json '%s': File exists (use --force to replace "
+			"it)\n", o->summary_json);
+		rc = -EEXIST;
+	}
 	if (!rc && o->ready_file)
 		rc = check_file("--ready-file", o->ready_file, err);
 	if (!rc && o->epoch_fifo) {

@@ -18,10 +18,12 @@
 #include "record/emit/emit.h"
 #include "record/pipeline/pipeline.h"
 #include "host.h"
+#include "outfile.h"
 #include "preflight.h"
 #include "record/kernel/probes.h"
 #include "recorder.h"
 #include "recorder_epochs.h"
+#include "recorder_signals.h"
 #include "recorder_header.h"
 #include "record/kernel/rings.h"
 #include "record/targets/session.h"
@@ -36,28 +38,6 @@
 #define FIFO_CAP 1024                 /* pending items per ring at first */
 #define CLOCK_SKEW_MARGIN_NS 1000000ull /* 1 ms: see the watermark in the loop */
 #define REORDER_BUDGET_BYTES (12u << 20) /* pending items in all, whatever the CPU count */
-
-static volatile sig_atomic_t stop_requested;
-static volatile sig_atomic_t stop_signals;   /* SIGINT/SIGTERM/SIGHUP received */
-static volatile pid_t command_pid;           /* -- COMMAND, until it exits */
-
-/* The first SIGINT/SIGTERM/SIGHUP: with -- COMMAND, it goes to the command and
- * the capture ends when the command does (as perf and strace do); otherwise
- * the capture ends.  The second ends the capture now, still with a complete
- * trace.  A third is the default action (a capture stuck in its final drain). */
-static void on_stop(int sig)
-{
-	int saved = errno;
-
-	if (++stop_signals == 1 && command_pid > 0) {
-		kill(command_pid, sig);
-	} else {
-		stop_requested = 1;
-		if (stop_signals >= 2)
-			signal(sig, SIG_DFL);
-	}
-	errno = saved;
-}
 
 struct recorder {
 	const struct katra_record_opts *o;
@@ -346,9 +326,9 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 		if (got == launch->pid) {
 			*status = st;
 			launch->pid = -1;
-			command_pid = 0;
+			katra_command_pid = 0;
 			/* a stop signal went to the command: its end ends the capture */
-			if (stop_signals)
+			if (katra_stop_signals)
 				return true;
 		}
 	}
@@ -360,7 +340,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 {
 	struct katra_record_opts resolved = *opts, *o = &resolved;
 	struct katra_probes_opts po = KATRA_PROBES_OPTS_DEFAULT;
-	struct katra_launch launch = { -1, -1 };
+	struct katra_launch launch = { -1, -1, NULL };
 	struct pipeline_config pc = {
 		.fifo_items = FIFO_CAP, .max_items = REORDER_BUDGET_BYTES / sizeof(struct pending),
 		.limits = { 65536, 16384, 65536 },
@@ -371,10 +351,18 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), start_mono, start_wall;
 	uint32_t pids[KATRA_MAX_TARGETS];
 	size_t npids = 0;
+	sigset_t stop_ignored;
+	bool ready_made = false;
 	int rc, err;
 
 	memset(res, 0, sizeof(*res));
 	res->command_status = -1;
+	katra_command_pending = o->command != NULL;
+	rc = katra_catch_stop_signals(&stop_ignored);
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
+		return rc;
+	}
 	if (!o->counter_interval_ns)
 		o->counter_interval_ns = DEFAULT_COUNTER_NS;
 	rc = katra_preflight_privileges(stderr);
@@ -401,6 +389,13 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	rc = katra_preflight(o, stderr);
 	if (rc)
 		return rc;
+	/* a stale one must not say this capture is live */
+	if (o->ready_file && unlink(o->ready_file) < 0 && errno != ENOENT) {
+		rc = -errno;
+		fprintf(stderr, "katra-record: cannot remove the old ready file '%s': %s\n",
+			o->ready_file, strerror(-rc));
+		return rc;
+	}
 
 	r = calloc(1, sizeof(*r));
 	hs = calloc(1, sizeof(*hs));
@@ -431,6 +426,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		struct katra_run_as as;
 		rc = katra_resolve_run_as(o, &as);
 		as.stdout_to_stderr = !strcmp(o->output, "-");
+		as.ignored = stop_ignored;
 		if (!rc)
 			rc = katra_launch_start(&launch, o->command, &as);
 		if (rc) {
@@ -530,14 +526,23 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		katra_uprobes_request_scan(r->up, r->kids[i]);
 	katra_uprobes_settle(r->up);
 	katra_record_build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
-	rc = katra_writer_open(&r->w, o->output, &h, (o->force ? KATRA_WRITER_OVERWRITE : 0) |
-			       (o->compress ? KATRA_WRITER_GZIP : 0));
+	{
+		bool to_stdout = !strcmp(o->output, "-");
+		int fd = -1;
+		sigset_t mask;
+		rc = to_stdout ? ((fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0)) < 0 ? -errno : 0)
+			       : katra_outfile_create(o->output, o->force, &fd);
+		katra_block_signals(&mask); /* the writer's output thread */
+		if (!rc)
+			rc = katra_writer_open_fd(&r->w, fd, to_stdout, &h,
+						  o->compress ? KATRA_WRITER_GZIP : 0);
+		katra_restore_signals(&mask);
+	}
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot open trace file '%s': %s%s\n", o->output,
 			strerror(-rc), rc == -ELOOP ? " (a symbolic link: refused)" : "");
 		goto cleanup;
 	}
-	katra_give_to_sudo_user(o->output);
 	pc.nrings = r->nrings;
 	pc.start_mono = start_mono;
 	pc.start_wall = start_wall;
@@ -587,16 +592,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
-	/* the first SIGINT/SIGTERM/SIGHUP ends the capture cleanly; a second one
-	 * (the handler is reset) stops a capture stuck in its final drain */
-	struct sigaction sa = { .sa_handler = on_stop };
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
-	    sigaction(SIGHUP, &sa, NULL)) {
-		rc = -errno;
-		fprintf(stderr, "katra-record: cannot set signal handlers: %s\n", strerror(-rc));
-		goto cleanup;
-	}
 	rc = katra_record_catch_marks(&r->epochs);
 	if (!rc && signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		rc = -errno;
@@ -605,25 +600,34 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
+	katra_test_delay("KATRA_TEST_SLOW_START_MS");
 	if (launch.pid > 0) {
-		command_pid = launch.pid;
-		rc = katra_launch_release(&launch);
+		katra_command_pid = launch.pid;
+		katra_command_pending = 0;
+		/* a stop signal during the start-up: the command has it before its
+		 * first instruction (a second one: it is never released) */
+		if (katra_stop_signals)
+			kill(launch.pid, katra_stop_signal);
+		rc = katra_stop_requested ? 0 : katra_launch_release(&launch);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot start the command: %s\n", strerror(-rc));
 			goto cleanup;
 		}
 	}
-	res->live_after_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	/* the capture is live: -d counts from here, whatever the start-up took */
+	uint64_t live = clock_ns(CLOCK_MONOTONIC);
+	res->live_after_ns = live - t0;
+	res->live_at_ns = live - start_mono;
 	res->cpu_ns_setup = cpu_ns();
 	if (o->ready_file) {
-		int fd = open(o->ready_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-			      0644);
-		if (fd < 0) {
-			rc = -errno;
+		int fd;
+		rc = katra_outfile_create(o->ready_file, false, &fd);
+		if (rc) {
 			fprintf(stderr, "katra-record: cannot create ready file '%s': %s\n",
 				o->ready_file, strerror(-rc));
 			goto cleanup;
 		}
+		ready_made = true;
 		dprintf(fd, "%d\n", getpid());
 		close(fd);
 	}
@@ -634,16 +638,19 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t counter_every = o->counter_interval_ns, next_shrink = start_mono;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
-	uint64_t deadline = o->duration_ns ? start_mono + o->duration_ns : UINT64_MAX;
+	uint64_t deadline = o->duration_ns ? live + o->duration_ns : UINT64_MAX;
 	if (o->drain_idle) {
+		sigset_t mask;
 		r->drain_sched_on = true;
+		katra_block_signals(&mask); /* its watchdog thread */
 		err = consumer_sched_start(&r->drain_sched, &r->rings);
+		katra_restore_signals(&mask);
 		if (err && o->verbose) /* a choice of policy: the capture is the same */
 			fprintf(stderr, "katra-record: the drain stays at the normal policy: %s\n",
 				strerror(-err));
 	}
 	rc = 0;
-	while (!stop_requested && !rc) {
+	while (!katra_stop_requested && !rc) {
 		/* wait for a ring past its wakeup threshold, an epoch line, or the
 		 * timer (rings do not wake the consumer per record); then drain all */
 		err = wait_for_work(r);
@@ -715,7 +722,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	 * empty, with the syscalls the CPUs were in at that moment */
 	katra_uprobes_detach(r->up);
 	katra_probes_detach(r->probes);
+	katra_test_delay("KATRA_TEST_SLOW_STOP_MS");
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+	/* epochs count until the capture ends, the teardown included */
+	if (r->epochs.fifo_fd >= 0)
+		katra_record_read_fifo(&r->epochs, &r->pl, end);
+	katra_record_queue_marks(&r->epochs, &r->pl, end);
 	katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 1);
 	take_inflight(r);
 	check_drops(r, end);
@@ -763,6 +775,8 @@ cleanup:
 			close(r->wait_fd);
 		katra_wine_names_free(r->wine);
 	}
+	if (ready_made)
+		unlink(o->ready_file);
 	free(r);
 	free(hs);
 	return rc;

@@ -65,6 +65,7 @@ struct katra_record_result {
 	uint64_t procs_total;      /* named in all (procs keeps the first 4096) */
 	uint64_t by_kind[KATRA_KIND_COUNT];
 	uint64_t live_after_ns;    /* from start of katra_record_run to capture live */
+	uint64_t live_at_ns;       /* capture live, from the trace's capture start */
 	uint64_t cpu_ns_setup;     /* the recorder's own CPU (user + sys) until live */
 	uint64_t cpu_ns_capture;   /* ... from live to the end: the per-event cost */
 	unsigned probes_attached, probes_failed;

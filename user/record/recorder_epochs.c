@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "record/pipeline/pipeline.h"
+#include "host.h"
 #include "recorder_epochs.h"
 
 static volatile sig_atomic_t marks_requested;
@@ -96,10 +97,13 @@ int katra_record_open_fifo(struct epoch_input *in, const char *path)
 	if (!S_ISFIFO(st.st_mode))
 		return -EINVAL;
 	/* O_RDWR: writers coming and going never make it read end-of-file */
-	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	in->fifo_fd = fd;
+	/* ours: the user who ran sudo writes the epochs from their shell */
+	if (in->fifo_created)
+		katra_give_to_sudo_user(fd, path);
 	return 0;
 }
 

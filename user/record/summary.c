@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "recorder.h"
 #include "record/targets/session.h"
 
@@ -71,12 +72,13 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 int katra_record_write_summary_json(const char *path, const struct katra_record_opts *o,
 				    const struct katra_record_result *res)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	FILE *f;
 	bool first = true;
+	int fd, rc;
 
-	if (fd < 0)
-		return -errno;
+	rc = katra_outfile_create(path, o->force, &fd);
+	if (rc)
+		return rc;
 	f = fdopen(fd, "w");
 	if (!f) {
 		int err = errno;
@@ -99,12 +101,13 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
 		",\"loss_pct\":%.4f,\"peak_rss_kib\":%" PRIu64
 		",\"ring_rss_kib\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
+		",\"live_at_ns\":%" PRIu64
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
 		",\"probes_attached\":%u,\"probes_failed\":%u",
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
 		res->duration_ns, res->late, res->offcpu_inferred, katra_record_loss_pct(res),
 		res->peak_rss_kib, res->ring_rss_kib,
-		res->live_after_ns, res->cpu_ns_setup,
+		res->live_after_ns, res->live_at_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed);
 	/* null: the drain ran at the normal policy throughout */

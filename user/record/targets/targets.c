@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,11 +163,24 @@ int katra_target_descendants(const uint32_t *roots, size_t nroots, uint32_t *out
 	return found;
 }
 
+/* The stop signals whose disposition the command inherits from our caller:
+ * ours (the recorder's handlers) never reach it. */
+static const int inherited_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
 /* The child: drop to the invoking user if asked, stop until the probes are
  * live, then one execve of the resolved path (the trace starts there: no
- * PATH search, no sync-pipe read of ours in it). */
-static void launch_child(const char *path, char *const argv[], const struct katra_run_as *as)
+ * PATH search, no sync-pipe read of ours in it).  Its parent's death while it
+ * waits must end it: PR_SET_PDEATHSIG, checked against a parent already gone.
+ * The signal is SIGCONT, not SIGKILL, because it stays set across execve and
+ * the command must outlive a capture that ends first (-d): continued without
+ * *released set, the child exits; after execve a SIGCONT does nothing. */
+static void launch_child(const char *path, char *const argv[], const struct katra_run_as *as,
+			 pid_t parent, const sigset_t *mask, const volatile int *released)
 {
+	for (size_t i = 0; i < sizeof(inherited_signals) / sizeof(inherited_signals[0]); i++) {
+		int sig = inherited_signals[i];
+		signal(sig, as && sigismember(&as->ignored, sig) ? SIG_IGN : SIG_DFL);
+	}
 	if (as && as->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		_exit(126);
 	if (as && as->set) {
@@ -177,7 +192,13 @@ static void launch_child(const char *path, char *const argv[], const struct katr
 		if (as->home[0])
 			setenv("HOME", as->home, 1);
 	}
+	/* after setuid, which clears it */
+	if (prctl(PR_SET_PDEATHSIG, SIGCONT) || getppid() != parent)
+		_exit(127);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	raise(SIGSTOP);
+	if (!*released)
+		_exit(127); /* continued by our parent's death, or by someone else */
 	execv(path, argv);
 	fprintf(stderr, "katra-record: cannot run '%s': %s\n", argv[0], strerror(errno));
 	_exit(127);
@@ -186,33 +207,62 @@ static void launch_child(const char *path, char *const argv[], const struct katr
 int katra_launch_start(struct katra_launch *l, char *const argv[], const struct katra_run_as *as)
 {
 	char path[4096];
+	sigset_t all, old;
+	pid_t parent = getpid();
 	int st, rc;
 
 	l->pid = -1;
 	l->release_fd = -1;
+	l->released = NULL;
 	rc = katra_resolve_command(argv[0], path, sizeof(path));
 	if (rc)
 		return rc;
-	pid_t pid = fork();
-	if (pid < 0)
+	/* one word both sides see: set before the child is continued */
+	l->released = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			   -1, 0);
+	if (l->released == MAP_FAILED) {
+		l->released = NULL;
 		return -errno;
+	}
+	/* no handler of ours runs in the child: its signals wait until it has
+	 * its own dispositions */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	pid_t pid = fork();
 	if (pid == 0)
-		launch_child(path, argv, as);
-	/* stopped before it is tracked: what it did to get there is not traced */
-	while (waitpid(pid, &st, WUNTRACED) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFSTOPPED(st))
-		return WIFEXITED(st) && WEXITSTATUS(st) == 126 ? -EPERM : -ECHILD;
+		launch_child(path, argv, as, parent, &old, l->released);
+	rc = pid < 0 ? -errno : 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return rc;
 	l->pid = pid;
-	l->release_fd = 1; /* "not yet released" */
+	l->release_fd = 1; /* "not yet released": killed on any failure from here */
+	/* stopped before it is tracked: what it did to get there is not traced */
+	while (waitpid(pid, &st, WUNTRACED) < 0) {
+		if (errno != EINTR) {
+			rc = -errno;
+			katra_launch_abort(l);
+			return rc;
+		}
+	}
+	if (!WIFSTOPPED(st)) {
+		l->pid = -1; /* reaped */
+		l->release_fd = -1;
+		if (WIFSIGNALED(st))
+			return -EINTR;
+		return WIFEXITED(st) && WEXITSTATUS(st) == 126 ? -EPERM : -ECHILD;
+	}
 	return 0;
 }
 
 int katra_launch_release(struct katra_launch *l)
 {
 	l->release_fd = -1;
-	return kill(l->pid, SIGCONT) ? -errno : 0;
+	*l->released = 1;
+	int rc = kill(l->pid, SIGCONT) ? -errno : 0;
+	munmap((void *)l->released, sizeof(int)); /* the child keeps its own mapping */
+	l->released = NULL;
+	return rc;
 }
 
 void katra_launch_abort(struct katra_launch *l)
@@ -224,5 +274,9 @@ void katra_launch_abort(struct katra_launch *l)
 	if (l->pid > 0) {
 		waitpid(l->pid, NULL, 0);
 		l->pid = -1;
+	}
+	if (l->released) {
+		munmap((void *)l->released, sizeof(int));
+		l->released = NULL;
 	}
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 /* 0 when the process exists, -ESRCH when it does not. */
@@ -37,16 +38,21 @@ struct katra_run_as {
 	int ngroups;
 	char home[256];
 	bool stdout_to_stderr; /* -o -: the trace is our stdout, the command's goes to stderr */
+	/* SIGINT, SIGTERM, SIGHUP as our caller left them ignored (nohup, a
+	 * background job): the command inherits that, not our handlers */
+	sigset_t ignored;
 };
 
 struct katra_launch {
 	pid_t pid;
 	int release_fd; /* >= 0 while the child waits for katra_launch_release() */
+	volatile int *released; /* shared with the child until it is released */
 };
 
 /* Forks a child (as `as`, when set) that stops itself before it execs argv
  * (PATH resolved here, as strace does); returns once it is stopped.  0 or
- * -errno (-ENOENT: no such command). */
+ * -errno (-ENOENT: no such command, -EINTR: a signal killed it first).  The
+ * child dies with us until it is released (PR_SET_PDEATHSIG). */
 int katra_launch_start(struct katra_launch *l, char *const argv[], const struct katra_run_as *as);
 /* Lets the child exec; returns 0, or -errno. */
 int katra_launch_release(struct katra_launch *l);
