@@ -162,6 +162,52 @@ struct {
  * instants until then). */
 extern __u32 fault_exit_live;
 
+/* Whether a tracepoint runs in the current task's own context, not in an
+ * interrupt that hit it (hardirq, NMI, a softirq being served: timer expiry,
+ * I/O completion): the kernel's in_task().  The preempt count that tells it
+ * (libbpf's bpf_in_interrupt()) needs the __preempt_count ksym, which a
+ * kernel without CONFIG_KALLSYMS_ALL cannot resolve (this one), so it is
+ * read from the stack the probe's arguments lie on (args: its ctx; the BPF
+ * frame itself may be on a private stack, 6.13):
+ * - not current's task->stack: an IRQ, softirq or exception stack (x86_64
+ *   moves an interrupt that hits the kernel, and every softirq, there);
+ * - the task stack: a syscall (pt_regs->orig_ax is its number), or an
+ *   interrupt or exception that came from user mode (x86 does not switch
+ *   stacks for those; the entry code sets orig_ax to -1).  So a wakeup a
+ *   thread makes in its own page fault, or on its way back to user space
+ *   after an interrupt (a fatal signal's exit), also reads as an interrupt.
+ * Comparing a pointer with a number is allowed to the privileged programs
+ * these are.  THREAD_SIZE is 16 KiB on x86_64 (32 KiB with KASAN, whose
+ * deep frames would read as interrupts). */
+#define KATRA_THREAD_SIZE 16384
+/* FRED (6.9) kernels keep 16 bytes above pt_regs (TOP_OF_KERNEL_STACK_PADDING) */
+struct fred_info___katra {
+	__u64 edata;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool katra_in_task(const void *args)
+{
+	__u64 lo, hi, at = (__u64)args;
+	long orig_ax = -1;
+
+	if (have_task_btf)
+		lo = (__u64)bpf_get_current_task_btf()->stack;
+	else
+		lo = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
+	hi = lo + KATRA_THREAD_SIZE;
+	/* two comparisons, never arithmetic on the pointer (which the verifier
+	 * refuses): the empty asm keeps clang from folding them into one */
+	asm volatile("" : "+r"(hi));
+	if (!(at >= lo && at < hi))
+		return false;
+	/* task_pt_regs(): at the top of the stack */
+	bpf_probe_read_kernel(&orig_ax, sizeof(orig_ax),
+			      (void *)(hi - (bpf_core_type_exists(struct fred_info___katra) ? 16 : 0) -
+				       bpf_core_type_size(struct pt_regs) +
+				       bpf_core_field_offset(struct pt_regs, orig_ax)));
+	return orig_ax != -1;
+}
+
 static __always_inline bool katra_tracked(__u32 tgid)
 {
 	/* tgid < PID_MAX_LIMIT (4M on 64-bit); the mask is for the verifier */
@@ -234,20 +280,15 @@ static __always_inline void katra_head(struct katra_wire_head *h, __u32 type, __
 	h->ts = ts;
 }
 
-/* Write the current thread's pending enter as its own ENTER-only record (it is
- * leaving the CPU or the process) and move it to `flushed` for its exit. */
-static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64 ts)
+/* Write the enter in CPU slot p as its own ENTER-only record, under the ids
+ * of thread `pid_tgid` (whose it is), and move it to `flushed` for its exit. */
+static __always_inline void katra_flush_slot(struct katra_cpu_slot *p, __u64 pid_tgid, __u32 cpu,
+					     __u64 ts)
 {
 	struct katra_ev_syscall *e;
-	struct katra_cpu_slot *p;
 	__u32 tid = pid_tgid;
 	void *rb;
 
-	if (cpu >= KATRA_MAX_CPUS)
-		return;
-	p = PEND_SLOT(cpu);
-	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != tid)
-		return;
 	p->state = 0;
 	/* if the table is full the exit is written without its enter (an
 	 * instant), and the loss is counted */
@@ -266,6 +307,20 @@ static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64
 	e->nr = p->nr;
 	e->flags = KATRA_SC_ENTER | p->sc_flags;
 	katra_submit(rb, e, cpu);
+}
+
+/* Write the current thread's pending enter (it is leaving the CPU or the
+ * process), if this CPU's slot holds one. */
+static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64 ts)
+{
+	struct katra_cpu_slot *p;
+
+	if (cpu >= KATRA_MAX_CPUS)
+		return;
+	p = PEND_SLOT(cpu);
+	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != (__u32)pid_tgid)
+		return;
+	katra_flush_slot(p, pid_tgid, cpu, ts);
 }
 
 /* Writes a page fault: measured (enter_ts .. end_ts) or an instant. */

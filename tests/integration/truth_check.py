@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks that a trace holds no event that did not happen (issue 18):
+interrupt wakers, uprobe trampoline syscalls, refused page faults, enters of
+blocked syscalls on a shared CPU.  Each compares with the workload's own
+count.  usage: truth_check.py CHECK TRACE.jsonl WORKLOAD.out [ARGS...]"""
+import sys
+
+from ktrace import Fail, Trace, expect, short, spans, workload_lines
+
+SYS_READ, SYS_WRITE, SYS_GETPPID, SYS_URETPROBE = 0, 1, 110, 335
+NO_SYSCALL = 0xffffffff  # orig_ax -1: the uretprobe trampoline's exit (6.11)
+
+
+def wakeups_of(t, tid):
+    return [e for e in t.events if e["kind"] == "Wakeup"
+            and e["payload"].get("target_tid") == tid]
+
+
+def check_irqwake(trace_path, wl_path):
+    """K timer wakeups of the sleeper, every one from thread 0."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    k, sleeper, spinner = w["k"], w["sleeper"], w["spinner"]
+    wk = wakeups_of(t, sleeper)
+    # its creation: the main thread's wakeup_new, which comes first
+    expect(wk and wk[0]["thread_id"] == w["pid"],
+           "the sleeper's first wakeup is not its creation by the main thread: %s"
+           % (short(wk[0]) if wk else "none"))
+    wk = wk[1:]
+    blamed = [e for e in wk if e["thread_id"] != 0]
+    by = {}
+    for e in blamed:
+        by[e["thread_id"]] = by.get(e["thread_id"], 0) + 1
+    expect(not blamed, "%d of the sleeper's %d timer wakeups name a waker %s (the spinner is %d): %s"
+           % (len(blamed), len(wk), by, spinner, short(blamed[0]) if blamed else ""))
+    expect(len(wk) == k, "%d wakeups of the sleeper, expected %d (one per sleep)" % (len(wk), k))
+    sleeps = [(b, e) for b, e in spans(t, t.thread(sleeper), "Sleep")]
+    expect(len(sleeps) == k, "%d Sleep spans on the sleeper, expected %d" % (len(sleeps), k))
+    return "%d timer wakeups of the sleeper, all from thread 0" % k
+
+
+CHECKS = {
+    "irqwake": check_irqwake,
+}
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in CHECKS:
+        print("usage: truth_check.py {%s} TRACE.jsonl WORKLOAD.out [ARGS...]"
+              % ",".join(CHECKS), file=sys.stderr)
+        return 2
+    try:
+        print(CHECKS[argv[1]](*argv[2:]))
+    except Fail as e:
+        print(str(e))
+        return 1
+    except (KeyError, IndexError, TypeError, ValueError, OSError) as e:
+        print("%s: unexpected trace shape: %s: %s" % (argv[1], type(e).__name__, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
