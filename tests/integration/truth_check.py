@@ -40,8 +40,58 @@ def check_irqwake(trace_path, wl_path):
     return "%d timer wakeups of the sleeper, all from thread 0" % k
 
 
+def check_uprobed(trace_path, wl_path):
+    """N uprobed calls between N getppid: no trampoline syscalls, exact counts."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    n, tid = w["n"], w["tid"]
+    evs = t.process(w["pid"])
+    fake = [e for e in evs if e["payload"].get("nr") in (SYS_URETPROBE, NO_SYSCALL)
+            and e["payload"].get("type") in ("Syscall", "SyscallReturn")]
+    expect(not fake, "%d trampoline syscall events (nr 335 / 4294967295): %s"
+           % (len(fake), short(fake[0]) if fake else ""))
+    mine = t.thread(tid)
+    reads = [b for b, e in spans(t, mine, "NtReadFile")]
+    expect(len(reads) == n, "%d NtReadFile spans, expected %d (the uprobes did not fire?)"
+           % (len(reads), n))
+    gp = [(b, e) for b, e in spans(t, mine, "Syscall")
+          if b["payload"] == {"type": "Syscall", "nr": SYS_GETPPID}]
+    expect(len(gp) == n, "%d getppid spans, expected %d" % (len(gp), n))
+    for b, e in gp:
+        expect(e["payload"] == {"type": "SyscallReturn", "nr": SYS_GETPPID, "ret": w["ppid"]},
+               "getppid End payload %s" % e["payload"])
+    odd = [e for e in mine if e["kind"] == "Syscall" and e["phase"] == "Instant"]
+    expect(not odd, "%d Syscall Instants on the thread: %s"
+           % (len(odd), short(odd[0]) if odd else ""))
+    return "%d NtReadFile + %d getppid spans, no trampoline syscall" % (n, n)
+
+
+def check_blockring(trace_path, wl_path):
+    """K blocking reads and K writes per thread, each a Begin/End pair."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    k = w["k"]
+    for tid, fd in zip(w["tids"], w["fds"]):
+        evs = t.thread(tid)
+        lone = [e for e in evs if e["kind"] in ("FileRead", "FileWrite")
+                and e["phase"] == "Instant"]
+        expect(not lone, "thread %d: %d reads/writes without their Begin: %s"
+               % (tid, len(lone), short(lone[0]) if lone else ""))
+        reads = [(b, e) for b, e in spans(t, evs, "FileRead")
+                 if b["payload"].get("fd") == fd and e["payload"].get("nr") == SYS_READ]
+        expect(len(reads) == k, "thread %d: %d read spans on fd %d, expected %d"
+               % (tid, len(reads), fd, k))
+        writes = [(b, e) for b, e in spans(t, evs, "FileWrite")
+                  if e["payload"].get("nr") == SYS_WRITE]
+        expect(len(writes) == k, "thread %d: %d write spans, expected %d"
+               % (tid, len(writes), k))
+    return "%d threads on one CPU: %d read + %d write spans each" % (len(w["tids"]), k, k)
+
+
 CHECKS = {
     "irqwake": check_irqwake,
+    "uprobed": check_uprobed,
+    "blockring": check_blockring,
 }
 
 
