@@ -236,8 +236,16 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 	 * (a probe attached or detached in between, a switch the kernel skipped).
 	 * Its Begin is written now, as at a switch-out, not overwritten; the
 	 * same thread's (its exit was not seen) is replaced. */
-	if ((p->state & KATRA_SLOT_ACTIVE) && p->tid != (__u32)pid_tgid)
-		katra_flush_slot(p, ((__u64)p->tgid << 32) | p->tid, cpu, ts);
+	if (p->state) {
+		/* a fault of this thread is pending here: it makes a syscall, so
+		 * the kernel refused that fault (SIGSEGV, no handle_mm_fault) */
+		if (p->state & KATRA_SLOT_FAULT) {
+			katra_flush_fault(cpu, pid_tgid, ts);
+			p->fault_ts = 0;
+		}
+		if ((p->state & KATRA_SLOT_ACTIVE) && p->tid != (__u32)pid_tgid)
+			katra_flush_slot(p, ((__u64)p->tgid << 32) | p->tid, cpu, ts);
+	}
 	p->enter_ts = ts;
 	p->nr = id;
 	p->tid = pid_tgid;

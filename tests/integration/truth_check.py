@@ -88,10 +88,47 @@ def check_blockring(trace_path, wl_path):
     return "%d threads on one CPU: %d read + %d write spans each" % (len(w["tids"]), k, k)
 
 
+def check_refused(trace_path, wl_path):
+    """N refused faults between N+1 getppid, in order, each an instant at
+    its own time; M ordinary faults, none longer than the measured part."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    n, m, ro, lo, hi = w["n"], w["m"], w["ro"], w["start"], w["end"]
+    order, ordinary, opened = [], 0, {}
+    for e in t.thread(w["tid"]):
+        if e["kind"] == "Syscall" and e["phase"] == "Begin" \
+                and e["payload"] == {"type": "Syscall", "nr": SYS_GETPPID}:
+            order.append("G")
+        elif e["kind"] == "PageFault" and e["payload"]["address"] == ro:
+            expect(e["phase"] == "Instant", "a refused fault as a %s: %s" % (e["phase"], short(e)))
+            order.append("F")
+        elif e["kind"] == "PageFault" and lo <= e["payload"]["address"] < hi:
+            if e["phase"] in ("Begin", "Instant"):
+                ordinary += 1
+            if e["phase"] == "Begin":
+                opened[e["span_id"]] = e
+            elif e["phase"] == "End":
+                b = opened.pop(e["span_id"], None)
+                expect(b is not None, "a PageFault End without its Begin: %s" % short(e))
+                d = e["ts_mono_ns"] - b["ts_mono_ns"]
+                expect(d <= w["loop_ns"], "a PageFault span of %d ns, the whole loop took %d ns: %s"
+                       % (d, w["loop_ns"], short(b)))
+    want = "GF" * n + "G"
+    got = "".join(order)
+    expect(got == want, "getppid (G) and refused faults (F) in time order: %d G, %d F, first "
+           "difference at %d: %s" % (got.count("G"), got.count("F"),
+                                     next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                                          min(len(got), len(want))), got[:60]))
+    expect(ordinary == m, "%d ordinary faults in the mapping, expected %d" % (ordinary, m))
+    expect(not opened, "%d ordinary faults without their End" % len(opened))
+    return "%d refused faults in place between %d getppid, %d ordinary faults" % (n, n + 1, m)
+
+
 CHECKS = {
     "irqwake": check_irqwake,
     "uprobed": check_uprobed,
     "blockring": check_blockring,
+    "refused": check_refused,
 }
 
 
