@@ -6,7 +6,7 @@ blocked syscalls on a shared CPU.  Each compares with the workload's own
 count.  usage: truth_check.py CHECK TRACE.jsonl WORKLOAD.out [ARGS...]"""
 import sys
 
-from ktrace import Fail, Trace, expect, short, spans, workload_lines
+from ktrace import Trace, expect, short, spans, workload_lines
 
 SYS_READ, SYS_WRITE, SYS_GETPPID, SYS_URETPROBE = 0, 1, 110, 335
 NO_SYSCALL = 0xffffffff  # orig_ax -1: the uretprobe trampoline's exit (6.11)
@@ -18,27 +18,36 @@ def wakeups_of(t, tid):
 
 
 def check_irqwake(trace_path, wl_path):
-    """K timer wakeups of the sleeper, every one from thread 0."""
+    """K sleeps, each ended by one wakeup, every one from thread 0."""
     t = Trace(trace_path)
     w = workload_lines(wl_path)[0]
     k, sleeper, spinner = w["k"], w["sleeper"], w["spinner"]
-    wk = wakeups_of(t, sleeper)
-    # its creation: the main thread's wakeup_new, which comes first
-    expect(wk and wk[0]["thread_id"] == w["pid"],
-           "the sleeper's first wakeup is not its creation by the main thread: %s"
-           % (short(wk[0]) if wk else "none"))
-    wk = wk[1:]
-    blamed = [e for e in wk if e["thread_id"] != 0]
-    by = {}
-    for e in blamed:
-        by[e["thread_id"]] = by.get(e["thread_id"], 0) + 1
-    expect(not blamed, "%d of the sleeper's %d timer wakeups name a waker %s (the spinner is %d): %s"
-           % (len(blamed), len(wk), by, spinner, short(blamed[0]) if blamed else ""))
-    expect(len(wk) == k, "%d wakeups of the sleeper, expected %d (one per sleep)" % (len(wk), k))
-    sleeps = [(b, e) for b, e in spans(t, t.thread(sleeper), "Sleep")]
+    expect(not t.summary()["dropped_events"], "%d events lost" % t.summary()["dropped_events"])
+    sleeps = spans(t, t.thread(sleeper), "Sleep")
     expect(len(sleeps) == k, "%d Sleep spans on the sleeper, expected %d" % (len(sleeps), k))
-    return "%d timer wakeups of the sleeper, all from thread 0" % k
-
+    # the wakeups inside each sleep (others, outside: its creation, glibc's
+    # start-up lock for a thread created with an affinity)
+    wk = wakeups_of(t, sleeper)
+    blamed, counts = {}, []
+    for b, e in sleeps:
+        inside = [x for x in wk if b["seq"] < x["seq"] < e["seq"]]
+        counts.append(len(inside))
+        for x in inside:
+            if x["thread_id"] != 0:
+                blamed[x["thread_id"]] = blamed.get(x["thread_id"], 0) + 1
+    expect(not blamed, "wakeups ending the sleeps name a waker %s (the spinner is %d)"
+           % (blamed, spinner))
+    two = [i for i, n in enumerate(counts) if n > 1]
+    expect(not two, "%d of the %d sleeps ended by more than one wakeup (sleep %d)"
+           % (len(two), k, two[0] if two else 0))
+    # A timer's wakeup can go unseen without being counted: the kernel skips
+    # a probe that an interrupt nests inside a run of the same program on
+    # that CPU (bpf_prog_info.recursion_misses, not read yet: issue 18's
+    # accounting part), and a few switch-ins go missing the same way here.
+    # 1 % of the sleeps may lack theirs; none may name another waker.
+    none = counts.count(0)
+    expect(none * 100 <= k, "%d of the %d sleeps have no wakeup" % (none, k))
+    return "%d sleeps, %d ended by a timer wakeup from thread 0 (%d unseen)" % (k, k - none, none)
 
 def check_uprobed(trace_path, wl_path):
     """N uprobed calls between N getppid: no trampoline syscalls, exact counts."""
@@ -132,21 +141,9 @@ CHECKS = {
 }
 
 
-def main(argv):
-    if len(argv) < 3 or argv[1] not in CHECKS:
-        print("usage: truth_check.py {%s} TRACE.jsonl WORKLOAD.out [ARGS...]"
-              % ",".join(CHECKS), file=sys.stderr)
-        return 2
-    try:
-        print(CHECKS[argv[1]](*argv[2:]))
-    except Fail as e:
-        print(str(e))
-        return 1
-    except (KeyError, IndexError, TypeError, ValueError, OSError) as e:
-        print("%s: unexpected trace shape: %s: %s" % (argv[1], type(e).__name__, e))
-        return 1
-    return 0
-
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    # ktrace.py's runner, with these checks beside its own
+    import ktrace
+    ktrace.CHECKS.update(CHECKS)
+    sys.exit(ktrace.main(sys.argv))

@@ -11,10 +11,8 @@
  * its pipe and K writes, each read blocks.
  * Prints: {"workload":"blockring","pid":P,"k":K,"tids":[...],"fds":[...]} */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
 
-#include "workload.h"
+#include "pinned.h"
 
 #define MAX_THREADS 64
 
@@ -43,8 +41,7 @@ int main(int argc, char **argv)
 	pthread_t th[MAX_THREADS];
 	const char *gate = NULL;
 	pthread_attr_t attr;
-	cpu_set_t set;
-	int i = 1, cpu = -1;
+	int i = 1;
 
 	if (argc > 2 && !strcmp(argv[1], "--gate")) {
 		gate = argv[2];
@@ -59,16 +56,7 @@ int main(int argc, char **argv)
 	for (unsigned long t = 0; t < nthreads; t++)
 		if (pipe(pipes[t]))
 			wl_die(prog, "pipe: %s", strerror(errno));
-	if (sched_getaffinity(0, sizeof(set), &set))
-		wl_die(prog, "sched_getaffinity: %s", strerror(errno));
-	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-		if (CPU_ISSET(c, &set))
-			cpu = c;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_attr_init(&attr);
-	if (pthread_attr_setaffinity_np(&attr, sizeof(set), &set))
-		wl_die(prog, "pthread_attr_setaffinity_np failed");
+	wl_pinned_attr(prog, &attr);
 	wl_gate_wait(gate);
 	for (unsigned long t = 0; t < nthreads; t++)
 		if (pthread_create(&th[t], &attr, ring_thread, (void *)t))

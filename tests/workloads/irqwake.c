@@ -14,11 +14,9 @@
  * thread), so the sleeper's wakeups are its creation and the K timers.
  * Prints: {"workload":"irqwake","pid":P,"sleeper":S,"spinner":X,"k":K,"cpu":C} */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 
-#include "workload.h"
+#include "pinned.h"
 
 static const char *prog = "irqwake";
 static unsigned long k;
@@ -53,8 +51,7 @@ int main(int argc, char **argv)
 	const char *gate = NULL;
 	pthread_attr_t attr;
 	pthread_t sp, sl;
-	cpu_set_t set;
-	int i = 1, cpu = -1;
+	int i = 1, cpu;
 
 	if (argc > 2 && !strcmp(argv[1], "--gate")) {
 		gate = argv[2];
@@ -63,16 +60,7 @@ int main(int argc, char **argv)
 	if (argc != i + 1)
 		wl_die(prog, "usage: irqwake [--gate FILE] K");
 	k = wl_num(prog, "K", argv[i]);
-	if (sched_getaffinity(0, sizeof(set), &set))
-		wl_die(prog, "sched_getaffinity: %s", strerror(errno));
-	for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-		if (CPU_ISSET(c, &set))
-			cpu = c;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_attr_init(&attr);
-	if (pthread_attr_setaffinity_np(&attr, sizeof(set), &set))
-		wl_die(prog, "pthread_attr_setaffinity_np failed");
+	cpu = wl_pinned_attr(prog, &attr);
 	wl_gate_wait(gate);
 	if (pthread_create(&sp, &attr, spinner, NULL))
 		wl_die(prog, "pthread_create failed");
