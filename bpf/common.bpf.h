@@ -162,6 +162,61 @@ struct {
  * instants until then). */
 extern __u32 fault_exit_live;
 
+/* Whether a tracepoint runs in the current task's own context, not in an
+ * interrupt that hit it (hardirq, NMI, a softirq being served: timer expiry,
+ * I/O completion): the kernel's in_task().  The preempt count that tells it
+ * (libbpf's bpf_in_interrupt()) needs the __preempt_count ksym, which a
+ * kernel without CONFIG_KALLSYMS_ALL cannot resolve (this one), so it is
+ * read from the stack the probe's arguments lie on (args: its ctx; the BPF
+ * frame itself may be on a private stack, 6.13):
+ * - not current's task->stack: an IRQ, softirq or exception stack (x86_64
+ *   moves an interrupt that hits the kernel, and every softirq, there);
+ * - the task stack: a syscall (pt_regs->orig_ax is its number), or an
+ *   interrupt or exception that came from user mode (x86 does not switch
+ *   stacks for those; the entry code sets orig_ax to -1).  So a wakeup a
+ *   thread makes in its own page fault, or on its way back to user space
+ *   after an interrupt (a fatal signal's exit), also reads as an interrupt.
+ * Comparing a pointer with a number is allowed to the privileged programs
+ * these are.  THREAD_SIZE is 16 KiB on x86_64 (32 KiB with KASAN, whose
+ * deep frames would read as interrupts). */
+#define KATRA_THREAD_SIZE 16384
+/* FRED (6.9) kernels keep 16 bytes above pt_regs (TOP_OF_KERNEL_STACK_PADDING) */
+struct fred_info___katra {
+	__u64 edata;
+} __attribute__((preserve_access_index));
+
+/* task_pt_regs() of the task whose stack starts at `stack`: the user
+ * registers saved at the top of it */
+static __always_inline __u64 katra_user_regs(__u64 stack)
+{
+	return stack + KATRA_THREAD_SIZE - (bpf_core_type_exists(struct fred_info___katra) ? 16 : 0) -
+	       bpf_core_type_size(struct pt_regs);
+}
+
+static __always_inline __u64 katra_current_stack(void)
+{
+	if (have_task_btf)
+		return (__u64)bpf_get_current_task_btf()->stack;
+	return (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
+}
+
+static __always_inline bool katra_in_task(const void *args)
+{
+	__u64 lo, hi, at = (__u64)args;
+	long orig_ax = -1;
+
+	lo = katra_current_stack();
+	hi = lo + KATRA_THREAD_SIZE;
+	/* two comparisons, never arithmetic on the pointer (which the verifier
+	 * refuses): the empty asm keeps clang from folding them into one */
+	asm volatile("" : "+r"(hi));
+	if (!(at >= lo && at < hi))
+		return false;
+	bpf_probe_read_kernel(&orig_ax, sizeof(orig_ax),
+			      (void *)(katra_user_regs(lo) + bpf_core_field_offset(struct pt_regs, orig_ax)));
+	return orig_ax != -1;
+}
+
 static __always_inline bool katra_tracked(__u32 tgid)
 {
 	/* tgid < PID_MAX_LIMIT (4M on 64-bit); the mask is for the verifier */
@@ -234,20 +289,15 @@ static __always_inline void katra_head(struct katra_wire_head *h, __u32 type, __
 	h->ts = ts;
 }
 
-/* Write the current thread's pending enter as its own ENTER-only record (it is
- * leaving the CPU or the process) and move it to `flushed` for its exit. */
-static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64 ts)
+/* Write the enter in CPU slot p as its own ENTER-only record, under the ids
+ * of thread `pid_tgid` (whose it is), and move it to `flushed` for its exit. */
+static __always_inline void katra_flush_slot(struct katra_cpu_slot *p, __u64 pid_tgid, __u32 cpu,
+					     __u64 ts)
 {
 	struct katra_ev_syscall *e;
-	struct katra_cpu_slot *p;
 	__u32 tid = pid_tgid;
 	void *rb;
 
-	if (cpu >= KATRA_MAX_CPUS)
-		return;
-	p = PEND_SLOT(cpu);
-	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != tid)
-		return;
 	p->state = 0;
 	/* if the table is full the exit is written without its enter (an
 	 * instant), and the loss is counted */
@@ -268,6 +318,42 @@ static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64
 	katra_submit(rb, e, cpu);
 }
 
+/* Write the current thread's pending enter (it is leaving the CPU or the
+ * process), if this CPU's slot holds one. */
+static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64 ts)
+{
+	struct katra_cpu_slot *p;
+
+	if (cpu >= KATRA_MAX_CPUS)
+		return;
+	p = PEND_SLOT(cpu);
+	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != (__u32)pid_tgid)
+		return;
+	katra_flush_slot(p, pid_tgid, cpu, ts);
+}
+
+/* A fault starts on this CPU: the watermark waits for it (records may
+ * still sort at its time), and the slot's state says it is pending. */
+static __always_inline void katra_fault_pending(__u32 cpu, __u64 ts)
+{
+	struct katra_cpu_slot *p = PEND_SLOT(cpu);
+
+	p->fault_ts = ts;
+	p->state |= KATRA_SLOT_FAULT;
+}
+
+/* The fault that started at ts is written (or its Begin is): nothing more
+ * sorts at its time. */
+static __always_inline void katra_fault_settled(__u32 cpu, __u64 ts)
+{
+	struct katra_cpu_slot *p = PEND_SLOT(cpu);
+
+	if (p->fault_ts == ts) {
+		p->fault_ts = 0;
+		p->state &= ~KATRA_SLOT_FAULT;
+	}
+}
+
 /* Writes a page fault: measured (enter_ts .. end_ts) or an instant. */
 static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
 					     const struct fault_start *s, __u64 end_ts,
@@ -276,24 +362,29 @@ static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
 	struct katra_ev_page_fault *e;
 	void *rb;
 
-	if (flags & KATRA_PF_BEGIN)
-		PEND_SLOT(cpu)->fault_ts = 0; /* written: nothing more sorts at its time */
 	/* a measured fault is a Begin and an End */
 	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
-	if (!e)
-		return;
-	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);
-	e->address = s->address;
-	e->ip = s->ip;
-	e->error_code = s->error_code;
-	e->enter_ts = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts;
-	e->flags = flags;
-	e->pad = 0;
-	katra_submit(rb, e, cpu);
+	if (e) {
+		katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);
+		e->address = s->address;
+		e->ip = s->ip;
+		e->error_code = s->error_code;
+		e->enter_ts = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts
+											  : end_ts;
+		e->flags = flags;
+		e->pad = 0;
+		katra_submit(rb, e, cpu);
+	}
+	/* written (a Begin too): nothing more sorts at its time */
+	katra_fault_settled(cpu, s->ts);
 }
 
-/* A fault of this thread still waiting for its fexit (it never came: the
- * fault was refused before handle_mm_fault) is written as an instant. */
+/* A fault of this thread still waiting for its fexit, which never came: the
+ * kernel refused it before handle_mm_fault (a bad address, a write to a
+ * read-only page: SIGSEGV).  The thread is past it (it faults again, makes a
+ * syscall, exits), so it is written as an instant at its own time (the
+ * watermark waited for it); one whose Begin went out at a switch-out is
+ * ended here. */
 static __always_inline void katra_flush_fault(__u32 cpu, __u64 pid_tgid, __u64 ts)
 {
 	__u32 tid = pid_tgid;
@@ -301,15 +392,41 @@ static __always_inline void katra_flush_fault(__u32 cpu, __u64 pid_tgid, __u64 t
 
 	if (!s)
 		return;
-	/* its Begin went out at a switch-out: this ends it */
-	katra_emit_fault(cpu, pid_tgid, s, ts, s->flushed ? KATRA_PF_END : 0);
-	if (PEND_SLOT(cpu)->fault_ts == s->ts)
-		PEND_SLOT(cpu)->fault_ts = 0;
+	if (s->flushed)
+		katra_emit_fault(cpu, pid_tgid, s, ts, KATRA_PF_END);
+	else
+		katra_emit_fault(cpu, pid_tgid, s, s->ts, 0);
 	bpf_map_delete_elem(&fault_starts, &tid);
 }
 
-/* The thread leaves the CPU inside a measured fault: its Begin now, so that
- * it comes before the thread's OffCpu (the End follows at the return). */
+/* Whether the current thread, leaving the CPU with fault s pending, is no
+ * longer inside it: its user registers have moved on (a signal frame, an
+ * emulated instruction), or the fault's SIGSEGV/SIGBUS is queued (it is
+ * preempted on its way back to user space).  Inside handle_mm_fault neither
+ * holds: ip is still the faulting instruction. */
+#define KATRA_SIGBUS_BIT  (1ull << (7 - 1))
+#define KATRA_SIGSEGV_BIT (1ull << (11 - 1))
+
+static __always_inline bool katra_fault_refused(const struct fault_start *s)
+{
+	__u64 ip = 0, sig;
+
+	bpf_probe_read_kernel(&ip, sizeof(ip), (void *)(katra_user_regs(katra_current_stack()) +
+							  bpf_core_field_offset(struct pt_regs, ip)));
+	if (ip != s->ip)
+		return true;
+	if (have_task_btf)
+		sig = bpf_get_current_task_btf()->pending.signal.sig[0];
+	else
+		sig = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
+				    pending.signal.sig[0]);
+	return sig & (KATRA_SIGBUS_BIT | KATRA_SIGSEGV_BIT);
+}
+
+/* The thread leaves the CPU with a fault pending.  Inside a measured fault
+ * (handle_mm_fault sleeps): its Begin now, so that it comes before the
+ * thread's OffCpu (the End follows at the return).  Past a refused one: the
+ * instant at its own time, never a span over the time off the CPU. */
 static __always_inline void katra_flush_fault_begin(__u32 cpu, __u64 pid_tgid, __u64 ts)
 {
 	__u32 tid = pid_tgid;
@@ -320,6 +437,11 @@ static __always_inline void katra_flush_fault_begin(__u32 cpu, __u64 pid_tgid, _
 	s = bpf_map_lookup_elem(&fault_starts, &tid);
 	if (!s || s->flushed)
 		return;
+	if (katra_fault_refused(s)) {
+		katra_emit_fault(cpu, pid_tgid, s, s->ts, 0);
+		bpf_map_delete_elem(&fault_starts, &tid);
+		return;
+	}
 	katra_emit_fault(cpu, pid_tgid, s, ts, KATRA_PF_BEGIN);
 	s->flushed = 1;
 }

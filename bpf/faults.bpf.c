@@ -30,7 +30,7 @@ static __always_inline int on_fault(__u64 address, __u64 ip, __u64 error_code)
 	if (katra_map_put(&fault_starts, &tid, &start, BPF_ANY, KTABLE_FAULTS))
 		katra_emit_fault(cpu, pid_tgid, &start, ts, 0);
 	else if (cpu < KATRA_MAX_CPUS)
-		PEND_SLOT(cpu)->fault_ts = ts; /* the watermark waits for its Begin */
+		katra_fault_pending(cpu, ts); /* the watermark waits for its Begin */
 out:
 	katra_idle(cpu);
 	return 0;
@@ -69,8 +69,6 @@ int BPF_PROG(fx_handle_mm_fault, struct vm_area_struct *vma, unsigned long addre
 	cpu = katra_busy();
 	katra_emit_fault(cpu, pid_tgid, start, bpf_ktime_get_ns(),
 			 start->flushed ? KATRA_PF_END : KATRA_PF_MEASURED);
-	if (cpu < KATRA_MAX_CPUS && PEND_SLOT(cpu)->fault_ts == start->ts)
-		PEND_SLOT(cpu)->fault_ts = 0;
 	bpf_map_delete_elem(&fault_starts, &tid);
 	katra_idle(cpu);
 	return 0;

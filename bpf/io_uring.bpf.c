@@ -116,7 +116,7 @@ int BPF_PROG(raw_io_uring_submit_sqe, struct io_kiocb *req)
 	return on_submit(req);
 }
 
-static __always_inline int on_complete(__u64 ctx, __u64 req, __u64 user_data, __s32 res,
+static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, __u64 user_data, __s32 res,
 				       __u32 cflags)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -125,10 +125,13 @@ static __always_inline int on_complete(__u64 ctx, __u64 req, __u64 user_data, __
 	__u64 ts;
 	void *rb;
 
+	/* an interrupt's completion is not the running thread's */
+	if (katra_tracked(tgid) && !katra_in_task(args))
+		tgid = 0;
 	o = bpf_map_lookup_elem(&uring_ctxs, &ctx);
 	if (o)
 		owner = *o;
-	else if (katra_tracked(tgid))
+	else if (tgid && katra_tracked(tgid))
 		owner = tgid;
 	else
 		return 0;
@@ -139,7 +142,8 @@ static __always_inline int on_complete(__u64 ctx, __u64 req, __u64 user_data, __
 		goto out;
 	/* completed in an untracked context (interrupt, another process): say
 	 * "outside the traced set" rather than blame whoever was running */
-	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu, katra_tracked(tgid) ? pid_tgid : 0, ts);
+	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu,
+		   tgid && katra_tracked(tgid) ? pid_tgid : 0, ts);
 	e->ctx = ctx;
 	e->req = req;
 	e->user_data = user_data;
@@ -162,10 +166,10 @@ static __always_inline int complete_args(__u64 *ctx)
 {
 	if (uring_complete_args == 3) {
 		struct io_uring_cqe *cqe = (void *)ctx[2];
-		return on_complete(ctx[0], ctx[1], BPF_CORE_READ(cqe, user_data),
+		return on_complete(ctx, ctx[0], ctx[1], BPF_CORE_READ(cqe, user_data),
 				   BPF_CORE_READ(cqe, res), BPF_CORE_READ(cqe, flags));
 	}
-	return on_complete(ctx[0], ctx[1], ctx[2], (__s32)ctx[3], (__u32)ctx[4]);
+	return on_complete(ctx, ctx[0], ctx[1], ctx[2], (__s32)ctx[3], (__u32)ctx[4]);
 }
 
 SEC("tp_btf/io_uring_complete")

@@ -90,7 +90,9 @@ int raw_sched_switch(__u64 *ctx)
 	return on_switch((bool)ctx[0], next, switch_prev_state(ctx, prev), false);
 }
 
-static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags, bool btf)
+/* args: the tracepoint's (the probe's ctx), which tell interrupt context */
+static __always_inline int on_waking(const void *args, struct task_struct *t, __u32 wk_flags,
+				     bool btf)
 {
 	__u32 tgid = btf ? t->tgid : BPF_CORE_READ(t, tgid);
 	struct katra_ev_waking *e;
@@ -105,10 +107,13 @@ static __always_inline int on_waking(struct task_struct *t, __u32 wk_flags, bool
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		goto out;
-	/* an untracked waker (often an interrupt that hit some other process)
-	 * is written as 0: "outside the traced set", never the bystander */
+	/* an untracked waker, or an interrupt (a timer, an I/O completion) that
+	 * hit whichever thread was running, is written as 0: "outside the
+	 * traced set", never the bystander */
 	__u64 waker = bpf_get_current_pid_tgid();
-	katra_head(&e->head, KATRA_EV_WAKING, cpu, katra_tracked(waker >> 32) ? waker : 0, ts);
+	if (!katra_tracked(waker >> 32) || !katra_in_task(args))
+		waker = 0;
+	katra_head(&e->head, KATRA_EV_WAKING, cpu, waker, ts);
 	e->target_tgid = tgid;
 	e->target_tid = btf ? t->pid : BPF_CORE_READ(t, pid);
 	e->target_cpu = katra_task_cpu(t);
@@ -122,25 +127,25 @@ out:
 SEC("tp_btf/sched_waking")
 int BPF_PROG(tpb_sched_waking, struct task_struct *t)
 {
-	return on_waking(t, 0, true);
+	return on_waking(ctx, t, 0, true);
 }
 
 SEC("raw_tp/sched_waking")
 int BPF_PROG(raw_sched_waking, struct task_struct *t)
 {
-	return on_waking(t, 0, false);
+	return on_waking(ctx, t, 0, false);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(tpb_sched_wakeup_new, struct task_struct *t)
 {
-	return on_waking(t, KATRA_WK_NEW, true);
+	return on_waking(ctx, t, KATRA_WK_NEW, true);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(raw_sched_wakeup_new, struct task_struct *t)
 {
-	return on_waking(t, KATRA_WK_NEW, false);
+	return on_waking(ctx, t, KATRA_WK_NEW, false);
 }
 
 static __always_inline int on_fork(struct task_struct *child)

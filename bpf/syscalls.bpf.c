@@ -221,6 +221,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 	struct katra_cpu_slot *p;
 	bool compat;
 	__u32 cpu;
+	__u64 ts;
 
 	if (!katra_tracked(pid_tgid >> 32) || !selected(id))
 		return 0;
@@ -230,7 +231,22 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
 	p = PEND_SLOT(cpu);
-	p->enter_ts = bpf_ktime_get_ns();
+	ts = bpf_ktime_get_ns();
+	/* another thread's enter still in the slot: its switch-out was not seen
+	 * (a probe attached or detached in between, a switch the kernel skipped).
+	 * Its Begin is written now, as at a switch-out, not overwritten; the
+	 * same thread's (its exit was not seen) is replaced. */
+	if (p->state) {
+		/* a fault of this thread is pending here: it makes a syscall, so
+		 * the kernel refused that fault (SIGSEGV, no handle_mm_fault) */
+		if (p->state & KATRA_SLOT_FAULT) {
+			katra_flush_fault(cpu, pid_tgid, ts);
+			p->fault_ts = 0;
+		}
+		if ((p->state & KATRA_SLOT_ACTIVE) && p->tid != (__u32)pid_tgid)
+			katra_flush_slot(p, ((__u64)p->tgid << 32) | p->tid, cpu, ts);
+	}
+	p->enter_ts = ts;
 	p->nr = id;
 	p->tid = pid_tgid;
 	p->tgid = pid_tgid >> 32;
@@ -337,6 +353,10 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 		goto out; /* not selected (-e): its enter was not kept either */
 	if (!mine)
 		f = bpf_map_lookup_elem(&flushed, &tid);
+	/* no enter and no such syscall: the uretprobe trampoline's exit (Linux
+	 * 6.11 sets its orig_ax to -1), not a call of the program's */
+	if (!mine && !f && nr >= KATRA_NR_LIMIT)
+		goto out;
 	/* combined (Begin + End) when the enter is still in this CPU's slot */
 	e = katra_reserve(&rb, cpu, sizeof(*e), mine ? 2 : 1);
 	if (!e) {

@@ -224,10 +224,13 @@ struct katra_ev_exit {
  * handle_mm_fault attaches, the fault is measured: the tracepoint keeps its
  * start (by tid) and the fexit writes one record, MEASURED, with enter_ts =
  * the tracepoint's time and head.ts = when handle_mm_fault returned (it may
- * have slept: head.ts can be far after enter_ts).  A fault that never
- * reaches handle_mm_fault (a bad address: SIGSEGV) is written without
- * MEASURED when the thread faults again or exits, and every fault is an
- * instant (enter_ts == head.ts) where the fexit is not attached.
+ * have slept: head.ts can be far after enter_ts).  A fault the kernel
+ * refuses before handle_mm_fault (a bad address, a write to a read-only
+ * page: SIGSEGV) is written as an instant at its own time (head.ts ==
+ * enter_ts == the fault's) as soon as the thread is seen past it: its next
+ * syscall, its next switch-out (its user ip moved on, or SIGSEGV/SIGBUS is
+ * queued), its next fault or its exit; until then the watermark waits for
+ * it.  Every fault is an instant where the fexit is not attached.
  * A fault that sleeps (its thread leaves the CPU inside it) is split so that
  * its Begin is not held back past the thread's OffCpu: BEGIN is written at
  * the switch-out (head.ts = the switch, enter_ts = the fault) and END at
@@ -293,6 +296,8 @@ struct katra_ev_uring_complete {
  * busy is changed with atomic adds (full barriers on x86), before the clock
  * read and after the commit. */
 #define KATRA_SLOT_ACTIVE (1u << 0)
+#define KATRA_SLOT_FAULT  (1u << 1) /* fault_ts is set (the probes' own flag: one
+				     * load tells sys_enter about both) */
 
 struct katra_cpu_slot {
 	__u64 enter_ts;

@@ -6,7 +6,7 @@
  * syscalls, storm, exitstorm and execthread.
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
- *          CHECK: syscalls | storm | exitstorm | execthread
+ *          CHECK: syscalls | storm | exitstorm | execthread | refused
  *        katra-vmcheck info TRACE
  *        katra-vmcheck rusage OUT CMD ARGS...
  *
@@ -745,6 +745,91 @@ static int check_execthread(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- refused: N page faults the kernel refused (SIGSEGV) between N+1
+ * getppid, each an instant in its place (G F G F ... G in time order), and M
+ * ordinary faults, none longer than the workload's measured part ---- */
+
+struct rf_ctx {
+	long long tid, n;
+	uint64_t ro, lo, hi, bound;
+	uint64_t g, f, ordinary, open, open_ts, open_span, misplaced, spans_over, refused_spans;
+};
+
+static void rf_event(void *p, const struct katra_event *e)
+{
+	struct rf_ctx *c = p;
+	uint64_t addr;
+
+	if ((long long)e->thread_id != c->tid)
+		return;
+	if (e->kind == KATRA_KIND_SYSCALL && e->phase == KATRA_PHASE_BEGIN &&
+	    e->payload.type == KATRA_PAYLOAD_SYSCALL && e->payload.u.syscall.nr == NR_GETPPID) {
+		if (c->g != c->f) /* a G must follow an F (or start) */
+			c->misplaced++;
+		c->g++;
+		return;
+	}
+	if (e->kind != KATRA_KIND_PAGE_FAULT || e->payload.type != KATRA_PAYLOAD_PAGE_FAULT)
+		return;
+	addr = e->payload.u.page_fault.address;
+	if (addr == c->ro) {
+		if (e->phase != KATRA_PHASE_INSTANT)
+			c->refused_spans++;
+		else if (c->f + 1 != c->g) /* an F must follow its G */
+			c->misplaced++;
+		if (e->phase != KATRA_PHASE_END)
+			c->f++;
+	} else if (addr >= c->lo && addr < c->hi) {
+		if (e->phase != KATRA_PHASE_END)
+			c->ordinary++;
+		if (e->phase == KATRA_PHASE_BEGIN && e->span_id.present) {
+			c->open++;
+			c->open_ts = e->ts_mono_ns;
+			c->open_span = e->span_id.value;
+		} else if (e->phase == KATRA_PHASE_END && c->open && e->span_id.present &&
+			   e->span_id.value == c->open_span) {
+			c->open--;
+			if (e->ts_mono_ns - c->open_ts > c->bound)
+				c->spans_over++;
+		}
+	}
+}
+
+static int check_refused(const char *trace, const char *wl)
+{
+	static struct rf_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"workload\":\"refused\"");
+	long long m;
+
+	if (!f || !line)
+		die("no refused line in %s", wl);
+	c.tid = jnum(line, "tid");
+	c.n = jnum(line, "n");
+	m = jnum(line, "m");
+	c.ro = (uint64_t)jnum(line, "ro");
+	c.lo = (uint64_t)jnum(line, "start");
+	c.hi = (uint64_t)jnum(line, "end");
+	c.bound = (uint64_t)jnum(line, "loop_ns");
+	if (read_trace(trace, f, rf_event, &c, true))
+		return 1;
+	print_facts(f);
+	printf("refused=%" PRIu64 "\ngetppid=%" PRIu64 "\nordinary=%" PRIu64 "\n", c.f, c.g,
+	       c.ordinary);
+	if (c.g != (uint64_t)c.n + 1 || c.f != (uint64_t)c.n || c.misplaced)
+		fail("%" PRIu64 " getppid and %" PRIu64 " refused faults, %" PRIu64 " out of place; "
+		     "expected %lld and %lld alternating", c.g, c.f, c.misplaced, c.n + 1, c.n);
+	if (c.refused_spans)
+		fail("%" PRIu64 " refused faults written as spans", c.refused_spans);
+	if (c.ordinary != (uint64_t)m || c.open)
+		fail("%" PRIu64 " ordinary faults (%" PRIu64 " without End), expected %lld",
+		     c.ordinary, c.open, m);
+	if (c.spans_over)
+		fail("%" PRIu64 " PageFault spans longer than the whole loop (%" PRIu64 " ns)",
+		     c.spans_over, c.bound);
+	return failures ? 1 : 0;
+}
+
 /* ---- rusage: run a command, report its peak RSS ---- */
 
 static int run_rusage(const char *out, char **argv)
@@ -778,7 +863,7 @@ static int run_rusage(const char *out, char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *usage = "usage: katra-vmcheck {syscalls|storm|exitstorm|execthread} TRACE "
+	const char *usage = "usage: katra-vmcheck {syscalls|storm|exitstorm|execthread|refused} TRACE "
 			    "WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
@@ -803,6 +888,8 @@ int main(int argc, char **argv)
 		return check_exitstorm(argv[2], argv[3]);
 	if (!strcmp(argv[1], "execthread"))
 		return check_execthread(argv[2], argv[3]);
+	if (!strcmp(argv[1], "refused"))
+		return check_refused(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }
