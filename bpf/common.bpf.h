@@ -98,16 +98,25 @@ _Static_assert(SLOT_WORDS == 16, "one slot is two cache lines");
 #define KTABLE_COUNT    8
 extern __u64 ktable_drops[KTABLE_COUNT];
 
-/* Updates a map whose failure would lose something: counted, never silent. */
-static __always_inline long katra_map_put(void *map, const void *key, const void *value,
-					  __u64 flags, __u32 table)
+/* Updates a map whose failure would lose something: counted, never silent;
+ * `lost` is what a refusal costs (a link, or the events it keeps from being
+ * written). */
+static __always_inline long katra_map_put_n(void *map, const void *key, const void *value,
+					    __u64 flags, __u32 table, __u64 lost)
 {
 	long err = bpf_map_update_elem(map, key, value, flags);
 
 	if (err && err != -17 /* EEXIST: BPF_NOEXIST on an existing key */ &&
 	    table < KTABLE_COUNT)
-		__sync_fetch_and_add(&ktable_drops[table], 1);
+		__sync_fetch_and_add(&ktable_drops[table], lost);
 	return err;
+}
+
+/* The common case: a refusal costs one link. */
+static __always_inline long katra_map_put(void *map, const void *key, const void *value,
+					  __u64 flags, __u32 table)
+{
+	return katra_map_put_n(map, key, value, flags, table, 1);
 }
 
 /* Marks this CPU busy before a probe reads the clock, and idle after it has
