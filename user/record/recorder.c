@@ -446,6 +446,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
 	po.small_tables = o->small_tables;
+	po.detach_pause_ms = o->detach_pause_ms;
 	po.quiet = o->quiet;
 	po.select = &o->select;
 	po.ring_bytes = (uint32_t)o->buffer_size;
@@ -708,14 +709,19 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		consumer_sched_stop(&r->drain_sched);
 		r->drain_sched_on = false;
 	}
-	/* detach first: then the rings hold all there will be; drain them to
-	 * empty, with the syscalls the CPUs were in at that moment */
+	/* detach first (the syscall probes before the others) and wait until no
+	 * probe runs: then the rings and the loss counters hold all there will
+	 * be; the last drop check, then the rings drained to empty, with the
+	 * syscalls the CPUs were in at that moment */
 	katra_uprobes_detach(r->up);
-	katra_probes_detach(r->probes);
+	if (katra_probes_detach(r->probes) && !o->quiet)
+		fprintf(stderr, "katra-record: a probe was still running %d ms after the "
+			"probes were detached: its last events may be missing\n",
+			KATRA_DETACH_WAIT_MS);
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+	check_drops(r, end);
 	katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 1);
 	take_inflight(r);
-	check_drops(r, end);
 	rc = finish_trace(r, end, res);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,

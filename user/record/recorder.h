@@ -38,6 +38,8 @@ struct katra_record_opts {
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
 	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables of N */
+	uint32_t detach_pause_ms;  /* --detach-pause MS (tests): a pause after the syscall
+				    * probes are detached, before the others */
 	struct katra_selection select; /* -e; every class by default */
 	bool no_uprobes;           /* --no-uprobes: no Wine / Vulkan layers */
 	uint64_t counter_interval_ns;

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks of what a capture loses and counts (stdlib only): its end with
+threads inside syscalls, and tables that must shrink.
+
+usage: loss_checks.py CHECK ARGS...   (see CHECKS at the bottom)
+
+Traces are read as `katra-replay dump --jsonl` output (ktrace.py's reader).
+A failed check prints one line saying what differs and exits 1.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktrace import Fail, Trace, expect, short, workload_lines  # noqa: E402
+
+SYS_READ = 0
+
+
+def is_syscall_begin(e):
+    return (e["scope"] == "Linux" and e["phase"] == "Begin"
+            and e["kind"] not in ("OffCpu", "PageFault"))
+
+
+# an End is a syscall's when its Begin is (an Inferred End has no payload)
+
+
+def is_return(e):
+    return (e["payload"] or {}).get("type") == "SyscallReturn"
+
+
+def check_endblock(trace_path, wl_path):
+    """Threads in syscalls at the capture's end: every syscall Begin has one
+    End, each blocked thread exactly its one read (End Inferred), no exit
+    without its enter after a thread's first syscall event, nothing lost."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    s = t.summary()
+    expect(s["dropped_events"] == 0, "%d events lost (drops %s): the check needs none"
+           % (s["dropped_events"], s["drops"]))
+    evs = t.process(w["pid"])
+    begins = {e["span_id"]: e for e in evs if is_syscall_begin(e)}
+    ends = {}
+    for e in evs:
+        if e["phase"] == "End" and e["scope"] == "Linux" and e["kind"] not in ("OffCpu", "PageFault"):
+            expect(e["span_id"] not in ends, "two Ends of span %d" % e["span_id"])
+            ends[e["span_id"]] = e
+    lone = [b for k, b in begins.items() if k not in ends]
+    expect(not lone, "%d syscall Begins without their End, first: %s"
+           % (len(lone), short(lone[0]) if lone else ""))
+    stray = [e for k, e in ends.items() if k not in begins]
+    expect(not stray, "%d syscall Ends without their Begin, first: %s"
+           % (len(stray), short(stray[0]) if stray else ""))
+    for tid in w["blockers"]:
+        reads = [b for b in begins.values() if b["thread_id"] == tid
+                 and b["payload"].get("nr", SYS_READ) == SYS_READ and b["kind"] == "FileRead"]
+        expect(len(reads) == 1, "blocked thread %d: %d read Begins, expected 1" % (tid, len(reads)))
+        end = ends[reads[0]["span_id"]]
+        expect(end["confidence"] == "Inferred",
+               "blocked thread %d: its read's End is %s, expected Inferred at the capture's end"
+               % (tid, end["confidence"]))
+    # an exit written without its enter is one in flight when the capture
+    # started (a thread's first syscall event) or a Begin that vanished
+    first = {}
+    for e in evs:
+        if is_syscall_begin(e) or is_return(e):
+            first.setdefault(e["thread_id"], e["seq"])
+    orphans = [e for e in evs if e["phase"] == "Instant" and is_return(e)
+               and first.get(e["thread_id"]) != e["seq"]]
+    expect(not orphans, "%d syscall exits without their enter (Begins that vanished), "
+           "first: %s" % (len(orphans), short(orphans[0]) if orphans else ""))
+    churn = sum(1 for b in begins.values() if b["thread_id"] in set(w["churners"]))
+    expect(churn > 0, "no syscall of the looping threads recorded")
+    return ("%d syscall spans, all closed; %d blocked reads ended Inferred; %d spans of the "
+            "looping threads; no exit without its enter" % (len(begins), len(w["blockers"]), churn))
+
+
+CHECKS = {
+    "endblock": check_endblock,
+}
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in CHECKS:
+        print("usage: loss_checks.py {%s} ARGS..." % ",".join(CHECKS), file=sys.stderr)
+        return 2
+    try:
+        print(CHECKS[argv[1]](*argv[2:]))
+    except Fail as e:
+        print(str(e))
+        return 1
+    except (KeyError, IndexError, TypeError, ValueError, OSError) as e:
+        print("%s: unexpected trace shape: %s: %s" % (argv[1], type(e).__name__, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
