@@ -75,8 +75,29 @@ def check_endblock(trace_path, wl_path):
             "looping threads; no exit without its enter" % (len(begins), len(w["blockers"]), churn))
 
 
+def check_shrink(trace_path, wl_path):
+    """More processes, one after the other, than the process table holds:
+    each one named (its ProcessInfo) and counted, no table full."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    s = t.summary()
+    kids = [c["pid"] for c in w["children"]]
+    expect(len(kids) == w["rounds"], "workload printed %d children for %d rounds"
+           % (len(kids), w["rounds"]))
+    expect(s["dropped_events"] == 0, "%d events or links lost (drops %s)"
+           % (s["dropped_events"], s["drops"]))
+    named = {e["resource"]["id"] for e in t.events if e["kind"] == "ProcessInfo"}
+    unnamed = [p for p in kids if p not in named]
+    expect(not unnamed, "%d of %d processes without a ProcessInfo, first %s"
+           % (len(unnamed), len(kids), unnamed[:3]))
+    expect(s["processes_seen"] == len(kids) + 1, "processes_seen %d, expected %d"
+           % (s["processes_seen"], len(kids) + 1))
+    return "%d processes one after the other, each named and counted, nothing lost" % len(kids)
+
+
 CHECKS = {
     "endblock": check_endblock,
+    "shrink": check_shrink,
 }
 
 

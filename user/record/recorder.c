@@ -446,6 +446,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
 	po.small_tables = o->small_tables;
+	if (o->small_tables) /* and the process table: tests of its shrinking */
+		pc.limits.max_processes = o->small_tables;
 	po.detach_pause_ms = o->detach_pause_ms;
 	po.quiet = o->quiet;
 	po.select = &o->select;

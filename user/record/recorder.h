@@ -37,7 +37,8 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
-	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables of N */
+	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables and
+				    * the process table of N */
 	uint32_t detach_pause_ms;  /* --detach-pause MS (tests): a pause after the syscall
 				    * probes are detached, before the others */
 	struct katra_selection select; /* -e; every class by default */
