@@ -8,11 +8,13 @@ usage: loss_checks.py CHECK ARGS...   (see CHECKS at the bottom)
 Traces are read as `katra-replay dump --jsonl` output (ktrace.py's reader).
 A failed check prints one line saying what differs and exits 1.
 """
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ktrace import Fail, Trace, expect, short, workload_lines  # noqa: E402
+import ktrace  # noqa: E402
+from ktrace import Trace, expect, short, workload_lines  # noqa: E402
 
 SYS_READ = 0
 
@@ -95,26 +97,37 @@ def check_shrink(trace_path, wl_path):
     return "%d processes one after the other, each named and counted, nothing lost" % len(kids)
 
 
+def check_maxloss_links(trace_path, json_path, stderr_path):
+    """Links lost, no event: the summary JSON keeps them apart and stderr
+    names them links."""
+    t = Trace(trace_path)
+    s = t.summary()
+    links = sum(d["count"] for d in s["drops"] if d["source"] == "KernelTable")
+    expect(links > 0 and links == s["dropped_events"],
+           "expected only KernelTable drops, got %s" % s["drops"])
+    with open(json_path) as f:
+        j = json.load(f)
+    expect(j["dropped"] == s["dropped_events"], "summary json dropped %s, trace %d"
+           % (j["dropped"], s["dropped_events"]))
+    expect(j.get("events_lost") == 0 and j.get("links_lost") == links
+           and j.get("runs_skipped") == 0,
+           "summary json events_lost %s links_lost %s runs_skipped %s, expected 0, %d, 0"
+           % (j.get("events_lost"), j.get("links_lost"), j.get("runs_skipped"), links))
+    expect(j["loss_pct"] == 0, "loss_pct %s with no event lost" % j["loss_pct"])
+    with open(stderr_path) as f:
+        err = f.read()
+    expect("events lost" not in err, "stderr says events lost: %s" % err.strip())
+    expect("%d causal links lost" % links in err, "stderr does not say the %d links lost: %s"
+           % (links, err.strip()))
+    return "%d links lost, 0 events: --max-loss 0 passes, each counted as a link" % links
+
+
 CHECKS = {
     "endblock": check_endblock,
     "shrink": check_shrink,
+    "maxloss_links": check_maxloss_links,
 }
 
 
-def main(argv):
-    if len(argv) < 2 or argv[1] not in CHECKS:
-        print("usage: loss_checks.py {%s} ARGS..." % ",".join(CHECKS), file=sys.stderr)
-        return 2
-    try:
-        print(CHECKS[argv[1]](*argv[2:]))
-    except Fail as e:
-        print(str(e))
-        return 1
-    except (KeyError, IndexError, TypeError, ValueError, OSError) as e:
-        print("%s: unexpected trace shape: %s: %s" % (argv[1], type(e).__name__, e))
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(ktrace.main(sys.argv, CHECKS))

@@ -74,6 +74,7 @@ struct recorder {
 	uint64_t *watermark;    /* per ring: every record below it is drained */
 	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
+	uint64_t skipped_seen[PIPELINE_SKIPPED_MAX]; /* program runs skipped, by probe */
 #define KIDS_MAX 1024
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
@@ -119,6 +120,14 @@ static void check_drops(struct recorder *r, uint64_t now)
 			continue;
 		pipeline_queue_kernel_drop(&r->pl, now, t, kt[t] - r->ktable_seen[t]);
 		r->ktable_seen[t] = kt[t];
+	}
+	uint64_t sk[PIPELINE_SKIPPED_MAX];
+	katra_probes_read_skipped(r->probes, sk, PIPELINE_SKIPPED_MAX);
+	for (uint32_t k = 0; k < PIPELINE_SKIPPED_MAX; k++) {
+		if (sk[k] <= r->skipped_seen[k])
+			continue;
+		pipeline_queue_skipped(&r->pl, now, k, sk[k] - r->skipped_seen[k]);
+		r->skipped_seen[k] = sk[k];
 	}
 	pipeline_queue_losses(&r->pl, now);
 }
@@ -327,6 +336,18 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	res->epochs = s.epoch_count;
 	res->counters = s.counter_count;
 	res->dropped = s.dropped_events;
+	for (size_t i = 0; i < s.drops_len; i++) {
+		const struct katra_drop_count *d = &s.drops[i];
+		bool events = d->source == KATRA_DROP_RING_RESERVE || d->source == KATRA_DROP_REORDER ||
+			      (d->source == KATRA_DROP_KERNEL_TABLE &&
+			       d->instance == KATRA_KTABLE_UCALLS);
+		if (d->source == KATRA_DROP_PROGRAM_SKIPPED)
+			res->runs_skipped += d->count;
+		else if (events)
+			res->events_lost += d->count;
+		else
+			res->links_lost += d->count;
+	}
 	res->duration_ns = s.duration_ns;
 	res->late = r->pl.em.st.late;
 	res->offcpu_inferred = r->pl.em.st.offcpu_inferred;

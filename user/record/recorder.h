@@ -55,7 +55,12 @@ struct katra_record_result {
 	int command_status;        /* wait status of -- COMMAND, -1 if none */
 	uint64_t events;
 	uint64_t epochs, counters;
-	uint64_t dropped;
+	uint64_t dropped;          /* the trace's dropped_events: the sum of the three below */
+	uint64_t events_lost;      /* events known lost (rings full, Reorder, calls not
+				    * written): what --max-loss reads */
+	uint64_t links_lost;       /* causal links lost (a state table full) */
+	uint64_t runs_skipped;     /* probe runs the kernel skipped (each one lost at
+				    * most its events; one for an untraced task none) */
 	uint64_t bytes;
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
@@ -79,7 +84,8 @@ struct katra_record_result {
  * to stderr (prefixed "katra-record: "). */
 int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res);
 
-/* Events lost as a percentage of events that happened (recorded + lost). */
+/* Events known lost as a percentage of events that happened (recorded +
+ * lost); lost links and skipped probe runs are not in it. */
 double katra_record_loss_pct(const struct katra_record_result *res);
 
 /* The summary for people (stderr) and for scripts (--summary-json). */

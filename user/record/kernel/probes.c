@@ -511,6 +511,26 @@ void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drop
 				 : 0;
 }
 
+void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		skipped[k] = 0;
+	for (unsigned k = 0; k < p->nattached && k < n; k++) {
+		const struct probe *pr = NULL;
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		for (unsigned i = 0; i < p->nprobes && !pr; i++)
+			if (p->probes[i].name == p->attached[k])
+				pr = &p->probes[i];
+		if (!pr || !pr->use)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(pr->use), &info, &len))
+			skipped[k] = info.recursion_misses;
+	}
+}
+
 static const struct katra_cpu_slot *slot_of(const struct katra_probes *p, unsigned cpu)
 {
 	return (const struct katra_cpu_slot *)&p->skel->bss->pend_words[cpu * 16];

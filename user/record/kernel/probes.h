@@ -111,6 +111,13 @@ uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, 
 /* Entries the kernel maps refused, by table (KATRA_KTABLE_*), since open. */
 void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drops, unsigned n);
 
+/* Runs of each attached probe's program that the kernel skipped since load
+ * (recursion_misses: the program was already running on that CPU, e.g. a
+ * preempted fexit, or a tracepoint hit again from an interrupt; 5.12+, 0 on
+ * older kernels): skipped[k] for the probe katra_probes_attached() names at
+ * k, k < n; also after katra_probes_detach(). */
+void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, unsigned n);
+
 /* The watermark of ring `cpu`: a time below which every record of that ring
  * is already readable, from its CPU slot (wire.h); `now` is a clock reading
  * taken BEFORE this call, `prev` the ring's previous watermark (kept while a
