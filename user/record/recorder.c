@@ -336,18 +336,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	res->epochs = s.epoch_count;
 	res->counters = s.counter_count;
 	res->dropped = s.dropped_events;
-	for (size_t i = 0; i < s.drops_len; i++) {
-		const struct katra_drop_count *d = &s.drops[i];
-		bool events = d->source == KATRA_DROP_RING_RESERVE || d->source == KATRA_DROP_REORDER ||
-			      (d->source == KATRA_DROP_KERNEL_TABLE &&
-			       d->instance == KATRA_KTABLE_UCALLS);
-		if (d->source == KATRA_DROP_PROGRAM_SKIPPED)
-			res->runs_skipped += d->count;
-		else if (events)
-			res->events_lost += d->count;
-		else
-			res->links_lost += d->count;
-	}
+	katra_record_split_losses(res, s.drops, s.drops_len);
 	res->duration_ns = s.duration_ns;
 	res->late = r->pl.em.st.late;
 	res->offcpu_inferred = r->pl.em.st.offcpu_inferred;

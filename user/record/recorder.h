@@ -84,6 +84,10 @@ struct katra_record_result {
  * to stderr (prefixed "katra-record: "). */
 int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res);
 
+/* Adds the trace's drops to res's events_lost, links_lost and runs_skipped. */
+struct katra_drop_count;
+void katra_record_split_losses(struct katra_record_result *res, const struct katra_drop_count *drops,
+			       size_t n);
 /* Events known lost as a percentage of events that happened (recorded +
  * lost); lost links and skipped probe runs are not in it. */
 double katra_record_loss_pct(const struct katra_record_result *res);

@@ -148,6 +148,24 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	return 0;
 }
 
+void katra_record_split_losses(struct katra_record_result *res, const struct katra_drop_count *drops,
+			       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct katra_drop_count *d = &drops[i];
+		bool events = d->source == KATRA_DROP_RING_RESERVE || d->source == KATRA_DROP_REORDER ||
+			      (d->source == KATRA_DROP_KERNEL_TABLE &&
+			       d->instance == KATRA_KTABLE_UCALLS);
+
+		if (d->source == KATRA_DROP_PROGRAM_SKIPPED)
+			res->runs_skipped += d->count;
+		else if (events)
+			res->events_lost += d->count;
+		else
+			res->links_lost += d->count;
+	}
+}
+
 double katra_record_loss_pct(const struct katra_record_result *res)
 {
 	uint64_t all = res->events + res->events_lost;
