@@ -157,7 +157,7 @@ struct fault_start {
 	__u64 ip;
 	__u64 error_code;
 	__u32 flushed; /* its Begin was written at a switch-out */
-	__u32 pad;
+	__u32 ending;  /* its end is being written: a switch-out writes no Begin */
 };
 
 struct {
@@ -277,14 +277,24 @@ static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64
 	katra_submit(rb, e, cpu);
 }
 
-/* Writes a page fault: measured (enter_ts .. end_ts) or an instant. */
+/* Writes a page fault: measured (enter_ts .. end_ts) or an instant.  Its end
+ * (the fexit, preemptible on a preemptible kernel) first marks the fault as
+ * ending, then asks whether a switch-out wrote its Begin: a switch-out of
+ * this thread before the mark wrote it (then this is the End), one after it
+ * writes nothing (then this is Begin and End); both run on this thread's CPU
+ * (the fexit cannot migrate), so one of the two, never both, writes it. */
 static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
-					     const struct fault_start *s, __u64 end_ts,
-					     __u32 flags)
+					     struct fault_start *s, __u64 end_ts, __u32 flags)
 {
 	struct katra_ev_page_fault *e;
 	void *rb;
 
+	if (flags & (KATRA_PF_MEASURED | KATRA_PF_END)) {
+		s->ending = 1;
+		asm volatile("" ::: "memory");
+		flags = (flags & ~(KATRA_PF_MEASURED | KATRA_PF_END)) |
+			(*(volatile __u32 *)&s->flushed ? KATRA_PF_END : KATRA_PF_MEASURED);
+	}
 	if (flags & KATRA_PF_BEGIN)
 		PEND_SLOT(cpu)->fault_ts = 0; /* written: nothing more sorts at its time */
 	/* a measured fault is a Begin and an End */
@@ -327,7 +337,7 @@ static __always_inline void katra_flush_fault_begin(__u32 cpu, __u64 pid_tgid, _
 	if (!fault_exit_live)
 		return;
 	s = bpf_map_lookup_elem(&fault_starts, &tid);
-	if (!s || s->flushed)
+	if (!s || s->flushed || s->ending)
 		return;
 	katra_emit_fault(cpu, pid_tgid, s, ts, KATRA_PF_BEGIN);
 	s->flushed = 1;
