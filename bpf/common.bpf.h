@@ -98,16 +98,25 @@ _Static_assert(SLOT_WORDS == 16, "one slot is two cache lines");
 #define KTABLE_COUNT    8
 extern __u64 ktable_drops[KTABLE_COUNT];
 
-/* Updates a map whose failure would lose something: counted, never silent. */
-static __always_inline long katra_map_put(void *map, const void *key, const void *value,
-					  __u64 flags, __u32 table)
+/* Updates a map whose failure would lose something: counted, never silent;
+ * `lost` is what a refusal costs (a link, or the events it keeps from being
+ * written). */
+static __always_inline long katra_map_put_n(void *map, const void *key, const void *value,
+					    __u64 flags, __u32 table, __u64 lost)
 {
 	long err = bpf_map_update_elem(map, key, value, flags);
 
 	if (err && err != -17 /* EEXIST: BPF_NOEXIST on an existing key */ &&
 	    table < KTABLE_COUNT)
-		__sync_fetch_and_add(&ktable_drops[table], 1);
+		__sync_fetch_and_add(&ktable_drops[table], lost);
 	return err;
+}
+
+/* The common case: a refusal costs one link. */
+static __always_inline long katra_map_put(void *map, const void *key, const void *value,
+					  __u64 flags, __u32 table)
+{
+	return katra_map_put_n(map, key, value, flags, table, 1);
 }
 
 /* Marks this CPU busy before a probe reads the clock, and idle after it has
@@ -148,7 +157,7 @@ struct fault_start {
 	__u64 ip;
 	__u64 error_code;
 	__u32 flushed; /* its Begin was written at a switch-out */
-	__u32 pad;
+	__u32 ending;  /* its end is being written: a switch-out writes no Begin */
 };
 
 struct {
@@ -354,14 +363,24 @@ static __always_inline void katra_fault_settled(__u32 cpu, __u64 ts)
 	}
 }
 
-/* Writes a page fault: measured (enter_ts .. end_ts) or an instant. */
+/* Writes a page fault: measured (enter_ts .. end_ts) or an instant.  Its end
+ * (the fexit, preemptible on a preemptible kernel) first marks the fault as
+ * ending, then asks whether a switch-out wrote its Begin: a switch-out of
+ * this thread before the mark wrote it (then this is the End), one after it
+ * writes nothing (then this is Begin and End); both run on this thread's CPU
+ * (the fexit cannot migrate), so one of the two, never both, writes it. */
 static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
-					     const struct fault_start *s, __u64 end_ts,
-					     __u32 flags)
+					     struct fault_start *s, __u64 end_ts, __u32 flags)
 {
 	struct katra_ev_page_fault *e;
 	void *rb;
 
+	if (flags & (KATRA_PF_MEASURED | KATRA_PF_END)) {
+		s->ending = 1;
+		asm volatile("" ::: "memory");
+		flags = (flags & ~(KATRA_PF_MEASURED | KATRA_PF_END)) |
+			(*(volatile __u32 *)&s->flushed ? KATRA_PF_END : KATRA_PF_MEASURED);
+	}
 	/* a measured fault is a Begin and an End */
 	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
 	if (e) {
@@ -435,7 +454,7 @@ static __always_inline void katra_flush_fault_begin(__u32 cpu, __u64 pid_tgid, _
 	if (!fault_exit_live)
 		return;
 	s = bpf_map_lookup_elem(&fault_starts, &tid);
-	if (!s || s->flushed)
+	if (!s || s->flushed || s->ending)
 		return;
 	if (katra_fault_refused(s)) {
 		katra_emit_fault(cpu, pid_tgid, s, s->ts, 0);

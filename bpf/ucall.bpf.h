@@ -35,7 +35,8 @@ struct ucall_state {
 };
 
 /* Calls in flight, by (tid << 2 | layer).  Entries leave at the call's
- * return; a full table is counted (KTABLE_UCALLS) and the call not written. */
+ * return; a full table is counted (KTABLE_UCALLS: the call's two events, its
+ * ENTER and its EXIT) and the call not written. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -118,7 +119,8 @@ static __always_inline int ucall_begin(__u64 pid_tgid, __u32 layer, struct ucall
 	__u32 cpu;
 	__u64 ts;
 
-	if (katra_map_put(&ucall_states, &key, st, BPF_ANY, KTABLE_UCALLS))
+	/* refused: neither the ENTER nor the EXIT is written */
+	if (katra_map_put_n(&ucall_states, &key, st, BPF_ANY, KTABLE_UCALLS, 2))
 		return 0;
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
@@ -200,5 +202,52 @@ static __always_inline int ucall_end(__u64 pid_tgid, __u32 layer, const struct u
 	bpf_map_delete_elem(&ucall_states, &key);
 	return 0;
 }
+
+/* ---- the shape every probed call shares (bpf/wine.bpf.c, bpf/vulkan.bpf.c) ----
+ *
+ * An entry program reads the registers of its ABI once, first (struct
+ * ucall_regs: the stack pointer and the argument registers in the ABI's
+ * order), checks that the thread is tracked and that this is an outer call,
+ * lets the call's decoder fill the state from the registers, and writes the
+ * ENTER; a return program finds the remembered call, lets the layer's
+ * decoder read what the call wrote, and writes the EXIT. */
+struct ucall_regs {
+	__u64 sp;
+	__u64 r[6];
+};
+
+/* Windows x64 (Wine's WINAPI functions): rcx, rdx, r8, r9, then the stack;
+ * r10 as well (Wine's dispatchers pass a table or handle in it). */
+#define UCALL_ABI_MS(ctx)                                                             	((struct ucall_regs){ UREG(ctx, sp),                                          			      { UREG(ctx, cx), UREG(ctx, dx), UREG(ctx, r8), UREG(ctx, r9), 				UREG(ctx, r10), 0 } })
+/* System V (the Vulkan driver): rdi, rsi, rdx, rcx, r8, r9. */
+#define UCALL_ABI_SYSV(ctx)                                                           	((struct ucall_regs){ UREG(ctx, sp),                                          			      { UREG(ctx, di), UREG(ctx, si), UREG(ctx, dx), UREG(ctx, cx), 				UREG(ctx, r8), UREG(ctx, r9) } })
+
+/* Whether an entry at sp of this tracked thread starts an outer call of
+ * `layer`: then *st holds its thread's start, its stack pointer and `call`. */
+static __always_inline bool ucall_enter(__u64 pid_tgid, __u32 layer, __u32 call, __u64 sp,
+					struct ucall_state *st)
+{
+	__u64 start;
+
+	if (!katra_tracked(pid_tgid >> 32))
+		return false;
+	start = ucall_task_start();
+	if (!ucall_is_outer(pid_tgid, layer, sp, start))
+		return false;
+	st->start_time = start;
+	st->sp = sp;
+	st->call = call;
+	st->depth = 1;
+	return true;
+}
+
+/* The entry program up_NAME of call `call` in `layer`: `decode(&st, &regs)`
+ * fills the ENTER's values and what the return reads. */
+#define UCALL_ENTRY_PROBE(name, abi, layer, call, decode)                             	SEC("uprobe")                                                                 	int up_##name(struct pt_regs *ctx)                                            	{                                                                             		struct ucall_regs regs = abi(ctx);                                    		__u64 pid_tgid = bpf_get_current_pid_tgid();                          		struct ucall_state st = {};                                                                                                                                 		if (!ucall_enter(pid_tgid, layer, call, regs.sp, &st))                			return 0;                                                     		decode(&st, &regs);                                                   		return ucall_begin(pid_tgid, layer, &st);                             	}
+
+/* The return program NAME of `layer` (one uretprobe for all its calls): the
+ * EXIT repeats the ENTER's values and flags, and `decode(st, a, &flags)`
+ * reads the out-parameters by the remembered call. */
+#define UCALL_RETURN_PROBE(name, layer, decode)                                       	SEC("uretprobe")                                                              	int name(struct pt_regs *ctx)                                                 	{                                                                             		__u64 pid_tgid = bpf_get_current_pid_tgid();                          		__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);                         		struct ucall_state *st;                                               		__u32 flags;                                                          		__u64 a[4];                                                                                                                                                 		if (!katra_tracked(pid_tgid >> 32))                                   			return 0;                                                     		st = ucall_returning(pid_tgid, layer, sp);                            		if (!st)                                                              			return 0;                                                     		a[0] = st->a[0];                                                      		a[1] = st->a[1];                                                      		a[2] = st->a[2];                                                      		a[3] = st->a[3];                                                      		flags = st->flags;                                                    		decode(st, a, &flags);                                                		return ucall_end(pid_tgid, layer, st, a, flags, (__s32)ax);           	}
 
 #endif

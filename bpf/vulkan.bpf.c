@@ -2,124 +2,77 @@
 /* The Vulkan driver's entry points (the functions vkGetDeviceProcAddr hands
  * out, resolved to file + offset by user/record/uprobes/uprobes.c through the
  * katra-vkresolve helper), or the loader's exports as a fallback.  System V
- * calling convention: rdi, rsi, rdx, rcx, r8, r9.  One entry program per
- * function ("up_" + its Vulkan name), one return program.  Records: struct
- * katra_ev_ucall (wire.h), rules in ucall.bpf.h. */
+ * calling convention: rdi, rsi, rdx, rcx, r8, r9 (r->r[0..5]).  One entry
+ * program per function ("up_" + its Vulkan name), one return program.
+ * Records: struct katra_ev_ucall (wire.h), rules and the probes' shape in
+ * ucall.bpf.h. */
 #include "ucall.bpf.h"
 
-/* The registers (System V: rdi, rsi, rdx, rcx, r8, r9) are read once, first. */
-#define VK_ENTRY(call_id)                                                             \
-	__u64 pid_tgid = bpf_get_current_pid_tgid();                                  \
-	struct ucall_state st = {};                                                   \
-	__u64 start, sp = UREG(ctx, sp), di = UREG(ctx, di), si = UREG(ctx, si);      \
-	__u64 dx = UREG(ctx, dx), cx = UREG(ctx, cx), r8 = UREG(ctx, r8);            \
-	__u64 r9 = UREG(ctx, r9);                                                     \
-	(void)di, (void)si, (void)dx, (void)cx, (void)r8, (void)r9;                   \
-	if (!katra_tracked(pid_tgid >> 32))                                           \
-		return 0;                                                             \
-	start = ucall_task_start();                                                   \
-	if (!ucall_is_outer(pid_tgid, KATRA_UC_LAYER_VULKAN, sp, start))              \
-		return 0;                                                             \
-	st.start_time = start;                                                        \
-	st.sp = sp;                                                                   \
-	st.call = call_id;                                                            \
-	st.depth = 1
-
 /* vkQueueSubmit / vkQueueSubmit2 (queue, submitCount, pSubmits, fence) */
-static __always_inline int vk_submit(struct pt_regs *ctx, __u32 call)
+static __always_inline void vk_submit(struct ucall_state *st, const struct ucall_regs *r)
 {
-	VK_ENTRY(call);
-	st.a[0] = di;
-	st.a[1] = (__u32)si;
-	st.a[2] = cx;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_VULKAN, &st);
-}
-
-SEC("uprobe")
-int up_vkQueueSubmit(struct pt_regs *ctx)
-{
-	return vk_submit(ctx, KATRA_UC_VK_QUEUE_SUBMIT);
-}
-
-SEC("uprobe")
-int up_vkQueueSubmit2(struct pt_regs *ctx)
-{
-	return vk_submit(ctx, KATRA_UC_VK_QUEUE_SUBMIT2);
+	st->a[0] = r->r[0];
+	st->a[1] = (__u32)r->r[1];
+	st->a[2] = r->r[3];
 }
 
 /* vkQueuePresentKHR (queue, pPresentInfo): VkPresentInfoKHR.swapchainCount
  * is at offset 32 */
-SEC("uprobe")
-int up_vkQueuePresentKHR(struct pt_regs *ctx)
+static __always_inline void vk_present(struct ucall_state *st, const struct ucall_regs *r)
 {
-	VK_ENTRY(KATRA_UC_VK_QUEUE_PRESENT);
-	st.a[0] = di;
-	st.a[1] = si ? ucall_read_u32(si + 32) : 0;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_VULKAN, &st);
+	st->a[0] = r->r[0];
+	st->a[1] = r->r[1] ? ucall_read_u32(r->r[1] + 32) : 0;
 }
 
 /* vkWaitForFences (device, fenceCount, pFences, waitAll, timeout) */
-SEC("uprobe")
-int up_vkWaitForFences(struct pt_regs *ctx)
+static __always_inline void vk_wait_fences(struct ucall_state *st, const struct ucall_regs *r)
 {
-	VK_ENTRY(KATRA_UC_VK_WAIT_FOR_FENCES);
-	st.a[0] = di;
-	st.a[1] = (__u32)si;
-	st.a[2] = r8;
-	st.a[3] = (__u32)cx;
-	st.flags = KATRA_UC_A2_VALID;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_VULKAN, &st);
+	st->a[0] = r->r[0];
+	st->a[1] = (__u32)r->r[1];
+	st->a[2] = r->r[4];
+	st->a[3] = (__u32)r->r[3];
+	st->flags = KATRA_UC_A2_VALID;
 }
 
 /* vkWaitSemaphores (device, pWaitInfo, timeout):
  * VkSemaphoreWaitInfo.semaphoreCount is at offset 20 */
-SEC("uprobe")
-int up_vkWaitSemaphores(struct pt_regs *ctx)
+static __always_inline void vk_wait_semaphores(struct ucall_state *st,
+					       const struct ucall_regs *r)
 {
-	VK_ENTRY(KATRA_UC_VK_WAIT_SEMAPHORES);
-	st.a[0] = di;
-	st.a[1] = si ? ucall_read_u32(si + 20) : 0;
-	st.a[2] = dx;
-	st.flags = KATRA_UC_A2_VALID;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_VULKAN, &st);
+	st->a[0] = r->r[0];
+	st->a[1] = r->r[1] ? ucall_read_u32(r->r[1] + 20) : 0;
+	st->a[2] = r->r[2];
+	st->flags = KATRA_UC_A2_VALID;
 }
 
 /* vkAcquireNextImageKHR (device, swapchain, timeout, semaphore, fence,
  * pImageIndex) */
-SEC("uprobe")
-int up_vkAcquireNextImageKHR(struct pt_regs *ctx)
+static __always_inline void vk_acquire(struct ucall_state *st, const struct ucall_regs *r)
 {
-	VK_ENTRY(KATRA_UC_VK_ACQUIRE_NEXT_IMAGE);
-	st.a[0] = di;
-	st.a[1] = si;
-	st.a[2] = dx;
-	st.flags = KATRA_UC_A2_VALID;
-	st.ptr[0] = r9;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_VULKAN, &st);
+	st->a[0] = r->r[0];
+	st->a[1] = r->r[1];
+	st->a[2] = r->r[2];
+	st->flags = KATRA_UC_A2_VALID;
+	st->ptr[0] = r->r[5];
 }
 
-SEC("uretprobe")
-int ur_vulkan(struct pt_regs *ctx)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);
-	struct ucall_state *st;
-	__u32 flags;
-	__u64 a[4];
+#define VK_PROBE(name, call, decode) \
+	UCALL_ENTRY_PROBE(name, UCALL_ABI_SYSV, KATRA_UC_LAYER_VULKAN, call, decode)
 
-	if (!katra_tracked(pid_tgid >> 32))
-		return 0;
-	st = ucall_returning(pid_tgid, KATRA_UC_LAYER_VULKAN, sp);
-	if (!st)
-		return 0;
-	a[0] = st->a[0];
-	a[1] = st->a[1];
-	a[2] = st->a[2];
-	a[3] = st->a[3];
-	flags = st->flags;
+VK_PROBE(vkQueueSubmit, KATRA_UC_VK_QUEUE_SUBMIT, vk_submit)
+VK_PROBE(vkQueueSubmit2, KATRA_UC_VK_QUEUE_SUBMIT2, vk_submit)
+VK_PROBE(vkQueuePresentKHR, KATRA_UC_VK_QUEUE_PRESENT, vk_present)
+VK_PROBE(vkWaitForFences, KATRA_UC_VK_WAIT_FOR_FENCES, vk_wait_fences)
+VK_PROBE(vkWaitSemaphores, KATRA_UC_VK_WAIT_SEMAPHORES, vk_wait_semaphores)
+VK_PROBE(vkAcquireNextImageKHR, KATRA_UC_VK_ACQUIRE_NEXT_IMAGE, vk_acquire)
+
+/* The acquired image's index, written by the call. */
+static __always_inline void vk_returned(const struct ucall_state *st, __u64 *a, __u32 *flags)
+{
 	if (st->call == KATRA_UC_VK_ACQUIRE_NEXT_IMAGE && st->ptr[0]) {
 		a[1] = ucall_read_u32(st->ptr[0]);
-		flags |= KATRA_UC_A1_VALID;
+		*flags |= KATRA_UC_A1_VALID;
 	}
-	return ucall_end(pid_tgid, KATRA_UC_LAYER_VULKAN, st, a, flags, (__s32)ax);
 }
+
+UCALL_RETURN_PROBE(ur_vulkan, KATRA_UC_LAYER_VULKAN, vk_returned)

@@ -16,201 +16,149 @@ struct {
 	__type(value, struct katra_nt_file);
 } nt_files SEC(".maps");
 
-/* The registers (Windows x64: rcx, rdx, r8, r9) are read once, first. */
-#define UC_ENTRY(call_id)                                                             \
-	__u64 pid_tgid = bpf_get_current_pid_tgid();                                  \
-	struct ucall_state st = {};                                                   \
-	__u64 start, sp = UREG(ctx, sp), cx = UREG(ctx, cx), dx = UREG(ctx, dx);      \
-	__u64 r8 = UREG(ctx, r8), r9 = UREG(ctx, r9), r10 = UREG(ctx, r10);          \
-	(void)cx, (void)dx, (void)r8, (void)r9, (void)r10;                            \
-	if (!katra_tracked(pid_tgid >> 32))                                           \
-		return 0;                                                             \
-	start = ucall_task_start();                                                   \
-	if (!ucall_is_outer(pid_tgid, KATRA_UC_LAYER_OF(call_id), sp, start))         \
-		return 0;                                                             \
-	st.start_time = start;                                                        \
-	st.sp = sp;                                                                   \
-	st.call = call_id;                                                            \
-	st.depth = 1
+/* Windows x64 registers: r->r[0..4] = rcx, rdx, r8, r9, r10. */
 
 /* NtReadFile / NtWriteFile (handle, event, apc, apc_user, io, buffer,
  * length, offset, key) */
-static __always_inline int nt_rw(struct pt_regs *ctx, __u32 call)
+static __always_inline void nt_rw(struct ucall_state *st, const struct ucall_regs *r)
 {
 	__u64 s[4]; /* io, buffer, length, offset */
 
-	UC_ENTRY(call);
-	ucall_ms_stack_args(sp, s, 4);
-	st.a[0] = cx;
-	st.a[1] = (__u32)s[2];
+	ucall_ms_stack_args(r->sp, s, 4);
+	st->a[0] = r->r[0];
+	st->a[1] = (__u32)s[2];
 	if (s[3]) {
-		st.a[2] = ucall_read_u64(s[3]);
-		st.flags |= KATRA_UC_A2_VALID;
+		st->a[2] = ucall_read_u64(s[3]);
+		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = dx;
-	st.ptr[0] = s[0];
-	st.enter_ret = s[1]; /* the buffer: what a later completion fills */
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
-}
-
-SEC("uprobe")
-int up_NtReadFile(struct pt_regs *ctx)
-{
-	return nt_rw(ctx, KATRA_UC_NT_READ_FILE);
-}
-
-SEC("uprobe")
-int up_NtWriteFile(struct pt_regs *ctx)
-{
-	return nt_rw(ctx, KATRA_UC_NT_WRITE_FILE);
+	st->a[3] = r->r[1];
+	st->ptr[0] = s[0];
+	st->enter_ret = s[1]; /* the buffer: what a later completion fills */
 }
 
 /* NtCreateFile (handle_ptr, access, attr, io, alloc_size, attributes,
  * sharing, disposition, options, ea_buffer, ea_length) */
-SEC("uprobe")
-int up_NtCreateFile(struct pt_regs *ctx)
+static __always_inline void nt_create_file(struct ucall_state *st, const struct ucall_regs *r)
 {
 	__u64 s[5];
 
-	UC_ENTRY(KATRA_UC_NT_CREATE_FILE);
-	ucall_ms_stack_args(sp, s, 5);
-	st.a[1] = (__u32)dx;
-	st.a[2] = (__u32)s[3];
-	st.a[3] = (__u32)s[4];
-	st.ptr[0] = cx;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+	ucall_ms_stack_args(r->sp, s, 5);
+	st->a[1] = (__u32)r->r[1];
+	st->a[2] = (__u32)s[3];
+	st->a[3] = (__u32)s[4];
+	st->ptr[0] = r->r[0];
 }
 
 /* NtWaitForSingleObject (handle, alertable, timeout) */
-SEC("uprobe")
-int up_NtWaitForSingleObject(struct pt_regs *ctx)
+static __always_inline void nt_wait_single(struct ucall_state *st, const struct ucall_regs *r)
 {
-	UC_ENTRY(KATRA_UC_NT_WAIT_SINGLE);
-	st.a[0] = cx;
-	st.a[1] = 1;
-	if (r8) {
-		st.a[2] = ucall_read_u64(r8);
-		st.flags |= KATRA_UC_A2_VALID;
+	st->a[0] = r->r[0];
+	st->a[1] = 1;
+	if (r->r[2]) {
+		st->a[2] = ucall_read_u64(r->r[2]);
+		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = (__u8)dx;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+	st->a[3] = (__u8)r->r[1];
 }
 
 /* NtWaitForMultipleObjects (count, handles, wait_any, alertable, timeout) */
-SEC("uprobe")
-int up_NtWaitForMultipleObjects(struct pt_regs *ctx)
+static __always_inline void nt_wait_multiple(struct ucall_state *st, const struct ucall_regs *r)
 {
 	__u64 s[1];
 
-	UC_ENTRY(KATRA_UC_NT_WAIT_MULTIPLE);
-	ucall_ms_stack_args(sp, s, 1);
-	st.a[1] = (__u32)cx;
-	if (st.a[1])
-		st.a[0] = ucall_read_u64(dx);
+	ucall_ms_stack_args(r->sp, s, 1);
+	st->a[1] = (__u32)r->r[0];
+	if (st->a[1])
+		st->a[0] = ucall_read_u64(r->r[1]);
 	if (s[0]) {
-		st.a[2] = ucall_read_u64(s[0]);
-		st.flags |= KATRA_UC_A2_VALID;
+		st->a[2] = ucall_read_u64(s[0]);
+		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = ((__u8)r9 ? 1 : 0) | ((__u8)r8 ? 2 : 0);
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+	st->a[3] = ((__u8)r->r[3] ? 1 : 0) | ((__u8)r->r[2] ? 2 : 0);
 }
 
 /* NtDelayExecution (alertable, timeout) */
-SEC("uprobe")
-int up_NtDelayExecution(struct pt_regs *ctx)
+static __always_inline void nt_delay(struct ucall_state *st, const struct ucall_regs *r)
 {
-	UC_ENTRY(KATRA_UC_NT_DELAY_EXECUTION);
-	st.a[1] = (__u8)cx;
-	if (dx) {
-		st.a[2] = ucall_read_u64(dx);
-		st.flags |= KATRA_UC_A2_VALID;
+	st->a[1] = (__u8)r->r[0];
+	if (r->r[1]) {
+		st->a[2] = ucall_read_u64(r->r[1]);
+		st->flags |= KATRA_UC_A2_VALID;
 	}
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
 /* NtMapViewOfSection (section, process, addr_ptr, zero_bits, commit_size,
  * offset_ptr, size_ptr, inherit, alloc_type, protect) */
-SEC("uprobe")
-int up_NtMapViewOfSection(struct pt_regs *ctx)
+static __always_inline void nt_map_view(struct ucall_state *st, const struct ucall_regs *r)
 {
 	__u64 s[3];
 
-	UC_ENTRY(KATRA_UC_NT_MAP_VIEW_OF_SECTION);
-	ucall_ms_stack_args(sp, s, 3);
-	st.a[0] = cx;
-	st.a[1] = ucall_read_u64(s[2]);
+	ucall_ms_stack_args(r->sp, s, 3);
+	st->a[0] = r->r[0];
+	st->a[1] = ucall_read_u64(s[2]);
 	if (s[1]) {
-		st.a[2] = ucall_read_u64(s[1]);
-		st.flags |= KATRA_UC_A2_VALID;
+		st->a[2] = ucall_read_u64(s[1]);
+		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = ucall_read_u64(r8);
-	st.ptr[0] = r8; /* base */
-	st.ptr[1] = s[2];    /* size */
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+	st->a[3] = ucall_read_u64(r->r[2]);
+	st->ptr[0] = r->r[2]; /* base */
+	st->ptr[1] = s[2];    /* size */
 }
 
 /* NtAllocateVirtualMemory (process, base_ptr, zero_bits, size_ptr, type,
  * protect) */
-SEC("uprobe")
-int up_NtAllocateVirtualMemory(struct pt_regs *ctx)
+static __always_inline void nt_alloc_vm(struct ucall_state *st, const struct ucall_regs *r)
 {
 	__u64 s[2];
 
-	UC_ENTRY(KATRA_UC_NT_ALLOCATE_VIRTUAL_MEMORY);
-	ucall_ms_stack_args(sp, s, 2);
-	st.a[0] = cx;
-	st.a[1] = ucall_read_u64(r9);
-	st.a[2] = ucall_read_u64(dx);
-	st.a[3] = (__u32)s[0] | ((__u64)(__u32)s[1] << 32);
-	st.ptr[0] = dx; /* base */
-	st.ptr[1] = r9; /* size */
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+	ucall_ms_stack_args(r->sp, s, 2);
+	st->a[0] = r->r[0];
+	st->a[1] = ucall_read_u64(r->r[3]);
+	st->a[2] = ucall_read_u64(r->r[1]);
+	st->a[3] = (__u32)s[0] | ((__u64)(__u32)s[1] << 32);
+	st->ptr[0] = r->r[1]; /* base */
+	st->ptr[1] = r->r[3]; /* size */
 }
 
 /* NtCreateUserProcess (process_handle_ptr, thread_handle_ptr, process_access,
  * thread_access, process_attr, thread_attr, process_flags, thread_flags,
  * params, info, attr) */
-SEC("uprobe")
-int up_NtCreateUserProcess(struct pt_regs *ctx)
+static __always_inline void nt_create_process(struct ucall_state *st,
+					      const struct ucall_regs *r)
 {
 	__u64 s[4];
 
-	UC_ENTRY(KATRA_UC_NT_CREATE_USER_PROCESS);
-	ucall_ms_stack_args(sp, s, 4);
-	st.a[1] = (__u32)s[2];
-	st.a[2] = (__u32)s[3];
-	st.ptr[0] = cx;
-	st.ptr[1] = dx;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+	ucall_ms_stack_args(r->sp, s, 4);
+	st->a[1] = (__u32)s[2];
+	st->a[2] = (__u32)s[3];
+	st->ptr[0] = r->r[0];
+	st->ptr[1] = r->r[1];
 }
+
+#define NT_PROBE(name, call, decode) \
+	UCALL_ENTRY_PROBE(name, UCALL_ABI_MS, KATRA_UC_LAYER_NT, call, decode)
+
+NT_PROBE(NtReadFile, KATRA_UC_NT_READ_FILE, nt_rw)
+NT_PROBE(NtWriteFile, KATRA_UC_NT_WRITE_FILE, nt_rw)
+NT_PROBE(NtCreateFile, KATRA_UC_NT_CREATE_FILE, nt_create_file)
+NT_PROBE(NtWaitForSingleObject, KATRA_UC_NT_WAIT_SINGLE, nt_wait_single)
+NT_PROBE(NtWaitForMultipleObjects, KATRA_UC_NT_WAIT_MULTIPLE, nt_wait_multiple)
+NT_PROBE(NtDelayExecution, KATRA_UC_NT_DELAY_EXECUTION, nt_delay)
+NT_PROBE(NtMapViewOfSection, KATRA_UC_NT_MAP_VIEW_OF_SECTION, nt_map_view)
+NT_PROBE(NtAllocateVirtualMemory, KATRA_UC_NT_ALLOCATE_VIRTUAL_MEMORY, nt_alloc_vm)
+NT_PROBE(NtCreateUserProcess, KATRA_UC_NT_CREATE_USER_PROCESS, nt_create_process)
 
 /* The return of any NT call above (one program, attached as the uretprobe of
  * each): out-parameters by the remembered call. */
-SEC("uretprobe")
-int ur_nt(struct pt_regs *ctx)
+static __always_inline void nt_returned(const struct ucall_state *st, __u64 *a, __u32 *flags)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);
-	struct ucall_state *st;
-	__u32 flags = 0;
-	__u64 a[4];
-
-	if (!katra_tracked(pid_tgid >> 32))
-		return 0;
-	st = ucall_returning(pid_tgid, KATRA_UC_LAYER_NT, sp);
-	if (!st)
-		return 0;
-	a[0] = st->a[0];
-	a[1] = st->a[1];
-	a[2] = st->a[2];
-	a[3] = st->a[3];
-	flags = st->flags & KATRA_UC_A2_VALID;
+	*flags &= KATRA_UC_A2_VALID;
 	switch (st->call) {
 	case KATRA_UC_NT_READ_FILE:
 	case KATRA_UC_NT_WRITE_FILE:
 		/* IO_STATUS_BLOCK { Status/Pointer; ULONG_PTR Information } */
 		a[1] = st->ptr[0] ? ucall_read_u64(st->ptr[0] + 8) : 0;
-		flags |= st->ptr[0] ? KATRA_UC_A1_VALID : 0;
+		*flags |= st->ptr[0] ? KATRA_UC_A1_VALID : 0;
 		break;
 	case KATRA_UC_NT_CREATE_FILE:
 		a[0] = ucall_read_u64(st->ptr[0]);
@@ -230,8 +178,9 @@ int ur_nt(struct pt_regs *ctx)
 	default:
 		break;
 	}
-	return ucall_end(pid_tgid, KATRA_UC_LAYER_NT, st, a, flags, (__s32)ax);
 }
+
+UCALL_RETURN_PROBE(ur_nt, KATRA_UC_LAYER_NT, nt_returned)
 
 /* Every NT call a Windows program makes, at Wine's syscall dispatcher: a
  * uprobe on its `call *(%r10,%rax,8)` (rax: the number, r10: the table,
@@ -303,31 +252,23 @@ int up_nt_syscall_ret(struct pt_regs *ctx)
 
 /* wine_server_call (req): the request number is the first int of the
  * request (struct request_header.req in Wine's server protocol). */
-SEC("uprobe")
-int up_wine_server_call(struct pt_regs *ctx)
+static __always_inline void server_call(struct ucall_state *st, const struct ucall_regs *r)
 {
-	UC_ENTRY(KATRA_UC_WINE_SERVER_CALL);
-	st.a[0] = ucall_read_u32(cx);
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_SERVER, &st);
+	st->a[0] = ucall_read_u32(r->r[0]);
 }
 
-SEC("uretprobe")
-int ur_server(struct pt_regs *ctx)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);
-	struct ucall_state *st;
-	__u64 a[4];
+UCALL_ENTRY_PROBE(wine_server_call, UCALL_ABI_MS, KATRA_UC_LAYER_SERVER,
+		  KATRA_UC_WINE_SERVER_CALL, server_call)
 
-	if (!katra_tracked(pid_tgid >> 32))
-		return 0;
-	st = ucall_returning(pid_tgid, KATRA_UC_LAYER_SERVER, sp);
-	if (!st)
-		return 0;
-	a[0] = st->a[0];
+/* Its EXIT carries the request number only. */
+static __always_inline void server_returned(const struct ucall_state *st, __u64 *a,
+					    __u32 *flags)
+{
 	a[1] = a[2] = a[3] = 0;
-	return ucall_end(pid_tgid, KATRA_UC_LAYER_SERVER, st, a, 0, (__s32)ax);
+	*flags = 0;
 }
+
+UCALL_RETURN_PROBE(ur_server, KATRA_UC_LAYER_SERVER, server_returned)
 
 /* The Win->Unix call dispatcher, after its prologue (the exported
  * __wine_unix_call_dispatcher_prolog_end): r10 = the unixlib handle, rdx =
@@ -336,15 +277,15 @@ int ur_server(struct pt_regs *ctx)
  * bookkeeping assumes one stack; its return is a second uprobe, on the
  * instruction after its `call *(%r10,%rdx,8)`.  Nested dispatcher calls (a
  * user callback inside a unix call) are counted by depth. */
-SEC("uprobe")
-int up_unix_call(struct pt_regs *ctx)
+static __always_inline void unix_call(struct ucall_state *st, const struct ucall_regs *r)
 {
-	UC_ENTRY(KATRA_UC_WINE_UNIX_CALL);
-	st.a[0] = r10;
-	st.a[1] = (__u32)dx;
-	st.a[2] = r8;
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_UNIX, &st);
+	st->a[0] = r->r[4];
+	st->a[1] = (__u32)r->r[1];
+	st->a[2] = r->r[2];
 }
+
+UCALL_ENTRY_PROBE(unix_call, UCALL_ABI_MS, KATRA_UC_LAYER_UNIX, KATRA_UC_WINE_UNIX_CALL,
+		  unix_call)
 
 SEC("uprobe")
 int up_unix_call_ret(struct pt_regs *ctx)

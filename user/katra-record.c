@@ -40,10 +40,18 @@ static int run_after(const struct katra_record_opts *o, const struct katra_recor
 	if (!o->quiet)
 		katra_record_print_summary(stderr, o, res);
 	double lost_pct = katra_record_loss_pct(res);
-	if (res->dropped)
-		/* loud even with -q: a silent loss makes a trace lie */
+	/* loud even with -q: a silent loss makes a trace lie */
+	if (res->events_lost)
 		fprintf(stderr, "katra-record: %llu events lost (%.2f %%): raise --buffer-size or "
-			"trace fewer processes\n", (unsigned long long)res->dropped, lost_pct);
+			"trace fewer processes\n", (unsigned long long)res->events_lost, lost_pct);
+	if (res->links_lost)
+		fprintf(stderr, "katra-record: %llu causal links lost (a state table was full): "
+			"spans written as Instants, causes missing\n",
+			(unsigned long long)res->links_lost);
+	if (res->runs_skipped)
+		fprintf(stderr, "katra-record: %llu probe runs skipped by the kernel (the probe "
+			"was already running on that CPU): up to as many events missing\n",
+			(unsigned long long)res->runs_skipped);
 	if (o->summary_json) {
 		rc = katra_record_write_summary_json(o->summary_json, o, res);
 		if (rc) {

@@ -158,6 +158,7 @@ enum katra_drop_source {
 	KATRA_DROP_IO_URING_TABLE,
 	KATRA_DROP_REORDER,
 	KATRA_DROP_KERNEL_TABLE, /* instance: enum katra_kernel_table */
+	KATRA_DROP_PROGRAM_SKIPPED, /* instance: the probe's index in probes_attached */
 	KATRA_DROP_SOURCE_COUNT
 };
 

@@ -32,6 +32,7 @@ static const char *const domain_names[] = {
 };
 static const char *const drop_source_names[] = {
 	"RingReserve", "SpanTable", "WakeupTable", "IoUringTable", "Reorder", "KernelTable",
+	"ProgramSkipped",
 };
 static const char *const epoch_kind_names[] = {
 	"CaptureStart", "CaptureEnd", "Signal", "Fifo", "User",

@@ -130,7 +130,8 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 					      FILE *out, FILE *err)
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
-	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES, OPT_NO_UPROBES, OPT_DRAIN };
+	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES, OPT_NO_UPROBES, OPT_DRAIN,
+	       OPT_DETACH_PAUSE };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -152,6 +153,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "max-loss", required_argument, NULL, OPT_MAX_LOSS },
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
 		{ "small-tables", required_argument, NULL, OPT_SMALL_TABLES },
+		{ "detach-pause", required_argument, NULL, OPT_DETACH_PAUSE },
 		{ "no-uprobes", no_argument, NULL, OPT_NO_UPROBES },
 		{ "drain-policy", required_argument, NULL, OPT_DRAIN },
 		{ "help", no_argument, NULL, 'h' },
@@ -268,6 +270,11 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 			o->small_tables = (uint32_t)strtoul(optarg, NULL, 10);
 			if (o->small_tables < 1 || o->small_tables > 65536)
 				return usage_error(err, "invalid --small-tables '%s'", optarg);
+			break;
+		case OPT_DETACH_PAUSE: /* tests only: widens the teardown's steps */
+			o->detach_pause_ms = (uint32_t)strtoul(optarg, NULL, 10);
+			if (o->detach_pause_ms < 1 || o->detach_pause_ms > 10000)
+				return usage_error(err, "invalid --detach-pause '%s'", optarg);
 			break;
 		case OPT_NO_UPROBES:
 			o->no_uprobes = true;

@@ -54,6 +54,7 @@ struct recorder {
 	uint64_t *watermark;    /* per ring: every record below it is drained */
 	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
+	uint64_t skipped_seen[PIPELINE_SKIPPED_MAX]; /* program runs skipped, by probe */
 #define KIDS_MAX 1024
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
@@ -99,6 +100,14 @@ static void check_drops(struct recorder *r, uint64_t now)
 			continue;
 		pipeline_queue_kernel_drop(&r->pl, now, t, kt[t] - r->ktable_seen[t]);
 		r->ktable_seen[t] = kt[t];
+	}
+	uint64_t sk[PIPELINE_SKIPPED_MAX];
+	katra_probes_read_skipped(r->probes, sk, PIPELINE_SKIPPED_MAX);
+	for (uint32_t k = 0; k < PIPELINE_SKIPPED_MAX; k++) {
+		if (sk[k] <= r->skipped_seen[k])
+			continue;
+		pipeline_queue_skipped(&r->pl, now, k, sk[k] - r->skipped_seen[k]);
+		r->skipped_seen[k] = sk[k];
 	}
 	pipeline_queue_losses(&r->pl, now);
 }
@@ -307,6 +316,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	res->epochs = s.epoch_count;
 	res->counters = s.counter_count;
 	res->dropped = s.dropped_events;
+	katra_record_split_losses(res, s.drops, s.drops_len);
 	res->duration_ns = s.duration_ns;
 	res->late = r->pl.em.st.late;
 	res->offcpu_inferred = r->pl.em.st.offcpu_inferred;
@@ -442,6 +452,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
 	po.small_tables = o->small_tables;
+	if (o->small_tables) /* and the process table: tests of its shrinking */
+		pc.limits.max_processes = o->small_tables;
+	po.detach_pause_ms = o->detach_pause_ms;
 	po.quiet = o->quiet;
 	po.select = &o->select;
 	po.ring_bytes = (uint32_t)o->buffer_size;
@@ -718,19 +731,23 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		consumer_sched_stop(&r->drain_sched);
 		r->drain_sched_on = false;
 	}
-	/* detach first: then the rings hold all there will be; drain them to
-	 * empty, with the syscalls the CPUs were in at that moment */
+	/* detach first (the syscall probes before the others) and wait until no
+	 * probe runs: then the rings and the loss counters hold all there will
+	 * be; the last drop check, then the rings drained to empty, with the
+	 * syscalls the CPUs were in at that moment */
 	katra_uprobes_detach(r->up);
-	katra_probes_detach(r->probes);
+	if (katra_probes_detach(r->probes) && !o->quiet)
+		fprintf(stderr, "katra-record: a probe was still running %d ms after the probes "
+			"were detached: its last events may be missing\n", KATRA_DETACH_WAIT_MS);
 	katra_test_delay("KATRA_TEST_SLOW_STOP_MS");
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
 	/* epochs count until the capture ends, the teardown included */
 	if (r->epochs.fifo_fd >= 0)
 		katra_record_read_fifo(&r->epochs, &r->pl, end);
 	katra_record_queue_marks(&r->epochs, &r->pl, end);
+	check_drops(r, end);
 	katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 1);
 	take_inflight(r);
-	check_drops(r, end);
 	rc = finish_trace(r, end, res);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,

@@ -37,7 +37,10 @@ struct katra_record_opts {
 	bool has_max_loss;         /* --max-loss: exit KATRA_EXIT_LOSS when more was lost */
 	double max_loss_pct;
 	bool force_raw_tp;         /* --raw-tp (tests): the raw_tp twins, not tp_btf */
-	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables of N */
+	uint32_t small_tables;     /* --small-tables N (tests): kernel in-flight tables and
+				    * the process table of N */
+	uint32_t detach_pause_ms;  /* --detach-pause MS (tests): a pause after the syscall
+				    * probes are detached, before the others */
 	struct katra_selection select; /* -e; every class by default */
 	bool no_uprobes;           /* --no-uprobes: no Wine / Vulkan layers */
 	uint64_t counter_interval_ns;
@@ -52,7 +55,12 @@ struct katra_record_result {
 	int command_status;        /* wait status of -- COMMAND, -1 if none */
 	uint64_t events;
 	uint64_t epochs, counters;
-	uint64_t dropped;
+	uint64_t dropped;          /* the trace's dropped_events: the sum of the three below */
+	uint64_t events_lost;      /* events known lost (rings full, Reorder, calls not
+				    * written): what --max-loss reads */
+	uint64_t links_lost;       /* causal links lost (a state table full) */
+	uint64_t runs_skipped;     /* probe runs the kernel skipped (each one lost at
+				    * most its events; one for an untraced task none) */
 	uint64_t bytes;
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
@@ -77,7 +85,12 @@ struct katra_record_result {
  * to stderr (prefixed "katra-record: "). */
 int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res);
 
-/* Events lost as a percentage of events that happened (recorded + lost). */
+/* Adds the trace's drops to res's events_lost, links_lost and runs_skipped. */
+struct katra_drop_count;
+void katra_record_split_losses(struct katra_record_result *res, const struct katra_drop_count *drops,
+			       size_t n);
+/* Events known lost as a percentage of events that happened (recorded +
+ * lost); lost links and skipped probe runs are not in it. */
 double katra_record_loss_pct(const struct katra_record_result *res);
 
 /* The summary for people (stderr) and for scripts (--summary-json). */

@@ -103,13 +103,15 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		",\"ring_rss_kib\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
 		",\"live_at_ns\":%" PRIu64
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
-		",\"probes_attached\":%u,\"probes_failed\":%u",
+		",\"probes_attached\":%u,\"probes_failed\":%u"
+		",\"events_lost\":%" PRIu64 ",\"links_lost\":%" PRIu64
+		",\"runs_skipped\":%" PRIu64,
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
 		res->duration_ns, res->late, res->offcpu_inferred, katra_record_loss_pct(res),
 		res->peak_rss_kib, res->ring_rss_kib,
 		res->live_after_ns, res->live_at_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
-		res->probes_failed);
+		res->probes_failed, res->events_lost, res->links_lost, res->runs_skipped);
 	/* null: the drain ran at the normal policy throughout */
 	if (!o->drain_idle)
 		fprintf(f, ",\"drain_boosts\":null");
@@ -149,9 +151,27 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	return 0;
 }
 
+void katra_record_split_losses(struct katra_record_result *res, const struct katra_drop_count *drops,
+			       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct katra_drop_count *d = &drops[i];
+		bool events = d->source == KATRA_DROP_RING_RESERVE || d->source == KATRA_DROP_REORDER ||
+			      (d->source == KATRA_DROP_KERNEL_TABLE &&
+			       d->instance == KATRA_KTABLE_UCALLS);
+
+		if (d->source == KATRA_DROP_PROGRAM_SKIPPED)
+			res->runs_skipped += d->count;
+		else if (events)
+			res->events_lost += d->count;
+		else
+			res->links_lost += d->count;
+	}
+}
+
 double katra_record_loss_pct(const struct katra_record_result *res)
 {
-	uint64_t all = res->events + res->dropped;
+	uint64_t all = res->events + res->events_lost;
 
-	return all ? 100.0 * (double)res->dropped / (double)all : 0.0;
+	return all ? 100.0 * (double)res->events_lost / (double)all : 0.0;
 }

@@ -782,6 +782,7 @@ pub fn records() -> Vec<TraceRecord> {
         (DropSource::IoUringTable, 0, 3),
         (DropSource::Reorder, 0, 4),
         (DropSource::KernelTable, 2, 7),
+        (DropSource::ProgramSkipped, 3, 2),
         (DropSource::RingReserve, 1, 6),
     ];
     for (src, inst, n) in sources.iter() {

@@ -453,7 +453,8 @@ pub struct DropPayload {
 }
 
 unit_enum!(DropSource {
-    0 RingReserve, 1 SpanTable, 2 WakeupTable, 3 IoUringTable, 4 Reorder, 5 KernelTable
+    0 RingReserve, 1 SpanTable, 2 WakeupTable, 3 IoUringTable, 4 Reorder, 5 KernelTable,
+    6 ProgramSkipped
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]

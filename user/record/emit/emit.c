@@ -153,16 +153,35 @@ struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid)
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
 		return NULL;
 	}
-	if (created)
+	if (created) {
 		th->tgid = tgid;
+		emit_count_thread(e, tgid);
+	}
 	e->last_tid = tid;
 	e->last_thread = th;
 	return th;
 }
 
-/* Removing can move other entries (backward shift): forget the cached one. */
+/* A thread entry of process tgid was created. */
+void emit_count_thread(struct emitter *e, uint32_t tgid)
+{
+	bool created;
+	struct proc_state *ps = ktable_upsert(&e->procs, tgid, &created);
+
+	if (ps)
+		ps->threads++;
+}
+
+/* The process table shrinks: a process whose group_dead exit is written and
+ * whose last thread is gone from the thread table has no event to come (a
+ * pid reused later is a new process, named and counted anew). */
 void emit_forget_thread(struct emitter *e, uint32_t tid)
 {
+	struct thread_state *th = ktable_get(&e->threads, tid);
+	struct proc_state *ps = th ? ktable_get(&e->procs, th->tgid) : NULL;
+
+	if (ps && ps->threads && !--ps->threads && ps->group_dead)
+		ktable_remove(&e->procs, th->tgid);
 	ktable_remove(&e->threads, tid);
 	e->last_thread = NULL;
 }

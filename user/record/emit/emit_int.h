@@ -64,6 +64,8 @@ struct async_read {
 struct proc_state {
 	uint64_t image_seq; /* the fork or exec that made its current image */
 	uint32_t origin;    /* enum katra_process_origin */
+	uint32_t threads;   /* its threads in the thread table: the entry goes
+			     * when the last one goes after its group_dead exit */
 	bool has_image;
 	bool counted;
 	bool group_dead;    /* its group_dead TaskExit is written */
@@ -95,6 +97,7 @@ bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid, u
 	       unsigned n);
 struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid);
 void emit_forget_thread(struct emitter *e, uint32_t tid);
+void emit_count_thread(struct emitter *e, uint32_t tgid);
 void emit_note_tracked(struct emitter *e, struct thread_state *th, uint64_t *causes,
 		       unsigned *ncauses);
 void emit_base(struct katra_event *ev, const struct katra_wire_head *h, uint32_t scope,

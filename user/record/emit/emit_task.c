@@ -119,12 +119,7 @@ int emit_fork(struct emitter *e, const struct pending *p)
 	ev.payload.u.task_fork.is_thread = is_thread;
 	fork_seq = e->next_seq;
 	if (f->flags & KATRA_FORK_TRACKED) {
-		struct thread_state *child = emit_thread(e, f->child_tid, f->child_tgid);
-		if (child) {
-			child->tgid = f->child_tgid;
-			child->flags |= TH_FIRST_CAUSE;
-			child->first_cause_seq = fork_seq;
-		}
+		/* the process first: its first thread's entry counts in it */
 		if (!is_thread) {
 			struct proc_state *ps = ktable_upsert(&e->procs, f->child_tgid, &created);
 			if (ps) {
@@ -135,6 +130,12 @@ int emit_fork(struct emitter *e, const struct pending *p)
 			} else {
 				e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
 			}
+		}
+		struct thread_state *child = emit_thread(e, f->child_tid, f->child_tgid);
+		if (child) {
+			child->tgid = f->child_tgid;
+			child->flags |= TH_FIRST_CAUSE;
+			child->first_cause_seq = fork_seq;
 		}
 		th = emit_thread(e, f->head.tid, f->head.tgid); /* the cache moved */
 	}
@@ -186,6 +187,8 @@ static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, ui
 	struct thread_state *th = ktable_upsert(&e->threads, x->head.tid, &created);
 	if (th)
 		*th = moved;
+	if (th && created)
+		emit_count_thread(e, moved.tgid);
 	e->last_thread = NULL;
 	return rc;
 }

@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -139,6 +141,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
 	p->max_tgids = opts->max_tgids;
+	p->detach_pause_ms = opts->detach_pause_ms;
 	p->select = opts->select;
 	if (opts->select && (opts->select->classes & KATRA_SEL_ALL) != KATRA_SEL_ALL) {
 		p->skel->rodata->select_all = false;
@@ -508,6 +511,26 @@ void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drop
 				 : 0;
 }
 
+void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		skipped[k] = 0;
+	for (unsigned k = 0; k < p->nattached && k < n; k++) {
+		const struct probe *pr = NULL;
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		for (unsigned i = 0; i < p->nprobes && !pr; i++)
+			if (p->probes[i].name == p->attached[k])
+				pr = &p->probes[i];
+		if (!pr || !pr->use)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(pr->use), &info, &len))
+			skipped[k] = info.recursion_misses;
+	}
+}
+
 static const struct katra_cpu_slot *slot_of(const struct katra_probes *p, unsigned cpu)
 {
 	return (const struct katra_cpu_slot *)&p->skel->bss->pend_words[cpu * 16];
@@ -547,12 +570,54 @@ int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
 	return (slot->state & KATRA_SLOT_ACTIVE) != 0;
 }
 
-void katra_probes_detach(struct katra_probes *p)
+static void detach_probe(struct probe *pr)
 {
-	for (unsigned i = 0; p && i < p->nprobes; i++) {
-		bpf_link__destroy(p->probes[i].link);
-		p->probes[i].link = NULL;
+	bpf_link__destroy(pr->link);
+	pr->link = NULL;
+}
+
+/* Whether a probe of some CPU is between its busy mark and its idle one. */
+static bool any_cpu_busy(const struct katra_probes *p)
+{
+	for (unsigned i = 0; i < p->nrings; i++)
+		if (__atomic_load_n(&slot_of(p, i)->busy, __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+int katra_probes_detach(struct katra_probes *p)
+{
+	/* the syscall probes first, while the scheduler probes still move the
+	 * slot of a thread that leaves its CPU mid-syscall to `flushed` with its
+	 * Begin (detached first, they let another thread's enter overwrite a
+	 * blocked thread's slot: its Begin vanished).  Exit before enter: an
+	 * exit is then never written without its enter (an enter without its
+	 * exit gets an inferred End); what stays in a slot is taken after */
+	static const char *const first[] = { "sys_exit", "sys_enter" };
+	unsigned i, f, waited_ms = 0;
+
+	if (!p)
+		return 0;
+	for (f = 0; f < sizeof(first) / sizeof(first[0]); f++)
+		for (i = 0; i < p->nprobes; i++)
+			if (p->probes[i].link && !strcmp(p->probes[i].name, first[f]))
+				detach_probe(&p->probes[i]);
+	if (p->detach_pause_ms)
+		usleep(p->detach_pause_ms * 1000u);
+	for (i = 0; i < p->nprobes; i++)
+		detach_probe(&p->probes[i]);
+	/* a program may still run after its link is gone: tracepoint, fexit
+	 * and uprobe programs run inside RCU read sections, and a global
+	 * membarrier waits for a grace period; then no CPU may stay busy (a
+	 * probe between its clock read and its commit) */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) && errno != EINVAL)
+		usleep(10000);
+	while (any_cpu_busy(p)) {
+		if (waited_ms++ == KATRA_DETACH_WAIT_MS)
+			return -ETIMEDOUT;
+		usleep(1000);
 	}
+	return 0;
 }
 
 bool katra_probes_have_attach_cookie(const struct katra_probes *p)

@@ -31,6 +31,8 @@ struct katra_probes_opts {
 	bool quiet;            /* no line per probe not attached (they are in the notes) */
 	const struct katra_selection *select; /* -e; NULL = everything */
 	uint32_t small_tables;  /* tests: the kernel's in-flight tables this small */
+	uint32_t detach_pause_ms; /* tests: a pause between detaching the syscall probes
+				   * and the others (their order is then what counts) */
 	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
 	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
 				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */
@@ -109,6 +111,13 @@ uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, 
 /* Entries the kernel maps refused, by table (KATRA_KTABLE_*), since open. */
 void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drops, unsigned n);
 
+/* Runs of each attached probe's program that the kernel skipped since load
+ * (recursion_misses: the program was already running on that CPU, e.g. a
+ * preempted fexit, or a tracepoint hit again from an interrupt; 5.12+, 0 on
+ * older kernels): skipped[k] for the probe katra_probes_attached() names at
+ * k, k < n; also after katra_probes_detach(). */
+void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, unsigned n);
+
 /* The watermark of ring `cpu`: a time below which every record of that ring
  * is already readable, from its CPU slot (wire.h); `now` is a clock reading
  * taken BEFORE this call, `prev` the ring's previous watermark (kept while a
@@ -121,8 +130,12 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
 				  struct katra_cpu_slot *slot);
 
-/* Detach every probe (nothing more reaches the rings); drain them after. */
-void katra_probes_detach(struct katra_probes *p);
+/* Detach every probe (nothing more reaches the rings), the syscall probes
+ * first, and wait until no probe program is still running; drain the rings
+ * after.  0, or -ETIMEDOUT when a CPU stayed busy for KATRA_DETACH_WAIT_MS
+ * (its last records may then be missing). */
+#define KATRA_DETACH_WAIT_MS 2000
+int katra_probes_detach(struct katra_probes *p);
 /* Whether TaskExit's group_dead is the kernel's own (the last thread, for
  * sure), not read from signal->live. */
 bool katra_probes_exact_group_dead(const struct katra_probes *p);

@@ -42,6 +42,7 @@ struct katra_probes {
 	unsigned nrings;
 	uint32_t ring_bytes;
 	uint32_t max_tgids;
+	uint32_t detach_pause_ms;
 	size_t scan_words;      /* words of the tracked bitmaps scanned (pid_words) */
 	const char *attached[PROBE_MAX];
 	size_t nattached;

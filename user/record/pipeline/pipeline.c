@@ -308,6 +308,17 @@ void pipeline_queue_kernel_drop(struct pipeline *pl, uint64_t key, uint32_t tabl
 	kq_push(pl, &k);
 }
 
+void pipeline_queue_skipped(struct pipeline *pl, uint64_t key, uint32_t probe, uint64_t count)
+{
+	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_PROGRAM_SKIPPED,
+			     .instance = probe, .value = count };
+
+	if (probe >= PIPELINE_SKIPPED_MAX)
+		return;
+	pl->skipped[probe] += count;
+	kq_push(pl, &k);
+}
+
 void pipeline_queue_losses(struct pipeline *pl, uint64_t key)
 {
 	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT; src++) {
@@ -357,6 +368,12 @@ int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_
 			for (uint32_t t = 0; ktable_drops && t < KATRA_KTABLE_COUNT && nd < cap_drops; t++)
 				if (ktable_drops[t])
 					drops[nd++] = (struct katra_drop_count){ src, t, ktable_drops[t] };
+			continue;
+		}
+		if (src == KATRA_DROP_PROGRAM_SKIPPED) {
+			for (uint32_t i = 0; i < PIPELINE_SKIPPED_MAX && nd < cap_drops; i++)
+				if (pl->skipped[i])
+					drops[nd++] = (struct katra_drop_count){ src, i, pl->skipped[i] };
 			continue;
 		}
 		if (pl->em.st.evictions[src])

@@ -34,6 +34,10 @@ struct kq_item {
 	uint32_t name_len;
 };
 
+/* Probes whose skipped runs are counted (DropSource::ProgramSkipped): the
+ * instance is the probe's index in the summary's probes_attached. */
+#define PIPELINE_SKIPPED_MAX 64
+
 struct pipeline {
 	struct order order;
 	struct emitter em;
@@ -44,6 +48,7 @@ struct pipeline {
 	uint64_t bad_records;
 	uint64_t forced;        /* items written before the watermark passed them */
 	uint64_t loss_reported[KATRA_DROP_SOURCE_COUNT]; /* evictions already in Drop events */
+	uint64_t skipped[PIPELINE_SKIPPED_MAX]; /* program runs the kernel skipped, by probe */
 	/* a traced process mapped a file executable (mmap with PROT_EXEC and a
 	 * file identity): the recorder looks for libraries to probe (uprobes.c) */
 	void (*on_exec_map)(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino);
@@ -77,6 +82,10 @@ void pipeline_queue_drop(struct pipeline *pl, uint64_t key, uint32_t ring, uint6
 /* Queues Drop events for what user space lost since the last call (state
  * tables full, reorder). */
 void pipeline_queue_losses(struct pipeline *pl, uint64_t key);
+/* Queues runs of probe `probe`'s program that the kernel skipped (it was
+ * already running on that CPU: DropSource::ProgramSkipped); the summary
+ * holds their totals. */
+void pipeline_queue_skipped(struct pipeline *pl, uint64_t key, uint32_t probe, uint64_t count);
 /* Queues a kernel map's refused entries (DropSource::KernelTable). */
 void pipeline_queue_kernel_drop(struct pipeline *pl, uint64_t key, uint32_t table,
 				uint64_t count);
