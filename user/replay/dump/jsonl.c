@@ -252,6 +252,11 @@ static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx
 		key(f, "process_name");
 		katra_json_string(f, pn->name, pn->len);
 	}
+	const struct kr_procname *tn = c ? kr_procnames_thread(&c->names, e->thread_id) : NULL;
+	if (tn) {
+		key(f, "thread_name");
+		katra_json_string(f, tn->name, tn->len);
+	}
 	kenum(f, "scope", katra_scope_name(e->scope), e->scope);
 	kenum(f, "kind", katra_kind_name(e->kind), e->kind);
 	kenum(f, "phase", katra_phase_name(e->phase), e->phase);
