@@ -10,8 +10,13 @@
  * word is the task pointer with flag bits in its low three bits. */
 static __always_inline bool in_exec(struct task_struct *cur)
 {
-	long owner = BPF_CORE_READ(cur, signal, cred_guard_mutex.owner.counter);
+	long owner;
 
+	/* PREEMPT_RT's mutex is an rt_mutex (no owner word here): its exec
+	 * renames are then written too */
+	if (!bpf_core_field_exists(cur->signal->cred_guard_mutex.owner))
+		return false;
+	owner = BPF_CORE_READ(cur, signal, cred_guard_mutex.owner.counter);
 	return (owner & ~0x07L) == (long)cur;
 }
 

@@ -13,7 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 b=$root/build
 bins=(katra-record katra-replay vm/katra-vmcheck
-	workloads/syscalls workloads/storm workloads/exitstorm workloads/execthread)
+	workloads/syscalls workloads/storm workloads/exitstorm workloads/execthread
+	workloads/threadnames)
 
 busybox=$(command -v busybox || true)
 [[ -n $busybox ]] || {
