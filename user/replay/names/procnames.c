@@ -131,11 +131,10 @@ static void put(FILE *f, const struct kr_procname *n)
 		katra_json_string(f, n->name, n->len);
 }
 
-void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid)
+/* "ID(NAME)", or "ID" when n is NULL */
+static void put_id(FILE *f, uint64_t id, const struct kr_procname *n)
 {
-	const struct kr_procname *n = kr_procnames_get(p, pid);
-
-	kr_u64(f, pid);
+	kr_u64(f, id);
 	if (!n)
 		return;
 	putc('(', f);
@@ -143,16 +142,14 @@ void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid)
 	putc(')', f);
 }
 
+void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid)
+{
+	put_id(f, pid, kr_procnames_get(p, pid));
+}
+
 void kr_put_tid(FILE *f, const struct kr_procnames *p, uint64_t tid)
 {
-	const struct kr_procname *n = kr_procnames_thread(p, tid);
-
-	kr_u64(f, tid);
-	if (!n)
-		return;
-	putc('(', f);
-	put(f, n);
-	putc(')', f);
+	put_id(f, tid, kr_procnames_thread(p, tid));
 }
 
 void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid)
