@@ -22,6 +22,8 @@
  * Derived fields (not in the schema, computed by the dump):
  *   "process_name" after process_id, when a ProcessInfo event has named the
  *     process (windows_image if present, else comm; the latest so far);
+ *   "thread_name" after it, when a TaskRename event has named the thread
+ *     (the latest so far);
  *   "dur_ns" after span_id on every End: End ts_mono_ns - Begin ts_mono_ns,
  *     null when the Begin was not seen;
  *   "syscall" after a Syscall or SyscallReturn payload: the name of its nr
