@@ -501,6 +501,10 @@ static void build_katra(void)
 				(struct katra_opt_str){ true, katra_cstr("C:\\Game\\Game.exe") };
 		e->payload.u.process_info.origin = s;
 	}
+	/* a thread's new name (prctl(PR_SET_NAME)) */
+	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_RENAME, KATRA_PAYLOAD_TASK_RENAME,
+	       KATRA_RES_THREAD, 4243);
+	e->payload.u.task_rename.comm = katra_cstr("render");
 	e = ev(KATRA_SCOPE_KATRA, KATRA_KIND_EPOCH, KATRA_PAYLOAD_NONE, KATRA_RES_NONE, 0);
 	e = ev(KATRA_SCOPE_KATRA, KATRA_KIND_COUNTER, KATRA_PAYLOAD_NONE, KATRA_RES_RING, 0);
 	for (s = 0; s < KATRA_DROP_SOURCE_COUNT; s++) {

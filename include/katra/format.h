@@ -133,6 +133,7 @@ enum katra_event_kind {
 	KATRA_KIND_PROCESS_INFO,
 	KATRA_KIND_NT_SYSCALL,          /* 44: any NT system call (generic span) */
 	KATRA_KIND_WINE_SERVER_REQUESTS, /* 45: a wineserver's request names */
+	KATRA_KIND_TASK_RENAME,         /* 46: a thread's comm changed (prctl, /proc) */
 	KATRA_KIND_COUNT
 };
 
@@ -234,6 +235,7 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_PROCESS_INFO,
 	KATRA_PAYLOAD_NT_SYSCALL,
 	KATRA_PAYLOAD_WINE_SERVER_REQUESTS,
+	KATRA_PAYLOAD_TASK_RENAME,
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -318,6 +320,7 @@ struct katra_payload {
 		struct { struct katra_str comm; struct katra_opt_str exe_path, windows_image; uint32_t origin; } process_info;
 		struct { uint32_t number; struct katra_opt_str name; struct katra_opt_u32 status; } nt_syscall;
 		struct { struct katra_str_vec names; } wine_server_requests;
+		struct { struct katra_str comm; } task_rename;
 	} u;
 };
 

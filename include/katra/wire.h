@@ -46,7 +46,8 @@ enum katra_wire_type {
 	KATRA_EV_URING_COMPLETE = 11, /* struct katra_ev_uring_complete */
 	KATRA_EV_SYSCALL_SHORT = 12, /* struct katra_ev_syscall_short */
 	KATRA_EV_UCALL = 13,        /* struct katra_ev_ucall (uprobes: Wine, Vulkan) */
-	KATRA_EV_TYPE_COUNT = 14,   /* one past the last type: size tables */
+	KATRA_EV_TASK_RENAME = 14,  /* struct katra_ev_task_rename */
+	KATRA_EV_TYPE_COUNT = 15,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -202,6 +203,16 @@ struct katra_ev_exec {
 	__u32 old_tid;
 	__u32 pad;
 	char comm[16]; /* the task name the exec gave it */
+};
+
+/* ---- task_rename (a tracked thread's comm changed, not by an exec): head =
+ * the thread that made the change (current), tid = the renamed thread (the
+ * same, or another thread of its process through /proc/PID/task/TID/comm). */
+struct katra_ev_task_rename {
+	struct katra_wire_head head;
+	__u32 tid;
+	__u32 pad;
+	char comm[16]; /* the new name, NUL-terminated */
 };
 
 /* ---- sched_process_exit (tracked thread): written for every exiting thread;
@@ -438,7 +449,7 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_exit), sizeof(struct katra_ev_page_fault),             \
 		sizeof(struct katra_ev_uring_create), sizeof(struct katra_ev_uring_submit),   \
 		sizeof(struct katra_ev_uring_complete), sizeof(struct katra_ev_syscall_short), \
-		sizeof(struct katra_ev_ucall),                                                \
+		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
 	}
 
 /* Both sides compile these: a layout change cannot go unnoticed. */
@@ -458,6 +469,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_create) == 48, "uring create reco
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_task_rename) == 48, "task rename record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");

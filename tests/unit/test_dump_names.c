@@ -449,3 +449,44 @@ Test(procnames, wineserver_request_names_from_the_latest_table)
 	cr_assert_null(kr_procnames_request(&p, 2));
 	kr_procnames_free(&p);
 }
+
+static struct katra_event rename_ev(uint64_t by, uint64_t tid, const char *comm)
+{
+	struct katra_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.thread_id = by;
+	e.process_id = 10;
+	e.kind = KATRA_KIND_TASK_RENAME;
+	e.resource = (struct katra_resource){ KATRA_RES_THREAD, tid };
+	e.payload.type = KATRA_PAYLOAD_TASK_RENAME;
+	e.payload.u.task_rename.comm = katra_cstr(comm);
+	return e;
+}
+
+/* TaskRename (EventKind 46) names its resource's thread, not the thread that
+ * made the change nor the process; the latest name wins. */
+Test(procnames, a_rename_names_the_renamed_thread_latest_first)
+{
+	struct kr_procnames p;
+	struct katra_event e;
+	char buf[64];
+
+	kr_procnames_init(&p);
+	cr_assert_str_eq(kr_tid_label(&p, 12, buf, sizeof(buf)), "12");
+	e = rename_ev(10, 12, "worker 3");
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_tid_label(&p, 12, buf, sizeof(buf)), "12(\"worker 3\")");
+	cr_assert_str_eq(kr_tid_label(&p, 10, buf, sizeof(buf)), "10");
+	cr_assert_null(kr_procnames_get(&p, 10), "a thread's name is not its process's");
+	e = rename_ev(12, 12, "render");
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_tid_label(&p, 12, buf, sizeof(buf)), "12(render)");
+	cr_assert_str_eq(kr_procnames_thread(&p, 12)->name, "render");
+	e = pinfo(10, "game", NULL);
+	kr_procnames_see(&p, &e);
+	cr_assert_str_eq(kr_procnames_thread_or_process(&p, 11, 10)->name, "game");
+	cr_assert_str_eq(kr_procnames_thread_or_process(&p, 12, 10)->name, "render");
+	cr_assert_null(kr_procnames_thread(NULL, 12));
+	kr_procnames_free(&p);
+}

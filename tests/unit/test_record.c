@@ -339,6 +339,81 @@ Test(emit, fork_exec_uring_and_a_late_event_dropped_not_moved)
 	temp_dir_remove(t.dir);
 }
 
+static struct pending rename_item(uint64_t t, uint32_t by, uint32_t tid, const char *comm)
+{
+	struct pending p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_TASK_RENAME;
+	p.key = START + t;
+	p.u.rn.head = (struct katra_wire_head){ KATRA_EV_TASK_RENAME, 0, TGID, by, START + t };
+	p.u.rn.tid = tid;
+	snprintf(p.u.rn.comm, sizeof(p.u.rn.comm), "%s", comm);
+	return p;
+}
+
+/* A rename is a TaskRename on the renaming thread naming the renamed one;
+ * the main thread's renames the process too (a ProcessInfo citing it). */
+Test(emit, a_rename_names_its_thread_and_the_main_threads_its_process)
+{
+	static const struct {
+		uint32_t kind, tid, res_domain;
+		uint64_t res_id;
+		const char *name;
+	} want[] = {
+		{ KATRA_KIND_TASK_RENAME, 501, KATRA_RES_THREAD, 501, "render" },
+		{ KATRA_KIND_TASK_RENAME, TGID, KATRA_RES_THREAD, 502, "worker 3" },
+		{ KATRA_KIND_TASK_RENAME, TGID, KATRA_RES_THREAD, TGID, "game.exe" },
+		{ KATRA_KIND_PROCESS_INFO, TGID, KATRA_RES_PROCESS, TGID, "game.exe" },
+	};
+	struct katra_reader *r;
+	struct katra_record rec;
+	struct emit_trace t;
+	struct pending p;
+	char msg[256];
+	size_t n = 0;
+
+	emit_trace_open(&t);
+	p = rename_item(10, 501, 501, "render");
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
+	p = rename_item(20, TGID, 502, "worker 3");
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
+	p = rename_item(30, TGID, TGID, "game.exe");
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
+
+	cr_assert_eq(katra_reader_open(&r, t.path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD) {
+		if (rec.type != KATRA_RECORD_EVENT)
+			continue;
+		const struct katra_event *ev = &rec.u.event;
+		cr_assert_lt(n, 4, "only the renames and one ProcessInfo");
+		cr_assert_eq(ev->kind, want[n].kind, "event %zu", n);
+		cr_assert_eq(ev->thread_id, want[n].tid, "event %zu", n);
+		cr_assert_eq(ev->process_id, TGID);
+		cr_assert_eq(ev->phase, KATRA_PHASE_INSTANT);
+		cr_assert_eq(ev->resource.domain, want[n].res_domain, "event %zu", n);
+		cr_assert_eq(ev->resource.id, want[n].res_id, "event %zu", n);
+		const struct katra_str *s = ev->kind == KATRA_KIND_TASK_RENAME ?
+						    &ev->payload.u.task_rename.comm :
+						    &ev->payload.u.process_info.comm;
+		cr_assert_eq(s->len, strlen(want[n].name), "event %zu", n);
+		cr_assert_eq(memcmp(s->ptr, want[n].name, s->len), 0, "event %zu", n);
+		if (ev->kind == KATRA_KIND_PROCESS_INFO) {
+			cr_assert_eq(ev->causes.len, 1);
+			cr_assert_eq(ev->causes.items[0], ev->seq - 1, "cites the rename");
+		} else {
+			cr_assert_eq(ev->scope, KATRA_SCOPE_LINUX);
+		}
+		n++;
+	}
+	katra_reader_close(r);
+	cr_assert_eq(n, 4);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
+}
+
 Test(emit, a_measured_page_fault_is_a_span_with_the_offcpu_inside)
 {
 	struct emit_trace t;

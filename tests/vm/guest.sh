@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The checks that run inside a guest (busybox sh; started by /init).
 #
-# usage: sh /guest.sh SUITE     basic: the syscalls capture (2 vCPUs)
+# usage: sh /guest.sh SUITE     basic: the syscalls and threadnames captures (2 vCPUs)
 #                               scale: storm, exit storm, execthread (16 vCPUs)
 #
 # Each check prints one machine-readable line for the host (tests/vm/run.sh):
@@ -181,6 +181,9 @@ basic)
 	[ -x $WL/i386prog ] && check_i386
 	# page faults the kernel refuses, where fexit measures the others
 	traced refused refused 200 100
+	# renames by prctl and from another thread, a process renamed after
+	# start, an exec that is no rename (the new probe, bpf/task.bpf.c)
+	traced threadnames threadnames
 	;;
 scale)
 	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,

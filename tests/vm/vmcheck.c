@@ -3,10 +3,10 @@
  * Python, and a TCG guest would take minutes to parse a storm's JSONL; this
  * reads the binary trace once, in a streaming pass, through the format
  * library's reader).  The same checks as tests/integration/ktrace.py's
- * syscalls, storm, exitstorm and execthread.
+ * syscalls, storm, exitstorm and execthread, and t_threadnames.sh's renames.
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
- *          CHECK: syscalls | storm | exitstorm | execthread | refused
+ *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames
  *        katra-vmcheck info TRACE
  *        katra-vmcheck rusage OUT CMD ARGS...
  *
@@ -830,6 +830,87 @@ static int check_refused(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- threadnames: one TaskRename per rename, none for an exec ---- */
+
+struct tn_ctx {
+	long long pid, child, tids[4]; /* render, audio, worker, the main thread */
+	unsigned renames, child_renames, named[4];
+	uint64_t main_rename_seq;
+	bool process_renamed;
+	char child_comm[17];
+};
+
+static const char *const tn_names[4] = { "render", "audio", "worker 3", "renamed-main" };
+
+static void tn_event(void *p, const struct katra_event *e)
+{
+	struct tn_ctx *c = p;
+	const struct katra_str *s;
+
+	if (e->kind == KATRA_KIND_PROCESS_INFO && (long long)e->process_id == c->child) {
+		s = &e->payload.u.process_info.comm;
+		snprintf(c->child_comm, sizeof(c->child_comm), "%.*s", (int)s->len, s->ptr);
+	}
+	if (e->kind == KATRA_KIND_PROCESS_INFO && (long long)e->process_id == c->pid &&
+	    c->main_rename_seq && e->seq == c->main_rename_seq + 1 && e->causes.len == 1 &&
+	    e->causes.items[0] == c->main_rename_seq) {
+		s = &e->payload.u.process_info.comm;
+		c->process_renamed = s->len == 12 && !memcmp(s->ptr, "renamed-main", 12);
+	}
+	if (e->kind != KATRA_KIND_TASK_RENAME || e->payload.type != KATRA_PAYLOAD_TASK_RENAME)
+		return;
+	if ((long long)e->process_id == c->child) {
+		c->child_renames++;
+		return;
+	}
+	c->renames++;
+	s = &e->payload.u.task_rename.comm;
+	for (int i = 0; i < 4; i++) {
+		/* the worker is named by the main thread (pthread_setname_np) */
+		long long by = i >= 2 ? c->pid : c->tids[i];
+
+		if ((long long)e->resource.id != c->tids[i] || (long long)e->thread_id != by ||
+		    s->len != strlen(tn_names[i]) || memcmp(s->ptr, tn_names[i], s->len))
+			continue;
+		c->named[i]++;
+		if (i == 3)
+			c->main_rename_seq = e->seq;
+	}
+}
+
+static int check_threadnames(const char *trace, const char *wl)
+{
+	static struct tn_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"worker\":");
+
+	if (!f || !line)
+		die("no threadnames line in %s", wl);
+	c.pid = jnum(line, "pid");
+	c.child = jnum(line, "child");
+	c.tids[0] = jnum(line, "render");
+	c.tids[1] = jnum(line, "audio");
+	c.tids[2] = jnum(line, "worker");
+	c.tids[3] = c.pid;
+	if (read_trace(trace, f, tn_event, &c, true))
+		return 1;
+	print_facts(f);
+	printf("task_renames=%u\nchild_renames=%u\nchild_comm=%s\n", c.renames, c.child_renames,
+	       c.child_comm);
+	for (int i = 0; i < 4; i++)
+		if (c.named[i] != 1)
+			fail("%u TaskRename of tid %lld to \"%s\", expected 1", c.named[i], c.tids[i],
+			     tn_names[i]);
+	if (c.renames != 4)
+		fail("%u TaskRename events in process %lld, expected 4", c.renames, c.pid);
+	if (!c.process_renamed)
+		fail("no ProcessInfo \"renamed-main\" citing the main thread's rename");
+	if (c.child_renames || strcmp(c.child_comm, "true"))
+		fail("the child's exec: %u TaskRename (expected 0), named \"%s\" (expected \"true\")",
+		     c.child_renames, c.child_comm);
+	return failures ? 1 : 0;
+}
+
 /* ---- rusage: run a command, report its peak RSS ---- */
 
 static int run_rusage(const char *out, char **argv)
@@ -863,8 +944,9 @@ static int run_rusage(const char *out, char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *usage = "usage: katra-vmcheck {syscalls|storm|exitstorm|execthread|refused} TRACE "
-			    "WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | rusage OUT CMD ARGS...";
+	const char *usage = "usage: katra-vmcheck {syscalls|storm|exitstorm|execthread|refused|"
+			    "threadnames} TRACE WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | "
+			    "rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
 		return run_rusage(argv[2], argv + 3);
@@ -890,6 +972,8 @@ int main(int argc, char **argv)
 		return check_execthread(argv[2], argv[3]);
 	if (!strcmp(argv[1], "refused"))
 		return check_refused(argv[2], argv[3]);
+	if (!strcmp(argv[1], "threadnames"))
+		return check_threadnames(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }

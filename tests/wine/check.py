@@ -64,8 +64,15 @@ class Names:
         expect(p.get("windows_image") == image, "%s (pid %d): windows_image %r, expected %r"
                % (what, pid, p.get("windows_image"), image))
         if comm is not None:
-            expect(p["comm"].startswith(comm), "%s (pid %d): comm %r, expected %r"
-                   % (what, pid, p["comm"], comm))
+            # the name it goes by: its latest ProcessInfo (a process that
+            # joined while still `wine64` is named again when Wine's loader
+            # renames it after its program)
+            last = self.infos[pid][-1]["payload"]
+            expect(last["comm"].startswith(comm), "%s (pid %d): comm %r, expected %r"
+                   % (what, pid, last["comm"], comm))
+            expect(all(i["payload"]["origin"] == origin for i in self.infos[pid]),
+                   "%s (pid %d): origins %s" % (what, pid,
+                                                [i["payload"]["origin"] for i in self.infos[pid]]))
         if not events:  # blocked all along (a shell in wait4)
             return
         expect(self.counts.get(pid, 0) > 0, "%s (pid %d): no events" % (what, pid))
@@ -102,8 +109,9 @@ def check_session(path, target, members, server, joined, dir, start, after, abse
            % sorted(sess - start - after))
     expect(len(sess) >= 5, "only %d WineSession processes: %s" % (len(sess), sorted(sess)))
     for pid, evs in n.infos.items():
+        # from /proc: those citing nothing (a rename's, an exec's cite it)
         origins = [e["payload"]["origin"] for e in evs if e["payload"]["origin"] in
-                   ("WineSession", "WineJoined", "Target")]
+                   ("WineSession", "WineJoined", "Target") and not e["causes"]]
         expect(len(origins) <= 1, "pid %d named %d times from /proc" % (pid, len(origins)))
     n.expect_absent(pids(absent))
     notes = t.header["notes"]

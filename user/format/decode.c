@@ -453,6 +453,9 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 	case KATRA_PAYLOAD_WINE_SERVER_REQUESTS:
 		p->u.wine_server_requests.names = get_str_vec(d, "WineServerRequestsPayload.names");
 		break;
+	case KATRA_PAYLOAD_TASK_RENAME:
+		p->u.task_rename.comm = get_str(d, "TaskRenamePayload.comm");
+		break;
 	}
 }
 

@@ -251,6 +251,9 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 	case KATRA_PAYLOAD_WINE_SERVER_REQUESTS:
 		put_str_vec(e, p->u.wine_server_requests.names);
 		break;
+	case KATRA_PAYLOAD_TASK_RENAME:
+		put_str(e, p->u.task_rename.comm);
+		break;
 	case KATRA_PAYLOAD_DROP:
 		put_u32(e, p->u.drop.source);
 		put_u32(e, p->u.drop.instance);
@@ -374,6 +377,8 @@ static size_t event_record_bound(const struct katra_event *ev)
 		     (p->u.process_info.exe_path.present ? p->u.process_info.exe_path.value.len : 0) +
 		     (p->u.process_info.windows_image.present ?
 			      p->u.process_info.windows_image.value.len : 0);
+	else if (p->type == KATRA_PAYLOAD_TASK_RENAME)
+		n += p->u.task_rename.comm.len;
 	else if (p->type == KATRA_PAYLOAD_NT_SYSCALL && p->u.nt_syscall.name.present)
 		n += p->u.nt_syscall.name.value.len;
 	else if (p->type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS)

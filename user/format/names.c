@@ -24,7 +24,7 @@ static const char *const kind_names[] = {
 	"NtWait", "NtDelayExecution", "NtMapViewOfSection", "NtAllocateVirtualMemory",
 	"NtCreateUserProcess", "WineServerCall", "WinToUnix", "VulkanQueueSubmit",
 	"VulkanQueuePresent", "VulkanFenceWait", "Epoch", "Counter", "Drop", "ProcessInfo",
-	"NtSyscall", "WineServerRequests",
+	"NtSyscall", "WineServerRequests", "TaskRename",
 };
 static const char *const domain_names[] = {
 	"None", "File", "Futex", "Memory", "Thread", "Process", "IoUring", "Socket",
@@ -46,7 +46,7 @@ static const char *const payload_names[] = {
 	"MemoryRange", "Futex", "Wait", "IoUringEnter", "SocketMsg", "Execve", "Clone",
 	"TaskFork", "TaskExec", "TaskExit", "Switch", "Wakeup", "PageFault", "IoUringSubmit",
 	"IoUringComplete", "IoUringCreate", "NtCall", "WineServerCall", "Vulkan", "Drop",
-	"ProcessInfo", "NtSyscall", "WineServerRequests",
+	"ProcessInfo", "NtSyscall", "WineServerRequests", "TaskRename",
 };
 static const char *const origin_names[] = {
 	"Target", "Command", "Descendant", "Forked", "WineSession", "WineJoined",

@@ -770,6 +770,16 @@ pub fn records() -> Vec<TraceRecord> {
             }),
         ));
     }
+    // A thread's new name (prctl(PR_SET_NAME)).
+    b.push(ev(
+        t1,
+        S::Linux,
+        K::TaskRename,
+        res(D::Thread, 4243),
+        P::TaskRename(TaskRenamePayload {
+            comm: "render".to_string(),
+        }),
+    ));
 
     // Katra-native.
     let ring_res = res(D::Ring, 1);

@@ -147,7 +147,7 @@ unit_enum!(EventKind {
     32 NtMapViewOfSection, 33 NtAllocateVirtualMemory, 34 NtCreateUserProcess,
     35 WineServerCall, 36 WinToUnix, 37 VulkanQueueSubmit, 38 VulkanQueuePresent,
     39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo, 44 NtSyscall,
-    45 WineServerRequests
+    45 WineServerRequests, 46 TaskRename
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +193,7 @@ pub enum Payload {
     ProcessInfo(ProcessInfoPayload),
     NtSyscall(NtSyscallPayload),
     WineServerRequests(WineServerRequestsPayload),
+    TaskRename(TaskRenamePayload),
 }
 
 impl Payload {
@@ -227,6 +228,7 @@ impl Payload {
         "ProcessInfo",
         "NtSyscall",
         "WineServerRequests",
+        "TaskRename",
     ];
 
     pub fn index(&self) -> u32 {
@@ -262,6 +264,7 @@ impl Payload {
             ProcessInfo(_) => 27,
             NtSyscall(_) => 28,
             WineServerRequests(_) => 29,
+            TaskRename(_) => 30,
         }
     }
 
@@ -475,6 +478,11 @@ pub struct NtSyscallPayload {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct WineServerRequestsPayload {
     pub names: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct TaskRenamePayload {
+    pub comm: String,
 }
 
 unit_enum!(ProcessOrigin {

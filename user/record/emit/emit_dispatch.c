@@ -38,6 +38,8 @@ int emit_pending(struct emitter *e, const struct pending *p)
 		return emit_uring(e, p);
 	case PEND_UCALL:
 		return emit_ucall(e, p);
+	case PEND_TASK_RENAME:
+		return emit_task_rename(e, p);
 	}
 	return -EINVAL;
 }

@@ -117,6 +117,7 @@ int emit_waking(struct emitter *e, const struct pending *p);
 int emit_fork(struct emitter *e, const struct pending *p);
 int emit_exec(struct emitter *e, const struct pending *p);
 int emit_exit(struct emitter *e, const struct pending *p);
+int emit_task_rename(struct emitter *e, const struct pending *p);
 int emit_page_fault(struct emitter *e, const struct pending *p);
 int emit_uring(struct emitter *e, const struct pending *p);
 /* Wine and Vulkan calls (uprobes): emit_wine.c */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Process lifecycle: fork, exec, exit, and the ProcessInfo that names each
- * traced process (at start, on a followed fork, after each exec). */
+/* Process lifecycle: fork, exec, exit, renames, and the ProcessInfo that
+ * names each traced process (at start, on a followed fork, after each exec,
+ * when its main thread is renamed). */
 #include <string.h>
 
 #include "emit_int.h"
@@ -296,4 +297,48 @@ int emit_exit(struct emitter *e, const struct pending *p)
 			e->on_process_exit(e->cb_ctx, x->head.tgid);
 	}
 	return rc;
+}
+
+/* A thread's new name: a TaskRename on the thread that renamed it; when the
+ * main thread is renamed, the process is too: a ProcessInfo citing it (Wine's
+ * loader names a process after its program this way, after it started). */
+int emit_task_rename(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_task_rename *r = &p->u.rn;
+	struct thread_state *th = emit_thread(e, r->head.tid, r->head.tgid);
+	size_t len = comm_len(r->comm, sizeof(r->comm));
+	struct katra_event ev;
+	uint64_t causes[1], rename_seq;
+	unsigned n = 0;
+	char clean[64];
+	int rc;
+
+	if (emit_late(e, th, r->head.tid, p->key, 1))
+		return 0;
+	rc = emit_running(e, th, r->head.tid, p->key);
+	if (rc)
+		return rc;
+	emit_base(&ev, &r->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_RENAME, KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.resource = (struct katra_resource){ KATRA_RES_THREAD, r->tid };
+	ev.payload.type = KATRA_PAYLOAD_TASK_RENAME;
+	ev.payload.u.task_rename.comm =
+		(struct katra_str){ clean, katra_utf8_sanitize(r->comm, len, clean, sizeof(clean)) };
+	rename_seq = e->next_seq;
+	rc = emit_write(e, &ev, p->key, th);
+	if (rc || r->tid != r->head.tgid)
+		return rc;
+	/* another thread may have renamed the main one (/proc/PID/task/TID/comm) */
+	struct thread_state *main_th = r->head.tid == r->tid ? th : ktable_get(&e->threads, r->tid);
+	if (main_th != th && emit_late(e, main_th, r->tid, p->key, 1))
+		return 0;
+	struct proc_state *ps = ktable_get(&e->procs, r->head.tgid);
+	uint32_t origin = ps ? ps->origin : KATRA_ORIGIN_FORKED;
+	/* a Wine program's name, from its command line (read again: its latest) */
+	char image[128];
+	bool has_image = e->windows_image &&
+			 !e->windows_image(e->names_ctx, r->head.tgid, image, sizeof(image));
+	return write_process_info(e, p->key, r->head.tgid, origin, r->comm, len, NULL, 0,
+				  has_image ? image : NULL, main_th, rename_seq);
 }

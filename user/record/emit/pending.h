@@ -27,6 +27,7 @@ enum pend_kind {
 	PEND_URING_SUBMIT,
 	PEND_URING_COMPLETE,
 	PEND_UCALL,           /* u.ucl, a uprobed call's ENTER or EXIT (emit_wine.c) */
+	PEND_TASK_RENAME,     /* u.rn, a thread's new name */
 };
 
 struct pending {
@@ -46,6 +47,7 @@ struct pending {
 		struct katra_ev_uring_submit us;
 		struct katra_ev_uring_complete ucp;
 		struct katra_ev_ucall ucl;
+		struct katra_ev_task_rename rn;
 	} u;
 };
 

@@ -389,6 +389,7 @@ static const struct {
 	{ "faults", { "page_fault_user" } },
 	{ "fault-durations", { "handle_mm_fault" } },
 	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
+	{ "names", { "task_rename" } },
 	/* io_uring_submit_sqe stands in for submit_req on older kernels: not a layer */
 };
 

@@ -278,6 +278,9 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		/* ENTER and EXIT are each written when they happen: key = head.ts */
 		push(r, ring, PEND_UCALL, h->ts, data, sizeof(struct katra_ev_ucall));
 		break;
+	case KATRA_EV_TASK_RENAME:
+		push(r, ring, PEND_TASK_RENAME, h->ts, data, sizeof(struct katra_ev_task_rename));
+		break;
 	}
 	return 0;
 }

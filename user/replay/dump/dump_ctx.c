@@ -27,7 +27,8 @@ void kr_dump_ctx_see(struct kr_dump_ctx *c, const struct katra_record *rec)
 	if (rec->type != KATRA_RECORD_EVENT)
 		return;
 	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO ||
-	    e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS)
+	    e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS ||
+	    e->payload.type == KATRA_PAYLOAD_TASK_RENAME)
 		kr_procnames_see(&c->names, e);
 	if (!e->span_id.present)
 		return;

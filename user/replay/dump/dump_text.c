@@ -196,7 +196,7 @@ static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx
 	kr_s(f, " pid=");
 	kr_put_pid(f, names, e->process_id);
 	kr_s(f, " tid=");
-	kr_u64(f, e->thread_id);
+	kr_put_tid(f, names, e->thread_id);
 	putc(' ', f);
 	name(f, katra_scope_name(e->scope), e->scope);
 	putc(' ', f);

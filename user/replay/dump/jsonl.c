@@ -22,6 +22,8 @@
  * Derived fields (not in the schema, computed by the dump):
  *   "process_name" after process_id, when a ProcessInfo event has named the
  *     process (windows_image if present, else comm; the latest so far);
+ *   "thread_name" after it, when a TaskRename event has named the thread
+ *     (the latest so far);
  *   "dur_ns" after span_id on every End: End ts_mono_ns - Begin ts_mono_ns,
  *     null when the Begin was not seen;
  *   "syscall" after a Syscall or SyscallReturn payload: the name of its nr
@@ -251,6 +253,11 @@ static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx
 	if (pn) {
 		key(f, "process_name");
 		katra_json_string(f, pn->name, pn->len);
+	}
+	const struct kr_procname *tn = c ? kr_procnames_thread(&c->names, e->thread_id) : NULL;
+	if (tn) {
+		key(f, "thread_name");
+		katra_json_string(f, tn->name, tn->len);
 	}
 	kenum(f, "scope", katra_scope_name(e->scope), e->scope);
 	kenum(f, "kind", katra_kind_name(e->kind), e->kind);

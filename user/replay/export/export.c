@@ -127,7 +127,7 @@ static void event(struct kx_state *s, const struct katra_event *e)
 	kx_seen_put(s, e, shown);
 	if (!mine)
 		return;
-	if (shown || e->kind == KATRA_KIND_PROCESS_INFO)
+	if (shown || e->kind == KATRA_KIND_PROCESS_INFO || e->kind == KATRA_KIND_TASK_RENAME)
 		kx_emit_names(s, e);
 	if (span && e->phase == KATRA_PHASE_BEGIN) {
 		kx_span_open(s, e);

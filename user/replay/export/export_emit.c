@@ -226,13 +226,24 @@ void kx_emit_names(struct kx_state *s, const struct katra_event *e)
 
 	if (e->kind == KATRA_KIND_PROCESS_INFO && e->payload.type == KATRA_PAYLOAD_PROCESS_INFO) {
 		const struct katra_str *comm = &e->payload.u.process_info.comm;
+		const struct katra_str *name = e->payload.u.process_info.windows_image.present ?
+						       &e->payload.u.process_info.windows_image.value :
+						       comm;
 
 		slot = kr_idmap_get(&s->named, e->process_id, NAMED_PROCESS, &created);
 		if (slot)
 			slot->v1 = NAME_INFO;
-		/* the last name a viewer reads for a pid wins: after an exec, the new one */
-		name_meta(s, e->process_id, e->process_id, "process_name", comm->ptr, comm->len);
+		/* the last name a viewer reads for a pid wins: after an exec or a
+		 * rename, the new one (the name dump and stats give it) */
+		name_meta(s, e->process_id, e->process_id, "process_name", name->ptr, name->len);
 		name_meta(s, e->process_id, e->process_id, "thread_name", comm->ptr, comm->len);
+		return;
+	}
+	if (e->kind == KATRA_KIND_TASK_RENAME && e->payload.type == KATRA_PAYLOAD_TASK_RENAME &&
+	    e->resource.domain == KATRA_RES_THREAD) {
+		const struct katra_str *comm = &e->payload.u.task_rename.comm;
+
+		name_meta(s, e->process_id, e->resource.id, "thread_name", comm->ptr, comm->len);
 		return;
 	}
 	slot = kr_idmap_get(&s->named, e->process_id, NAMED_PROCESS, &created);

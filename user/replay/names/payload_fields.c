@@ -105,6 +105,9 @@ static const struct kr_field f_nt_syscall[] = {
 static const struct kr_field f_wine_server_requests[] = {
 	F(wine_server_requests, names, KR_STR_VEC),
 };
+static const struct kr_field f_task_rename[] = {
+	F(task_rename, comm, KR_STR),
+};
 
 #define D(arr) { arr, sizeof(arr) / sizeof(arr[0]) }
 
@@ -140,6 +143,7 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_DROP] = D(f_drop),
 	[KATRA_PAYLOAD_NT_SYSCALL] = D(f_nt_syscall),
 	[KATRA_PAYLOAD_WINE_SERVER_REQUESTS] = D(f_wine_server_requests),
+	[KATRA_PAYLOAD_TASK_RENAME] = D(f_task_rename),
 };
 
 const struct kr_payload_desc *kr_payload_desc(uint32_t type)

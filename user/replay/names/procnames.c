@@ -11,6 +11,8 @@ void kr_procnames_init(struct kr_procnames *p)
 {
 	kr_xmap_init(&p->map, sizeof(uint64_t), sizeof(struct kr_procname),
 		     KR_MAX_NAMED_PROCESSES);
+	kr_xmap_init(&p->threads, sizeof(uint64_t), sizeof(struct kr_procname),
+		     KR_MAX_NAMED_PROCESSES);
 	p->requests = NULL;
 	p->nrequests = 0;
 }
@@ -27,6 +29,7 @@ static void free_requests(struct kr_procnames *p)
 void kr_procnames_free(struct kr_procnames *p)
 {
 	kr_xmap_free(&p->map);
+	kr_xmap_free(&p->threads);
 	free_requests(p);
 }
 
@@ -51,15 +54,30 @@ const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request)
 	return p->requests[request];
 }
 
+static void set_name(struct kr_procname *n, const struct katra_str *s, uint32_t origin)
+{
+	n->len = s->len < KR_PROCNAME_MAX ? (uint32_t)s->len : KR_PROCNAME_MAX;
+	if (n->len)
+		memcpy(n->name, s->ptr, n->len);
+	n->name[n->len] = 0;
+	n->origin = origin;
+}
+
 void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e)
 {
 	const struct katra_str *s;
 	struct kr_procname *n;
-	uint64_t pid = e->process_id;
+	uint64_t pid = e->process_id, tid = e->resource.id;
 	bool created;
 
 	if (e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS) {
 		see_requests(p, &e->payload.u.wine_server_requests.names);
+		return;
+	}
+	if (e->payload.type == KATRA_PAYLOAD_TASK_RENAME && e->resource.domain == KATRA_RES_THREAD) {
+		n = kr_xmap_get(&p->threads, &tid, &created);
+		if (n) /* else the table is full: this tid stays unnamed */
+			set_name(n, &e->payload.u.task_rename.comm, 0);
 		return;
 	}
 	if (e->payload.type != KATRA_PAYLOAD_PROCESS_INFO)
@@ -70,10 +88,20 @@ void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e)
 	n = kr_xmap_get(&p->map, &pid, &created);
 	if (!n)
 		return; /* table full: this pid stays unnamed */
-	n->len = s->len < KR_PROCNAME_MAX ? (uint32_t)s->len : KR_PROCNAME_MAX;
-	if (n->len)
-		memcpy(n->name, s->ptr, n->len);
-	n->origin = e->payload.u.process_info.origin;
+	set_name(n, s, e->payload.u.process_info.origin);
+}
+
+const struct kr_procname *kr_procnames_thread(const struct kr_procnames *p, uint64_t tid)
+{
+	return p ? kr_xmap_find(&p->threads, &tid) : NULL;
+}
+
+const struct kr_procname *kr_procnames_thread_or_process(const struct kr_procnames *p,
+							 uint64_t tid, uint64_t pid)
+{
+	const struct kr_procname *n = kr_procnames_thread(p, tid);
+
+	return n ? n : kr_procnames_get(p, pid);
 }
 
 const struct kr_procname *kr_procnames_get(const struct kr_procnames *p, uint64_t pid)
@@ -103,16 +131,25 @@ static void put(FILE *f, const struct kr_procname *n)
 		katra_json_string(f, n->name, n->len);
 }
 
-void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid)
+/* "ID(NAME)", or "ID" when n is NULL */
+static void put_id(FILE *f, uint64_t id, const struct kr_procname *n)
 {
-	const struct kr_procname *n = kr_procnames_get(p, pid);
-
-	kr_u64(f, pid);
+	kr_u64(f, id);
 	if (!n)
 		return;
 	putc('(', f);
 	put(f, n);
 	putc(')', f);
+}
+
+void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid)
+{
+	put_id(f, pid, kr_procnames_get(p, pid));
+}
+
+void kr_put_tid(FILE *f, const struct kr_procnames *p, uint64_t tid)
+{
+	put_id(f, tid, kr_procnames_thread(p, tid));
 }
 
 void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid)
@@ -125,7 +162,8 @@ void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid)
 		putc('-', f);
 }
 
-const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, size_t cap)
+static const char *label(const struct kr_procnames *p, uint64_t id, bool thread, char *buf,
+			 size_t cap)
 {
 	FILE *f = fmemopen(buf, cap, "w");
 
@@ -133,8 +171,21 @@ const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, 
 	if (!f)
 		return buf;
 	setvbuf(f, NULL, _IONBF, 0);
-	kr_put_pid(f, p, pid);
+	if (thread)
+		kr_put_tid(f, p, id);
+	else
+		kr_put_pid(f, p, id);
 	fclose(f);
 	buf[cap - 1] = 0;
 	return buf;
+}
+
+const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, size_t cap)
+{
+	return label(p, pid, false, buf, cap);
+}
+
+const char *kr_tid_label(const struct kr_procnames *p, uint64_t tid, char *buf, size_t cap)
+{
+	return label(p, tid, true, buf, cap);
 }

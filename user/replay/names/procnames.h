@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Process names from the trace's ProcessInfo events (EventKind 43): pid ->
- * the latest name seen, windows_image when present, else comm.  Bounded
- * (KR_MAX_NAMED_PROCESSES pids, names cut at KR_PROCNAME_MAX bytes), fed one
- * event at a time: a streaming dump shows the name known so far, stats the
- * names known by the end. */
+ * the latest name seen, windows_image when present, else comm; and thread
+ * names from its TaskRename events (EventKind 46): tid -> the latest name
+ * given to that thread.  Bounded (KR_MAX_NAMED_PROCESSES pids and as many
+ * tids, names cut at KR_PROCNAME_MAX bytes), fed one event at a time: a
+ * streaming dump shows the name known so far, stats the names known by the
+ * end. */
 #ifndef KATRA_REPLAY_PROCNAMES_H
 #define KATRA_REPLAY_PROCNAMES_H
 
@@ -21,6 +23,7 @@
 
 struct kr_procnames {
 	struct kr_xmap map; /* pid -> struct kr_procname */
+	struct kr_xmap threads; /* tid -> struct kr_procname (origin unused) */
 	/* the wineserver request names of the latest WineServerRequests event
 	 * (EventKind 45): requests[i] names request i (NULL when none) */
 	char **requests;
@@ -30,19 +33,27 @@ struct kr_procnames {
 struct kr_procname {
 	uint32_t len; /* bytes in name */
 	uint32_t origin; /* enum katra_process_origin */
-	char name[KR_PROCNAME_MAX];
+	char name[KR_PROCNAME_MAX + 1]; /* NUL-terminated */
 };
 
 void kr_procnames_init(struct kr_procnames *p);
 void kr_procnames_free(struct kr_procnames *p);
-/* Takes the name from a ProcessInfo event and the request names from a
- * WineServerRequests event; ignores every other event. */
+/* Takes the name from a ProcessInfo event, a thread's from a TaskRename and
+ * the request names from a WineServerRequests event; ignores every other
+ * event. */
 void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e);
 /* The name of wineserver request `request` from the latest table seen, or
  * NULL (p may be NULL). */
 const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request);
 /* The name of pid, or NULL (p may be NULL). */
 const struct kr_procname *kr_procnames_get(const struct kr_procnames *p, uint64_t pid);
+/* The latest name given to thread tid (a TaskRename), or NULL when it was
+ * never renamed (p may be NULL). */
+const struct kr_procname *kr_procnames_thread(const struct kr_procnames *p, uint64_t tid);
+/* The name thread tid goes by: its own (kr_procnames_thread), else its
+ * process's, or NULL. */
+const struct kr_procname *kr_procnames_thread_or_process(const struct kr_procnames *p,
+							 uint64_t tid, uint64_t pid);
 
 /* Text forms.  A name made only of letters, digits and "._+-:~@#%=,/" is
  * written bare, anything else JSON-quoted, so a line still splits on spaces:
@@ -51,7 +62,11 @@ const struct kr_procname *kr_procnames_get(const struct kr_procnames *p, uint64_
  *   kr_put_name: "tar", "\"Game Launcher.exe\"", or "-". */
 void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid);
 void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid);
+/*   kr_put_tid:  "1235(render)" for a renamed thread, else "1235". */
+void kr_put_tid(FILE *f, const struct kr_procnames *p, uint64_t tid);
 /* kr_put_pid's text in buf (cut to cap - 1 bytes); returns buf. */
 const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, size_t cap);
+/* kr_put_tid's text in buf (cut to cap - 1 bytes); returns buf. */
+const char *kr_tid_label(const struct kr_procnames *p, uint64_t tid, char *buf, size_t cap);
 
 #endif

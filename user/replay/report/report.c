@@ -41,7 +41,7 @@ int kr_report_new(struct kr_report **out, const struct katra_header *h,
 	}
 	kr_idmap_init(&rp->thread_map, KR_REPORT_MAX_THREADS);
 	kr_idmap_init(&rp->procs, KR_REPORT_MAX_THREADS);
-	kr_idmap_init(&rp->comm_map, KR_MAX_COMMS);
+	kr_procnames_init(&rp->names);
 	kr_idmap_init(&rp->path_map, KR_MAX_PATHS);
 	kr_idmap_init(&rp->pending, KR_REPORT_MAX_PENDING);
 	kr_acc_init(&rp->whole, 0);
@@ -55,7 +55,7 @@ void kr_report_free(struct kr_report *rp)
 		return;
 	kr_idmap_free(&rp->thread_map);
 	kr_idmap_free(&rp->procs);
-	kr_idmap_free(&rp->comm_map);
+	kr_procnames_free(&rp->names);
 	kr_idmap_free(&rp->path_map);
 	kr_idmap_free(&rp->pending);
 	kr_acc_free(&rp->whole);
@@ -63,7 +63,6 @@ void kr_report_free(struct kr_report *rp)
 	kr_index_free(&rp->index);
 	kr_timeline_free(rp->tl);
 	free(rp->threads);
-	free(rp->comms);
 	free(rp->paths);
 	free(rp);
 }
@@ -332,25 +331,9 @@ static void remember_names(struct kr_report *rp, const struct katra_event *e)
 	struct kr_idmap_slot *s;
 	bool created;
 
-	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO) {
-		struct katra_str c = e->payload.u.process_info.comm;
-
-		s = kr_idmap_get(&rp->comm_map, e->process_id, 0, &created);
-		if (!s)
-			return;
-		if (created) {
-			void *p = realloc(rp->comms, (rp->ncomms + 1) * sizeof(*rp->comms));
-			if (!p) {
-				kr_idmap_remove(&rp->comm_map, s);
-				return;
-			}
-			rp->comms = p;
-			s->v1 = rp->ncomms++;
-		}
-		size_t n = c.len < 16 ? (size_t)c.len : 16;
-		memset(rp->comms[s->v1], 0, 17);
-		if (n)
-			memcpy(rp->comms[s->v1], c.ptr, n);
+	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO ||
+	    e->payload.type == KATRA_PAYLOAD_TASK_RENAME) {
+		kr_procnames_see(&rp->names, e);
 		return;
 	}
 	if (e->payload.type == KATRA_PAYLOAD_FILE_OPEN && e->payload.u.file_open.path.present &&
@@ -764,9 +747,16 @@ uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid)
 
 const char *kr_report_comm(const struct kr_report *rp, uint64_t pid)
 {
-	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->comm_map, pid, 0);
+	const struct kr_procname *n = kr_procnames_get(&rp->names, pid);
 
-	return s ? rp->comms[s->v1] : NULL;
+	return n ? n->name : NULL;
+}
+
+const char *kr_report_thread_name(const struct kr_report *rp, uint64_t tid)
+{
+	const struct kr_procname *n = kr_procnames_thread(&rp->names, tid);
+
+	return n ? n->name : NULL;
 }
 
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)

@@ -184,8 +184,11 @@ struct kr_report_facts {
 void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f);
 /* The process of a thread seen in the trace, 0 when unknown. */
 uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid);
-/* The command name of a process (from ProcessInfo), or NULL. */
+/* The name of a process (its latest ProcessInfo: the Windows image, else
+ * comm), or NULL. */
 const char *kr_report_comm(const struct kr_report *rp, uint64_t pid);
+/* The latest name given to a thread (TaskRename), or NULL. */
+const char *kr_report_thread_name(const struct kr_report *rp, uint64_t tid);
 /* The path of a file id (only with --paths captures), or NULL. */
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id);
 

@@ -6,10 +6,10 @@
 #define KATRA_REPLAY_REPORT_INT_H
 
 #include "report.h"
+#include "replay/names/procnames.h"
 
 #define KR_NO_NODE UINT64_MAX
 #define KR_SPAN_DEPTH 4
-#define KR_MAX_COMMS 4096
 #define KR_MAX_PATHS 4096
 #define KR_PATH_LEN_MAX 256
 
@@ -111,9 +111,7 @@ struct kr_report {
 	uint64_t threads_dropped;
 	struct kr_idmap procs;      /* (pid, 0) -> seen */
 	/* names */
-	struct kr_idmap comm_map;   /* (pid, 0) -> comm index */
-	char (*comms)[17];
-	uint32_t ncomms;
+	struct kr_procnames names;  /* processes' and threads' latest names */
 	struct kr_idmap path_map;   /* (file id, 0) -> path index */
 	char (*paths)[KR_PATH_LEN_MAX];
 	uint32_t npaths;

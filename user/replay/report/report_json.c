@@ -90,6 +90,12 @@ static void jthread(FILE *f, const struct kr_report *rp, const struct kr_window 
 		jstr(f, comm);
 	else
 		fputs("null", f);
+	const char *tname = kr_report_thread_name(rp, t->tid);
+	fputs(",\"thread_name\":", f);
+	if (tname)
+		jstr(f, tname);
+	else
+		fputs("null", f);
 	jkey(f, "alive_ns", t->alive_ns, true);
 	jkey(f, "on_cpu_ns", t->on_cpu_ns, true);
 	jkey(f, "off_cpu_ns", t->off_cpu_ns, true);

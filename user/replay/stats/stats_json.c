@@ -92,10 +92,17 @@ static void tasks(FILE *f, const struct kr_stats *s, bool *first)
 	v = kr_idmap_sorted(&s->threads, &n, by_id);
 	key(f, first, "threads");
 	putc('[', f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s{\"process_id\":%llu,\"thread_id\":%llu,\"events\":%llu}",
-			i ? "," : "", (unsigned long long)v[i].k1, (unsigned long long)v[i].k2,
-			(unsigned long long)v[i].v1);
+	for (size_t i = 0; i < n; i++) {
+		const struct kr_procname *tn = kr_procnames_thread(&s->names, v[i].k2);
+
+		fprintf(f, "%s{\"process_id\":%llu,\"thread_id\":%llu,\"name\":", i ? "," : "",
+			(unsigned long long)v[i].k1, (unsigned long long)v[i].k2);
+		if (tn)
+			katra_json_string(f, tn->name, tn->len);
+		else
+			kr_s(f, "null");
+		fprintf(f, ",\"events\":%llu}", (unsigned long long)v[i].v1);
+	}
 	putc(']', f);
 	free(v);
 	ku64(f, first, "untracked_thread_events", s->untracked_events);

@@ -104,10 +104,14 @@ static void tasks(FILE *f, const struct kr_stats *s)
 
 	v = kr_idmap_sorted(&s->threads, &n, by_events_desc);
 	fprintf(f, "\n%-26s %-24s %12s\n", "thread", "process", "events");
-	for (size_t i = 0; i < n && i < TOP_THREADS; i++)
-		fprintf(f, "  %-24llu %-24s %12llu\n", (unsigned long long)v[i].k2,
+	for (size_t i = 0; i < n && i < TOP_THREADS; i++) {
+		char tlabel[96];
+
+		fprintf(f, "  %-24s %-24s %12llu\n",
+			kr_tid_label(&s->names, v[i].k2, tlabel, sizeof(tlabel)),
 			kr_pid_label(&s->names, v[i].k1, label, sizeof(label)),
 			(unsigned long long)v[i].v1);
+	}
 	if (n > TOP_THREADS)
 		fprintf(f, "  ... %zu more threads (stats --json lists all)\n", n - TOP_THREADS);
 	if (s->untracked_events)
