@@ -183,7 +183,7 @@ static const char tiny_expected[] =
 "],\"otherData\":{\"source\":\"katra-replay export\",\"trace\":\"tiny.ktrc\",\"workload\":\"sample\","
 "\"tool_version\":\"katra-sample 0.1.0\",\"start_wall_ns\":\"1700000000000000000\",\"spans\":4,"
 "\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"spans_unfinished\":1,"
-"\"span_table_full\":0,\"unmatched_ends\":0}}\n";
+"\"span_table_full\":0,\"unmatched_ends\":0,\"events_after_exit\":0}}\n";
 
 Test(export_tiny, exact_output)
 {

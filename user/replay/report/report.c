@@ -26,11 +26,11 @@ int kr_report_new(struct kr_report **out, const struct katra_header *h,
 	struct kr_report *rp = calloc(1, sizeof(*rp));
 	int rc;
 
-	(void)h;
 	*out = NULL;
 	if (!rp)
 		return -ENOMEM;
 	rp->o = *o;
+	rp->header_cpus = h ? h->host.cpu_count : 0;
 	rc = kr_index_init(&rp->index, o->index_cap ? o->index_cap : KR_REPORT_INDEX_CAP);
 	if (!rc && o->timeline)
 		rc = kr_timeline_new(&rp->tl);
@@ -41,7 +41,7 @@ int kr_report_new(struct kr_report **out, const struct katra_header *h,
 	}
 	kr_idmap_init(&rp->thread_map, KR_REPORT_MAX_THREADS);
 	kr_idmap_init(&rp->procs, KR_REPORT_MAX_THREADS);
-	kr_idmap_init(&rp->comm_map, KR_MAX_COMMS);
+	kr_procnames_init(&rp->names);
 	kr_idmap_init(&rp->path_map, KR_MAX_PATHS);
 	kr_idmap_init(&rp->pending, KR_REPORT_MAX_PENDING);
 	kr_acc_init(&rp->whole, 0);
@@ -55,7 +55,7 @@ void kr_report_free(struct kr_report *rp)
 		return;
 	kr_idmap_free(&rp->thread_map);
 	kr_idmap_free(&rp->procs);
-	kr_idmap_free(&rp->comm_map);
+	kr_procnames_free(&rp->names);
 	kr_idmap_free(&rp->path_map);
 	kr_idmap_free(&rp->pending);
 	kr_acc_free(&rp->whole);
@@ -63,7 +63,6 @@ void kr_report_free(struct kr_report *rp)
 	kr_index_free(&rp->index);
 	kr_timeline_free(rp->tl);
 	free(rp->threads);
-	free(rp->comms);
 	free(rp->paths);
 	free(rp);
 }
@@ -169,6 +168,14 @@ static uint64_t add_node(struct kr_report *rp, uint32_t t, uint8_t type,
 
 /* ---- windows ---- */
 
+/* Whether e may end the critical path (--tid, --pid). */
+static bool path_end_candidate(const struct kr_report *rp, const struct katra_event *e)
+{
+	if (rp->o.path_tid)
+		return e->thread_id == rp->o.path_tid;
+	return !rp->o.path_pid || e->process_id == rp->o.path_pid;
+}
+
 static void windows_last_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
 {
 	struct kr_acc *accs[2] = { &rp->whole, rp->in_epoch ? &rp->epoch : NULL };
@@ -181,6 +188,15 @@ static void windows_last_event(struct kr_report *rp, uint32_t t, const struct ka
 		accs[i]->last_ns = e->ts_mono_ns;
 		accs[i]->last_thread = t;
 	}
+}
+
+static int both_unknown(struct kr_report *rp, uint32_t t, uint64_t from, uint64_t to)
+{
+	int rc = kr_acc_unknown(&rp->whole, rp, t, from, to);
+
+	if (!rc && rp->in_epoch)
+		rc = kr_acc_unknown(&rp->epoch, rp, t, from, to);
+	return rc;
 }
 
 static int both_off(struct kr_report *rp, uint32_t t, uint8_t cls, uint16_t kind, uint8_t dom,
@@ -242,9 +258,11 @@ static int close_open(struct kr_report *rp, struct kr_acc *a, uint64_t end)
 	for (uint32_t t = 0; t < rp->nthreads && !rc; t++) {
 		const struct kr_thread *th = &rp->threads[t];
 
-		if (!th->seen)
-			continue;
-		if (th->off_open)
+		if (!th->seen || th->exited)
+			continue; /* a dead thread's time ended at its exit */
+		if (!th->switched)
+			rc = kr_acc_unknown(a, rp, t, th->born_ns, end);
+		if (th->off_open && !rc)
 			rc = kr_acc_off(a, rp, t, th->off_cls, th->off_kind, th->off_dom, th->off_res,
 					th->off_res_pid, KR_WAKER_PENDING, th->off_begin_ns, end, 0);
 		for (int i = 0; i < th->nspans && !rc; i++)
@@ -272,6 +290,8 @@ static int emit_window(struct kr_report *rp, struct kr_acc *a, uint64_t end, boo
 		w.epoch_kind = rp->epoch_kind;
 		memcpy(w.name, rp->epoch_name, sizeof(w.name));
 	}
+	if (!rc && !is_epoch)
+		rp->whole_on_cpu_ns = w.on_cpu_total_ns;
 	if (!rc && rp->o.on_window)
 		rp->o.on_window(rp->o.ctx, rp, &w);
 	kr_window_release(&w);
@@ -327,53 +347,6 @@ static int add_mark(struct kr_report *rp, const struct katra_epoch_marker *m)
 
 /* ---- events ---- */
 
-static void remember_names(struct kr_report *rp, const struct katra_event *e)
-{
-	struct kr_idmap_slot *s;
-	bool created;
-
-	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO) {
-		struct katra_str c = e->payload.u.process_info.comm;
-
-		s = kr_idmap_get(&rp->comm_map, e->process_id, 0, &created);
-		if (!s)
-			return;
-		if (created) {
-			void *p = realloc(rp->comms, (rp->ncomms + 1) * sizeof(*rp->comms));
-			if (!p) {
-				kr_idmap_remove(&rp->comm_map, s);
-				return;
-			}
-			rp->comms = p;
-			s->v1 = rp->ncomms++;
-		}
-		size_t n = c.len < 16 ? (size_t)c.len : 16;
-		memset(rp->comms[s->v1], 0, 17);
-		if (n)
-			memcpy(rp->comms[s->v1], c.ptr, n);
-		return;
-	}
-	if (e->payload.type == KATRA_PAYLOAD_FILE_OPEN && e->payload.u.file_open.path.present &&
-	    e->resource.domain == KATRA_RES_FILE) {
-		struct katra_str p = e->payload.u.file_open.path.value;
-
-		s = kr_idmap_get(&rp->path_map, e->resource.id, 0, &created);
-		if (!s || !created)
-			return;
-		void *np = realloc(rp->paths, (rp->npaths + 1) * sizeof(*rp->paths));
-		if (!np) {
-			kr_idmap_remove(&rp->path_map, s);
-			return;
-		}
-		rp->paths = np;
-		s->v1 = rp->npaths++;
-		size_t n = p.len < KR_PATH_LEN_MAX - 1 ? (size_t)p.len : KR_PATH_LEN_MAX - 1;
-		memset(rp->paths[s->v1], 0, KR_PATH_LEN_MAX);
-		if (n)
-			memcpy(rp->paths[s->v1], p.ptr, n);
-	}
-}
-
 /* Consumes the thread's pending wakeup if e names it among its causes. */
 static bool take_wakeup(struct kr_thread *th, const struct katra_event *e, uint64_t *waker,
 			uint64_t *wake_ns, uint64_t *node)
@@ -387,30 +360,68 @@ static bool take_wakeup(struct kr_thread *th, const struct katra_event *e, uint6
 	return true;
 }
 
-static int first_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+/* A thread's first event: the first node of a forked thread; when the
+ * event is one the thread ran to make, it ran then. */
+static void first_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
 {
 	struct kr_thread *th = &rp->threads[t];
-	int rc = 0;
 
 	th->seen = true;
 	if (th->fork_node != KR_NO_NODE)
 		add_node(rp, t, KR_NODE_FIRST, e, th->fork_node);
-	th = &rp->threads[t];
-	if (e->kind != KATRA_KIND_OFF_CPU || e->phase != KATRA_PHASE_INSTANT)
-		return 0;
-	/* back on the CPU: it was off since before the capture, or since its fork */
-	uint64_t waker = KR_WAKER_NONE, wake_ns = 0, node;
-	uint8_t cls = th->born_in_capture ? KR_OFF_NEW : KR_OFF_BEFORE;
-	uint64_t runq = 0;
+}
 
-	if (take_wakeup(th, e, &waker, &wake_ns, &node) && wake_ns <= e->ts_mono_ns)
-		runq = e->ts_mono_ns - wake_ns;
-	rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns,
-		      e->ts_mono_ns, runq);
-	th = &rp->threads[t];
-	th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
-	tl_update(rp, th, e->ts_mono_ns);
-	return rc;
+/* Events the thread itself ran to make (not the recorder's notes about it,
+ * not times it inferred). */
+static bool ran_to_make(const struct katra_event *e)
+{
+	return e->scope != KATRA_SCOPE_KATRA && e->confidence == KATRA_CONFIDENCE_MEASURED &&
+	       e->payload.type != KATRA_PAYLOAD_PROCESS_INFO &&
+	       e->payload.type != KATRA_PAYLOAD_WINE_SERVER_REQUESTS && e->kind != KATRA_KIND_OFF_CPU;
+}
+
+static void set_running(struct kr_report *rp, struct kr_thread *th, bool on)
+{
+	if (th->on_cpu == on)
+		return;
+	th->on_cpu = on;
+	if (!on) {
+		rp->running--;
+		return;
+	}
+	if (++rp->running > rp->max_running)
+		rp->max_running = rp->running;
+}
+
+/* The first switch or exit of a thread, at e: from here on its time is
+ * known.  Before: off the CPU since the capture's start (or its fork) when
+ * e is a switch-in and it was never seen running; otherwise unknown up to
+ * the first time it was seen running (it stayed on the CPU from then on,
+ * since no switch-out came). */
+static int first_known(struct kr_report *rp, uint32_t t, const struct katra_event *e,
+		       bool switch_in)
+{
+	struct kr_thread *th = &rp->threads[t];
+	uint64_t ts = e->ts_mono_ns;
+	int rc;
+
+	th->switched = true;
+	if (switch_in)
+		set_running(rp, th, true);
+	if (switch_in && !th->ran) {
+		uint64_t waker = KR_WAKER_NONE, wake_ns = 0, node, runq = 0;
+		uint8_t cls = th->born_in_capture ? KR_OFF_NEW : KR_OFF_BEFORE;
+
+		if (take_wakeup(th, e, &waker, &wake_ns, &node) && wake_ns <= ts)
+			runq = ts - wake_ns;
+		rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns, ts,
+			      runq);
+		th = &rp->threads[t];
+		th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
+		tl_update(rp, th, ts);
+		return rc;
+	}
+	return both_unknown(rp, t, th->born_ns, th->ran && !switch_in ? th->run_since : ts);
 }
 
 static void off_begin(struct kr_report *rp, struct kr_thread *th, const struct katra_event *e)
@@ -616,7 +627,7 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 	rp->whole.events++;
 	if (rp->in_epoch)
 		rp->epoch.events++;
-	remember_names(rp, e);
+	kr_report_remember(rp, e);
 	if (e->thread_id == 0) { /* outside the traced threads */
 		if (e->kind == KATRA_KIND_WAKEUP)
 			wakeup(rp, UINT32_MAX, e);
@@ -629,21 +640,41 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 		return rp->error;
 	bool created;
 	kr_idmap_get(&rp->procs, e->process_id, 0, &created);
-	windows_last_event(rp, t, e);
-	if (!rp->threads[t].seen) {
-		rc = first_event(rp, t, e);
+	if (rp->threads[t].exited) {
+		/* its exit still wakes its parent; its final switch-out (and an
+		 * Inferred End after it) is no time of a thread that is gone */
+		if (e->kind == KATRA_KIND_WAKEUP)
+			wakeup(rp, t, e);
+		return 0;
+	}
+	if (path_end_candidate(rp, e))
+		windows_last_event(rp, t, e);
+	if (!rp->threads[t].seen)
+		first_event(rp, t, e);
+	struct kr_thread *th = &rp->threads[t];
+	if (!th->switched && !th->ran && ran_to_make(e)) {
+		th->ran = true;
+		th->run_since = e->ts_mono_ns;
+	}
+	if (!th->switched && (e->kind == KATRA_KIND_OFF_CPU || e->kind == KATRA_KIND_TASK_EXIT)) {
+		rc = first_known(rp, t, e, e->kind == KATRA_KIND_OFF_CPU &&
+				 e->phase != KATRA_PHASE_BEGIN);
 		if (rc)
 			return rc;
+		th = &rp->threads[t];
 	}
-	struct kr_thread *th = &rp->threads[t];
 	switch (e->kind) {
 	case KATRA_KIND_OFF_CPU:
-		if (e->phase == KATRA_PHASE_BEGIN)
+		if (e->phase == KATRA_PHASE_BEGIN) {
+			set_running(rp, th, false);
 			off_begin(rp, th, e);
-		else if (e->phase == KATRA_PHASE_END)
-			rc = off_end(rp, t, e);
-		else
-			th->wake_pending = th->wake_pending && !has_cause(e, th->wake_seq);
+		} else {
+			set_running(rp, th, true);
+			if (e->phase == KATRA_PHASE_END)
+				rc = off_end(rp, t, e);
+			else
+				th->wake_pending = th->wake_pending && !has_cause(e, th->wake_seq);
+		}
 		break;
 	case KATRA_KIND_WAKEUP:
 		wakeup(rp, t, e);
@@ -658,6 +689,10 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 		task_fork(rp, t, e);
 		break;
 	case KATRA_KIND_TASK_EXIT:
+		if (th->off_open) /* its switch-in was not seen: off until here */
+			rc = off_end(rp, t, e);
+		th = &rp->threads[t];
+		set_running(rp, th, false);
 		th->exited = true;
 		th->exit_ns = e->ts_mono_ns;
 		tl_update(rp, th, e->ts_mono_ns);
@@ -729,60 +764,4 @@ int kr_report_finish(struct kr_report *rp)
 	if (!rp->error)
 		rp->error = emit_window(rp, &rp->whole, end, false, 0);
 	return rp->error;
-}
-
-void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f)
-{
-	uint64_t seen = 0;
-
-	memset(f, 0, sizeof(*f));
-	for (uint32_t t = 0; t < rp->nthreads; t++)
-		seen += rp->threads[t].seen;
-	f->start_ns = rp->start_ns;
-	f->end_ns = rp->last_ns;
-	f->records = rp->records;
-	f->events = rp->events;
-	f->threads = seen;
-	f->processes = rp->procs.len;
-	f->epochs = rp->epochs;
-	f->epochs_not_itemized = rp->epochs_skipped;
-	f->threads_dropped = rp->threads_dropped;
-	f->index_cap = rp->index.cap;
-	f->index_nodes = rp->index.total;
-	f->index_evicted = rp->index.total > rp->index.cap ? rp->index.total - rp->index.cap : 0;
-	f->uring_unmatched = rp->uring_unmatched;
-	f->rows_dropped = rp->whole.rows_dropped;
-	f->has_summary = rp->has_summary;
-}
-
-uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid)
-{
-	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->thread_map, tid, 0);
-
-	return s ? rp->threads[s->v1].pid : 0;
-}
-
-const char *kr_report_comm(const struct kr_report *rp, uint64_t pid)
-{
-	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->comm_map, pid, 0);
-
-	return s ? rp->comms[s->v1] : NULL;
-}
-
-const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)
-{
-	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->path_map, file_id, 0);
-
-	return s ? rp->paths[s->v1] : NULL;
-}
-
-const struct kr_timeline *kr_report_timeline(const struct kr_report *rp)
-{
-	return rp->tl;
-}
-
-uint32_t kr_report_marks(const struct kr_report *rp, const struct kr_mark **marks)
-{
-	*marks = rp->marks;
-	return rp->nmarks;
 }

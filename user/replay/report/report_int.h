@@ -6,6 +6,7 @@
 #define KATRA_REPLAY_REPORT_INT_H
 
 #include "report.h"
+#include "replay/names/procnames.h"
 
 #define KR_NO_NODE UINT64_MAX
 #define KR_SPAN_DEPTH 4
@@ -27,6 +28,12 @@ struct kr_thread {
 	uint64_t born_ns;         /* its fork, or the capture's start */
 	uint64_t exit_ns;
 	bool born_in_capture, exited, seen;
+	/* whether its time is known: a switch (in or out) or its exit has been
+	 * seen; until then it ran at run_since (if ran) and nothing is known
+	 * of the time around it */
+	bool switched, ran;
+	bool on_cpu;              /* known to be on the CPU now */
+	uint64_t run_since;
 	uint8_t nspans;
 	struct kr_span spans[KR_SPAN_DEPTH];
 	/* the open off-CPU interval and what it started inside */
@@ -110,10 +117,11 @@ struct kr_report {
 	uint32_t nthreads, threads_cap;
 	uint64_t threads_dropped;
 	struct kr_idmap procs;      /* (pid, 0) -> seen */
-	/* names */
-	struct kr_idmap comm_map;   /* (pid, 0) -> comm index */
-	char (*comms)[17];
-	uint32_t ncomms;
+	uint32_t running, max_running; /* threads known on the CPU now, at most */
+	uint32_t header_cpus;
+	uint64_t whole_on_cpu_ns;
+	/* names: the same source as dump's (windows_image, else comm) */
+	struct kr_procnames names;
 	struct kr_idmap path_map;   /* (file id, 0) -> path index */
 	char (*paths)[KR_PATH_LEN_MAX];
 	uint32_t npaths;
@@ -134,11 +142,19 @@ struct kr_report {
 	int error;
 };
 
+/* ---- report_lookup.c ---- */
+/* Takes names and paths from ProcessInfo and FileOpen events. */
+void kr_report_remember(struct kr_report *rp, const struct katra_event *e);
+
 /* ---- report_acc.c ---- */
 int kr_acc_init(struct kr_acc *a, uint64_t start_ns);
 void kr_acc_free(struct kr_acc *a);
 struct kr_tsum *kr_acc_tsum(struct kr_acc *a, const struct kr_report *rp, uint32_t thread);
 /* An off-CPU interval [from, to] of a thread, the part from `from` on. */
+/* Time of a thread nothing is known of (before its first event, or a
+ * thread never seen switching), the part of [from, to] in the window. */
+int kr_acc_unknown(struct kr_acc *a, const struct kr_report *rp, uint32_t thread,
+		   uint64_t from, uint64_t to);
 int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, uint8_t cls,
 	       uint16_t kind, uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker,
 	       uint64_t from, uint64_t to, uint64_t runq_ns);

@@ -93,6 +93,7 @@ static void jthread(FILE *f, const struct kr_report *rp, const struct kr_window 
 	jkey(f, "alive_ns", t->alive_ns, true);
 	jkey(f, "on_cpu_ns", t->on_cpu_ns, true);
 	jkey(f, "off_cpu_ns", t->off_cpu_ns, true);
+	jkey(f, "unknown_ns", t->unknown_ns, true);
 	jkey(f, "blocked_ns", t->off_cpu_ns - t->class_ns[KR_OFF_PREEMPTED], true);
 	jkey(f, "preempted_ns", t->class_ns[KR_OFF_PREEMPTED], true);
 	jkey(f, "runq_ns", t->runq_ns, true);
@@ -246,6 +247,8 @@ void kr_json_window(FILE *f, const struct kr_report *rp, const struct kr_window 
 	jkey(f, "end_ns", w->end_ns, true);
 	jkey(f, "duration_ns", w->end_ns - w->start_ns, true);
 	jkey(f, "events", w->events, true);
+	jkey(f, "on_cpu_ns", w->on_cpu_total_ns, true);
+	jkey(f, "unknown_ns", w->unknown_total_ns, true);
 	fputs(",\"threads\":[", f);
 	for (uint32_t i = 0; i < w->nthreads; i++) {
 		if (i)
@@ -278,6 +281,7 @@ void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	jkey(f, "start_ns", x.start_ns, true);
 	jkey(f, "end_ns", x.end_ns, true);
 	jkey(f, "duration_ns", x.end_ns - x.start_ns, true);
+	jkey(f, "cpus", x.cpus, true); /* the header's, else the most seen on the CPU at once */
 	jkey(f, "events", x.events, true);
 	jkey(f, "threads", x.threads, true);
 	jkey(f, "processes", x.processes, true);

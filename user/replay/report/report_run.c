@@ -138,6 +138,8 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 		goto cleanup;
 	mo.index_cap = o->index_cap;
 	mo.max_epochs = o->max_epochs;
+	mo.path_tid = o->path_tid;
+	mo.path_pid = o->path_pid;
 	mo.timeline = o->html_path != NULL;
 	mo.on_window = on_window;
 	mo.ctx = &x;

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* katra-replay report on the shapes of real captures (issue 18): threads
+ * never seen switching (idle helpers of an attached Wine session), a wait
+ * begun before the capture, a thread whose final switch-out and an Inferred
+ * End come after its exit; the critical path of a chosen thread or process;
+ * Wine processes named as dump names them.  Times to the nanosecond. */
+#include "replay_test_util.h"
+#include "katra/report.h"
+#include "replay/export/export.h"
+#include "replay/report/report.h"
+
+struct seen {
+	struct kr_tsum th[16];
+	uint32_t n;
+	uint64_t on_cpu_total, unknown_total, start, end;
+	struct kr_path path;
+	bool preempted_row; /* some reason row of thread 301 is Preempted */
+	char name_200[64];
+};
+
+static void on_whole(void *ctx, const struct kr_report *rp, const struct kr_window *w)
+{
+	struct seen *s = ctx;
+	const char *c = kr_report_comm(rp, 200);
+
+	if (w->is_epoch)
+		return;
+	s->n = w->nthreads < 16 ? w->nthreads : 16;
+	memcpy(s->th, w->threads, s->n * sizeof(*s->th));
+	s->on_cpu_total = w->on_cpu_total_ns;
+	s->unknown_total = w->unknown_total_ns;
+	s->start = w->start_ns;
+	s->end = w->end_ns;
+	s->path = *w->path;
+	for (uint32_t i = 0; i < w->nreasons; i++)
+		if (w->reasons[i].tid == 301 && w->reasons[i].cls == KR_OFF_PREEMPTED)
+			s->preempted_row = true;
+	snprintf(s->name_200, sizeof(s->name_200), "%s", c ? c : "(none)");
+}
+
+static void feed(struct tb *t, uint64_t path_tid, uint64_t path_pid, struct seen *s)
+{
+	struct kr_report_opts o = { .on_window = on_whole, .ctx = s, .path_tid = path_tid,
+				    .path_pid = path_pid };
+	struct kr_report *rp;
+
+	memset(s, 0, sizeof(*s));
+	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &o), 0);
+	for (size_t i = 0; i < t->n; i++)
+		cr_assert_eq(kr_report_add(rp, &t->r[i]), 0, "record %zu", i);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	kr_report_free(rp);
+}
+
+static const struct kr_tsum *tsum(const struct seen *s, uint64_t tid)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->th[i].tid == tid)
+			return &s->th[i];
+	cr_assert_fail("thread %lu not in the window", (unsigned long)tid);
+	return NULL;
+}
+
+/* Capture 0..12000 on 2 CPUs, attached to a Wine session (pid 200,
+ * "wine64" running prog.exe).  Main thread 200 runs 0..6000 and 8000..12000
+ * (switched out blocked at 6000, back at 8000).  Helpers 210..217 sleep in
+ * waits begun before the capture: each shows one event, the end of a wait
+ * at 1000 + tid (a timeout), and is never seen switching.  Helper 220 was
+ * blocked when the capture started and is switched in at 3000 (an OffCpu
+ * Instant), then runs to the end. */
+static void build_idle_helpers(struct tb *t)
+{
+	tb_init(t);
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(t, 0, 200, "wine64", "prog.exe");
+	tb_ev(t, 10, 200, 200, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	for (uint64_t h = 210; h < 218; h++)
+		tb_syscall_end(t, 1000 + h, 200, h, KATRA_KIND_FUTEX, -1, 202, 0);
+	tb_switch(t, 3000, 200, 220, KATRA_PHASE_INSTANT, -1, 0);
+	tb_switch(t, 6000, 200, 200, KATRA_PHASE_BEGIN, 1, 1);
+	tb_switch(t, 8000, 200, 200, KATRA_PHASE_END, 1, 0);
+	tb_ev(t, 11000, 200, 220, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	tb_ev(t, 11500, 200, 200, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	tb_epoch(t, 12000, KATRA_EPOCH_CAPTURE_END, "capture end");
+}
+
+Test(report_time, threads_never_seen_switching_are_unknown_not_on_cpu)
+{
+	struct tb t;
+	struct seen s;
+
+	build_idle_helpers(&t);
+	feed(&t, 0, 0, &s);
+	cr_assert_eq(s.end - s.start, 12000);
+	for (uint64_t h = 210; h < 218; h++) {
+		const struct kr_tsum *x = tsum(&s, h);
+
+		cr_assert_eq(x->alive_ns, 12000);
+		cr_assert_eq(x->on_cpu_ns, 0, "helper %lu: on-CPU %lu", (unsigned long)h,
+			     (unsigned long)x->on_cpu_ns);
+		cr_assert_eq(x->unknown_ns, 12000);
+	}
+	const struct kr_tsum *m = tsum(&s, 200);
+	cr_assert_eq(m->unknown_ns, 10, "before its first event");
+	cr_assert_eq(m->off_cpu_ns, 2000);
+	cr_assert_eq(m->on_cpu_ns, 12000 - 2000 - 10);
+	const struct kr_tsum *w = tsum(&s, 220);
+	cr_assert_eq(w->class_ns[KR_OFF_BEFORE], 3000, "a wait begun before the capture is off");
+	cr_assert_eq(w->on_cpu_ns, 9000);
+	cr_assert_eq(w->unknown_ns, 0);
+	cr_assert_eq(s.on_cpu_total, 9990 + 9000);
+	cr_assert_leq(s.on_cpu_total, (s.end - s.start) * 2, "never more than 2 CPUs allow");
+	cr_assert_eq(s.unknown_total, 8 * 12000 + 10);
+	cr_assert_str_eq(s.name_200, "prog.exe", "named as dump names it, not wine64");
+	tb_cleanup(&t);
+}
+
+/* A bash-like process 300: its thread 301 exits at 770 (TaskExit), wakes
+ * 300 (blocked since 600) on its way out at 775, then its final switch-out
+ * (prev_state 0: the kernel reports TASK_DEAD so) at 780 and an Inferred
+ * OffCpu End at the capture's end 2400.  300 is back at 800, runs to 2000. */
+static uint64_t back_causes[2]; /* the switch-in's: its Begin, the wakeup */
+
+static void build_dead_thread(struct tb *t)
+{
+	struct katra_event *e, *ob, *w;
+
+	tb_init(t);
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_switch(t, 100, 300, 300, KATRA_PHASE_INSTANT, -1, 0);
+	tb_switch(t, 200, 300, 301, KATRA_PHASE_INSTANT, -1, 0);
+	tb_ev(t, 500, 300, 301, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	tb_syscall_begin(t, 760, 300, 301, KATRA_KIND_SYSCALL, 4, 231); /* exit_group */
+	ob = tb_switch(t, 600, 300, 300, KATRA_PHASE_BEGIN, 6, 1);
+	tb_ev(t, 770, 300, 301, KATRA_KIND_TASK_EXIT, KATRA_PHASE_INSTANT, -1);
+	w = tb_ev(t, 775, 300, 301, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT, -1);
+	w->payload.type = KATRA_PAYLOAD_WAKEUP;
+	w->payload.u.wakeup.target_tid = 300;
+	w->payload.u.wakeup.target_pid = 300;
+	w->resource = (struct katra_resource){ KATRA_RES_THREAD, 300 };
+	tb_switch(t, 780, 300, 301, KATRA_PHASE_BEGIN, 5, 0);
+	e = tb_switch(t, 800, 300, 300, KATRA_PHASE_END, 6, 0);
+	back_causes[0] = ob->seq;
+	back_causes[1] = w->seq;
+	e->causes = (struct katra_u64_vec){ back_causes, 2 };
+	tb_ev(t, 2000, 300, 300, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	e = tb_switch(t, 2400, 300, 301, KATRA_PHASE_END, 5, 0);
+	e->confidence = KATRA_CONFIDENCE_INFERRED;
+	e->payload.type = KATRA_PAYLOAD_NONE;
+	tb_epoch(t, 2400, KATRA_EPOCH_CAPTURE_END, "capture end");
+}
+
+Test(report_time, a_dead_threads_time_and_path_end_at_its_exit)
+{
+	struct tb t;
+	struct seen s;
+
+	build_dead_thread(&t);
+	feed(&t, 0, 0, &s);
+	const struct kr_tsum *d = tsum(&s, 301);
+	cr_assert_eq(d->alive_ns, 770, "alive until its exit");
+	cr_assert_eq(d->class_ns[KR_OFF_PREEMPTED], 0, "its final switch-out is no preemption");
+	cr_assert_eq(d->on_cpu_ns, 570);
+	cr_assert_not(s.preempted_row);
+	cr_assert(s.path.present);
+	cr_assert_eq(s.path.end_tid, 300, "the path ends at a live thread's last event");
+	cr_assert_eq(s.path.end_ns, 2000);
+	/* 300 ran 800..2000, was woken by 301's exit at 775, 301 ran to it */
+	cr_assert_eq(s.path.nhops, 3, "%u hops", s.path.nhops);
+	cr_assert_eq(s.path.hops[2].type, KR_HOP_RUN);
+	cr_assert_eq(s.path.hops[1].type, KR_HOP_WAKE);
+	cr_assert_eq(s.path.hops[1].other_tid, 301);
+	cr_assert_eq(s.path.hops[0].tid, 301);
+	cr_assert_eq(s.path.hops[0].to_ns, 775, "its last act, waking its parent");
+	tb_cleanup(&t);
+}
+
+Test(report_time, pid_and_tid_choose_whose_critical_path)
+{
+	struct tb t;
+	struct seen s;
+
+	build_dead_thread(&t);
+	feed(&t, 301, 0, &s);
+	cr_assert_eq(s.path.end_tid, 301);
+	cr_assert_eq(s.path.end_ns, 770, "its exit: nothing after it counts");
+	feed(&t, 0, 300, &s);
+	cr_assert_eq(s.path.end_tid, 300);
+	cr_assert_eq(s.path.end_ns, 2000);
+	tb_cleanup(&t);
+
+	build_idle_helpers(&t);
+	feed(&t, 213, 0, &s);
+	cr_assert_eq(s.path.end_tid, 213);
+	cr_assert_eq(s.path.end_ns, 1213);
+	tb_cleanup(&t);
+}
+
+Test(report_time, export_draws_nothing_of_a_thread_after_its_exit)
+{
+	struct tb t;
+	struct kx_options opt = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	build_dead_thread(&t);
+	tb_write(&t);
+	f = open_memstream(&out, &len);
+	cr_assert_eq(katra_export_chrome(t.path, &opt, f, stderr), 0);
+	fclose(f);
+	cr_assert_null(strstr(out, "off-CPU: preempted"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":300,\"tid\":301,\"ts\":0.760,"
+				   "\"dur\":0.010,\"name\":\"Syscall 231\""), "exit_group ends at the exit: %s",
+			   out);
+	cr_assert_not_null(strstr(out, "\"events_after_exit\":2"), "%s", out);
+	free(out);
+	tb_cleanup(&t);
+}
