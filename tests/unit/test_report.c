@@ -573,7 +573,7 @@ Test(report, command_outputs_text_json_and_a_self_contained_html_page)
 	char *text = slurp(out);
 	cr_assert(strstr(text, "== whole capture: 0.000000000 .. 0.000008000"), "%s", text);
 	cr_assert(strstr(text, "== epoch 1 \"mark 1\" (Signal"), "%s", text);
-	cr_assert(strstr(text, "blocked in Futex on futex 0x10@100, woken by 201"), "%s", text);
+	cr_assert(strstr(text, "blocked in Futex on Futex:0x10@100, woken by 201"), "%s", text);
 	cr_assert(strstr(text, "critical path: 0.007 ms"), "%s", text);
 	cr_assert(strstr(text, "io_uring request 9 in flight, completed on 201"), "%s", text);
 	free(text);

@@ -204,11 +204,11 @@ Test(stats_views, off_cpu_charged_to_the_syscall_and_resource)
 		"the thread left the CPU in)\n"
 		"       tid  process                       off-CPU    count          max  why\n"
 		"       102  100(game)                    6.000 ms        1     6.000 ms  "
-		"S sleeping in futex on futex 0x7f0000001000\n"
+		"S sleeping in futex on Futex:0x7f0000001000\n"
 		"       102  100(game)                  300.000 us        1   300.000 us  "
 		"R preempted\n"
 		"       101  100(game)                    5.000 ms        1     5.000 ms  "
-		"S sleeping in read on \"/game/data.pak\"\n"
+		"S sleeping in read on \"/game/data.pak\" File:10106461514007918706\n"
 		"       201  200(tool)                  700.000 us        1   700.000 us  "
 		"D uninterruptible outside a syscall\n");
 }
@@ -221,13 +221,13 @@ Test(stats_views, top_spans_longest_first)
 		"\nlongest spans (top 4 of every kind; start = seconds since capture start)\n"
 		"    duration        start  process                         tid  kind         what\n"
 		"    6.200 ms  0.002000000  100(game)                       102  Futex        "
-		"futex on futex 0x7f0000001000\n"
+		"futex on Futex:0x7f0000001000\n"
 		"    6.000 ms  0.002100000  100(game)                       102  OffCpu       "
-		"S sleeping in futex on futex 0x7f0000001000\n"
+		"S sleeping in futex on Futex:0x7f0000001000\n"
 		"    6.000 ms  0.004000000  100(game)                       101  FileRead     "
-		"read on \"/game/data.pak\"\n"
+		"read on \"/game/data.pak\" File:10106461514007918706\n"
 		"    5.000 ms  0.004500000  100(game)                       101  OffCpu       "
-		"S sleeping in read on \"/game/data.pak\"\n");
+		"S sleeping in read on \"/game/data.pak\" File:10106461514007918706\n");
 }
 
 Test(stats_views, json_views)

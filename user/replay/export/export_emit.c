@@ -8,6 +8,7 @@
 #include "katra/replay.h"
 #include "replay/util/out.h"
 #include "replay/names/payload_fields.h"
+#include "replay/names/resnames.h"
 
 #define NAMED_PROCESS UINT64_MAX /* k2 of a process's entry in s->named */
 #define NAME_FALLBACK 1
@@ -49,14 +50,11 @@ static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
 
 static void resource(struct kx_state *s, const struct katra_resource *r)
 {
-	char buf[KR_NAME_BUF], val[64];
+	char val[64];
 
 	if (r->domain == KATRA_RES_NONE)
 		return;
-	snprintf(val, sizeof(val), "%s:0x%llx",
-		 kr_enum(katra_resource_domain_name(r->domain), r->domain, buf),
-		 (unsigned long long)r->id);
-	kr_chrome_cstr(&s->w, "resource", val);
+	kr_chrome_cstr(&s->w, "resource", kr_res_label(r->domain, r->id, val, sizeof(val)));
 }
 
 /* The payload's fields as args, each key prefixed with prefix. */

@@ -10,6 +10,7 @@
 #include "katra/replay.h"
 #include "replay/util/out.h"
 #include "views.h"
+#include "replay/names/resnames.h"
 
 #define TEXT_ROWS 50
 
@@ -127,8 +128,8 @@ void kr_files_text(FILE *f, const struct kr_views *v)
 			katra_json_string(f, a->path, a->path_len);
 			putc(' ', f);
 		}
-		fprintf(f, "%s:%llu\n", katra_resource_domain_name((uint32_t)k->domain),
-			(unsigned long long)k->id);
+		kr_res_put(f, (uint32_t)k->domain, k->id);
+		putc('\n', f);
 	}
 	if (n > TEXT_ROWS)
 		fprintf(f, "  ... %zu more files (stats --files --json lists all)\n", n - TEXT_ROWS);
