@@ -464,3 +464,41 @@ Test(stats_views, inferred_off_cpu_end_is_left_out)
 	oc_free(&err);
 	tb_cleanup(&t);
 }
+
+/* issue 18: a window keeps the names given before it (ProcessInfo at 0.1 ms)
+ * and says its own length (4 ms to 10 ms: 6 ms) beside the capture's. */
+Test(stats_views, window_keeps_process_names_and_says_its_own_length)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS,
+				      .per_process = true };
+	struct tb t;
+	struct outcap out, err;
+	const char *b;
+
+	tb_init(&t);
+	views_trace(&t);
+	o.from = (struct katra_dump_when){ true, NULL, 4 * MS };
+	o.to = (struct katra_dump_when){ true, NULL, 10 * MS };
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
+	b = oc_text(&out);
+	cr_assert_not_null(strstr(b, "\nduration   0.006000000 s (--from/--to: records from "
+				  "4.000 ms to 10.000 ms), the whole capture 0.024000000 s\n"),
+			   "%s", b);
+	cr_assert_not_null(strstr(b, "\nprocess 100(game): "), "%s", b);
+	cr_assert_not_null(strstr(b, "\nprocess 200(tool): "), "%s", b);
+	oc_free(&out);
+	oc_free(&err);
+	o.json = true;
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
+	b = oc_text(&out);
+	cr_assert_not_null(strstr(b, "\"duration_ns\":6000000,\"windowed\":true,"
+				  "\"capture_duration_ns\":24000000,"), "%s", b);
+	cr_assert_not_null(strstr(b, "\"process_name\":\"game\""), "%s", b);
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
