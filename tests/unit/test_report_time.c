@@ -7,6 +7,7 @@
 #include "replay_test_util.h"
 #include "katra/report.h"
 #include "replay/export/export.h"
+#include "replay/names/procnames.h"
 #include "replay/report/report.h"
 
 struct seen {
@@ -21,7 +22,7 @@ struct seen {
 static void on_whole(void *ctx, const struct kr_report *rp, const struct kr_window *w)
 {
 	struct seen *s = ctx;
-	const char *c = kr_report_comm(rp, 200);
+	const struct kr_procname *c = kr_procnames_get(kr_report_names(rp), 200);
 
 	if (w->is_epoch)
 		return;
@@ -35,7 +36,8 @@ static void on_whole(void *ctx, const struct kr_report *rp, const struct kr_wind
 	for (uint32_t i = 0; i < w->nreasons; i++)
 		if (w->reasons[i].tid == 301 && w->reasons[i].cls == KR_OFF_PREEMPTED)
 			s->preempted_row = true;
-	snprintf(s->name_200, sizeof(s->name_200), "%s", c ? c : "(none)");
+	snprintf(s->name_200, sizeof(s->name_200), "%.*s", c ? (int)c->len : 6,
+		 c ? c->name : "(none)");
 }
 
 static void feed(struct tb *t, uint64_t path_tid, uint64_t path_pid, struct seen *s)
@@ -165,13 +167,20 @@ Test(report_time, a_dead_threads_time_and_path_end_at_its_exit)
 	cr_assert(s.path.present);
 	cr_assert_eq(s.path.end_tid, 300, "the path ends at a live thread's last event");
 	cr_assert_eq(s.path.end_ns, 2000);
-	/* 300 ran 800..2000, was woken by 301's exit at 775, 301 ran to it */
-	cr_assert_eq(s.path.nhops, 3, "%u hops", s.path.nhops);
-	cr_assert_eq(s.path.hops[2].type, KR_HOP_RUN);
-	cr_assert_eq(s.path.hops[1].type, KR_HOP_WAKE);
-	cr_assert_eq(s.path.hops[1].other_tid, 301);
-	cr_assert_eq(s.path.hops[0].tid, 301);
-	cr_assert_eq(s.path.hops[0].to_ns, 775, "its last act, waking its parent");
+	/* 300 ran 800..2000, was woken by 301's exit at 775, 301 ran from its
+	 * switch-in at 200 to it, and was off the CPU since before the capture */
+	cr_assert_eq(s.path.nhops, 4, "%u hops", s.path.nhops);
+	cr_assert_eq(s.path.hops[3].type, KR_HOP_RUN);
+	cr_assert_eq(s.path.hops[2].type, KR_HOP_WAKE);
+	cr_assert_eq(s.path.hops[2].other_tid, 301);
+	cr_assert_eq(s.path.hops[1].type, KR_HOP_RUN);
+	cr_assert_eq(s.path.hops[1].tid, 301);
+	cr_assert_eq(s.path.hops[1].from_ns, 200);
+	cr_assert_eq(s.path.hops[1].to_ns, 775, "its last act, waking its parent");
+	cr_assert_eq(s.path.hops[0].type, KR_HOP_BLOCKED, "not running before its switch-in");
+	cr_assert_eq(s.path.hops[0].cls, KR_OFF_BEFORE);
+	cr_assert_eq(s.path.hops[0].from_ns, 0);
+	cr_assert_eq(s.path.hops[0].to_ns, 200);
 	tb_cleanup(&t);
 }
 

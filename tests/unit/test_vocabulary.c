@@ -19,6 +19,7 @@ static void build(struct tb *t)
 
 	tb_init(t);
 	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(t, 10, 500, "wine64", "prog.exe");
 	tb_switch(t, 50, 500, 502, KATRA_PHASE_INSTANT, -1, 0);
 	e = tb_syscall_begin(t, 100, 500, 501, KATRA_KIND_FILE_READ, 1, 0);
 	e->resource = (struct katra_resource){ KATRA_RES_FILE, FILE_ID };
@@ -50,6 +51,7 @@ Test(vocabulary, labels)
 	cr_assert_str_eq(kr_res_label(KATRA_RES_NONE, 0, buf, sizeof(buf)), "");
 }
 
+/* ... and a Wine process (comm wine64, image prog.exe) is prog.exe in all */
 Test(vocabulary, dump_stats_report_export_spell_a_file_and_a_thread_alike)
 {
 	struct tb t;
@@ -60,6 +62,7 @@ Test(vocabulary, dump_stats_report_export_spell_a_file_and_a_thread_alike)
 	cr_assert_eq(katra_dump(t.path, c.f, false, stderr), 0);
 	cr_assert_not_null(strstr(oc_text(&c), " res=File:11436596390239650683 "), "%s", c.buf);
 	cr_assert_not_null(strstr(c.buf, " res=Thread:501"), "%s", c.buf);
+	cr_assert_not_null(strstr(c.buf, " pid=500(prog.exe) tid=501 "), "%s", c.buf);
 	oc_free(&c);
 
 	struct katra_stats_opts so = { .views = KATRA_STATS_FILES | KATRA_STATS_OFFCPU };
@@ -67,13 +70,15 @@ Test(vocabulary, dump_stats_report_export_spell_a_file_and_a_thread_alike)
 	cr_assert_eq(katra_stats_with(t.path, c.f, &so, stderr), 0);
 	cr_assert_not_null(strstr(oc_text(&c), "read on File:11436596390239650683"), "stats: %s",
 			   c.buf);
+	cr_assert_not_null(strstr(c.buf, "  500(prog.exe)  "), "stats: %s", c.buf);
 	oc_free(&c);
 
 	struct katra_report_opts ro = { 0 };
 	oc_open(&c);
 	cr_assert_eq(katra_report(t.path, &ro, c.f, stderr), 0);
 	cr_assert_not_null(strstr(oc_text(&c), "blocked in FileRead on File:11436596390239650683, "
-					       "woken by 502"), "report: %s", c.buf);
+					       "woken by 502(prog.exe)"), "report: %s", c.buf);
+	cr_assert_not_null(strstr(c.buf, "\n  501(prog.exe) "), "report: %s", c.buf);
 	oc_free(&c);
 
 	struct kx_options xo = { 0 };
@@ -82,6 +87,8 @@ Test(vocabulary, dump_stats_report_export_spell_a_file_and_a_thread_alike)
 	cr_assert_not_null(strstr(oc_text(&c), "\"resource\":\"File:11436596390239650683\""),
 			   "export: %s", c.buf);
 	cr_assert_not_null(strstr(c.buf, "\"resource\":\"Thread:501\""), "export: %s", c.buf);
+	cr_assert_not_null(strstr(c.buf, "\"name\":\"process_name\",\"args\":{\"name\":"
+				  "\"prog.exe\"}"), "export: %s", c.buf);
 	oc_free(&c);
 	tb_cleanup(&t);
 }

@@ -224,12 +224,15 @@ void kx_emit_names(struct kx_state *s, const struct katra_event *e)
 
 	if (e->kind == KATRA_KIND_PROCESS_INFO && e->payload.type == KATRA_PAYLOAD_PROCESS_INFO) {
 		const struct katra_str *comm = &e->payload.u.process_info.comm;
+		/* the process as dump names it: a Wine process by its Windows image */
+		const struct katra_str *pname = e->payload.u.process_info.windows_image.present ?
+			&e->payload.u.process_info.windows_image.value : comm;
 
 		slot = kr_idmap_get(&s->named, e->process_id, NAMED_PROCESS, &created);
 		if (slot)
 			slot->v1 = NAME_INFO;
 		/* the last name a viewer reads for a pid wins: after an exec, the new one */
-		name_meta(s, e->process_id, e->process_id, "process_name", comm->ptr, comm->len);
+		name_meta(s, e->process_id, e->process_id, "process_name", pname->ptr, pname->len);
 		name_meta(s, e->process_id, e->process_id, "thread_name", comm->ptr, comm->len);
 		return;
 	}

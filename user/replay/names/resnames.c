@@ -4,6 +4,7 @@
 
 #include "katra/format.h"
 #include "replay/util/out.h"
+#include "procnames.h"
 #include "resnames.h"
 
 int kr_res_id_is_hex(uint32_t domain)
@@ -47,4 +48,14 @@ void kr_res_put(FILE *f, uint32_t domain, uint64_t id)
 		kr_hex(f, id);
 	else
 		kr_u64(f, id);
+}
+
+void kr_put_tid(FILE *f, const struct kr_procnames *p, uint64_t tid, uint64_t pid)
+{
+	kr_u64(f, tid);
+	if (!kr_procnames_get(p, pid))
+		return;
+	putc('(', f);
+	kr_put_name(f, p, pid);
+	putc(')', f);
 }

@@ -16,11 +16,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct kr_procnames;
+
 /* Whether the domain's ids are addresses or handles (written in hex). */
 int kr_res_id_is_hex(uint32_t domain);
 /* "Domain:id"; nothing for (None, 0). */
 void kr_res_put(FILE *f, uint32_t domain, uint64_t id);
 /* The same in buf (cut to cap - 1 bytes); returns buf. */
 const char *kr_res_label(uint32_t domain, uint64_t id, char *buf, size_t cap);
+
+/* A thread as every command names it: its tid, decimal, with its process's
+ * name as dump gives it (procnames.h: kr_put_pid's form), "18547(prog.exe)",
+ * or "18547" when the name is unknown. */
+void kr_put_tid(FILE *f, const struct kr_procnames *p, uint64_t tid, uint64_t pid);
 
 #endif

@@ -393,6 +393,26 @@ static void set_running(struct kr_report *rp, struct kr_thread *th, bool on)
 		rp->max_running = rp->running;
 }
 
+/* The node of an interval off the CPU since before the capture, ended by
+ * e: a walk turns there to the waker, or is blocked back to the start. */
+static void off_before_node(struct kr_report *rp, uint32_t t, const struct katra_event *e,
+			    uint64_t waker, uint64_t wake_node)
+{
+	struct kr_node n = { 0 };
+
+	n.seq = e->seq;
+	n.ts = e->ts_mono_ns;
+	n.begin_ns = rp->threads[t].born_ns;
+	n.link = waker != KR_WAKER_NONE && waker != KR_WAKER_OUTSIDE ? wake_node : KR_NO_NODE;
+	n.thread = t;
+	n.type = KR_NODE_OFF_END;
+	n.kind = KR_KIND_NONE;
+	n.cls = KR_OFF_BEFORE;
+	n.flags = waker == KR_WAKER_NONE ? KR_NODE_NO_WAKEUP :
+		  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE : 0;
+	kr_index_add(&rp->index, &rp->threads[t], &n);
+}
+
 /* The first switch or exit of a thread, at e: from here on its time is
  * known.  Before: off the CPU since the capture's start (or its fork) when
  * e is a switch-in and it was never seen running; otherwise unknown up to
@@ -412,10 +432,14 @@ static int first_known(struct kr_report *rp, uint32_t t, const struct katra_even
 		uint64_t waker = KR_WAKER_NONE, wake_ns = 0, node, runq = 0;
 		uint8_t cls = th->born_in_capture ? KR_OFF_NEW : KR_OFF_BEFORE;
 
-		if (take_wakeup(th, e, &waker, &wake_ns, &node) && wake_ns <= ts)
+		bool woken = take_wakeup(th, e, &waker, &wake_ns, &node);
+
+		if (woken && wake_ns <= ts)
 			runq = ts - wake_ns;
 		rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns, ts,
 			      runq);
+		if (cls == KR_OFF_BEFORE) /* a path through it waits here, it does not run */
+			off_before_node(rp, t, e, woken ? waker : KR_WAKER_NONE, node);
 		th = &rp->threads[t];
 		th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
 		tl_update(rp, th, ts);

@@ -196,9 +196,8 @@ struct kr_report_facts {
 void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f);
 /* The process of a thread seen in the trace, 0 when unknown. */
 uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid);
-/* The name of a process as dump gives it (ProcessInfo's windows_image,
- * else comm), or NULL. */
-const char *kr_report_comm(const struct kr_report *rp, uint64_t pid);
+/* The process names (dump's: names/procnames.h). */
+const struct kr_procnames *kr_report_names(const struct kr_report *rp);
 /* The path of a file id (only with --paths captures), or NULL. */
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "katra/replay.h"
+#include "replay/names/procnames.h"
 #include "replay/util/out.h"
 #include "report_render.h"
 
@@ -80,14 +81,14 @@ static void jkind(FILE *f, unsigned kind)
 static void jthread(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_tsum *t)
 {
-	const char *comm = kr_report_comm(rp, t->pid);
+	const struct kr_procname *name = kr_procnames_get(kr_report_names(rp), t->pid);
 
 	fputc('{', f);
 	jkey(f, "tid", t->tid, false);
 	jkey(f, "pid", t->pid, true);
-	fputs(",\"comm\":", f);
-	if (comm)
-		jstr(f, comm);
+	fputs(",\"process_name\":", f); /* as dump names it */
+	if (name)
+		katra_json_string(f, name->name, name->len);
 	else
 		fputs("null", f);
 	jkey(f, "alive_ns", t->alive_ns, true);

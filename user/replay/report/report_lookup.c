@@ -67,18 +67,6 @@ uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid)
 	return s ? rp->threads[s->v1].pid : 0;
 }
 
-const char *kr_report_comm(const struct kr_report *rp, uint64_t pid)
-{
-	static char buf[KR_PROCNAME_MAX + 1]; /* the renderers run on one thread */
-	const struct kr_procname *n = kr_procnames_get(&rp->names, pid);
-
-	if (!n)
-		return NULL;
-	memcpy(buf, n->name, n->len);
-	buf[n->len] = 0;
-	return buf;
-}
-
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)
 {
 	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->path_map, file_id, 0);
@@ -95,4 +83,9 @@ uint32_t kr_report_marks(const struct kr_report *rp, const struct kr_mark **mark
 {
 	*marks = rp->marks;
 	return rp->nmarks;
+}
+
+const struct kr_procnames *kr_report_names(const struct kr_report *rp)
+{
+	return &rp->names;
 }

@@ -27,12 +27,7 @@ const char *kr_hop_type_name(unsigned type)
 
 void kr_thread_text(FILE *f, const struct kr_report *rp, uint64_t tid, uint64_t pid)
 {
-	const char *comm = kr_report_comm(rp, pid ? pid : kr_report_pid_of(rp, tid));
-
-	if (comm && comm[0])
-		fprintf(f, "%" PRIu64 " (%s)", tid, comm);
-	else
-		fprintf(f, "%" PRIu64, tid);
+	kr_put_tid(f, kr_report_names(rp), tid, pid ? pid : kr_report_pid_of(rp, tid));
 }
 
 /* The resource as every command spells it (names/resnames.h); a file's
