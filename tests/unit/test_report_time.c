@@ -226,3 +226,23 @@ Test(report_time, export_draws_nothing_of_a_thread_after_its_exit)
 	free(out);
 	tb_cleanup(&t);
 }
+
+Test(report_time, a_tid_with_no_event_says_so)
+{
+	struct tb t;
+	struct katra_report_opts o = { .path_tid = 4242 };
+	struct outcap out, err;
+
+	build_dead_thread(&t);
+	tb_write(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_report(t.path, &o, out.f, err.f), 0);
+	cr_assert_not_null(strstr(oc_text(&out), "\ncritical path: none (no event of thread 4242 "
+					  "in this window)\n"), "%s", out.buf);
+	cr_assert_not_null(strstr(oc_text(&err), "katra-replay: report: --tid 4242 has no event in"),
+			   "%s", err.buf);
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}

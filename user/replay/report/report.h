@@ -191,6 +191,7 @@ struct kr_report_facts {
 	uint32_t cpus;                 /* the header's CPU count, else the most threads
 					* seen on the CPU at once */
 	uint64_t on_cpu_ns;            /* all threads' known on-CPU time, whole capture */
+	uint64_t path_tid, path_pid;   /* whose critical path (--tid, --pid; 0: any) */
 	bool has_summary;
 };
 void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f);

@@ -129,7 +129,8 @@ static void threads_table(FILE *f, const struct kr_report *rp, const struct kr_w
 			  unsigned top)
 {
 	fputs("<h3>Threads: where the time went (ms)</h3>\n<table><tr><th class=\"l\">thread</th>"
-	      "<th>alive</th><th>on-CPU</th><th>off-CPU</th><th>unknown</th><th>blocked</th><th>preempted</th>"
+	      "<th>alive</th><th>on-CPU</th><th>off-CPU</th><th>unknown</th><th>blocked</th>"
+	      "<th>preempted</th>"
 	      "<th>runq</th><th>faults</th><th>fault ms</th><th>io_uring</th><th>avg us</th>"
 	      "<th>max us</th></tr>\n", f);
 	for (uint32_t i = 0; i < w->nthreads && i < top; i++) {

@@ -58,6 +58,8 @@ void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f)
 	f->has_summary = rp->has_summary;
 	f->cpus = rp->header_cpus ? rp->header_cpus : rp->max_running;
 	f->on_cpu_ns = rp->whole_on_cpu_ns;
+	f->path_tid = rp->o.path_tid;
+	f->path_pid = rp->o.path_pid;
 }
 
 uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid)

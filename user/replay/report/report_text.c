@@ -140,7 +140,17 @@ static void path_block(FILE *f, const struct kr_report *rp, const struct kr_wind
 	unsigned shown = top < 10 ? 20 : 2 * top;
 
 	if (!p || !p->present) {
-		fputs("\ncritical path: none (no event in this window)\n", f);
+		struct kr_report_facts x;
+
+		kr_report_get_facts(rp, &x);
+		if (x.path_tid)
+			fprintf(f, "\ncritical path: none (no event of thread %" PRIu64
+				" in this window)\n", x.path_tid);
+		else if (x.path_pid)
+			fprintf(f, "\ncritical path: none (no event of process %" PRIu64
+				" in this window)\n", x.path_pid);
+		else
+			fputs("\ncritical path: none (no event in this window)\n", f);
 		return;
 	}
 	len = p->end_ns - p->start_ns;
