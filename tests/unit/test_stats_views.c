@@ -302,6 +302,33 @@ Test(stats_views, json_syscalls_per_process)
 	tb_cleanup(&t);
 }
 
+/* Frees the last run's outputs and runs stats again with o. */
+static const char *rerun(struct tb *t, struct katra_stats_opts *o, struct outcap *out,
+			 struct outcap *err)
+{
+	oc_free(out);
+	oc_free(err);
+	oc_open(out);
+	oc_open(err);
+	cr_assert_eq(katra_stats_with(t->path, out->f, o, err->f), 0);
+	return oc_text(out);
+}
+
+/* The views trace's stats for the window 4 ms to 10 ms (t, out and err
+ * opened: the caller frees them). */
+static const char *stats_4_to_10_ms(struct tb *t, struct katra_stats_opts *o,
+				    struct outcap *out, struct outcap *err)
+{
+	tb_init(t);
+	views_trace(t);
+	o->from = (struct katra_dump_when){ true, NULL, 4 * MS };
+	o->to = (struct katra_dump_when){ true, NULL, 10 * MS };
+	oc_open(out);
+	oc_open(err);
+	cr_assert_eq(katra_stats_with(t->path, out->f, o, err->f), 0);
+	return oc_text(out);
+}
+
 Test(stats_views, window_in_seconds_and_missing_epoch)
 {
 	struct katra_stats_opts o = { .views = KATRA_STATS_SYSCALLS };
@@ -309,16 +336,9 @@ Test(stats_views, window_in_seconds_and_missing_epoch)
 	struct outcap out, err;
 	const char *b;
 
-	tb_init(&t);
-	views_trace(&t);
 	/* a window from 4 ms to 10 ms: only the second read and the writes are
 	 * whole inside it (window by epoch name: the dump tests and below) */
-	o.from = (struct katra_dump_when){ true, NULL, 4 * MS };
-	o.to = (struct katra_dump_when){ true, NULL, 10 * MS };
-	oc_open(&out);
-	oc_open(&err);
-	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
-	b = oc_text(&out);
+	b = stats_4_to_10_ms(&t, &o, &out, &err);
 	cr_assert_not_null(strstr(b, " 92.31    0.006000        6000        6000         1"
 				  "           read\n"), "%s", b);
 	cr_assert_not_null(strstr(b, "  7.69    0.000500         250         400         2"
@@ -420,12 +440,8 @@ Test(stats_views, off_cpu_row_over_several_resources_names_the_longest)
 	cr_assert_not_null(strstr(b, "\n         5  5                            4.000 ms        2"
 				  "     3.000 ms  D uninterruptible in read, longest on File:8\n"),
 			   "%s", b);
-	oc_free(&out);
-	oc_free(&err);
 	o.json = true;
-	oc_open(&out);
-	oc_open(&err);
-	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
+	rerun(&t, &o, &out, &err);
 	cr_assert_not_null(strstr(oc_text(&out), "\"resource\":{\"domain\":\"File\",\"id\":\"8\"},"
 				  "\"several_resources\":true,\"count\":2,\"total_ns\":4000000,"
 				  "\"max_ns\":3000000}"), "%s", oc_text(&out));
@@ -475,26 +491,14 @@ Test(stats_views, window_keeps_process_names_and_says_its_own_length)
 	struct outcap out, err;
 	const char *b;
 
-	tb_init(&t);
-	views_trace(&t);
-	o.from = (struct katra_dump_when){ true, NULL, 4 * MS };
-	o.to = (struct katra_dump_when){ true, NULL, 10 * MS };
-	oc_open(&out);
-	oc_open(&err);
-	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
-	b = oc_text(&out);
+	b = stats_4_to_10_ms(&t, &o, &out, &err);
 	cr_assert_not_null(strstr(b, "\nduration   0.006000000 s (--from/--to: records from "
 				  "4.000 ms to 10.000 ms), the whole capture 0.024000000 s\n"),
 			   "%s", b);
 	cr_assert_not_null(strstr(b, "\nprocess 100(game): "), "%s", b);
 	cr_assert_not_null(strstr(b, "\nprocess 200(tool): "), "%s", b);
-	oc_free(&out);
-	oc_free(&err);
 	o.json = true;
-	oc_open(&out);
-	oc_open(&err);
-	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
-	b = oc_text(&out);
+	b = rerun(&t, &o, &out, &err);
 	cr_assert_not_null(strstr(b, "\"duration_ns\":6000000,\"windowed\":true,"
 				  "\"capture_duration_ns\":24000000,"), "%s", b);
 	cr_assert_not_null(strstr(b, "\"process_name\":\"game\""), "%s", b);
