@@ -246,3 +246,53 @@ Test(report_time, a_tid_with_no_event_says_so)
 	oc_free(&err);
 	tb_cleanup(&t);
 }
+
+/* Three threads seen on the CPU at once, all of a 1000 ns capture, under a
+ * header that says 2 CPUs: switches were lost, and the report says so. */
+Test(report_time, more_on_cpu_than_the_cpus_allow_is_noted)
+{
+	struct tb t;
+	struct katra_report_opts o = { 0 };
+	struct outcap out;
+
+	tb_init(&t);
+	tb_epoch(&t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	for (uint64_t tid = 601; tid <= 603; tid++)
+		tb_switch(&t, 0, 600, tid, KATRA_PHASE_INSTANT, -1, 0);
+	tb_epoch(&t, 1000, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(&t);
+	oc_open(&out);
+	cr_assert_eq(katra_report(t.path, &o, out.f, stderr), 0);
+	cr_assert_not_null(strstr(oc_text(&out), "\non-CPU known 0.003 ms of the 0.002 ms 2 CPUs "
+					  "allow; unknown 0.000 ms"), "%s", out.buf);
+	cr_assert_not_null(strstr(out.buf, "\nNOTE: more on-CPU time than the CPUs allow: the "
+				  "trace lost switches\n"), "%s", out.buf);
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+/* A header without a CPU count: the most threads seen on the CPU at once. */
+Test(report_time, cpus_fall_back_to_the_most_running_at_once)
+{
+	struct tb t;
+	struct katra_header h = *katra_sample_header();
+	struct kr_report_opts o = { 0 };
+	struct kr_report_facts x;
+	struct kr_report *rp;
+
+	h.host.cpu_count = 0;
+	tb_init(&t);
+	tb_switch(&t, 0, 600, 601, KATRA_PHASE_INSTANT, -1, 0);
+	tb_switch(&t, 10, 600, 602, KATRA_PHASE_INSTANT, -1, 0);
+	tb_switch(&t, 20, 600, 601, KATRA_PHASE_BEGIN, 1, 1);
+	tb_switch(&t, 30, 600, 603, KATRA_PHASE_INSTANT, -1, 0);
+	tb_ev(&t, 40, 600, 603, KATRA_KIND_TASK_EXIT, KATRA_PHASE_INSTANT, -1);
+	cr_assert_eq(kr_report_new(&rp, &h, &o), 0);
+	for (size_t i = 0; i < t.n; i++)
+		cr_assert_eq(kr_report_add(rp, &t.r[i]), 0);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	kr_report_get_facts(rp, &x);
+	cr_assert_eq(x.cpus, 2, "601 and 602, then 602 and 603: %u", x.cpus);
+	kr_report_free(rp);
+	tb_cleanup(&t);
+}
