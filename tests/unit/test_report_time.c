@@ -296,3 +296,38 @@ Test(report_time, cpus_fall_back_to_the_most_running_at_once)
 	kr_report_free(rp);
 	tb_cleanup(&t);
 }
+
+/* A forked child whose first record is the recorder's ProcessInfo, written
+ * at the fork (1000), and whose first run is at 3600: it waited 2600 for a
+ * CPU, it did not run; the path's start hop says so.  Parent 700 forks it
+ * and waits; the child runs to 5000. */
+Test(report_time, a_childs_processinfo_at_its_fork_is_not_its_first_run)
+{
+	struct tb t;
+	struct seen s;
+	struct katra_event *fk, *e;
+
+	tb_init(&t);
+	tb_switch(&t, 0, 700, 700, KATRA_PHASE_INSTANT, -1, 0);
+	fk = tb_ev(&t, 1000, 700, 700, KATRA_KIND_TASK_FORK, KATRA_PHASE_INSTANT, -1);
+	fk->payload.type = KATRA_PAYLOAD_TASK_FORK;
+	fk->payload.u.task_fork.parent_pid = fk->payload.u.task_fork.parent_tid = 700;
+	fk->payload.u.task_fork.child_pid = fk->payload.u.task_fork.child_tid = 710;
+	tb_pinfo(&t, 1000, 710, "bash", NULL);
+	tb_switch(&t, 1200, 700, 700, KATRA_PHASE_BEGIN, 1, 1);
+	e = tb_switch(&t, 3600, 710, 710, KATRA_PHASE_INSTANT, -1, 0);
+	back_causes[0] = fk->seq;
+	e->causes = (struct katra_u64_vec){ back_causes, 1 };
+	tb_ev(&t, 5000, 710, 710, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	feed(&t, 710, 0, &s);
+	const struct kr_tsum *c = tsum(&s, 710);
+	cr_assert_eq(c->class_ns[KR_OFF_NEW], 2600);
+	cr_assert_eq(c->on_cpu_ns, 1400);
+	cr_assert_eq(s.path.nhops, 3, "%u hops", s.path.nhops);
+	cr_assert_eq(s.path.hops[1].type, KR_HOP_START);
+	cr_assert_eq(s.path.hops[1].from_ns, 1000);
+	cr_assert_eq(s.path.hops[1].to_ns, 3600, "until its first run, not its ProcessInfo");
+	cr_assert_eq(s.path.hops[2].type, KR_HOP_RUN);
+	cr_assert_eq(s.path.hops[2].from_ns, 3600);
+	tb_cleanup(&t);
+}

@@ -360,24 +360,28 @@ static bool take_wakeup(struct kr_thread *th, const struct katra_event *e, uint6
 	return true;
 }
 
-/* A thread's first event: the first node of a forked thread; when the
- * event is one the thread ran to make, it ran then. */
-static void first_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+/* The recorder's notes about a thread (its ProcessInfo, written at its
+ * fork) are not the thread's own doing. */
+static bool own_event(const struct katra_event *e)
 {
-	struct kr_thread *th = &rp->threads[t];
+	return e->scope != KATRA_SCOPE_KATRA && e->payload.type != KATRA_PAYLOAD_PROCESS_INFO &&
+	       e->payload.type != KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+}
 
-	th->seen = true;
-	if (th->fork_node != KR_NO_NODE)
-		add_node(rp, t, KR_NODE_FIRST, e, th->fork_node);
+/* A forked thread's first own event (its switch-in, as a rule) is the
+ * node a walk turns at to its fork. */
+static void first_own_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	add_node(rp, t, KR_NODE_FIRST, e, rp->threads[t].fork_node);
+	rp->threads[t].fork_node = KR_NO_NODE;
 }
 
 /* Events the thread itself ran to make (not the recorder's notes about it,
  * not times it inferred). */
 static bool ran_to_make(const struct katra_event *e)
 {
-	return e->scope != KATRA_SCOPE_KATRA && e->confidence == KATRA_CONFIDENCE_MEASURED &&
-	       e->payload.type != KATRA_PAYLOAD_PROCESS_INFO &&
-	       e->payload.type != KATRA_PAYLOAD_WINE_SERVER_REQUESTS && e->kind != KATRA_KIND_OFF_CPU;
+	return own_event(e) && e->confidence == KATRA_CONFIDENCE_MEASURED &&
+	       e->kind != KATRA_KIND_OFF_CPU;
 }
 
 static void set_running(struct kr_report *rp, struct kr_thread *th, bool on)
@@ -438,7 +442,8 @@ static int first_known(struct kr_report *rp, uint32_t t, const struct katra_even
 			runq = ts - wake_ns;
 		rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns, ts,
 			      runq);
-		if (cls == KR_OFF_BEFORE) /* a path through it waits here, it does not run */
+		/* a path through it waits here, it does not run */
+		if (cls == KR_OFF_BEFORE && ts > rp->threads[t].born_ns)
 			off_before_node(rp, t, e, woken ? waker : KR_WAKER_NONE, node);
 		th = &rp->threads[t];
 		th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
@@ -673,8 +678,9 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 	}
 	if (path_end_candidate(rp, e))
 		windows_last_event(rp, t, e);
-	if (!rp->threads[t].seen)
-		first_event(rp, t, e);
+	rp->threads[t].seen = true;
+	if (rp->threads[t].fork_node != KR_NO_NODE && own_event(e))
+		first_own_event(rp, t, e);
 	struct kr_thread *th = &rp->threads[t];
 	if (!th->switched && !th->ran && ran_to_make(e)) {
 		th->ran = true;
