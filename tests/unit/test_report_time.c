@@ -331,3 +331,32 @@ Test(report_time, a_childs_processinfo_at_its_fork_is_not_its_first_run)
 	cr_assert_eq(s.path.hops[2].from_ns, 3600);
 	tb_cleanup(&t);
 }
+
+/* The HTML timeline draws what is known only: the idle helpers get no lane
+ * (they were drawn on the CPU from end to end), helper 220 is off the CPU
+ * (waiting) until its switch-in at 3000, then on it. */
+Test(report_time, the_timeline_draws_no_unknown_time)
+{
+	struct tb t;
+	struct kr_report_opts o = { .timeline = true };
+	struct kr_report *rp;
+	const struct kr_timeline *tl;
+	uint64_t col_ns;
+	int lane;
+
+	build_idle_helpers(&t);
+	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &o), 0);
+	for (size_t i = 0; i < t.n; i++)
+		cr_assert_eq(kr_report_add(rp, &t.r[i]), 0);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	tl = kr_report_timeline(rp);
+	kr_timeline_columns(tl, &col_ns);
+	for (uint64_t h = 210; h < 218; h++)
+		cr_assert_eq(kr_timeline_lane_of(tl, h), -1, "helper %lu has a lane", (unsigned long)h);
+	lane = kr_timeline_lane_of(tl, 220);
+	cr_assert_geq(lane, 0);
+	cr_assert_eq(kr_timeline_dominant(tl, (uint32_t)lane, 0), KR_TL_OFF_WAIT);
+	cr_assert_eq(kr_timeline_dominant(tl, (uint32_t)lane, (uint32_t)(11000 / col_ns)), KR_TL_RUN);
+	kr_report_free(rp);
+	tb_cleanup(&t);
+}

@@ -103,7 +103,7 @@ static uint32_t thread_index(struct kr_report *rp, uint64_t tid, uint64_t pid)
 	th->born_ns = rp->start_ns;
 	th->last_node = th->fork_node = th->wake_node = KR_NO_NODE;
 	th->lane = -1;
-	th->tl_cat = KR_TL_RUN;
+	th->tl_cat = KR_TL_UNKNOWN;
 	th->tl_since = rp->start_ns;
 	return rp->nthreads++;
 }
@@ -113,6 +113,8 @@ static unsigned tl_state(const struct kr_thread *th)
 {
 	if (th->exited)
 		return KR_TL_DEAD;
+	if (!th->switched)
+		return KR_TL_UNKNOWN;
 	if (th->off_open) {
 		if (th->off_cls == KR_OFF_PREEMPTED)
 			return KR_TL_OFF_PREEMPT;
@@ -126,7 +128,7 @@ static unsigned tl_state(const struct kr_thread *th)
 
 static void tl_draw(struct kr_report *rp, struct kr_thread *th, uint64_t ts)
 {
-	if (!rp->tl || th->tl_cat == KR_TL_DEAD)
+	if (!rp->tl || th->tl_cat == KR_TL_DEAD || th->tl_cat == KR_TL_UNKNOWN)
 		return;
 	if (th->lane < 0)
 		th->lane = kr_timeline_lane(rp->tl, th->tid, th->pid);
@@ -435,7 +437,6 @@ static int first_known(struct kr_report *rp, uint32_t t, const struct katra_even
 	if (switch_in && !th->ran) {
 		uint64_t waker = KR_WAKER_NONE, wake_ns = 0, node, runq = 0;
 		uint8_t cls = th->born_in_capture ? KR_OFF_NEW : KR_OFF_BEFORE;
-
 		bool woken = take_wakeup(th, e, &waker, &wake_ns, &node);
 
 		if (woken && wake_ns <= ts)
@@ -447,9 +448,16 @@ static int first_known(struct kr_report *rp, uint32_t t, const struct katra_even
 			off_before_node(rp, t, e, woken ? waker : KR_WAKER_NONE, node);
 		th = &rp->threads[t];
 		th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
+		th->tl_since = th->born_ns;
 		tl_update(rp, th, ts);
 		return rc;
 	}
+	/* the timeline: what is now known to have run is drawn, the rest not */
+	if (th->ran && !switch_in) {
+		th->tl_cat = KR_TL_RUN;
+		th->tl_since = th->run_since;
+	}
+	tl_update(rp, th, ts);
 	return both_unknown(rp, t, th->born_ns, th->ran && !switch_in ? th->run_since : ts);
 }
 

@@ -213,7 +213,8 @@ enum kr_tl_cat {
 	KR_TL_OFF_WAIT,    /* off the CPU, blocked otherwise */
 	KR_TL_OFF_PREEMPT, /* off the CPU, runnable */
 	KR_TL_CAT_COUNT,
-	KR_TL_DEAD = KR_TL_CAT_COUNT
+	KR_TL_DEAD = KR_TL_CAT_COUNT, /* not drawn: after its exit */
+	KR_TL_UNKNOWN                 /* not drawn: nothing known (report.h, kr_tsum) */
 };
 #define KR_TL_COLUMNS 1000
 #define KR_TL_LANES 64
