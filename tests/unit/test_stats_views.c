@@ -239,21 +239,23 @@ Test(stats_views, json_views)
 
 	expect_stats(&o,
 		",\"files\":[{\"domain\":\"File\",\"id\":\"10106461514007918706\","
-		"\"path\":\"/game/data.pak\",\"opens\":1,\"reads\":2,\"read_bytes\":150,"
+		"\"name\":\"File:10106461514007918706\",\"path\":\"/game/data.pak\",\"opens\":1,\"reads\":2,\"read_bytes\":150,"
 		"\"read_ns\":8000000,\"writes\":0,\"write_bytes\":0,\"write_ns\":0,"
-		"\"io_ns\":8000000},{\"domain\":\"File\",\"id\":\"42\",\"path\":null,\"opens\":0,"
+		"\"io_ns\":8000000},{\"domain\":\"File\",\"id\":\"42\",\"name\":\"File:42\",\"path\":null,\"opens\":0,"
 		"\"reads\":0,\"read_bytes\":0,\"read_ns\":0,\"writes\":2,\"write_bytes\":4096,"
 		"\"write_ns\":500000,\"io_ns\":500000}],\"files_overflow\":0,"
 		"\"off_cpu\":[{\"thread_id\":102,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"syscall\",\"state\":\"S\",\"syscall\":\"futex\",\"resource\":"
-		"{\"domain\":\"Futex\",\"id\":\"139637976731648\"},\"several_resources\":false,"
+		"{\"domain\":\"Futex\",\"id\":\"139637976731648\",\"name\":\"Futex:0x7f0000001000\"},"
+		"\"several_resources\":false,"
 		"\"count\":1,\"total_ns\":6000000,\"max_ns\":6000000},"
 		"{\"thread_id\":102,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"preempted\",\"state\":\"R\",\"syscall\":null,\"resource\":null,"
 		"\"several_resources\":false,\"count\":1,\"total_ns\":300000,\"max_ns\":300000},"
 		"{\"thread_id\":101,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"syscall\",\"state\":\"S\",\"syscall\":\"read\",\"resource\":"
-		"{\"domain\":\"File\",\"id\":\"10106461514007918706\",\"path\":\"/game/data.pak\"},"
+		"{\"domain\":\"File\",\"id\":\"10106461514007918706\","
+		"\"name\":\"File:10106461514007918706\",\"path\":\"/game/data.pak\"},"
 		"\"several_resources\":false,\"count\":1,\"total_ns\":5000000,\"max_ns\":5000000},"
 		"{\"thread_id\":201,\"process_id\":200,\"process_name\":\"tool\","
 		"\"reason\":\"other\",\"state\":\"D\",\"syscall\":null,\"resource\":null,"
@@ -262,11 +264,11 @@ Test(stats_views, json_views)
 		"\"top\":[{\"dur_ns\":6200000,\"begin_ts_mono_ns\":2000000,\"thread_id\":102,"
 		"\"process_id\":100,\"process_name\":\"game\",\"kind\":\"Futex\","
 		"\"syscall\":\"futex\",\"state\":null,\"resource\":{\"domain\":\"Futex\","
-		"\"id\":\"139637976731648\"}},"
+		"\"id\":\"139637976731648\",\"name\":\"Futex:0x7f0000001000\"}},"
 		"{\"dur_ns\":6000000,\"begin_ts_mono_ns\":2100000,\"thread_id\":102,"
 		"\"process_id\":100,\"process_name\":\"game\",\"kind\":\"OffCpu\","
 		"\"syscall\":\"futex\",\"state\":\"S\",\"resource\":{\"domain\":\"Futex\","
-		"\"id\":\"139637976731648\"}}]}\n");
+		"\"id\":\"139637976731648\",\"name\":\"Futex:0x7f0000001000\"}}]}\n");
 }
 
 Test(stats_views, json_syscalls_per_process)
@@ -442,7 +444,7 @@ Test(stats_views, off_cpu_row_over_several_resources_names_the_longest)
 			   "%s", b);
 	o.json = true;
 	rerun(&t, &o, &out, &err);
-	cr_assert_not_null(strstr(oc_text(&out), "\"resource\":{\"domain\":\"File\",\"id\":\"8\"},"
+	cr_assert_not_null(strstr(oc_text(&out), "\"resource\":{\"domain\":\"File\",\"id\":\"8\",\"name\":\"File:8\"},"
 				  "\"several_resources\":true,\"count\":2,\"total_ns\":4000000,"
 				  "\"max_ns\":3000000}"), "%s", oc_text(&out));
 	oc_free(&out);

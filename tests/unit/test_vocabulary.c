@@ -81,6 +81,22 @@ Test(vocabulary, dump_stats_report_export_spell_a_file_and_a_thread_alike)
 	cr_assert_not_null(strstr(c.buf, "\n  501(prog.exe) "), "report: %s", c.buf);
 	oc_free(&c);
 
+	ro.json = true;
+	oc_open(&c);
+	cr_assert_eq(katra_report(t.path, &ro, c.f, stderr), 0);
+	cr_assert_not_null(strstr(oc_text(&c), "\"resource\":{\"domain\":\"File\",\"id\":"
+				  "\"11436596390239650683\",\"name\":\"File:11436596390239650683\"}"),
+			   "report --json: %s", c.buf);
+	oc_free(&c);
+
+	so.json = true;
+	oc_open(&c);
+	cr_assert_eq(katra_stats_with(t.path, c.f, &so, stderr), 0);
+	cr_assert_not_null(strstr(oc_text(&c), "{\"domain\":\"File\",\"id\":"
+				  "\"11436596390239650683\",\"name\":\"File:11436596390239650683\""),
+			   "stats --json: %s", c.buf);
+	oc_free(&c);
+
 	struct kx_options xo = { 0 };
 	oc_open(&c);
 	cr_assert_eq(katra_export_chrome(t.path, &xo, c.f, stderr), 0);

@@ -9,6 +9,7 @@
 
 #include "katra/replay.h"
 #include "replay/names/procnames.h"
+#include "replay/names/resnames.h"
 #include "replay/util/out.h"
 #include "report_render.h"
 
@@ -42,15 +43,18 @@ static void jkey(FILE *f, const char *k, uint64_t v, bool comma)
 
 static void jresource(FILE *f, unsigned dom, uint64_t id, uint64_t pid)
 {
-	char b[KR_NAME_BUF];
+	char b[KR_NAME_BUF], name[64];
 
 	if (dom == KATRA_RES_NONE) {
 		fputs("null", f);
 		return;
 	}
+	/* the id as a decimal string (jq keeps it exact), the name as every
+	 * command spells it */
 	fputs("{\"domain\":", f);
 	jstr(f, kr_enum(katra_resource_domain_name(dom), dom, b));
-	jkey(f, "id", id, true);
+	fprintf(f, ",\"id\":\"%" PRIu64 "\",\"name\":", id);
+	jstr(f, kr_res_label(dom, id, name, sizeof(name)));
 	if (dom == KATRA_RES_FUTEX)
 		jkey(f, "pid", pid, true);
 	fputc('}', f);

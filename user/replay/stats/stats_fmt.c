@@ -45,9 +45,11 @@ void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64
 		kr_s(f, "null");
 		return;
 	}
-	fprintf(f, "{\"domain\":\"%s\",\"id\":\"%llu\"",
+	fprintf(f, "{\"domain\":\"%s\",\"id\":\"%llu\",\"name\":\"",
 		kr_enum(katra_resource_domain_name((uint32_t)domain), (uint32_t)domain, buf),
 		(unsigned long long)id);
+	kr_res_put(f, (uint32_t)domain, id);
+	putc('"', f);
 	a = kr_file_find(v, domain, id);
 	if (a && a->path) {
 		kr_s(f, ",\"path\":");
