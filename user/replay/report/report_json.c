@@ -2,7 +2,11 @@
 /* `katra-replay report --json`: one JSON object,
  *   {"trace":..., "capture": WINDOW, "epochs": [WINDOW, ...], "limits": {...}}
  * Times are integer nanoseconds (capture-relative, as ts_mono_ns), names
- * are the spec's; each reason and hop also carries a "text" for people. */
+ * are the spec's; each reason and hop also carries a "text" for people.
+ * A thread's alive_ns = on_cpu_ns + off_cpu_ns + unknown_ns; a window's
+ * on_cpu_ns and unknown_ns add up all its threads' (at most duration_ns x
+ * "cpus", the head's); a resource is {"domain","id" (decimal string),
+ * "name" (as every command spells it),"pid" (futexes)}. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
