@@ -360,3 +360,51 @@ Test(report_time, the_timeline_draws_no_unknown_time)
 	kr_report_free(rp);
 	tb_cleanup(&t);
 }
+
+static void fork_child(struct tb *t, uint64_t ts, uint64_t parent, uint64_t child)
+{
+	struct katra_event *fk = tb_ev(t, ts, parent, parent, KATRA_KIND_TASK_FORK,
+				       KATRA_PHASE_INSTANT, -1);
+
+	fk->payload.type = KATRA_PAYLOAD_TASK_FORK;
+	fk->payload.u.task_fork.parent_pid = fk->payload.u.task_fork.parent_tid = parent;
+	fk->payload.u.task_fork.child_pid = fk->payload.u.task_fork.child_tid = child;
+}
+
+/* tid 801 lives twice (a reused tid): forked at 100, on the CPU 200..500
+ * where it exits; forked again at 1000, on the CPU 1100 to the end, 2000.
+ * Two rows, each its own life; the second is not ignored as "after exit". */
+Test(report_time, a_reused_tid_is_a_new_thread)
+{
+	struct tb t;
+	struct seen s;
+
+	tb_init(&t);
+	tb_switch(&t, 0, 800, 800, KATRA_PHASE_INSTANT, -1, 0);
+	fork_child(&t, 100, 800, 801);
+	tb_switch(&t, 200, 801, 801, KATRA_PHASE_INSTANT, -1, 0);
+	tb_ev(&t, 500, 801, 801, KATRA_KIND_TASK_EXIT, KATRA_PHASE_INSTANT, -1);
+	fork_child(&t, 1000, 800, 801);
+	tb_switch(&t, 1100, 801, 801, KATRA_PHASE_INSTANT, -1, 0);
+	tb_ev(&t, 2000, 801, 801, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	feed(&t, 0, 0, &s);
+	const struct kr_tsum *a = NULL, *b = NULL;
+	for (uint32_t i = 0; i < s.n; i++) {
+		if (s.th[i].tid != 801)
+			continue;
+		if (s.th[i].alive_ns == 400)
+			a = &s.th[i];
+		else
+			b = &s.th[i];
+	}
+	cr_assert_not_null(a, "the first life");
+	cr_assert_eq(a->on_cpu_ns, 300);
+	cr_assert_eq(a->class_ns[KR_OFF_NEW], 100);
+	cr_assert_not_null(b, "the second life");
+	cr_assert_eq(b->alive_ns, 1000);
+	cr_assert_eq(b->class_ns[KR_OFF_NEW], 100);
+	cr_assert_eq(b->on_cpu_ns, 900);
+	cr_assert_eq(s.path.end_tid, 801);
+	cr_assert_eq(s.path.end_ns, 2000);
+	tb_cleanup(&t);
+}

@@ -12,14 +12,6 @@
 
 #include "report_int.h"
 
-static bool is_file_kind(uint32_t k)
-{
-	return k == KATRA_KIND_FILE_READ || k == KATRA_KIND_FILE_WRITE ||
-	       k == KATRA_KIND_FILE_OPEN || k == KATRA_KIND_FILE_CLOSE ||
-	       k == KATRA_KIND_NT_READ_FILE || k == KATRA_KIND_NT_WRITE_FILE ||
-	       k == KATRA_KIND_NT_CREATE_FILE || k == KATRA_KIND_PAGE_FAULT;
-}
-
 int kr_report_new(struct kr_report **out, const struct katra_header *h,
 		  const struct kr_report_opts *o)
 {
@@ -106,44 +98,6 @@ static uint32_t thread_index(struct kr_report *rp, uint64_t tid, uint64_t pid)
 	th->tl_cat = KR_TL_UNKNOWN;
 	th->tl_since = rp->start_ns;
 	return rp->nthreads++;
-}
-
-/* What the thread is doing now, for the timeline. */
-static unsigned tl_state(const struct kr_thread *th)
-{
-	if (th->exited)
-		return KR_TL_DEAD;
-	if (!th->switched)
-		return KR_TL_UNKNOWN;
-	if (th->off_open) {
-		if (th->off_cls == KR_OFF_PREEMPTED)
-			return KR_TL_OFF_PREEMPT;
-		return th->off_cls == KR_OFF_FAULT || is_file_kind(th->off_kind) ? KR_TL_OFF_IO
-										  : KR_TL_OFF_WAIT;
-	}
-	if (th->nspans)
-		return kr_tl_cat_of_kind(th->spans[th->nspans - 1].kind);
-	return KR_TL_RUN;
-}
-
-static void tl_draw(struct kr_report *rp, struct kr_thread *th, uint64_t ts)
-{
-	if (!rp->tl || th->tl_cat == KR_TL_DEAD || th->tl_cat == KR_TL_UNKNOWN)
-		return;
-	if (th->lane < 0)
-		th->lane = kr_timeline_lane(rp->tl, th->tid, th->pid);
-	kr_timeline_add(rp->tl, th->lane, th->tl_since, ts, th->tl_cat);
-}
-
-static void tl_update(struct kr_report *rp, struct kr_thread *th, uint64_t ts)
-{
-	unsigned cat = tl_state(th);
-
-	if (cat == th->tl_cat)
-		return;
-	tl_draw(rp, th, ts);
-	th->tl_cat = (uint8_t)cat;
-	th->tl_since = ts;
 }
 
 static bool has_cause(const struct katra_event *e, uint64_t seq)
@@ -449,7 +403,7 @@ static int first_known(struct kr_report *rp, uint32_t t, const struct katra_even
 		th = &rp->threads[t];
 		th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
 		th->tl_since = th->born_ns;
-		tl_update(rp, th, ts);
+		kr_tl_update(rp, th, ts);
 		return rc;
 	}
 	/* the timeline: what is now known to have run is drawn, the rest not */
@@ -457,7 +411,7 @@ static int first_known(struct kr_report *rp, uint32_t t, const struct katra_even
 		th->tl_cat = KR_TL_RUN;
 		th->tl_since = th->run_since;
 	}
-	tl_update(rp, th, ts);
+	kr_tl_update(rp, th, ts);
 	return both_unknown(rp, t, th->born_ns, th->ran && !switch_in ? th->run_since : ts);
 }
 
@@ -483,7 +437,7 @@ static void off_begin(struct kr_report *rp, struct kr_thread *th, const struct k
 		th->off_res = in->res_id;
 		th->off_res_pid = in->res_pid;
 	}
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 }
 
 static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e)
@@ -523,7 +477,7 @@ static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e
 			  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE : 0;
 		kr_index_add(&rp->index, th, &n);
 	}
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 	return 0;
 }
 
@@ -547,7 +501,7 @@ static void span_begin(struct kr_report *rp, struct kr_thread *th, const struct 
 	}
 	if (s->res_domain == KATRA_RES_FUTEX)
 		s->res_pid = th->pid;
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 }
 
 static int span_end(struct kr_report *rp, uint32_t t, const struct katra_event *e)
@@ -564,7 +518,7 @@ static int span_end(struct kr_report *rp, uint32_t t, const struct katra_event *
 	struct kr_span s = th->spans[i];
 	memmove(&th->spans[i], &th->spans[i + 1], (size_t)(th->nspans - i - 1) * sizeof(s));
 	th->nspans--;
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 	if (s.kind == KATRA_KIND_PAGE_FAULT)
 		return both_fault(rp, t, s.begin_ns, e->ts_mono_ns, 1);
 	return 0;
@@ -644,6 +598,12 @@ static void task_fork(struct kr_report *rp, uint32_t t, const struct katra_event
 
 	if (e->payload.type != KATRA_PAYLOAD_TASK_FORK)
 		return;
+	/* a tid that exited and comes back is a new thread: a new row (the
+	 * old one keeps its sums) */
+	struct kr_idmap_slot *old = kr_idmap_find(&rp->thread_map,
+						  e->payload.u.task_fork.child_tid, 0);
+	if (old && rp->threads[old->v1].exited)
+		kr_idmap_remove(&rp->thread_map, old);
 	uint32_t c = thread_index(rp, e->payload.u.task_fork.child_tid,
 				  e->payload.u.task_fork.child_pid);
 	if (c == UINT32_MAX || rp->threads[c].seen)
@@ -733,7 +693,7 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 		set_running(rp, th, false);
 		th->exited = true;
 		th->exit_ns = e->ts_mono_ns;
-		tl_update(rp, th, e->ts_mono_ns);
+		kr_tl_update(rp, th, e->ts_mono_ns);
 		break;
 	default:
 		if (e->phase == KATRA_PHASE_BEGIN)
@@ -797,7 +757,7 @@ int kr_report_finish(struct kr_report *rp)
 		struct kr_thread *th = &rp->threads[t];
 
 		if (th->seen)
-			tl_draw(rp, th, th->exited ? th->exit_ns : end);
+			kr_tl_draw(rp, th, th->exited ? th->exit_ns : end);
 	}
 	if (!rp->error)
 		rp->error = emit_window(rp, &rp->whole, end, false, 0);

@@ -142,6 +142,12 @@ struct kr_report {
 	int error;
 };
 
+/* ---- report_tl_state.c ---- */
+/* Draws the thread's current category from tl_since to ts. */
+void kr_tl_draw(struct kr_report *rp, struct kr_thread *th, uint64_t ts);
+/* Moves the thread's category to what its state now is (drawing the last). */
+void kr_tl_update(struct kr_report *rp, struct kr_thread *th, uint64_t ts);
+
 /* ---- report_lookup.c ---- */
 /* Takes names and paths from ProcessInfo and FileOpen events. */
 void kr_report_remember(struct kr_report *rp, const struct katra_event *e);
