@@ -408,3 +408,26 @@ Test(report_time, a_reused_tid_is_a_new_thread)
 	cr_assert_eq(s.path.end_ns, 2000);
 	tb_cleanup(&t);
 }
+
+/* ... and one that comes back in another process, its fork not traced. */
+Test(report_time, a_reused_tid_in_another_process_is_a_new_thread)
+{
+	struct tb t;
+	struct seen s;
+
+	tb_init(&t);
+	tb_switch(&t, 0, 801, 801, KATRA_PHASE_INSTANT, -1, 0);
+	tb_ev(&t, 500, 801, 801, KATRA_KIND_TASK_EXIT, KATRA_PHASE_INSTANT, -1);
+	tb_switch(&t, 1000, 900, 801, KATRA_PHASE_INSTANT, -1, 0);
+	tb_ev(&t, 2000, 900, 801, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	feed(&t, 0, 0, &s);
+	cr_assert_eq(s.n, 2, "%u rows", s.n);
+	cr_assert_eq(s.th[0].pid, 900, "the busier second life first");
+	cr_assert_eq(s.th[0].on_cpu_ns, 1000);
+	cr_assert_eq(s.th[0].class_ns[KR_OFF_BEFORE], 500, "since the old one's exit");
+	cr_assert_eq(s.th[0].alive_ns, 1500);
+	cr_assert_eq(s.th[1].pid, 801);
+	cr_assert_eq(s.th[1].alive_ns, 500);
+	cr_assert_eq(s.path.end_ns, 2000);
+	tb_cleanup(&t);
+}

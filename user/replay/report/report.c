@@ -633,6 +633,16 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 		return rc;
 	}
 	t = thread_index(rp, e->thread_id, e->process_id);
+	if (t != UINT32_MAX && rp->threads[t].exited && e->process_id != rp->threads[t].pid) {
+		/* an exited tid in another process: reused, its fork not traced;
+		 * the new one cannot be older than the old one's exit */
+		uint64_t after = rp->threads[t].exit_ns;
+
+		kr_idmap_remove(&rp->thread_map, kr_idmap_find(&rp->thread_map, e->thread_id, 0));
+		t = thread_index(rp, e->thread_id, e->process_id);
+		if (t != UINT32_MAX)
+			rp->threads[t].born_ns = rp->threads[t].tl_since = after;
+	}
 	if (t == UINT32_MAX)
 		return rp->error;
 	bool created;
