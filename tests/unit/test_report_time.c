@@ -431,3 +431,24 @@ Test(report_time, a_reused_tid_in_another_process_is_a_new_thread)
 	cr_assert_eq(s.path.end_ns, 2000);
 	tb_cleanup(&t);
 }
+
+/* A lost switch-out: thread 950 runs from its switch-in at 100, makes a
+ * syscall at 300, and comes back on the CPU at 900 without a switch-out
+ * seen: 300..900 is unknown, not on the CPU; it runs on to 1000. */
+Test(report_time, a_lost_switch_out_is_unknown_time)
+{
+	struct tb t;
+	struct seen s;
+
+	tb_init(&t);
+	tb_switch(&t, 100, 950, 950, KATRA_PHASE_INSTANT, -1, 0);
+	tb_ev(&t, 300, 950, 950, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	tb_switch(&t, 900, 950, 950, KATRA_PHASE_END, 7, 0);
+	tb_ev(&t, 1000, 950, 950, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	feed(&t, 0, 0, &s);
+	const struct kr_tsum *x = tsum(&s, 950);
+	cr_assert_eq(x->alive_ns, 900);
+	cr_assert_eq(x->unknown_ns, 600);
+	cr_assert_eq(x->on_cpu_ns, 200 + 100);
+	tb_cleanup(&t);
+}

@@ -664,6 +664,16 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 		th->ran = true;
 		th->run_since = e->ts_mono_ns;
 	}
+	if (th->switched && th->on_cpu && e->kind == KATRA_KIND_OFF_CPU &&
+	    e->phase != KATRA_PHASE_BEGIN) {
+		/* back on the CPU while on it: its switch-out was lost, and what
+		 * it did since its last event is not known */
+		rc = both_unknown(rp, t, th->last_own_ns, e->ts_mono_ns);
+		if (rc)
+			return rc;
+	}
+	if (own_event(e))
+		th->last_own_ns = e->ts_mono_ns;
 	if (!th->switched && (e->kind == KATRA_KIND_OFF_CPU || e->kind == KATRA_KIND_TASK_EXIT)) {
 		rc = first_known(rp, t, e, e->kind == KATRA_KIND_OFF_CPU &&
 				 e->phase != KATRA_PHASE_BEGIN);

@@ -33,6 +33,7 @@ struct kr_thread {
 	 * of the time around it */
 	bool switched, ran;
 	bool on_cpu;              /* known to be on the CPU now */
+	uint64_t last_own_ns;     /* its latest event of its own */
 	uint64_t run_since;
 	uint8_t nspans;
 	struct kr_span spans[KR_SPAN_DEPTH];
