@@ -19,6 +19,8 @@ struct katra_report_opts {
 	unsigned top;          /* rows per table in text and HTML; 0: 10 */
 	uint64_t index_cap;    /* causal index nodes, a power of two; 0: 1 Mi */
 	uint64_t max_epochs;   /* epochs itemized (the first ones); 0: all */
+	uint64_t path_tid;     /* the critical path ends at this thread's last event */
+	uint64_t path_pid;     /* ... else at this process's; 0, 0: any thread's */
 };
 
 /* 0 success; 1 the trace is invalid, truncated or corrupt (the report of

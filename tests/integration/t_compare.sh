@@ -47,6 +47,15 @@ rc=$?
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ignored_kinds"] == [] else 1)' \
 	"$T/none.json" || kt_fail "--ignore none still ignores kinds"
 
+# --ignore adds to the default list (issue 18: it replaced it); after
+# 'none' it starts from nothing
+"$REPLAY" compare --ignore Futex --json "$T/a.ktrc" "$T/b.ktrc" >"$T/futex.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["ignored_kinds"]; sys.exit(0 if "OffCpu" in k and "Wakeup" in k and "Futex" in k else 1)' \
+	"$T/futex.json" || kt_fail "--ignore Futex dropped the default kinds: $(head -c 300 "$T/futex.json")"
+"$REPLAY" compare --ignore none --ignore Futex --json "$T/a.ktrc" "$T/b.ktrc" >"$T/futex.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ignored_kinds"] == ["Futex"] else 1)' \
+	"$T/futex.json" || kt_fail "--ignore none --ignore Futex: $(head -c 300 "$T/futex.json")"
+
 # usage and unreadable traces: 2
 "$REPLAY" compare "$T/a.ktrc" >/dev/null 2>&1
 [ $? = 2 ] || kt_fail "compare with one trace did not exit 2"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # katra-replay report on a real, compressed capture of the ping-pong
 # workload: each thread's K blocked reads woken by the other thread are its
-# off-CPU reason, the critical path runs through both threads and covers its
-# window exactly; the text and the self-contained HTML page (checked in
+# off-CPU reason, the critical path of one of them (--tid) runs through both
+# threads and covers its window exactly; on-CPU time fits in the CPUs; the text and the self-contained HTML page (checked in
 # headless Chromium, screenshot kept in build/test-artifacts/) come too.
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -13,7 +13,11 @@ kt_workload pingpong 300
 kt_record -z -p "$WL_PID"
 kt_wait_workload 30
 kt_wait_recorder 0
-"$REPLAY" report --json "$TRACE" >"$T/report.json" 2>"$T/report.err" ||
+# the path of thread A (--tid): the capture's last event is the main thread's
+# join, after A and B have exited, and the path never runs through a thread
+# after its exit
+TID_A=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["tid_a"])' "$T/pingpong.out")
+"$REPLAY" report --json --tid "$TID_A" "$TRACE" >"$T/report.json" 2>"$T/report.err" ||
 	kt_fail "report --json failed: $(kt_tail "$T/report.err")"
 python3 - "$T/report.json" "$T/pingpong.out" >"$T/check.out" 2>&1 <<'PY' || kt_fail "$(kt_tail "$T/check.out")"
 import json, sys
@@ -25,13 +29,17 @@ cap = r["capture"]
 threads = {t["tid"]: t for t in cap["threads"]}
 for me, other in ((a, b), (b, a)):
     t = threads[me]
-    assert t["on_cpu_ns"] + t["off_cpu_ns"] == t["alive_ns"], "thread %d: on + off != alive" % me
+    assert t["on_cpu_ns"] + t["off_cpu_ns"] + t["unknown_ns"] == t["alive_ns"], "thread %d: on + off + unknown != alive" % me
+    assert t["off_cpu_by_class_ns"]["preempted"] < t["alive_ns"] // 2, "thread %d: preempted after its exit?" % me
     rows = [x for x in t["off_cpu_reasons"] if x["woken_by"] == other]
     n = sum(x["count"] for x in rows)
     assert n == k, "thread %d: %d off-CPU intervals woken by %d, expected %d" % (me, n, other, k)
     assert all(x["reason"] == "syscall" and x["kind"] == "FileRead" for x in rows), rows
     assert all(x["resource"]["domain"] == "File" for x in rows), rows
+assert cap["on_cpu_ns"] <= cap["duration_ns"] * r["cpus"], "more on-CPU time than the CPUs allow"
+assert all(t["alive_ns"] <= cap["duration_ns"] for t in cap["threads"])
 p = cap["critical_path"]
+assert p["end_tid"] == a, "the path ends on %s, --tid %d" % (p["end_tid"], a)
 assert p["length_ns"] == p["end_ns"] - p["start_ns"], p["length_ns"]
 assert sum(p["by_type_ns"].values()) == p["length_ns"], "hops do not cover the path"
 on_path = {x["tid"] for x in p["by_thread"]}

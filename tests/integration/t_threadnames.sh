@@ -87,7 +87,7 @@ if not any(p["process_id"] == pid and p["name"] == "renamed-main" for p in sj["p
 # report --json: each thread's name
 rj = open(T + "/report.json").read()
 for t, n in want.items():
-    if not re.search(r'"tid":%d,"pid":%d,"comm":"renamed-main","thread_name":%s' %
+    if not re.search(r'"tid":%d,"pid":%d,"process_name":"renamed-main","thread_name":%s' %
                      (t, pid, re.escape(json.dumps(n))), rj):
         fail("report --json does not name thread %d %r" % (t, n))
 # export: the last thread_name metadata of each tid

@@ -439,7 +439,7 @@ Test(compare_files, one_extra_syscall_found_where_it_is)
 	cr_assert(c.b.threads[0].at.has_nr);
 	cr_assert_eq(c.b.threads[0].at.nr, 110);
 	text = report(&c, false);
-	cr_assert_not_null(strstr(text, "      B: tid 900 seq 9 at 0.000000900 s  Linux Syscall Begin nr 110\n"),
+	cr_assert_not_null(strstr(text, "      B: tid 900 seq 9 at 0.000000900 s  Linux Syscall Begin getppid (nr 110)\n"),
 			   "%s", text);
 	cr_assert_not_null(strstr(text, "      A: tid 300 seq 9 at 0.000000900 s  Linux FileRead Begin\n"),
 			   "%s", text);
@@ -448,8 +448,64 @@ Test(compare_files, one_extra_syscall_found_where_it_is)
 	cr_assert_not_null(strstr(text, "\"equivalent\":false"), "%s", text);
 	cr_assert_not_null(strstr(text, "\"first_divergence\":{\"index\":8,\"a\":{\"seq\":9,"),
 			   "%s", text);
-	cr_assert_not_null(strstr(text, "\"kind\":\"Syscall\",\"phase\":\"Begin\",\"nr\":110}"),
+	cr_assert_not_null(strstr(text, "\"kind\":\"Syscall\",\"phase\":\"Begin\",\"nr\":110,\"syscall\":\"getppid\"}"),
 			   "%s", text);
+	free(text);
+	kr_compare_free(&c);
+	temp_dir_remove(f.dir);
+}
+
+/* A opens /data/level.pak (file 77) and reads it; B calls getppid between
+ * the open and the read: the first divergence names the syscall on one side
+ * and the file, with the path its open gave, on the other. */
+static size_t open_read_trace(struct katra_record *r, uint64_t tid, bool extra)
+{
+	uint64_t seq = 1;
+	size_t n = 0;
+
+	r[n++] = evt(seq++, tid, tid, KATRA_KIND_FILE_OPEN, KATRA_PHASE_BEGIN, 1);
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_FILE_OPEN;
+	r[n - 1].u.event.payload.u.file_open.path =
+		(struct katra_opt_str){ true, katra_cstr("/data/level.pak") };
+	r[n++] = evt(seq++, tid, tid, KATRA_KIND_FILE_OPEN, KATRA_PHASE_END, 1);
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_FILE, 77 };
+	if (extra) {
+		r[n++] = evt(seq++, tid, tid, KATRA_KIND_SYSCALL, KATRA_PHASE_BEGIN, 2);
+		r[n - 1].u.event.payload.type = KATRA_PAYLOAD_SYSCALL;
+		r[n - 1].u.event.payload.u.syscall.nr = 110;
+		r[n++] = evt(seq++, tid, tid, KATRA_KIND_SYSCALL, KATRA_PHASE_END, 2);
+	}
+	r[n++] = evt(seq++, tid, tid, KATRA_KIND_FILE_READ, KATRA_PHASE_BEGIN, 3);
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_FILE, 77 };
+	r[n++] = evt(seq++, tid, tid, KATRA_KIND_FILE_READ, KATRA_PHASE_END, 3);
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_FILE, 77 };
+	return n;
+}
+
+Test(compare_files, first_divergence_names_the_syscall_and_the_path)
+{
+	struct katra_record r[16];
+	struct files f;
+	struct kr_compare c;
+	char *text;
+
+	snprintf(f.dir, sizeof(f.dir), "/tmp/katra-cmp-XXXXXX");
+	cr_assert_not_null(mkdtemp(f.dir));
+	snprintf(f.a, sizeof(f.a), "%s/a.ktrc", f.dir);
+	snprintf(f.b, sizeof(f.b), "%s/b.ktrc", f.dir);
+	write_trace(f.a, r, open_read_trace(r, 300, false));
+	write_trace(f.b, r, open_read_trace(r, 900, true));
+	cr_assert_eq(kr_compare_run(&c, f.a, f.b, KR_CMP_DEFAULT_IGNORE, stderr), 0);
+	text = report(&c, false);
+	cr_assert_not_null(strstr(text, "      A: tid 300 seq 3 at 0.000000300 s  Linux FileRead "
+				  "Begin File:77 \"/data/level.pak\"\n"), "%s", text);
+	cr_assert_not_null(strstr(text, "      B: tid 900 seq 3 at 0.000000300 s  Linux Syscall "
+				  "Begin getppid (nr 110)\n"), "%s", text);
+	free(text);
+	text = report(&c, true);
+	cr_assert_not_null(strstr(text, "\"kind\":\"FileRead\",\"phase\":\"Begin\","
+				  "\"resource\":\"File:77\",\"path\":\"/data/level.pak\"}"), "%s",
+			   text);
 	free(text);
 	kr_compare_free(&c);
 	temp_dir_remove(f.dir);
@@ -470,4 +526,23 @@ Test(compare_files, unreadable_trace_is_an_error)
 			      "'/nonexistent/a.ktrc': No such file or directory\n");
 	free(buf);
 	kr_compare_free(&c);
+}
+
+/* issue 18: --ignore adds to the default list; "none" empties it */
+Test(compare_kindset, ignore_option_adds_to_the_default_and_none_clears)
+{
+	kr_kindset s = KR_CMP_DEFAULT_IGNORE;
+	char bad[32];
+
+	cr_assert_eq(kr_compare_ignore_option(&s, "Futex,Sleep", bad, sizeof(bad)), 0);
+	cr_assert_eq(s, KR_CMP_DEFAULT_IGNORE | kr_kindset_bit(KATRA_KIND_FUTEX) |
+			kr_kindset_bit(KATRA_KIND_SLEEP));
+	cr_assert_eq(kr_compare_ignore_option(&s, "none", bad, sizeof(bad)), 0);
+	cr_assert_eq(s, 0);
+	cr_assert_eq(kr_compare_ignore_option(&s, "Futex", bad, sizeof(bad)), 0);
+	cr_assert_eq(s, kr_kindset_bit(KATRA_KIND_FUTEX));
+	s = KR_CMP_DEFAULT_IGNORE;
+	cr_assert_eq(kr_compare_ignore_option(&s, "Futex,Bogus", bad, sizeof(bad)), -EINVAL);
+	cr_assert_str_eq(bad, "Bogus");
+	cr_assert_eq(s, KR_CMP_DEFAULT_IGNORE, "a refused list changes nothing");
 }

@@ -170,7 +170,7 @@ static const char tiny_expected[] =
 "{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":\"tiny\"}},\n"
 "{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":1.000,\"s\":\"t\",\"name\":\"ProcessInfo\",\"cat\":\"Katra\",\"args\":{\"seq\":1,\"comm\":\"tiny\",\"exe_path\":\"/bin/tiny\",\"windows_image\":null,\"origin\":\"Command\"}},\n"
 "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2.000,\"dur\":0.500,\"name\":\"Syscall 110\",\"cat\":\"Linux\",\"args\":{\"seq\":2,\"end_seq\":3,\"span\":1,\"nr\":110,\"ret\":1}},\n"
-"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":4.000,\"dur\":0.000,\"bind_id\":5,\"flow_out\":true,\"name\":\"Wakeup\",\"cat\":\"Linux\",\"args\":{\"seq\":5,\"resource\":\"Thread:0x64\",\"target_tid\":100,\"target_pid\":100,\"target_cpu\":0}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":4.000,\"dur\":0.000,\"bind_id\":5,\"flow_out\":true,\"name\":\"Wakeup\",\"cat\":\"Linux\",\"args\":{\"seq\":5,\"resource\":\"Thread:100\",\"target_tid\":100,\"target_pid\":100,\"target_cpu\":0}},\n"
 "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":3.000,\"dur\":1.200,\"name\":\"off-CPU: blocked\",\"cat\":\"Linux\",\"args\":{\"seq\":4,\"end_seq\":6,\"span\":2,\"reason\":\"blocked\",\"cpu\":0,\"prev_state\":1,\"cpu_in\":1}},\n"
 "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":4.200,\"dur\":0.000,\"bind_id\":5,\"flow_in\":true,\"name\":\"Wakeup -> OffCpu\",\"cat\":\"flow\",\"args\":{\"from_seq\":5,\"to_seq\":6}},\n"
 "{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":4.300,\"s\":\"t\",\"name\":\"PageFault\",\"cat\":\"Linux\",\"args\":{\"seq\":7,\"resource\":\"Memory:0x1000\",\"address\":\"4096\",\"ip\":\"0\",\"error_code\":0}},\n"
@@ -183,7 +183,7 @@ static const char tiny_expected[] =
 "],\"otherData\":{\"source\":\"katra-replay export\",\"trace\":\"tiny.ktrc\",\"workload\":\"sample\","
 "\"tool_version\":\"katra-sample 0.1.0\",\"start_wall_ns\":\"1700000000000000000\",\"spans\":4,"
 "\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"spans_unfinished\":1,"
-"\"span_table_full\":0,\"unmatched_ends\":0}}\n";
+"\"span_table_full\":0,\"unmatched_ends\":0,\"events_after_exit\":0}}\n";
 
 Test(export_tiny, exact_output)
 {

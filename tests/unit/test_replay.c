@@ -711,6 +711,7 @@ Test(replay_stats, json_numbers_for_a_known_trace)
 		"\"complete\":true,\"error\":null,\"records\":23,\"events\":18,"
 		"\"epoch_markers\":2,\"counters\":2,\"session_summary\":true,"
 		"\"first_ts_mono_ns\":0,\"last_ts_mono_ns\":2500,\"duration_ns\":2500,"
+		"\"windowed\":false,\"capture_duration_ns\":2500,"
 		"\"summary_duration_ns\":2500,"
 		"\"by_scope\":{\"WineProton\":1,\"Linux\":15,\"Katra\":2},"
 		"\"by_kind\":{\"Syscall\":4,\"FileRead\":8,\"FileWrite\":1,\"Futex\":2,"

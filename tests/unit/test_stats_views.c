@@ -204,11 +204,11 @@ Test(stats_views, off_cpu_charged_to_the_syscall_and_resource)
 		"the thread left the CPU in)\n"
 		"       tid  process                       off-CPU    count          max  why\n"
 		"       102  100(game)                    6.000 ms        1     6.000 ms  "
-		"S sleeping in futex on futex 0x7f0000001000\n"
+		"S sleeping in futex on Futex:0x7f0000001000\n"
 		"       102  100(game)                  300.000 us        1   300.000 us  "
 		"R preempted\n"
 		"       101  100(game)                    5.000 ms        1     5.000 ms  "
-		"S sleeping in read on \"/game/data.pak\"\n"
+		"S sleeping in read on \"/game/data.pak\" File:10106461514007918706\n"
 		"       201  200(tool)                  700.000 us        1   700.000 us  "
 		"D uninterruptible outside a syscall\n");
 }
@@ -221,13 +221,13 @@ Test(stats_views, top_spans_longest_first)
 		"\nlongest spans (top 4 of every kind; start = seconds since capture start)\n"
 		"    duration        start  process                         tid  kind         what\n"
 		"    6.200 ms  0.002000000  100(game)                       102  Futex        "
-		"futex on futex 0x7f0000001000\n"
+		"futex on Futex:0x7f0000001000\n"
 		"    6.000 ms  0.002100000  100(game)                       102  OffCpu       "
-		"S sleeping in futex on futex 0x7f0000001000\n"
+		"S sleeping in futex on Futex:0x7f0000001000\n"
 		"    6.000 ms  0.004000000  100(game)                       101  FileRead     "
-		"read on \"/game/data.pak\"\n"
+		"read on \"/game/data.pak\" File:10106461514007918706\n"
 		"    5.000 ms  0.004500000  100(game)                       101  OffCpu       "
-		"S sleeping in read on \"/game/data.pak\"\n");
+		"S sleeping in read on \"/game/data.pak\" File:10106461514007918706\n");
 }
 
 Test(stats_views, json_views)
@@ -239,21 +239,23 @@ Test(stats_views, json_views)
 
 	expect_stats(&o,
 		",\"files\":[{\"domain\":\"File\",\"id\":\"10106461514007918706\","
-		"\"path\":\"/game/data.pak\",\"opens\":1,\"reads\":2,\"read_bytes\":150,"
+		"\"name\":\"File:10106461514007918706\",\"path\":\"/game/data.pak\",\"opens\":1,\"reads\":2,\"read_bytes\":150,"
 		"\"read_ns\":8000000,\"writes\":0,\"write_bytes\":0,\"write_ns\":0,"
-		"\"io_ns\":8000000},{\"domain\":\"File\",\"id\":\"42\",\"path\":null,\"opens\":0,"
+		"\"io_ns\":8000000},{\"domain\":\"File\",\"id\":\"42\",\"name\":\"File:42\",\"path\":null,\"opens\":0,"
 		"\"reads\":0,\"read_bytes\":0,\"read_ns\":0,\"writes\":2,\"write_bytes\":4096,"
 		"\"write_ns\":500000,\"io_ns\":500000}],\"files_overflow\":0,"
 		"\"off_cpu\":[{\"thread_id\":102,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"syscall\",\"state\":\"S\",\"syscall\":\"futex\",\"resource\":"
-		"{\"domain\":\"Futex\",\"id\":\"139637976731648\"},\"several_resources\":false,"
+		"{\"domain\":\"Futex\",\"id\":\"139637976731648\",\"name\":\"Futex:0x7f0000001000\"},"
+		"\"several_resources\":false,"
 		"\"count\":1,\"total_ns\":6000000,\"max_ns\":6000000},"
 		"{\"thread_id\":102,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"preempted\",\"state\":\"R\",\"syscall\":null,\"resource\":null,"
 		"\"several_resources\":false,\"count\":1,\"total_ns\":300000,\"max_ns\":300000},"
 		"{\"thread_id\":101,\"process_id\":100,\"process_name\":\"game\","
 		"\"reason\":\"syscall\",\"state\":\"S\",\"syscall\":\"read\",\"resource\":"
-		"{\"domain\":\"File\",\"id\":\"10106461514007918706\",\"path\":\"/game/data.pak\"},"
+		"{\"domain\":\"File\",\"id\":\"10106461514007918706\","
+		"\"name\":\"File:10106461514007918706\",\"path\":\"/game/data.pak\"},"
 		"\"several_resources\":false,\"count\":1,\"total_ns\":5000000,\"max_ns\":5000000},"
 		"{\"thread_id\":201,\"process_id\":200,\"process_name\":\"tool\","
 		"\"reason\":\"other\",\"state\":\"D\",\"syscall\":null,\"resource\":null,"
@@ -262,11 +264,11 @@ Test(stats_views, json_views)
 		"\"top\":[{\"dur_ns\":6200000,\"begin_ts_mono_ns\":2000000,\"thread_id\":102,"
 		"\"process_id\":100,\"process_name\":\"game\",\"kind\":\"Futex\","
 		"\"syscall\":\"futex\",\"state\":null,\"resource\":{\"domain\":\"Futex\","
-		"\"id\":\"139637976731648\"}},"
+		"\"id\":\"139637976731648\",\"name\":\"Futex:0x7f0000001000\"}},"
 		"{\"dur_ns\":6000000,\"begin_ts_mono_ns\":2100000,\"thread_id\":102,"
 		"\"process_id\":100,\"process_name\":\"game\",\"kind\":\"OffCpu\","
 		"\"syscall\":\"futex\",\"state\":\"S\",\"resource\":{\"domain\":\"Futex\","
-		"\"id\":\"139637976731648\"}}]}\n");
+		"\"id\":\"139637976731648\",\"name\":\"Futex:0x7f0000001000\"}}]}\n");
 }
 
 Test(stats_views, json_syscalls_per_process)
@@ -302,6 +304,33 @@ Test(stats_views, json_syscalls_per_process)
 	tb_cleanup(&t);
 }
 
+/* Frees the last run's outputs and runs stats again with o. */
+static const char *rerun(struct tb *t, struct katra_stats_opts *o, struct outcap *out,
+			 struct outcap *err)
+{
+	oc_free(out);
+	oc_free(err);
+	oc_open(out);
+	oc_open(err);
+	cr_assert_eq(katra_stats_with(t->path, out->f, o, err->f), 0);
+	return oc_text(out);
+}
+
+/* The views trace's stats for the window 4 ms to 10 ms (t, out and err
+ * opened: the caller frees them). */
+static const char *stats_4_to_10_ms(struct tb *t, struct katra_stats_opts *o,
+				    struct outcap *out, struct outcap *err)
+{
+	tb_init(t);
+	views_trace(t);
+	o->from = (struct katra_dump_when){ true, NULL, 4 * MS };
+	o->to = (struct katra_dump_when){ true, NULL, 10 * MS };
+	oc_open(out);
+	oc_open(err);
+	cr_assert_eq(katra_stats_with(t->path, out->f, o, err->f), 0);
+	return oc_text(out);
+}
+
 Test(stats_views, window_in_seconds_and_missing_epoch)
 {
 	struct katra_stats_opts o = { .views = KATRA_STATS_SYSCALLS };
@@ -309,16 +338,9 @@ Test(stats_views, window_in_seconds_and_missing_epoch)
 	struct outcap out, err;
 	const char *b;
 
-	tb_init(&t);
-	views_trace(&t);
 	/* a window from 4 ms to 10 ms: only the second read and the writes are
 	 * whole inside it (window by epoch name: the dump tests and below) */
-	o.from = (struct katra_dump_when){ true, NULL, 4 * MS };
-	o.to = (struct katra_dump_when){ true, NULL, 10 * MS };
-	oc_open(&out);
-	oc_open(&err);
-	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
-	b = oc_text(&out);
+	b = stats_4_to_10_ms(&t, &o, &out, &err);
 	cr_assert_not_null(strstr(b, " 92.31    0.006000        6000        6000         1"
 				  "           read\n"), "%s", b);
 	cr_assert_not_null(strstr(b, "  7.69    0.000500         250         400         2"
@@ -420,13 +442,9 @@ Test(stats_views, off_cpu_row_over_several_resources_names_the_longest)
 	cr_assert_not_null(strstr(b, "\n         5  5                            4.000 ms        2"
 				  "     3.000 ms  D uninterruptible in read, longest on File:8\n"),
 			   "%s", b);
-	oc_free(&out);
-	oc_free(&err);
 	o.json = true;
-	oc_open(&out);
-	oc_open(&err);
-	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0);
-	cr_assert_not_null(strstr(oc_text(&out), "\"resource\":{\"domain\":\"File\",\"id\":\"8\"},"
+	rerun(&t, &o, &out, &err);
+	cr_assert_not_null(strstr(oc_text(&out), "\"resource\":{\"domain\":\"File\",\"id\":\"8\",\"name\":\"File:8\"},"
 				  "\"several_resources\":true,\"count\":2,\"total_ns\":4000000,"
 				  "\"max_ns\":3000000}"), "%s", oc_text(&out));
 	oc_free(&out);
@@ -460,6 +478,32 @@ Test(stats_views, inferred_off_cpu_end_is_left_out)
 				  "End, are left out)\n"), "%s", b);
 	cr_assert_null(strstr(b, "899.000 ms"), "%s", b);
 	cr_assert_not_null(strstr(b, "    2.000 ms  0.901000000  5 "), "%s", b);
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+/* issue 18: a window keeps the names given before it (ProcessInfo at 0.1 ms)
+ * and says its own length (4 ms to 10 ms: 6 ms) beside the capture's. */
+Test(stats_views, window_keeps_process_names_and_says_its_own_length)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS,
+				      .per_process = true };
+	struct tb t;
+	struct outcap out, err;
+	const char *b;
+
+	b = stats_4_to_10_ms(&t, &o, &out, &err);
+	cr_assert_not_null(strstr(b, "\nduration   0.006000000 s (--from/--to: records from "
+				  "4.000 ms to 10.000 ms), the whole capture 0.024000000 s\n"),
+			   "%s", b);
+	cr_assert_not_null(strstr(b, "\nprocess 100(game): "), "%s", b);
+	cr_assert_not_null(strstr(b, "\nprocess 200(tool): "), "%s", b);
+	o.json = true;
+	b = rerun(&t, &o, &out, &err);
+	cr_assert_not_null(strstr(b, "\"duration_ns\":6000000,\"windowed\":true,"
+				  "\"capture_duration_ns\":24000000,"), "%s", b);
+	cr_assert_not_null(strstr(b, "\"process_name\":\"game\""), "%s", b);
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);

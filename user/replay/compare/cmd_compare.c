@@ -26,10 +26,12 @@ static const char compare_help[] =
 	"event on each side), and per kind the counts and span durations (p50, p99)\n"
 	"with the change in percent.\n"
 	"\n"
-	"  --ignore KIND,...  kinds left out of the hashes and the alignment\n"
-	"                     (default: OffCpu,Wakeup,PageFault,Epoch,Counter,Drop,\n"
-	"                     ProcessInfo: what the scheduler, the MMU and the recorder\n"
-	"                     decide, not the program); 'none' compares every kind\n"
+	"  --ignore KIND,...  kinds also left out of the hashes and the alignment,\n"
+	"                     added to the default OffCpu,Wakeup,PageFault,Epoch,\n"
+	"                     Counter,Drop,ProcessInfo (what the scheduler, the MMU\n"
+	"                     and the recorder decide, not the program); 'none'\n"
+	"                     empties the list: '--ignore none' compares every kind,\n"
+	"                     '--ignore none --ignore Futex' ignores Futex alone\n"
 	"  --json             one JSON object instead of text\n"
 	"  -h, --help         show this help\n"
 	"\n"
@@ -39,6 +41,7 @@ static const char compare_help[] =
 	"EXAMPLES:\n"
 	"    katra-replay compare before.ktrc after.ktrc\n"
 	"    katra-replay compare --ignore none a.ktrc b.ktrc\n"
+	"    katra-replay compare --ignore Futex,Sleep a.ktrc b.ktrc\n"
 	"    katra-replay compare --json a.ktrc b.ktrc | python3 -m json.tool\n";
 
 int katra_cmd_compare(int argc, char **argv)
@@ -66,7 +69,7 @@ int katra_cmd_compare(int argc, char **argv)
 			json = true;
 			break;
 		case OPT_IGNORE:
-			if (kr_kindset_parse(optarg, &ignore, bad, sizeof(bad)))
+			if (kr_compare_ignore_option(&ignore, optarg, bad, sizeof(bad)))
 				return katra_cli_usage_error("compare",
 							     "--ignore: no event kind is called '%s'",
 							     bad);

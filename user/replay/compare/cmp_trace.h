@@ -30,6 +30,8 @@
 #define KR_CMP_MAX_THREADS (1u << 20)
 #define KR_CMP_MAX_OPEN_SPANS (1u << 16)
 #define KR_CMP_PAGE_BITS 12
+#define KR_CMP_PATH_MAX 256    /* bytes of a path kept for a first divergence */
+#define KR_CMP_MAX_PATHS 4096  /* file ids whose open path the second pass keeps */
 
 /* The kinds left out by default: what the scheduler, the MMU and the
  * recorder decide rather than the program (format/SPEC.md section 10). */
@@ -52,6 +54,11 @@ struct kr_cmp_event {
 	uint32_t scope, kind, phase;
 	bool has_nr;
 	uint32_t nr; /* the syscall number, from a Syscall or SyscallReturn payload */
+	uint32_t res_domain;
+	uint64_t res_id;
+	/* the path it names (FileOpen, Execve, TaskExec) or that its file was
+	 * opened by earlier in the trace; "" when none is known */
+	char path[KR_CMP_PATH_MAX];
 };
 
 struct kr_cmp_thread {

@@ -146,3 +146,14 @@ void kr_compare_free(struct kr_compare *c)
 	c->pairs = NULL;
 	c->npairs = 0;
 }
+
+int kr_compare_ignore_option(kr_kindset *ignore, const char *list, char *bad, size_t bad_cap)
+{
+	kr_kindset add;
+	int rc = kr_kindset_parse(list, &add, bad, bad_cap);
+
+	if (rc)
+		return rc;
+	*ignore = add ? *ignore | add : 0; /* only "none" (or "") parses to nothing */
+	return 0;
+}

@@ -43,6 +43,12 @@ int kr_compare_run(struct kr_compare *c, const char *path_a, const char *path_b,
 int kr_compare_pairs(struct kr_compare *c);
 void kr_compare_free(struct kr_compare *c);
 
+/* One --ignore option: its kinds are added to *ignore (which starts as
+ * KR_CMP_DEFAULT_IGNORE); "none" (or "") empties it, so that
+ * "--ignore none --ignore Futex" ignores Futex alone.  0, or -EINVAL with
+ * the unknown item in bad. */
+int kr_compare_ignore_option(kr_kindset *ignore, const char *list, char *bad, size_t bad_cap);
+
 /* Matched events over all events, in percent: 2 * matched / (A + B). */
 double kr_compare_equivalence(const struct kr_compare *c);
 

@@ -9,14 +9,18 @@
  *   THREAD: {"thread":"p0/t0","process_no","thread_no","a":{"pid","tid","events"}|null,
  *            "b":..,"matched","equivalence_percent","exact","differs","causal_differs",
  *            "first_divergence":{"index","a":EVENT|null,"b":EVENT|null}|null}
- *   EVENT: {"seq","ts_mono_ns","scope","kind","phase","nr"?}
+ *   EVENT: {"seq","ts_mono_ns","scope","kind","phase","nr"?,"syscall"?,
+ *           "resource"? ("File:N", as every command spells it),"path"?}
  *   KIND: {"kind","ignored","a":{"count","spans","p50_ns","p99_ns"},"b":..,
  *          "count_change","p50_change_percent":F|null,"p99_change_percent":F|null} */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "compare.h"
 #include "katra/replay.h"
+#include "replay/names/resnames.h"
+#include "replay/names/sysnames.h"
 #include "replay/util/out.h"
 
 static void str(FILE *f, const char *s)
@@ -50,8 +54,21 @@ static void event(FILE *f, const struct kr_cmp_trace *t, int64_t ix)
 		e->seq, e->ts_mono_ns, kr_enum(katra_scope_name(e->scope), e->scope, b1),
 		kr_enum(katra_kind_name(e->kind), e->kind, b2),
 		kr_enum(katra_phase_name(e->phase), e->phase, b3));
-	if (e->has_nr)
-		fprintf(f, ",\"nr\":%u", e->nr);
+	if (e->has_nr) {
+		char sb[KR_SYSNAME_BUF];
+
+		fprintf(f, ",\"nr\":%u,\"syscall\":\"%s\"", e->nr, kr_syscall_name(e->nr, sb));
+	}
+	if (e->res_domain != KATRA_RES_NONE || e->res_id) {
+		char rb[64];
+
+		fprintf(f, ",\"resource\":\"%s\"", kr_res_label(e->res_domain, e->res_id, rb,
+								  sizeof(rb)));
+	}
+	if (e->path[0]) {
+		fputs(",\"path\":", f);
+		katra_json_string(f, e->path, strlen(e->path));
+	}
 	fputc('}', f);
 }
 

@@ -2,8 +2,12 @@
 /* compare's plain-text report: both hashes, the equivalence, the threads
  * that differ with their first divergence, and the per-kind table. */
 #include <stdio.h>
+#include <string.h>
 
 #include "compare.h"
+#include "katra/replay.h"
+#include "replay/names/resnames.h"
+#include "replay/names/sysnames.h"
 #include "replay/util/out.h"
 #include "replay/stats/views.h"
 
@@ -53,8 +57,19 @@ static void event_line(FILE *f, char side, const struct kr_cmp_trace *t, int64_t
 	fprintf(f, " s  %s %s %s", kr_enum(katra_scope_name(e->scope), e->scope, b1),
 		kr_enum(katra_kind_name(e->kind), e->kind, b2),
 		kr_enum(katra_phase_name(e->phase), e->phase, b3));
-	if (e->has_nr)
-		fprintf(f, " nr %u", e->nr);
+	if (e->has_nr) {
+		char sb[KR_SYSNAME_BUF];
+
+		fprintf(f, " %s (nr %u)", kr_syscall_name(e->nr, sb), e->nr);
+	}
+	if (e->res_domain != KATRA_RES_NONE || e->res_id) {
+		fputc(' ', f);
+		kr_res_put(f, e->res_domain, e->res_id);
+	}
+	if (e->path[0]) {
+		fputc(' ', f);
+		katra_json_string(f, e->path, strlen(e->path));
+	}
 	fputc('\n', f);
 }
 

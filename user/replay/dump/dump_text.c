@@ -22,6 +22,7 @@
 #include "dump_ctx.h"
 #include "replay/util/out.h"
 #include "replay/names/payload_fields.h"
+#include "replay/names/resnames.h"
 
 static void sstr(FILE *f, struct katra_str s)
 {
@@ -161,28 +162,18 @@ static void seq_ts(FILE *f, uint64_t seq, uint64_t ts)
 	kr_ts(f, ts);
 }
 
-/* Resource ids that are addresses or handles in hex; a process with its
- * name; hashes (File, Socket) and small ids in decimal. */
+/* The resource as every command spells it (names/resnames.h), a process
+ * with its name. */
 static void resource(FILE *f, const struct katra_resource *r, const struct kr_procnames *names)
 {
 	if (r->domain == KATRA_RES_NONE && !r->id)
 		return;
 	kr_s(f, " res=");
-	name(f, katra_resource_domain_name(r->domain), r->domain);
-	putc(':', f);
-	switch (r->domain) {
-	case KATRA_RES_FUTEX:
-	case KATRA_RES_MEMORY:
-	case KATRA_RES_IO_URING:
-	case KATRA_RES_WIN_HANDLE:
-	case KATRA_RES_VULKAN_QUEUE:
-		kr_hex(f, r->id);
-		break;
-	case KATRA_RES_PROCESS:
-		kr_put_pid(f, names, r->id);
-		break;
-	default:
-		kr_u64(f, r->id);
+	kr_res_put(f, r->domain, r->id);
+	if (r->domain == KATRA_RES_PROCESS && kr_procnames_get(names, r->id)) {
+		putc('(', f);
+		kr_put_name(f, names, r->id);
+		putc(')', f);
 	}
 }
 

@@ -23,6 +23,7 @@ int kx_init(struct kx_state *s, const struct kx_options *opt, const struct katra
 	s->free_head = UINT32_MAX;
 	kr_idmap_init(&s->open, EXPORT_MAX_OPEN_SPANS);
 	kr_idmap_init(&s->named, EXPORT_MAX_THREADS);
+	kr_idmap_init(&s->exited, EXPORT_MAX_THREADS);
 	s->seen = malloc(sizeof(*s->seen) << EXPORT_SEEN_BITS);
 	s->sources = malloc(sizeof(*s->sources) << EXPORT_SOURCE_BITS);
 	if (!s->seen || !s->sources) {
@@ -49,6 +50,7 @@ void kx_free(struct kx_state *s)
 	free(s->sources);
 	kr_idmap_free(&s->open);
 	kr_idmap_free(&s->named);
+	kr_idmap_free(&s->exited);
 	s->spans = NULL;
 	s->seen = s->sources = NULL;
 }
@@ -117,6 +119,48 @@ static void end_span(struct kx_state *s, const struct katra_event *e)
 	kx_span_close(s, sp);
 }
 
+/* A thread's time ends at its exit: the spans it still has open (the
+ * exit_group that never returns) end there, unfinished. */
+static void thread_exit(struct kx_state *s, const struct katra_event *e)
+{
+	struct kx_span *open[16];
+	unsigned n;
+	bool created;
+	uint64_t b, en;
+
+	do {
+		n = 0;
+		for (size_t i = 0; i < s->open.cap && n < 16; i++)
+			if (s->open.slots[i].used && s->open.slots[i].k1 == e->thread_id)
+				open[n++] = &s->spans[s->open.slots[i].v1];
+		for (unsigned k = 0; k < n; k++) {
+			s->st.spans_unfinished++;
+			if (clip(s, open[k]->ts, e->ts_mono_ns, &b, &en))
+				kx_emit_span(s, open[k], NULL, b, en, b != open[k]->ts, true);
+			kx_span_close(s, open[k]);
+		}
+	} while (n == 16);
+	kr_idmap_get(&s->exited, e->thread_id, 0, &created);
+}
+
+/* Whether e is the off-CPU time of a thread that has exited (its final
+ * switch-out, an Inferred End after it): a dead thread is not off the CPU.
+ * What it still does on its way out (waking its parent) is drawn.  A fork
+ * that reuses the tid brings it back. */
+static bool after_exit(struct kx_state *s, const struct katra_event *e)
+{
+	struct kr_idmap_slot *x;
+
+	if (e->kind == KATRA_KIND_TASK_FORK && e->payload.type == KATRA_PAYLOAD_TASK_FORK &&
+	    (x = kr_idmap_find(&s->exited, e->payload.u.task_fork.child_tid, 0)))
+		kr_idmap_remove(&s->exited, x);
+	if (e->kind != KATRA_KIND_OFF_CPU || !s->exited.len ||
+	    !kr_idmap_find(&s->exited, e->thread_id, 0))
+		return false;
+	s->st.after_exit++;
+	return true;
+}
+
 static void event(struct kx_state *s, const struct katra_event *e)
 {
 	bool mine = pid_ok(s, e->process_id);
@@ -124,6 +168,8 @@ static void event(struct kx_state *s, const struct katra_event *e)
 	bool span = e->span_id.present && e->phase != KATRA_PHASE_INSTANT;
 	uint64_t own_begin = UINT64_MAX;
 
+	if (e->thread_id && after_exit(s, e))
+		return;
 	kx_seen_put(s, e, shown);
 	if (!mine)
 		return;
@@ -141,6 +187,8 @@ static void event(struct kx_state *s, const struct katra_event *e)
 	}
 	if (shown)
 		kx_emit_links(s, e, own_begin);
+	if (e->kind == KATRA_KIND_TASK_EXIT && e->thread_id)
+		thread_exit(s, e);
 }
 
 void kx_record(struct kx_state *s, const struct katra_record *rec)
@@ -207,6 +255,7 @@ static void other_data(struct kx_state *s, const char *path)
 	kr_chrome_u64(w, "spans_unfinished", s->st.spans_unfinished);
 	kr_chrome_u64(w, "span_table_full", s->st.span_table_full);
 	kr_chrome_u64(w, "unmatched_ends", s->st.unmatched_ends);
+	kr_chrome_u64(w, "events_after_exit", s->st.after_exit);
 	kr_chrome_finish(w);
 }
 

@@ -85,6 +85,7 @@ struct kx_stats {
 	uint64_t flows_lost;          /* the cause was too far back to be known */
 	uint64_t spans_unfinished;    /* still open at the end of the trace */
 	uint64_t span_table_full, unmatched_ends;
+	uint64_t after_exit;          /* OffCpu events of a thread after its TaskExit, not drawn */
 };
 
 struct kx_state {
@@ -96,6 +97,7 @@ struct kx_state {
 	struct kx_span *spans;
 	uint32_t nspans, cap_spans, free_head;
 	struct kr_idmap named;      /* (pid, tid) -> v1: named by ProcessInfo (tid 0: process) */
+	struct kr_idmap exited;     /* (tid, 0): threads past their TaskExit */
 	struct kx_seen *seen, *sources;
 	uint64_t extra_flow_ids;
 	uint64_t last_ts;

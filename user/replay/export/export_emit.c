@@ -8,6 +8,7 @@
 #include "katra/replay.h"
 #include "replay/util/out.h"
 #include "replay/names/payload_fields.h"
+#include "replay/names/resnames.h"
 
 #define NAMED_PROCESS UINT64_MAX /* k2 of a process's entry in s->named */
 #define NAME_FALLBACK 1
@@ -49,14 +50,11 @@ static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
 
 static void resource(struct kx_state *s, const struct katra_resource *r)
 {
-	char buf[KR_NAME_BUF], val[64];
+	char val[64];
 
 	if (r->domain == KATRA_RES_NONE)
 		return;
-	snprintf(val, sizeof(val), "%s:0x%llx",
-		 kr_enum(katra_resource_domain_name(r->domain), r->domain, buf),
-		 (unsigned long long)r->id);
-	kr_chrome_cstr(&s->w, "resource", val);
+	kr_chrome_cstr(&s->w, "resource", kr_res_label(r->domain, r->id, val, sizeof(val)));
 }
 
 /* The payload's fields as args, each key prefixed with prefix. */
@@ -226,16 +224,16 @@ void kx_emit_names(struct kx_state *s, const struct katra_event *e)
 
 	if (e->kind == KATRA_KIND_PROCESS_INFO && e->payload.type == KATRA_PAYLOAD_PROCESS_INFO) {
 		const struct katra_str *comm = &e->payload.u.process_info.comm;
-		const struct katra_str *name = e->payload.u.process_info.windows_image.present ?
-						       &e->payload.u.process_info.windows_image.value :
-						       comm;
+		/* the process as dump names it: a Wine process by its Windows image */
+		const struct katra_str *pname = e->payload.u.process_info.windows_image.present ?
+			&e->payload.u.process_info.windows_image.value : comm;
 
 		slot = kr_idmap_get(&s->named, e->process_id, NAMED_PROCESS, &created);
 		if (slot)
 			slot->v1 = NAME_INFO;
 		/* the last name a viewer reads for a pid wins: after an exec or a
 		 * rename, the new one (the name dump and stats give it) */
-		name_meta(s, e->process_id, e->process_id, "process_name", name->ptr, name->len);
+		name_meta(s, e->process_id, e->process_id, "process_name", pname->ptr, pname->len);
 		name_meta(s, e->process_id, e->process_id, "thread_name", comm->ptr, comm->len);
 		return;
 	}

@@ -152,6 +152,11 @@ void kr_put_tid(FILE *f, const struct kr_procnames *p, uint64_t tid)
 	put_id(f, tid, kr_procnames_thread(p, tid));
 }
 
+void kr_put_thread(FILE *f, const struct kr_procnames *p, uint64_t tid, uint64_t pid)
+{
+	put_id(f, tid, kr_procnames_thread_or_process(p, tid, pid));
+}
+
 void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid)
 {
 	const struct kr_procname *n = kr_procnames_get(p, pid);

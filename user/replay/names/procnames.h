@@ -62,8 +62,13 @@ const struct kr_procname *kr_procnames_thread_or_process(const struct kr_procnam
  *   kr_put_name: "tar", "\"Game Launcher.exe\"", or "-". */
 void kr_put_pid(FILE *f, const struct kr_procnames *p, uint64_t pid);
 void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid);
-/*   kr_put_tid:  "1235(render)" for a renamed thread, else "1235". */
+/*   kr_put_tid:  "1235(render)" for a renamed thread, else "1235" (dump,
+ *                beside the pid and its name);
+ *   kr_put_thread: a thread as report, stats and export name it on its own:
+ *                its name, else its process's, "1235(render)",
+ *                "18547(prog.exe)", or "18547". */
 void kr_put_tid(FILE *f, const struct kr_procnames *p, uint64_t tid);
+void kr_put_thread(FILE *f, const struct kr_procnames *p, uint64_t tid, uint64_t pid);
 /* kr_put_pid's text in buf (cut to cap - 1 bytes); returns buf. */
 const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, size_t cap);
 /* kr_put_tid's text in buf (cut to cap - 1 bytes); returns buf. */

@@ -8,20 +8,27 @@
 #include "katra/report.h"
 
 static const char report_help[] =
-	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] FILE\n"
+	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] [--pid PID | --tid TID]\n"
+	"                           FILE\n"
 	"For the whole capture and for each epoch (EpochMarker records split the\n"
 	"capture): where each thread's time went (on-CPU; off-CPU by reason: blocked\n"
 	"in a syscall of kind K on resource R and woken by thread Y, preempted, ...;\n"
 	"page faults; io_uring latency), the files and futexes waited on longest,\n"
 	"and the critical path: the chain of causes that ends at the window's last\n"
-	"event, walked back through wakeups, io_uring completions and forks, with\n"
-	"the time on each hop.  FILE may be gzip-compressed.\n"
+	"event (of any thread, or of the one --pid / --tid names), walked back\n"
+	"through wakeups, io_uring completions and forks, with the time on each hop.\n"
+	"A thread's time is on-CPU, off-CPU or unknown: unknown before its first\n"
+	"event (unless that is a switch-in), while it is never seen switching, and\n"
+	"where a switch-out was lost; a thread's time ends at its exit.\n"
+	"FILE may be gzip-compressed.\n"
 	"\n"
 	"  --json             one JSON object on standard output instead of text\n"
 	"  --html OUT.html    write one self-contained HTML page (SVG timeline of the\n"
 	"                     threads, the critical path in red, the tables); no text\n"
 	"                     on standard output unless --json is given too\n"
 	"  --top N            rows per table in text and HTML (default 10)\n"
+	"  --pid PID          the critical path ends at the last event of process PID\n"
+	"  --tid TID          the critical path ends at the last event of thread TID\n"
 	"  --index-cap N      causal index size in nodes, a power of two (default\n"
 	"                     1048576, 56 bytes each); a longer history cuts paths\n"
 	"  --max-epochs N     itemize the first N epochs only (default 1000, 0: all);\n"
@@ -36,7 +43,7 @@ static const char report_help[] =
 	"    katra-replay report --json run.ktrc | python3 -m json.tool\n"
 	"    katra-replay report --html run.html run.ktrc.gz\n";
 
-enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS };
+enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS, OPT_PID, OPT_TID };
 
 int katra_cmd_report(int argc, char **argv)
 {
@@ -47,6 +54,8 @@ int katra_cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "index-cap", required_argument, NULL, OPT_INDEX_CAP },
 		{ "max-epochs", required_argument, NULL, OPT_MAX_EPOCHS },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
 		{ 0 },
 	};
 	struct katra_report_opts o = { .max_epochs = 1000 };
@@ -87,6 +96,15 @@ int katra_cmd_report(int argc, char **argv)
 							     "'%s'", optarg);
 			o.max_epochs = v;
 			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (katra_cli_parse_count(optarg, &v) || !v)
+				return katra_cli_usage_error("report", c == OPT_PID ?
+							     "--pid wants a positive number, not '%s'" :
+							     "--tid wants a positive number, not '%s'",
+							     optarg);
+			*(c == OPT_PID ? &o.path_pid : &o.path_tid) = v;
+			break;
 		case ':':
 			return katra_cli_usage_error("report", "option '%s' needs a value",
 						     argv[optind - 1]);
@@ -94,6 +112,9 @@ int katra_cmd_report(int argc, char **argv)
 			return katra_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o.path_pid && o.path_tid)
+		return katra_cli_usage_error("report", "%s", "--pid and --tid choose the same thing: "
+					     "give one");
 	if (optind >= argc)
 		return katra_cli_usage_error("report", "%s", "missing FILE");
 	if (optind + 1 < argc)

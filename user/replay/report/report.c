@@ -12,25 +12,17 @@
 
 #include "report_int.h"
 
-static bool is_file_kind(uint32_t k)
-{
-	return k == KATRA_KIND_FILE_READ || k == KATRA_KIND_FILE_WRITE ||
-	       k == KATRA_KIND_FILE_OPEN || k == KATRA_KIND_FILE_CLOSE ||
-	       k == KATRA_KIND_NT_READ_FILE || k == KATRA_KIND_NT_WRITE_FILE ||
-	       k == KATRA_KIND_NT_CREATE_FILE || k == KATRA_KIND_PAGE_FAULT;
-}
-
 int kr_report_new(struct kr_report **out, const struct katra_header *h,
 		  const struct kr_report_opts *o)
 {
 	struct kr_report *rp = calloc(1, sizeof(*rp));
 	int rc;
 
-	(void)h;
 	*out = NULL;
 	if (!rp)
 		return -ENOMEM;
 	rp->o = *o;
+	rp->header_cpus = h ? h->host.cpu_count : 0;
 	rc = kr_index_init(&rp->index, o->index_cap ? o->index_cap : KR_REPORT_INDEX_CAP);
 	if (!rc && o->timeline)
 		rc = kr_timeline_new(&rp->tl);
@@ -103,45 +95,9 @@ static uint32_t thread_index(struct kr_report *rp, uint64_t tid, uint64_t pid)
 	th->born_ns = rp->start_ns;
 	th->last_node = th->fork_node = th->wake_node = KR_NO_NODE;
 	th->lane = -1;
-	th->tl_cat = KR_TL_RUN;
+	th->tl_cat = KR_TL_UNKNOWN;
 	th->tl_since = rp->start_ns;
 	return rp->nthreads++;
-}
-
-/* What the thread is doing now, for the timeline. */
-static unsigned tl_state(const struct kr_thread *th)
-{
-	if (th->exited)
-		return KR_TL_DEAD;
-	if (th->off_open) {
-		if (th->off_cls == KR_OFF_PREEMPTED)
-			return KR_TL_OFF_PREEMPT;
-		return th->off_cls == KR_OFF_FAULT || is_file_kind(th->off_kind) ? KR_TL_OFF_IO
-										  : KR_TL_OFF_WAIT;
-	}
-	if (th->nspans)
-		return kr_tl_cat_of_kind(th->spans[th->nspans - 1].kind);
-	return KR_TL_RUN;
-}
-
-static void tl_draw(struct kr_report *rp, struct kr_thread *th, uint64_t ts)
-{
-	if (!rp->tl || th->tl_cat == KR_TL_DEAD)
-		return;
-	if (th->lane < 0)
-		th->lane = kr_timeline_lane(rp->tl, th->tid, th->pid);
-	kr_timeline_add(rp->tl, th->lane, th->tl_since, ts, th->tl_cat);
-}
-
-static void tl_update(struct kr_report *rp, struct kr_thread *th, uint64_t ts)
-{
-	unsigned cat = tl_state(th);
-
-	if (cat == th->tl_cat)
-		return;
-	tl_draw(rp, th, ts);
-	th->tl_cat = (uint8_t)cat;
-	th->tl_since = ts;
 }
 
 static bool has_cause(const struct katra_event *e, uint64_t seq)
@@ -168,6 +124,14 @@ static uint64_t add_node(struct kr_report *rp, uint32_t t, uint8_t type,
 
 /* ---- windows ---- */
 
+/* Whether e may end the critical path (--tid, --pid). */
+static bool path_end_candidate(const struct kr_report *rp, const struct katra_event *e)
+{
+	if (rp->o.path_tid)
+		return e->thread_id == rp->o.path_tid;
+	return !rp->o.path_pid || e->process_id == rp->o.path_pid;
+}
+
 static void windows_last_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
 {
 	struct kr_acc *accs[2] = { &rp->whole, rp->in_epoch ? &rp->epoch : NULL };
@@ -180,6 +144,15 @@ static void windows_last_event(struct kr_report *rp, uint32_t t, const struct ka
 		accs[i]->last_ns = e->ts_mono_ns;
 		accs[i]->last_thread = t;
 	}
+}
+
+static int both_unknown(struct kr_report *rp, uint32_t t, uint64_t from, uint64_t to)
+{
+	int rc = kr_acc_unknown(&rp->whole, rp, t, from, to);
+
+	if (!rc && rp->in_epoch)
+		rc = kr_acc_unknown(&rp->epoch, rp, t, from, to);
+	return rc;
 }
 
 static int both_off(struct kr_report *rp, uint32_t t, uint8_t cls, uint16_t kind, uint8_t dom,
@@ -241,9 +214,11 @@ static int close_open(struct kr_report *rp, struct kr_acc *a, uint64_t end)
 	for (uint32_t t = 0; t < rp->nthreads && !rc; t++) {
 		const struct kr_thread *th = &rp->threads[t];
 
-		if (!th->seen)
-			continue;
-		if (th->off_open)
+		if (!th->seen || th->exited)
+			continue; /* a dead thread's time ended at its exit */
+		if (!th->switched)
+			rc = kr_acc_unknown(a, rp, t, th->born_ns, end);
+		if (th->off_open && !rc)
 			rc = kr_acc_off(a, rp, t, th->off_cls, th->off_kind, th->off_dom, th->off_res,
 					th->off_res_pid, KR_WAKER_PENDING, th->off_begin_ns, end, 0);
 		for (int i = 0; i < th->nspans && !rc; i++)
@@ -271,6 +246,8 @@ static int emit_window(struct kr_report *rp, struct kr_acc *a, uint64_t end, boo
 		w.epoch_kind = rp->epoch_kind;
 		memcpy(w.name, rp->epoch_name, sizeof(w.name));
 	}
+	if (!rc && !is_epoch)
+		rp->whole_on_cpu_ns = w.on_cpu_total_ns;
 	if (!rc && rp->o.on_window)
 		rp->o.on_window(rp->o.ctx, rp, &w);
 	kr_window_release(&w);
@@ -326,37 +303,6 @@ static int add_mark(struct kr_report *rp, const struct katra_epoch_marker *m)
 
 /* ---- events ---- */
 
-static void remember_names(struct kr_report *rp, const struct katra_event *e)
-{
-	struct kr_idmap_slot *s;
-	bool created;
-
-	if (e->payload.type == KATRA_PAYLOAD_PROCESS_INFO ||
-	    e->payload.type == KATRA_PAYLOAD_TASK_RENAME) {
-		kr_procnames_see(&rp->names, e);
-		return;
-	}
-	if (e->payload.type == KATRA_PAYLOAD_FILE_OPEN && e->payload.u.file_open.path.present &&
-	    e->resource.domain == KATRA_RES_FILE) {
-		struct katra_str p = e->payload.u.file_open.path.value;
-
-		s = kr_idmap_get(&rp->path_map, e->resource.id, 0, &created);
-		if (!s || !created)
-			return;
-		void *np = realloc(rp->paths, (rp->npaths + 1) * sizeof(*rp->paths));
-		if (!np) {
-			kr_idmap_remove(&rp->path_map, s);
-			return;
-		}
-		rp->paths = np;
-		s->v1 = rp->npaths++;
-		size_t n = p.len < KR_PATH_LEN_MAX - 1 ? (size_t)p.len : KR_PATH_LEN_MAX - 1;
-		memset(rp->paths[s->v1], 0, KR_PATH_LEN_MAX);
-		if (n)
-			memcpy(rp->paths[s->v1], p.ptr, n);
-	}
-}
-
 /* Consumes the thread's pending wakeup if e names it among its causes. */
 static bool take_wakeup(struct kr_thread *th, const struct katra_event *e, uint64_t *waker,
 			uint64_t *wake_ns, uint64_t *node)
@@ -370,30 +316,103 @@ static bool take_wakeup(struct kr_thread *th, const struct katra_event *e, uint6
 	return true;
 }
 
-static int first_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+/* The recorder's notes about a thread (its ProcessInfo, written at its
+ * fork) are not the thread's own doing. */
+static bool own_event(const struct katra_event *e)
+{
+	return e->scope != KATRA_SCOPE_KATRA && e->payload.type != KATRA_PAYLOAD_PROCESS_INFO &&
+	       e->payload.type != KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+}
+
+/* A forked thread's first own event (its switch-in, as a rule) is the
+ * node a walk turns at to its fork. */
+static void first_own_event(struct kr_report *rp, uint32_t t, const struct katra_event *e)
+{
+	add_node(rp, t, KR_NODE_FIRST, e, rp->threads[t].fork_node);
+	rp->threads[t].fork_node = KR_NO_NODE;
+}
+
+/* Events the thread itself ran to make (not the recorder's notes about it,
+ * not times it inferred). */
+static bool ran_to_make(const struct katra_event *e)
+{
+	return own_event(e) && e->confidence == KATRA_CONFIDENCE_MEASURED &&
+	       e->kind != KATRA_KIND_OFF_CPU;
+}
+
+static void set_running(struct kr_report *rp, struct kr_thread *th, bool on)
+{
+	if (th->on_cpu == on)
+		return;
+	th->on_cpu = on;
+	if (!on) {
+		rp->running--;
+		return;
+	}
+	if (++rp->running > rp->max_running)
+		rp->max_running = rp->running;
+}
+
+/* The node of an interval off the CPU since before the capture, ended by
+ * e: a walk turns there to the waker, or is blocked back to the start. */
+static void off_before_node(struct kr_report *rp, uint32_t t, const struct katra_event *e,
+			    uint64_t waker, uint64_t wake_node)
+{
+	struct kr_node n = { 0 };
+
+	n.seq = e->seq;
+	n.ts = e->ts_mono_ns;
+	n.begin_ns = rp->threads[t].born_ns;
+	n.link = waker != KR_WAKER_NONE && waker != KR_WAKER_OUTSIDE ? wake_node : KR_NO_NODE;
+	n.thread = t;
+	n.type = KR_NODE_OFF_END;
+	n.kind = KR_KIND_NONE;
+	n.cls = KR_OFF_BEFORE;
+	n.flags = waker == KR_WAKER_NONE ? KR_NODE_NO_WAKEUP :
+		  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE : 0;
+	kr_index_add(&rp->index, &rp->threads[t], &n);
+}
+
+/* The first switch or exit of a thread, at e: from here on its time is
+ * known.  Before: off the CPU since the capture's start (or its fork) when
+ * e is a switch-in and it was never seen running; otherwise unknown up to
+ * the first time it was seen running (it stayed on the CPU from then on,
+ * since no switch-out came). */
+static int first_known(struct kr_report *rp, uint32_t t, const struct katra_event *e,
+		       bool switch_in)
 {
 	struct kr_thread *th = &rp->threads[t];
-	int rc = 0;
+	uint64_t ts = e->ts_mono_ns;
+	int rc;
 
-	th->seen = true;
-	if (th->fork_node != KR_NO_NODE)
-		add_node(rp, t, KR_NODE_FIRST, e, th->fork_node);
-	th = &rp->threads[t];
-	if (e->kind != KATRA_KIND_OFF_CPU || e->phase != KATRA_PHASE_INSTANT)
-		return 0;
-	/* back on the CPU: it was off since before the capture, or since its fork */
-	uint64_t waker = KR_WAKER_NONE, wake_ns = 0, node;
-	uint8_t cls = th->born_in_capture ? KR_OFF_NEW : KR_OFF_BEFORE;
-	uint64_t runq = 0;
+	th->switched = true;
+	if (switch_in)
+		set_running(rp, th, true);
+	if (switch_in && !th->ran) {
+		uint64_t waker = KR_WAKER_NONE, wake_ns = 0, node, runq = 0;
+		uint8_t cls = th->born_in_capture ? KR_OFF_NEW : KR_OFF_BEFORE;
+		bool woken = take_wakeup(th, e, &waker, &wake_ns, &node);
 
-	if (take_wakeup(th, e, &waker, &wake_ns, &node) && wake_ns <= e->ts_mono_ns)
-		runq = e->ts_mono_ns - wake_ns;
-	rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns,
-		      e->ts_mono_ns, runq);
-	th = &rp->threads[t];
-	th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
-	tl_update(rp, th, e->ts_mono_ns);
-	return rc;
+		if (woken && wake_ns <= ts)
+			runq = ts - wake_ns;
+		rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns, ts,
+			      runq);
+		/* a path through it waits here, it does not run */
+		if (cls == KR_OFF_BEFORE && ts > rp->threads[t].born_ns)
+			off_before_node(rp, t, e, woken ? waker : KR_WAKER_NONE, node);
+		th = &rp->threads[t];
+		th->tl_cat = cls == KR_OFF_NEW ? KR_TL_OFF_PREEMPT : KR_TL_OFF_WAIT;
+		th->tl_since = th->born_ns;
+		kr_tl_update(rp, th, ts);
+		return rc;
+	}
+	/* the timeline: what is now known to have run is drawn, the rest not */
+	if (th->ran && !switch_in) {
+		th->tl_cat = KR_TL_RUN;
+		th->tl_since = th->run_since;
+	}
+	kr_tl_update(rp, th, ts);
+	return both_unknown(rp, t, th->born_ns, th->ran && !switch_in ? th->run_since : ts);
 }
 
 static void off_begin(struct kr_report *rp, struct kr_thread *th, const struct katra_event *e)
@@ -418,7 +437,7 @@ static void off_begin(struct kr_report *rp, struct kr_thread *th, const struct k
 		th->off_res = in->res_id;
 		th->off_res_pid = in->res_pid;
 	}
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 }
 
 static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e)
@@ -458,7 +477,7 @@ static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e
 			  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE : 0;
 		kr_index_add(&rp->index, th, &n);
 	}
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 	return 0;
 }
 
@@ -482,7 +501,7 @@ static void span_begin(struct kr_report *rp, struct kr_thread *th, const struct 
 	}
 	if (s->res_domain == KATRA_RES_FUTEX)
 		s->res_pid = th->pid;
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 }
 
 static int span_end(struct kr_report *rp, uint32_t t, const struct katra_event *e)
@@ -499,7 +518,7 @@ static int span_end(struct kr_report *rp, uint32_t t, const struct katra_event *
 	struct kr_span s = th->spans[i];
 	memmove(&th->spans[i], &th->spans[i + 1], (size_t)(th->nspans - i - 1) * sizeof(s));
 	th->nspans--;
-	tl_update(rp, th, e->ts_mono_ns);
+	kr_tl_update(rp, th, e->ts_mono_ns);
 	if (s.kind == KATRA_KIND_PAGE_FAULT)
 		return both_fault(rp, t, s.begin_ns, e->ts_mono_ns, 1);
 	return 0;
@@ -579,6 +598,12 @@ static void task_fork(struct kr_report *rp, uint32_t t, const struct katra_event
 
 	if (e->payload.type != KATRA_PAYLOAD_TASK_FORK)
 		return;
+	/* a tid that exited and comes back is a new thread: a new row (the
+	 * old one keeps its sums) */
+	struct kr_idmap_slot *old = kr_idmap_find(&rp->thread_map,
+						  e->payload.u.task_fork.child_tid, 0);
+	if (old && rp->threads[old->v1].exited)
+		kr_idmap_remove(&rp->thread_map, old);
 	uint32_t c = thread_index(rp, e->payload.u.task_fork.child_tid,
 				  e->payload.u.task_fork.child_pid);
 	if (c == UINT32_MAX || rp->threads[c].seen)
@@ -599,7 +624,7 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 	rp->whole.events++;
 	if (rp->in_epoch)
 		rp->epoch.events++;
-	remember_names(rp, e);
+	kr_report_remember(rp, e);
 	if (e->thread_id == 0) { /* outside the traced threads */
 		if (e->kind == KATRA_KIND_WAKEUP)
 			wakeup(rp, UINT32_MAX, e);
@@ -608,25 +633,66 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 		return rc;
 	}
 	t = thread_index(rp, e->thread_id, e->process_id);
+	if (t != UINT32_MAX && rp->threads[t].exited && e->process_id != rp->threads[t].pid) {
+		/* an exited tid in another process: reused, its fork not traced;
+		 * the new one cannot be older than the old one's exit */
+		uint64_t after = rp->threads[t].exit_ns;
+
+		kr_idmap_remove(&rp->thread_map, kr_idmap_find(&rp->thread_map, e->thread_id, 0));
+		t = thread_index(rp, e->thread_id, e->process_id);
+		if (t != UINT32_MAX)
+			rp->threads[t].born_ns = rp->threads[t].tl_since = after;
+	}
 	if (t == UINT32_MAX)
 		return rp->error;
 	bool created;
 	kr_idmap_get(&rp->procs, e->process_id, 0, &created);
-	windows_last_event(rp, t, e);
-	if (!rp->threads[t].seen) {
-		rc = first_event(rp, t, e);
+	if (rp->threads[t].exited) {
+		/* its exit still wakes its parent; its final switch-out (and an
+		 * Inferred End after it) is no time of a thread that is gone */
+		if (e->kind == KATRA_KIND_WAKEUP)
+			wakeup(rp, t, e);
+		return 0;
+	}
+	if (path_end_candidate(rp, e))
+		windows_last_event(rp, t, e);
+	rp->threads[t].seen = true;
+	if (rp->threads[t].fork_node != KR_NO_NODE && own_event(e))
+		first_own_event(rp, t, e);
+	struct kr_thread *th = &rp->threads[t];
+	if (!th->switched && !th->ran && ran_to_make(e)) {
+		th->ran = true;
+		th->run_since = e->ts_mono_ns;
+	}
+	if (th->switched && th->on_cpu && e->kind == KATRA_KIND_OFF_CPU &&
+	    e->phase != KATRA_PHASE_BEGIN) {
+		/* back on the CPU while on it: its switch-out was lost, and what
+		 * it did since its last event is not known */
+		rc = both_unknown(rp, t, th->last_own_ns, e->ts_mono_ns);
 		if (rc)
 			return rc;
 	}
-	struct kr_thread *th = &rp->threads[t];
+	if (own_event(e))
+		th->last_own_ns = e->ts_mono_ns;
+	if (!th->switched && (e->kind == KATRA_KIND_OFF_CPU || e->kind == KATRA_KIND_TASK_EXIT)) {
+		rc = first_known(rp, t, e, e->kind == KATRA_KIND_OFF_CPU &&
+				 e->phase != KATRA_PHASE_BEGIN);
+		if (rc)
+			return rc;
+		th = &rp->threads[t];
+	}
 	switch (e->kind) {
 	case KATRA_KIND_OFF_CPU:
-		if (e->phase == KATRA_PHASE_BEGIN)
+		if (e->phase == KATRA_PHASE_BEGIN) {
+			set_running(rp, th, false);
 			off_begin(rp, th, e);
-		else if (e->phase == KATRA_PHASE_END)
-			rc = off_end(rp, t, e);
-		else
-			th->wake_pending = th->wake_pending && !has_cause(e, th->wake_seq);
+		} else {
+			set_running(rp, th, true);
+			if (e->phase == KATRA_PHASE_END)
+				rc = off_end(rp, t, e);
+			else
+				th->wake_pending = th->wake_pending && !has_cause(e, th->wake_seq);
+		}
 		break;
 	case KATRA_KIND_WAKEUP:
 		wakeup(rp, t, e);
@@ -641,9 +707,13 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 		task_fork(rp, t, e);
 		break;
 	case KATRA_KIND_TASK_EXIT:
+		if (th->off_open) /* its switch-in was not seen: off until here */
+			rc = off_end(rp, t, e);
+		th = &rp->threads[t];
+		set_running(rp, th, false);
 		th->exited = true;
 		th->exit_ns = e->ts_mono_ns;
-		tl_update(rp, th, e->ts_mono_ns);
+		kr_tl_update(rp, th, e->ts_mono_ns);
 		break;
 	default:
 		if (e->phase == KATRA_PHASE_BEGIN)
@@ -707,72 +777,9 @@ int kr_report_finish(struct kr_report *rp)
 		struct kr_thread *th = &rp->threads[t];
 
 		if (th->seen)
-			tl_draw(rp, th, th->exited ? th->exit_ns : end);
+			kr_tl_draw(rp, th, th->exited ? th->exit_ns : end);
 	}
 	if (!rp->error)
 		rp->error = emit_window(rp, &rp->whole, end, false, 0);
 	return rp->error;
-}
-
-void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f)
-{
-	uint64_t seen = 0;
-
-	memset(f, 0, sizeof(*f));
-	for (uint32_t t = 0; t < rp->nthreads; t++)
-		seen += rp->threads[t].seen;
-	f->start_ns = rp->start_ns;
-	f->end_ns = rp->last_ns;
-	f->records = rp->records;
-	f->events = rp->events;
-	f->threads = seen;
-	f->processes = rp->procs.len;
-	f->epochs = rp->epochs;
-	f->epochs_not_itemized = rp->epochs_skipped;
-	f->threads_dropped = rp->threads_dropped;
-	f->index_cap = rp->index.cap;
-	f->index_nodes = rp->index.total;
-	f->index_evicted = rp->index.total > rp->index.cap ? rp->index.total - rp->index.cap : 0;
-	f->uring_unmatched = rp->uring_unmatched;
-	f->rows_dropped = rp->whole.rows_dropped;
-	f->has_summary = rp->has_summary;
-}
-
-uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid)
-{
-	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->thread_map, tid, 0);
-
-	return s ? rp->threads[s->v1].pid : 0;
-}
-
-const char *kr_report_comm(const struct kr_report *rp, uint64_t pid)
-{
-	const struct kr_procname *n = kr_procnames_get(&rp->names, pid);
-
-	return n ? n->name : NULL;
-}
-
-const char *kr_report_thread_name(const struct kr_report *rp, uint64_t tid)
-{
-	const struct kr_procname *n = kr_procnames_thread(&rp->names, tid);
-
-	return n ? n->name : NULL;
-}
-
-const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)
-{
-	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->path_map, file_id, 0);
-
-	return s ? rp->paths[s->v1] : NULL;
-}
-
-const struct kr_timeline *kr_report_timeline(const struct kr_report *rp)
-{
-	return rp->tl;
-}
-
-uint32_t kr_report_marks(const struct kr_report *rp, const struct kr_mark **marks)
-{
-	*marks = rp->marks;
-	return rp->nmarks;
 }

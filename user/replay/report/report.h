@@ -55,11 +55,15 @@ enum kr_off_class {
 #define KR_WAKER_PENDING (UINT64_MAX - 1) /* still off the CPU when the window ended */
 #define KR_KIND_NONE 0xffffu
 
-/* One thread's time in a window.  on_cpu = alive - off_cpu. */
+/* One thread's time in a window: alive = on_cpu + off_cpu + unknown.
+ * Unknown: before its first event (unless that is a switch-in: then it was
+ * off), and from its first event on while it is never seen switching or
+ * exiting.  A thread's time ends at its exit. */
 struct kr_tsum {
 	uint64_t tid, pid;
 	uint64_t alive_ns;       /* the part of the window the thread existed in */
-	uint64_t on_cpu_ns;
+	uint64_t on_cpu_ns;      /* known on the CPU */
+	uint64_t unknown_ns;     /* neither known on nor known off */
 	uint64_t off_cpu_ns;     /* every off-CPU interval (all classes) */
 	uint64_t class_ns[KR_OFF_CLASS_COUNT];
 	uint64_t runq_ns;        /* from a wakeup to the switch-in (inside off_cpu) */
@@ -148,6 +152,8 @@ struct kr_window {
 	uint32_t nfutexes, futexes_total;
 	struct kr_path *path;
 	uint64_t reasons_dropped_ns;   /* off-CPU time whose reason row did not fit */
+	uint64_t on_cpu_total_ns;      /* every thread's, listed or not */
+	uint64_t unknown_total_ns;
 };
 
 struct kr_report;
@@ -157,6 +163,9 @@ struct kr_report_opts {
 	uint64_t max_epochs;  /* epochs itemized, the first ones (0: all); later
 			       * markers only count (their time is in the whole) */
 	bool timeline;        /* keep the pixel timeline for --html */
+	/* whose critical path: it ends at the window's last event of thread
+	 * path_tid, else of process path_pid, else of any thread (0: any) */
+	uint64_t path_tid, path_pid;
 	void (*on_window)(void *ctx, const struct kr_report *rp, const struct kr_window *w);
 	void *ctx;
 };
@@ -179,16 +188,17 @@ struct kr_report_facts {
 	uint64_t index_cap, index_nodes, index_evicted;
 	uint64_t uring_unmatched;      /* completions whose submit was not known */
 	uint64_t rows_dropped;         /* reason / resource rows that did not fit */
+	uint32_t cpus;                 /* the header's CPU count, else the most threads
+					* seen on the CPU at once */
+	uint64_t on_cpu_ns;            /* all threads' known on-CPU time, whole capture */
+	uint64_t path_tid, path_pid;   /* whose critical path (--tid, --pid; 0: any) */
 	bool has_summary;
 };
 void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f);
 /* The process of a thread seen in the trace, 0 when unknown. */
 uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid);
-/* The name of a process (its latest ProcessInfo: the Windows image, else
- * comm), or NULL. */
-const char *kr_report_comm(const struct kr_report *rp, uint64_t pid);
-/* The latest name given to a thread (TaskRename), or NULL. */
-const char *kr_report_thread_name(const struct kr_report *rp, uint64_t tid);
+/* The process names (dump's: names/procnames.h). */
+const struct kr_procnames *kr_report_names(const struct kr_report *rp);
 /* The path of a file id (only with --paths captures), or NULL. */
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id);
 
@@ -203,7 +213,8 @@ enum kr_tl_cat {
 	KR_TL_OFF_WAIT,    /* off the CPU, blocked otherwise */
 	KR_TL_OFF_PREEMPT, /* off the CPU, runnable */
 	KR_TL_CAT_COUNT,
-	KR_TL_DEAD = KR_TL_CAT_COUNT
+	KR_TL_DEAD = KR_TL_CAT_COUNT, /* not drawn: after its exit */
+	KR_TL_UNKNOWN                 /* not drawn: nothing known (report.h, kr_tsum) */
 };
 #define KR_TL_COLUMNS 1000
 #define KR_TL_LANES 64

@@ -132,6 +132,22 @@ static void add_waiter(struct kr_resource *r, uint64_t tid, uint64_t ns)
 	r->other_waiters_ns += ns;
 }
 
+int kr_acc_unknown(struct kr_acc *a, const struct kr_report *rp, uint32_t thread,
+		   uint64_t from, uint64_t to)
+{
+	struct kr_tsum *t;
+
+	if (from < a->start_ns)
+		from = a->start_ns;
+	if (to <= from)
+		return 0;
+	t = kr_acc_tsum(a, rp, thread);
+	if (!t)
+		return -ENOMEM;
+	t->unknown_ns += to - from;
+	return 0;
+}
+
 int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, uint8_t cls,
 	       uint16_t kind, uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker,
 	       uint64_t from, uint64_t to, uint64_t runq_ns)
@@ -250,9 +266,11 @@ static int finish_threads(struct kr_acc *a, const struct kr_report *rp, uint64_t
 		t.alive_ns = th->seen ? overlap(th->born_ns, death, a->start_ns, end_ns) : 0;
 		if (!t.alive_ns && !t.touched)
 			continue;
-		if (t.alive_ns < t.off_cpu_ns)
-			t.alive_ns = t.off_cpu_ns; /* off since before its known birth */
-		t.on_cpu_ns = t.alive_ns - t.off_cpu_ns;
+		if (t.alive_ns < t.off_cpu_ns + t.unknown_ns)
+			t.alive_ns = t.off_cpu_ns + t.unknown_ns; /* off since before its known birth */
+		t.on_cpu_ns = t.alive_ns - t.off_cpu_ns - t.unknown_ns;
+		w->on_cpu_total_ns += t.on_cpu_ns;
+		w->unknown_total_ns += t.unknown_ns;
 		t.reason_first = i; /* the thread index, until the sort below */
 		w->threads[n++] = t;
 	}

@@ -129,7 +129,8 @@ static void threads_table(FILE *f, const struct kr_report *rp, const struct kr_w
 			  unsigned top)
 {
 	fputs("<h3>Threads: where the time went (ms)</h3>\n<table><tr><th class=\"l\">thread</th>"
-	      "<th>alive</th><th>on-CPU</th><th>off-CPU</th><th>blocked</th><th>preempted</th>"
+	      "<th>alive</th><th>on-CPU</th><th>off-CPU</th><th>unknown</th><th>blocked</th>"
+	      "<th>preempted</th>"
 	      "<th>runq</th><th>faults</th><th>fault ms</th><th>io_uring</th><th>avg us</th>"
 	      "<th>max us</th></tr>\n", f);
 	for (uint32_t i = 0; i < w->nthreads && i < top; i++) {
@@ -138,9 +139,9 @@ static void threads_table(FILE *f, const struct kr_report *rp, const struct kr_w
 		fputs("<tr>", f);
 		thread_cell(f, rp, t->tid, t->pid);
 		fprintf(f, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
-			"<td>%.3f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%" PRIu64 "</td>"
-			"<td>%.1f</td><td>%.1f</td></tr>\n", ms(t->alive_ns), ms(t->on_cpu_ns),
-			ms(t->off_cpu_ns), ms(t->off_cpu_ns - t->class_ns[KR_OFF_PREEMPTED]),
+			"<td>%.3f</td><td>%.3f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%" PRIu64
+			"</td><td>%.1f</td><td>%.1f</td></tr>\n", ms(t->alive_ns), ms(t->on_cpu_ns),
+			ms(t->off_cpu_ns), ms(t->unknown_ns), ms(t->off_cpu_ns - t->class_ns[KR_OFF_PREEMPTED]),
 			ms(t->class_ns[KR_OFF_PREEMPTED]), ms(t->runq_ns), t->faults, ms(t->fault_ns),
 			t->uring_requests,
 			t->uring_requests ? (double)t->uring_total_ns / t->uring_requests / 1e3 : 0.0,

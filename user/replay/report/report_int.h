@@ -27,6 +27,13 @@ struct kr_thread {
 	uint64_t born_ns;         /* its fork, or the capture's start */
 	uint64_t exit_ns;
 	bool born_in_capture, exited, seen;
+	/* whether its time is known: a switch (in or out) or its exit has been
+	 * seen; until then it ran at run_since (if ran) and nothing is known
+	 * of the time around it */
+	bool switched, ran;
+	bool on_cpu;              /* known to be on the CPU now */
+	uint64_t last_own_ns;     /* its latest event of its own */
+	uint64_t run_since;
 	uint8_t nspans;
 	struct kr_span spans[KR_SPAN_DEPTH];
 	/* the open off-CPU interval and what it started inside */
@@ -110,8 +117,11 @@ struct kr_report {
 	uint32_t nthreads, threads_cap;
 	uint64_t threads_dropped;
 	struct kr_idmap procs;      /* (pid, 0) -> seen */
-	/* names */
-	struct kr_procnames names;  /* processes' and threads' latest names */
+	uint32_t running, max_running; /* threads known on the CPU now, at most */
+	uint32_t header_cpus;
+	uint64_t whole_on_cpu_ns;
+	/* names: the same source as dump's (windows_image, else comm) */
+	struct kr_procnames names;
 	struct kr_idmap path_map;   /* (file id, 0) -> path index */
 	char (*paths)[KR_PATH_LEN_MAX];
 	uint32_t npaths;
@@ -132,11 +142,25 @@ struct kr_report {
 	int error;
 };
 
+/* ---- report_tl_state.c ---- */
+/* Draws the thread's current category from tl_since to ts. */
+void kr_tl_draw(struct kr_report *rp, struct kr_thread *th, uint64_t ts);
+/* Moves the thread's category to what its state now is (drawing the last). */
+void kr_tl_update(struct kr_report *rp, struct kr_thread *th, uint64_t ts);
+
+/* ---- report_lookup.c ---- */
+/* Takes names and paths from ProcessInfo and FileOpen events. */
+void kr_report_remember(struct kr_report *rp, const struct katra_event *e);
+
 /* ---- report_acc.c ---- */
 int kr_acc_init(struct kr_acc *a, uint64_t start_ns);
 void kr_acc_free(struct kr_acc *a);
 struct kr_tsum *kr_acc_tsum(struct kr_acc *a, const struct kr_report *rp, uint32_t thread);
 /* An off-CPU interval [from, to] of a thread, the part from `from` on. */
+/* Time of a thread nothing is known of (before its first event, or a
+ * thread never seen switching), the part of [from, to] in the window. */
+int kr_acc_unknown(struct kr_acc *a, const struct kr_report *rp, uint32_t thread,
+		   uint64_t from, uint64_t to);
 int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, uint8_t cls,
 	       uint16_t kind, uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker,
 	       uint64_t from, uint64_t to, uint64_t runq_ns);

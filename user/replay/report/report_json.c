@@ -2,12 +2,18 @@
 /* `katra-replay report --json`: one JSON object,
  *   {"trace":..., "capture": WINDOW, "epochs": [WINDOW, ...], "limits": {...}}
  * Times are integer nanoseconds (capture-relative, as ts_mono_ns), names
- * are the spec's; each reason and hop also carries a "text" for people. */
+ * are the spec's; each reason and hop also carries a "text" for people.
+ * A thread's alive_ns = on_cpu_ns + off_cpu_ns + unknown_ns; a window's
+ * on_cpu_ns and unknown_ns add up all its threads' (at most duration_ns x
+ * "cpus", the head's); a resource is {"domain","id" (decimal string),
+ * "name" (as every command spells it),"pid" (futexes)}. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "katra/replay.h"
+#include "replay/names/procnames.h"
+#include "replay/names/resnames.h"
 #include "replay/util/out.h"
 #include "report_render.h"
 
@@ -41,15 +47,18 @@ static void jkey(FILE *f, const char *k, uint64_t v, bool comma)
 
 static void jresource(FILE *f, unsigned dom, uint64_t id, uint64_t pid)
 {
-	char b[KR_NAME_BUF];
+	char b[KR_NAME_BUF], name[64];
 
 	if (dom == KATRA_RES_NONE) {
 		fputs("null", f);
 		return;
 	}
+	/* the id as a decimal string (jq keeps it exact), the name as every
+	 * command spells it */
 	fputs("{\"domain\":", f);
 	jstr(f, kr_enum(katra_resource_domain_name(dom), dom, b));
-	jkey(f, "id", id, true);
+	fprintf(f, ",\"id\":\"%" PRIu64 "\",\"name\":", id);
+	jstr(f, kr_res_label(dom, id, name, sizeof(name)));
 	if (dom == KATRA_RES_FUTEX)
 		jkey(f, "pid", pid, true);
 	fputc('}', f);
@@ -80,25 +89,26 @@ static void jkind(FILE *f, unsigned kind)
 static void jthread(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_tsum *t)
 {
-	const char *comm = kr_report_comm(rp, t->pid);
+	const struct kr_procname *name = kr_procnames_get(kr_report_names(rp), t->pid);
 
 	fputc('{', f);
 	jkey(f, "tid", t->tid, false);
 	jkey(f, "pid", t->pid, true);
-	fputs(",\"comm\":", f);
-	if (comm)
-		jstr(f, comm);
+	fputs(",\"process_name\":", f); /* as dump names it */
+	if (name)
+		katra_json_string(f, name->name, name->len);
 	else
 		fputs("null", f);
-	const char *tname = kr_report_thread_name(rp, t->tid);
+	const struct kr_procname *tname = kr_procnames_thread(kr_report_names(rp), t->tid);
 	fputs(",\"thread_name\":", f);
 	if (tname)
-		jstr(f, tname);
+		katra_json_string(f, tname->name, tname->len);
 	else
 		fputs("null", f);
 	jkey(f, "alive_ns", t->alive_ns, true);
 	jkey(f, "on_cpu_ns", t->on_cpu_ns, true);
 	jkey(f, "off_cpu_ns", t->off_cpu_ns, true);
+	jkey(f, "unknown_ns", t->unknown_ns, true);
 	jkey(f, "blocked_ns", t->off_cpu_ns - t->class_ns[KR_OFF_PREEMPTED], true);
 	jkey(f, "preempted_ns", t->class_ns[KR_OFF_PREEMPTED], true);
 	jkey(f, "runq_ns", t->runq_ns, true);
@@ -252,6 +262,8 @@ void kr_json_window(FILE *f, const struct kr_report *rp, const struct kr_window 
 	jkey(f, "end_ns", w->end_ns, true);
 	jkey(f, "duration_ns", w->end_ns - w->start_ns, true);
 	jkey(f, "events", w->events, true);
+	jkey(f, "on_cpu_ns", w->on_cpu_total_ns, true);
+	jkey(f, "unknown_ns", w->unknown_total_ns, true);
 	fputs(",\"threads\":[", f);
 	for (uint32_t i = 0; i < w->nthreads; i++) {
 		if (i)
@@ -284,6 +296,7 @@ void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	jkey(f, "start_ns", x.start_ns, true);
 	jkey(f, "end_ns", x.end_ns, true);
 	jkey(f, "duration_ns", x.end_ns - x.start_ns, true);
+	jkey(f, "cpus", x.cpus, true); /* the header's, else the most seen on the CPU at once */
 	jkey(f, "events", x.events, true);
 	jkey(f, "threads", x.threads, true);
 	jkey(f, "processes", x.processes, true);

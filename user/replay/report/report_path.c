@@ -223,7 +223,8 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 				now = l->ts < n->ts ? l->ts : n->ts;
 				break;
 			}
-			struct kr_hop *h = add_hop(&w, KR_HOP_BLOCKED, t, n->begin_ns, n->ts);
+			uint64_t from = n->begin_ns > start_ns ? n->begin_ns : start_ns;
+			struct kr_hop *h = add_hop(&w, KR_HOP_BLOCKED, t, from, n->ts);
 			if (h) {
 				h->other_tid = (n->flags & KR_NODE_WOKEN_OUTSIDE) ? KR_WAKER_OUTSIDE
 										   : KR_WAKER_NONE;
@@ -234,7 +235,7 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 				h->res_pid = th->pid;
 				h->seq = n->seq;
 			}
-			now = n->begin_ns < now ? n->begin_ns : now;
+			now = from < now ? from : now;
 			break;
 		case KR_NODE_COMPLETE:
 		case KR_NODE_FIRST: {

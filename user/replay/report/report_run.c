@@ -4,6 +4,7 @@
  * in memory with the number of epochs), and when the whole capture ends
  * write the head, the whole capture, then the epochs. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,10 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 		return;
 	}
 	kr_report_get_facts(rp, &facts);
+	if ((facts.path_tid || facts.path_pid) && !w->path->present)
+		fprintf(x->err, "katra-replay: report: %s %" PRIu64 " has no event in '%s': no "
+			"critical path\n", facts.path_tid ? "--tid" : "--pid",
+			facts.path_tid ? facts.path_tid : facts.path_pid, x->r.path);
 	if (x->text) {
 		kr_text_head(x->out, rp, &x->r);
 		kr_text_window(x->out, rp, w, &x->r);
@@ -138,6 +143,8 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 		goto cleanup;
 	mo.index_cap = o->index_cap;
 	mo.max_epochs = o->max_epochs;
+	mo.path_tid = o->path_tid;
+	mo.path_pid = o->path_pid;
 	mo.timeline = o->html_path != NULL;
 	mo.on_window = on_window;
 	mo.ctx = &x;

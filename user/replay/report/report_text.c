@@ -54,8 +54,8 @@ void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 static void threads_table(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 			  unsigned top)
 {
-	fprintf(f, "\n  %-28s %10s %10s %10s %10s %10s %9s %7s %9s %8s %8s %9s\n",
-		"thread (times in ms)", "alive", "on-CPU", "off-CPU", "blocked", "preempted",
+	fprintf(f, "\n  %-28s %10s %10s %10s %10s %10s %10s %9s %7s %9s %8s %8s %9s\n",
+		"thread (times in ms)", "alive", "on-CPU", "off-CPU", "unknown", "blocked", "preempted",
 		"runq", "faults", "fault-ms", "io_uring", "avg-us", "max-us");
 	for (uint32_t i = 0; i < w->nthreads && i < top; i++) {
 		const struct kr_tsum *t = &w->threads[i];
@@ -69,9 +69,9 @@ static void threads_table(FILE *f, const struct kr_report *rp, const struct kr_w
 		}
 		name[sizeof(name) - 1] = 0;
 		uint64_t blocked = t->off_cpu_ns - t->class_ns[KR_OFF_PREEMPTED];
-		fprintf(f, "  %-28s %10.3f %10.3f %10.3f %10.3f %10.3f %9.3f %7" PRIu64 " %9.3f %8"
-			PRIu64 " %8.1f %9.1f\n", name, ms(t->alive_ns), ms(t->on_cpu_ns),
-			ms(t->off_cpu_ns), ms(blocked), ms(t->class_ns[KR_OFF_PREEMPTED]),
+		fprintf(f, "  %-28s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %9.3f %7" PRIu64
+			" %9.3f %8" PRIu64 " %8.1f %9.1f\n", name, ms(t->alive_ns), ms(t->on_cpu_ns),
+			ms(t->off_cpu_ns), ms(t->unknown_ns), ms(blocked), ms(t->class_ns[KR_OFF_PREEMPTED]),
 			ms(t->runq_ns), t->faults, ms(t->fault_ns), t->uring_requests,
 			t->uring_requests ? (double)t->uring_total_ns / t->uring_requests / 1e3 : 0.0,
 			(double)t->uring_max_ns / 1e3);
@@ -140,7 +140,17 @@ static void path_block(FILE *f, const struct kr_report *rp, const struct kr_wind
 	unsigned shown = top < 10 ? 20 : 2 * top;
 
 	if (!p || !p->present) {
-		fputs("\ncritical path: none (no event in this window)\n", f);
+		struct kr_report_facts x;
+
+		kr_report_get_facts(rp, &x);
+		if (x.path_tid)
+			fprintf(f, "\ncritical path: none (no event of thread %" PRIu64
+				" in this window)\n", x.path_tid);
+		else if (x.path_pid)
+			fprintf(f, "\ncritical path: none (no event of process %" PRIu64
+				" in this window)\n", x.path_pid);
+		else
+			fputs("\ncritical path: none (no event in this window)\n", f);
 		return;
 	}
 	len = p->end_ns - p->start_ns;
@@ -191,6 +201,21 @@ static void path_block(FILE *f, const struct kr_report *rp, const struct kr_wind
 	}
 }
 
+/* What the threads' times add up to, against what the CPUs allow. */
+static void cpu_line(FILE *f, const struct kr_report *rp, const struct kr_window *w)
+{
+	struct kr_report_facts x;
+	uint64_t cap;
+
+	kr_report_get_facts(rp, &x);
+	cap = (w->end_ns - w->start_ns) * x.cpus;
+	fprintf(f, "on-CPU known %.3f ms of the %.3f ms %u CPUs allow; unknown %.3f ms (before a "
+		"thread's first event, or never seen switching)\n", ms(w->on_cpu_total_ns), ms(cap),
+		x.cpus, ms(w->unknown_total_ns));
+	if (w->on_cpu_total_ns > cap)
+		fputs("NOTE: more on-CPU time than the CPUs allow: the trace lost switches\n", f);
+}
+
 void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_render *r)
 {
@@ -206,6 +231,7 @@ void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window 
 	fputs(" .. ", f);
 	kr_ts(f, w->end_ns);
 	fprintf(f, " (%.3f ms, %" PRIu64 " events)\n", ms(w->end_ns - w->start_ns), w->events);
+	cpu_line(f, rp, w);
 	threads_table(f, rp, w, r->top);
 	reasons_table(f, rp, w, r->top);
 	resource_table(f, rp, "top files by wait time", w->files, w->nfiles, w->files_total,

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "replay/names/procnames.h"
+#include "replay/names/resnames.h"
 #include "report.h"
 
 const char *kr_off_class_name(unsigned cls)
@@ -26,43 +28,21 @@ const char *kr_hop_type_name(unsigned type)
 
 void kr_thread_text(FILE *f, const struct kr_report *rp, uint64_t tid, uint64_t pid)
 {
-	const char *comm = kr_report_thread_name(rp, tid);
-
-	if (!comm)
-		comm = kr_report_comm(rp, pid ? pid : kr_report_pid_of(rp, tid));
-
-	if (comm && comm[0])
-		fprintf(f, "%" PRIu64 " (%s)", tid, comm);
-	else
-		fprintf(f, "%" PRIu64, tid);
+	kr_put_thread(f, kr_report_names(rp), tid, pid ? pid : kr_report_pid_of(rp, tid));
 }
 
+/* The resource as every command spells it (names/resnames.h); a file's
+ * path beside it, a futex's process after it. */
 void kr_resource_text(FILE *f, const struct kr_report *rp, unsigned domain, uint64_t id,
 		      uint64_t pid)
 {
-	const char *path;
+	const char *path = domain == KATRA_RES_FILE ? kr_report_file_path(rp, id) : NULL;
 
-	switch (domain) {
-	case KATRA_RES_FILE:
-		path = kr_report_file_path(rp, id);
-		fprintf(f, "file %016" PRIx64, id);
-		if (path)
-			fprintf(f, " (%s)", path);
-		break;
-	case KATRA_RES_SOCKET:
-		fprintf(f, "socket %016" PRIx64, id);
-		break;
-	case KATRA_RES_FUTEX:
-		fprintf(f, "futex 0x%" PRIx64 "@%" PRIu64, id, pid);
-		break;
-	case KATRA_RES_NONE:
-		break;
-	default: {
-		const char *d = katra_resource_domain_name(domain);
-
-		fprintf(f, "%s 0x%" PRIx64, d ? d : "resource", id);
-	}
-	}
+	kr_res_put(f, domain, id);
+	if (path)
+		fprintf(f, " (%s)", path);
+	if (domain == KATRA_RES_FUTEX)
+		fprintf(f, "@%" PRIu64, pid);
 }
 
 static void waker_text(FILE *f, const struct kr_report *rp, uint64_t waker)

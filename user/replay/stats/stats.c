@@ -185,3 +185,10 @@ void kr_stats_add(struct kr_stats *s, const struct katra_record *rec)
 		break;
 	}
 }
+
+uint64_t kr_stats_duration(const struct kr_stats *s)
+{
+	if (!s->have_ts)
+		return 0;
+	return s->windowed ? s->last_ts - s->first_ts : s->last_ts;
+}

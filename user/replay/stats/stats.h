@@ -43,6 +43,10 @@ struct kr_stats {
 	uint64_t records, events, epoch_markers, counters;
 	bool has_summary, have_ts;
 	uint64_t first_ts, last_ts;
+	/* --from/--to: the sums cover the records inside; capture_ts is the
+	 * last time of the whole capture (names are taken from every record) */
+	bool windowed;
+	uint64_t capture_ts;
 	uint64_t by_scope[KATRA_SCOPE_COUNT + 1]; /* last slot: out of range */
 	uint64_t by_kind[KATRA_KIND_COUNT + 1];
 	uint64_t by_phase[KATRA_PHASE_COUNT + 1];
@@ -76,6 +80,9 @@ struct kr_stats {
 
 void kr_stats_init(struct kr_stats *s, const struct katra_header *h);
 void kr_stats_add(struct kr_stats *s, const struct katra_record *rec);
+/* The capture's length (its last timestamp: they count from its start), or
+ * with --from/--to the window's, from its first record to its last. */
+uint64_t kr_stats_duration(const struct kr_stats *s);
 void kr_stats_free(struct kr_stats *s);
 
 /* error: NULL for a complete trace, else why it stopped early. */

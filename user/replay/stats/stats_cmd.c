@@ -11,6 +11,20 @@
 #include "views.h"
 #include "replay/util/window.h"
 
+static uint64_t record_ts(const struct katra_record *rec)
+{
+	switch (rec->type) {
+	case KATRA_RECORD_EVENT:
+		return rec->u.event.ts_mono_ns;
+	case KATRA_RECORD_EPOCH_MARKER:
+		return rec->u.epoch.ts_mono_ns;
+	case KATRA_RECORD_COUNTER:
+		return rec->u.counter.ts_mono_ns;
+	default:
+		return 0;
+	}
+}
+
 static void print_text(FILE *out, const struct kr_stats *s, const struct kr_views *v,
 		       const struct katra_stats_opts *o, const char *path, const char *why)
 {
@@ -84,9 +98,18 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	kr_stats_init(s, katra_reader_header(r));
 	kr_views_init(v, &s->names, o.views & KATRA_STATS_TOP ? o.top : 0);
 	kr_window_init(&w, &o.from, &o.to);
+	s->windowed = o.from.set || o.to.set;
 	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
-		if (rec.type != KATRA_RECORD_SESSION_SUMMARY && !kr_window_has(&w, &rec))
+		uint64_t ts = record_ts(&rec);
+
+		if (rec.type != KATRA_RECORD_SESSION_SUMMARY && ts > s->capture_ts)
+			s->capture_ts = ts;
+		if (rec.type != KATRA_RECORD_SESSION_SUMMARY && !kr_window_has(&w, &rec)) {
+			/* a process named before the window is still named in it */
+			if (rec.type == KATRA_RECORD_EVENT)
+				kr_procnames_see(&s->names, &rec.u.event);
 			continue;
+		}
 		kr_stats_add(s, &rec);
 		kr_views_add(v, &rec);
 	}

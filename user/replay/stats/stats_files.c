@@ -10,6 +10,7 @@
 #include "katra/replay.h"
 #include "replay/util/out.h"
 #include "views.h"
+#include "replay/names/resnames.h"
 
 #define TEXT_ROWS 50
 
@@ -127,8 +128,8 @@ void kr_files_text(FILE *f, const struct kr_views *v)
 			katra_json_string(f, a->path, a->path_len);
 			putc(' ', f);
 		}
-		fprintf(f, "%s:%llu\n", katra_resource_domain_name((uint32_t)k->domain),
-			(unsigned long long)k->id);
+		kr_res_put(f, (uint32_t)k->domain, k->id);
+		putc('\n', f);
 	}
 	if (n > TEXT_ROWS)
 		fprintf(f, "  ... %zu more files (stats --files --json lists all)\n", n - TEXT_ROWS);
@@ -144,8 +145,8 @@ void kr_files_text(FILE *f, const struct kr_views *v)
 	free(p);
 }
 
-/* "files":[{"domain":"File","id":"N","path":".."|null,"opens":N,"reads":N,
- *   "read_bytes":N,"read_ns":N,"writes":N,"write_bytes":N,"write_ns":N,
+/* "files":[{"domain":"File","id":"N","name":"File:N","path":".."|null,
+ *   "opens":N,"reads":N,"read_bytes":N,"read_ns":N,"writes":N,"write_bytes":N,"write_ns":N,
  *   "io_ns":N},..] sorted as the text is; "files_overflow":N */
 void kr_files_json(FILE *f, const struct kr_views *v)
 {
@@ -157,8 +158,10 @@ void kr_files_json(FILE *f, const struct kr_views *v)
 		const struct kr_fileagg *a = p[i];
 		const struct kr_file_key *k = kr_xmap_key(&v->files, a);
 
-		fprintf(f, "%s{\"domain\":\"%s\",\"id\":\"%llu\",\"path\":", i ? "," : "",
+		fprintf(f, "%s{\"domain\":\"%s\",\"id\":\"%llu\",\"name\":\"", i ? "," : "",
 			katra_resource_domain_name((uint32_t)k->domain), (unsigned long long)k->id);
+		kr_res_put(f, (uint32_t)k->domain, k->id);
+		kr_s(f, "\",\"path\":");
 		if (a->path)
 			katra_json_string(f, a->path, a->path_len);
 		else

@@ -4,6 +4,7 @@
 
 #include "katra/replay.h"
 #include "replay/util/out.h"
+#include "replay/names/resnames.h"
 #include "replay/names/sysnames.h"
 #include "views.h"
 
@@ -20,35 +21,19 @@ const char *kr_syskey_name(uint64_t syskey, char buf[32])
 	return kr_syscall_name((uint32_t)syskey, buf);
 }
 
+/* A file's path when the capture has one, beside its name; every other
+ * resource by its name (names/resnames.h). */
 void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id)
 {
 	const struct kr_fileagg *a = kr_file_find(v, domain, id);
-	char buf[KR_NAME_BUF];
 
-	switch (domain) {
-	case KATRA_RES_NONE:
+	if (domain == KATRA_RES_NONE)
 		return;
-	case KATRA_RES_FUTEX:
-		kr_s(f, "futex ");
-		kr_hex(f, id);
-		return;
-	case KATRA_RES_MEMORY:
-	case KATRA_RES_IO_URING:
-	case KATRA_RES_WIN_HANDLE:
-	case KATRA_RES_VULKAN_QUEUE:
-		fprintf(f, "%s:", kr_enum(katra_resource_domain_name((uint32_t)domain),
-					  (uint32_t)domain, buf));
-		kr_hex(f, id);
-		return;
-	default:
-		if (a && a->path) {
-			katra_json_string(f, a->path, a->path_len);
-			return;
-		}
-		fprintf(f, "%s:%llu", kr_enum(katra_resource_domain_name((uint32_t)domain),
-					      (uint32_t)domain, buf),
-			(unsigned long long)id);
+	if (a && a->path) {
+		katra_json_string(f, a->path, a->path_len);
+		putc(' ', f);
 	}
+	kr_res_put(f, (uint32_t)domain, id);
 }
 
 void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id)
@@ -60,9 +45,11 @@ void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64
 		kr_s(f, "null");
 		return;
 	}
-	fprintf(f, "{\"domain\":\"%s\",\"id\":\"%llu\"",
+	fprintf(f, "{\"domain\":\"%s\",\"id\":\"%llu\",\"name\":\"",
 		kr_enum(katra_resource_domain_name((uint32_t)domain), (uint32_t)domain, buf),
 		(unsigned long long)id);
+	kr_res_put(f, (uint32_t)domain, id);
+	putc('"', f);
 	a = kr_file_find(v, domain, id);
 	if (a && a->path) {
 		kr_s(f, ",\"path\":");

@@ -5,7 +5,9 @@
  *    "error":null|"..","records":N,"events":N,"epoch_markers":N,"counters":N,
  *    "session_summary":true,"first_ts_mono_ns":N|null,"last_ts_mono_ns":N|null,
  *    "duration_ns":N (the last ts_mono_ns: timestamps count from capture
- *    start),"summary_duration_ns":N|null,
+ *    start; with --from/--to the window's, first to last record),
+ *    "windowed":B,"capture_duration_ns":N (the whole capture's),
+ *    "summary_duration_ns":N|null,
  *    "by_scope":{"Linux":N,..},"by_kind":{"FileRead":N,..},"by_phase":{..},
  *    "processes":[{"process_id":N,"name":".."|null,"threads":N,"events":N},..],
  *    "threads":[{"process_id":N,"thread_id":N,"events":N},..],
@@ -252,8 +254,11 @@ void kr_stats_print_json_open(FILE *f, const struct kr_stats *s, const char *pat
 	kr_s(f, s->has_summary ? "true" : "false");
 	opt_u64(f, &first, "first_ts_mono_ns", s->have_ts, s->first_ts);
 	opt_u64(f, &first, "last_ts_mono_ns", s->have_ts, s->last_ts);
-	/* timestamps count from capture start, so the last one is the length */
-	ku64(f, &first, "duration_ns", s->have_ts ? s->last_ts : 0);
+	ku64(f, &first, "duration_ns", kr_stats_duration(s));
+	key(f, &first, "windowed");
+	kr_s(f, s->windowed ? "true" : "false");
+	ku64(f, &first, "capture_duration_ns", s->windowed ? s->capture_ts :
+		     s->have_ts ? s->last_ts : 0);
 	opt_u64(f, &first, "summary_duration_ns", s->has_summary, s->summary_duration);
 	key(f, &first, "by_scope");
 	name_map(f, s->by_scope, KATRA_SCOPE_COUNT, katra_scope_name);

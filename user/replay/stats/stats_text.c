@@ -52,13 +52,18 @@ static void header(FILE *f, const struct kr_stats *s, const char *path, const ch
 	if (error)
 		fprintf(f, "incomplete %s\n", error);
 	kr_s(f, "duration   ");
-	/* timestamps count from capture start, so the last one is the length */
-	kr_ts(f, s->have_ts ? s->last_ts : 0);
+	/* timestamps count from capture start, so the last one is the length;
+	 * a window's is from its first record to its last */
+	kr_ts(f, kr_stats_duration(s));
 	kr_s(f, " s");
 	if (s->have_ts)
-		fprintf(f, " (records from %s to %s)", kr_fmt_dur(a, sizeof(a), s->first_ts),
-			kr_fmt_dur(b, sizeof(b), s->last_ts));
-	if (s->has_summary) {
+		fprintf(f, " (%srecords from %s to %s)", s->windowed ? "--from/--to: " : "",
+			kr_fmt_dur(a, sizeof(a), s->first_ts), kr_fmt_dur(b, sizeof(b), s->last_ts));
+	if (s->windowed) {
+		kr_s(f, ", the whole capture ");
+		kr_ts(f, s->capture_ts);
+		kr_s(f, " s");
+	} else if (s->has_summary) {
 		kr_s(f, ", SessionSummary says ");
 		kr_ts(f, s->summary_duration);
 		kr_s(f, " s");

@@ -171,7 +171,8 @@ const char *kr_syskey_name(uint64_t syskey, char buf[32]);
 /* A resource for people: the file's path when captured (JSON-quoted when it
  * needs it), "futex 0x7f..", "File:123..", nothing for None. */
 void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id);
-/* JSON: {"domain":"File","id":"123","path":".."} (path only when known) or null. */
+/* JSON: {"domain":"File","id":"123","name":"File:123","path":".."} (name as
+ * names/resnames.h spells it; path only when known) or null. */
 void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id);
 /* JSON string of the process name, or null. */
 void kr_json_pname(FILE *f, const struct kr_views *v, uint64_t pid);

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What the report model remembers beside the times: process names (the
+ * same source as dump's), file paths, and the facts and lookups the
+ * renderers ask for. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+void kr_report_remember(struct kr_report *rp, const struct katra_event *e)
+{
+	struct kr_idmap_slot *s;
+	bool created;
+
+	kr_procnames_see(&rp->names, e);
+	if (e->payload.type == KATRA_PAYLOAD_FILE_OPEN && e->payload.u.file_open.path.present &&
+	    e->resource.domain == KATRA_RES_FILE) {
+		struct katra_str p = e->payload.u.file_open.path.value;
+
+		s = kr_idmap_get(&rp->path_map, e->resource.id, 0, &created);
+		if (!s || !created)
+			return;
+		void *np = realloc(rp->paths, (rp->npaths + 1) * sizeof(*rp->paths));
+		if (!np) {
+			kr_idmap_remove(&rp->path_map, s);
+			return;
+		}
+		rp->paths = np;
+		s->v1 = rp->npaths++;
+		size_t n = p.len < KR_PATH_LEN_MAX - 1 ? (size_t)p.len : KR_PATH_LEN_MAX - 1;
+		memset(rp->paths[s->v1], 0, KR_PATH_LEN_MAX);
+		if (n)
+			memcpy(rp->paths[s->v1], p.ptr, n);
+	}
+}
+
+void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f)
+{
+	uint64_t seen = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (uint32_t t = 0; t < rp->nthreads; t++)
+		seen += rp->threads[t].seen;
+	f->start_ns = rp->start_ns;
+	f->end_ns = rp->last_ns;
+	f->records = rp->records;
+	f->events = rp->events;
+	f->threads = seen;
+	f->processes = rp->procs.len;
+	f->epochs = rp->epochs;
+	f->epochs_not_itemized = rp->epochs_skipped;
+	f->threads_dropped = rp->threads_dropped;
+	f->index_cap = rp->index.cap;
+	f->index_nodes = rp->index.total;
+	f->index_evicted = rp->index.total > rp->index.cap ? rp->index.total - rp->index.cap : 0;
+	f->uring_unmatched = rp->uring_unmatched;
+	f->rows_dropped = rp->whole.rows_dropped;
+	f->has_summary = rp->has_summary;
+	f->cpus = rp->header_cpus ? rp->header_cpus : rp->max_running;
+	f->on_cpu_ns = rp->whole_on_cpu_ns;
+	f->path_tid = rp->o.path_tid;
+	f->path_pid = rp->o.path_pid;
+}
+
+uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid)
+{
+	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->thread_map, tid, 0);
+
+	return s ? rp->threads[s->v1].pid : 0;
+}
+
+const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)
+{
+	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->path_map, file_id, 0);
+
+	return s ? rp->paths[s->v1] : NULL;
+}
+
+const struct kr_timeline *kr_report_timeline(const struct kr_report *rp)
+{
+	return rp->tl;
+}
+
+uint32_t kr_report_marks(const struct kr_report *rp, const struct kr_mark **marks)
+{
+	*marks = rp->marks;
+	return rp->nmarks;
+}
+
+const struct kr_procnames *kr_report_names(const struct kr_report *rp)
+{
+	return &rp->names;
+}
