@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Wine's Unix-side ntdll.so: the NT calls a Windows program makes (reached
- * through Wine's syscall dispatcher, with the Windows x64 calling convention:
- * rcx, rdx, r8, r9, then the stack), wine_server_call, and the Win->Unix
+ * through Wine's syscall dispatcher, with the Windows x64 calling convention
+ * in Wine 8, System V in Wine 10: NT_ARGS), wine_server_call, and the Win->Unix
  * call dispatcher.  One entry program per function ("up_" + its exported
  * name, attached by user/record/uprobes/uprobes.c), one return program per layer.
  * Records: struct katra_ev_ucall (wire.h), rules in ucall.bpf.h. */
@@ -33,23 +33,39 @@ struct {
 	st.call = call_id;                                                            \
 	st.depth = 1
 
+/* ---- issue 19: the build's calling convention (begin) ---- */
+/* The probe's attach cookie says how this ntdll.so passes arguments
+ * (KATRA_NT_ABI_SYSV, wire.h; decided by uprobes_wine.c from the build's own
+ * code).  Without attach cookies (Linux < 5.15) only the Windows convention
+ * is attached. */
+static __always_inline bool nt_sysv(struct pt_regs *ctx)
+{
+	return have_attach_cookie && (bpf_get_attach_cookie(ctx) & KATRA_NT_ABI_SYSV);
+}
+
+/* Arguments 0..N-1 of an NT function at its entry (a[] holds at least 6):
+ * Windows x64 (rcx, rdx, r8, r9, then sp + 8 return address + 32 shadow
+ * space) or System V (rdi, rsi, rdx, rcx, r8, r9, then sp + 8). */
+#define NT_ARGS(ctx, sp, a, n)                                                        	do {                                                                          		if (nt_sysv(ctx)) {                                                   			(a)[0] = UREG(ctx, di);                                       			(a)[1] = UREG(ctx, si);                                       			(a)[2] = UREG(ctx, dx);                                       			(a)[3] = UREG(ctx, cx);                                       			(a)[4] = UREG(ctx, r8);                                       			(a)[5] = UREG(ctx, r9);                                       			if ((n) > 6)                                                  				bpf_probe_read_user(&(a)[6], ((n) - 6) * 8,           						    (void *)((sp) + 8));              		} else {                                                              			(a)[0] = UREG(ctx, cx);                                       			(a)[1] = UREG(ctx, dx);                                       			(a)[2] = UREG(ctx, r8);                                       			(a)[3] = UREG(ctx, r9);                                       			if ((n) > 4)                                                  				bpf_probe_read_user(&(a)[4], ((n) - 4) * 8,           						    (void *)((sp) + 40));             		}                                                                     	} while (0)
+/* ---- issue 19: the build's calling convention (end) ---- */
+
 /* NtReadFile / NtWriteFile (handle, event, apc, apc_user, io, buffer,
  * length, offset, key) */
 static __always_inline int nt_rw(struct pt_regs *ctx, __u32 call)
 {
-	__u64 s[4]; /* io, buffer, length, offset */
+	__u64 a[8] = {};
 
 	UC_ENTRY(call);
-	ucall_ms_stack_args(sp, s, 4);
-	st.a[0] = cx;
-	st.a[1] = (__u32)s[2];
-	if (s[3]) {
-		st.a[2] = ucall_read_u64(s[3]);
+	NT_ARGS(ctx, sp, a, 8);
+	st.a[0] = a[0];
+	st.a[1] = (__u32)a[6];
+	if (a[7]) {
+		st.a[2] = ucall_read_u64(a[7]);
 		st.flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = dx;
-	st.ptr[0] = s[0];
-	st.enter_ret = s[1]; /* the buffer: what a later completion fills */
+	st.a[3] = a[1];
+	st.ptr[0] = a[4];
+	st.enter_ret = a[5]; /* the buffer: what a later completion fills */
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
@@ -70,14 +86,14 @@ int up_NtWriteFile(struct pt_regs *ctx)
 SEC("uprobe")
 int up_NtCreateFile(struct pt_regs *ctx)
 {
-	__u64 s[5];
+	__u64 a[9] = {};
 
 	UC_ENTRY(KATRA_UC_NT_CREATE_FILE);
-	ucall_ms_stack_args(sp, s, 5);
-	st.a[1] = (__u32)dx;
-	st.a[2] = (__u32)s[3];
-	st.a[3] = (__u32)s[4];
-	st.ptr[0] = cx;
+	NT_ARGS(ctx, sp, a, 9);
+	st.a[1] = (__u32)a[1];
+	st.a[2] = (__u32)a[7];
+	st.a[3] = (__u32)a[8];
+	st.ptr[0] = a[0];
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
@@ -85,14 +101,17 @@ int up_NtCreateFile(struct pt_regs *ctx)
 SEC("uprobe")
 int up_NtWaitForSingleObject(struct pt_regs *ctx)
 {
+	__u64 a[6] = {};
+
 	UC_ENTRY(KATRA_UC_NT_WAIT_SINGLE);
-	st.a[0] = cx;
+	NT_ARGS(ctx, sp, a, 3);
+	st.a[0] = a[0];
 	st.a[1] = 1;
-	if (r8) {
-		st.a[2] = ucall_read_u64(r8);
+	if (a[2]) {
+		st.a[2] = ucall_read_u64(a[2]);
 		st.flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = (__u8)dx;
+	st.a[3] = (__u8)a[1];
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
@@ -100,18 +119,18 @@ int up_NtWaitForSingleObject(struct pt_regs *ctx)
 SEC("uprobe")
 int up_NtWaitForMultipleObjects(struct pt_regs *ctx)
 {
-	__u64 s[1];
+	__u64 a[6] = {};
 
 	UC_ENTRY(KATRA_UC_NT_WAIT_MULTIPLE);
-	ucall_ms_stack_args(sp, s, 1);
-	st.a[1] = (__u32)cx;
+	NT_ARGS(ctx, sp, a, 5);
+	st.a[1] = (__u32)a[0];
 	if (st.a[1])
-		st.a[0] = ucall_read_u64(dx);
-	if (s[0]) {
-		st.a[2] = ucall_read_u64(s[0]);
+		st.a[0] = ucall_read_u64(a[1]);
+	if (a[4]) {
+		st.a[2] = ucall_read_u64(a[4]);
 		st.flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = ((__u8)r9 ? 1 : 0) | ((__u8)r8 ? 2 : 0);
+	st.a[3] = ((__u8)a[3] ? 1 : 0) | ((__u8)a[2] ? 2 : 0);
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
@@ -119,10 +138,13 @@ int up_NtWaitForMultipleObjects(struct pt_regs *ctx)
 SEC("uprobe")
 int up_NtDelayExecution(struct pt_regs *ctx)
 {
+	__u64 a[6] = {};
+
 	UC_ENTRY(KATRA_UC_NT_DELAY_EXECUTION);
-	st.a[1] = (__u8)cx;
-	if (dx) {
-		st.a[2] = ucall_read_u64(dx);
+	NT_ARGS(ctx, sp, a, 2);
+	st.a[1] = (__u8)a[0];
+	if (a[1]) {
+		st.a[2] = ucall_read_u64(a[1]);
 		st.flags |= KATRA_UC_A2_VALID;
 	}
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
@@ -133,19 +155,19 @@ int up_NtDelayExecution(struct pt_regs *ctx)
 SEC("uprobe")
 int up_NtMapViewOfSection(struct pt_regs *ctx)
 {
-	__u64 s[3];
+	__u64 a[7] = {};
 
 	UC_ENTRY(KATRA_UC_NT_MAP_VIEW_OF_SECTION);
-	ucall_ms_stack_args(sp, s, 3);
-	st.a[0] = cx;
-	st.a[1] = ucall_read_u64(s[2]);
-	if (s[1]) {
-		st.a[2] = ucall_read_u64(s[1]);
+	NT_ARGS(ctx, sp, a, 7);
+	st.a[0] = a[0];
+	st.a[1] = ucall_read_u64(a[6]);
+	if (a[5]) {
+		st.a[2] = ucall_read_u64(a[5]);
 		st.flags |= KATRA_UC_A2_VALID;
 	}
-	st.a[3] = ucall_read_u64(r8);
-	st.ptr[0] = r8; /* base */
-	st.ptr[1] = s[2];    /* size */
+	st.a[3] = ucall_read_u64(a[2]);
+	st.ptr[0] = a[2]; /* base */
+	st.ptr[1] = a[6]; /* size */
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
@@ -154,16 +176,16 @@ int up_NtMapViewOfSection(struct pt_regs *ctx)
 SEC("uprobe")
 int up_NtAllocateVirtualMemory(struct pt_regs *ctx)
 {
-	__u64 s[2];
+	__u64 a[6] = {};
 
 	UC_ENTRY(KATRA_UC_NT_ALLOCATE_VIRTUAL_MEMORY);
-	ucall_ms_stack_args(sp, s, 2);
-	st.a[0] = cx;
-	st.a[1] = ucall_read_u64(r9);
-	st.a[2] = ucall_read_u64(dx);
-	st.a[3] = (__u32)s[0] | ((__u64)(__u32)s[1] << 32);
-	st.ptr[0] = dx; /* base */
-	st.ptr[1] = r9; /* size */
+	NT_ARGS(ctx, sp, a, 6);
+	st.a[0] = a[0];
+	st.a[1] = ucall_read_u64(a[3]);
+	st.a[2] = ucall_read_u64(a[1]);
+	st.a[3] = (__u32)a[4] | ((__u64)(__u32)a[5] << 32);
+	st.ptr[0] = a[1]; /* base */
+	st.ptr[1] = a[3]; /* size */
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
@@ -173,14 +195,14 @@ int up_NtAllocateVirtualMemory(struct pt_regs *ctx)
 SEC("uprobe")
 int up_NtCreateUserProcess(struct pt_regs *ctx)
 {
-	__u64 s[4];
+	__u64 a[8] = {};
 
 	UC_ENTRY(KATRA_UC_NT_CREATE_USER_PROCESS);
-	ucall_ms_stack_args(sp, s, 4);
-	st.a[1] = (__u32)s[2];
-	st.a[2] = (__u32)s[3];
-	st.ptr[0] = cx;
-	st.ptr[1] = dx;
+	NT_ARGS(ctx, sp, a, 8);
+	st.a[1] = (__u32)a[6];
+	st.a[2] = (__u32)a[7];
+	st.ptr[0] = a[0];
+	st.ptr[1] = a[1];
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
 }
 
@@ -307,7 +329,7 @@ SEC("uprobe")
 int up_wine_server_call(struct pt_regs *ctx)
 {
 	UC_ENTRY(KATRA_UC_WINE_SERVER_CALL);
-	st.a[0] = ucall_read_u32(cx);
+	st.a[0] = ucall_read_u32(nt_sysv(ctx) ? UREG(ctx, di) : cx);
 	return ucall_begin(pid_tgid, KATRA_UC_LAYER_SERVER, &st);
 }
 
@@ -330,9 +352,9 @@ int ur_server(struct pt_regs *ctx)
 }
 
 /* The Win->Unix call dispatcher, after its prologue (the exported
- * __wine_unix_call_dispatcher_prolog_end): r10 = the unixlib handle, rdx =
- * the function index, r8 = the arguments; its return address is already
- * popped.  No uretprobe: the dispatcher switches stacks, and a uretprobe's
+ * __wine_unix_call_dispatcher_prolog_end of Wine 8) or at its call (Wine 10):
+ * r10 = the unixlib handle, rdx = the function index, r8 = the arguments; its
+ * return address is already popped.  No uretprobe: the dispatcher switches stacks, and a uretprobe's
  * bookkeeping assumes one stack; its return is a second uprobe, on the
  * instruction after its `call *(%r10,%rdx,8)`.  Nested dispatcher calls (a
  * user callback inside a unix call) are counted by depth. */
