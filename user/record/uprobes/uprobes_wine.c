@@ -73,27 +73,6 @@ static int find_dispatcher_call(Elf *e, int fd, const char *dispatcher,
 	return -ENOENT;
 }
 
-/* How this build's Unix-side NT functions take their arguments: the syscall
- * dispatcher moves the first one (r10, the caller's rcx) into the callee's
- * first argument register just before its call: rcx in the Windows
- * convention (Wine 8: mov %r10,%rcx), rdi in System V (Wine 10: mov
- * %r10,%rdi).  Both encodings of mov (89 /r and 8b /r) are recognised; the
- * last move before the call decides.  -1: neither found. */
-static int nt_abi_of(const struct dispatcher_call *dc)
-{
-	static const unsigned char ms[2][3] = { { 0x4c, 0x89, 0xd1 }, { 0x49, 0x8b, 0xca } };
-	static const unsigned char sysv[2][3] = { { 0x4c, 0x89, 0xd7 }, { 0x49, 0x8b, 0xfa } };
-
-	for (int i = (int)dc->nbefore - 3; i >= 0; i--)
-		for (int k = 0; k < 2; k++) {
-			if (!memcmp(dc->before + i, ms[k], 3))
-				return 0;
-			if (!memcmp(dc->before + i, sysv[k], 3))
-				return KATRA_NT_ABI_SYSV;
-		}
-	return -1;
-}
-
 /* A function's entry (and return) with the build's calling convention as the
  * attach cookie; without attach cookies only the Windows convention. */
 static int attach_nt_function(struct katra_uprobes *u, Elf *e, const char *path, const char *sym,
@@ -357,7 +336,7 @@ int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat 
 	/* the calling convention, from the syscall dispatcher's own code */
 	if (find_dispatcher_call(ef.e, ef.fd, "__wine_syscall_dispatcher", nt_call, &dc, &dc_why))
 		abi_why = "the calling convention is unknown: no syscall dispatcher";
-	else if ((abi = nt_abi_of(&dc)) < 0)
+	else if ((abi = katra_wine_nt_abi(dc.before, dc.nbefore)) < 0)
 		abi_why = "the calling convention is unknown: the syscall dispatcher moves its "
 			  "first argument to neither rcx nor rdi";
 	for (size_t i = 0; i < sizeof(nt_functions) / sizeof(nt_functions[0]); i++) {
