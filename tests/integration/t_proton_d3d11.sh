@@ -8,8 +8,10 @@
 # file's handle with the length and offset asked (Wine 10's System V
 # arguments read as such), each served by a Linux read that cites it; the
 # program's other NT calls as named NtSyscall spans (Wine 10's dispatcher
-# found in its own code).  Presents at the Vulkan layer are not asserted: the
-# layer probes the host's driver, not the root's (issue 19, a later slice).
+# found in its own code); exactly N VulkanQueuePresent spans on the root's
+# own driver (resolved inside the root).  The program waits at a gate once
+# its device exists until katra-record says the Vulkan layer is attached
+# (it attaches once the driver is mapped: the first presents would be lost).
 . "$(dirname "$0")/lib.sh"
 kt_require
 N=60
@@ -30,10 +32,20 @@ mkdir -p "$W"
 cp "$KT_ROOT/build/proton/d3d11frames.exe" "$W/"
 head -c 8192 /dev/urandom >"$W/data"
 "$REC" --ready-file "$T/ready" -o "$TRACE" -- "$KT_ROOT/tests/proton/enter.sh" \
-	"$cache/root" "$W" /mnt/d3d11frames.exe $N 'Z:\mnt\data' >"$T/prog.out" 2>"$T/rec.err" &
+	"$cache/root" "$W" /mnt/d3d11frames.exe $N 'Z:\mnt\data' 'Z:\mnt\gate' \
+	>"$T/prog.out" 2>"$T/rec.err" &
 REC_PID=$!
 KT_PIDS="$KT_PIDS $REC_PID"
 kt_wait_ready
+for _ in $(seq 1200); do
+	grep -q '^ready' "$T/prog.out" && grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" &&
+		break
+	kt_is_running "$REC_PID" || break
+	sleep 0.05
+done
+grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" ||
+	kt_fail "no 'layer vulkan: N uprobes on the drivers in /proc/PID/root' from katra-record within 60 s: $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
+touch "$W/gate"
 KT_STOP_TIMEOUT=80 kt_wait_recorder 0
 grep -q '"frames"' "$T/prog.out" ||
 	kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
@@ -41,10 +53,12 @@ grep -q '"frames"' "$T/prog.out" ||
 	kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
 # the program's events only (the whole session's ~800,000 are too many for
 # the check's Python within the test's time)
-pid=$("$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" |
-	sed -n 's/.*"process_id":\([0-9]*\),"process_name":"d3d11frames.exe".*/\1/p' | sort -u)
+# (the Wine process whose Windows image it is: a child it forks is named
+# after it too)
+pid=$("$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" | grep '"windows_image":"d3d11frames.exe"' |
+	sed -n 's/.*"process_id":\([0-9]*\),.*/\1/p' | sort -u)
 [ -n "$pid" ] && [ "$(echo "$pid" | wc -l)" = 1 ] ||
-	kt_fail "not one process named d3d11frames.exe in the trace: '$pid'"
+	kt_fail "not one Wine process of d3d11frames.exe in the trace: '$(echo $pid)'"
 "$REPLAY" dump --jsonl --pid "$pid" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
 	kt_fail "katra-replay dump --jsonl --pid $pid failed: $(kt_tail "$T/dump.err")"
 read -r dev ino < <(stat -c '%d %i' "$W/data")

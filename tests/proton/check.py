@@ -10,7 +10,9 @@ usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   each with the length and offset it asked for and the status and length it
   got, each served by one Linux read of the data file that cites it; NtSyscall
   spans of the program (the other NT calls, at Wine 10's dispatcher), paired
-  and named.
+  and named; exactly `presents` VulkanQueuePresent spans on the root's driver
+  (the program renders its frames only once the Vulkan layer is attached),
+  each VK_SUCCESS, on one queue, and at least as many queue submits.
 """
 import json
 import os
@@ -75,9 +77,25 @@ def check_d3d11(trace_path, out_path, dev, ino):
     expect(not unnamed, "%d of %d NtSyscall spans carry no name: %s"
            % (len(unnamed), len(calls), short(unnamed[0]) if unnamed else ""))
     names = {b["payload"]["name"] for b, e in calls}
+    presents, submits = [], []
+    for tid in tids:
+        presents += spans(t, t.thread(tid), "VulkanQueuePresent")
+        submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
+    expect(len(presents) == w["presents"], "%d VulkanQueuePresent spans, expected %d (the "
+           "program's presents)" % (len(presents), w["presents"]))
+    for b, e in presents:
+        measured(b, e)
+        expect(b["scope"] == "Vulkan" and e["payload"]["result"] == 0,
+               "present %s: scope %s, result %s" % (short(b), b["scope"], e["payload"]["result"]))
+    queues = {b["resource"]["id"] for b, e in presents}
+    expect(len(queues) == 1, "presents on %d queues, expected 1" % len(queues))
+    expect(len(submits) >= len(presents), "%d VulkanQueueSubmit spans for %d presents"
+           % (len(submits), len(presents)))
     return ("%s (pid %d): %d NtReadFile spans of %d bytes on handle %s, each served by the "
-            "Linux read that cites it; %d NtSyscall spans, %d distinct calls"
-            % (PROGRAM, pid, len(reads), w["length"], handle, len(calls), len(names)))
+            "Linux read that cites it; %d NtSyscall spans, %d distinct calls; %d "
+            "VulkanQueuePresent spans on the root's driver, %d submits"
+            % (PROGRAM, pid, len(reads), w["length"], handle, len(calls), len(names),
+               len(presents), len(submits)))
 
 
 CHECKS = {"d3d11": check_d3d11}

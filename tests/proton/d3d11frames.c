@@ -3,22 +3,32 @@
  * DXGI swapchain, each one a 4 KiB ReadFile of DATA (at offset 0, so any file
  * of 4 KiB or more serves), a constant-buffer update, a draw and a Present.
  * No external assets: the shaders are HLSL compiled at start (d3dcompiler_47,
- * Wine's builtin).  At exit it prints its own counters, the ground truth the
+ * Wine's builtin).  Frames are paced by the swapchain's frame latency
+ * waitable object (latency 1: each frame waits until the previous one was
+ * presented), and it waits once more after the last, so every Present has
+ * reached the Vulkan driver (DXVK presents on a thread of its own) before it
+ * exits.  At exit it prints its own counters, the ground truth the
  * tests compare the trace against, one JSON line:
  *   {"frames":N,"presents":P,"reads":R,"read_bytes":B,"length":4096,"handle":H}
  * (H: the data file's handle, as the NT calls name it).
- * usage: d3d11frames.exe N DATA */
+ * With GATE, it waits after "ready" (device, swapchain and shaders made: the
+ * Vulkan driver is loaded) until the file GATE exists, at most 60 s.
+ * usage: d3d11frames.exe N DATA [GATE] */
 #define COBJMACROS
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <d3d11.h>
 #include <d3dcompiler.h>
-#include <dxgi.h>
+#include <dxgi1_3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define BLOCK 4096
+
+/* IID_IDXGISwapChain2 (dxgi1_3.h), which mingw's libdxguid lacks */
+static const GUID iid_swapchain2 = { 0xa8be2ac4, 0x199f, 0x4946,
+				     { 0xb3, 0x31, 0x79, 0x59, 0x9f, 0xb9, 0x8d, 0xe7 } };
 
 static const char shader_src[] =
 	"cbuffer frame : register(b0) { float4 tint; };\n"
@@ -55,6 +65,8 @@ int main(int argc, char **argv)
 	ID3D11Device *dev = NULL;
 	ID3D11DeviceContext *ctx = NULL;
 	IDXGISwapChain *sc = NULL;
+	IDXGISwapChain2 *sc2 = NULL;
+	HANDLE latency;
 	ID3D11Texture2D *back = NULL;
 	ID3D11RenderTargetView *rtv = NULL;
 	ID3D11VertexShader *vs = NULL;
@@ -69,8 +81,8 @@ int main(int argc, char **argv)
 	long frames, presents = 0, reads = 0;
 	long long read_bytes = 0;
 
-	if (argc != 3 || (frames = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: d3d11frames.exe FRAMES DATA\n");
+	if (argc < 3 || argc > 4 || (frames = atol(argv[1])) <= 0) {
+		fprintf(stderr, "usage: d3d11frames.exe FRAMES DATA [GATE]\n");
 		return 2;
 	}
 	f = CreateFileA(argv[2], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
@@ -93,11 +105,18 @@ int main(int argc, char **argv)
 	sd.OutputWindow = w;
 	sd.Windowed = TRUE;
 	sd.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;
+	sd.Flags = DXGI_SWAP_CHAIN_FLAG_FRAME_LATENCY_WAITABLE_OBJECT;
 	hr = D3D11CreateDeviceAndSwapChain(NULL, D3D_DRIVER_TYPE_HARDWARE, NULL, 0, NULL, 0,
 					   D3D11_SDK_VERSION, &sd, &sc, &dev, NULL, &ctx);
 	if (FAILED(hr)) {
 		fprintf(stderr, "d3d11frames: D3D11CreateDeviceAndSwapChain: 0x%08lx\n",
 			(unsigned long)hr);
+		return 1;
+	}
+	if (FAILED(IDXGISwapChain_QueryInterface(sc, &iid_swapchain2, (void **)&sc2)) ||
+	    FAILED(IDXGISwapChain2_SetMaximumFrameLatency(sc2, 1)) ||
+	    !(latency = IDXGISwapChain2_GetFrameLatencyWaitableObject(sc2))) {
+		fprintf(stderr, "d3d11frames: no frame latency waitable object\n");
 		return 1;
 	}
 	IDXGISwapChain_GetBuffer(sc, 0, &IID_ID3D11Texture2D, (void **)&back);
@@ -118,6 +137,11 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
+	for (int i = 0; argc == 4 && i < 6000; i++) {
+		if (GetFileAttributesA(argv[3]) != INVALID_FILE_ATTRIBUTES)
+			break;
+		Sleep(10);
+	}
 
 	for (long i = 0; i < frames; i++) {
 		OVERLAPPED at = { 0 }; /* offset 0: a synchronous read at a given offset */
@@ -125,6 +149,7 @@ int main(int argc, char **argv)
 		DWORD got = 0;
 		MSG m;
 
+		WaitForSingleObject(latency, 5000);
 		while (PeekMessageA(&m, NULL, 0, 0, PM_REMOVE))
 			DispatchMessageA(&m);
 		if (ReadFile(f, block, BLOCK, &got, &at)) {
@@ -143,11 +168,14 @@ int main(int argc, char **argv)
 		if (SUCCEEDED(IDXGISwapChain_Present(sc, 0, 0)))
 			presents++;
 	}
+	WaitForSingleObject(latency, 5000); /* the last frame presented */
 	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
 	       "\"length\":%d,\"handle\":%llu}\n",
 	       frames, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f);
 	fflush(stdout);
 	ID3D11DeviceContext_ClearState(ctx);
+	CloseHandle(latency);
+	IDXGISwapChain2_Release(sc2);
 	IDXGISwapChain_Release(sc);
 	ID3D11DeviceContext_Release(ctx);
 	ID3D11Device_Release(dev);

@@ -60,15 +60,30 @@ static size_t vk_environ(uint32_t pid, char **envp, size_t cap)
 	return n;
 }
 
+/* The root a process sees, when it is not ours (a container's, a chroot:
+ * /proc/PID/root), into out; false when it is ours. */
+static bool other_root(uint32_t pid, char *out, size_t cap)
+{
+	struct stat mine, its;
+
+	snprintf(out, cap, "/proc/%u/root", pid);
+	return !stat("/", &mine) && !stat(out, &its) &&
+	       (mine.st_dev != its.st_dev || mine.st_ino != its.st_ino);
+}
+
 /* Runs the helper: lines "entry FUNCTION VADDR PATH".  It loads the drivers
  * the traced process's environment names, so it runs as that process's
  * owner, never as root for someone else (VK_ICD_FILENAMES could name any
- * library); its output is capped. */
+ * library); its output is capped.  A process in another root (root: its
+ * /proc/PID/root) has the helper run chrooted there, so that it loads that
+ * root's loader and drivers, the ones the process calls; the paths it prints
+ * are then inside that root. */
 #define VKRESOLVE_MAX_OUT (1u << 20)
-static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size_t *outlen)
+static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root, char **out,
+			 size_t *outlen)
 {
 	char *envp[16], *argv[] = { u->vkresolve, NULL }, proc[64];
-	int pfd[2], st;
+	int pfd[2], st, exe = -1;
 	pid_t child;
 	size_t n, cap = 4096, len = 0;
 	struct stat owner;
@@ -79,9 +94,13 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 	snprintf(proc, sizeof(proc), "/proc/%u", pid);
 	if (stat(proc, &owner))
 		return -errno;
+	if (root && (exe = open(u->vkresolve, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
 	n = vk_environ(pid, envp, 15);
 	buf = malloc(cap);
 	if (!buf || pipe2(pfd, O_CLOEXEC)) {
+		if (exe >= 0)
+			close(exe);
 		free(buf);
 		for (size_t i = 0; i < n; i++)
 			free(envp[i]);
@@ -93,12 +112,19 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
 			dup2(devnull, 2);
+		if (root && (chroot(root) || chdir("/")))
+			_exit(125);
 		if (owner.st_uid != 0 && (setgroups(0, NULL) || setgid(owner.st_gid) ||
 					  setuid(owner.st_uid)))
 			_exit(126);
-		execve(argv[0], argv, envp);
+		if (root)
+			fexecve(exe, argv, envp); /* the helper is ours, its libraries the root's */
+		else
+			execve(argv[0], argv, envp);
 		_exit(127);
 	}
+	if (exe >= 0)
+		close(exe);
 	close(pfd[1]);
 	for (size_t i = 0; i < n; i++)
 		free(envp[i]);
@@ -212,7 +238,8 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 			const struct stat *st)
 {
 	struct probed_file *f = up_add_file(u, st, loader, FILE_VK_LOADER);
-	char *out = NULL, *line, *save = NULL;
+	char *out = NULL, *line, *save = NULL, root[64];
+	bool in_root = other_root(pid, root, sizeof(root));
 	size_t len = 0;
 	int n = 0, found = 0, rc;
 
@@ -221,16 +248,18 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 	if (u->vk_resolved)
 		return 0; /* the drivers are probed already (one helper run per capture) */
 	u->vk_resolved = true;
-	rc = run_vkresolve(u, pid, &out, &len);
+	rc = run_vkresolve(u, pid, in_root ? root : NULL, &out, &len);
 	if (!rc) {
 		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char fn[64], path[PATH_MAX];
+			char fn[64], path[PATH_MAX], seen[PATH_MAX + 64];
 			unsigned long long vaddr;
 			if (sscanf(line, "entry %63s %llx %4095s", fn, &vaddr, path) != 3 ||
 			    !is_vk_function(fn))
 				continue;
 			found++;
-			n += probe_vk_entry(u, fn, path, vaddr);
+			/* a path inside the process's root, as seen from here */
+			snprintf(seen, sizeof(seen), "%s%s", in_root ? root : "", path);
+			n += probe_vk_entry(u, fn, seen, vaddr);
 		}
 		free(out);
 	}
@@ -244,6 +273,11 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 			fprintf(stderr, "katra-record: %s\n", u->vk_note);
 		n += probe_vk_loader_exports(u, loader);
 	}
+	/* said as it happens: the layer of a process in another root comes
+	 * later than its first Vulkan calls (t_proton_d3d11 waits for this) */
+	if (in_root && n > 0 && !u->o.quiet)
+		fprintf(stderr, "katra-record: layer vulkan: %d uprobes on the drivers in %s\n", n,
+			root);
 	f->nprobes = (unsigned)n;
 	return n;
 }
