@@ -9,12 +9,14 @@
  * (never called; it has no table, so no NtSyscall probes). */
 #include <stdint.h>
 
+#ifndef NO_DISPATCHER /* -DNO_DISPATCHER: a build whose convention is unknown */
 __asm__(".globl __wine_syscall_dispatcher_prolog_end\n"
 	".type __wine_syscall_dispatcher_prolog_end, @function\n"
 	"__wine_syscall_dispatcher_prolog_end:\n"
 	"\tmovq %r10, %rcx\n"
 	"\tcallq *(%r10, %rax, 8)\n"
 	"\tret\n");
+#endif
 
 struct request_header {
 	int req;
