@@ -201,7 +201,7 @@ fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 integration-test: all $(B)/bench/gameloop
 	tests/integration/run.sh
 
-test: all $(B)/bench/gameloop
+test: all $(B)/bench/gameloop proton-root-try
 	tests/run-all.sh
 
 # The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
@@ -227,6 +227,22 @@ $(B)/wine/%.exe: tests/wine/%.c
 	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $<
 $(WINE_NAMED): $(B)/wine/ticker.exe
 	cp $< $@
+
+# ---- the Proton-class stack (tests/proton/README.md): a Debian 13 root with
+# Wine 10, DXVK, lavapipe and Xvfb, built once and cached under
+# /var/cache/katra-proton (mkroot.sh), and the D3D11 program run inside it.
+# make test builds the root first when it can (no network: the test that
+# needs it skips, saying why). ----
+PROTON_PROGS := $(B)/proton/d3d11frames.exe
+.PHONY: proton-root proton-progs proton-root-try
+proton-progs: $(PROTON_PROGS)
+$(B)/proton/d3d11frames.exe: tests/proton/d3d11frames.c
+	@mkdir -p $(@D)
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $< -ld3d11 -ldxgi -ld3dcompiler_47 -luuid
+proton-root:
+	tests/proton/mkroot.sh >/dev/null
+proton-root-try:
+	@tests/proton/mkroot.sh >/dev/null || echo "make: the Proton-class root was not built (t_proton_* will skip, saying why)"
 
 # make bench's game workload (bench/Makefile builds it; make test gives it a
 # quick unit run: tests/integration/t_gameloop.sh)

@@ -84,13 +84,6 @@ static __always_inline __u32 ucall_read_u32(__u64 uptr)
 	return v;
 }
 
-/* MS x64 ABI (Wine's WINAPI functions): at entry, argument n >= 5 is at
- * sp + 8 (return address) + 32 (shadow space) + 8 * (n - 5). */
-static __always_inline void ucall_ms_stack_args(__u64 sp, __u64 *out, __u32 n)
-{
-	bpf_probe_read_user(out, n * 8, (void *)(sp + 40));
-}
-
 static __always_inline void ucall_write(__u64 pid_tgid, __u32 cpu, __u64 ts, __u32 call,
 					__u32 flags, const __u64 *a, __s64 ret, __u32 nevents)
 {
@@ -214,13 +207,24 @@ static __always_inline int ucall_end(__u64 pid_tgid, __u32 layer, const struct u
 struct ucall_regs {
 	__u64 sp;
 	__u64 r[6];
+	__u32 nregs;     /* arguments passed in registers: 4 (Windows), 6 (System V) */
+	__u32 stack_off; /* the first stack argument's offset from sp at entry */
 };
 
 /* Windows x64 (Wine's WINAPI functions): rcx, rdx, r8, r9, then the stack;
  * r10 as well (Wine's dispatchers pass a table or handle in it). */
-#define UCALL_ABI_MS(ctx)                                                             	((struct ucall_regs){ UREG(ctx, sp),                                          			      { UREG(ctx, cx), UREG(ctx, dx), UREG(ctx, r8), UREG(ctx, r9), 				UREG(ctx, r10), 0 } })
-/* System V (the Vulkan driver): rdi, rsi, rdx, rcx, r8, r9. */
-#define UCALL_ABI_SYSV(ctx)                                                           	((struct ucall_regs){ UREG(ctx, sp),                                          			      { UREG(ctx, di), UREG(ctx, si), UREG(ctx, dx), UREG(ctx, cx), 				UREG(ctx, r8), UREG(ctx, r9) } })
+#define UCALL_ABI_MS(ctx)                                                       \
+	((struct ucall_regs){ UREG(ctx, sp),                                    \
+			      { UREG(ctx, cx), UREG(ctx, dx), UREG(ctx, r8),    \
+				UREG(ctx, r9), UREG(ctx, r10), 0 },             \
+			      4, 40 })
+/* System V (the Vulkan driver, Wine 10's NT functions): rdi, rsi, rdx, rcx,
+ * r8, r9, then the stack above the return address. */
+#define UCALL_ABI_SYSV(ctx)                                                     \
+	((struct ucall_regs){ UREG(ctx, sp),                                    \
+			      { UREG(ctx, di), UREG(ctx, si), UREG(ctx, dx),    \
+				UREG(ctx, cx), UREG(ctx, r8), UREG(ctx, r9) },  \
+			      6, 8 })
 
 /* Whether an entry at sp of this tracked thread starts an outer call of
  * `layer`: then *st holds its thread's start, its stack pointer and `call`. */
@@ -243,11 +247,43 @@ static __always_inline bool ucall_enter(__u64 pid_tgid, __u32 layer, __u32 call,
 
 /* The entry program up_NAME of call `call` in `layer`: `decode(&st, &regs)`
  * fills the ENTER's values and what the return reads. */
-#define UCALL_ENTRY_PROBE(name, abi, layer, call, decode)                             	SEC("uprobe")                                                                 	int up_##name(struct pt_regs *ctx)                                            	{                                                                             		struct ucall_regs regs = abi(ctx);                                    		__u64 pid_tgid = bpf_get_current_pid_tgid();                          		struct ucall_state st = {};                                                                                                                                 		if (!ucall_enter(pid_tgid, layer, call, regs.sp, &st))                			return 0;                                                     		decode(&st, &regs);                                                   		return ucall_begin(pid_tgid, layer, &st);                             	}
+#define UCALL_ENTRY_PROBE(name, abi, layer, call, decode)                       \
+	SEC("uprobe")                                                           \
+	int up_##name(struct pt_regs *ctx)                                      \
+	{                                                                       \
+		struct ucall_regs regs = abi(ctx);                              \
+		__u64 pid_tgid = bpf_get_current_pid_tgid();                    \
+		struct ucall_state st = {};                                     \
+		if (!ucall_enter(pid_tgid, layer, call, regs.sp, &st))          \
+			return 0;                                               \
+		decode(&st, &regs);                                             \
+		return ucall_begin(pid_tgid, layer, &st);                       \
+	}
 
 /* The return program NAME of `layer` (one uretprobe for all its calls): the
  * EXIT repeats the ENTER's values and flags, and `decode(st, a, &flags)`
  * reads the out-parameters by the remembered call. */
-#define UCALL_RETURN_PROBE(name, layer, decode)                                       	SEC("uretprobe")                                                              	int name(struct pt_regs *ctx)                                                 	{                                                                             		__u64 pid_tgid = bpf_get_current_pid_tgid();                          		__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);                         		struct ucall_state *st;                                               		__u32 flags;                                                          		__u64 a[4];                                                                                                                                                 		if (!katra_tracked(pid_tgid >> 32))                                   			return 0;                                                     		st = ucall_returning(pid_tgid, layer, sp);                            		if (!st)                                                              			return 0;                                                     		a[0] = st->a[0];                                                      		a[1] = st->a[1];                                                      		a[2] = st->a[2];                                                      		a[3] = st->a[3];                                                      		flags = st->flags;                                                    		decode(st, a, &flags);                                                		return ucall_end(pid_tgid, layer, st, a, flags, (__s32)ax);           	}
+#define UCALL_RETURN_PROBE(name, layer, decode)                                 \
+	SEC("uretprobe")                                                        \
+	int name(struct pt_regs *ctx)                                           \
+	{                                                                       \
+		__u64 pid_tgid = bpf_get_current_pid_tgid();                    \
+		__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);                   \
+		struct ucall_state *st;                                         \
+		__u32 flags;                                                    \
+		__u64 a[4];                                                     \
+		if (!katra_tracked(pid_tgid >> 32))                             \
+			return 0;                                               \
+		st = ucall_returning(pid_tgid, layer, sp);                      \
+		if (!st)                                                        \
+			return 0;                                               \
+		a[0] = st->a[0];                                                \
+		a[1] = st->a[1];                                                \
+		a[2] = st->a[2];                                                \
+		a[3] = st->a[3];                                                \
+		flags = st->flags;                                              \
+		decode(st, a, &flags);                                          \
+		return ucall_end(pid_tgid, layer, st, a, flags, (__s32)ax);     \
+	}
 
 #endif

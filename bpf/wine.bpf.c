@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Wine's Unix-side ntdll.so: the NT calls a Windows program makes (reached
- * through Wine's syscall dispatcher, with the Windows x64 calling convention:
- * rcx, rdx, r8, r9, then the stack), wine_server_call, and the Win->Unix
+ * through Wine's syscall dispatcher, with the Windows x64 calling convention
+ * in Wine 8, System V in Wine 10: nt_args), wine_server_call, and the Win->Unix
  * call dispatcher.  One entry program per function ("up_" + its exported
  * name, attached by user/record/uprobes/uprobes.c), one return program per layer.
  * Records: struct katra_ev_ucall (wire.h), rules in ucall.bpf.h. */
@@ -16,73 +16,120 @@ struct {
 	__type(value, struct katra_nt_file);
 } nt_files SEC(".maps");
 
-/* Windows x64 registers: r->r[0..4] = rcx, rdx, r8, r9, r10. */
+/* The probe's attach cookie says how this ntdll.so passes arguments
+ * (KATRA_NT_ABI_SYSV, wire.h; decided by uprobes_wine.c from the build's own
+ * code, never assumed).  Without attach cookies (Linux < 5.15) only the
+ * Windows convention is attached. */
+static __always_inline bool nt_sysv(struct pt_regs *ctx)
+{
+	return have_attach_cookie && (bpf_get_attach_cookie(ctx) & KATRA_NT_ABI_SYSV);
+}
+
+/* The NT functions' registers by the build's convention.  Every register is
+ * read before the choice: loads from ctx chosen by a branch were merged into
+ * one load at a variable offset, which the verifier refuses. */
+static __always_inline struct ucall_regs nt_regs(struct pt_regs *ctx)
+{
+	__u64 sp = UREG(ctx, sp), di = UREG(ctx, di), si = UREG(ctx, si), dx = UREG(ctx, dx),
+	      cx = UREG(ctx, cx), r8 = UREG(ctx, r8), r9 = UREG(ctx, r9);
+
+	asm volatile("" : "+r"(di), "+r"(si), "+r"(dx), "+r"(cx), "+r"(r8), "+r"(r9));
+	if (nt_sysv(ctx))
+		return (struct ucall_regs){ sp, { di, si, dx, cx, r8, r9 }, 6, 8 };
+	return (struct ucall_regs){ sp, { cx, dx, r8, r9, 0, 0 }, 4, 40 };
+}
+
+#define UCALL_ABI_NT(ctx) nt_regs(ctx)
+
+/* Arguments 0..n-1 of an NT function at its entry, whichever the convention
+ * (n a constant, at most 9: a[] holds 9). */
+static __always_inline void nt_args(const struct ucall_regs *r, __u64 *a, __u32 n)
+{
+	a[0] = r->r[0];
+	a[1] = r->r[1];
+	a[2] = r->r[2];
+	a[3] = r->r[3];
+	if (r->nregs == 6) {
+		a[4] = r->r[4];
+		a[5] = r->r[5];
+		if (n > 6)
+			bpf_probe_read_user(&a[6], (n - 6) * 8, (void *)(r->sp + 8));
+	} else if (n > 4) {
+		bpf_probe_read_user(&a[4], (n - 4) * 8, (void *)(r->sp + 40));
+	}
+}
 
 /* NtReadFile / NtWriteFile (handle, event, apc, apc_user, io, buffer,
  * length, offset, key) */
 static __always_inline void nt_rw(struct ucall_state *st, const struct ucall_regs *r)
 {
-	__u64 s[4]; /* io, buffer, length, offset */
+	__u64 a[9] = {};
 
-	ucall_ms_stack_args(r->sp, s, 4);
-	st->a[0] = r->r[0];
-	st->a[1] = (__u32)s[2];
-	if (s[3]) {
-		st->a[2] = ucall_read_u64(s[3]);
+	nt_args(r, a, 8);
+	st->a[0] = a[0];
+	st->a[1] = (__u32)a[6];
+	if (a[7]) {
+		st->a[2] = ucall_read_u64(a[7]);
 		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st->a[3] = r->r[1];
-	st->ptr[0] = s[0];
-	st->enter_ret = s[1]; /* the buffer: what a later completion fills */
+	st->a[3] = a[1];
+	st->ptr[0] = a[4];
+	st->enter_ret = a[5]; /* the buffer: what a later completion fills */
 }
 
 /* NtCreateFile (handle_ptr, access, attr, io, alloc_size, attributes,
  * sharing, disposition, options, ea_buffer, ea_length) */
 static __always_inline void nt_create_file(struct ucall_state *st, const struct ucall_regs *r)
 {
-	__u64 s[5];
+	__u64 a[9] = {};
 
-	ucall_ms_stack_args(r->sp, s, 5);
-	st->a[1] = (__u32)r->r[1];
-	st->a[2] = (__u32)s[3];
-	st->a[3] = (__u32)s[4];
-	st->ptr[0] = r->r[0];
+	nt_args(r, a, 9);
+	st->a[1] = (__u32)a[1];
+	st->a[2] = (__u32)a[7];
+	st->a[3] = (__u32)a[8];
+	st->ptr[0] = a[0];
 }
 
 /* NtWaitForSingleObject (handle, alertable, timeout) */
 static __always_inline void nt_wait_single(struct ucall_state *st, const struct ucall_regs *r)
 {
-	st->a[0] = r->r[0];
+	__u64 a[9] = {};
+
+	nt_args(r, a, 3);
+	st->a[0] = a[0];
 	st->a[1] = 1;
-	if (r->r[2]) {
-		st->a[2] = ucall_read_u64(r->r[2]);
+	if (a[2]) {
+		st->a[2] = ucall_read_u64(a[2]);
 		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st->a[3] = (__u8)r->r[1];
+	st->a[3] = (__u8)a[1];
 }
 
 /* NtWaitForMultipleObjects (count, handles, wait_any, alertable, timeout) */
 static __always_inline void nt_wait_multiple(struct ucall_state *st, const struct ucall_regs *r)
 {
-	__u64 s[1];
+	__u64 a[9] = {};
 
-	ucall_ms_stack_args(r->sp, s, 1);
-	st->a[1] = (__u32)r->r[0];
+	nt_args(r, a, 5);
+	st->a[1] = (__u32)a[0];
 	if (st->a[1])
-		st->a[0] = ucall_read_u64(r->r[1]);
-	if (s[0]) {
-		st->a[2] = ucall_read_u64(s[0]);
+		st->a[0] = ucall_read_u64(a[1]);
+	if (a[4]) {
+		st->a[2] = ucall_read_u64(a[4]);
 		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st->a[3] = ((__u8)r->r[3] ? 1 : 0) | ((__u8)r->r[2] ? 2 : 0);
+	st->a[3] = ((__u8)a[3] ? 1 : 0) | ((__u8)a[2] ? 2 : 0);
 }
 
 /* NtDelayExecution (alertable, timeout) */
 static __always_inline void nt_delay(struct ucall_state *st, const struct ucall_regs *r)
 {
-	st->a[1] = (__u8)r->r[0];
-	if (r->r[1]) {
-		st->a[2] = ucall_read_u64(r->r[1]);
+	__u64 a[9] = {};
+
+	nt_args(r, a, 2);
+	st->a[1] = (__u8)a[0];
+	if (a[1]) {
+		st->a[2] = ucall_read_u64(a[1]);
 		st->flags |= KATRA_UC_A2_VALID;
 	}
 }
@@ -91,33 +138,33 @@ static __always_inline void nt_delay(struct ucall_state *st, const struct ucall_
  * offset_ptr, size_ptr, inherit, alloc_type, protect) */
 static __always_inline void nt_map_view(struct ucall_state *st, const struct ucall_regs *r)
 {
-	__u64 s[3];
+	__u64 a[9] = {};
 
-	ucall_ms_stack_args(r->sp, s, 3);
-	st->a[0] = r->r[0];
-	st->a[1] = ucall_read_u64(s[2]);
-	if (s[1]) {
-		st->a[2] = ucall_read_u64(s[1]);
+	nt_args(r, a, 7);
+	st->a[0] = a[0];
+	st->a[1] = ucall_read_u64(a[6]);
+	if (a[5]) {
+		st->a[2] = ucall_read_u64(a[5]);
 		st->flags |= KATRA_UC_A2_VALID;
 	}
-	st->a[3] = ucall_read_u64(r->r[2]);
-	st->ptr[0] = r->r[2]; /* base */
-	st->ptr[1] = s[2];    /* size */
+	st->a[3] = ucall_read_u64(a[2]);
+	st->ptr[0] = a[2]; /* base */
+	st->ptr[1] = a[6]; /* size */
 }
 
 /* NtAllocateVirtualMemory (process, base_ptr, zero_bits, size_ptr, type,
  * protect) */
 static __always_inline void nt_alloc_vm(struct ucall_state *st, const struct ucall_regs *r)
 {
-	__u64 s[2];
+	__u64 a[9] = {};
 
-	ucall_ms_stack_args(r->sp, s, 2);
-	st->a[0] = r->r[0];
-	st->a[1] = ucall_read_u64(r->r[3]);
-	st->a[2] = ucall_read_u64(r->r[1]);
-	st->a[3] = (__u32)s[0] | ((__u64)(__u32)s[1] << 32);
-	st->ptr[0] = r->r[1]; /* base */
-	st->ptr[1] = r->r[3]; /* size */
+	nt_args(r, a, 6);
+	st->a[0] = a[0];
+	st->a[1] = ucall_read_u64(a[3]);
+	st->a[2] = ucall_read_u64(a[1]);
+	st->a[3] = (__u32)a[4] | ((__u64)(__u32)a[5] << 32);
+	st->ptr[0] = a[1]; /* base */
+	st->ptr[1] = a[3]; /* size */
 }
 
 /* NtCreateUserProcess (process_handle_ptr, thread_handle_ptr, process_access,
@@ -126,17 +173,17 @@ static __always_inline void nt_alloc_vm(struct ucall_state *st, const struct uca
 static __always_inline void nt_create_process(struct ucall_state *st,
 					      const struct ucall_regs *r)
 {
-	__u64 s[4];
+	__u64 a[9] = {};
 
-	ucall_ms_stack_args(r->sp, s, 4);
-	st->a[1] = (__u32)s[2];
-	st->a[2] = (__u32)s[3];
-	st->ptr[0] = r->r[0];
-	st->ptr[1] = r->r[1];
+	nt_args(r, a, 8);
+	st->a[1] = (__u32)a[6];
+	st->a[2] = (__u32)a[7];
+	st->ptr[0] = a[0];
+	st->ptr[1] = a[1];
 }
 
 #define NT_PROBE(name, call, decode) \
-	UCALL_ENTRY_PROBE(name, UCALL_ABI_MS, KATRA_UC_LAYER_NT, call, decode)
+	UCALL_ENTRY_PROBE(name, UCALL_ABI_NT, KATRA_UC_LAYER_NT, call, decode)
 
 NT_PROBE(NtReadFile, KATRA_UC_NT_READ_FILE, nt_rw)
 NT_PROBE(NtWriteFile, KATRA_UC_NT_WRITE_FILE, nt_rw)
@@ -257,7 +304,7 @@ static __always_inline void server_call(struct ucall_state *st, const struct uca
 	st->a[0] = ucall_read_u32(r->r[0]);
 }
 
-UCALL_ENTRY_PROBE(wine_server_call, UCALL_ABI_MS, KATRA_UC_LAYER_SERVER,
+UCALL_ENTRY_PROBE(wine_server_call, UCALL_ABI_NT, KATRA_UC_LAYER_SERVER,
 		  KATRA_UC_WINE_SERVER_CALL, server_call)
 
 /* Its EXIT carries the request number only. */
@@ -271,8 +318,9 @@ static __always_inline void server_returned(const struct ucall_state *st, __u64 
 UCALL_RETURN_PROBE(ur_server, KATRA_UC_LAYER_SERVER, server_returned)
 
 /* The Win->Unix call dispatcher, after its prologue (the exported
- * __wine_unix_call_dispatcher_prolog_end): r10 = the unixlib handle, rdx =
- * the function index, r8 = the arguments; its return address is already
+ * __wine_unix_call_dispatcher_prolog_end of Wine 8) or at its call (Wine
+ * 10): r10 = the unixlib handle, rdx = the function index, r8 = the
+ * arguments, whatever the build's convention; its return address is already
  * popped.  No uretprobe: the dispatcher switches stacks, and a uretprobe's
  * bookkeeping assumes one stack; its return is a second uprobe, on the
  * instruction after its `call *(%r10,%rdx,8)`.  Nested dispatcher calls (a

@@ -29,6 +29,10 @@ packages=(
 	# the Vulkan present test: an X server of its own (this Mesa has no
 	# headless surface) and xcb for its window
 	xvfb libxcb1-dev
+	# the Proton-class stack (tests/proton/mkroot.sh, make proton-root): a
+	# Debian 13 root with Wine 10, DXVK and lavapipe, built with mmdebstrap
+	# from Debian's mirror (~2.1 GiB under /var/cache/katra-proton)
+	mmdebstrap
 )
 if [[ "${1:-}" == "--bench" ]]; then
 	packages+=(trace-cmd bpftrace linux-perf python3-matplotlib)

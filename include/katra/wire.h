@@ -430,6 +430,14 @@ struct katra_ev_ucall {
  * table (so a probe tells its load bias, ip - call_vaddr, and whether r10 is
  * this table: other tables, win32u's, are not written), the table's size,
  * and the numbers left to a function probe of their own (skip bits). */
+/* The attach cookie of the probes on an ntdll.so's functions (NtReadFile,
+ * wine_server_call, ...) and on its Win->Unix dispatcher: how that build
+ * passes arguments, decided from its own code (uprobes_wine.c).  0: the
+ * Windows x64 convention (Wine 8: rcx, rdx, r8, r9, the stack from sp+40),
+ * and the unix dispatcher probed after its prologue (r10, rdx, r8);
+ * KATRA_NT_ABI_SYSV: System V (Wine 10: rdi, rsi, rdx, rcx, r8, r9, the stack
+ * from sp+8), and the unix dispatcher probed at its call (r10, rdx, rdi). */
+#define KATRA_NT_ABI_SYSV 1u
 #define KATRA_NT_SKIP_WORDS 16 /* numbers 0..1023 */
 #define KATRA_NT_FILES 16
 struct katra_nt_file {

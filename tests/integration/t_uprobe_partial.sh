@@ -6,21 +6,29 @@
 # with -p.  Each uprobe that cannot attach is named in the header's notes
 # ("probe not attached: ntdll.so:NAME: REASON"), the capture goes on, and the
 # two that attach record exactly the 5 calls made (handle, length, offset,
-# status; the server call inside each read cites it).
+# status; the server call inside each read cites it).  A second stand-in
+# with no syscall dispatcher, loaded beside it, gets no NT function probe:
+# its calling convention cannot be read from its code, and is never assumed.
 . "$(dirname "$0")/lib.sh"
 kt_require
 command -v gcc >/dev/null 2>&1 || kt_skip "no gcc"
 mkdir -p "$T/lib/wine/x86_64-unix"
 gcc -O1 -shared -fPIC -o "$T/lib/wine/x86_64-unix/ntdll.so" "$KT_ROOT/tests/uprobe/fake_ntdll.c" \
 	2>"$T/cc.err" || kt_fail "cannot build the stand-in ntdll.so: $(kt_tail "$T/cc.err")"
+mkdir -p "$T/nodisp/wine/x86_64-unix"
+gcc -O1 -shared -fPIC -DNO_DISPATCHER -o "$T/nodisp/wine/x86_64-unix/ntdll.so" \
+	"$KT_ROOT/tests/uprobe/fake_ntdll.c" 2>"$T/cc.err" ||
+	kt_fail "cannot build the stand-in without a dispatcher: $(kt_tail "$T/cc.err")"
 python3 -c '
 import ctypes, os, sys, time
 lib = ctypes.CDLL(sys.argv[1])
+ctypes.CDLL(sys.argv[4])  # mapped, never called
 open(sys.argv[2], "w").close()
 while not os.path.exists(sys.argv[3]):
     time.sleep(0.02)
 print(lib.call_read(5))
-' "$T/lib/wine/x86_64-unix/ntdll.so" "$T/started" "$T/gate" >"$T/py.out" 2>"$T/py.err" &
+' "$T/lib/wine/x86_64-unix/ntdll.so" "$T/started" "$T/gate" "$T/nodisp/wine/x86_64-unix/ntdll.so" \
+	>"$T/py.out" 2>"$T/py.err" &
 WL_PID=$!
 KT_PIDS="$KT_PIDS $WL_PID"
 for _ in $(seq 200); do

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "katra/wire.h"
 #include "record/uprobes/winenames.h"
 
 #define WINE_DIR "/usr/lib/x86_64-linux-gnu/wine/"
@@ -271,4 +272,33 @@ Test(winenames, segments_over_the_same_bytes_are_refused)
 	cr_assert_eq(katra_wineserver_requests_counted(&b, &names, &count, &positions), -E2BIG);
 	cr_assert_leq(positions, KATRA_WS_WORK_MAX(size));
 	free(f);
+}
+
+/* The calling convention of a build's NT functions, from the bytes before its
+ * syscall dispatcher's call: Debian 12's Wine 8 and Debian 13's Wine 10, as
+ * their ntdll.so hold them. */
+Test(winenames, nt_calling_convention_from_the_dispatcher_bytes)
+{
+	/* mov %r10,%rcx; sub $0x20,%rsp; mov (%rbx),%r10 */
+	static const uint8_t wine8[] = { 0x4c, 0x89, 0xd1, 0x48, 0x83, 0xec, 0x20, 0x4c, 0x8b, 0x13 };
+	/* mov %r10,%rdi; mov %r11,%rsi; mov %r8,%rdx; mov %r9,%rcx; mov %r12,%r8;
+	 * mov %r13,%r9; mov (%rbx),%r10 */
+	static const uint8_t wine10[] = { 0x4c, 0x89, 0xd7, 0x4c, 0x89, 0xde, 0x4c, 0x89, 0xc2,
+					  0x4c, 0x89, 0xc9, 0x4d, 0x89, 0xe0, 0x4d, 0x89, 0xe9,
+					  0x4c, 0x8b, 0x13 };
+	/* the other encodings of the same moves: mov %r10 into rcx / rdi (8b /r) */
+	static const uint8_t ms_8b[] = { 0x49, 0x8b, 0xca, 0x90 };
+	static const uint8_t sysv_8b[] = { 0x49, 0x8b, 0xfa };
+	/* both: the last move before the call decides */
+	static const uint8_t both[] = { 0x4c, 0x89, 0xd7, 0x4c, 0x89, 0xd1 };
+	static const uint8_t neither[] = { 0x4c, 0x89, 0xc9, 0x4c, 0x8b, 0x13, 0x90 };
+
+	cr_assert_eq(katra_wine_nt_abi(wine8, sizeof(wine8)), 0);
+	cr_assert_eq(katra_wine_nt_abi(wine10, sizeof(wine10)), KATRA_NT_ABI_SYSV);
+	cr_assert_eq(katra_wine_nt_abi(ms_8b, sizeof(ms_8b)), 0);
+	cr_assert_eq(katra_wine_nt_abi(sysv_8b, sizeof(sysv_8b)), KATRA_NT_ABI_SYSV);
+	cr_assert_eq(katra_wine_nt_abi(both, sizeof(both)), 0);
+	cr_assert_eq(katra_wine_nt_abi(neither, sizeof(neither)), -ENOENT);
+	cr_assert_eq(katra_wine_nt_abi(wine10, 2), -ENOENT);
+	cr_assert_eq(katra_wine_nt_abi(wine10, 0), -ENOENT);
 }

@@ -2,9 +2,21 @@
 /* A stand-in for another Wine's ntdll.so (t_uprobe_partial): it exports
  * NtReadFile and wine_server_call only, as a different or stripped build
  * might, so the other uprobes cannot attach.  call_read() makes one
- * NtReadFile (the Windows x64 calling convention, as Wine's) that calls
- * wine_server_call inside. */
+ * NtReadFile (the Windows x64 calling convention, as Wine 8's) that calls
+ * wine_server_call inside.  The recorder reads the calling convention from
+ * the syscall dispatcher's code, so a stand-in dispatcher says it: Wine 8's
+ * move of the first argument into rcx before the call through its table
+ * (never called; it has no table, so no NtSyscall probes). */
 #include <stdint.h>
+
+#ifndef NO_DISPATCHER /* -DNO_DISPATCHER: a build whose convention is unknown */
+__asm__(".globl __wine_syscall_dispatcher_prolog_end\n"
+	".type __wine_syscall_dispatcher_prolog_end, @function\n"
+	"__wine_syscall_dispatcher_prolog_end:\n"
+	"\tmovq %r10, %rcx\n"
+	"\tcallq *(%r10, %rax, 8)\n"
+	"\tret\n");
+#endif
 
 struct request_header {
 	int req;

@@ -303,6 +303,13 @@ def check_partial(trace_path, pid):
            "no note for the unix call dispatcher: %s" % notes)
     expect(any(n.startswith("layer wine: 4 uprobes on ") for n in notes),
            "no 'layer wine: 4 uprobes on' note: %s" % notes)
+    # the stand-in without a dispatcher: no convention, so no function probes
+    for name in ["NtReadFile", "wine_server_call"]:
+        expect(any(n.startswith("probe not attached: ntdll.so:%s: the calling convention is "
+                                "unknown: no syscall dispatcher in " % name)
+                   and "/nodisp/" in n for n in notes),
+               "no 'ntdll.so:%s: the calling convention is unknown' note for the stand-in "
+               "without a dispatcher: %s" % (name, notes))
     s = t.summary()
     for name in ("NtReadFile", "wine_server_call"):
         for how in ("uprobe", "uretprobe"):

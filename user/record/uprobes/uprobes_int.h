@@ -35,6 +35,7 @@ struct probed_file {
 	char path[PATH_MAX];   /* the path it was attached through */
 	unsigned nprobes;
 	unsigned what;         /* FILE_* */
+	uint32_t vk_functions; /* FILE_VK_DRIVER: the entry points probed (bit: vk_functions[]) */
 };
 
 enum { FILE_NTDLL = 1, FILE_VK_LOADER = 2, FILE_VK_DRIVER = 4, FILE_SKIPPED = 8 };
@@ -66,7 +67,10 @@ struct katra_uprobes {
 	bool busy, stopping;
 	pid_t vk_child;         /* katra-vkresolve running now (atomic; 0: none) */
 	unsigned vk_timeouts;   /* katra-vkresolve runs killed at VKRESOLVE_TIMEOUT_MS */
-	bool vk_resolved;      /* the helper ran (whatever it found) */
+	/* the roots whose drivers the helper resolved (whatever it found): one
+	 * run per root a traced process sees (ours, a container's) */
+	struct { uint64_t dev, ino; } vk_roots[8];
+	unsigned vk_nroots;
 	uint64_t next_sweep;   /* CLOCK_MONOTONIC ns of the next sweep of ucall_states */
 	char vk_note[KATRA_NOTE_MAX];
 	/* generic NT calls: per probed dispatcher (slot = attach cookie), the

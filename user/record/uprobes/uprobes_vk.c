@@ -25,12 +25,18 @@ static const char *const vk_functions[] = {
 	"vkWaitSemaphores", "vkAcquireNextImageKHR",
 };
 
-static bool is_vk_function(const char *name)
+/* Its index in vk_functions, or -1. */
+static int vk_function_index(const char *name)
 {
 	for (size_t i = 0; i < sizeof(vk_functions) / sizeof(vk_functions[0]); i++)
 		if (!strcmp(vk_functions[i], name))
-			return true;
-	return false;
+			return (int)i;
+	return -1;
+}
+
+static bool is_vk_function(const char *name)
+{
+	return vk_function_index(name) >= 0;
 }
 
 /* The Vulkan loader's variables that choose drivers, copied from pid's
@@ -63,15 +69,50 @@ static size_t vk_environ(uint32_t pid, char **envp, size_t cap)
 	return n;
 }
 
+/* The root a process sees, when it is not ours (a container's, a chroot:
+ * /proc/PID/root), into out; false when it is ours. */
+static bool other_root(uint32_t pid, char *out, size_t cap)
+{
+	struct stat mine, its;
+
+	snprintf(out, cap, "/proc/%u/root", pid);
+	return !stat("/", &mine) && !stat(out, &its) &&
+	       (mine.st_dev != its.st_dev || mine.st_ino != its.st_ino);
+}
+
+/* Whether the helper already ran for the root pid sees; if not, notes that
+ * it runs now (false: a root never seen, or no room left to remember). */
+static bool vk_root_resolved(struct katra_uprobes *u, uint32_t pid, bool mark)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/root", pid);
+	if (stat(path, &st))
+		return false;
+	for (unsigned i = 0; i < u->vk_nroots; i++)
+		if (u->vk_roots[i].dev == st.st_dev && u->vk_roots[i].ino == st.st_ino)
+			return true;
+	if (mark && u->vk_nroots < sizeof(u->vk_roots) / sizeof(u->vk_roots[0])) {
+		u->vk_roots[u->vk_nroots].dev = st.st_dev;
+		u->vk_roots[u->vk_nroots++].ino = st.st_ino;
+	}
+	return false;
+}
+
 /* Runs the helper: lines "entry FUNCTION VADDR PATH".  It loads the drivers
  * the traced process's environment names, so it runs as that process's
  * owner, never as root for someone else (VK_ICD_FILENAMES could name any
- * library); its output is capped. */
+ * library); its output is capped.  A process in another root (root: its
+ * /proc/PID/root) has the helper run chrooted there, so that it loads that
+ * root's loader and drivers, the ones the process calls; the paths it prints
+ * are then inside that root. */
 #define VKRESOLVE_MAX_OUT (1u << 20)
-static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size_t *outlen)
+static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root, char **out,
+			 size_t *outlen)
 {
 	char *envp[16], *argv[] = { u->vkresolve, NULL }, proc[64];
-	int pfd[2], st;
+	int pfd[2], st, exe = -1;
 	pid_t child;
 	size_t n, cap = 4096, len = 0;
 	struct stat owner;
@@ -82,9 +123,13 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 	snprintf(proc, sizeof(proc), "/proc/%u", pid);
 	if (stat(proc, &owner))
 		return -errno;
+	if (root && (exe = open(u->vkresolve, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
 	n = vk_environ(pid, envp, 15);
 	buf = malloc(cap);
 	if (!buf || pipe2(pfd, O_CLOEXEC)) {
+		if (exe >= 0)
+			close(exe);
 		free(buf);
 		for (size_t i = 0; i < n; i++)
 			free(envp[i]);
@@ -98,12 +143,19 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, char **out, size
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
 			dup2(devnull, 2);
+		if (root && (chroot(root) || chdir("/")))
+			_exit(125);
 		if (owner.st_uid != 0 && (setgroups(0, NULL) || setgid(owner.st_gid) ||
 					  setuid(owner.st_uid)))
 			_exit(126);
-		execve(argv[0], argv, envp);
+		if (root)
+			fexecve(exe, argv, envp); /* the helper is ours, its libraries the root's */
+		else
+			execve(argv[0], argv, envp);
 		_exit(127);
 	}
+	if (exe >= 0)
+		close(exe);
 	close(pfd[1]);
 	for (size_t i = 0; i < n; i++)
 		free(envp[i]);
@@ -199,12 +251,12 @@ static int probe_vk_entry(struct katra_uprobes *u, const char *fn, const char *p
 		f = up_add_file(u, &st, path, FILE_VK_DRIVER);
 	if (!f)
 		return -ENOMEM;
-	/* the same function on several devices of one driver: once */
-	char key[200];
-	snprintf(key, sizeof(key), "uprobe %.170s", label);
-	for (size_t i = 0; i < u->nattached; i++)
-		if (!strcmp(u->attached[i], key))
-			return 0;
+	/* the same function on several devices of one driver file: once (the
+	 * same driver in another root is another file) */
+	int fi = vk_function_index(fn);
+	if (fi < 0 || (f->vk_functions & (1u << fi)))
+		return 0;
+	f->vk_functions |= 1u << fi;
 	snprintf(prog, sizeof(prog), "up_%.56s", fn);
 	if (!up_attach_at(u, label, prog, path, off, false))
 		n++;
@@ -237,24 +289,27 @@ static int probe_vk_loader_exports(struct katra_uprobes *u, const char *path)
 
 /* Runs katra-vkresolve with pid's environment and probes the entry points it
  * names: the probes attached; *found: the entry points named. */
-static int probe_vk_drivers(struct katra_uprobes *u, uint32_t pid, int *found)
+static int probe_vk_drivers(struct katra_uprobes *u, uint32_t pid, const char *root,
+			    int *found)
 {
 	char *out = NULL, *line, *save = NULL;
 	size_t len = 0;
 	int n = 0, rc;
 
 	*found = 0;
-	rc = run_vkresolve(u, pid, &out, &len);
+	rc = run_vkresolve(u, pid, root, &out, &len);
 	if (rc)
 		return rc;
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char fn[64], path[PATH_MAX];
+		char fn[64], path[PATH_MAX], seen[PATH_MAX + 64];
 		unsigned long long vaddr;
 		if (sscanf(line, "entry %63s %llx %4095s", fn, &vaddr, path) != 3 ||
 		    !is_vk_function(fn))
 			continue;
 		(*found)++;
-		int got = probe_vk_entry(u, fn, path, vaddr);
+		/* a path inside the process's root, as seen from here */
+		snprintf(seen, sizeof(seen), "%s%s", root ? root : "", path);
+		int got = probe_vk_entry(u, fn, seen, vaddr);
 		if (got < 0) {
 			free(out);
 			return got;
@@ -269,14 +324,15 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 			const struct stat *st)
 {
 	struct probed_file *f = up_add_file(u, st, loader, FILE_VK_LOADER);
+	char root[64];
+	bool in_root = other_root(pid, root, sizeof(root));
 	int n = 0, found = 0, rc;
 
 	if (!f)
 		return -ENOMEM;
-	if (u->vk_resolved)
-		return 0; /* the drivers are probed already (one helper run per capture) */
-	u->vk_resolved = true;
-	rc = probe_vk_drivers(u, pid, &found);
+	if (vk_root_resolved(u, pid, true))
+		return 0; /* this root's drivers are probed already (one helper run per root) */
+	rc = probe_vk_drivers(u, pid, in_root ? root : NULL, &found);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc > 0)
@@ -292,6 +348,11 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 			fprintf(stderr, "katra-record: %s\n", u->vk_note);
 		n += probe_vk_loader_exports(u, loader);
 	}
+	/* said as it happens: the layer of a process in another root comes
+	 * later than its first Vulkan calls (t_proton_d3d11 waits for this) */
+	if (in_root && n > 0 && !u->o.quiet)
+		fprintf(stderr, "katra-record: layer vulkan: %d uprobes on the drivers in %s\n", n,
+			root);
 	f = up_find_file(u, st->st_dev, st->st_ino); /* probe_vk_entry may move files */
 	if (f)
 		f->nprobes = (unsigned)n;
@@ -330,13 +391,13 @@ int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid)
 {
 	int found = 0, rc;
 
-	if (!u->o.vulkan || u->vk_resolved || !vk_has_driver(pid))
+	if (!u->o.vulkan || vk_root_resolved(u, pid, false) || !vk_has_driver(pid))
 		return 0;
 	/* uprobes are per inode: a driver file probed now catches the command's
 	 * first call, whenever it maps the file */
-	rc = probe_vk_drivers(u, pid, &found);
+	rc = probe_vk_drivers(u, pid, NULL, &found);
 	if (rc == -ETIMEDOUT || found)
-		u->vk_resolved = true; /* once per capture; the loader's mapping finds it so */
+		vk_root_resolved(u, pid, true); /* once per root; the loader's mapping finds it so */
 	if (rc == -ETIMEDOUT) {
 		snprintf(u->vk_note, sizeof(u->vk_note),
 			 "layer vulkan off: katra-vkresolve timed out after 10 s (killed)");

@@ -21,42 +21,117 @@ static const char *const nt_functions[] = {
 	"NtAllocateVirtualMemory", "NtCreateUserProcess",
 };
 
-/* The Win->Unix call dispatcher: its entry after the prologue (exported as
- * __wine_unix_call_dispatcher_prolog_end by Wine 8 and later) and the
- * instruction after its `call *(%r10,%rdx,8)` (41 ff 14 d2), found in the
- * bytes that follow. */
-static int attach_unix_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const char *path)
+/* ---- what this build lays out: read from its own code ---- */
+
+/* A dispatcher's call through its table, found in the build's bytes: after
+ * the label Wine 8 exports at the end of its prologue
+ * (__wine_*_dispatcher_prolog_end), else (Wine 10 exports no such label) in
+ * the exported dispatcher itself.  entry: where the prologue ends (Wine 8) or
+ * the call itself (Wine 10); call: the call instruction; as ELF virtual
+ * addresses and file offsets. */
+struct dispatcher_call {
+	uint64_t entry_off, call_vaddr, call_off;
+	unsigned char before[32]; /* the bytes just before the call */
+	unsigned nbefore;
+};
+
+static int find_dispatcher_call(Elf *e, int fd, const char *dispatcher,
+				const unsigned char insn[4], struct dispatcher_call *dc,
+				const char **why)
 {
-	static const unsigned char call_insn[4] = { 0x41, 0xff, 0x14, 0xd2 };
-	const char *sym = "__wine_unix_call_dispatcher_prolog_end";
-	char label[160];
-	unsigned char code[512];
+	char prolog[96];
+	unsigned char code[1024];
 	uint64_t value, off;
+	bool after_prolog;
 	ssize_t got;
+
+	memset(dc, 0, sizeof(*dc));
+	snprintf(prolog, sizeof(prolog), "%s_prolog_end", dispatcher);
+	after_prolog = !up_elf_symbol(e, prolog, &value);
+	if (!after_prolog && up_elf_symbol(e, dispatcher, &value)) {
+		*why = "neither the dispatcher nor its prologue's end is exported (a Wine "
+		       "before 8, or another build)";
+		return -ENOENT;
+	}
+	if (up_elf_vaddr_to_offset(e, value, &off)) {
+		*why = "the dispatcher is in no loadable segment";
+		return -ENOENT;
+	}
+	/* the call is ~350 bytes after the prologue's end (Wine 8), ~400 after
+	 * the dispatcher's entry (Wine 10) */
+	got = pread(fd, code, sizeof(code), (off_t)off);
+	for (ssize_t i = 0; got > 0 && i + 4 <= got; i++) {
+		if (memcmp(code + i, insn, 4))
+			continue;
+		dc->call_vaddr = value + (uint64_t)i;
+		dc->call_off = off + (uint64_t)i;
+		dc->entry_off = after_prolog ? off : dc->call_off;
+		dc->nbefore = i < (ssize_t)sizeof(dc->before) ? (unsigned)i : sizeof(dc->before);
+		memcpy(dc->before, code + i - dc->nbefore, dc->nbefore);
+		return 0;
+	}
+	*why = "the dispatcher's call through its table was not found";
+	return -ENOENT;
+}
+
+/* A function's entry (and return) with the build's calling convention as the
+ * attach cookie; without attach cookies only the Windows convention. */
+static int attach_nt_function(struct katra_uprobes *u, Elf *e, const char *path, const char *sym,
+			      const char *entry_prog, const char *ret_prog, int abi,
+			      const char *abi_why)
+{
+	char label[160];
+	uint64_t value, off;
 	int n = 0;
 
-	snprintf(label, sizeof(label), "%.96s:__wine_unix_call", up_base_name(path));
+	snprintf(label, sizeof(label), "%.96s:%.60s", up_base_name(path), sym);
+	if (abi < 0) {
+		up_failed(u, label, "%s in %s", abi_why, path);
+		return 0;
+	}
+	if (abi && !katra_probes_have_attach_cookie(u->probes)) {
+		up_failed(u, label, "this build's System V arguments need bpf_get_attach_cookie "
+			  "(Linux 5.15)");
+		return 0;
+	}
 	if (up_elf_symbol(e, sym, &value)) {
-		up_failed(u, label, "no %s in %s (a Wine before 8, or a different build)", sym, path);
+		up_failed(u, label, "no such symbol in %s", path);
 		return 0;
 	}
 	if (up_elf_vaddr_to_offset(e, value, &off)) {
-		up_failed(u, label, "%s is in no loadable segment of %s", sym, path);
+		up_failed(u, label, "address 0x%llx of the symbol is in no loadable segment of %s",
+			  (unsigned long long)value, path);
 		return 0;
 	}
-	got = pread(fd, code, sizeof(code), (off_t)off);
-	for (ssize_t i = 0; got > 0 && i + 4 <= got; i++) {
-		if (memcmp(code + i, call_insn, 4))
-			continue;
-		if (!up_attach_at(u, label, "up_unix_call", path, off, false))
-			n++;
-		if (!up_attach_at(u, label, "up_unix_call_ret", path, off + (uint64_t)i + 4, false))
-			n++;
-		return n;
+	if (!up_attach_cookie(u, label, entry_prog, path, off, false, (uint64_t)abi))
+		n++;
+	if (ret_prog && !up_attach_cookie(u, label, ret_prog, path, off, true, (uint64_t)abi))
+		n++;
+	return n;
+}
+
+/* The Win->Unix call dispatcher: its entry after the prologue (Wine 8) or its
+ * `call *(%r10,%rdx,8)` (41 ff 14 d2; Wine 10), where r10, rdx and r8 hold
+ * the handle, the function and the arguments in both, and the instruction
+ * after that call. */
+static int attach_unix_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const char *path)
+{
+	static const unsigned char call_insn[4] = { 0x41, 0xff, 0x14, 0xd2 };
+	struct dispatcher_call dc;
+	const char *why = NULL;
+	char label[160];
+	int n = 0;
+
+	snprintf(label, sizeof(label), "%.96s:__wine_unix_call", up_base_name(path));
+	if (find_dispatcher_call(e, fd, "__wine_unix_call_dispatcher", call_insn, &dc, &why)) {
+		up_failed(u, label, "%s in %s", why, path);
+		return 0;
 	}
-	up_failed(u, label, "the dispatcher's call instruction was not found after %s in %s", sym,
-	       path);
-	return 0;
+	if (!up_attach_at(u, label, "up_unix_call", path, dc.entry_off, false))
+		n++;
+	if (!up_attach_at(u, label, "up_unix_call_ret", path, dc.call_off + 4, false))
+		n++;
+	return n;
 }
 
 /* ---- every NT call: Wine's syscall dispatcher ---- */
@@ -75,15 +150,14 @@ static bool pe_beside(const char *path, char *out, size_t cap)
 	       (int)cap;
 }
 
-/* The dispatcher's `call *(%r10,%rax,8)` (41 ff 14 c2) after its exported
- * __wine_syscall_dispatcher_prolog_end (Wine 8 and later), probed at the call
- * and at the instruction after it; the table and its names from the files
+/* The dispatcher's `call *(%r10,%rax,8)` (41 ff 14 c2, find_dispatcher_call),
+ * probed at the call and at the instruction after it; the table and its names from the files
  * (winenames.h).  Numbers whose function has a probe of its own (the NT
  * calls above, wine_server_call) and NtCallbackReturn (it never returns
  * there) are skipped.  Returns the uprobes attached. */
-static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const char *path)
+static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher_call *dc,
+				const char *dc_why, const char *path)
 {
-	static const unsigned char call_insn[4] = { 0x41, 0xff, 0x14, 0xc2 };
 	static const char *const own[] = { "NtReadFile", "NtWriteFile", "NtCreateFile",
 		"NtWaitForSingleObject", "NtWaitForMultipleObjects", "NtDelayExecution",
 		"NtMapViewOfSection", "NtAllocateVirtualMemory", "NtCreateUserProcess",
@@ -95,10 +169,8 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const c
 	const char **syms = NULL;
 	uint64_t *fns = NULL;
 	uint32_t pe_count = 0, slot = u->nnt, from_pe = 0, from_sym = 0, skipped = 0;
-	unsigned char code[512];
-	uint64_t prolog, off;
+	uint64_t off;
 	int n = 0, mfd, rc;
-	ssize_t got;
 	const char *why = NULL;
 
 	snprintf(label, sizeof(label), "%.96s:NtSyscall", up_base_name(path));
@@ -116,22 +188,12 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const c
 		up_failed(u, label, "%s: %s", path, strerror(-rc));
 		return 0;
 	}
-	prolog = katra_elf_dynsym(&so, "__wine_syscall_dispatcher_prolog_end");
-	if (!prolog || up_elf_vaddr_to_offset(e, prolog, &off)) {
-		why = "no __wine_syscall_dispatcher_prolog_end (a Wine before 8, or another build)";
+	if (dc_why) {
+		why = dc_why;
 		goto out;
 	}
-	got = pread(fd, code, sizeof(code), (off_t)off);
-	for (ssize_t i = 0; got > 0 && i + 4 <= got; i++)
-		if (!memcmp(code + i, call_insn, 4)) {
-			nf.call_vaddr = prolog + (uint64_t)i;
-			off += (uint64_t)i;
-			break;
-		}
-	if (!nf.call_vaddr) {
-		why = "the dispatcher's call through its table was not found";
-		goto out;
-	}
+	nf.call_vaddr = dc->call_vaddr;
+	off = dc->call_off;
 	/* the numbers: the PE stubs when ntdll.dll is there; the table is the
 	 * run of pointers to the functions of numbers 0, 1, ... */
 	if (pe_beside(path, pe, sizeof(pe)) && !katra_blob_read(pe, WINE_FILE_MAX, &dll))
@@ -324,10 +386,12 @@ void up_prepare_wineserver(struct katra_uprobes *u, const char *launcher)
 
 int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st)
 {
+	static const unsigned char nt_call[4] = { 0x41, 0xff, 0x14, 0xc2 };
 	struct probed_file *f = up_add_file(u, st, path, FILE_NTDLL);
+	struct dispatcher_call dc;
 	struct elf_file ef;
-	const char *why = NULL;
-	int n = 0;
+	const char *why = NULL, *dc_why = NULL, *abi_why = NULL;
+	int n = 0, abi = -1;
 
 	if (!f)
 		return -ENOMEM;
@@ -338,14 +402,21 @@ int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat 
 		f->what |= FILE_SKIPPED;
 		return 0;
 	}
+	/* the calling convention, from the syscall dispatcher's own code */
+	if (find_dispatcher_call(ef.e, ef.fd, "__wine_syscall_dispatcher", nt_call, &dc, &dc_why))
+		abi_why = "the calling convention is unknown: no syscall dispatcher";
+	else if ((abi = katra_wine_nt_abi(dc.before, dc.nbefore)) < 0)
+		abi_why = "the calling convention is unknown: the syscall dispatcher moves its "
+			  "first argument to neither rcx nor rdi";
 	for (size_t i = 0; i < sizeof(nt_functions) / sizeof(nt_functions[0]); i++) {
 		char prog[64];
 		snprintf(prog, sizeof(prog), "up_%s", nt_functions[i]);
-		n += up_attach_function(u, ef.e, path, nt_functions[i], prog, "ur_nt");
+		n += attach_nt_function(u, ef.e, path, nt_functions[i], prog, "ur_nt", abi, abi_why);
 	}
-	n += up_attach_function(u, ef.e, path, "wine_server_call", "up_wine_server_call", "ur_server");
+	n += attach_nt_function(u, ef.e, path, "wine_server_call", "up_wine_server_call", "ur_server",
+				abi, abi_why);
 	n += attach_unix_dispatcher(u, ef.e, ef.fd, path);
-	n += attach_nt_dispatcher(u, ef.e, ef.fd, path);
+	n += attach_nt_dispatcher(u, &dc, dc_why, path);
 	up_elf_close(&ef);
 	f->nprobes = (unsigned)n;
 	return n;

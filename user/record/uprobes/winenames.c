@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "katra/wire.h"
 #include "winenames.h"
 
 int katra_blob_read(const char *path, size_t max, struct katra_blob *b)
@@ -711,4 +712,19 @@ done:
 int katra_wineserver_requests(const struct katra_blob *elf, char ***out, uint32_t *count)
 {
 	return katra_wineserver_requests_counted(elf, out, count, NULL);
+}
+
+int katra_wine_nt_abi(const uint8_t *code, size_t n)
+{
+	static const uint8_t ms[2][3] = { { 0x4c, 0x89, 0xd1 }, { 0x49, 0x8b, 0xca } };
+	static const uint8_t sysv[2][3] = { { 0x4c, 0x89, 0xd7 }, { 0x49, 0x8b, 0xfa } };
+
+	for (size_t i = n >= 3 ? n - 3 + 1 : 0; i-- > 0;)
+		for (int k = 0; k < 2; k++) {
+			if (!memcmp(code + i, ms[k], 3))
+				return 0;
+			if (!memcmp(code + i, sysv[k], 3))
+				return KATRA_NT_ABI_SYSV;
+		}
+	return -ENOENT;
 }

@@ -74,4 +74,14 @@ int katra_wineserver_requests_counted(const struct katra_blob *elf, char ***name
 				      uint32_t *count, uint64_t *positions);
 #define KATRA_WS_WORK_MAX(len) (5 * ((uint64_t)(len) / 8) + 65ull * (KATRA_NT_MAX + 1))
 
+/* How a build's Unix-side NT functions take their arguments, from the bytes
+ * just before its syscall dispatcher's call through the table (code[0..n),
+ * the call at code + n): the dispatcher moves the first argument (r10, the
+ * caller's rcx) into the callee's first argument register, rcx in the
+ * Windows x64 convention (Wine 8: mov %r10,%rcx) or rdi in System V (Wine 10:
+ * mov %r10,%rdi); either encoding of mov (89 /r, 8b /r), the last one before
+ * the call decides.  0: Windows, KATRA_NT_ABI_SYSV (wire.h): System V;
+ * -ENOENT: neither move is there. */
+int katra_wine_nt_abi(const uint8_t *code, size_t n);
+
 #endif

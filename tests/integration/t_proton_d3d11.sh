@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A Proton-class session traced from the host: the D3D11 program
+# (tests/proton/d3d11frames.c) renders N frames under the root's Wine 10 and
+# DXVK (tests/proton/mkroot.sh), in a mount namespace of its own and chrooted
+# (tests/proton/enter.sh), with `katra-record -- enter.sh ...` on the host.
+# Against the program's own counters: exactly N NtReadFile spans on its data
+# file's handle with the length and offset asked (Wine 10's System V
+# arguments read as such), each served by a Linux read that cites it; the
+# program's other NT calls as named NtSyscall spans (Wine 10's dispatcher
+# found in its own code); exactly N VulkanQueuePresent spans on the root's
+# own driver (resolved inside the root).  The program waits at a gate once
+# its device exists until katra-record says the Vulkan layer is attached
+# (it attaches once the driver is mapped: the first presents would be lost).
+. "$(dirname "$0")/lib.sh"
+kt_require
+N=60
+command -v "${MINGW_CC:-x86_64-w64-mingw32-gcc}" >/dev/null ||
+	kt_skip "mingw is not installed (ci/install-deps.sh installs gcc-mingw-w64-x86-64)"
+cache=${KATRA_PROTON_CACHE:-/var/cache/katra-proton}
+# make test builds the root before the tests (make proton-root-try: minutes,
+# longer than a test may take); here it is only found
+if [ ! -e "$cache/root/.katra-proton-complete" ]; then
+	why="not built (make proton-root)"
+	[ -s "$cache/last-error" ] && why=$(kt_tail "$cache/last-error")
+	kt_skip "the Proton-class root: $why"
+fi
+make -s -C "$KT_ROOT" proton-progs >"$T/make.out" 2>&1 ||
+	kt_fail "make proton-progs failed: $(kt_tail "$T/make.out" 2)"
+W=$T/work
+mkdir -p "$W"
+cp "$KT_ROOT/build/proton/d3d11frames.exe" "$W/"
+head -c 8192 /dev/urandom >"$W/data"
+"$REC" --ready-file "$T/ready" -o "$TRACE" -- "$KT_ROOT/tests/proton/enter.sh" \
+	"$cache/root" "$W" /mnt/d3d11frames.exe $N 'Z:\mnt\data' 'Z:\mnt\gate' \
+	>"$T/prog.out" 2>"$T/rec.err" &
+REC_PID=$!
+KT_PIDS="$KT_PIDS $REC_PID"
+kt_wait_ready
+for _ in $(seq 1200); do
+	grep -q '^ready' "$T/prog.out" && grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" &&
+		break
+	kt_is_running "$REC_PID" || break
+	sleep 0.05
+done
+grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" ||
+	kt_fail "no 'layer vulkan: N uprobes on the drivers in /proc/PID/root' from katra-record within 60 s: $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
+touch "$W/gate"
+KT_STOP_TIMEOUT=80 kt_wait_recorder 0
+grep -q '"frames"' "$T/prog.out" ||
+	kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
+"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
+	kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
+# the program's events only (the whole session's ~800,000 are too many for
+# the check's Python within the test's time)
+# (the Wine process whose Windows image it is: a child it forks is named
+# after it too)
+pid=$("$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" | grep '"windows_image":"d3d11frames.exe"' |
+	sed -n 's/.*"process_id":\([0-9]*\),.*/\1/p' | sort -u)
+[ -n "$pid" ] && [ "$(echo "$pid" | wc -l)" = 1 ] ||
+	kt_fail "not one Wine process of d3d11frames.exe in the trace: '$(echo $pid)'"
+"$REPLAY" dump --jsonl --pid "$pid" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
+	kt_fail "katra-replay dump --jsonl --pid $pid failed: $(kt_tail "$T/dump.err")"
+read -r dev ino < <(stat -c '%d %i' "$W/data")
+python3 "$KT_ROOT/tests/proton/check.py" d3d11 "$TRACE.jsonl" "$T/prog.out" "$dev" "$ino" \
+	>"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+kt_note "$(kt_tail "$T/check.out")"

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Ground-truth checks of a Proton-class run (tests/proton/), on top of
+tests/integration/ktrace.py.
+
+usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
+  (TRACE.jsonl: `katra-replay dump --jsonl --pid` of the program)
+  The D3D11 program's own counters (the last line of PROGRAM.out, JSON):
+  exactly `reads` NtReadFile spans of the program on its data file's handle,
+  each with the length and offset it asked for and the status and length it
+  got, each served by one Linux read of the data file that cites it; NtSyscall
+  spans of the program (the other NT calls, at Wine 10's dispatcher), paired
+  and named; exactly `presents` VulkanQueuePresent spans on the root's driver
+  (the program renders its frames only once the Vulkan layer is attached),
+  each VK_SUCCESS, on one queue, and at least as many queue submits.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from ktrace import Fail, Trace, expect, file_id, measured, short, spans  # noqa: E402
+
+PROGRAM = "d3d11frames.exe"
+
+
+def check_d3d11(trace_path, out_path, dev, ino):
+    t = Trace(trace_path, complete=False)  # one process (dump --pid): no summary
+    with open(out_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    expect(w["frames"] == w["presents"] == w["reads"] and w["reads"] > 0,
+           "the program's own counters disagree: %s" % w)
+    fid = file_id(int(dev), int(ino))
+    pids = {e["process_id"] for e in t.events if e.get("process_name") == PROGRAM}
+    expect(len(pids) == 1, "%d processes named %s, expected 1" % (len(pids), PROGRAM))
+    pid = pids.pop()
+    evs = t.process(pid)
+    tids = sorted({e["thread_id"] for e in evs})
+    handle = w["handle"]
+    reads = []
+    for tid in tids:
+        reads += [(b, e) for b, e in spans(t, t.thread(tid), "NtReadFile")
+                  if b["payload"]["handle"] == handle]
+    reads.sort(key=lambda p: p[0]["seq"])
+    expect(len(reads) == w["reads"], "%d NtReadFile spans on the data file's handle %s, "
+           "expected %d (the program's reads)" % (len(reads), handle, w["reads"]))
+    # the Linux reads of the data file, by the spans they cite
+    cited = {}
+    for x in t.events:
+        if x["kind"] == "FileRead" and x["phase"] == "Begin" \
+                and x["resource"] == {"domain": "File", "id": fid}:
+            for c in x["causes"]:
+                cited.setdefault(c, []).append(x)
+    for i, (b, e) in enumerate(reads):
+        measured(b, e)
+        want = {"type": "NtCall", "handle": handle, "length": w["length"], "offset": 0,
+                "status": None}
+        expect(b["scope"] == "WindowsFacing", "read %d: scope %s" % (i, b["scope"]))
+        expect(b["payload"] == want, "read %d: Begin payload %s, expected %s"
+               % (i, b["payload"], want))
+        expect(e["payload"]["status"] == 0 and e["payload"]["length"] == w["length"],
+               "read %d: End payload %s, expected status 0 and length %d"
+               % (i, e["payload"], w["length"]))
+        lin = cited.get(b["seq"], [])
+        expect(len(lin) == 1, "read %d (%s): %d Linux reads of the data file cite it, "
+               "expected 1" % (i, short(b), len(lin)))
+        x = lin[0]
+        expect(x["thread_id"] == b["thread_id"] and b["seq"] < x["seq"] < e["seq"]
+               and x["payload"]["count"] == w["length"] and x["payload"]["offset"] == 0,
+               "read %d: its Linux read %s is not the program's (inside, %d bytes at 0)"
+               % (i, short(x), w["length"]))
+    calls = []
+    for tid in tids:
+        calls += spans(t, t.thread(tid), "NtSyscall")
+    expect(calls, "no NtSyscall spans in process %d (Wine's syscall dispatcher unprobed)" % pid)
+    unnamed = [b for b, e in calls if not b["payload"].get("name")]
+    expect(not unnamed, "%d of %d NtSyscall spans carry no name: %s"
+           % (len(unnamed), len(calls), short(unnamed[0]) if unnamed else ""))
+    names = {b["payload"]["name"] for b, e in calls}
+    presents, submits = [], []
+    for tid in tids:
+        presents += spans(t, t.thread(tid), "VulkanQueuePresent")
+        submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
+    expect(len(presents) == w["presents"], "%d VulkanQueuePresent spans, expected %d (the "
+           "program's presents)" % (len(presents), w["presents"]))
+    for b, e in presents:
+        measured(b, e)
+        expect(b["scope"] == "Vulkan" and e["payload"]["result"] == 0,
+               "present %s: scope %s, result %s" % (short(b), b["scope"], e["payload"]["result"]))
+    queues = {b["resource"]["id"] for b, e in presents}
+    expect(len(queues) == 1, "presents on %d queues, expected 1" % len(queues))
+    expect(len(submits) >= len(presents), "%d VulkanQueueSubmit spans for %d presents"
+           % (len(submits), len(presents)))
+    return ("%s (pid %d): %d NtReadFile spans of %d bytes on handle %s, each served by the "
+            "Linux read that cites it; %d NtSyscall spans, %d distinct calls; %d "
+            "VulkanQueuePresent spans on the root's driver, %d submits"
+            % (PROGRAM, pid, len(reads), w["length"], handle, len(calls), len(names),
+               len(presents), len(submits)))
+
+
+CHECKS = {"d3d11": check_d3d11}
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in CHECKS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        print(CHECKS[argv[1]](*argv[2:]))
+    except Fail as e:
+        print("%s: %s" % (argv[1], e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A D3D11 game loop in miniature, for the Proton-class tests: N frames into a
+ * DXGI swapchain, each one a 4 KiB ReadFile of DATA (at offset 0, so any file
+ * of 4 KiB or more serves), a constant-buffer update, a draw and a Present.
+ * No external assets: the shaders are HLSL compiled at start (d3dcompiler_47,
+ * Wine's builtin).  Frames are paced by the swapchain's frame latency
+ * waitable object (latency 1: each frame waits until the previous one was
+ * presented), and it waits once more after the last, so every Present has
+ * reached the Vulkan driver (DXVK presents on a thread of its own) before it
+ * exits.  At exit it prints its own counters, the ground truth the
+ * tests compare the trace against, one JSON line:
+ *   {"frames":N,"presents":P,"reads":R,"read_bytes":B,"length":4096,"handle":H}
+ * (H: the data file's handle, as the NT calls name it).
+ * With GATE, it waits after "ready" (device, swapchain and shaders made: the
+ * Vulkan driver is loaded) until the file GATE exists, at most 60 s.
+ * usage: d3d11frames.exe N DATA [GATE] */
+#define COBJMACROS
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <d3d11.h>
+#include <d3dcompiler.h>
+#include <dxgi1_3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define BLOCK 4096
+
+/* IID_IDXGISwapChain2 (dxgi1_3.h), which mingw's libdxguid lacks */
+static const GUID iid_swapchain2 = { 0xa8be2ac4, 0x199f, 0x4946,
+				     { 0xb3, 0x31, 0x79, 0x59, 0x9f, 0xb9, 0x8d, 0xe7 } };
+
+static const char shader_src[] =
+	"cbuffer frame : register(b0) { float4 tint; };\n"
+	"float4 vs(uint id : SV_VertexID) : SV_Position {\n"
+	"  float2 p = float2((id << 1) & 2, id & 2);\n"
+	"  return float4(p * float2(2, -2) + float2(-1, 1), 0, 1);\n"
+	"}\n"
+	"float4 ps() : SV_Target { return tint; }\n";
+
+static LRESULT CALLBACK wndproc(HWND w, UINT m, WPARAM wp, LPARAM lp)
+{
+	return DefWindowProcA(w, m, wp, lp);
+}
+
+static ID3DBlob *compile(const char *entry, const char *target)
+{
+	ID3DBlob *code = NULL, *err = NULL;
+	HRESULT hr = D3DCompile(shader_src, sizeof(shader_src) - 1, "frames", NULL, NULL, entry,
+				target, 0, 0, &code, &err);
+
+	if (FAILED(hr)) {
+		fprintf(stderr, "d3d11frames: D3DCompile %s: 0x%08lx %s\n", entry, (unsigned long)hr,
+			err ? (const char *)ID3D10Blob_GetBufferPointer(err) : "");
+		exit(1);
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	static char block[BLOCK];
+	DXGI_SWAP_CHAIN_DESC sd = { 0 };
+	D3D11_BUFFER_DESC bd = { 0 };
+	ID3D11Device *dev = NULL;
+	ID3D11DeviceContext *ctx = NULL;
+	IDXGISwapChain *sc = NULL;
+	IDXGISwapChain2 *sc2 = NULL;
+	HANDLE latency;
+	ID3D11Texture2D *back = NULL;
+	ID3D11RenderTargetView *rtv = NULL;
+	ID3D11VertexShader *vs = NULL;
+	ID3D11PixelShader *ps = NULL;
+	ID3D11Buffer *cb = NULL;
+	ID3DBlob *vsb, *psb;
+	D3D11_VIEWPORT vp = { 0, 0, 320, 240, 0, 1 };
+	WNDCLASSA wc = { 0 };
+	HANDLE f;
+	HWND w;
+	HRESULT hr;
+	long frames, presents = 0, reads = 0;
+	long long read_bytes = 0;
+
+	if (argc < 3 || argc > 4 || (frames = atol(argv[1])) <= 0) {
+		fprintf(stderr, "usage: d3d11frames.exe FRAMES DATA [GATE]\n");
+		return 2;
+	}
+	f = CreateFileA(argv[2], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+	if (f == INVALID_HANDLE_VALUE) {
+		fprintf(stderr, "d3d11frames: cannot open %s: error %lu\n", argv[2], GetLastError());
+		return 1;
+	}
+	wc.lpfnWndProc = wndproc;
+	wc.hInstance = GetModuleHandleA(NULL);
+	wc.lpszClassName = "d3d11frames";
+	RegisterClassA(&wc);
+	w = CreateWindowA("d3d11frames", "d3d11frames", WS_OVERLAPPEDWINDOW | WS_VISIBLE, 0, 0, 320,
+			  240, NULL, NULL, wc.hInstance, NULL);
+	sd.BufferDesc.Width = 320;
+	sd.BufferDesc.Height = 240;
+	sd.BufferDesc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
+	sd.SampleDesc.Count = 1;
+	sd.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
+	sd.BufferCount = 2;
+	sd.OutputWindow = w;
+	sd.Windowed = TRUE;
+	sd.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;
+	sd.Flags = DXGI_SWAP_CHAIN_FLAG_FRAME_LATENCY_WAITABLE_OBJECT;
+	hr = D3D11CreateDeviceAndSwapChain(NULL, D3D_DRIVER_TYPE_HARDWARE, NULL, 0, NULL, 0,
+					   D3D11_SDK_VERSION, &sd, &sc, &dev, NULL, &ctx);
+	if (FAILED(hr)) {
+		fprintf(stderr, "d3d11frames: D3D11CreateDeviceAndSwapChain: 0x%08lx\n",
+			(unsigned long)hr);
+		return 1;
+	}
+	if (FAILED(IDXGISwapChain_QueryInterface(sc, &iid_swapchain2, (void **)&sc2)) ||
+	    FAILED(IDXGISwapChain2_SetMaximumFrameLatency(sc2, 1)) ||
+	    !(latency = IDXGISwapChain2_GetFrameLatencyWaitableObject(sc2))) {
+		fprintf(stderr, "d3d11frames: no frame latency waitable object\n");
+		return 1;
+	}
+	IDXGISwapChain_GetBuffer(sc, 0, &IID_ID3D11Texture2D, (void **)&back);
+	ID3D11Device_CreateRenderTargetView(dev, (ID3D11Resource *)back, NULL, &rtv);
+	vsb = compile("vs", "vs_4_0");
+	psb = compile("ps", "ps_4_0");
+	ID3D11Device_CreateVertexShader(dev, ID3D10Blob_GetBufferPointer(vsb),
+					ID3D10Blob_GetBufferSize(vsb), NULL, &vs);
+	ID3D11Device_CreatePixelShader(dev, ID3D10Blob_GetBufferPointer(psb),
+				       ID3D10Blob_GetBufferSize(psb), NULL, &ps);
+	bd.ByteWidth = 16;
+	bd.Usage = D3D11_USAGE_DEFAULT;
+	bd.BindFlags = D3D11_BIND_CONSTANT_BUFFER;
+	ID3D11Device_CreateBuffer(dev, &bd, NULL, &cb);
+	if (!rtv || !vs || !ps || !cb) {
+		fprintf(stderr, "d3d11frames: creating the pipeline failed\n");
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (int i = 0; argc == 4 && i < 6000; i++) {
+		if (GetFileAttributesA(argv[3]) != INVALID_FILE_ATTRIBUTES)
+			break;
+		Sleep(10);
+	}
+
+	for (long i = 0; i < frames; i++) {
+		OVERLAPPED at = { 0 }; /* offset 0: a synchronous read at a given offset */
+		float tint[4] = { (float)(i % 256) / 255.0f, 0.5f, 0.25f, 1.0f };
+		DWORD got = 0;
+		MSG m;
+
+		WaitForSingleObject(latency, 5000);
+		while (PeekMessageA(&m, NULL, 0, 0, PM_REMOVE))
+			DispatchMessageA(&m);
+		if (ReadFile(f, block, BLOCK, &got, &at)) {
+			reads++;
+			read_bytes += got;
+		}
+		tint[1] = (float)(unsigned char)block[i % BLOCK] / 255.0f;
+		ID3D11DeviceContext_UpdateSubresource(ctx, (ID3D11Resource *)cb, 0, NULL, tint, 0, 0);
+		ID3D11DeviceContext_OMSetRenderTargets(ctx, 1, &rtv, NULL);
+		ID3D11DeviceContext_RSSetViewports(ctx, 1, &vp);
+		ID3D11DeviceContext_IASetPrimitiveTopology(ctx, D3D11_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+		ID3D11DeviceContext_VSSetShader(ctx, vs, NULL, 0);
+		ID3D11DeviceContext_PSSetShader(ctx, ps, NULL, 0);
+		ID3D11DeviceContext_PSSetConstantBuffers(ctx, 0, 1, &cb);
+		ID3D11DeviceContext_Draw(ctx, 3, 0);
+		if (SUCCEEDED(IDXGISwapChain_Present(sc, 0, 0)))
+			presents++;
+	}
+	WaitForSingleObject(latency, 5000); /* the last frame presented */
+	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
+	       "\"length\":%d,\"handle\":%llu}\n",
+	       frames, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f);
+	fflush(stdout);
+	ID3D11DeviceContext_ClearState(ctx);
+	CloseHandle(latency);
+	IDXGISwapChain2_Release(sc2);
+	IDXGISwapChain_Release(sc);
+	ID3D11DeviceContext_Release(ctx);
+	ID3D11Device_Release(dev);
+	CloseHandle(f);
+	return presents == frames && reads == frames ? 0 : 1;
+}
