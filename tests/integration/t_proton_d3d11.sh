@@ -12,6 +12,7 @@
 # own driver (resolved inside the root).  The program waits at a gate once
 # its device exists until katra-record says the Vulkan layer is attached
 # (it attaches once the driver is mapped: the first presents would be lost).
+# kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 kt_require
 N=60

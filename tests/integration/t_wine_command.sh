@@ -4,6 +4,7 @@
 # launcher and probed before the command runs (nothing maps it yet), so the
 # program's NT calls are all recorded: the same exact checks as t_wine_nt
 # (N NtReadFile spans served by Linux reads that cite them, M NtWait spans).
+# kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require

@@ -7,6 +7,7 @@
 # the session in (the command is named third.exe; the running first.exe and
 # wineserver: origin WineSession); another prefix's session stays out; -p of a
 # launcher script whose child runs a Wine program brings that session too.
+# kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require

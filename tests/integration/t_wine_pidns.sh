@@ -5,6 +5,7 @@
 # second.exe (its own PID there: 1) in the session of first.exe (host);
 # `katra-record -p <second's host PID>` traces it and its session (first.exe,
 # wineserver), and -p <first> finds second.exe by its host PID.
+# kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require

@@ -7,6 +7,7 @@
 # started in that prefix during the capture is found (origin WineJoined); an
 # unrelated session (another prefix, running the same second.exe) and an
 # unrelated Linux process are not traced; the trace verifies.
+# kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require

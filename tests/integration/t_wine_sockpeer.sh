@@ -6,6 +6,7 @@
 # finds the same members both ways: its header note says N by server dir, N
 # by wineserver socket peer (naming wineserver) and N by both, N being the
 # session the maps show from outside.
+# kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require
