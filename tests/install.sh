@@ -53,7 +53,7 @@ if command -v man >/dev/null; then
 	check "man -l katra-replay.1: NAME, every command, report's options" \
 		man_has "$S$P/share/man/man1/katra-replay.1" "^NAME" "katra-replay - " \
 		"verify \[--max-problems N\] FILE" "dump \[--jsonl\]" "--per-process" "compare" "export" \
-		"report \[--json\] \[--html OUT.html\]" "critical path" "gzip" "EXIT STATUS" \
+		"report  *\[--json\]  *\[--html  *OUT.html\]" "critical path" "gzip" "EXIT STATUS" \
 		"SEE ALSO" "katra-record(8)"
 	check "man -l katra-record.8: NAME, -z and every option of --help" \
 		man_has "$S$P/share/man/man8/katra-record.8" "^NAME" "katra-record - " \

@@ -128,8 +128,22 @@ def check_export(json_path, jsonl_path):
         if e["ph"] == "X":
             expect(e["dur"] >= 0, f"negative dur in {e}")
     nesting(evs)
-    # one slice per span of the trace (anchors and link sources are 0-length extras)
-    spans = sum(1 for e in tev if e["phase"] == "End")
+    # one slice per span of the trace (anchors and link sources are 0-length
+    # extras), but for a dead thread's off-CPU time: its final switch-out and
+    # the Inferred End after it are no slice (a dead thread is not off the
+    # CPU), until a fork reuses the tid
+    exited, after_exit = set(), 0
+    for e in sorted(tev, key=lambda e: e["seq"]):
+        if e["kind"] == "TaskFork":
+            exited.discard(e["payload"].get("child_tid"))
+        if e["kind"] == "OffCpu" and e["thread_id"] in exited:
+            after_exit += e["phase"] == "End"
+        elif e["kind"] == "TaskExit":
+            exited.add(e["thread_id"])
+    spans = sum(1 for e in tev if e["phase"] == "End") - after_exit
+    expect(d.get("otherData", {}).get("events_after_exit", 0) >= after_exit,
+           f"export left out {d.get('otherData', {}).get('events_after_exit')} events after "
+           f"exit, the trace has {after_exit} off-CPU spans after one")
     xs = [e for e in evs if e["ph"] == "X" and e.get("cat") != "flow" and
           not (e.get("flow_out") and e["name"] in LINK_SOURCES)]
     expect(len(xs) == spans, f"{len(xs)} slices for {spans} spans")
