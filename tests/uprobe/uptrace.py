@@ -281,9 +281,46 @@ def check_vulkan_present(trace_path, truth_path):
     expect(len(waits) == w["submits"] + w["presents"], "%d VulkanFenceWait spans on the device, "
            "expected %d (fence waits) + %d (acquires)"
            % (len(waits), w["submits"], w["presents"]))
+    tagged = check_frames(t, w, pres)
     return "%d VulkanQueueSubmit + %d VulkanQueuePresent spans on queue %#x (results %s), " \
-        "%d fence waits + acquires" % (len(subs), len(pres), w["queue"], sorted(set(got)),
-                                       len(waits))
+        "%d fence waits + acquires; %d Frame epochs, %d events tagged with their frame" % (
+            len(subs), len(pres), w["queue"], sorted(set(got)), len(waits), len(pres), tagged)
+
+
+def check_frames(t, w, pres):
+    """Each present ends a frame: exactly one Frame epoch per present, named
+    "frame N (pid P, swapchain 0xS)", N = 1, 2, ... right after its End;
+    the present's Begin and End carry N in request_id, and every event of the
+    process between Frame epochs N and N + 1 (the recorder's own Katra-scope
+    records aside) carries N + 1, up to its exit (group_dead TaskExit), after
+    which none does.  Returns how many events carry a frame."""
+    frames = [r for r in t.body if r["record"] == "EpochMarker" and r["kind"] == "Frame"]
+    expect(len(frames) == len(pres), "%d Frame epochs, expected %d (one per present)"
+           % (len(frames), len(pres)))
+    for n, (m, (b, e)) in enumerate(zip(frames, pres), 1):
+        want = "frame %d (pid %d, swapchain %#x)" % (n, w["pid"], w["swapchain"])
+        expect(m["name"] == want, "Frame epoch %d named %r, expected %r" % (n, m["name"], want))
+        expect(m["seq"] == e["seq"] + 1, "Frame epoch %r at seq %d, its present's End at %d"
+               % (want, m["seq"], e["seq"]))
+        expect(b["request_id"] == n and e["request_id"] == n, "present %d: request_id %s / %s"
+               % (n, b["request_id"], e["request_id"]))
+    bounds = [m["seq"] for m in frames] + [float("inf")]
+    exits = [e["seq"] for e in t.process(w["pid"])
+             if e["kind"] == "TaskExit" and e["payload"]["group_dead"]]
+    expect(len(exits) == 1, "%d group_dead TaskExit of the program" % len(exits))
+    tagged = 0
+    for ev in t.process(w["pid"]):
+        if ev["scope"] == "Katra" or ev["kind"] == "VulkanQueuePresent":
+            continue
+        if ev["seq"] < bounds[0] or ev["seq"] > exits[0]:  # before the first present, gone
+            expect(ev["request_id"] is None, "%s seq %d outside the frames: request_id %s"
+                   % (ev["kind"], ev["seq"], ev["request_id"]))
+            continue
+        n = next(i for i, s in enumerate(bounds) if ev["seq"] < s)
+        expect(ev["request_id"] == n + 1, "%s seq %d after frame %d: request_id %s, expected %d"
+               % (ev["kind"], ev["seq"], n, ev["request_id"], n + 1))
+        tagged += 1
+    return tagged
 
 
 def check_partial(trace_path, pid):
