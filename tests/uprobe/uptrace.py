@@ -8,6 +8,7 @@ usage: uptrace.py CHECK ARGS...
   wine-async TRACE.jsonl NTASYNC.json PID
   vulkan-submit TRACE.jsonl VKSUBMIT.json
   vulkan-present TRACE.jsonl VKPRESENT.json
+  vulkan-frames TRACE.jsonl FRAMES.json VKPRESENT.json   (report --frames --json)
 """
 import json
 import os
@@ -323,6 +324,46 @@ def check_frames(t, w, pres):
     return tagged
 
 
+def check_vulkan_frames(trace_path, report_path, truth_path):
+    """katra-replay report --frames --json: the program's P presents make
+    P - 1 frames, its track; the slowest frames first, each one's critical
+    path ending at the End of the present that ended it."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    with open(report_path) as f:
+        r = json.load(f)["frames"]
+    p = w["presents"]
+    expect(r["track"] == {"pid": w["pid"], "swapchain": "%#x" % w["swapchain"]},
+           "track %s, expected pid %d swapchain %#x" % (r["track"], w["pid"], w["swapchain"]))
+    expect(r["presents"] == p and r["frames"] == p - 1, "%d presents, %d frames; expected %d, %d"
+           % (r["presents"], r["frames"], p, p - 1))
+    expect(r["other_tracks"] == 0, "%d other tracks" % r["other_tracks"])
+    frames = {int(m["name"].split()[1]): m for m in t.body
+              if m["record"] == "EpochMarker" and m["kind"] == "Frame"}
+    slow = r["slowest"]
+    expect(slow and len(slow) == min(10, p - 1), "%d slowest frames listed" % len(slow))
+    lengths = [s["length_ns"] for s in slow]
+    expect(lengths == sorted(lengths, reverse=True), "slowest frames not longest first: %s"
+           % lengths)
+    expect(r["frame_time_ns"]["max"] == lengths[0], "max %d, slowest %d"
+           % (r["frame_time_ns"]["max"], lengths[0]))
+    for s in slow:
+        n = s["frame"]
+        expect(2 <= n <= p, "frame %d listed" % n)
+        expect(s["start_ns"] == frames[n - 1]["ts_mono_ns"] and
+               s["end_ns"] == frames[n]["ts_mono_ns"], "frame %d: %d..%d, epochs at %d..%d"
+               % (n, s["start_ns"], s["end_ns"], frames[n - 1]["ts_mono_ns"],
+                  frames[n]["ts_mono_ns"]))
+        end = t.by_seq[frames[n]["seq"] - 1]
+        cp = s["critical_path"]
+        expect(cp and cp["end_seq"] == end["seq"] and end["kind"] == "VulkanQueuePresent",
+               "frame %d: path ends at %s, its present's End is seq %d"
+               % (n, cp and cp["end_seq"], end["seq"]))
+    return "report --frames: %d frames, p50 %d ns, max %d ns (frame %d)" % (
+        r["frames"], r["frame_time_ns"]["p50"], lengths[0], slow[0]["frame"])
+
+
 def check_partial(trace_path, pid):
     """A stand-in ntdll.so with NtReadFile and wine_server_call only: the
     others named as not attached, 5 reads and 5 server calls recorded."""
@@ -372,6 +413,7 @@ CHECKS = {
     "wine-async": check_wine_async,
     "vulkan-submit": check_vulkan_submit,
     "vulkan-present": check_vulkan_present,
+    "vulkan-frames": check_vulkan_frames,
 }
 
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "katra/format.h"
+#include "katra/report.h"
 #include "report.h"
 
 struct kr_render {
@@ -22,9 +23,16 @@ struct kr_render {
 void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_render *r);
+/* "critical path: ..." and its newest hops (2 * top, at least 20). */
+void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, unsigned top);
 
 void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_json_window(FILE *f, const struct kr_report *rp, const struct kr_window *w);
+/* ,"critical_path":{...} (or null) */
+void kr_json_path(FILE *f, const struct kr_report *rp, const struct kr_path *p);
+/* report --frames (report_frames.c): the frame-time distribution and the
+ * slowest frames with their critical paths, text or JSON. */
+int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err);
 
 void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_html_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,

@@ -129,6 +129,8 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 	enum katra_read_status st = KATRA_READ_EOF;
 	int ret, fret;
 
+	if (o->frames)
+		return kr_frames_report(path, o, out, err);
 	ret = kr_open(&r, path, err);
 	if (ret)
 		return ret;
