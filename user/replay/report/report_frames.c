@@ -144,6 +144,12 @@ static void on_frame(void *ctx, const struct kr_report *rp, const struct kr_wind
 		x->error = rc;
 }
 
+/* The marker that ended a frame is known while its record is fed only. */
+static void record_done(void *ctx)
+{
+	((struct frames_run *)ctx)->closing = NULL;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -246,7 +252,6 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 	struct frames_run x = { .o = o };
 	struct kr_report_opts mo = { 0 };
 	struct katra_reader *r = NULL;
-	struct katra_record rec;
 	enum katra_read_status st = KATRA_READ_EOF;
 	uint64_t *sorted = NULL;
 	int ret, fret;
@@ -269,21 +274,10 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 			"--index-cap must be a power of two" : strerror(-ret));
 		goto cleanup;
 	}
-	while (!x.error && (st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
-		ret = kr_report_add(x.rp, &rec);
-		x.closing = NULL;
-		if (ret)
-			break;
-	}
-	if (!ret && st != KATRA_READ_EOF) {
-		x.r.error = katra_reader_message(r);
-		if (!x.r.error || !x.r.error[0])
-			x.r.error = "unreadable record";
-	}
-	if (!ret)
-		ret = kr_report_finish(x.rp);
-	if (!ret)
-		ret = x.error;
+	ret = kr_report_read_all(x.rp, r, &st, &x.r.error, record_done, &x, err);
+	if (ret)
+		goto cleanup;
+	ret = x.error;
 	if (!ret && x.nlengths && !(sorted = malloc(x.nlengths * sizeof(*sorted))))
 		ret = -ENOMEM;
 	if (ret) {

@@ -30,6 +30,12 @@ void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 void kr_json_window(FILE *f, const struct kr_report *rp, const struct kr_window *w);
 /* ,"critical_path":{...} (or null) */
 void kr_json_path(FILE *f, const struct kr_report *rp, const struct kr_path *p);
+/* Feeds every record of r to rp (then after_each(ctx), when set) and ends
+ * it: 0, or -errno with a message on err; a trace that stops early leaves
+ * the reader's complaint in *error (report_run.c). */
+int kr_report_read_all(struct kr_report *rp, struct katra_reader *r,
+		       enum katra_read_status *st, const char **error,
+		       void (*after_each)(void *ctx), void *ctx, FILE *err);
 /* report --frames (report_frames.c): the frame-time distribution and the
  * slowest frames with their critical paths, text or JSON. */
 int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err);
