@@ -29,8 +29,12 @@ static struct frame_track *track_get(struct emitter *e, uint32_t tgid, uint64_t 
 			e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
 		return NULL;
 	}
-	if (created || t->tgid != tgid || t->swapchain != swapchain)
-		*t = (struct frame_track){ .swapchain = swapchain, .tgid = tgid };
+	if (t->tgid == tgid && t->swapchain == swapchain && !created)
+		return t;
+	if (!create)
+		return NULL;
+	/* new, or another track with the same key: it starts over */
+	*t = (struct frame_track){ .swapchain = swapchain, .tgid = tgid };
 	return t;
 }
 
@@ -38,7 +42,7 @@ uint64_t emit_frame_of_present(struct emitter *e, uint32_t tgid, uint64_t swapch
 {
 	struct frame_track *t = e->frames.count ? track_get(e, tgid, swapchain, false) : NULL;
 
-	return (t && t->tgid == tgid && t->swapchain == swapchain ? t->presents : 0) + 1;
+	return (t ? t->presents : 0) + 1;
 }
 
 int emit_frame_presented(struct emitter *e, uint32_t tgid, uint64_t swapchain, uint64_t key)
