@@ -5,6 +5,7 @@
  * nanosecond, the slowest frames first, and a frame's critical path across
  * threads ending at the present that ended it. */
 #include "replay_test_util.h"
+#include "katra/replay_cli.h"
 #include "katra/report.h"
 
 #define GAME 100
@@ -157,4 +158,13 @@ Test(report_frames, no_frames_says_so)
 				       "writes one per present on a swapchain)\n"), "%s", out);
 	free(out);
 	tb_cleanup(&t);
+}
+
+Test(report_frames, html_or_tid_with_frames_is_a_usage_error)
+{
+	char *a[] = { "report", "--frames", "--html", "x.html", "t.ktrc", NULL };
+	char *b[] = { "report", "--frames", "--tid", "7", "t.ktrc", NULL };
+
+	cr_assert_eq(katra_cmd_report(5, a), 2);
+	cr_assert_eq(katra_cmd_report(5, b), 2);
 }
