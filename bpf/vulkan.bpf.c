@@ -17,11 +17,13 @@ static __always_inline void vk_submit(struct ucall_state *st, const struct ucall
 }
 
 /* vkQueuePresentKHR (queue, pPresentInfo): VkPresentInfoKHR.swapchainCount
- * is at offset 32 */
+ * is at offset 32, pSwapchains at 40; the first swapchain names the frame
+ * track (SPEC section 10, Frames) */
 static __always_inline void vk_present(struct ucall_state *st, const struct ucall_regs *r)
 {
 	st->a[0] = r->r[0];
 	st->a[1] = r->r[1] ? ucall_read_u32(r->r[1] + 32) : 0;
+	st->a[2] = st->a[1] ? ucall_read_u64(ucall_read_u64(r->r[1] + 40)) : 0;
 }
 
 /* vkWaitForFences (device, fenceCount, pFences, waitAll, timeout) */

@@ -16,7 +16,7 @@ _katra_replay()
 	stats) opts="--json --syscalls --calls --per-process --files --off-cpu --top --overview --all --from --to" ;;
 	compare) opts="--json --ignore" ;;
 	export) opts="--format -o --pid --from --to --no-args" ;;
-	report) opts="--json --html --top --index-cap --max-epochs --pid --tid" ;;
+	report) opts="--json --html --top --index-cap --max-epochs --pid --tid --frames" ;;
 	*) return ;;
 	esac
 	case $prev in

@@ -597,7 +597,8 @@ static void build(void)
 	counter(KATRA_COUNTER_EVENTS_RECORDED, 0, 0);
 	counter(KATRA_COUNTER_EVENTS_DROPPED, 1, 23);
 	counter(KATRA_COUNTER_BYTES_WRITTEN, 0, 0xffffffffffffffffull);
-	epoch(KATRA_EPOCH_CAPTURE_END, 4, "capture end");
+	epoch(KATRA_EPOCH_FRAME, 4, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
+	epoch(KATRA_EPOCH_CAPTURE_END, 5, "capture end");
 	build_summary();
 	built = true;
 }

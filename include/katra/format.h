@@ -191,6 +191,7 @@ enum katra_epoch_kind {
 	KATRA_EPOCH_SIGNAL,
 	KATRA_EPOCH_FIFO,
 	KATRA_EPOCH_USER,
+	KATRA_EPOCH_FRAME, /* a present on a swapchain ended a frame (SPEC section 10) */
 	KATRA_EPOCH_KIND_COUNT
 };
 

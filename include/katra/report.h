@@ -20,7 +20,10 @@ struct katra_report_opts {
 	uint64_t index_cap;    /* causal index nodes, a power of two; 0: 1 Mi */
 	uint64_t max_epochs;   /* epochs itemized (the first ones); 0: all */
 	uint64_t path_tid;     /* the critical path ends at this thread's last event */
-	uint64_t path_pid;     /* ... else at this process's; 0, 0: any thread's */
+	uint64_t path_pid;     /* ... else at this process's; 0, 0: any thread's;
+			        * with frames: whose frames (0: the first track's) */
+	bool frames;           /* the frames instead (report_frames.c): frame times
+			        * and the slowest frames' critical paths */
 };
 
 /* 0 success; 1 the trace is invalid, truncated or corrupt (the report of

@@ -367,7 +367,7 @@ struct katra_cpu_slot {
  *   WINE_UNIX_CALL                unixlib handle, function index, args, 0
  *                                 EXIT: a2 = 0
  *   VK_QUEUE_SUBMIT, _SUBMIT2     queue, submitCount, fence, 0
- *   VK_QUEUE_PRESENT              queue, swapchainCount, 0, 0
+ *   VK_QUEUE_PRESENT              queue, swapchainCount, pSwapchains[0] (0: none), 0
  *   VK_WAIT_FOR_FENCES            device, fenceCount, timeout (ns), waitAll
  *   VK_WAIT_SEMAPHORES            device, semaphoreCount, timeout (ns), 0
  *   VK_ACQUIRE_NEXT_IMAGE         device, swapchain, timeout (ns), 0

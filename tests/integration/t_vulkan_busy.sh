@@ -23,3 +23,6 @@ rc=$?
 kt_stop_xvfb
 kt_verify
 kt_uptrace vulkan-present "$TRACE.jsonl" "$T/vkpresent.out"
+"$REPLAY" report --frames --json "$TRACE" >"$T/frames.json" 2>"$T/frames.err" ||
+	kt_fail "report --frames failed: $(kt_tail "$T/frames.err")"
+kt_uptrace vulkan-frames "$TRACE.jsonl" "$T/frames.json" "$T/vkpresent.out"

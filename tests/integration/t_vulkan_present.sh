@@ -8,7 +8,10 @@
 # P VulkanQueuePresent spans, all on its queue handle; each present's count
 # (swapchainCount) 1 and its VkResult the one the program got (VK_SUCCESS or
 # VK_SUBOPTIMAL_KHR); K fence waits + P acquires as K + P VulkanFenceWait
-# spans on its device.  Skips without Xvfb.
+# spans on its device.  Each present ends a frame: P Frame epochs 'frame 1'
+# .. 'frame P' of its swapchain, request_ids on the presents and on the
+# events between them, and report --frames lists P - 1 frames, the slowest
+# first, each one's path ending at its present.  Skips without Xvfb.
 . "$(dirname "$0")/lib.sh"
 kt_require
 kt_lavapipe "$KT_ROOT/build/uprobe/vkpresent"
@@ -18,3 +21,6 @@ kt_gated vkpresent 60 "$KT_ROOT/build/uprobe/vkpresent" "$T/started" "$T/gate" $
 kt_stop_xvfb
 kt_verify
 kt_uptrace vulkan-present "$TRACE.jsonl" "$T/vkpresent.out"
+"$REPLAY" report --frames --json "$TRACE" >"$T/frames.json" 2>"$T/frames.err" ||
+	kt_fail "report --frames failed: $(kt_tail "$T/frames.err")"
+kt_uptrace vulkan-frames "$TRACE.jsonl" "$T/frames.json" "$T/vkpresent.out"

@@ -130,15 +130,16 @@ static size_t tiny(struct katra_record *r)
 	return n;
 }
 
-/* Exports the tiny trace from a file named tiny.ktrc in a fresh directory
- * (so the path in otherData is always the same). */
-static char *export_tiny(const struct kx_options *opt, int *ret, char **err)
+/* Exports the trace build() makes from a file named tiny.ktrc in a fresh
+ * directory (so the path in otherData is always the same). */
+static char *export_built(size_t (*build)(struct katra_record *), const struct kx_options *opt,
+			  int *ret, char **err)
 {
 	struct katra_record r[32];
 	struct katra_kind_count kinds[KATRA_KIND_COUNT];
 	struct tbuf b = { 0 };
 	char dir[64], cwd[512], *out = NULL, *ebuf = NULL;
-	size_t n = tiny(r), len = 0, elen = 0;
+	size_t n = build(r), len = 0, elen = 0;
 	FILE *f, *ef;
 
 	r[n] = mk_summary(r, n, kinds);
@@ -162,6 +163,11 @@ static char *export_tiny(const struct kx_options *opt, int *ret, char **err)
 	return out;
 }
 
+static char *export_tiny(const struct kx_options *opt, int *ret, char **err)
+{
+	return export_built(tiny, opt, ret, err);
+}
+
 static const char tiny_expected[] =
 "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
 "{\"ph\":\"M\",\"pid\":4242,\"tid\":4242,\"name\":\"process_name\",\"args\":{\"name\":\"katra-record\"}},\n"
@@ -182,7 +188,7 @@ static const char tiny_expected[] =
 "{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":6.000,\"dur\":4.000,\"name\":\"Futex\",\"cat\":\"Linux\",\"args\":{\"seq\":9,\"span\":3,\"unfinished\":true}}\n"
 "],\"otherData\":{\"source\":\"katra-replay export\",\"trace\":\"tiny.ktrc\",\"workload\":\"sample\","
 "\"tool_version\":\"katra-sample 0.1.0\",\"start_wall_ns\":\"1700000000000000000\",\"spans\":4,"
-"\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"spans_unfinished\":1,"
+"\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"frames\":0,\"spans_unfinished\":1,"
 "\"span_table_full\":0,\"unmatched_ends\":0,\"events_after_exit\":0}}\n";
 
 Test(export_tiny, exact_output)
@@ -281,5 +287,75 @@ Test(export_tiny, no_args_leaves_details_out)
 					"\"dur\":0.500,\"name\":\"Syscall 110\",\"cat\":\"Linux\"}"),
 			   "%s", out);
 	cr_assert_not_null(strstr(out, "\"bind_id\":5,\"flow_in\":true"), "flows stay: %s", out);
+	free(out);
+}
+
+/* Frames of two processes (two tracks): Frame epochs at 1000 (100's
+ * frame 1), 1500 (200's frame 1), 3000 (100's 2), 4000 (200's 2), 6000
+ * (100's 3). */
+static size_t two_tracks(struct katra_record *r)
+{
+	static const struct {
+		uint64_t ts;
+		const char *name;
+	} f[] = {
+		{ 1000, "frame 1 (pid 100, swapchain 0xa)" },
+		{ 1500, "frame 1 (pid 200, swapchain 0xb)" },
+		{ 3000, "frame 2 (pid 100, swapchain 0xa)" },
+		{ 4000, "frame 2 (pid 200, swapchain 0xb)" },
+		{ 6000, "frame 3 (pid 100, swapchain 0xa)" },
+	};
+	size_t n = 0;
+
+	r[n++] = mk_epoch(0, 0, "capture start");
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_START;
+	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++) {
+		r[n] = mk_epoch(n, f[i].ts, f[i].name);
+		r[n].u.epoch.epoch = n;
+		r[n++].u.epoch.kind = KATRA_EPOCH_FRAME;
+	}
+	r[n] = mk_epoch(n, 7000, "capture end");
+	r[n].u.epoch.epoch = n;
+	r[n++].u.epoch.kind = KATRA_EPOCH_CAPTURE_END;
+	return n;
+}
+
+Test(export_frames, a_slice_per_frame_on_a_frames_thread_per_track)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_built(two_tracks, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":100,\"tid\":1073741824,"
+				       "\"name\":\"thread_name\",\"args\":{\"name\":\"frames (swapchain 0xa)\"}}"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":200,\"tid\":1073741825,"
+				       "\"name\":\"thread_name\",\"args\":{\"name\":\"frames (swapchain 0xb)\"}}"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073741824,\"ts\":1.000,"
+				       "\"dur\":2.000,\"name\":\"frame 2\",\"cat\":\"frame\",\"args\":{\"seq\":3,"
+				       "\"epoch\":3}}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073741824,\"ts\":3.000,"
+				       "\"dur\":3.000,\"name\":\"frame 3\""), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":200,\"tid\":1073741825,\"ts\":1.500,"
+				       "\"dur\":2.500,\"name\":\"frame 2\""), "%s", out);
+	cr_assert_null(strstr(out, "\"name\":\"frame 1\""), "the first present ends no frame: %s",
+		       out);
+	cr_assert_not_null(strstr(out, "\"frames\":3,"), "%s", out);
+	free(out);
+}
+
+Test(export_frames, the_pid_filter_keeps_its_frames_only)
+{
+	struct kx_options opt = { .npids = 1, .pids = { 200 } };
+	int ret;
+	char *out = export_built(two_tracks, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_null(strstr(out, "\"pid\":100,\"tid\":1073741824"), "%s", out);
+	cr_assert_not_null(strstr(out, "\"pid\":200,\"tid\":1073741825,\"ts\":1.500,"
+				       "\"dur\":2.500,\"name\":\"frame 2\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"frames\":1,"), "%s", out);
 	free(out);
 }

@@ -8,6 +8,7 @@ usage: uptrace.py CHECK ARGS...
   wine-async TRACE.jsonl NTASYNC.json PID
   vulkan-submit TRACE.jsonl VKSUBMIT.json
   vulkan-present TRACE.jsonl VKPRESENT.json
+  vulkan-frames TRACE.jsonl FRAMES.json VKPRESENT.json   (report --frames --json)
 """
 import json
 import os
@@ -281,9 +282,86 @@ def check_vulkan_present(trace_path, truth_path):
     expect(len(waits) == w["submits"] + w["presents"], "%d VulkanFenceWait spans on the device, "
            "expected %d (fence waits) + %d (acquires)"
            % (len(waits), w["submits"], w["presents"]))
+    tagged = check_frames(t, w, pres)
     return "%d VulkanQueueSubmit + %d VulkanQueuePresent spans on queue %#x (results %s), " \
-        "%d fence waits + acquires" % (len(subs), len(pres), w["queue"], sorted(set(got)),
-                                       len(waits))
+        "%d fence waits + acquires; %d Frame epochs, %d events tagged with their frame" % (
+            len(subs), len(pres), w["queue"], sorted(set(got)), len(waits), len(pres), tagged)
+
+
+def check_frames(t, w, pres):
+    """Each present ends a frame: exactly one Frame epoch per present, named
+    "frame N (pid P, swapchain 0xS)", N = 1, 2, ... right after its End;
+    the present's Begin and End carry N in request_id, and every event of the
+    process between Frame epochs N and N + 1 (the recorder's own Katra-scope
+    records aside) carries N + 1, up to its exit (group_dead TaskExit), after
+    which none does.  Returns how many events carry a frame."""
+    frames = [r for r in t.body if r["record"] == "EpochMarker" and r["kind"] == "Frame"]
+    expect(len(frames) == len(pres), "%d Frame epochs, expected %d (one per present)"
+           % (len(frames), len(pres)))
+    for n, (m, (b, e)) in enumerate(zip(frames, pres), 1):
+        want = "frame %d (pid %d, swapchain %#x)" % (n, w["pid"], w["swapchain"])
+        expect(m["name"] == want, "Frame epoch %d named %r, expected %r" % (n, m["name"], want))
+        expect(m["seq"] == e["seq"] + 1, "Frame epoch %r at seq %d, its present's End at %d"
+               % (want, m["seq"], e["seq"]))
+        expect(b["request_id"] == n and e["request_id"] == n, "present %d: request_id %s / %s"
+               % (n, b["request_id"], e["request_id"]))
+    bounds = [m["seq"] for m in frames] + [float("inf")]
+    exits = [e["seq"] for e in t.process(w["pid"])
+             if e["kind"] == "TaskExit" and e["payload"]["group_dead"]]
+    expect(len(exits) == 1, "%d group_dead TaskExit of the program" % len(exits))
+    tagged = 0
+    for ev in t.process(w["pid"]):
+        if ev["scope"] == "Katra" or ev["kind"] == "VulkanQueuePresent":
+            continue
+        if ev["seq"] < bounds[0] or ev["seq"] > exits[0]:  # before the first present, gone
+            expect(ev["request_id"] is None, "%s seq %d outside the frames: request_id %s"
+                   % (ev["kind"], ev["seq"], ev["request_id"]))
+            continue
+        n = next(i for i, s in enumerate(bounds) if ev["seq"] < s)
+        expect(ev["request_id"] == n + 1, "%s seq %d after frame %d: request_id %s, expected %d"
+               % (ev["kind"], ev["seq"], n, ev["request_id"], n + 1))
+        tagged += 1
+    return tagged
+
+
+def check_vulkan_frames(trace_path, report_path, truth_path):
+    """katra-replay report --frames --json: the program's P presents make
+    P - 1 frames, its track; the slowest frames first, each one's critical
+    path ending at the End of the present that ended it."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    with open(report_path) as f:
+        r = json.load(f)["frames"]
+    p = w["presents"]
+    expect(r["track"] == {"pid": w["pid"], "swapchain": "%#x" % w["swapchain"]},
+           "track %s, expected pid %d swapchain %#x" % (r["track"], w["pid"], w["swapchain"]))
+    expect(r["presents"] == p and r["frames"] == p - 1, "%d presents, %d frames; expected %d, %d"
+           % (r["presents"], r["frames"], p, p - 1))
+    expect(r["other_tracks"] == 0, "%d other tracks" % r["other_tracks"])
+    frames = {int(m["name"].split()[1]): m for m in t.body
+              if m["record"] == "EpochMarker" and m["kind"] == "Frame"}
+    slow = r["slowest"]
+    expect(slow and len(slow) == min(10, p - 1), "%d slowest frames listed" % len(slow))
+    lengths = [s["length_ns"] for s in slow]
+    expect(lengths == sorted(lengths, reverse=True), "slowest frames not longest first: %s"
+           % lengths)
+    expect(r["frame_time_ns"]["max"] == lengths[0], "max %d, slowest %d"
+           % (r["frame_time_ns"]["max"], lengths[0]))
+    for s in slow:
+        n = s["frame"]
+        expect(2 <= n <= p, "frame %d listed" % n)
+        expect(s["start_ns"] == frames[n - 1]["ts_mono_ns"] and
+               s["end_ns"] == frames[n]["ts_mono_ns"], "frame %d: %d..%d, epochs at %d..%d"
+               % (n, s["start_ns"], s["end_ns"], frames[n - 1]["ts_mono_ns"],
+                  frames[n]["ts_mono_ns"]))
+        end = t.by_seq[frames[n]["seq"] - 1]
+        cp = s["critical_path"]
+        expect(cp and cp["end_seq"] == end["seq"] and end["kind"] == "VulkanQueuePresent",
+               "frame %d: path ends at %s, its present's End is seq %d"
+               % (n, cp and cp["end_seq"], end["seq"]))
+    return "report --frames: %d frames, p50 %d ns, max %d ns (frame %d)" % (
+        r["frames"], r["frame_time_ns"]["p50"], lengths[0], slow[0]["frame"])
 
 
 def check_partial(trace_path, pid):
@@ -342,6 +420,7 @@ CHECKS = {
     "wine-async": check_wine_async,
     "vulkan-submit": check_vulkan_submit,
     "vulkan-present": check_vulkan_present,
+    "vulkan-frames": check_vulkan_frames,
 }
 
 

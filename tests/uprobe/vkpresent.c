@@ -12,7 +12,8 @@
  * waited for), vkQueuePresentKHR of one swapchain; and K - P more submits of
  * an empty command buffer (one after each frame while any are left, the rest
  * at the end), so K submits in all (K >= P).  Prints one JSON line: the queue
- * handle, the device, K, P, the VkResult of each present, the pid. */
+ * handle, the device, K, P, the VkResult of each present, the swapchain, the
+ * pid. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -272,7 +273,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)(uintptr_t)g.queue, (unsigned long long)(uintptr_t)g.dev, k, p);
 	for (long i = 0; i < p; i++)
 		printf("%s%d", i ? ", " : "", (int)results[i]);
-	printf("], \"pid\": %d}\n", (int)getpid());
+	printf("], \"swapchain\": %llu, \"pid\": %d}\n", (unsigned long long)(uintptr_t)g.chain,
+	       (int)getpid());
 	fflush(stdout);
 
 	vkDestroyFence(g.dev, g.fence, NULL);

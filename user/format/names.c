@@ -35,7 +35,7 @@ static const char *const drop_source_names[] = {
 	"ProgramSkipped",
 };
 static const char *const epoch_kind_names[] = {
-	"CaptureStart", "CaptureEnd", "Signal", "Fifo", "User",
+	"CaptureStart", "CaptureEnd", "Signal", "Fifo", "User", "Frame",
 };
 static const char *const counter_kind_names[] = {
 	"EventsRecorded", "EventsDropped", "RingFillBytes", "RingCapacityBytes", "OpenSpans",

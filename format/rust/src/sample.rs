@@ -813,7 +813,8 @@ pub fn records() -> Vec<TraceRecord> {
     b.counter(CounterKind::RingFillBytes, 1, 12_345);
     b.counter(CounterKind::OpenSpans, 0, 0);
     b.counter(CounterKind::BytesWritten, 0, 9_999);
-    b.epoch(4, EpochKind::CaptureEnd, "capture");
+    b.epoch(4, EpochKind::Frame, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
+    b.epoch(5, EpochKind::CaptureEnd, "capture");
 
     let summary = summarize(&b.records);
     b.records.push(TraceRecord::SessionSummary(summary));

@@ -499,7 +499,7 @@ pub struct EpochMarker {
     pub name: String,
 }
 
-unit_enum!(EpochKind { 0 CaptureStart, 1 CaptureEnd, 2 Signal, 3 Fifo, 4 User });
+unit_enum!(EpochKind { 0 CaptureStart, 1 CaptureEnd, 2 Signal, 3 Fifo, 4 User, 5 Frame });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Counter {

@@ -54,6 +54,8 @@ int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
 		rc = ktable_init(&e->urings, lim->max_uring_requests, sizeof(uint64_t));
 	if (!rc)
 		rc = ktable_init(&e->asyncs, KATRA_ASYNC_READS, sizeof(struct async_read));
+	if (!rc)
+		rc = ktable_init(&e->frames, KATRA_FRAME_TRACKS, sizeof(struct frame_track));
 	if (!rc && record_paths)
 		rc = ktable_init(&e->paths, 1024, sizeof(struct path_slot));
 	if (!rc && record_paths)
@@ -69,6 +71,7 @@ void emitter_free(struct emitter *e)
 	ktable_free(&e->procs);
 	ktable_free(&e->urings);
 	ktable_free(&e->asyncs);
+	ktable_free(&e->frames);
 	ktable_free(&e->paths);
 	ktable_free(&e->exec_paths);
 }
@@ -127,6 +130,8 @@ int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct t
 		th->last_ts = ts;
 	else if (ev->thread_id == 0)
 		e->tid0_last_ts = ts;
+	if (e->frames.count)
+		emit_frame_tag(e, ev);
 	ev->seq = e->next_seq++;
 	ev->ts_mono_ns = ts;
 	ev->ts_wall_ns = e->start_wall + ts;

@@ -45,6 +45,7 @@ struct emitter {
 	struct ktable procs;   /* tgid -> struct proc_state */
 	struct ktable urings;  /* io_kiocb address -> submit seq */
 	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
+	struct ktable frames;  /* (process, swapchain) -> struct frame_track */
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;
@@ -97,8 +98,9 @@ void emit_note_forced(struct emitter *e, const struct pending *p);
 /* A path record (drained straight from the ring, ahead of its syscall). */
 void emit_stash_path(struct emitter *e, const struct katra_ev_path *path);
 
-int emit_epoch(struct emitter *e, uint64_t key, uint32_t kind, uint64_t epoch,
-	       const char *name, size_t name_len);
+/* An EpochMarker, numbered in the order they are written (0: CaptureStart). */
+int emit_epoch(struct emitter *e, uint64_t key, uint32_t kind, const char *name,
+	       size_t name_len);
 int emit_counter(struct emitter *e, uint64_t key, uint32_t kind, uint32_t instance,
 		 uint64_t value);
 int emit_drop(struct emitter *e, uint64_t key, uint32_t source, uint32_t instance,

@@ -70,6 +70,17 @@ struct proc_state {
 	bool counted;
 	bool group_dead;    /* its group_dead TaskExit is written */
 	bool named;         /* a ProcessInfo is written */
+	uint64_t frame;     /* the frame in progress (its events' request_id), 0
+			     * before its first present (emit_frames.c) */
+};
+
+/* A swapchain of a process and the presents it made (emit_frames.c). */
+#define KATRA_FRAME_TRACKS 1024
+struct frame_track {
+	uint64_t swapchain;
+	uint64_t presents;
+	uint32_t tgid;
+	uint32_t pad;
 };
 
 /* A path waits here from its ring record until its syscall's Begin is
@@ -134,5 +145,13 @@ uint64_t emit_ucall_cause(const struct thread_state *th);
 uint64_t emit_async_completion(struct emitter *e, struct thread_state *th);
 /* The process is gone: its pending reads will not complete. */
 void emit_async_forget(struct emitter *e, uint32_t tgid);
+/* Frames (emit_frames.c): the request_id of a present on this swapchain
+ * (the frame it ends); after a present's End, the Frame epoch; the
+ * request_id of any other event (set when its process is in a frame); a
+ * process gone or exec'd. */
+uint64_t emit_frame_of_present(struct emitter *e, uint32_t tgid, uint64_t swapchain);
+int emit_frame_presented(struct emitter *e, uint32_t tgid, uint64_t swapchain, uint64_t key);
+void emit_frame_tag(struct emitter *e, struct katra_event *ev);
+void emit_frames_forget(struct emitter *e, uint32_t tgid);
 
 #endif

@@ -142,8 +142,7 @@ static uint64_t katra_key(struct emitter *e, uint64_t key)
 	return key;
 }
 
-int emit_epoch(struct emitter *e, uint64_t key, uint32_t kind, uint64_t epoch, const char *name,
-	       size_t name_len)
+int emit_epoch(struct emitter *e, uint64_t key, uint32_t kind, const char *name, size_t name_len)
 {
 	struct katra_record r = { .type = KATRA_RECORD_EPOCH_MARKER };
 	char clean[256];
@@ -152,7 +151,7 @@ int emit_epoch(struct emitter *e, uint64_t key, uint32_t kind, uint64_t epoch, c
 	r.u.epoch.seq = e->next_seq++;
 	r.u.epoch.ts_mono_ns = emit_rel(e, key);
 	r.u.epoch.ts_wall_ns = e->start_wall + emit_rel(e, key);
-	r.u.epoch.epoch = epoch;
+	r.u.epoch.epoch = e->st.epochs; /* numbered as written: Frame epochs come from here too */
 	r.u.epoch.kind = kind;
 	r.u.epoch.name.len = katra_utf8_sanitize(name, name_len, clean, sizeof(clean));
 	r.u.epoch.name.ptr = clean;

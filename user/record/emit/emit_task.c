@@ -215,6 +215,8 @@ int emit_exec(struct emitter *e, const struct pending *p)
 	/* the old image's calls end with it */
 	if (th && th->uc_open && (rc = emit_ucall_close_all(e, th, x->head.tid, p->key)))
 		return rc;
+	if (e->frames.count) /* and so do its frames */
+		emit_frames_forget(e, x->head.tgid);
 	emit_base(&ev, &x->head, KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXEC, KATRA_PHASE_INSTANT);
 	emit_note_tracked(e, th, causes, &n);
 	struct proc_state *ps = ktable_upsert(&e->procs, x->head.tgid, &created);
@@ -293,6 +295,7 @@ int emit_exit(struct emitter *e, const struct pending *p)
 		if (ps)
 			ps->group_dead = true;
 		emit_async_forget(e, x->head.tgid);
+		emit_frames_forget(e, x->head.tgid);
 		if (e->on_process_exit)
 			e->on_process_exit(e->cb_ctx, x->head.tgid);
 	}

@@ -351,5 +351,10 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 	}
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	ucall_payload(e, u, p->key, !enter, &ev);
-	return emit_write(e, &ev, p->key, th);
+	if (u->call != KATRA_UC_VK_QUEUE_PRESENT)
+		return emit_write(e, &ev, p->key, th);
+	/* a present that returned ends a frame (emit_frames.c) */
+	ev.request_id = emit_some(emit_frame_of_present(e, u->head.tgid, u->a[2]));
+	rc = emit_write(e, &ev, p->key, th);
+	return rc || enter ? rc : emit_frame_presented(e, u->head.tgid, u->a[2], p->key);
 }

@@ -49,7 +49,7 @@ static int emit_kq(struct pipeline *r, const struct kq_item *k)
 {
 	switch (k->type) {
 	case KQ_EPOCH:
-		return emit_epoch(&r->em, k->key, k->kind, k->value, k->name, k->name_len);
+		return emit_epoch(&r->em, k->key, k->kind, k->name, k->name_len);
 	case KQ_COUNTER:
 		/* events recorded is read when written, so it counts what precedes it */
 		return emit_counter(&r->em, k->key, k->kind, k->instance,
@@ -134,7 +134,6 @@ void pipeline_queue_epoch(struct pipeline *r, uint64_t key, uint32_t kind, const
 {
 	struct kq_item k = { .key = key, .type = KQ_EPOCH, .kind = kind };
 
-	k.value = r->next_epoch++;
 	k.name_len = (uint32_t)snprintf(k.name, sizeof(k.name), "%s", name);
 	if (k.name_len >= sizeof(k.name))
 		k.name_len = sizeof(k.name) - 1;
@@ -351,7 +350,6 @@ int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_
 	if (!rc)
 		rc = pipeline_emit_until(pl, UINT64_MAX);
 	if (!rc) {
-		end.value = pl->next_epoch++;
 		end.name_len = (uint32_t)snprintf(end.name, sizeof(end.name), "capture end");
 		rc = emit_kq(pl, &end);
 	}

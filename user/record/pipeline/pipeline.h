@@ -44,7 +44,6 @@ struct pipeline {
 	unsigned nrings;
 	struct kq_item *kq;     /* a FIFO in key order, grown with need */
 	size_t kq_cap, kq_head, kq_tail;
-	uint64_t next_epoch;
 	uint64_t bad_records;
 	uint64_t forced;        /* items written before the watermark passed them */
 	uint64_t loss_reported[KATRA_DROP_SOURCE_COUNT]; /* evictions already in Drop events */

@@ -55,7 +55,7 @@ void kx_free(struct kx_state *s)
 	s->seen = s->sources = NULL;
 }
 
-static bool pid_ok(const struct kx_state *s, uint64_t pid)
+bool kx_pid_shown(const struct kx_state *s, uint64_t pid)
 {
 	if (!s->opt.npids)
 		return true;
@@ -163,7 +163,7 @@ static bool after_exit(struct kx_state *s, const struct katra_event *e)
 
 static void event(struct kx_state *s, const struct katra_event *e)
 {
-	bool mine = pid_ok(s, e->process_id);
+	bool mine = kx_pid_shown(s, e->process_id);
 	bool shown = mine && in_window(s, e->ts_mono_ns);
 	bool span = e->span_id.present && e->phase != KATRA_PHASE_INSTANT;
 	uint64_t own_begin = UINT64_MAX;
@@ -223,9 +223,12 @@ void kx_record(struct kx_state *s, const struct katra_record *rec)
 		s->last_ts = ts;
 	if (rec->type == KATRA_RECORD_EVENT)
 		event(s, &rec->u.event);
-	else if (rec->type == KATRA_RECORD_EPOCH_MARKER && in_window(s, ts))
-		kx_emit_epoch(s, &rec->u.epoch);
-	else if (rec->type == KATRA_RECORD_COUNTER && in_window(s, ts))
+	else if (rec->type == KATRA_RECORD_EPOCH_MARKER) {
+		if (in_window(s, ts))
+			kx_emit_epoch(s, &rec->u.epoch);
+		if (rec->u.epoch.kind == KATRA_EPOCH_FRAME)
+			kx_emit_frame(s, &rec->u.epoch, in_window(s, ts));
+	} else if (rec->type == KATRA_RECORD_COUNTER && in_window(s, ts))
 		kx_emit_counter(s, &rec->u.counter);
 }
 
@@ -252,6 +255,7 @@ static void other_data(struct kx_state *s, const char *path)
 	kr_chrome_u64(w, "flows_lost", s->st.flows_lost);
 	kr_chrome_u64(w, "counters", s->st.counters);
 	kr_chrome_u64(w, "epochs", s->st.epochs);
+	kr_chrome_u64(w, "frames", s->st.frames);
 	kr_chrome_u64(w, "spans_unfinished", s->st.spans_unfinished);
 	kr_chrome_u64(w, "span_table_full", s->st.span_table_full);
 	kr_chrome_u64(w, "unmatched_ends", s->st.unmatched_ends);

@@ -25,6 +25,10 @@
  *     seen in time order, so the arrow cannot end on the OffCpu slice, which
  *     starts before its wakeup).
  *   - Counter records -> 'C' on the recorder's process; epochs -> global 'i'.
+ *   - Frame epochs (a present ended a frame) -> also one 'X' per frame, from
+ *     the previous Frame epoch of its track (process, swapchain) to this
+ *     one, on a pseudo-thread of that process named "frames (swapchain
+ *     0xS)", tid KX_FRAMES_TID + the track's index (above any Linux tid).
  *   - process names -> 'M' process_name (ProcessInfo comm, else "pid N");
  *     the main thread's thread_name likewise. */
 #ifndef KATRA_REPLAY_EXPORT_H
@@ -43,6 +47,8 @@
 #define EXPORT_MAX_PIDS 64
 #define EXPORT_SEEN_BITS 15      /* look-back of every event, by seq */
 #define EXPORT_SOURCE_BITS 13    /* look-back of link sources, by seq */
+#define EXPORT_MAX_FRAME_TRACKS 64
+#define KX_FRAMES_TID (1ull << 30) /* pid_max is at most 1 << 22 */
 /* bind_ids of flows whose source is not a link kind: far above any seq */
 #define EXPORT_EXTRA_FLOW_BASE (1ull << 52)
 
@@ -80,8 +86,14 @@ struct kx_span {
 	uint32_t next_free;
 };
 
+/* A track of frames (a process's swapchain) and its latest Frame epoch. */
+struct kx_frame_track {
+	uint64_t pid, swapchain, last_ts;
+};
+
 struct kx_stats {
 	uint64_t spans, instants, flows, counters, epochs;
+	uint64_t frames;              /* frame slices written */
 	uint64_t flows_lost;          /* the cause was too far back to be known */
 	uint64_t spans_unfinished;    /* still open at the end of the trace */
 	uint64_t span_table_full, unmatched_ends;
@@ -99,6 +111,8 @@ struct kx_state {
 	struct kr_idmap named;      /* (pid, tid) -> v1: named by ProcessInfo (tid 0: process) */
 	struct kr_idmap exited;     /* (tid, 0): threads past their TaskExit */
 	struct kx_seen *seen, *sources;
+	struct kx_frame_track frame_tracks[EXPORT_MAX_FRAME_TRACKS];
+	uint32_t nframe_tracks;
 	uint64_t extra_flow_ids;
 	uint64_t last_ts;
 	bool recorder_named;
@@ -122,6 +136,9 @@ void kx_record(struct kx_state *s, const struct katra_record *rec);
 void kx_finish(struct kx_state *s, const char *path);
 void kx_free(struct kx_state *s);
 
+/* Whether process pid passes the --pid filter. */
+bool kx_pid_shown(const struct kx_state *s, uint64_t pid);
+
 /* export_spans.c */
 struct kx_span *kx_span_open(struct kx_state *s, const struct katra_event *e);
 struct kx_span *kx_span_find(struct kx_state *s, uint64_t tid, uint64_t span_id);
@@ -138,6 +155,9 @@ void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct kat
 void kx_emit_instant(struct kx_state *s, const struct katra_event *e);
 void kx_emit_links(struct kx_state *s, const struct katra_event *e, uint64_t own_begin);
 void kx_emit_names(struct kx_state *s, const struct katra_event *e);
+/* A Frame epoch: the slice of the frame it ended (shown: inside the
+ * filters), and its track's time. */
+void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool shown);
 void kx_emit_epoch(struct kx_state *s, const struct katra_epoch_marker *m);
 void kx_emit_counter(struct kx_state *s, const struct katra_counter *c);
 

@@ -7,6 +7,7 @@
 #include "export.h"
 #include "katra/replay.h"
 #include "replay/util/out.h"
+#include "replay/names/frames.h"
 #include "replay/names/payload_fields.h"
 #include "replay/names/resnames.h"
 
@@ -287,6 +288,53 @@ void kx_emit_epoch(struct kx_state *s, const struct katra_epoch_marker *m)
 	}
 	kr_chrome_close(w);
 	s->st.epochs++;
+}
+
+void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool shown)
+{
+	struct kx_frame_track *t = NULL;
+	struct kr_frame fr;
+	char name[64];
+	uint32_t i;
+
+	if (!kr_frame_parse(m, &fr))
+		return;
+	for (i = 0; i < s->nframe_tracks && !t; i++)
+		if (s->frame_tracks[i].pid == fr.pid && s->frame_tracks[i].swapchain == fr.swapchain)
+			t = &s->frame_tracks[i];
+	if (!t) {
+		if (s->nframe_tracks == EXPORT_MAX_FRAME_TRACKS)
+			return; /* its frames stay epochs only */
+		i = s->nframe_tracks++;
+		t = &s->frame_tracks[i];
+		*t = (struct kx_frame_track){ fr.pid, fr.swapchain, UINT64_MAX };
+		if (kx_pid_shown(s, fr.pid)) {
+			int n = snprintf(name, sizeof(name), "frames (swapchain 0x%llx)",
+					 (unsigned long long)fr.swapchain);
+			name_meta(s, fr.pid, KX_FRAMES_TID + i, "thread_name", name, (uint64_t)n);
+		}
+	} else {
+		i = (uint32_t)(t - s->frame_tracks);
+	}
+	/* the first present of a track opens its first frame, ends none */
+	if (shown && t->last_ts != UINT64_MAX && kx_pid_shown(s, fr.pid)) {
+		struct kr_chrome *w = &s->w;
+		int n = snprintf(name, sizeof(name), "frame %llu", (unsigned long long)fr.number);
+
+		kr_chrome_open(w, 'X', fr.pid, KX_FRAMES_TID + i, t->last_ts);
+		kr_chrome_dur(w, m->ts_mono_ns - t->last_ts);
+		kr_chrome_str(w, "name", name, (uint64_t)n);
+		kr_chrome_cstr(w, "cat", "frame");
+		if (!s->opt.no_args) {
+			kr_chrome_args_open(w);
+			kr_chrome_u64(w, "seq", m->seq);
+			kr_chrome_u64(w, "epoch", m->epoch);
+			kr_chrome_args_close(w);
+		}
+		kr_chrome_close(w);
+		s->st.frames++;
+	}
+	t->last_ts = m->ts_mono_ns;
 }
 
 void kx_emit_counter(struct kx_state *s, const struct katra_counter *c)

@@ -10,6 +10,7 @@
 static const char report_help[] =
 	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] [--pid PID | --tid TID]\n"
 	"                           FILE\n"
+	"       katra-replay report --frames [--json] [--top N] [--pid PID] FILE\n"
 	"For the whole capture and for each epoch (EpochMarker records split the\n"
 	"capture): where each thread's time went (on-CPU; off-CPU by reason: blocked\n"
 	"in a syscall of kind K on resource R and woken by thread Y, preempted, ...;\n"
@@ -17,6 +18,13 @@ static const char report_help[] =
 	"and the critical path: the chain of causes that ends at the window's last\n"
 	"event (of any thread, or of the one --pid / --tid names), walked back\n"
 	"through wakeups, io_uring completions and forks, with the time on each hop.\n"
+	"With --frames: the frames instead.  Each present on a swapchain ends a\n"
+	"frame (katra-record writes a Frame epoch 'frame N (pid P, swapchain 0xS)');\n"
+	"a frame is the time from one present to the next of the same process and\n"
+	"swapchain.  The frame times' p50, p90, p99 and max, then the slowest frames\n"
+	"(--top, at most 100), longest first, each with its critical path, which\n"
+	"ends at the present that ended it.  One track: the first one presented, or\n"
+	"--pid PID's first; the others are counted.\n"
 	"A thread's time is on-CPU, off-CPU or unknown: unknown before its first\n"
 	"event (unless that is a switch-in), while it is never seen switching, and\n"
 	"where a switch-out was lost; a thread's time ends at its exit.\n"
@@ -27,7 +35,9 @@ static const char report_help[] =
 	"                     threads, the critical path in red, the tables); no text\n"
 	"                     on standard output unless --json is given too\n"
 	"  --top N            rows per table in text and HTML (default 10)\n"
+	"  --frames           frame times and the slowest frames (see above)\n"
 	"  --pid PID          the critical path ends at the last event of process PID\n"
+	"                     (--frames: PID's frames)\n"
 	"  --tid TID          the critical path ends at the last event of thread TID\n"
 	"  --index-cap N      causal index size in nodes, a power of two (default\n"
 	"                     1048576, 56 bytes each); a longer history cuts paths\n"
@@ -41,9 +51,11 @@ static const char report_help[] =
 	"EXAMPLES:\n"
 	"    katra-replay report run.ktrc\n"
 	"    katra-replay report --json run.ktrc | python3 -m json.tool\n"
-	"    katra-replay report --html run.html run.ktrc.gz\n";
+	"    katra-replay report --html run.html run.ktrc.gz\n"
+	"    katra-replay report --frames --top 3 game.ktrc\n";
 
-enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS, OPT_PID, OPT_TID };
+enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS, OPT_PID, OPT_TID,
+       OPT_FRAMES };
 
 int katra_cmd_report(int argc, char **argv)
 {
@@ -56,6 +68,7 @@ int katra_cmd_report(int argc, char **argv)
 		{ "max-epochs", required_argument, NULL, OPT_MAX_EPOCHS },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
+		{ "frames", no_argument, NULL, OPT_FRAMES },
 		{ 0 },
 	};
 	struct katra_report_opts o = { .max_epochs = 1000 };
@@ -71,6 +84,9 @@ int katra_cmd_report(int argc, char **argv)
 			return 0;
 		case OPT_JSON:
 			o.json = true;
+			break;
+		case OPT_FRAMES:
+			o.frames = true;
 			break;
 		case OPT_HTML:
 			if (!optarg[0])
@@ -115,6 +131,9 @@ int katra_cmd_report(int argc, char **argv)
 	if (o.path_pid && o.path_tid)
 		return katra_cli_usage_error("report", "%s", "--pid and --tid choose the same thing: "
 					     "give one");
+	if (o.frames && (o.html_path || o.path_tid))
+		return katra_cli_usage_error("report", "%s", "--frames takes no --html or --tid (a "
+					     "frame's path ends at its present)");
 	if (optind >= argc)
 		return katra_cli_usage_error("report", "%s", "missing FILE");
 	if (optind + 1 < argc)

@@ -273,6 +273,8 @@ static int add_mark(struct kr_report *rp, const struct katra_epoch_marker *m)
 	int rc = 0;
 	size_t n = m->name.len < KR_NAME_MAX - 1 ? (size_t)m->name.len : KR_NAME_MAX - 1;
 
+	if (rp->o.mark_filter && !rp->o.mark_filter(rp->o.ctx, m))
+		return 0;
 	if (rp->in_epoch)
 		rc = close_epoch(rp, m->ts_mono_ns);
 	if (rc)

@@ -167,6 +167,9 @@ struct kr_report_opts {
 	 * path_tid, else of process path_pid, else of any thread (0: any) */
 	uint64_t path_tid, path_pid;
 	void (*on_window)(void *ctx, const struct kr_report *rp, const struct kr_window *w);
+	/* when set: an epoch marker it refuses neither ends nor opens a window
+	 * (report --frames keeps one track's Frame epochs) */
+	bool (*mark_filter)(void *ctx, const struct katra_epoch_marker *m);
 	void *ctx;
 };
 
@@ -195,6 +198,8 @@ struct kr_report_facts {
 	bool has_summary;
 };
 void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f);
+/* Whose critical path from now on (0: any thread's). */
+void kr_report_set_path_pid(struct kr_report *rp, uint64_t pid);
 /* The process of a thread seen in the trace, 0 when unknown. */
 uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid);
 /* The process names (dump's: names/procnames.h). */

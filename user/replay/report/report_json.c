@@ -210,7 +210,7 @@ static void jhop(FILE *f, const struct kr_report *rp, const struct kr_hop *h, bo
 	fputc('}', f);
 }
 
-static void jpath(FILE *f, const struct kr_report *rp, const struct kr_path *p)
+void kr_json_path(FILE *f, const struct kr_report *rp, const struct kr_path *p)
 {
 	fputs(",\"critical_path\":", f);
 	if (!p || !p->present) {
@@ -274,7 +274,7 @@ void kr_json_window(FILE *f, const struct kr_report *rp, const struct kr_window 
 	jkey(f, "reasons_dropped_ns", w->reasons_dropped_ns, true);
 	jresources(f, rp, "top_files", w->files, w->nfiles, w->files_total);
 	jresources(f, rp, "top_futexes", w->futexes, w->nfutexes, w->futexes_total);
-	jpath(f, rp, w->path);
+	kr_json_path(f, rp, w->path);
 	fputc('}', f);
 }
 

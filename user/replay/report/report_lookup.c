@@ -91,3 +91,8 @@ const struct kr_procnames *kr_report_names(const struct kr_report *rp)
 {
 	return &rp->names;
 }
+
+void kr_report_set_path_pid(struct kr_report *rp, uint64_t pid)
+{
+	rp->o.path_pid = pid;
+}

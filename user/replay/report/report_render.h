@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "katra/format.h"
+#include "katra/report.h"
 #include "report.h"
 
 struct kr_render {
@@ -22,9 +23,22 @@ struct kr_render {
 void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_render *r);
+/* "critical path: ..." and its newest hops (2 * top, at least 20). */
+void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, unsigned top);
 
 void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_json_window(FILE *f, const struct kr_report *rp, const struct kr_window *w);
+/* ,"critical_path":{...} (or null) */
+void kr_json_path(FILE *f, const struct kr_report *rp, const struct kr_path *p);
+/* Feeds every record of r to rp (then after_each(ctx), when set) and ends
+ * it: 0, or -errno with a message on err; a trace that stops early leaves
+ * the reader's complaint in *error (report_run.c). */
+int kr_report_read_all(struct kr_report *rp, struct katra_reader *r,
+		       enum katra_read_status *st, const char **error,
+		       void (*after_each)(void *ctx), void *ctx, FILE *err);
+/* report --frames (report_frames.c): the frame-time distribution and the
+ * slowest frames with their critical paths, text or JSON. */
+int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err);
 
 void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_html_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,

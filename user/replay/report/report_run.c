@@ -119,16 +119,43 @@ static int open_tmp(FILE **f, FILE *err)
 	return -errno;
 }
 
+int kr_report_read_all(struct kr_report *rp, struct katra_reader *r,
+		       enum katra_read_status *st, const char **error,
+		       void (*after_each)(void *ctx), void *ctx, FILE *err)
+{
+	struct katra_record rec;
+	int ret = 0;
+
+	while ((*st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
+		ret = kr_report_add(rp, &rec);
+		if (after_each)
+			after_each(ctx);
+		if (ret)
+			break;
+	}
+	if (!ret && *st != KATRA_READ_EOF) {
+		*error = katra_reader_message(r);
+		if (!*error || !(*error)[0])
+			*error = "unreadable record";
+	}
+	if (!ret)
+		ret = kr_report_finish(rp);
+	if (ret)
+		fprintf(err, "katra-replay: report: %s\n", strerror(-ret));
+	return ret;
+}
+
 int katra_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err)
 {
 	struct run x = { .o = o, .out = out, .err = err };
 	struct kr_report_opts mo = { 0 };
 	struct kr_report *rp = NULL;
 	struct katra_reader *r = NULL;
-	struct katra_record rec;
 	enum katra_read_status st = KATRA_READ_EOF;
 	int ret, fret;
 
+	if (o->frames)
+		return kr_frames_report(path, o, out, err);
 	ret = kr_open(&r, path, err);
 	if (ret)
 		return ret;
@@ -154,22 +181,9 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 			"--index-cap must be a power of two" : strerror(-ret));
 		goto cleanup;
 	}
-	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
-		ret = kr_report_add(rp, &rec);
-		if (ret)
-			break;
-	}
-	if (!ret && st != KATRA_READ_EOF) {
-		x.r.error = katra_reader_message(r);
-		if (!x.r.error || !x.r.error[0])
-			x.r.error = "unreadable record";
-	}
-	if (!ret)
-		ret = kr_report_finish(rp);
-	if (ret) {
-		fprintf(err, "katra-replay: report: %s\n", strerror(-ret));
+	ret = kr_report_read_all(rp, r, &st, &x.r.error, NULL, NULL, err);
+	if (ret)
 		goto cleanup;
-	}
 	fret = x.error ? x.error : kr_flush_out(out, err);
 	ret = kr_end_status(r, st, path, err);
 	if (!ret)

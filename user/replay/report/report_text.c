@@ -132,10 +132,8 @@ static void resource_table(FILE *f, const struct kr_report *rp, const char *titl
 		fprintf(f, "  ... %u more\n", total - top);
 }
 
-static void path_block(FILE *f, const struct kr_report *rp, const struct kr_window *w,
-		       unsigned top)
+void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, unsigned top)
 {
-	const struct kr_path *p = w->path;
 	uint64_t len;
 	unsigned shown = top < 10 ? 20 : 2 * top;
 
@@ -238,5 +236,5 @@ void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window 
 		       r->top);
 	resource_table(f, rp, "top futexes by wait time", w->futexes, w->nfutexes,
 		       w->futexes_total, r->top);
-	path_block(f, rp, w, r->top);
+	kr_text_path(f, rp, w->path, r->top);
 }

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `katra-replay report --frames`: a frame is the window between two Frame
+ * epochs of one track (a process and a swapchain: format/SPEC.md section 10,
+ * Frames), the first present opening the first one.  The report model runs
+ * with every other marker filtered out, so its windows are exactly the
+ * frames, each with its critical path ending at the track's process's last
+ * event (the present that ended it).  Kept: every frame's length (8 bytes a
+ * frame, for the distribution) and the slowest ones' paths
+ * (KR_FRAMES_SLOWEST_MAX at most). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "katra/replay.h"
+#include "replay/names/frames.h"
+#include "replay/util/open.h"
+#include "replay/util/out.h"
+#include "report_render.h"
+
+#define KR_FRAMES_SLOWEST_MAX 100
+#define KR_FRAMES_OTHER_TRACKS 64
+
+struct frame_row {
+	uint64_t number, start_ns, end_ns;
+	char name[KR_NAME_MAX];
+	struct kr_path path;
+};
+
+struct frames_run {
+	const struct katra_report_opts *o;
+	struct kr_render r;
+	struct kr_report *rp;
+	bool have_track;
+	struct kr_frame track;
+	uint64_t presents;                   /* the track's Frame epochs */
+	const struct katra_epoch_marker *closing; /* the track's marker being fed */
+	uint64_t *lengths;                   /* every frame's, in order */
+	size_t nlengths, cap;
+	struct frame_row *slow;              /* longest first */
+	unsigned nslow, max_slow;
+	struct kr_frame others[KR_FRAMES_OTHER_TRACKS];
+	unsigned nothers;                    /* other tracks (the first ones) */
+	uint64_t other_presents, unreadable; /* Frame epochs of other tracks; unparsed names */
+	int error;
+};
+
+static void other_track(struct frames_run *x, const struct kr_frame *f)
+{
+	x->other_presents++;
+	for (unsigned i = 0; i < x->nothers; i++)
+		if (x->others[i].pid == f->pid && x->others[i].swapchain == f->swapchain)
+			return;
+	if (x->nothers < KR_FRAMES_OTHER_TRACKS)
+		x->others[x->nothers++] = *f;
+}
+
+/* Only the track's Frame epochs end and open windows; the first one seen
+ * (of --pid's process when given) chooses the track. */
+static bool keep_mark(void *ctx, const struct katra_epoch_marker *m)
+{
+	struct frames_run *x = ctx;
+	struct kr_frame f;
+
+	if (m->kind != KATRA_EPOCH_FRAME)
+		return false;
+	if (!kr_frame_parse(m, &f)) {
+		x->unreadable++;
+		return false;
+	}
+	if (!x->have_track && (!x->o->path_pid || f.pid == x->o->path_pid)) {
+		x->have_track = true;
+		x->track = f;
+		kr_report_set_path_pid(x->rp, f.pid);
+	}
+	if (!x->have_track || f.pid != x->track.pid || f.swapchain != x->track.swapchain) {
+		other_track(x, &f);
+		return false;
+	}
+	x->presents++;
+	x->closing = m;
+	return true;
+}
+
+static int keep_slow(struct frames_run *x, const struct kr_window *w, uint64_t number)
+{
+	uint64_t len = w->end_ns - w->start_ns;
+	unsigned i;
+
+	if (!x->max_slow)
+		return 0;
+	if (!x->slow) {
+		x->slow = calloc(x->max_slow, sizeof(*x->slow));
+		if (!x->slow)
+			return -ENOMEM;
+	}
+	if (x->nslow == x->max_slow) {
+		struct frame_row *last = &x->slow[x->nslow - 1];
+		if (last->end_ns - last->start_ns >= len)
+			return 0; /* equal lengths: the earlier frame stays */
+		x->nslow--;
+	}
+	/* after the rows at least as long: an earlier frame of the same length first */
+	for (i = x->nslow; i > 0; i--) {
+		const struct frame_row *p = &x->slow[i - 1];
+		if (p->end_ns - p->start_ns >= len)
+			break;
+	}
+	memmove(&x->slow[i + 1], &x->slow[i], (x->nslow - i) * sizeof(*x->slow));
+	x->nslow++;
+	x->slow[i].number = number;
+	x->slow[i].start_ns = w->start_ns;
+	x->slow[i].end_ns = w->end_ns;
+	x->slow[i].path = *w->path;
+	size_t n = x->closing->name.len < KR_NAME_MAX - 1 ? x->closing->name.len : KR_NAME_MAX - 1;
+	memset(x->slow[i].name, 0, sizeof(x->slow[i].name));
+	memcpy(x->slow[i].name, x->closing->name.ptr, n);
+	return 0;
+}
+
+static void on_frame(void *ctx, const struct kr_report *rp, const struct kr_window *w)
+{
+	struct frames_run *x = ctx;
+	struct kr_frame f;
+	int rc;
+
+	(void)rp;
+	/* the whole capture, and the tail after the last present, are no frame */
+	if (!w->is_epoch || !x->closing || x->error || !kr_frame_parse(x->closing, &f))
+		return;
+	if (x->nlengths == x->cap) {
+		size_t nc = x->cap ? x->cap * 2 : 1024;
+		uint64_t *p = realloc(x->lengths, nc * sizeof(*p));
+		if (!p) {
+			x->error = -ENOMEM;
+			return;
+		}
+		x->lengths = p;
+		x->cap = nc;
+	}
+	x->lengths[x->nlengths++] = w->end_ns - w->start_ns;
+	rc = keep_slow(x, w, f.number);
+	if (rc)
+		x->error = rc;
+}
+
+/* The marker that ended a frame is known while its record is fed only. */
+static void record_done(void *ctx)
+{
+	((struct frames_run *)ctx)->closing = NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest length with at least pct % of the frames at or
+ * below it. */
+static uint64_t rank(const uint64_t *sorted, size_t n, unsigned pct)
+{
+	size_t k = (n * pct + 99) / 100;
+
+	return sorted[k ? k - 1 : 0];
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void text(FILE *f, const struct frames_run *x, const uint64_t *sorted)
+{
+	size_t n = x->nlengths;
+
+	kr_text_head(f, x->rp, &x->r);
+	if (!x->have_track) {
+		fputs("\nframes: none (no Frame epoch", f);
+		if (x->o->path_pid)
+			fprintf(f, " of process %" PRIu64, x->o->path_pid);
+		fputs(" in the trace: katra-record writes one per present on a swapchain)\n", f);
+		return;
+	}
+	fputs("\nframes of process ", f);
+	kr_thread_text(f, x->rp, x->track.pid, x->track.pid);
+	fprintf(f, ", swapchain 0x%" PRIx64 ": %" PRIu64 " presents, %zu frames (present to "
+		"present)\n", x->track.swapchain, x->presents, n);
+	if (n)
+		fprintf(f, "frame time: p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  max %.3f ms\n",
+			ms(rank(sorted, n, 50)), ms(rank(sorted, n, 90)), ms(rank(sorted, n, 99)),
+			ms(sorted[n - 1]));
+	if (x->other_presents)
+		fprintf(f, "other tracks: %u%s (%" PRIu64 " presents; --pid PID for another "
+			"process's)\n", x->nothers, x->nothers == KR_FRAMES_OTHER_TRACKS ? "+" : "",
+			x->other_presents);
+	if (x->unreadable)
+		fprintf(f, "NOTE: %" PRIu64 " Frame epochs with a name that is not 'frame N (pid P, "
+			"swapchain 0xS)' are left out\n", x->unreadable);
+	if (!x->nslow)
+		return;
+	fprintf(f, "\nslowest frames (%u of %zu, longest first):\n", x->nslow, n);
+	for (unsigned i = 0; i < x->nslow; i++) {
+		const struct frame_row *s = &x->slow[i];
+
+		fprintf(f, "\n#%u frame %" PRIu64 ": %.3f ms, ", i + 1, s->number,
+			ms(s->end_ns - s->start_ns));
+		kr_ts(f, s->start_ns);
+		fputs(" .. ", f);
+		kr_ts(f, s->end_ns);
+		fputc('\n', f);
+		kr_text_path(f, x->rp, &s->path, x->r.top);
+	}
+}
+
+static void json(FILE *f, const struct frames_run *x, const uint64_t *sorted)
+{
+	size_t n = x->nlengths;
+
+	kr_json_head(f, x->rp, &x->r);
+	fputs(",\"frames\":{\"track\":", f);
+	if (x->have_track)
+		fprintf(f, "{\"pid\":%" PRIu64 ",\"swapchain\":\"0x%" PRIx64 "\"}", x->track.pid,
+			x->track.swapchain);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"presents\":%" PRIu64 ",\"frames\":%zu,\"frame_time_ns\":", x->presents, n);
+	if (n)
+		fprintf(f, "{\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64
+			",\"max\":%" PRIu64 "}", rank(sorted, n, 50), rank(sorted, n, 90),
+			rank(sorted, n, 99), sorted[n - 1]);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"other_tracks\":%u,\"other_presents\":%" PRIu64 ",\"unreadable_names\":%"
+		PRIu64 ",\"slowest\":[", x->nothers, x->other_presents, x->unreadable);
+	for (unsigned i = 0; i < x->nslow; i++) {
+		const struct frame_row *s = &x->slow[i];
+
+		fprintf(f, "%s{\"frame\":%" PRIu64 ",\"name\":", i ? "," : "", s->number);
+		katra_json_string(f, s->name, strlen(s->name));
+		fprintf(f, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"length_ns\":%" PRIu64,
+			s->start_ns, s->end_ns, s->end_ns - s->start_ns);
+		kr_json_path(f, x->rp, &s->path);
+		fputc('}', f);
+	}
+	fputs("]}}\n", f);
+}
+
+int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err)
+{
+	struct frames_run x = { .o = o };
+	struct kr_report_opts mo = { 0 };
+	struct katra_reader *r = NULL;
+	enum katra_read_status st = KATRA_READ_EOF;
+	uint64_t *sorted = NULL;
+	int ret, fret;
+
+	ret = kr_open(&r, path, err);
+	if (ret)
+		return ret;
+	x.r.path = path;
+	x.r.h = katra_reader_header(r);
+	x.r.top = o->top ? o->top : 10;
+	x.r.compressed = katra_reader_compressed(r);
+	x.max_slow = x.r.top < KR_FRAMES_SLOWEST_MAX ? x.r.top : KR_FRAMES_SLOWEST_MAX;
+	mo.index_cap = o->index_cap;
+	mo.on_window = on_frame;
+	mo.mark_filter = keep_mark;
+	mo.ctx = &x;
+	ret = kr_report_new(&x.rp, x.r.h, &mo);
+	if (ret) {
+		fprintf(err, "katra-replay: report: %s\n", ret == -EINVAL ?
+			"--index-cap must be a power of two" : strerror(-ret));
+		goto cleanup;
+	}
+	ret = kr_report_read_all(x.rp, r, &st, &x.r.error, record_done, &x, err);
+	if (ret)
+		goto cleanup;
+	ret = x.error;
+	if (!ret && x.nlengths && !(sorted = malloc(x.nlengths * sizeof(*sorted))))
+		ret = -ENOMEM;
+	if (ret) {
+		fprintf(err, "katra-replay: report: %s\n", strerror(-ret));
+		goto cleanup;
+	}
+	if (x.nlengths) {
+		memcpy(sorted, x.lengths, x.nlengths * sizeof(*sorted));
+		qsort(sorted, x.nlengths, sizeof(*sorted), cmp_u64);
+	}
+	if (o->json)
+		json(out, &x, sorted);
+	else
+		text(out, &x, sorted);
+	fret = kr_flush_out(out, err);
+	ret = kr_end_status(r, st, path, err);
+	if (!ret)
+		ret = fret;
+cleanup:
+	free(sorted);
+	free(x.lengths);
+	free(x.slow);
+	kr_report_free(x.rp);
+	katra_reader_close(r);
+	return ret;
+}
