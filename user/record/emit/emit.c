@@ -307,3 +307,17 @@ void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 	size_t len = path->len < KATRA_PATH_MAX ? path->len : KATRA_PATH_MAX - 1;
 	ps->len = (uint32_t)katra_utf8_sanitize(path->path, len, ps->path, sizeof(ps->path));
 }
+
+/* Tags an event with its process's frame (emit_frames.c counts them). */
+void emit_frame_tag(struct emitter *e, struct katra_event *ev)
+{
+	const struct proc_state *ps;
+
+	/* io_uring's request_id is its user_data; the recorder's own records
+	 * belong to no frame */
+	if (ev->request_id.present || ev->scope == KATRA_SCOPE_KATRA || !ev->process_id)
+		return;
+	ps = ktable_get(&e->procs, ev->process_id);
+	if (ps && ps->frame)
+		ev->request_id = emit_some(ps->frame);
+}

@@ -63,19 +63,6 @@ int emit_frame_presented(struct emitter *e, uint32_t tgid, uint64_t swapchain, u
 	return emit_epoch(e, key, KATRA_EPOCH_FRAME, name, (size_t)n);
 }
 
-void emit_frame_tag(struct emitter *e, struct katra_event *ev)
-{
-	const struct proc_state *ps;
-
-	/* io_uring's request_id is its user_data; the recorder's own records
-	 * belong to no frame */
-	if (ev->request_id.present || ev->scope == KATRA_SCOPE_KATRA || !ev->process_id)
-		return;
-	ps = ktable_get(&e->procs, ev->process_id);
-	if (ps && ps->frame)
-		ev->request_id = emit_some(ps->frame);
-}
-
 void emit_frames_forget(struct emitter *e, uint32_t tgid)
 {
 	struct proc_state *ps = ktable_get(&e->procs, tgid);

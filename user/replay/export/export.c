@@ -55,16 +55,6 @@ void kx_free(struct kx_state *s)
 	s->seen = s->sources = NULL;
 }
 
-bool kx_pid_shown(const struct kx_state *s, uint64_t pid)
-{
-	if (!s->opt.npids)
-		return true;
-	for (unsigned i = 0; i < s->opt.npids; i++)
-		if (s->opt.pids[i] == pid)
-			return true;
-	return false;
-}
-
 static uint64_t window_from(const struct kx_state *s)
 {
 	return s->opt.from.set ? s->opt.from.ns : 0;

@@ -46,3 +46,13 @@ const struct kx_seen *kx_seen_get(const struct kx_state *s, uint64_t seq)
 	x = &s->sources[seq & ((1ull << EXPORT_SOURCE_BITS) - 1)];
 	return x->seq == seq ? x : NULL;
 }
+
+bool kx_pid_shown(const struct kx_state *s, uint64_t pid)
+{
+	if (!s->opt.npids)
+		return true;
+	for (unsigned i = 0; i < s->opt.npids; i++)
+		if (s->opt.pids[i] == pid)
+			return true;
+	return false;
+}

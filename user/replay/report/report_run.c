@@ -119,32 +119,6 @@ static int open_tmp(FILE **f, FILE *err)
 	return -errno;
 }
 
-int kr_report_read_all(struct kr_report *rp, struct katra_reader *r,
-		       enum katra_read_status *st, const char **error,
-		       void (*after_each)(void *ctx), void *ctx, FILE *err)
-{
-	struct katra_record rec;
-	int ret = 0;
-
-	while ((*st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
-		ret = kr_report_add(rp, &rec);
-		if (after_each)
-			after_each(ctx);
-		if (ret)
-			break;
-	}
-	if (!ret && *st != KATRA_READ_EOF) {
-		*error = katra_reader_message(r);
-		if (!*error || !(*error)[0])
-			*error = "unreadable record";
-	}
-	if (!ret)
-		ret = kr_report_finish(rp);
-	if (ret)
-		fprintf(err, "katra-replay: report: %s\n", strerror(-ret));
-	return ret;
-}
-
 int katra_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err)
 {
 	struct run x = { .o = o, .out = out, .err = err };

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What the uprobes worker does: scanning a target's maps (and a command's
+ * launcher before it runs) for the files the layers probe, and sweeping the
+ * call states of threads that are gone.  Below the worker
+ * (uprobes_worker.c), which the public entry points (uprobes.c) feed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "uprobes_int.h"
+#include "winenames.h"
+
+/* ---- which files ---- */
+
+/* path as seen from here: itself when it is the file pid maps (same inode),
+ * else through /proc/PID/root (another mount namespace: a container). */
+static int host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
+		     struct stat *st)
+{
+	if (!stat(path, st) && st->st_ino == ino) {
+		snprintf(out, cap, "%s", path);
+		return 0;
+	}
+	if (pid) {
+		snprintf(out, cap, "/proc/%u/root%s", pid, path);
+		if (!stat(out, st) && st->st_ino == ino)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static bool is_ntdll(const char *path)
+{
+	return !strcmp(up_base_name(path), "ntdll.so") && strstr(path, "wine/");
+}
+
+static bool is_vk_loader(const char *path)
+{
+	return !strncmp(up_base_name(path), "libvulkan.so", 12);
+}
+
+static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uint64_t ino)
+{
+	char hp[PATH_MAX];
+	struct stat st;
+	bool nt = u->o.wine && is_ntdll(path), vk = u->o.vulkan && is_vk_loader(path);
+
+	if (!nt && !vk)
+		return 0;
+	if (host_path(pid, path, ino, hp, sizeof(hp), &st))
+		return 0;
+	if (up_find_file(u, st.st_dev, st.st_ino))
+		return 0;
+	return nt ? up_probe_ntdll(u, hp, &st) : up_probe_vulkan(u, pid, hp, &st);
+}
+
+int up_scan_pid(struct katra_uprobes *u, uint32_t pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	int n = 0;
+	FILE *f;
+
+	if (!u || (!u->o.wine && !u->o.vulkan))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long ino;
+		int pos = -1;
+		char *p, *nl;
+		/* start-end perms offset dev inode path */
+		if (sscanf(line, "%*s %*s %*s %*s %llu %n", &ino, &pos) < 1 || pos < 0 || !ino)
+			continue;
+		p = line + pos;
+		if (*p != '/')
+			continue;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (strstr(p, " (deleted)"))
+			continue;
+		int got = consider(u, pid, p, ino);
+		if (got > 0)
+			n += got;
+	}
+	fclose(f);
+	return n;
+}
+
+int up_scan_command(struct katra_uprobes *u, const char *path)
+{
+	static const char *const rel[] = {
+		"../lib/x86_64-linux-gnu/wine/x86_64-unix/ntdll.so",
+		"../x86_64-linux-gnu/wine/x86_64-unix/ntdll.so",
+		"../lib64/wine/x86_64-unix/ntdll.so",
+		"../lib/wine/x86_64-unix/ntdll.so",
+		"files/lib64/wine/x86_64-unix/ntdll.so", /* Proton: proton beside files/ */
+		"files/lib/wine/x86_64-unix/ntdll.so",
+	};
+	char real[PATH_MAX], dir[PATH_MAX], cand[PATH_MAX * 2];
+	const char *b = up_base_name(path);
+	struct stat st;
+	int n = 0;
+
+	if (!u || !u->o.wine || (!strstr(b, "wine") && !strstr(b, "proton")))
+		return 0;
+	up_prepare_wineserver(u, path);
+	if (!realpath(path, real))
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", real);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(cand, sizeof(cand), "%s/%s", dir, rel[i]);
+		if (stat(cand, &st) || up_find_file(u, st.st_dev, st.st_ino))
+			continue;
+		if (!realpath(cand, real))
+			continue;
+		int got = up_probe_ntdll(u, real, &st);
+		if (got > 0)
+			n += got;
+	}
+	return n;
+}
+
+/* A thread that died inside a probed call (a process exiting while its
+ * threads wait, a thread killed) leaves its entry in ucall_states: entries of
+ * threads that no longer exist go, so the table does not fill up over a long
+ * capture.  (A reused tid is told apart in BPF by the thread's start time.) */
+void up_sweep_states(struct katra_uprobes *u)
+{
+	int fd = katra_probes_map_fd(u->probes, "ucall_states");
+	uint64_t key, next, dead[256];
+	size_t ndead = 0;
+	char path[64];
+	struct stat st;
+	void *prev = NULL;
+
+	if (fd < 0 || !u->nfiles)
+		return;
+	while (ndead < 256 && !bpf_map_get_next_key(fd, prev, &next)) {
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)(next >> 2));
+		if (stat(path, &st) && errno == ENOENT)
+			dead[ndead++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < ndead; i++)
+		bpf_map_delete_elem(fd, &dead[i]);
+}
