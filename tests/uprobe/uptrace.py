@@ -6,6 +6,7 @@ tests/integration/ktrace.py (same trace reader and helpers).
 usage: uptrace.py CHECK ARGS...
   wine-nt TRACE.jsonl NTIO.json PID|auto DATA_DEV DATA_INO
   wine-async TRACE.jsonl NTASYNC.json PID
+  wine-wake TRACE.jsonl NTWAIT.json PID
   vulkan-submit TRACE.jsonl VKSUBMIT.json
   vulkan-present TRACE.jsonl VKPRESENT.json
 """
@@ -174,6 +175,66 @@ def check_wine_async(trace_path, truth_path, pid):
                kinds.get(SYS_RECVMSG, 0)))
 
 
+def nt_name(b):
+    return b["payload"].get("name") if b["kind"] == "NtSyscall" else b["kind"]
+
+
+def check_wine_wake(trace_path, truth_path, pid):
+    """A thread waits K times on an event that another thread sets K times,
+    each set made while the waiter is blocked: exactly K NtWait spans on the
+    event, each End citing (after its Begin) the WineServerCall Begin of a
+    distinct NtSetEvent of the setter thread (the server call inside it);
+    inside each wait a Linux read whose End cites a write Begin of the
+    wineserver (another process).  Every NtWait End of the process that
+    cites more than its Begin cites a WineServerCall of another thread."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    pid = int(pid)
+    k = w["waits"]
+    expect(k == w["sets"] and k > 0, "the program made %d waits and %d sets" % (k, w["sets"]))
+    by_seq = {e["seq"]: e for e in t.events}
+    evs = t.process(pid)
+    expect(evs, "no events of process %d" % pid)
+    waits, released = [], 0
+    for tid in sorted({e["thread_id"] for e in evs}):
+        for b, e in span_pairs(t, t.thread(tid), "NtWait", "WindowsFacing"):
+            extra = [c for c in e["causes"] if c != b["seq"]]
+            for c in extra:
+                x = by_seq.get(c)
+                expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
+                       and x["process_id"] == pid and x["thread_id"] != tid and x["seq"] < e["seq"],
+                       "NtWait End %s cites %s, not another thread's WineServerCall Begin"
+                       % (short(e), short(x) if x else c))
+            released += bool(extra)
+            if b["payload"]["handle"] == w["event_handle"]:
+                waits.append((b, e, extra))
+    expect(len(waits) == k, "%d NtWait spans on the event, expected %d" % (len(waits), k))
+    setters = set()
+    for i, (b, e, extra) in enumerate(waits):
+        expect(len(extra) == 1, "wait %d (%s): cites %d releasing calls, expected 1"
+               % (i, short(e), len(extra)))
+        sc = by_seq[extra[0]]
+        outer = [by_seq[c] for c in sc["causes"] if c in by_seq
+                 and by_seq[c]["thread_id"] == sc["thread_id"] and by_seq[c]["phase"] == "Begin"]
+        expect(any(nt_name(o) == "NtSetEvent" for o in outer),
+               "wait %d: the server call it cites (%s) is inside %s, not an NtSetEvent"
+               % (i, short(sc), [short(o) for o in outer]))
+        setters.add(sc["seq"])
+        inside = [x for x in t.thread(b["thread_id"]) if b["seq"] < x["seq"] < e["seq"]
+                  and x["scope"] == "Linux" and x["phase"] == "End"
+                  and any(c in by_seq and by_seq[c]["process_id"] not in (0, pid)
+                          for c in x["causes"])]
+        expect(inside, "wait %d: no Linux read inside it cites the wineserver's write" % i)
+        srv = [by_seq[c] for c in inside[-1]["causes"] if by_seq[c]["process_id"] != pid]
+        expect(srv[0]["scope"] == "Linux" and srv[0]["phase"] == "Begin",
+               "wait %d: its wake-up read cites %s" % (i, short(srv[0])))
+    expect(len(setters) == k, "the %d waits cite %d distinct server calls" % (k, len(setters)))
+    return ("%d NtWait spans on the event, each citing the WineServerCall of a distinct "
+            "NtSetEvent and a wake-up read citing the wineserver's write; %d NtWait spans of "
+            "the process released by another thread" % (k, released))
+
+
 def check_unix_calls(t, evs, k):
     """k WinToUnix spans between NtDelayExecution markers of 7 and 9 ms, one
     (library handle, function index) pair."""
@@ -333,6 +394,7 @@ CHECKS = {
     "partial": check_partial,
     "wine-nt": check_wine_nt,
     "wine-async": check_wine_async,
+    "wine-wake": check_wine_wake,
     "vulkan-submit": check_vulkan_submit,
     "vulkan-present": check_vulkan_present,
 }

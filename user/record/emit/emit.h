@@ -45,6 +45,7 @@ struct emitter {
 	struct ktable procs;   /* tgid -> struct proc_state */
 	struct ktable urings;  /* io_kiocb address -> submit seq */
 	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
+	struct ktable wine_pipes; /* wineserver pipes by file id: struct wine_pipe */
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;

@@ -20,6 +20,11 @@ enum thread_flags {
 	TH_EXEC_ENDED = 1 << 7, /* its execve span was ended at the exec (it became the
 				 * leader): the syscall's own return is not written again */
 	TH_UC_FILLED = 1 << 8, /* its open NtReadFile's buffer was filled inside the call */
+	/* wakeups through the wineserver (emit_winewake.c) */
+	TH_WINE = 1 << 9,        /* it made a Wine call: a wineserver client */
+	TH_WINESERVER = 1 << 10, /* a wineserver's thread */
+	TH_SERVING = 1 << 11,    /* (wineserver) srv_cause is the request being served */
+	TH_RELEASED = 1 << 12,   /* its open NT call was released: uc_released */
 };
 
 /* The path of a thread's execve, kept from its Begin for its TaskExec. */
@@ -48,6 +53,11 @@ struct thread_state {
 	 * where the open syscall's data lands (read, pread64, recvfrom,
 	 * recvmsg; 0 for the others) */
 	uint64_t uc_buf, sc_buf;
+	/* wakeups through the wineserver (emit_winewake.c): the call whose
+	 * request released the open NT call; a wineserver's request being
+	 * served, and its thread */
+	uint64_t uc_released, srv_cause;
+	uint32_t srv_cause_tid;
 };
 
 /* A pending NtReadFile (its End said STATUS_PENDING and nothing filled its
@@ -61,6 +71,20 @@ struct async_read {
 	uint32_t pad;
 };
 
+/* A pipe between a Wine client and its wineserver (emit_winewake.c), by
+ * file identity: its last write's Begin and the call it carries (a client's
+ * request: its WineServerCall; the server's reply or wake-up: the request
+ * it served, UINT64_MAX for none), and who wrote / last read it. */
+#define KATRA_WINE_PIPES 16384
+struct wine_pipe {
+	uint64_t file_id;
+	uint64_t write_seq;
+	uint64_t cause_seq;
+	uint32_t cause_tid;
+	uint32_t writer_tgid, reader_tgid;
+	bool from_server;
+};
+
 struct proc_state {
 	uint64_t image_seq; /* the fork or exec that made its current image */
 	uint32_t origin;    /* enum katra_process_origin */
@@ -70,6 +94,7 @@ struct proc_state {
 	bool counted;
 	bool group_dead;    /* its group_dead TaskExit is written */
 	bool named;         /* a ProcessInfo is written */
+	bool wineserver;    /* named wineserver*: its threads are TH_WINESERVER */
 };
 
 /* A path waits here from its ring record until its syscall's Begin is
@@ -134,5 +159,14 @@ uint64_t emit_ucall_cause(const struct thread_state *th);
 uint64_t emit_async_completion(struct emitter *e, struct thread_state *th);
 /* The process is gone: its pending reads will not complete. */
 void emit_async_forget(struct emitter *e, uint32_t tgid);
+/* Wakeups through the wineserver (emit_winewake.c), for the syscalls of
+ * wineserver clients and servers: at a Begin (its resource set), and at an
+ * End (the seq of the write it reads, else UINT64_MAX); forgetting a
+ * process's pipes at its exit. */
+void emit_wake_begin(struct emitter *e, struct thread_state *th, uint32_t tid, uint32_t nr,
+		     const struct katra_event *ev);
+uint64_t emit_wake_end(struct emitter *e, struct thread_state *th, uint32_t tid, uint32_t nr,
+		       int64_t ret, uint64_t file_id);
+void emit_wake_forget(struct emitter *e, uint32_t tgid);
 
 #endif

@@ -305,7 +305,7 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 	const struct katra_ev_ucall *u = &p->u.ucl;
 	struct thread_state *th;
 	struct katra_event ev;
-	uint64_t causes[2], inner;
+	uint64_t causes[3], inner;
 	unsigned n = 0, layer;
 	bool enter = u->flags & KATRA_UC_ENTER;
 	int rc;
@@ -330,6 +330,10 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 		ev.span_id = emit_some(th->uc_span[layer]);
 		causes[n++] = th->uc_seq[layer];
 		th->uc_open &= ~(1u << layer);
+		/* another thread's request released it through the wineserver
+		 * (emit_winewake.c) */
+		if (layer == KATRA_UC_LAYER_NT && (th->flags & TH_RELEASED))
+			causes[n++] = th->uc_released;
 		if (u->call == KATRA_UC_NT_READ_FILE && (uint32_t)u->ret == STATUS_PENDING)
 			async_pending(e, th, th->uc_seq[layer]);
 	} else {
@@ -340,6 +344,9 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 		if (enter && th && th->uc_open && (inner = emit_ucall_cause(th)) != UINT64_MAX)
 			causes[n++] = inner;
 		if (enter && th) {
+			th->flags |= TH_WINE;
+			if (layer == KATRA_UC_LAYER_NT)
+				th->flags &= ~TH_RELEASED;
 			ev.span_id = emit_some(e->next_span++);
 			th->uc_open |= 1u << layer;
 			th->uc_span[layer] = ev.span_id.value;
