@@ -5,16 +5,18 @@
  *
  * creates the file STARTED, waits for GATE to exist (so a tracer can attach
  * first), then a waiter thread waits K times on an auto-reset event
- * (WaitForSingleObject) that the main thread sets K times (SetEvent).  Each
- * SetEvent comes only once the waiter is blocked in that wait: after the
+ * (WaitForSingleObject) that the main thread sets K times (SetEvent), then K
+ * times on a semaphore that it releases K times (ReleaseSemaphore).  Each
+ * set or release comes only once the waiter is blocked in that wait: after the
  * waiter counted its previous wait done, the main thread reads the waiter's
  * /proc/PID/task/TID/syscall (its Linux ids from the syscall instruction:
  * Wine opens files in the wineserver, so /proc/thread-self would be the
  * server's) until it shows the waiter in read(2) of 16 bytes: Wine's wait
  * for the wineserver's wake-up (struct wake_up_reply), made only after the
  * server answered that the wait is pending.  So every wait is released by
- * one SetEvent, through the wineserver.  It prints one JSON line
- * (the ground truth): the event's handle, the waits done, the sets made. */
+ * one SetEvent or ReleaseSemaphore, through the wineserver.  It prints one
+ * JSON line (the ground truth): the event's and the semaphore's handles, the
+ * waits done, the sets and releases made. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@
 
 #include "wingate.h"
 
-static HANDLE event, self_syscall, opened;
+static HANDLE event, sem, self_syscall, opened;
 static volatile LONG waits_done;
 static int nwaits;
 
@@ -48,8 +50,8 @@ static DWORD WINAPI waiter(void *arg)
 	SetEvent(opened);
 	if (self_syscall == INVALID_HANDLE_VALUE)
 		return 1;
-	for (int i = 0; i < nwaits; i++) {
-		if (WaitForSingleObject(event, INFINITE) != WAIT_OBJECT_0)
+	for (int i = 0; i < 2 * nwaits; i++) {
+		if (WaitForSingleObject(i < nwaits ? event : sem, INFINITE) != WAIT_OBJECT_0)
 			return 1;
 		InterlockedIncrement(&waits_done);
 	}
@@ -74,7 +76,7 @@ int main(int argc, char **argv)
 {
 	DWORD rc = 0;
 	HANDLE th;
-	int sets = 0, b;
+	int sets = 0, releases = 0, b;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: ntwait.exe STARTED GATE K\n");
@@ -82,8 +84,9 @@ int main(int argc, char **argv)
 	}
 	nwaits = atoi(argv[3]);
 	event = CreateEventA(NULL, FALSE, FALSE, NULL);
+	sem = CreateSemaphoreA(NULL, 0, 1, NULL);
 	opened = CreateEventA(NULL, TRUE, FALSE, NULL);
-	if (nwaits < 0 || !event || !opened)
+	if (nwaits < 0 || !event || !sem || !opened)
 		return 2;
 	HANDLE st = CreateFileA(argv[1], GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
 	if (st == INVALID_HANDLE_VALUE)
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ntwait: cannot open the waiter's /proc/PID/task/TID/syscall\n");
 		return 1;
 	}
-	for (int i = 0; i < nwaits; i++) {
+	for (int i = 0; i < 2 * nwaits; i++) {
 		while (waits_done < i)
 			Sleep(0);
 		while (!(b = waiter_blocked()))
@@ -108,17 +111,21 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ntwait: cannot read the waiter's syscall\n");
 			return 1;
 		}
-		if (!SetEvent(event))
+		if (i < nwaits ? !SetEvent(event) : !ReleaseSemaphore(sem, 1, NULL))
 			return 1;
-		sets++;
+		if (i < nwaits)
+			sets++;
+		else
+			releases++;
 	}
 	WaitForSingleObject(th, INFINITE);
 	if (!GetExitCodeThread(th, &rc) || rc) {
 		fprintf(stderr, "ntwait: the waiter failed\n");
 		return 1;
 	}
-	printf("{\"event_handle\": %llu, \"waits\": %ld, \"sets\": %d}\n",
-	       (unsigned long long)(ULONG_PTR)event, (long)waits_done, sets);
+	printf("{\"event_handle\": %llu, \"semaphore_handle\": %llu, \"waits\": %ld, "
+	       "\"sets\": %d, \"releases\": %d}\n", (unsigned long long)(ULONG_PTR)event,
+	       (unsigned long long)(ULONG_PTR)sem, (long)waits_done, sets, releases);
 	fflush(stdout);
 	return 0;
 }

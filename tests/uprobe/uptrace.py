@@ -181,22 +181,26 @@ def nt_name(b):
 
 def check_wine_wake(trace_path, truth_path, pid):
     """A thread waits K times on an event that another thread sets K times,
-    each set made while the waiter is blocked: exactly K NtWait spans on the
-    event, each End citing (after its Begin) the WineServerCall Begin of a
-    distinct NtSetEvent of the setter thread (the server call inside it);
-    inside each wait a Linux read whose End cites a write Begin of the
-    wineserver (another process).  Every NtWait End of the process that
-    cites more than its Begin cites a WineServerCall of another thread."""
+    then K times on a semaphore that thread releases K times, each set or
+    release made while the waiter is blocked: exactly K NtWait spans on each,
+    each End citing (after its Begin) the WineServerCall Begin of a distinct
+    NtSetEvent / NtReleaseSemaphore of the other thread (the server call
+    inside it); inside each wait a Linux read whose End cites a write Begin
+    of the wineserver (another process).  Every NtWait End of the process
+    that cites more than its Begin cites a WineServerCall of another
+    thread."""
     t = Trace(trace_path)
     with open(truth_path) as f:
         w = json.loads(f.read().strip().splitlines()[-1])
     pid = int(pid)
-    k = w["waits"]
-    expect(k == w["sets"] and k > 0, "the program made %d waits and %d sets" % (k, w["sets"]))
+    k = w["sets"]
+    expect(k > 0 and w["releases"] == k and w["waits"] == 2 * k,
+           "the program made %d waits, %d sets, %d releases" % (w["waits"], k, w["releases"]))
     by_seq = {e["seq"]: e for e in t.events}
     evs = t.process(pid)
     expect(evs, "no events of process %d" % pid)
-    waits, released = [], 0
+    objects = {w["event_handle"]: "NtSetEvent", w["semaphore_handle"]: "NtReleaseSemaphore"}
+    waits, released = {h: [] for h in objects}, 0
     for tid in sorted({e["thread_id"] for e in evs}):
         for b, e in span_pairs(t, t.thread(tid), "NtWait", "WindowsFacing"):
             extra = [c for c in e["causes"] if c != b["seq"]]
@@ -207,32 +211,37 @@ def check_wine_wake(trace_path, truth_path, pid):
                        "NtWait End %s cites %s, not another thread's WineServerCall Begin"
                        % (short(e), short(x) if x else c))
             released += bool(extra)
-            if b["payload"]["handle"] == w["event_handle"]:
-                waits.append((b, e, extra))
-    expect(len(waits) == k, "%d NtWait spans on the event, expected %d" % (len(waits), k))
-    setters = set()
-    for i, (b, e, extra) in enumerate(waits):
-        expect(len(extra) == 1, "wait %d (%s): cites %d releasing calls, expected 1"
-               % (i, short(e), len(extra)))
-        sc = by_seq[extra[0]]
-        outer = [by_seq[c] for c in sc["causes"] if c in by_seq
-                 and by_seq[c]["thread_id"] == sc["thread_id"] and by_seq[c]["phase"] == "Begin"]
-        expect(any(nt_name(o) == "NtSetEvent" for o in outer),
-               "wait %d: the server call it cites (%s) is inside %s, not an NtSetEvent"
-               % (i, short(sc), [short(o) for o in outer]))
-        setters.add(sc["seq"])
-        inside = [x for x in t.thread(b["thread_id"]) if b["seq"] < x["seq"] < e["seq"]
-                  and x["scope"] == "Linux" and x["phase"] == "End"
-                  and any(c in by_seq and by_seq[c]["process_id"] not in (0, pid)
-                          for c in x["causes"])]
-        expect(inside, "wait %d: no Linux read inside it cites the wineserver's write" % i)
-        srv = [by_seq[c] for c in inside[-1]["causes"] if by_seq[c]["process_id"] != pid]
-        expect(srv[0]["scope"] == "Linux" and srv[0]["phase"] == "Begin",
-               "wait %d: its wake-up read cites %s" % (i, short(srv[0])))
-    expect(len(setters) == k, "the %d waits cite %d distinct server calls" % (k, len(setters)))
-    return ("%d NtWait spans on the event, each citing the WineServerCall of a distinct "
-            "NtSetEvent and a wake-up read citing the wineserver's write; %d NtWait spans of "
-            "the process released by another thread" % (k, released))
+            if b["payload"]["handle"] in waits:
+                waits[b["payload"]["handle"]].append((b, e, extra))
+    for h, name in objects.items():
+        expect(len(waits[h]) == k, "%d NtWait spans on handle %d, expected %d"
+               % (len(waits[h]), h, k))
+        cited = set()
+        for i, (b, e, extra) in enumerate(waits[h]):
+            expect(len(extra) == 1, "wait %d on %d (%s): cites %d releasing calls, expected 1"
+                   % (i, h, short(e), len(extra)))
+            sc = by_seq[extra[0]]
+            outer = [by_seq[c] for c in sc["causes"] if c in by_seq and
+                     by_seq[c]["thread_id"] == sc["thread_id"] and by_seq[c]["phase"] == "Begin"]
+            expect(any(nt_name(o) == name for o in outer),
+                   "wait %d on %d: the server call it cites (%s) is inside %s, not an %s"
+                   % (i, h, short(sc), [short(o) for o in outer], name))
+            cited.add(sc["seq"])
+            inside = [x for x in t.thread(b["thread_id"]) if b["seq"] < x["seq"] < e["seq"]
+                      and x["scope"] == "Linux" and x["phase"] == "End"
+                      and any(c in by_seq and by_seq[c]["process_id"] not in (0, pid)
+                              for c in x["causes"])]
+            expect(inside, "wait %d on %d: no Linux read inside it cites the wineserver's write"
+                   % (i, h))
+            srv = [by_seq[c] for c in inside[-1]["causes"] if by_seq[c]["process_id"] != pid]
+            expect(srv[0]["scope"] == "Linux" and srv[0]["phase"] == "Begin",
+                   "wait %d on %d: its wake-up read cites %s" % (i, h, short(srv[0])))
+        expect(len(cited) == k, "the %d waits on %d cite %d distinct server calls"
+               % (k, h, len(cited)))
+    return ("%d NtWait spans on an event and %d on a semaphore, each citing the WineServerCall "
+            "of a distinct NtSetEvent / NtReleaseSemaphore and a wake-up read citing the "
+            "wineserver's write; %d NtWait spans of the process released by another thread"
+            % (k, k, released))
 
 
 def check_unix_calls(t, evs, k):
