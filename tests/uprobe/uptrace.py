@@ -7,6 +7,7 @@ usage: uptrace.py CHECK ARGS...
   wine-nt TRACE.jsonl NTIO.json PID|auto DATA_DEV DATA_INO
   wine-async TRACE.jsonl NTASYNC.json PID
   wine-wake TRACE.jsonl NTWAIT.json PID
+  wine-write TRACE.jsonl NTWRITE.json PID
   vulkan-submit TRACE.jsonl VKSUBMIT.json
   vulkan-present TRACE.jsonl VKPRESENT.json
 """
@@ -244,6 +245,63 @@ def check_wine_wake(trace_path, truth_path, pid):
             % (k, k, released))
 
 
+def check_wine_write(trace_path, truth_path, pid):
+    """K overlapped writes on a named pipe, all pending, each waited for
+    (GetOverlappedResult on its own event) while blocked until a reader
+    thread reads its message: exactly K NtWriteFile spans on the pipe whose
+    End says STATUS_PENDING, each named by exactly one event after its End:
+    the End of the NtWait on that write's event (status 0) on the writing
+    thread; and that NtWait End cites the reader thread's NtReadFile Begin
+    (the read whose request released it through the wineserver), K distinct
+    reads."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    pid = int(pid)
+    by_seq = {e["seq"]: e for e in t.events}
+    evs = t.process(pid)
+    expect(evs, "no events of process %d" % pid)
+    writes = []
+    for tid in sorted({e["thread_id"] for e in evs}):
+        writes += [(b, e) for b, e in span_pairs(t, t.thread(tid), "NtWriteFile", "WindowsFacing")
+                   if b["payload"]["handle"] == w["pipe_handle"]]
+    writes.sort(key=lambda p: p[0]["seq"])
+    expect(len(writes) == len(w["writes"]), "%d NtWriteFile spans on the pipe, expected %d"
+           % (len(writes), len(w["writes"])))
+    cited = {}
+    for x in t.events:
+        for c in x["causes"]:
+            cited.setdefault(c, []).append(x)
+    readers = set()
+    for i, ((b, e), r) in enumerate(zip(writes, w["writes"])):
+        expect(r["pending"], "write %d: WriteFile did not pend (the test needs it to)" % i)
+        expect(b["payload"]["length"] == r["length"], "write %d: Begin payload %s, expected "
+               "length %d" % (i, b["payload"], r["length"]))
+        expect(e["payload"]["status"] == STATUS_PENDING and e["payload"]["length"] == 0,
+               "write %d: End payload %s, expected STATUS_PENDING" % (i, e["payload"]))
+        outside = [x for x in cited.get(b["seq"], []) if x["seq"] > e["seq"]]
+        expect(len(outside) == 1, "write %d (%s): %d events after its End cite it, expected 1 "
+               "(its completion): %s" % (i, short(b), len(outside),
+                                         [short(x) for x in outside[:3]]))
+        c = outside[0]
+        wb = by_seq[c["causes"][0]]
+        expect(c["kind"] == "NtWait" and c["phase"] == "End" and c["thread_id"] == b["thread_id"]
+               and wb["payload"]["handle"] == r["event"] and c["payload"]["status"] == 0,
+               "write %d: its completion is not the NtWait on its event %d: %s (Begin %s)"
+               % (i, r["event"], short(c), short(wb)))
+        rel = [by_seq[x] for x in c["causes"][1:] if by_seq[x]["kind"] == "NtReadFile"]
+        expect(len(rel) == 1 and rel[0]["thread_id"] != b["thread_id"]
+               and rel[0]["phase"] == "Begin",
+               "write %d: its wait is not released by the reader's NtReadFile: causes %s"
+               % (i, [short(by_seq[x]) for x in c["causes"]]))
+        readers.add(rel[0]["seq"])
+    expect(len(readers) == len(writes), "the %d waits are released by %d distinct reads"
+           % (len(writes), len(readers)))
+    return ("%d pending NtWriteFile spans on a named pipe, each completed by exactly one NtWait "
+            "on its event, released by a distinct NtReadFile of the reader thread"
+            % len(writes))
+
+
 def check_unix_calls(t, evs, k):
     """k WinToUnix spans between NtDelayExecution markers of 7 and 9 ms, one
     (library handle, function index) pair."""
@@ -404,6 +462,7 @@ CHECKS = {
     "wine-nt": check_wine_nt,
     "wine-async": check_wine_async,
     "wine-wake": check_wine_wake,
+    "wine-write": check_wine_write,
     "vulkan-submit": check_vulkan_submit,
     "vulkan-present": check_vulkan_present,
 }

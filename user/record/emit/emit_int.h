@@ -62,13 +62,15 @@ struct thread_state {
 
 /* A pending NtReadFile (its End said STATUS_PENDING and nothing filled its
  * buffer inside it), by async_key(): the Linux read that later lands data
- * in the same buffer of the same process completes it. */
+ * in the same buffer of the same process completes it.  A pending
+ * NtWriteFile, by its event (else its file handle): the NtWait of the same
+ * process that returns STATUS_WAIT_0 on that handle completes it. */
 #define KATRA_ASYNC_READS 4096
 struct async_read {
-	uint64_t buf;
+	uint64_t buf;       /* a pending NtWriteFile's: the handle its wait waits on */
 	uint64_t begin_seq;
 	uint32_t tgid;
-	uint32_t pad;
+	uint32_t write;     /* a pending NtWriteFile (emit_wine.c) */
 };
 
 /* A pipe between a Wine client and its wineserver (emit_winewake.c), by
