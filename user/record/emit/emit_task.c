@@ -51,6 +51,7 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 		/* its threads serve wine requests (emit_winewake.c) */
 		ps->wineserver = len >= 10 && !memcmp(comm, "wineserver", 10);
 		if (ps->wineserver) {
+			e->have_wineserver = true;
 			struct thread_state *main_th = ktable_get(&e->threads, tgid);
 			if (main_th)
 				main_th->flags |= TH_WINESERVER;

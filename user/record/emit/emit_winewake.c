@@ -66,8 +66,9 @@ void emit_wake_begin(struct emitter *e, struct thread_state *th, uint32_t tid, u
 		}
 		return;
 	}
+	/* a client's write: kept only while a wineserver is traced to read it */
 	if ((nr != NR_WRITE && nr != NR_WRITEV) || ev->resource.domain != KATRA_RES_FILE ||
-	    !th->uc_open)
+	    !th->uc_open || !e->have_wineserver)
 		return;
 	p = ktable_upsert(&e->wine_pipes, ev->resource.id, &created);
 	if (!p) {
