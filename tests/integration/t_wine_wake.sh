@@ -7,7 +7,9 @@
 # only once the waiter is blocked in Wine's wait for the server's wake-up.
 # Exactly K NtWait spans on each, each End citing the WineServerCall of one
 # of the K NtSetEvent (NtReleaseSemaphore) calls (K distinct ones), and a
-# Linux read inside each wait citing the wineserver's write that woke it.
+# Linux read inside each wait citing the wineserver's write that woke it;
+# katra-replay report's critical path from the waiter crosses the
+# wineserver to the setter (message hops).
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require

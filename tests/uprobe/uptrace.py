@@ -13,6 +13,7 @@ usage: uptrace.py CHECK ARGS...
 """
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -180,6 +181,17 @@ def nt_name(b):
     return b["payload"].get("name") if b["kind"] == "NtSyscall" else b["kind"]
 
 
+def report_path(trace_jsonl, tid):
+    """The hops of katra-replay report's critical path ending on thread tid
+    (the trace beside its JSONL dump)."""
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
+                       "katra-replay")
+    trace = trace_jsonl[:-len(".jsonl")] if trace_jsonl.endswith(".jsonl") else trace_jsonl
+    out = subprocess.run([exe, "report", "--json", "--tid", str(tid), trace], check=True,
+                         stdout=subprocess.PIPE).stdout
+    return json.loads(out)["capture"]["critical_path"]["hops"]
+
+
 def check_wine_wake(trace_path, truth_path, pid):
     """A thread waits K times on an event that another thread sets K times,
     then K times on a semaphore that thread releases K times, each set or
@@ -189,7 +201,10 @@ def check_wine_wake(trace_path, truth_path, pid):
     inside it); inside each wait a Linux read whose End cites a write Begin
     of the wineserver (another process).  Every NtWait End of the process
     that cites more than its Begin cites a WineServerCall of another
-    thread."""
+    thread.  katra-replay report's critical path from the waiter's last
+    event crosses the wineserver to the setter: a message hop on the setter
+    read by the server, the server running, a message hop on the server read
+    by the waiter."""
     t = Trace(trace_path)
     with open(truth_path) as f:
         w = json.loads(f.read().strip().splitlines()[-1])
@@ -239,6 +254,17 @@ def check_wine_wake(trace_path, truth_path, pid):
                    "wait %d on %d: its wake-up read cites %s" % (i, h, short(srv[0])))
         expect(len(cited) == k, "the %d waits on %d cite %d distinct server calls"
                % (k, h, len(cited)))
+    waiter = waits[w["event_handle"]][0][0]["thread_id"]
+    setter = by_seq[waits[w["event_handle"]][0][2][0]]["thread_id"]
+    hops = report_path(trace_path, waiter)
+    crossed = [i for i in range(2, len(hops)) if hops[i]["type"] == "message"
+               and hops[i]["read_by"] == waiter and hops[i]["pid"] != pid
+               and hops[i - 1]["type"] == "running" and hops[i - 1]["tid"] == hops[i]["tid"]
+               and hops[i - 2]["type"] == "message" and hops[i - 2]["tid"] == setter
+               and hops[i - 2]["read_by"] == hops[i]["tid"]]
+    expect(crossed, "report's critical path from the waiter %d does not cross the wineserver "
+           "to the setter %d: %s" % (waiter, setter,
+                                     [(x["type"], x["tid"]) for x in hops[-12:]]))
     return ("%d NtWait spans on an event and %d on a semaphore, each citing the WineServerCall "
             "of a distinct NtSetEvent / NtReleaseSemaphore and a wake-up read citing the "
             "wineserver's write; %d NtWait spans of the process released by another thread"
