@@ -529,6 +529,63 @@ Test(report, index_cap_must_be_a_power_of_two)
 	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &o), -EINVAL);
 }
 
+/* Data one thread wrote and another read (katra-record's links through the
+ * wineserver: a read's End citing the write's Begin): Y's request is read by
+ * S, S's reply by X; the path from X's last event goes back through S to Y,
+ * the data's way, as MESSAGE hops on the writers. */
+Test(report, critical_path_follows_data_from_writer_to_reader)
+{
+	enum { X = 200, S = 201, Y = 202 };
+	struct katra_event *e, *rb, *wy, *ws;
+	struct tb b;
+	struct got g;
+
+	memset(&b, 0, sizeof(b));
+	mark(&b, 0, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	ev(&b, 100, X, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	ev(&b, 150, S, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	ev(&b, 160, Y, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	rb = ev(&b, 1000, X, KATRA_KIND_FILE_READ, KATRA_PHASE_BEGIN, 1);
+	wy = ev(&b, 2000, Y, KATRA_KIND_FILE_WRITE, KATRA_PHASE_BEGIN, 2);
+	e = ev(&b, 2100, Y, KATRA_KIND_FILE_WRITE, KATRA_PHASE_END, 2);
+	causes(&b, e, wy->seq, -1);
+	struct katra_event *sb = ev(&b, 2200, S, KATRA_KIND_FILE_READ, KATRA_PHASE_BEGIN, 3);
+	e = ev(&b, 2300, S, KATRA_KIND_FILE_READ, KATRA_PHASE_END, 3);
+	causes(&b, e, sb->seq, (int64_t)wy->seq);
+	ws = ev(&b, 3000, S, KATRA_KIND_FILE_WRITE, KATRA_PHASE_BEGIN, 4);
+	e = ev(&b, 3100, S, KATRA_KIND_FILE_WRITE, KATRA_PHASE_END, 4);
+	causes(&b, e, ws->seq, -1);
+	e = ev(&b, 3500, X, KATRA_KIND_FILE_READ, KATRA_PHASE_END, 1);
+	causes(&b, e, rb->seq, (int64_t)ws->seq);
+	/* a read of X's own write: no hop */
+	struct katra_event *wx = ev(&b, 3600, X, KATRA_KIND_FILE_WRITE, KATRA_PHASE_BEGIN, 5);
+	e = ev(&b, 3650, X, KATRA_KIND_FILE_WRITE, KATRA_PHASE_END, 5);
+	causes(&b, e, wx->seq, -1);
+	struct katra_event *rx = ev(&b, 3700, X, KATRA_KIND_FILE_READ, KATRA_PHASE_BEGIN, 6);
+	e = ev(&b, 3800, X, KATRA_KIND_FILE_READ, KATRA_PHASE_END, 6);
+	causes(&b, e, rx->seq, (int64_t)wx->seq);
+	ev(&b, 4000, X, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	mark(&b, 5000, 1, KATRA_EPOCH_CAPTURE_END, "capture end");
+	run(&b, 0, &g);
+
+	const struct kr_path *p = &g.w[g.n - 1].path;
+	cr_assert(p->present);
+	cr_assert_eq(p->end_ns, 4000);
+	cr_assert_geq(p->nhops, 5, "%u hops", p->nhops);
+	uint32_t n = p->nhops;
+	expect_hop(p, n - 1, KR_HOP_RUN, X, 3500, 4000, 0);
+	expect_hop(p, n - 2, KR_HOP_MESSAGE, S, 3000, 3500, X);
+	cr_assert_eq(p->hops[n - 2].seq, ws->seq);
+	expect_hop(p, n - 3, KR_HOP_RUN, S, 2300, 3000, 0);
+	expect_hop(p, n - 4, KR_HOP_MESSAGE, Y, 2000, 2300, S);
+	expect_hop(p, n - 5, KR_HOP_RUN, Y, p->hops[n - 5].from_ns, 2000, 0);
+	cr_assert_eq(p->by_type_ns[KR_HOP_MESSAGE], 500 + 300);
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < p->nthreads; i++)
+		sum += p->thread_ns[i];
+	cr_assert_eq(sum, 4000, "the hops cover [start, end] exactly");
+}
+
 /* ---- the command on a file: text, JSON, HTML ---- */
 
 static char *slurp(FILE *f)
@@ -585,7 +642,7 @@ Test(report, command_outputs_text_json_and_a_self_contained_html_page)
 	cr_assert(strstr(json, "\"compressed\":true"), "%s", json);
 	cr_assert(strstr(json, "\"length_ns\":7000"), "%s", json);
 	cr_assert(strstr(json, "\"by_type_ns\":{\"running\":3900,\"woken\":500,\"blocked\":0,"
-			       "\"io_uring\":2000,\"thread-start\":600}"), "%s", json);
+			       "\"io_uring\":2000,\"thread-start\":600,\"message\":0}"), "%s", json);
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "%s/r.json", dir);
 	FILE *jf = fopen(cmd, "w");

@@ -6,12 +6,15 @@ tests/integration/ktrace.py (same trace reader and helpers).
 usage: uptrace.py CHECK ARGS...
   wine-nt TRACE.jsonl NTIO.json PID|auto DATA_DEV DATA_INO
   wine-async TRACE.jsonl NTASYNC.json PID
+  wine-wake TRACE.jsonl NTWAIT.json PID
+  wine-write TRACE.jsonl NTWRITE.json PID
   vulkan-submit TRACE.jsonl VKSUBMIT.json
   vulkan-present TRACE.jsonl VKPRESENT.json
   vulkan-frames TRACE.jsonl FRAMES.json VKPRESENT.json   (report --frames --json)
 """
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -173,6 +176,157 @@ def check_wine_async(trace_path, truth_path, pid):
             "by exactly one later Linux read that cites it (read: %d, recvmsg: %d)"
             % (len(reads), npipe, len(reads) - npipe, kinds.get(SYS_READ, 0),
                kinds.get(SYS_RECVMSG, 0)))
+
+
+def nt_name(b):
+    return b["payload"].get("name") if b["kind"] == "NtSyscall" else b["kind"]
+
+
+def report_path(trace_jsonl, tid):
+    """The hops of katra-replay report's critical path ending on thread tid
+    (the trace beside its JSONL dump)."""
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
+                       "katra-replay")
+    trace = trace_jsonl[:-len(".jsonl")] if trace_jsonl.endswith(".jsonl") else trace_jsonl
+    out = subprocess.run([exe, "report", "--json", "--tid", str(tid), trace], check=True,
+                         stdout=subprocess.PIPE).stdout
+    return json.loads(out)["capture"]["critical_path"]["hops"]
+
+
+def check_wine_wake(trace_path, truth_path, pid):
+    """A thread waits K times on an event that another thread sets K times,
+    then K times on a semaphore that thread releases K times, each set or
+    release made while the waiter is blocked: exactly K NtWait spans on each,
+    each End citing (after its Begin) the WineServerCall Begin of a distinct
+    NtSetEvent / NtReleaseSemaphore of the other thread (the server call
+    inside it); inside each wait a Linux read whose End cites a write Begin
+    of the wineserver (another process).  Every NtWait End of the process
+    that cites more than its Begin cites a WineServerCall of another
+    thread.  katra-replay report's critical path from the waiter's last
+    event crosses the wineserver to the setter: a message hop on the setter
+    read by the server, the server running, a message hop on the server read
+    by the waiter."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    pid = int(pid)
+    k = w["sets"]
+    expect(k > 0 and w["releases"] == k and w["waits"] == 2 * k,
+           "the program made %d waits, %d sets, %d releases" % (w["waits"], k, w["releases"]))
+    by_seq = {e["seq"]: e for e in t.events}
+    evs = t.process(pid)
+    expect(evs, "no events of process %d" % pid)
+    objects = {w["event_handle"]: "NtSetEvent", w["semaphore_handle"]: "NtReleaseSemaphore"}
+    waits, released = {h: [] for h in objects}, 0
+    for tid in sorted({e["thread_id"] for e in evs}):
+        for b, e in span_pairs(t, t.thread(tid), "NtWait", "WindowsFacing"):
+            extra = [c for c in e["causes"] if c != b["seq"]]
+            for c in extra:
+                x = by_seq.get(c)
+                expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
+                       and x["process_id"] == pid and x["thread_id"] != tid and x["seq"] < e["seq"],
+                       "NtWait End %s cites %s, not another thread's WineServerCall Begin"
+                       % (short(e), short(x) if x else c))
+            released += bool(extra)
+            if b["payload"]["handle"] in waits:
+                waits[b["payload"]["handle"]].append((b, e, extra))
+    for h, name in objects.items():
+        expect(len(waits[h]) == k, "%d NtWait spans on handle %d, expected %d"
+               % (len(waits[h]), h, k))
+        cited = set()
+        for i, (b, e, extra) in enumerate(waits[h]):
+            expect(len(extra) == 1, "wait %d on %d (%s): cites %d releasing calls, expected 1"
+                   % (i, h, short(e), len(extra)))
+            sc = by_seq[extra[0]]
+            outer = [by_seq[c] for c in sc["causes"] if c in by_seq and
+                     by_seq[c]["thread_id"] == sc["thread_id"] and by_seq[c]["phase"] == "Begin"]
+            expect(any(nt_name(o) == name for o in outer),
+                   "wait %d on %d: the server call it cites (%s) is inside %s, not an %s"
+                   % (i, h, short(sc), [short(o) for o in outer], name))
+            cited.add(sc["seq"])
+            inside = [x for x in t.thread(b["thread_id"]) if b["seq"] < x["seq"] < e["seq"]
+                      and x["scope"] == "Linux" and x["phase"] == "End"
+                      and any(c in by_seq and by_seq[c]["process_id"] not in (0, pid)
+                              for c in x["causes"])]
+            expect(inside, "wait %d on %d: no Linux read inside it cites the wineserver's write"
+                   % (i, h))
+            srv = [by_seq[c] for c in inside[-1]["causes"] if by_seq[c]["process_id"] != pid]
+            expect(srv[0]["scope"] == "Linux" and srv[0]["phase"] == "Begin",
+                   "wait %d on %d: its wake-up read cites %s" % (i, h, short(srv[0])))
+        expect(len(cited) == k, "the %d waits on %d cite %d distinct server calls"
+               % (k, h, len(cited)))
+    waiter = waits[w["event_handle"]][0][0]["thread_id"]
+    setter = by_seq[waits[w["event_handle"]][0][2][0]]["thread_id"]
+    hops = report_path(trace_path, waiter)
+    crossed = [i for i in range(2, len(hops)) if hops[i]["type"] == "message"
+               and hops[i]["read_by"] == waiter and hops[i]["pid"] != pid
+               and hops[i - 1]["type"] == "running" and hops[i - 1]["tid"] == hops[i]["tid"]
+               and hops[i - 2]["type"] == "message" and hops[i - 2]["tid"] == setter
+               and hops[i - 2]["read_by"] == hops[i]["tid"]]
+    expect(crossed, "report's critical path from the waiter %d does not cross the wineserver "
+           "to the setter %d: %s" % (waiter, setter,
+                                     [(x["type"], x["tid"]) for x in hops[-12:]]))
+    return ("%d NtWait spans on an event and %d on a semaphore, each citing the WineServerCall "
+            "of a distinct NtSetEvent / NtReleaseSemaphore and a wake-up read citing the "
+            "wineserver's write; %d NtWait spans of the process released by another thread"
+            % (k, k, released))
+
+
+def check_wine_write(trace_path, truth_path, pid):
+    """K overlapped writes on a named pipe, all pending, each waited for
+    (GetOverlappedResult on its own event) while blocked until a reader
+    thread reads its message: exactly K NtWriteFile spans on the pipe whose
+    End says STATUS_PENDING, each named by exactly one event after its End:
+    the End of the NtWait on that write's event (status 0) on the writing
+    thread; and that NtWait End cites the reader thread's NtReadFile Begin
+    (the read whose request released it through the wineserver), K distinct
+    reads."""
+    t = Trace(trace_path)
+    with open(truth_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    pid = int(pid)
+    by_seq = {e["seq"]: e for e in t.events}
+    evs = t.process(pid)
+    expect(evs, "no events of process %d" % pid)
+    writes = []
+    for tid in sorted({e["thread_id"] for e in evs}):
+        writes += [(b, e) for b, e in span_pairs(t, t.thread(tid), "NtWriteFile", "WindowsFacing")
+                   if b["payload"]["handle"] == w["pipe_handle"]]
+    writes.sort(key=lambda p: p[0]["seq"])
+    expect(len(writes) == len(w["writes"]), "%d NtWriteFile spans on the pipe, expected %d"
+           % (len(writes), len(w["writes"])))
+    cited = {}
+    for x in t.events:
+        for c in x["causes"]:
+            cited.setdefault(c, []).append(x)
+    readers = set()
+    for i, ((b, e), r) in enumerate(zip(writes, w["writes"])):
+        expect(r["pending"], "write %d: WriteFile did not pend (the test needs it to)" % i)
+        expect(b["payload"]["length"] == r["length"], "write %d: Begin payload %s, expected "
+               "length %d" % (i, b["payload"], r["length"]))
+        expect(e["payload"]["status"] == STATUS_PENDING and e["payload"]["length"] == 0,
+               "write %d: End payload %s, expected STATUS_PENDING" % (i, e["payload"]))
+        outside = [x for x in cited.get(b["seq"], []) if x["seq"] > e["seq"]]
+        expect(len(outside) == 1, "write %d (%s): %d events after its End cite it, expected 1 "
+               "(its completion): %s" % (i, short(b), len(outside),
+                                         [short(x) for x in outside[:3]]))
+        c = outside[0]
+        wb = by_seq[c["causes"][0]]
+        expect(c["kind"] == "NtWait" and c["phase"] == "End" and c["thread_id"] == b["thread_id"]
+               and wb["payload"]["handle"] == r["event"] and c["payload"]["status"] == 0,
+               "write %d: its completion is not the NtWait on its event %d: %s (Begin %s)"
+               % (i, r["event"], short(c), short(wb)))
+        rel = [by_seq[x] for x in c["causes"][1:] if by_seq[x]["kind"] == "NtReadFile"]
+        expect(len(rel) == 1 and rel[0]["thread_id"] != b["thread_id"]
+               and rel[0]["phase"] == "Begin",
+               "write %d: its wait is not released by the reader's NtReadFile: causes %s"
+               % (i, [short(by_seq[x]) for x in c["causes"]]))
+        readers.add(rel[0]["seq"])
+    expect(len(readers) == len(writes), "the %d waits are released by %d distinct reads"
+           % (len(writes), len(readers)))
+    return ("%d pending NtWriteFile spans on a named pipe, each completed by exactly one NtWait "
+            "on its event, released by a distinct NtReadFile of the reader thread"
+            % len(writes))
 
 
 def check_unix_calls(t, evs, k):
@@ -418,6 +572,8 @@ CHECKS = {
     "partial": check_partial,
     "wine-nt": check_wine_nt,
     "wine-async": check_wine_async,
+    "wine-wake": check_wine_wake,
+    "wine-write": check_wine_write,
     "vulkan-submit": check_vulkan_submit,
     "vulkan-present": check_vulkan_present,
     "vulkan-frames": check_vulkan_frames,

@@ -56,6 +56,8 @@ int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
 		rc = ktable_init(&e->asyncs, KATRA_ASYNC_READS, sizeof(struct async_read));
 	if (!rc)
 		rc = ktable_init(&e->frames, KATRA_FRAME_TRACKS, sizeof(struct frame_track));
+	if (!rc)
+		rc = ktable_init(&e->wine_pipes, KATRA_WINE_PIPES, sizeof(struct wine_pipe));
 	if (!rc && record_paths)
 		rc = ktable_init(&e->paths, 1024, sizeof(struct path_slot));
 	if (!rc && record_paths)
@@ -72,6 +74,7 @@ void emitter_free(struct emitter *e)
 	ktable_free(&e->urings);
 	ktable_free(&e->asyncs);
 	ktable_free(&e->frames);
+	ktable_free(&e->wine_pipes);
 	ktable_free(&e->paths);
 	ktable_free(&e->exec_paths);
 }
@@ -161,6 +164,9 @@ struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid)
 	if (created) {
 		th->tgid = tgid;
 		emit_count_thread(e, tgid);
+		struct proc_state *ps = ktable_get(&e->procs, tgid);
+		if (ps && ps->wineserver)
+			th->flags |= TH_WINESERVER;
 	}
 	e->last_tid = tid;
 	e->last_thread = th;

@@ -46,6 +46,8 @@ struct emitter {
 	struct ktable urings;  /* io_kiocb address -> submit seq */
 	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
 	struct ktable frames;  /* (process, swapchain) -> struct frame_track */
+	struct ktable wine_pipes; /* wineserver pipes by file id: struct wine_pipe */
+	bool have_wineserver;  /* a wineserver is traced: wine_pipes is kept */
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;

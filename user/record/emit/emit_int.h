@@ -20,6 +20,11 @@ enum thread_flags {
 	TH_EXEC_ENDED = 1 << 7, /* its execve span was ended at the exec (it became the
 				 * leader): the syscall's own return is not written again */
 	TH_UC_FILLED = 1 << 8, /* its open NtReadFile's buffer was filled inside the call */
+	/* wakeups through the wineserver (emit_winewake.c) */
+	TH_WINE = 1 << 9,        /* it made a Wine call: a wineserver client */
+	TH_WINESERVER = 1 << 10, /* a wineserver's thread */
+	TH_SERVING = 1 << 11,    /* (wineserver) srv_cause is the request being served */
+	TH_RELEASED = 1 << 12,   /* its open NT call was released: uc_released */
 };
 
 /* The path of a thread's execve, kept from its Begin for its TaskExec. */
@@ -48,17 +53,38 @@ struct thread_state {
 	 * where the open syscall's data lands (read, pread64, recvfrom,
 	 * recvmsg; 0 for the others) */
 	uint64_t uc_buf, sc_buf;
+	/* wakeups through the wineserver (emit_winewake.c): the call whose
+	 * request released the open NT call; a wineserver's request being
+	 * served, and its thread */
+	uint64_t uc_released, srv_cause;
+	uint32_t srv_cause_tid;
 };
 
 /* A pending NtReadFile (its End said STATUS_PENDING and nothing filled its
  * buffer inside it), by async_key(): the Linux read that later lands data
- * in the same buffer of the same process completes it. */
+ * in the same buffer of the same process completes it.  A pending
+ * NtWriteFile, by its event (else its file handle): the NtWait of the same
+ * process that returns STATUS_WAIT_0 on that handle completes it. */
 #define KATRA_ASYNC_READS 4096
 struct async_read {
-	uint64_t buf;
+	uint64_t buf;       /* a pending NtWriteFile's: the handle its wait waits on */
 	uint64_t begin_seq;
 	uint32_t tgid;
-	uint32_t pad;
+	uint32_t write;     /* a pending NtWriteFile (emit_wine.c) */
+};
+
+/* A pipe between a Wine client and its wineserver (emit_winewake.c), by
+ * file identity: its last write's Begin and the call it carries (a client's
+ * request: its WineServerCall; the server's reply or wake-up: the request
+ * it served, UINT64_MAX for none), and who wrote / last read it. */
+#define KATRA_WINE_PIPES 16384
+struct wine_pipe {
+	uint64_t file_id;
+	uint64_t write_seq;
+	uint64_t cause_seq;
+	uint32_t cause_tid;
+	uint32_t writer_tgid, reader_tgid;
+	bool from_server;
 };
 
 struct proc_state {
@@ -72,6 +98,7 @@ struct proc_state {
 	bool named;         /* a ProcessInfo is written */
 	uint64_t frame;     /* the frame in progress (its events' request_id), 0
 			     * before its first present (emit_frames.c) */
+	bool wineserver;    /* named wineserver*: its threads are TH_WINESERVER */
 };
 
 /* A swapchain of a process and the presents it made (emit_frames.c). */
@@ -153,5 +180,14 @@ uint64_t emit_frame_of_present(struct emitter *e, uint32_t tgid, uint64_t swapch
 int emit_frame_presented(struct emitter *e, uint32_t tgid, uint64_t swapchain, uint64_t key);
 void emit_frame_tag(struct emitter *e, struct katra_event *ev);
 void emit_frames_forget(struct emitter *e, uint32_t tgid);
+/* Wakeups through the wineserver (emit_winewake.c), for the syscalls of
+ * wineserver clients and servers: at a Begin (its resource set), and at an
+ * End (the seq of the write it reads, else UINT64_MAX); forgetting a
+ * process's pipes at its exit. */
+void emit_wake_begin(struct emitter *e, struct thread_state *th, uint32_t tid, uint32_t nr,
+		     const struct katra_event *ev);
+uint64_t emit_wake_end(struct emitter *e, struct thread_state *th, uint32_t tid, uint32_t nr,
+		       int64_t ret, uint64_t file_id);
+void emit_wake_forget(struct emitter *e, uint32_t tgid);
 
 #endif

@@ -88,6 +88,8 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 	katra_syscall_payload_of(sc, &ev.payload);
 	attach_path(e, sc, &ev.payload);
 	syscall_resource(e, sc, &ev);
+	if (th && (th->flags & (TH_WINE | TH_WINESERVER)))
+		emit_wake_begin(e, th, sc->head.tid, katra_syscall_trace_nr(sc), &ev);
 	if (th) {
 		ev.span_id = emit_some(e->next_span++);
 		th->flags |= TH_SYSCALL_OPEN;
@@ -128,7 +130,7 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 	const struct katra_ev_syscall *sc = &p->u.sc;
 	struct thread_state *th = emit_thread(e, sc->head.tid, sc->head.tgid);
 	struct katra_event ev;
-	uint64_t causes[2], done;
+	uint64_t causes[3], done;
 	unsigned n = 0;
 	int rc;
 
@@ -147,9 +149,15 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 		if (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count) &&
 		    (done = emit_async_completion(e, th)) != UINT64_MAX)
 			causes[n++] = done;
+		syscall_resource(e, sc, &ev);
+		/* what the wineserver or its client wrote into this pipe */
+		if ((th->flags & (TH_WINE | TH_WINESERVER)) &&
+		    ev.resource.domain == KATRA_RES_FILE &&
+		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret,
+					  ev.resource.id)) != UINT64_MAX)
+			causes[n++] = done;
 		ev.causes = (struct katra_u64_vec){ causes, n };
 		syscall_return(&ev.payload, sc);
-		syscall_resource(e, sc, &ev);
 		return emit_write(e, &ev, p->key, th);
 	}
 	if (th && (th->flags & TH_EXEC_ENDED) && sc->enter_ts == th->sc_enter_key) {

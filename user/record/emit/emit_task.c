@@ -48,6 +48,14 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 		if (created)
 			ps->origin = origin;
 		ps->named = true;
+		/* its threads serve wine requests (emit_winewake.c) */
+		ps->wineserver = len >= 10 && !memcmp(comm, "wineserver", 10);
+		if (ps->wineserver) {
+			e->have_wineserver = true;
+			struct thread_state *main_th = ktable_get(&e->threads, tgid);
+			if (main_th)
+				main_th->flags |= TH_WINESERVER;
+		}
 	}
 	if (e->on_named)
 		e->on_named(e->names_ctx, tgid, origin, clean, ev.payload.u.process_info.comm.len,
@@ -296,6 +304,7 @@ int emit_exit(struct emitter *e, const struct pending *p)
 			ps->group_dead = true;
 		emit_async_forget(e, x->head.tgid);
 		emit_frames_forget(e, x->head.tgid);
+		emit_wake_forget(e, x->head.tgid);
 		if (e->on_process_exit)
 			e->on_process_exit(e->cb_ctx, x->head.tgid);
 	}

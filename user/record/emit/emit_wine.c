@@ -239,11 +239,12 @@ static uint64_t async_key(uint32_t tgid, uint64_t buf)
 	return (buf << 16) ^ tgid;
 }
 
-static struct async_read *async_get(struct emitter *e, uint32_t tgid, uint64_t buf)
+static struct async_read *async_get(struct emitter *e, uint32_t tgid, uint64_t buf,
+				    bool write)
 {
 	struct async_read *a = ktable_get(&e->asyncs, async_key(tgid, buf));
 
-	return a && a->tgid == tgid && a->buf == buf ? a : NULL;
+	return a && a->tgid == tgid && a->buf == buf && a->write == write ? a : NULL;
 }
 
 static void async_begin(struct emitter *e, struct thread_state *th, const struct katra_ev_ucall *u)
@@ -251,27 +252,65 @@ static void async_begin(struct emitter *e, struct thread_state *th, const struct
 	th->uc_buf = (uint64_t)u->ret;
 	th->flags &= ~TH_UC_FILLED;
 	/* a buffer used again: the older read completed unseen */
-	if (th->uc_buf && e->asyncs.count && async_get(e, th->tgid, th->uc_buf))
+	if (th->uc_buf && e->asyncs.count && async_get(e, th->tgid, th->uc_buf, false))
 		ktable_remove(&e->asyncs, async_key(th->tgid, th->uc_buf));
 }
 
-static void async_pending(struct emitter *e, struct thread_state *th, uint64_t begin_seq)
+static void async_remember(struct emitter *e, struct thread_state *th, uint64_t buf,
+			   uint64_t begin_seq, bool write)
 {
 	struct async_read *a;
 	bool created;
 
-	if (!th->uc_buf || (th->flags & TH_UC_FILLED))
-		return;
-	a = ktable_upsert(&e->asyncs, async_key(th->tgid, th->uc_buf), &created);
+	a = ktable_upsert(&e->asyncs, async_key(th->tgid, buf), &created);
 	if (!a) {
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++; /* its completion goes unlinked */
 		return;
 	}
 	/* another (process, buffer) with the same key: the older read's
 	 * completion goes unlinked, counted like a full table */
-	if (!created && (a->tgid != th->tgid || a->buf != th->uc_buf))
+	if (!created && (a->tgid != th->tgid || a->buf != buf || a->write != write))
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
-	*a = (struct async_read){ .buf = th->uc_buf, .begin_seq = begin_seq, .tgid = th->tgid };
+	*a = (struct async_read){ .buf = buf, .begin_seq = begin_seq, .tgid = th->tgid,
+				  .write = write };
+}
+
+static void async_pending(struct emitter *e, struct thread_state *th, uint64_t begin_seq)
+{
+	if (th->uc_buf && !(th->flags & TH_UC_FILLED))
+		async_remember(e, th, th->uc_buf, begin_seq, false);
+}
+
+/* Overlapped writes that Wine completes after NtWriteFile returned
+ * STATUS_PENDING (a named pipe's message the reader has not taken yet, a
+ * socket's send that waits for room): the data went to the wineserver (or
+ * stays in the buffer) and no Linux call of the writer marks the moment it
+ * is done; the server signals the write's event (else its file handle).
+ * So the pending call is remembered by (process, that handle), and the
+ * first NtWait of that process that returns STATUS_WAIT_0 on it (a
+ * GetOverlappedResult, a WaitForSingleObject) names its Begin among its
+ * End's causes. */
+static void async_write_pending(struct emitter *e, struct thread_state *th,
+				const struct katra_ev_ucall *u, uint64_t begin_seq)
+{
+	uint64_t handle = u->a[3] ? u->a[3] : u->a[0];
+
+	if (handle)
+		async_remember(e, th, handle, begin_seq, true);
+}
+
+static uint64_t async_write_done(struct emitter *e, struct thread_state *th,
+				 const struct katra_ev_ucall *u)
+{
+	struct async_read *a;
+	uint64_t seq;
+
+	if ((uint32_t)u->ret != 0 || !u->a[0] || !u->a[1] || !e->asyncs.count ||
+	    !(a = async_get(e, th->tgid, u->a[0], true)))
+		return UINT64_MAX;
+	seq = a->begin_seq;
+	ktable_remove(&e->asyncs, async_key(th->tgid, u->a[0]));
+	return seq;
 }
 
 uint64_t emit_async_completion(struct emitter *e, struct thread_state *th)
@@ -284,7 +323,7 @@ uint64_t emit_async_completion(struct emitter *e, struct thread_state *th)
 		th->flags |= TH_UC_FILLED;
 		return UINT64_MAX;
 	}
-	if (!e->asyncs.count || !(a = async_get(e, th->tgid, th->sc_buf)))
+	if (!e->asyncs.count || !(a = async_get(e, th->tgid, th->sc_buf, false)))
 		return UINT64_MAX;
 	seq = a->begin_seq;
 	ktable_remove(&e->asyncs, async_key(th->tgid, th->sc_buf));
@@ -305,7 +344,7 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 	const struct katra_ev_ucall *u = &p->u.ucl;
 	struct thread_state *th;
 	struct katra_event ev;
-	uint64_t causes[2], inner;
+	uint64_t causes[3], inner;
 	unsigned n = 0, layer;
 	bool enter = u->flags & KATRA_UC_ENTER;
 	int rc;
@@ -330,8 +369,18 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 		ev.span_id = emit_some(th->uc_span[layer]);
 		causes[n++] = th->uc_seq[layer];
 		th->uc_open &= ~(1u << layer);
+		/* another thread's request released it through the wineserver
+		 * (emit_winewake.c) */
+		if (layer == KATRA_UC_LAYER_NT && (th->flags & TH_RELEASED))
+			causes[n++] = th->uc_released;
 		if (u->call == KATRA_UC_NT_READ_FILE && (uint32_t)u->ret == STATUS_PENDING)
 			async_pending(e, th, th->uc_seq[layer]);
+		else if (u->call == KATRA_UC_NT_WRITE_FILE && (uint32_t)u->ret == STATUS_PENDING)
+			async_write_pending(e, th, u, th->uc_seq[layer]);
+		else if ((u->call == KATRA_UC_NT_WAIT_SINGLE ||
+			  u->call == KATRA_UC_NT_WAIT_MULTIPLE) &&
+			 (inner = async_write_done(e, th, u)) != UINT64_MAX)
+			causes[n++] = inner;
 	} else {
 		/* a Begin; or an End whose Begin was never seen: an Instant */
 		emit_base(&ev, &u->head, descs[u->call].scope, descs[u->call].kind,
@@ -340,6 +389,9 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 		if (enter && th && th->uc_open && (inner = emit_ucall_cause(th)) != UINT64_MAX)
 			causes[n++] = inner;
 		if (enter && th) {
+			th->flags |= TH_WINE;
+			if (layer == KATRA_UC_LAYER_NT)
+				th->flags &= ~TH_RELEASED;
 			ev.span_id = emit_some(e->next_span++);
 			th->uc_open |= 1u << layer;
 			th->uc_span[layer] = ev.span_id.value;

@@ -53,6 +53,7 @@ void kr_report_free(struct kr_report *rp)
 	kr_acc_free(&rp->whole);
 	kr_acc_free(&rp->epoch);
 	kr_index_free(&rp->index);
+	free(rp->msgs);
 	kr_timeline_free(rp->tl);
 	free(rp->threads);
 	free(rp->paths);
@@ -683,6 +684,7 @@ static int add_event(struct kr_report *rp, const struct katra_event *e)
 			return rc;
 		th = &rp->threads[t];
 	}
+	kr_msg_event(rp, t, e);
 	switch (e->kind) {
 	case KATRA_KIND_OFF_CPU:
 		if (e->phase == KATRA_PHASE_BEGIN) {

@@ -106,6 +106,7 @@ enum kr_hop_type {
 	KR_HOP_BLOCKED, /* blocked, woken from outside the traced threads (or not at all) */
 	KR_HOP_URING,   /* an io_uring request in flight, submit -> complete */
 	KR_HOP_START,   /* a new thread, from its fork to its first run */
+	KR_HOP_MESSAGE, /* data in a pipe or socket, the writer's write -> the reader's read */
 	KR_HOP_TYPE_COUNT
 };
 
@@ -116,7 +117,8 @@ struct kr_hop {
 	uint8_t cls;           /* BLOCKED: enum kr_off_class */
 	uint64_t tid, pid;     /* the thread the time was spent on */
 	uint64_t from_ns, to_ns;
-	uint64_t other_tid;    /* WAKE: waker; URING: submitter; START: parent; BLOCKED: KR_WAKER_* */
+	uint64_t other_tid;    /* WAKE: waker; URING: submitter; START: parent; BLOCKED: KR_WAKER_*;
+				* MESSAGE: the reader */
 	uint64_t seq;          /* the record where the hop starts (wakeup, submit, fork, switch) */
 	uint64_t res_id, res_pid;
 };

@@ -55,6 +55,8 @@ struct kr_thread {
 	uint64_t tl_since;
 };
 
+struct kr_msg_slot; /* report_msg.c */
+
 enum kr_node_type {
 	KR_NODE_WAKEUP = 0, /* the thread woke another (pass-through for the walk) */
 	KR_NODE_SUBMIT,     /* the thread submitted an io_uring request (pass-through) */
@@ -62,6 +64,7 @@ enum kr_node_type {
 	KR_NODE_OFF_END,    /* the thread came back from a blocked off-CPU interval */
 	KR_NODE_COMPLETE,   /* an io_uring completion ran on the thread */
 	KR_NODE_FIRST,      /* the thread's first event, caused by its fork */
+	KR_NODE_MESSAGE,    /* a read of data another thread wrote (report_msg.c) */
 };
 
 #define KR_NODE_WOKEN_OUTSIDE 1u /* OFF_END: the wakeup came from outside */
@@ -70,9 +73,10 @@ enum kr_node_type {
 /* 56 bytes: the unit of the index's memory bound. */
 struct kr_node {
 	uint64_t seq, ts;
-	uint64_t begin_ns;  /* OFF_END: when it went off the CPU */
+	uint64_t begin_ns;  /* OFF_END: when it went off the CPU; MESSAGE: the write's time */
 	uint64_t link;      /* OFF_END: the waker's WAKEUP; COMPLETE: the SUBMIT; FIRST: the FORK */
-	uint64_t res_id;    /* OFF_END: what it was blocked on; COMPLETE: user_data */
+	uint64_t res_id;    /* OFF_END: what it was blocked on; COMPLETE: user_data;
+			     * MESSAGE: the writer's thread << 40 | its write's seq */
 	uint32_t thread;    /* thread index */
 	uint32_t prev;      /* distance back to the thread's previous node (0: none) */
 	uint8_t type, res_domain, flags, cls;
@@ -138,9 +142,14 @@ struct kr_report {
 	struct kr_mark marks[KR_REPORT_MARKS];
 	uint32_t nmarks;
 	struct kr_index index;
+	struct kr_msg_slot *msgs; /* recent writes (report_msg.c), NULL until one */
 	struct kr_timeline *tl;
 	int error;
 };
+
+/* ---- report_msg.c ---- */
+/* Writes remembered, reads that cite another thread's write indexed. */
+void kr_msg_event(struct kr_report *rp, uint32_t t, const struct katra_event *e);
 
 /* ---- report_tl_state.c ---- */
 /* Draws the thread's current category from tl_since to ts. */

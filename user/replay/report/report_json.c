@@ -204,6 +204,10 @@ static void jhop(FILE *f, const struct kr_report *rp, const struct kr_hop *h, bo
 		jkey(f, "parent", h->other_tid, true);
 		jkey(f, "fork_seq", h->seq, true);
 		break;
+	case KR_HOP_MESSAGE:
+		jkey(f, "read_by", h->other_tid, true);
+		jkey(f, "write_seq", h->seq, true);
+		break;
 	}
 	fputs(",\"text\":", f);
 	JTEXT(f, kr_hop_text(f_, rp, h));

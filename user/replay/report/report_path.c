@@ -22,6 +22,9 @@
  *     (RUN), the request was in flight (URING); go on from the submit on Y;
  *   - T's first event, T forked by Y: T ran (RUN), T waited for its first
  *     run (START); go on from the fork on Y;
+ *   - T's read of data Y wrote (report_msg.c: a pipe between a Wine client
+ *     and its wineserver): T ran (RUN), the data was on its way from Y's
+ *     write (MESSAGE); go on from the write on Y;
  *   - a wakeup, submit or fork sent by T itself: T kept going; next node.
  * It ends at the window's start (or T's birth).  Every step moves to an
  * older node, so a walk is linear in the nodes it visits; the hops cover
@@ -255,6 +258,26 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 			t = l->thread;
 			s = l->seq;
 			now = l->ts < n->ts ? l->ts : n->ts;
+			break;
+		}
+		case KR_NODE_MESSAGE: {
+			/* t read what the writer wrote: t ran since the read, the
+			 * data was on its way since the write; go on from the
+			 * write on the writer */
+			uint32_t wt = (uint32_t)(n->res_id >> 40);
+			uint64_t wseq = n->res_id & ((1ull << 40) - 1);
+
+			if (wseq < lower_seq || wt >= rp->nthreads || n->begin_ns < start_ns)
+				break; /* before the window: stay on t */
+			add_hop(&w, KR_HOP_RUN, t, n->ts, now);
+			struct kr_hop *h = add_hop(&w, KR_HOP_MESSAGE, wt, n->begin_ns, n->ts);
+			if (h) {
+				h->other_tid = th->tid;
+				h->seq = wseq;
+			}
+			t = wt;
+			s = wseq;
+			now = n->begin_ns < n->ts ? n->begin_ns : n->ts;
 			break;
 		}
 		default: /* WAKEUP, SUBMIT, FORK sent by t: t went on */

@@ -20,7 +20,7 @@ const char *kr_off_class_name(unsigned cls)
 const char *kr_hop_type_name(unsigned type)
 {
 	static const char *const n[KR_HOP_TYPE_COUNT] = {
-		"running", "woken", "blocked", "io_uring", "thread-start",
+		"running", "woken", "blocked", "io_uring", "thread-start", "message",
 	};
 
 	return type < KR_HOP_TYPE_COUNT ? n[type] : "unknown";
@@ -116,6 +116,11 @@ void kr_hop_text(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 	case KR_HOP_URING:
 		fprintf(f, "io_uring request %" PRIu64 " in flight, completed on ", h->res_id);
 		kr_thread_text(f, rp, h->other_tid, 0);
+		break;
+	case KR_HOP_MESSAGE:
+		fputs("wrote what ", f);
+		kr_thread_text(f, rp, h->other_tid, 0);
+		fputs(" read", f);
 		break;
 	case KR_HOP_START:
 		fputs("new thread, created by ", f);
