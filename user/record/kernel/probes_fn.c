@@ -29,6 +29,7 @@
 struct pk_fn_target {
 	uint32_t nr;
 	int btf_id;            /* 0: kprobes on fn */
+	bool exists;           /* in the BTF or kallsyms (else: not in this kernel) */
 	bool returns;          /* exit and exit_group never do: no fexit */
 	int prog[2], link[2];  /* [0] enter, [1] exit; -1 if none, -2 the skeleton's own */
 	struct bpf_link *kprobe[2];
@@ -57,131 +58,147 @@ static int keep_tracepoints(struct katra_probes *p, const char *why, int err)
 	return 0;
 }
 
-/* Whether FUNC in the kernel's BTF takes the user registers, as every
- * __x64_sys_* wrapper does (an fentry program reads them as its argument);
- * some kernels' BTF gives a wrapper another function's prototype. */
-static int btf_wrapper(const struct btf *vmlinux, const char *fn)
+/* Whether BTF function id takes the user registers, as every __x64_sys_*
+ * wrapper does (an fentry program reads them as its argument); some
+ * kernels' BTF gives a wrapper another function's prototype. */
+static bool takes_regs(const struct btf *vmlinux, const struct btf_type *t)
 {
-	int id = btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(vmlinux, id) : NULL;
-
-	t = t ? btf__type_by_id(vmlinux, t->type) : NULL;
+	t = btf__type_by_id(vmlinux, t->type);
 	if (!t || !btf_is_func_proto(t) || btf_vlen(t) != 1)
-		return 0;
+		return false;
 	t = btf__type_by_id(vmlinux, btf_params(t)[0].type);
 	if (!t || !btf_is_ptr(t))
-		return 0;
+		return false;
 	t = btf__type_by_id(vmlinux, t->type);
 	while (t && (btf_is_const(t) || btf_is_typedef(t) || btf_is_volatile(t)))
 		t = btf__type_by_id(vmlinux, t->type);
-	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(vmlinux, t->name_off), "pt_regs")
-		       ? id : 0;
+	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(vmlinux, t->name_off), "pt_regs");
 }
 
-/* Whether the kernel has function FN (kallsyms). */
-static bool have_symbol(const char *fn)
+static struct pk_fn_target *target_named(struct pk_fn *f, const char *fn)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		if (!strcmp(f->t[i].fn, fn))
+			return &f->t[i];
+	return NULL;
+}
+
+/* One pass over the kernel's BTF (a lookup by name is a linear scan): each
+ * target's fentry-able function, and which ones the BTF has at all. */
+static void find_in_btf(struct pk_fn *f, const struct btf *vmlinux)
+{
+	__u32 n = btf__type_cnt(vmlinux);
+
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(vmlinux, id);
+		const char *name;
+		struct pk_fn_target *tg;
+
+		if (!btf_is_func(t))
+			continue;
+		name = btf__name_by_offset(vmlinux, t->name_off);
+		if (!name || strncmp(name, "__x64_sys_", 10) || !(tg = target_named(f, name)))
+			continue;
+		tg->exists = true;
+		if (takes_regs(vmlinux, t))
+			tg->btf_id = (int)id;
+	}
+}
+
+/* One pass over /proc/kallsyms: which targets the BTF lacks the kernel has. */
+static void find_in_kallsyms(struct pk_fn *f)
 {
 	char line[256];
-	size_t n = strlen(fn);
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	FILE *ks = fopen("/proc/kallsyms", "re");
 
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		const char *name = strrchr(line, ' ');
-		found = name && !strncmp(name + 1, fn, n) && (name[1 + n] == '\n' || !name[1 + n]);
+	if (!ks)
+		return;
+	while (fgets(line, sizeof(line), ks)) {
+		char *name = strrchr(line, ' ');
+		struct pk_fn_target *tg;
+
+		if (!name || strncmp(name + 1, "__x64_sys_", 10))
+			continue;
+		name[1 + strcspn(name + 1, "\n\t")] = '\0';
+		if ((tg = target_named(f, name + 1)))
+			tg->exists = true;
 	}
-	fclose(f);
-	return found;
+	fclose(ks);
 }
 
-int pk_fn_plan(struct katra_probes *p, const struct btf *vmlinux)
+/* The skeleton's fn_ and kp_ programs load only on the per-syscall path. */
+static void autoload(struct katra_probes *p, bool fentry, bool kprobes)
 {
-	struct bpf_program *enter = p->skel->progs.fn_sys_enter, *exit = p->skel->progs.fn_sys_exit;
-	struct bpf_program *child = p->skel->progs.fn_child_return;
+	bpf_program__set_autoload(p->skel->progs.fn_sys_enter, fentry);
+	bpf_program__set_autoload(p->skel->progs.fn_sys_exit, fentry);
+	bpf_program__set_autoload(p->skel->progs.fn_child_return, fentry);
+	bpf_program__set_autoload(p->skel->progs.kp_sys_enter, kprobes);
+	bpf_program__set_autoload(p->skel->progs.kp_sys_exit, kprobes);
+}
+
+static int plan(struct katra_probes *p, const struct btf *vmlinux, struct pk_fn *f)
+{
 	char missing[KATRA_NOTE_MAX] = "";
 	size_t mlen = 0;
-	struct pk_fn *f;
 	int err, first = -1, first_exit = -1;
 
-	bpf_program__set_autoload(enter, false);
-	bpf_program__set_autoload(exit, false);
-	bpf_program__set_autoload(child, false);
-	bpf_program__set_autoload(p->skel->progs.kp_sys_enter, false);
-	bpf_program__set_autoload(p->skel->progs.kp_sys_exit, false);
-	p->syscall_note[0] = '\0';
-	if (!narrowed(p->select))
-		return 0;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
+	/* first what decides on most machines, cheaply: trampolines at all */
+	err = pk_probe_fexit(vmlinux, "__x64_sys_close");
+	if (err)
+		return keep_tracepoints(p, "fexit refused here", err);
+	if (btf__find_by_name_kind(vmlinux, "schedule_tail", BTF_KIND_FUNC) <= 0)
+		return keep_tracepoints(p, "no schedule_tail in this kernel's BTF", 0);
 	for (uint32_t nr = 0; nr < KATRA_SELECT_NR_LIMIT; nr++) {
 		const char *name;
 
 		if (!katra_select_has_nr(p->select, nr))
 			continue;
 		name = katra_select_fn_name(nr);
-		if (!name) {
-			free(f);
+		if (!name)
 			return keep_tracepoints(p, "a selected syscall has no known function", 0);
-		}
-		struct pk_fn_target *t = &f->t[f->n];
+		struct pk_fn_target *t = &f->t[f->n++];
 		snprintf(t->fn, sizeof(t->fn), "__x64_sys_%s", name);
-		t->btf_id = btf_wrapper(vmlinux, t->fn);
-		if (!t->btf_id && !have_symbol(t->fn)) {
+		t->nr = nr;
+		t->returns = nr != 60 && nr != 231; /* exit, exit_group */
+		t->prog[0] = t->prog[1] = t->link[0] = t->link[1] = -1;
+	}
+	find_in_btf(f, vmlinux);
+	find_in_kallsyms(f);
+	for (unsigned i = 0; i < f->n; i++) {
+		struct pk_fn_target *t = &f->t[i];
+
+		if (!t->exists) {
 			/* a syscall this kernel does not have (futex_waitv before
 			 * 5.16): its calls fail with ENOSYS, unrecorded */
 			mlen += (size_t)snprintf(missing + mlen,
 						 mlen < sizeof(missing) ? sizeof(missing) - mlen : 0,
-						 "%s%s", mlen ? ", " : "", name);
+						 "%s%s", mlen ? ", " : "", t->fn + 10);
+			memmove(t, t + 1, (f->n - i - 1) * sizeof(*t));
+			f->n--;
+			i--;
 			continue;
 		}
-		t->nr = nr;
-		t->returns = nr != 60 && nr != 231; /* exit, exit_group */
-		t->prog[0] = t->prog[1] = t->link[0] = t->link[1] = -1;
 		if (!t->btf_id)
 			f->nkprobes++;
 		else if (first < 0)
-			first = (int)f->n;
+			first = (int)i;
 		if (t->btf_id && t->returns && first_exit < 0)
-			first_exit = (int)f->n;
-		f->n++;
+			first_exit = (int)i;
 	}
-	if (first < 0 || first_exit < 0) {
-		free(f);
+	if (first < 0 || first_exit < 0)
 		return keep_tracepoints(p, "no selected syscall function in this kernel's BTF", 0);
-	}
-	if (f->nkprobes && access("/sys/bus/event_source/devices/kprobe/type", F_OK)) {
-		free(f);
+	if (f->nkprobes && access("/sys/bus/event_source/devices/kprobe/type", F_OK))
 		return keep_tracepoints(p, "some selected syscalls' functions need kprobes, and this "
 					"kernel has none", 0);
-	}
-	if (btf__find_by_name_kind(vmlinux, "schedule_tail", BTF_KIND_FUNC) <= 0) {
-		free(f);
-		return keep_tracepoints(p, "no schedule_tail in this kernel's BTF", 0);
-	}
-	err = pk_probe_fexit(vmlinux, f->t[first_exit].fn);
-	if (err) {
-		free(f);
-		return keep_tracepoints(p, "fexit refused here", err);
-	}
-	err = bpf_program__set_attach_target(enter, 0, f->t[first].fn);
+	err = bpf_program__set_attach_target(p->skel->progs.fn_sys_enter, 0, f->t[first].fn);
 	if (!err)
-		err = bpf_program__set_attach_target(exit, 0, f->t[first_exit].fn);
-	if (err) {
-		free(f);
+		err = bpf_program__set_attach_target(p->skel->progs.fn_sys_exit, 0,
+						     f->t[first_exit].fn);
+	if (err)
 		return err;
-	}
-	bpf_program__set_autoload(enter, true);
-	bpf_program__set_autoload(exit, true);
-	bpf_program__set_autoload(child, true);
-	bpf_program__set_autoload(p->skel->progs.kp_sys_enter, f->nkprobes > 0);
-	bpf_program__set_autoload(p->skel->progs.kp_sys_exit, f->nkprobes > 0);
 	/* the skeleton's programs serve the first function of each kind */
 	f->t[first].prog[0] = -2;
 	f->t[first_exit].prog[1] = -2;
-	p->fn = f;
 	int len = snprintf(p->syscall_note, sizeof(p->syscall_note),
 			   "syscalls: attached per syscall (fentry, %u functions", f->n - f->nkprobes);
 	if (f->nkprobes && len > 0 && (size_t)len < sizeof(p->syscall_note))
@@ -190,6 +207,28 @@ int pk_fn_plan(struct katra_probes *p, const struct btf *vmlinux)
 	if (len > 0 && (size_t)len < sizeof(p->syscall_note))
 		snprintf(p->syscall_note + len, sizeof(p->syscall_note) - (size_t)len, ")%s%s",
 			 mlen ? "; not in this kernel: " : "", missing);
+	return 1;
+}
+
+int pk_fn_plan(struct katra_probes *p, const struct btf *vmlinux)
+{
+	struct pk_fn *f;
+	int r;
+
+	autoload(p, false, false);
+	p->syscall_note[0] = '\0';
+	if (!narrowed(p->select))
+		return 0;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	r = plan(p, vmlinux, f);
+	if (r <= 0) {
+		free(f);
+		return r;
+	}
+	autoload(p, true, f->nkprobes > 0);
+	p->fn = f;
 	return 0;
 }
 
