@@ -9,7 +9,12 @@
  * syscall number comes from the user registers' orig_ax, as on the raw
  * tracepoints.  32-bit (int $0x80) calls enter through __ia32_sys_* and are
  * not seen here.  Included at the end of syscalls.bpf.c: one object (two
- * objects using the same weak kfunc do not link with bpftool 7.1). */
+ * objects using the same weak kfunc do not link with bpftool 7.1).
+ * fentry/fexit programs run with migration off but, unlike the tracepoint
+ * and kprobe ones, preemptible: on a kernel with full preemption a switch
+ * in the middle of one could meet a half-written CPU slot.  Debian's
+ * kernels (voluntary preemption) never preempt BPF code; a full-preemption
+ * kernel would want bpf_preempt_disable() (6.10) here. */
 
 /* the target is a placeholder: the loader sets the real one before load */
 SEC("fentry/__x64_sys_getpid")
