@@ -208,7 +208,7 @@ test: all $(B)/bench/gameloop proton-root-try
 # The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
 # from a busybox initramfs, 2 and 16 vCPUs (tests/vm/README.md).  Needs root
 # the first time (it caches the kernels under /var/cache/katra-vm).
-$(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c) $(B)/libkatraformat.a
+$(B)/vm/katra-vmcheck: $(call obj,tests/vm/vmcheck.c user/record/kernel/select.c) $(B)/libkatraformat.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 test-vm: all $(B)/vm/katra-vmcheck

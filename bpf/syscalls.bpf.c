@@ -421,3 +421,6 @@ int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 {
 	return sys_exit(regs, ret, false);
 }
+
+/* per-syscall attach for -e: fentry/fexit on the same bodies */
+#include "syscalls_fn.bpf.h"

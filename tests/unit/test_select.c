@@ -46,3 +46,22 @@ Test(select, an_unknown_class_is_named)
 	cr_assert_eq(strncmp(bad, "disk", 4), 0);
 	cr_assert_eq(katra_select_parse("io,", &s, &bad, &n), -EINVAL, "an empty class");
 }
+
+/* Per-syscall attach (probes_fn.c) needs the kernel function of every
+ * syscall a class can select; one without a name would send the whole
+ * selection back to the tracepoints. */
+Test(select, every_selectable_syscall_names_its_kernel_function)
+{
+	struct katra_selection s;
+	const char *bad = NULL;
+	size_t n = 0;
+
+	cr_assert_eq(katra_select_parse("io,sync,mem,proc", &s, &bad, &n), 0);
+	for (uint32_t nr = 0; nr < KATRA_SELECT_NR_LIMIT; nr++)
+		if (katra_select_has_nr(&s, nr))
+			cr_assert_not_null(katra_select_fn_name(nr), "syscall %u has no function name", nr);
+	cr_assert_str_eq(katra_select_fn_name(SYS_pread64), "pread64");
+	cr_assert_str_eq(katra_select_fn_name(SYS_stat), "newstat");
+	cr_assert_str_eq(katra_select_fn_name(SYS_sendfile), "sendfile64");
+	cr_assert_null(katra_select_fn_name(SYS_getppid), "not selectable by a class");
+}

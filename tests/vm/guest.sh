@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The checks that run inside a guest (busybox sh; started by /init).
 #
-# usage: sh /guest.sh SUITE     basic: the syscalls and threadnames captures (2 vCPUs)
+# usage: sh /guest.sh SUITE     basic: the syscalls, select and threadnames captures (2 vCPUs)
 #                               scale: storm, exit storm, execthread (16 vCPUs)
 #
 # Each check prints one machine-readable line for the host (tests/vm/run.sh):
@@ -65,52 +65,38 @@ diagnose()
 	rm -f /tmp/diag.ktrc
 }
 
-# The syscalls workload under `-- COMMAND`: exit 0, a valid trace, exact
-# pread64/getppid counts on both threads, and the header's notes.
-check_syscalls()
+# captured NAME CHECK_ARG RECORDER_ARGS...: katra-record RECORDER_ARGS (which
+# end in `-- COMMAND`) into /tmp/NAME.ktrc, COMMAND's output in /tmp/NAME.out:
+# exit 0, a valid trace, and `katra-vmcheck NAME TRACE CHECK_ARG` (the
+# command's output when CHECK_ARG is empty).  The checks:
+# - syscalls: exact pread64/getppid counts on both threads;
+# - select (-e io on a loop of which a tenth is I/O): exact pread64 counts,
+#   no unselected syscall, and the header's note naming the per-syscall path
+#   (these kernels run BPF trampolines);
+# - i386: the static i386 program (int $0x80), exactly 1000 reads and 1000
+#   getppid named with their i386 numbers (this machine's own kernel cannot
+#   exec i386 programs: t_i386 skips there; Debian's kernels can).
+captured()
 {
-	local facts=/tmp/syscalls.facts why=/tmp/syscalls.why rc=0 rec_rc
+	local name=$1 arg=$2 facts=/tmp/$1.facts why=/tmp/$1.why rc=0 rec_rc
+	shift 2
 	: >"$facts"
 	: >"$why"
-	timeout "$step_timeout" $K/katra-record -o /tmp/sc.ktrc -- \
-		$WL/syscalls --threads 2 300 200 >/tmp/sc.out 2>/tmp/sc.err
+	timeout "$step_timeout" $K/katra-record -o /tmp/"$name".ktrc "$@" \
+		>/tmp/"$name".out 2>/tmp/"$name".err
 	rec_rc=$?
 	echo "record_rc=$rec_rc" >>"$facts"
 	if [ "$rec_rc" != 0 ]; then
-		echo "katra-record -- syscalls exited $rec_rc: $(tail -n 2 /tmp/sc.err | tr '\n' ' ')" >>"$why"
-		log syscalls /tmp/sc.err
-		diagnose syscalls "$why"
-		result syscalls 1 "$facts" "$why"
+		echo "katra-record $* exited $rec_rc: $(tail -n 2 /tmp/"$name".err | tr '\n' ' ')" >>"$why"
+		log "$name" /tmp/"$name".err
+		diagnose "$name" "$why"
+		result "$name" 1 "$facts" "$why"
 		return
 	fi
-	verify syscalls /tmp/sc.ktrc "$facts" "$why" || rc=1
-	$K/vm/katra-vmcheck syscalls /tmp/sc.ktrc /tmp/sc.out >>"$facts" 2>>"$why" || rc=1
-	result syscalls "$rc" "$facts" "$why"
-	rm -f /tmp/sc.ktrc
-}
-
-# The static i386 program (int $0x80) under `-- COMMAND`: exactly 1000 reads
-# and 1000 getppid named with their i386 numbers.  This machine's own kernel
-# cannot exec i386 programs (t_i386 skips there); Debian's kernels can.
-check_i386()
-{
-	local facts=/tmp/i386.facts why=/tmp/i386.why rc=0 rec_rc
-	: >"$facts"
-	: >"$why"
-	timeout "$step_timeout" $K/katra-record -o /tmp/i386.ktrc -- $WL/i386prog \
-		>/tmp/i386.out 2>/tmp/i386.err
-	rec_rc=$?
-	echo "record_rc=$rec_rc" >>"$facts"
-	if [ "$rec_rc" != 0 ]; then
-		echo "katra-record -- i386prog exited $rec_rc: $(tail -n 2 /tmp/i386.err | tr '\n' ' ')" >>"$why"
-		log i386 /tmp/i386.err
-		result i386 1 "$facts" "$why"
-		return
-	fi
-	verify i386 /tmp/i386.ktrc "$facts" "$why" || rc=1
-	$K/vm/katra-vmcheck i386 /tmp/i386.ktrc 1000 >>"$facts" 2>>"$why" || rc=1
-	result i386 "$rc" "$facts" "$why"
-	rm -f /tmp/i386.ktrc
+	verify "$name" /tmp/"$name".ktrc "$facts" "$why" || rc=1
+	$K/vm/katra-vmcheck "$name" /tmp/"$name".ktrc "${arg:-/tmp/$name.out}" >>"$facts" 2>>"$why" || rc=1
+	result "$name" "$rc" "$facts" "$why"
+	rm -f /tmp/"$name".ktrc
 }
 
 # traced NAME WORKLOAD ARGS...: runs the workload behind a gate and
@@ -177,13 +163,16 @@ traced()
 
 case ${1:-} in
 basic)
-	check_syscalls
-	[ -x $WL/i386prog ] && check_i386
+	captured syscalls "" -- $WL/syscalls --threads 2 300 200
+	[ -x $WL/i386prog ] && captured i386 1000 -- $WL/i386prog
 	# page faults the kernel refuses, where fexit measures the others
 	traced refused refused 200 100
 	# renames by prctl and from another thread, a process renamed after
 	# start, an exec that is no rename (the new probe, bpf/task.bpf.c)
 	traced threadnames threadnames
+	# -e io on a loop of which a tenth is I/O, per-syscall attach: last, so
+	# that the checks above run as they did before it existed
+	captured select "" -e io -- $WL/syscalls --threads 2 100 900
 	;;
 scale)
 	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,

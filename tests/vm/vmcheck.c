@@ -7,6 +7,7 @@
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
  *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames
+ *        katra-vmcheck select TRACE WORKLOAD_OUTPUT   (a capture under -e io)
  *        katra-vmcheck info TRACE
  *        katra-vmcheck rusage OUT CMD ARGS...
  *
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "katra/format.h"
+#include "record/kernel/select.h"
 
 #define NR_PREAD64 17
 #define NR_GETPPID 110
@@ -225,6 +227,7 @@ struct trace_facts {
 	uint64_t buffer_size, rings_noted;
 	uint64_t ring_capacity[MAX_RING_INSTANCES];
 	bool has_summary;
+	bool per_syscall; /* a note "syscalls: attached per syscall (fentry, ..." */
 	struct katra_event first_estimated;
 };
 
@@ -256,6 +259,8 @@ static int read_trace(const char *path, struct trace_facts *f, event_fn fn, void
 
 		if (print_notes)
 			printf("NOTE %.*s\n", (int)n->len, n->ptr);
+		if (n->len > 41 && !memcmp(n->ptr, "syscalls: attached per syscall (fentry, ", 40))
+			f->per_syscall = true;
 		/* "probes: tp_btf, N per-CPU rings" */
 		if (rings) {
 			const char *p = rings;
@@ -413,6 +418,84 @@ static int check_syscalls(const char *trace, const char *wl)
 	}
 	if (c.lone)
 		fail("%" PRIu64 " syscall Ends without their Begin", c.lone);
+	return failures ? 1 : 0;
+}
+
+/* ---- select: `-e io` on syscalls (N pread64 + M getppid per thread):
+ * exactly N pread64 spans per thread, no syscall event outside io and
+ * proc (no getppid among them), each new thread's return from clone (an
+ * Instant, ret 0: it passes no fexit), and the header's note naming the
+ * per-syscall path (these kernels run BPF trampolines) ---- */
+
+struct sel_ctx {
+	struct sc_ctx sc;
+	struct katra_selection sel;
+	uint64_t outside, getppid, child_returns;
+	struct katra_event first_outside;
+};
+
+static void sel_event(void *p, const struct katra_event *e)
+{
+	struct sel_ctx *c = p;
+
+	sc_event(&c->sc, e);
+	if (e->payload.type != KATRA_PAYLOAD_SYSCALL_RETURN)
+		return;
+	uint32_t nr = e->payload.u.syscall_return.nr;
+	if (nr == NR_GETPPID)
+		c->getppid++;
+	/* a new thread's return from clone3 (0, no Begin: it starts there) */
+	if ((long long)e->process_id == c->sc.pid && e->kind == KATRA_KIND_CLONE &&
+	    e->phase == KATRA_PHASE_INSTANT && e->payload.u.syscall_return.ret == 0)
+		c->child_returns++;
+	if (!katra_select_has_nr(&c->sel, nr) && !c->outside++)
+		c->first_outside = *e;
+}
+
+static int check_select(const char *trace, const char *wl)
+{
+	static struct sel_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"workload\":\"syscalls\"");
+	const char *bad;
+	size_t bad_len;
+	long long n;
+
+	if (!f || !line || katra_select_parse("io", &c.sel, &bad, &bad_len))
+		die("no syscalls line in %s", wl);
+	c.sc.pid = jnum(line, "pid");
+	n = jnum(line, "n");
+	c.sc.ntids = jarr(line, "tids", c.sc.tids, 64);
+	c.sc.file_id = file_id((uint64_t)jnum(line, "file_dev"), (uint64_t)jnum(line, "file_ino"));
+	if (read_trace(trace, f, sel_event, &c, true))
+		return 1;
+	print_facts(f);
+	printf("threads=%d\npread64_expected=%lld\n", c.sc.ntids, n);
+	for (int i = 0; i < c.sc.ntids; i++) {
+		printf("thread%d_pread64=%" PRIu64 "\n", i, c.sc.pread[i]);
+		if (c.sc.pread[i] != (uint64_t)n)
+			fail("thread %lld: %" PRIu64 " pread64 spans, expected %lld", c.sc.tids[i],
+			     c.sc.pread[i], n);
+	}
+	printf("getppid_events=%" PRIu64 "\nunselected_syscall_events=%" PRIu64 "\n"
+	       "child_clone_returns=%" PRIu64 "\n", c.getppid, c.outside, c.child_returns);
+	if (c.child_returns != (uint64_t)c.sc.ntids - 1)
+		fail("%" PRIu64 " clone returns in new threads, expected %d", c.child_returns,
+		     c.sc.ntids - 1);
+	if (c.getppid)
+		fail("%" PRIu64 " getppid events under -e io", c.getppid);
+	if (c.outside) {
+		char d[160];
+
+		describe(d, sizeof(d), &c.first_outside);
+		fail("%" PRIu64 " events of syscalls outside io and proc, e.g. %s nr %u", c.outside, d,
+		     c.first_outside.payload.u.syscall_return.nr);
+	}
+	if (c.sc.lone)
+		fail("%" PRIu64 " syscall Ends without their Begin", c.sc.lone);
+	printf("per_syscall_attach=%d\n", f->per_syscall);
+	if (!f->per_syscall)
+		fail("no header note \"syscalls: attached per syscall (fentry, N functions)\"");
 	return failures ? 1 : 0;
 }
 
@@ -944,7 +1027,7 @@ static int run_rusage(const char *out, char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *usage = "usage: katra-vmcheck {syscalls|storm|exitstorm|execthread|refused|"
+	const char *usage = "usage: katra-vmcheck {syscalls|select|storm|exitstorm|execthread|refused|"
 			    "threadnames} TRACE WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | "
 			    "rusage OUT CMD ARGS...";
 
@@ -964,6 +1047,8 @@ int main(int argc, char **argv)
 		return check_syscalls(argv[2], argv[3]);
 	if (!strcmp(argv[1], "i386"))
 		return check_i386(argv[2], argv[3]);
+	if (!strcmp(argv[1], "select"))
+		return check_select(argv[2], argv[3]);
 	if (!strcmp(argv[1], "storm"))
 		return check_storm(argv[2], argv[3]);
 	if (!strcmp(argv[1], "exitstorm"))

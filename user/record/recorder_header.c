@@ -58,6 +58,9 @@ void katra_record_build_header(struct katra_header *h, struct header_store *hs,
 	char sel[64];
 	katra_select_describe(&o->select, sel, sizeof(sel));
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "events: %s", sel);
+	if (katra_probes_syscall_path(p))
+		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "%s",
+			 katra_probes_syscall_path(p));
 	n = katra_probes_failed(p, &names);
 	for (size_t i = 0; i < n && nn < 64; i++)
 		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probe not attached: %s",

@@ -174,6 +174,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		err = katra_bpf__load(p->skel);
 	if (!err)
 		err = fill_rings(p);
+	if (!err)
+		err = pk_fn_load_copies(p);
 	if (err) {
 		err = err < 0 ? err : -errno;
 		say_error("cannot load BPF probes", -err);
@@ -353,6 +355,14 @@ int katra_probes_attach(struct katra_probes *p)
 		if (pr->link || pr->lacks == pk_alt_in_use)
 			continue;
 		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
+		/* per-syscall attach: the copies for the other functions too */
+		err = pr->link ? pk_fn_attach(p, pr->name) : 0;
+		if (err) {
+			bpf_link__destroy(pr->link);
+			pr->link = NULL;
+			pk_fn_detach(p, pr->name);
+			errno = -err;
+		}
 		if (pr->link) {
 			p->attached[p->nattached++] = pr->name;
 			continue;
@@ -528,7 +538,7 @@ void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, 
 			continue;
 		memset(&info, 0, sizeof(info));
 		if (!bpf_obj_get_info_by_fd(bpf_program__fd(pr->use), &info, &len))
-			skipped[k] = info.recursion_misses;
+			skipped[k] = info.recursion_misses + pk_fn_skipped(p, pr->name);
 	}
 }
 
@@ -601,8 +611,10 @@ int katra_probes_detach(struct katra_probes *p)
 		return 0;
 	for (f = 0; f < sizeof(first) / sizeof(first[0]); f++)
 		for (i = 0; i < p->nprobes; i++)
-			if (p->probes[i].link && !strcmp(p->probes[i].name, first[f]))
+			if (p->probes[i].link && !strcmp(p->probes[i].name, first[f])) {
 				detach_probe(&p->probes[i]);
+				pk_fn_detach(p, first[f]);
+			}
 	if (p->detach_pause_ms)
 		usleep(p->detach_pause_ms * 1000u);
 	for (i = 0; i < p->nprobes; i++)
@@ -660,6 +672,7 @@ void katra_probes_destroy(struct katra_probes *p)
 		return;
 	for (i = 0; i < p->nprobes; i++)
 		bpf_link__destroy(p->probes[i].link);
+	pk_fn_free(p);
 	for (i = 0; p->rings && i < p->nrings; i++) {
 		if (p->rings[i].cons)
 			munmap((void *)p->rings[i].cons, page);

@@ -97,6 +97,11 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 /* "tp_btf", "raw_tp", or "tp_btf+raw_tp" when some probes fell back. */
 const char *katra_probes_flavour(const struct katra_probes *p);
 
+/* Under a narrowed -e, which path the syscalls take: "syscalls: attached
+ * per syscall (fentry, N functions)" or "syscalls: raw tracepoints, filtered
+ * in the kernel (...)"; NULL without -e (probes_fn.c). */
+const char *katra_probes_syscall_path(const struct katra_probes *p);
+
 /* Rings: one per possible CPU, ring i == CPU i == head.cpu of its records. */
 unsigned katra_probes_ring_count(const struct katra_probes *p);
 int katra_probes_ring_fd(const struct katra_probes *p, unsigned i); /* BPF_MAP_TYPE_RINGBUF */

@@ -48,6 +48,8 @@ struct katra_probes {
 	size_t nattached;
 	char *failed[PROBE_MAX];
 	size_t nfailed;
+	struct pk_fn *fn;       /* per-syscall attach (probes_fn.c), NULL: tracepoints */
+	char syscall_note[KATRA_NOTE_MAX]; /* which syscall path ran, under -e */
 };
 
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,
@@ -59,5 +61,26 @@ extern const char pk_alt_in_use[];
  * where the kernel lacks what it needs) and each fexit program that loads
  * here; force_raw picks raw_tp wherever it exists.  0 or -errno. */
 int pk_choose_flavours(struct katra_probes *p, bool force_raw);
+
+/* Whether an fexit program on FUNC loads and attaches here.  0 or -errno. */
+struct btf;
+int pk_probe_fexit(const struct btf *vmlinux, const char *func);
+
+/* Per-syscall attach (probes_fn.c).  Before load: choose it under a narrowed
+ * -e where fexit works (the fn_ programs retargeted and autoloaded, p->fn
+ * set), else leave the tracepoints; the note says which.  0 or -errno. */
+int pk_fn_plan(struct katra_probes *p, const struct btf *vmlinux);
+/* The program that carries probe "sys_enter"/"sys_exit" instead of the
+ * tracepoint's, or NULL when the tracepoints stay. */
+struct bpf_program *pk_fn_program(struct katra_probes *p, const char *probe);
+/* After load: a copy of each program for every other function.  0 or -errno. */
+int pk_fn_load_copies(struct katra_probes *p);
+/* Attach / detach the copies of probe "sys_enter" or "sys_exit" (the
+ * skeleton's own program is the probe's link).  0 or the first -errno. */
+int pk_fn_attach(struct katra_probes *p, const char *probe);
+void pk_fn_detach(struct katra_probes *p, const char *probe);
+/* Runs the kernel skipped in the copies of that probe's program. */
+uint64_t pk_fn_skipped(const struct katra_probes *p, const char *probe);
+void pk_fn_free(struct katra_probes *p);
 
 #endif

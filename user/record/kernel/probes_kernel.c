@@ -120,34 +120,6 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
 }
 
-/* Whether an fexit program on FUNC loads and attaches here: some kernels
- * (or sandboxes) refuse BPF trampolines, and one program the kernel refuses
- * would fail the whole object's load.  0 or -errno. */
-static int probe_fexit(const struct btf *vmlinux, const char *func)
-{
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
-	int id = vmlinux ? btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) : -ENOENT;
-	int fd, link, err = 0;
-
-	if (id <= 0)
-		return -ENOENT;
-	opts.attach_btf_id = id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
-	if (fd < 0)
-		return -errno;
-	link = bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
-	if (link < 0)
-		err = -errno;
-	else
-		close(link);
-	close(fd);
-	return err;
-}
-
 /* Pair each tp_btf program with its raw_tp twin; keep one of them, or
  * neither where the kernel lacks what it needs (one program the kernel
  * refuses would fail the whole load). */
@@ -163,6 +135,11 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		return -ENOENT;
 	}
 	set_kernel_flags(p, vmlinux);
+	err = pk_fn_plan(p, vmlinux);
+	if (err) {
+		btf__free(vmlinux);
+		return err;
+	}
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog);
 		struct bpf_program *twin;
@@ -183,6 +160,9 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		/* tp_btf where it works (typed, direct loads); raw_tp as the fallback
 		 * and when forced (tests: a fallback is never dead code) */
 		pr->use = pr->lacks ? NULL : (force_raw && twin) ? twin : prog;
+		/* -e: the selected syscalls' own functions, where they can be */
+		if (!pr->lacks && pk_fn_program(p, pr->name))
+			pr->use = pk_fn_program(p, pr->name);
 		bpf_program__set_autoload(prog, pr->use == prog);
 		if (twin)
 			bpf_program__set_autoload(twin, pr->use == twin);
@@ -201,7 +181,7 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		struct probe *pr = &p->probes[p->nprobes++];
 		bool unselected = not_selected(p->select, name + 3);
 
-		pr->fexit_err = unselected ? -ENOENT : probe_fexit(vmlinux, name + 3);
+		pr->fexit_err = unselected ? -ENOENT : pk_probe_fexit(vmlinux, name + 3);
 		pr->lacks = unselected ? "not selected (-e)" : NULL;
 		have_func = !pr->fexit_err;
 		bpf_program__set_autoload(prog, have_func);

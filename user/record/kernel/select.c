@@ -113,3 +113,37 @@ void katra_select_describe(const struct katra_selection *sel, char *buf, size_t 
 			n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%s", n ? "," : "",
 					      classes[i].name);
 }
+
+/* The kernel function behind each syscall a class can select: x86_64 enters
+ * syscall NAME through __x64_sys_NAME, except where the kernel's own name
+ * differs (the stat family's "new" ABI, sendfile64, ...). */
+#define FN(name) { SYS_##name, #name }
+static const struct {
+	int nr;
+	const char *fn;
+} fn_names[] = {
+	FN(read), FN(write), FN(pread64), FN(pwrite64), FN(readv), FN(writev), FN(preadv),
+	FN(pwritev), FN(preadv2), FN(pwritev2), FN(open), FN(openat), FN(openat2), FN(close),
+	FN(creat), FN(lseek), FN(fsync), FN(fdatasync), { SYS_sendfile, "sendfile64" },
+	FN(splice), FN(copy_file_range), FN(ioctl), FN(fcntl), FN(dup), FN(dup2), FN(dup3),
+	FN(pipe), FN(pipe2), { SYS_stat, "newstat" }, { SYS_fstat, "newfstat" },
+	{ SYS_lstat, "newlstat" }, FN(newfstatat), FN(statx), FN(getdents64), FN(socket),
+	FN(connect), FN(accept), FN(accept4), FN(bind), FN(listen), FN(sendto), FN(recvfrom),
+	FN(sendmsg), FN(recvmsg), FN(sendmmsg), FN(recvmmsg), FN(shutdown), FN(io_uring_setup),
+	FN(io_uring_enter), FN(io_uring_register),
+	FN(futex), FN(futex_waitv), FN(epoll_wait), FN(epoll_pwait), FN(epoll_pwait2), FN(poll),
+	FN(ppoll), FN(select), FN(pselect6), FN(nanosleep), FN(clock_nanosleep), FN(sched_yield),
+	FN(wait4), FN(waitid), FN(eventfd2), FN(pause), FN(rt_sigsuspend), FN(rt_sigtimedwait),
+	FN(mmap), FN(munmap), FN(mprotect), FN(madvise), FN(mremap), FN(brk), FN(msync),
+	FN(mlock), FN(munlock), FN(mincore),
+	FN(clone), FN(clone3), FN(fork), FN(vfork), FN(execve), FN(execveat), FN(exit),
+	FN(exit_group), FN(kill), FN(tgkill), FN(rt_sigreturn),
+};
+
+const char *katra_select_fn_name(uint32_t nr)
+{
+	for (size_t i = 0; i < sizeof(fn_names) / sizeof(fn_names[0]); i++)
+		if ((uint32_t)fn_names[i].nr == nr)
+			return fn_names[i].fn;
+	return NULL;
+}

@@ -37,4 +37,8 @@ bool katra_select_has_nr(const struct katra_selection *sel, uint32_t nr);
 /* "io,proc" (canonical order) into buf. */
 void katra_select_describe(const struct katra_selection *sel, char *buf, size_t cap);
 
+/* The kernel's name for syscall nr, as in __x64_sys_NAME ("pread64",
+ * "newstat"), for every syscall a class selects; NULL for the others. */
+const char *katra_select_fn_name(uint32_t nr);
+
 #endif
