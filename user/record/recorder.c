@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +56,7 @@ struct recorder {
 	uint64_t *drops_now;
 	struct katra_drain drain; /* the rings read and released by marks */
 	bool drain_ready;
+	bool exit_seen;         /* a process's last thread exited since the last check */
 	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
 	uint64_t skipped_seen[PIPELINE_SKIPPED_MAX]; /* program runs skipped, by probe */
@@ -68,16 +68,6 @@ struct recorder {
 	struct consumer_sched drain_sched; /* the drain's CPU policy */
 	bool drain_sched_on;
 };
-
-/* This process's CPU time so far, user + sys. */
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
-}
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -121,12 +111,16 @@ static void check_drops(struct recorder *r, uint64_t now)
  * only now does it leave the tracked set, so no thread's exit is missed. */
 static void on_process_exit(void *ctx, uint32_t tgid)
 {
+	struct recorder *r = ctx;
+
+	/* whether every target is gone is asked now, not at the next poll */
+	r->exit_seen = true;
 	/* with the kernel's own group_dead (6.16) this was the last thread; before,
 	 * another one can still be on its way to its exit tracepoint: the reaper
 	 * untracks the process once /proc shows it gone */
-	if (katra_probes_exact_group_dead(ctx))
-		katra_probes_untrack_tgid(ctx, tgid);
-	katra_probes_forget_process(ctx, tgid);
+	if (katra_probes_exact_group_dead(r->probes))
+		katra_probes_untrack_tgid(r->probes, tgid);
+	katra_probes_forget_process(r->probes, tgid);
 }
 
 static void on_process_reaped(void *ctx, uint32_t tgid)
@@ -560,7 +554,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	r->pl_ready = !rc;
 	if (!rc) {
 		r->pl.em.on_process_exit = on_process_exit;
-		r->pl.em.cb_ctx = r->probes;
+		r->pl.em.cb_ctx = r;
 		r->pl.on_exec_map = on_exec_map;
 		r->pl.map_ctx = r->up;
 		if (!o->no_uprobes) {
@@ -628,7 +622,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t live = clock_ns(CLOCK_MONOTONIC);
 	res->live_after_ns = live - t0;
 	res->live_at_ns = live - start_mono;
-	res->cpu_ns_setup = cpu_ns();
+	res->cpu_ns_setup = katra_cpu_ns();
 	if (o->ready_file) {
 		int fd;
 		rc = katra_outfile_create(o->ready_file, false, &fd);
@@ -648,6 +642,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t counter_every = o->counter_interval_ns, next_shrink = start_mono;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
+	uint64_t targets_every = katra_test_ms("KATRA_TEST_TARGETS_POLL_MS", TARGETS_EVERY_NS);
 	uint64_t deadline = o->duration_ns ? live + o->duration_ns : UINT64_MAX;
 	{
 		sigset_t mask;
@@ -703,9 +698,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 		if (now >= deadline)
 			break;
-		if (now < next_targets)
+		/* at a process's exit, else on a slow poll (the reaper's /proc
+		 * checks before Linux 6.16's group_dead, the command's waitpid) */
+		if (now < next_targets && !r->exit_seen)
 			continue;
-		next_targets = now + TARGETS_EVERY_NS;
+		r->exit_seen = false;
+		next_targets = now + targets_every;
 		if (targets_gone(r, &launch, &res->command_status))
 			break;
 	}
@@ -752,7 +750,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	res->bytes = katra_writer_bytes(r->w);
 	res->procs = katra_wine_names_take_roster(r->wine, &res->nprocs, &res->procs_total);
-	res->cpu_ns_capture = cpu_ns() - res->cpu_ns_setup;
+	res->cpu_ns_capture = katra_cpu_ns() - res->cpu_ns_setup;
 	katra_memory_use(&res->peak_rss_kib, &res->ring_rss_kib);
 	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
