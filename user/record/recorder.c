@@ -739,7 +739,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	/* the backlog by the marks taken, a last one, then whatever is left */
 	katra_drain_stop_marker(&r->drain);
 	rc = katra_drain_run(&r->drain, UINT64_MAX);
-	katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 1);
+	katra_drain_rest(&r->drain);
 	take_inflight(r);
 	if (!rc)
 		rc = finish_trace(r, end, res);
@@ -753,7 +753,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	res->cpu_ns_capture = katra_cpu_ns() - res->cpu_ns_setup;
 	katra_memory_use(&res->peak_rss_kib, &res->ring_rss_kib);
 	if (r->pl.bad_records)
-		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
+		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped "
+			"(counted lost: RingReserve)\n",
 			r->pl.bad_records);
 cleanup:
 	if (launch.release_fd >= 0)

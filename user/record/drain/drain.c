@@ -133,6 +133,7 @@ int katra_drain_run(struct katra_drain *d, uint64_t max_records)
 		for (unsigned i = 0; i < d->nrings; i++) {
 			/* stops at a record still being written: reserved after
 			 * the mark's slot read, so younger than its watermark */
+			d->pl->reading_ring = i;
 			katra_rings_read(d->rings, i, mark_pos(d, m)[i], UINT64_MAX,
 					 pipeline_on_record, d->pl, &n);
 			read += n;
@@ -142,4 +143,15 @@ int katra_drain_run(struct katra_drain *d, uint64_t max_records)
 		__atomic_store_n(&d->head, m + 1, __ATOMIC_RELEASE);
 	}
 	return rc;
+}
+
+void katra_drain_rest(struct katra_drain *d)
+{
+	uint64_t n;
+
+	for (unsigned i = 0; i < d->nrings; i++) {
+		d->pl->reading_ring = i;
+		katra_rings_read(d->rings, i, katra_rings_produced(d->rings, i), UINT64_MAX,
+				 pipeline_on_record, d->pl, &n);
+	}
 }

@@ -75,5 +75,8 @@ void katra_drain_stop_marker(struct katra_drain *d);
  * (a mark taken first where no marker runs); returns once no mark is left or after about max_records records.  0 or the
  * writer's -errno. */
 int katra_drain_run(struct katra_drain *d, uint64_t max_records);
+/* Reads whatever the rings hold now, up to a record still being written,
+ * releasing nothing (the end of the capture, once no probe runs). */
+void katra_drain_rest(struct katra_drain *d);
 
 #endif
