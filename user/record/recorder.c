@@ -762,6 +762,8 @@ cleanup:
 	if (r && r->drain_sched_on)
 		consumer_sched_stop(&r->drain_sched);
 	if (r) {
+		if (r->drain_ready) /* it reads the rings and the slots */
+			katra_drain_stop_marker(&r->drain);
 		if (r->rings_open)
 			katra_rings_close(&r->rings);
 		if (launch.pid > 0 && !rc) {

@@ -69,10 +69,11 @@ void katra_drain_mark(struct katra_drain *d)
 /* Bytes the rings' producers moved since the newest mark. */
 static uint64_t flow_since_mark(struct katra_drain *d)
 {
-	uint64_t *pos = mark_pos(d, d->tail - 1), n = 0;
+	uint64_t *pos, n = 0;
 
 	if (!d->tail)
 		return UINT64_MAX;
+	pos = mark_pos(d, d->tail - 1);
 	for (unsigned i = 0; i < d->nrings; i++)
 		n += katra_rings_produced(d->rings, i) - pos[i];
 	return n;
