@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -28,7 +29,14 @@ static void close_span(int lo, int hi, int open_max)
 		close(fd);
 }
 
-bool katra_linger_fork(const int *fds, size_t n, int *release_fd)
+struct linger_args {
+	const int *fds;
+	size_t n;
+	int *release_fd;
+	bool forked;
+};
+
+static bool fork_child(const int *fds, size_t n, int *release_fd)
 {
 	int keep[LINGER_FDS_MAX + 1], p[2], open_max = (int)sysconf(_SC_OPEN_MAX);
 	/* tests: the child holds the links this long after the cue, to be seen */
@@ -75,4 +83,33 @@ bool katra_linger_fork(const int *fds, size_t n, int *release_fd)
 	}
 	*release_fd = p[1];
 	return true;
+}
+
+static void *fork_main(void *arg)
+{
+	struct linger_args *a = arg;
+
+	a->forked = fork_child(a->fds, a->n, a->release_fd);
+	return NULL;
+}
+
+bool katra_linger_fork(const int *fds, size_t n, int *release_fd)
+{
+	struct linger_args a = { fds, n, release_fd, false };
+	sigset_t all, old;
+	pthread_t t;
+	int err;
+
+	/* forked from a thread of its own (every signal blocked, as the child
+	 * then is): the capture's thread neither copies the address space nor
+	 * forks (t_drain_offload watches it) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, NULL, fork_main, &a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		fork_main(&a);
+	else
+		pthread_join(t, NULL);
+	return a.forked;
 }
