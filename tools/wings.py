@@ -16,8 +16,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # what each wing may call (its own files always)
 ALLOWED = {
-    'record/(top)': {'record/targets', 'record/uprobes', 'record/pipeline', 'record/emit',
-                     'record/kernel', 'record/syscalls', 'record/table'},
+    'record/(top)': {'record/targets', 'record/uprobes', 'record/drain', 'record/pipeline',
+                     'record/emit', 'record/kernel', 'record/syscalls', 'record/table'},
+    'record/drain': {'record/pipeline', 'record/kernel'},
     'record/targets': {'record/emit', 'record/table'},
     'record/uprobes': {'record/kernel'},
     'record/pipeline': {'record/emit'},

@@ -731,7 +731,10 @@ Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 	}
 	cr_assert_eq(got[2].causes[0], 0, "the End points at its Begin across the wakeup");
 	cr_assert_eq(got[4].causes[0], 3);
-	cr_assert_eq(got[5].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
+	cr_assert_eq(got[5].kind, KATRA_KIND_DROP, "the unknown record is counted lost");
+	cr_assert_eq(got[5].payload.u.drop.source, KATRA_DROP_RING_RESERVE);
+	cr_assert_eq(got[5].payload.u.drop.count, 1);
+	cr_assert_eq(got[6].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
 	assert_valid(t.path);
 	temp_dir_remove(t.dir);
 }

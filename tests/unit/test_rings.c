@@ -9,60 +9,32 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fake_ring_util.h"
 #include "record/kernel/rings.h"
 
 #define SIZE 4096u
 #define BUSY (1u << 31)
 #define DISCARD (1u << 30)
 
-struct fake_ring {
-	int fd;
-	size_t page;
-	uint8_t *all; /* rw view of the whole file */
-	uint64_t prod;
-};
-
 static void fake_open(struct fake_ring *f)
 {
-	f->page = (size_t)sysconf(_SC_PAGESIZE);
-	f->fd = memfd_create("katra-ring", MFD_CLOEXEC);
-	cr_assert_geq(f->fd, 0);
-	cr_assert_eq(ftruncate(f->fd, (off_t)(2 * f->page + 2 * SIZE)), 0);
-	f->all = mmap(NULL, 2 * f->page + 2 * SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
-	cr_assert_neq(f->all, MAP_FAILED);
-	f->prod = 0;
-}
-
-static void put_bytes(struct fake_ring *f, uint64_t pos, const void *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t off = (pos + i) & (SIZE - 1);
-		uint8_t b = ((const uint8_t *)src)[i];
-		f->all[2 * f->page + off] = b;        /* first copy */
-		f->all[2 * f->page + SIZE + off] = b; /* second */
-	}
+	fake_ring_open(f, SIZE);
 }
 
 /* Appends a record of `len` bytes filled with `fill`; returns its position. */
 static uint64_t fake_put(struct fake_ring *f, uint32_t len, uint8_t fill, uint32_t flags)
 {
-	uint64_t at = f->prod;
-	uint32_t hdr[2] = { len | flags, 0 };
 	uint8_t body[256];
 
 	memset(body, fill, len);
-	put_bytes(f, at, hdr, sizeof(hdr));
-	put_bytes(f, at + 8, body, len);
-	f->prod += (8 + len + 7) & ~7u;
-	memcpy(f->all + f->page, &f->prod, sizeof(f->prod));
-	return at;
+	return fake_ring_put(f, body, len, flags);
 }
 
 static void fake_set_flags(struct fake_ring *f, uint64_t at, uint32_t len, uint32_t flags)
 {
 	uint32_t hdr = len | flags;
 
-	put_bytes(f, at, &hdr, sizeof(hdr));
+	fake_ring_put_bytes(f, at, &hdr, sizeof(hdr));
 }
 
 static uint8_t seen[64];
@@ -115,8 +87,7 @@ Test(rings, a_drain_stops_at_the_snapshot_at_a_busy_record_and_skips_discarded)
 	cr_assert_eq(seen[0], 5);
 	cr_assert_eq(seen[1], 6);
 	katra_rings_close(&rs);
-	munmap(f.all, 2 * f.page + 2 * SIZE);
-	close(f.fd);
+	fake_ring_close(&f);
 }
 
 Test(rings, a_record_that_wraps_is_read_whole)
@@ -141,8 +112,7 @@ Test(rings, a_record_that_wraps_is_read_whole)
 	cr_assert_eq(n, 200);
 	cr_assert_gt(f.prod, 4 * SIZE, "the ring wrapped");
 	katra_rings_close(&rs);
-	munmap(f.all, 2 * f.page + 2 * SIZE);
-	close(f.fd);
+	fake_ring_close(&f);
 }
 
 Test(rings, a_size_that_is_not_a_power_of_two_is_refused)

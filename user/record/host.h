@@ -16,5 +16,7 @@ int katra_resolve_run_as(const struct katra_record_opts *o, struct katra_run_as 
 void katra_give_to_sudo_user(int fd, const char *path);
 /* The recorder's peak RSS and what of it the BPF maps' mappings hold now. */
 void katra_memory_use(uint64_t *peak_kib, uint64_t *ring_kib);
+/* This process's CPU time so far, user + sys, in ns. */
+uint64_t katra_cpu_ns(void);
 
 #endif

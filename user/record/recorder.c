@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/kernel/consumer_sched.h"
+#include "record/drain/drain.h"
 #include "record/emit/emit.h"
 #include "record/pipeline/pipeline.h"
 #include "host.h"
@@ -36,7 +36,10 @@
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DEFAULT_COUNTER_NS 1000000000ull
 #define FIFO_CAP 1024                 /* pending items per ring at first */
-#define CLOCK_SKEW_MARGIN_NS 1000000ull /* 1 ms: see the watermark in the loop */
+/* CPUs' clocks may disagree a little (virtual machines, multi-socket hosts):
+ * a mark releases what is older than its watermark by this much (drain.h) */
+#define CLOCK_SKEW_MARGIN_NS 1000000ull
+#define DRAIN_RUN_RECORDS (1u << 16) /* then the loop's other work */
 #define REORDER_BUDGET_BYTES (12u << 20) /* pending items in all, whatever the CPU count */
 
 struct recorder {
@@ -51,7 +54,9 @@ struct recorder {
 	unsigned nrings;
 	uint64_t *drops_seen;
 	uint64_t *drops_now;
-	uint64_t *watermark;    /* per ring: every record below it is drained */
+	struct katra_drain drain; /* the rings read and released by marks */
+	bool drain_ready;
+	bool exit_seen;         /* a process's last thread exited since the last check */
 	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
 	uint64_t skipped_seen[PIPELINE_SKIPPED_MAX]; /* program runs skipped, by probe */
@@ -63,16 +68,6 @@ struct recorder {
 	struct consumer_sched drain_sched; /* the drain's CPU policy */
 	bool drain_sched_on;
 };
-
-/* This process's CPU time so far, user + sys. */
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
-}
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -116,12 +111,16 @@ static void check_drops(struct recorder *r, uint64_t now)
  * only now does it leave the tracked set, so no thread's exit is missed. */
 static void on_process_exit(void *ctx, uint32_t tgid)
 {
+	struct recorder *r = ctx;
+
+	/* whether every target is gone is asked now, not at the next poll */
+	r->exit_seen = true;
 	/* with the kernel's own group_dead (6.16) this was the last thread; before,
 	 * another one can still be on its way to its exit tracepoint: the reaper
 	 * untracks the process once /proc shows it gone */
-	if (katra_probes_exact_group_dead(ctx))
-		katra_probes_untrack_tgid(ctx, tgid);
-	katra_probes_forget_process(ctx, tgid);
+	if (katra_probes_exact_group_dead(r->probes))
+		katra_probes_untrack_tgid(r->probes, tgid);
+	katra_probes_forget_process(r->probes, tgid);
 }
 
 static void on_process_reaped(void *ctx, uint32_t tgid)
@@ -135,21 +134,10 @@ static void on_exec_map(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino)
 	katra_uprobes_note_mapping(ctx, tgid, kdev, ino);
 }
 
-/* The rings' watermark: read every CPU slot (after `now` was read), then the
- * caller drains the rings; below the minimum everything has been drained. */
-static uint64_t ring_watermark(struct recorder *r, uint64_t now)
+/* A ring's watermark (drain.h): its CPU slot, read after `now`. */
+static uint64_t slot_watermark(void *ctx, unsigned ring, uint64_t now, uint64_t prev)
 {
-	uint64_t w = UINT64_MAX;
-
-	for (unsigned i = 0; i < r->nrings; i++) {
-		r->watermark[i] = katra_probes_ring_watermark(r->probes, i, now, r->watermark[i]);
-		/* what this ring held when its slot was read: the drain stops
-		 * there (what comes later waits in the ring, not in memory) */
-		katra_rings_snapshot(&r->rings, i);
-		if (r->watermark[i] < w)
-			w = r->watermark[i];
-	}
-	return w;
+	return katra_probes_ring_watermark(ctx, ring, now, prev);
 }
 
 /* After the probes are detached: a syscall a CPU was in at that moment has
@@ -483,8 +471,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	r->nrings = katra_probes_ring_count(r->probes);
 	r->drops_seen = calloc(r->nrings, sizeof(uint64_t));
 	r->drops_now = calloc(r->nrings, sizeof(uint64_t));
-	r->watermark = calloc(r->nrings, sizeof(uint64_t));
-	if (!r->drops_seen || !r->drops_now || !r->watermark) {
+	if (!r->drops_seen || !r->drops_now) {
 		rc = -ENOMEM;
 		goto cleanup;
 	}
@@ -567,7 +554,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	r->pl_ready = !rc;
 	if (!rc) {
 		r->pl.em.on_process_exit = on_process_exit;
-		r->pl.em.cb_ctx = r->probes;
+		r->pl.em.cb_ctx = r;
 		r->pl.on_exec_map = on_exec_map;
 		r->pl.map_ctx = r->up;
 		if (!o->no_uprobes) {
@@ -575,11 +562,15 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			r->pl.em.server_requests = katra_uprobes_server_requests;
 			r->pl.em.wine_tables_ctx = r->up;
 		}
-		for (unsigned i = 0; i < r->nrings; i++)
-			r->watermark[i] = start_mono;
 	}
 	if (!rc)
 		rc = open_rings(r);
+	if (!rc) {
+		const struct katra_drain_src src = { slot_watermark, r->probes };
+		rc = katra_drain_init(&r->drain, &r->rings, &r->pl, &src, start_mono,
+				      CLOCK_SKEW_MARGIN_NS);
+		r->drain_ready = !rc;
+	}
 	if (!rc)
 		rc = setup_wait(r);
 	if (rc) {
@@ -631,7 +622,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t live = clock_ns(CLOCK_MONOTONIC);
 	res->live_after_ns = live - t0;
 	res->live_at_ns = live - start_mono;
-	res->cpu_ns_setup = cpu_ns();
+	res->cpu_ns_setup = katra_cpu_ns();
 	if (o->ready_file) {
 		int fd;
 		rc = katra_outfile_create(o->ready_file, false, &fd);
@@ -651,36 +642,32 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	uint64_t counter_every = o->counter_interval_ns, next_shrink = start_mono;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
+	uint64_t targets_every = katra_test_ms("KATRA_TEST_TARGETS_POLL_MS", TARGETS_EVERY_NS);
 	uint64_t deadline = o->duration_ns ? live + o->duration_ns : UINT64_MAX;
-	if (o->drain_idle) {
+	{
 		sigset_t mask;
-		r->drain_sched_on = true;
-		katra_block_signals(&mask); /* its watchdog thread */
-		err = consumer_sched_start(&r->drain_sched, &r->rings);
+		katra_block_signals(&mask); /* the marker's and the watchdog's threads */
+		err = katra_drain_start_marker(&r->drain);
+		if (err && o->verbose) /* the drain takes its marks itself */
+			fprintf(stderr, "katra-record: no marker thread: %s\n", strerror(-err));
+		if (o->drain_idle) {
+			r->drain_sched_on = true;
+			err = consumer_sched_start(&r->drain_sched, &r->rings);
+			if (err && o->verbose) /* a choice of policy: the capture is the same */
+				fprintf(stderr, "katra-record: the drain stays at the normal "
+					"policy: %s\n", strerror(-err));
+		}
 		katra_restore_signals(&mask);
-		if (err && o->verbose) /* a choice of policy: the capture is the same */
-			fprintf(stderr, "katra-record: the drain stays at the normal policy: %s\n",
-				strerror(-err));
 	}
 	rc = 0;
 	while (!katra_stop_requested && !rc) {
 		/* wait for a ring past its wakeup threshold, an epoch line, or the
 		 * timer (rings do not wake the consumer per record); then drain all */
 		err = wait_for_work(r);
-		/* the watermark before the drain: below it, the drain gets it all */
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		uint64_t wm = ring_watermark(r, now);
-		/* CPUs' clocks may disagree a little (virtual machines, multi-socket
-		 * hosts): release only what is older than that by a margin.  What
-		 * is younger waits in the reorder storage, so the margin times the
-		 * event rate must fit its budget: 10 ms of a 4-thread storm here
-		 * (~8 M events/s) did not, and items were forced out early */
-		wm = wm > CLOCK_SKEW_MARGIN_NS ? wm - CLOCK_SKEW_MARGIN_NS : 0;
 		if (r->drain_sched_on) /* how far behind: before this drain */
 			consumer_sched_update(&r->drain_sched, katra_rings_max_fill(&r->rings),
 					      r->rings.size, now);
-		if (err >= 0 || err == -EINTR)
-			katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 0);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "katra-record: reading the rings failed: %s\n", strerror(-err));
 			rc = err;
@@ -698,7 +685,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			queue_counters(r, now);
 			next_counter += counter_every;
 		}
-		rc = pipeline_emit_until(&r->pl, wm - 1);
+		rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
 		if (now >= next_shrink) {
@@ -711,9 +698,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		}
 		if (now >= deadline)
 			break;
-		if (now < next_targets)
+		/* at a process's exit, else on a slow poll (the reaper's /proc
+		 * checks before Linux 6.16's group_dead, the command's waitpid) */
+		if (now < next_targets && !r->exit_seen)
 			continue;
-		next_targets = now + TARGETS_EVERY_NS;
+		r->exit_seen = false;
+		next_targets = now + targets_every;
 		if (targets_gone(r, &launch, &res->command_status))
 			break;
 	}
@@ -746,9 +736,13 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		katra_record_read_fifo(&r->epochs, &r->pl, end);
 	katra_record_queue_marks(&r->epochs, &r->pl, end);
 	check_drops(r, end);
-	katra_rings_drain(&r->rings, pipeline_on_record, &r->pl, 1);
+	/* the backlog by the marks taken, a last one, then whatever is left */
+	katra_drain_stop_marker(&r->drain);
+	rc = katra_drain_run(&r->drain, UINT64_MAX);
+	katra_drain_rest(&r->drain);
 	take_inflight(r);
-	rc = finish_trace(r, end, res);
+	if (!rc)
+		rc = finish_trace(r, end, res);
 	if (rc) {
 		fprintf(stderr, "katra-record: cannot write trace file '%s': %s\n", o->output,
 			strerror(-rc));
@@ -756,10 +750,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	}
 	res->bytes = katra_writer_bytes(r->w);
 	res->procs = katra_wine_names_take_roster(r->wine, &res->nprocs, &res->procs_total);
-	res->cpu_ns_capture = cpu_ns() - res->cpu_ns_setup;
+	res->cpu_ns_capture = katra_cpu_ns() - res->cpu_ns_setup;
 	katra_memory_use(&res->peak_rss_kib, &res->ring_rss_kib);
 	if (r->pl.bad_records)
-		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped\n",
+		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped "
+			"(counted lost: RingReserve)\n",
 			r->pl.bad_records);
 cleanup:
 	if (launch.release_fd >= 0)
@@ -767,6 +762,8 @@ cleanup:
 	if (r && r->drain_sched_on)
 		consumer_sched_stop(&r->drain_sched);
 	if (r) {
+		if (r->drain_ready) /* it reads the rings and the slots */
+			katra_drain_stop_marker(&r->drain);
 		if (r->rings_open)
 			katra_rings_close(&r->rings);
 		if (launch.pid > 0 && !rc) {
@@ -786,7 +783,8 @@ cleanup:
 			pipeline_free(&r->pl);
 		free(r->drops_seen);
 		free(r->drops_now);
-		free(r->watermark);
+		if (r->drain_ready)
+			katra_drain_free(&r->drain);
 		katra_record_close_fifo(&r->epochs, o->epoch_fifo);
 		if (r->wait_fd >= 0)
 			close(r->wait_fd);

@@ -84,3 +84,10 @@ void katra_test_delay(const char *var)
 			;
 	}
 }
+
+uint64_t katra_test_ms(const char *var, uint64_t dflt_ns)
+{
+	const char *ms = getenv(var);
+
+	return ms ? strtoull(ms, NULL, 10) * 1000000ull : dflt_ns;
+}

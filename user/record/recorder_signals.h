@@ -5,6 +5,7 @@
 #define KATRA_RECORD_RECORDER_SIGNALS_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 extern volatile sig_atomic_t katra_stop_requested;  /* end the capture now */
@@ -23,5 +24,7 @@ void katra_restore_signals(const sigset_t *old);
 /* Tests only: sleeps the milliseconds in environment variable var, if set
  * (a start-up or a teardown as slow as the Wine layers' can be). */
 void katra_test_delay(const char *var);
+/* Tests only: the milliseconds in var, in ns, or dflt_ns where it is unset. */
+uint64_t katra_test_ms(const char *var, uint64_t dflt_ns);
 
 #endif

@@ -63,9 +63,13 @@ void katra_rings_snapshot(struct katra_rings *rs, unsigned i)
 		rs->v[i].stop_pos = __atomic_load_n(rs->v[i].producer_pos, __ATOMIC_ACQUIRE);
 }
 
-static uint64_t drain_one(struct katra_ring_view *v, katra_ring_fn fn, void *ctx, uint64_t stop)
+/* Reads v up to stop, at most max records (*count gets them); true when it
+ * got to stop or to a record still being written. */
+static bool drain_one(struct katra_ring_view *v, katra_ring_fn fn, void *ctx, uint64_t stop,
+		      uint64_t max, uint64_t *count)
 {
 	uint64_t cons = __atomic_load_n(v->consumer_pos, __ATOMIC_RELAXED), n = 0;
+	bool done = true;
 
 	while (cons < stop) {
 		const uint32_t *hdr = (const uint32_t *)(v->data + (cons & v->mask));
@@ -74,6 +78,10 @@ static uint64_t drain_one(struct katra_ring_view *v, katra_ring_fn fn, void *ctx
 		/* reserved, not yet committed: it and what follows wait */
 		if (len & RING_BUSY_BIT)
 			break;
+		if (n == max) {
+			done = false;
+			break;
+		}
 		if (!(len & RING_DISCARD_BIT)) {
 			fn(ctx, (void *)(hdr + 2), len);
 			n++;
@@ -85,20 +93,34 @@ static uint64_t drain_one(struct katra_ring_view *v, katra_ring_fn fn, void *ctx
 			__atomic_store_n(v->consumer_pos, cons, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(v->consumer_pos, cons, __ATOMIC_RELEASE);
-	return n;
+	*count = n;
+	return done;
 }
 
 uint64_t katra_rings_drain(struct katra_rings *rs, katra_ring_fn fn, void *ctx, int to_end)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, got;
 
 	for (unsigned i = 0; i < rs->n; i++) {
 		struct katra_ring_view *v = &rs->v[i];
 		uint64_t stop = to_end ? __atomic_load_n(v->producer_pos, __ATOMIC_ACQUIRE)
 				       : v->stop_pos;
-		n += drain_one(v, fn, ctx, stop);
+		drain_one(v, fn, ctx, stop, UINT64_MAX, &got);
+		n += got;
 	}
 	return n;
+}
+
+uint64_t katra_rings_produced(const struct katra_rings *rs, unsigned i)
+{
+	return i < rs->n ? __atomic_load_n(rs->v[i].producer_pos, __ATOMIC_ACQUIRE) : 0;
+}
+
+bool katra_rings_read(struct katra_rings *rs, unsigned i, uint64_t stop, uint64_t max,
+		      katra_ring_fn fn, void *ctx, uint64_t *count)
+{
+	*count = 0;
+	return i >= rs->n || drain_one(&rs->v[i], fn, ctx, stop, max, count);
 }
 
 int katra_rings_epoll_add(const struct katra_rings *rs, int epfd, uint32_t events)

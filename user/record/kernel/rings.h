@@ -16,6 +16,7 @@
 #ifndef KATRA_RECORD_RINGS_H
 #define KATRA_RECORD_RINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,14 @@ void katra_rings_snapshot(struct katra_rings *rs, unsigned i);
  * committed now), stopping early at a record still being written.  Returns
  * the records read. */
 uint64_t katra_rings_drain(struct katra_rings *rs, katra_ring_fn fn, void *ctx, int to_end);
+/* Ring i's producer position now (what is committed or reserved). */
+uint64_t katra_rings_produced(const struct katra_rings *rs, unsigned i);
+/* Reads ring i up to `stop`, at most `max` records (*count: how many).
+ * True when it got to `stop` or to a record still being written (which was
+ * reserved after any CPU slot read before `stop` was taken: it and what
+ * follows are younger than that watermark); false when `max` stopped it. */
+bool katra_rings_read(struct katra_rings *rs, unsigned i, uint64_t stop, uint64_t max,
+		      katra_ring_fn fn, void *ctx, uint64_t *count);
 /* Adds every ring's fd to an epoll set with `events` (EPOLLIN: unread data
  * after a producer forced a wakeup; with EPOLLET: the wakeups alone), with
  * data.fd = the ring's fd. */

@@ -18,15 +18,15 @@ int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipe
 		return rc;
 	pl->kq_cap = 64;
 	pl->kq = malloc(pl->kq_cap * sizeof(*pl->kq));
-	if (!pl->kq) {
-		order_free(&pl->order);
+	pl->bad_by_ring = calloc(c->nrings ? c->nrings : 1, sizeof(uint64_t));
+	pl->bad_reported = calloc(c->nrings ? c->nrings : 1, sizeof(uint64_t));
+	if (!pl->kq || !pl->bad_by_ring || !pl->bad_reported) {
+		pipeline_free(pl);
 		return -ENOMEM;
 	}
 	rc = emitter_init(&pl->em, w, c->start_mono, c->start_wall, c->record_paths, &c->limits);
-	if (rc) {
-		order_free(&pl->order);
-		free(pl->kq);
-	}
+	if (rc)
+		pipeline_free(pl);
 	return rc;
 }
 
@@ -35,7 +35,10 @@ void pipeline_free(struct pipeline *pl)
 	emitter_free(&pl->em);
 	order_free(&pl->order);
 	free(pl->kq);
+	free(pl->bad_by_ring);
+	free(pl->bad_reported);
 	pl->kq = NULL;
+	pl->bad_by_ring = pl->bad_reported = NULL;
 }
 
 static struct kq_item *kq_at(struct pipeline *r, size_t i)
@@ -186,6 +189,7 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	if (size < sizeof(*h) || h->type == 0 || h->type >= KATRA_EV_TYPE_COUNT ||
 	    size < wire_sizes[h->type] || h->cpu >= r->nrings) {
 		r->bad_records++;
+		r->bad_by_ring[r->reading_ring < r->nrings ? r->reading_ring : 0]++;
 		return 0;
 	}
 	ring = h->cpu;
@@ -332,6 +336,11 @@ void pipeline_queue_losses(struct pipeline *pl, uint64_t key)
 		pl->loss_reported[src] = now;
 		kq_push(pl, &k);
 	}
+	for (uint32_t i = 0; i < pl->nrings; i++)
+		if (pl->bad_by_ring[i] != pl->bad_reported[i]) {
+			pipeline_queue_drop(pl, key, i, pl->bad_by_ring[i] - pl->bad_reported[i]);
+			pl->bad_reported[i] = pl->bad_by_ring[i];
+		}
 }
 
 int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_drops,
@@ -361,9 +370,9 @@ int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_
 		if (pl->em.st.by_kind[k])
 			kinds[nk++] = (struct katra_kind_count){ k, pl->em.st.by_kind[k] };
 	for (unsigned i = 0; i < pl->nrings && nd < cap_drops; i++)
-		if (ring_drops[i])
+		if (ring_drops[i] + pl->bad_by_ring[i])
 			drops[nd++] = (struct katra_drop_count){ KATRA_DROP_RING_RESERVE, i,
-								 ring_drops[i] };
+								 ring_drops[i] + pl->bad_by_ring[i] };
 	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT && nd < cap_drops; src++) {
 		if (src == KATRA_DROP_KERNEL_TABLE) {
 			for (uint32_t t = 0; ktable_drops && t < KATRA_KTABLE_COUNT && nd < cap_drops; t++)

@@ -45,6 +45,10 @@ struct pipeline {
 	struct kq_item *kq;     /* a FIFO in key order, grown with need */
 	size_t kq_cap, kq_head, kq_tail;
 	uint64_t bad_records;
+	/* malformed records by the ring they were read from (reading_ring, set
+	 * by the drain): lost, counted as RingReserve drops of that ring */
+	uint32_t reading_ring;
+	uint64_t *bad_by_ring, *bad_reported;
 	uint64_t forced;        /* items written before the watermark passed them */
 	uint64_t loss_reported[KATRA_DROP_SOURCE_COUNT]; /* evictions already in Drop events */
 	uint64_t skipped[PIPELINE_SKIPPED_MAX]; /* program runs the kernel skipped, by probe */
@@ -67,7 +71,8 @@ int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipe
 void pipeline_free(struct pipeline *pl);
 
 /* The ring callback (rings.h's katra_ring_fn): ctx is the pipeline.
- * Always returns 0; malformed records are counted in bad_records. */
+ * Always returns 0; malformed records are counted in bad_records and, by
+ * pl->reading_ring (ring 0 where unset), as RingReserve drops. */
 int pipeline_on_record(void *ctx, void *data, size_t size);
 
 /* Writes everything pending whose key is <= limit (UINT64_MAX: all). */
@@ -79,7 +84,7 @@ void pipeline_queue_counter(struct pipeline *pl, uint64_t key, uint32_t kind, ui
 			    uint64_t value);
 void pipeline_queue_drop(struct pipeline *pl, uint64_t key, uint32_t ring, uint64_t count);
 /* Queues Drop events for what user space lost since the last call (state
- * tables full, reorder). */
+ * tables full, reorder, malformed ring records). */
 void pipeline_queue_losses(struct pipeline *pl, uint64_t key);
 /* Queues runs of probe `probe`'s program that the kernel skipped (it was
  * already running on that CPU: DropSource::ProgramSkipped); the summary
@@ -91,7 +96,8 @@ void pipeline_queue_kernel_drop(struct pipeline *pl, uint64_t key, uint32_t tabl
 
 /* Closes open spans, writes CaptureEnd at end_key and fills *s (its arrays
  * point into storage owned by the caller: kinds[KATRA_KIND_COUNT] and
- * drops[cap_drops]); ring_drops[nrings] are the kernel's loss counts,
+ * drops[cap_drops]); ring_drops[nrings] are the kernel's loss counts (the malformed records
+ * read from each ring are added),
  * ktable_drops[KATRA_KTABLE_COUNT] its maps' (NULL: none). */
 int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_drops,
 		    const uint64_t *ktable_drops,

@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "linger.h"
 #include "uprobes_int.h"
 #include "winenames.h"
 
@@ -94,13 +95,38 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 	return 0;
 }
 
+/* No traced process is left (the tracked set is empty: every uprobe
+ * program returns at its first check, and the teardown's grace period sees
+ * the runs in flight end): the links are released by a child, after this
+ * process has let go of them (linger.h).  True when it took them. */
+static bool hand_over_links(struct katra_uprobes *u)
+{
+	int *fds, release_fd;
+	bool handed;
+
+	if (!u->nlinks || katra_probes_tracked_count(u->probes) ||
+	    !(fds = malloc(u->nlinks * sizeof(int))))
+		return false;
+	for (size_t i = 0; i < u->nlinks; i++)
+		fds[i] = bpf_link__fd(u->links[i]);
+	handed = katra_linger_fork(fds, u->nlinks, &release_fd);
+	free(fds);
+	if (!handed)
+		return false;
+	for (size_t i = 0; i < u->nlinks; i++)
+		bpf_link__destroy(u->links[i]); /* our copies: not the last */
+	close(release_fd);
+	return true;
+}
+
 void katra_uprobes_detach(struct katra_uprobes *u)
 {
 	if (!u)
 		return;
 	katra_uprobes_stop(u); /* no attach after this */
-	for (size_t i = 0; i < u->nlinks; i++)
-		bpf_link__destroy(u->links[i]);
+	if (!hand_over_links(u))
+		for (size_t i = 0; i < u->nlinks; i++)
+			bpf_link__destroy(u->links[i]);
 	u->nlinks = 0;
 }
 

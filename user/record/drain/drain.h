@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The drain: reads the per-CPU rings and releases their records in time
+ * order, with a reorder storage that stays bounded however far behind the
+ * drain is.
+ *
+ * A mark is a release limit W and, per ring, the producer position taken
+ * right after that ring's CPU slot was read for W: every record with a key
+ * below W lies before that position (SPEC section 10, "Order").  A mark's
+ * items are released, up to W, once every ring has been read up to its
+ * position; what lies beyond waits in the ring.
+ *
+ * Why a queue of marks, taken by a thread of their own: with one mark per
+ * round, taken by the drain itself, everything produced while the drain was
+ * away (descheduled on CPUs a syscall storm keeps busy, or waiting for the
+ * writer's output thread) came under one mark and had to be read in whole
+ * before anything was released: 100,000-180,000 records a round in a
+ * 4-thread getppid storm against a budget of 87,381 items, so items were
+ * written early and their threads' older items dropped as late (2.5-2.9 %).
+ * The marker thread takes a mark every DRAIN_MARK_NS while records flow
+ * (a few cache lines per CPU), whatever the drain is doing, so the storage
+ * holds what came in one such interval (plus the clock margin) and a
+ * backlog waits in the rings, which are sized for it. */
+#ifndef KATRA_RECORD_DRAIN_H
+#define KATRA_RECORD_DRAIN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record/kernel/rings.h"
+#include "record/pipeline/pipeline.h"
+
+#define DRAIN_MARKS 1024u            /* marks queued at most (then the newest covers more) */
+#define DRAIN_MARK_NS 1000000ull     /* between marks while records flow */
+#define DRAIN_QUIET_NS 10000000ull   /* between marks while they do not */
+#define DRAIN_FLOW_BYTES 4096ull     /* "records flow": this much in an interval */
+
+struct katra_drain_src {
+	/* the lowest key a record not yet committed in `ring` can carry, read
+	 * after `now`, CLOCK_MONOTONIC (its CPU slot; prev while a probe is
+	 * busy there) */
+	uint64_t (*ring_watermark)(void *ctx, unsigned ring, uint64_t now, uint64_t prev);
+	void *ctx;
+};
+
+struct katra_drain {
+	struct katra_rings *rings;
+	struct pipeline *pl;
+	struct katra_drain_src src;
+	unsigned nrings;
+	uint64_t margin;     /* CPUs' clocks may disagree by this much */
+	uint64_t *ring_wm;   /* per ring, never decreasing (the marker's) */
+	uint64_t *mark_wm;   /* per mark: its release limit (items below it) */
+	uint64_t *mark_pos;  /* per mark, per ring: the producer position */
+	/* a single-producer (the marker), single-consumer queue, oldest at head */
+	uint64_t head, tail;
+	pthread_t marker;
+	bool marker_on;
+	int stop;            /* the marker's stop flag (atomic) */
+};
+
+/* start: every ring's first watermark (the capture's start). */
+int katra_drain_init(struct katra_drain *d, struct katra_rings *rings, struct pipeline *pl,
+		     const struct katra_drain_src *src, uint64_t start, uint64_t margin);
+/* Stops the marker if it runs. */
+void katra_drain_free(struct katra_drain *d);
+/* Takes a mark now (none while DRAIN_MARKS are queued).  Only one thread
+ * takes marks: the marker while it runs, else the caller. */
+void katra_drain_mark(struct katra_drain *d);
+/* Starts the marker thread (it inherits the caller's signal mask) and stops
+ * it: 0 or -errno. */
+int katra_drain_start_marker(struct katra_drain *d);
+void katra_drain_stop_marker(struct katra_drain *d);
+/* Reads the rings up to the oldest mark, releases its items, and so on
+ * (a mark taken first where no marker runs); returns once no mark is left or after about max_records records.  0 or the
+ * writer's -errno. */
+int katra_drain_run(struct katra_drain *d, uint64_t max_records);
+/* Reads whatever the rings hold now, up to a record still being written,
+ * releasing nothing (the end of the capture, once no probe runs). */
+void katra_drain_rest(struct katra_drain *d);
+
+#endif
