@@ -14,7 +14,7 @@ root=$(cd "$here/../.." && pwd)
 b=$root/build
 bins=(katra-record katra-replay vm/katra-vmcheck
 	workloads/syscalls workloads/storm workloads/exitstorm workloads/execthread
-	workloads/refused)
+	workloads/refused
 	workloads/threadnames)
 
 busybox=$(command -v busybox || true)
