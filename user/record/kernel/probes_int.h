@@ -60,4 +60,12 @@ extern const char pk_alt_in_use[];
  * here; force_raw picks raw_tp wherever it exists.  0 or -errno. */
 int pk_choose_flavours(struct katra_probes *p, bool force_raw);
 
+/* The staging areas (probes_staging.c): enable them where user space can flush one
+ * on request (after load); the smallest key CPU cpu holds staged (0: none);
+ * flush CPU cpu's (0 or -errno), or every CPU's that holds records. */
+void pk_stage_enable(struct katra_probes *p);
+uint64_t pk_staged_key(const struct katra_probes *p, unsigned cpu);
+int pk_stage_flush(const struct katra_probes *p, unsigned cpu);
+void pk_stage_flush_all(const struct katra_probes *p);
+
 #endif
