@@ -286,7 +286,7 @@ static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
  * Who may write it: the probe that holds the CPU's busy count alone (it read
  * busy == 1 after its own increment).  A probe nested in it (an interrupt),
  * or one that runs while a preemptible probe (uprobe, fexit) holds busy,
- * reads more and reserves in the ring directly, as before; the ring's FIFO in
+ * reads more and writes into the ring directly (katra_put); the ring's FIFO in
  * user space sorts by key, so a batch may follow records younger than it.
  * This needs no atomic fetch (5.12): a nested probe has undone its increment
  * before the outer one reads.
