@@ -369,6 +369,32 @@ def kill_tracers(*_):
     TRACER_GROUPS.clear()
 
 
+def bpf_progs():
+    """id -> (name, run_time_ns, run_cnt) of every loaded BPF program
+    (run_time_ns counts while kernel.bpf_stats_enabled is 1); {} if bpftool
+    cannot say."""
+    try:
+        out = subprocess.run(['bpftool', '-j', 'prog', 'show'], capture_output=True,
+                             text=True, timeout=10).stdout
+        return {p['id']: (p.get('name', '?'), p.get('run_time_ns', 0), p.get('run_cnt', 0))
+                for p in json.loads(out or '[]')}
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return {}
+
+
+def bpf_delta(before, live, after):
+    """The tracer's own programs (loaded after `before`, seen at `live` and
+    `after`): name -> [run_time_ns, run_cnt] between live and after."""
+    got = {}
+    for i, (name, ns, cnt) in after.items():
+        if i in before or i not in live:
+            continue
+        g = got.setdefault(name, [0, 0])
+        g[0] += ns - live[i][1]
+        g[1] += cnt - live[i][2]
+    return {n: g for n, g in got.items() if g[1] > 0}
+
+
 def traced(col, cmd, nthreads, d, hook=None, game=False):
     """Starts cmd(GATE) (a workload waiting at GATE = d/gate, with NTHREADS threads once
     parked), col's tracer on it, opens the gate once the tracer is live.
@@ -387,6 +413,7 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
     else:
         tool = make_tool(col, d, game)
         tool.cleanup()
+        progs_before = bpf_progs()
         if col == 'trace-cmd':
             time.sleep(0.5)  # let freed BPF programs leave /proc/kallsyms
         log = open(tool.log, 'w')
@@ -411,8 +438,12 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
             with open(tool.log, errors='replace') as f:
                 tail = f.read().strip().splitlines()[-1:] or ['no output']
             return {'error': f'not live: {tail[0][:120]}'}, None
+        progs_live = bpf_progs()
         open(gate, 'w').close()
     w.wait()
+    if tool:
+        # each program's run time while the workload ran (bpf_stats)
+        res['bpf'] = bpf_delta(progs_before, progs_live, bpf_progs())
     wlo.seek(0)
     try:
         truth = json.loads(wlo.read())
@@ -479,6 +510,16 @@ def summarize(runs, base_ns_per_event, base_truth):
     slow = [r['elapsed_ns'] / (base_ns_per_event * base_truth) for r in ok]
     s['added_ns'] = {'median': med(added), 'min': min(added), 'max': max(added)}
     s['slowdown'] = {'median': med(slow), 'min': min(slow), 'max': max(slow)}
+    # the tracer's BPF programs: run time per run each (name -> ns), and
+    # all of them together per workload event
+    progs = collections.defaultdict(list)
+    for r in ok:
+        for name, (ns, cnt) in r.get('bpf', {}).items():
+            progs[name].append(ns / cnt)
+    if progs:
+        s['bpf_ns_per_run'] = {n: med(v) for n, v in sorted(progs.items())}
+        s['bpf_ns_per_event'] = med([sum(ns for ns, _ in r['bpf'].values()) / base_truth
+                                     for r in ok if r.get('bpf')])
     rec = s['recorded']
     if rec:
         s['bytes_per_event'] = s['bytes'] / rec if s['bytes'] else None
@@ -509,6 +550,10 @@ def fmt(s, col):
         out += f", cpu {s['cpu_ns_per_event']:.0f} ns/ev"
         if s.get('capture_cpu_ns_per_event') is not None:
             out += f" ({s['capture_cpu_ns_per_event']:.0f} after live)"
+    if s.get('bpf_ns_per_event'):
+        busiest = sorted(s['bpf_ns_per_run'].items(), key=lambda kv: -kv[1])[:3]
+        out += f", bpf {s['bpf_ns_per_event']:.0f} ns/ev (" + \
+            ', '.join(f'{n} {v:.0f}' for n, v in busiest) + ' ns/run)'
     if s.get('rss_kib'):
         out += f", rss {s['rss_kib'] / 1024:.1f} MiB"
     if s.get('live_ms') is not None:
@@ -989,6 +1034,11 @@ def main():
     a = ap.parse_args()
     import atexit
     atexit.register(kill_tracers)
+    # per-program run time in `bpftool prog show` (bpf_stats): on for the
+    # bench, back as it was after
+    stats_was = sh('sysctl -n kernel.bpf_stats_enabled').strip() or '0'
+    sh('sysctl -q kernel.bpf_stats_enabled=1')
+    atexit.register(lambda: sh(f'sysctl -q kernel.bpf_stats_enabled={stats_was}'))
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda s, f: (kill_tracers(), sys.exit(128 + s)))
     for name, args in a.katra_variant:

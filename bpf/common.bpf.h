@@ -267,25 +267,155 @@ drop:
 	return NULL;
 }
 
+static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every);
+
 /* Submit without waking the consumer, except when the ring's unread data has
  * crossed wakeup_bytes since the last check; the fill is sampled every 16
  * records (bpf_ringbuf_query costs a helper call), and the consumer also polls
  * on a timer. */
 static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP, avail;
+	bpf_ringbuf_submit(e, katra_wake_flags(rb, cpu, 15));
+}
+
+/* ---- staging: the frequent records of the tracepoint probes (a syscall's
+ * combined record, a switch) are written into their CPU's staging area with
+ * plain stores and moved into the ring as one batch record (struct
+ * katra_ev_batch, one bpf_ringbuf_output for many records).
+ *
+ * Who may write it: the probe that holds the CPU's busy count alone (it read
+ * busy == 1 after its own increment).  A probe nested in it (an interrupt),
+ * or one that runs while a preemptible probe (uprobe, fexit) holds busy,
+ * reads more and writes into the ring directly (katra_put); the ring's FIFO in
+ * user space sorts by key, so a batch may follow records younger than it.
+ * This needs no atomic fetch (5.12): a nested probe has undone its increment
+ * before the outer one reads.
+ *
+ * Ordering and the watermark: the batch's head.ts is the smallest key staged,
+ * published (with the records) before busy is dropped; user space's
+ * watermark for the CPU is at most that, so nothing staged is released, nor
+ * anything after it, before it is in the ring (SPEC §10).
+ *
+ * When it moves into the ring: when the next record does not fit; when its
+ * oldest record is KATRA_STAGE_AGE_NS old at the next staging; at every
+ * switch the switch probe runs for (a thread leaving the CPU); and when user
+ * space asks (katra_stage_flush_prog, run on that CPU by BPF_PROG_TEST_RUN,
+ * for a CPU whose oldest staged key holds the watermark back, and at the end
+ * of the capture).  Loss counting: a batch the ring refuses counts its
+ * `events` in ring_drops[cpu], as the records would have one by one.
+ * staging_on is set by user space after load once it has run the flush
+ * program on a CPU: a kernel that cannot (no test run of raw_tp on a CPU,
+ * before 5.10) keeps every record on the direct path. */
+#define KATRA_STAGE_BYTES  1024 /* a batch, header included */
+#define KATRA_STAGE_STRIDE 1280 /* per CPU: the slack keeps every write in bounds */
+#define KATRA_STAGE_AGE_NS 1000000ull
+extern __u64 stage_words[KATRA_MAX_CPUS * (KATRA_STAGE_STRIDE / 8)];
+extern __u32 staging_on;
+#define STAGE_OF(cpu)                                                                          \
+	((struct katra_ev_batch *)&stage_words[katra_bound(cpu, KATRA_MAX_CPUS - 1) *          \
+					       (KATRA_STAGE_STRIDE / 8)])
+
+/* After katra_busy(): whether this probe alone holds the CPU (may stage). */
+static __always_inline bool katra_owns_cpu(__u32 cpu)
+{
+	if (cpu >= KATRA_MAX_CPUS || !staging_on)
+		return false;
+	return *(volatile __u32 *)&PEND_SLOT(cpu)->busy == 1;
+}
+
+/* The wakeup flags for a commit to ring rb of this CPU (see katra_submit). */
+static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
+{
 	struct katra_cpu_slot *s;
+	__u64 flags = BPF_RB_NO_WAKEUP, avail;
 
 	if (cpu < KATRA_MAX_CPUS) {
 		s = PEND_SLOT(cpu);
-		if (!(++s->nsubmit & 15)) {
+		if (!(++s->nsubmit & every)) {
 			avail = bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA);
 			if (avail >= wakeup_bytes && s->wake_avail < wakeup_bytes)
 				flags = BPF_RB_FORCE_WAKEUP;
 			s->wake_avail = avail;
 		}
 	}
-	bpf_ringbuf_submit(e, flags);
+	return flags;
+}
+
+/* Moves this CPU's staged records into its ring (the caller owns the CPU). */
+static __always_inline void katra_stage_flush(__u32 cpu)
+{
+	struct katra_ev_batch *b = STAGE_OF(cpu);
+	__u32 bytes = b->bytes;
+	void *rb;
+
+	if (!bytes)
+		return;
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	if (!rb || bpf_ringbuf_output(rb, b, sizeof(*b) + katra_bound(bytes, KATRA_STAGE_BYTES - 1),
+				      katra_wake_flags(rb, cpu, 0)))
+		__sync_fetch_and_add(&ring_drops[katra_bound(cpu, KATRA_MAX_CPUS - 1)], b->events);
+	b->bytes = 0;
+	b->events = 0;
+	b->head.ts = 0;
+}
+
+/* Room for a record of `size` bytes that sorts at `key`, in this CPU's
+ * staging area (the caller owns the CPU); `now` is the probe's clock. */
+static __always_inline void *katra_stage(__u32 cpu, __u32 size, __u32 nevents, __u64 key,
+					 __u64 now)
+{
+	struct katra_ev_batch *b = STAGE_OF(cpu);
+	__u32 used = b->bytes;
+
+	if (used && (used + size > KATRA_STAGE_BYTES - sizeof(*b) ||
+		     now - b->head.ts > KATRA_STAGE_AGE_NS)) {
+		katra_stage_flush(cpu);
+		used = 0;
+	}
+	if (!used) {
+		b->head.type = KATRA_EV_BATCH;
+		b->head.cpu = cpu;
+		b->head.tgid = 0;
+		b->head.tid = 0;
+		b->head.ts = key;
+		b->events = 0;
+	} else if (key < b->head.ts) {
+		b->head.ts = key;
+	}
+	b->bytes = used + size;
+	b->events += nevents;
+	return (__u8 *)b + sizeof(*b) + katra_bound(used, KATRA_STAGE_BYTES - 1);
+}
+
+/* A record of `size` bytes (a constant) sorting at `key`: in the staging
+ * area when this probe owns the CPU, else in `scratch` (zeroed), which
+ * katra_put_done() then copies into the ring (bpf_ringbuf_output: no
+ * reservation for the verifier to pair with a submit on every path).  Never
+ * NULL.  Every record's size is a multiple of 8 (wire.h). */
+static __always_inline void *katra_put(void *scratch, __u32 cpu, bool own, __u64 size,
+				       __u32 nevents, __u64 key, __u64 now)
+{
+	if (own)
+		return katra_stage(cpu, size, nevents, key, now);
+	__builtin_memset(scratch, 0, size);
+	return scratch;
+}
+
+/* A record katra_put() gave: staged, it is there already; else into the
+ * ring now, its `nevents` counted lost if the ring refuses it. */
+static __always_inline void katra_put_done(void *e, __u32 cpu, bool own, __u64 size,
+					   __u32 nevents)
+{
+	void *rb;
+
+	if (own)
+		return;
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	if (!rb || bpf_ringbuf_output(rb, e, size, katra_wake_flags(rb, cpu, 15))) {
+		if (cpu < KATRA_MAX_CPUS)
+			__sync_fetch_and_add(&ring_drops[katra_bound(cpu, KATRA_MAX_CPUS - 1)],
+					     nevents);
+	}
 }
 
 static __always_inline void katra_head(struct katra_wire_head *h, __u32 type, __u32 cpu,

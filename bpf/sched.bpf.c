@@ -11,10 +11,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(); /* current == prev */
 	__u32 next_tgid = btf ? next->tgid : BPF_CORE_READ(next, tgid);
-	struct katra_ev_switch *e;
-	__u32 flags = 0, cpu;
+	struct katra_ev_switch *e, scratch;
+	__u32 flags = 0, cpu, nevents;
+	bool own;
 	__u64 ts;
-	void *rb;
 
 	if (pid_tgid >> 32 && katra_tracked(pid_tgid >> 32))
 		flags |= KATRA_SW_PREV_TRACKED;
@@ -34,10 +34,11 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 			return 0;
 		s = PEND_SLOT(cpu);
 		if (!((s->state & KATRA_SLOT_ACTIVE) && s->tid == (__u32)pid_tgid) &&
-		    !(fault_exit_live && s->fault_ts))
+		    !(fault_exit_live && s->fault_ts) && !STAGE_OF(cpu)->bytes)
 			return 0;
 	}
 	cpu = katra_busy();
+	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
 	/* a syscall or a fault in progress: its Begin must not wait for the
 	 * thread's return */
@@ -47,19 +48,22 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	}
 	if (!record_sched)
 		goto out; /* -e without sched: here only for the flush above */
-	/* one event per tracked side: the leaving thread's and the coming one's */
-	e = katra_reserve(&rb, cpu, sizeof(*e),
-			  !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED));
-	if (e) {
-		katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
-		e->prev_state = prev_state;
-		e->next_tgid = next_tgid;
-		e->next_tid = btf ? next->pid : BPF_CORE_READ(next, pid);
-		e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
-		e->pad = 0;
-		katra_submit(rb, e, cpu);
-	}
+	/* one event per tracked side: the leaving thread's and the coming one's;
+	 * staged, then the batch goes out with it (the switch is a flush point) */
+	nevents = !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED);
+	e = katra_put(&scratch, cpu, own, sizeof(*e), nevents, ts, ts);
+	katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
+	e->prev_state = prev_state;
+	e->next_tgid = next_tgid;
+	e->next_tid = btf ? next->pid : BPF_CORE_READ(next, pid);
+	e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
+	e->pad = 0;
+	katra_put_done(e, cpu, own, sizeof(*e), nevents);
 out:
+	/* what this CPU staged goes into the ring at every switch: a thread
+	 * that leaves (or comes) lets nothing of its wait behind */
+	if (own)
+		katra_stage_flush(cpu);
 	katra_idle(cpu);
 	return 0;
 }

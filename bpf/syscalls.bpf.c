@@ -308,9 +308,9 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	__u32 cpu, nr, tid = pid_tgid;
 	struct katra_ev_syscall *e;
 	struct katra_cpu_slot *p, *f = NULL;
-	bool mine;
+	struct katra_ev_syscall scratch; /* a record written directly */
+	bool mine, own;
 	__u64 ts;
-	void *rb;
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
@@ -327,6 +327,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	cpu = katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
+	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
 	nr = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	p = PEND_SLOT(cpu);
@@ -337,16 +338,17 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 		goto out; /* a uprobe trampoline's: its enter was not recorded either */
 	if (mine && !p->sc_flags && nr < KATRA_NR_LIMIT &&
 	    !(decoded_nrs[katra_bound(nr >> 6, 7)] & (1ull << (nr & 63)))) {
-		struct katra_ev_syscall_short *s = katra_reserve(&rb, cpu, sizeof(*s), 2);
+		/* staged (the common case) or written directly: see katra_put */
+		struct katra_ev_syscall_short *s =
+			katra_put(&scratch, cpu, own, sizeof(*s), 2, p->enter_ts, ts);
+
+		katra_head(&s->head, KATRA_EV_SYSCALL_SHORT, cpu, pid_tgid, ts);
+		s->enter_ts = p->enter_ts;
+		s->ret = ret;
+		s->nr = nr;
+		s->flags = KATRA_SC_EXIT | KATRA_SC_ENTER;
 		p->state = 0;
-		if (s) {
-			katra_head(&s->head, KATRA_EV_SYSCALL_SHORT, cpu, pid_tgid, ts);
-			s->enter_ts = p->enter_ts;
-			s->ret = ret;
-			s->nr = nr;
-			s->flags = KATRA_SC_EXIT | KATRA_SC_ENTER;
-			katra_submit(rb, s, cpu);
-		}
+		katra_put_done(s, cpu, own, sizeof(*s), 2);
 		goto out;
 	}
 	if (!mine && !selected(nr))
@@ -358,14 +360,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	if (!mine && !f && nr >= KATRA_NR_LIMIT)
 		goto out;
 	/* combined (Begin + End) when the enter is still in this CPU's slot */
-	e = katra_reserve(&rb, cpu, sizeof(*e), mine ? 2 : 1);
-	if (!e) {
-		if (mine)
-			p->state = 0;
-		else if (f)
-			bpf_map_delete_elem(&flushed, &tid);
-		goto out;
-	}
+	e = katra_put(&scratch, cpu, own, sizeof(*e), mine ? 2 : 1, mine ? p->enter_ts : ts, ts);
 	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);
 	e->exit_ts = ts;
 	e->ret = ret;
@@ -393,7 +388,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	if ((e->nr == NR_openat || e->nr == NR_openat2) && !(e->flags & KATRA_SC_I386) &&
 	    ret >= 0 && fd_identity(ret, &e->dev, &e->ino))
 		e->flags |= KATRA_SC_FILE;
-	katra_submit(rb, e, cpu);
+	katra_put_done(e, cpu, own, sizeof(*e), mine ? 2 : 1);
 out:
 	katra_idle(cpu);
 	return 0;

@@ -47,7 +47,8 @@ enum katra_wire_type {
 	KATRA_EV_SYSCALL_SHORT = 12, /* struct katra_ev_syscall_short */
 	KATRA_EV_UCALL = 13,        /* struct katra_ev_ucall (uprobes: Wine, Vulkan) */
 	KATRA_EV_TASK_RENAME = 14,  /* struct katra_ev_task_rename */
-	KATRA_EV_TYPE_COUNT = 15,   /* one past the last type: size tables */
+	KATRA_EV_BATCH = 15,        /* struct katra_ev_batch: records back to back */
+	KATRA_EV_TYPE_COUNT = 16,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -328,6 +329,19 @@ struct katra_cpu_slot {
 			   * records may still sort at this time */
 };
 
+/* ---- a batch: several records in one ring record (bpf/common.bpf.h,
+ * "staging").  The frequent records of a tracepoint probe go into its CPU's
+ * staging area with plain stores and reach the ring together, one reserve for
+ * many.  In the staging area head.ts is the smallest sort key of what it
+ * holds (0: empty), which the watermark reads: nothing staged is released
+ * before it is in the ring.  In the ring, `bytes` of whole records follow,
+ * each as big as its type's record (KATRA_WIRE_SIZES), 8-byte aligned. */
+struct katra_ev_batch {
+	struct katra_wire_head head; /* tgid, tid 0; ts: the smallest key staged */
+	__u32 bytes;  /* of the records that follow */
+	__u32 events; /* trace events they become (a combined syscall is two) */
+};
+
 /* ---- calls into user-space libraries, by uprobes (bpf/wine.bpf.c,
  * bpf/vulkan.bpf.c): Wine's Unix-side ntdll.so (the NT calls the Windows
  * program made, wine_server_call, the Win->Unix call dispatcher) and the
@@ -458,6 +472,7 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_uring_create), sizeof(struct katra_ev_uring_submit),   \
 		sizeof(struct katra_ev_uring_complete), sizeof(struct katra_ev_syscall_short), \
 		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
+		sizeof(struct katra_ev_batch),                                                \
 	}
 
 /* Both sides compile these: a layout change cannot go unnoticed. */
@@ -472,6 +487,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_waking) == 40, "waking record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_fork) == 56, "fork record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_exec) == 48, "exec record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_exit) == 32, "exit record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_batch) == 32, "batch header");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_page_fault) == 64, "page fault record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_create) == 48, "uring create record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit record");

@@ -693,6 +693,21 @@ Test(cli, sizes_and_seconds)
 
 /* ---- the pipeline: wire records in, ordered trace out ---- */
 
+/* What the two tests below read back first, in ts order: Begin 100, Wakeup
+ * 200, End 300, Begin 400, End 500 (each test checks what follows). */
+static void assert_two_calls_around_a_wakeup(void)
+{
+	uint64_t want_ts[] = { 100, 200, 300, 400, 500 };
+	uint32_t want_phase[] = { KATRA_PHASE_BEGIN, KATRA_PHASE_INSTANT, KATRA_PHASE_END,
+				  KATRA_PHASE_BEGIN, KATRA_PHASE_END };
+
+	for (size_t i = 0; i < 5; i++) {
+		cr_assert_eq(got[i].ts, want_ts[i], "event %zu", i);
+		cr_assert_eq(got[i].phase, want_phase[i], "event %zu", i);
+		cr_assert_eq(got[i].seq, i);
+	}
+}
+
 Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 {
 	struct pl_trace t;
@@ -720,21 +735,58 @@ Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 	pl_trace_finish(&t, START + 600);
 
 	read_back(t.path);
-	/* ts order: Begin 100, Wakeup 200, End 300, Begin 400, End 500, CaptureEnd */
-	uint64_t want_ts[] = { 100, 200, 300, 400, 500 };
-	uint32_t want_phase[] = { KATRA_PHASE_BEGIN, KATRA_PHASE_INSTANT, KATRA_PHASE_END,
-				  KATRA_PHASE_BEGIN, KATRA_PHASE_END };
-	for (size_t i = 0; i < 5; i++) {
-		cr_assert_eq(got[i].ts, want_ts[i], "event %zu", i);
-		cr_assert_eq(got[i].phase, want_phase[i], "event %zu", i);
-		cr_assert_eq(got[i].seq, i);
-	}
+	assert_two_calls_around_a_wakeup();
 	cr_assert_eq(got[2].causes[0], 0, "the End points at its Begin across the wakeup");
 	cr_assert_eq(got[4].causes[0], 3);
 	cr_assert_eq(got[5].kind, KATRA_KIND_DROP, "the unknown record is counted lost");
 	cr_assert_eq(got[5].payload.u.drop.source, KATRA_DROP_RING_RESERVE);
 	cr_assert_eq(got[5].payload.u.drop.count, 1);
 	cr_assert_eq(got[6].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
+}
+
+/* A staging batch (bpf/common.bpf.h): one ring record holding several wire
+ * records back to back, which the pipeline reads as if each had been a ring
+ * record of its own; a record a nested probe reserved directly comes before
+ * the batch in the ring though it sorts between its records. */
+Test(pipeline, a_batch_is_split_into_its_records_and_sorted_with_direct_ones)
+{
+	struct pl_trace t;
+	struct {
+		struct katra_ev_batch b;
+		struct katra_ev_syscall_short sc[2];
+	} batch = { 0 };
+	struct katra_ev_waking wk = { .target_tgid = TGID, .target_tid = 20 };
+
+	pl_trace_open(&t, 1, START);
+	batch.b.head = (struct katra_wire_head){ KATRA_EV_BATCH, 0, 0, 0, START + 100 };
+	batch.b.bytes = sizeof(batch.sc);
+	batch.b.events = 4;
+	for (int i = 0; i < 2; i++) {
+		batch.sc[i].head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 0, TGID, 10,
+							     START + 300 + 200 * i };
+		batch.sc[i].enter_ts = START + 100 + 300 * i;
+		batch.sc[i].nr = SYS_getppid;
+		batch.sc[i].flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+	}
+	/* the wakeup at 200, from an interrupt nested in the probe that staged */
+	wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 0, 0, 0, START + 200 };
+	pipeline_on_record(&t.pl, &wk, sizeof(wk));
+	pipeline_on_record(&t.pl, &batch, sizeof(batch));
+	cr_assert_eq(t.pl.bad_records, 0);
+	/* a batch that claims more than the ring record holds, and one whose
+	 * record is cut short: counted, not trusted */
+	batch.b.bytes = sizeof(batch.sc) + 8;
+	pipeline_on_record(&t.pl, &batch, sizeof(batch));
+	batch.b.bytes = sizeof(batch.sc[0]) - 8;
+	pipeline_on_record(&t.pl, &batch, sizeof(batch));
+	cr_assert_eq(t.pl.bad_records, 2);
+	pl_trace_finish(&t, START + 600);
+
+	read_back(t.path);
+	assert_two_calls_around_a_wakeup();
+	cr_assert_eq(got[5].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
 	assert_valid(t.path);
 	temp_dir_remove(t.dir);
 }

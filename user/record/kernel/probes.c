@@ -176,6 +176,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		err = fill_rings(p);
 	if (!err)
 		err = pk_fn_load_copies(p);
+	if (!err)
+		pk_stage_enable(p);
 	if (err) {
 		err = err < 0 ? err : -errno;
 		say_error("cannot load BPF probes", -err);
@@ -542,6 +544,10 @@ void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, 
 	}
 }
 
+/* A staged record older than this is flushed by user space: the watermark
+ * holds back a millisecond's records anyway (the clock skew margin). */
+#define KATRA_STAGE_FLUSH_NS 1000000ull
+
 static const struct katra_cpu_slot *slot_of(const struct katra_probes *p, unsigned cpu)
 {
 	return (const struct katra_cpu_slot *)&p->skel->bss->pend_words[cpu * 16];
@@ -552,14 +558,20 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 {
 	const struct katra_cpu_slot *s;
 	uint32_t busy, state;
-	uint64_t enter;
+	uint64_t enter, staged;
 
 	if (cpu >= p->nrings)
 		return now;
 	s = slot_of(p, cpu);
+	/* records staged on that CPU, older than what this round can release
+	 * (the skew margin): into its ring now, or they hold the watermark */
+	staged = pk_staged_key(p, cpu);
+	if (staged && staged + KATRA_STAGE_FLUSH_NS <= now)
+		pk_stage_flush(p, cpu);
 	busy = __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE);
 	state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 	enter = __atomic_load_n(&s->enter_ts, __ATOMIC_ACQUIRE);
+	staged = pk_staged_key(p, cpu);
 	/* a probe that started meanwhile shows in busy when read again */
 	if (busy || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
 		return prev;
@@ -569,6 +581,8 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 		w = enter;
 	if (fault && fault < w)
 		w = fault;
+	if (staged && staged < w)
+		w = staged;
 	return w > prev ? w : prev;
 }
 
@@ -630,6 +644,8 @@ int katra_probes_detach(struct katra_probes *p)
 			return -ETIMEDOUT;
 		usleep(1000);
 	}
+	/* no probe runs: what they staged goes into the rings for the last drain */
+	pk_stage_flush_all(p);
 	return 0;
 }
 

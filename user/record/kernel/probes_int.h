@@ -83,4 +83,12 @@ void pk_fn_detach(struct katra_probes *p, const char *probe);
 uint64_t pk_fn_skipped(const struct katra_probes *p, const char *probe);
 void pk_fn_free(struct katra_probes *p);
 
+/* The staging areas (probes_staging.c): enable them where user space can flush one
+ * on request (after load); the smallest key CPU cpu holds staged (0: none);
+ * flush CPU cpu's (0 or -errno), or every CPU's that holds records. */
+void pk_stage_enable(struct katra_probes *p);
+uint64_t pk_staged_key(const struct katra_probes *p, unsigned cpu);
+int pk_stage_flush(const struct katra_probes *p, unsigned cpu);
+void pk_stage_flush_all(const struct katra_probes *p);
+
 #endif

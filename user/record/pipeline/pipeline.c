@@ -180,6 +180,31 @@ static inline __attribute__((always_inline)) void push(struct pipeline *r, unsig
 	order_commit(&r->order, ring);
 }
 
+/* A staging batch (wire.h): its records one by one, as if each had been a
+ * ring record of its own; a record that does not fit, or a batch inside it,
+ * is a bad record. */
+static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
+{
+	const struct katra_ev_batch *b = (const void *)data;
+	size_t off = sizeof(*b), end = sizeof(*b) + b->bytes;
+
+	if (end > size) {
+		r->bad_records++;
+		return;
+	}
+	while (off + sizeof(struct katra_wire_head) <= end) {
+		const struct katra_wire_head *h = (const void *)(data + off);
+		size_t n = h->type < KATRA_EV_TYPE_COUNT ? wire_sizes[h->type] : 0;
+
+		if (!n || h->type == KATRA_EV_BATCH || off + n > end) {
+			r->bad_records++;
+			return;
+		}
+		pipeline_on_record(r, (void *)h, n);
+		off += (n + 7) & ~(size_t)7;
+	}
+}
+
 int pipeline_on_record(void *ctx, void *data, size_t size)
 {
 	struct pipeline *r = ctx;
@@ -194,6 +219,9 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	}
 	ring = h->cpu;
 	switch (h->type) {
+	case KATRA_EV_BATCH:
+		on_batch(r, data, size);
+		break;
 	case KATRA_EV_SYSCALL: {
 		const struct katra_ev_syscall *sc = data;
 		/* at its return (combined, or the exit of a flushed one): mapped */
