@@ -3,8 +3,9 @@
 # Wakeups from interrupt context are thread 0's (SPEC §10): a sleeper making
 # K clock_nanosleep calls and a spinner pinned to the same CPU; each timer
 # expires in an interrupt that finds the spinner (or the idle task) current.
-# K Sleep spans, each ended by at most one wakeup, every one from thread 0,
-# never the spinner (at most 1 % unseen: see truth_check.py).
+# K Sleep spans, each ended by exactly one wakeup, every one from thread 0,
+# never the spinner; one the kernel ran no probe for is written Inferred
+# (see truth_check.py).
 . "$(dirname "$0")/lib.sh"
 kt_require
 kt_workload irqwake 200

@@ -40,14 +40,22 @@ def check_irqwake(trace_path, wl_path):
     two = [i for i, n in enumerate(counts) if n > 1]
     expect(not two, "%d of the %d sleeps ended by more than one wakeup (sleep %d)"
            % (len(two), k, two[0] if two else 0))
-    # A timer's wakeup can go unseen without being counted: the kernel skips
-    # a probe that an interrupt nests inside a run of the same program on
-    # that CPU (bpf_prog_info.recursion_misses, not read yet: issue 18's
-    # accounting part), and a few switch-ins go missing the same way here.
-    # 1 % of the sleeps may lack theirs; none may name another waker.
+    # Every sleep ends by exactly one wakeup.  On this machine kind the kernel
+    # runs no tracepoint probe while one of the host agent's threads is
+    # current (seen with ftrace: none of their syscalls or switch-outs is
+    # traced), so a timer that expires then is not seen: the recorder writes
+    # that wakeup Inferred, from thread 0, at the sleeper's switch-in.
     none = counts.count(0)
-    expect(none * 100 <= k, "%d of the %d sleeps have no wakeup" % (none, k))
-    return "%d sleeps, %d ended by a timer wakeup from thread 0 (%d unseen)" % (k, k - none, none)
+    expect(not none, "%d of the %d sleeps have no wakeup (sleep %d)"
+           % (none, k, counts.index(0) if none else 0))
+    inferred = [x for x in wk if x["confidence"] == "Inferred"]
+    for x in inferred:
+        expect(x["thread_id"] == 0 and x["payload"]["target_tid"] == sleeper,
+               "inferred wakeup %s" % short(x))
+    expect(len(inferred) * 10 <= k, "%d of the %d wakeups inferred: most of the timers unseen"
+           % (len(inferred), k))
+    return "%d sleeps, each ended by one timer wakeup from thread 0 (%d inferred: not seen)" % (
+        k, len(inferred))
 
 def check_uprobed(trace_path, wl_path):
     """N uprobed calls between N getppid: no trampoline syscalls, exact counts."""

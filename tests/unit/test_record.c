@@ -91,6 +91,49 @@ static struct pending sc_item(uint32_t kind, uint32_t tid, uint32_t nr, uint64_t
 	return p;
 }
 
+/* A wakeup of tid from outside the traced set (an interrupt) at ts. */
+static void emit_wake(struct emitter *e, uint32_t tid, uint64_t ts)
+{
+	struct pending p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_WAKING;
+	p.key = ts;
+	p.u.wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 0, 0, 0, ts };
+	p.u.wk.target_tgid = TGID;
+	p.u.wk.target_tid = tid;
+	cr_assert_eq(emit_pending(e, &p), 0);
+}
+
+/* A switch on `cpu` at ts from prev (tgid, tid) to next_tid (of TGID). */
+static void emit_sw(struct emitter *e, uint32_t cpu, uint32_t prev_tgid, uint32_t prev_tid,
+		    uint32_t next_tid, uint64_t ts, uint64_t state, uint32_t flags)
+{
+	struct pending p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = PEND_SWITCH;
+	p.key = ts;
+	p.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, cpu, prev_tgid, prev_tid, ts };
+	p.u.sw.prev_state = state;
+	p.u.sw.next_tgid = next_tid ? TGID : 0;
+	p.u.sw.next_tid = next_tid;
+	p.u.sw.flags = flags;
+	cr_assert_eq(emit_pending(e, &p), 0);
+}
+
+/* tid leaves CPU 0 at ts (prev_state, switch flags beside PREV_TRACKED) */
+static void emit_out(struct emitter *e, uint32_t tid, uint64_t ts, uint64_t state, uint32_t flags)
+{
+	emit_sw(e, 0, TGID, tid, 0, ts, state, KATRA_SW_PREV_TRACKED | flags);
+}
+
+/* tid comes on CPU 1 at ts, after an untracked thread */
+static void emit_in(struct emitter *e, uint32_t tid, uint64_t ts)
+{
+	emit_sw(e, 1, 1, 999, tid, ts, 0, KATRA_SW_NEXT_TRACKED);
+}
+
 static void read_back(const char *path)
 {
 	struct katra_reader *r;
@@ -432,15 +475,16 @@ Test(emit, a_measured_page_fault_is_a_span_with_the_offcpu_inside)
 	sw.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 10, START + 200 };
 	sw.u.sw.prev_state = 2; sw.u.sw.flags = KATRA_SW_PREV_TRACKED;
 	cr_assert_eq(emit_pending(&t.e, &sw), 0);                                /* seq 1 */
+	emit_wake(&t.e, 10, START + 700);                                        /* seq 2 */
 	sw.key = START + 800;
 	sw.u.sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, 0, 0, START + 800 };
 	sw.u.sw.next_tgid = TGID; sw.u.sw.next_tid = 10; sw.u.sw.flags = KATRA_SW_NEXT_TRACKED;
-	cr_assert_eq(emit_pending(&t.e, &sw), 0);                                /* seq 2 */
+	cr_assert_eq(emit_pending(&t.e, &sw), 0);                                /* seq 3 */
 	p.kind = PEND_FAULT_END; p.key = START + 900;
-	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 3 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 4 */
 	/* an unmeasured fault: an instant */
 	p.kind = PEND_PAGE_FAULT; p.key = START + 950; p.u.pf.flags = 0;
-	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 4 */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 5 */
 	finish(&t.e, t.w);
 	emitter_free(&t.e);
 
@@ -452,13 +496,14 @@ Test(emit, a_measured_page_fault_is_a_span_with_the_offcpu_inside)
 	cr_assert_eq(got[0].res.domain, KATRA_RES_MEMORY);
 	cr_assert_eq(got[0].res.id, 0x7000);
 	cr_assert_eq(got[1].kind, KATRA_KIND_OFF_CPU);
-	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
-	cr_assert_eq(got[3].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[2].kind, KATRA_KIND_WAKEUP);
 	cr_assert_eq(got[3].phase, KATRA_PHASE_END);
-	cr_assert_eq(got[3].ts, 900, "measured: 800 ns");
-	cr_assert_eq(got[3].span, got[0].span);
-	cr_assert_eq(got[3].causes[0], 0);
-	cr_assert_eq(got[4].phase, KATRA_PHASE_INSTANT);
+	cr_assert_eq(got[4].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[4].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[4].ts, 900, "measured: 800 ns");
+	cr_assert_eq(got[4].span, got[0].span);
+	cr_assert_eq(got[4].causes[0], 0);
+	cr_assert_eq(got[5].phase, KATRA_PHASE_INSTANT);
 	assert_valid(t.path);
 	temp_dir_remove(t.dir);
 }
@@ -1079,7 +1124,9 @@ Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_e
 	p.u.sw.prev_state = 1;
 	cr_assert_eq(emit_pending(&t.e, &p), 0);                                 /* seq 3 */
 	p = sc_item(PEND_SYSCALL_BEGIN, 501, 39, 50, 0, KATRA_SC_ENTER);
-	cr_assert_eq(emit_pending(&t.e, &p), 0);             /* seq 4 OffCpu End, 5 Begin */
+	/* seq 4 the unseen wakeup, 5 OffCpu End, 6 Begin */
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
+	cr_assert_eq(t.e.st.wakeups_unseen, 1);
 	p = sc_item(PEND_SYSCALL_END, 501, 39, 50, 51, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
 	cr_assert_eq(emit_pending(&t.e, &p), 0);
 	cr_assert_eq(t.e.st.offcpu_inferred, 1);
@@ -1091,10 +1138,13 @@ Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_e
 	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
 	for (uint64_t c = 0; c < got[2].ncauses; c++)
 		cr_assert_neq(got[2].causes[c], 0, "the wakeup before the switch-out is not its cause");
-	cr_assert_eq(got[4].kind, KATRA_KIND_OFF_CPU);
-	cr_assert_eq(got[4].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[4].kind, KATRA_KIND_WAKEUP, "it left asleep: its wakeup was not seen");
 	cr_assert_eq(got[4].confidence, KATRA_CONFIDENCE_INFERRED);
-	cr_assert_eq(got[4].ts, 50);
+	cr_assert_eq(got[4].tid, 0);
+	cr_assert_eq(got[5].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[5].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[5].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(got[5].ts, 50);
 	temp_dir_remove(t.dir);
 }
 
@@ -1190,6 +1240,9 @@ Test(pipeline, a_sleeping_fault_is_split_at_its_switch_out)
 	sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 0, TGID, 10, START + 150 };
 	sw.flags = KATRA_SW_PREV_TRACKED;
 	pipeline_on_record(&t.pl, &sw, sizeof(sw));
+	struct katra_ev_waking wk = { .target_tgid = TGID, .target_tid = 10, .target_cpu = 1 };
+	wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 1, 0, 0, START + 290 };
+	pipeline_on_record(&t.pl, &wk, sizeof(wk));
 	sw.head = (struct katra_wire_head){ KATRA_EV_SWITCH, 1, 1, 999, START + 300 };
 	sw.flags = KATRA_SW_NEXT_TRACKED;
 	sw.next_tgid = TGID;
@@ -1206,12 +1259,69 @@ Test(pipeline, a_sleeping_fault_is_split_at_its_switch_out)
 	cr_assert_eq(got[0].ts, 100, "the fault's own time");
 	cr_assert_eq(got[1].kind, KATRA_KIND_OFF_CPU);
 	cr_assert_eq(got[1].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(got[2].kind, KATRA_KIND_WAKEUP);
+	cr_assert_eq(got[2].confidence, KATRA_CONFIDENCE_MEASURED);
+	cr_assert_eq(got[3].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[3].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[4].kind, KATRA_KIND_PAGE_FAULT);
+	cr_assert_eq(got[4].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[4].ts, 320);
+	cr_assert_eq(got[4].causes[0], got[0].seq);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
+}
+
+/* Seen on this machine kind: while one of the host agent's threads is current
+ * the kernel runs no tracepoint probe, so a timer's wakeup of a traced sleeper
+ * is never recorded (nor counted by recursion_misses).  A thread that left the
+ * CPU blocked and comes back with no wakeup seen was woken all the same: a
+ * thread-0 Wakeup, Inferred, at its switch-in, cited by the OffCpu End.  None
+ * for a preemption (prev_state may still say it was going to sleep), a
+ * runnable switch-out, or a wakeup seen before its switch-out (another CPU's
+ * waker can be ordered before it). */
+Test(emit, a_wakeup_the_kernel_did_not_report_is_inferred_at_the_switch_in)
+{
+	struct emit_trace t;
+
+	emit_trace_open(&t);
+	emit_out(&t.e, 10, START + 100, 1, 0);              /* 0: asleep (S) */
+	emit_in(&t.e, 10, START + 200);                     /* 1: Wakeup, Inferred; 2: End */
+	emit_out(&t.e, 10, START + 300, 1, KATRA_SW_PREEMPT); /* 3: preempted in S */
+	emit_in(&t.e, 10, START + 400);                     /* 4 */
+	emit_out(&t.e, 10, START + 500, 0, 0);              /* 5: runnable */
+	emit_in(&t.e, 10, START + 600);                     /* 6 */
+	emit_wake(&t.e, 10, START + 690);                   /* 7: seen before it leaves */
+	emit_out(&t.e, 10, START + 700, 2, 0);              /* 8: asleep (D) */
+	emit_in(&t.e, 10, START + 800);                     /* 9 */
+	emit_out(&t.e, 10, START + 900, 1, 0);              /* 10: asleep */
+	emit_wake(&t.e, 10, START + 950);                   /* 11 */
+	emit_in(&t.e, 10, START + 1000);                    /* 12 */
+	cr_assert_eq(t.e.st.wakeups_unseen, 1);
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
+	read_back(t.path);
+	assert_valid(t.path);
+	cr_assert_eq(got[1].kind, KATRA_KIND_WAKEUP);
+	cr_assert_eq(got[1].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(got[1].tid, 0, "an unknown waker is thread 0");
+	cr_assert_eq(got[1].ts, 200, "at the switch-in: it was woken by then");
+	cr_assert_eq(got[1].res.domain, KATRA_RES_THREAD);
+	cr_assert_eq(got[1].res.id, 10);
+	cr_assert_eq(got[1].payload.u.wakeup.target_tid, 10);
+	cr_assert_eq(got[1].payload.u.wakeup.target_pid, TGID);
+	cr_assert_eq(got[1].payload.u.wakeup.target_cpu, 1, "the CPU it came back on");
 	cr_assert_eq(got[2].kind, KATRA_KIND_OFF_CPU);
 	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
-	cr_assert_eq(got[3].kind, KATRA_KIND_PAGE_FAULT);
-	cr_assert_eq(got[3].phase, KATRA_PHASE_END);
-	cr_assert_eq(got[3].ts, 320);
-	cr_assert_eq(got[3].causes[0], got[0].seq);
-	assert_valid(t.path);
+	cr_assert_eq(got[2].confidence, KATRA_CONFIDENCE_MEASURED);
+	cr_assert_eq(got[2].ncauses, 2);
+	cr_assert_eq(got[2].causes[0], got[0].seq);
+	cr_assert_eq(got[2].causes[1], got[1].seq, "the End cites the inferred wakeup");
+	cr_assert_eq(got[4].kind, KATRA_KIND_OFF_CPU, "a preemption needs no wakeup");
+	cr_assert_eq(got[6].kind, KATRA_KIND_OFF_CPU, "nor a runnable switch-out");
+	cr_assert_eq(got[7].kind, KATRA_KIND_WAKEUP);
+	cr_assert_eq(got[9].kind, KATRA_KIND_OFF_CPU, "a wakeup seen since it last ran counts");
+	cr_assert_eq(got[11].confidence, KATRA_CONFIDENCE_MEASURED);
+	cr_assert_eq(got[12].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[12].causes[1], got[11].seq);
 	temp_dir_remove(t.dir);
 }

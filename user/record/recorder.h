@@ -65,6 +65,7 @@ struct katra_record_result {
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
 	uint64_t offcpu_inferred;  /* OffCpu spans closed at the thread's next event */
+	uint64_t wakeups_unseen;   /* Wakeups written Inferred: the kernel's not seen */
 	uint64_t drain_boosts;     /* times the idle drain went to the normal policy */
 	/* every process named in the trace (session.h; latest names; malloc'ed:
 	 * free it) */

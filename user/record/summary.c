@@ -62,6 +62,10 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 			"sessions at start, %" PRIu64 " joined later (--summary-json lists them)\n",
 			res->procs_total, by_origin[KATRA_ORIGIN_WINE_SESSION],
 			by_origin[KATRA_ORIGIN_WINE_JOINED]);
+	if (res->wakeups_unseen)
+		fprintf(out, "katra-record: %" PRIu64 " wakeups the kernel ran no probe for, written "
+			"as Inferred (a thread came back from a sleep with no wakeup seen)\n",
+			res->wakeups_unseen);
 	fprintf(out, "katra-record: events by kind:");
 	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
 		if (res->by_kind[k])
@@ -99,6 +103,7 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
 		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
 		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
+		",\"wakeups_unseen\":%" PRIu64
 		",\"loss_pct\":%.4f,\"peak_rss_kib\":%" PRIu64
 		",\"ring_rss_kib\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
 		",\"live_at_ns\":%" PRIu64
@@ -107,7 +112,8 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		",\"events_lost\":%" PRIu64 ",\"links_lost\":%" PRIu64
 		",\"runs_skipped\":%" PRIu64,
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
-		res->duration_ns, res->late, res->offcpu_inferred, katra_record_loss_pct(res),
+		res->duration_ns, res->late, res->offcpu_inferred, res->wakeups_unseen,
+		katra_record_loss_pct(res),
 		res->peak_rss_kib, res->ring_rss_kib,
 		res->live_after_ns, res->live_at_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,

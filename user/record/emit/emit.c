@@ -268,12 +268,49 @@ int emit_close_syscall(struct emitter *e, struct thread_state *th, uint32_t tid,
 			     KATRA_CONFIDENCE_INFERRED);
 }
 
+/* A thread comes back on the CPU (its switch-in, or its next event when the
+ * switch-in was not seen) after it left blocked, and no wakeup of it was seen
+ * since it last ran: the kernel woke it (only try_to_wake_up makes a blocked
+ * task runnable) but the probe did not run.  The kernel skips tracepoints in
+ * some contexts without counting (on this machine kind, every tracepoint
+ * while one of the host agent's threads is current), and a ring can refuse the
+ * record.  Written as thread 0's Wakeup, Inferred, at this time (when it
+ * happened is not known, only that it was before), so the OffCpu End still
+ * cites a wakeup and the trace says one was not seen. */
+int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key,
+		       uint32_t cpu)
+{
+	struct katra_wire_head h = { .cpu = cpu };
+	struct katra_event ev;
+	bool unseen = (th->flags & (TH_BLOCKED | TH_WOKEN)) == TH_BLOCKED;
+
+	th->flags &= ~(TH_BLOCKED | TH_WOKEN);
+	if (!unseen)
+		return 0;
+	emit_base(&ev, &h, KATRA_SCOPE_LINUX, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT);
+	ev.resource.domain = KATRA_RES_THREAD;
+	ev.resource.id = tid;
+	ev.payload.type = KATRA_PAYLOAD_WAKEUP;
+	ev.payload.u.wakeup.target_tid = tid;
+	ev.payload.u.wakeup.target_pid = th->tgid;
+	ev.payload.u.wakeup.target_cpu = cpu;
+	ev.confidence = KATRA_CONFIDENCE_INFERRED;
+	th->flags |= TH_WAKEUP;
+	th->wake_seq = e->next_seq;
+	e->st.wakeups_unseen++;
+	return emit_write(e, &ev, key, NULL);
+}
+
 int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key)
 {
 	struct katra_wire_head h;
+	int rc;
 
 	if (!th || !(th->flags & TH_OFFCPU_OPEN))
 		return 0;
+	rc = emit_unseen_wakeup(e, th, tid, key, th->off_cpu);
+	if (rc)
+		return rc;
 	h = (struct katra_wire_head){ .tid = tid, .tgid = th->tgid };
 	th->flags &= ~TH_OFFCPU_OPEN;
 	e->st.offcpu_inferred++;

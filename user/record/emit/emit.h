@@ -32,6 +32,7 @@ struct emit_stats {
 	uint64_t late;      /* dropped: would have gone back in time on its thread */
 	uint64_t evictions[KATRA_DROP_SOURCE_COUNT]; /* user-space losses, by source */
 	uint64_t offcpu_inferred; /* OffCpu spans closed at the thread's next event */
+	uint64_t wakeups_unseen;  /* Wakeups written Inferred (emit_unseen_wakeup) */
 	uint64_t processes_seen, threads_seen;
 	uint64_t last_key;  /* CLOCK_MONOTONIC of the last record written */
 };

@@ -25,7 +25,14 @@ enum thread_flags {
 	TH_WINESERVER = 1 << 10, /* a wineserver's thread */
 	TH_SERVING = 1 << 11,    /* (wineserver) srv_cause is the request being served */
 	TH_RELEASED = 1 << 12,   /* its open NT call was released: uc_released */
+	/* a wakeup not seen (emit_unseen_wakeup) */
+	TH_BLOCKED = 1 << 13, /* it left the CPU blocked (not preempted, not runnable) */
+	TH_WOKEN = 1 << 14,   /* a wakeup of it was seen since it last came on the CPU */
 };
+
+/* prev_state bits of a blocked switch-out: interruptible, uninterruptible,
+ * stopped, traced (each made runnable again only by try_to_wake_up) */
+#define TASK_BLOCKED_STATES 0xf
 
 /* The path of a thread's execve, kept from its Begin for its TaskExec. */
 struct exec_path {
@@ -37,6 +44,7 @@ struct thread_state {
 	uint64_t last_ts;   /* last ts_mono_ns written on this thread */
 	uint64_t sc_span, sc_seq, sc_enter_key;
 	uint64_t off_span, off_seq;
+	uint32_t off_cpu;   /* the CPU it left at its open OffCpu's Begin */
 	uint64_t wake_seq;
 	uint64_t first_cause_seq;
 	uint64_t pf_span, pf_seq, pf_enter_key;
@@ -147,6 +155,8 @@ int emit_close_syscall(struct emitter *e, struct thread_state *th, uint32_t tid,
 /* The thread runs (it produced this event): an OffCpu span still open lost
  * its switch-in; close it here, Inferred. */
 int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key,
+		       uint32_t cpu);
 
 int emit_syscall_begin(struct emitter *e, const struct pending *p);
 int emit_syscall_end(struct emitter *e, const struct pending *p);

@@ -46,6 +46,13 @@ static int switch_out(struct emitter *e, const struct pending *p)
 		th->flags &= ~TH_WAKEUP;
 		th->off_span = ev.span_id.value;
 		th->off_seq = e->next_seq;
+		th->off_cpu = sw->head.cpu;
+		/* left blocked: it comes back only through a wakeup (a preempted
+		 * thread's prev_state can still say it was going to sleep) */
+		if (!(sw->flags & KATRA_SW_PREEMPT) && (sw->prev_state & TASK_BLOCKED_STATES))
+			th->flags |= TH_BLOCKED;
+		else
+			th->flags &= ~TH_BLOCKED;
 	}
 	return emit_write(e, &ev, p->key, th);
 }
@@ -67,6 +74,11 @@ static int switch_in(struct emitter *e, const struct pending *p)
 	if (emit_late(e, th, nh.tid, p->key, 1))
 		return 0;
 	open = th && (th->flags & TH_OFFCPU_OPEN);
+	if (open) {
+		int rc = emit_unseen_wakeup(e, th, nh.tid, p->key, sw->head.cpu);
+		if (rc)
+			return rc;
+	}
 	emit_base(&ev, &nh, KATRA_SCOPE_LINUX, KATRA_KIND_OFF_CPU,
 		  open ? KATRA_PHASE_END : KATRA_PHASE_INSTANT);
 	if (open) {
@@ -121,7 +133,7 @@ int emit_waking(struct emitter *e, const struct pending *p)
 	ev.payload.u.wakeup.target_cpu = wk->target_cpu;
 	target = emit_thread(e, wk->target_tid, wk->target_tgid);
 	if (target) {
-		target->flags |= TH_WAKEUP;
+		target->flags |= TH_WAKEUP | TH_WOKEN;
 		target->wake_seq = e->next_seq;
 	}
 	/* the target's lookup replaced the cached thread: the waker's again */
