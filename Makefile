@@ -20,7 +20,7 @@ FORMAT_SRCS := $(wildcard user/format/*.c)
 REPLAY_SRCS := $(wildcard user/replay/*/*.c)
 RECORD_SRCS := $(wildcard user/record/*.c user/record/*/*.c)
 # the recorder's core needs neither libbpf nor root: unit-tested directly
-RECORD_CORE_SRCS := $(filter-out user/record/kernel/probes%.c user/record/recorder%.c user/record/uprobes/uprobes%.c,$(RECORD_SRCS))
+RECORD_CORE_SRCS := $(filter-out user/record/kernel/probes%.c $(filter-out %/recorder_epochs.c,$(wildcard user/record/recorder*.c)) user/record/uprobes/uprobes%.c,$(RECORD_SRCS))
 SAMPLE_SRCS := tools/sample_records.c
 UNIT_SRCS   := $(wildcard tests/unit/*.c)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)

@@ -77,7 +77,11 @@ void katra_record_read_fifo(struct epoch_input *in, struct pipeline *pl, uint64_
 	sigaddset(&usr1, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &usr1, &old);
 	if (early_fifo_len) {
-		fifo_bytes(in, pl, early_fifo, (size_t)early_fifo_len, early_fifo_ts);
+		/* no later than now, as the mark that follows it is held
+		 * (katra_record_queue_marks): the signal can come after the caller
+		 * read the clock, and the line must not then sort after its mark */
+		fifo_bytes(in, pl, early_fifo, (size_t)early_fifo_len,
+			   early_fifo_ts && early_fifo_ts <= now ? early_fifo_ts : now);
 		early_fifo_len = 0;
 	}
 	while ((n = read(in->fifo_fd, buf, sizeof(buf))) > 0)
