@@ -57,4 +57,46 @@ static inline void pl_trace_finish(struct pl_trace *t, uint64_t end_key)
 	pl_trace_close(t);
 }
 
+/* An event as the pipeline tests look at it (test_ucall.c, test_winewake.c). */
+struct pl_ev {
+	uint32_t kind, phase, confidence, scope;
+	uint64_t seq, ts, tid, span;
+	uint64_t causes[4], ncauses;
+	struct katra_resource res;
+	struct katra_payload payload;
+};
+
+/* The trace's events, at most cap of them, into out: how many. */
+static inline size_t pl_read_events(const char *path, struct pl_ev *out, size_t cap)
+{
+	struct katra_reader *r;
+	struct katra_record rec;
+	char msg[256];
+	size_t n = 0;
+
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD && n < cap) {
+		if (rec.type != KATRA_RECORD_EVENT)
+			continue;
+		const struct katra_event *e = &rec.u.event;
+		struct pl_ev *g = &out[n++];
+		memset(g, 0, sizeof(*g));
+		g->kind = e->kind;
+		g->phase = e->phase;
+		g->confidence = e->confidence;
+		g->scope = e->scope;
+		g->seq = e->seq;
+		g->ts = e->ts_mono_ns;
+		g->tid = e->thread_id;
+		g->span = e->span_id.value;
+		g->ncauses = e->causes.len;
+		for (uint64_t i = 0; i < e->causes.len && i < 4; i++)
+			g->causes[i] = e->causes.items[i];
+		g->res = e->resource;
+		g->payload = e->payload;
+	}
+	katra_reader_close(r);
+	return n;
+}
+
 #endif

@@ -11,46 +11,12 @@
 #define START 1000000u
 #define TGID 700
 
-struct ev {
-	uint32_t type, kind, phase, confidence, scope;
-	uint64_t seq, ts, tid, span;
-	uint64_t causes[4], ncauses;
-	struct katra_resource res;
-	struct katra_payload payload;
-};
-
-static struct ev evs[64];
+static struct pl_ev evs[64];
 static size_t nevs;
 
 static void read_events(const char *path)
 {
-	struct katra_reader *r;
-	struct katra_record rec;
-	char msg[256];
-
-	nevs = 0;
-	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
-	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD && nevs < 64) {
-		if (rec.type != KATRA_RECORD_EVENT)
-			continue;
-		const struct katra_event *e = &rec.u.event;
-		struct ev *g = &evs[nevs++];
-		memset(g, 0, sizeof(*g));
-		g->kind = e->kind;
-		g->phase = e->phase;
-		g->confidence = e->confidence;
-		g->scope = e->scope;
-		g->seq = e->seq;
-		g->ts = e->ts_mono_ns;
-		g->tid = e->thread_id;
-		g->span = e->span_id.value;
-		g->ncauses = e->causes.len;
-		for (uint64_t i = 0; i < e->causes.len && i < 4; i++)
-			g->causes[i] = e->causes.items[i];
-		g->res = e->resource;
-		g->payload = e->payload;
-	}
-	katra_reader_close(r);
+	nevs = pl_read_events(path, evs, 64);
 }
 
 static void ucall(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t call, uint32_t flags,

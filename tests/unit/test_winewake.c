@@ -19,47 +19,16 @@
  * request and reply pipes */
 enum { W_REQ = 20, W_REPLY, W_WAIT, S_REQ, S_REPLY };
 
-struct ev {
-	uint32_t kind, phase;
-	uint64_t seq, tid, nr;
-	uint64_t causes[4], ncauses;
-	int64_t ret;
-};
-
-static struct ev evs[128];
+static struct pl_ev evs[128];
 static size_t nevs;
 
 static void read_events(const char *path)
 {
-	struct katra_reader *r;
-	struct katra_record rec;
-	char msg[256];
-
-	nevs = 0;
-	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
-	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD && nevs < 128) {
-		if (rec.type != KATRA_RECORD_EVENT)
-			continue;
-		const struct katra_event *e = &rec.u.event;
-		struct ev *g = &evs[nevs++];
-		memset(g, 0, sizeof(*g));
-		g->kind = e->kind;
-		g->phase = e->phase;
-		g->seq = e->seq;
-		g->tid = e->thread_id;
-		g->ncauses = e->causes.len;
-		for (uint64_t i = 0; i < e->causes.len && i < 4; i++)
-			g->causes[i] = e->causes.items[i];
-		if (e->payload.type == KATRA_PAYLOAD_SYSCALL_RETURN) {
-			g->nr = e->payload.u.syscall_return.nr;
-			g->ret = e->payload.u.syscall_return.ret;
-		}
-	}
-	katra_reader_close(r);
+	nevs = pl_read_events(path, evs, 128);
 }
 
 /* The n-th (0-based) event of that kind and phase on the thread. */
-static const struct ev *find(uint32_t kind, uint32_t phase, uint64_t tid, unsigned n)
+static const struct pl_ev *find(uint32_t kind, uint32_t phase, uint64_t tid, unsigned n)
 {
 	for (size_t i = 0; i < nevs; i++)
 		if (evs[i].kind == kind && evs[i].phase == phase && evs[i].tid == tid && !n--)
@@ -69,7 +38,7 @@ static const struct ev *find(uint32_t kind, uint32_t phase, uint64_t tid, unsign
 	return NULL;
 }
 
-static bool cites(const struct ev *e, uint64_t seq)
+static bool cites(const struct pl_ev *e, uint64_t seq)
 {
 	for (uint64_t i = 0; i < e->ncauses; i++)
 		if (e->causes[i] == seq)
@@ -153,25 +122,25 @@ Test(winewake, a_wait_cites_the_request_that_released_it_through_the_server)
 	pl_trace_finish(&t, START + clock_ts + 100);
 
 	read_events(t.path);
-	const struct ev *set_call = find(KATRA_KIND_WINE_SERVER_CALL, KATRA_PHASE_BEGIN, SETTER, 0);
-	const struct ev *wait0 = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 0);
-	const struct ev *wait0_b = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_BEGIN, WAITER, 0);
+	const struct pl_ev *set_call = find(KATRA_KIND_WINE_SERVER_CALL, KATRA_PHASE_BEGIN, SETTER, 0);
+	const struct pl_ev *wait0 = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 0);
+	const struct pl_ev *wait0_b = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_BEGIN, WAITER, 0);
 	cr_assert_eq(wait0->ncauses, 2, "the released wait: %llu causes",
 		     (unsigned long long)wait0->ncauses);
 	cr_assert_eq(wait0->causes[0], wait0_b->seq);
 	cr_assert_eq(wait0->causes[1], set_call->seq, "it cites the setter's server call");
-	const struct ev *wait1 = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 1);
+	const struct pl_ev *wait1 = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 1);
 	cr_assert_eq(wait1->ncauses, 1, "a timer's wake-up releases nothing");
 
 	/* the path across the server: the server's read of the setter's
 	 * request cites the setter's write; the waiter's wake-up read cites
 	 * the server's write; the waiter's read of its own reply cites the
 	 * server's write too, but releases nothing */
-	const struct ev *s_write = find(KATRA_KIND_FILE_WRITE, KATRA_PHASE_BEGIN, SETTER, 0);
-	const struct ev *srv_read = find(KATRA_KIND_FILE_READ, KATRA_PHASE_END, SERVER, 1);
+	const struct pl_ev *s_write = find(KATRA_KIND_FILE_WRITE, KATRA_PHASE_BEGIN, SETTER, 0);
+	const struct pl_ev *srv_read = find(KATRA_KIND_FILE_READ, KATRA_PHASE_END, SERVER, 1);
 	cr_assert(cites(srv_read, s_write->seq));
-	const struct ev *wake_write = find(KATRA_KIND_FILE_WRITE, KATRA_PHASE_BEGIN, SERVER, 1);
-	const struct ev *wake_read = find(KATRA_KIND_FILE_READ, KATRA_PHASE_END, WAITER, 1);
+	const struct pl_ev *wake_write = find(KATRA_KIND_FILE_WRITE, KATRA_PHASE_BEGIN, SERVER, 1);
+	const struct pl_ev *wake_read = find(KATRA_KIND_FILE_READ, KATRA_PHASE_END, WAITER, 1);
 	cr_assert_eq(wake_read->ncauses, 2);
 	cr_assert_eq(wake_read->causes[1], wake_write->seq);
 	struct katra_verify_report rep;
@@ -203,12 +172,12 @@ Test(winewake, pending_write_completed_by_the_wait_on_its_event)
 	pl_trace_close(&t);
 
 	read_events(t.path);
-	const struct ev *wb = find(KATRA_KIND_NT_WRITE_FILE, KATRA_PHASE_BEGIN, WAITER, 0);
+	const struct pl_ev *wb = find(KATRA_KIND_NT_WRITE_FILE, KATRA_PHASE_BEGIN, WAITER, 0);
 	cr_assert_eq(find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 0)->ncauses, 1,
 		     "a wait on another handle");
 	cr_assert_eq(find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 1)->ncauses, 1,
 		     "a wait that timed out");
-	const struct ev *done = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 2);
+	const struct pl_ev *done = find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 2);
 	cr_assert_eq(done->ncauses, 2);
 	cr_assert_eq(done->causes[1], wb->seq, "the wait that saw it done cites the write");
 	cr_assert_eq(find(KATRA_KIND_NT_WAIT, KATRA_PHASE_END, WAITER, 3)->ncauses, 1,
