@@ -26,3 +26,17 @@ grep -q 'WineServerRequests=' "$T/rec.err" ||
 read_by_drain=$(grep -E '"/proc/[0-9]+/exe"|wineserver' "$T/strace.log" | head -n 2 | tr '\n' ' ')
 [ -z "$read_by_drain" ] || kt_fail "the drain read the wineserver binary: $read_by_drain"
 kt_note "request names read off the drain; $(grep -o 'WineServerRequests=[0-9]*' "$T/rec.err")"
+
+# A process named wineserver while /bin/sh still runs Debian's wineserver
+# script (before it execs wineserver64): no server yet, and /bin/sh is no
+# file to read.  The script sleeps, so the drain names it while it runs.
+mkdir -p "$T/bin"
+printf '#!/bin/sh\nsleep 2\n' >"$T/bin/wineserver"
+chmod +x "$T/bin/wineserver"
+timeout -k 5 60 strace -o "$T/strace2.log" -e trace=open,openat "$REC" -o "$T/script.ktrc" -- \
+	"$T/bin/wineserver" >/dev/null 2>"$T/rec2.err" ||
+	kt_fail "katra-record -- wineserver script: $(kt_tail "$T/rec2.err")"
+"$REPLAY" dump --jsonl "$T/script.ktrc" | grep -q '"comm":"wineserver"' ||
+	kt_fail "the script's process is not named wineserver in the trace"
+read_by_drain=$(grep -E '"/proc/[0-9]+/exe"' "$T/strace2.log" | head -n 1)
+[ -z "$read_by_drain" ] || kt_fail "the drain read the script's interpreter as a wineserver: $read_by_drain"

@@ -329,7 +329,17 @@ bool katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, s
 		if (u->req_given[i] == tgid)
 			return false;
 	snprintf(exe, sizeof(exe), "/proc/%u/exe", tgid);
-	if (stat(exe, &st))
+	/* Debian's /usr/lib/wine/wineserver is a shell script that execs
+	 * wineserver64: named "wineserver" while /bin/sh runs it, it is no
+	 * server yet (the exec that follows names it again) and /bin/sh is no
+	 * file to read */
+	char target[PATH_MAX];
+	ssize_t n = readlink(exe, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	const char *base = strrchr(target, '/');
+	if (strncmp(base ? base + 1 : target, "wineserver", 10) || stat(exe, &st))
 		return false;
 	bool known = false;
 	for (unsigned i = 0; i < u->nreq; i++)
