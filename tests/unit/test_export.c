@@ -25,11 +25,14 @@ static char *us(uint64_t ns)
 	return buf;
 }
 
-Test(export_chrome, microseconds_with_three_decimals)
+/* Microseconds in 1/1024 us steps (binary fractions, exact in a viewer's
+ * doubles), within 0.49 ns of the time: round(us * 1000) is the ns again. */
+Test(export_chrome, microseconds_in_binary_fractions)
 {
 	const struct { uint64_t ns; const char *s; } cases[] = {
-		{ 0, "0.000" }, { 7, "0.007" }, { 999, "0.999" }, { 1000, "1.000" },
-		{ 1234567, "1234.567" }, { 18446744073709551615ull, "18446744073709551.615" },
+		{ 0, "0" }, { 7, "0.0068359375" }, { 500, "0.5" }, { 999, "0.9990234375" },
+		{ 1000, "1" }, { 1234567, "1234.5673828125" }, { 1999, "1.9990234375" },
+		{ 18446744073709551615ull, "18446744073709551.615234375" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -37,6 +40,50 @@ Test(export_chrome, microseconds_with_three_decimals)
 
 		cr_assert_str_eq(s, cases[i].s);
 		free(s);
+	}
+}
+
+/* The dur of a slice, as written. */
+static double dur_of(uint64_t start, uint64_t end)
+{
+	struct kr_chrome w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	double d;
+
+	w.f = f;
+	w.comma = false;
+	kr_chrome_dur(&w, start, end);
+	fclose(f);
+	cr_assert_eq(strncmp(buf, "\"dur\":", 6), 0, "%s", buf);
+	d = strtod(buf + 6, NULL);
+	free(buf);
+	return d;
+}
+
+/* Seen in speedscope (t_export_viewer, once under load): an off-CPU slice
+ * inferred to end where the sleep around it ends; with decimal ns fractions
+ * the viewer's ts + dur of the two differed by a rounding, it closed the
+ * sleep first and left it open.  Every slice ending at a time ends there bit
+ * for bit, however it started. */
+Test(export_chrome, slices_that_end_together_end_at_the_same_double)
+{
+	const uint64_t ends[] = { 123456789, 4000000007, 9876543210987 };
+
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		char *e = us(ends[i]);
+		double end = strtod(e, NULL);
+
+		free(e);
+		for (uint64_t start = ends[i] - 100000; start < ends[i]; start += 37) {
+			char *b = us(start);
+			double sum = strtod(b, NULL) + dur_of(start, ends[i]);
+
+			free(b);
+			cr_assert(sum == end, "start %llu end %llu: %.17g != %.17g",
+				  (unsigned long long)start, (unsigned long long)ends[i], sum, end);
+		}
 	}
 }
 
@@ -171,21 +218,21 @@ static char *export_tiny(const struct kx_options *opt, int *ret, char **err)
 static const char tiny_expected[] =
 "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
 "{\"ph\":\"M\",\"pid\":4242,\"tid\":4242,\"name\":\"process_name\",\"args\":{\"name\":\"katra-record\"}},\n"
-"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":0.000,\"s\":\"g\",\"name\":\"capture start\",\"cat\":\"epoch\",\"args\":{\"seq\":0,\"epoch\":0,\"kind\":\"CaptureStart\"}},\n"
+"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":0,\"s\":\"g\",\"name\":\"capture start\",\"cat\":\"epoch\",\"args\":{\"seq\":0,\"epoch\":0,\"kind\":\"CaptureStart\"}},\n"
 "{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"process_name\",\"args\":{\"name\":\"tiny\"}},\n"
 "{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":\"tiny\"}},\n"
-"{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":1.000,\"s\":\"t\",\"name\":\"ProcessInfo\",\"cat\":\"Katra\",\"args\":{\"seq\":1,\"comm\":\"tiny\",\"exe_path\":\"/bin/tiny\",\"windows_image\":null,\"origin\":\"Command\"}},\n"
-"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2.000,\"dur\":0.500,\"name\":\"Syscall 110\",\"cat\":\"Linux\",\"args\":{\"seq\":2,\"end_seq\":3,\"span\":1,\"nr\":110,\"ret\":1}},\n"
-"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":4.000,\"dur\":0.000,\"bind_id\":5,\"flow_out\":true,\"name\":\"Wakeup\",\"cat\":\"Linux\",\"args\":{\"seq\":5,\"resource\":\"Thread:100\",\"target_tid\":100,\"target_pid\":100,\"target_cpu\":0}},\n"
-"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":3.000,\"dur\":1.200,\"name\":\"off-CPU: blocked\",\"cat\":\"Linux\",\"args\":{\"seq\":4,\"end_seq\":6,\"span\":2,\"reason\":\"blocked\",\"cpu\":0,\"prev_state\":1,\"cpu_in\":1}},\n"
-"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":4.200,\"dur\":0.000,\"bind_id\":5,\"flow_in\":true,\"name\":\"Wakeup -> OffCpu\",\"cat\":\"flow\",\"args\":{\"from_seq\":5,\"to_seq\":6}},\n"
-"{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":4.300,\"s\":\"t\",\"name\":\"PageFault\",\"cat\":\"Linux\",\"args\":{\"seq\":7,\"resource\":\"Memory:0x1000\",\"address\":\"4096\",\"ip\":\"0\",\"error_code\":0}},\n"
-"{\"ph\":\"C\",\"pid\":4242,\"tid\":4242,\"ts\":5.000,\"name\":\"EventsRecorded\",\"cat\":\"katra\",\"args\":{\"value\":7}},\n"
-"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":7.000,\"s\":\"g\",\"name\":\"mark 1\",\"cat\":\"epoch\",\"args\":{\"seq\":10,\"epoch\":1,\"kind\":\"Signal\"}},\n"
+"{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":1,\"s\":\"t\",\"name\":\"ProcessInfo\",\"cat\":\"Katra\",\"args\":{\"seq\":1,\"comm\":\"tiny\",\"exe_path\":\"/bin/tiny\",\"windows_image\":null,\"origin\":\"Command\"}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2,\"dur\":0.5,\"name\":\"Syscall 110\",\"cat\":\"Linux\",\"args\":{\"seq\":2,\"end_seq\":3,\"span\":1,\"nr\":110,\"ret\":1}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":4,\"dur\":0,\"bind_id\":5,\"flow_out\":true,\"name\":\"Wakeup\",\"cat\":\"Linux\",\"args\":{\"seq\":5,\"resource\":\"Thread:100\",\"target_tid\":100,\"target_pid\":100,\"target_cpu\":0}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":3,\"dur\":1.2001953125,\"name\":\"off-CPU: blocked\",\"cat\":\"Linux\",\"args\":{\"seq\":4,\"end_seq\":6,\"span\":2,\"reason\":\"blocked\",\"cpu\":0,\"prev_state\":1,\"cpu_in\":1}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":4.2001953125,\"dur\":0,\"bind_id\":5,\"flow_in\":true,\"name\":\"Wakeup -> OffCpu\",\"cat\":\"flow\",\"args\":{\"from_seq\":5,\"to_seq\":6}},\n"
+"{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":4.2998046875,\"s\":\"t\",\"name\":\"PageFault\",\"cat\":\"Linux\",\"args\":{\"seq\":7,\"resource\":\"Memory:0x1000\",\"address\":\"4096\",\"ip\":\"0\",\"error_code\":0}},\n"
+"{\"ph\":\"C\",\"pid\":4242,\"tid\":4242,\"ts\":5,\"name\":\"EventsRecorded\",\"cat\":\"katra\",\"args\":{\"value\":7}},\n"
+"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":7,\"s\":\"g\",\"name\":\"mark 1\",\"cat\":\"epoch\",\"args\":{\"seq\":10,\"epoch\":1,\"kind\":\"Signal\"}},\n"
 "{\"ph\":\"M\",\"pid\":200,\"tid\":200,\"name\":\"process_name\",\"args\":{\"name\":\"pid 200\"}},\n"
-"{\"ph\":\"X\",\"pid\":200,\"tid\":200,\"ts\":8.000,\"dur\":1.000,\"name\":\"FileRead\",\"cat\":\"Linux\",\"args\":{\"seq\":11,\"end_seq\":12,\"span\":4}},\n"
-"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":10.000,\"s\":\"g\",\"name\":\"capture end\",\"cat\":\"epoch\",\"args\":{\"seq\":13,\"epoch\":2,\"kind\":\"CaptureEnd\"}},\n"
-"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":6.000,\"dur\":4.000,\"name\":\"Futex\",\"cat\":\"Linux\",\"args\":{\"seq\":9,\"span\":3,\"unfinished\":true}}\n"
+"{\"ph\":\"X\",\"pid\":200,\"tid\":200,\"ts\":8,\"dur\":1,\"name\":\"FileRead\",\"cat\":\"Linux\",\"args\":{\"seq\":11,\"end_seq\":12,\"span\":4}},\n"
+"{\"ph\":\"i\",\"pid\":4242,\"tid\":4242,\"ts\":10,\"s\":\"g\",\"name\":\"capture end\",\"cat\":\"epoch\",\"args\":{\"seq\":13,\"epoch\":2,\"kind\":\"CaptureEnd\"}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":6,\"dur\":4,\"name\":\"Futex\",\"cat\":\"Linux\",\"args\":{\"seq\":9,\"span\":3,\"unfinished\":true}}\n"
 "],\"otherData\":{\"source\":\"katra-replay export\",\"trace\":\"tiny.ktrc\",\"workload\":\"sample\","
 "\"tool_version\":\"katra-sample 0.1.0\",\"start_wall_ns\":\"1700000000000000000\",\"spans\":4,"
 "\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"frames\":0,\"spans_unfinished\":1,"
@@ -238,11 +285,11 @@ Test(export_tiny, time_window_cuts_spans_at_its_bounds)
 
 	cr_assert_eq(ret, 0);
 	cr_assert_null(strstr(out, "Syscall 110"), "before the window: %s", out);
-	cr_assert_not_null(strstr(out, "\"ts\":3.500,\"dur\":0.700,\"name\":\"off-CPU: blocked\""),
+	cr_assert_not_null(strstr(out, "\"ts\":3.5,\"dur\":0.7001953125,\"name\":\"off-CPU: blocked\""),
 			   "%s", out);
-	cr_assert_not_null(strstr(out, "\"ts\":8.000,\"dur\":0.500,\"name\":\"FileRead\""), "%s",
+	cr_assert_not_null(strstr(out, "\"ts\":8,\"dur\":0.5,\"name\":\"FileRead\""), "%s",
 			   out);
-	cr_assert_not_null(strstr(out, "\"ts\":6.000,\"dur\":2.500,\"name\":\"Futex\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"ts\":6,\"dur\":2.5,\"name\":\"Futex\""), "%s", out);
 	cr_assert_not_null(strstr(out, "\"clipped\":true"), "%s", out);
 	cr_assert_null(strstr(out, "capture end"), "%s", out);
 	free(out);
@@ -257,7 +304,7 @@ Test(export_tiny, epoch_names_as_bounds)
 	cr_assert_eq(ret, 0);
 	cr_assert_null(strstr(out, "Syscall 110"), "%s", out);
 	cr_assert_not_null(strstr(out, "\"name\":\"mark 1\""), "%s", out);
-	cr_assert_not_null(strstr(out, "\"ts\":7.000,\"dur\":3.000,\"name\":\"Futex\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"ts\":7,\"dur\":3,\"name\":\"Futex\""), "%s", out);
 	cr_assert_not_null(strstr(out, "\"from_ns\":7000"), "%s", out);
 	free(out);
 }
@@ -283,8 +330,8 @@ Test(export_tiny, no_args_leaves_details_out)
 	char *out = export_tiny(&opt, &ret, NULL);
 
 	cr_assert_eq(ret, 0);
-	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2.000,"
-					"\"dur\":0.500,\"name\":\"Syscall 110\",\"cat\":\"Linux\"}"),
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2,"
+					"\"dur\":0.5,\"name\":\"Syscall 110\",\"cat\":\"Linux\"}"),
 			   "%s", out);
 	cr_assert_not_null(strstr(out, "\"bind_id\":5,\"flow_in\":true"), "flows stay: %s", out);
 	free(out);
@@ -333,13 +380,13 @@ Test(export_frames, a_slice_per_frame_on_a_frames_thread_per_track)
 	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":200,\"tid\":1073741825,"
 				       "\"name\":\"thread_name\",\"args\":{\"name\":\"frames (swapchain 0xb)\"}}"),
 			   "%s", out);
-	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073741824,\"ts\":1.000,"
-				       "\"dur\":2.000,\"name\":\"frame 2\",\"cat\":\"frame\",\"args\":{\"seq\":3,"
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073741824,\"ts\":1,"
+				       "\"dur\":2,\"name\":\"frame 2\",\"cat\":\"frame\",\"args\":{\"seq\":3,"
 				       "\"epoch\":3}}"), "%s", out);
-	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073741824,\"ts\":3.000,"
-				       "\"dur\":3.000,\"name\":\"frame 3\""), "%s", out);
-	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":200,\"tid\":1073741825,\"ts\":1.500,"
-				       "\"dur\":2.500,\"name\":\"frame 2\""), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073741824,\"ts\":3,"
+				       "\"dur\":3,\"name\":\"frame 3\""), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":200,\"tid\":1073741825,\"ts\":1.5,"
+				       "\"dur\":2.5,\"name\":\"frame 2\""), "%s", out);
 	cr_assert_null(strstr(out, "\"name\":\"frame 1\""), "the first present ends no frame: %s",
 		       out);
 	cr_assert_not_null(strstr(out, "\"frames\":3,"), "%s", out);
@@ -354,8 +401,8 @@ Test(export_frames, the_pid_filter_keeps_its_frames_only)
 
 	cr_assert_eq(ret, 0);
 	cr_assert_null(strstr(out, "\"pid\":100,\"tid\":1073741824"), "%s", out);
-	cr_assert_not_null(strstr(out, "\"pid\":200,\"tid\":1073741825,\"ts\":1.500,"
-				       "\"dur\":2.500,\"name\":\"frame 2\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"pid\":200,\"tid\":1073741825,\"ts\":1.5,"
+				       "\"dur\":2.5,\"name\":\"frame 2\""), "%s", out);
 	cr_assert_not_null(strstr(out, "\"frames\":1,"), "%s", out);
 	free(out);
 }

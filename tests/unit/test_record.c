@@ -1145,6 +1145,8 @@ Test(emit, a_stale_wakeup_is_not_cited_and_a_lost_switch_in_closes_at_the_next_e
 	cr_assert_eq(got[5].phase, KATRA_PHASE_END);
 	cr_assert_eq(got[5].confidence, KATRA_CONFIDENCE_INFERRED);
 	cr_assert_eq(got[5].ts, 50);
+	cr_assert_eq(got[5].ncauses, 2);
+	cr_assert_eq(got[5].causes[1], got[4].seq, "the inferred End cites the wakeup too");
 	temp_dir_remove(t.dir);
 }
 
@@ -1323,5 +1325,35 @@ Test(emit, a_wakeup_the_kernel_did_not_report_is_inferred_at_the_switch_in)
 	cr_assert_eq(got[11].confidence, KATRA_CONFIDENCE_MEASURED);
 	cr_assert_eq(got[12].kind, KATRA_KIND_OFF_CPU);
 	cr_assert_eq(got[12].causes[1], got[11].seq);
+	temp_dir_remove(t.dir);
+}
+
+/* Seen in t_report under load: a thread's switch-in is not seen (the kernel
+ * ran no probe while the thread before it was current), its wakeup by the
+ * other thread was: the OffCpu span ends Inferred at the thread's next event
+ * and still cites that wakeup, or report loses who woke it. */
+Test(emit, an_inferred_offcpu_end_cites_the_wakeup_seen)
+{
+	struct emit_trace t;
+	struct pending p;
+
+	emit_trace_open(&t);
+	emit_out(&t.e, 10, START + 100, 1, 0);                              /* 0 */
+	emit_wake(&t.e, 10, START + 150);                                   /* 1 */
+	p = sc_item(PEND_SYSCALL_BEGIN, 10, 39, 200, 0, KATRA_SC_ENTER);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);             /* 2: OffCpu End, 3: Begin */
+	p = sc_item(PEND_SYSCALL_END, 10, 39, 200, 210, KATRA_SC_EXIT | KATRA_SC_FLUSHED);
+	cr_assert_eq(emit_pending(&t.e, &p), 0);
+	cr_assert_eq(t.e.st.wakeups_unseen, 0);
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
+	read_back(t.path);
+	assert_valid(t.path);
+	cr_assert_eq(got[2].kind, KATRA_KIND_OFF_CPU);
+	cr_assert_eq(got[2].phase, KATRA_PHASE_END);
+	cr_assert_eq(got[2].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(got[2].ncauses, 2);
+	cr_assert_eq(got[2].causes[0], got[0].seq);
+	cr_assert_eq(got[2].causes[1], got[1].seq);
 	temp_dir_remove(t.dir);
 }

@@ -314,8 +314,21 @@ int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint6
 	h = (struct katra_wire_head){ .tid = tid, .tgid = th->tgid };
 	th->flags &= ~TH_OFFCPU_OPEN;
 	e->st.offcpu_inferred++;
-	return emit_end_span(e, th, &h, KATRA_KIND_OFF_CPU, th->off_span, th->off_seq, key, NULL,
-			     KATRA_CONFIDENCE_INFERRED);
+	/* its switch-in was not seen, its wakeup was (or is inferred above): the
+	 * End cites it as a measured one does, or who woke it is lost too */
+	struct katra_event ev;
+	uint64_t causes[2] = { th->off_seq };
+	unsigned n = 1;
+
+	if (th->flags & TH_WAKEUP) {
+		causes[n++] = th->wake_seq;
+		th->flags &= ~TH_WAKEUP;
+	}
+	emit_base(&ev, &h, KATRA_SCOPE_LINUX, KATRA_KIND_OFF_CPU, KATRA_PHASE_END);
+	ev.span_id = emit_some(th->off_span);
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	ev.confidence = KATRA_CONFIDENCE_INFERRED;
+	return emit_write(e, &ev, key, th);
 }
 
 void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)

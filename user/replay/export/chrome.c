@@ -4,14 +4,39 @@
 #include "katra/replay.h"
 #include "replay/util/out.h"
 
+/* Times go out in units of 1/1024 us: binary fractions, which a viewer's
+ * doubles add and subtract exactly, so a slice's ts + dur is its end bit for
+ * bit and slices that end together end at the same time.  With decimal ns
+ * fractions they could differ by a rounding, and speedscope then closed an
+ * outer slice before the inner one that ends with it (and left it open). */
+typedef unsigned __int128 q1024_t; /* 2^64 ns is past 2^64 such units */
+
+static q1024_t q1024(uint64_t ns)
+{
+	return (q1024_t)(ns / 1000) * 1024 + (ns % 1000 * 1024 + 500) / 1000;
+}
+
+static void put_q1024(FILE *f, q1024_t q)
+{
+	/* k/1024 = k * 9765625 / 10^10: ten decimals at most, exact */
+	uint64_t d = (uint64_t)(q % 1024) * 9765625ull;
+	char buf[12];
+	int n = 11;
+
+	kr_u64(f, (uint64_t)(q / 1024));
+	if (!d)
+		return;
+	buf[0] = '.';
+	for (int i = 10; i >= 1; i--, d /= 10)
+		buf[i] = (char)('0' + d % 10);
+	while (buf[n - 1] == '0')
+		n--;
+	fwrite(buf, 1, (size_t)n, f);
+}
+
 void kr_chrome_us(FILE *f, uint64_t ns)
 {
-	unsigned frac = (unsigned)(ns % 1000);
-	char buf[4] = { '.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
-			(char)('0' + frac % 10) };
-
-	kr_u64(f, ns / 1000);
-	fwrite(buf, 1, sizeof(buf), f);
+	put_q1024(f, q1024(ns));
 }
 
 void kr_chrome_begin(struct kr_chrome *w, FILE *f)
@@ -66,10 +91,10 @@ void kr_chrome_close(struct kr_chrome *w)
 	w->comma = true;
 }
 
-void kr_chrome_dur(struct kr_chrome *w, uint64_t ns)
+void kr_chrome_dur(struct kr_chrome *w, uint64_t start_ns, uint64_t end_ns)
 {
 	kr_chrome_key(w, "dur");
-	kr_chrome_us(w->f, ns);
+	put_q1024(w->f, q1024(end_ns) - q1024(start_ns));
 }
 
 void kr_chrome_args_open(struct kr_chrome *w)

@@ -33,7 +33,9 @@ void kr_chrome_finish(struct kr_chrome *w);
 /* {"ph":"P","pid":pid,"tid":tid[,"ts":us] -- ts omitted for metadata ('M'). */
 void kr_chrome_open(struct kr_chrome *w, char ph, uint64_t pid, uint64_t tid, uint64_t ts_ns);
 void kr_chrome_close(struct kr_chrome *w);
-void kr_chrome_dur(struct kr_chrome *w, uint64_t ns);
+/* "dur" of a slice from start_ns to end_ns: its end in the viewer's
+ * arithmetic (ts + dur) is end_ns written as a ts is, bit for bit. */
+void kr_chrome_dur(struct kr_chrome *w, uint64_t start_ns, uint64_t end_ns);
 /* "args":{ ... } */
 void kr_chrome_args_open(struct kr_chrome *w);
 void kr_chrome_args_close(struct kr_chrome *w);
@@ -47,7 +49,9 @@ void kr_chrome_bool(struct kr_chrome *w, const char *key, bool v);
 /* "key": then the caller writes one JSON value to w->f. */
 void kr_chrome_key(struct kr_chrome *w, const char *key);
 
-/* Nanoseconds as microseconds with three decimals: 1234567 -> "1234.567". */
+/* Nanoseconds as microseconds, the fraction rounded to the nearest 1/1024 us
+ * (within 0.49 ns: round(us * 1000) is the ns again): 1234500 ->
+ * "1234.5", 1234567 -> "1234.5673828125". */
 void kr_chrome_us(FILE *f, uint64_t ns);
 
 #endif

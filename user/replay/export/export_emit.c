@@ -85,7 +85,7 @@ void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct kat
 	struct kr_chrome *w = &s->w;
 
 	kr_chrome_open(w, 'X', sp->pid, sp->tid, ts);
-	kr_chrome_dur(w, end_ts - ts);
+	kr_chrome_dur(w, ts, end_ts);
 	event_name(s, sp->kind, KATRA_PHASE_BEGIN, &sp->payload);
 	cat(s, sp->scope);
 	s->st.spans++;
@@ -141,7 +141,7 @@ void kx_emit_instant(struct kx_state *s, const struct katra_event *e)
 	/* a link's start must be a slice for Perfetto to draw the arrow */
 	kr_chrome_open(w, source ? 'X' : 'i', e->process_id, e->thread_id, e->ts_mono_ns);
 	if (source) {
-		kr_chrome_dur(w, 0);
+		kr_chrome_dur(w, 0, 0);
 		kr_chrome_u64(w, "bind_id", e->seq);
 		kr_chrome_bool(w, "flow_out", true);
 	} else {
@@ -161,7 +161,7 @@ static void anchor(struct kx_state *s, uint64_t pid, uint64_t tid, uint64_t ts, 
 	struct kr_chrome *w = &s->w;
 
 	kr_chrome_open(w, 'X', pid, tid, ts);
-	kr_chrome_dur(w, 0);
+	kr_chrome_dur(w, 0, 0);
 	kr_chrome_u64(w, "bind_id", id);
 	kr_chrome_bool(w, out ? "flow_out" : "flow_in", true);
 	kr_chrome_cstr(w, "name", name);
@@ -322,7 +322,7 @@ void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool 
 		int n = snprintf(name, sizeof(name), "frame %llu", (unsigned long long)fr.number);
 
 		kr_chrome_open(w, 'X', fr.pid, KX_FRAMES_TID + i, t->last_ts);
-		kr_chrome_dur(w, m->ts_mono_ns - t->last_ts);
+		kr_chrome_dur(w, t->last_ts, m->ts_mono_ns);
 		kr_chrome_str(w, "name", name, (uint64_t)n);
 		kr_chrome_cstr(w, "cat", "frame");
 		if (!s->opt.no_args) {
