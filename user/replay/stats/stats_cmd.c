@@ -36,6 +36,8 @@ static void print_text(FILE *out, const struct kr_stats *s, const struct kr_view
 		kr_syscalls_text(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_text(out, v, o->per_process);
+	if (o->per_frame)
+		kr_perframe_text(out, v);
 	if (o->views & KATRA_STATS_FILES)
 		kr_files_text(out, v);
 	if (o->views & KATRA_STATS_OFFCPU)
@@ -57,6 +59,8 @@ static void print_json(FILE *out, const struct kr_stats *s, const struct kr_view
 		kr_syscalls_json(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_json(out, v, o->per_process);
+	if (o->per_frame)
+		kr_perframe_json(out, v);
 	if (o->views & KATRA_STATS_FILES)
 		kr_files_json(out, v);
 	if (o->views & KATRA_STATS_OFFCPU)
@@ -79,6 +83,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	struct kr_window w;
 	int ret, fret;
 
+	if (o.per_frame && !(o.views & (KATRA_STATS_CALLS | KATRA_STATS_SYSCALLS)))
+		o.views |= KATRA_STATS_CALLS;
 	if (!o.views)
 		o.views = KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS;
 	if (o.per_process && !(o.views & KATRA_STATS_CALLS))
@@ -97,6 +103,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	}
 	kr_stats_init(s, katra_reader_header(r));
 	kr_views_init(v, &s->names, o.views & KATRA_STATS_TOP ? o.top : 0);
+	if (o.per_frame)
+		kr_views_per_frame(v, o.views & KATRA_STATS_CALLS, o.views & KATRA_STATS_SYSCALLS);
 	kr_window_init(&w, &o.from, &o.to);
 	s->windowed = o.from.set || o.to.set;
 	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
