@@ -157,7 +157,7 @@ Test(stats_frames, calls_and_syscalls_per_frame_text)
 	snprintf(want, sizeof(want),
 		 "\ncalls per frame (present to present on one swapchain of a process; a call "
 		 "is in the frame whose window holds its Begin, on each swapchain of its "
-		 "process; a frame without the call counts 0)\n"
+		 "process; time is summed over its threads; a frame without the call counts 0)\n"
 		 "\nframes of process 300(game.exe), swapchain 0xa: 4 presents, 3 frames\n"
 		 "frame time: p50 10.000 ms  p99 15.000 ms  max 15.000 ms\n"
 		 "slowest: frame 3 15.000 ms, frame 2 10.000 ms, frame 4 10.000 ms\n"

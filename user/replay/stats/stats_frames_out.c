@@ -337,7 +337,7 @@ void kr_perframe_text(FILE *f, const struct kr_views *v)
 	}
 	kr_s(f, "\ncalls per frame (present to present on one swapchain of a process; a call "
 		"is in the frame whose window holds its Begin, on each swapchain of its process; "
-		"a frame without the call counts 0)\n");
+		"time is summed over its threads; a frame without the call counts 0)\n");
 	ord = track_order(pf);
 	for (unsigned i = 0; ord && i < pf->ntracks; i++) {
 		struct pf_track_out o;
