@@ -264,3 +264,38 @@ Test(stats_frames, no_frames_says_so_and_succeeds)
 	oc_free(&out);
 	tb_cleanup(&t);
 }
+
+/* Presents at 10, 20, 30 ms; a read syscall (1 ms) begun at 20 ms just before
+ * the epoch is in frame 2, one begun at 20 ms just after it in frame 3: the
+ * trace's order decides within the nanosecond.  --syscalls --per-frame: the
+ * syscalls alone. */
+Test(stats_frames, trace_order_decides_at_the_present_and_syscalls_alone)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_SYSCALLS, .per_frame = true,
+				      .json = true };
+	struct outcap out;
+	struct tb t;
+	const char *b;
+
+	tb_init(&t);
+	tb_epoch(&t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	frame_epoch(&t, 10 * MS, GAME, 0xa, 1);
+	tb_syscall_begin(&t, 20 * MS, GAME, 301, KATRA_KIND_FILE_READ, 1, 0);
+	frame_epoch(&t, 20 * MS, GAME, 0xa, 2);
+	tb_syscall_begin(&t, 20 * MS, GAME, 302, KATRA_KIND_FILE_READ, 2, 0);
+	tb_syscall_end(&t, 21 * MS, GAME, 301, KATRA_KIND_FILE_READ, 1, 0, 1);
+	nt(&t, 22 * MS, MS, GAME, GAME, KATRA_KIND_NT_READ_FILE, 3);
+	tb_syscall_end(&t, 23 * MS, GAME, 302, KATRA_KIND_FILE_READ, 2, 0, 1);
+	frame_epoch(&t, 30 * MS, GAME, 0xa, 3);
+	tb_epoch(&t, 40 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(&t);
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, "\"rows\":[{\"layer\":\"linux\",\"kind\":\"syscall\",\"number\":0,"
+				     "\"name\":\"read\",\"frames_seen\":2,\"calls\":2,\"total_ns\":4000000,"
+				     "\"calls_per_frame\":{\"p50\":1,\"max\":1},\"time_per_frame_ns\":"
+				     "{\"p50\":1000000,\"p99\":3000000,\"max\":3000000}}],\"slowest\":"
+				     "[{\"frame\":2,"), "%s", b);
+	cr_assert_null(strstr(b, "NtReadFile"), "%s", b);
+	oc_free(&out);
+	tb_cleanup(&t);
+}

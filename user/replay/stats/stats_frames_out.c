@@ -6,6 +6,7 @@
  * percentiles, exact), rows by time-per-frame p99, then max, longest first;
  * then each of the slowest frames with its calls, those most above their
  * row's p50 frame first: the ones that made that frame slow. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,45 +313,50 @@ static void notes(FILE *f, const struct kr_perframe *pf)
 			KR_PF_MAX_ROWS, pf->cell_overflow, KR_PF_MAX_CELLS);
 }
 
-/* Out of memory while printing: said, and the section ends. */
-static bool prepared(FILE *f, const struct kr_perframe *pf, unsigned ti, struct pf_track_out *o,
+/* A track ready to print, and room for its slowest frames' calls. */
+static bool prepared(const struct kr_perframe *pf, unsigned ti, struct pf_track_out *o,
 		     struct pf_slow_call **c)
 {
 	if (track_out(pf, ti, o) || !(*c = malloc((o->nrows ? o->nrows : 1) * sizeof(**c)))) {
-		fputs("(out of memory)\n", f);
 		track_out_free(o);
 		return false;
 	}
 	return true;
 }
 
-void kr_perframe_text(FILE *f, const struct kr_views *v)
+int kr_perframe_text(FILE *f, const struct kr_views *v)
 {
 	const struct kr_perframe *pf = v->pf;
 	unsigned *ord;
+	int ret = 0;
 
 	if (!pf->ntracks) {
 		kr_s(f, "\ncalls per frame: none (no Frame epoch in this trace: katra-record "
 			"writes one per present on a swapchain)\n");
 		notes(f, pf);
-		return;
+		return 0;
 	}
 	kr_s(f, "\ncalls per frame (present to present on one swapchain of a process; a call "
 		"is in the frame whose window holds its Begin, on each swapchain of its process; "
 		"time is summed over its threads; a frame without the call counts 0)\n");
 	ord = track_order(pf);
-	for (unsigned i = 0; ord && i < pf->ntracks; i++) {
+	if (!ord)
+		return -ENOMEM;
+	for (unsigned i = 0; i < pf->ntracks; i++) {
 		struct pf_track_out o;
 		struct pf_slow_call *c = NULL;
 
-		if (!prepared(f, pf, ord[i], &o, &c))
+		if (!prepared(pf, ord[i], &o, &c)) {
+			ret = -ENOMEM;
 			break;
+		}
 		text_track(f, v, &o, c);
 		free(c);
 		track_out_free(&o);
 	}
 	free(ord);
 	notes(f, pf);
+	return ret;
 }
 
 static void json_row_head(FILE *f, const struct kr_views *v, const struct kr_pf_key *k)
@@ -425,18 +431,19 @@ static void json_track(FILE *f, const struct kr_views *v, const struct pf_track_
  *   "length_ns","calls":[{"layer","kind","number","name","calls","time_ns",
  *   "p50_frame_ns"}]}]}],"calls_without_frames","unreadable_frame_names",
  *   "overflow":{"tracks","rows","cells"}} */
-void kr_perframe_json(FILE *f, const struct kr_views *v)
+int kr_perframe_json(FILE *f, const struct kr_views *v)
 {
 	const struct kr_perframe *pf = v->pf;
 	unsigned *ord = track_order(pf);
+	int ret = ord ? 0 : -ENOMEM;
 
 	kr_s(f, ",\"per_frame\":{\"tracks\":[");
 	for (unsigned i = 0; ord && i < pf->ntracks; i++) {
 		struct pf_track_out o;
 		struct pf_slow_call *c = NULL;
 
-		if (track_out(pf, ord[i], &o) || !(c = malloc((o.nrows ? o.nrows : 1) * sizeof(*c)))) {
-			track_out_free(&o);
+		if (!prepared(pf, ord[i], &o, &c)) {
+			ret = -ENOMEM;
 			break;
 		}
 		kr_s(f, i ? "," : "");
@@ -449,4 +456,5 @@ void kr_perframe_json(FILE *f, const struct kr_views *v)
 		",\"overflow\":{\"tracks\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"cells\":%" PRIu64 "}}",
 		pf->no_frames, pf->unreadable, pf->track_overflow, pf->row_overflow,
 		pf->cell_overflow);
+	return ret;
 }
