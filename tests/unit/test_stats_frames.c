@@ -15,17 +15,11 @@
 #define HELPER 400
 #define OTHER 500
 
-static struct katra_str request_names[8];
-
 static struct katra_event *call(struct tb *t, uint64_t ts, uint64_t pid, uint64_t tid,
 				uint32_t kind, uint32_t phase, int64_t span)
 {
-	struct katra_event *e = tb_ev(t, ts, pid, tid, kind, phase, span);
+	struct katra_event *e = tb_layer_call(t, ts, pid, tid, kind, phase, span);
 
-	e->scope = kind >= KATRA_KIND_VULKAN_QUEUE_SUBMIT && kind <= KATRA_KIND_VULKAN_FENCE_WAIT ?
-			   KATRA_SCOPE_VULKAN :
-		   kind == KATRA_KIND_WINE_SERVER_CALL ? KATRA_SCOPE_WINE_PROTON :
-							  KATRA_SCOPE_WINDOWS_FACING;
 	e->payload.type = kind >= KATRA_KIND_VULKAN_QUEUE_SUBMIT ? KATRA_PAYLOAD_VULKAN :
 			  kind == KATRA_KIND_WINE_SERVER_CALL ? KATRA_PAYLOAD_WINE_SERVER_CALL :
 								 KATRA_PAYLOAD_NT_CALL;
@@ -79,22 +73,12 @@ static void present(struct tb *t, uint64_t end, int64_t span, uint64_t n)
  * its NtReadFile at 26 ms (1 ms) is in frame 2 of both. */
 static void build(struct tb *t)
 {
-	static const char *const names[8] = { "new_process", "get_new_process_info",
-					      "new_thread", "get_startup_info", "init_process_done",
-					      "init_first_thread", "init_thread", "get_handle_fd" };
-	struct katra_event *e;
-
-	for (int i = 0; i < 8; i++)
-		request_names[i] = katra_cstr(names[i]);
 	tb_init(t);
 	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
 	tb_pinfo(t, MS / 10, GAME, "wine64", "game.exe");
 	tb_pinfo(t, MS / 10, HELPER, "wine64", "helper.exe");
 	tb_pinfo(t, MS / 10, OTHER, "wine64", "other.exe");
-	e = tb_ev(t, MS / 5, 600, 600, KATRA_KIND_WINE_SERVER_REQUESTS, KATRA_PHASE_INSTANT, -1);
-	e->scope = KATRA_SCOPE_WINE_PROTON;
-	e->payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
-	e->payload.u.wine_server_requests.names = (struct katra_str_vec){ request_names, 8 };
+	tb_request_names(t, MS / 5, 600);
 	nt(t, 2 * MS, MS, GAME, GAME, KATRA_KIND_NT_READ_FILE, 1);
 	frame_epoch(t, 5 * MS, OTHER, 0xc, 1);
 	present(t, 10 * MS, 2, 1);
