@@ -225,6 +225,7 @@ Test(stats_frames, json_per_track_rows_and_slowest)
 	tb_cleanup(&t);
 }
 
+/* No frames: said (of the window with --from/--to), exit 0. */
 Test(stats_frames, no_frames_says_so_and_succeeds)
 {
 	struct katra_stats_opts o = { .per_frame = true };
@@ -245,6 +246,11 @@ Test(stats_frames, no_frames_says_so_and_succeeds)
 	b = run(&t, &out, &o);
 	cr_assert_not_null(strstr(b, ",\"per_frame\":{\"tracks\":[],\"calls_without_frames\":1,"),
 			   "%s", b);
+	oc_free(&out);
+	o.json = false;
+	o.from = (struct katra_dump_when){ .set = true, .ns = MS / 2 };
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, "\ncalls per frame: none (no Frame epoch in this window: "), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
 }

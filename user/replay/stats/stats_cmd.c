@@ -39,7 +39,7 @@ static int print_text(FILE *out, const struct kr_stats *s, const struct kr_views
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_text(out, v, o->per_process);
 	if (o->per_frame)
-		ret = kr_perframe_text(out, v);
+		ret = kr_perframe_text(out, v, s->windowed);
 	if (o->views & KATRA_STATS_FILES)
 		kr_files_text(out, v);
 	if (o->views & KATRA_STATS_OFFCPU)

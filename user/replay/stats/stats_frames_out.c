@@ -324,15 +324,15 @@ static bool prepared(const struct kr_perframe *pf, unsigned ti, struct pf_track_
 	return true;
 }
 
-int kr_perframe_text(FILE *f, const struct kr_views *v)
+int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed)
 {
 	const struct kr_perframe *pf = v->pf;
 	unsigned *ord;
 	int ret = 0;
 
 	if (!pf->ntracks) {
-		kr_s(f, "\ncalls per frame: none (no Frame epoch in this trace: katra-record "
-			"writes one per present on a swapchain)\n");
+		fprintf(f, "\ncalls per frame: none (no Frame epoch in this %s: katra-record "
+			"writes one per present on a swapchain)\n", windowed ? "window" : "trace");
 		notes(f, pf);
 		return 0;
 	}

@@ -162,8 +162,9 @@ void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process);
 void kr_calls_json(FILE *f, const struct kr_views *v, bool per_process);
 
 /* ---- per frame (stats_frames_out.c; perframe.h) ---- */
-/* 0, or -ENOMEM (the output is cut short; the JSON stays well-formed). */
-int kr_perframe_text(FILE *f, const struct kr_views *v);
+/* 0, or -ENOMEM (the output is cut short; the JSON stays well-formed);
+ * windowed: --from/--to were given (the message for no frames says so). */
+int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed);
 int kr_perframe_json(FILE *f, const struct kr_views *v);
 
 /* ---- text and JSON (stats_syscalls.c, stats_files.c, stats_offcpu.c,
