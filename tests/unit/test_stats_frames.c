@@ -139,9 +139,9 @@ Test(stats_frames, calls_and_syscalls_per_frame_text)
 	b = strstr(b, "\ncalls per frame");
 	cr_assert_not_null(b, "%s", oc_text(&out));
 	snprintf(want, sizeof(want),
-		 "\ncalls per frame (present to present on one swapchain of a process; a call "
-		 "is in the frame whose window holds its Begin, on each swapchain of its "
-		 "process; time is summed over its threads; a frame without the call counts 0)\n"
+		 "\ncalls per frame (a frame: present to present on one swapchain; a call: in "
+		 "the frame that holds its Begin,\non each swapchain of its process; times summed "
+		 "over its threads; a frame without the call counts 0)\n"
 		 "\nframes of process 300(game.exe), swapchain 0xa: 4 presents, 3 frames\n"
 		 "frame time: p50 10.000 ms  p99 15.000 ms  max 15.000 ms\n"
 		 "slowest: frame 3 15.000 ms, frame 2 10.000 ms, frame 4 10.000 ms\n"

@@ -336,9 +336,9 @@ int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed)
 		notes(f, pf);
 		return 0;
 	}
-	kr_s(f, "\ncalls per frame (present to present on one swapchain of a process; a call "
-		"is in the frame whose window holds its Begin, on each swapchain of its process; "
-		"time is summed over its threads; a frame without the call counts 0)\n");
+	kr_s(f, "\ncalls per frame (a frame: present to present on one swapchain; a call: in "
+		"the frame that holds its Begin,\non each swapchain of its process; times summed "
+		"over its threads; a frame without the call counts 0)\n");
 	ord = track_order(pf);
 	if (!ord)
 		return -ENOMEM;
