@@ -13,7 +13,7 @@ _katra_replay()
 	case $cmd in
 	verify) opts="--max-problems" ;;
 	dump) opts="--jsonl --pid --tid --kind --from --to" ;;
-	stats) opts="--json --syscalls --calls --per-process --files --off-cpu --top --overview --all --from --to" ;;
+	stats) opts="--json --syscalls --calls --per-process --per-frame --files --off-cpu --top --overview --all --from --to" ;;
 	compare) opts="--json --ignore" ;;
 	export) opts="--format -o --pid --from --to --no-args" ;;
 	report) opts="--json --html --top --index-cap --max-epochs --pid --tid --frames" ;;

@@ -100,6 +100,9 @@ struct katra_stats_opts {
 	bool per_process; /* the syscall table per process too (with
 			   * KATRA_STATS_CALLS: the calls table) */
 	unsigned top;     /* KATRA_STATS_TOP: how many spans (1..10000) */
+	bool per_frame;   /* the calls table (KATRA_STATS_CALLS) and the syscall
+			   * table (KATRA_STATS_SYSCALLS) per frame of each swapchain;
+			   * alone it implies KATRA_STATS_CALLS */
 	/* only the records in this window (as dump's --from / --to); the
 	 * SessionSummary is read whatever the window */
 	struct katra_dump_when from, to;

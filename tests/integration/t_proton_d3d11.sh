@@ -12,6 +12,9 @@
 # own driver (resolved inside the root).  The program waits at a gate once
 # its device exists until katra-record says the Vulkan layer is attached
 # (it attaches once the driver is mapped: the first presents would be lost).
+# stats --per-frame finds the program's swapchain with N presents, one in
+# each of its N - 1 frames, and places every call in the frame the
+# recorder's request_id gives it.
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -65,4 +68,11 @@ pid=$("$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" | grep '"windows_image"
 read -r dev ino < <(stat -c '%d %i' "$W/data")
 python3 "$KT_ROOT/tests/proton/check.py" d3d11 "$TRACE.jsonl" "$T/prog.out" "$dev" "$ino" \
 	>"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
-kt_note "$(kt_tail "$T/check.out")"
+# stats --per-frame: the program's swapchain is one track of N presents, one
+# in each of its N - 1 frames, and every call is in the frame the recorder's
+# request_id numbers it with (tests/proton/perframe_check.py)
+"$REPLAY" stats --per-frame --json "$TRACE" >"$T/perframe.json" 2>"$T/perframe.err" ||
+	kt_fail "katra-replay stats --per-frame failed: $(kt_tail "$T/perframe.err")"
+python3 "$KT_ROOT/tests/proton/perframe_check.py" "$T/perframe.json" "$TRACE.jsonl" "$pid" "$N" \
+	>"$T/perframe.out" 2>&1 || kt_fail "stats --per-frame: $(kt_tail "$T/perframe.out")"
+kt_note "$(kt_tail "$T/check.out"); stats --per-frame: $(kt_tail "$T/perframe.out")"

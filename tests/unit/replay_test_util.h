@@ -74,6 +74,39 @@ static inline struct katra_event *tb_ev(struct tb *t, uint64_t ts, uint64_t pid,
 	return e;
 }
 
+/* A Begin or End of a layer above the kernel: Vulkan scope for the Vulkan
+ * kinds, WineProton for WineServerCall, WindowsFacing for the rest. */
+static inline struct katra_event *tb_layer_call(struct tb *t, uint64_t ts, uint64_t pid,
+						uint64_t tid, uint32_t kind, uint32_t phase,
+						int64_t span)
+{
+	struct katra_event *e = tb_ev(t, ts, pid, tid, kind, phase, span);
+
+	e->scope = kind >= KATRA_KIND_VULKAN_QUEUE_SUBMIT && kind <= KATRA_KIND_VULKAN_FENCE_WAIT ?
+			   KATRA_SCOPE_VULKAN :
+		   kind == KATRA_KIND_WINE_SERVER_CALL ? KATRA_SCOPE_WINE_PROTON :
+							  KATRA_SCOPE_WINDOWS_FACING;
+	return e;
+}
+
+/* A session's WineServerRequests table (written by its wineserver, pid):
+ * the first 8 request names of Wine 8's protocol, request 7 "get_handle_fd". */
+static inline void tb_request_names(struct tb *t, uint64_t ts, uint64_t pid)
+{
+	static const char *const names[8] = { "new_process", "get_new_process_info",
+					      "new_thread", "get_startup_info", "init_process_done",
+					      "init_first_thread", "init_thread", "get_handle_fd" };
+	static struct katra_str strs[8];
+	struct katra_event *e = tb_ev(t, ts, pid, pid, KATRA_KIND_WINE_SERVER_REQUESTS,
+				      KATRA_PHASE_INSTANT, -1);
+
+	for (int i = 0; i < 8; i++)
+		strs[i] = katra_cstr(names[i]);
+	e->scope = KATRA_SCOPE_WINE_PROTON;
+	e->payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+	e->payload.u.wine_server_requests.names = (struct katra_str_vec){ strs, 8 };
+}
+
 static inline struct katra_event *tb_syscall_begin(struct tb *t, uint64_t ts, uint64_t pid,
 						   uint64_t tid, uint32_t kind, int64_t span,
 						   uint32_t nr)

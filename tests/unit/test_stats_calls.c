@@ -9,17 +9,7 @@
 
 #define MS 1000000ull
 
-static struct katra_event *call(struct tb *t, uint64_t ts, uint64_t pid, uint64_t tid,
-				uint32_t kind, uint32_t phase, int64_t span)
-{
-	struct katra_event *e = tb_ev(t, ts, pid, tid, kind, phase, span);
-
-	e->scope = kind >= KATRA_KIND_VULKAN_QUEUE_SUBMIT && kind <= KATRA_KIND_VULKAN_FENCE_WAIT ?
-			   KATRA_SCOPE_VULKAN :
-		   kind == KATRA_KIND_WINE_SERVER_CALL ? KATRA_SCOPE_WINE_PROTON :
-							  KATRA_SCOPE_WINDOWS_FACING;
-	return e;
-}
+#define call tb_layer_call
 
 static void nt_call(struct tb *t, uint64_t ts, uint64_t dur, uint64_t pid, uint32_t kind,
 		    int64_t span, uint32_t status)
@@ -48,8 +38,6 @@ static void nt_syscall(struct tb *t, uint64_t ts, uint64_t dur, uint64_t pid, in
 	e->payload.u.nt_syscall.status = (struct katra_opt_u32){ true, status };
 }
 
-static struct katra_str request_names[8];
-
 /* Process 300 "game.exe": two NtReadFile (2 ms; 4 ms failing with
  * STATUS_END_OF_FILE), NtQueryInformationProcess twice (1 ms with its name
  * on the Begin, 3 ms without: named by the first), NT call 99 (no name,
@@ -60,20 +48,12 @@ static struct katra_str request_names[8];
  * p50 and p99 are exact (the first and last ranks). */
 static void calls_trace(struct tb *t)
 {
-	static const char *const names[8] = { "new_process", "get_new_process_info",
-					      "new_thread", "get_startup_info", "init_process_done",
-					      "init_first_thread", "init_thread", "get_handle_fd" };
 	struct katra_event *e;
 
-	for (int i = 0; i < 8; i++)
-		request_names[i] = katra_cstr(names[i]);
 	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
 	tb_pinfo(t, MS / 10, 300, "wine64", "game.exe");
 	tb_pinfo(t, MS / 10, 400, "wine64", "helper.exe");
-	e = tb_ev(t, MS / 5, 500, 500, KATRA_KIND_WINE_SERVER_REQUESTS, KATRA_PHASE_INSTANT, -1);
-	e->scope = KATRA_SCOPE_WINE_PROTON;
-	e->payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
-	e->payload.u.wine_server_requests.names = (struct katra_str_vec){ request_names, 8 };
+	tb_request_names(t, MS / 5, 500);
 	nt_call(t, 1 * MS, 2 * MS, 300, KATRA_KIND_NT_READ_FILE, 1, 0);
 	nt_call(t, 4 * MS, 4 * MS, 300, KATRA_KIND_NT_READ_FILE, 2, 0xC0000011u);
 	nt_syscall(t, 9 * MS, 1 * MS, 300, 3, 25, "NtQueryInformationProcess", 0);

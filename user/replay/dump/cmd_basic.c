@@ -201,7 +201,8 @@ int katra_cmd_dump(int argc, char **argv)
 
 static const char stats_help[] =
 	"Usage: katra-replay stats [--json] [--syscalls] [--calls] [--per-process]\n"
-	"                          [--files] [--off-cpu] [--top N] [--overview] [--all]\n"
+	"                          [--per-frame] [--files] [--off-cpu] [--top N]\n"
+	"                          [--overview] [--all]\n"
 	"                          [--from WHEN] [--to WHEN] FILE\n"
 	"What the capture holds, and where the time went.  Without a view option:\n"
 	"the overview (duration, events by scope, kind, process and thread, span\n"
@@ -217,6 +218,15 @@ static const char stats_help[] =
 	"                  p50, p99, max\n"
 	"  --per-process   the syscall table (with --calls, the calls table) for\n"
 	"                  each process\n"
+	"  --per-frame     per frame of each swapchain (present to present; alone:\n"
+	"                  --calls --per-frame): frame count, frame time p50/p99/max,\n"
+	"                  the slowest frames; per call name (with --syscalls, per\n"
+	"                  syscall too) the frames it was in, calls per frame\n"
+	"                  p50/max, usecs per frame p50/p99/max (a frame without it\n"
+	"                  counts 0; exact); then the 3 slowest frames' calls, those\n"
+	"                  most above their p50 frame first.  A call is in the frame\n"
+	"                  whose window holds its Begin, on each swapchain of its\n"
+	"                  process; other processes' calls are in no frame\n"
 	"  --files         per file identity (path when captured with --paths):\n"
 	"                  reads, writes, bytes, time in I/O, opens\n"
 	"  --off-cpu       per thread, off-CPU time by reason: preempted, or blocked\n"
@@ -243,12 +253,14 @@ static const char stats_help[] =
 	"    katra-replay stats --files run.ktrc          # which files took the time\n"
 	"    katra-replay stats --off-cpu run.ktrc        # why threads were off-CPU\n"
 	"    katra-replay stats --calls --per-process game.ktrc # NT, wineserver, Vulkan\n"
+	"    katra-replay stats --per-frame game.ktrc     # which calls make frames slow\n"
+	"    katra-replay stats --calls --syscalls --per-frame game.ktrc\n"
 	"    katra-replay stats --top 10 run.ktrc         # the 10 longest spans\n"
 	"    katra-replay stats --from 'load start' --to 'load end' --all run.ktrc\n"
 	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
 
 enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
-       OPT_ALL, OPT_CALLS };
+       OPT_ALL, OPT_CALLS, OPT_PER_FRAME };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
@@ -267,6 +279,9 @@ static int stats_opt(int c, const char *arg, void *ctx)
 		break;
 	case OPT_CALLS:
 		o->views |= KATRA_STATS_CALLS;
+		break;
+	case OPT_PER_FRAME:
+		o->per_frame = true;
 		break;
 	case OPT_FILES:
 		o->views |= KATRA_STATS_FILES;
@@ -307,6 +322,7 @@ int katra_cmd_stats(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "syscalls", no_argument, NULL, OPT_SYSCALLS },
 		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
+		{ "per-frame", no_argument, NULL, OPT_PER_FRAME },
 		{ "calls", no_argument, NULL, OPT_CALLS },
 		{ "files", no_argument, NULL, OPT_FILES },
 		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },

@@ -122,7 +122,7 @@ static struct call_row *call_rows(const struct kr_views *v, size_t *n)
 
 /* "NtReadFile", "NtQueryInformationProcess", "WineServerCall get_handle_fd",
  * "NtSyscall 213" when the number has no name. */
-static const char *call_name(const struct kr_views *v, uint64_t what, char *buf, size_t cap)
+const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, size_t cap)
 {
 	uint32_t kind = (uint32_t)(what >> 32), number = (uint32_t)what;
 	const char *kn = katra_kind_name(kind) ? katra_kind_name(kind) : "?";
@@ -147,7 +147,7 @@ static const char *call_name(const struct kr_views *v, uint64_t what, char *buf,
 	return buf;
 }
 
-static const char *layer_of(uint64_t what)
+const char *kr_call_layer(uint64_t what)
 {
 	uint32_t kind = (uint32_t)(what >> 32);
 
@@ -169,7 +169,7 @@ static void table(FILE *f, const struct kr_views *v, const struct call_row *r, s
 		rule);
 	for (size_t i = 0; i < n; i++) {
 		const struct kr_callagg *a = r[i].a;
-		fprintf(f, "%-6s %9llu ", layer_of(r[i].what), (unsigned long long)a->h.count);
+		fprintf(f, "%-6s %9llu ", kr_call_layer(r[i].what), (unsigned long long)a->h.count);
 		if (a->errors)
 			fprintf(f, "%9llu", (unsigned long long)a->errors);
 		else
@@ -177,7 +177,7 @@ static void table(FILE *f, const struct kr_views *v, const struct call_row *r, s
 		fprintf(f, " %11.6f %11.3f %11.3f %11.3f %s\n", (double)a->h.total / 1e9,
 			(double)kr_histo_percentile(&a->h, 500) / 1e3,
 			(double)kr_histo_percentile(&a->h, 990) / 1e3, (double)a->max_ns / 1e3,
-			call_name(v, r[i].what, buf, sizeof(buf)));
+			kr_call_label(v, r[i].what, buf, sizeof(buf)));
 	}
 }
 
@@ -225,10 +225,10 @@ static void json_rows(FILE *f, const struct kr_views *v, const struct call_row *
 	for (size_t i = 0; i < n; i++) {
 		const struct kr_callagg *a = r[i].a;
 		uint32_t kind = (uint32_t)(r[i].what >> 32);
-		const char *name = call_name(v, r[i].what, buf, sizeof(buf));
+		const char *name = kr_call_label(v, r[i].what, buf, sizeof(buf));
 
 		fprintf(f, "%s{\"layer\":\"%s\",\"kind\":\"%s\",\"number\":%u,\"name\":", i ? "," : "",
-			layer_of(r[i].what), katra_kind_name(kind) ? katra_kind_name(kind) : "?",
+			kr_call_layer(r[i].what), katra_kind_name(kind) ? katra_kind_name(kind) : "?",
 			(uint32_t)r[i].what);
 		katra_json_string(f, name, strlen(name));
 		fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"p50_ns\":%llu,"

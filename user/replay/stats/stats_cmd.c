@@ -25,9 +25,11 @@ static uint64_t record_ts(const struct katra_record *rec)
 	}
 }
 
-static void print_text(FILE *out, const struct kr_stats *s, const struct kr_views *v,
-		       const struct katra_stats_opts *o, const char *path, const char *why)
+static int print_text(FILE *out, const struct kr_stats *s, const struct kr_views *v,
+		      const struct katra_stats_opts *o, const char *path, const char *why)
 {
+	int ret = 0;
+
 	if (o->views & KATRA_STATS_OVERVIEW)
 		kr_stats_print_text(out, s, path, why);
 	else
@@ -36,6 +38,8 @@ static void print_text(FILE *out, const struct kr_stats *s, const struct kr_view
 		kr_syscalls_text(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_text(out, v, o->per_process);
+	if (o->per_frame)
+		ret = kr_perframe_text(out, v, s->windowed);
 	if (o->views & KATRA_STATS_FILES)
 		kr_files_text(out, v);
 	if (o->views & KATRA_STATS_OFFCPU)
@@ -47,16 +51,21 @@ static void print_text(FILE *out, const struct kr_stats *s, const struct kr_view
 			"open-span table, %llu events beyond the thread table)\n",
 			(unsigned long long)v->unmatched_ends, (unsigned long long)v->open_overflow,
 			(unsigned long long)v->thread_overflow);
+	return ret;
 }
 
-static void print_json(FILE *out, const struct kr_stats *s, const struct kr_views *v,
-		       const struct katra_stats_opts *o, const char *path, const char *why)
+static int print_json(FILE *out, const struct kr_stats *s, const struct kr_views *v,
+		      const struct katra_stats_opts *o, const char *path, const char *why)
 {
+	int ret = 0;
+
 	kr_stats_print_json_open(out, s, path, why, o->views & KATRA_STATS_OVERVIEW);
 	if (o->views & KATRA_STATS_SYSCALLS)
 		kr_syscalls_json(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_json(out, v, o->per_process);
+	if (o->per_frame)
+		ret = kr_perframe_json(out, v);
 	if (o->views & KATRA_STATS_FILES)
 		kr_files_json(out, v);
 	if (o->views & KATRA_STATS_OFFCPU)
@@ -64,6 +73,7 @@ static void print_json(FILE *out, const struct kr_stats *s, const struct kr_view
 	if (o->views & KATRA_STATS_TOP)
 		kr_top_json(out, v);
 	fputs("}\n", out);
+	return ret;
 }
 
 int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts *opts,
@@ -77,8 +87,10 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	enum katra_read_status st;
 	const char *why = NULL;
 	struct kr_window w;
-	int ret, fret;
+	int ret, fret, pret;
 
+	if (o.per_frame && !(o.views & (KATRA_STATS_CALLS | KATRA_STATS_SYSCALLS)))
+		o.views |= KATRA_STATS_CALLS;
 	if (!o.views)
 		o.views = KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS;
 	if (o.per_process && !(o.views & KATRA_STATS_CALLS))
@@ -97,6 +109,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	}
 	kr_stats_init(s, katra_reader_header(r));
 	kr_views_init(v, &s->names, o.views & KATRA_STATS_TOP ? o.top : 0);
+	if (o.per_frame)
+		kr_views_per_frame(v, o.views & KATRA_STATS_CALLS, o.views & KATRA_STATS_SYSCALLS);
 	kr_window_init(&w, &o.from, &o.to);
 	s->windowed = o.from.set || o.to.set;
 	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {
@@ -126,10 +140,14 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	}
 	/* the stats of the good prefix are still worth printing */
 	if (o.json)
-		print_json(out, s, v, &o, path, why);
+		pret = print_json(out, s, v, &o, path, why);
 	else
-		print_text(out, s, v, &o, path, why);
+		pret = print_text(out, s, v, &o, path, why);
 	fret = kr_flush_out(out, err);
+	if (pret && !fret) {
+		fprintf(err, "katra-replay: out of memory\n");
+		fret = pret;
+	}
 	ret = kr_end_status(r, st, path, err);
 	if (!ret)
 		ret = fret;

@@ -8,10 +8,11 @@
 
 #include "stats.h"
 #include "replay/names/sysnames.h"
+#include "perframe.h"
 #include "views.h"
 
 struct kr_open_span {
-	uint64_t begin_ts, pid, res_domain, res_id, prev_state;
+	uint64_t begin_ts, begin_seq, pid, res_domain, res_id, prev_state;
 	uint32_t kind, scope, nr, pad;
 };
 
@@ -60,6 +61,13 @@ void kr_views_init(struct kr_views *v, const struct kr_procnames *names, unsigne
 	}
 }
 
+void kr_views_per_frame(struct kr_views *v, bool calls, bool syscalls)
+{
+	v->pf = kr_pf_new(calls, syscalls);
+	if (!v->pf)
+		v->oom = true;
+}
+
 void kr_views_free(struct kr_views *v)
 {
 	struct kr_fileagg *fa;
@@ -79,6 +87,7 @@ void kr_views_free(struct kr_views *v)
 	kr_xmap_free(&v->offcpu);
 	kr_xmap_free(&v->calls);
 	kr_xmap_free(&v->nt_names);
+	kr_pf_free(v->pf);
 	free(v->top);
 }
 
@@ -136,6 +145,7 @@ static void begin(struct kr_views *v, const struct katra_event *e)
 	}
 	memset(o, 0, sizeof(*o));
 	o->begin_ts = e->ts_mono_ns;
+	o->begin_seq = e->seq;
 	o->pid = e->process_id;
 	o->kind = e->kind;
 	o->scope = e->scope;
@@ -212,6 +222,8 @@ static void syscall_end(struct kr_views *v, const struct katra_event *e,
 	else
 		syskey = kind_key(o->kind);
 	kr_sys_add(v, o->pid, syskey, dur, has_ret && ret < 0 && ret > -4096);
+	if (v->pf)
+		kr_pf_add(v->pf, o->pid, o->begin_seq, KR_PF_SYSCALL, syskey, dur);
 	if (res.domain == KATRA_RES_NONE)
 		res = (struct katra_resource){ (uint32_t)o->res_domain, o->res_id };
 	if (has_ret && (o->kind == KATRA_KIND_FILE_READ || o->kind == KATRA_KIND_FILE_WRITE))
@@ -304,8 +316,12 @@ static void end(struct kr_views *v, const struct katra_event *e)
 		syscall_end(v, e, &o, dur);
 		return;
 	}
-	if (kr_call_kind(o.kind))
+	if (kr_call_kind(o.kind)) {
 		kr_call_add(v, o.pid, o.kind, o.nr, dur, kr_call_failed(e));
+		if (v->pf)
+			kr_pf_add(v->pf, o.pid, o.begin_seq, KR_PF_CALL,
+				  (uint64_t)o.kind << 32 | o.nr, dur);
+	}
 	if (o.kind == KATRA_KIND_OFF_CPU) {
 		if (e->confidence == KATRA_CONFIDENCE_INFERRED)
 			v->offcpu_inferred++;
@@ -337,6 +353,8 @@ void kr_views_add(struct kr_views *v, const struct katra_record *rec)
 {
 	const struct katra_event *e = &rec->u.event;
 
+	if (rec->type == KATRA_RECORD_EPOCH_MARKER && v->pf)
+		kr_pf_epoch(v->pf, &rec->u.epoch);
 	if (rec->type != KATRA_RECORD_EVENT)
 		return;
 	if (!e->span_id.present) {
@@ -355,6 +373,11 @@ void kr_views_finish(struct kr_views *v)
 	struct kr_thread *t;
 	size_t it = 0;
 
+	if (v->pf) {
+		kr_pf_finish(v->pf);
+		if (v->pf->oom)
+			v->oom = true;
+	}
 	while ((t = kr_xmap_next(&v->threads, &it))) {
 		uint64_t tid = *(const uint64_t *)kr_xmap_key(&v->threads, t);
 

@@ -109,6 +109,7 @@ struct kr_views {
 	struct kr_xmap offcpu;      /* struct kr_off_key -> struct kr_offagg */
 	struct kr_xmap calls;       /* (pid or 0, kind << 32 | number) -> struct kr_callagg */
 	struct kr_xmap nt_names;    /* NT call number -> struct kr_callname */
+	struct kr_perframe *pf;     /* --per-frame (perframe.h), else NULL */
 	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
 	unsigned top_len, top_cap;
 	uint64_t path_bytes;
@@ -120,6 +121,8 @@ struct kr_views {
 };
 
 void kr_views_init(struct kr_views *v, const struct kr_procnames *names, unsigned top_n);
+/* --per-frame: count the calls (and the syscalls) per frame too. */
+void kr_views_per_frame(struct kr_views *v, bool calls, bool syscalls);
 void kr_views_add(struct kr_views *v, const struct katra_record *rec);
 /* After the last record: charges what is still open (syscalls that never
  * returned keep their kind as their name). */
@@ -151,8 +154,18 @@ bool kr_call_failed(const struct katra_event *end);
 void kr_call_named(struct kr_views *v, uint32_t number, const struct katra_str *name);
 void kr_call_add(struct kr_views *v, uint64_t pid, uint32_t kind, uint32_t number,
 		 uint64_t dur, bool error);
+/* A call row's name ("NtReadFile", "WineServerCall get_handle_fd", "NtSyscall
+ * 213") and layer ("nt", "wine", "vulkan"); what = kind << 32 | number. */
+const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, size_t cap);
+const char *kr_call_layer(uint64_t what);
 void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process);
 void kr_calls_json(FILE *f, const struct kr_views *v, bool per_process);
+
+/* ---- per frame (stats_frames_out.c; perframe.h) ---- */
+/* 0, or -ENOMEM (the output is cut short; the JSON stays well-formed);
+ * windowed: --from/--to were given (the message for no frames says so). */
+int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed);
+int kr_perframe_json(FILE *f, const struct kr_views *v);
 
 /* ---- text and JSON (stats_syscalls.c, stats_files.c, stats_offcpu.c,
  * stats_top.c); per_process: one syscall table per process ---- */
