@@ -355,6 +355,8 @@ def wait_threads(pid, n, timeout=30):
     return wait_for(lambda: len(tids_of(pid)) >= n, timeout)
 
 
+# bpf(BPF_ENABLE_STATS)'s fd: bpf_stats stay on while it is open
+BPF_STATS_FD = None
 # tracer process groups still running: killed however the driver ends (a
 # tracer left behind, e.g. a printing bpftrace, fills the disk)
 TRACER_GROUPS = set()
@@ -369,17 +371,35 @@ def kill_tracers(*_):
     TRACER_GROUPS.clear()
 
 
+def hold_bpf_stats():
+    """Keeps bpf_stats on for as long as this process lives: the fd of
+    bpf(BPF_ENABLE_STATS), which another process writing 0 to the sysctl
+    (another bench's exit puts back what it found) does not turn off.
+    -> the fd, or None where the kernel refuses (the sysctl still applies)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = ctypes.create_string_buffer(8)  # union bpf_attr .enable_stats.type = BPF_STATS_RUN_TIME (0)
+    nr_bpf, bpf_enable_stats = 321, 32  # x86_64
+    fd = libc.syscall(nr_bpf, bpf_enable_stats, attr, len(attr)) if platform.machine() == 'x86_64' \
+        else -1
+    return fd if fd >= 0 else None
+
+
 def bpf_progs():
     """id -> (name, run_time_ns, run_cnt) of every loaded BPF program
     (run_time_ns counts while kernel.bpf_stats_enabled is 1); {} if bpftool
     cannot say."""
-    try:
-        out = subprocess.run(['bpftool', '-j', 'prog', 'show'], capture_output=True,
-                             text=True, timeout=10).stdout
-        return {p['id']: (p.get('name', '?'), p.get('run_time_ns', 0), p.get('run_cnt', 0))
-                for p in json.loads(out or '[]')}
-    except (OSError, ValueError, subprocess.TimeoutExpired):
-        return {}
+    # a program unloaded while bpftool lists (other BPF users on the
+    # machine) can spoil one listing: up to 3 tries
+    for _ in range(3):
+        try:
+            out = subprocess.run(['bpftool', '-j', 'prog', 'show'], capture_output=True,
+                                 text=True, timeout=10).stdout
+            return {p['id']: (p.get('name', '?'), p.get('run_time_ns', 0), p.get('run_cnt', 0))
+                    for p in json.loads(out)}
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            time.sleep(0.01)
+    return {}
 
 
 def bpf_delta(before, live, after):
@@ -811,8 +831,13 @@ def game_run(col, uncapped, seconds, d, timeline=False):
                                       'pacing_ns', 'syscalls', 'syscalls_total', 'total',
                                       'events', 'frame_work_ns', 'start_mono_ns')})
         res['truth'] = t['total']
-        if t.get('cpu_ns') and t.get('frames'):  # the threads' own CPU per frame
+        if t.get('cpu_ns') and t.get('frames'):
+            # the headline: the frame loop's own CPU (user + sys of all its
+            # threads over the counted window, their getrusage) per frame
             res['wl_cpu_per_frame_ns'] = (t['cpu_ns']['user'] + t['cpu_ns']['sys']) / t['frames']
+            if res.get('bpf'):
+                # the programs' run time for the workload's own events
+                res['bpf_per_frame_ns'] = bpf_ns_in_workload(res['bpf'], t['events']) / t['frames']
     return res
 
 
@@ -860,9 +885,19 @@ def game_summarize(rows, cols):
         s['excess'] = {q: s['ratio'][q]['median'] - 1 for q in QS}
         # the workload's own CPU per frame, to the untraced run's: the probes'
         # in-context cost, without wall time's scheduling noise
+        cpu_ok = [(r, u) for r, u in ok if r.get('wl_cpu_per_frame_ns')
+                  and u.get('wl_cpu_per_frame_ns')]
         s['cpu_ratio'] = spread([r['wl_cpu_per_frame_ns'] / u['wl_cpu_per_frame_ns']
-                                 for r, u in ok if r.get('wl_cpu_per_frame_ns')
-                                 and u.get('wl_cpu_per_frame_ns')])
+                                 for r, u in cpu_ok])
+        # CPU per frame added (to the untraced run of the same repetition),
+        # and what of it the programs' own run time does not explain
+        s['cpu_added_us'] = spread([(r['wl_cpu_per_frame_ns'] - u['wl_cpu_per_frame_ns']) / 1e3
+                                    for r, u in cpu_ok])
+        s['cpu_unexplained_us'] = spread([
+            (r['wl_cpu_per_frame_ns'] - u['wl_cpu_per_frame_ns'] - r['bpf_per_frame_ns']) / 1e3
+            for r, u in cpu_ok if r.get('bpf_per_frame_ns') is not None])
+        s['bpf_per_frame_us'] = med([r.get('bpf_per_frame_ns', 0) / 1e3 for r, _ in cpu_ok
+                                     if r.get('bpf_per_frame_ns') is not None])
         s['pacing_p99_us'] = spread([r['pacing_ns']['p99'] / 1e3 for r, _ in ok])
         s['missed'] = spread([r['missed'] for r, _ in ok])
         s['fps'] = spread([r['fps'] for r, _ in ok])
@@ -884,14 +919,30 @@ def fmt_ratio(x):
     return f"x{x['median']:.2f} [{x['min']:.2f}..{x['max']:.2f}]"
 
 
+def fmt_cpu_frame(s, c):
+    """-> [CPU per frame, its excess over untraced, the excess the
+    programs' run time does not explain] (cells of the game table)."""
+    us = s.get('cpu_per_frame_us')
+    cells = [f"{us:.0f} us" if us is not None else '-']
+    if c == 'untraced':
+        return cells + ['-', '-']
+    r, a, u = s.get('cpu_ratio'), s.get('cpu_added_us'), s.get('cpu_unexplained_us')
+    cells.append(f"{100 * (r['median'] - 1):+.1f} % [{100 * (r['min'] - 1):+.1f}.."
+                 f"{100 * (r['max'] - 1):+.1f}], {a['median']:+.0f} us" if r and a else '-')
+    cells.append(f"{u['median']:+.0f} us [{u['min']:.0f}..{u['max']:.0f}] (programs "
+                 f"{s['bpf_per_frame_us']:.0f} us)" if u else '-')
+    return cells
+
+
 def game_table(gs, cols, uncapped):
     if uncapped:
-        print('| column | fps | fps cost | frame work p50 | tracer CPU | lost |')
-        print('|---|---|---|---|---|---|')
+        print('| column | workload CPU/frame | fps | fps cost | frame work p50 | tracer CPU | lost |')
+        print('|---|---|---|---|---|---|---|')
     else:
-        print('| column | work p50 | p99 | p99.9 | max | workload CPU/frame | pacing p99 | missed | '
+        print('| column | **workload CPU/frame** | CPU excess | of it not the programs\' run time | '
+              'work p50 | p99 | p99.9 | max | pacing p99 | missed | '
               'recorded / truth, lost | tracer CPU | peak RSS |')
-        print('|---|---|---|---|---|---|---|---|---|---|---|')
+        print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for c in cols:
         s = gs.get(c, {})
         if 'error' in s:
@@ -905,21 +956,20 @@ def game_table(gs, cols, uncapped):
             lost = f"lost {s['lost']:.0f} (max {s['lost_max']:.0f})"
         else:
             lost = 'lost n/a'
+        head = fmt_cpu_frame(s, c)
         if uncapped:
             f = s['fps']
             cost = '-' if c == 'untraced' else \
                 f"{s['fps_cost_pct']['median']:.1f} % [{s['fps_cost_pct']['min']:.1f}..{s['fps_cost_pct']['max']:.1f}]"
-            print(f"| {c} | {f['median']:.0f} [{f['min']:.0f}..{f['max']:.0f}] | {cost} | "
+            print(f"| {c} | {head[0]}{'' if c == 'untraced' else ', ' + head[1]} | "
+                  f"{f['median']:.0f} [{f['min']:.0f}..{f['max']:.0f}] | {cost} | "
                   f"{s['work_ms']['p50']['median']:.2f} ms | {cpu} | "
                   f"{'-' if c == 'untraced' else lost} |")
             continue
         if c == 'untraced':
-            cells = [f"{s['work_ms'][q]['median']:.2f} ms" for q in QS]
-            cpu_f = [r for r in [s.get('cpu_per_frame_us')] if r is not None]
-            cells.append(f"{cpu_f[0]:.0f} us" if cpu_f else '-')
+            cells = head + [f"{s['work_ms'][q]['median']:.2f} ms" for q in QS]
         else:
-            cells = [fmt_ratio(s['ratio'][q]) for q in QS]
-            cells.append(fmt_ratio(s['cpu_ratio']) if s.get('cpu_ratio') else '-')
+            cells = head + [fmt_ratio(s['ratio'][q]) for q in QS]
         rec = '-' if c == 'untraced' else (
             (f"{s['recorded']:.0f} / {s['truth']:.0f}, " if s.get('recorded') is not None
              else '') + lost)
@@ -938,6 +988,20 @@ def game_targets(gs):
     k, tc, fl = (gs.get(c, {}) for c in ('katra-record', 'trace-cmd', 'floor-ringbuf'))
     have = {n: 'excess' in x for n, x in (('katra-record', k), ('trace-cmd', tc),
                                            ('floor-ringbuf', fl))}
+
+    # the headline (issue 20): the workload's own CPU per frame, excess over
+    # untraced in the same repetition (median of repetitions)
+    def cpu_x(x):
+        return x['cpu_ratio']['median'] - 1 if x.get('cpu_ratio') else None
+    kc, tcc, flc = (cpu_x(x) for x in (k, tc, fl))
+    name = "game CPU/frame: katra-record's excess <= trace-cmd's"
+    add(name, kc is not None and tcc is not None and kc <= tcc,
+        f'{100 * kc:+.1f} % vs {100 * tcc:+.1f} %' if kc is not None and tcc is not None
+        else 'katra-record or trace-cmd did not run')
+    name = "game CPU/frame: katra-record's excess <= floor-ringbuf's + 2 points"
+    add(name, kc is not None and flc is not None and kc <= flc + 0.02,
+        f'{100 * kc:+.1f} % vs {100 * flc:+.1f} % + 2' if kc is not None and flc is not None
+        else 'katra-record or floor-ringbuf did not run')
     for q in ('p50', 'p99'):
         name = f'game {q}: katra-record excess <= 0.4 x trace-cmd\'s'
         if have['katra-record'] and have['trace-cmd']:
@@ -979,15 +1043,11 @@ def game_targets(gs):
                 info(f"(floor) game {q}: {floor}'s excess vs {target}", x['excess'][q],
                      ref['excess'][q], rname)
 
-    # the same comparisons on the workload's own CPU per frame (in-context
+    # the other comparisons on the workload's own CPU per frame (in-context
     # cost: probes and the syscall slow path, not the tracer's process)
-    def cpu_x(x):
-        return x['cpu_ratio']['median'] - 1 if x.get('cpu_ratio') else None
-    kc, tcc, flc, noc = (cpu_x(x) for x in (k, tc, fl, noop))
+    noc = cpu_x(noop)
     ioc = cpu_x(gs.get('katra-record -e io', {}))
     for name, a, b in (
-            ("katra-record's workload CPU/frame excess vs trace-cmd's", kc, tcc),
-            ("katra-record's workload CPU/frame excess vs floor-ringbuf's", kc, flc),
             ("floor-noop's workload CPU/frame excess vs katra-record's", noc, kc),
             ("katra-record -e io's workload CPU/frame excess vs the full capture's", ioc, kc)):
         if a is not None and b is not None:
@@ -1058,7 +1118,8 @@ def run_game(a, runs, d, t_start, uncapped_runs=None):
                     time.sleep(1)
                     r = game_run(c, mode == 'uncapped', secs, d, timeline=tl)
                 raw[mode][c].append(r)
-                msg = r.get('error') or (f"p50 {r['work_ns']['p50'] / 1e6:.2f} ms, "
+                msg = r.get('error') or (f"cpu/frame {r.get('wl_cpu_per_frame_ns', 0) / 1e3:.0f} us, "
+                                         f"p50 {r['work_ns']['p50'] / 1e6:.2f} ms, "
                                          f"p99 {r['work_ns']['p99'] / 1e6:.2f} ms, "
                                          f"{r['fps']:.0f} fps")
                 print(f'[{time.monotonic() - t_start:6.1f}s] game {mode} run {i + 1} {c}: {msg}',
@@ -1081,8 +1142,11 @@ def print_game(g):
         c = g['capped'].get('untraced', {})
         eps = f", ~{c['events_per_s'] / 1e3:.0f}k events/s" if c.get('events_per_s') else ''
         print(f"### game: 60 Hz frame loop, {g['workers']} workers, {g['seconds']['capped']:g} s "
-              f"a run{eps} (frame work time: ratio to untraced in the same repetition, "
-              f"median [min..max] of {g['runs']})\n")
+              f"a run{eps}. Headline: the workload's own CPU per frame (user + sys of its "
+              f"threads, their getrusage; stable where wall time is not), its excess over "
+              f"untraced in the same repetition, and the part of it the programs' bpf_stats "
+              f"run time does not explain; beside it the wall-clock frame work time, as a ratio "
+              f"to untraced in the same repetition. Median [min..max] of {g['runs']}\n")
         game_table(g['capped'], cols, False)
         print()
     if 'uncapped' in g:
@@ -1164,6 +1228,8 @@ def main():
     # bench, back as it was after
     stats_was = sh('sysctl -n kernel.bpf_stats_enabled').strip() or '0'
     sh('sysctl -q kernel.bpf_stats_enabled=1')
+    global BPF_STATS_FD
+    BPF_STATS_FD = hold_bpf_stats()
     atexit.register(lambda: sh(f'sysctl -q kernel.bpf_stats_enabled={stats_was}'))
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda s, f: (kill_tracers(), sys.exit(128 + s)))
