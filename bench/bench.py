@@ -402,12 +402,34 @@ def bpf_progs():
     return {}
 
 
-def bpf_delta(before, live, after):
+def prog_ids_held(pid):
+    """The BPF program ids PID and its descendants hold (a program's or a
+    link's fd: `prog_id` in /proc/PID/fdinfo): the tracer's own, not those
+    another BPF user on the machine loads meanwhile."""
+    ids, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for tid in os.listdir(f'/proc/{p}/task'):
+                with open(f'/proc/{p}/task/{tid}/children') as f:
+                    todo += [int(c) for c in f.read().split()]
+            for fd in os.listdir(f'/proc/{p}/fdinfo'):
+                with open(f'/proc/{p}/fdinfo/{fd}') as f:
+                    m = re.search(r'^prog_id:\s*(\d+)', f.read(), re.M)
+                if m:
+                    ids.add(int(m.group(1)))
+        except OSError:
+            continue
+    return ids
+
+
+def bpf_delta(before, live, after, own=None):
     """The tracer's own programs (loaded after `before`, seen at `live` and
-    `after`): name -> [run_time_ns, run_cnt] between live and after."""
+    `after`; with OWN, only those ids): name -> [run_time_ns, run_cnt]
+    between live and after."""
     got = {}
     for i, (name, ns, cnt) in after.items():
-        if i in before or i not in live:
+        if i in before or i not in live or (own is not None and i not in own):
             continue
         g = got.setdefault(name, [0, 0])
         g[0] += ns - live[i][1]
@@ -528,11 +550,12 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
                 tail = f.read().strip().splitlines()[-1:] or ['no output']
             return {'error': f'not live: {tail[0][:120]}'}, None
         progs_live = bpf_progs()
+        progs_own = prog_ids_held(p.pid)
         open(gate, 'w').close()
     w.wait()
     if tool:
         # each program's run time while the workload ran (bpf_stats)
-        res['bpf'] = bpf_delta(progs_before, progs_live, bpf_progs())
+        res['bpf'] = bpf_delta(progs_before, progs_live, bpf_progs(), progs_own)
     wlo.seek(0)
     try:
         truth = json.loads(wlo.read())
