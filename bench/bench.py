@@ -385,28 +385,13 @@ def hold_bpf_stats():
     return fd if fd >= 0 else None
 
 
-def bpf_progs():
-    """id -> (name, run_time_ns, run_cnt) of every loaded BPF program
-    (run_time_ns counts while kernel.bpf_stats_enabled is 1); {} if bpftool
-    cannot say."""
-    # a program unloaded while bpftool lists (other BPF users on the
-    # machine) can spoil one listing: up to 3 tries
-    for _ in range(3):
-        try:
-            out = subprocess.run(['bpftool', '-j', 'prog', 'show'], capture_output=True,
-                                 text=True, timeout=10).stdout
-            return {p['id']: (p.get('name', '?'), p.get('run_time_ns', 0), p.get('run_cnt', 0))
-                    for p in json.loads(out)}
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            time.sleep(0.01)
-    return {}
-
-
-def prog_ids_held(pid):
-    """The BPF program ids PID and its descendants hold (a program's or a
-    link's fd: `prog_id` in /proc/PID/fdinfo): the tracer's own, not those
-    another BPF user on the machine loads meanwhile."""
-    ids, todo = set(), [pid]
+def prog_stats_held(pid):
+    """id -> (run_time_ns, run_cnt) of the BPF programs PID and its
+    descendants hold (a program fd's /proc/PID/fdinfo: prog_id, run_time_ns,
+    run_cnt; they count while bpf_stats are on): the tracer's own, never
+    another BPF user's, and read without bpftool's listing, which comes back
+    cut short while other programs load or unload (seen: 2 of 37 programs)."""
+    got, todo = {}, [pid]
     while todo:
         p = todo.pop()
         try:
@@ -415,26 +400,35 @@ def prog_ids_held(pid):
                     todo += [int(c) for c in f.read().split()]
             for fd in os.listdir(f'/proc/{p}/fdinfo'):
                 with open(f'/proc/{p}/fdinfo/{fd}') as f:
-                    m = re.search(r'^prog_id:\s*(\d+)', f.read(), re.M)
-                if m:
-                    ids.add(int(m.group(1)))
-        except OSError:
+                    info = dict(ln.split(':', 1) for ln in f.read().splitlines() if ':' in ln)
+                if 'run_time_ns' in info and 'prog_id' in info:
+                    got[int(info['prog_id'])] = (int(info['run_time_ns']), int(info['run_cnt']))
+        except (OSError, ValueError):
             continue
-    return ids
+    return got
 
 
-def bpf_delta(before, live, after, own=None):
-    """The tracer's own programs (loaded after `before`, seen at `live` and
-    `after`; with OWN, only those ids): name -> [run_time_ns, run_cnt]
-    between live and after."""
+def prog_name(prog_id):
+    """A program's name (bpftool asked for that id alone), or its id."""
+    try:
+        out = subprocess.run(['bpftool', '-j', 'prog', 'show', 'id', str(prog_id)],
+                             capture_output=True, text=True, timeout=10).stdout
+        return json.loads(out).get('name') or f"id {prog_id}"
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return f"id {prog_id}"
+
+
+def bpf_delta(live, after):
+    """name -> [run_time_ns, run_cnt] of the tracer's programs between live
+    and after (prog_stats_held), those that ran."""
     got = {}
-    for i, (name, ns, cnt) in after.items():
-        if i in before or i not in live or (own is not None and i not in own):
+    for i, (ns, cnt) in after.items():
+        if i not in live or cnt <= live[i][1]:
             continue
-        g = got.setdefault(name, [0, 0])
-        g[0] += ns - live[i][1]
-        g[1] += cnt - live[i][2]
-    return {n: g for n, g in got.items() if g[1] > 0}
+        g = got.setdefault(prog_name(i), [0, 0])
+        g[0] += ns - live[i][0]
+        g[1] += cnt - live[i][1]
+    return got
 
 
 # a program's tracepoint (its name, cut to 15 characters by the kernel) ->
@@ -524,7 +518,6 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
     else:
         tool = make_tool(col, d, game)
         tool.cleanup()
-        progs_before = bpf_progs()
         if col == 'trace-cmd':
             time.sleep(0.5)  # let freed BPF programs leave /proc/kallsyms
         log = open(tool.log, 'w')
@@ -549,13 +542,12 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
             with open(tool.log, errors='replace') as f:
                 tail = f.read().strip().splitlines()[-1:] or ['no output']
             return {'error': f'not live: {tail[0][:120]}'}, None
-        progs_live = bpf_progs()
-        progs_own = prog_ids_held(p.pid)
+        progs_live = prog_stats_held(p.pid)
         open(gate, 'w').close()
     w.wait()
     if tool:
         # each program's run time while the workload ran (bpf_stats)
-        res['bpf'] = bpf_delta(progs_before, progs_live, bpf_progs(), progs_own)
+        res['bpf'] = bpf_delta(progs_live, prog_stats_held(p.pid))
     wlo.seek(0)
     try:
         truth = json.loads(wlo.read())
