@@ -385,13 +385,12 @@ def hold_bpf_stats():
     return fd if fd >= 0 else None
 
 
-def prog_stats_held(pid):
-    """id -> (run_time_ns, run_cnt) of the BPF programs PID and its
-    descendants hold (a program fd's /proc/PID/fdinfo: prog_id, run_time_ns,
-    run_cnt; they count while bpf_stats are on): the tracer's own, never
-    another BPF user's, and read without bpftool's listing, which comes back
-    cut short while other programs load or unload (seen: 2 of 37 programs)."""
-    got, todo = {}, [pid]
+def prog_ids_held(pid):
+    """The BPF program ids PID and its descendants hold (prog_id in the
+    /proc/PID/fdinfo of a program's or a link's fd): the tracer's own, never
+    another BPF user's, and without bpftool's listing, which comes back cut
+    short while other programs load or unload (seen: 2 of 37 programs)."""
+    ids, todo = set(), [pid]
     while todo:
         p = todo.pop()
         try:
@@ -400,12 +399,46 @@ def prog_stats_held(pid):
                     todo += [int(c) for c in f.read().split()]
             for fd in os.listdir(f'/proc/{p}/fdinfo'):
                 with open(f'/proc/{p}/fdinfo/{fd}') as f:
-                    info = dict(ln.split(':', 1) for ln in f.read().splitlines() if ':' in ln)
-                if 'run_time_ns' in info and 'prog_id' in info:
-                    got[int(info['prog_id'])] = (int(info['run_time_ns']), int(info['run_cnt']))
-        except (OSError, ValueError):
+                    m = re.search(r'^prog_id:\s*(\d+)', f.read(), re.M)
+                if m:
+                    ids.add(int(m.group(1)))
+        except OSError:
             continue
-    return got
+    return ids
+
+
+class HeldProgs:
+    """The tracer's programs, each opened by id in this process
+    (BPF_PROG_GET_FD_BY_ID): their run_time_ns and run_cnt stay readable
+    (/proc/self/fdinfo) after the tracer, which stops by itself once its
+    target exits, has let go of them."""
+
+    def __init__(self, pid):
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fds = {}
+        for i in prog_ids_held(pid):
+            attr = ctypes.create_string_buffer(i.to_bytes(4, 'little') + bytes(8))
+            fd = libc.syscall(321, 13, attr, 12)  # bpf(BPF_PROG_GET_FD_BY_ID), x86_64
+            if fd >= 0:
+                self.fds[i] = fd
+
+    def stats(self):
+        """id -> (run_time_ns, run_cnt)"""
+        got = {}
+        for i, fd in self.fds.items():
+            try:
+                with open(f'/proc/self/fdinfo/{fd}') as f:
+                    info = dict(ln.split(':', 1) for ln in f.read().splitlines() if ':' in ln)
+                got[i] = (int(info.get('run_time_ns', 0)), int(info.get('run_cnt', 0)))
+            except (OSError, ValueError):
+                pass
+        return got
+
+    def close(self):
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds = {}
 
 
 def prog_name(prog_id):
@@ -420,7 +453,7 @@ def prog_name(prog_id):
 
 def bpf_delta(live, after):
     """name -> [run_time_ns, run_cnt] of the tracer's programs between live
-    and after (prog_stats_held), those that ran."""
+    and after (HeldProgs.stats), those that ran; named while still held."""
     got = {}
     for i, (ns, cnt) in after.items():
         if i not in live or cnt <= live[i][1]:
@@ -542,12 +575,14 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
             with open(tool.log, errors='replace') as f:
                 tail = f.read().strip().splitlines()[-1:] or ['no output']
             return {'error': f'not live: {tail[0][:120]}'}, None
-        progs_live = prog_stats_held(p.pid)
+        held = HeldProgs(p.pid)
+        progs_live = held.stats()
         open(gate, 'w').close()
     w.wait()
     if tool:
         # each program's run time while the workload ran (bpf_stats)
-        res['bpf'] = bpf_delta(progs_live, prog_stats_held(p.pid))
+        res['bpf'] = bpf_delta(progs_live, held.stats())
+        held.close()
     wlo.seek(0)
     try:
         truth = json.loads(wlo.read())
