@@ -18,7 +18,12 @@
  * loop: every voluntary switch in these loops is a blocking read that one
  * wakeup ends), page_fault_user from the minor-fault count.  Prints one line:
  * {"workload":K,"pid":P,"threads":T,"n":N,"elapsed_ns":MAX_LOOP,
- *  "syscalls":S,"events":{...},"total":E} */
+ *  "syscalls":S,"events":{...},"total":E,"calls":[...]}
+ * "calls" is each thread's own account of its loop, for checking a trace
+ * against (bench/tools/spancount): its tid, the CLOCK_MONOTONIC window of the
+ * loop (no syscall of the thread's but the loop's falls inside it), the
+ * syscalls it made there by number, its page faults (getrusage) and io_uring
+ * requests submitted and completed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +45,11 @@
 struct worker {
 	pthread_t th;
 	int idx;
+	pid_t tid;
+	uint64_t t0, t1; /* the loop's window, CLOCK_MONOTONIC ns */
 	uint64_t loop_ns, syscalls, vcsw, ivcsw, minflt;
+	uint64_t nr_calls[2][2]; /* up to two syscall numbers: {nr, calls} */
+	uint64_t uring_ops;      /* io_uring reads submitted (each completed) */
 };
 
 static const char *kind, *gate;
@@ -79,6 +88,10 @@ static void loop_sys(struct worker *w)
 		syscall(SYS_getppid);
 	}
 	w->syscalls = 2 * n;
+	w->nr_calls[0][0] = SYS_pread64;
+	w->nr_calls[0][1] = n;
+	w->nr_calls[1][0] = SYS_getppid;
+	w->nr_calls[1][1] = n;
 }
 
 static void loop_storm(struct worker *w)
@@ -86,6 +99,8 @@ static void loop_storm(struct worker *w)
 	for (unsigned long i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	w->syscalls = n;
+	w->nr_calls[0][0] = SYS_getppid;
+	w->nr_calls[0][1] = n;
 }
 
 static void loop_pingpong(struct worker *w)
@@ -102,6 +117,10 @@ static void loop_pingpong(struct worker *w)
 		}
 	}
 	w->syscalls = 2 * n;
+	w->nr_calls[0][0] = SYS_write;
+	w->nr_calls[0][1] = n;
+	w->nr_calls[1][0] = SYS_read;
+	w->nr_calls[1][1] = n;
 }
 
 static volatile char *pf_map;
@@ -122,6 +141,8 @@ static void loop_pagefault(struct worker *w)
 		}
 		pf_map[(i % PF_CHUNK) * pf_page] = 1;
 	}
+	w->nr_calls[0][0] = SYS_madvise;
+	w->nr_calls[0][1] = w->syscalls;
 }
 
 static void loop_uring(struct worker *w, struct io_uring *ring)
@@ -140,6 +161,9 @@ static void loop_uring(struct worker *w, struct io_uring *ring)
 		io_uring_cqe_seen(ring, cqe);
 	}
 	w->syscalls = n;
+	w->nr_calls[0][0] = SYS_io_uring_enter;
+	w->nr_calls[0][1] = n;
+	w->uring_ops = n;
 }
 
 static void *run(void *arg)
@@ -151,9 +175,10 @@ static void *run(void *arg)
 
 	if (!strcmp(kind, "uring") && io_uring_queue_init(8, &ring, 0))
 		die("io_uring_queue_init");
+	w->tid = (pid_t)syscall(SYS_gettid);
 	gate_wait();
 	getrusage(RUSAGE_THREAD, &r0);
-	t0 = now_ns();
+	t0 = w->t0 = now_ns();
 	if (!strcmp(kind, "sys"))
 		loop_sys(w);
 	else if (!strcmp(kind, "storm"))
@@ -164,7 +189,8 @@ static void *run(void *arg)
 		loop_uring(w, &ring);
 	else
 		loop_pagefault(w);
-	w->loop_ns = now_ns() - t0;
+	w->t1 = now_ns();
+	w->loop_ns = w->t1 - t0;
 	getrusage(RUSAGE_THREAD, &r1);
 	w->vcsw = r1.ru_nvcsw - r0.ru_nvcsw;
 	w->ivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
@@ -244,7 +270,7 @@ int main(int argc, char **argv)
 	printf("{\"workload\":\"%s\",\"pid\":%d,\"threads\":%d,\"n\":%lu,\"elapsed_ns\":%llu,"
 	       "\"syscalls\":%llu,\"events\":{\"sys_enter\":%llu,\"sys_exit\":%llu,"
 	       "\"sched_switch\":%llu,\"sched_waking\":%llu,\"page_fault_user\":%llu,"
-	       "\"io_uring_submit_req\":%llu,\"io_uring_complete\":%llu},\"total\":%llu}\n",
+	       "\"io_uring_submit_req\":%llu,\"io_uring_complete\":%llu},\"total\":%llu,\"calls\":[",
 	       kind, (int)getpid(), nthreads, n, (unsigned long long)maxns,
 	       (unsigned long long)sc, (unsigned long long)sc, (unsigned long long)sc,
 	       (unsigned long long)(vcsw + ivcsw),
@@ -252,6 +278,23 @@ int main(int argc, char **argv)
 	       (unsigned long long)flt, (unsigned long long)sub, (unsigned long long)sub,
 	       (unsigned long long)(2 * sc + vcsw + ivcsw +
 				    (!strcmp(kind, "pingpong") ? vcsw : 0) + flt + 2 * sub));
+	for (int t = 0; t < nthreads; t++) {
+		printf("%s{\"tid\":%d,\"start_mono_ns\":%llu,\"end_mono_ns\":%llu,\"syscalls\":{",
+		       t ? "," : "", (int)w[t].tid, (unsigned long long)w[t].t0,
+		       (unsigned long long)w[t].t1);
+		for (int k = 0, first = 1; k < 2; k++) {
+			if (!w[t].nr_calls[k][1])
+				continue;
+			printf("%s\"%llu\":%llu", first ? "" : ",",
+			       (unsigned long long)w[t].nr_calls[k][0],
+			       (unsigned long long)w[t].nr_calls[k][1]);
+			first = 0;
+		}
+		printf("},\"faults\":%llu,\"uring_submit\":%llu,\"uring_complete\":%llu}",
+		       (unsigned long long)w[t].minflt, (unsigned long long)w[t].uring_ops,
+		       (unsigned long long)w[t].uring_ops);
+	}
+	printf("]}\n");
 	return 0;
 usage:
 	fprintf(stderr, "usage: benchwl sys|storm|pingpong|pagefault|uring [--gate FILE] "

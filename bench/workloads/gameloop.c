@@ -33,7 +33,8 @@
  * missed deadline, work end - deadline, and the schedule restarts).  Prints
  * one JSON object: summaries, the raw per-frame arrays (ns; not with
  * --no-raw), syscalls per kind counted from gate open to the end, and the
- * tracepoint ground truth as benchwl prints it.  Counts in the window are
+ * tracepoint ground truth as benchwl prints it, and each thread's own account
+ * of its counted window ("calls", see print_calls).  Counts in the window are
  * exact for the code's own syscalls; a tracer also sees the gate's
  * nanosleep, thread exits and the JSON output (a few dozen events). */
 #define _GNU_SOURCE
@@ -77,6 +78,10 @@ static const char *const kind_name[K_NKINDS] = {
 	"futex", "ioctl", "write", "read", "pread64", "clock_gettime", "mmap", "munmap",
 	"io_uring_enter", "ppoll", "clock_nanosleep", "getrusage",
 };
+static const long kind_nr[K_NKINDS] = {
+	SYS_futex, SYS_ioctl, SYS_write, SYS_read, SYS_pread64, SYS_clock_gettime, SYS_mmap,
+	SYS_munmap, SYS_io_uring_enter, SYS_ppoll, SYS_clock_nanosleep, SYS_getrusage,
+};
 
 /* one per thread; counting starts once the gate is open */
 struct tstat {
@@ -87,6 +92,8 @@ struct tstat {
 	uint64_t checksum;
 	struct rusage r0;
 	int counting;
+	pid_t tid;
+	uint64_t t0, t1; /* the counted window, CLOCK_MONOTONIC ns */
 };
 
 static const char *gate;
@@ -161,6 +168,8 @@ static uint64_t tv_ns(const struct timeval *tv)
 
 static void start_counting(struct tstat *st)
 {
+	st->tid = (pid_t)syscall(SYS_gettid);
+	st->t0 = now_ns();
 	st->counting = 1;
 	COUNT(st, K_GETRUSAGE);
 	getrusage(RUSAGE_THREAD, &st->r0);
@@ -172,6 +181,7 @@ static void stop_counting(struct tstat *st)
 
 	COUNT(st, K_GETRUSAGE);
 	getrusage(RUSAGE_THREAD, &r1);
+	st->t1 = now_ns();
 	st->counting = 0;
 	st->vcsw = r1.ru_nvcsw - st->r0.ru_nvcsw;
 	st->ivcsw = r1.ru_nivcsw - st->r0.ru_nivcsw;
@@ -473,6 +483,34 @@ static void print_array(const char *name, const uint64_t *v, uint64_t n)
 	printf("],");
 }
 
+/* "calls": each thread's own account of its counted window, for checking a
+ * trace against (bench/tools/spancount): tid, the window (CLOCK_MONOTONIC),
+ * the syscalls it made there by number, its faults (getrusage) and io_uring
+ * requests submitted.  Every syscall in a window is one of the counted
+ * wrappers'; completions are left out (an io-wq worker may post them). */
+static void print_calls(struct tstat *const *all, int nall)
+{
+	printf("\"calls\":[");
+	for (int i = 0; i < nall; i++) {
+		const struct tstat *st = all[i];
+
+		printf("%s{\"tid\":%d,\"start_mono_ns\":%llu,\"end_mono_ns\":%llu,\"syscalls\":{",
+		       i ? "," : "", (int)st->tid, (unsigned long long)st->t0,
+		       (unsigned long long)st->t1);
+		for (int k = 0, first = 1; k < K_NKINDS; k++) {
+			if (!st->sc[k])
+				continue;
+			printf("%s\"%ld\":%llu", first ? "" : ",", kind_nr[k],
+			       (unsigned long long)st->sc[k]);
+			first = 0;
+		}
+		printf("},\"faults\":%llu,\"uring_submit\":%llu", (unsigned long long)st->minflt,
+		       (unsigned long long)st->uring_sub);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
 static void make_pak(void)
 {
 	char tmpl[] = "/tmp/katra-pak-XXXXXX";
@@ -663,12 +701,14 @@ int main(int argc, char **argv)
 		if (write(cmd_pipe[1], q, sizeof(q)) != (ssize_t)sizeof(q))
 			die("quit write");
 	}
+	/* before the joins: glibc's futex waits and thread-stack munmaps there
+	 * are not the game's and not counted */
+	stop_counting(&main_st);
 	for (int t = 0; t < nworkers; t++)
 		pthread_join(w[t].th, NULL);
 	pthread_join(th_driver, NULL);
 	pthread_join(th_stream, NULL);
 	pthread_join(th_audio, NULL);
-	stop_counting(&main_st);
 
 	for (int i = 0; i < nall; i++) {
 		for (int k = 0; k < K_NKINDS; k++)
@@ -729,12 +769,13 @@ int main(int argc, char **argv)
 	 * (a blocking wait) ends with one sched_waking */
 	printf("\"events\":{\"sys_enter\":%llu,\"sys_exit\":%llu,\"sched_switch\":%llu,"
 	       "\"sched_waking\":%llu,\"page_fault_user\":%llu,\"io_uring_submit_req\":%llu,"
-	       "\"io_uring_complete\":%llu},\"total\":%llu}\n",
+	       "\"io_uring_complete\":%llu},\"total\":%llu,",
 	       (unsigned long long)sc, (unsigned long long)sc,
 	       (unsigned long long)(tot.vcsw + tot.ivcsw), (unsigned long long)tot.vcsw,
 	       (unsigned long long)tot.minflt, (unsigned long long)tot.uring_sub,
 	       (unsigned long long)tot.uring_done,
 	       (unsigned long long)(2 * sc + 2 * tot.vcsw + tot.ivcsw + tot.minflt +
 				    tot.uring_sub + tot.uring_done));
+	print_calls(all, nall);
 	return 0;
 }
