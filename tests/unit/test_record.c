@@ -522,7 +522,27 @@ Test(syscalls, kinds_and_payloads)
 	cr_assert_eq(katra_syscall_kind(SYS_openat2), KATRA_KIND_FILE_OPEN);
 	cr_assert_eq(katra_syscall_kind(SYS_clock_nanosleep), KATRA_KIND_SLEEP);
 	cr_assert_eq(katra_syscall_kind(SYS_getppid), KATRA_KIND_SYSCALL);
-	cr_assert_eq(katra_syscall_resource_domain(SYS_sendmsg), KATRA_RES_SOCKET);
+	/* what the fd refers to, from the probes' class flags */
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE), KATRA_RES_FILE);
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE | KATRA_SC_PIPE), KATRA_RES_PIPE);
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE | KATRA_SC_SOCKET),
+		     KATRA_RES_SOCKET);
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE | KATRA_SC_ANON),
+		     KATRA_RES_ANON_INODE);
+	/* an anon inode's dentry name travels in dev, ino */
+	memcpy(&sc.dev, "[eventpo", 8);
+	memcpy(&sc.ino, "ll]\0\0\0\0\0", 8);
+	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_EVENTPOLL);
+	memcpy(&sc.dev, "[eventfd", 8);
+	memcpy(&sc.ino, "]\0\0\0\0\0\0\0", 8);
+	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_EVENTFD);
+	memcpy(&sc.dev, "[userfau", 8);
+	memcpy(&sc.ino, "ltfd]\0\0\0", 8);
+	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_USERFAULTFD);
+	memcpy(&sc.dev, "[vfio-de", 8);
+	memcpy(&sc.ino, "vice]\0\0\0", 8);
+	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_OTHER);
+	memset(&sc, 0, sizeof(sc));
 
 	sc.nr = SYS_read;
 	sc.args[0] = 5; sc.args[2] = 4096;
