@@ -529,19 +529,17 @@ Test(syscalls, kinds_and_payloads)
 		     KATRA_RES_SOCKET);
 	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE | KATRA_SC_ANON),
 		     KATRA_RES_ANON_INODE);
-	/* an anon inode's dentry name travels in dev, ino */
-	memcpy(&sc.dev, "[eventpo", 8);
-	memcpy(&sc.ino, "ll]\0\0\0\0\0", 8);
-	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_EVENTPOLL);
-	memcpy(&sc.dev, "[eventfd", 8);
-	memcpy(&sc.ino, "]\0\0\0\0\0\0\0", 8);
-	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_EVENTFD);
-	memcpy(&sc.dev, "[userfau", 8);
-	memcpy(&sc.ino, "ltfd]\0\0\0", 8);
-	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_USERFAULTFD);
-	memcpy(&sc.dev, "[vfio-de", 8);
-	memcpy(&sc.ino, "vice]\0\0\0", 8);
-	cr_assert_eq(katra_syscall_anon_inode(&sc), KATRA_ANON_OTHER);
+	/* an anon inode's dentry name travels in dev, ino (16 bytes, NUL-padded) */
+	static const struct { char name[17]; uint64_t id; } anon[] = {
+		{ "[eventpoll]", KATRA_ANON_EVENTPOLL }, { "[eventfd]", KATRA_ANON_EVENTFD },
+		{ "[userfaultfd]", KATRA_ANON_USERFAULTFD }, { "[vfio-device]", KATRA_ANON_OTHER },
+		{ "[0123456789abcd]", KATRA_ANON_OTHER },
+	};
+	for (size_t i = 0; i < sizeof(anon) / sizeof(*anon); i++) {
+		memcpy(&sc.dev, anon[i].name, 8);
+		memcpy(&sc.ino, anon[i].name + 8, 8);
+		cr_assert_eq(katra_syscall_anon_inode(&sc), anon[i].id, "%s", anon[i].name);
+	}
 	memset(&sc, 0, sizeof(sc));
 
 	sc.nr = SYS_read;
