@@ -48,9 +48,11 @@ struct timespec64_ {
 /* What a file is, from its superblock's magic (read beside s_dev: no helper
  * call on the BTF path).  An anon inode's dentry name ("[eventfd]") goes
  * into dev/ino (16 bytes, NUL-padded): the one inode is shared by every
- * such file, so its dev/ino say nothing.  That read is the one helper call,
- * made only for anon inodes.  See KATRA_SC_PIPE in wire.h. */
-static __always_inline __u32 file_class(unsigned long magic, struct file *f, __u64 *dev, __u64 *ino)
+ * such file, so its dev/ino say nothing.  Copying the name is the one
+ * helper call, made only for anon inodes.  bf: the file as a BTF pointer
+ * (have_rdonly_cast), else NULL.  See KATRA_SC_PIPE in wire.h. */
+static __always_inline __u32 file_class(unsigned long magic, struct file *f, struct file *bf,
+					__u64 *dev, __u64 *ino)
 {
 	const unsigned char *name;
 	__u64 nm[2] = { 0, 0 };
@@ -65,7 +67,13 @@ static __always_inline __u32 file_class(unsigned long magic, struct file *f, __u
 		*ino = 0;
 		return KATRA_SC_FILE | KATRA_SC_ANON;
 	case ANON_INODE_FS_MAGIC_:
-		name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
+		if (bf) {
+			struct dentry *d = bf->f_path.dentry;
+
+			name = d ? d->d_name.name : NULL;
+		} else {
+			name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
+		}
 		if (name) /* _str: the bytes after the NUL are a longer name's */
 			bpf_probe_read_kernel_str(nm, sizeof(nm), name);
 		*dev = nm[0];
@@ -121,7 +129,7 @@ static __always_inline __u32 fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
 		*ino = inode->i_ino;
 		sb = inode->i_sb;
 		*dev = sb->s_dev;
-		return file_class(sb->s_magic, f, dev, ino);
+		return file_class(sb->s_magic, f, bf, dev, ino);
 	}
 	inode = BPF_CORE_READ(f, f_inode);
 	if (!inode)
@@ -129,7 +137,7 @@ static __always_inline __u32 fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
 	*ino = BPF_CORE_READ(inode, i_ino);
 	sb = BPF_CORE_READ(inode, i_sb);
 	*dev = BPF_CORE_READ(sb, s_dev);
-	return file_class(BPF_CORE_READ(sb, s_magic), f, dev, ino);
+	return file_class(BPF_CORE_READ(sb, s_magic), f, NULL, dev, ino);
 }
 
 static __always_inline bool read_timeout_ns(__u64 uptr, __u64 *ns)
