@@ -38,56 +38,106 @@ struct timespec64_ {
 	__s64 nsec;
 };
 
-/* dev/ino of the current task's open file `fd`; false if there is none. */
-static __always_inline bool fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
+/* The superblocks whose files /proc/PID/fd (and strace -y) name by kind,
+ * not by path: <uapi/linux/magic.h>. */
+#define PIPEFS_MAGIC_        0x50495045
+#define SOCKFS_MAGIC_        0x534F434B
+#define ANON_INODE_FS_MAGIC_ 0x09041934
+#define PID_FS_MAGIC_        0x50494446 /* pidfds since 6.9, still "anon_inode:[pidfd]" */
+
+/* What a file is, from its superblock's magic (read beside s_dev: no helper
+ * call on the BTF path).  An anon inode's dentry name ("[eventfd]") goes
+ * into dev/ino (16 bytes, NUL-padded): the one inode is shared by every
+ * such file, so its dev/ino say nothing.  Copying the name is the one
+ * helper call, made only for anon inodes.  bf: the file as a BTF pointer
+ * (have_rdonly_cast), else NULL.  See KATRA_SC_PIPE in wire.h. */
+static __always_inline __u32 file_class(unsigned long magic, struct file *f, struct file *bf,
+					__u64 *dev, __u64 *ino)
+{
+	const unsigned char *name;
+	__u64 nm[2] = { 0, 0 };
+
+	switch (magic) {
+	case PIPEFS_MAGIC_:
+		return KATRA_SC_FILE | KATRA_SC_PIPE;
+	case SOCKFS_MAGIC_:
+		return KATRA_SC_FILE | KATRA_SC_SOCKET;
+	case PID_FS_MAGIC_:
+		*dev = 0x5d64666469705bull; /* "[pidfd]" */
+		*ino = 0;
+		return KATRA_SC_FILE | KATRA_SC_ANON;
+	case ANON_INODE_FS_MAGIC_:
+		if (bf) {
+			struct dentry *d = bf->f_path.dentry;
+
+			name = d ? d->d_name.name : NULL;
+		} else {
+			name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
+		}
+		if (name) /* _str: the bytes after the NUL are a longer name's */
+			bpf_probe_read_kernel_str(nm, sizeof(nm), name);
+		*dev = nm[0];
+		*ino = nm[1];
+		return KATRA_SC_FILE | KATRA_SC_ANON;
+	default:
+		return KATRA_SC_FILE;
+	}
+}
+
+/* dev/ino of the current task's open file `fd` and what it is (KATRA_SC_FILE
+ * and a class flag); 0 if there is none. */
+static __always_inline __u32 fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
 {
 	struct fdtable *fdt;
 	struct file **fda;
 	struct file *f = NULL;
 	struct inode *inode;
+	struct super_block *sb;
 	unsigned int max_fds;
 
 	if (fd < 0)
-		return false;
+		return 0;
 	if (have_task_btf) {
 		/* trusted task: plain CO-RE loads, no helper calls, for the first hops */
 		struct task_struct *task = bpf_get_current_task_btf();
 		fdt = task->files->fdt;
 		if (!fdt)
-			return false;
+			return 0;
 		max_fds = fdt->max_fds;
 		fda = fdt->fd;
 	} else {
 		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 		fdt = BPF_CORE_READ(task, files, fdt);
 		if (!fdt)
-			return false;
+			return 0;
 		max_fds = BPF_CORE_READ(fdt, max_fds);
 		fda = BPF_CORE_READ(fdt, fd);
 	}
 	if ((__u64)fd >= max_fds)
-		return false;
+		return 0;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]) || !f)
-		return false;
+		return 0;
 	if (have_rdonly_cast) {
-		/* the file as a BTF pointer: the last three hops are inline
-		 * loads (a fault reads 0), not a helper call each; this was
-		 * half of the enter's cost on a pread loop */
+		/* the file as a BTF pointer: the last hops are inline loads (a
+		 * fault reads 0), not a helper call each; this was half of
+		 * the enter's cost on a pread loop */
 		struct file *bf = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
 
 		inode = bf->f_inode;
 		if (!inode)
-			return false;
+			return 0;
 		*ino = inode->i_ino;
-		*dev = inode->i_sb->s_dev;
-		return true;
+		sb = inode->i_sb;
+		*dev = sb->s_dev;
+		return file_class(sb->s_magic, f, bf, dev, ino);
 	}
 	inode = BPF_CORE_READ(f, f_inode);
 	if (!inode)
-		return false;
+		return 0;
 	*ino = BPF_CORE_READ(inode, i_ino);
-	*dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	return true;
+	sb = BPF_CORE_READ(inode, i_sb);
+	*dev = BPF_CORE_READ(sb, s_dev);
+	return file_class(BPF_CORE_READ(sb, s_magic), f, NULL, dev, ino);
 }
 
 static __always_inline bool read_timeout_ns(__u64 uptr, __u64 *ns)
@@ -180,8 +230,7 @@ static __always_inline void decode_enter(struct katra_cpu_slot *p)
 	default:
 		return;
 	}
-	if (fd_identity((__s32)fd, &p->dev, &p->ino))
-		p->sc_flags |= KATRA_SC_FILE;
+	p->sc_flags |= fd_identity((__s32)fd, &p->dev, &p->ino);
 	if (nr == NR_recvmsg && !(p->sc_flags & KATRA_SC_I386)) {
 		/* the first iovec's base: where the data lands (what completes
 		 * a pending NtReadFile on a socket under Wine, emit_wine.c) */
@@ -385,9 +434,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 		e->flags = KATRA_SC_EXIT | KATRA_SC_NO_ENTER |
 			   (in_compat_syscall() ? KATRA_SC_I386 : 0);
 	}
-	if ((e->nr == NR_openat || e->nr == NR_openat2) && !(e->flags & KATRA_SC_I386) &&
-	    ret >= 0 && fd_identity(ret, &e->dev, &e->ino))
-		e->flags |= KATRA_SC_FILE;
+	if ((e->nr == NR_openat || e->nr == NR_openat2) && !(e->flags & KATRA_SC_I386) && ret >= 0)
+		e->flags |= fd_identity(ret, &e->dev, &e->ino);
 	katra_put_done(e, cpu, own, sizeof(*e), mine ? 2 : 1);
 out:
 	katra_idle(cpu);

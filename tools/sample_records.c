@@ -244,6 +244,14 @@ static void build_linux(void)
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_SOCKET_RECV, KATRA_PAYLOAD_SOCKET_MSG,
 	       KATRA_RES_SOCKET, 9);
 	e->payload.u.socket_msg.fd = 9;
+	/* a pipe and an eventfd: (Pipe, its inode), (AnonInode, Eventfd) */
+	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_FILE_READ, KATRA_PAYLOAD_FILE_IO, KATRA_RES_PIPE, 2349781);
+	e->payload.u.file_io.fd = 3;
+	e->payload.u.file_io.count = 8;
+	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_FILE_WRITE, KATRA_PAYLOAD_FILE_IO, KATRA_RES_ANON_INODE,
+	       KATRA_ANON_EVENTFD);
+	e->payload.u.file_io.fd = 7;
+	e->payload.u.file_io.count = 8;
 }
 
 static void build_process(void)

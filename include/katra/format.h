@@ -149,7 +149,28 @@ enum katra_resource_domain {
 	KATRA_RES_WIN_HANDLE,
 	KATRA_RES_VULKAN_QUEUE,
 	KATRA_RES_RING,
+	KATRA_RES_PIPE,       /* 11: an anonymous pipe; id its pipefs inode number */
+	KATRA_RES_ANON_INODE, /* 12: an anon inode; id an enum katra_anon_inode */
 	KATRA_RES_COUNT
+};
+
+/* The id of a ResourceDomain AnonInode: which kind of anon inode (SPEC 5.3). */
+enum katra_anon_inode {
+	KATRA_ANON_OTHER = 0, /* a name this table does not hold */
+	KATRA_ANON_EVENTFD,
+	KATRA_ANON_EVENTPOLL,
+	KATRA_ANON_TIMERFD,
+	KATRA_ANON_SIGNALFD,
+	KATRA_ANON_INOTIFY,
+	KATRA_ANON_FANOTIFY,
+	KATRA_ANON_IO_URING,
+	KATRA_ANON_USERFAULTFD,
+	KATRA_ANON_PIDFD,
+	KATRA_ANON_PERF_EVENT,
+	KATRA_ANON_BPF_MAP,
+	KATRA_ANON_BPF_PROG,
+	KATRA_ANON_BPF_LINK,
+	KATRA_ANON_COUNT
 };
 
 enum katra_drop_source {
@@ -408,6 +429,12 @@ const char *katra_phase_name(uint32_t v);
 const char *katra_confidence_name(uint32_t v);
 const char *katra_kind_name(uint32_t v);
 const char *katra_resource_domain_name(uint32_t v);
+/* An AnonInode id's dentry name as the kernel gives it and /proc/PID/fd
+ * shows it after "anon_inode:" ("[eventfd]", "inotify"); NULL for Other
+ * and ids past the table. */
+const char *katra_anon_inode_dname(uint64_t id);
+/* The AnonInode id of a dentry name (len bytes; a NUL ends it sooner). */
+uint64_t katra_anon_inode_of(const char *name, size_t len);
 const char *katra_drop_source_name(uint32_t v);
 const char *katra_epoch_kind_name(uint32_t v);
 const char *katra_counter_kind_name(uint32_t v);

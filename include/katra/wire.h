@@ -90,6 +90,12 @@ struct katra_wire_head {
  * openat2 when ret >= 0 (the returned fd).  dev is the KERNEL dev_t encoding
  * (major << 20 | minor, from inode->i_sb->s_dev): convert with
  * makedev(dev >> 20, dev & 0xfffff) to compare with stat()'s st_dev.
+ * With FILE, at most one class flag says what the file is, from its
+ * superblock's magic: PIPE (pipefs: an anonymous pipe; a named FIFO is a
+ * plain FILE), SOCKET (sockfs), ANON (an anon inode, or a pidfd on pidfs):
+ * then dev then ino hold, instead of the shared inode's identity, the first
+ * 16 bytes of the file's dentry name ("[eventfd]", "inotify"), NUL-padded,
+ * as /proc/PID/fd shows it after "anon_inode:".
  *
  * aux (flags AUX): clone3: clone_args.flags read from user memory;
  * recvmsg: msg_iov[0].iov_base (where the data lands) read from user memory;
@@ -103,6 +109,9 @@ struct katra_wire_head {
 #define KATRA_SC_AUX      (1u << 5) /* aux valid */
 #define KATRA_SC_I386     (1u << 6) /* a 32-bit (int $0x80 / compat) syscall: nr and
 				     * args are the i386 ABI's (bx, cx, dx, si, di, bp) */
+#define KATRA_SC_PIPE     (1u << 7) /* with FILE: the file is a pipe */
+#define KATRA_SC_SOCKET   (1u << 8) /* with FILE: a socket */
+#define KATRA_SC_ANON     (1u << 9) /* with FILE: an anon inode, dev/ino its name */
 
 struct katra_ev_syscall {
 	struct katra_wire_head head;

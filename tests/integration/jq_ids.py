@@ -20,11 +20,25 @@ JQ = ('[(.seq // "header" | tostring), (paths(type == "string") as $p | '
 # text dump words holding the same values
 TEXT = {"span": "span_id", "req": "request_id"}
 PAYLOAD_IDS = ("addr", "uaddr", "address", "ip", "ctx", "user_data", "handle")
+# AnonInode ids by the name the dump gives them (format/SPEC.md 5.3)
+ANON = ["?", "[eventfd]", "[eventpoll]", "[timerfd]", "[signalfd]", "inotify", "[fanotify]",
+        "[io_uring]", "[userfaultfd]", "[pidfd]", "[perf_event]", "bpf-map", "bpf-prog",
+        "bpf_link"]
 
 
 def num(s):
     s = re.sub(r"\(.*$", "", s)  # 1234(name)
     return int(s, 16) if s.startswith("0x") else int(s)
+
+
+def res_id(v):
+    """The id in a resource name: pipe:[INO], socket:[INO], anon_inode:NAME, Domain:id."""
+    m = re.fullmatch(r"(?:pipe|socket):\[(\d+)\]", v)
+    if m:
+        return int(m.group(1))
+    if v.startswith("anon_inode:"):
+        return ANON.index(v[len("anon_inode:"):])
+    return num(v.split(":", 1)[1])
 
 
 def main(jsonl, txt):
@@ -55,7 +69,7 @@ def main(jsonl, txt):
                     if k in TEXT and ptype is None:
                         want[TEXT[k]] = num(v)
                     elif k == "res" and ptype is None:
-                        want["id"] = num(v.split(":", 1)[1])
+                        want["id"] = res_id(v)
                     elif k in PAYLOAD_IDS and ptype != "Wait":  # Wait.handle: an fd
                         want[k] = num(v.rstrip("}"))
                 if "res" not in want and "id" not in want:

@@ -35,7 +35,8 @@ for me, other in ((a, b), (b, a)):
     n = sum(x["count"] for x in rows)
     assert n == k, "thread %d: %d off-CPU intervals woken by %d, expected %d" % (me, n, other, k)
     assert all(x["reason"] == "syscall" and x["kind"] == "FileRead" for x in rows), rows
-    assert all(x["resource"]["domain"] == "File" for x in rows), rows
+    assert all(x["resource"]["domain"] == "Pipe" and
+               x["resource"]["name"] == "pipe:[%s]" % x["resource"]["id"] for x in rows), rows
 assert cap["on_cpu_ns"] <= cap["duration_ns"] * r["cpus"], "more on-CPU time than the CPUs allow"
 assert all(t["alive_ns"] <= cap["duration_ns"] for t in cap["threads"])
 p = cap["critical_path"]

@@ -567,7 +567,25 @@ Test(syscalls, kinds_and_payloads)
 	cr_assert_eq(katra_syscall_kind(SYS_openat2), KATRA_KIND_FILE_OPEN);
 	cr_assert_eq(katra_syscall_kind(SYS_clock_nanosleep), KATRA_KIND_SLEEP);
 	cr_assert_eq(katra_syscall_kind(SYS_getppid), KATRA_KIND_SYSCALL);
-	cr_assert_eq(katra_syscall_resource_domain(SYS_sendmsg), KATRA_RES_SOCKET);
+	/* what the fd refers to, from the probes' class flags */
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE), KATRA_RES_FILE);
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE | KATRA_SC_PIPE), KATRA_RES_PIPE);
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE | KATRA_SC_SOCKET),
+		     KATRA_RES_SOCKET);
+	cr_assert_eq(katra_syscall_resource_domain(KATRA_SC_FILE | KATRA_SC_ANON),
+		     KATRA_RES_ANON_INODE);
+	/* an anon inode's dentry name travels in dev, ino (16 bytes, NUL-padded) */
+	static const struct { char name[17]; uint64_t id; } anon[] = {
+		{ "[eventpoll]", KATRA_ANON_EVENTPOLL }, { "[eventfd]", KATRA_ANON_EVENTFD },
+		{ "[userfaultfd]", KATRA_ANON_USERFAULTFD }, { "[vfio-device]", KATRA_ANON_OTHER },
+		{ "[0123456789abcd]", KATRA_ANON_OTHER },
+	};
+	for (size_t i = 0; i < sizeof(anon) / sizeof(*anon); i++) {
+		memcpy(&sc.dev, anon[i].name, 8);
+		memcpy(&sc.ino, anon[i].name + 8, 8);
+		cr_assert_eq(katra_syscall_anon_inode(&sc), anon[i].id, "%s", anon[i].name);
+	}
+	memset(&sc, 0, sizeof(sc));
 
 	sc.nr = SYS_read;
 	sc.args[0] = 5; sc.args[2] = 4096;

@@ -328,7 +328,8 @@ Test(replay_jsonl, event_with_every_option_shape)
 		"\"ts_wall_ns\":\"1700000001000000500\",\"thread_id\":101,\"process_id\":100,"
 		"\"scope\":\"Linux\",\"kind\":\"FileRead\",\"phase\":\"Begin\",\"span_id\":\"3\","
 		"\"request_id\":null,\"causes\":[3,18446744073709551615],"
-		"\"resource\":{\"domain\":\"File\",\"id\":\"3\"},\"payload\":{\"type\":\"FileIo\","
+		"\"resource\":{\"domain\":\"File\",\"id\":\"3\"},\"resource_name\":\"File:3\","
+		"\"payload\":{\"type\":\"FileIo\","
 		"\"fd\":-3,\"count\":4096,\"offset\":null,\"iov_count\":1},"
 		"\"cost_estimate_ns\":0,\"confidence\":\"Inferred\"}\n"
 		"{\"record\":\"Event\",\"seq\":13,\"ts_mono_ns\":7,"
@@ -363,7 +364,7 @@ Test(replay_jsonl, none_and_drop_payloads)
 		"\"ts_wall_ns\":\"1700000000000000003\",\"thread_id\":100,\"process_id\":100,"
 		"\"scope\":\"Katra\",\"kind\":\"Drop\",\"phase\":\"Instant\",\"span_id\":null,"
 		"\"request_id\":null,\"causes\":[],\"resource\":{\"domain\":\"Ring\",\"id\":\"4\"},"
-		"\"payload\":{\"type\":\"Drop\",\"source\":\"WakeupTable\",\"instance\":4,"
+		"\"resource_name\":\"Ring:4\",\"payload\":{\"type\":\"Drop\",\"source\":\"WakeupTable\",\"instance\":4,"
 		"\"count\":6},\"cost_estimate_ns\":null,\"confidence\":\"Measured\"}\n");
 	cap_free(&c);
 }

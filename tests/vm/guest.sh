@@ -170,6 +170,9 @@ basic)
 	# renames by prctl and from another thread, a process renamed after
 	# start, an exec that is no rename (the new probe, bpf/task.bpf.c)
 	traced threadnames threadnames
+	# a pipe, a socketpair, an eventfd, an epoll fd and a file: each named
+	# as /proc/PID/fd names it (the fd lookup without bpf_rdonly_cast)
+	traced fdkinds fdkinds /tmp/fdkinds.bin
 	# -e io on a loop of which a tenth is I/O, per-syscall attach: last, so
 	# that the checks above run as they did before it existed
 	captured select "" -e io -- $WL/syscalls --threads 2 100 900

@@ -4,8 +4,8 @@
 # (TCG: this machine has no nested KVM) from a busybox initramfs.
 #
 # usage: tests/vm/run.sh [GUEST...]    (default: every guest below)
-#   5.10       Debian 11's kernel, 2 vCPUs:  the syscalls and threadnames captures
-#   6.1        Debian 12's kernel, 2 vCPUs:  the syscalls and threadnames captures
+#   5.10       Debian 11's kernel, 2 vCPUs:  the syscalls, threadnames and fdkinds captures
+#   6.1        Debian 12's kernel, 2 vCPUs:  the syscalls, threadnames and fdkinds captures
 #   6.1-smp16  Debian 12's kernel, -smp 16,maxcpus=64: storm, exit storm,
 #              execthread (loss, peak RSS, ring memory, validity, Estimated)
 #
@@ -27,7 +27,7 @@ declare -A SUITE=([5.10]=bullseye [6.1]=bookworm [6.1-smp16]=bookworm)
 declare -A SMP=([5.10]=2 [6.1]=2 [6.1-smp16]=16)
 declare -A MAXCPUS=([5.10]=2 [6.1]=2 [6.1-smp16]=64)
 declare -A TESTS=([5.10]=basic [6.1]=basic [6.1-smp16]=scale)
-declare -A CHECKS=([5.10]="syscalls select refused threadnames" [6.1]="syscalls select refused threadnames" [6.1-smp16]="storm exitstorm execthread")
+declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds" [6.1]="syscalls select refused threadnames fdkinds" [6.1-smp16]="storm exitstorm execthread")
 # the i386 program (int $0x80), where the toolchain built it: these kernels
 # run it, this machine's own cannot (t_i386 skips here)
 if [[ -x $root/build/workloads/i386prog ]]; then

@@ -3,10 +3,12 @@
  * Python, and a TCG guest would take minutes to parse a storm's JSONL; this
  * reads the binary trace once, in a streaming pass, through the format
  * library's reader).  The same checks as tests/integration/ktrace.py's
- * syscalls, storm, exitstorm and execthread, and t_threadnames.sh's renames.
+ * syscalls, storm, exitstorm and execthread, t_threadnames.sh's renames and
+ * t_fdkinds.sh's resources (the probes' fallback path, without bpf_rdonly_cast).
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
- *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames
+ *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames |
+ *                 fdkinds
  *        katra-vmcheck select TRACE WORKLOAD_OUTPUT   (a capture under -e io)
  *        katra-vmcheck info TRACE
  *        katra-vmcheck rusage OUT CMD ARGS...
@@ -1001,6 +1003,93 @@ static int check_threadnames(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- fdkinds: pipes, sockets, anon inodes named as /proc/PID/fd names them ---- */
+
+#define FK_FDS 7
+
+struct fk_ctx {
+	long long pid, fd[FK_FDS];
+	struct katra_resource want[FK_FDS]; /* domain NONE for the file: any File id */
+	char name[FK_FDS][64];
+	unsigned seen[FK_FDS][3]; /* FileRead, FileWrite, FileClose Begins of each fd */
+	unsigned wrong;
+};
+
+/* The resource /proc's name says: pipe:[N], socket:[N], anon_inode:NAME. */
+static struct katra_resource fk_expected(const char *name)
+{
+	unsigned long long n;
+
+	if (sscanf(name, "pipe:[%llu]", &n) == 1)
+		return (struct katra_resource){ KATRA_RES_PIPE, n };
+	if (sscanf(name, "socket:[%llu]", &n) == 1)
+		return (struct katra_resource){ KATRA_RES_SOCKET, n };
+	if (!strncmp(name, "anon_inode:", 11))
+		return (struct katra_resource){ KATRA_RES_ANON_INODE,
+						katra_anon_inode_of(name + 11, strlen(name + 11)) };
+	return (struct katra_resource){ KATRA_RES_FILE, 0 };
+}
+
+static void fk_event(void *p, const struct katra_event *e)
+{
+	struct fk_ctx *c = p;
+	int k = e->kind == KATRA_KIND_FILE_READ ? 0 : e->kind == KATRA_KIND_FILE_WRITE ? 1 :
+		e->kind == KATRA_KIND_FILE_CLOSE ? 2 : -1;
+	long long fd;
+
+	if (k < 0 || e->phase != KATRA_PHASE_BEGIN || (long long)e->process_id != c->pid)
+		return;
+	fd = e->payload.type == KATRA_PAYLOAD_FILE_IO ? e->payload.u.file_io.fd :
+	     e->payload.type == KATRA_PAYLOAD_FILE_CLOSE ? e->payload.u.file_close.fd : -1;
+	for (int i = 0; i < FK_FDS; i++) {
+		if (fd != c->fd[i])
+			continue;
+		c->seen[i][k]++;
+		if (e->resource.domain != c->want[i].domain ||
+		    (c->want[i].domain != KATRA_RES_FILE && e->resource.id != c->want[i].id)) {
+			if (!c->wrong++)
+				fail("%s of fd %lld (%s): resource (%s, %" PRIu64 ")", katra_kind_name(e->kind),
+				     fd, c->name[i], katra_resource_domain_name(e->resource.domain),
+				     e->resource.id);
+		}
+	}
+}
+
+static int check_fdkinds(const char *trace, const char *wl)
+{
+	static struct fk_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"fds\":{"), *p;
+	/* which of read, write, close each fd must show: the pipe's read end,
+	 * write end, the socketpair's two ends, eventfd, epoll, the file */
+	static const bool need[FK_FDS][3] = { { 1, 0, 1 }, { 0, 1, 1 }, { 0, 1, 1 }, { 1, 0, 1 },
+					      { 1, 1, 1 }, { 0, 0, 1 }, { 1, 1, 1 } };
+
+	if (!f || !line)
+		die("no fdkinds line in %s", wl);
+	c.pid = jnum(line, "pid");
+	p = strstr(line, "\"fds\":{") + 7;
+	for (int i = 0, n = 0; i < FK_FDS; i++, p += n + (p[n] == ',')) {
+		if (sscanf(p, "\"%lld\":\"%63[^\"]\"%n", &c.fd[i], c.name[i], &n) != 2)
+			die("cannot read fd %d of %s", i, line);
+		c.want[i] = fk_expected(c.name[i]);
+	}
+	if (read_trace(trace, f, fk_event, &c, true))
+		return 1;
+	print_facts(f);
+	for (int i = 0; i < FK_FDS; i++) {
+		printf("fd%lld=%s\n", c.fd[i], c.name[i]);
+		for (int k = 0; k < 3; k++)
+			if (need[i][k] && !c.seen[i][k])
+				fail("no %s of fd %lld (%s)", k == 0 ? "read" : k == 1 ? "write" : "close",
+				     c.fd[i], c.name[i]);
+	}
+	if (c.wrong)
+		fail("%u syscalls on the workload's fds with another resource than /proc's name",
+		     c.wrong);
+	return failures ? 1 : 0;
+}
+
 /* ---- rusage: run a command, report its peak RSS ---- */
 
 static int run_rusage(const char *out, char **argv)
@@ -1035,7 +1124,7 @@ static int run_rusage(const char *out, char **argv)
 int main(int argc, char **argv)
 {
 	const char *usage = "usage: katra-vmcheck {syscalls|select|storm|exitstorm|execthread|refused|"
-			    "threadnames} TRACE WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | "
+			    "threadnames|fdkinds} TRACE WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | "
 			    "rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
@@ -1066,6 +1155,8 @@ int main(int argc, char **argv)
 		return check_refused(argv[2], argv[3]);
 	if (!strcmp(argv[1], "threadnames"))
 		return check_threadnames(argv[2], argv[3]);
+	if (!strcmp(argv[1], "fdkinds"))
+		return check_fdkinds(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }

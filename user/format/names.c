@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Variant names exactly as format/schema.txt spells them (dump, JSONL, stats
  * and error messages all use these). */
+#include <string.h>
+
 #include "katra/format.h"
 
 #define NAME_FN(fn, table)                                              \
@@ -28,7 +30,12 @@ static const char *const kind_names[] = {
 };
 static const char *const domain_names[] = {
 	"None", "File", "Futex", "Memory", "Thread", "Process", "IoUring", "Socket",
-	"WinHandle", "VulkanQueue", "Ring",
+	"WinHandle", "VulkanQueue", "Ring", "Pipe", "AnonInode",
+};
+static const char *const anon_dnames[] = {
+	NULL, "[eventfd]", "[eventpoll]", "[timerfd]", "[signalfd]", "inotify", "[fanotify]",
+	"[io_uring]", "[userfaultfd]", "[pidfd]", "[perf_event]", "bpf-map", "bpf-prog",
+	"bpf_link",
 };
 static const char *const drop_source_names[] = {
 	"RingReserve", "SpanTable", "WakeupTable", "IoUringTable", "Reorder", "KernelTable",
@@ -58,6 +65,7 @@ static const char *const record_names[] = {
 _Static_assert(sizeof(scope_names) / sizeof(*scope_names) == KATRA_SCOPE_COUNT, "scope");
 _Static_assert(sizeof(kind_names) / sizeof(*kind_names) == KATRA_KIND_COUNT, "kind");
 _Static_assert(sizeof(domain_names) / sizeof(*domain_names) == KATRA_RES_COUNT, "domain");
+_Static_assert(sizeof(anon_dnames) / sizeof(*anon_dnames) == KATRA_ANON_COUNT, "anon inode");
 _Static_assert(sizeof(payload_names) / sizeof(*payload_names) == KATRA_PAYLOAD_COUNT, "payload");
 _Static_assert(sizeof(drop_source_names) / sizeof(*drop_source_names) == KATRA_DROP_SOURCE_COUNT,
 	       "drop source");
@@ -78,3 +86,18 @@ NAME_FN(katra_counter_kind_name, counter_kind_names)
 NAME_FN(katra_payload_name, payload_names)
 NAME_FN(katra_record_type_name, record_names)
 NAME_FN(katra_process_origin_name, origin_names)
+
+const char *katra_anon_inode_dname(uint64_t id)
+{
+	return id < KATRA_ANON_COUNT ? anon_dnames[id] : NULL;
+}
+
+uint64_t katra_anon_inode_of(const char *name, size_t len)
+{
+	size_t n = strnlen(name, len);
+
+	for (uint64_t i = 1; i < KATRA_ANON_COUNT; i++)
+		if (strlen(anon_dnames[i]) == n && !memcmp(anon_dnames[i], name, n))
+			return i;
+	return KATRA_ANON_OTHER;
+}

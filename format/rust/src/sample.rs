@@ -368,6 +368,31 @@ pub fn records() -> Vec<TraceRecord> {
         res(D::Socket, 9),
         P::SocketMsg(SocketMsgPayload { fd: 9, flags: 0 }),
     ));
+    // a pipe (its inode) and an eventfd (AnonInode 1)
+    b.push(ev(
+        t2,
+        S::Linux,
+        K::FileRead,
+        res(D::Pipe, 2349781),
+        P::FileIo(FileIoPayload {
+            fd: 3,
+            count: 8,
+            offset: None,
+            iov_count: 0,
+        }),
+    ));
+    b.push(ev(
+        t2,
+        S::Linux,
+        K::FileWrite,
+        res(D::AnonInode, 1),
+        P::FileIo(FileIoPayload {
+            fd: 7,
+            count: 8,
+            offset: None,
+            iov_count: 0,
+        }),
+    ));
 
     b.counter(CounterKind::EventsRecorded, 0, 20);
 

@@ -158,7 +158,7 @@ pub struct Resource {
 
 unit_enum!(ResourceDomain {
     0 None, 1 File, 2 Futex, 3 Memory, 4 Thread, 5 Process, 6 IoUring, 7 Socket, 8 WinHandle,
-    9 VulkanQueue, 10 Ring
+    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]

@@ -127,6 +127,13 @@ struct path_slot {
 	char path[KATRA_PATH_MAX];
 };
 
+/* A resource a byte stream is written to and read from: a file, a pipe
+ * or a socket (the wineserver's request and reply channels). */
+static inline bool emit_stream_resource(uint32_t domain)
+{
+	return domain == KATRA_RES_FILE || domain == KATRA_RES_PIPE || domain == KATRA_RES_SOCKET;
+}
+
 static inline struct katra_opt_u64 emit_some(uint64_t v)
 {
 	return (struct katra_opt_u64){ true, v };

@@ -10,8 +10,16 @@ static void syscall_resource(struct emitter *e, const struct katra_ev_syscall *s
 {
 	if (!(sc->flags & KATRA_SC_FILE))
 		return;
-	ev->resource.domain = ev->kind == KATRA_KIND_SOCKET_SEND || ev->kind == KATRA_KIND_SOCKET_RECV
-				      ? KATRA_RES_SOCKET : KATRA_RES_FILE;
+	ev->resource.domain = katra_syscall_resource_domain(sc->flags);
+	switch (ev->resource.domain) {
+	case KATRA_RES_PIPE:
+	case KATRA_RES_SOCKET:
+		ev->resource.id = sc->ino; /* pipe:[ino], socket:[ino] */
+		return;
+	case KATRA_RES_ANON_INODE:
+		ev->resource.id = katra_syscall_anon_inode(sc);
+		return;
+	}
 	/* a loop over one file is the common case: remember the last identity */
 	if (sc->dev != e->last_dev || sc->ino != e->last_ino) {
 		e->last_dev = sc->dev;
@@ -152,7 +160,7 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 		syscall_resource(e, sc, &ev);
 		/* what the wineserver or its client wrote into this pipe */
 		if ((th->flags & (TH_WINE | TH_WINESERVER)) &&
-		    ev.resource.domain == KATRA_RES_FILE &&
+		    emit_stream_resource(ev.resource.domain) &&
 		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret,
 					  ev.resource.id)) != UINT64_MAX)
 			causes[n++] = done;

@@ -50,7 +50,7 @@ void emit_wake_begin(struct emitter *e, struct thread_state *th, uint32_t tid, u
 		if (nr == NR_EPOLL_WAIT || nr == NR_EPOLL_PWAIT || nr == NR_POLL)
 			th->flags &= ~TH_SERVING;
 		else if ((nr == NR_WRITE || nr == NR_WRITEV) &&
-			 ev->resource.domain == KATRA_RES_FILE) {
+			 emit_stream_resource(ev->resource.domain)) {
 			p = ktable_upsert(&e->wine_pipes, ev->resource.id, &created);
 			if (!p) {
 				e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
@@ -67,7 +67,7 @@ void emit_wake_begin(struct emitter *e, struct thread_state *th, uint32_t tid, u
 		return;
 	}
 	/* a client's write: kept only while a wineserver is traced to read it */
-	if ((nr != NR_WRITE && nr != NR_WRITEV) || ev->resource.domain != KATRA_RES_FILE ||
+	if ((nr != NR_WRITE && nr != NR_WRITEV) || !emit_stream_resource(ev->resource.domain) ||
 	    !th->uc_open || !e->have_wineserver)
 		return;
 	p = ktable_upsert(&e->wine_pipes, ev->resource.id, &created);

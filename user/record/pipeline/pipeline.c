@@ -224,9 +224,10 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		break;
 	case KATRA_EV_SYSCALL: {
 		const struct katra_ev_syscall *sc = data;
-		/* at its return (combined, or the exit of a flushed one): mapped */
+		/* at its return (combined, or the exit of a flushed one): mapped;
+		 * an anon inode's dev/ino hold its name, not an identity */
 		if (r->on_exec_map && sc->nr == 9 /* mmap */ && (sc->flags & KATRA_SC_EXIT) &&
-		    !(sc->flags & (KATRA_SC_NO_ENTER | KATRA_SC_I386)) &&
+		    !(sc->flags & (KATRA_SC_NO_ENTER | KATRA_SC_I386 | KATRA_SC_ANON)) &&
 		    (sc->flags & KATRA_SC_FILE) && sc->ret >= 0 && (sc->args[2] & 4 /* PROT_EXEC */))
 			r->on_exec_map(r->map_ctx, h->tgid, sc->dev, sc->ino);
 		if (sc->flags & KATRA_SC_NO_ENTER) {

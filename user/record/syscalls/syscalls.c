@@ -46,9 +46,24 @@ uint32_t katra_syscall_kind(uint32_t nr)
 	}
 }
 
-uint32_t katra_syscall_resource_domain(uint32_t nr)
+uint32_t katra_syscall_resource_domain(uint32_t flags)
 {
-	return nr == SYS_sendmsg || nr == SYS_recvmsg ? KATRA_RES_SOCKET : KATRA_RES_FILE;
+	if (flags & KATRA_SC_PIPE)
+		return KATRA_RES_PIPE;
+	if (flags & KATRA_SC_SOCKET)
+		return KATRA_RES_SOCKET;
+	if (flags & KATRA_SC_ANON)
+		return KATRA_RES_ANON_INODE;
+	return KATRA_RES_FILE;
+}
+
+uint64_t katra_syscall_anon_inode(const struct katra_ev_syscall *sc)
+{
+	char name[16];
+
+	memcpy(name, &sc->dev, 8);
+	memcpy(name + 8, &sc->ino, 8);
+	return katra_anon_inode_of(name, sizeof(name));
 }
 
 static struct katra_opt_u64 some(uint64_t v)

@@ -19,8 +19,11 @@ void katra_syscall_payload(const struct katra_ev_syscall *sc, struct katra_paylo
  * the short record); nr < KATRA_SYSCALL_NR_LIMIT. */
 #define KATRA_SYSCALL_NR_LIMIT 512
 bool katra_syscall_has_args(uint32_t nr);
-/* KATRA_RES_SOCKET for sendmsg/recvmsg, else KATRA_RES_FILE. */
-uint32_t katra_syscall_resource_domain(uint32_t nr);
+/* The domain of a file identity from the record's class flags
+ * (KATRA_SC_PIPE, SOCKET, ANON; File for every other file). */
+uint32_t katra_syscall_resource_domain(uint32_t flags);
+/* An AnonInode id from the dentry name the record carries in dev, ino. */
+uint64_t katra_syscall_anon_inode(const struct katra_ev_syscall *sc);
 
 /* Either ABI, from the record (syscalls_i386.c): an i386 syscall
  * (KATRA_SC_I386) is written with its i386 number | KATRA_NR_I386, and gets

@@ -20,6 +20,9 @@
  * stays a JSON number: far below 2^53 in any real trace.
  *
  * Derived fields (not in the schema, computed by the dump):
+ *   "resource_name" after resource, unless it is (None, 0): the resource as
+ *     every command names it (pipe:[INO], socket:[INO], anon_inode:[eventfd],
+ *     File:N, Thread:N, Futex:0x..; user/replay/names/resnames.h);
  *   "process_name" after process_id, when a ProcessInfo event has named the
  *     process (windows_image if present, else comm; the latest so far);
  *   "thread_name" after it, when a TaskRename event has named the thread
@@ -48,7 +51,7 @@
  *   {"record":"Event","seq":N,"ts_mono_ns":N,"ts_wall_ns":S,"thread_id":N,
  *    "process_id":N,["process_name":"..",]"scope":"Linux","kind":"FileRead",
  *    "phase":"End","span_id":S|null,["dur_ns":N|null,]"request_id":S|null,
- *    "causes":[N,..],"resource":{"domain":"File","id":S},
+ *    "causes":[N,..],"resource":{"domain":"File","id":S},["resource_name":"..",]
  *    "payload":{"type":"SyscallReturn","nr":0,"ret":N},["syscall":"read",]
  *    "cost_estimate_ns":N|null,"confidence":"Measured"}
  *   (payload None is {"type":"None"}; every payload's fields follow "type"
@@ -71,6 +74,7 @@
 #include "dump_ctx.h"
 #include "replay/util/out.h"
 #include "replay/names/payload_fields.h"
+#include "replay/names/resnames.h"
 #include "replay/names/sysnames.h"
 
 /* ,"key": */
@@ -278,6 +282,12 @@ static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx
 	enum_val(f, katra_resource_domain_name(e->resource.domain), e->resource.domain);
 	kid(f, "id", e->resource.id);
 	putc('}', f);
+	if (e->resource.domain != KATRA_RES_NONE || e->resource.id) {
+		key(f, "resource_name");
+		putc('"', f);
+		kr_res_put(f, e->resource.domain, e->resource.id);
+		putc('"', f);
+	}
 	key(f, "payload");
 	payload(f, &e->payload);
 	derived(f, e);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "replay/names/resnames.h"
 
 int kr_acc_init(struct kr_acc *a, uint64_t start_ns)
 {
@@ -180,8 +181,7 @@ int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, ui
 		a->dropped_ns += ns;
 		a->rows_dropped++;
 	}
-	if (cls != KR_OFF_SYSCALL || (dom != KATRA_RES_FILE && dom != KATRA_RES_SOCKET &&
-				      dom != KATRA_RES_FUTEX))
+	if (cls != KR_OFF_SYSCALL || (!kr_res_is_open_file(dom) && dom != KATRA_RES_FUTEX))
 		return 0;
 	struct kr_resource *x = resource_row(a, dom, res, dom == KATRA_RES_FUTEX ? res_pid : 0);
 	if (!x) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* stats --files: per file identity (resource File or Socket), the reads and
- * writes done on it (FileRead / FileWrite syscall spans), the bytes they
+/* stats --files: per file identity (resource File, Pipe, Socket or
+ * AnonInode), the reads and writes done on it (FileRead / FileWrite syscall spans), the bytes they
  * moved (End ret when >= 0), the time they took, and how often it was opened;
  * with the path a FileOpen named when the capture had --paths (the open's
  * Begin carries the path, its End the identity it resolved to). */
@@ -20,7 +20,7 @@ static struct kr_fileagg *file(struct kr_views *v, const struct katra_resource *
 	struct kr_fileagg *a;
 	bool created;
 
-	if (r->domain != KATRA_RES_FILE && r->domain != KATRA_RES_SOCKET)
+	if (!kr_res_is_open_file(r->domain))
 		return NULL;
 	a = kr_xmap_get(&v->files, &k, &created);
 	if (!a)
