@@ -76,8 +76,9 @@ void katra_record_read_fifo(struct epoch_input *in, struct pipeline *pl, uint64_
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &usr1, &old);
-	if (early_fifo_len) {
-		fifo_bytes(in, pl, early_fifo, (size_t)early_fifo_len, early_fifo_ts);
+	if (early_fifo_len) { /* read after the end (its teardown): at the end */
+		fifo_bytes(in, pl, early_fifo, (size_t)early_fifo_len,
+			   early_fifo_ts && early_fifo_ts <= now ? early_fifo_ts : now);
 		early_fifo_len = 0;
 	}
 	while ((n = read(in->fifo_fd, buf, sizeof(buf))) > 0)
