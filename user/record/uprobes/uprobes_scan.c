@@ -30,13 +30,19 @@
 
 /* path (as pid's maps name it) as seen from here: through pid's own root
  * (procfs/procpath.h: a container's, a chroot in a mount namespace of its
- * own), else itself, when that is the file pid maps (same inode). */
+ * own), named by the path itself when that is the same file (a process in
+ * our root); else itself, when that is the file pid maps (same inode). */
 static int host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
 		     struct stat *st)
 {
+	struct stat plain;
+
 	if (pid && !katra_proc_path("/proc", pid, path, out, cap) && !stat(out, st) &&
-	    st->st_ino == ino)
+	    st->st_ino == ino) {
+		if (!stat(path, &plain) && plain.st_dev == st->st_dev && plain.st_ino == ino)
+			snprintf(out, cap, "%s", path);
 		return 0;
+	}
 	if (!stat(path, st) && st->st_ino == ino) {
 		snprintf(out, cap, "%s", path);
 		return 0;
