@@ -24,6 +24,18 @@ from ktrace import Fail, Trace, expect, file_id, measured, short, spans  # noqa:
 PROGRAM = "d3d11frames.exe"
 
 
+def nt_syscalls(t, tids, pid):
+    """The NtSyscall spans of process pid (threads tids): some, each named."""
+    calls = []
+    for tid in tids:
+        calls += spans(t, t.thread(tid), "NtSyscall")
+    expect(calls, "no NtSyscall spans in process %d (Wine's syscall dispatcher unprobed)" % pid)
+    unnamed = [b for b, e in calls if not b["payload"].get("name")]
+    expect(not unnamed, "%d of %d NtSyscall spans carry no name: %s"
+           % (len(unnamed), len(calls), short(unnamed[0]) if unnamed else ""))
+    return calls
+
+
 def check_d3d11(trace_path, out_path, dev, ino):
     t = Trace(trace_path, complete=False)  # one process (dump --pid): no summary
     with open(out_path) as f:
@@ -69,13 +81,7 @@ def check_d3d11(trace_path, out_path, dev, ino):
                and x["payload"]["count"] == w["length"] and x["payload"]["offset"] == 0,
                "read %d: its Linux read %s is not the program's (inside, %d bytes at 0)"
                % (i, short(x), w["length"]))
-    calls = []
-    for tid in tids:
-        calls += spans(t, t.thread(tid), "NtSyscall")
-    expect(calls, "no NtSyscall spans in process %d (Wine's syscall dispatcher unprobed)" % pid)
-    unnamed = [b for b, e in calls if not b["payload"].get("name")]
-    expect(not unnamed, "%d of %d NtSyscall spans carry no name: %s"
-           % (len(unnamed), len(calls), short(unnamed[0]) if unnamed else ""))
+    calls = nt_syscalls(t, tids, pid)
     names = {b["payload"]["name"] for b, e in calls}
     presents, submits = [], []
     for tid in tids:

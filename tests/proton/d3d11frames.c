@@ -12,8 +12,13 @@
  *   {"frames":N,"presents":P,"reads":R,"read_bytes":B,"length":4096,"handle":H}
  * (H: the data file's handle, as the NT calls name it).
  * With GATE, it waits after "ready" (device, swapchain and shaders made: the
- * Vulkan driver is loaded) until the file GATE exists, at most 60 s.
- * usage: d3d11frames.exe N DATA [GATE] */
+ * Vulkan driver is loaded) until the file GATE exists, at most 60 s ("-":
+ * no gate).
+ * With STOP (a run to attach to, t_proton_attach), the frames also end once
+ * the file STOP exists, and frame i reads block i mod B of DATA (B: its size
+ * in 4 KiB blocks) at offset 4096 * (i mod B): a trace names each frame it
+ * holds by its read's offset.  The counters then add "blocks":B.
+ * usage: d3d11frames.exe N DATA [GATE [STOP]] */
 #define COBJMACROS
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -23,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BLOCK 4096
 
@@ -78,11 +84,14 @@ int main(int argc, char **argv)
 	HANDLE f;
 	HWND w;
 	HRESULT hr;
-	long frames, presents = 0, reads = 0;
+	long frames, presents = 0, reads = 0, done = 0, blocks = 1;
 	long long read_bytes = 0;
+	LARGE_INTEGER size;
+	const char *gate = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
+	const char *stop = argc > 4 ? argv[4] : NULL;
 
-	if (argc < 3 || argc > 4 || (frames = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: d3d11frames.exe FRAMES DATA [GATE]\n");
+	if (argc < 3 || argc > 5 || (frames = atol(argv[1])) <= 0) {
+		fprintf(stderr, "usage: d3d11frames.exe FRAMES DATA [GATE [STOP]]\n");
 		return 2;
 	}
 	f = CreateFileA(argv[2], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
@@ -90,6 +99,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "d3d11frames: cannot open %s: error %lu\n", argv[2], GetLastError());
 		return 1;
 	}
+	if (stop && GetFileSizeEx(f, &size) && size.QuadPart >= BLOCK)
+		blocks = (long)(size.QuadPart / BLOCK);
 	wc.lpfnWndProc = wndproc;
 	wc.hInstance = GetModuleHandleA(NULL);
 	wc.lpszClassName = "d3d11frames";
@@ -137,14 +148,15 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	for (int i = 0; argc == 4 && i < 6000; i++) {
-		if (GetFileAttributesA(argv[3]) != INVALID_FILE_ATTRIBUTES)
+	for (int i = 0; gate && i < 6000; i++) {
+		if (GetFileAttributesA(gate) != INVALID_FILE_ATTRIBUTES)
 			break;
 		Sleep(10);
 	}
 
 	for (long i = 0; i < frames; i++) {
-		OVERLAPPED at = { 0 }; /* offset 0: a synchronous read at a given offset */
+		/* a synchronous read at a given offset: 0, or block i mod B */
+		OVERLAPPED at = { .Offset = (DWORD)((i % blocks) * BLOCK) };
 		float tint[4] = { (float)(i % 256) / 255.0f, 0.5f, 0.25f, 1.0f };
 		DWORD got = 0;
 		MSG m;
@@ -167,11 +179,17 @@ int main(int argc, char **argv)
 		ID3D11DeviceContext_Draw(ctx, 3, 0);
 		if (SUCCEEDED(IDXGISwapChain_Present(sc, 0, 0)))
 			presents++;
+		done++;
+		if (stop && GetFileAttributesA(stop) != INVALID_FILE_ATTRIBUTES)
+			break;
 	}
 	WaitForSingleObject(latency, 5000); /* the last frame presented */
 	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
-	       "\"length\":%d,\"handle\":%llu}\n",
-	       frames, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f);
+	       "\"length\":%d,\"handle\":%llu%s",
+	       done, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f,
+	       stop ? "" : "}\n");
+	if (stop)
+		printf(",\"blocks\":%ld}\n", blocks);
 	fflush(stdout);
 	ID3D11DeviceContext_ClearState(ctx);
 	CloseHandle(latency);
@@ -180,5 +198,5 @@ int main(int argc, char **argv)
 	ID3D11DeviceContext_Release(ctx);
 	ID3D11Device_Release(dev);
 	CloseHandle(f);
-	return presents == frames && reads == frames ? 0 : 1;
+	return presents == done && reads == done ? 0 : 1;
 }

@@ -771,24 +771,37 @@ static void assert_two_calls_around_a_wakeup(void)
 	}
 }
 
+/* A combined getppid record of tid on ring, from enter to exit (after START). */
+static void push_getppid(struct pipeline *pl, unsigned ring, uint32_t tid, uint64_t enter,
+			 uint64_t exit)
+{
+	struct katra_ev_syscall_short gp = { .nr = SYS_getppid };
+
+	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, ring, TGID, tid, START + exit };
+	gp.enter_ts = START + enter;
+	gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+	pipeline_on_record(pl, &gp, sizeof(gp));
+}
+
+/* tid on ring wakes tid 20 at ts (after START). */
+static void push_waking(struct pipeline *pl, unsigned ring, uint32_t tid, uint64_t ts)
+{
+	struct katra_ev_waking wk = { .target_tgid = TGID, .target_tid = 20 };
+
+	wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, ring, TGID, tid, START + ts };
+	pipeline_on_record(pl, &wk, sizeof(wk));
+}
+
 Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 {
 	struct pl_trace t;
-	struct katra_ev_syscall_short gp = { .nr = SYS_getppid };
-	struct katra_ev_waking wk = { .target_tgid = TGID, .target_tid = 20 };
 
 	pl_trace_open(&t, 2, START);
 	/* ring 0: tid 10's getppid from 100 to 300; ring 1: tid 11 wakes 20 at
 	 * 200, and its own getppid 400..500 */
-	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 0, TGID, 10, START + 300 };
-	gp.enter_ts = START + 100;
-	gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
-	pipeline_on_record(&t.pl, &gp, sizeof(gp));
-	wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 1, TGID, 11, START + 200 };
-	pipeline_on_record(&t.pl, &wk, sizeof(wk));
-	gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 1, TGID, 11, START + 500 };
-	gp.enter_ts = START + 400;
-	pipeline_on_record(&t.pl, &gp, sizeof(gp));
+	push_getppid(&t.pl, 0, 10, 100, 300);
+	push_waking(&t.pl, 1, 11, 200);
+	push_getppid(&t.pl, 1, 11, 400, 500);
 	uint32_t junk[4] = { 99, 0, 0, 0 };
 	pipeline_on_record(&t.pl, junk, sizeof(junk));
 	cr_assert_eq(t.pl.bad_records, 1, "an unknown record type is counted, not trusted");
@@ -805,6 +818,36 @@ Test(pipeline, a_combined_syscall_is_split_around_what_happened_meanwhile)
 	cr_assert_eq(got[5].payload.u.drop.source, KATRA_DROP_RING_RESERVE);
 	cr_assert_eq(got[5].payload.u.drop.count, 1);
 	cr_assert_eq(got[6].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
+}
+
+/* The capture's end, one instant for every layer (pipeline_end_at): what a
+ * probe stamped after it is not written, a syscall that began before it and
+ * ended after it is its Begin, ended (inferred) at the end. */
+Test(pipeline, nothing_stamped_after_the_end_is_written)
+{
+	struct pl_trace t;
+
+	pl_trace_open(&t, 2, START);
+	/* tid 10: getppid 100..300 across the end (250); tid 11: a wakeup at
+	 * 200, one at 260 and a getppid 270..280, after it */
+	push_getppid(&t.pl, 0, 10, 100, 300);
+	push_waking(&t.pl, 1, 11, 200);
+	push_waking(&t.pl, 1, 11, 260);
+	push_getppid(&t.pl, 1, 11, 270, 280);
+	pipeline_end_at(&t.pl, START + 250);
+	pl_trace_finish(&t, START + 250);
+
+	read_back(t.path);
+	cr_assert_eq(ngot, 5, "Begin, wakeup, the inferred End, CaptureEnd, the summary: %zu "
+		     "records", ngot);
+	cr_assert(got[0].phase == KATRA_PHASE_BEGIN && got[0].ts == 100 && got[0].tid == 10);
+	cr_assert(got[1].phase == KATRA_PHASE_INSTANT && got[1].ts == 200 && got[1].tid == 11);
+	cr_assert(got[2].phase == KATRA_PHASE_END && got[2].ts == 250 && got[2].tid == 10 &&
+		  got[2].confidence == KATRA_CONFIDENCE_INFERRED, "the End at the end, inferred");
+	cr_assert_eq(got[3].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
+	cr_assert_eq(got[4].type, KATRA_RECORD_SESSION_SUMMARY);
 	assert_valid(t.path);
 	temp_dir_remove(t.dir);
 }

@@ -273,6 +273,23 @@ Test(session_proc, key_is_the_directory_not_its_path)
 	cr_assert_eq(katra_wine_server_key(proc, 999, &k, NULL, 0), -ESRCH);
 }
 
+/* unshare -m + chroot (tests/proton/enter.sh): maps and the root link name
+ * the directory from the top of the process's mount namespace, "R/tmp/...",
+ * not from its root: R is dropped, the rest found through its root */
+Test(session_proc, chroot_in_a_namespace_of_its_own)
+{
+	struct katra_wine_key c, k;
+	char p[512], dir[256];
+
+	cr_assert_eq(katra_wine_server_key(proc, 200, &c, NULL, 0), 0);
+	snprintf(p, sizeof(p), "%s/ca/tmp/wine-aaa/server-fe00-a721f7/tmpmap-1", root);
+	PID(400, "/ca", "chrooted.exe", 4, p, "chrooted.exe\0");
+	cr_assert_eq(katra_wine_server_key(proc, 400, &k, dir, sizeof(dir)), 0);
+	cr_assert(k.dev == c.dev && k.ino == c.ino, "the chroot's directory, as 200 sees it");
+	snprintf(p, sizeof(p), "%s/ca/tmp/wine-aaa/server-fe00-a721f7", root);
+	cr_assert_str_eq(dir, p);
+}
+
 Test(session_proc, image_and_comm_of_a_pid)
 {
 	char out[64];

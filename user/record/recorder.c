@@ -722,16 +722,18 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		consumer_sched_stop(&r->drain_sched);
 		r->drain_sched_on = false;
 	}
-	/* detach first (the syscall probes before the others) and wait until no
-	 * probe runs: then the rings and the loss counters hold all there will
-	 * be; the last drop check, then the rings drained to empty, with the
-	 * syscalls the CPUs were in at that moment */
+	/* the end, one instant for every layer: nothing tracked, nothing stamped
+	 * later written; then detach (uprobe links go to a child) and wait until
+	 * no probe runs; the last drop check, the rings drained to empty, with
+	 * the syscalls the CPUs were in at that moment */
+	katra_probes_untrack_all(r->probes);
+	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+	pipeline_end_at(&r->pl, end);
 	katra_uprobes_detach(r->up);
 	if (katra_probes_detach(r->probes) && !o->quiet)
 		fprintf(stderr, "katra-record: a probe was still running %d ms after the probes "
 			"were detached: its last events may be missing\n", KATRA_DETACH_WAIT_MS);
 	katra_test_delay("KATRA_TEST_SLOW_STOP_MS");
-	uint64_t end = clock_ns(CLOCK_MONOTONIC);
 	/* epochs count until the capture ends, the teardown included */
 	if (r->epochs.fifo_fd >= 0)
 		katra_record_read_fifo(&r->epochs, &r->pl, end);

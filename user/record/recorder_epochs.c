@@ -79,7 +79,8 @@ void katra_record_read_fifo(struct epoch_input *in, struct pipeline *pl, uint64_
 	if (early_fifo_len) {
 		/* no later than now, as the mark that follows it is held
 		 * (katra_record_queue_marks): the signal can come after the caller
-		 * read the clock, and the line must not then sort after its mark */
+		 * read the clock, and the line must not then sort after its mark;
+		 * one read in the teardown, after the end, goes at the end */
 		fifo_bytes(in, pl, early_fifo, (size_t)early_fifo_len,
 			   early_fifo_ts && early_fifo_ts <= now ? early_fifo_ts : now);
 		early_fifo_len = 0;

@@ -329,6 +329,18 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 	}
 }
 
+void katra_probes_untrack_all(struct katra_probes *p)
+{
+	size_t n = pid_words(p);
+
+	/* a store per word: a few tens of microseconds for every pid there is */
+	for (size_t i = 0; i < n; i++) {
+		__atomic_store_n(&p->skel->bss->tracked_bits[i], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->skel->bss->forked_bits[i], 0, __ATOMIC_RELAXED);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 int katra_probes_tracked_count(struct katra_probes *p)
 {
 	size_t i, n = pid_words(p);

@@ -75,6 +75,9 @@ unsigned katra_probes_reap(struct katra_probes *p, void (*gone)(void *ctx, uint3
 			   void *ctx);
 /* Drops what the kernel maps keep for an exited process (io_uring contexts). */
 void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid);
+/* Untracks every process at once: the capture's end, the same instant for
+ * every probe (each returns at its first check from then on). */
+void katra_probes_untrack_all(struct katra_probes *p);
 /* Number of tgids currently tracked (processes drop out when they exit). */
 int katra_probes_tracked_count(struct katra_probes *p);
 

@@ -12,6 +12,7 @@ int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipe
 
 	memset(pl, 0, sizeof(*pl));
 	pl->nrings = c->nrings;
+	pl->end_key = UINT64_MAX;
 	rc = order_init(&pl->order, c->nrings, c->fifo_items,
 			c->max_items ? c->max_items : SIZE_MAX);
 	if (rc)
@@ -68,6 +69,10 @@ static int emit_head(struct pipeline *r, unsigned ring, struct pending *p)
 {
 	int rc;
 
+	if (p->key > r->end_key) { /* after the capture's end */
+		order_pop(&r->order, ring);
+		return 0;
+	}
 	if (p->kind == PEND_SYSCALL_PAIR) {
 		p->kind = PEND_SYSCALL_BEGIN;
 		rc = emit_pending(&r->em, p);
@@ -79,6 +84,11 @@ static int emit_head(struct pipeline *r, unsigned ring, struct pending *p)
 	rc = emit_pending(&r->em, p);
 	order_pop(&r->order, ring);
 	return rc;
+}
+
+void pipeline_end_at(struct pipeline *r, uint64_t key)
+{
+	r->end_key = key;
 }
 
 /* Writes everything pending whose key is <= limit, Katra records included. */

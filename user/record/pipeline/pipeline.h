@@ -56,6 +56,7 @@ struct pipeline {
 	 * file identity): the recorder looks for libraries to probe (uprobes.c) */
 	void (*on_exec_map)(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino);
 	void *map_ctx;
+	uint64_t end_key;       /* pipeline_end_at: nothing later is written */
 };
 
 struct pipeline_config {
@@ -74,6 +75,12 @@ void pipeline_free(struct pipeline *pl);
  * Always returns 0; malformed records are counted in bad_records and, by
  * pl->reading_ring (ring 0 where unset), as RingReserve drops. */
 int pipeline_on_record(void *ctx, void *data, size_t size);
+
+/* The capture ends at key: the items stamped later (a probe that passed its
+ * tracked check just before the end) are not written; a syscall begun before
+ * it and ended after is written as its Begin (its End is inferred at the
+ * end, as for every span still open). */
+void pipeline_end_at(struct pipeline *pl, uint64_t key);
 
 /* Writes everything pending whose key is <= limit (UINT64_MAX: all). */
 int pipeline_emit_until(struct pipeline *pl, uint64_t limit);

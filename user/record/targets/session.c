@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "katra/format.h"
+#include "record/procfs/procpath.h"
 #include "session_int.h"
 
 /* ---- parsing ---- */
@@ -162,24 +163,6 @@ int katra_wine_image_from_argv(const char *buf, size_t len, bool wine_process, c
 
 /* ---- one process ---- */
 
-/* The directory as PID sees it: PROC/PID/root/DIR; the plain path only when
- * that root cannot be read (a fake /proc without it, or no permission). */
-static int stat_as_seen_by(const char *proc, uint32_t pid, const char *dir, struct stat *st)
-{
-	char path[KATRA_SESSION_DIR_MAX + 128];
-	struct stat rst;
-
-	snprintf(path, sizeof(path), "%s/%u/root", proc, pid);
-	if (lstat(path, &rst) == 0) {
-		snprintf(path, sizeof(path), "%s/%u/root%s", proc, pid, dir);
-		if (stat(path, st) == 0)
-			return 0;
-		if (errno != EACCES)
-			return -errno;
-	}
-	return stat(dir, st) ? -errno : 0;
-}
-
 int katra_wine_server_key(const char *proc, uint32_t pid, struct katra_wine_key *key, char *dir,
 			  size_t dircap)
 {
@@ -197,7 +180,7 @@ int katra_wine_server_key(const char *proc, uint32_t pid, struct katra_wine_key 
 		struct stat st;
 		if (!strstr(line, "/server-") || katra_wine_maps_dir(line, d, sizeof(d)))
 			continue;
-		rc = stat_as_seen_by(proc, pid, d, &st);
+		rc = katra_proc_stat(proc, pid, d, &st); /* as PID sees it */
 		if (rc)
 			continue;
 		if (!S_ISDIR(st.st_mode)) {

@@ -7,10 +7,11 @@
  * /tmp/wine-XXXXXX/server-fe00-a721f7; upstream: /tmp/.wine-UID/server-...):
  * every member, wineserver included, maps a (deleted) tmpmap-* file under it
  * (KUSER_SHARED_DATA at 0x7ffe0000 in the clients).  The directory is
- * compared by device and inode, stat'ed as the process sees it
- * (PROC/PID/root/DIR: a process in another mount namespace, e.g. the Steam
- * Runtime's bubblewrap container, may name it by a path that means something
- * else here), never by its path text.
+ * compared by device and inode, stat'ed as the process sees it (through
+ * PROC/PID/root, procfs/procpath.h: a process in another mount namespace,
+ * e.g. the Steam Runtime's bubblewrap container or a chroot under unshare -m,
+ * may name it by a path that means something else here), never by its path
+ * text.
  *
  * PIDs are the ones `proc` shows: the host's when it is the host's /proc
  * (what the BPF probes see too); nothing here reads NSpid or assumes that a

@@ -237,9 +237,11 @@ int up_attach_function(struct katra_uprobes *u, Elf *e, const char *path, const 
 		       (unsigned long long)value, path);
 		return 0;
 	}
-	if (!up_attach_at(u, label, entry_prog, path, off, false))
-		n++;
+	/* the return first: a call is seen whole or not at all (one begun while
+	 * only the entry was attached would have no End) */
 	if (ret_prog && !up_attach_at(u, label, ret_prog, path, off, true))
+		n++;
+	if (!up_attach_at(u, label, entry_prog, path, off, false))
 		n++;
 	return n;
 }

@@ -22,24 +22,30 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "record/procfs/procpath.h"
 #include "uprobes_int.h"
 #include "winenames.h"
 
 /* ---- which files ---- */
 
-/* path as seen from here: itself when it is the file pid maps (same inode),
- * else through /proc/PID/root (another mount namespace: a container). */
+/* path (as pid's maps name it) as seen from here: through pid's own root
+ * (procfs/procpath.h: a container's, a chroot in a mount namespace of its
+ * own), named by the path itself when that is the same file (a process in
+ * our root); else itself, when that is the file pid maps (same inode). */
 static int host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
 		     struct stat *st)
 {
+	struct stat plain;
+
+	if (pid && !katra_proc_path("/proc", pid, path, out, cap) && !stat(out, st) &&
+	    st->st_ino == ino) {
+		if (!stat(path, &plain) && plain.st_dev == st->st_dev && plain.st_ino == ino)
+			snprintf(out, cap, "%s", path);
+		return 0;
+	}
 	if (!stat(path, st) && st->st_ino == ino) {
 		snprintf(out, cap, "%s", path);
 		return 0;
-	}
-	if (pid) {
-		snprintf(out, cap, "/proc/%u/root%s", pid, path);
-		if (!stat(out, st) && st->st_ino == ino)
-			return 0;
 	}
 	return -ENOENT;
 }

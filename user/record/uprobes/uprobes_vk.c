@@ -258,9 +258,10 @@ static int probe_vk_entry(struct katra_uprobes *u, const char *fn, const char *p
 		return 0;
 	f->vk_functions |= 1u << fi;
 	snprintf(prog, sizeof(prog), "up_%.56s", fn);
-	if (!up_attach_at(u, label, prog, path, off, false))
-		n++;
+	/* the return first: a call is seen whole or not at all */
 	if (!up_attach_at(u, label, "ur_vulkan", path, off, true))
+		n++;
+	if (!up_attach_at(u, label, prog, path, off, false))
 		n++;
 	f->nprobes += (unsigned)n;
 	return n;

@@ -103,9 +103,10 @@ static int attach_nt_function(struct katra_uprobes *u, Elf *e, const char *path,
 			  (unsigned long long)value, path);
 		return 0;
 	}
-	if (!up_attach_cookie(u, label, entry_prog, path, off, false, (uint64_t)abi))
-		n++;
+	/* the return first: a call is seen whole or not at all */
 	if (ret_prog && !up_attach_cookie(u, label, ret_prog, path, off, true, (uint64_t)abi))
+		n++;
+	if (!up_attach_cookie(u, label, entry_prog, path, off, false, (uint64_t)abi))
 		n++;
 	return n;
 }
@@ -127,9 +128,10 @@ static int attach_unix_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const
 		up_failed(u, label, "%s in %s", why, path);
 		return 0;
 	}
-	if (!up_attach_at(u, label, "up_unix_call", path, dc.entry_off, false))
-		n++;
+	/* the return first: a call is seen whole or not at all */
 	if (!up_attach_at(u, label, "up_unix_call_ret", path, dc.call_off + 4, false))
+		n++;
+	if (!up_attach_at(u, label, "up_unix_call", path, dc.entry_off, false))
 		n++;
 	return n;
 }
@@ -244,9 +246,10 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher
 		why = strerror(errno);
 		goto out;
 	}
-	if (!up_attach_cookie(u, label, "up_nt_syscall", path, off, false, slot))
-		n++;
+	/* the return first: a call is seen whole or not at all */
 	if (!up_attach_cookie(u, label, "up_nt_syscall_ret", path, off + 4, false, slot))
+		n++;
+	if (!up_attach_cookie(u, label, "up_nt_syscall", path, off, false, slot))
 		n++;
 	if (n) {
 		u->nt[slot].names = names;
