@@ -306,9 +306,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	res->dropped = s.dropped_events;
 	katra_record_split_losses(res, s.drops, s.drops_len);
 	res->duration_ns = s.duration_ns;
-	res->late = r->pl.em.st.late;
-	res->offcpu_inferred = r->pl.em.st.offcpu_inferred;
-	res->wakeups_unseen = r->pl.em.st.wakeups_unseen;
+	katra_record_take_emit_stats(res, &r->pl.em.st);
 	memcpy(res->by_kind, r->pl.em.st.by_kind, sizeof(res->by_kind));
 	res->probes_attached = (unsigned)na;
 	res->probes_failed = (unsigned)nf;

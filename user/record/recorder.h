@@ -86,6 +86,10 @@ struct katra_record_result {
  * to stderr (prefixed "katra-record: "). */
 int katra_record_run(const struct katra_record_opts *o, struct katra_record_result *res);
 
+/* The emitter's counts the summary says: late, inferred OffCpu ends, unseen
+ * wakeups. */
+struct emit_stats;
+void katra_record_take_emit_stats(struct katra_record_result *res, const struct emit_stats *st);
 /* Adds the trace's drops to res's events_lost, links_lost and runs_skipped. */
 struct katra_drop_count;
 void katra_record_split_losses(struct katra_record_result *res, const struct katra_drop_count *drops,

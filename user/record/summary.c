@@ -11,6 +11,7 @@
 
 #include "outfile.h"
 #include "recorder.h"
+#include "record/emit/emit.h"
 #include "record/targets/session.h"
 
 static void json_string(FILE *f, const char *s)
@@ -155,6 +156,13 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 	if (fclose(f) != 0)
 		return -errno;
 	return 0;
+}
+
+void katra_record_take_emit_stats(struct katra_record_result *res, const struct emit_stats *st)
+{
+	res->late = st->late;
+	res->offcpu_inferred = st->offcpu_inferred;
+	res->wakeups_unseen = st->wakeups_unseen;
 }
 
 void katra_record_split_losses(struct katra_record_result *res, const struct katra_drop_count *drops,
