@@ -22,6 +22,16 @@
 # output in $T/NAME.out and .err) and returns once it created STARTED, with
 # WL_PID set: `kt_open_gate NAME.exe SECONDS` attaches katra-record to it and
 # opens its gate.
+#
+# KW_WINE=10 (the t_wine10_* variants: `KW_WINE=10 exec t_wine_NAME.sh`): the
+# same program under the Proton-class root's Wine 10 instead of the host's
+# Wine 8, run as pressure-vessel runs a game (tests/proton/enter.sh: its own
+# mount namespace, chroot, host PIDs) with $T seen inside as /mnt: kw_win
+# names $T/... Z:\mnt\..., kw_uprobe_setup skips (quoting why) without a
+# built root (make proton-root), kw_uprobe_start sets WL_PID to the Wine
+# process's host PID (KW_ENTER: enter.sh's, whose status is the program's)
+# and kt_open_gate waits for enter.sh.  Everything left in the namespaces
+# (wineserver, Xvfb) is killed at exit, by PID.
 
 KW_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WINE_BIN=$KT_ROOT/build/wine
@@ -29,12 +39,20 @@ export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" DISPLAY=
 unset WAYLAND_DISPLAY
 : "${KW_READY_TIMEOUT:=30}"
 
+KW_WINE=${KW_WINE:-8}
+KW_PROTON=${KATRA_PROTON_CACHE:-/var/cache/katra-proton}
 KW_PREFIXES=""
+KW_MNTNS="" # mount namespaces of the roots entered (KW_WINE=10)
 kw_cleanup()
 {
-	local p
+	local p ns
 	for p in $KW_PREFIXES; do
 		WINEPREFIX=$p timeout 10 wineserver -k 2>/dev/null
+	done
+	for ns in $KW_MNTNS; do
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] && kill -KILL "${p#/proc/}" 2>/dev/null
+		done
 	done
 	kt_cleanup
 }
@@ -64,6 +82,11 @@ kw_setup()
 kw_uprobe_setup()
 {
 	local rc
+	if [ "$KW_WINE" = 10 ]; then
+		kw_root_setup
+		[ -f "$1" ] || kt_skip "$1 is missing (no x86_64-w64-mingw32-gcc when make ran)"
+		return 0
+	fi
 	command -v wine >/dev/null 2>&1 || kt_skip "wine is not installed (ci/install-deps.sh)"
 	[ -f "$1" ] || kt_skip "$1 is missing (no x86_64-w64-mingw32-gcc when make ran)"
 	"$KW_DIR/prefix.sh" --one >"$T/prefix.out" 2>"$T/prefix.err"
@@ -76,7 +99,53 @@ kw_uprobe_setup()
 
 kw_win()
 {
-	printf 'Z:%s' "${1//\//\\}"
+	local p=$1
+	[ "$KW_WINE" = 10 ] && p=/mnt${p#"$T"}
+	printf 'Z:%s' "${p//\//\\}"
+}
+
+# kw_root_setup: skips unless the Proton-class root is built (make test
+# builds it first; a test only finds it), quoting why it is not.
+kw_root_setup()
+{
+	local why
+	command -v unshare >/dev/null || kt_skip "unshare (util-linux) is not installed"
+	if [ ! -e "$KW_PROTON/root/.katra-proton-complete" ]; then
+		why="not built (make proton-root)"
+		[ -s "$KW_PROTON/last-error" ] && why=$(kt_tail "$KW_PROTON/last-error")
+		kt_skip "the Proton-class root: $why"
+	fi
+}
+
+# kw_root_start NAME.exe ARGS...: `wine /mnt/NAME.exe ARGS` in the root
+# (enter.sh, WORK $T: NAME.exe copied there); output $T/NAME.out, .err.
+# Sets KW_ENTER (enter.sh's PID: exec'd down to the shell that runs wine).
+kw_root_start()
+{
+	local exe=$1 name=${1##*/} ns="" own
+	shift
+	cp "$exe" "$T/"
+	"$KT_ROOT/tests/proton/enter.sh" "$KW_PROTON/root" "$T" "/mnt/$name" "$@" \
+		>"$T/${name%.exe}.out" 2>"$T/${name%.exe}.err" &
+	KW_ENTER=$!
+	KT_PIDS="$KT_PIDS $KW_ENTER"
+	own=$(readlink /proc/self/ns/mnt)
+	for _ in $(seq 200); do
+		ns=$(readlink "/proc/$KW_ENTER/ns/mnt" 2>/dev/null)
+		# never ours: the cleanup kills every process in it
+		[ -n "$ns" ] && [ "$ns" != "$own" ] && break
+		kt_is_running "$KW_ENTER" || kt_fail "enter.sh exited: $(kt_tail "$T/${name%.exe}.err" 2)"
+		sleep 0.05
+	done
+	[ -n "$ns" ] && [ "$ns" != "$own" ] || kt_fail "enter.sh ($KW_ENTER) made no mount namespace in 10 s"
+	KW_MNTNS="$KW_MNTNS $ns"
+}
+
+# kw_root_pid NAME.exe: the host PID of the Wine process running NAME.exe
+# under KW_ENTER (`wine` keeps its PID: an exec chain).
+kw_root_pid()
+{
+	pgrep -P "$KW_ENTER" -x "$1" | head -n 1
 }
 
 kw_uprobe_start()
@@ -84,12 +153,33 @@ kw_uprobe_start()
 	local name=$1 exe=$KT_ROOT/build/uprobe/$1.exe
 	shift
 	kw_uprobe_setup "$exe"
+	if [ "$KW_WINE" = 10 ]; then
+		kw_root_start "$exe" "$(kw_win "$T/started")" "$(kw_win "$T/gate")" "$@"
+		kt_wait_started "$name" "$KW_ENTER"
+		WL_PID=$(kw_root_pid "$name.exe")
+		[ -n "$WL_PID" ] || kt_fail "no process $name.exe under enter.sh ($KW_ENTER)"
+		return 0
+	fi
 	wine "$exe" "$(kw_win "$T/started")" "$(kw_win "$T/gate")" "$@" \
 		>"$T/$name.out" 2>"$T/$name.err" &
 	WL_PID=$!
 	KT_PIDS="$KT_PIDS $WL_PID"
 	kt_wait_started "$name" "$WL_PID"
 }
+
+if [ "$KW_WINE" = 10 ]; then
+	# the program is not this shell's child: wait for enter.sh, whose exit
+	# status is the program's (after the session's end: wineserver -w)
+	kt_open_gate()
+	{
+		local name=$1 secs=$2
+		shift 2
+		kt_record -p "$WL_PID" "$@"
+		touch "$T/gate"
+		kt_wait "$KW_ENTER" "$secs" || kt_fail "$name still running after $secs s"
+		[ "$KT_RC" = 0 ] || kt_fail "$name exited $KT_RC: $(kt_tail "$T/${name%.exe}.err")"
+	}
+fi
 
 # kw_start PREFIX NAME.exe [SECONDS]: sets KW_PID.
 kw_start()
