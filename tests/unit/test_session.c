@@ -232,7 +232,12 @@ static void setup_tree(void)
 	/* in the containers, paths as those processes see them */
 	PID(200, "/ca", "fake.exe", 4, "/tmp/wine-aaa/server-fe00-a721f7/tmpmap-1", "fake.exe\0");
 	PID(300, "/cb", "game.exe", 4, "/tmp/.wine-1000/server-1-2/tmpmap-1",
-	    "Z:\\games\\game.exe\0");
+	    "Z:\\games\\game.exe\0");	/* chrooted (pressure-vessel): its maps name the directory from our
+	 * root, root/cc/tmp/..., which may exist only in its mount namespace */
+	snprintf(p, sizeof(p), "%s/cc/tmp/wine-ccc/server-3-4", root);
+	mkdirs(p);
+	snprintf(t, sizeof(t), "%s/cc/tmp/wine-ccc/server-3-4/tmpmap-1", root);
+	PID(600, "/cc", "d3d11frames.exe", 4, t, "/mnt/d3d11frames.exe\0");
 }
 
 static void teardown_tree(void)
@@ -271,6 +276,21 @@ Test(session_proc, key_is_the_directory_not_its_path)
 	cr_assert(k.dev == a.dev && k.ino == a.ino, "the same directory, seen from a container");
 	cr_assert_eq(katra_wine_server_key(proc, 120, &k, NULL, 0), -ENOENT);
 	cr_assert_eq(katra_wine_server_key(proc, 999, &k, NULL, 0), -ESRCH);
+}
+
+Test(session_proc, chrooted_maps_name_the_directory_from_our_root)
+{
+	struct katra_wine_key k;
+	struct stat st;
+	char dir[256], want[256];
+
+	/* PROC/600/root + ROOT/cc/tmp/... does not exist: the directory is
+	 * PROC/600/root/tmp/... (ROOT/cc stripped: where its root lies) */
+	snprintf(want, sizeof(want), "%s/cc/tmp/wine-ccc/server-3-4", root);
+	cr_assert_eq(stat(want, &st), 0);
+	cr_assert_eq(katra_wine_server_key(proc, 600, &k, dir, sizeof(dir)), 0);
+	cr_assert_str_eq(dir, want);
+	cr_assert(k.dev == st.st_dev && k.ino == st.st_ino);
 }
 
 Test(session_proc, image_and_comm_of_a_pid)

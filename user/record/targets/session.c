@@ -163,19 +163,35 @@ int katra_wine_image_from_argv(const char *buf, size_t len, bool wine_process, c
 /* ---- one process ---- */
 
 /* The directory as PID sees it: PROC/PID/root/DIR; the plain path only when
- * that root cannot be read (a fake /proc without it, or no permission). */
+ * that root cannot be read (a fake /proc without it, or no permission).  A
+ * chrooted process's maps name its files from our root (the kernel writes
+ * them relative to the reader's root): ROOT/tmp/... where ROOT is where its
+ * root lies (PROC/PID/root's link), a path that may exist only in its mount
+ * namespace (a private /tmp: pressure-vessel): PROC/PID/root/tmp/... is it. */
 static int stat_as_seen_by(const char *proc, uint32_t pid, const char *dir, struct stat *st)
 {
-	char path[KATRA_SESSION_DIR_MAX + 128];
+	char path[KATRA_SESSION_DIR_MAX + 128], rootdir[KATRA_SESSION_DIR_MAX];
 	struct stat rst;
+	ssize_t n;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/%u/root", proc, pid);
 	if (lstat(path, &rst) == 0) {
+		n = readlink(path, rootdir, sizeof(rootdir) - 1);
 		snprintf(path, sizeof(path), "%s/%u/root%s", proc, pid, dir);
 		if (stat(path, st) == 0)
 			return 0;
-		if (errno != EACCES)
-			return -errno;
+		rc = -errno;
+		if (n > 1) {
+			rootdir[n] = '\0';
+			if (!strncmp(dir, rootdir, (size_t)n) && dir[n] == '/') {
+				snprintf(path, sizeof(path), "%s/%u/root%s", proc, pid, dir + n);
+				if (stat(path, st) == 0)
+					return 0;
+			}
+		}
+		if (rc != -EACCES)
+			return rc;
 	}
 	return stat(dir, st) ? -errno : 0;
 }
