@@ -122,30 +122,40 @@ kw_root_setup()
 # Sets KW_ENTER (enter.sh's PID: exec'd down to the shell that runs wine).
 kw_root_start()
 {
-	local exe=$1 name=${1##*/} ns="" own
+	local exe=$1 name=${1##*/}
 	shift
 	cp "$exe" "$T/"
 	"$KT_ROOT/tests/proton/enter.sh" "$KW_PROTON/root" "$T" "/mnt/$name" "$@" \
 		>"$T/${name%.exe}.out" 2>"$T/${name%.exe}.err" &
 	KW_ENTER=$!
 	KT_PIDS="$KT_PIDS $KW_ENTER"
+	kw_root_track "$KW_ENTER" "$T/${name%.exe}.err"
+}
+
+# kw_root_track PID ERRFILE: waits until PID (enter.sh) is in a mount
+# namespace of its own and keeps it for the cleanup (what is left there is
+# killed at exit).
+kw_root_track()
+{
+	local ns="" own
 	own=$(readlink /proc/self/ns/mnt)
 	for _ in $(seq 200); do
-		ns=$(readlink "/proc/$KW_ENTER/ns/mnt" 2>/dev/null)
+		ns=$(readlink "/proc/$1/ns/mnt" 2>/dev/null)
 		# never ours: the cleanup kills every process in it
 		[ -n "$ns" ] && [ "$ns" != "$own" ] && break
-		kt_is_running "$KW_ENTER" || kt_fail "enter.sh exited: $(kt_tail "$T/${name%.exe}.err" 2)"
+		kt_is_running "$1" || kt_fail "enter.sh exited: $(kt_tail "$2" 2)"
 		sleep 0.05
 	done
-	[ -n "$ns" ] && [ "$ns" != "$own" ] || kt_fail "enter.sh ($KW_ENTER) made no mount namespace in 10 s"
+	[ -n "$ns" ] && [ "$ns" != "$own" ] || kt_fail "enter.sh ($1) made no mount namespace in 10 s"
 	KW_MNTNS="$KW_MNTNS $ns"
 }
 
-# kw_root_pid NAME.exe: the host PID of the Wine process running NAME.exe
-# under KW_ENTER (`wine` keeps its PID: an exec chain).
+# kw_root_pid NAME.exe [PARENT]: the host PID of the Wine process running
+# NAME.exe under PARENT (default KW_ENTER; `wine` keeps its PID: an exec
+# chain).
 kw_root_pid()
 {
-	pgrep -P "$KW_ENTER" -x "$1" | head -n 1
+	pgrep -P "${2:-$KW_ENTER}" -x "$1" | head -n 1
 }
 
 kw_uprobe_start()
