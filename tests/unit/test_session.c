@@ -657,6 +657,20 @@ Test(session_proc, socket_peers_of_wineserver_are_members)
 	cr_assert_eq(katra_wine_sock_members(proc, 110, dir_b, &socks, &pids, &n, &server),
 		     -ENOENT, "session B's listener is not in the dump");
 	free(socks.v);
+	/* a chrooted member names the directory from our root (ROOT/cc/tmp/...):
+	 * its listener is found through its root */
+	char cdir[320];
+	snprintf(cdir, sizeof(cdir), "%s/cc/tmp/wine-ccc/server-3-4", root);
+	snprintf(p, sizeof(p), "%s/socket", cdir);
+	put(p, "", 0);
+	cr_assert_eq(stat(p, &sock_file), 0);
+	cr_assert_eq(fake_dump(&socks), 0);
+	cr_assert_eq(katra_wine_sock_members(proc, 600, cdir, &socks, &pids, &n, &server), 0);
+	cr_assert_eq(server, 101);
+	free(pids);
+	free(socks.v);
+	snprintf(p, sizeof(p), "%s/socket", dir_a);
+	cr_assert_eq(stat(p, &sock_file), 0);
 
 	/* in a scan: 130 is a member the maps missed */
 	cr_assert_eq(katra_session_new(proc, &s), 0);

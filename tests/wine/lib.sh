@@ -60,6 +60,18 @@ trap kw_cleanup EXIT
 
 kw_setup()
 {
+	if [ "$KW_WINE" = 10 ]; then
+		kw_root_setup
+		command -v nsenter >/dev/null || kt_skip "nsenter (util-linux) is not installed"
+		command -v "${MINGW_CC:-x86_64-w64-mingw32-gcc}" >/dev/null ||
+			kt_skip "mingw is not installed (ci/install-deps.sh installs gcc-mingw-w64-x86-64)"
+		make -s -C "$KT_ROOT" wine-progs >"$T/make.out" 2>&1 ||
+			kt_fail "make wine-progs failed: $(kt_tail "$T/make.out" 2)"
+		# a "prefix" is one entered root (its own mount namespace, so
+		# its own /tmp and wineserver): A and B, each its own WORK
+		PFX_A=A PFX_B=B
+		return 0
+	fi
 	command -v wine >/dev/null && command -v wineserver >/dev/null ||
 		kt_skip "Wine is not installed (ci/install-deps.sh installs wine, wine64)"
 	command -v "${MINGW_CC:-x86_64-w64-mingw32-gcc}" >/dev/null ||
@@ -191,9 +203,16 @@ if [ "$KW_WINE" = 10 ]; then
 	}
 fi
 
-# kw_start PREFIX NAME.exe [SECONDS]: sets KW_PID.
+# kw_start PREFIX NAME.exe [SECONDS]: sets KW_PID.  KW_WINE=10: PREFIX's
+# first program starts its root (enter.sh, WORK $T/PREFIX; KW_ENTER_PREFIX),
+# the later ones join that session as a second `wine` in a container would:
+# nsenter into its mount namespace and root (an exec chain: KW_PID is ours).
 kw_start()
 {
+	if [ "$KW_WINE" = 10 ]; then
+		kw_root_program "$@"
+		return
+	fi
 	local pfx=$1 exe=$2 out n
 	out=$T/${exe%.exe}.$(basename "$pfx").out
 	WINEPREFIX=$pfx wine "$WINE_BIN/$exe" "${3:-0}" >"$out" 2>&1 &
@@ -206,6 +225,41 @@ kw_start()
 		[ "$n" -gt 0 ] || kt_fail "wine $exe not running after ${KW_READY_TIMEOUT}s"
 		sleep 0.05
 	done
+}
+
+kw_root_program()
+{
+	local inst=$1 exe=$2 out n enter var=KW_ENTER_$1
+	out=$T/${exe%.exe}.$inst.out
+	mkdir -p "$T/$inst"
+	cp "$WINE_BIN/$exe" "$T/$inst/"
+	enter=${!var:-}
+	if [ -z "$enter" ]; then
+		"$KT_ROOT/tests/proton/enter.sh" "$KW_PROTON/root" "$T/$inst" "/mnt/$exe" "${3:-0}" \
+			>"$out" 2>&1 &
+		enter=$!
+		printf -v "$var" %s "$enter"
+		KT_PIDS="$KT_PIDS $enter"
+		kw_root_track "$enter" "$out"
+		KW_PID=$enter
+	else
+		nsenter -t "$enter" -m -r -w -- /bin/sh -c 'export WINEPREFIX=/opt/katra/prefix \
+			HOME=/root WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="; exec wine "$@"' \
+			- "/mnt/$exe" "${3:-0}" >"$out" 2>&1 &
+		KW_PID=$!
+		KT_PIDS="$KT_PIDS $KW_PID"
+	fi
+	n=$((KW_READY_TIMEOUT * 20))
+	until grep -q '^ready' "$out" 2>/dev/null; do
+		kt_is_running "$KW_PID" || kt_fail "wine $exe exited before it ran: $(kt_tail "$out" 2)"
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || kt_fail "wine $exe not running after ${KW_READY_TIMEOUT}s"
+		sleep 0.05
+	done
+	if [ "$KW_PID" = "$enter" ]; then
+		KW_PID=$(kw_root_pid "$exe" "$enter")
+		[ -n "$KW_PID" ] || kt_fail "no process $exe under enter.sh ($enter)"
+	fi
 }
 
 # FIRST, SECOND: the caller's
@@ -224,6 +278,18 @@ kw_server_dir()
 	sed -n 's|.* \(/.*/server-[0-9a-f]*-[0-9a-f]*\)/.*|\1|p' "/proc/$1/maps" 2>/dev/null | head -n 1
 }
 
+# kw_dir_id PID DIR: device:inode of the directory DIR (as PID's maps name
+# it) in PID's root: /proc/PID/root/DIR, or, for a chrooted PID whose maps
+# name it from our root (ROOT/tmp/...), /proc/PID/root/tmp/...
+kw_dir_id()
+{
+	local r
+	stat -L -c '%d:%i' "/proc/$1/root$2" 2>/dev/null && return 0
+	r=$(readlink "/proc/$1/root" 2>/dev/null) || return 1
+	[ "$r" != / ] && [ "${2#"$r"/}" != "$2" ] &&
+		stat -L -c '%d:%i' "/proc/$1/root${2#"$r"}" 2>/dev/null
+}
+
 # kw_session_pids PID: every process mapping the same server directory as
 # PID (by device and inode, as the recorder does), PID included.
 kw_session_pids()
@@ -231,12 +297,11 @@ kw_session_pids()
 	local dir id p d
 	dir=$(kw_server_dir "$1")
 	[ -n "$dir" ] || return 1
-	id=$(stat -L -c '%d:%i' "/proc/$1/root$dir") || return 1
+	id=$(kw_dir_id "$1" "$dir") || return 1
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		d=$(kw_server_dir "$p")
-		[ -n "$d" ] && [ "$(stat -L -c '%d:%i' "/proc/$p/root$d" 2>/dev/null)" = "$id" ] &&
-			echo "$p"
+		[ -n "$d" ] && [ "$(kw_dir_id "$p" "$d")" = "$id" ] && echo "$p"
 	done
 }
 

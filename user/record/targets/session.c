@@ -168,7 +168,7 @@ int katra_wine_image_from_argv(const char *buf, size_t len, bool wine_process, c
  * them relative to the reader's root): ROOT/tmp/... where ROOT is where its
  * root lies (PROC/PID/root's link), a path that may exist only in its mount
  * namespace (a private /tmp: pressure-vessel): PROC/PID/root/tmp/... is it. */
-static int stat_as_seen_by(const char *proc, uint32_t pid, const char *dir, struct stat *st)
+int sess_stat_as_seen_by(const char *proc, uint32_t pid, const char *dir, struct stat *st)
 {
 	char path[KATRA_SESSION_DIR_MAX + 128], rootdir[KATRA_SESSION_DIR_MAX];
 	struct stat rst;
@@ -213,7 +213,7 @@ int katra_wine_server_key(const char *proc, uint32_t pid, struct katra_wine_key 
 		struct stat st;
 		if (!strstr(line, "/server-") || katra_wine_maps_dir(line, d, sizeof(d)))
 			continue;
-		rc = stat_as_seen_by(proc, pid, d, &st);
+		rc = sess_stat_as_seen_by(proc, pid, d, &st);
 		if (rc)
 			continue;
 		if (!S_ISDIR(st.st_mode)) {

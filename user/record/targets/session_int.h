@@ -49,6 +49,12 @@ struct katra_session {
 	struct katra_session_stats st;
 };
 
+struct stat;
+/* stat of PATH (a file or directory PID's maps name) as PID sees it:
+ * PROC/PID/root/PATH; for a chrooted PID, whose maps name it from our root
+ * (ROOT/...), PROC/PID/root/... with ROOT stripped; the plain PATH only when
+ * PID's root cannot be read.  0 or -errno. */
+int sess_stat_as_seen_by(const char *proc, uint32_t pid, const char *path, struct stat *st);
 /* Up to cap bytes of a small file (a /proc entry), or -errno. */
 ssize_t sess_read_small(const char *path, char *buf, size_t cap);
 /* From PROC/PID/stat: comm (between the first '(' and the last ')') and

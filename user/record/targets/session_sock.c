@@ -254,9 +254,10 @@ int katra_wine_sock_members(const char *proc, uint32_t from_pid, const char *dir
 	*npids = 0;
 	*server = 0;
 	/* the listener: bound to DIR/socket, as the process that gave DIR sees it */
-	snprintf(path, sizeof(path), "%s/%u/root%s/socket", proc, from_pid, dir);
-	if (stat(path, &st))
-		return -errno;
+	snprintf(path, sizeof(path), "%s/socket", dir);
+	rc = sess_stat_as_seen_by(proc, from_pid, path, &st);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < socks->n; i++) {
 		const struct katra_unix_sock *u = &socks->v[i];
 		if (u->has_vfs && u->state == TCP_LISTEN_ && u->vfs_dev == st.st_dev &&
