@@ -243,9 +243,8 @@ kw_root_program()
 		kw_root_track "$enter" "$out"
 		KW_PID=$enter
 	else
-		nsenter -t "$enter" -m -r -w -- /bin/sh -c 'export WINEPREFIX=/opt/katra/prefix \
-			HOME=/root WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="; exec wine "$@"' \
-			- "/mnt/$exe" "${3:-0}" >"$out" 2>&1 &
+		kw_wine_argv "$inst" "$exe"
+		"${KW_ARGV[@]}" "${3:-0}" >"$out" 2>&1 &
 		KW_PID=$!
 		KT_PIDS="$KT_PIDS $KW_PID"
 	fi
@@ -260,6 +259,25 @@ kw_root_program()
 		KW_PID=$(kw_root_pid "$exe" "$enter")
 		[ -n "$KW_PID" ] || kt_fail "no process $exe under enter.sh ($enter)"
 	fi
+}
+
+# kw_wine_argv PREFIX NAME.exe [WRAPPER...]: sets KW_ARGV to a command that
+# runs `wine NAME.exe` in PREFIX's session, under WRAPPER (unshare ...) if
+# given; arguments may follow it.  KW_WINE=10: nsenter into the root PREFIX's
+# first program entered (kw_start), NAME.exe copied to its WORK.
+kw_wine_argv()
+{
+	local pfx=$1 exe=$2 var=KW_ENTER_$1
+	shift 2
+	if [ "$KW_WINE" != 10 ]; then
+		KW_ARGV=(env WINEPREFIX="$pfx" "$@" wine "$WINE_BIN/$exe")
+		return 0
+	fi
+	[ -n "${!var:-}" ] || kt_fail "kw_wine_argv: no root entered for $pfx"
+	cp "$WINE_BIN/$exe" "$T/$pfx/"
+	KW_ARGV=(nsenter -t "${!var}" -m -r -w -- "$@" /bin/sh -c 'export WINEPREFIX=/opt/katra/prefix \
+		HOME=/root WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="; exec wine "$@"' \
+		- "/mnt/$exe")
 }
 
 # FIRST, SECOND: the caller's
