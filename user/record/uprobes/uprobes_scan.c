@@ -59,11 +59,16 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 	char hp[PATH_MAX];
 	struct stat st;
 	bool nt = u->o.wine && is_ntdll(path), vk = u->o.vulkan && is_vk_loader(path);
+	bool ws = u->o.wine && !strncmp(up_base_name(path), "wineserver", 10);
 
-	if (!nt && !vk)
+	if (!nt && !vk && !ws)
 		return 0;
 	if (host_path(pid, path, ino, hp, sizeof(hp), &st))
 		return 0;
+	if (ws) { /* a wineserver's own exe: its request names */
+		up_load_wineserver(u, hp, &st);
+		return 0;
+	}
 	if (up_find_file(u, st.st_dev, st.st_ino))
 		return 0;
 	if (!nt)
