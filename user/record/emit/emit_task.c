@@ -88,7 +88,7 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 		return rc;
 	int got = e->server_requests(e->wine_tables_ctx, tgid, clean,
 				     ev.payload.u.process_info.comm.len, &reqs);
-	if (got == -EAGAIN) /* its binary is being read: written when it is */
+	if (got == -EAGAIN && e->server_requests_ready) /* written once read */
 		e->names_waiting++;
 	if (got != 1)
 		return rc;
