@@ -7,6 +7,8 @@
 # the session in (the command is named third.exe; the running first.exe and
 # wineserver: origin WineSession); another prefix's session stays out; -p of a
 # launcher script whose child runs a Wine program brings that session too.
+# KW_WINE=10 (t_wine10_flags): the prefixes are two entered Proton roots
+# (tests/wine/lib.sh), the later programs nsenter into theirs.
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
@@ -42,7 +44,8 @@ kw_check tree "$TRACE.jsonl" target="$FIRST" absent="$REST$OTHERS$BUSY_PID"
 # a command that is a Wine program of a running session (whose processes
 # keep the capture going after the command: -d ends it)
 rm -f "$TRACE"
-WINEPREFIX=$PFX_A kt_run_rec -d 2 -o "$TRACE" -- wine "$WINE_BIN/third.exe" 0.5
+kw_wine_argv "$PFX_A" third.exe
+kt_run_rec -d 2 -o "$TRACE" -- "${KW_ARGV[@]}" 0.5
 [ "$KT_RC" = 0 ] || kt_fail "-- wine third.exe exited $KT_RC: $(kt_tail "$T/rec.err" 2)"
 kt_verify
 CMD=$(python3 -c '
@@ -59,7 +62,8 @@ kw_check command "$TRACE.jsonl" command="$CMD:third.exe" \
 # -p a launcher (a shell whose child is `wine third.exe`): the child's session
 # comes in with it
 rm -f "$TRACE"
-WINEPREFIX=$PFX_A bash -c 'wine "$1" 0 >"$2" 2>&1; :' _ "$WINE_BIN/third.exe" "$T/launched.out" &
+kw_wine_argv "$PFX_A" third.exe
+bash -c '"$@" 0 >"$0" 2>&1; :' "$T/launched.out" "${KW_ARGV[@]}" &
 LAUNCHER=$!
 KT_PIDS="$KT_PIDS $LAUNCHER"
 for _ in $(seq 600); do grep -q '^ready' "$T/launched.out" 2>/dev/null && break; sleep 0.05; done

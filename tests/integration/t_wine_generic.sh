@@ -4,7 +4,9 @@
 # names (issue 8): a mingw program under Debian's Wine (-p PID, attached while
 # it waits at a gate) calls SwitchToThread Y times and CreateEventA E times.
 # Exactly Y NtSyscall spans named NtYieldExecution and E named NtCreateEvent
-# (numbers and names from ntdll.dll's stubs), each with its status; inside
+# (numbers and names from ntdll.dll's stubs), each with its status (a
+# yield's: 0, or where the build samples getrusage around sched_yield as
+# Wine 10 does, STATUS_NO_YIELD_PERFORMED exactly when not switched out); inside
 # each NtCreateEvent exactly one WineServerCall span citing it, whose request
 # the trace's WineServerRequests table (read from the wineserver binary the
 # session runs) names "create_event"; no NtSyscall span for a call that has a
@@ -71,8 +73,46 @@ if len(c) != E:
     fail("%d NtCreateEvent spans, expected %d" % (len(c), E))
 if len({b["payload"]["number"] for b, _ in y}) != 1:
     fail("NtYieldExecution with several numbers")
-if any(en.get("confidence") == "Inferred" or en["payload"]["status"] != 0 for _, en in y + c):
-    fail("a yield or create without its measured End and status 0")
+if any(en.get("confidence") == "Inferred" or en["payload"]["status"] != 0 for _, en in c):
+    fail("a create without its measured End and status 0")
+# a yield's status is what the build does inside it: Wine 8 calls sched_yield
+# and returns 0; Wine 10 (the Proton root's ntdll.so) samples
+# getrusage(RUSAGE_THREAD) before and after it and returns
+# STATUS_NO_YIELD_PERFORMED when the thread's context switch counts did not
+# change: 0 only if it was switched out between the samples, the other only
+# if it was not between the two calls
+NO_YIELD, NR_GETRUSAGE = 0x40000024, 98
+by_thread = {}
+for e in evs:
+    by_thread.setdefault(e["thread_id"], []).append(e)
+sampled = {0: 0, NO_YIELD: 0}
+for b, en in y:
+    st = en["payload"]["status"]
+    if en.get("confidence") == "Inferred":
+        fail("NtYieldExecution seq %d without its measured End" % b["seq"])
+    inner = [x for x in by_thread[b["thread_id"]] if b["seq"] < x["seq"] < en["seq"]]
+    ru = [x for x in inner if x["kind"] == "Syscall" and x["payload"].get("nr") == NR_GETRUSAGE]
+    if not ru:
+        if st != 0:
+            fail("NtYieldExecution seq %d: status %#x, expected 0 (no getrusage inside)"
+                 % (b["seq"], st))
+        continue
+    rb = [x["seq"] for x in ru if x["phase"] == "Begin"]
+    re_ = [x["seq"] for x in ru if x["phase"] == "End"]
+    if len(rb) != 2 or len(re_) != 2:
+        fail("NtYieldExecution seq %d: %d getrusage Begins and %d Ends, expected 2"
+             % (b["seq"], len(rb), len(re_)))
+    def switched(lo, hi):
+        return any(x["kind"] == "OffCpu" and x["phase"] in ("Begin", "Instant")
+                   and lo < x["seq"] < hi for x in inner)
+    if st == 0 and not switched(rb[0], re_[1]):
+        fail("NtYieldExecution seq %d: status 0 with no switch between its getrusage calls"
+             % b["seq"])
+    if st == NO_YIELD and switched(re_[0], rb[1]):
+        fail("NtYieldExecution seq %d: STATUS_NO_YIELD_PERFORMED though switched out" % b["seq"])
+    if st not in sampled:
+        fail("NtYieldExecution seq %d: status %#x" % (b["seq"], st))
+    sampled[st] += 1
 tables = [e for e in evs if e["kind"] == "WineServerRequests"]
 if not tables:
     fail("no WineServerRequests event")
@@ -93,7 +133,9 @@ for b, _ in c:
         fail("NtCreateEvent's server request %d is %s" % (r, t[r] if r < len(t) else "unnamed"))
 print("%d NtYieldExecution + %d NtCreateEvent spans, exact (of %d NtSyscall spans, %d names);"
       " each NtCreateEvent holds one WineServerCall, request %d = create_event (table of %d names)"
-      % (len(y), len(c), len(begins), len(names), inner[0]["payload"]["request"], len(t)))
+      "%s" % (len(y), len(c), len(begins), len(names), inner[0]["payload"]["request"], len(t),
+              "; yields sampled by getrusage: %d switched (0), %d not (STATUS_NO_YIELD_PERFORMED)"
+              % (sampled[0], sampled[NO_YIELD]) if sampled[0] + sampled[NO_YIELD] else ""))
 PY
 kt_note "$(kt_tail "$T/check.out")"
 "$REPLAY" dump "$TRACE" | grep -q "WineServerCall Begin .*request=[0-9]*(create_event)" ||

@@ -5,6 +5,8 @@
 # second.exe (its own PID there: 1) in the session of first.exe (host);
 # `katra-record -p <second's host PID>` traces it and its session (first.exe,
 # wineserver), and -p <first> finds second.exe by its host PID.
+# KW_WINE=10 (t_wine10_pidns): a PID namespace inside the Proton root's
+# mount namespace and chroot (bubblewrap's --unshare-pid in a container).
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
@@ -15,7 +17,11 @@ command -v unshare >/dev/null || kt_skip "unshare (util-linux) is not installed"
 kw_start "$PFX_A" first.exe
 FIRST=$KW_PID
 out=$T/second.ns.out
-WINEPREFIX=$PFX_A unshare --pid --fork --mount-proc wine "$WINE_BIN/second.exe" 0 >"$out" 2>&1 &
+# (in a chroot, / is no mount point: its propagation cannot be changed)
+prop=()
+[ "$KW_WINE" = 10 ] && prop=(--propagation unchanged)
+kw_wine_argv "$PFX_A" second.exe unshare --pid --fork --mount-proc "${prop[@]}"
+"${KW_ARGV[@]}" 0 >"$out" 2>&1 &
 KT_PIDS="$KT_PIDS $!"
 for _ in $(seq 600); do grep -q '^ready' "$out" 2>/dev/null && break; sleep 0.05; done
 grep -q '^ready' "$out" || kt_fail "second.exe in a PID namespace did not start: $(kt_tail "$out" 2)"

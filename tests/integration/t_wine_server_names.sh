@@ -6,7 +6,8 @@
 # (issue 18: a whole-file read of up to 256 MiB, once at SCHED_IDLE).  strace
 # without -f follows the recorder's main thread alone (the drain): it must
 # open neither /proc/PID/exe nor a wineserver binary, and the trace must hold
-# the table.
+# the table.  KW_WINE=10 (t_wine10_server_names): katra-record -- enter.sh
+# (Wine 10 chrooted in the Proton root), whose wineserver is the root's.
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
 kt_require
@@ -16,8 +17,14 @@ kw_uprobe_setup "$EXE"
 head -c 65536 /dev/urandom >"$T/data"
 touch "$T/gate"
 TRACE=$T/trace.ktrc
+CMD=(wine "$EXE")
+if [ "$KW_WINE" = 10 ]; then
+	# the root's wineserver (no launcher here): its names are read once it runs
+	cp "$EXE" "$T/"
+	CMD=("$KT_ROOT/tests/proton/enter.sh" "$KW_PROTON/root" "$T" /mnt/ntio.exe)
+fi
 timeout -k 5 120 strace -o "$T/strace.log" -e trace=open,openat "$REC" -o "$TRACE" -- \
-	wine "$EXE" "$(kw_win "$T/started")" "$(kw_win "$T/gate")" "$(kw_win "$T/data")" 2 1 1 \
+	"${CMD[@]}" "$(kw_win "$T/started")" "$(kw_win "$T/gate")" "$(kw_win "$T/data")" 2 1 1 \
 	>"$T/ntio.out" 2>"$T/rec.err"
 rc=$?
 [ "$rc" = 0 ] || kt_fail "katra-record exited $rc: $(kt_tail "$T/rec.err")"

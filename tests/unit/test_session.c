@@ -232,7 +232,12 @@ static void setup_tree(void)
 	/* in the containers, paths as those processes see them */
 	PID(200, "/ca", "fake.exe", 4, "/tmp/wine-aaa/server-fe00-a721f7/tmpmap-1", "fake.exe\0");
 	PID(300, "/cb", "game.exe", 4, "/tmp/.wine-1000/server-1-2/tmpmap-1",
-	    "Z:\\games\\game.exe\0");
+	    "Z:\\games\\game.exe\0");	/* chrooted (pressure-vessel): its maps name the directory from our
+	 * root, root/cc/tmp/..., which may exist only in its mount namespace */
+	snprintf(p, sizeof(p), "%s/cc/tmp/wine-ccc/server-3-4", root);
+	mkdirs(p);
+	snprintf(t, sizeof(t), "%s/cc/tmp/wine-ccc/server-3-4/tmpmap-1", root);
+	PID(600, "/cc", "d3d11frames.exe", 4, t, "/mnt/d3d11frames.exe\0");
 }
 
 static void teardown_tree(void)
@@ -288,6 +293,21 @@ Test(session_proc, chroot_in_a_namespace_of_its_own)
 	cr_assert(k.dev == c.dev && k.ino == c.ino, "the chroot's directory, as 200 sees it");
 	snprintf(p, sizeof(p), "%s/ca/tmp/wine-aaa/server-fe00-a721f7", root);
 	cr_assert_str_eq(dir, p);
+}
+
+Test(session_proc, chrooted_maps_name_the_directory_from_our_root)
+{
+	struct katra_wine_key k;
+	struct stat st;
+	char dir[256], want[256];
+
+	/* PROC/600/root + ROOT/cc/tmp/... does not exist: the directory is
+	 * PROC/600/root/tmp/... (ROOT/cc stripped: where its root lies) */
+	snprintf(want, sizeof(want), "%s/cc/tmp/wine-ccc/server-3-4", root);
+	cr_assert_eq(stat(want, &st), 0);
+	cr_assert_eq(katra_wine_server_key(proc, 600, &k, dir, sizeof(dir)), 0);
+	cr_assert_str_eq(dir, want);
+	cr_assert(k.dev == st.st_dev && k.ino == st.st_ino);
 }
 
 Test(session_proc, image_and_comm_of_a_pid)
@@ -654,6 +674,20 @@ Test(session_proc, socket_peers_of_wineserver_are_members)
 	cr_assert_eq(katra_wine_sock_members(proc, 110, dir_b, &socks, &pids, &n, &server),
 		     -ENOENT, "session B's listener is not in the dump");
 	free(socks.v);
+	/* a chrooted member names the directory from our root (ROOT/cc/tmp/...):
+	 * its listener is found through its root */
+	char cdir[320];
+	snprintf(cdir, sizeof(cdir), "%s/cc/tmp/wine-ccc/server-3-4", root);
+	snprintf(p, sizeof(p), "%s/socket", cdir);
+	put(p, "", 0);
+	cr_assert_eq(stat(p, &sock_file), 0);
+	cr_assert_eq(fake_dump(&socks), 0);
+	cr_assert_eq(katra_wine_sock_members(proc, 600, cdir, &socks, &pids, &n, &server), 0);
+	cr_assert_eq(server, 101);
+	free(pids);
+	free(socks.v);
+	snprintf(p, sizeof(p), "%s/socket", dir_a);
+	cr_assert_eq(stat(p, &sock_file), 0);
 
 	/* in a scan: 130 is a member the maps missed */
 	cr_assert_eq(katra_session_new(proc, &s), 0);

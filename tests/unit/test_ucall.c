@@ -4,6 +4,7 @@
  * cause chain NT call -> server call -> syscall, payloads and resources, a
  * call left without returning, an End without Begin, and the executable
  * mmap that makes the recorder look for libraries. */
+#include <errno.h>
 #include <sys/syscall.h>
 
 #include "pipeline_test_util.h"
@@ -174,16 +175,16 @@ static const char *nt_name(void *ctx, uint32_t slot, uint32_t number)
 	return slot == 0 && number == 0x2e ? "NtYieldExecution" : NULL;
 }
 
-static bool server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
-			    struct katra_str_vec *out)
+static int server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+			   struct katra_str_vec *out)
 {
 	static const struct katra_str names[2] = { { "new_process", 11 }, { "new_thread", 10 } };
 
 	(void)ctx;
 	if (tgid != 900 || comm_len != 12 || memcmp(comm, "wineserver64", 12))
-		return false;
+		return 0;
 	*out = (struct katra_str_vec){ names, 2 };
-	return true;
+	return 1;
 }
 
 Test(ucall, generic_nt_call_named_on_its_begin_and_server_request_names)
@@ -235,6 +236,71 @@ Test(ucall, generic_nt_call_named_on_its_begin_and_server_request_names)
 	/* a number without a name */
 	cr_assert(!evs[7].payload.u.nt_syscall.name.present);
 	cr_assert_eq(evs[8].payload.u.nt_syscall.status.value, 0xc0000008);
+}
+
+/* A wineserver whose binary the uprobes worker has not read yet (a chrooted
+ * Wine's: the drain never reads it): -EAGAIN at its ProcessInfo, and its
+ * table written once ready, before the next record, citing the ProcessInfo;
+ * a table read with no names is dropped. */
+static int later_calls;
+
+static int server_requests_later(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+				 struct katra_str_vec *out)
+{
+	(void)ctx, (void)comm, (void)comm_len, (void)out;
+	return tgid == 900 || tgid == 902 ? -EAGAIN : 0;
+}
+
+static int server_requests_ready(void *ctx, uint32_t *tgid, struct katra_str_vec *out)
+{
+	static const struct katra_str names[1] = { { "new_process", 11 } };
+
+	(void)ctx;
+	switch (later_calls++) {
+	case 0: /* at the first record: not read yet */
+		return -EAGAIN;
+	case 1: /* at the second: 902's binary holds no names */
+		*tgid = 902;
+		return 0;
+	case 2:
+		*tgid = 900;
+		*out = (struct katra_str_vec){ names, 1 };
+		return 1;
+	}
+	cr_assert_fail("asked again with nothing waiting");
+	return -EAGAIN;
+}
+
+Test(ucall, server_request_names_read_later_come_before_the_next_record)
+{
+	struct pl_trace t;
+
+	pl_trace_open(&t, 1, START);
+	t.pl.em.server_requests = server_requests_later;
+	t.pl.em.server_requests_ready = server_requests_ready;
+	cr_assert_eq(emit_process_info(&t.pl.em, START + 1, 900, KATRA_ORIGIN_WINE_SESSION,
+				       "wineserver64", NULL, NULL), 0);          /* 0 */
+	cr_assert_eq(emit_process_info(&t.pl.em, START + 2, 902, KATRA_ORIGIN_WINE_SESSION,
+				       "wineserver64", NULL, NULL), 0);          /* 1 */
+	/* its Begin (2) finds nothing read; the table comes before its End (4) */
+	read_syscall(&t.pl, 10, 110, 120);                                  /* 2, 3, 4 */
+	read_syscall(&t.pl, 10, 130, 140);                                     /* 5, 6 */
+	pl_trace_finish(&t, START + 500);
+
+	read_events(t.path);
+	cr_assert_eq(later_calls, 3);
+	cr_assert_eq(evs[0].kind, KATRA_KIND_PROCESS_INFO);
+	cr_assert_eq(evs[1].kind, KATRA_KIND_PROCESS_INFO);
+	cr_assert_eq(evs[2].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(evs[3].kind, KATRA_KIND_WINE_SERVER_REQUESTS);
+	cr_assert_eq(evs[3].res.id, 900);
+	cr_assert_eq(evs[3].ncauses, 1);
+	cr_assert_eq(evs[3].causes[0], evs[0].seq, "cites its wineserver's ProcessInfo");
+	cr_assert_eq(evs[3].payload.u.wine_server_requests.names.len, 1);
+	cr_assert_eq(evs[4].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(evs[5].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(evs[6].kind, KATRA_KIND_FILE_READ);
+	cr_assert_eq(nevs, 7, "one table only");
 }
 
 /* Overlapped reads that complete after NtReadFile returned STATUS_PENDING:

@@ -74,12 +74,18 @@ struct emitter {
 	void *names_ctx;
 	/* Wine name tables (uprobes.c / winenames.c), NULL when unused: the name
 	 * of NT call `number` of the probed ntdll file in `slot` (the Begin of a
-	 * generic NtSyscall span), and a wineserver's request names: true and
+	 * generic NtSyscall span), and a wineserver's request names: 1 and
 	 * *names filled (valid until the next call) when tgid, just named comm,
-	 * is a wineserver whose table is known and not yet written */
+	 * is a wineserver whose table is known and not yet written; -EAGAIN
+	 * when its binary's table is still being read (never by the drain):
+	 * server_requests_ready then gives it, as soon as it is read (1 and
+	 * *tgid, *names; 0 and *tgid: read, no names; -EAGAIN: none yet);
+	 * else 0 */
 	const char *(*nt_name)(void *ctx, uint32_t slot, uint32_t number);
-	bool (*server_requests)(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
-				struct katra_str_vec *names);
+	int (*server_requests)(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
+			       struct katra_str_vec *names);
+	int (*server_requests_ready)(void *ctx, uint32_t *tgid, struct katra_str_vec *names);
+	uint32_t names_waiting; /* wineservers whose request names come later */
 	void *wine_tables_ctx;
 	struct emit_stats st;
 };

@@ -10,6 +10,13 @@ int emit_pending(struct emitter *e, const struct pending *p)
 {
 	if (e->error)
 		return e->error;
+	/* request names the uprobes worker has read since: before this record
+	 * (its key keeps the order) */
+	if (e->names_waiting) {
+		int rc = emit_waiting_names(e, p->key);
+		if (rc)
+			return rc;
+	}
 	/* every kind listed: a new one cannot be misfiled silently */
 	switch ((enum pend_kind)p->kind) {
 	case PEND_SYSCALL_BEGIN:

@@ -107,6 +107,7 @@ struct proc_state {
 	uint64_t frame;     /* the frame in progress (its events' request_id), 0
 			     * before its first present (emit_frames.c) */
 	bool wineserver;    /* named wineserver*: its threads are TH_WINESERVER */
+	uint64_t info_seq;  /* its latest ProcessInfo (its request names cite it) */
 };
 
 /* A swapchain of a process and the presents it made (emit_frames.c). */
@@ -173,6 +174,9 @@ int emit_fork(struct emitter *e, const struct pending *p);
 int emit_exec(struct emitter *e, const struct pending *p);
 int emit_exit(struct emitter *e, const struct pending *p);
 int emit_task_rename(struct emitter *e, const struct pending *p);
+/* The request names of wineservers named earlier (names_waiting) that the
+ * uprobes worker has read since, written at key. */
+int emit_waiting_names(struct emitter *e, uint64_t key);
 int emit_page_fault(struct emitter *e, const struct pending *p);
 int emit_uring(struct emitter *e, const struct pending *p);
 /* Wine and Vulkan calls (uprobes): emit_wine.c */

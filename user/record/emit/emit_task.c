@@ -2,6 +2,7 @@
 /* Process lifecycle: fork, exec, exit, renames, and the ProcessInfo that
  * names each traced process (at start, on a followed fork, after each exec,
  * when its main thread is renamed). */
+#include <errno.h>
 #include <string.h>
 
 #include "emit_int.h"
@@ -14,6 +15,24 @@ static size_t comm_len(const char *comm, size_t cap)
 	while (n < cap && comm[n])
 		n++;
 	return n;
+}
+
+/* A wineserver's request names, once, citing its ProcessInfo. */
+static int write_server_requests(struct emitter *e, uint64_t key, uint32_t tgid, uint64_t cause,
+				 const struct katra_str_vec *reqs, struct thread_state *th)
+{
+	uint64_t causes[1] = { cause };
+	struct katra_wire_head h = { .tid = tgid, .tgid = tgid };
+	struct katra_event ev;
+
+	emit_base(&ev, &h, KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_REQUESTS,
+		  KATRA_PHASE_INSTANT);
+	ev.resource = (struct katra_resource){ KATRA_RES_PROCESS, tgid };
+	ev.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+	ev.payload.u.wine_server_requests.names = *reqs;
+	if (cause != UINT64_MAX)
+		ev.causes = (struct katra_u64_vec){ causes, 1 };
+	return emit_write(e, &ev, key, th);
 }
 
 /* thread_id = process_id = the process's id; resource Process. */
@@ -61,21 +80,36 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 		e->on_named(e->names_ctx, tgid, origin, clean, ev.payload.u.process_info.comm.len,
 			    image ? clean_image : NULL);
 	uint64_t named_seq = e->next_seq;
+	if (ps)
+		ps->info_seq = named_seq;
 	int rc = emit_write(e, &ev, key, th);
 	struct katra_str_vec reqs;
-	if (rc || !e->server_requests ||
-	    !e->server_requests(e->wine_tables_ctx, tgid, clean,
-				ev.payload.u.process_info.comm.len, &reqs))
+	if (rc || !e->server_requests)
 		return rc;
-	/* a wineserver: its request names, once, citing the ProcessInfo */
-	emit_base(&ev, &h, KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_REQUESTS,
-		  KATRA_PHASE_INSTANT);
-	ev.resource = (struct katra_resource){ KATRA_RES_PROCESS, tgid };
-	ev.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
-	ev.payload.u.wine_server_requests.names = reqs;
-	causes[0] = named_seq;
-	ev.causes = (struct katra_u64_vec){ causes, 1 };
-	return emit_write(e, &ev, key, th);
+	int got = e->server_requests(e->wine_tables_ctx, tgid, clean,
+				     ev.payload.u.process_info.comm.len, &reqs);
+	if (got == -EAGAIN && e->server_requests_ready) /* written once read */
+		e->names_waiting++;
+	if (got != 1)
+		return rc;
+	return write_server_requests(e, key, tgid, named_seq, &reqs, th);
+}
+
+int emit_waiting_names(struct emitter *e, uint64_t key)
+{
+	struct katra_str_vec reqs;
+	uint32_t tgid;
+	int got, rc = 0;
+
+	while (!rc && e->names_waiting &&
+	       (got = e->server_requests_ready(e->wine_tables_ctx, &tgid, &reqs)) != -EAGAIN) {
+		e->names_waiting--;
+		struct proc_state *ps = ktable_get(&e->procs, tgid);
+		if (got == 1)
+			rc = write_server_requests(e, key, tgid, ps ? ps->info_seq : UINT64_MAX,
+						   &reqs, NULL);
+	}
+	return rc;
 }
 
 int emit_process_info(struct emitter *e, uint64_t key, uint32_t tgid, uint32_t origin,

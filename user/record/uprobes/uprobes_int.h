@@ -89,10 +89,21 @@ struct katra_uprobes {
 		uint32_t count;
 		struct katra_str *strs;
 	} req[8];
-	unsigned nreq;
+	unsigned nreq; /* tables filled (atomic: written by the worker only, the
+			* drain's emitter reads them) */
 	uint32_t req_given[64];
 	unsigned nreq_given;
+	/* wineservers named before their binary's table was read (the drain's) */
+	struct req_wait {
+		uint32_t tgid;
+		uint64_t dev, ino;
+	} req_wait[8];
+	unsigned nreq_wait;
 };
+
+/* The worker's: the request names of a wineserver binary that a scanned
+ * process maps (itself: its exe), read once per (dev, ino). */
+void up_load_wineserver(struct katra_uprobes *u, const char *path, const struct stat *st);
 
 struct elf_file {
 	int fd;

@@ -65,14 +65,32 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 	char hp[PATH_MAX];
 	struct stat st;
 	bool nt = u->o.wine && is_ntdll(path), vk = u->o.vulkan && is_vk_loader(path);
+	bool ws = u->o.wine && !strncmp(up_base_name(path), "wineserver", 10);
 
-	if (!nt && !vk)
+	if (!nt && !vk && !ws)
 		return 0;
 	if (host_path(pid, path, ino, hp, sizeof(hp), &st))
 		return 0;
+	if (ws) { /* a wineserver's own exe: its request names */
+		up_load_wineserver(u, hp, &st);
+		return 0;
+	}
 	if (up_find_file(u, st.st_dev, st.st_ino))
 		return 0;
-	return nt ? up_probe_ntdll(u, hp, &st) : up_probe_vulkan(u, pid, hp, &st);
+	if (!nt)
+		return up_probe_vulkan(u, pid, hp, &st);
+	int n = up_probe_ntdll(u, hp, &st);
+	/* said as it happens: a process in another root (a chrooted Wine) has
+	 * no launcher here to probe before it runs; its NT calls are seen from
+	 * now on (t_wine10_command waits for this) */
+	char root[PATH_MAX], link[64];
+	snprintf(link, sizeof(link), "/proc/%u/root", pid);
+	ssize_t rl = pid ? readlink(link, root, sizeof(root) - 1) : -1;
+	if (n > 0 && rl > 1 && !u->o.quiet) {
+		root[rl] = '\0';
+		fprintf(stderr, "katra-record: layer wine: %d uprobes on ntdll.so in %s\n", n, root);
+	}
+	return n;
 }
 
 int up_scan_pid(struct katra_uprobes *u, uint32_t pid)

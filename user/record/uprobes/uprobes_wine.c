@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -289,7 +290,8 @@ const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number)
 /* ---- wineserver request names ---- */
 
 /* The request names of the wineserver binary at path (dev, ino of st), read
- * once into a table; NULL when the tables are full. */
+ * once into a table, published to the drain (nreq, release); NULL when the
+ * tables are full.  The worker's only: a whole-file read. */
 static struct req_table *req_load(struct katra_uprobes *u, const char *path,
 				  const struct stat *st)
 {
@@ -301,7 +303,7 @@ static struct req_table *req_load(struct katra_uprobes *u, const char *path,
 			return &u->req[i];
 	if (u->nreq >= sizeof(u->req) / sizeof(u->req[0]))
 		return NULL;
-	t = &u->req[u->nreq++];
+	t = &u->req[u->nreq];
 	memset(t, 0, sizeof(*t));
 	t->dev = st->st_dev;
 	t->ino = st->st_ino;
@@ -312,51 +314,8 @@ static struct req_table *req_load(struct katra_uprobes *u, const char *path,
 			for (uint32_t i = 0; i < t->count; i++)
 				t->strs[i] = katra_cstr(t->names[i]);
 	}
+	__atomic_store_n(&u->nreq, u->nreq + 1, __ATOMIC_RELEASE);
 	return t;
-}
-
-/* The drain's call, at a wineserver's ProcessInfo: for a `-- wine` command
- * the table was read before it ran (up_prepare_wineserver); another
- * wineserver binary is read here. */
-bool katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
-				   struct katra_str_vec *out)
-{
-	struct katra_uprobes *u = ctx;
-	char exe[64];
-	struct stat st;
-	struct req_table *t;
-
-	if (!u || !u->o.wine || comm_len < 10 || strncmp(comm, "wineserver", 10))
-		return false;
-	for (unsigned i = 0; i < u->nreq_given; i++)
-		if (u->req_given[i] == tgid)
-			return false;
-	snprintf(exe, sizeof(exe), "/proc/%u/exe", tgid);
-	/* Debian's /usr/lib/wine/wineserver is a shell script that execs
-	 * wineserver64: named "wineserver" while /bin/sh runs it, it is no
-	 * server yet (the exec that follows names it again) and /bin/sh is no
-	 * file to read */
-	char target[PATH_MAX];
-	ssize_t n = readlink(exe, target, sizeof(target) - 1);
-	if (n <= 0)
-		return false;
-	target[n] = '\0';
-	const char *base = strrchr(target, '/');
-	if (strncmp(base ? base + 1 : target, "wineserver", 10) || stat(exe, &st))
-		return false;
-	bool known = false;
-	for (unsigned i = 0; i < u->nreq; i++)
-		known |= u->req[i].dev == st.st_dev && u->req[i].ino == st.st_ino;
-	t = req_load(u, exe, &st);
-	if (t && !t->strs && !known && !u->o.quiet)
-		fprintf(stderr, "katra-record: no request names found in the wineserver of "
-			"pid %u (its session's WineServerCall spans carry numbers only)\n", tgid);
-	if (!t || !t->strs)
-		return false;
-	if (u->nreq_given < sizeof(u->req_given) / sizeof(u->req_given[0]))
-		u->req_given[u->nreq_given++] = tgid;
-	*out = (struct katra_str_vec){ t->strs, t->count };
-	return true;
 }
 
 static bool is_elf(const char *path)
@@ -368,6 +327,12 @@ static bool is_elf(const char *path)
 	if (fd >= 0)
 		close(fd);
 	return yes;
+}
+
+void up_load_wineserver(struct katra_uprobes *u, const char *path, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) && is_elf(path))
+		req_load(u, path, st);
 }
 
 /* A Wine launcher about to run: the wineserver it will start, beside it, has
