@@ -5,14 +5,17 @@
 # its start-up each (spread over 0 .. 1.3 x the time it takes to be live, by
 # its --ready-file), then SIGKILL again while the paused child sits where its
 # parent-death signal is armed but it does not wait yet (KATRA_TEST_ARMED_MS
-# widens that moment to 300 ms).  The test is the children's subreaper, so
+# widens that moment to 300 ms), then SIGKILL while the Vulkan resolver runs
+# as the command's user (-u nobody; a stand-in that hangs,
+# KATRA_TEST_VKRESOLVE).  The test is the children's subreaper, so
 # whatever the recorder leaves is reparented here and seen (stopped, running,
 # or a zombie nobody reaped).  After each recorder's exit:
 #  - SIGINT, SIGTERM: no process of the command is left, none reparented here;
 #    a trace that exists verifies, and one exists when the signal came after
 #    the capture was live;
 #  - SIGKILL: nothing stopped; a child never released exits by itself; a
-#    released one runs the command (it outlives the recorder, as with -d).
+#    released one runs the command (it outlives the recorder, as with -d);
+#    the resolver ends too.
 . "$(dirname "$0")/lib.sh"
 kt_require
 SLEEP=$(command -v sleep)
@@ -205,6 +208,56 @@ armed_live = time_to_live(env)
 for i in range(10):
     bad += one(signal.SIGKILL, armed_live * i / 9, "armed-%d" % i, env)
 
+# the Vulkan resolver, run during the start-up as the command's user (-u):
+# a stand-in that hangs; SIGKILL to the recorder while it runs must end it
+# too (its parent-death signal, which setuid clears, armed after it)
+icds = [f for d in ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d")
+        if os.path.isdir(d) for f in os.listdir(d) if f.endswith(".json")]
+helper_runs = 0
+if icds:
+    os.chmod(tmp, 0o711) # the command and the stand-in run as nobody
+    pub = os.path.join(tmp, "pub")
+    os.mkdir(pub)
+    os.chmod(pub, 0o1777)
+    hung = os.path.join(tmp, "hung-vkresolve")
+    with open(hung, "w") as f:
+        f.write('#!/bin/sh\necho $$ >"%s/hung.$$"\nexec sleep 600\n' % pub)
+    os.chmod(hung, 0o755)
+    env = dict(os.environ, KATRA_TEST_VKRESOLVE=hung)
+    for i in range(3):
+        marker = "katra-stk-%d-vk-%d" % (os.getpid(), i)
+        link = os.path.join(tmp, marker)
+        os.symlink(sleep_bin, link)
+        p = subprocess.Popen([rec, "-q", "-u", "nobody", "-o", os.path.join(tmp, marker + ".ktrc"),
+                              "--", link, "30"], stdout=subprocess.DEVNULL,
+                             stderr=open(os.path.join(tmp, marker + ".err"), "w"), env=env)
+        helper = None
+        for _ in range(3000): # the hang guard: 30 s
+            got = [f for f in os.listdir(pub) if f.startswith("hung.")]
+            if got or p.poll() is not None:
+                break
+            time.sleep(0.01)
+        if got:
+            os.unlink(os.path.join(pub, got[0]))
+            helper = int(got[0].split(".")[1])
+        p.kill()
+        p.wait()
+        if helper is None:
+            bad.append("-u nobody: the stand-in resolver never ran (exit %s)" % p.returncode)
+        helper_runs += 1
+        for k in our_children():
+            st = state_of(k)
+            if k == helper and st not in ("Z", "X") and not reap(k):
+                bad.append("SIGKILL while katra-vkresolve runs as nobody: it is still "
+                           "running (pid %d, state %s)" % (k, state_of(k)))
+                kill_reap(k)
+            elif k != helper and not reap(k):
+                bad.append("SIGKILL while katra-vkresolve runs: pid %d (state %s, exe %s) "
+                           "left" % (k, state_of(k), exe_of(k)))
+                kill_reap(k)
+            elif k == helper:
+                reap(k)
+
 if bad:
     print("\n".join(bad))
     print("%d problems in %d interrupted start-ups; the first: %s" % (
@@ -212,6 +265,7 @@ if bad:
     sys.exit(1)
 print("live after %.0f ms; %s; armed window: live after %.0f ms; nothing left behind" % (
     live_s * 1000, ", ".join("%s %s: %d" % (signal.Signals(s).name, "live" if l else "starting", n)
-                             for (s, l), n in sorted(counts.items())), armed_live * 1000))
+                             for (s, l), n in sorted(counts.items())), armed_live * 1000)
+    + "; SIGKILL while katra-vkresolve runs as nobody: %d" % helper_runs)
 PY
 kt_note "$(kt_tail "$T/check.out")"
