@@ -5,9 +5,9 @@
 # its start-up each (spread over 0 .. 1.3 x the time it takes to be live, by
 # its --ready-file) and once it is live, then SIGKILL again while the paused
 # child sits where its parent-death signal is armed but it does not wait yet
-# (KATRA_TEST_ARMED_MS widens that moment to 300 ms), then SIGKILL while the Vulkan resolver runs
-# as the command's user (-u nobody; a stand-in that hangs,
-# KATRA_TEST_VKRESOLVE).  The test is the children's subreaper, so
+# (KATRA_TEST_ARMED_MS widens that moment to 300 ms), then SIGKILL while the
+# Vulkan resolver runs as the command's user (-u nobody; a stand-in that
+# hangs, KATRA_TEST_VKRESOLVE).  The test is the children's subreaper, so
 # whatever the recorder leaves is reparented here and seen (stopped, running,
 # or a zombie nobody reaped).  After each recorder's exit:
 #  - SIGINT, SIGTERM: no process of the command is left, none reparented here;
