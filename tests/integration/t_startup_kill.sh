@@ -40,23 +40,20 @@ def state_of(pid):
         return None
 
 
+def comm_of(pid):
+    """its name; a zombie's too"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split("(", 1)[1].rsplit(")", 1)[0]
+    except OSError:
+        return None
+
+
 def exe_of(pid):
     try:
         return os.readlink("/proc/%d/exe" % pid)
     except OSError:
         return None
-
-
-def catches(pid, sig):
-    """whether pid has a handler for sig (the recorder's, not its command's)"""
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("SigCgt:"):
-                    return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
-    except OSError:
-        pass
-    return False
 
 
 def our_children():
@@ -164,7 +161,7 @@ def one(sig, delay, tag, env=None):
         return ["%s: katra-record still running 60 s later" % what]
     bad = []
     # the recorder is reaped: what it left is reparented here by now (its
-    # uprobe links' holder too, a fork of it that ends by itself: linger.c)
+    # uprobe links' holder too, katra-linger, which ends by itself: linger.c)
     released = 0
     for k in our_children():
         st, exe = state_of(k), exe_of(k)
@@ -177,13 +174,13 @@ def one(sig, delay, tag, env=None):
             released += 1 # SIGKILL: released before the recorder died, it runs
             kill_reap(k)
         else:
-            # a fork of the recorder, never released (or the links' holder):
-            # it must end by itself; after SIGINT/SIGTERM the recorder ends
-            # its command itself, so one with the command's dispositions (not
-            # the recorder's handlers) was left behind
-            if sig != signal.SIGKILL and st not in ("Z", "X") and not catches(k, signal.SIGINT):
-                bad.append("%s: the paused command (pid %d, state %s) left behind (exit %s)"
-                           % (what, k, st, rc))
+            # a fork of the recorder, never released, or the links' holder
+            # (katra-linger): it must end by itself; after SIGINT/SIGTERM the
+            # recorder ends and reaps its command itself, so anything else
+            # reparented here (a zombie too) was left behind
+            if sig != signal.SIGKILL and comm_of(k) != "katra-linger":
+                bad.append("%s: pid %d (%s, state %s) left behind (exit %s)"
+                           % (what, k, comm_of(k), st, rc))
             end = settle(k)
             if end == "exec" and sig == signal.SIGKILL:
                 released += 1
@@ -270,17 +267,15 @@ if icds:
             bad.append("-u nobody: the stand-in resolver never ran (exit %s)" % p.returncode)
         helper_runs += 1
         for k in our_children():
-            st = state_of(k)
-            if k == helper and st not in ("Z", "X") and not reap(k):
+            if reap(k): # the resolver, the paused command: both end by themselves
+                continue
+            if k == helper:
                 bad.append("SIGKILL while katra-vkresolve runs as nobody: it is still "
                            "running (pid %d, state %s)" % (k, state_of(k)))
-                kill_reap(k)
-            elif k != helper and not reap(k):
+            else:
                 bad.append("SIGKILL while katra-vkresolve runs: pid %d (state %s, exe %s) "
                            "left" % (k, state_of(k), exe_of(k)))
-                kill_reap(k)
-            elif k == helper:
-                reap(k)
+            kill_reap(k)
 
 if bad:
     print("\n".join(bad))
