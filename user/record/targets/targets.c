@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "targets.h"
@@ -167,16 +168,57 @@ int katra_target_descendants(const uint32_t *roots, size_t nroots, uint32_t *out
  * ours (the recorder's handlers) never reach it. */
 static const int inherited_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
-/* The child: drop to the invoking user if asked, stop until the probes are
- * live, then one execve of the resolved path (the trace starts there: no
- * PATH search, no sync-pipe read of ours in it).  Its parent's death while it
+/* The child's side, set in the child before it waits. */
+static struct {
+	const char *path;
+	char *const *argv;
+	const volatile int *released;
+} child_cmd;
+
+/* SIGCONT in the child: our release (the shared word set first), or our
+ * death (PR_SET_PDEATHSIG), or someone else's.  The exec runs here, in the
+ * handler: the trace starts at it, with no syscall of ours before it (the
+ * code it interrupts is only the armed byte's write and pause()). */
+static void on_continued(int sig)
+{
+	(void)sig;
+	if (!*child_cmd.released)
+		_exit(127); /* continued by our parent's death, or by someone else */
+	execv(child_cmd.path, child_cmd.argv);
+	fprintf(stderr, "katra-record: cannot run '%s': %s\n", child_cmd.argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Tests only: the child waits this long between arming its parent-death
+ * signal and its pause, the moment a parent's death must still end it. */
+static void armed_test_delay(void)
+{
+	const char *ms = getenv("KATRA_TEST_ARMED_MS");
+	struct timespec ts = { ms ? atoi(ms) / 1000 : 0, ms ? (long)(atoi(ms) % 1000) * 1000000 : 0 };
+
+	while (ms && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* The child: drop to the invoking user if asked, wait paused until the
+ * probes are live, then one execve of the resolved path (the trace starts
+ * there: no PATH search, no syscall of ours).  Its parent's death while it
  * waits must end it: PR_SET_PDEATHSIG, checked against a parent already gone.
  * The signal is SIGCONT, not SIGKILL, because it stays set across execve and
- * the command must outlive a capture that ends first (-d): continued without
- * *released set, the child exits; after execve a SIGCONT does nothing. */
+ * the command must outlive a capture that ends first (-d); after execve a
+ * SIGCONT does nothing.  Here it has a handler (on_continued), so it is never
+ * lost: pending while blocked, it wakes pause() or the stop.  The stop is the
+ * parent's SIGSTOP, sent once the child said it is armed, never the child's
+ * own: a SIGSTOP generated after our parent's SIGCONT would discard that
+ * SIGCONT and stop the child for good, an orphan in state T.  Stopped (out
+ * of pause(), its return before the probes track it), it waits untraced. */
 static void launch_child(const char *path, char *const argv[], const struct katra_run_as *as,
-			 pid_t parent, const sigset_t *mask, const volatile int *released)
+			 pid_t parent, const sigset_t *mask, const volatile int *released,
+			 int armed_fd)
 {
+	struct sigaction cont = { .sa_handler = on_continued, .sa_flags = SA_NODEFER };
+	sigset_t waiting = *mask;
+
 	for (size_t i = 0; i < sizeof(inherited_signals) / sizeof(inherited_signals[0]); i++) {
 		int sig = inherited_signals[i];
 		signal(sig, as && sigismember(&as->ignored, sig) ? SIG_IGN : SIG_DFL);
@@ -192,24 +234,32 @@ static void launch_child(const char *path, char *const argv[], const struct katr
 		if (as->home[0])
 			setenv("HOME", as->home, 1);
 	}
+	child_cmd.path = path;
+	child_cmd.argv = argv;
+	child_cmd.released = released;
+	/* no mask of the handler's own (SA_NODEFER, empty sa_mask): the exec in
+	 * it gives the command the caller's mask (SIGCONT unblocked) */
+	sigemptyset(&cont.sa_mask);
 	/* after setuid, which clears it */
-	if (prctl(PR_SET_PDEATHSIG, SIGCONT) || getppid() != parent)
+	if (sigaction(SIGCONT, &cont, NULL) || prctl(PR_SET_PDEATHSIG, SIGCONT) ||
+	    getppid() != parent)
 		_exit(127);
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	raise(SIGSTOP);
-	if (!*released)
-		_exit(127); /* continued by our parent's death, or by someone else */
-	execv(path, argv);
-	fprintf(stderr, "katra-record: cannot run '%s': %s\n", argv[0], strerror(errno));
-	_exit(127);
+	sigdelset(&waiting, SIGCONT); /* the handler must be able to run */
+	sigprocmask(SIG_SETMASK, &waiting, NULL);
+	if (write(armed_fd, "", 1) != 1)
+		_exit(127);
+	armed_test_delay();
+	for (;;)
+		pause();
 }
 
 int katra_launch_start(struct katra_launch *l, char *const argv[], const struct katra_run_as *as)
 {
-	char path[4096];
+	char path[4096], armed;
 	sigset_t all, old;
 	pid_t parent = getpid();
-	int st, rc;
+	int st, rc, pipefd[2];
+	ssize_t n;
 
 	l->pid = -1;
 	l->release_fd = -1;
@@ -224,21 +274,43 @@ int katra_launch_start(struct katra_launch *l, char *const argv[], const struct 
 		l->released = NULL;
 		return -errno;
 	}
+	/* the child's word that its parent-death signal is armed */
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		rc = -errno;
+		katra_launch_abort(l);
+		return rc;
+	}
 	/* no handler of ours runs in the child: its signals wait until it has
 	 * its own dispositions */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	pid_t pid = fork();
-	if (pid == 0)
-		launch_child(path, argv, as, parent, &old, l->released);
+	if (pid == 0) {
+		close(pipefd[0]);
+		launch_child(path, argv, as, parent, &old, l->released, pipefd[1]);
+	}
 	rc = pid < 0 ? -errno : 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (rc)
+	close(pipefd[1]);
+	if (rc) {
+		close(pipefd[0]);
+		katra_launch_abort(l);
 		return rc;
+	}
 	l->pid = pid;
 	l->release_fd = 1; /* "not yet released": killed on any failure from here */
-	/* stopped before it is tracked: what it did to get there is not traced */
-	while (waitpid(pid, &st, WUNTRACED) < 0) {
+	/* armed (or gone: EOF), then stopped by us; what it did to get there is
+	 * not traced (it is tracked once stopped) */
+	while ((n = read(pipefd[0], &armed, 1)) < 0 && errno == EINTR)
+		;
+	rc = n < 0 ? -errno : 0;
+	close(pipefd[0]);
+	if (rc || (n == 1 && kill(pid, SIGSTOP))) {
+		rc = rc ? rc : -errno;
+		katra_launch_abort(l);
+		return rc;
+	}
+	while (waitpid(pid, &st, n == 1 ? WUNTRACED : 0) < 0) {
 		if (errno != EINTR) {
 			rc = -errno;
 			katra_launch_abort(l);
@@ -248,6 +320,7 @@ int katra_launch_start(struct katra_launch *l, char *const argv[], const struct 
 	if (!WIFSTOPPED(st)) {
 		l->pid = -1; /* reaped */
 		l->release_fd = -1;
+		katra_launch_abort(l); /* the shared word */
 		if (WIFSIGNALED(st))
 			return -EINTR;
 		return WIFEXITED(st) && WEXITSTATUS(st) == 126 ? -EPERM : -ECHILD;

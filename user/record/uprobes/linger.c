@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +64,9 @@ static bool fork_child(const int *fds, size_t n, int *release_fd)
 	child = fork();
 	if (child == 0) {
 		int lo = 0;
+		/* it outlives the recorder by a grace period or a few: ps and
+		 * pgrep say what it is, not a second katra-record */
+		prctl(PR_SET_NAME, "katra-linger");
 		for (size_t i = 0; i < nk; i++) {
 			close_span(lo, keep[i] - 1, open_max);
 			lo = keep[i] + 1;

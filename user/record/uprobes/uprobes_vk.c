@@ -135,10 +135,14 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 			free(envp[i]);
 		return -ENOMEM;
 	}
+	pid_t parent = getpid();
 	child = fork();
 	if (child == 0) {
-		/* the worker thread forked it: gone with it */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* the worker thread forked it: gone with it (checked against a
+		 * parent already gone, and armed again after a setuid, which
+		 * clears it) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(125);
 		dup2(pfd[1], 1);
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
@@ -148,6 +152,8 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 		if (owner.st_uid != 0 && (setgroups(0, NULL) || setgid(owner.st_gid) ||
 					  setuid(owner.st_uid)))
 			_exit(126);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(125);
 		if (root)
 			fexecve(exe, argv, envp); /* the helper is ours, its libraries the root's */
 		else
