@@ -852,6 +852,35 @@ Test(pipeline, nothing_stamped_after_the_end_is_written)
 	temp_dir_remove(t.dir);
 }
 
+/* The capture starts once the layers of what exists are on (recorder.c: after
+ * the uprobes settle); the probes ran before: nothing stamped earlier is
+ * written, and a syscall under way at the start returns without a Begin, as
+ * one under way when -p attaches does. */
+Test(pipeline, nothing_stamped_before_the_start_is_written)
+{
+	struct pl_trace t;
+
+	pl_trace_open(&t, 2, START + 250);
+	/* tid 10: getppid 100..300 across the start (250); tid 11: a wakeup at
+	 * 200, before it, one at 260 and a getppid 270..280 */
+	push_getppid(&t.pl, 0, 10, 100, 300);
+	push_waking(&t.pl, 1, 11, 200);
+	push_waking(&t.pl, 1, 11, 260);
+	push_getppid(&t.pl, 1, 11, 270, 280);
+	pl_trace_finish(&t, START + 400);
+
+	read_back(t.path);
+	cr_assert_eq(ngot, 6, "wakeup, Begin, End, the return, CaptureEnd, summary: %zu", ngot);
+	cr_assert(got[0].kind == KATRA_KIND_WAKEUP && got[0].ts == 10 && got[0].tid == 11);
+	cr_assert(got[1].phase == KATRA_PHASE_BEGIN && got[1].ts == 20 && got[1].tid == 11);
+	cr_assert(got[2].phase == KATRA_PHASE_END && got[2].ts == 30 && got[2].tid == 11);
+	cr_assert(got[3].tid == 10 && got[3].ts == 50 && got[3].phase != KATRA_PHASE_BEGIN,
+		  "the syscall under way at the start: its return only");
+	cr_assert_eq(got[4].type, KATRA_RECORD_EPOCH_MARKER, "CaptureEnd");
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
+}
+
 /* A staging batch (bpf/common.bpf.h): one ring record holding several wire
  * records back to back, which the pipeline reads as if each had been a ring
  * record of its own; a record a nested probe reserved directly comes before

@@ -44,3 +44,17 @@ int katra_outfile_create(const char *path, bool replace, int *out)
 	*out = fd;
 	return 0;
 }
+
+int katra_outfile_ready(const char *path)
+{
+	int fd, rc = katra_outfile_create(path, false, &fd);
+
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot create ready file '%s': %s\n", path,
+			strerror(-rc));
+		return rc;
+	}
+	dprintf(fd, "%d\n", getpid());
+	close(fd);
+	return 0;
+}

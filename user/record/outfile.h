@@ -13,5 +13,8 @@
 /* The new file's descriptor in *fd: 0 or -errno (-EEXIST: it exists and
  * replace is false). */
 int katra_outfile_create(const char *path, bool replace, int *fd);
+/* The --ready-file: created as an output file, holding our pid; 0, or
+ * -errno after saying why on stderr. */
+int katra_outfile_ready(const char *path);
 
 #endif

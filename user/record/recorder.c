@@ -258,6 +258,25 @@ static bool wine_is_tracked(void *ctx, uint32_t pid)
 
 /* The -p targets' Wine sessions, once the probes are live: every member not
  * traced yet, and (unless --no-follow) the processes below them. */
+/* The tree's processes that already exist: forks from now on are followed
+ * in the kernel; twice, for a fork between attach and the scan. */
+static void track_descendants(struct recorder *r, const struct katra_record_opts *o)
+{
+	for (int pass = 0; pass < 2 && o->follow_children && o->npids; pass++) {
+		int n = katra_target_descendants(o->pids, o->npids, r->kids, KIDS_MAX);
+		r->nkids = 0;
+		for (int i = 0; i < n && i < KIDS_MAX; i++) {
+			if (r->kids[i] == (uint32_t)getpid())
+				continue; /* never the recorder itself (-p $$ from its shell) */
+			r->kids[r->nkids++] = r->kids[i];
+			katra_probes_track_tgid(r->probes, r->kids[i]);
+		}
+		if (n > KIDS_MAX && pass)
+			fprintf(stderr, "katra-record: %d processes below the targets; tracking the "
+				"first %d and what they fork\n", n, KIDS_MAX);
+	}
+}
+
 static int start_sessions(struct recorder *r)
 {
 	const struct katra_wine_ops ops = { r, wine_track, wine_is_tracked };
@@ -475,8 +494,6 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		goto cleanup;
 	}
 
-	start_mono = clock_ns(CLOCK_MONOTONIC);
-	start_wall = clock_ns(CLOCK_REALTIME);
 	rc = katra_probes_attach(r->probes);
 	{
 		char layer_notes[8][KATRA_NOTE_MAX];
@@ -495,21 +512,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	rc = start_sessions(r);
 	if (rc)
 		goto cleanup;
-	/* the tree's processes that already exist: forks from now on are
-	 * followed in the kernel; twice, for a fork between attach and the scan */
-	for (int pass = 0; pass < 2 && o->follow_children && o->npids; pass++) {
-		int n = katra_target_descendants(o->pids, o->npids, r->kids, KIDS_MAX);
-		r->nkids = 0;
-		for (int i = 0; i < n && i < KIDS_MAX; i++) {
-			if (r->kids[i] == (uint32_t)getpid())
-				continue; /* never the recorder itself (-p $$ from its shell) */
-			r->kids[r->nkids++] = r->kids[i];
-			katra_probes_track_tgid(r->probes, r->kids[i]);
-		}
-		if (n > KIDS_MAX)
-			fprintf(stderr, "katra-record: %d processes below the targets; tracking the "
-				"first %d and what they fork\n", n, KIDS_MAX);
-	}
+	track_descendants(r, o);
 	/* Wine's ntdll.so and the Vulkan driver, as the traced processes map them
 	 * now (later: from their mmap records); for a command, before it runs, a
 	 * Wine launcher's own ntdll.so and the Vulkan drivers its loader would
@@ -524,6 +527,11 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	for (size_t i = 0; i < r->nkids; i++)
 		katra_uprobes_request_scan(r->up, r->kids[i]);
 	katra_uprobes_settle(r->up);
+	/* the capture starts with every layer of what exists on: nothing before
+	 * is written (pipeline.c); a fork meanwhile is one of the tree's now */
+	start_mono = clock_ns(CLOCK_MONOTONIC);
+	start_wall = clock_ns(CLOCK_REALTIME);
+	track_descendants(r, o);
 	katra_record_build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
 	{
 		bool to_stdout = !strcmp(o->output, "-");
@@ -623,18 +631,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	res->live_after_ns = live - t0;
 	res->live_at_ns = live - start_mono;
 	res->cpu_ns_setup = katra_cpu_ns();
-	if (o->ready_file) {
-		int fd;
-		rc = katra_outfile_create(o->ready_file, false, &fd);
-		if (rc) {
-			fprintf(stderr, "katra-record: cannot create ready file '%s': %s\n",
-				o->ready_file, strerror(-rc));
-			goto cleanup;
-		}
-		ready_made = true;
-		dprintf(fd, "%d\n", getpid());
-		close(fd);
-	}
+	if (o->ready_file && (rc = katra_outfile_ready(o->ready_file)))
+		goto cleanup;
+	ready_made = o->ready_file != NULL;
 	if (o->verbose)
 		fprintf(stderr, "katra-record: capture live after %.1f ms\n",
 			res->live_after_ns / 1e6);

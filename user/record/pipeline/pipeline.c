@@ -73,6 +73,19 @@ static int emit_head(struct pipeline *r, unsigned ring, struct pending *p)
 		order_pop(&r->order, ring);
 		return 0;
 	}
+	if (p->key < r->em.start_mono) {
+		/* before the capture's start (the probes ran while the layers of
+		 * what exists were put on): not written; a syscall under way at
+		 * the start is one that returns without a Begin, as under -p */
+		if (p->kind == PEND_SYSCALL_PAIR && p->u.sc.exit_ts >= r->em.start_mono) {
+			p->kind = PEND_SYSCALL_ORPHAN;
+			p->key = p->u.sc.exit_ts;
+			order_resort_head(&r->order, ring);
+		} else {
+			order_pop(&r->order, ring);
+		}
+		return 0;
+	}
 	if (p->kind == PEND_SYSCALL_PAIR) {
 		p->kind = PEND_SYSCALL_BEGIN;
 		rc = emit_pending(&r->em, p);
