@@ -207,18 +207,10 @@ fi
 # first program starts its root (enter.sh, WORK $T/PREFIX; KW_ENTER_PREFIX),
 # the later ones join that session as a second `wine` in a container would:
 # nsenter into its mount namespace and root (an exec chain: KW_PID is ours).
-kw_start()
+# kw_wait_ready EXE OUT: until the program (KW_PID) says 'ready' in OUT
+kw_wait_ready()
 {
-	if [ "$KW_WINE" = 10 ]; then
-		kw_root_program "$@"
-		return
-	fi
-	local pfx=$1 exe=$2 out n
-	out=$T/${exe%.exe}.$(basename "$pfx").out
-	WINEPREFIX=$pfx wine "$WINE_BIN/$exe" "${3:-0}" >"$out" 2>&1 &
-	KW_PID=$!
-	KT_PIDS="$KT_PIDS $KW_PID"
-	n=$((KW_READY_TIMEOUT * 20))
+	local exe=$1 out=$2 n=$((KW_READY_TIMEOUT * 20))
 	until grep -q '^ready' "$out" 2>/dev/null; do
 		kt_is_running "$KW_PID" || kt_fail "wine $exe exited before it ran: $(kt_tail "$out" 2)"
 		n=$((n - 1))
@@ -227,9 +219,23 @@ kw_start()
 	done
 }
 
+kw_start()
+{
+	if [ "$KW_WINE" = 10 ]; then
+		kw_root_program "$@"
+		return
+	fi
+	local pfx=$1 exe=$2 out
+	out=$T/${exe%.exe}.$(basename "$pfx").out
+	WINEPREFIX=$pfx wine "$WINE_BIN/$exe" "${3:-0}" >"$out" 2>&1 &
+	KW_PID=$!
+	KT_PIDS="$KT_PIDS $KW_PID"
+	kw_wait_ready "$exe" "$out"
+}
+
 kw_root_program()
 {
-	local inst=$1 exe=$2 out n enter var=KW_ENTER_$1
+	local inst=$1 exe=$2 out enter var=KW_ENTER_$1
 	out=$T/${exe%.exe}.$inst.out
 	mkdir -p "$T/$inst"
 	cp "$WINE_BIN/$exe" "$T/$inst/"
@@ -248,13 +254,7 @@ kw_root_program()
 		KW_PID=$!
 		KT_PIDS="$KT_PIDS $KW_PID"
 	fi
-	n=$((KW_READY_TIMEOUT * 20))
-	until grep -q '^ready' "$out" 2>/dev/null; do
-		kt_is_running "$KW_PID" || kt_fail "wine $exe exited before it ran: $(kt_tail "$out" 2)"
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || kt_fail "wine $exe not running after ${KW_READY_TIMEOUT}s"
-		sleep 0.05
-	done
+	kw_wait_ready "$exe" "$out"
 	if [ "$KW_PID" = "$enter" ]; then
 		KW_PID=$(kw_root_pid "$exe" "$enter")
 		[ -n "$KW_PID" ] || kt_fail "no process $exe under enter.sh ($enter)"

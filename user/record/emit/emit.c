@@ -246,12 +246,21 @@ int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra
 		  uint32_t kind, uint64_t span, uint64_t begin_seq, uint64_t key,
 		  const struct katra_payload *payload, uint32_t confidence)
 {
-	struct katra_event ev;
 	uint64_t causes[1] = { begin_seq };
+
+	return emit_end_span_caused(e, th, h, kind, span, causes, 1, key, payload, confidence);
+}
+
+int emit_end_span_caused(struct emitter *e, struct thread_state *th,
+			 const struct katra_wire_head *h, uint32_t kind, uint64_t span,
+			 uint64_t *causes, unsigned ncauses, uint64_t key,
+			 const struct katra_payload *payload, uint32_t confidence)
+{
+	struct katra_event ev;
 
 	emit_base(&ev, h, KATRA_SCOPE_LINUX, kind, KATRA_PHASE_END);
 	ev.span_id = emit_some(span);
-	ev.causes = (struct katra_u64_vec){ causes, 1 };
+	ev.causes = (struct katra_u64_vec){ causes, ncauses };
 	if (payload)
 		ev.payload = *payload;
 	ev.confidence = confidence;
@@ -316,7 +325,6 @@ int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint6
 	e->st.offcpu_inferred++;
 	/* its switch-in was not seen, its wakeup was (or is inferred above): the
 	 * End cites it as a measured one does, or who woke it is lost too */
-	struct katra_event ev;
 	uint64_t causes[2] = { th->off_seq };
 	unsigned n = 1;
 
@@ -324,11 +332,8 @@ int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint6
 		causes[n++] = th->wake_seq;
 		th->flags &= ~TH_WAKEUP;
 	}
-	emit_base(&ev, &h, KATRA_SCOPE_LINUX, KATRA_KIND_OFF_CPU, KATRA_PHASE_END);
-	ev.span_id = emit_some(th->off_span);
-	ev.causes = (struct katra_u64_vec){ causes, n };
-	ev.confidence = KATRA_CONFIDENCE_INFERRED;
-	return emit_write(e, &ev, key, th);
+	return emit_end_span_caused(e, th, &h, KATRA_KIND_OFF_CPU, th->off_span, causes, n, key,
+				    NULL, KATRA_CONFIDENCE_INFERRED);
 }
 
 void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)

@@ -159,6 +159,11 @@ void emit_base(struct katra_event *ev, const struct katra_wire_head *h, uint32_t
 int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,
 		  uint32_t kind, uint64_t span, uint64_t begin_seq, uint64_t key,
 		  const struct katra_payload *payload, uint32_t confidence);
+/* The same with its causes given (the Begin first). */
+int emit_end_span_caused(struct emitter *e, struct thread_state *th,
+			 const struct katra_wire_head *h, uint32_t kind, uint64_t span,
+			 uint64_t *causes, unsigned ncauses, uint64_t key,
+			 const struct katra_payload *payload, uint32_t confidence);
 int emit_close_syscall(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
 /* The thread runs (it produced this event): an OffCpu span still open lost
  * its switch-in; close it here, Inferred. */
