@@ -73,3 +73,44 @@ int BPF_PROG(fx_handle_mm_fault, struct vm_area_struct *vma, unsigned long addre
 	katra_idle(cpu);
 	return 0;
 }
+
+/* The kernel refuses a fault by queueing SIGSEGV or SIGBUS to the faulting
+ * thread itself (force_sig_fault): that is where the fault ends.  Still
+ * pending (the thread stayed on its CPU): an instant at its own time.  Its
+ * Begin written at a switch-out (preempted, or waiting for the mmap lock,
+ * inside the kernel's handling before the refusal): the End now, so that the
+ * span holds the fault's own time and never what the thread does next (its
+ * signal handler, the syscall after it).  A fault pending at a syscall was
+ * settled there, so a pending one here is the fault this signal refuses. */
+#define KATRA_SIGBUS  7
+#define KATRA_SIGSEGV 11
+
+static __always_inline int on_signal(int sig, __u32 task_tid)
+{
+	__u64 pid_tgid;
+	__u32 cpu;
+
+	if ((sig != KATRA_SIGSEGV && sig != KATRA_SIGBUS) || !fault_exit_live)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if ((__u32)pid_tgid != task_tid || !katra_tracked(pid_tgid >> 32))
+		return 0;
+	cpu = katra_busy();
+	katra_flush_fault(cpu, pid_tgid, bpf_ktime_get_ns());
+	katra_idle(cpu);
+	return 0;
+}
+
+SEC("tp_btf/signal_generate")
+int BPF_PROG(tpb_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
+{
+	return on_signal(sig, task->pid);
+}
+
+SEC("raw_tp/signal_generate")
+int BPF_PROG(raw_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
+{
+	return on_signal(sig, BPF_CORE_READ(task, pid));
+}

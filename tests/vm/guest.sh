@@ -165,8 +165,11 @@ case ${1:-} in
 basic)
 	captured syscalls "" -- $WL/syscalls --threads 2 300 200
 	[ -x $WL/i386prog ] && captured i386 1000 -- $WL/i386prog
-	# page faults the kernel refuses, where fexit measures the others
-	traced refused refused 200 100
+	# page faults the kernel refuses, where fexit measures the others; a
+	# second thread takes the mmap lock for writing meanwhile, so that the
+	# faulting thread often sleeps inside the kernel's handling before the
+	# refusal (a Begin at that switch-out, the End at the refusal)
+	traced refused refused --contend 200 100
 	# renames by prctl and from another thread, a process renamed after
 	# start, an exec that is no rename (the new probe, bpf/task.bpf.c)
 	traced threadnames threadnames

@@ -366,7 +366,7 @@ int katra_probes_attach(struct katra_probes *p)
 		char *msg;
 		int err;
 
-		if (pr->link || pr->lacks == pk_alt_in_use)
+		if (pr->link || pr->lacks == pk_alt_in_use || pr->lacks == pk_not_needed)
 			continue;
 		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
 		/* per-syscall attach: the copies for the other functions too */

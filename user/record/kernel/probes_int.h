@@ -55,6 +55,9 @@ struct katra_probes {
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,
  * not a note (compared by address). */
 extern const char pk_alt_in_use[];
+/* ... and when what it serves is off (signal_generate ends the faults that
+ * handle_mm_fault's fexit measures): not a failure either. */
+extern const char pk_not_needed[];
 
 /* Before load: the kernel's flags in rodata, then p->probes[] filled with
  * each tp_btf program and its raw_tp twin (one of them loaded, or neither

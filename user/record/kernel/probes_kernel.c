@@ -43,7 +43,8 @@ static bool not_selected(const struct katra_selection *sel, const char *tp)
 		return false;
 	if (!strcmp(tp, "sched_waking") || !strcmp(tp, "sched_wakeup_new"))
 		return !(sel->classes & KATRA_SEL_SCHED);
-	if (!strcmp(tp, "page_fault_user") || !strcmp(tp, "handle_mm_fault"))
+	if (!strcmp(tp, "page_fault_user") || !strcmp(tp, "handle_mm_fault") ||
+	    !strcmp(tp, "signal_generate"))
 		return !(sel->classes & KATRA_SEL_MEM);
 	if (!strncmp(tp, "io_uring_", 9))
 		return !(sel->classes & KATRA_SEL_IO);
@@ -52,6 +53,7 @@ static bool not_selected(const struct katra_selection *sel, const char *tp)
 
 /* the lacks of a probe whose newer twin is attached instead (probes_int.h) */
 const char pk_alt_in_use[] = "its newer name is attached";
+const char pk_not_needed[] = "page faults are not measured here";
 
 /* Whether tracepoint tp's first argument is a pointer to struct NAME. */
 static bool first_arg_is(const struct btf *vmlinux, const char *tp, const char *name)
@@ -118,6 +120,14 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
 	/* bpf_get_attach_cookie() for uprobes (perf-event links): 5.15 */
 	p->skel->rodata->have_attach_cookie =
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
+}
+
+static bool fault_fexit_usable(const struct katra_probes *p)
+{
+	for (unsigned i = 0; i < p->nprobes; i++)
+		if (!strcmp(p->probes[i].name, "handle_mm_fault"))
+			return p->probes[i].use != NULL;
+	return false;
 }
 
 /* Pair each tp_btf program with its raw_tp twin; keep one of them, or
@@ -187,6 +197,16 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		bpf_program__set_autoload(prog, have_func);
 		pr->name = name + 3;
 		pr->use = have_func ? prog : NULL;
+	}
+	/* the refusals of faults end only what handle_mm_fault's fexit measures */
+	for (unsigned i = 0; i < p->nprobes; i++) {
+		struct probe *pr = &p->probes[i];
+
+		if (strcmp(pr->name, "signal_generate") || pr->lacks || fault_fexit_usable(p))
+			continue;
+		pr->lacks = pk_not_needed;
+		bpf_program__set_autoload(pr->use, false);
+		pr->use = NULL;
 	}
 	btf__free(vmlinux);
 	return err;
