@@ -61,4 +61,15 @@ python3 "$KT_ROOT/tests/proton/check.py" d3d11 "$TRACE.jsonl" "$T/prog.out" "$de
 	kt_fail "katra-replay stats --per-frame failed: $(kt_tail "$T/perframe.err")"
 python3 "$KT_ROOT/tests/proton/perframe_check.py" "$T/perframe.json" "$TRACE.jsonl" "$pid" "$N" \
 	>"$T/perframe.out" 2>&1 || kt_fail "stats --per-frame: $(kt_tail "$T/perframe.out")"
+# stats --all gives every section, the frames among them (with the syscalls
+# per frame): the same track of N presents
+"$REPLAY" stats --all --json "$TRACE" >"$T/all.json" 2>"$T/all.err" ||
+	kt_fail "katra-replay stats --all failed: $(kt_tail "$T/all.err")"
+python3 - "$T/all.json" "$pid" "$N" <<'PY' || kt_fail "stats --all: no frames track of $N presents with syscall rows"
+import json, sys
+doc, pid, n = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+t = [t for t in doc.get("per_frame", {}).get("tracks", []) if t["process_id"] == pid]
+ok = len(t) == 1 and t[0]["presents"] == n and any(r["kind"] == "syscall" for r in t[0]["rows"])
+sys.exit(0 if ok else 1)
+PY
 kt_note "$(kt_tail "$T/check.out"); stats --per-frame: $(kt_tail "$T/perframe.out")"

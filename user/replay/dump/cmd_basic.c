@@ -308,6 +308,7 @@ static int stats_opt(int c, const char *arg, void *ctx)
 	case OPT_ALL:
 		o->views |= KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS | KATRA_STATS_FILES |
 			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP | KATRA_STATS_CALLS;
+		o->per_frame = true;
 		if (!o->top)
 			o->top = 20;
 		break;
