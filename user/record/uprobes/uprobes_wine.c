@@ -200,7 +200,7 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher
 	/* the numbers: the PE stubs when ntdll.dll is there; the table is the
 	 * run of pointers to the functions of numbers 0, 1, ... */
 	if (pe_beside(path, pe, sizeof(pe)) && !katra_blob_read(pe, WINE_FILE_MAX, &dll))
-		katra_pe_nt_names(&dll, &pe_names, &pe_count);
+		katra_pe_nt_names(&dll, 0, &pe_names, &pe_count);
 	{
 		const char *n0 = pe_count > 1 && pe_names[0] ? pe_names[0] : "NtAcceptConnectPort";
 		const char *n1 = pe_count > 1 && pe_names[1] ? pe_names[1] : "NtAccessCheck";

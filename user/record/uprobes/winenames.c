@@ -129,7 +129,7 @@ static const char *pe_str(const struct pe *pe, uint32_t rva)
 	return (const char *)pe->b->p + off;
 }
 
-int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count)
+int katra_pe_nt_names(const struct katra_blob *dll, uint32_t table, char ***out, uint32_t *count)
 {
 	const uint8_t *p = dll->p;
 	struct pe pe = { .b = dll };
@@ -188,8 +188,9 @@ int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count
 		    memcmp(p + code, "\x4c\x8b\xd1\xb8", 4))
 			continue;
 		nr = rd32(p + code + 4);
-		if (nr >= KATRA_NT_MAX || names[nr])
-			continue; /* another table's (0x1000 + n), or an alias */
+		if (nr >> 12 != table || names[nr & (KATRA_NT_MAX - 1)])
+			continue; /* another table's (0x1000 * table + n), or an alias */
+		nr &= KATRA_NT_MAX - 1;
 		names[nr] = strdup(name);
 		if (!names[nr])
 			break;
