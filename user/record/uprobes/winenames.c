@@ -65,6 +65,15 @@ void katra_names_free(char **names, uint32_t count)
 	free(names);
 }
 
+uint32_t katra_names_count(char *const *names, uint32_t count)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; names && i < count; i++)
+		n += names[i] != NULL;
+	return n;
+}
+
 /* Header counts beyond these are no binary Wine ships (the Windows loader
  * itself stops at 96 sections); refusing them keeps each lookup cheap. */
 #define PE_SECTIONS_MAX 96

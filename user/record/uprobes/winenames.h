@@ -40,6 +40,8 @@ void katra_blob_free(struct katra_blob *b);
 int katra_pe_nt_names(const struct katra_blob *dll, uint32_t table, char ***names,
 		      uint32_t *count);
 void katra_names_free(char **names, uint32_t count);
+/* How many of names[0..count) are not NULL. */
+uint32_t katra_names_count(char *const *names, uint32_t count);
 
 /* ELF: a defined dynamic symbol's value, or 0. */
 uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name);
