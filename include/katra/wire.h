@@ -422,7 +422,8 @@ enum katra_ucall {
 	KATRA_UC_COUNT = 19,
 };
 
-/* Layers: at most one open call per thread and layer. */
+/* Layers: at most one open call per thread and layer (the NT layer: per
+ * level, KATRA_UC_LEVEL). */
 #define KATRA_UC_LAYER_NT     0 /* NT calls (WindowsFacing) */
 #define KATRA_UC_LAYER_SERVER 1 /* wine_server_call (WineProton) */
 #define KATRA_UC_LAYER_UNIX   2 /* Win->Unix calls (WineProton) */

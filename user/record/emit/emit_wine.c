@@ -3,7 +3,9 @@
  * Windows programs under Wine (WindowsFacing), wine_server_call and the
  * Win->Unix call dispatcher (WineProton), the Vulkan driver's entry points
  * (Vulkan).  Each call is a Begin at its ENTER and an End at its EXIT sharing
- * a span_id (the End cites the Begin); one open call per thread and layer.
+ * a span_id (the End cites the Begin); one open call per thread and layer,
+ * except NT calls a user callback made inside a win32u call (KATRA_UC_LEVEL:
+ * the enclosing ones set aside in nt_outer, open again when it ends).
  * A Begin cites the innermost call of another layer open on its thread (a
  * server call inside an NtReadFile), and so does a syscall's Begin
  * (emit_syscall.c): that is how a reader walks from a Windows call down to
