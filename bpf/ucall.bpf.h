@@ -7,7 +7,8 @@
  * is the tracked-tgid check.
  *
  * Per thread and layer one call is remembered (`ucall_states`, by tid and
- * layer): the OUTERMOST one.  An entry with a deeper stack (a lower stack
+ * layer): the OUTERMOST one (the NT layer keeps a stack of them instead:
+ * bpf/ntstack.bpf.h).  An entry with a deeper stack (a lower stack
  * pointer) than the remembered call's is a nested call of the same layer
  * (Wine's NtWaitForSingleObject calls NtWaitForMultipleObjects) and writes
  * nothing; an entry at the same depth or above means the remembered call was
@@ -31,7 +32,9 @@ struct ucall_state {
 	__u32 call;       /* enum katra_ucall */
 	__u32 depth;      /* KATRA_UC_LAYER_UNIX: nested dispatcher entries */
 	__u32 flags;      /* the ENTER's KATRA_UC_A*_VALID */
-	__u32 pad;
+	__u32 nt_flags;   /* KATRA_UC_LAYER_NT: NT_FRAME_* (bpf/ntstack.bpf.h) */
+	__u64 frame;      /* KATRA_UC_LAYER_NT: the dispatcher's frame (rbp) */
+	__u64 disp_ra;    /* KATRA_UC_LAYER_NT: the dispatcher's return address */
 };
 
 /* Calls in flight, by (tid << 2 | layer).  Entries leave at the call's
@@ -106,9 +109,9 @@ static __always_inline void ucall_write(__u64 pid_tgid, __u32 cpu, __u64 ts, __u
 
 /* The entry of an outer call: st is filled by the caller's decoder (a, ptr,
  * flags); remembers it and writes the ENTER.  Returns 0. */
-static __always_inline int ucall_begin(__u64 pid_tgid, __u32 layer, struct ucall_state *st)
+static __always_inline int ucall_begin_at(__u64 pid_tgid, __u64 key, struct ucall_state *st,
+					  __u32 enter_flags)
 {
-	__u64 key = ucall_key(pid_tgid, layer);
 	__u32 cpu;
 	__u64 ts;
 
@@ -126,7 +129,7 @@ static __always_inline int ucall_begin(__u64 pid_tgid, __u32 layer, struct ucall
 		if (e) {
 			katra_head(&e->head, KATRA_EV_UCALL, cpu, pid_tgid, ts);
 			e->call = st->call;
-			e->flags = KATRA_UC_ENTER | st->flags;
+			e->flags = KATRA_UC_ENTER | enter_flags | st->flags;
 			e->a[0] = st->a[0];
 			e->a[1] = st->a[1];
 			e->a[2] = st->a[2];
@@ -141,6 +144,11 @@ static __always_inline int ucall_begin(__u64 pid_tgid, __u32 layer, struct ucall
 	return 0;
 }
 
+static __always_inline int ucall_begin(__u64 pid_tgid, __u32 layer, struct ucall_state *st)
+{
+	return ucall_begin_at(pid_tgid, ucall_key(pid_tgid, layer), st, 0);
+}
+
 /* Whether an entry at stack pointer sp starts an outer call (else it is
  * nested in the remembered one: depth counted for the unix layer). */
 static __always_inline bool ucall_is_outer(__u64 pid_tgid, __u32 layer, __u64 sp, __u64 start)
@@ -149,11 +157,6 @@ static __always_inline bool ucall_is_outer(__u64 pid_tgid, __u32 layer, __u64 sp
 	struct ucall_state *old = bpf_map_lookup_elem(&ucall_states, &key);
 
 	if (!old || old->start_time != start || sp >= old->sp)
-		return true;
-	/* a function entered from Wine's syscall dispatcher (its return address
-	 * is the dispatcher's, remembered by a generic NT call that was left
-	 * without returning) is a new outer call, whatever its stack depth */
-	if (old->call == KATRA_UC_NT_SYSCALL && old->ptr[0] && ucall_read_u64(sp) == old->ptr[0])
 		return true;
 	if (layer == KATRA_UC_LAYER_UNIX)
 		old->depth++;
@@ -182,10 +185,9 @@ static __always_inline struct ucall_state *ucall_returning(__u64 pid_tgid, __u32
 
 /* Writes the EXIT of the remembered call (a[] as decoded by the caller) and
  * forgets it. */
-static __always_inline int ucall_end(__u64 pid_tgid, __u32 layer, const struct ucall_state *st,
-				     const __u64 *a, __u32 flags, __s64 ret)
+static __always_inline int ucall_end_at(__u64 pid_tgid, __u64 key, const struct ucall_state *st,
+					const __u64 *a, __u32 flags, __s64 ret)
 {
-	__u64 key = ucall_key(pid_tgid, layer);
 	__u32 cpu = katra_busy();
 	__u64 ts = bpf_ktime_get_ns();
 
@@ -194,6 +196,12 @@ static __always_inline int ucall_end(__u64 pid_tgid, __u32 layer, const struct u
 	katra_idle(cpu);
 	bpf_map_delete_elem(&ucall_states, &key);
 	return 0;
+}
+
+static __always_inline int ucall_end(__u64 pid_tgid, __u32 layer, const struct ucall_state *st,
+				     const __u64 *a, __u32 flags, __s64 ret)
+{
+	return ucall_end_at(pid_tgid, ucall_key(pid_tgid, layer), st, a, flags, ret);
 }
 
 /* ---- the shape every probed call shares (bpf/wine.bpf.c, bpf/vulkan.bpf.c) ----

@@ -5,7 +5,7 @@
  * call dispatcher.  One entry program per function ("up_" + its exported
  * name, attached by user/record/uprobes/uprobes.c), one return program per layer.
  * Records: struct katra_ev_ucall (wire.h), rules in ucall.bpf.h. */
-#include "ucall.bpf.h"
+#include "ntstack.bpf.h"
 
 /* The ntdll.so files whose syscall dispatcher is probed, by slot (the
  * uprobes' attach cookie): struct katra_nt_file (wire.h). */
@@ -182,8 +182,7 @@ static __always_inline void nt_create_process(struct ucall_state *st,
 	st->ptr[1] = a[1];
 }
 
-#define NT_PROBE(name, call, decode) \
-	UCALL_ENTRY_PROBE(name, UCALL_ABI_NT, KATRA_UC_LAYER_NT, call, decode)
+#define NT_PROBE(name, call, decode) NT_ENTRY_PROBE(name, UCALL_ABI_NT, call, decode)
 
 NT_PROBE(NtReadFile, KATRA_UC_NT_READ_FILE, nt_rw)
 NT_PROBE(NtWriteFile, KATRA_UC_NT_WRITE_FILE, nt_rw)
@@ -227,25 +226,30 @@ static __always_inline void nt_returned(const struct ucall_state *st, __u64 *a, 
 	}
 }
 
-UCALL_RETURN_PROBE(ur_nt, KATRA_UC_LAYER_NT, nt_returned)
+NT_RETURN_PROBE(ur_nt, nt_returned)
 
 /* Every NT call a Windows program makes, at Wine's syscall dispatcher: a
- * uprobe on its `call *(%r10,%rax,8)` (rax: the number, r10: the table,
- * rsp: the unix stack with the arguments copied) and one on the instruction
- * after it (rax: the NTSTATUS).  Not a uretprobe: the dispatcher saves and
- * restores the frame itself.  The numbers a function probe of their own
- * writes are skipped (that probe wins), so are other tables' (win32u's:
- * their user callbacks would nest).  A dispatcher entry always starts an
- * outer NT call (a call still open on the thread was left without
- * returning: dispatcher entries nest only through user callbacks). */
+ * uprobe on its `call *(%r10,%rax,8)` (rax: the number within its table,
+ * r10: the table, rbx: the thread's entry for that table in its table of
+ * tables, rbp: the dispatcher's frame, rsp: the unix stack with the
+ * arguments copied) and one on the instruction after it (rax: the
+ * NTSTATUS).  Not a uretprobe: the dispatcher saves and restores the frame
+ * itself.  ntdll's table (0) is the file's own; win32u's (1) is the one
+ * whose previous entry in the table of tables is ntdll's
+ * (KATRA_NT_FILE_TABLE1): written as 0x1000 | n.  The numbers of table 0 a
+ * function probe of their own writes are skipped (that probe wins), and so
+ * is NtCallbackReturn (it never returns there).  Levels: ntstack.bpf.h. */
 SEC("uprobe")
 int up_nt_syscall(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 sp = UREG(ctx, sp), ip = UREG(ctx, ip), ax = UREG(ctx, ax), r10 = UREG(ctx, r10);
+	__u64 sp = UREG(ctx, sp), ip = UREG(ctx, ip), ax = UREG(ctx, ax), r10 = UREG(ctx, r10),
+	      bx = UREG(ctx, bx), bp = UREG(ctx, bp);
 	struct ucall_state st = {};
 	struct katra_nt_file *f;
 	__u32 slot = 0, nr;
+	__u64 bias;
+	int level;
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
@@ -254,47 +258,47 @@ int up_nt_syscall(struct pt_regs *ctx)
 	f = bpf_map_lookup_elem(&nt_files, &slot);
 	if (!f || !f->call_vaddr)
 		return 0;
-	if (r10 - (ip - f->call_vaddr) != f->table_vaddr)
-		return 0;
+	bias = ip - f->call_vaddr;
 	nr = (__u32)ax;
-	if (nr >= f->count || nr >= KATRA_NT_SKIP_WORDS * 64)
+	if (r10 - bias == f->table_vaddr) {
+		if (nr >= f->count || nr >= KATRA_NT_SKIP_WORDS * 64)
+			return 0;
+		if (f->skip[(nr >> 6) & (KATRA_NT_SKIP_WORDS - 1)] & (1ull << (nr & 63)))
+			return 0;
+	} else if ((f->flags & KATRA_NT_FILE_TABLE1) &&
+		   ucall_read_u64(bx - 32) == f->table_vaddr + bias) {
+		nr = 0x1000 | (nr & 0xfff);
+	} else {
 		return 0;
-	if (f->skip[(nr >> 6) & (KATRA_NT_SKIP_WORDS - 1)] & (1ull << (nr & 63)))
+	}
+	level = nt_enter(pid_tgid, &st, true, bp, sp - 8 /* as at the function's entry */,
+			 ip + 4 /* the return address of the call */);
+	if (level < 0)
 		return 0;
-	st.start_time = ucall_task_start();
-	st.sp = sp - 8; /* as at the called function's entry */
 	st.call = KATRA_UC_NT_SYSCALL;
-	st.depth = 1;
 	st.a[0] = nr;
 	st.a[3] = slot;
-	st.ptr[0] = ip + 4; /* the return address of the call */
-	return ucall_begin(pid_tgid, KATRA_UC_LAYER_NT, &st);
+	return nt_begin(pid_tgid, level, &st);
 }
 
 SEC("uprobe")
 int up_nt_syscall_ret(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);
-	__u64 key = ucall_key(pid_tgid, KATRA_UC_LAYER_NT);
+	__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax), bp = UREG(ctx, bp);
 	struct ucall_state *st;
+	__u32 level = 0;
 	__u64 a[4];
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
-	st = bpf_map_lookup_elem(&ucall_states, &key);
-	if (!st || st->call != KATRA_UC_NT_SYSCALL)
+	st = nt_returning(pid_tgid, true, bp, sp, &level);
+	if (!st)
 		return 0;
-	if (st->start_time != ucall_task_start() || sp > st->sp + 8) {
-		bpf_map_delete_elem(&ucall_states, &key);
-		return 0;
-	}
-	if (sp < st->sp + 8)
-		return 0; /* a dispatcher return inside it (a user callback's call) */
 	a[0] = st->a[0];
 	a[1] = a[2] = 0;
 	a[3] = st->a[3];
-	return ucall_end(pid_tgid, KATRA_UC_LAYER_NT, st, a, 0, (__s32)ax);
+	return nt_end(pid_tgid, level, st, a, 0, (__s32)ax);
 }
 
 /* wine_server_call (req): the request number is the first int of the

@@ -360,7 +360,7 @@ struct katra_ev_batch {
  * time order in their ring: ENTER at the function's entry (head.ts = entry
  * time) and EXIT at its return (head.ts = return time, ret valid).  Calls are
  * grouped in layers (KATRA_UC_LAYER_*); per thread and layer only the
- * OUTERMOST call is written (Wine's NtWaitForSingleObject calls
+ * OUTERMOST call is written (the NT layer: per level, KATRA_UC_LEVEL) (Wine's NtWaitForSingleObject calls
  * NtWaitForMultipleObjects: one NtWait), so ENTER and EXIT of a thread and
  * layer alternate and match on (tid, layer).  An ENTER whose call never
  * returned (a longjmp, the thread died inside it) is followed by the next
@@ -385,8 +385,9 @@ struct katra_ev_batch {
  *   NT_CREATE_USER_PROCESS        0, process flags, thread flags, 0
  *                                 EXIT: a0 = *process handle, a1 = *thread handle
  *   WINE_SERVER_CALL              request number, 0, 0, 0
- *   NT_SYSCALL                    NT number (table 0), 0, 0, the ntdll file's slot
- *                                 in nt_files (the uprobe's attach cookie)
+ *   NT_SYSCALL                    NT number (table 0: n; win32u's table 1:
+ *                                 0x1000 | n), 0, 0, the ntdll file's slot in
+ *                                 nt_files (the uprobe's attach cookie)
  *   WINE_UNIX_CALL                unixlib handle, function index, args, 0
  *                                 EXIT: a2 = 0
  *   VK_QUEUE_SUBMIT, _SUBMIT2     queue, submitCount, fence, 0
@@ -421,7 +422,8 @@ enum katra_ucall {
 	KATRA_UC_COUNT = 19,
 };
 
-/* Layers: at most one open call per thread and layer. */
+/* Layers: at most one open call per thread and layer (the NT layer: per
+ * level, KATRA_UC_LEVEL). */
 #define KATRA_UC_LAYER_NT     0 /* NT calls (WindowsFacing) */
 #define KATRA_UC_LAYER_SERVER 1 /* wine_server_call (WineProton) */
 #define KATRA_UC_LAYER_UNIX   2 /* Win->Unix calls (WineProton) */
@@ -438,6 +440,14 @@ enum katra_ucall {
 #define KATRA_UC_EXIT     (1u << 1)
 #define KATRA_UC_A2_VALID (1u << 2) /* a[2] was read (offset / timeout present) */
 #define KATRA_UC_A1_VALID (1u << 3) /* a[1] was read (an out-parameter) */
+/* KATRA_UC_LAYER_NT: the call's level on its thread's stack of open NT calls
+ * (0: outermost; n + 1: made by a user callback inside the open call of
+ * level n, a win32u call's), on its ENTER and EXIT; at most KATRA_NT_DEPTH
+ * levels (a deeper call is not written: KTABLE_UCALLS counts its two
+ * events). */
+#define KATRA_UC_LEVEL_SHIFT 8
+#define KATRA_UC_LEVEL(flags) (((flags) >> KATRA_UC_LEVEL_SHIFT) & 15u)
+#define KATRA_NT_DEPTH 8
 
 struct katra_ev_ucall {
 	struct katra_wire_head head; /* ts: entry time (ENTER) or return time (EXIT) */
@@ -463,11 +473,18 @@ struct katra_ev_ucall {
 #define KATRA_NT_ABI_SYSV 1u
 #define KATRA_NT_SKIP_WORDS 16 /* numbers 0..1023 */
 #define KATRA_NT_FILES 16
+/* katra_nt_file.flags, from the dispatcher's code: it loads r10 from rbx,
+ * the thread's entry of its table of syscall tables (mov (%rbx),%r10 before
+ * the call), so table 1 (win32u's) is the r10 whose previous entry is this
+ * ntdll.so's table; it finds its frame from rbp after the call (lea
+ * disp32(%rbp),%rcx), so rbp tells one dispatcher level from another. */
+#define KATRA_NT_FILE_TABLE1 1u
+#define KATRA_NT_FILE_FRAME  2u
 struct katra_nt_file {
 	__u64 call_vaddr;
 	__u64 table_vaddr;
 	__u32 count;
-	__u32 pad;
+	__u32 flags;
 	__u64 skip[KATRA_NT_SKIP_WORDS];
 };
 

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!b.p)
 		return 0;
 	memcpy(b.p, data, size);
-	if (!katra_pe_nt_names(&b, &names, &count)) {
+	if (!katra_pe_nt_names(&b, (uint32_t)size & 1, &names, &count)) {
 		if (!count || count > KATRA_NT_MAX)
 			abort();
 		for (uint32_t i = 0; i < count; i++)

@@ -6,6 +6,7 @@
  * errors by NTSTATUS severity and VkResult sign; overall and per process,
  * text and JSON. */
 #include "replay_test_util.h"
+#include "replay/stats/views.h"
 
 #define MS 1000000ull
 
@@ -158,4 +159,21 @@ Test(stats_calls, json)
 	cr_assert_not_null(strstr(b, "],\"overflow\":0}"), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
+}
+
+/* A win32u call's End carries the function's return value (a BOOL, a
+ * handle, a count), no NTSTATUS: never an error, whatever its bits; an
+ * ntdll call's error-severity NTSTATUS is one. */
+Test(stats_calls, win32u_returns_are_no_errors)
+{
+	struct katra_event e = { 0 };
+
+	e.payload.type = KATRA_PAYLOAD_NT_SYSCALL;
+	e.payload.u.nt_syscall.status = (struct katra_opt_u32){ true, 0xFFFFFFFFu };
+	e.payload.u.nt_syscall.number = 0x10c6; /* NtUserPeekMessage (Wine 8) */
+	cr_assert(!kr_call_failed(&e));
+	e.payload.u.nt_syscall.number = 0x25;
+	cr_assert(kr_call_failed(&e));
+	e.payload.u.nt_syscall.status.value = 0x103;
+	cr_assert(!kr_call_failed(&e));
 }

@@ -425,3 +425,59 @@ Test(ucall, pending_reads_sharing_a_key_count_the_one_replaced)
 	pl_trace_close(&t);
 	temp_dir_remove(t.dir);
 }
+
+/* NT calls by level (KATRA_UC_LEVEL): a win32u call (0x1000 | n) at level 0
+ * holds the calls a user callback made inside it at level 1, each a span of
+ * its own whose Begin cites the win32u call's; one of them left without
+ * returning (an exception unwound out of the callback) ends, Inferred, where
+ * the win32u call's return comes, before it; a level-0 call left without
+ * returning ends where the next level-0 call begins. */
+#define LV(n) ((uint32_t)(n) << KATRA_UC_LEVEL_SHIFT)
+Test(ucall, nt_calls_of_user_callbacks_nest_by_level)
+{
+	struct pl_trace t;
+
+	pl_trace_open(&t, 1, START);
+	ucall(&t.pl, 10, 100, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER | LV(0), 0x10c6, 0, 0, 0); /* 0 */
+	ucall(&t.pl, 10, 110, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER | LV(1), 0x2e, 0, 0, 0);   /* 1 */
+	ucall(&t.pl, 10, 120, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT | LV(1), 0x2e, 0, 0, 0);    /* 2 */
+	ucall(&t.pl, 10, 130, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER | LV(1), 0x2e, 0, 0, 0);   /* 3 */
+	ucall(&t.pl, 10, 140, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT | LV(0), 0x10c6, 0, 0, 1);  /* 4, 5 */
+	ucall(&t.pl, 10, 150, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER | LV(0), 0x7, 0, 0, 0);    /* 6 */
+	ucall(&t.pl, 10, 160, KATRA_UC_NT_SYSCALL, KATRA_UC_ENTER | LV(0), 0x7, 0, 0, 0);    /* 7, 8 */
+	ucall(&t.pl, 10, 170, KATRA_UC_NT_SYSCALL, KATRA_UC_EXIT | LV(0), 0x7, 0, 0, 0);     /* 9 */
+	pl_trace_finish(&t, START + 500);
+
+	read_events(t.path);
+	cr_assert_eq(nevs, 10);
+	for (size_t i = 0; i < nevs; i++)
+		cr_assert_eq(evs[i].kind, KATRA_KIND_NT_SYSCALL, "event %zu", i);
+	cr_assert_eq(evs[0].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(evs[0].payload.u.nt_syscall.number, 0x10c6);
+	cr_assert_eq(evs[1].phase, KATRA_PHASE_BEGIN);
+	cr_assert_neq(evs[1].span, evs[0].span);
+	cr_assert_eq(evs[1].ncauses, 1);
+	cr_assert_eq(evs[1].causes[0], evs[0].seq, "the callback's call cites the win32u call");
+	cr_assert_eq(evs[2].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[2].span, evs[1].span);
+	cr_assert_eq(evs[3].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(evs[3].causes[0], evs[0].seq);
+	/* the return of the win32u call: the call left open inside it first */
+	cr_assert_eq(evs[4].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[4].span, evs[3].span);
+	cr_assert_eq(evs[4].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(evs[5].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[5].span, evs[0].span);
+	cr_assert_neq(evs[5].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(evs[5].payload.u.nt_syscall.status.value, 1);
+	/* level 0 again: the first left open, ended where the second begins */
+	cr_assert_eq(evs[6].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(evs[6].ncauses, 0, "nothing open encloses it");
+	cr_assert_eq(evs[7].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[7].span, evs[6].span);
+	cr_assert_eq(evs[7].confidence, KATRA_CONFIDENCE_INFERRED);
+	cr_assert_eq(evs[8].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(evs[8].ncauses, 0);
+	cr_assert_eq(evs[9].span, evs[8].span);
+	cr_assert_neq(evs[9].confidence, KATRA_CONFIDENCE_INFERRED);
+}

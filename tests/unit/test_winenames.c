@@ -34,7 +34,7 @@ Test(winenames, nt_numbers_from_the_pe_stubs_match_ntdll_so_table)
 		cr_skip_test("no Debian Wine 8 ntdll files");
 	cr_assert_eq(katra_blob_read(NTDLL_DLL, 64u << 20, &dll), 0);
 	cr_assert_eq(katra_blob_read(NTDLL_SO, 64u << 20, &so), 0);
-	cr_assert_eq(katra_pe_nt_names(&dll, &names, &count), 0);
+	cr_assert_eq(katra_pe_nt_names(&dll, 0, &names, &count), 0);
 	cr_assert_gt(count, 100);
 	cr_assert_str_eq(names[0], "NtAcceptConnectPort");
 	cr_assert_eq(katra_elf_find_table(&so, katra_elf_dynsym(&so, names[0]),
@@ -63,10 +63,59 @@ Test(winenames, nt_numbers_from_the_pe_stubs_match_ntdll_so_table)
 	free(syms);
 	katra_names_free(names, count);
 	/* the ELF file is no PE, the PE no ELF */
-	cr_assert_eq(katra_pe_nt_names(&so, &names, &count), -ENOEXEC);
+	cr_assert_eq(katra_pe_nt_names(&so, 0, &names, &count), -ENOEXEC);
 	cr_assert_eq(katra_elf_find_table(&dll, 1, 2, &table, &tc), -ENOENT);
 	katra_blob_free(&dll);
 	katra_blob_free(&so);
+}
+
+/* win32u.dll's stubs name table 1 (0x1000 | n); the pairs as objdump shows
+ * the stubs of Debian 12's Wine 8 and of the Proton-class root's Wine 10. */
+static void check_win32u(const char *path, const char *const *pairs_name,
+			 const uint32_t *pairs_nr, unsigned npairs, uint32_t min_named)
+{
+	struct katra_blob dll;
+	char **names;
+	uint32_t count, named = 0;
+
+	cr_assert_eq(katra_blob_read(path, 64u << 20, &dll), 0);
+	cr_assert_eq(katra_pe_nt_names(&dll, 1, &names, &count), 0);
+	for (unsigned i = 0; i < npairs; i++) {
+		uint32_t n = pairs_nr[i] & 0xfff;
+		cr_assert_lt(n, count, "%s", pairs_name[i]);
+		cr_assert(names[n] && !strcmp(names[n], pairs_name[i]), "0x%x: %s, not %s",
+			  pairs_nr[i], names[n] ? names[n] : "-", pairs_name[i]);
+	}
+	for (uint32_t i = 0; i < count; i++)
+		named += names[i] != NULL;
+	cr_assert_geq(named, min_named);
+	katra_names_free(names, count);
+	/* ntdll's table is not there: win32u.dll has no table-0 stub */
+	cr_assert_eq(katra_pe_nt_names(&dll, 0, &names, &count), -ENOEXEC);
+	katra_blob_free(&dll);
+}
+
+Test(winenames, win32u_stubs_name_table_1_in_wine_8)
+{
+	static const char *const name[] = { "NtUserCreateWindowEx", "NtUserDispatchMessage",
+					     "NtUserMessageCall" };
+	static const uint32_t nr[] = { 0x105c, 0x1066, 0x10be };
+
+	if (!have(WINE_DIR "x86_64-windows/win32u.dll"))
+		cr_skip_test("no Debian Wine 8 win32u.dll");
+	check_win32u(WINE_DIR "x86_64-windows/win32u.dll", name, nr, 3, 250);
+}
+
+Test(winenames, win32u_stubs_name_table_1_in_wine_10)
+{
+	static const char *const name[] = { "NtGdiAbortDoc", "NtUserCreateWindowEx",
+					     "NtUserDispatchMessage", "NtUserMessageCall" };
+	static const uint32_t nr[] = { 0x1000, 0x10e4, 0x10ee, 0x114e };
+	const char *dll = "/var/cache/katra-proton/root" WINE_DIR "x86_64-windows/win32u.dll";
+
+	if (!have(dll))
+		cr_skip_test("no Proton-class root (tests/proton)");
+	check_win32u(dll, name, nr, 4, 400);
 }
 
 Test(winenames, wineserver_request_names_in_protocol_order)
@@ -102,12 +151,12 @@ Test(winenames, short_and_foreign_files_are_refused)
 	uint32_t count;
 	uint64_t t;
 
-	cr_assert_eq(katra_pe_nt_names(&b, &names, &count), -ENOEXEC);
+	cr_assert_eq(katra_pe_nt_names(&b, 0, &names, &count), -ENOEXEC);
 	cr_assert_eq(katra_wineserver_requests(&b, &names, &count), -ENOEXEC);
 	cr_assert_eq(katra_elf_find_table(&b, 1, 2, &t, &count), -ENOENT);
 	cr_assert_eq(katra_elf_dynsym(&b, "x"), 0);
 	b.len = 3;
-	cr_assert_eq(katra_pe_nt_names(&b, &names, &count), -ENOEXEC);
+	cr_assert_eq(katra_pe_nt_names(&b, 0, &names, &count), -ENOEXEC);
 	cr_assert_eq(katra_blob_read("/nonexistent/x", 1024, &b), -ENOENT);
 }
 

@@ -57,6 +57,14 @@ struct thread_state {
 	uint64_t uc_span[KATRA_UC_LAYERS], uc_seq[KATRA_UC_LAYERS];
 	uint32_t uc_call[KATRA_UC_LAYERS];
 	uint32_t uc_open;
+	/* NT calls open outside the open one (a user callback's calls nest in
+	 * a win32u call: KATRA_UC_LEVEL), innermost last; nt_level: the open
+	 * one's level */
+	struct nt_outer {
+		uint64_t span, seq;
+		uint32_t call, level;
+	} nt_outer[KATRA_NT_DEPTH];
+	uint32_t nt_nouter, nt_level;
 	/* overlapped reads (emit_wine.c): the open NtReadFile's buffer, and
 	 * where the open syscall's data lands (read, pread64, recvfrom,
 	 * recvmsg; 0 for the others) */

@@ -3,7 +3,9 @@
  * Windows programs under Wine (WindowsFacing), wine_server_call and the
  * Win->Unix call dispatcher (WineProton), the Vulkan driver's entry points
  * (Vulkan).  Each call is a Begin at its ENTER and an End at its EXIT sharing
- * a span_id (the End cites the Begin); one open call per thread and layer.
+ * a span_id (the End cites the Begin); one open call per thread and layer,
+ * except NT calls a user callback made inside a win32u call (KATRA_UC_LEVEL:
+ * the enclosing ones set aside in nt_outer, open again when it ends).
  * A Begin cites the innermost call of another layer open on its thread (a
  * server call inside an NtReadFile), and so does a syscall's Begin
  * (emit_syscall.c): that is how a reader walks from a Windows call down to
@@ -190,6 +192,38 @@ uint64_t emit_ucall_cause(const struct thread_state *th)
 	return best;
 }
 
+/* The NT call that encloses the one that ended, open again. */
+static void nt_pop(struct thread_state *th)
+{
+	const struct nt_outer *o;
+
+	if (!th->nt_nouter)
+		return;
+	o = &th->nt_outer[--th->nt_nouter];
+	th->uc_open |= 1u << KATRA_UC_LAYER_NT;
+	th->uc_span[KATRA_UC_LAYER_NT] = o->span;
+	th->uc_seq[KATRA_UC_LAYER_NT] = o->seq;
+	th->uc_call[KATRA_UC_LAYER_NT] = o->call;
+	th->nt_level = o->level;
+}
+
+/* The open NT call, set aside while the one a user callback made inside it
+ * runs. */
+static void nt_push(struct emitter *e, struct thread_state *th)
+{
+	if (!(th->uc_open & (1u << KATRA_UC_LAYER_NT)))
+		return;
+	th->uc_open &= ~(1u << KATRA_UC_LAYER_NT);
+	if (th->nt_nouter >= KATRA_NT_DEPTH) {
+		e->st.evictions[KATRA_DROP_SPAN_TABLE]++; /* its End goes unpaired */
+		return;
+	}
+	th->nt_outer[th->nt_nouter++] = (struct nt_outer){
+		th->uc_span[KATRA_UC_LAYER_NT], th->uc_seq[KATRA_UC_LAYER_NT],
+		th->uc_call[KATRA_UC_LAYER_NT], th->nt_level
+	};
+}
+
 static int close_layer(struct emitter *e, struct thread_state *th, uint32_t tid, unsigned l,
 		       uint64_t key)
 {
@@ -198,11 +232,15 @@ static int close_layer(struct emitter *e, struct thread_state *th, uint32_t tid,
 	uint64_t causes[1] = { th->uc_seq[l] };
 	struct katra_event ev;
 
+	uint64_t span = th->uc_span[l];
+
 	th->uc_open &= ~(1u << l);
+	if (l == KATRA_UC_LAYER_NT)
+		nt_pop(th);
 	if (call == 0 || call >= KATRA_UC_COUNT)
 		return 0;
 	emit_base(&ev, &h, descs[call].scope, descs[call].kind, KATRA_PHASE_END);
-	ev.span_id = emit_some(th->uc_span[l]);
+	ev.span_id = emit_some(span);
 	ev.causes = (struct katra_u64_vec){ causes, 1 };
 	ev.confidence = KATRA_CONFIDENCE_INFERRED;
 	return emit_write(e, &ev, key, th);
@@ -345,7 +383,7 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 	struct thread_state *th;
 	struct katra_event ev;
 	uint64_t causes[3], inner;
-	unsigned n = 0, layer;
+	unsigned n = 0, layer, level;
 	bool enter = u->flags & KATRA_UC_ENTER;
 	int rc;
 
@@ -359,16 +397,24 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 	if (rc)
 		return rc;
 	/* an open call of this layer that never returned (left by a longjmp)
-	 * ends where the next one begins */
-	if (enter && th && (th->uc_open & (1u << layer)) &&
-	    (rc = close_layer(e, th, u->head.tid, layer, p->key)))
-		return rc;
+	 * ends where the next one begins; NT calls by level: a deeper one is
+	 * a user callback's, nested (BPF's ntstack.bpf.h), and a return ends
+	 * the calls left open above its own */
+	level = layer == KATRA_UC_LAYER_NT ? KATRA_UC_LEVEL(u->flags) : 0;
+	while (th && (th->uc_open & (1u << layer)) &&
+	       (layer == KATRA_UC_LAYER_NT ? th->nt_level > level || (enter && th->nt_level == level)
+					   : enter))
+		if ((rc = close_layer(e, th, u->head.tid, layer, p->key)))
+			return rc;
 
-	if (!enter && th && (th->uc_open & (1u << layer)) && th->uc_call[layer] == u->call) {
+	if (!enter && th && (th->uc_open & (1u << layer)) && th->uc_call[layer] == u->call &&
+	    (layer != KATRA_UC_LAYER_NT || th->nt_level == level)) {
 		emit_base(&ev, &u->head, descs[u->call].scope, descs[u->call].kind, KATRA_PHASE_END);
 		ev.span_id = emit_some(th->uc_span[layer]);
 		causes[n++] = th->uc_seq[layer];
 		th->uc_open &= ~(1u << layer);
+		if (layer == KATRA_UC_LAYER_NT)
+			nt_pop(th);
 		/* another thread's request released it through the wineserver
 		 * (emit_winewake.c) */
 		if (layer == KATRA_UC_LAYER_NT && (th->flags & TH_RELEASED))
@@ -393,6 +439,10 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 			if (layer == KATRA_UC_LAYER_NT)
 				th->flags &= ~TH_RELEASED;
 			ev.span_id = emit_some(e->next_span++);
+			if (layer == KATRA_UC_LAYER_NT) {
+				nt_push(e, th); /* it encloses this one */
+				th->nt_level = level;
+			}
 			th->uc_open |= 1u << layer;
 			th->uc_span[layer] = ev.span_id.value;
 			th->uc_seq[layer] = e->next_seq;

@@ -141,8 +141,10 @@ void katra_uprobes_free(struct katra_uprobes *u)
 	pthread_cond_destroy(&u->qdone);
 	free(u->links);
 	free(u->files);
-	for (unsigned i = 0; i < u->nnt; i++)
+	for (unsigned i = 0; i < u->nnt; i++) {
 		katra_names_free(u->nt[i].names, u->nt[i].count);
+		katra_names_free(u->nt[i].names1, u->nt[i].count1);
+	}
 	for (unsigned i = 0; i < u->nreq; i++) {
 		katra_names_free(u->req[i].names, u->req[i].count);
 		free(u->req[i].strs);

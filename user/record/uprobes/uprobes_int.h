@@ -78,6 +78,8 @@ struct katra_uprobes {
 	struct nt_slot {
 		char **names;
 		uint32_t count;
+		char **names1; /* win32u's table (1), from win32u.dll */
+		uint32_t count1;
 		char note[KATRA_NOTE_MAX];
 	} nt[KATRA_NT_FILES];
 	unsigned nnt;          /* slots filled (atomic: the drain's emitter reads names) */

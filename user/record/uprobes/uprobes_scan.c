@@ -182,6 +182,7 @@ void up_sweep_states(struct katra_uprobes *u)
 	if (fd < 0 || !u->nfiles)
 		return;
 	while (ndead < 256 && !bpf_map_get_next_key(fd, prev, &next)) {
+		/* the key's tid: bits 2-33 (the NT layer's level, bits 40-42, cut off) */
 		snprintf(path, sizeof(path), "/proc/%u", (unsigned)(next >> 2));
 		if (stat(path, &st) && errno == ENOENT)
 			dead[ndead++] = next;

@@ -34,6 +34,7 @@ struct dispatcher_call {
 	uint64_t entry_off, call_vaddr, call_off;
 	unsigned char before[32]; /* the bytes just before the call */
 	unsigned nbefore;
+	unsigned char after[3]; /* the first bytes after the call */
 };
 
 static int find_dispatcher_call(Elf *e, int fd, const char *dispatcher,
@@ -69,6 +70,8 @@ static int find_dispatcher_call(Elf *e, int fd, const char *dispatcher,
 		dc->entry_off = after_prolog ? off : dc->call_off;
 		dc->nbefore = i < (ssize_t)sizeof(dc->before) ? (unsigned)i : sizeof(dc->before);
 		memcpy(dc->before, code + i - dc->nbefore, dc->nbefore);
+		if (i + 4 + (ssize_t)sizeof(dc->after) <= got)
+			memcpy(dc->after, code + i + 4, sizeof(dc->after));
 		return 0;
 	}
 	*why = "the dispatcher's call through its table was not found";
@@ -141,16 +144,30 @@ static int attach_unix_dispatcher(struct katra_uprobes *u, Elf *e, int fd, const
 
 #define WINE_FILE_MAX (256u << 20)
 
-/* The Windows-side ntdll.dll beside PATH (.../x86_64-unix/ntdll.so ->
- * .../x86_64-windows/ntdll.dll: Debian's and Proton's layouts alike). */
-static bool pe_beside(const char *path, char *out, size_t cap)
+/* The Windows-side DLL beside PATH (.../x86_64-unix/ntdll.so ->
+ * .../x86_64-windows/DLL: Debian's and Proton's layouts alike). */
+static bool pe_beside(const char *path, const char *dll, char *out, size_t cap)
 {
 	const char *unix_dir = strstr(path, "/x86_64-unix/");
 
 	if (!unix_dir)
 		return false;
-	return snprintf(out, cap, "%.*s/x86_64-windows/ntdll.dll", (int)(unix_dir - path), path) <
+	return snprintf(out, cap, "%.*s/x86_64-windows/%s", (int)(unix_dir - path), path, dll) <
 	       (int)cap;
+}
+
+/* What the dispatcher's code around its call lets the probes tell
+ * (KATRA_NT_FILE_*, wire.h): `mov (%rbx),%r10` just before it (4c 8b 13),
+ * `lea disp32(%rbp),%rcx` just after it (48 8d 8d). */
+static uint32_t dispatcher_shape(const struct dispatcher_call *dc)
+{
+	uint32_t flags = 0;
+
+	if (dc->nbefore >= 3 && !memcmp(dc->before + dc->nbefore - 3, "\x4c\x8b\x13", 3))
+		flags |= KATRA_NT_FILE_TABLE1;
+	if (!memcmp(dc->after, "\x48\x8d\x8d", 3))
+		flags |= KATRA_NT_FILE_FRAME;
+	return flags;
 }
 
 /* The dispatcher's `call *(%r10,%rax,8)` (41 ff 14 c2, find_dispatcher_call),
@@ -168,7 +185,8 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher
 	struct katra_blob so = { 0 }, dll = { 0 };
 	struct katra_nt_file nf = { 0 };
 	char label[160], pe[PATH_MAX];
-	char **pe_names = NULL, **names = NULL;
+	char **pe_names = NULL, **names = NULL, **names1 = NULL;
+	uint32_t count1 = 0;
 	const char **syms = NULL;
 	uint64_t *fns = NULL;
 	uint32_t pe_count = 0, slot = u->nnt, from_pe = 0, from_sym = 0, skipped = 0;
@@ -199,8 +217,20 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher
 	off = dc->call_off;
 	/* the numbers: the PE stubs when ntdll.dll is there; the table is the
 	 * run of pointers to the functions of numbers 0, 1, ... */
-	if (pe_beside(path, pe, sizeof(pe)) && !katra_blob_read(pe, WINE_FILE_MAX, &dll))
-		katra_pe_nt_names(&dll, &pe_names, &pe_count);
+	nf.flags = dispatcher_shape(dc);
+	if (!(nf.flags & KATRA_NT_FILE_FRAME)) {
+		why = "the dispatcher does not find its frame from rbp after its call (another "
+		      "build)";
+		goto out;
+	}
+	if (pe_beside(path, "ntdll.dll", pe, sizeof(pe)) &&
+	    !katra_blob_read(pe, WINE_FILE_MAX, &dll))
+		katra_pe_nt_names(&dll, 0, &pe_names, &pe_count);
+	katra_blob_free(&dll);
+	/* win32u's numbers: its stubs, table 1 */
+	if ((nf.flags & KATRA_NT_FILE_TABLE1) && pe_beside(path, "win32u.dll", pe, sizeof(pe)) &&
+	    !katra_blob_read(pe, WINE_FILE_MAX, &dll))
+		katra_pe_nt_names(&dll, 1, &names1, &count1);
 	{
 		const char *n0 = pe_count > 1 && pe_names[0] ? pe_names[0] : "NtAcceptConnectPort";
 		const char *n1 = pe_count > 1 && pe_names[1] ? pe_names[1] : "NtAccessCheck";
@@ -253,14 +283,22 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher
 	if (!up_attach_cookie(u, label, "up_nt_syscall", path, off, false, slot))
 		n++;
 	if (n) {
+		char w32[64];
+		if (!(nf.flags & KATRA_NT_FILE_TABLE1))
+			snprintf(w32, sizeof(w32), "win32u's not written (its table is not told "
+				 "apart)");
+		else
+			snprintf(w32, sizeof(w32), "win32u's as 0x1000 | n (%u named by win32u.dll)",
+				 count1 ? katra_names_count(names1, count1) : 0);
 		u->nt[slot].names = names;
 		u->nt[slot].count = nf.count;
-		names = NULL;
+		u->nt[slot].names1 = names1;
+		u->nt[slot].count1 = count1;
+		names = names1 = NULL;
 		snprintf(u->nt[slot].note, sizeof(u->nt[slot].note),
 			 "layer wine: NtSyscall at the dispatcher of %.40s: %u numbers (%u named "
-			 "by ntdll.dll, %u by ntdll.so symbols), %u left to their own probes, "
-			 "win32u's not written",
-			 up_base_name(path), nf.count, from_pe, from_sym, skipped);
+			 "by ntdll.dll, %u by ntdll.so symbols), %u left to their own probes, %.63s",
+			 up_base_name(path), nf.count, from_pe, from_sym, skipped, w32);
 		/* published: the drain's emitter reads the names from here on */
 		__atomic_store_n(&u->nnt, slot + 1, __ATOMIC_RELEASE);
 	}
@@ -270,6 +308,7 @@ out:
 	if (names)
 		katra_names_free(names, nf.count);
 	katra_names_free(pe_names, pe_count);
+	katra_names_free(names1, count1);
 	free(fns);
 	free(syms);
 	katra_blob_free(&dll);
@@ -281,8 +320,12 @@ const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number)
 {
 	const struct katra_uprobes *u = ctx;
 
-	if (!u || slot >= __atomic_load_n(&u->nnt, __ATOMIC_ACQUIRE) ||
-	    number >= u->nt[slot].count)
+	if (!u || slot >= __atomic_load_n(&u->nnt, __ATOMIC_ACQUIRE))
+		return NULL;
+	if (number >> 12 == 1) /* win32u's table */
+		return (number & 0xfff) < u->nt[slot].count1 ? u->nt[slot].names1[number & 0xfff]
+							      : NULL;
+	if (number >= u->nt[slot].count)
 		return NULL;
 	return u->nt[slot].names[number];
 }

@@ -65,6 +65,15 @@ void katra_names_free(char **names, uint32_t count)
 	free(names);
 }
 
+uint32_t katra_names_count(char *const *names, uint32_t count)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; names && i < count; i++)
+		n += names[i] != NULL;
+	return n;
+}
+
 /* Header counts beyond these are no binary Wine ships (the Windows loader
  * itself stops at 96 sections); refusing them keeps each lookup cheap. */
 #define PE_SECTIONS_MAX 96
@@ -129,7 +138,7 @@ static const char *pe_str(const struct pe *pe, uint32_t rva)
 	return (const char *)pe->b->p + off;
 }
 
-int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count)
+int katra_pe_nt_names(const struct katra_blob *dll, uint32_t table, char ***out, uint32_t *count)
 {
 	const uint8_t *p = dll->p;
 	struct pe pe = { .b = dll };
@@ -188,8 +197,9 @@ int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count
 		    memcmp(p + code, "\x4c\x8b\xd1\xb8", 4))
 			continue;
 		nr = rd32(p + code + 4);
-		if (nr >= KATRA_NT_MAX || names[nr])
-			continue; /* another table's (0x1000 + n), or an alias */
+		if (nr >> 12 != table || names[nr & (KATRA_NT_MAX - 1)])
+			continue; /* another table's (0x1000 * table + n), or an alias */
+		nr &= KATRA_NT_MAX - 1;
 		names[nr] = strdup(name);
 		if (!names[nr])
 			break;

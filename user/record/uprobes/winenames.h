@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KATRA_NT_MAX 4096 /* NT numbers of one table (Wine: index in bits 0-11) */
+#define KATRA_NT_MAX 4096 /* NT numbers of one table (Wine: index in bits 0-11, table above) */
 
 /* A file read whole (ELF or PE). */
 struct katra_blob {
@@ -32,11 +32,16 @@ struct katra_blob {
 int katra_blob_read(const char *path, size_t max, struct katra_blob *b);
 void katra_blob_free(struct katra_blob *b);
 
-/* ntdll.dll's Nt* stubs: names[n] = the name of NT number n (table 0), NULL
- * when none (names malloc'ed: katra_names_free).  *count: 1 + the highest
- * number named.  -ENOEXEC when it is no PE32+ file or has no such stub. */
-int katra_pe_nt_names(const struct katra_blob *dll, char ***names, uint32_t *count);
+/* A PE's Nt* stubs of one syscall table (ntdll.dll: table 0; win32u.dll:
+ * table 1, whose stubs load 0x1000 | n): names[n] = the name of number n of
+ * that table, NULL when none (names malloc'ed: katra_names_free).  *count: 1
+ * + the highest number named.  -ENOEXEC when it is no PE32+ file or has no
+ * stub of that table. */
+int katra_pe_nt_names(const struct katra_blob *dll, uint32_t table, char ***names,
+		      uint32_t *count);
 void katra_names_free(char **names, uint32_t count);
+/* How many of names[0..count) are not NULL. */
+uint32_t katra_names_count(char *const *names, uint32_t count);
 
 /* ELF: a defined dynamic symbol's value, or 0. */
 uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name);

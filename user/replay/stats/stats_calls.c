@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* stats --calls: the calls of the layers above the kernel, by name, like the
  * syscall table: Wine's NT calls (the NtReadFile .. NtCreateUserProcess
- * kinds, and every other NT call of ntdll's table by its own name), its
+ * kinds, and every other NT call by its own name, win32u's NtUser* and
+ * NtGdi* too), its
  * wineserver requests (by the request names of the session's wineserver) and
  * Unix calls, and the Vulkan driver's submits, presents and waits.  Count,
  * errors, wall time from entry to return, p50, p99 and max, overall and per
  * process.  An error is an NTSTATUS of error severity (0xC0000000 and up:
- * STATUS_PENDING and warnings are not) or a negative VkResult. */
+ * STATUS_PENDING and warnings are not; win32u's calls return none) or a
+ * negative VkResult. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,8 @@ bool kr_call_failed(const struct katra_event *end)
 		st = &p->u.nt_call.status;
 		break;
 	case KATRA_PAYLOAD_NT_SYSCALL:
+		if (p->u.nt_syscall.number >> 12)
+			return false; /* win32u's: a BOOL, handle or count, no NTSTATUS */
 		st = &p->u.nt_syscall.status;
 		break;
 	case KATRA_PAYLOAD_WINE_SERVER_CALL:
