@@ -228,6 +228,12 @@ def check_command(trace_path, wl_path):
     first = min(evs, key=lambda e: e["seq"])
     expect(first["seq"] < ex[-1]["seq"] or first is ex[-1],
            "the command's first event is not before its execve")
+    # before its execve the command is katra-record's launcher: woken and
+    # switched in, nothing of its own (no fault of the launcher's code)
+    pre = sorted({e["kind"] for e in evs if e["seq"] < ex[-1]["seq"]} - {"Wakeup", "OffCpu"})
+    expect(not pre, "the command has %s events before its execve: the launcher's" %
+           ", ".join("%d %s" % (sum(1 for e in evs if e["kind"] == k and e["seq"] < ex[-1]["seq"]), k)
+                     for k in pre))
     return msg + "; execve traced before TaskExec"
 
 

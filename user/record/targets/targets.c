@@ -200,6 +200,20 @@ static void armed_test_delay(void)
 		;
 }
 
+/* The child's own pages that on_continued touches, made present before it
+ * is tracked (fork left its stack copy-on-write, the shared word unmapped):
+ * the command's trace then starts at its execve, with no page fault of ours
+ * before it.  The handler's frame lies below the signal frame, itself below
+ * pause()'s: 64 KiB below this frame covers them. */
+static __attribute__((noinline)) void prefault_launcher(const volatile int *released)
+{
+	volatile char below[64 << 10];
+
+	for (size_t i = 0; i < sizeof(below); i += 1024)
+		below[i] = 0;
+	(void)*released;
+}
+
 /* The child: drop to the invoking user if asked, wait paused until the
  * probes are live, then one execve of the resolved path (the trace starts
  * there: no PATH search, no syscall of ours).  Its parent's death while it
@@ -244,6 +258,7 @@ static void launch_child(const char *path, char *const argv[], const struct katr
 	if (sigaction(SIGCONT, &cont, NULL) || prctl(PR_SET_PDEATHSIG, SIGCONT) ||
 	    getppid() != parent)
 		_exit(127);
+	prefault_launcher(released);
 	sigdelset(&waiting, SIGCONT); /* the handler must be able to run */
 	sigprocmask(SIG_SETMASK, &waiting, NULL);
 	if (write(armed_fd, "", 1) != 1)
