@@ -79,8 +79,19 @@ static __always_inline int nt_enter(__u64 pid_tgid, struct ucall_state *st, bool
 {
 	__u64 start = ucall_task_start();
 	__u32 d = nt_depth(pid_tgid, start);
-	__u64 ra = 0;
 
+	/* the dispatcher's return address, the same for every call of the
+	 * thread: from the open call on top, once, before the walk (the
+	 * verifier then has no state of it to keep apart per level) */
+	if (!disp_ra && d > 0) {
+		__u64 k = nt_key(pid_tgid, d - 1);
+		struct ucall_state *t = bpf_map_lookup_elem(&ucall_states, &k);
+
+		if (t && t->start_time == start)
+			disp_ra = t->disp_ra;
+	}
+	if (!dispatched && disp_ra)
+		dispatched = ucall_read_u64(sp) == disp_ra;
 	st->start_time = start;
 	st->sp = sp;
 	st->frame = frame;
@@ -90,13 +101,6 @@ static __always_inline int nt_enter(__u64 pid_tgid, struct ucall_state *st, bool
 		struct ucall_state *t = bpf_map_lookup_elem(&ucall_states, &k);
 
 		if (t && t->start_time == start) {
-			if (!st->disp_ra)
-				st->disp_ra = t->disp_ra;
-			if (!dispatched && st->disp_ra) {
-				if (!ra)
-					ra = ucall_read_u64(sp);
-				dispatched = ra == st->disp_ra;
-			}
 			enum nt_relation rel = nt_relation(t, dispatched, frame, sp);
 			if (rel == NT_INSIDE)
 				return -1;
