@@ -309,6 +309,19 @@ uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name)
 	return s ? s->st_value : 0;
 }
 
+uint64_t katra_elf_dynsym_sized(const struct katra_blob *elf, const char *name, uint64_t *size)
+{
+	const Elf64_Sym *s = each_dynsym(elf, sym_named, name, NULL);
+
+	*size = s ? s->st_size : 0;
+	return s ? s->st_value : 0;
+}
+
+uint64_t katra_elf_offset(const struct katra_blob *elf, uint64_t vaddr, uint64_t len, bool exec)
+{
+	return elf_hdr(elf) ? elf_off(elf, vaddr, len, exec) : UINT64_MAX;
+}
+
 const char *katra_elf_dynsym_at(const struct katra_blob *elf, uint64_t vaddr)
 {
 	const char *name = NULL;

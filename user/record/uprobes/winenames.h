@@ -40,6 +40,11 @@ void katra_names_free(char **names, uint32_t count);
 
 /* ELF: a defined dynamic symbol's value, or 0. */
 uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name);
+/* ELF: the same, and *size its st_size (0 when not found). */
+uint64_t katra_elf_dynsym_sized(const struct katra_blob *elf, const char *name, uint64_t *size);
+/* ELF: the file offset of vaddr (len bytes within one PT_LOAD's file part;
+ * exec: an executable one), or UINT64_MAX. */
+uint64_t katra_elf_offset(const struct katra_blob *elf, uint64_t vaddr, uint64_t len, bool exec);
 /* ELF: the name of the defined dynamic FUNC symbol at vaddr, or NULL. */
 const char *katra_elf_dynsym_at(const struct katra_blob *elf, uint64_t vaddr);
 /* ELF: names[i] = the name of the defined dynamic FUNC symbol at vaddrs[i]
@@ -73,6 +78,23 @@ int katra_wineserver_requests(const struct katra_blob *elf, char ***names, uint3
 int katra_wineserver_requests_counted(const struct katra_blob *elf, char ***names,
 				      uint32_t *count, uint64_t *positions);
 #define KATRA_WS_WORK_MAX(len) (5 * ((uint64_t)(len) / 8) + 65ull * (KATRA_NT_MAX + 1))
+
+/* A Wine unix library's function names (unixnames.c), indexed like its
+ * exported __wine_unix_call_funcs table (the index a Win->Unix call passes):
+ * entry i is named <name> when its function, up to the next function of the
+ * table (or of __wine_unix_call_wow64_funcs), at most KATRA_UNIX_SCAN bytes,
+ * holds a RIP-relative lea of the NUL-terminated string "thunk64_<name>"
+ * (the __func__ of the TRACE that begins each thunk Wine generates for
+ * winevulkan.so: "thunk64_vkQueueSubmit" -> "vkQueueSubmit"), the first
+ * such lea; else NULL.  *count: the table's entries (its st_size / 8, at
+ * most KATRA_UNIX_FUNCS_MAX); *named: the entries named; *table_off: the
+ * table's file offset (how a process's handle, the table's address, is
+ * told to be this file's).  -ENOENT: no such table (no ELF64 x86-64 file),
+ * or no entry named. */
+#define KATRA_UNIX_FUNCS_MAX 4096
+#define KATRA_UNIX_SCAN 16384
+int katra_unix_call_names(const struct katra_blob *elf, char ***names, uint32_t *count,
+			  uint32_t *named, uint64_t *table_off);
 
 /* How a build's Unix-side NT functions take their arguments, from the bytes
  * just before its syscall dispatcher's call through the table (code[0..n),
