@@ -4,6 +4,8 @@
 tests/integration/ktrace.py.
 
 usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
+       check.py unixnames TRACE.jsonl PROGRAM.out DUMP.txt STATS.json EXPORT.json
+  (unixnames: see check_unixnames)
   (TRACE.jsonl: `katra-replay dump --jsonl --pid` of the program)
   The D3D11 program's own counters (the last line of PROGRAM.out, JSON):
   exactly `reads` NtReadFile spans of the program on its data file's handle,
@@ -16,6 +18,7 @@ usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -104,7 +107,98 @@ def check_d3d11(trace_path, out_path, dev, ino):
                len(presents), len(submits)))
 
 
-CHECKS = {"d3d11": check_d3d11}
+SUBMITS = {"vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR"}
+
+
+def check_unixnames(trace_path, out_path, dump_path, stats_path, export_path):
+    """The Vulkan calls through winevulkan's thunks, by name: the program's
+    WinToUnix spans on winevulkan.so's handle (the one table of the process
+    that names vkQueuePresentKHR) named by its WineUnixCallNames table, with
+    exact counts against ground truth counted apart: one vkQueuePresentKHR
+    thunk per frame the program presented (its own counter), each holding the
+    one present the driver's uprobe saw (the driver's present cites it), and
+    each driver submit inside a vkQueueSubmit* thunk.  And the outputs name
+    them: in `dump` (DUMP: its text lines of the program's WinToUnix), every
+    call of that handle whose index the table names prints the name (before
+    the table too), the others the number alone; in `stats --calls --json`
+    (STATS) the row of vkQueuePresentKHR counts the frames; in `export`
+    (EXPORT, --pid of the program) as many slices are named
+    "WinToUnix vkQueuePresentKHR"."""
+    t = Trace(trace_path, complete=False)
+    with open(out_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    pids = {e["process_id"] for e in t.events if e.get("process_name") == PROGRAM}
+    expect(len(pids) == 1, "%d processes named %s, expected 1" % (len(pids), PROGRAM))
+    pid = pids.pop()
+    evs = t.process(pid)
+    tables = [e for e in evs if e["kind"] == "WineUnixCallNames"]
+    vk = [e for e in tables if "vkQueuePresentKHR" in e["payload"]["names"]]
+    expect(len(vk) == 1, "%d WineUnixCallNames tables of process %d name vkQueuePresentKHR "
+           "(of %d), expected 1" % (len(vk), pid, len(tables)))
+    handle, names = int(vk[0]["resource"]["id"]), vk[0]["payload"]["names"]
+    expect(vk[0]["resource"]["domain"] == "WinHandle" and vk[0]["thread_id"] == pid
+           and vk[0]["phase"] == "Instant" and vk[0]["scope"] == "WineProton",
+           "the table's event: %s" % short(vk[0]))
+
+    def name(b):
+        i = b["payload"]["request"]
+        return names[i] if int(b["resource"]["id"]) == handle and i < len(names) else ""
+
+    tids = sorted({e["thread_id"] for e in evs})
+    unix, presents, submits = [], [], []
+    for tid in tids:
+        unix += spans(t, t.thread(tid), "WinToUnix")
+        presents += spans(t, t.thread(tid), "VulkanQueuePresent")
+        submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
+    mine = [(b, e) for b, e in unix if int(b["resource"]["id"]) == handle]
+    thunks = [b for b, e in mine if name(b) == "vkQueuePresentKHR"]
+    expect(len(thunks) == w["presents"] == len(presents),
+           "%d vkQueuePresentKHR thunks, %d presents counted by the program, %d by the "
+           "driver's uprobe" % (len(thunks), w["presents"], len(presents)))
+    by_seq = {b["seq"]: b for b, e in unix}
+    for what, calls, want in (("present", presents, {"vkQueuePresentKHR"}),
+                              ("submit", submits, SUBMITS)):
+        for b, e in calls:
+            outer = [by_seq[c] for c in b["causes"] if c in by_seq]
+            expect(len(outer) == 1 and name(outer[0]) in want,
+                   "the driver's %s %s is inside %s, not one %s thunk" % (
+                       what, short(b), [short(x) for x in outer], "/".join(sorted(want))))
+    expect(len({b["seq"] for b, e in presents}) == len(thunks), "presents share a thunk")
+    # dump's text: every call of that handle named where the table names it
+    seen = named = 0
+    with open(dump_path) as f:
+        for line in f:
+            m = re.search(r"res=WinHandle:(0x[0-9a-f]+) WineServerCall\{request=(\d+)(\(([^)]*)\))?",
+                          line)
+            if " WinToUnix " not in line or not m or int(m.group(1), 16) != handle:
+                continue
+            i, shown = int(m.group(2)), m.group(4)
+            want = names[i] if i < len(names) and names[i] else None
+            expect(shown == want, "dump names index %d %s, the table %s: %s"
+                   % (i, shown, want, line.strip()))
+            seen += 1
+            named += shown is not None
+    expect(seen == 2 * len(mine), "dump shows %d lines of the handle's calls, the trace %d "
+           "spans" % (seen, len(mine)))
+    with open(stats_path) as f:
+        rows = [r for r in json.load(f)["calls"]["rows"] if r["kind"] == "WinToUnix"
+                and r.get("handle") == handle and r["name"] == "WinToUnix vkQueuePresentKHR"]
+    expect(len(rows) == 1 and rows[0]["calls"] == len(thunks),
+           "stats --calls: rows %s, expected one of %d calls" % (rows, len(thunks)))
+    with open(export_path) as f:
+        slices = [x for x in json.load(f)["traceEvents"]
+                  if x.get("name") == "WinToUnix vkQueuePresentKHR" and x.get("pid") == pid]
+    expect(len(slices) == len(thunks), "export: %d slices named WinToUnix vkQueuePresentKHR, "
+           "expected %d" % (len(slices), len(thunks)))
+    return ("%d of %d winevulkan calls named (%d distinct names, %d named by the table); %d "
+            "vkQueuePresentKHR thunks = the program's presents = the driver's, each holding "
+            "one; %d driver submits each inside a vkQueueSubmit* thunk; dump, stats and "
+            "export name them"
+            % (sum(1 for b, e in mine if name(b)), len(mine), len({name(b) for b, e in mine} - {""}),
+               sum(1 for x in names if x), len(thunks), len(submits)))
+
+
+CHECKS = {"d3d11": check_d3d11, "unixnames": check_unixnames}
 
 
 def main(argv):

@@ -88,7 +88,7 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 		return rc;
 	int got = e->server_requests(e->wine_tables_ctx, tgid, clean,
 				     ev.payload.u.process_info.comm.len, &reqs);
-	if (got == -EAGAIN && e->server_requests_ready) /* written once read */
+	if (got == -EAGAIN && e->names_ready) /* written once read */
 		e->names_waiting++;
 	if (got != 1)
 		return rc;
@@ -97,17 +97,20 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 
 int emit_waiting_names(struct emitter *e, uint64_t key)
 {
-	struct katra_str_vec reqs;
+	struct katra_str_vec names;
 	uint32_t tgid;
+	uint64_t handle;
 	int got, rc = 0;
 
 	while (!rc && e->names_waiting &&
-	       (got = e->server_requests_ready(e->wine_tables_ctx, &tgid, &reqs)) != -EAGAIN) {
+	       (got = e->names_ready(e->wine_tables_ctx, &tgid, &handle, &names)) != -EAGAIN) {
 		e->names_waiting--;
 		struct proc_state *ps = ktable_get(&e->procs, tgid);
-		if (got == 1)
+		if (got == 1 && handle)
+			rc = emit_unix_call_names(e, key, tgid, handle, &names);
+		else if (got == 1)
 			rc = write_server_requests(e, key, tgid, ps ? ps->info_seq : UINT64_MAX,
-						   &reqs, NULL);
+						   &names, NULL);
 	}
 	return rc;
 }

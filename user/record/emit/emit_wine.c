@@ -8,6 +8,7 @@
  * server call inside an NtReadFile), and so does a syscall's Begin
  * (emit_syscall.c): that is how a reader walks from a Windows call down to
  * the Linux work that served it.  Payloads and resources: SPEC section 10. */
+#include <errno.h>
 #include <string.h>
 
 #include "emit_int.h"
@@ -177,6 +178,20 @@ static void ucall_payload(const struct emitter *e, const struct katra_ev_ucall *
 	case KATRA_UC_COUNT:
 		break;
 	}
+}
+
+int emit_unix_call_names(struct emitter *e, uint64_t key, uint32_t tgid, uint64_t handle,
+			 const struct katra_str_vec *names)
+{
+	struct katra_wire_head h = { .tid = tgid, .tgid = tgid };
+	struct katra_event ev;
+
+	emit_base(&ev, &h, KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_UNIX_CALL_NAMES,
+		  KATRA_PHASE_INSTANT);
+	ev.resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, handle };
+	ev.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+	ev.payload.u.wine_server_requests.names = *names;
+	return emit_write(e, &ev, key, NULL);
 }
 
 uint64_t emit_ucall_cause(const struct thread_state *th)
@@ -403,6 +418,10 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 	}
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	ucall_payload(e, u, p->key, !enter, &ev);
+	/* the library's call names are read off the drain, written later */
+	if (enter && u->call == KATRA_UC_WINE_UNIX_CALL && e->unix_names && e->names_ready &&
+	    e->unix_names(e->wine_tables_ctx, u->head.tgid, u->a[0]) == -EAGAIN)
+		e->names_waiting++;
 	if (u->call != KATRA_UC_VK_QUEUE_PRESENT)
 		return emit_write(e, &ev, p->key, th);
 	/* a present that returned ends a frame (emit_frames.c) */
