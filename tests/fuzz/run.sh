@@ -116,6 +116,7 @@ seed_file elf "$wine/x86_64-unix/ntdll.so"
 seed_file pe "$wine/x86_64-windows/ntdll.dll"
 seed_file wineserver /usr/lib/wine/wineserver64
 seed_file unixcalls "$wine/x86_64-unix/winevulkan.so"
+seed_file unixcalls "$wine/x86_64-windows/winevulkan.dll"
 part=$(( seconds / 2 > 5 ? seconds / 2 : 5 ))
 for kind in elf pe wineserver unixcalls; do
 	dir=$root/build/fuzz/parsers/$kind

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The names of a Wine unix library's calls (winenames.h:
- * katra_unix_call_names), read from the file a traced process maps: every
- * read is bounded by the file (winenames.c's ELF readers), the work by the
- * table's size times KATRA_UNIX_SCAN. */
+ * katra_unix_call_names, katra_pe_unix_call_names), read from the files a
+ * traced process maps: every read is bounded by the file (winenames.c's ELF
+ * and PE readers), the work by the table's size times KATRA_UNIX_SCAN, and
+ * by the PE file's size times a constant. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +150,7 @@ int katra_unix_call_names(const struct katra_blob *elf, char ***out, uint32_t *c
 		}
 		++*named;
 	}
-	rc = *named ? 0 : -ENOENT;
+	rc = 0;
 out:
 	if (rc) {
 		katra_names_free(names, *count);
@@ -161,4 +162,214 @@ out:
 	free(wow);
 	free(bounds);
 	return rc;
+}
+
+/* ---- the PE side: the stubs of winevulkan.dll ---- */
+
+#define STUB_SCAN 160            /* bytes of a stub looked at for its mov */
+#define CALL_WITHIN 48           /* the call at most this far after it */
+#define INDIRECT_MAX 8           /* `call *(%rax)` looked at per stub */
+#define STUBS_MAX (4 * KATRA_UNIX_FUNCS_MAX) /* pairs looked at */
+#define SLOTS_MAX 64             /* call slots told apart */
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static bool in_file(const struct katra_blob *b, uint64_t off, uint64_t len)
+{
+	return off <= b->len && len <= b->len - off;
+}
+
+/* The slot (rva) code[0..j) loads rax from, through a pointer: `mov
+ * ref(%rip),%rax` (48 8b 05 disp32), ref holding the slot's address (Wine
+ * 8's .refptr); the last such mov; 0 when none. */
+static uint32_t loaded_slot(const struct katra_pe *pe, const uint8_t *code, uint32_t rva,
+			    uint64_t j)
+{
+	for (uint64_t m = j >= 7 ? j - 7 : 0; m + 7 <= j; m--) {
+		if (code[m] == 0x48 && code[m + 1] == 0x8b && code[m + 2] == 0x05) {
+			uint64_t ro = katra_pe_offset(pe, rva + (uint32_t)m + 7 + rd32(code + m + 3));
+			uint64_t v = ro != UINT64_MAX && in_file(pe->b, ro, 8) ?
+					     rd64(pe->b->p + ro) - pe->image_base : 0;
+			return v <= UINT32_MAX ? (uint32_t)v : 0;
+		}
+		if (!m)
+			break;
+	}
+	return 0;
+}
+
+/* The call a stub at rva makes with an index in edx: `mov $index,%edx`
+ * (ba imm32), then within CALL_WITHIN bytes a call through a pointer slot:
+ * `call *slot(%rip)` (ff 15 disp32: Wine 10) or `call *(%rax)` (ff 10)
+ * after rax was loaded from a pointer to the slot (Wine 8).  The first such
+ * call whose slot is want (0: any); *index and its slot, or false. */
+static bool stub_call(const struct katra_pe *pe, uint32_t rva, uint32_t want, uint32_t *index,
+		      uint32_t *slot)
+{
+	uint64_t off = katra_pe_offset(pe, rva), n;
+	unsigned indirect = 0;
+
+	if (off == UINT64_MAX || off >= pe->b->len || !katra_pe_exec(pe, rva))
+		return false;
+	n = pe->b->len - off < STUB_SCAN + CALL_WITHIN ? pe->b->len - off : STUB_SCAN + CALL_WITHIN;
+	const uint8_t *code = pe->b->p + off;
+	for (uint64_t k = 0; k < STUB_SCAN && k + 5 <= n; k++) {
+		if (code[k] != 0xba)
+			continue;
+		for (uint64_t j = k + 5; j < k + 5 + CALL_WITHIN && j + 6 <= n; j++) {
+			uint32_t s = 0;
+			if (code[j] != 0xff)
+				continue;
+			if (code[j + 1] == 0x15)
+				s = rva + (uint32_t)j + 6 + rd32(code + j + 2);
+			else if (code[j + 1] == 0x10 && indirect++ < INDIRECT_MAX)
+				s = loaded_slot(pe, code, rva, j);
+			if (s && (!want || s == want)) {
+				*index = rd32(code + k + 1);
+				*slot = s;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* "vk" and letters, digits, '_' */
+static bool vk_name(const char *s)
+{
+	if (!s || s[0] != 'v' || s[1] != 'k' || !s[2])
+		return false;
+	for (s += 2; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* The dispatch tables' (name, function) pairs: two pointers in a section
+ * that is not executable, to a "vk..." string and to code; fn(arg) on each
+ * (at most STUBS_MAX). */
+static void each_pair(const struct katra_pe *pe,
+		      void (*fn)(const struct katra_pe *pe, const char *name, uint32_t fn_rva,
+				 void *arg), void *arg)
+{
+	const struct katra_blob *b = pe->b;
+	uint32_t pairs = 0;
+
+	for (uint32_t i = 0; i < pe->nsec && pairs < STUBS_MAX; i++) {
+		const uint8_t *s = b->p + pe->sec + 40ull * i;
+		uint32_t va = rd32(s + 12), size = rd32(s + 16);
+		uint64_t raw = rd32(s + 20);
+		if ((rd32(s + 36) & 0x20000000u) || !in_file(b, raw, size))
+			continue;
+		for (uint64_t o = (8 - (va & 7)) & 7; o + 16 <= size && pairs < STUBS_MAX; o += 8) {
+			uint64_t name_va = rd64(b->p + raw + o), fn_va = rd64(b->p + raw + o + 8);
+			if (name_va - pe->image_base > UINT32_MAX || fn_va - pe->image_base > UINT32_MAX)
+				continue;
+			const char *nm = katra_pe_string(pe, (uint32_t)(name_va - pe->image_base));
+			if (!vk_name(nm))
+				continue;
+			pairs++;
+			fn(pe, nm, (uint32_t)(fn_va - pe->image_base), arg);
+		}
+	}
+}
+
+/* The slots the stubs call through, counted: the dispatcher's is the one
+ * most of them use (a variable winecrt0 sets, no import to find it by). */
+struct slot_votes {
+	uint32_t slot[SLOTS_MAX], votes[SLOTS_MAX];
+	unsigned n;
+};
+
+static void vote(const struct katra_pe *pe, const char *name, uint32_t fn, void *arg)
+{
+	struct slot_votes *v = arg;
+	uint32_t index, slot;
+	unsigned i;
+
+	(void)name;
+	if (!stub_call(pe, fn, 0, &index, &slot))
+		return;
+	for (i = 0; i < v->n && v->slot[i] != slot; i++)
+		;
+	if (i == v->n && v->n < SLOTS_MAX)
+		v->slot[v->n++] = slot;
+	if (i < v->n)
+		v->votes[i]++;
+}
+
+struct pe_found {
+	uint32_t dispatcher, count;
+	char **names;
+	uint8_t *clash;
+	int rc;
+};
+
+static void take(const struct katra_pe *pe, const char *name, uint32_t fn, void *arg)
+{
+	struct pe_found *f = arg;
+	uint32_t idx, slot;
+
+	if (f->rc || !stub_call(pe, fn, f->dispatcher, &idx, &slot) || idx >= f->count ||
+	    f->clash[idx] || (f->names[idx] && !strcmp(f->names[idx], name)))
+		return;
+	if (f->names[idx]) { /* two names for one index: neither */
+		f->clash[idx] = 1;
+		free(f->names[idx]);
+		f->names[idx] = NULL;
+	} else if (!(f->names[idx] = strdup(name))) {
+		f->rc = -ENOMEM;
+	}
+}
+
+int katra_pe_unix_call_names(const struct katra_blob *dll, char **names, uint32_t count,
+			     uint32_t *added)
+{
+	struct katra_pe pe;
+	struct slot_votes v = { .n = 0 };
+	struct pe_found f = { .count = count };
+	uint32_t best = 0;
+
+	*added = 0;
+	if (katra_pe_open(dll, &pe))
+		return -ENOEXEC;
+	each_pair(&pe, vote, &v);
+	for (unsigned i = 0; i < v.n; i++)
+		if (v.votes[i] > best) {
+			best = v.votes[i];
+			f.dispatcher = v.slot[i];
+		}
+	if (!f.dispatcher)
+		return -ENOENT;
+	f.names = calloc(count ? count : 1, sizeof(*f.names));
+	f.clash = calloc(count ? count : 1, 1);
+	if (f.names && f.clash)
+		each_pair(&pe, take, &f);
+	else
+		f.rc = -ENOMEM;
+	for (uint32_t i = 0; !f.rc && i < count; i++)
+		if (f.names[i] && !names[i]) {
+			names[i] = f.names[i];
+			f.names[i] = NULL;
+			++*added;
+		}
+	if (f.names)
+		katra_names_free(f.names, count);
+	free(f.clash);
+	return f.rc;
 }

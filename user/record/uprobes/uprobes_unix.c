@@ -2,9 +2,12 @@
 /* The worker's side of the unix libraries' call names: a WinToUnix call's
  * handle is the address of a library's __wine_unix_call_funcs in the
  * calling process; the file mapped there is read once (unixnames.c: its
- * thunks' own names) and the drain's ask answered (unix_done; the drain's
+ * thunks' own names, then its Windows side's stubs) and the drain's ask
+ * answered (unix_done; the drain's
  * side is uprobes_names.c). */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +18,46 @@
 
 #define UNIX_FILE_MAX (256u << 20)
 
+/* The Windows side of a unix library: .../x86_64-unix/NAME.so ->
+ * .../x86_64-windows/NAME.dll (Debian's and Proton's layouts alike). */
+static bool dll_beside(const char *path, char *out, size_t cap)
+{
+	const char *dir = strstr(path, "/x86_64-unix/"), *base = strrchr(path, '/');
+	size_t blen = base ? strlen(base + 1) : 0;
+
+	if (!dir || dir + 12 != base || blen < 4 || strcmp(base + 1 + blen - 3, ".so"))
+		return false;
+	return snprintf(out, cap, "%.*s/x86_64-windows/%.*s.dll", (int)(dir - path), path,
+			(int)(blen - 3), base + 1) < (int)cap;
+}
+
+/* The names of the library at path: its thunks' own (unixnames.c), and
+ * for the entries they leave unnamed, its Windows side's stubs. */
+static int read_names(struct unix_lib *l, const char *path)
+{
+	struct katra_blob b;
+	char dll[PATH_MAX];
+	uint32_t named = 0, added = 0;
+	int rc = katra_blob_read(path, UNIX_FILE_MAX, &b);
+
+	if (rc)
+		return rc;
+	rc = katra_unix_call_names(&b, &l->names, &l->count, &named, &l->table_off);
+	katra_blob_free(&b);
+	if (!rc && dll_beside(path, dll, sizeof(dll)) && !katra_blob_read(dll, UNIX_FILE_MAX, &b)) {
+		katra_pe_unix_call_names(&b, l->names, l->count, &added);
+		katra_blob_free(&b);
+	}
+	if (!rc && !named && !added)
+		rc = -ENOENT; /* no name to write */
+	return rc;
+}
+
 /* The library file (dev, ino) read once: its index in unix_libs, or -1
  * when the table of read files is full. */
 static int lib_load(struct katra_uprobes *u, const char *path, const struct stat *st)
 {
-	struct katra_blob b;
 	struct unix_lib *l;
-	uint32_t named;
 
 	for (unsigned i = 0; i < u->nunix_libs; i++)
 		if (u->unix_libs[i].dev == st->st_dev && u->unix_libs[i].ino == st->st_ino)
@@ -32,16 +68,12 @@ static int lib_load(struct katra_uprobes *u, const char *path, const struct stat
 	memset(l, 0, sizeof(*l));
 	l->dev = st->st_dev;
 	l->ino = st->st_ino;
-	if (!katra_blob_read(path, UNIX_FILE_MAX, &b)) {
-		if (!katra_unix_call_names(&b, &l->names, &l->count, &named, &l->table_off) &&
-		    !(l->strs = calloc(l->count, sizeof(*l->strs)))) {
-			katra_names_free(l->names, l->count);
-			l->names = NULL;
-		}
-		for (uint32_t i = 0; l->strs && i < l->count; i++)
-			l->strs[i] = katra_cstr(l->names[i] ? l->names[i] : "");
-		katra_blob_free(&b);
+	if (!read_names(l, path) && !(l->strs = calloc(l->count, sizeof(*l->strs)))) {
+		katra_names_free(l->names, l->count);
+		l->names = NULL;
 	}
+	for (uint32_t i = 0; l->strs && i < l->count; i++)
+		l->strs[i] = katra_cstr(l->names[i] ? l->names[i] : "");
 	return (int)u->nunix_libs++;
 }
 

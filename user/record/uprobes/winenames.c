@@ -97,29 +97,63 @@ static uint16_t rd16(const uint8_t *p)
 
 /* ---- PE32+: the export table and the Nt* stubs ---- */
 
-struct pe {
-	const struct katra_blob *b;
-	uint32_t nsec;
-	uint64_t sec; /* offset of the section table */
-};
+int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe)
+{
+	const uint8_t *p = b->p;
+	uint32_t lfanew;
 
-/* The file offset of rva, or UINT64_MAX. */
-static uint64_t pe_off(const struct pe *pe, uint32_t rva)
+	memset(pe, 0, sizeof(*pe));
+	pe->b = b;
+	if (!in_blob(b, 0, 64) || p[0] != 'M' || p[1] != 'Z')
+		return -ENOEXEC;
+	lfanew = rd32(p + 0x3c);
+	if (!in_blob(b, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
+		return -ENOEXEC;
+	pe->nsec = rd16(p + lfanew + 6);
+	if (pe->nsec > PE_SECTIONS_MAX)
+		return -ENOEXEC;
+	pe->optsize = rd16(p + lfanew + 20);
+	pe->opt = lfanew + 24ull;
+	/* PE32+ (0x20b), up to the export directory (data directory 0, at 112) */
+	if (!in_blob(b, pe->opt, pe->optsize) || pe->optsize < 120 || rd16(p + pe->opt) != 0x20b)
+		return -ENOEXEC;
+	memcpy(&pe->image_base, p + pe->opt + 24, 8);
+	pe->sec = pe->opt + pe->optsize;
+	if (!in_blob(b, pe->sec, 40ull * pe->nsec))
+		return -ENOEXEC;
+	return 0;
+}
+
+/* The section holding rva in its file bytes, or NULL. */
+static const uint8_t *pe_section(const struct katra_pe *pe, uint32_t rva)
 {
 	for (uint32_t i = 0; i < pe->nsec; i++) {
 		const uint8_t *s = pe->b->p + pe->sec + 40ull * i;
-		uint32_t va = rd32(s + 12), vsize = rd32(s + 8), raw = rd32(s + 20),
-			 rsize = rd32(s + 16);
+		uint32_t va = rd32(s + 12), vsize = rd32(s + 8), rsize = rd32(s + 16);
 		uint32_t size = vsize > rsize ? vsize : rsize;
 		if (rva >= va && rva - va < size && rva - va < rsize)
-			return (uint64_t)raw + (rva - va);
+			return s;
 	}
-	return UINT64_MAX;
+	return NULL;
 }
 
-static const char *pe_str(const struct pe *pe, uint32_t rva)
+uint64_t katra_pe_offset(const struct katra_pe *pe, uint32_t rva)
 {
-	uint64_t off = pe_off(pe, rva), left;
+	const uint8_t *s = pe_section(pe, rva);
+
+	return s ? (uint64_t)rd32(s + 20) + (rva - rd32(s + 12)) : UINT64_MAX;
+}
+
+bool katra_pe_exec(const struct katra_pe *pe, uint32_t rva)
+{
+	const uint8_t *s = pe_section(pe, rva);
+
+	return s && (rd32(s + 36) & 0x20000000u); /* IMAGE_SCN_MEM_EXECUTE */
+}
+
+const char *katra_pe_string(const struct katra_pe *pe, uint32_t rva)
+{
+	uint64_t off = katra_pe_offset(pe, rva), left;
 
 	if (off >= pe->b->len)
 		return NULL;
@@ -132,33 +166,19 @@ static const char *pe_str(const struct pe *pe, uint32_t rva)
 int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count)
 {
 	const uint8_t *p = dll->p;
-	struct pe pe = { .b = dll };
-	uint32_t lfanew, exp_rva, nnames, funcs, namesp, ords, nfuncs;
+	struct katra_pe pe;
+	uint32_t exp_rva, nnames, funcs, namesp, ords, nfuncs;
 	uint64_t opt, eoff;
-	uint16_t optsize;
 	char **names;
 	uint32_t top = 0, found = 0;
 
 	*out = NULL;
 	*count = 0;
-	if (!in_blob(dll, 0, 64) || p[0] != 'M' || p[1] != 'Z')
+	if (katra_pe_open(dll, &pe))
 		return -ENOEXEC;
-	lfanew = rd32(p + 0x3c);
-	if (!in_blob(dll, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
-		return -ENOEXEC;
-	pe.nsec = rd16(p + lfanew + 6);
-	if (pe.nsec > PE_SECTIONS_MAX)
-		return -ENOEXEC;
-	optsize = rd16(p + lfanew + 20);
-	opt = lfanew + 24ull;
-	/* PE32+ (0x20b); the export directory is data directory 0, at 112 */
-	if (!in_blob(dll, opt, optsize) || optsize < 120 || rd16(p + opt) != 0x20b)
-		return -ENOEXEC;
+	opt = pe.opt;
 	exp_rva = rd32(p + opt + 112);
-	pe.sec = opt + optsize;
-	if (!in_blob(dll, pe.sec, 40ull * pe.nsec))
-		return -ENOEXEC;
-	eoff = pe_off(&pe, exp_rva);
+	eoff = katra_pe_offset(&pe, exp_rva);
 	if (eoff == UINT64_MAX || !in_blob(dll, eoff, 40))
 		return -ENOEXEC;
 	nfuncs = rd32(p + eoff + 20);
@@ -166,7 +186,7 @@ int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count
 	funcs = rd32(p + eoff + 28);
 	namesp = rd32(p + eoff + 32);
 	ords = rd32(p + eoff + 36);
-	uint64_t fo = pe_off(&pe, funcs), no = pe_off(&pe, namesp), oo = pe_off(&pe, ords);
+	uint64_t fo = katra_pe_offset(&pe, funcs), no = katra_pe_offset(&pe, namesp), oo = katra_pe_offset(&pe, ords);
 	if (fo == UINT64_MAX || no == UINT64_MAX || oo == UINT64_MAX ||
 	    !in_blob(dll, fo, 4ull * nfuncs) || !in_blob(dll, no, 4ull * nnames) ||
 	    !in_blob(dll, oo, 2ull * nnames))
@@ -175,14 +195,14 @@ int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count
 	if (!names)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nnames; i++) {
-		const char *name = pe_str(&pe, rd32(p + no + 4ull * i));
+		const char *name = katra_pe_string(&pe, rd32(p + no + 4ull * i));
 		uint16_t ord = rd16(p + oo + 2ull * i);
 		uint64_t code;
 		uint32_t nr;
 
 		if (!name || strncmp(name, "Nt", 2) || ord >= nfuncs)
 			continue;
-		code = pe_off(&pe, rd32(p + fo + 4ull * ord));
+		code = katra_pe_offset(&pe, rd32(p + fo + 4ull * ord));
 		/* mov r10, rcx (4c 8b d1); mov eax, imm32 (b8) */
 		if (code == UINT64_MAX || !in_blob(dll, code, 8) ||
 		    memcmp(p + code, "\x4c\x8b\xd1\xb8", 4))

@@ -32,6 +32,22 @@ struct katra_blob {
 int katra_blob_read(const char *path, size_t max, struct katra_blob *b);
 void katra_blob_free(struct katra_blob *b);
 
+/* A PE32+ file's headers (checked by katra_pe_open: 0 or -ENOEXEC), its
+ * sections' file offsets (UINT64_MAX: rva in no section's file bytes),
+ * executable sections, and NUL-terminated strings (at most 256 bytes). */
+struct katra_pe {
+	const struct katra_blob *b;
+	uint32_t nsec;
+	uint16_t optsize;
+	uint64_t sec;        /* offset of the section table */
+	uint64_t opt;        /* offset of the optional header */
+	uint64_t image_base;
+};
+int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe);
+uint64_t katra_pe_offset(const struct katra_pe *pe, uint32_t rva);
+bool katra_pe_exec(const struct katra_pe *pe, uint32_t rva);
+const char *katra_pe_string(const struct katra_pe *pe, uint32_t rva);
+
 /* ntdll.dll's Nt* stubs: names[n] = the name of NT number n (table 0), NULL
  * when none (names malloc'ed: katra_names_free).  *count: 1 + the highest
  * number named.  -ENOEXEC when it is no PE32+ file or has no such stub. */
@@ -87,14 +103,23 @@ int katra_wineserver_requests_counted(const struct katra_blob *elf, char ***name
  * (the __func__ of the TRACE that begins each thunk Wine generates for
  * winevulkan.so: "thunk64_vkQueueSubmit" -> "vkQueueSubmit"), the first
  * such lea; else NULL.  *count: the table's entries (its st_size / 8, at
- * most KATRA_UNIX_FUNCS_MAX); *named: the entries named; *table_off: the
- * table's file offset (how a process's handle, the table's address, is
- * told to be this file's).  -ENOENT: no such table (no ELF64 x86-64 file),
- * or no entry named. */
+ * most KATRA_UNIX_FUNCS_MAX); *named: the entries named (0 is no error);
+ * *table_off: the table's file offset (how a process's handle, the table's
+ * address, is told to be this file's).  -ENOENT: no such table (no ELF64
+ * x86-64 file). */
 #define KATRA_UNIX_FUNCS_MAX 4096
 #define KATRA_UNIX_SCAN 16384
 int katra_unix_call_names(const struct katra_blob *elf, char ***names, uint32_t *count,
 			  uint32_t *named, uint64_t *table_off);
+/* The same library's Windows side (winevulkan.dll beside winevulkan.so):
+ * the pairs (name, function) of its dispatch tables (a pointer to a "vk..."
+ * string, then one to code) whose function is a stub that loads index i
+ * into edx (mov $i,%edx) and calls through its import of ntdll's
+ * __wine_unix_call_dispatcher; names[i] (of count) that are NULL get such a
+ * name (malloc'ed), unless two names claim i.  *added: how many.  0,
+ * -ENOEXEC (no PE32+ file), -ENOENT (no such import), -ENOMEM. */
+int katra_pe_unix_call_names(const struct katra_blob *dll, char **names, uint32_t count,
+			     uint32_t *added);
 
 /* How a build's Unix-side NT functions take their arguments, from the bytes
  * just before its syscall dispatcher's call through the table (code[0..n),
