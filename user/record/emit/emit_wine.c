@@ -180,20 +180,6 @@ static void ucall_payload(const struct emitter *e, const struct katra_ev_ucall *
 	}
 }
 
-int emit_unix_call_names(struct emitter *e, uint64_t key, uint32_t tgid, uint64_t handle,
-			 const struct katra_str_vec *names)
-{
-	struct katra_wire_head h = { .tid = tgid, .tgid = tgid };
-	struct katra_event ev;
-
-	emit_base(&ev, &h, KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_UNIX_CALL_NAMES,
-		  KATRA_PHASE_INSTANT);
-	ev.resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, handle };
-	ev.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
-	ev.payload.u.wine_server_requests.names = *names;
-	return emit_write(e, &ev, key, NULL);
-}
-
 uint64_t emit_ucall_cause(const struct thread_state *th)
 {
 	uint64_t best = UINT64_MAX;

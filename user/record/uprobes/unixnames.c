@@ -172,27 +172,6 @@ out:
 #define STUBS_MAX (4 * KATRA_UNIX_FUNCS_MAX) /* pairs looked at */
 #define SLOTS_MAX 64             /* call slots told apart */
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static bool in_file(const struct katra_blob *b, uint64_t off, uint64_t len)
-{
-	return off <= b->len && len <= b->len - off;
-}
-
 /* The slot (rva) code[0..j) loads rax from, through a pointer: `mov
  * ref(%rip),%rax` (48 8b 05 disp32), ref holding the slot's address (Wine
  * 8's .refptr); the last such mov; 0 when none. */
@@ -201,9 +180,9 @@ static uint32_t loaded_slot(const struct katra_pe *pe, const uint8_t *code, uint
 {
 	for (uint64_t m = j >= 7 ? j - 7 : 0; m + 7 <= j; m--) {
 		if (code[m] == 0x48 && code[m + 1] == 0x8b && code[m + 2] == 0x05) {
-			uint64_t ro = katra_pe_offset(pe, rva + (uint32_t)m + 7 + rd32(code + m + 3));
-			uint64_t v = ro != UINT64_MAX && in_file(pe->b, ro, 8) ?
-					     rd64(pe->b->p + ro) - pe->image_base : 0;
+			uint64_t ro = katra_pe_offset(pe, rva + (uint32_t)m + 7 + katra_rd32(code + m + 3));
+			uint64_t v = ro != UINT64_MAX && katra_in_blob(pe->b, ro, 8) ?
+					     katra_rd64(pe->b->p + ro) - pe->image_base : 0;
 			return v <= UINT32_MAX ? (uint32_t)v : 0;
 		}
 		if (!m)
@@ -235,11 +214,11 @@ static bool stub_call(const struct katra_pe *pe, uint32_t rva, uint32_t want, ui
 			if (code[j] != 0xff)
 				continue;
 			if (code[j + 1] == 0x15)
-				s = rva + (uint32_t)j + 6 + rd32(code + j + 2);
+				s = rva + (uint32_t)j + 6 + katra_rd32(code + j + 2);
 			else if (code[j + 1] == 0x10 && indirect++ < INDIRECT_MAX)
 				s = loaded_slot(pe, code, rva, j);
 			if (s && (!want || s == want)) {
-				*index = rd32(code + k + 1);
+				*index = katra_rd32(code + k + 1);
 				*slot = s;
 				return true;
 			}
@@ -272,12 +251,12 @@ static void each_pair(const struct katra_pe *pe,
 
 	for (uint32_t i = 0; i < pe->nsec && pairs < STUBS_MAX; i++) {
 		const uint8_t *s = b->p + pe->sec + 40ull * i;
-		uint32_t va = rd32(s + 12), size = rd32(s + 16);
-		uint64_t raw = rd32(s + 20);
-		if ((rd32(s + 36) & 0x20000000u) || !in_file(b, raw, size))
+		uint32_t va = katra_rd32(s + 12), size = katra_rd32(s + 16);
+		uint64_t raw = katra_rd32(s + 20);
+		if ((katra_rd32(s + 36) & 0x20000000u) || !katra_in_blob(b, raw, size))
 			continue;
 		for (uint64_t o = (8 - (va & 7)) & 7; o + 16 <= size && pairs < STUBS_MAX; o += 8) {
-			uint64_t name_va = rd64(b->p + raw + o), fn_va = rd64(b->p + raw + o + 8);
+			uint64_t name_va = katra_rd64(b->p + raw + o), fn_va = katra_rd64(b->p + raw + o + 8);
 			if (name_va - pe->image_base > UINT32_MAX || fn_va - pe->image_base > UINT32_MAX)
 				continue;
 			const char *nm = katra_pe_string(pe, (uint32_t)(name_va - pe->image_base));

@@ -74,27 +74,6 @@ void katra_names_free(char **names, uint32_t count)
 /* relocations of one offset looked at (more is no table of pointers) */
 #define RELA_SAME_MAX 8
 
-static bool in_blob(const struct katra_blob *b, uint64_t off, uint64_t len)
-{
-	return off <= b->len && len <= b->len - off;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
 /* ---- PE32+: the export table and the Nt* stubs ---- */
 
 int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe)
@@ -104,22 +83,22 @@ int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe)
 
 	memset(pe, 0, sizeof(*pe));
 	pe->b = b;
-	if (!in_blob(b, 0, 64) || p[0] != 'M' || p[1] != 'Z')
+	if (!katra_in_blob(b, 0, 64) || p[0] != 'M' || p[1] != 'Z')
 		return -ENOEXEC;
-	lfanew = rd32(p + 0x3c);
-	if (!in_blob(b, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
+	lfanew = katra_rd32(p + 0x3c);
+	if (!katra_in_blob(b, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
 		return -ENOEXEC;
-	pe->nsec = rd16(p + lfanew + 6);
+	pe->nsec = katra_rd16(p + lfanew + 6);
 	if (pe->nsec > PE_SECTIONS_MAX)
 		return -ENOEXEC;
-	pe->optsize = rd16(p + lfanew + 20);
+	pe->optsize = katra_rd16(p + lfanew + 20);
 	pe->opt = lfanew + 24ull;
 	/* PE32+ (0x20b), up to the export directory (data directory 0, at 112) */
-	if (!in_blob(b, pe->opt, pe->optsize) || pe->optsize < 120 || rd16(p + pe->opt) != 0x20b)
+	if (!katra_in_blob(b, pe->opt, pe->optsize) || pe->optsize < 120 || katra_rd16(p + pe->opt) != 0x20b)
 		return -ENOEXEC;
 	memcpy(&pe->image_base, p + pe->opt + 24, 8);
 	pe->sec = pe->opt + pe->optsize;
-	if (!in_blob(b, pe->sec, 40ull * pe->nsec))
+	if (!katra_in_blob(b, pe->sec, 40ull * pe->nsec))
 		return -ENOEXEC;
 	return 0;
 }
@@ -129,7 +108,7 @@ static const uint8_t *pe_section(const struct katra_pe *pe, uint32_t rva)
 {
 	for (uint32_t i = 0; i < pe->nsec; i++) {
 		const uint8_t *s = pe->b->p + pe->sec + 40ull * i;
-		uint32_t va = rd32(s + 12), vsize = rd32(s + 8), rsize = rd32(s + 16);
+		uint32_t va = katra_rd32(s + 12), vsize = katra_rd32(s + 8), rsize = katra_rd32(s + 16);
 		uint32_t size = vsize > rsize ? vsize : rsize;
 		if (rva >= va && rva - va < size && rva - va < rsize)
 			return s;
@@ -141,14 +120,14 @@ uint64_t katra_pe_offset(const struct katra_pe *pe, uint32_t rva)
 {
 	const uint8_t *s = pe_section(pe, rva);
 
-	return s ? (uint64_t)rd32(s + 20) + (rva - rd32(s + 12)) : UINT64_MAX;
+	return s ? (uint64_t)katra_rd32(s + 20) + (rva - katra_rd32(s + 12)) : UINT64_MAX;
 }
 
 bool katra_pe_exec(const struct katra_pe *pe, uint32_t rva)
 {
 	const uint8_t *s = pe_section(pe, rva);
 
-	return s && (rd32(s + 36) & 0x20000000u); /* IMAGE_SCN_MEM_EXECUTE */
+	return s && (katra_rd32(s + 36) & 0x20000000u); /* IMAGE_SCN_MEM_EXECUTE */
 }
 
 const char *katra_pe_string(const struct katra_pe *pe, uint32_t rva)
@@ -177,37 +156,37 @@ int katra_pe_nt_names(const struct katra_blob *dll, char ***out, uint32_t *count
 	if (katra_pe_open(dll, &pe))
 		return -ENOEXEC;
 	opt = pe.opt;
-	exp_rva = rd32(p + opt + 112);
+	exp_rva = katra_rd32(p + opt + 112);
 	eoff = katra_pe_offset(&pe, exp_rva);
-	if (eoff == UINT64_MAX || !in_blob(dll, eoff, 40))
+	if (eoff == UINT64_MAX || !katra_in_blob(dll, eoff, 40))
 		return -ENOEXEC;
-	nfuncs = rd32(p + eoff + 20);
-	nnames = rd32(p + eoff + 24);
-	funcs = rd32(p + eoff + 28);
-	namesp = rd32(p + eoff + 32);
-	ords = rd32(p + eoff + 36);
+	nfuncs = katra_rd32(p + eoff + 20);
+	nnames = katra_rd32(p + eoff + 24);
+	funcs = katra_rd32(p + eoff + 28);
+	namesp = katra_rd32(p + eoff + 32);
+	ords = katra_rd32(p + eoff + 36);
 	uint64_t fo = katra_pe_offset(&pe, funcs), no = katra_pe_offset(&pe, namesp), oo = katra_pe_offset(&pe, ords);
 	if (fo == UINT64_MAX || no == UINT64_MAX || oo == UINT64_MAX ||
-	    !in_blob(dll, fo, 4ull * nfuncs) || !in_blob(dll, no, 4ull * nnames) ||
-	    !in_blob(dll, oo, 2ull * nnames))
+	    !katra_in_blob(dll, fo, 4ull * nfuncs) || !katra_in_blob(dll, no, 4ull * nnames) ||
+	    !katra_in_blob(dll, oo, 2ull * nnames))
 		return -ENOEXEC;
 	names = calloc(KATRA_NT_MAX, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nnames; i++) {
-		const char *name = katra_pe_string(&pe, rd32(p + no + 4ull * i));
-		uint16_t ord = rd16(p + oo + 2ull * i);
+		const char *name = katra_pe_string(&pe, katra_rd32(p + no + 4ull * i));
+		uint16_t ord = katra_rd16(p + oo + 2ull * i);
 		uint64_t code;
 		uint32_t nr;
 
 		if (!name || strncmp(name, "Nt", 2) || ord >= nfuncs)
 			continue;
-		code = katra_pe_offset(&pe, rd32(p + fo + 4ull * ord));
+		code = katra_pe_offset(&pe, katra_rd32(p + fo + 4ull * ord));
 		/* mov r10, rcx (4c 8b d1); mov eax, imm32 (b8) */
-		if (code == UINT64_MAX || !in_blob(dll, code, 8) ||
+		if (code == UINT64_MAX || !katra_in_blob(dll, code, 8) ||
 		    memcmp(p + code, "\x4c\x8b\xd1\xb8", 4))
 			continue;
-		nr = rd32(p + code + 4);
+		nr = katra_rd32(p + code + 4);
 		if (nr >= KATRA_NT_MAX || names[nr])
 			continue; /* another table's (0x1000 + n), or an alias */
 		names[nr] = strdup(name);
@@ -232,13 +211,13 @@ static const Elf64_Ehdr *elf_hdr(const struct katra_blob *b)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b->p;
 
-	if (!in_blob(b, 0, sizeof(*eh)) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	if (!katra_in_blob(b, 0, sizeof(*eh)) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh->e_machine != EM_X86_64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
 	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum > ELF_PHDRS_MAX ||
 	    eh->e_shnum > ELF_SHDRS_MAX ||
-	    !in_blob(b, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
-	    !in_blob(b, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) ||
+	    !katra_in_blob(b, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
+	    !katra_in_blob(b, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) ||
 	    ((eh->e_shoff | eh->e_phoff) & 7))
 		return NULL;
 	return eh;
@@ -253,7 +232,7 @@ static const Elf64_Shdr *elf_shdr(const struct katra_blob *b, unsigned i)
 	if (i >= eh->e_shnum)
 		return NULL;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(b->p + eh->e_shoff) + i;
-	if (sh->sh_type == SHT_NOBITS || !in_blob(b, sh->sh_offset, sh->sh_size))
+	if (sh->sh_type == SHT_NOBITS || !katra_in_blob(b, sh->sh_offset, sh->sh_size))
 		return NULL;
 	return sh;
 }
@@ -267,7 +246,7 @@ static uint64_t elf_off(const struct katra_blob *b, uint64_t vaddr, uint64_t len
 
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD || (exec && !(ph[i].p_flags & PF_X)) ||
-		    !in_blob(b, ph[i].p_offset, ph[i].p_filesz))
+		    !katra_in_blob(b, ph[i].p_offset, ph[i].p_filesz))
 			continue;
 		if (vaddr >= ph[i].p_vaddr && vaddr - ph[i].p_vaddr <= ph[i].p_filesz &&
 		    len <= ph[i].p_filesz - (vaddr - ph[i].p_vaddr))
@@ -528,7 +507,7 @@ static int slots_to(const struct katra_blob *b, const struct rel *rs, size_t nrs
 		return rc;
 	for (unsigned i = 0; i < eh->e_phnum && out->n < out->max && !rc; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_X) ||
-		    !in_blob(b, ph[i].p_offset, ph[i].p_filesz))
+		    !katra_in_blob(b, ph[i].p_offset, ph[i].p_filesz))
 			continue;
 		for (uint64_t o = (8 - (ph[i].p_vaddr & 7)) & 7;
 		     o + 8 <= ph[i].p_filesz && out->n < out->max && !rc; o += 8) {
@@ -626,7 +605,7 @@ static int ws_first_strings(const struct katra_blob *elf, uint64_t **out, size_t
 
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_X) ||
-		    !in_blob(elf, ph[i].p_offset, ph[i].p_filesz))
+		    !katra_in_blob(elf, ph[i].p_offset, ph[i].p_filesz))
 			continue;
 		*work += ph[i].p_filesz / 8 + 1;
 		if (*work > budget)

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define KATRA_NT_MAX 4096 /* NT numbers of one table (Wine: index in bits 0-11) */
 
@@ -31,6 +32,36 @@ struct katra_blob {
 };
 int katra_blob_read(const char *path, size_t max, struct katra_blob *b);
 void katra_blob_free(struct katra_blob *b);
+
+/* len bytes at off are inside the file; little-endian reads, unaligned */
+static inline bool katra_in_blob(const struct katra_blob *b, uint64_t off, uint64_t len)
+{
+	return off <= b->len && len <= b->len - off;
+}
+
+static inline uint16_t katra_rd16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t katra_rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t katra_rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
 
 /* A PE32+ file's headers (checked by katra_pe_open: 0 or -ENOEXEC), its
  * sections' file offsets (UINT64_MAX: rva in no section's file bytes),
