@@ -395,6 +395,12 @@ static void build_windows(void)
 	e = ev(KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_REQUESTS,
 	       KATRA_PAYLOAD_WINE_SERVER_REQUESTS, KATRA_RES_PROCESS, 4243);
 	e->payload.u.wine_server_requests.names = (struct katra_str_vec){ reqs, 3 };
+	/* a unix library's call names (winevulkan.so's), by its handle in one
+	 * process: entry 0 unnamed */
+	static const struct katra_str calls[2] = { { "", 0 }, { "vkQueueSubmit", 13 } };
+	e = ev(KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_UNIX_CALL_NAMES,
+	       KATRA_PAYLOAD_WINE_SERVER_REQUESTS, KATRA_RES_WIN_HANDLE, 0x7f0012345900ull);
+	e->payload.u.wine_server_requests.names = (struct katra_str_vec){ calls, 2 };
 
 	e = span(ev(KATRA_SCOPE_WINDOWS_FACING, KATRA_KIND_NT_READ_FILE, KATRA_PAYLOAD_NT_CALL,
 		    KATRA_RES_WIN_HANDLE, 0x44), KATRA_PHASE_BEGIN, 10);

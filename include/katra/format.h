@@ -134,6 +134,7 @@ enum katra_event_kind {
 	KATRA_KIND_NT_SYSCALL,          /* 44: any NT system call (generic span) */
 	KATRA_KIND_WINE_SERVER_REQUESTS, /* 45: a wineserver's request names */
 	KATRA_KIND_TASK_RENAME,         /* 46: a thread's comm changed (prctl, /proc) */
+	KATRA_KIND_WINE_UNIX_CALL_NAMES, /* 47: a unix library's call names (winevulkan) */
 	KATRA_KIND_COUNT
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Seeds for the parser fuzzers (fuzz_elf.c, fuzz_pe.c, fuzz_wineserver.c):
-small well-formed files of each kind, written to DIR/{elf,pe,wineserver}/.
+"""Seeds for the parser fuzzers (fuzz_elf.c, fuzz_pe.c, fuzz_wineserver.c,
+fuzz_unixcalls.c):
+small well-formed files of each kind, written to DIR/{elf,pe,wineserver,unixcalls}/.
 Usage: parser_seeds.py DIR"""
 import os
 import struct
@@ -96,12 +97,35 @@ def ntdll_dll():
     return bytes(f)
 
 
+def unixlib_so():
+    """ET_EXEC: __wine_unix_call_funcs (2 entries) and its wow64 twin (1) in
+    a data segment; entry 0 leas "thunk64_vkQueueSubmit", entry 1 nothing."""
+    f = bytearray(0x2000)
+    put(f, 0, elf_header(2, 2, 0x400, 3))
+    put(f, 64, phdr(PF_R | PF_X, 0x1000, 0x1000, 0x100) + phdr(PF_R, 0x1800, 0x1800, 0x800))
+    strtab, syms = b'\0', bytes(24)
+    for name, value, size in ((b'__wine_unix_call_funcs', 0x1900, 16),
+                              (b'__wine_unix_call_wow64_funcs', 0x1910, 8)):
+        syms += struct.pack('<IBBHQQ', len(strtab), 0x11, 0, 1, value, size)
+        strtab += name + b'\0'
+    put(f, 0x200, syms)
+    put(f, 0x300, strtab)
+    put(f, 0x400, bytes(64) + shdr(SHT_DYNSYM, 0x200, len(syms), 2, 24) +
+        shdr(SHT_STRTAB, 0x300, len(strtab)))
+    # lea 0x1800(%rip-relative), %rdx at 0x1004
+    put(f, 0x1004, b'\x48\x8d\x15' + struct.pack('<i', 0x1800 - (0x1004 + 7)))
+    put(f, 0x1800, b'thunk64_vkQueueSubmit\0')
+    put(f, 0x1900, struct.pack('<3Q', 0x1000, 0x1040, 0x1080))
+    return bytes(f)
+
+
 def main():
     out = sys.argv[1]
     seeds = {
         'elf': {'ntdll-so': ntdll_so(), 'ntdll-so-nobits-strtab': ntdll_so(SHT_NOBITS)},
         'pe': {'ntdll-dll': ntdll_dll()},
         'wineserver': {'wineserver': wineserver()},
+        'unixcalls': {'unixlib-so': unixlib_so()},
     }
     for kind, files in seeds.items():
         os.makedirs(os.path.join(out, kind), exist_ok=True)

@@ -12,7 +12,8 @@
 # after the last one but its own (the capture ends at one instant for every
 # layer); the program's NtSyscall spans (Wine 10's dispatcher); one
 # VulkanQueuePresent per frame on the root's driver once the Vulkan layer is
-# on, the last frame's allowed to come after the end.
+# on, the last frame's allowed to come after the end; the Vulkan calls
+# through winevulkan's thunks named, one vkQueuePresentKHR per present.
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -66,4 +67,16 @@ lost=$("$REPLAY" dump --kind Drop "$TRACE" | grep -v '^#' | tr '\n' ' ')
 read -r dev ino < <(stat -c '%d %i' "$W/data")
 python3 "$KT_ROOT/tests/proton/check_attach.py" "$TRACE.jsonl" "$T/procs.jsonl" "$T/prog.out" \
 	"$dev" "$ino" "$prog" "$T/members" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
-kt_note "$(kt_tail "$T/check.out")"
+# the Vulkan calls through winevulkan's thunks are named from the first one
+# after the attach (the library is read then): one vkQueuePresentKHR thunk
+# per driver present (tests/proton/check.py unixnames-attached)
+"$REPLAY" dump --pid "$prog" --kind WinToUnix "$TRACE" >"$T/unix.txt" 2>"$T/unix.err" ||
+	kt_fail "katra-replay dump --kind WinToUnix failed: $(kt_tail "$T/unix.err")"
+"$REPLAY" stats --calls --json "$TRACE" >"$T/calls.json" 2>"$T/calls.err" ||
+	kt_fail "katra-replay stats --calls failed: $(kt_tail "$T/calls.err")"
+"$REPLAY" export --pid "$prog" -o "$T/export.json" "$TRACE" 2>"$T/export.err" ||
+	kt_fail "katra-replay export failed: $(kt_tail "$T/export.err")"
+python3 "$KT_ROOT/tests/proton/check.py" unixnames-attached "$TRACE.jsonl" "$T/prog.out" \
+	"$T/unix.txt" "$T/calls.json" "$T/export.json" >"$T/unixnames.out" 2>&1 ||
+	kt_fail "$(kt_tail "$T/unixnames.out")"
+kt_note "$(kt_tail "$T/check.out"); $(kt_tail "$T/unixnames.out")"

@@ -14,7 +14,9 @@
 # (it attaches once the driver is mapped: the first presents would be lost).
 # stats --per-frame finds the program's swapchain with N presents, one in
 # each of its N - 1 frames, and places every call in the frame the
-# recorder's request_id gives it.
+# recorder's request_id gives it.  The Vulkan calls through winevulkan's
+# thunks (WinToUnix) carry their names: one vkQueuePresentKHR per frame, each
+# holding the driver's present; dump, stats and export name them.
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -72,4 +74,17 @@ t = [t for t in doc.get("per_frame", {}).get("tracks", []) if t["process_id"] ==
 ok = len(t) == 1 and t[0]["presents"] == n and any(r["kind"] == "syscall" for r in t[0]["rows"])
 sys.exit(0 if ok else 1)
 PY
-kt_note "$(kt_tail "$T/check.out"); stats --per-frame: $(kt_tail "$T/perframe.out")"
+# the Vulkan calls through winevulkan's thunks carry their names (the
+# recorder reads them from the root's winevulkan.so): exact counts against
+# the program's presents and the driver's uprobes, and dump, stats and export
+# name every call the table names (tests/proton/check.py unixnames)
+"$REPLAY" dump --pid "$pid" --kind WinToUnix "$TRACE" >"$T/unix.txt" 2>"$T/unix.err" ||
+	kt_fail "katra-replay dump --kind WinToUnix failed: $(kt_tail "$T/unix.err")"
+"$REPLAY" stats --calls --json "$TRACE" >"$T/calls.json" 2>"$T/calls.err" ||
+	kt_fail "katra-replay stats --calls failed: $(kt_tail "$T/calls.err")"
+"$REPLAY" export --pid "$pid" -o "$T/export.json" "$TRACE" 2>"$T/export.err" ||
+	kt_fail "katra-replay export failed: $(kt_tail "$T/export.err")"
+python3 "$KT_ROOT/tests/proton/check.py" unixnames "$TRACE.jsonl" "$T/prog.out" "$T/unix.txt" \
+	"$T/calls.json" "$T/export.json" >"$T/unixnames.out" 2>&1 ||
+	kt_fail "$(kt_tail "$T/unixnames.out")"
+kt_note "$(kt_tail "$T/check.out"); stats --per-frame: $(kt_tail "$T/perframe.out"); $(kt_tail "$T/unixnames.out")"

@@ -4,6 +4,8 @@
 tests/integration/ktrace.py.
 
 usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
+       check.py unixnames[-attached] TRACE.jsonl PROGRAM.out DUMP.txt STATS.json EXPORT.json
+  (unixnames: see check_unixnames)
   (TRACE.jsonl: `katra-replay dump --jsonl --pid` of the program)
   The D3D11 program's own counters (the last line of PROGRAM.out, JSON):
   exactly `reads` NtReadFile spans of the program on its data file's handle,
@@ -16,6 +18,7 @@ usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
@@ -104,7 +107,130 @@ def check_d3d11(trace_path, out_path, dev, ino):
                len(presents), len(submits)))
 
 
-CHECKS = {"d3d11": check_d3d11}
+SUBMITS = {"vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR"}
+
+
+def check_unixnames(trace_path, out_path, dump_path, stats_path, export_path, attached=False):
+    """The Vulkan calls through winevulkan's thunks, by name: the program's
+    WinToUnix spans on winevulkan.so's handle (the one table of the process
+    that names vkQueuePresentKHR) named by its WineUnixCallNames table, with
+    exact counts against ground truth counted apart: one vkQueuePresentKHR
+    thunk per frame the program presented (its own counter), each holding the
+    one present the driver's uprobe saw (the driver's present cites it), and
+    each driver submit inside a vkQueueSubmit* thunk.  And the outputs name
+    them: in `dump` (DUMP: its text lines of the program's WinToUnix), every
+    call of that handle whose index the table names prints the name (before
+    the table too), the others the number alone; in `stats --calls --json`
+    (STATS) the row of vkQueuePresentKHR counts the frames; in `export`
+    (EXPORT, --pid of the program) as many slices are named
+    "WinToUnix vkQueuePresentKHR".  ATTACHED (a -p capture of a run under
+    way): the program's own counter spans more than the capture, so the
+    thunks count the driver's presents instead: one each, but for a present
+    whose thunk began before the capture did (the first) and a thunk the
+    capture ended in before its present (the last)."""
+    t = Trace(trace_path, complete=False)
+    with open(out_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    pids = {e["process_id"] for e in t.events if e.get("process_name") == PROGRAM}
+    expect(len(pids) == 1, "%d processes named %s, expected 1" % (len(pids), PROGRAM))
+    pid = pids.pop()
+    evs = t.process(pid)
+    tables = [e for e in evs if e["kind"] == "WineUnixCallNames"]
+    vk = [e for e in tables if "vkQueuePresentKHR" in e["payload"]["names"]]
+    expect(len(vk) == 1, "%d WineUnixCallNames tables of process %d name vkQueuePresentKHR "
+           "(of %d), expected 1" % (len(vk), pid, len(tables)))
+    handle, names = int(vk[0]["resource"]["id"]), vk[0]["payload"]["names"]
+    expect(vk[0]["resource"]["domain"] == "WinHandle" and vk[0]["thread_id"] == pid
+           and vk[0]["phase"] == "Instant" and vk[0]["scope"] == "WineProton",
+           "the table's event: %s" % short(vk[0]))
+
+    def name(b):
+        i = b["payload"]["request"]
+        return names[i] if int(b["resource"]["id"]) == handle and i < len(names) else ""
+
+    tids = sorted({e["thread_id"] for e in evs})
+    unix, presents, submits = [], [], []
+    for tid in tids:
+        unix += spans(t, t.thread(tid), "WinToUnix")
+        presents += spans(t, t.thread(tid), "VulkanQueuePresent")
+        submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
+    mine = [(b, e) for b, e in unix if int(b["resource"]["id"]) == handle]
+    thunks = [b for b, e in mine if name(b) == "vkQueuePresentKHR"]
+    by_seq = {b["seq"]: b for b, e in unix}
+    first_thunk = min((b["seq"] for b in thunks), default=None)
+    held = []
+    for what, calls, want in (("present", presents, {"vkQueuePresentKHR"}),
+                              ("submit", submits, SUBMITS)):
+        for b, e in calls:
+            outer = [by_seq[c] for c in b["causes"] if c in by_seq]
+            if attached and not outer and (first_thunk is None or b["seq"] < first_thunk):
+                continue  # its thunk began before the capture
+            expect(len(outer) == 1 and name(outer[0]) in want,
+                   "the driver's %s %s is inside %s, not one %s thunk" % (
+                       what, short(b), [short(x) for x in outer], "/".join(sorted(want))))
+            if what == "present":
+                held.append(outer[0]["seq"])
+    expect(len(held) == len(set(held)), "presents share a thunk")
+    empty = [b for b in thunks if b["seq"] not in set(held)]
+    if attached:
+        last = max(b["seq"] for b in thunks) if thunks else None
+        expect(len(presents) - len(held) <= 1 and all(b["seq"] == last for b in empty),
+               "%d presents, %d inside vkQueuePresentKHR thunks; thunks without one: %s"
+               % (len(presents), len(held), [short(b) for b in empty]))
+    else:
+        expect(len(thunks) == w["presents"] == len(presents) and not empty,
+               "%d vkQueuePresentKHR thunks, %d presents counted by the program, %d by the "
+               "driver's uprobe" % (len(thunks), w["presents"], len(presents)))
+    # dump's text: every call of that handle named where the table names it
+    seen = named = 0
+    with open(dump_path) as f:
+        for line in f:
+            m = re.search(r"res=WinHandle:(0x[0-9a-f]+) WineServerCall\{request=(\d+)(\(([^)]*)\))?",
+                          line)
+            if " WinToUnix " not in line or not m or int(m.group(1), 16) != handle:
+                continue
+            i, shown = int(m.group(2)), m.group(4)
+            want = names[i] if i < len(names) and names[i] else None
+            expect(shown == want, "dump names index %d %s, the table %s: %s"
+                   % (i, shown, want, line.strip()))
+            seen += " WinToUnix Begin " in line
+            named += shown is not None
+    # (an End the recorder inferred, at the capture's end, has no payload)
+    expect(seen == len(mine), "dump shows %d Begin lines of the handle's calls, the trace %d "
+           "spans" % (seen, len(mine)))
+    with open(stats_path) as f:
+        rows = [r for r in json.load(f)["calls"]["rows"] if r["kind"] == "WinToUnix"
+                and r.get("handle") == handle and r["name"] == "WinToUnix vkQueuePresentKHR"]
+    expect(len(rows) == 1 and rows[0]["calls"] == len(thunks),
+           "stats --calls: rows %s, expected one of %d calls" % (rows, len(thunks)))
+    with open(export_path) as f:
+        slices = [x for x in json.load(f)["traceEvents"]
+                  if x.get("name") == "WinToUnix vkQueuePresentKHR" and x.get("pid") == pid]
+    # attached: a thunk in flight when the capture began is an End alone,
+    # which export draws from the capture's start (its index is in the End)
+    begun = {(e["thread_id"], e["span_id"]) for e in evs
+             if e["kind"] == "WinToUnix" and e["phase"] == "Begin"}
+    in_flight = [e for e in evs if e["kind"] == "WinToUnix" and e["phase"] == "End"
+                 and (e["thread_id"], e["span_id"]) not in begun
+                 and e["payload"].get("type") == "WineServerCall" and name(e) == "vkQueuePresentKHR"]
+    expect(attached or not in_flight, "a capture from the start has thunks in flight at its start")
+    expect(len(slices) == len(thunks) + len(in_flight), "export: %d slices named WinToUnix "
+           "vkQueuePresentKHR, expected %d (+ %d in flight at the start)"
+           % (len(slices), len(thunks), len(in_flight)))
+    return ("%d of %d winevulkan calls named (%d distinct names, %d named by the table); %d "
+            "vkQueuePresentKHR thunks = the %s presents, each holding one; %d driver submits "
+            "each inside a vkQueueSubmit* thunk; dump, stats and export name them"
+            % (sum(1 for b, e in mine if name(b)), len(mine), len({name(b) for b, e in mine} - {""}),
+               sum(1 for x in names if x), len(thunks),
+               "driver's" if attached else "program's and the driver's", len(submits)))
+
+
+def check_unixnames_attached(*args):
+    return check_unixnames(*args, attached=True)
+
+
+CHECKS = {"d3d11": check_d3d11, "unixnames": check_unixnames,
+          "unixnames-attached": check_unixnames_attached}
 
 
 def main(argv):

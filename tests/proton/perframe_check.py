@@ -39,8 +39,9 @@ def main():
     t = tracks[0]
     if (t["presents"], t["frames"]) != (n, n - 1):
         fail(f"{t['presents']} presents and {t['frames']} frames, not {n} and {n - 1}")
-    rows = {(r["kind"], r["number"]): r for r in t["rows"]}
-    present = rows.get(("VulkanQueuePresent", 0))
+    # a unix call's row is its library's (its handle): two may share an index
+    rows = {(r["kind"], r["number"], r.get("handle", 0)): r for r in t["rows"]}
+    present = rows.get(("VulkanQueuePresent", 0, 0))
     got = present and (present["frames_seen"], present["calls"], present["calls_per_frame"])
     if got != (n - 1, n - 1, {"p50": 1, "max": 1}):
         fail(f"presents per frame (frames seen, calls, per frame): {got}")
@@ -72,7 +73,8 @@ def main():
             after += 1
             continue
         field = numbered.get(b["payload"]["type"])
-        row = (b["kind"], b["payload"][field] if field else 0)
+        row = (b["kind"], b["payload"][field] if field else 0,
+               int(b["resource"]["id"]) if b["kind"] == "WinToUnix" else 0)
         calls[row] += 1
         ns[row] += e["ts_mono_ns"] - b["ts_mono_ns"]
     diffs = []
@@ -80,7 +82,7 @@ def main():
         have = (rows[row]["calls"], rows[row]["total_ns"]) if row in rows else (0, 0)
         want = (calls[row], ns[row])
         if have != want:
-            diffs.append(f"{row[0]} {row[1]}: stats {have}, request_id {want}")
+            diffs.append(f"{row[0]} {row[1]} {row[2]:#x}: stats {have}, request_id {want}")
     if diffs:
         fail(f"{len(diffs)} rows differ from the recorder's frame numbers: " + "; ".join(diffs[:3]))
     if (t["calls_before_first_present"], t["calls_after_last_present"]) != (before, after):

@@ -251,11 +251,13 @@ static int server_requests_later(void *ctx, uint32_t tgid, const char *comm, siz
 	return tgid == 900 || tgid == 902 ? -EAGAIN : 0;
 }
 
-static int server_requests_ready(void *ctx, uint32_t *tgid, struct katra_str_vec *out)
+static int server_requests_ready(void *ctx, uint32_t *tgid, uint64_t *handle,
+				 struct katra_str_vec *out)
 {
 	static const struct katra_str names[1] = { { "new_process", 11 } };
 
 	(void)ctx;
+	*handle = 0;
 	switch (later_calls++) {
 	case 0: /* at the first record: not read yet */
 		return -EAGAIN;
@@ -277,7 +279,7 @@ Test(ucall, server_request_names_read_later_come_before_the_next_record)
 
 	pl_trace_open(&t, 1, START);
 	t.pl.em.server_requests = server_requests_later;
-	t.pl.em.server_requests_ready = server_requests_ready;
+	t.pl.em.names_ready = server_requests_ready;
 	cr_assert_eq(emit_process_info(&t.pl.em, START + 1, 900, KATRA_ORIGIN_WINE_SESSION,
 				       "wineserver64", NULL, NULL), 0);          /* 0 */
 	cr_assert_eq(emit_process_info(&t.pl.em, START + 2, 902, KATRA_ORIGIN_WINE_SESSION,
@@ -480,4 +482,80 @@ Test(ucall, nt_calls_of_user_callbacks_nest_by_level)
 	cr_assert_eq(evs[8].ncauses, 0);
 	cr_assert_eq(evs[9].span, evs[8].span);
 	cr_assert_neq(evs[9].confidence, KATRA_CONFIDENCE_INFERRED);
+}
+
+/* A WinToUnix call's library (its handle) is asked for at its first Begin
+ * only, per (process, handle); the names read later are a WineUnixCallNames
+ * Instant before the next record: resource (WinHandle, handle), the
+ * process's pid; a library read without names writes nothing. */
+static unsigned unix_asks, unix_ready_calls;
+
+static int unix_names(void *ctx, uint32_t tgid, uint64_t handle)
+{
+	(void)ctx;
+	cr_assert_eq(tgid, TGID);
+	unix_asks++;
+	return handle == 0x7000 && unix_asks == 1 ? -EAGAIN : handle == 0x9000 && unix_asks == 3 ?
+	       -EAGAIN : 0;
+}
+
+static int unix_ready(void *ctx, uint32_t *tgid, uint64_t *handle, struct katra_str_vec *out)
+{
+	static const struct katra_str names[3] = { { "", 0 }, { "vkQueueSubmit", 13 },
+						   { "vkQueuePresentKHR", 17 } };
+
+	(void)ctx;
+	switch (unix_ready_calls++) {
+	case 0: /* before the second call's Begin: not read yet */
+		return -EAGAIN;
+	case 1:
+		*tgid = TGID;
+		*handle = 0x7000;
+		*out = (struct katra_str_vec){ names, 3 };
+		return 1;
+	case 2: /* 0x9000: a library without names */
+		*tgid = TGID;
+		*handle = 0x9000;
+		return 0;
+	}
+	cr_assert_fail("asked again with nothing waiting");
+	return -EAGAIN;
+}
+
+Test(ucall, unix_call_names_are_asked_once_and_written_when_read)
+{
+	struct pl_trace t;
+
+	pl_trace_open(&t, 1, START);
+	t.pl.em.unix_names = unix_names;
+	t.pl.em.names_ready = unix_ready;
+	ucall(&t.pl, 10, 100, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_ENTER, 0x7000, 1, 0, 0); /* 0 */
+	ucall(&t.pl, 10, 110, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_EXIT, 0x7000, 1, 0, 0);  /* 1 */
+	ucall(&t.pl, 10, 120, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_ENTER, 0x7000, 2, 0, 0); /* 3 */
+	ucall(&t.pl, 10, 130, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_EXIT, 0x7000, 2, 0, 0);  /* 4 */
+	ucall(&t.pl, 10, 140, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_ENTER, 0x9000, 5, 0, 0); /* 5 */
+	ucall(&t.pl, 10, 150, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_EXIT, 0x9000, 5, 0, 0);  /* 6 */
+	pl_trace_finish(&t, START + 500);
+
+	read_events(t.path);
+	cr_assert_eq(unix_asks, 3, "one ask per Begin");
+	cr_assert_eq(unix_ready_calls, 3);
+	cr_assert_eq(nevs, 7);
+	cr_assert_eq(evs[0].kind, KATRA_KIND_WIN_TO_UNIX);
+	cr_assert_eq(evs[0].payload.u.wine_server_call.request, 1);
+	cr_assert_eq(evs[1].kind, KATRA_KIND_WIN_TO_UNIX);
+	cr_assert_eq(evs[2].kind, KATRA_KIND_WINE_UNIX_CALL_NAMES);
+	cr_assert_eq(evs[2].scope, KATRA_SCOPE_WINE_PROTON);
+	cr_assert_eq(evs[2].phase, KATRA_PHASE_INSTANT);
+	cr_assert_eq(evs[2].res.domain, KATRA_RES_WIN_HANDLE);
+	cr_assert_eq(evs[2].res.id, 0x7000);
+	cr_assert_eq(evs[2].tid, TGID, "the process itself");
+	cr_assert_eq(evs[2].payload.type, KATRA_PAYLOAD_WINE_SERVER_REQUESTS);
+	cr_assert_eq(evs[2].payload.u.wine_server_requests.names.len, 3);
+	cr_assert_eq(evs[3].kind, KATRA_KIND_WIN_TO_UNIX);
+	cr_assert_eq(evs[3].payload.u.wine_server_call.request, 2);
+	for (unsigned i = 4; i < 7; i++)
+		cr_assert_eq(evs[i].kind, KATRA_KIND_WIN_TO_UNIX, "no table for 0x9000");
+	struct katra_verify_report rep;
+	cr_assert_eq(katra_verify_path(t.path, NULL, NULL, 0, &rep), 0);
 }

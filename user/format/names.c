@@ -26,7 +26,7 @@ static const char *const kind_names[] = {
 	"NtWait", "NtDelayExecution", "NtMapViewOfSection", "NtAllocateVirtualMemory",
 	"NtCreateUserProcess", "WineServerCall", "WinToUnix", "VulkanQueueSubmit",
 	"VulkanQueuePresent", "VulkanFenceWait", "Epoch", "Counter", "Drop", "ProcessInfo",
-	"NtSyscall", "WineServerRequests", "TaskRename",
+	"NtSyscall", "WineServerRequests", "TaskRename", "WineUnixCallNames",
 };
 static const char *const domain_names[] = {
 	"None", "File", "Futex", "Memory", "Thread", "Process", "IoUring", "Socket",

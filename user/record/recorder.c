@@ -567,7 +567,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		if (!o->no_uprobes) {
 			r->pl.em.nt_name = katra_uprobes_nt_name;
 			r->pl.em.server_requests = katra_uprobes_server_requests;
-			r->pl.em.server_requests_ready = katra_uprobes_server_requests_ready;
+			r->pl.em.unix_names = katra_uprobes_unix_names;
+			r->pl.em.names_ready = katra_uprobes_names_ready;
 			r->pl.em.wine_tables_ctx = r->up;
 		}
 	}

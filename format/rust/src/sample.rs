@@ -720,6 +720,16 @@ pub fn records() -> Vec<TraceRecord> {
             names: vec!["new_process".to_string(), "get_new_process_info".to_string()],
         }),
     ));
+    // A unix library's call names (winevulkan.so), by its handle in one process.
+    b.push(ev(
+        t1,
+        S::WineProton,
+        K::WineUnixCallNames,
+        res(D::WinHandle, 0x7f00_1234_5900),
+        P::WineServerRequests(WineServerRequestsPayload {
+            names: vec![String::new(), "vkQueueSubmit".to_string()],
+        }),
+    ));
 
     // Graphics.
     let q = res(D::VulkanQueue, 0x5555_aaaa_0000);

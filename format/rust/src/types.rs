@@ -147,7 +147,7 @@ unit_enum!(EventKind {
     32 NtMapViewOfSection, 33 NtAllocateVirtualMemory, 34 NtCreateUserProcess,
     35 WineServerCall, 36 WinToUnix, 37 VulkanQueueSubmit, 38 VulkanQueuePresent,
     39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo, 44 NtSyscall,
-    45 WineServerRequests, 46 TaskRename
+    45 WineServerRequests, 46 TaskRename, 47 WineUnixCallNames
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

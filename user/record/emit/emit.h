@@ -78,14 +78,19 @@ struct emitter {
 	 * *names filled (valid until the next call) when tgid, just named comm,
 	 * is a wineserver whose table is known and not yet written; -EAGAIN
 	 * when its binary's table is still being read (never by the drain):
-	 * server_requests_ready then gives it, as soon as it is read (1 and
-	 * *tgid, *names; 0 and *tgid: read, no names; -EAGAIN: none yet);
-	 * else 0 */
+	 * names_ready then gives it, as soon as it is read (1 and *tgid,
+	 * *handle = 0, *names; 0 and *tgid: read, no names; -EAGAIN: none
+	 * yet); else 0.  unix_names: a WinToUnix call of process tgid through
+	 * the unix library whose handle (table address) is handle: -EAGAIN the
+	 * first time (the library's call names are read by the uprobes worker:
+	 * names_ready gives them later, *handle that handle), else 0 */
 	const char *(*nt_name)(void *ctx, uint32_t slot, uint32_t number);
 	int (*server_requests)(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
 			       struct katra_str_vec *names);
-	int (*server_requests_ready)(void *ctx, uint32_t *tgid, struct katra_str_vec *names);
-	uint32_t names_waiting; /* wineservers whose request names come later */
+	int (*unix_names)(void *ctx, uint32_t tgid, uint64_t handle);
+	int (*names_ready)(void *ctx, uint32_t *tgid, uint64_t *handle,
+			   struct katra_str_vec *names);
+	uint32_t names_waiting; /* name tables that come later */
 	void *wine_tables_ctx;
 	struct emit_stats st;
 };

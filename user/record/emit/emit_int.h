@@ -187,8 +187,9 @@ int emit_fork(struct emitter *e, const struct pending *p);
 int emit_exec(struct emitter *e, const struct pending *p);
 int emit_exit(struct emitter *e, const struct pending *p);
 int emit_task_rename(struct emitter *e, const struct pending *p);
-/* The request names of wineservers named earlier (names_waiting) that the
- * uprobes worker has read since, written at key. */
+/* The name tables asked for earlier (names_waiting: wineservers' request
+ * names, unix libraries' call names) that the uprobes worker has read
+ * since, written at key. */
 int emit_waiting_names(struct emitter *e, uint64_t key);
 int emit_page_fault(struct emitter *e, const struct pending *p);
 int emit_uring(struct emitter *e, const struct pending *p);

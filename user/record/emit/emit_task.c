@@ -17,19 +17,23 @@ static size_t comm_len(const char *comm, size_t cap)
 	return n;
 }
 
-/* A wineserver's request names, once, citing its ProcessInfo. */
-static int write_server_requests(struct emitter *e, uint64_t key, uint32_t tgid, uint64_t cause,
-				 const struct katra_str_vec *reqs, struct thread_state *th)
+/* A names table of process tgid, once: a wineserver's request names
+ * (handle 0: resource the process, citing its ProcessInfo) or a unix
+ * library's call names (resource its handle). */
+static int write_names(struct emitter *e, uint64_t key, uint32_t tgid, uint64_t handle,
+		       uint64_t cause, const struct katra_str_vec *names, struct thread_state *th)
 {
 	uint64_t causes[1] = { cause };
 	struct katra_wire_head h = { .tid = tgid, .tgid = tgid };
 	struct katra_event ev;
 
-	emit_base(&ev, &h, KATRA_SCOPE_WINE_PROTON, KATRA_KIND_WINE_SERVER_REQUESTS,
+	emit_base(&ev, &h, KATRA_SCOPE_WINE_PROTON,
+		  handle ? KATRA_KIND_WINE_UNIX_CALL_NAMES : KATRA_KIND_WINE_SERVER_REQUESTS,
 		  KATRA_PHASE_INSTANT);
-	ev.resource = (struct katra_resource){ KATRA_RES_PROCESS, tgid };
+	ev.resource = handle ? (struct katra_resource){ KATRA_RES_WIN_HANDLE, handle } :
+			       (struct katra_resource){ KATRA_RES_PROCESS, tgid };
 	ev.payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
-	ev.payload.u.wine_server_requests.names = *reqs;
+	ev.payload.u.wine_server_requests.names = *names;
 	if (cause != UINT64_MAX)
 		ev.causes = (struct katra_u64_vec){ causes, 1 };
 	return emit_write(e, &ev, key, th);
@@ -88,26 +92,27 @@ static int write_process_info(struct emitter *e, uint64_t key, uint32_t tgid, ui
 		return rc;
 	int got = e->server_requests(e->wine_tables_ctx, tgid, clean,
 				     ev.payload.u.process_info.comm.len, &reqs);
-	if (got == -EAGAIN && e->server_requests_ready) /* written once read */
+	if (got == -EAGAIN && e->names_ready) /* written once read */
 		e->names_waiting++;
 	if (got != 1)
 		return rc;
-	return write_server_requests(e, key, tgid, named_seq, &reqs, th);
+	return write_names(e, key, tgid, 0, named_seq, &reqs, th);
 }
 
 int emit_waiting_names(struct emitter *e, uint64_t key)
 {
-	struct katra_str_vec reqs;
+	struct katra_str_vec names;
 	uint32_t tgid;
+	uint64_t handle;
 	int got, rc = 0;
 
 	while (!rc && e->names_waiting &&
-	       (got = e->server_requests_ready(e->wine_tables_ctx, &tgid, &reqs)) != -EAGAIN) {
+	       (got = e->names_ready(e->wine_tables_ctx, &tgid, &handle, &names)) != -EAGAIN) {
 		e->names_waiting--;
-		struct proc_state *ps = ktable_get(&e->procs, tgid);
+		struct proc_state *ps = handle ? NULL : ktable_get(&e->procs, tgid);
 		if (got == 1)
-			rc = write_server_requests(e, key, tgid, ps ? ps->info_seq : UINT64_MAX,
-						   &reqs, NULL);
+			rc = write_names(e, key, tgid, handle, ps ? ps->info_seq : UINT64_MAX,
+					 &names, NULL);
 	}
 	return rc;
 }

@@ -10,6 +10,7 @@
  * server call inside an NtReadFile), and so does a syscall's Begin
  * (emit_syscall.c): that is how a reader walks from a Windows call down to
  * the Linux work that served it.  Payloads and resources: SPEC section 10. */
+#include <errno.h>
 #include <string.h>
 
 #include "emit_int.h"
@@ -453,6 +454,10 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 	}
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	ucall_payload(e, u, p->key, !enter, &ev);
+	/* the library's call names are read off the drain, written later */
+	if (enter && u->call == KATRA_UC_WINE_UNIX_CALL && e->unix_names && e->names_ready &&
+	    e->unix_names(e->wine_tables_ctx, u->head.tgid, u->a[0]) == -EAGAIN)
+		e->names_waiting++;
 	if (u->call != KATRA_UC_VK_QUEUE_PRESENT)
 		return emit_write(e, &ev, p->key, th);
 	/* a present that returned ends a frame (emit_frames.c) */

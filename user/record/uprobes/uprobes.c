@@ -149,6 +149,7 @@ void katra_uprobes_free(struct katra_uprobes *u)
 		katra_names_free(u->req[i].names, u->req[i].count);
 		free(u->req[i].strs);
 	}
+	up_unix_libs_free(u);
 	free(u->seen);
 	for (size_t i = 0; i < u->nattached; i++)
 		free(u->attached[i]);

@@ -65,16 +65,23 @@ void katra_uprobes_settle(struct katra_uprobes *u);
 void katra_uprobes_note_mapping(struct katra_uprobes *u, uint32_t pid, uint64_t kdev,
 				uint64_t ino);
 
-/* The emitter's Wine name tables (emit.h: nt_name, server_requests; ctx =
- * the struct katra_uprobes): the name of NT number `number` of the ntdll.so
- * probed in `slot`, or NULL; a wineserver's request names, once per
- * wineserver process (comm "wineserver*"): its binary (/proc/TGID/exe) is
- * read by the worker, so they may come later (-EAGAIN, then _ready). */
+/* The emitter's Wine name tables (emit.h: nt_name, server_requests,
+ * unix_names, names_ready; ctx = the struct katra_uprobes): the name of NT
+ * number `number` of the ntdll.so probed in `slot`, or NULL; a wineserver's
+ * request names, once per wineserver process (comm "wineserver*"): its
+ * binary (/proc/TGID/exe) is read by the worker, so they may come later
+ * (-EAGAIN, then names_ready). */
 const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number);
 struct katra_str_vec;
 int katra_uprobes_server_requests(void *ctx, uint32_t tgid, const char *comm, size_t comm_len,
 				  struct katra_str_vec *out);
-int katra_uprobes_server_requests_ready(void *ctx, uint32_t *tgid, struct katra_str_vec *out);
+/* The unix library call names of process tgid's library at handle (a
+ * WinToUnix call's): asked for once (-EAGAIN), read by the worker; then the
+ * tables read since, one a call (-EAGAIN: none yet; *handle 0: a
+ * wineserver's request names; 0: read, no names). */
+int katra_uprobes_unix_names(void *ctx, uint32_t tgid, uint64_t handle);
+int katra_uprobes_names_ready(void *ctx, uint32_t *tgid, uint64_t *handle,
+			      struct katra_str_vec *out);
 
 /* "uprobe ntdll.so:NtReadFile", ...: valid until free. */
 size_t katra_uprobes_attached(const struct katra_uprobes *u, const char *const **names);

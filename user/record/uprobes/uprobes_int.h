@@ -24,11 +24,18 @@
 #define VKRESOLVE_TIMEOUT_MS 10000
 
 /* Work for the worker thread (uprobes_worker.c) */
-enum up_job_kind { JOB_SCAN = 1, JOB_COMMAND };
+enum up_job_kind { JOB_SCAN = 1, JOB_COMMAND, JOB_UNIX_NAMES };
 struct up_job {
 	uint32_t kind, pid;
 	char *path;            /* JOB_COMMAND: the command's resolved path (malloc'ed) */
+	uint64_t handle;       /* JOB_UNIX_NAMES: the unix library's table address */
 };
+
+/* Unix libraries' call names (uprobes_unix.c): asked for by the drain once
+ * per (process, handle), at most UNIX_ASK_MAX of them */
+#define UNIX_ASK_MAX 256
+#define UNIX_ASK_SLOTS 1024 /* the drain's open-addressed set of those asked */
+#define UNIX_LIBS_MAX 16    /* library files read */
 
 struct probed_file {
 	uint64_t dev, ino;     /* stat() identity */
@@ -101,7 +108,41 @@ struct katra_uprobes {
 		uint64_t dev, ino;
 	} req_wait[8];
 	unsigned nreq_wait;
+	/* unix libraries' call names: the files read (the worker's, each
+	 * published by the unix_done entry that first names it), the answers
+	 * to the drain's asks (written by the worker, nunix_done atomic), the
+	 * drain's asks and the answers it has handed out */
+	struct unix_lib {
+		uint64_t dev, ino;
+		uint64_t table_off;      /* the file offset of __wine_unix_call_funcs */
+		char **names;            /* NULL: the file names none */
+		uint32_t count;
+		struct katra_str *strs;  /* names as written ("" for none) */
+	} unix_libs[UNIX_LIBS_MAX];
+	unsigned nunix_libs;
+	struct unix_done {
+		uint32_t tgid;
+		uint64_t handle;
+		int lib;                 /* -1: no names for it */
+	} unix_done[UNIX_ASK_MAX];
+	unsigned nunix_done;
+	struct unix_ask {
+		uint32_t tgid;
+		uint64_t handle;
+	} unix_asked[UNIX_ASK_SLOTS];
+	unsigned nunix_asked, nunix_given;
 };
+
+/* The worker's: the call names of the unix library process pid maps at
+ * handle, read (once per file) and answered (unix_done). */
+void up_unix_names(struct katra_uprobes *u, uint32_t pid, uint64_t handle);
+void up_unix_libs_free(struct katra_uprobes *u);
+/* The drain's: the worker asked for that (false: its queue is full). */
+bool up_request_unix_names(struct katra_uprobes *u, uint32_t pid, uint64_t handle);
+/* path (as pid's maps name it, inode ino) as seen from here: through pid's
+ * own root, else itself (uprobes_scan.c); 0 or -ENOENT. */
+int up_host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
+		 struct stat *st);
 
 /* The worker's: the request names of a wineserver binary that a scanned
  * process maps (itself: its exe), read once per (dev, ino). */

@@ -32,8 +32,8 @@
  * (procfs/procpath.h: a container's, a chroot in a mount namespace of its
  * own), named by the path itself when that is the same file (a process in
  * our root); else itself, when that is the file pid maps (same inode). */
-static int host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
-		     struct stat *st)
+int up_host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
+		 struct stat *st)
 {
 	struct stat plain;
 
@@ -69,7 +69,7 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 
 	if (!nt && !vk && !ws)
 		return 0;
-	if (host_path(pid, path, ino, hp, sizeof(hp), &st))
+	if (up_host_path(pid, path, ino, hp, sizeof(hp), &st))
 		return 0;
 	if (ws) { /* a wineserver's own exe: its request names */
 		up_load_wineserver(u, hp, &st);

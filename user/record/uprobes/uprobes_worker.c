@@ -29,6 +29,10 @@ static void run_job(struct katra_uprobes *u, const struct up_job *j)
 		up_scan_pid(u, j->pid);
 		return;
 	}
+	if (j->kind == JOB_UNIX_NAMES) {
+		up_unix_names(u, j->pid, j->handle);
+		return;
+	}
 	if (j->path)
 		up_scan_command(u, j->path);
 	up_prepare_vulkan(u, j->pid);
@@ -122,12 +126,14 @@ void katra_uprobes_stop(struct katra_uprobes *u)
 	u->njobs = 0;
 }
 
-static void request(struct katra_uprobes *u, struct up_job j)
+static bool request(struct katra_uprobes *u, struct up_job j)
 {
+	bool queued = true;
+
 	if (!u->worker_on) {
 		run_job(u, &j);
 		free(j.path);
-		return;
+		return true;
 	}
 	pthread_mutex_lock(&u->qlock);
 	for (size_t i = 0; j.kind == JOB_SCAN && i < u->njobs; i++)
@@ -139,16 +145,23 @@ static void request(struct katra_uprobes *u, struct up_job j)
 		pthread_cond_signal(&u->qcond);
 	} else {
 		u->jobs_lost++;
+		queued = false;
 	}
 out:
 	pthread_mutex_unlock(&u->qlock);
 	free(j.path);
+	return queued;
 }
 
 void katra_uprobes_request_scan(struct katra_uprobes *u, uint32_t pid)
 {
 	if (u && (u->o.wine || u->o.vulkan))
 		request(u, (struct up_job){ .kind = JOB_SCAN, .pid = pid });
+}
+
+bool up_request_unix_names(struct katra_uprobes *u, uint32_t pid, uint64_t handle)
+{
+	return request(u, (struct up_job){ .kind = JOB_UNIX_NAMES, .pid = pid, .handle = handle });
 }
 
 void katra_uprobes_request_command(struct katra_uprobes *u, uint32_t pid, const char *path)

@@ -83,52 +83,65 @@ uint32_t katra_names_count(char *const *names, uint32_t count)
 /* relocations of one offset looked at (more is no table of pointers) */
 #define RELA_SAME_MAX 8
 
-static bool in_blob(const struct katra_blob *b, uint64_t off, uint64_t len)
-{
-	return off <= b->len && len <= b->len - off;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
 /* ---- PE32+: the export table and the Nt* stubs ---- */
 
-struct pe {
-	const struct katra_blob *b;
-	uint32_t nsec;
-	uint64_t sec; /* offset of the section table */
-};
+int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe)
+{
+	const uint8_t *p = b->p;
+	uint32_t lfanew;
 
-/* The file offset of rva, or UINT64_MAX. */
-static uint64_t pe_off(const struct pe *pe, uint32_t rva)
+	memset(pe, 0, sizeof(*pe));
+	pe->b = b;
+	if (!katra_in_blob(b, 0, 64) || p[0] != 'M' || p[1] != 'Z')
+		return -ENOEXEC;
+	lfanew = katra_rd32(p + 0x3c);
+	if (!katra_in_blob(b, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
+		return -ENOEXEC;
+	pe->nsec = katra_rd16(p + lfanew + 6);
+	if (pe->nsec > PE_SECTIONS_MAX)
+		return -ENOEXEC;
+	pe->optsize = katra_rd16(p + lfanew + 20);
+	pe->opt = lfanew + 24ull;
+	/* PE32+ (0x20b), up to the export directory (data directory 0, at 112) */
+	if (!katra_in_blob(b, pe->opt, pe->optsize) || pe->optsize < 120 || katra_rd16(p + pe->opt) != 0x20b)
+		return -ENOEXEC;
+	memcpy(&pe->image_base, p + pe->opt + 24, 8);
+	pe->sec = pe->opt + pe->optsize;
+	if (!katra_in_blob(b, pe->sec, 40ull * pe->nsec))
+		return -ENOEXEC;
+	return 0;
+}
+
+/* The section holding rva in its file bytes, or NULL. */
+static const uint8_t *pe_section(const struct katra_pe *pe, uint32_t rva)
 {
 	for (uint32_t i = 0; i < pe->nsec; i++) {
 		const uint8_t *s = pe->b->p + pe->sec + 40ull * i;
-		uint32_t va = rd32(s + 12), vsize = rd32(s + 8), raw = rd32(s + 20),
-			 rsize = rd32(s + 16);
+		uint32_t va = katra_rd32(s + 12), vsize = katra_rd32(s + 8), rsize = katra_rd32(s + 16);
 		uint32_t size = vsize > rsize ? vsize : rsize;
 		if (rva >= va && rva - va < size && rva - va < rsize)
-			return (uint64_t)raw + (rva - va);
+			return s;
 	}
-	return UINT64_MAX;
+	return NULL;
 }
 
-static const char *pe_str(const struct pe *pe, uint32_t rva)
+uint64_t katra_pe_offset(const struct katra_pe *pe, uint32_t rva)
 {
-	uint64_t off = pe_off(pe, rva), left;
+	const uint8_t *s = pe_section(pe, rva);
+
+	return s ? (uint64_t)katra_rd32(s + 20) + (rva - katra_rd32(s + 12)) : UINT64_MAX;
+}
+
+bool katra_pe_exec(const struct katra_pe *pe, uint32_t rva)
+{
+	const uint8_t *s = pe_section(pe, rva);
+
+	return s && (katra_rd32(s + 36) & 0x20000000u); /* IMAGE_SCN_MEM_EXECUTE */
+}
+
+const char *katra_pe_string(const struct katra_pe *pe, uint32_t rva)
+{
+	uint64_t off = katra_pe_offset(pe, rva), left;
 
 	if (off >= pe->b->len)
 		return NULL;
@@ -141,62 +154,48 @@ static const char *pe_str(const struct pe *pe, uint32_t rva)
 int katra_pe_nt_names(const struct katra_blob *dll, uint32_t table, char ***out, uint32_t *count)
 {
 	const uint8_t *p = dll->p;
-	struct pe pe = { .b = dll };
-	uint32_t lfanew, exp_rva, nnames, funcs, namesp, ords, nfuncs;
+	struct katra_pe pe;
+	uint32_t exp_rva, nnames, funcs, namesp, ords, nfuncs;
 	uint64_t opt, eoff;
-	uint16_t optsize;
 	char **names;
 	uint32_t top = 0, found = 0;
 
 	*out = NULL;
 	*count = 0;
-	if (!in_blob(dll, 0, 64) || p[0] != 'M' || p[1] != 'Z')
+	if (katra_pe_open(dll, &pe))
 		return -ENOEXEC;
-	lfanew = rd32(p + 0x3c);
-	if (!in_blob(dll, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
+	opt = pe.opt;
+	exp_rva = katra_rd32(p + opt + 112);
+	eoff = katra_pe_offset(&pe, exp_rva);
+	if (eoff == UINT64_MAX || !katra_in_blob(dll, eoff, 40))
 		return -ENOEXEC;
-	pe.nsec = rd16(p + lfanew + 6);
-	if (pe.nsec > PE_SECTIONS_MAX)
-		return -ENOEXEC;
-	optsize = rd16(p + lfanew + 20);
-	opt = lfanew + 24ull;
-	/* PE32+ (0x20b); the export directory is data directory 0, at 112 */
-	if (!in_blob(dll, opt, optsize) || optsize < 120 || rd16(p + opt) != 0x20b)
-		return -ENOEXEC;
-	exp_rva = rd32(p + opt + 112);
-	pe.sec = opt + optsize;
-	if (!in_blob(dll, pe.sec, 40ull * pe.nsec))
-		return -ENOEXEC;
-	eoff = pe_off(&pe, exp_rva);
-	if (eoff == UINT64_MAX || !in_blob(dll, eoff, 40))
-		return -ENOEXEC;
-	nfuncs = rd32(p + eoff + 20);
-	nnames = rd32(p + eoff + 24);
-	funcs = rd32(p + eoff + 28);
-	namesp = rd32(p + eoff + 32);
-	ords = rd32(p + eoff + 36);
-	uint64_t fo = pe_off(&pe, funcs), no = pe_off(&pe, namesp), oo = pe_off(&pe, ords);
+	nfuncs = katra_rd32(p + eoff + 20);
+	nnames = katra_rd32(p + eoff + 24);
+	funcs = katra_rd32(p + eoff + 28);
+	namesp = katra_rd32(p + eoff + 32);
+	ords = katra_rd32(p + eoff + 36);
+	uint64_t fo = katra_pe_offset(&pe, funcs), no = katra_pe_offset(&pe, namesp), oo = katra_pe_offset(&pe, ords);
 	if (fo == UINT64_MAX || no == UINT64_MAX || oo == UINT64_MAX ||
-	    !in_blob(dll, fo, 4ull * nfuncs) || !in_blob(dll, no, 4ull * nnames) ||
-	    !in_blob(dll, oo, 2ull * nnames))
+	    !katra_in_blob(dll, fo, 4ull * nfuncs) || !katra_in_blob(dll, no, 4ull * nnames) ||
+	    !katra_in_blob(dll, oo, 2ull * nnames))
 		return -ENOEXEC;
 	names = calloc(KATRA_NT_MAX, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nnames; i++) {
-		const char *name = pe_str(&pe, rd32(p + no + 4ull * i));
-		uint16_t ord = rd16(p + oo + 2ull * i);
+		const char *name = katra_pe_string(&pe, katra_rd32(p + no + 4ull * i));
+		uint16_t ord = katra_rd16(p + oo + 2ull * i);
 		uint64_t code;
 		uint32_t nr;
 
 		if (!name || strncmp(name, "Nt", 2) || ord >= nfuncs)
 			continue;
-		code = pe_off(&pe, rd32(p + fo + 4ull * ord));
+		code = katra_pe_offset(&pe, katra_rd32(p + fo + 4ull * ord));
 		/* mov r10, rcx (4c 8b d1); mov eax, imm32 (b8) */
-		if (code == UINT64_MAX || !in_blob(dll, code, 8) ||
+		if (code == UINT64_MAX || !katra_in_blob(dll, code, 8) ||
 		    memcmp(p + code, "\x4c\x8b\xd1\xb8", 4))
 			continue;
-		nr = rd32(p + code + 4);
+		nr = katra_rd32(p + code + 4);
 		if (nr >> 12 != table || names[nr & (KATRA_NT_MAX - 1)])
 			continue; /* another table's (0x1000 * table + n), or an alias */
 		nr &= KATRA_NT_MAX - 1;
@@ -222,13 +221,13 @@ static const Elf64_Ehdr *elf_hdr(const struct katra_blob *b)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b->p;
 
-	if (!in_blob(b, 0, sizeof(*eh)) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	if (!katra_in_blob(b, 0, sizeof(*eh)) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh->e_machine != EM_X86_64 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
 	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum > ELF_PHDRS_MAX ||
 	    eh->e_shnum > ELF_SHDRS_MAX ||
-	    !in_blob(b, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
-	    !in_blob(b, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) ||
+	    !katra_in_blob(b, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
+	    !katra_in_blob(b, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)) ||
 	    ((eh->e_shoff | eh->e_phoff) & 7))
 		return NULL;
 	return eh;
@@ -243,7 +242,7 @@ static const Elf64_Shdr *elf_shdr(const struct katra_blob *b, unsigned i)
 	if (i >= eh->e_shnum)
 		return NULL;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(b->p + eh->e_shoff) + i;
-	if (sh->sh_type == SHT_NOBITS || !in_blob(b, sh->sh_offset, sh->sh_size))
+	if (sh->sh_type == SHT_NOBITS || !katra_in_blob(b, sh->sh_offset, sh->sh_size))
 		return NULL;
 	return sh;
 }
@@ -257,7 +256,7 @@ static uint64_t elf_off(const struct katra_blob *b, uint64_t vaddr, uint64_t len
 
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD || (exec && !(ph[i].p_flags & PF_X)) ||
-		    !in_blob(b, ph[i].p_offset, ph[i].p_filesz))
+		    !katra_in_blob(b, ph[i].p_offset, ph[i].p_filesz))
 			continue;
 		if (vaddr >= ph[i].p_vaddr && vaddr - ph[i].p_vaddr <= ph[i].p_filesz &&
 		    len <= ph[i].p_filesz - (vaddr - ph[i].p_vaddr))
@@ -317,6 +316,19 @@ uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name)
 	const Elf64_Sym *s = each_dynsym(elf, sym_named, name, NULL);
 
 	return s ? s->st_value : 0;
+}
+
+uint64_t katra_elf_dynsym_sized(const struct katra_blob *elf, const char *name, uint64_t *size)
+{
+	const Elf64_Sym *s = each_dynsym(elf, sym_named, name, NULL);
+
+	*size = s ? s->st_size : 0;
+	return s ? s->st_value : 0;
+}
+
+uint64_t katra_elf_offset(const struct katra_blob *elf, uint64_t vaddr, uint64_t len, bool exec)
+{
+	return elf_hdr(elf) ? elf_off(elf, vaddr, len, exec) : UINT64_MAX;
 }
 
 const char *katra_elf_dynsym_at(const struct katra_blob *elf, uint64_t vaddr)
@@ -505,7 +517,7 @@ static int slots_to(const struct katra_blob *b, const struct rel *rs, size_t nrs
 		return rc;
 	for (unsigned i = 0; i < eh->e_phnum && out->n < out->max && !rc; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_X) ||
-		    !in_blob(b, ph[i].p_offset, ph[i].p_filesz))
+		    !katra_in_blob(b, ph[i].p_offset, ph[i].p_filesz))
 			continue;
 		for (uint64_t o = (8 - (ph[i].p_vaddr & 7)) & 7;
 		     o + 8 <= ph[i].p_filesz && out->n < out->max && !rc; o += 8) {
@@ -603,7 +615,7 @@ static int ws_first_strings(const struct katra_blob *elf, uint64_t **out, size_t
 
 	for (unsigned i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_X) ||
-		    !in_blob(elf, ph[i].p_offset, ph[i].p_filesz))
+		    !katra_in_blob(elf, ph[i].p_offset, ph[i].p_filesz))
 			continue;
 		*work += ph[i].p_filesz / 8 + 1;
 		if (*work > budget)

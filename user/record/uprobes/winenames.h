@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define KATRA_NT_MAX 4096 /* NT numbers of one table (Wine: index in bits 0-11, table above) */
 
@@ -31,6 +32,52 @@ struct katra_blob {
 };
 int katra_blob_read(const char *path, size_t max, struct katra_blob *b);
 void katra_blob_free(struct katra_blob *b);
+
+/* len bytes at off are inside the file; little-endian reads, unaligned */
+static inline bool katra_in_blob(const struct katra_blob *b, uint64_t off, uint64_t len)
+{
+	return off <= b->len && len <= b->len - off;
+}
+
+static inline uint16_t katra_rd16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t katra_rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t katra_rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* A PE32+ file's headers (checked by katra_pe_open: 0 or -ENOEXEC), its
+ * sections' file offsets (UINT64_MAX: rva in no section's file bytes),
+ * executable sections, and NUL-terminated strings (at most 256 bytes). */
+struct katra_pe {
+	const struct katra_blob *b;
+	uint32_t nsec;
+	uint16_t optsize;
+	uint64_t sec;        /* offset of the section table */
+	uint64_t opt;        /* offset of the optional header */
+	uint64_t image_base;
+};
+int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe);
+uint64_t katra_pe_offset(const struct katra_pe *pe, uint32_t rva);
+bool katra_pe_exec(const struct katra_pe *pe, uint32_t rva);
+const char *katra_pe_string(const struct katra_pe *pe, uint32_t rva);
 
 /* A PE's Nt* stubs of one syscall table (ntdll.dll: table 0; win32u.dll:
  * table 1, whose stubs load 0x1000 | n): names[n] = the name of number n of
@@ -45,6 +92,11 @@ uint32_t katra_names_count(char *const *names, uint32_t count);
 
 /* ELF: a defined dynamic symbol's value, or 0. */
 uint64_t katra_elf_dynsym(const struct katra_blob *elf, const char *name);
+/* ELF: the same, and *size its st_size (0 when not found). */
+uint64_t katra_elf_dynsym_sized(const struct katra_blob *elf, const char *name, uint64_t *size);
+/* ELF: the file offset of vaddr (len bytes within one PT_LOAD's file part;
+ * exec: an executable one), or UINT64_MAX. */
+uint64_t katra_elf_offset(const struct katra_blob *elf, uint64_t vaddr, uint64_t len, bool exec);
 /* ELF: the name of the defined dynamic FUNC symbol at vaddr, or NULL. */
 const char *katra_elf_dynsym_at(const struct katra_blob *elf, uint64_t vaddr);
 /* ELF: names[i] = the name of the defined dynamic FUNC symbol at vaddrs[i]
@@ -78,6 +130,32 @@ int katra_wineserver_requests(const struct katra_blob *elf, char ***names, uint3
 int katra_wineserver_requests_counted(const struct katra_blob *elf, char ***names,
 				      uint32_t *count, uint64_t *positions);
 #define KATRA_WS_WORK_MAX(len) (5 * ((uint64_t)(len) / 8) + 65ull * (KATRA_NT_MAX + 1))
+
+/* A Wine unix library's function names (unixnames.c), indexed like its
+ * exported __wine_unix_call_funcs table (the index a Win->Unix call passes):
+ * entry i is named <name> when its function, up to the next function of the
+ * table (or of __wine_unix_call_wow64_funcs), at most KATRA_UNIX_SCAN bytes,
+ * holds a RIP-relative lea of the NUL-terminated string "thunk64_<name>"
+ * (the __func__ of the TRACE that begins each thunk Wine generates for
+ * winevulkan.so: "thunk64_vkQueueSubmit" -> "vkQueueSubmit"), the first
+ * such lea; else NULL.  *count: the table's entries (its st_size / 8, at
+ * most KATRA_UNIX_FUNCS_MAX); *named: the entries named (0 is no error);
+ * *table_off: the table's file offset (how a process's handle, the table's
+ * address, is told to be this file's).  -ENOENT: no such table (no ELF64
+ * x86-64 file). */
+#define KATRA_UNIX_FUNCS_MAX 4096
+#define KATRA_UNIX_SCAN 16384
+int katra_unix_call_names(const struct katra_blob *elf, char ***names, uint32_t *count,
+			  uint32_t *named, uint64_t *table_off);
+/* The same library's Windows side (winevulkan.dll beside winevulkan.so):
+ * the pairs (name, function) of its dispatch tables (a pointer to a "vk..."
+ * string, then one to code) whose function is a stub that loads index i
+ * into edx (mov $i,%edx) and calls through its import of ntdll's
+ * __wine_unix_call_dispatcher; names[i] (of count) that are NULL get such a
+ * name (malloc'ed), unless two names claim i.  *added: how many.  0,
+ * -ENOEXEC (no PE32+ file), -ENOENT (no such import), -ENOMEM. */
+int katra_pe_unix_call_names(const struct katra_blob *dll, char **names, uint32_t count,
+			     uint32_t *added);
 
 /* How a build's Unix-side NT functions take their arguments, from the bytes
  * just before its syscall dispatcher's call through the table (code[0..n),

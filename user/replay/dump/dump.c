@@ -62,6 +62,7 @@ int katra_dump_filtered(const char *path, FILE *out, const struct katra_dump_opt
 	if (ret)
 		return ret;
 	kr_dump_ctx_init(&ctx);
+	ctx.path = path;
 	kr_window_init(&w, &o->from, &o->to);
 	if (o->jsonl)
 		katra_jsonl_header(out, katra_reader_header(r));

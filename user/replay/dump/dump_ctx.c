@@ -9,6 +9,7 @@ void kr_dump_ctx_init(struct kr_dump_ctx *c)
 	kr_idmap_init(&c->open, KR_MAX_OPEN_SPANS);
 	c->have_dur = false;
 	c->dur_ns = 0;
+	c->path = NULL;
 }
 
 void kr_dump_ctx_free(struct kr_dump_ctx *c)
@@ -30,6 +31,9 @@ void kr_dump_ctx_see(struct kr_dump_ctx *c, const struct katra_record *rec)
 	    e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS ||
 	    e->payload.type == KATRA_PAYLOAD_TASK_RENAME)
 		kr_procnames_see(&c->names, e);
+	/* a unix library's call names follow its first calls */
+	if (e->kind == KATRA_KIND_WIN_TO_UNIX && !c->names.looked_ahead)
+		kr_procnames_look_ahead(&c->names, c->path);
 	if (!e->span_id.present)
 		return;
 	if (e->phase == KATRA_PHASE_BEGIN) {

@@ -20,6 +20,7 @@ struct kr_dump_ctx {
 	struct kr_idmap open;  /* (thread_id, span_id) -> v1 Begin ts_mono_ns */
 	bool have_dur;         /* the record last seen is an End whose Begin was seen */
 	uint64_t dur_ns;
+	const char *path;      /* the trace (names read ahead: procnames.h), or NULL */
 };
 
 void kr_dump_ctx_init(struct kr_dump_ctx *c);

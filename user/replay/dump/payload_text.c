@@ -98,10 +98,14 @@ void kr_payload_text_value(FILE *f, const struct katra_event *e, const struct kr
 		kr_put_pid(f, names, *(const uint64_t *)v);
 		break;
 	case KR_REQUEST: {
-		/* WinToUnix uses the same payload: its request is a function index */
+		/* WinToUnix uses the same payload: its request is a function
+		 * index into the table of the library its resource names */
 		uint32_t r = *(const uint32_t *)v;
 		const char *rn = e->kind == KATRA_KIND_WINE_SERVER_CALL ?
-					 kr_procnames_request(names, r) : NULL;
+					 kr_procnames_request(names, r) :
+				 e->kind == KATRA_KIND_WIN_TO_UNIX ?
+					 kr_procnames_unix_call(names, e->process_id,
+								e->resource.id, r) : NULL;
 
 		kr_u64(f, r);
 		if (rn)

@@ -24,6 +24,7 @@ int kx_init(struct kx_state *s, const struct kx_options *opt, const struct katra
 	kr_idmap_init(&s->open, EXPORT_MAX_OPEN_SPANS);
 	kr_idmap_init(&s->named, EXPORT_MAX_THREADS);
 	kr_idmap_init(&s->exited, EXPORT_MAX_THREADS);
+	kr_procnames_init(&s->unix_names);
 	s->seen = malloc(sizeof(*s->seen) << EXPORT_SEEN_BITS);
 	s->sources = malloc(sizeof(*s->sources) << EXPORT_SOURCE_BITS);
 	if (!s->seen || !s->sources) {
@@ -51,6 +52,7 @@ void kx_free(struct kx_state *s)
 	kr_idmap_free(&s->open);
 	kr_idmap_free(&s->named);
 	kr_idmap_free(&s->exited);
+	kr_procnames_free(&s->unix_names);
 	s->spans = NULL;
 	s->seen = s->sources = NULL;
 }
@@ -161,6 +163,10 @@ static void event(struct kx_state *s, const struct katra_event *e)
 	if (e->thread_id && after_exit(s, e))
 		return;
 	kx_seen_put(s, e, shown);
+	if (e->kind == KATRA_KIND_WINE_UNIX_CALL_NAMES)
+		kr_procnames_see(&s->unix_names, e);
+	else if (e->kind == KATRA_KIND_WIN_TO_UNIX && !s->unix_names.looked_ahead)
+		kr_procnames_look_ahead(&s->unix_names, s->path); /* its names come later */
 	if (!mine)
 		return;
 	if (shown || e->kind == KATRA_KIND_PROCESS_INFO || e->kind == KATRA_KIND_TASK_RENAME)
@@ -290,6 +296,7 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 		fprintf(err, "katra-replay: export: out of memory\n");
 		return -ENOMEM;
 	}
+	s->path = path;
 	while (!s->done && (st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD)
 		kx_record(s, &rec);
 	kx_finish(s, path);

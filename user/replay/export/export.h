@@ -40,6 +40,7 @@
 
 #include "chrome.h"
 #include "replay/util/idmap.h"
+#include "replay/names/procnames.h"
 #include "katra/format.h"
 
 #define EXPORT_MAX_OPEN_SPANS (1u << 16)
@@ -120,6 +121,10 @@ struct kx_state {
 	bool done;                  /* past --to: stop reading */
 	bool oom;
 	struct kx_stats st;
+	/* the unix libraries' call names (WineUnixCallNames), read ahead from
+	 * path at the first WinToUnix call (procnames.h) */
+	struct kr_procnames unix_names;
+	const char *path;
 };
 
 /* Writes the export of path to out.  0; 1 when the trace is invalid or

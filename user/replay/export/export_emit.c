@@ -28,17 +28,25 @@ static void cat(struct kx_state *s, uint32_t scope)
 }
 
 /* The name a viewer shows: the kind, with the syscall number for plain
- * syscalls and the reason for off-CPU time. */
+ * syscalls, a unix call's name (else its function index) and the reason
+ * for off-CPU time. */
 static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
-		       const struct katra_payload *p)
+		       const struct katra_payload *p, uint64_t pid, const struct katra_resource *r)
 {
-	char buf[48], kb[KR_NAME_BUF];
+	char buf[96], kb[KR_NAME_BUF];
 
 	if (kind == KATRA_KIND_SYSCALL && p->type == KATRA_PAYLOAD_SYSCALL)
 		snprintf(buf, sizeof(buf), "Syscall %u", p->u.syscall.nr);
 	else if (kind == KATRA_KIND_SYSCALL && p->type == KATRA_PAYLOAD_SYSCALL_RETURN)
 		snprintf(buf, sizeof(buf), "Syscall %u", p->u.syscall_return.nr);
-	else if (kind == KATRA_KIND_OFF_CPU && phase == KATRA_PHASE_BEGIN &&
+	else if (kind == KATRA_KIND_WIN_TO_UNIX && p->type == KATRA_PAYLOAD_WINE_SERVER_CALL) {
+		uint32_t index = p->u.wine_server_call.request;
+		const char *un = kr_procnames_unix_call(&s->unix_names, pid, r->id, index);
+		if (un)
+			snprintf(buf, sizeof(buf), "WinToUnix %s", un);
+		else
+			snprintf(buf, sizeof(buf), "WinToUnix %u", index);
+	} else if (kind == KATRA_KIND_OFF_CPU && phase == KATRA_PHASE_BEGIN &&
 		 p->type == KATRA_PAYLOAD_SWITCH)
 		snprintf(buf, sizeof(buf), "off-CPU: %s",
 			 p->u.sched_switch.prev_state ? "blocked" : "preempted");
@@ -86,7 +94,7 @@ void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct kat
 
 	kr_chrome_open(w, 'X', sp->pid, sp->tid, ts);
 	kr_chrome_dur(w, ts, end_ts);
-	event_name(s, sp->kind, KATRA_PHASE_BEGIN, &sp->payload);
+	event_name(s, sp->kind, KATRA_PHASE_BEGIN, &sp->payload, sp->pid, &sp->resource);
 	cat(s, sp->scope);
 	s->st.spans++;
 	if (s->opt.no_args) {
@@ -147,7 +155,7 @@ void kx_emit_instant(struct kx_state *s, const struct katra_event *e)
 	} else {
 		kr_chrome_cstr(w, "s", "t");
 	}
-	event_name(s, e->kind, e->phase, &e->payload);
+	event_name(s, e->kind, e->phase, &e->payload, e->process_id, &e->resource);
 	cat(s, e->scope);
 	event_args(s, e);
 	kr_chrome_close(w);

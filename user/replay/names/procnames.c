@@ -2,6 +2,7 @@
 /* The pid -> process name table (see procnames.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "katra/replay.h"
 #include "replay/util/out.h"
@@ -15,6 +16,9 @@ void kr_procnames_init(struct kr_procnames *p)
 		     KR_MAX_NAMED_PROCESSES);
 	p->requests = NULL;
 	p->nrequests = 0;
+	p->unix_libs = NULL;
+	p->nunix = 0;
+	p->looked_ahead = false;
 }
 
 static void free_requests(struct kr_procnames *p)
@@ -26,11 +30,78 @@ static void free_requests(struct kr_procnames *p)
 	p->nrequests = 0;
 }
 
+static void free_names(char **names, uint32_t n)
+{
+	for (uint32_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 void kr_procnames_free(struct kr_procnames *p)
 {
 	kr_xmap_free(&p->map);
 	kr_xmap_free(&p->threads);
 	free_requests(p);
+	for (uint32_t i = 0; i < p->nunix; i++)
+		free_names(p->unix_libs[i].names, p->unix_libs[i].count);
+	free(p->unix_libs);
+	p->unix_libs = NULL;
+	p->nunix = 0;
+}
+
+/* A WineUnixCallNames table replaces the one before for its (pid, handle);
+ * beyond KR_MAX_UNIX_LIBS (or out of memory) it is left out. */
+static void see_unix(struct kr_procnames *p, uint64_t pid, uint64_t handle,
+		     const struct katra_str_vec *v)
+{
+	uint32_t n = v->len < KR_MAX_REQUEST_NAMES ? (uint32_t)v->len : KR_MAX_REQUEST_NAMES, i;
+	struct kr_unix_names *u = NULL;
+
+	for (i = 0; i < p->nunix && !u; i++)
+		if (p->unix_libs[i].pid == pid && p->unix_libs[i].handle == handle)
+			u = &p->unix_libs[i];
+	if (!u && !p->unix_libs && !(p->unix_libs = calloc(KR_MAX_UNIX_LIBS, sizeof(*u))))
+		return;
+	if (!u && p->nunix >= KR_MAX_UNIX_LIBS)
+		return;
+	if (!u)
+		u = &p->unix_libs[p->nunix++];
+	free_names(u->names, u->count);
+	*u = (struct kr_unix_names){ pid, handle, calloc(n ? n : 1, sizeof(char *)), 0 };
+	if (!u->names)
+		return;
+	u->count = n;
+	for (i = 0; i < n; i++)
+		if (v->items[i].len)
+			u->names[i] = strndup(v->items[i].ptr, v->items[i].len);
+}
+
+void kr_procnames_look_ahead(struct kr_procnames *p, const char *path)
+{
+	struct katra_reader *r;
+	struct katra_record rec;
+	struct stat st;
+	char msg[256];
+
+	if (p->looked_ahead || !path)
+		return;
+	p->looked_ahead = true;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || katra_reader_open(&r, path, msg, sizeof(msg)))
+		return;
+	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD)
+		if (rec.type == KATRA_RECORD_EVENT &&
+		    rec.u.event.kind == KATRA_KIND_WINE_UNIX_CALL_NAMES)
+			kr_procnames_see(p, &rec.u.event);
+	katra_reader_close(r);
+}
+
+const char *kr_procnames_unix_call(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
+				   uint32_t index)
+{
+	for (uint32_t i = 0; p && i < p->nunix; i++)
+		if (p->unix_libs[i].pid == pid && p->unix_libs[i].handle == handle)
+			return index < p->unix_libs[i].count ? p->unix_libs[i].names[index] : NULL;
+	return NULL;
 }
 
 /* A WineServerRequests table replaces the one before (out of memory: none). */
@@ -70,6 +141,12 @@ void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e)
 	uint64_t pid = e->process_id, tid = e->resource.id;
 	bool created;
 
+	if (e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS &&
+	    e->kind == KATRA_KIND_WINE_UNIX_CALL_NAMES) {
+		if (e->resource.domain == KATRA_RES_WIN_HANDLE)
+			see_unix(p, pid, e->resource.id, &e->payload.u.wine_server_requests.names);
+		return;
+	}
 	if (e->payload.type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS) {
 		see_requests(p, &e->payload.u.wine_server_requests.names);
 		return;

@@ -20,6 +20,15 @@
 #define KR_PROCNAME_MAX 64
 
 #define KR_MAX_REQUEST_NAMES 4096
+#define KR_MAX_UNIX_LIBS 256 /* WineUnixCallNames tables kept */
+
+/* A unix library's call names in one process (a WineUnixCallNames event,
+ * EventKind 47): names[i] names function index i (NULL when none). */
+struct kr_unix_names {
+	uint64_t pid, handle;
+	char **names;
+	uint32_t count;
+};
 
 struct kr_procnames {
 	struct kr_xmap map; /* pid -> struct kr_procname */
@@ -28,6 +37,9 @@ struct kr_procnames {
 	 * (EventKind 45): requests[i] names request i (NULL when none) */
 	char **requests;
 	uint32_t nrequests;
+	struct kr_unix_names *unix_libs; /* KR_MAX_UNIX_LIBS of them */
+	uint32_t nunix;
+	bool looked_ahead;               /* kr_procnames_look_ahead ran */
 };
 
 struct kr_procname {
@@ -38,13 +50,24 @@ struct kr_procname {
 
 void kr_procnames_init(struct kr_procnames *p);
 void kr_procnames_free(struct kr_procnames *p);
-/* Takes the name from a ProcessInfo event, a thread's from a TaskRename and
- * the request names from a WineServerRequests event; ignores every other
- * event. */
+/* Takes the name from a ProcessInfo event, a thread's from a TaskRename,
+ * the request names from a WineServerRequests event and a unix library's
+ * call names from a WineUnixCallNames event; ignores every other event. */
 void kr_procnames_see(struct kr_procnames *p, const struct katra_event *e);
 /* The name of wineserver request `request` from the latest table seen, or
  * NULL (p may be NULL). */
 const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request);
+/* The name of function index `index` of the unix library whose handle (its
+ * table's address) in process pid is handle, from the latest
+ * WineUnixCallNames of that (pid, handle), or NULL (p may be NULL). */
+const char *kr_procnames_unix_call(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
+				   uint32_t index);
+/* The WineUnixCallNames tables of the whole trace at path, read once (a
+ * regular file only: a pipe can be read only once): a streaming reader
+ * (dump, export) calls it at the first WinToUnix call it meets, since a
+ * library's table follows its first calls (the recorder reads the library
+ * off its hot path). */
+void kr_procnames_look_ahead(struct kr_procnames *p, const char *path);
 /* The name of pid, or NULL (p may be NULL). */
 const struct kr_procname *kr_procnames_get(const struct kr_procnames *p, uint64_t pid);
 /* The latest name given to thread tid (a TaskRename), or NULL when it was

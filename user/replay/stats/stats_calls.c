@@ -22,15 +22,48 @@ bool kr_call_kind(uint32_t kind)
 	       kind == KATRA_KIND_NT_SYSCALL;
 }
 
+/* A WinToUnix call's library: 1.. by (process, handle), 0 when the list
+ * is full. */
+static uint32_t call_lib(struct kr_views *v, uint64_t pid, uint64_t handle)
+{
+	for (unsigned i = 0; i < v->ncall_libs; i++)
+		if (v->call_libs[i].pid == pid && v->call_libs[i].handle == handle)
+			return i + 1;
+	if (v->ncall_libs >= KR_MAX_CALL_LIBS)
+		return 0;
+	v->call_libs[v->ncall_libs].pid = pid;
+	v->call_libs[v->ncall_libs].handle = handle;
+	return ++v->ncall_libs;
+}
+
 /* The number that names a call within its kind: an NT call's number, a
- * wineserver request, a Unix call's function index; 0 for the rest. */
-uint32_t kr_call_number(const struct katra_event *e)
+ * wineserver request, a Unix call's library and function index; 0 for the
+ * rest. */
+uint32_t kr_call_number(struct kr_views *v, const struct katra_event *e)
 {
 	if (e->payload.type == KATRA_PAYLOAD_NT_SYSCALL)
 		return e->payload.u.nt_syscall.number;
+	if (e->payload.type == KATRA_PAYLOAD_WINE_SERVER_CALL && e->kind == KATRA_KIND_WIN_TO_UNIX)
+		return call_lib(v, e->process_id, e->resource.id) << 16 |
+		       (e->payload.u.wine_server_call.request & 0xffff);
 	if (e->payload.type == KATRA_PAYLOAD_WINE_SERVER_CALL)
 		return e->payload.u.wine_server_call.request;
 	return 0;
+}
+
+uint64_t kr_call_handle(const struct kr_views *v, uint64_t what)
+{
+	uint32_t lib = (uint32_t)what >> 16;
+
+	if ((uint32_t)(what >> 32) != KATRA_KIND_WIN_TO_UNIX || !lib || lib > v->ncall_libs)
+		return 0;
+	return v->call_libs[lib - 1].handle;
+}
+
+uint32_t kr_call_index(uint64_t what)
+{
+	return (uint32_t)(what >> 32) == KATRA_KIND_WIN_TO_UNIX ? (uint32_t)what & 0xffff :
+								   (uint32_t)what;
 }
 
 bool kr_call_failed(const struct katra_event *end)
@@ -144,7 +177,15 @@ const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, si
 		else
 			snprintf(buf, cap, "%s %u", kn, number);
 	} else if (kind == KATRA_KIND_WIN_TO_UNIX) {
-		snprintf(buf, cap, "%s %u", kn, number);
+		/* the names of its library in its process (WineUnixCallNames) */
+		uint32_t lib = number >> 16, index = number & 0xffff;
+		const char *un = lib && lib <= v->ncall_libs ?
+				 kr_procnames_unix_call(v->names, v->call_libs[lib - 1].pid,
+							v->call_libs[lib - 1].handle, index) : NULL;
+		if (un)
+			snprintf(buf, cap, "%s %s", kn, un);
+		else
+			snprintf(buf, cap, "%s %u", kn, index);
 	} else {
 		return kn;
 	}
@@ -233,8 +274,11 @@ static void json_rows(FILE *f, const struct kr_views *v, const struct call_row *
 
 		fprintf(f, "%s{\"layer\":\"%s\",\"kind\":\"%s\",\"number\":%u,\"name\":", i ? "," : "",
 			kr_call_layer(r[i].what), katra_kind_name(kind) ? katra_kind_name(kind) : "?",
-			(uint32_t)r[i].what);
+			kr_call_index(r[i].what));
 		katra_json_string(f, name, strlen(name));
+		if (kind == KATRA_KIND_WIN_TO_UNIX)
+			fprintf(f, ",\"handle\":%llu",
+				(unsigned long long)kr_call_handle(v, r[i].what));
 		fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"p50_ns\":%llu,"
 			"\"p99_ns\":%llu,\"max_ns\":%llu}",
 			(unsigned long long)a->h.count, (unsigned long long)a->errors,

@@ -366,10 +366,13 @@ static void json_row_head(FILE *f, const struct kr_views *v, const struct kr_pf_
 	uint32_t kind = (uint32_t)(k->what >> 32);
 
 	fprintf(f, "{\"layer\":\"%s\",\"kind\":", row_layer(k));
-	if (k->cls == KR_PF_CALL)
+	if (k->cls == KR_PF_CALL) {
 		fprintf(f, "\"%s\",\"number\":%u", katra_kind_name(kind) ? katra_kind_name(kind) : "?",
-			(uint32_t)k->what);
-	else if (k->what & KR_SYSKEY_KIND)
+			kr_call_index(k->what));
+		if (kind == KATRA_KIND_WIN_TO_UNIX) /* two libraries may share an index */
+			fprintf(f, ",\"handle\":%llu",
+				(unsigned long long)kr_call_handle(v, k->what));
+	} else if (k->what & KR_SYSKEY_KIND)
 		kr_s(f, "\"syscall\",\"number\":null");
 	else
 		fprintf(f, "\"syscall\",\"number\":%" PRIu64, k->what);

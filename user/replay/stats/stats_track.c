@@ -155,7 +155,7 @@ static void begin(struct kr_views *v, const struct katra_event *e)
 	if (e->payload.type == KATRA_PAYLOAD_SYSCALL)
 		o->nr = e->payload.u.syscall.nr;
 	else if (kr_call_kind(e->kind))
-		o->nr = kr_call_number(e);
+		o->nr = kr_call_number(v, e);
 	if (e->payload.type == KATRA_PAYLOAD_NT_SYSCALL && e->payload.u.nt_syscall.name.present)
 		kr_call_named(v, e->payload.u.nt_syscall.number,
 			      &e->payload.u.nt_syscall.name.value);

@@ -41,6 +41,7 @@
 #define KR_PATH_BUDGET (64u << 20) /* bytes of file paths kept, in all */
 #define KR_NSTATES 9                 /* R S D T t X Z P I */
 #define KR_MAX_CALL_ROWS 2048        /* (process, layer call) rows: a histogram each */
+#define KR_MAX_CALL_LIBS 255 /* WinToUnix libraries told apart (kr_call_number) */
 #define KR_MAX_CALL_NAMES 4096
 
 enum kr_offcpu_reason {
@@ -109,6 +110,8 @@ struct kr_views {
 	struct kr_xmap offcpu;      /* struct kr_off_key -> struct kr_offagg */
 	struct kr_xmap calls;       /* (pid or 0, kind << 32 | number) -> struct kr_callagg */
 	struct kr_xmap nt_names;    /* NT call number -> struct kr_callname */
+	struct { uint64_t pid, handle; } call_libs[KR_MAX_CALL_LIBS]; /* WinToUnix libraries */
+	unsigned ncall_libs;
 	struct kr_perframe *pf;     /* --per-frame (perframe.h), else NULL */
 	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
 	unsigned top_len, top_cap;
@@ -147,15 +150,24 @@ bool kr_top_wants(const struct kr_views *v, uint64_t dur_ns);
 /* ---- the layers' calls (stats_calls.c) ---- */
 /* A kind stats --calls counts (NT calls, wineserver and Unix calls, Vulkan). */
 bool kr_call_kind(uint32_t kind);
-/* The number naming a call within its kind (its Begin's payload), or 0. */
-uint32_t kr_call_number(const struct katra_event *e);
+/* The number naming a call within its kind (its Begin's payload), or 0; a
+ * WinToUnix call's: its library (its (process, handle), numbered 1.. in the
+ * order first called, 0 beyond KR_MAX_CALL_LIBS) << 16 | its function
+ * index (cut to 16 bits: Wine's tables are far shorter). */
+uint32_t kr_call_number(struct kr_views *v, const struct katra_event *e);
+/* The number a call row shows (a WinToUnix row's function index). */
+uint32_t kr_call_index(uint64_t what);
+/* A WinToUnix row's library handle (0: unknown, or another kind); JSON
+ * writes it as "handle" beside "number": two libraries' rows may share an
+ * index. */
+uint64_t kr_call_handle(const struct kr_views *v, uint64_t what);
 /* Whether a call's End reports an error. */
 bool kr_call_failed(const struct katra_event *end);
 void kr_call_named(struct kr_views *v, uint32_t number, const struct katra_str *name);
 void kr_call_add(struct kr_views *v, uint64_t pid, uint32_t kind, uint32_t number,
 		 uint64_t dur, bool error);
 /* A call row's name ("NtReadFile", "WineServerCall get_handle_fd", "NtSyscall
- * 213") and layer ("nt", "wine", "vulkan"); what = kind << 32 | number. */
+ * 213", "WinToUnix vkQueueSubmit", "WinToUnix 100") and layer ("nt", "wine", "vulkan"); what = kind << 32 | number. */
 const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, size_t cap);
 const char *kr_call_layer(uint64_t what);
 void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process);
