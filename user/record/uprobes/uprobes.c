@@ -74,7 +74,14 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&u->qlock, NULL);
-	pthread_cond_init(&u->qcond, NULL);
+	/* the worker's timed wait is on CLOCK_MONOTONIC (uprobes_worker.c): a
+	 * monotonic deadline on the default CLOCK_REALTIME is long past, and
+	 * the idle worker spun on a CPU for the whole capture */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&u->qcond, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&u->qdone, NULL);
 	/* tests: a helper that hangs (t_vulkan_hung) */
 	const char *test_helper = getenv("KATRA_TEST_VKRESOLVE");
