@@ -187,8 +187,7 @@ static __always_inline int nt_end(__u64 pid_tgid, __u32 level, const struct ucal
 /* The entry program up_NAME of NT function `call`: `decode(&st, &regs)`
  * fills the ENTER's values and what the return reads. */
 #define NT_ENTRY_PROBE(name, abi, nt_call, decode)                                 \
-	SEC("uprobe")                                                           \
-	int up_##name(struct pt_regs *ctx)                                      \
+	UPROBE_TWINS("uprobe", up_##name)                                       \
 	{                                                                       \
 		struct ucall_regs regs = abi(ctx);                              \
 		__u64 frame = UREG(ctx, bp);                                    \
@@ -208,8 +207,7 @@ static __always_inline int nt_end(__u64 pid_tgid, __u32 level, const struct ucal
 /* The return program NAME of the NT functions (one uretprobe for all):
  * `decode(st, a, &flags)` reads the out-parameters by the remembered call. */
 #define NT_RETURN_PROBE(name, decode)                                           \
-	SEC("uretprobe")                                                        \
-	int name(struct pt_regs *ctx)                                           \
+	UPROBE_TWINS("uretprobe", name)                                         \
 	{                                                                       \
 		__u64 pid_tgid = bpf_get_current_pid_tgid();                    \
 		__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);                   \

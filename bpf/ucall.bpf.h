@@ -253,11 +253,30 @@ static __always_inline bool ucall_enter(__u64 pid_tgid, __u32 layer, __u32 call,
 	return true;
 }
 
+/* A uprobe program NAME (SEC kind: "uprobe", "uretprobe"; one perf-event
+ * link per probe) and its twin NAME_multi (kind ".multi": uprobe_multi links,
+ * one per program and file, Linux 6.6), from one body.  A program loaded as
+ * the one cannot be attached as the other (its expected_attach_type
+ * differs): user/record/kernel/probes_kernel.c autoloads only the one in
+ * use.  Followed by the body, with ctx in scope. */
+#define UPROBE_TWINS(kind, name)                                                \
+	static __always_inline int name##_body(struct pt_regs *ctx);            \
+	SEC(kind)                                                               \
+	int name(struct pt_regs *ctx)                                           \
+	{                                                                       \
+		return name##_body(ctx);                                        \
+	}                                                                       \
+	SEC(kind ".multi")                                                      \
+	int name##_multi(struct pt_regs *ctx)                                   \
+	{                                                                       \
+		return name##_body(ctx);                                        \
+	}                                                                       \
+	static __always_inline int name##_body(struct pt_regs *ctx)
+
 /* The entry program up_NAME of call `call` in `layer`: `decode(&st, &regs)`
  * fills the ENTER's values and what the return reads. */
 #define UCALL_ENTRY_PROBE(name, abi, layer, call, decode)                       \
-	SEC("uprobe")                                                           \
-	int up_##name(struct pt_regs *ctx)                                      \
+	UPROBE_TWINS("uprobe", up_##name)                                       \
 	{                                                                       \
 		struct ucall_regs regs = abi(ctx);                              \
 		__u64 pid_tgid = bpf_get_current_pid_tgid();                    \
@@ -272,8 +291,7 @@ static __always_inline bool ucall_enter(__u64 pid_tgid, __u32 layer, __u32 call,
  * EXIT repeats the ENTER's values and flags, and `decode(st, a, &flags)`
  * reads the out-parameters by the remembered call. */
 #define UCALL_RETURN_PROBE(name, layer, decode)                                 \
-	SEC("uretprobe")                                                        \
-	int name(struct pt_regs *ctx)                                           \
+	UPROBE_TWINS("uretprobe", name)                                         \
 	{                                                                       \
 		__u64 pid_tgid = bpf_get_current_pid_tgid();                    \
 		__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax);                   \

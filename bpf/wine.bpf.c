@@ -239,8 +239,7 @@ NT_RETURN_PROBE(ur_nt, nt_returned)
  * (KATRA_NT_FILE_TABLE1): written as 0x1000 | n.  The numbers of table 0 a
  * function probe of their own writes are skipped (that probe wins), and so
  * is NtCallbackReturn (it never returns there).  Levels: ntstack.bpf.h. */
-SEC("uprobe")
-int up_nt_syscall(struct pt_regs *ctx)
+UPROBE_TWINS("uprobe", up_nt_syscall)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 sp = UREG(ctx, sp), ip = UREG(ctx, ip), ax = UREG(ctx, ax), r10 = UREG(ctx, r10),
@@ -281,8 +280,7 @@ int up_nt_syscall(struct pt_regs *ctx)
 	return nt_begin(pid_tgid, level, &st);
 }
 
-SEC("uprobe")
-int up_nt_syscall_ret(struct pt_regs *ctx)
+UPROBE_TWINS("uprobe", up_nt_syscall_ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 sp = UREG(ctx, sp), ax = UREG(ctx, ax), bp = UREG(ctx, bp);
@@ -339,8 +337,7 @@ static __always_inline void unix_call(struct ucall_state *st, const struct ucall
 UCALL_ENTRY_PROBE(unix_call, UCALL_ABI_MS, KATRA_UC_LAYER_UNIX, KATRA_UC_WINE_UNIX_CALL,
 		  unix_call)
 
-SEC("uprobe")
-int up_unix_call_ret(struct pt_regs *ctx)
+UPROBE_TWINS("uprobe", up_unix_call_ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 ax = UREG(ctx, ax);

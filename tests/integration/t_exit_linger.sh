@@ -10,8 +10,12 @@
 # (0, a valid trace), a process that was the recorder still holds bpf link
 # fds and no other file (stdin, stdout and stderr closed); killed, it is
 # gone.  Skipped where the Vulkan layer attaches nothing (no ICD here).
+# The perf-event links only (KATRA_TEST_NO_UPROBE_MULTI: the path of kernels
+# without uprobe_multi links); uprobe_multi links are released by the
+# recorder itself (t_uprobe_release).
 . "$(dirname "$0")/lib.sh"
 kt_require
+export KATRA_TEST_NO_UPROBE_MULTI=1
 export KATRA_TEST_LINGER_MS=600000
 timeout -k 5 60 "$REC" -q -o "$TRACE" -- true >"$T/rec.out" 2>"$T/rec.err"
 rc=$?

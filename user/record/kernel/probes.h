@@ -149,6 +149,19 @@ int katra_probes_detach(struct katra_probes *p);
 bool katra_probes_exact_group_dead(const struct katra_probes *p);
 /* Whether uprobe programs can read their attach cookie (5.15+). */
 bool katra_probes_have_attach_cookie(const struct katra_probes *p);
+/* Whether the uprobe programs attach as uprobe_multi links (Linux 6.6, not
+ * under KATRA_TEST_NO_UPROBE_MULTI): "NAME_multi" is loaded instead of
+ * NAME. */
+bool katra_probes_uprobe_multi(const struct katra_probes *p);
+/* Why not, when not: a static string; NULL when they are used. */
+const char *katra_probes_uprobe_multi_off(const struct katra_probes *p);
+/* A uprobe_multi link of the loaded program prog at path + offsets[i],
+ * cookies[i] (NULL: 0), uretprobes when ret, for every process: its fd,
+ * or -errno. */
+struct bpf_program;
+int katra_probes_attach_uprobe_multi(const struct bpf_program *prog, const char *path,
+				     const uint64_t *offsets, const uint64_t *cookies,
+				     uint32_t cnt, bool ret);
 /* Whether probe `name` ("sched_switch", ...) is attached. */
 bool katra_probes_is_attached(const struct katra_probes *p, const char *name);
 /* The loaded program NAME ("up_NtReadFile", ...) for attachments made

@@ -50,6 +50,8 @@ struct katra_probes {
 	size_t nfailed;
 	struct pk_fn *fn;       /* per-syscall attach (probes_fn.c), NULL: tracepoints */
 	char syscall_note[KATRA_NOTE_MAX]; /* which syscall path ran, under -e */
+	bool uprobe_multi;      /* the uprobe programs' _multi twins are loaded */
+	const char *uprobe_multi_off; /* why not (static), or NULL */
 };
 
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,
@@ -64,6 +66,14 @@ extern const char pk_not_needed[];
  * where the kernel lacks what it needs) and each fexit program that loads
  * here; force_raw picks raw_tp wherever it exists.  0 or -errno. */
 int pk_choose_flavours(struct katra_probes *p, bool force_raw);
+
+/* uprobe_multi links (probes_umulti.c): whether the kernel has them; the
+ * uprobe programs' flavour (p->uprobe_multi, autoloads); a link of program
+ * fd prog_fd on path (fd, or -errno). */
+bool pk_have_uprobe_multi(void);
+void pk_choose_uprobe_flavour(struct katra_probes *p);
+int pk_uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offsets,
+			 const uint64_t *cookies, uint32_t cnt, bool ret);
 
 /* Whether an fexit program on FUNC loads and attaches here.  0 or -errno. */
 struct btf;

@@ -145,6 +145,7 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		return -ENOENT;
 	}
 	set_kernel_flags(p, vmlinux);
+	pk_choose_uprobe_flavour(p);
 	err = pk_fn_plan(p, vmlinux);
 	if (err) {
 		btf__free(vmlinux);

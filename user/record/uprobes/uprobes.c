@@ -74,7 +74,14 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&u->qlock, NULL);
-	pthread_cond_init(&u->qcond, NULL);
+	/* the worker's timed wait is on CLOCK_MONOTONIC (uprobes_worker.c): a
+	 * monotonic deadline on the default CLOCK_REALTIME is long past, and
+	 * the idle worker spun on a CPU for the whole capture */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&u->qcond, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&u->qdone, NULL);
 	/* tests: a helper that hangs (t_vulkan_hung) */
 	const char *test_helper = getenv("KATRA_TEST_VKRESOLVE");
@@ -124,6 +131,9 @@ void katra_uprobes_detach(struct katra_uprobes *u)
 	if (!u)
 		return;
 	katra_uprobes_stop(u); /* no attach after this */
+	/* uprobe_multi links: released here, waited for at katra_uprobes_free
+	 * (the last drain runs meanwhile) */
+	up_release_start(u);
 	if (!hand_over_links(u))
 		for (size_t i = 0; i < u->nlinks; i++)
 			bpf_link__destroy(u->links[i]);
@@ -136,10 +146,12 @@ void katra_uprobes_free(struct katra_uprobes *u)
 		return;
 	katra_uprobes_stop(u);
 	katra_uprobes_detach(u);
+	up_release_wait(u);
 	pthread_mutex_destroy(&u->qlock);
 	pthread_cond_destroy(&u->qcond);
 	pthread_cond_destroy(&u->qdone);
 	free(u->links);
+	free(u->batch);
 	free(u->files);
 	for (unsigned i = 0; i < u->nnt; i++) {
 		katra_names_free(u->nt[i].names, u->nt[i].count);
@@ -203,6 +215,16 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 		} else if (f->what & FILE_VK_LOADER) {
 			vk += f->nprobes ? 1 : 0;
 		}
+	}
+	if ((u->o.wine || u->o.vulkan) && n < cap) {
+		const char *off = katra_probes_uprobe_multi_off(u->probes);
+		if (off)
+			snprintf(out[n++], KATRA_NOTE_MAX, "uprobe links: perf-event, one per uprobe "
+				 "(uprobe_multi: %s)", off);
+		else
+			snprintf(out[n++], KATRA_NOTE_MAX, "uprobe links: uprobe_multi, one per program "
+				 "and file (%zu at start)",
+				 __atomic_load_n(&u->nmlinks, __ATOMIC_RELAXED));
 	}
 	if (!u->o.wine && !u->o.vulkan && n < cap)
 		snprintf(out[n++], KATRA_NOTE_MAX, "layers wine and vulkan off: --no-uprobes");

@@ -41,8 +41,12 @@ struct katra_uprobes_opts {
 
 int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o,
 		      struct katra_uprobes **out);
-/* Detaches every uprobe and frees; NULL is fine. */
+/* Detaches every uprobe (waits until the uprobe_multi links' release has
+ * ended) and frees; NULL is fine. */
 void katra_uprobes_free(struct katra_uprobes *u);
+/* Detaches every uprobe: uprobe_multi links released from threads of their
+ * own (waited for by katra_uprobes_free), perf-event links handed to a child
+ * (linger.h) once nothing traced is left. */
 void katra_uprobes_detach(struct katra_uprobes *u);
 
 /* Starts the worker thread (0 or -errno; without it each request is done

@@ -184,16 +184,21 @@ int up_keep_link(struct katra_uprobes *u, struct bpf_link *l)
 	return 0;
 }
 
-/* Attaches program prog_name at path+offset (ret: as a uretprobe). */
+/* Attaches program prog_name at path+offset (ret: as a uretprobe): a
+ * perf-event link, or where the kernel has them queued for a uprobe_multi
+ * link (up_attach_multi). */
 int up_attach_cookie(struct katra_uprobes *u, const char *label, const char *prog_name,
 			 const char *path, uint64_t offset, bool ret, uint64_t cookie)
 {
-	struct bpf_program *prog = katra_probes_program(u->probes, prog_name);
+	struct bpf_program *prog;
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = cookie);
 	struct bpf_link *l;
 	char *s;
 	int err;
 
+	if (katra_probes_uprobe_multi(u->probes))
+		return up_attach_multi(u, label, prog_name, path, offset, ret, cookie);
+	prog = katra_probes_program(u->probes, prog_name);
 	if (!prog) {
 		up_failed(u, label, "no BPF program %s", prog_name);
 		return -ENOENT;

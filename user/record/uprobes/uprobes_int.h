@@ -45,6 +45,16 @@ struct probed_file {
 	uint32_t vk_functions; /* FILE_VK_DRIVER: the entry points probed (bit: vk_functions[]) */
 };
 
+/* An attach queued for a uprobe_multi link (uprobes_multi.c) */
+struct up_pending {
+	char *label, *path;    /* malloc'ed */
+	char prog[64];         /* the program's name; its twin NAME_multi is loaded */
+	uint64_t offset, cookie;
+	bool ret, done;
+};
+
+#define UP_RELEASERS_MAX 16 /* threads that close uprobe_multi links at the end */
+
 enum { FILE_NTDLL = 1, FILE_VK_LOADER = 2, FILE_VK_DRIVER = 4, FILE_SKIPPED = 8 };
 
 struct katra_uprobes {
@@ -53,6 +63,25 @@ struct katra_uprobes {
 	char vkresolve[PATH_MAX];
 	struct bpf_link **links;
 	size_t nlinks, cap_links;
+	/* uprobe_multi links (uprobes_multi.c): their fds; the attaches of a
+	 * file queued while batching; the links being released and by whom */
+	int *mlinks;
+	size_t nmlinks, cap_mlinks;
+	struct up_pending *batch;
+	size_t nbatch, cap_batch;
+	bool batching;
+	uint64_t batch_start_ns; /* measurements (KATRA_TEST_LINK_TIMES) */
+	size_t batch_links0;
+	int *releasing;
+	size_t nreleasing;
+	uint64_t release_start_ns;
+	struct up_releaser {
+		pthread_t t;
+		struct katra_uprobes *u;
+		unsigned first;
+		bool started;
+	} rel[UP_RELEASERS_MAX];
+	unsigned nreleasers;
 	struct probed_file *files;
 	size_t nfiles, cap_files;
 	char *attached[NAME_MAX_LIST];
@@ -176,6 +205,20 @@ int up_attach_at(struct katra_uprobes *u, const char *label, const char *prog_na
 /* A function's entry (and return, when ret_prog); the probes attached. */
 int up_attach_function(struct katra_uprobes *u, Elf *e, const char *path, const char *sym,
 		       const char *entry_prog, const char *ret_prog);
+
+/* uprobe_multi links (where katra_probes_uprobe_multi): the attaches made
+ * between begin and end are queued and made at the end, one link per
+ * program and file, in the order of each one's first attach; end returns
+ * the attaches that failed (named by up_failed; counted off their file's
+ * nprobes).  up_attach_multi (by up_attach_cookie) queues one, or outside a
+ * batch makes its link now.  At the capture's end: release_start closes
+ * the links from threads of their own, release_wait waits for them. */
+void up_batch_begin(struct katra_uprobes *u);
+unsigned up_batch_end(struct katra_uprobes *u);
+int up_attach_multi(struct katra_uprobes *u, const char *label, const char *prog_name,
+		    const char *path, uint64_t offset, bool ret, uint64_t cookie);
+void up_release_start(struct katra_uprobes *u);
+void up_release_wait(struct katra_uprobes *u);
 
 struct probed_file *up_find_file(struct katra_uprobes *u, uint64_t dev, uint64_t ino);
 struct probed_file *up_add_file(struct katra_uprobes *u, const struct stat *st,

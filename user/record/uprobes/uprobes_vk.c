@@ -285,11 +285,13 @@ static int probe_vk_loader_exports(struct katra_uprobes *u, const char *path)
 		up_failed(u, up_base_name(path), "%s: %s", path, why);
 		return 0;
 	}
+	up_batch_begin(u); /* one uprobe_multi link per program, where they work */
 	for (size_t i = 0; i < sizeof(vk_functions) / sizeof(vk_functions[0]); i++) {
 		char prog[64];
 		snprintf(prog, sizeof(prog), "up_%s", vk_functions[i]);
 		n += up_attach_function(u, ef.e, path, vk_functions[i], prog, "ur_vulkan");
 	}
+	n -= (int)up_batch_end(u);
 	up_elf_close(&ef);
 	return n;
 }
@@ -307,6 +309,8 @@ static int probe_vk_drivers(struct katra_uprobes *u, uint32_t pid, const char *r
 	rc = run_vkresolve(u, pid, root, &out, &len);
 	if (rc)
 		return rc;
+	/* one uprobe_multi link per program and driver file, where they work */
+	up_batch_begin(u);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char fn[64], path[PATH_MAX], seen[PATH_MAX + 64];
 		unsigned long long vaddr;
@@ -318,11 +322,13 @@ static int probe_vk_drivers(struct katra_uprobes *u, uint32_t pid, const char *r
 		snprintf(seen, sizeof(seen), "%s%s", root ? root : "", path);
 		int got = probe_vk_entry(u, fn, seen, vaddr);
 		if (got < 0) {
+			up_batch_end(u);
 			free(out);
 			return got;
 		}
 		n += got;
 	}
+	n -= (int)up_batch_end(u);
 	free(out);
 	return n;
 }

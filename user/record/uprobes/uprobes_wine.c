@@ -429,6 +429,7 @@ int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat 
 	else if ((abi = katra_wine_nt_abi(dc.before, dc.nbefore)) < 0)
 		abi_why = "the calling convention is unknown: the syscall dispatcher moves its "
 			  "first argument to neither rcx nor rdi";
+	up_batch_begin(u); /* one uprobe_multi link per program, where they work */
 	for (size_t i = 0; i < sizeof(nt_functions) / sizeof(nt_functions[0]); i++) {
 		char prog[64];
 		snprintf(prog, sizeof(prog), "up_%s", nt_functions[i]);
@@ -438,6 +439,7 @@ int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat 
 				abi, abi_why);
 	n += attach_unix_dispatcher(u, ef.e, ef.fd, path);
 	n += attach_nt_dispatcher(u, &dc, dc_why, path);
+	n -= (int)up_batch_end(u);
 	up_elf_close(&ef);
 	f->nprobes = (unsigned)n;
 	return n;
