@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A D3D12 game loop in miniature, for the Proton-class tests (Wine's d3d12 on
+ * vkd3d, Wine's own dxgi): N frames into a DXGI flip swapchain, each one a
+ * 4 KiB ReadFile of DATA (at offset 0, so any file of 4 KiB or more serves),
+ * a command list that clears the back buffer, one ExecuteCommandLists, a
+ * Present, then a fence Signal on the queue, SetEventOnCompletion and a
+ * WaitForSingleObject on that event (the frame's GPU work done).  No external
+ * assets.  Frames are paced by the swapchain's frame latency waitable object
+ * (latency 1), and it waits once more after the last, so every Present has
+ * reached the Vulkan driver (Wine's dxgi presents on a thread of its own)
+ * before it exits.  At exit it prints its own counters, the ground truth the
+ * tests compare the trace against, one JSON line:
+ *   {"frames":N,"presents":P,"reads":R,"read_bytes":B,"length":4096,
+ *    "handle":H,"executes":E,"fence_waits":W,"fence_event":V}
+ * (H: the data file's handle, as the NT calls name it; E: its
+ * ExecuteCommandLists calls; W: its waits for the frame's fence, each a
+ * WaitForSingleObject on the event V that returned WAIT_OBJECT_0).
+ * With GATE, it waits after "ready" (device, queue and swapchain made: the
+ * Vulkan driver is loaded) until the file GATE exists, at most 60 s ("-":
+ * no gate).
+ * usage: d3d12frames.exe N DATA [GATE] */
+#define COBJMACROS
+#define WIN32_LEAN_AND_MEAN
+#include <initguid.h>
+#include <windows.h>
+#include <d3d12.h>
+#include <dxgi1_4.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK 4096
+#define BUFFERS 2
+
+static LRESULT CALLBACK wndproc(HWND w, UINT m, WPARAM wp, LPARAM lp)
+{
+	return DefWindowProcA(w, m, wp, lp);
+}
+
+static void fail(const char *what, HRESULT hr)
+{
+	fprintf(stderr, "d3d12frames: %s: 0x%08lx\n", what, (unsigned long)hr);
+	exit(1);
+}
+
+static void barrier(ID3D12GraphicsCommandList *cl, ID3D12Resource *r, D3D12_RESOURCE_STATES from,
+		    D3D12_RESOURCE_STATES to)
+{
+	D3D12_RESOURCE_BARRIER b = { 0 };
+
+	b.Type = D3D12_RESOURCE_BARRIER_TYPE_TRANSITION;
+	b.Transition.pResource = r;
+	b.Transition.Subresource = D3D12_RESOURCE_BARRIER_ALL_SUBRESOURCES;
+	b.Transition.StateBefore = from;
+	b.Transition.StateAfter = to;
+	ID3D12GraphicsCommandList_ResourceBarrier(cl, 1, &b);
+}
+
+int main(int argc, char **argv)
+{
+	static char block[BLOCK];
+	D3D12_COMMAND_QUEUE_DESC qd = { 0 };
+	D3D12_DESCRIPTOR_HEAP_DESC hd = { 0 };
+	DXGI_SWAP_CHAIN_DESC1 sd = { 0 };
+	ID3D12Device *dev = NULL;
+	ID3D12CommandQueue *queue = NULL;
+	ID3D12CommandAllocator *alloc = NULL;
+	ID3D12GraphicsCommandList *cl = NULL;
+	ID3D12DescriptorHeap *heap = NULL;
+	ID3D12Resource *back[BUFFERS] = { 0 };
+	D3D12_CPU_DESCRIPTOR_HANDLE rtv[BUFFERS];
+	ID3D12Fence *fence = NULL;
+	IDXGIFactory4 *factory = NULL;
+	IDXGISwapChain1 *sc1 = NULL;
+	IDXGISwapChain3 *sc = NULL;
+	HANDLE latency, done_event;
+	WNDCLASSA wc = { 0 };
+	UINT rtv_step;
+	HANDLE f;
+	HWND w;
+	HRESULT hr;
+	long frames, presents = 0, reads = 0, done = 0, executes = 0, fence_waits = 0;
+	long long read_bytes = 0;
+	UINT64 fence_value = 0;
+	const char *gate = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
+
+	if (argc < 3 || argc > 4 || (frames = atol(argv[1])) <= 0) {
+		fprintf(stderr, "usage: d3d12frames.exe FRAMES DATA [GATE]\n");
+		return 2;
+	}
+	f = CreateFileA(argv[2], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+	if (f == INVALID_HANDLE_VALUE) {
+		fprintf(stderr, "d3d12frames: cannot open %s: error %lu\n", argv[2], GetLastError());
+		return 1;
+	}
+	wc.lpfnWndProc = wndproc;
+	wc.hInstance = GetModuleHandleA(NULL);
+	wc.lpszClassName = "d3d12frames";
+	RegisterClassA(&wc);
+	w = CreateWindowA("d3d12frames", "d3d12frames", WS_OVERLAPPEDWINDOW | WS_VISIBLE, 0, 0, 320,
+			  240, NULL, NULL, wc.hInstance, NULL);
+	hr = D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&dev);
+	if (FAILED(hr))
+		fail("D3D12CreateDevice", hr);
+	qd.Type = D3D12_COMMAND_LIST_TYPE_DIRECT;
+	hr = ID3D12Device_CreateCommandQueue(dev, &qd, &IID_ID3D12CommandQueue, (void **)&queue);
+	if (FAILED(hr))
+		fail("CreateCommandQueue", hr);
+	hr = CreateDXGIFactory1(&IID_IDXGIFactory4, (void **)&factory);
+	if (FAILED(hr))
+		fail("CreateDXGIFactory1(IDXGIFactory4)", hr);
+	sd.Width = 320;
+	sd.Height = 240;
+	sd.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
+	sd.SampleDesc.Count = 1;
+	sd.BufferUsage = DXGI_USAGE_RENDER_TARGET_OUTPUT;
+	sd.BufferCount = BUFFERS;
+	sd.SwapEffect = DXGI_SWAP_EFFECT_FLIP_DISCARD;
+	sd.Flags = DXGI_SWAP_CHAIN_FLAG_FRAME_LATENCY_WAITABLE_OBJECT;
+	hr = IDXGIFactory4_CreateSwapChainForHwnd(factory, (IUnknown *)queue, w, &sd, NULL, NULL,
+						  &sc1);
+	if (FAILED(hr))
+		fail("CreateSwapChainForHwnd", hr);
+	hr = IDXGISwapChain1_QueryInterface(sc1, &IID_IDXGISwapChain3, (void **)&sc);
+	if (FAILED(hr))
+		fail("IDXGISwapChain3", hr);
+	if (FAILED(IDXGISwapChain3_SetMaximumFrameLatency(sc, 1)) ||
+	    !(latency = IDXGISwapChain3_GetFrameLatencyWaitableObject(sc)))
+		fail("no frame latency waitable object", E_FAIL);
+	hd.Type = D3D12_DESCRIPTOR_HEAP_TYPE_RTV;
+	hd.NumDescriptors = BUFFERS;
+	hr = ID3D12Device_CreateDescriptorHeap(dev, &hd, &IID_ID3D12DescriptorHeap, (void **)&heap);
+	if (FAILED(hr))
+		fail("CreateDescriptorHeap", hr);
+	rtv_step = ID3D12Device_GetDescriptorHandleIncrementSize(dev, D3D12_DESCRIPTOR_HEAP_TYPE_RTV);
+	/* the C binding returns the struct through a pointer (the vtable directly:
+	 * mingw's macro for it needs WIDL_C_INLINE_WRAPPERS) */
+	heap->lpVtbl->GetCPUDescriptorHandleForHeapStart(heap, &rtv[0]);
+	for (int b = 0; b < BUFFERS; b++) {
+		rtv[b].ptr = rtv[0].ptr + (SIZE_T)b * rtv_step;
+		hr = IDXGISwapChain3_GetBuffer(sc, b, &IID_ID3D12Resource, (void **)&back[b]);
+		if (FAILED(hr))
+			fail("GetBuffer", hr);
+		ID3D12Device_CreateRenderTargetView(dev, back[b], NULL, rtv[b]);
+	}
+	hr = ID3D12Device_CreateCommandAllocator(dev, D3D12_COMMAND_LIST_TYPE_DIRECT,
+						 &IID_ID3D12CommandAllocator, (void **)&alloc);
+	if (FAILED(hr))
+		fail("CreateCommandAllocator", hr);
+	hr = ID3D12Device_CreateCommandList(dev, 0, D3D12_COMMAND_LIST_TYPE_DIRECT, alloc, NULL,
+					    &IID_ID3D12GraphicsCommandList, (void **)&cl);
+	if (FAILED(hr))
+		fail("CreateCommandList", hr);
+	ID3D12GraphicsCommandList_Close(cl);
+	hr = ID3D12Device_CreateFence(dev, 0, D3D12_FENCE_FLAG_NONE, &IID_ID3D12Fence,
+				      (void **)&fence);
+	if (FAILED(hr))
+		fail("CreateFence", hr);
+	done_event = CreateEventA(NULL, FALSE, FALSE, NULL);
+	if (!done_event)
+		fail("CreateEvent", HRESULT_FROM_WIN32(GetLastError()));
+	printf("ready\n");
+	fflush(stdout);
+	for (int i = 0; gate && i < 6000; i++) {
+		if (GetFileAttributesA(gate) != INVALID_FILE_ATTRIBUTES)
+			break;
+		Sleep(10);
+	}
+
+	for (long i = 0; i < frames; i++) {
+		OVERLAPPED at = { 0 };
+		FLOAT color[4] = { (float)(i % 256) / 255.0f, 0.5f, 0.25f, 1.0f };
+		UINT cur;
+		DWORD got = 0;
+		MSG m;
+
+		WaitForSingleObject(latency, 5000);
+		while (PeekMessageA(&m, NULL, 0, 0, PM_REMOVE))
+			DispatchMessageA(&m);
+		if (ReadFile(f, block, BLOCK, &got, &at)) {
+			reads++;
+			read_bytes += got;
+		}
+		color[1] = (float)(unsigned char)block[i % BLOCK] / 255.0f;
+		cur = IDXGISwapChain3_GetCurrentBackBufferIndex(sc);
+		/* the previous frame's fence was waited for: the allocator is free */
+		ID3D12CommandAllocator_Reset(alloc);
+		ID3D12GraphicsCommandList_Reset(cl, alloc, NULL);
+		barrier(cl, back[cur], D3D12_RESOURCE_STATE_PRESENT, D3D12_RESOURCE_STATE_RENDER_TARGET);
+		ID3D12GraphicsCommandList_ClearRenderTargetView(cl, rtv[cur], color, 0, NULL);
+		barrier(cl, back[cur], D3D12_RESOURCE_STATE_RENDER_TARGET, D3D12_RESOURCE_STATE_PRESENT);
+		if (FAILED(ID3D12GraphicsCommandList_Close(cl)))
+			fail("command list Close", E_FAIL);
+		ID3D12CommandQueue_ExecuteCommandLists(queue, 1, (ID3D12CommandList **)&cl);
+		executes++;
+		if (SUCCEEDED(IDXGISwapChain3_Present(sc, 0, 0)))
+			presents++;
+		fence_value++;
+		if (FAILED(ID3D12CommandQueue_Signal(queue, fence, fence_value)) ||
+		    FAILED(ID3D12Fence_SetEventOnCompletion(fence, fence_value, done_event)))
+			fail("fence Signal / SetEventOnCompletion", E_FAIL);
+		if (WaitForSingleObject(done_event, 5000) == WAIT_OBJECT_0)
+			fence_waits++;
+		done++;
+	}
+	WaitForSingleObject(latency, 5000); /* the last frame presented */
+	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
+	       "\"length\":%d,\"handle\":%llu,\"executes\":%ld,\"fence_waits\":%ld,"
+	       "\"fence_event\":%llu}\n",
+	       done, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f,
+	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event);
+	fflush(stdout);
+	CloseHandle(latency);
+	CloseHandle(done_event);
+	ID3D12Fence_Release(fence);
+	ID3D12GraphicsCommandList_Release(cl);
+	ID3D12CommandAllocator_Release(alloc);
+	for (int b = 0; b < BUFFERS; b++)
+		ID3D12Resource_Release(back[b]);
+	ID3D12DescriptorHeap_Release(heap);
+	IDXGISwapChain3_Release(sc);
+	IDXGISwapChain1_Release(sc1);
+	IDXGIFactory4_Release(factory);
+	ID3D12CommandQueue_Release(queue);
+	ID3D12Device_Release(dev);
+	CloseHandle(f);
+	return presents == done && reads == done && fence_waits == done ? 0 : 1;
+}
