@@ -30,13 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK 4096
-#define BUFFERS 2
+#include "frames.h"
 
-static LRESULT CALLBACK wndproc(HWND w, UINT m, WPARAM wp, LPARAM lp)
-{
-	return DefWindowProcA(w, m, wp, lp);
-}
+#define BUFFERS 2
 
 static void fail(const char *what, HRESULT hr)
 {
@@ -75,7 +71,6 @@ int main(int argc, char **argv)
 	IDXGISwapChain1 *sc1 = NULL;
 	IDXGISwapChain3 *sc = NULL;
 	HANDLE latency, done_event;
-	WNDCLASSA wc = { 0 };
 	UINT rtv_step;
 	HANDLE f;
 	HWND w;
@@ -89,17 +84,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: d3d12frames.exe FRAMES DATA [GATE]\n");
 		return 2;
 	}
-	f = CreateFileA(argv[2], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
-	if (f == INVALID_HANDLE_VALUE) {
-		fprintf(stderr, "d3d12frames: cannot open %s: error %lu\n", argv[2], GetLastError());
-		return 1;
-	}
-	wc.lpfnWndProc = wndproc;
-	wc.hInstance = GetModuleHandleA(NULL);
-	wc.lpszClassName = "d3d12frames";
-	RegisterClassA(&wc);
-	w = CreateWindowA("d3d12frames", "d3d12frames", WS_OVERLAPPEDWINDOW | WS_VISIBLE, 0, 0, 320,
-			  240, NULL, NULL, wc.hInstance, NULL);
+	f = frames_open("d3d12frames", argv[2]);
+	w = frames_window("d3d12frames");
 	hr = D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&dev);
 	if (FAILED(hr))
 		fail("D3D12CreateDevice", hr);
@@ -160,28 +146,14 @@ int main(int argc, char **argv)
 	done_event = CreateEventA(NULL, FALSE, FALSE, NULL);
 	if (!done_event)
 		fail("CreateEvent", HRESULT_FROM_WIN32(GetLastError()));
-	printf("ready\n");
-	fflush(stdout);
-	for (int i = 0; gate && i < 6000; i++) {
-		if (GetFileAttributesA(gate) != INVALID_FILE_ATTRIBUTES)
-			break;
-		Sleep(10);
-	}
+	frames_ready(gate);
 
 	for (long i = 0; i < frames; i++) {
-		OVERLAPPED at = { 0 };
 		FLOAT color[4] = { (float)(i % 256) / 255.0f, 0.5f, 0.25f, 1.0f };
 		UINT cur;
-		DWORD got = 0;
-		MSG m;
 
 		WaitForSingleObject(latency, 5000);
-		while (PeekMessageA(&m, NULL, 0, 0, PM_REMOVE))
-			DispatchMessageA(&m);
-		if (ReadFile(f, block, BLOCK, &got, &at)) {
-			reads++;
-			read_bytes += got;
-		}
+		frames_read(f, block, 0, &reads, &read_bytes);
 		color[1] = (float)(unsigned char)block[i % BLOCK] / 255.0f;
 		cur = IDXGISwapChain3_GetCurrentBackBufferIndex(sc);
 		/* the previous frame's fence was waited for: the allocator is free */
