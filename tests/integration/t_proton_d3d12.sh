@@ -9,12 +9,15 @@
 # Against the program's own counters (tests/proton/check.py d3d12): exactly
 # N NtReadFile spans of 4096 bytes on its data file's handle, each served by
 # the Linux read that cites it; exactly N VulkanQueuePresent spans on the
-# root's driver; exactly N VulkanQueueSubmit spans (vkd3d submits each
-# ExecuteCommandLists as one vkQueueSubmit, and the swapchain's own copy
-# and the fence Signal as none on this stack: measured, see check.py);
-# exactly N NtWait spans on the frame's fence event, each released
-# (status 0).  stats --per-frame finds the program's swapchain with N
-# presents, one in each of its N - 1 Frame epochs.
+# root's driver; exactly 5N VulkanQueueSubmit spans on the same queue: each
+# ExecuteCommandLists is one vkQueueSubmit, and so is each queue Signal
+# (the program's fence, dxgi's present and frame latency fences) and dxgi's
+# blit to the Vulkan swapchain image (counted with VKD3D_DEBUG=trace; the
+# trace cannot tell them apart: see check.py); exactly N NtWait spans on the
+# fence's event, each status 0, those that blocked (read their wait pipe)
+# ending citing the wineserver call of the NtSetEvent that released them
+# (vkd3d's fence thread), the others nothing.  stats --per-frame finds the
+# program's swapchain with N presents, one in each of its N - 1 Frame epochs.
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 kt_require

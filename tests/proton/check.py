@@ -19,8 +19,8 @@ usage: check.py d3d12 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   NtSyscall spans and presents; exactly 5 VulkanQueueSubmit spans per
   ExecuteCommandLists (check_d3d12 says which), all on the presenting queue;
   exactly `fence_waits` NtWait spans on the fence's event `fence_event`, each
-  status 0, any release it cites a wineserver call of another thread's
-  NtSetEvent.
+  status 0; those that blocked (read their wait pipe) and only those cite
+  their release: a wineserver call made in another thread's NtSetEvent.
 """
 import json
 import os
@@ -35,11 +35,21 @@ PROGRAM12 = "d3d12frames.exe"
 SUBMITS_PER_FRAME = 5
 
 
+def thread_events(t, tid):
+    """tid's events in order, every thread's gathered at the first call
+    (t.thread scans the whole trace each time)."""
+    if not hasattr(t, "threads"):
+        t.threads = {}
+        for e in t.events:
+            t.threads.setdefault(e["thread_id"], []).append(e)
+    return t.threads.get(tid, [])
+
+
 def nt_syscalls(t, tids, pid):
     """The NtSyscall spans of process pid (threads tids): some, each named."""
     calls = []
     for tid in tids:
-        calls += spans(t, t.thread(tid), "NtSyscall")
+        calls += spans(t, thread_events(t, tid), "NtSyscall")
     expect(calls, "no NtSyscall spans in process %d (Wine's syscall dispatcher unprobed)" % pid)
     unnamed = [b for b, e in calls if not b["payload"].get("name")]
     expect(not unnamed, "%d of %d NtSyscall spans carry no name: %s"
@@ -68,7 +78,7 @@ def check_reads(t, w, tids, fid):
     handle = w["handle"]
     reads = []
     for tid in tids:
-        reads += [(b, e) for b, e in spans(t, t.thread(tid), "NtReadFile")
+        reads += [(b, e) for b, e in spans(t, thread_events(t, tid), "NtReadFile")
                   if b["payload"]["handle"] == handle]
     reads.sort(key=lambda p: p[0]["seq"])
     expect(len(reads) == w["reads"], "%d NtReadFile spans on the data file's handle %s, "
@@ -106,8 +116,8 @@ def check_presents(t, w, tids):
     queue; returns them and the process's VulkanQueueSubmit spans."""
     presents, submits = [], []
     for tid in tids:
-        presents += spans(t, t.thread(tid), "VulkanQueuePresent")
-        submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
+        presents += spans(t, thread_events(t, tid), "VulkanQueuePresent")
+        submits += spans(t, thread_events(t, tid), "VulkanQueueSubmit")
     expect(len(presents) == w["presents"], "%d VulkanQueuePresent spans, expected %d (the "
            "program's presents)" % (len(presents), w["presents"]))
     for b, e in presents:
@@ -161,28 +171,28 @@ def check_d3d12(trace_path, out_path, dev, ino):
                % (short(b), b["scope"], e["payload"]["result"]))
     waits = check_fence_waits(t, w, tids, pid)
     linked = [e for b, e in waits if len(e["causes"]) > 1]
-    return ("%s (pid %d): %d NtReadFile spans of %d bytes on handle %s, each served by the "
-            "Linux read that cites it; %d NtSyscall spans; %d VulkanQueuePresent spans on "
-            "the root's driver; %d VulkanQueueSubmit spans (%d per ExecuteCommandLists); "
-            "%d NtWait spans on the fence's event %s, each released, %d of them linked "
-            "to the NtSetEvent that released them"
-            % (PROGRAM12, pid, len(reads), w["length"], w["handle"], len(calls),
-               len(presents), len(submits), SUBMITS_PER_FRAME, len(waits),
-               w["fence_event"], len(linked)))
+    return ("%s (pid %d): %d NtWait on the fence's event, each status 0, %d blocked, each "
+            "citing the NtSetEvent that released it; %d VulkanQueuePresent; %d "
+            "VulkanQueueSubmit (%d per frame); %d NtReadFile of %d bytes, each served by "
+            "the Linux read citing it; %d NtSyscall"
+            % (PROGRAM12, pid, len(waits), len(linked), len(presents), len(submits),
+               SUBMITS_PER_FRAME, len(reads), w["length"], len(calls)))
 
 
 def check_fence_waits(t, w, tids, pid):
     """Exactly w["fence_waits"] NtWait spans on the fence's event, one handle,
-    status 0 (the event signalled).  A wait released by another thread ends
-    citing what released it: that thread's WineServerCall made in its
-    NtSetEvent (vkd3d's fence thread); a wait whose event was already set
-    (the fence had passed: SetEventOnCompletion or the fence thread set it
-    before the wait) cites nothing more."""
+    status 0 (the event signalled).  A wait that blocked (it read a second
+    pipe after the select request's reply: its wait pipe, the wineserver's
+    wake-up) ends citing what released it: another thread's WineServerCall
+    made in its NtSetEvent (vkd3d's fence thread); one whose event was
+    already set (the fence had passed: the reply said so) cites nothing more."""
     by_seq = {e["seq"]: e for e in t.events}
-    waits = []
+    waits, file_reads = [], {}
     for tid in tids:
-        waits += [(b, e) for b, e in spans(t, t.thread(tid), "NtWait")
+        evs = thread_events(t, tid)
+        waits += [(b, e) for b, e in spans(t, evs, "NtWait")
                   if b["payload"]["handle"] == w["fence_event"]]
+        file_reads[tid] = [x for x in evs if x["kind"] == "FileRead" and x["phase"] == "Begin"]
     expect(len(waits) == w["fence_waits"], "%d NtWait spans on the fence's event %s, "
            "expected %d (the program's fence waits)"
            % (len(waits), w["fence_event"], w["fence_waits"]))
@@ -191,6 +201,13 @@ def check_fence_waits(t, w, tids, pid):
         expect(b["scope"] == "WindowsFacing" and b["payload"]["count"] == 1
                and e["payload"]["status"] == 0,
                "fence wait %d: %s / %s, expected one handle, status 0" % (i, short(b), short(e)))
+        fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
+               if b["seq"] < x["seq"] < e["seq"]}
+        blocked = len(fds) > 1
+        expect(blocked == (len(e["causes"]) > 1),
+               "fence wait %d: %s, but its End cites %s" % (
+                   i, "read its wait pipe (blocked)" if blocked else "did not block",
+                   e["causes"]))
         for c in e["causes"][1:]:
             x = by_seq.get(c)
             expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
