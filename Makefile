@@ -242,7 +242,7 @@ $(B)/proton/d3d11frames.exe: tests/proton/d3d11frames.c tests/proton/frames.h
 	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $< -ld3d11 -ldxgi -ld3dcompiler_47 -luuid
 $(B)/proton/d3d12frames.exe: tests/proton/d3d12frames.c tests/proton/frames.h
 	@mkdir -p $(@D)
-	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $< -ld3d12 -ldxgi
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $< -ld3d12 -ldxgi -ld3dcompiler_47
 proton-root:
 	tests/proton/mkroot.sh >/dev/null
 proton-root-try:

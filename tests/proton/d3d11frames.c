@@ -23,7 +23,6 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <d3d11.h>
-#include <d3dcompiler.h>
 #include <dxgi1_3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,28 +34,6 @@
 /* IID_IDXGISwapChain2 (dxgi1_3.h), which mingw's libdxguid lacks */
 static const GUID iid_swapchain2 = { 0xa8be2ac4, 0x199f, 0x4946,
 				     { 0xb3, 0x31, 0x79, 0x59, 0x9f, 0xb9, 0x8d, 0xe7 } };
-
-static const char shader_src[] =
-	"cbuffer frame : register(b0) { float4 tint; };\n"
-	"float4 vs(uint id : SV_VertexID) : SV_Position {\n"
-	"  float2 p = float2((id << 1) & 2, id & 2);\n"
-	"  return float4(p * float2(2, -2) + float2(-1, 1), 0, 1);\n"
-	"}\n"
-	"float4 ps() : SV_Target { return tint; }\n";
-
-static ID3DBlob *compile(const char *entry, const char *target)
-{
-	ID3DBlob *code = NULL, *err = NULL;
-	HRESULT hr = D3DCompile(shader_src, sizeof(shader_src) - 1, "frames", NULL, NULL, entry,
-				target, 0, 0, &code, &err);
-
-	if (FAILED(hr)) {
-		fprintf(stderr, "d3d11frames: D3DCompile %s: 0x%08lx %s\n", entry, (unsigned long)hr,
-			err ? (const char *)ID3D10Blob_GetBufferPointer(err) : "");
-		exit(1);
-	}
-	return code;
-}
 
 int main(int argc, char **argv)
 {
@@ -117,8 +94,8 @@ int main(int argc, char **argv)
 	}
 	IDXGISwapChain_GetBuffer(sc, 0, &IID_ID3D11Texture2D, (void **)&back);
 	ID3D11Device_CreateRenderTargetView(dev, (ID3D11Resource *)back, NULL, &rtv);
-	vsb = compile("vs", "vs_4_0");
-	psb = compile("ps", "ps_4_0");
+	vsb = frames_compile("d3d11frames", "vs", "vs_4_0");
+	psb = frames_compile("d3d11frames", "ps", "ps_4_0");
 	ID3D11Device_CreateVertexShader(dev, ID3D10Blob_GetBufferPointer(vsb),
 					ID3D10Blob_GetBufferSize(vsb), NULL, &vs);
 	ID3D11Device_CreatePixelShader(dev, ID3D10Blob_GetBufferPointer(psb),

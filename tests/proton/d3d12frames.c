@@ -2,10 +2,10 @@
 /* A D3D12 game loop in miniature, for the Proton-class tests (Wine's d3d12 on
  * vkd3d, Wine's own dxgi): N frames into a DXGI flip swapchain, each one a
  * 4 KiB ReadFile of DATA (at offset 0, so any file of 4 KiB or more serves),
- * a command list that clears the back buffer, one ExecuteCommandLists, a
- * Present, then a fence Signal on the queue, SetEventOnCompletion and a
+ * a command list that clears the back buffer and draws a triangle over it
+ * (root constants for its colour), one ExecuteCommandLists, a Present, then a fence Signal on the queue, SetEventOnCompletion and a
  * WaitForSingleObject on that event (the frame's GPU work done).  No external
- * assets.  Frames are paced by the swapchain's frame latency waitable object
+ * assets: the shaders are HLSL compiled at start (frames.h).  Frames are paced by the swapchain's frame latency waitable object
  * (latency 1), and it waits once more after the last, so every Present has
  * reached the Vulkan driver (Wine's dxgi presents on a thread of its own)
  * before it exits.  At exit it prints its own counters, the ground truth the
@@ -25,6 +25,7 @@
 #include <windows.h>
 #include <d3d12.h>
 #include <dxgi1_4.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,14 @@ int main(int argc, char **argv)
 	ID3D12Resource *back[BUFFERS] = { 0 };
 	D3D12_CPU_DESCRIPTOR_HANDLE rtv[BUFFERS];
 	ID3D12Fence *fence = NULL;
+	D3D12_ROOT_PARAMETER rp = { 0 };
+	D3D12_ROOT_SIGNATURE_DESC rsd = { 0 };
+	D3D12_GRAPHICS_PIPELINE_STATE_DESC pd = { 0 };
+	ID3DBlob *rsb = NULL, *vsb, *psb;
+	ID3D12RootSignature *rs = NULL;
+	ID3D12PipelineState *pso = NULL;
+	D3D12_VIEWPORT vp = { 0, 0, 320, 240, 0, 1 };
+	D3D12_RECT scissor = { 0, 0, 320, 240 };
 	IDXGIFactory4 *factory = NULL;
 	IDXGISwapChain1 *sc1 = NULL;
 	IDXGISwapChain3 *sc = NULL;
@@ -130,6 +139,40 @@ int main(int argc, char **argv)
 			fail("GetBuffer", hr);
 		ID3D12Device_CreateRenderTargetView(dev, back[b], NULL, rtv[b]);
 	}
+	/* the draw: its colour as 4 root constants at b0 (frames_shader's cbuffer) */
+	rp.ParameterType = D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS;
+	rp.Constants.Num32BitValues = 4;
+	rp.ShaderVisibility = D3D12_SHADER_VISIBILITY_PIXEL;
+	rsd.NumParameters = 1;
+	rsd.pParameters = &rp;
+	hr = D3D12SerializeRootSignature(&rsd, D3D_ROOT_SIGNATURE_VERSION_1, &rsb, NULL);
+	if (FAILED(hr))
+		fail("D3D12SerializeRootSignature", hr);
+	hr = ID3D12Device_CreateRootSignature(dev, 0, ID3D10Blob_GetBufferPointer(rsb),
+					      ID3D10Blob_GetBufferSize(rsb),
+					      &IID_ID3D12RootSignature, (void **)&rs);
+	if (FAILED(hr))
+		fail("CreateRootSignature", hr);
+	vsb = frames_compile("d3d12frames", "vs", "vs_5_0");
+	psb = frames_compile("d3d12frames", "ps", "ps_5_0");
+	pd.pRootSignature = rs;
+	pd.VS.pShaderBytecode = ID3D10Blob_GetBufferPointer(vsb);
+	pd.VS.BytecodeLength = ID3D10Blob_GetBufferSize(vsb);
+	pd.PS.pShaderBytecode = ID3D10Blob_GetBufferPointer(psb);
+	pd.PS.BytecodeLength = ID3D10Blob_GetBufferSize(psb);
+	pd.BlendState.RenderTarget[0].RenderTargetWriteMask = D3D12_COLOR_WRITE_ENABLE_ALL;
+	pd.SampleMask = UINT_MAX;
+	pd.RasterizerState.FillMode = D3D12_FILL_MODE_SOLID;
+	pd.RasterizerState.CullMode = D3D12_CULL_MODE_NONE;
+	pd.RasterizerState.DepthClipEnable = TRUE;
+	pd.PrimitiveTopologyType = D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE;
+	pd.NumRenderTargets = 1;
+	pd.RTVFormats[0] = DXGI_FORMAT_R8G8B8A8_UNORM;
+	pd.SampleDesc.Count = 1;
+	hr = ID3D12Device_CreateGraphicsPipelineState(dev, &pd, &IID_ID3D12PipelineState,
+						      (void **)&pso);
+	if (FAILED(hr))
+		fail("CreateGraphicsPipelineState", hr);
 	hr = ID3D12Device_CreateCommandAllocator(dev, D3D12_COMMAND_LIST_TYPE_DIRECT,
 						 &IID_ID3D12CommandAllocator, (void **)&alloc);
 	if (FAILED(hr))
@@ -149,18 +192,28 @@ int main(int argc, char **argv)
 	frames_ready(gate);
 
 	for (long i = 0; i < frames; i++) {
-		FLOAT color[4] = { (float)(i % 256) / 255.0f, 0.5f, 0.25f, 1.0f };
+		static const FLOAT clear[4] = { 0.0f, 0.0f, 0.0f, 1.0f };
+		FLOAT tint[4] = { (float)(i % 256) / 255.0f, 0.5f, 0.25f, 1.0f };
 		UINT cur;
 
 		WaitForSingleObject(latency, 5000);
 		frames_read(f, block, 0, &reads, &read_bytes);
-		color[1] = (float)(unsigned char)block[i % BLOCK] / 255.0f;
+		tint[1] = (float)(unsigned char)block[i % BLOCK] / 255.0f;
 		cur = IDXGISwapChain3_GetCurrentBackBufferIndex(sc);
 		/* the previous frame's fence was waited for: the allocator is free */
 		ID3D12CommandAllocator_Reset(alloc);
 		ID3D12GraphicsCommandList_Reset(cl, alloc, NULL);
 		barrier(cl, back[cur], D3D12_RESOURCE_STATE_PRESENT, D3D12_RESOURCE_STATE_RENDER_TARGET);
-		ID3D12GraphicsCommandList_ClearRenderTargetView(cl, rtv[cur], color, 0, NULL);
+		ID3D12GraphicsCommandList_ClearRenderTargetView(cl, rtv[cur], clear, 0, NULL);
+		ID3D12GraphicsCommandList_OMSetRenderTargets(cl, 1, &rtv[cur], FALSE, NULL);
+		ID3D12GraphicsCommandList_SetGraphicsRootSignature(cl, rs);
+		ID3D12GraphicsCommandList_SetPipelineState(cl, pso);
+		ID3D12GraphicsCommandList_SetGraphicsRoot32BitConstants(cl, 0, 4, tint, 0);
+		ID3D12GraphicsCommandList_RSSetViewports(cl, 1, &vp);
+		ID3D12GraphicsCommandList_RSSetScissorRects(cl, 1, &scissor);
+		ID3D12GraphicsCommandList_IASetPrimitiveTopology(cl,
+								 D3D_PRIMITIVE_TOPOLOGY_TRIANGLELIST);
+		ID3D12GraphicsCommandList_DrawInstanced(cl, 3, 1, 0, 0);
 		barrier(cl, back[cur], D3D12_RESOURCE_STATE_RENDER_TARGET, D3D12_RESOURCE_STATE_PRESENT);
 		if (FAILED(ID3D12GraphicsCommandList_Close(cl)))
 			fail("command list Close", E_FAIL);
@@ -186,6 +239,11 @@ int main(int argc, char **argv)
 	CloseHandle(latency);
 	CloseHandle(done_event);
 	ID3D12Fence_Release(fence);
+	ID3D12PipelineState_Release(pso);
+	ID3D12RootSignature_Release(rs);
+	ID3D10Blob_Release(rsb);
+	ID3D10Blob_Release(vsb);
+	ID3D10Blob_Release(psb);
 	ID3D12GraphicsCommandList_Release(cl);
 	ID3D12CommandAllocator_Release(alloc);
 	for (int b = 0; b < BUFFERS; b++)

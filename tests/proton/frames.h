@@ -6,6 +6,7 @@
 #define KATRA_PROTON_FRAMES_H
 
 #include <windows.h>
+#include <d3dcompiler.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,6 +53,32 @@ static void frames_ready(const char *gate)
 			break;
 		Sleep(10);
 	}
+}
+
+/* the frame's draw: a full-screen triangle in the colour `tint` (a constant
+ * buffer in D3D11, root constants at b0 in D3D12) */
+static const char frames_shader[] =
+	"cbuffer frame : register(b0) { float4 tint; };\n"
+	"float4 vs(uint id : SV_VertexID) : SV_Position {\n"
+	"  float2 p = float2((id << 1) & 2, id & 2);\n"
+	"  return float4(p * float2(2, -2) + float2(-1, 1), 0, 1);\n"
+	"}\n"
+	"float4 ps() : SV_Target { return tint; }\n";
+
+/* entry of frames_shader compiled for target (HLSL compiled at start by
+ * d3dcompiler_47, Wine's builtin), or exit 1 saying why */
+static ID3DBlob *frames_compile(const char *prog, const char *entry, const char *target)
+{
+	ID3DBlob *code = NULL, *err = NULL;
+	HRESULT hr = D3DCompile(frames_shader, sizeof(frames_shader) - 1, "frames", NULL, NULL,
+				entry, target, 0, 0, &code, &err);
+
+	if (FAILED(hr)) {
+		fprintf(stderr, "%s: D3DCompile %s: 0x%08lx %s\n", prog, entry, (unsigned long)hr,
+			err ? (const char *)ID3D10Blob_GetBufferPointer(err) : "");
+		exit(1);
+	}
+	return code;
 }
 
 /* the frame's messages dispatched, then BLOCK bytes of f at offset read
