@@ -9,7 +9,10 @@
 # Against the program's own counters (tests/proton/check.py d3d12): exactly
 # N NtReadFile spans of 4096 bytes on its data file's handle, each served by
 # the Linux read that cites it; exactly N VulkanQueuePresent spans on the
-# root's driver; exactly 5N VulkanQueueSubmit spans on the same queue: each
+# root's driver, and one more when the program's final flush Present (which
+# makes the last frame's present certain: d3d12frames.c) was presented
+# before Wine's dxgi dropped it at the swapchain's release; exactly 5N
+# VulkanQueueSubmit spans on the same queue (and the flush's): each
 # ExecuteCommandLists is one vkQueueSubmit, and so is each queue Signal
 # (the program's fence, dxgi's present and frame latency fences) and dxgi's
 # blit to the Vulkan swapchain image (counted with VKD3D_DEBUG=trace; the
@@ -17,7 +20,7 @@
 # fence's event, each status 0, those that blocked (read their wait pipe)
 # ending citing the wineserver call of the NtSetEvent that released them
 # (vkd3d's fence thread), the others nothing.  stats --per-frame finds the
-# program's swapchain with N presents, one in each of its N - 1 Frame epochs.
+# program's swapchain with those presents, one in each Frame epoch.
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 kt_require

@@ -3,18 +3,26 @@
  * vkd3d, Wine's own dxgi): N frames into a DXGI flip swapchain, each one a
  * 4 KiB ReadFile of DATA (at offset 0, so any file of 4 KiB or more serves),
  * a command list that clears the back buffer and draws a triangle over it
- * (root constants for its colour), one ExecuteCommandLists, a Present, then a fence Signal on the queue, SetEventOnCompletion and a
- * WaitForSingleObject on that event (the frame's GPU work done).  No external
- * assets: the shaders are HLSL compiled at start (frames.h).  Frames are paced by the swapchain's frame latency waitable object
- * (latency 1), and it waits once more after the last, so every Present has
- * reached the Vulkan driver (Wine's dxgi presents on a thread of its own)
- * before it exits.  At exit it prints its own counters, the ground truth the
- * tests compare the trace against, one JSON line:
+ * (root constants for its colour), one ExecuteCommandLists, a Present, then
+ * a fence Signal on the queue, SetEventOnCompletion and a WaitForSingleObject
+ * on that event (the frame's GPU work done).  No external assets: the
+ * shaders are HLSL compiled at start (frames.h).  Frames are paced by the
+ * swapchain's frame latency waitable object (latency 1).
+ * Wine's dxgi presents on a worker thread of its own, and the latency object
+ * a Present arms is set once the present BEFORE it is done; its swapchain's
+ * release drops the presents still queued to that worker.  So after the last
+ * frame it makes one more Present, a flush (nothing drawn), and waits on the
+ * latency object: then every frame's present has reached the Vulkan driver,
+ * and the flush's own has or has not (the swapchain's release may drop it).
+ * At exit it prints its own counters, the ground truth the tests compare the
+ * trace against, one JSON line:
  *   {"frames":N,"presents":P,"reads":R,"read_bytes":B,"length":4096,
- *    "handle":H,"executes":E,"fence_waits":W,"fence_event":V}
- * (H: the data file's handle, as the NT calls name it; E: its
- * ExecuteCommandLists calls; W: its waits for the frame's fence, each a
- * WaitForSingleObject on the event V that returned WAIT_OBJECT_0).
+ *    "handle":H,"executes":E,"fence_waits":W,"fence_event":V,"flushes":F}
+ * (P: the frames' Presents that succeeded, the flush not counted; H: the
+ * data file's handle, as the NT calls name it; E: its ExecuteCommandLists
+ * calls; W: its waits for the frame's fence, each a WaitForSingleObject on
+ * the event V that returned WAIT_OBJECT_0; F: 1, the flush Present made and
+ * the last frame's present seen done).
  * With GATE, it waits after "ready" (device, queue and swapchain made: the
  * Vulkan driver is loaded) until the file GATE exists, at most 60 s ("-":
  * no gate).
@@ -84,7 +92,7 @@ int main(int argc, char **argv)
 	HANDLE f;
 	HWND w;
 	HRESULT hr;
-	long frames, presents = 0, reads = 0, done = 0, executes = 0, fence_waits = 0;
+	long frames, presents = 0, reads = 0, done = 0, executes = 0, fence_waits = 0, flushes = 0;
 	long long read_bytes = 0;
 	UINT64 fence_value = 0;
 	const char *gate = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
@@ -229,12 +237,17 @@ int main(int argc, char **argv)
 			fence_waits++;
 		done++;
 	}
-	WaitForSingleObject(latency, 5000); /* the last frame presented */
+	/* the latency object armed by the last frame's Present: the frame before
+	 * presented; the flush's: the last frame presented */
+	WaitForSingleObject(latency, 5000);
+	if (SUCCEEDED(IDXGISwapChain3_Present(sc, 0, 0)) &&
+	    WaitForSingleObject(latency, 5000) == WAIT_OBJECT_0)
+		flushes++;
 	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
 	       "\"length\":%d,\"handle\":%llu,\"executes\":%ld,\"fence_waits\":%ld,"
-	       "\"fence_event\":%llu}\n",
+	       "\"fence_event\":%llu,\"flushes\":%ld}\n",
 	       done, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f,
-	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event);
+	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event, flushes);
 	fflush(stdout);
 	CloseHandle(latency);
 	CloseHandle(done_event);
@@ -255,5 +268,5 @@ int main(int argc, char **argv)
 	ID3D12CommandQueue_Release(queue);
 	ID3D12Device_Release(dev);
 	CloseHandle(f);
-	return presents == done && reads == done && fence_waits == done ? 0 : 1;
+	return presents == done && reads == done && fence_waits == done && flushes == 1 ? 0 : 1;
 }

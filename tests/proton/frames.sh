@@ -9,12 +9,13 @@
 # lost), then checks the trace: it verifies, holds one Wine process of EXE
 # (pid: set), whose events (dump --pid, $TRACE.jsonl) pass check.py MODE
 # against the program's counters ($T/prog.out), and stats --per-frame finds
-# its swapchain with N presents, one in each of its N - 1 frames, every call
+# its swapchain with N presents (or the number check.py printed as its first
+# line, "presents K"), one in each of its N - 1 frames, every call
 # in the frame the recorder's request_id gives it.  The environment passes
 # to the program (KATRA_DLL_OVERRIDES: inroot.sh).
 kt_proton_frames()
 {
-	local exe=$1 n=$2 mode=$3 dev ino
+	local exe=$1 n=$2 mode=$3 dev ino presents
 	head -c 8192 /dev/urandom >"$W/data"
 	"$REC" --ready-file "$T/ready" -o "$TRACE" -- "$KT_ROOT/tests/proton/enter.sh" \
 		"$cache/root" "$W" "/mnt/$exe" "$n" 'Z:\mnt\data' 'Z:\mnt\gate' \
@@ -50,6 +51,9 @@ kt_proton_frames()
 		>"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
 	"$REPLAY" stats --per-frame --json "$TRACE" >"$T/perframe.json" 2>"$T/perframe.err" ||
 		kt_fail "katra-replay stats --per-frame failed: $(kt_tail "$T/perframe.err")"
-	python3 "$KT_ROOT/tests/proton/perframe_check.py" "$T/perframe.json" "$TRACE.jsonl" "$pid" "$n" \
+	# the presents the check found, where it says (d3d12: the flush's or not)
+	presents=$(sed -n 's/^presents \([0-9]*\)$/\1/p' "$T/check.out")
+	python3 "$KT_ROOT/tests/proton/perframe_check.py" "$T/perframe.json" "$TRACE.jsonl" "$pid" \
+		"${presents:-$n}" \
 		>"$T/perframe.out" 2>&1 || kt_fail "stats --per-frame: $(kt_tail "$T/perframe.out")"
 }
