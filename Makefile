@@ -237,12 +237,15 @@ $(WINE_NAMED): $(B)/wine/ticker.exe
 # /var/cache/katra-proton (mkroot.sh), and the D3D11 program run inside it.
 # make test builds the root first when it can (no network: the test that
 # needs it skips, saying why). ----
-PROTON_PROGS := $(B)/proton/d3d11frames.exe
+PROTON_PROGS := $(B)/proton/d3d11frames.exe $(B)/proton/d3d12frames.exe
 .PHONY: proton-root proton-progs proton-root-try
 proton-progs: $(PROTON_PROGS)
-$(B)/proton/d3d11frames.exe: tests/proton/d3d11frames.c
+$(B)/proton/d3d11frames.exe: tests/proton/d3d11frames.c tests/proton/frames.h
 	@mkdir -p $(@D)
 	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $< -ld3d11 -ldxgi -ld3dcompiler_47 -luuid
+$(B)/proton/d3d12frames.exe: tests/proton/d3d12frames.c tests/proton/frames.h
+	@mkdir -p $(@D)
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $< -ld3d12 -ldxgi -ld3dcompiler_47
 proton-root:
 	tests/proton/mkroot.sh >/dev/null
 proton-root-try:

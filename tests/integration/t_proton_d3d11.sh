@@ -22,47 +22,8 @@
 kt_require
 N=60
 . "$KT_ROOT/tests/proton/require.sh"
-head -c 8192 /dev/urandom >"$W/data"
-"$REC" --ready-file "$T/ready" -o "$TRACE" -- "$KT_ROOT/tests/proton/enter.sh" \
-	"$cache/root" "$W" /mnt/d3d11frames.exe $N 'Z:\mnt\data' 'Z:\mnt\gate' \
-	>"$T/prog.out" 2>"$T/rec.err" &
-REC_PID=$!
-KT_PIDS="$KT_PIDS $REC_PID"
-kt_wait_ready
-for _ in $(seq 1200); do
-	grep -q '^ready' "$T/prog.out" && grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" &&
-		break
-	kt_is_running "$REC_PID" || break
-	sleep 0.05
-done
-grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" ||
-	kt_fail "no 'layer vulkan: N uprobes on the drivers in /proc/PID/root' from katra-record within 60 s: $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
-touch "$W/gate"
-KT_STOP_TIMEOUT=80 kt_wait_recorder 0
-grep -q '"frames"' "$T/prog.out" ||
-	kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
-"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
-	kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
-# the program's events only (the whole session's ~800,000 are too many for
-# the check's Python within the test's time)
-# (the Wine process whose Windows image it is: a child it forks is named
-# after it too)
-pid=$("$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" | grep '"windows_image":"d3d11frames.exe"' |
-	sed -n 's/.*"process_id":\([0-9]*\),.*/\1/p' | sort -u)
-[ -n "$pid" ] && [ "$(echo "$pid" | wc -l)" = 1 ] ||
-	kt_fail "not one Wine process of d3d11frames.exe in the trace: '$(echo $pid)'"
-"$REPLAY" dump --jsonl --pid "$pid" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
-	kt_fail "katra-replay dump --jsonl --pid $pid failed: $(kt_tail "$T/dump.err")"
-read -r dev ino < <(stat -c '%d %i' "$W/data")
-python3 "$KT_ROOT/tests/proton/check.py" d3d11 "$TRACE.jsonl" "$T/prog.out" "$dev" "$ino" \
-	>"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
-# stats --per-frame: the program's swapchain is one track of N presents, one
-# in each of its N - 1 frames, and every call is in the frame the recorder's
-# request_id numbers it with (tests/proton/perframe_check.py)
-"$REPLAY" stats --per-frame --json "$TRACE" >"$T/perframe.json" 2>"$T/perframe.err" ||
-	kt_fail "katra-replay stats --per-frame failed: $(kt_tail "$T/perframe.err")"
-python3 "$KT_ROOT/tests/proton/perframe_check.py" "$T/perframe.json" "$TRACE.jsonl" "$pid" "$N" \
-	>"$T/perframe.out" 2>&1 || kt_fail "stats --per-frame: $(kt_tail "$T/perframe.out")"
+. "$KT_ROOT/tests/proton/frames.sh"
+kt_proton_frames d3d11frames.exe $N d3d11
 # stats --all gives every section, the frames among them (with the syscalls
 # per frame): the same track of N presents
 "$REPLAY" stats --all --json "$TRACE" >"$T/all.json" 2>"$T/all.err" ||

@@ -15,6 +15,16 @@ usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   and named; exactly `presents` VulkanQueuePresent spans on the root's driver
   (the program renders its frames only once the Vulkan layer is attached),
   each VK_SUCCESS, on one queue, and at least as many queue submits.
+
+usage: check.py d3d12 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
+  The D3D12 program (d3d12frames.c, Wine's d3d12 on vkd3d): the same reads,
+  NtSyscall spans and presents, and its final flush Present's if Wine's dxgi
+  presented it before the swapchain's release (first output line: "presents
+  K", the count); exactly 5 VulkanQueueSubmit spans per ExecuteCommandLists
+  (check_d3d12 says which) and the flush's, all on the presenting queue;
+  exactly `fence_waits` NtWait spans on the fence's event `fence_event`, each
+  status 0; those that blocked (read their wait pipe) and only those cite
+  their release: a wineserver call made in another thread's NtSetEvent.
 """
 import json
 import os
@@ -25,13 +35,26 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from ktrace import Fail, Trace, expect, file_id, measured, short, spans  # noqa: E402
 
 PROGRAM = "d3d11frames.exe"
+PROGRAM12 = "d3d12frames.exe"
+# vkQueueSubmit calls per D3D12 frame on Wine 10 + vkd3d + dxgi (check_d3d12)
+SUBMITS_PER_FRAME = 5
+
+
+def thread_events(t, tid):
+    """tid's events in order, every thread's gathered at the first call
+    (t.thread scans the whole trace each time)."""
+    if not hasattr(t, "threads"):
+        t.threads = {}
+        for e in t.events:
+            t.threads.setdefault(e["thread_id"], []).append(e)
+    return t.threads.get(tid, [])
 
 
 def nt_syscalls(t, tids, pid):
     """The NtSyscall spans of process pid (threads tids): some, each named."""
     calls = []
     for tid in tids:
-        calls += spans(t, t.thread(tid), "NtSyscall")
+        calls += spans(t, thread_events(t, tid), "NtSyscall")
     expect(calls, "no NtSyscall spans in process %d (Wine's syscall dispatcher unprobed)" % pid)
     unnamed = [b for b, e in calls if not b["payload"].get("name")]
     expect(not unnamed, "%d of %d NtSyscall spans carry no name: %s"
@@ -39,22 +62,28 @@ def nt_syscalls(t, tids, pid):
     return calls
 
 
-def check_d3d11(trace_path, out_path, dev, ino):
+def program(trace_path, out_path, name):
+    """The trace (one process), the program's counters and its pid and threads."""
     t = Trace(trace_path, complete=False)  # one process (dump --pid): no summary
     with open(out_path) as f:
         w = json.loads(f.read().strip().splitlines()[-1])
     expect(w["frames"] == w["presents"] == w["reads"] and w["reads"] > 0,
            "the program's own counters disagree: %s" % w)
-    fid = file_id(int(dev), int(ino))
-    pids = {e["process_id"] for e in t.events if e.get("process_name") == PROGRAM}
-    expect(len(pids) == 1, "%d processes named %s, expected 1" % (len(pids), PROGRAM))
+    pids = {e["process_id"] for e in t.events if e.get("process_name") == name}
+    expect(len(pids) == 1, "%d processes named %s, expected 1" % (len(pids), name))
     pid = pids.pop()
-    evs = t.process(pid)
-    tids = sorted({e["thread_id"] for e in evs})
+    tids = sorted({e["thread_id"] for e in t.process(pid)})
+    return t, w, pid, tids
+
+
+def check_reads(t, w, tids, fid):
+    """Exactly w["reads"] NtReadFile spans on the data file's handle, each with
+    the length and offset 0 asked and the status and length got, each served by
+    one Linux read of the data file (fid) inside it that cites it."""
     handle = w["handle"]
     reads = []
     for tid in tids:
-        reads += [(b, e) for b, e in spans(t, t.thread(tid), "NtReadFile")
+        reads += [(b, e) for b, e in spans(t, thread_events(t, tid), "NtReadFile")
                   if b["payload"]["handle"] == handle]
     reads.sort(key=lambda p: p[0]["seq"])
     expect(len(reads) == w["reads"], "%d NtReadFile spans on the data file's handle %s, "
@@ -84,26 +113,41 @@ def check_d3d11(trace_path, out_path, dev, ino):
                and x["payload"]["count"] == w["length"] and x["payload"]["offset"] == 0,
                "read %d: its Linux read %s is not the program's (inside, %d bytes at 0)"
                % (i, short(x), w["length"]))
-    calls = nt_syscalls(t, tids, pid)
-    names = {b["payload"]["name"] for b, e in calls}
+    return reads
+
+
+def check_presents(t, w, tids, extra=0):
+    """Exactly w["presents"] VulkanQueuePresent spans (up to `extra` more),
+    each VK_SUCCESS, on one queue; returns them and the process's
+    VulkanQueueSubmit spans."""
     presents, submits = [], []
     for tid in tids:
-        presents += spans(t, t.thread(tid), "VulkanQueuePresent")
-        submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
-    expect(len(presents) == w["presents"], "%d VulkanQueuePresent spans, expected %d (the "
-           "program's presents)" % (len(presents), w["presents"]))
+        presents += spans(t, thread_events(t, tid), "VulkanQueuePresent")
+        submits += spans(t, thread_events(t, tid), "VulkanQueueSubmit")
+    expect(w["presents"] <= len(presents) <= w["presents"] + extra,
+           "%d VulkanQueuePresent spans, expected %d (the program's presents)%s"
+           % (len(presents), w["presents"], " or %d more" % extra if extra else ""))
     for b, e in presents:
         measured(b, e)
         expect(b["scope"] == "Vulkan" and e["payload"]["result"] == 0,
                "present %s: scope %s, result %s" % (short(b), b["scope"], e["payload"]["result"]))
     queues = {b["resource"]["id"] for b, e in presents}
     expect(len(queues) == 1, "presents on %d queues, expected 1" % len(queues))
+    return presents, submits
+
+
+def check_d3d11(trace_path, out_path, dev, ino):
+    t, w, pid, tids = program(trace_path, out_path, PROGRAM)
+    reads = check_reads(t, w, tids, file_id(int(dev), int(ino)))
+    calls = nt_syscalls(t, tids, pid)
+    names = {b["payload"]["name"] for b, e in calls}
+    presents, submits = check_presents(t, w, tids)
     expect(len(submits) >= len(presents), "%d VulkanQueueSubmit spans for %d presents"
            % (len(submits), len(presents)))
     return ("%s (pid %d): %d NtReadFile spans of %d bytes on handle %s, each served by the "
             "Linux read that cites it; %d NtSyscall spans, %d distinct calls; %d "
             "VulkanQueuePresent spans on the root's driver, %d submits"
-            % (PROGRAM, pid, len(reads), w["length"], handle, len(calls), len(names),
+            % (PROGRAM, pid, len(reads), w["length"], w["handle"], len(calls), len(names),
                len(presents), len(submits)))
 
 
@@ -229,7 +273,91 @@ def check_unixnames_attached(*args):
     return check_unixnames(*args, attached=True)
 
 
-CHECKS = {"d3d11": check_d3d11, "unixnames": check_unixnames,
+def check_d3d12(trace_path, out_path, dev, ino):
+    t, w, pid, tids = program(trace_path, out_path, PROGRAM12)
+    expect(w["executes"] == w["fence_waits"] == w["frames"],
+           "the program's own counters disagree: %s" % w)
+    reads = check_reads(t, w, tids, file_id(int(dev), int(ino)))
+    calls = nt_syscalls(t, tids, pid)
+    # the frames' presents, and the flush's if it came before the swapchain's
+    # release (d3d12frames.c): the one after them (the worker presents in order)
+    presents, submits = check_presents(t, w, tids, w["flushes"])
+    flushed = len(presents) - w["presents"]
+    # Each ExecuteCommandLists is one vkQueueSubmit, but not the only one: per
+    # frame vkd3d also submits each queue Signal (an empty submit signalling
+    # a timeline semaphore): the program's fence, and Wine's dxgi's present
+    # fence and frame latency fence; and dxgi's present worker submits the
+    # blit to the Vulkan swapchain image (VKD3D_DEBUG=trace on this stack:
+    # per frame ExecuteCommandLists, Signal x3, plus the worker's submit).
+    # Which thread submits varies (while dxgi holds the Vulkan queue, vkd3d
+    # queues the ops and the releasing thread submits them): the total is exact.
+    # The flush Present signals the present fence (1), and if it was presented
+    # its worker blitted and signalled the latency fence (2 more).
+    want = SUBMITS_PER_FRAME * w["executes"] + w["flushes"] + 2 * flushed
+    expect(len(submits) == want, "%d VulkanQueueSubmit spans, expected %d (%d per frame: "
+           "ExecuteCommandLists, three queue Signals, dxgi's blit; the flush's %d)"
+           % (len(submits), want, SUBMITS_PER_FRAME, want - SUBMITS_PER_FRAME * w["executes"]))
+    for b, e in submits:
+        measured(b, e)
+        expect(b["scope"] == "Vulkan" and e["payload"]["result"] == 0
+               and b["resource"] == presents[0][0]["resource"],
+               "submit %s: scope %s, result %s, not on the presenting queue"
+               % (short(b), b["scope"], e["payload"]["result"]))
+    waits = check_fence_waits(t, w, tids, pid)
+    linked = [e for b, e in waits if len(e["causes"]) > 1]
+    print("presents %d" % len(presents))
+    return ("%s (pid %d): %d NtWait on the fence's event, each status 0, %d blocked, each "
+            "citing the NtSetEvent that released it; %d VulkanQueuePresent (the flush's "
+            "%s); %d VulkanQueueSubmit (%d per frame); %d NtReadFile of %d bytes, each "
+            "served by the Linux read citing it; %d NtSyscall"
+            % (PROGRAM12, pid, len(waits), len(linked), len(presents),
+               "among them" if flushed else "dropped", len(submits), SUBMITS_PER_FRAME,
+               len(reads), w["length"], len(calls)))
+
+
+def check_fence_waits(t, w, tids, pid):
+    """Exactly w["fence_waits"] NtWait spans on the fence's event, one handle,
+    status 0 (the event signalled).  A wait that blocked (it read a second
+    pipe after the select request's reply: its wait pipe, the wineserver's
+    wake-up) ends citing what released it: another thread's WineServerCall
+    made in its NtSetEvent (vkd3d's fence thread); one whose event was
+    already set (the fence had passed: the reply said so) cites nothing more."""
+    by_seq = {e["seq"]: e for e in t.events}
+    waits, file_reads = [], {}
+    for tid in tids:
+        evs = thread_events(t, tid)
+        waits += [(b, e) for b, e in spans(t, evs, "NtWait")
+                  if b["payload"]["handle"] == w["fence_event"]]
+        file_reads[tid] = [x for x in evs if x["kind"] == "FileRead" and x["phase"] == "Begin"]
+    expect(len(waits) == w["fence_waits"], "%d NtWait spans on the fence's event %s, "
+           "expected %d (the program's fence waits)"
+           % (len(waits), w["fence_event"], w["fence_waits"]))
+    for i, (b, e) in enumerate(waits):
+        measured(b, e)
+        expect(b["scope"] == "WindowsFacing" and b["payload"]["count"] == 1
+               and e["payload"]["status"] == 0,
+               "fence wait %d: %s / %s, expected one handle, status 0" % (i, short(b), short(e)))
+        fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
+               if b["seq"] < x["seq"] < e["seq"]}
+        blocked = len(fds) > 1
+        expect(blocked == (len(e["causes"]) > 1),
+               "fence wait %d: %s, but its End cites %s" % (
+                   i, "read its wait pipe (blocked)" if blocked else "did not block",
+                   e["causes"]))
+        for c in e["causes"][1:]:
+            x = by_seq.get(c)
+            expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
+                   and x["process_id"] == pid and x["thread_id"] != b["thread_id"],
+                   "fence wait %d: released by %s, not another thread's wineserver call"
+                   % (i, short(x) if x else c))
+            nt = [by_seq.get(p) for p in x["causes"]]
+            expect(any(n and n["kind"] == "NtSyscall" and n["payload"]["name"] == "NtSetEvent"
+                       for n in nt),
+                   "fence wait %d: released by %s, which no NtSetEvent made" % (i, short(x)))
+    return waits
+
+
+CHECKS = {"d3d11": check_d3d11, "d3d12": check_d3d12, "unixnames": check_unixnames,
           "unixnames-attached": check_unixnames_attached}
 
 

@@ -23,45 +23,17 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <d3d11.h>
-#include <d3dcompiler.h>
 #include <dxgi1_3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK 4096
+#include "frames.h"
 
 /* IID_IDXGISwapChain2 (dxgi1_3.h), which mingw's libdxguid lacks */
 static const GUID iid_swapchain2 = { 0xa8be2ac4, 0x199f, 0x4946,
 				     { 0xb3, 0x31, 0x79, 0x59, 0x9f, 0xb9, 0x8d, 0xe7 } };
-
-static const char shader_src[] =
-	"cbuffer frame : register(b0) { float4 tint; };\n"
-	"float4 vs(uint id : SV_VertexID) : SV_Position {\n"
-	"  float2 p = float2((id << 1) & 2, id & 2);\n"
-	"  return float4(p * float2(2, -2) + float2(-1, 1), 0, 1);\n"
-	"}\n"
-	"float4 ps() : SV_Target { return tint; }\n";
-
-static LRESULT CALLBACK wndproc(HWND w, UINT m, WPARAM wp, LPARAM lp)
-{
-	return DefWindowProcA(w, m, wp, lp);
-}
-
-static ID3DBlob *compile(const char *entry, const char *target)
-{
-	ID3DBlob *code = NULL, *err = NULL;
-	HRESULT hr = D3DCompile(shader_src, sizeof(shader_src) - 1, "frames", NULL, NULL, entry,
-				target, 0, 0, &code, &err);
-
-	if (FAILED(hr)) {
-		fprintf(stderr, "d3d11frames: D3DCompile %s: 0x%08lx %s\n", entry, (unsigned long)hr,
-			err ? (const char *)ID3D10Blob_GetBufferPointer(err) : "");
-		exit(1);
-	}
-	return code;
-}
 
 int main(int argc, char **argv)
 {
@@ -80,7 +52,6 @@ int main(int argc, char **argv)
 	ID3D11Buffer *cb = NULL;
 	ID3DBlob *vsb, *psb;
 	D3D11_VIEWPORT vp = { 0, 0, 320, 240, 0, 1 };
-	WNDCLASSA wc = { 0 };
 	HANDLE f;
 	HWND w;
 	HRESULT hr;
@@ -94,19 +65,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: d3d11frames.exe FRAMES DATA [GATE [STOP]]\n");
 		return 2;
 	}
-	f = CreateFileA(argv[2], GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
-	if (f == INVALID_HANDLE_VALUE) {
-		fprintf(stderr, "d3d11frames: cannot open %s: error %lu\n", argv[2], GetLastError());
-		return 1;
-	}
+	f = frames_open("d3d11frames", argv[2]);
 	if (stop && GetFileSizeEx(f, &size) && size.QuadPart >= BLOCK)
 		blocks = (long)(size.QuadPart / BLOCK);
-	wc.lpfnWndProc = wndproc;
-	wc.hInstance = GetModuleHandleA(NULL);
-	wc.lpszClassName = "d3d11frames";
-	RegisterClassA(&wc);
-	w = CreateWindowA("d3d11frames", "d3d11frames", WS_OVERLAPPEDWINDOW | WS_VISIBLE, 0, 0, 320,
-			  240, NULL, NULL, wc.hInstance, NULL);
+	w = frames_window("d3d11frames");
 	sd.BufferDesc.Width = 320;
 	sd.BufferDesc.Height = 240;
 	sd.BufferDesc.Format = DXGI_FORMAT_R8G8B8A8_UNORM;
@@ -132,8 +94,8 @@ int main(int argc, char **argv)
 	}
 	IDXGISwapChain_GetBuffer(sc, 0, &IID_ID3D11Texture2D, (void **)&back);
 	ID3D11Device_CreateRenderTargetView(dev, (ID3D11Resource *)back, NULL, &rtv);
-	vsb = compile("vs", "vs_4_0");
-	psb = compile("ps", "ps_4_0");
+	vsb = frames_compile("d3d11frames", "vs", "vs_4_0");
+	psb = frames_compile("d3d11frames", "ps", "ps_4_0");
 	ID3D11Device_CreateVertexShader(dev, ID3D10Blob_GetBufferPointer(vsb),
 					ID3D10Blob_GetBufferSize(vsb), NULL, &vs);
 	ID3D11Device_CreatePixelShader(dev, ID3D10Blob_GetBufferPointer(psb),
@@ -146,28 +108,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "d3d11frames: creating the pipeline failed\n");
 		return 1;
 	}
-	printf("ready\n");
-	fflush(stdout);
-	for (int i = 0; gate && i < 6000; i++) {
-		if (GetFileAttributesA(gate) != INVALID_FILE_ATTRIBUTES)
-			break;
-		Sleep(10);
-	}
+	frames_ready(gate);
 
 	for (long i = 0; i < frames; i++) {
-		/* a synchronous read at a given offset: 0, or block i mod B */
-		OVERLAPPED at = { .Offset = (DWORD)((i % blocks) * BLOCK) };
 		float tint[4] = { (float)(i % 256) / 255.0f, 0.5f, 0.25f, 1.0f };
-		DWORD got = 0;
-		MSG m;
 
 		WaitForSingleObject(latency, 5000);
-		while (PeekMessageA(&m, NULL, 0, 0, PM_REMOVE))
-			DispatchMessageA(&m);
-		if (ReadFile(f, block, BLOCK, &got, &at)) {
-			reads++;
-			read_bytes += got;
-		}
+		/* at offset 0, or block i mod B */
+		frames_read(f, block, (DWORD)((i % blocks) * BLOCK), &reads, &read_bytes);
 		tint[1] = (float)(unsigned char)block[i % BLOCK] / 255.0f;
 		ID3D11DeviceContext_UpdateSubresource(ctx, (ID3D11Resource *)cb, 0, NULL, tint, 0, 0);
 		ID3D11DeviceContext_OMSetRenderTargets(ctx, 1, &rtv, NULL);

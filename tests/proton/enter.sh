@@ -9,6 +9,7 @@
 # usage: tests/proton/enter.sh ROOT WORK EXE [ARGS...]
 #   WORK: a host directory, seen inside as /mnt (EXE and its data live there,
 #   named /mnt/... or Z:\mnt\...); its ovl/ holds the prefix's overlay.
+# KATRA_DLL_OVERRIDES passes through to WINEDLLOVERRIDES (inroot.sh).
 # The program's stdout and stderr pass through; the exit status is its own.
 set -euo pipefail
 root=${1:?usage: enter.sh ROOT WORK EXE [ARGS...]}

@@ -4,7 +4,9 @@
 # (-displayfd: the first display free, also of the host's abstract sockets),
 # `wine EXE ARGS...` in the prefix, then the session's end (wineserver -w).
 # The prefix's virtual desktop keeps DXVK 2.6 off Xvfb's 0 Hz modes.
-export WINEPREFIX=/opt/katra/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" HOME=/root DXVK_LOG_LEVEL=none
+# KATRA_DLL_OVERRIDES (e.g. dxgi=b: Wine's own dxgi for a D3D12 program, the
+# prefix's being DXVK's) is appended to WINEDLLOVERRIDES.
+export WINEPREFIX=/opt/katra/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=${KATRA_DLL_OVERRIDES:+;$KATRA_DLL_OVERRIDES}" HOME=/root DXVK_LOG_LEVEL=none
 Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>/tmp/display 2>/tmp/xvfb.err &
 xvfb=$!
 i=0

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by the t_proton_d3d1x tests (after require.sh): a frames program
+# traced from the host, from its start.
+#
+# kt_proton_frames EXE N MODE: records `enter.sh ROOT W /mnt/EXE N DATA GATE`
+# (DATA: 8 KiB of random bytes), holds the program at its gate once it says
+# "ready" until katra-record says the Vulkan layer is on the root's drivers
+# (the layer attaches once the driver is mapped: the first presents would be
+# lost), then checks the trace: it verifies, holds one Wine process of EXE
+# (pid: set), whose events (dump --pid, $TRACE.jsonl) pass check.py MODE
+# against the program's counters ($T/prog.out), and stats --per-frame finds
+# its swapchain with N presents (or the number check.py printed as its first
+# line, "presents K"), one in each of its N - 1 frames, every call
+# in the frame the recorder's request_id gives it.  The environment passes
+# to the program (KATRA_DLL_OVERRIDES: inroot.sh).
+kt_proton_frames()
+{
+	local exe=$1 n=$2 mode=$3 dev ino presents
+	head -c 8192 /dev/urandom >"$W/data"
+	"$REC" --ready-file "$T/ready" -o "$TRACE" -- "$KT_ROOT/tests/proton/enter.sh" \
+		"$cache/root" "$W" "/mnt/$exe" "$n" 'Z:\mnt\data' 'Z:\mnt\gate' \
+		>"$T/prog.out" 2>"$T/rec.err" &
+	REC_PID=$!
+	KT_PIDS="$KT_PIDS $REC_PID"
+	kt_wait_ready
+	for _ in $(seq 1200); do
+		grep -q '^ready' "$T/prog.out" &&
+			grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" && break
+		kt_is_running "$REC_PID" || break
+		sleep 0.05
+	done
+	grep -q 'layer vulkan: .* uprobes on the drivers in' "$T/rec.err" ||
+		kt_fail "no 'layer vulkan: N uprobes on the drivers in /proc/PID/root' from katra-record within 60 s: $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2) / $(kt_tail "$T/prog.out")"
+	touch "$W/gate"
+	KT_STOP_TIMEOUT=80 kt_wait_recorder 0
+	grep -q '"frames"' "$T/prog.out" ||
+		kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
+	"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
+		kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
+	# the program's events only (the whole session's ~800,000 are too many
+	# for the check's Python within the test's time) (the Wine process whose
+	# Windows image it is: a child it forks is named after it too)
+	pid=$("$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" | grep "\"windows_image\":\"$exe\"" |
+		sed -n 's/.*"process_id":\([0-9]*\),.*/\1/p' | sort -u)
+	[ -n "$pid" ] && [ "$(echo "$pid" | wc -l)" = 1 ] ||
+		kt_fail "not one Wine process of $exe in the trace: '$(echo $pid)'"
+	"$REPLAY" dump --jsonl --pid "$pid" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
+		kt_fail "katra-replay dump --jsonl --pid $pid failed: $(kt_tail "$T/dump.err")"
+	read -r dev ino < <(stat -c '%d %i' "$W/data")
+	python3 "$KT_ROOT/tests/proton/check.py" "$mode" "$TRACE.jsonl" "$T/prog.out" "$dev" "$ino" \
+		>"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+	"$REPLAY" stats --per-frame --json "$TRACE" >"$T/perframe.json" 2>"$T/perframe.err" ||
+		kt_fail "katra-replay stats --per-frame failed: $(kt_tail "$T/perframe.err")"
+	# the presents the check found, where it says (d3d12: the flush's or not)
+	presents=$(sed -n 's/^presents \([0-9]*\)$/\1/p' "$T/check.out")
+	python3 "$KT_ROOT/tests/proton/perframe_check.py" "$T/perframe.json" "$TRACE.jsonl" "$pid" \
+		"${presents:-$n}" \
+		>"$T/perframe.out" 2>&1 || kt_fail "stats --per-frame: $(kt_tail "$T/perframe.out")"
+}
