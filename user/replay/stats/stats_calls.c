@@ -111,7 +111,9 @@ void kr_call_add(struct kr_views *v, uint64_t pid, uint32_t kind, uint32_t numbe
 	uint64_t k[2][2] = { { 0, what }, { pid, what } };
 	bool created;
 
-	for (int i = 0; i < 2; i++) {
+	/* a row per process only when asked: the rows are capped (a histogram
+	 * each), and a Wine session's processes would crowd out the overall ones */
+	for (int i = 0; i < (v->calls_by_process ? 2 : 1); i++) {
 		struct kr_callagg *a = kr_xmap_get(&v->calls, k[i], &created);
 		if (!a) {
 			v->call_overflow++;

@@ -109,6 +109,7 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	}
 	kr_stats_init(s, katra_reader_header(r));
 	kr_views_init(v, &s->names, o.views & KATRA_STATS_TOP ? o.top : 0);
+	v->calls_by_process = o.per_process;
 	if (o.per_frame)
 		kr_views_per_frame(v, o.views & KATRA_STATS_CALLS, o.views & KATRA_STATS_SYSCALLS);
 	kr_window_init(&w, &o.from, &o.to);

@@ -109,6 +109,7 @@ struct kr_views {
 	struct kr_xmap files;       /* struct kr_file_key -> struct kr_fileagg */
 	struct kr_xmap offcpu;      /* struct kr_off_key -> struct kr_offagg */
 	struct kr_xmap calls;       /* (pid or 0, kind << 32 | number) -> struct kr_callagg */
+	bool calls_by_process;      /* the pid rows too (--per-process): else the 0 rows only */
 	struct kr_xmap nt_names;    /* NT call number -> struct kr_callname */
 	struct { uint64_t pid, handle; } call_libs[KR_MAX_CALL_LIBS]; /* WinToUnix libraries */
 	unsigned ncall_libs;
