@@ -50,4 +50,4 @@ perf report -i "$d/perf.data" --no-children -g none --sort comm,sym --stdio -q 2
 echo; echo "perf: katra-record only (top 20)"
 perf report -i "$d/perf.data" --no-children -g none --comm katra-record --sort sym --stdio -q \
 	2>/dev/null | grep -E '^ +[0-9]' | head -20
-rm -rf "$d"
+[[ -n ${KEEP_PROFILE:-} ]] && echo "kept: $d" || rm -rf "$d"
