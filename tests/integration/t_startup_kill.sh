@@ -161,7 +161,8 @@ def one(sig, delay, tag, env=None):
         return ["%s: katra-record still running 60 s later" % what]
     bad = []
     # the recorder is reaped: what it left is reparented here by now (its
-    # uprobe links' holder too, katra-linger, which ends by itself: linger.c)
+    # perf-event uprobe links' holder too, katra-linger, which ends by
+    # itself: linger.c; with uprobe_multi links, 6.6+, there is none)
     released = 0
     for k in our_children():
         st, exe = state_of(k), exe_of(k)

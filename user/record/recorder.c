@@ -722,9 +722,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		r->drain_sched_on = false;
 	}
 	/* the end, one instant for every layer: nothing tracked, nothing stamped
-	 * later written; then detach (uprobe links go to a child) and wait until
-	 * no probe runs; the last drop check, the rings drained to empty, with
-	 * the syscalls the CPUs were in at that moment */
+	 * later written; detach (uprobe_multi links closed by our threads, perf-
+	 * event ones by a child) and wait until no probe runs; the last drop
+	 * check, the rings drained to empty, with the CPUs' syscalls then */
 	katra_probes_untrack_all(r->probes);
 	uint64_t end = clock_ns(CLOCK_MONOTONIC);
 	pipeline_end_at(&r->pl, end);

@@ -24,38 +24,6 @@
 #include "uprobes_int.h"
 #include "winenames.h"
 
-void up_add_name(char **list, size_t *n, char *s)
-{
-	if (!s)
-		return;
-	if (*n < NAME_MAX_LIST)
-		list[(*n)++] = s;
-	else
-		free(s);
-}
-
-void up_failed(struct katra_uprobes *u, const char *name, const char *fmt, ...)
-{
-	char why[512], *s;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	if (asprintf(&s, "%s: %s", name, why) < 0)
-		return;
-	if (!u->o.quiet)
-		fprintf(stderr, "katra-record: probe %s not attached: %s\n", name, why);
-	up_add_name(u->failed, &u->nfailed, s);
-}
-
-const char *up_base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 /* ---- ELF: symbols and virtual addresses as file offsets ---- */
 
 int up_elf_open(const char *path, struct elf_file *ef, const char **why)
