@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Names for the numbers a trace carries (user/replay/sysnames.c,
- * sysflags.c, syscall_table.c): the x86_64 and i386 syscall tables against
+ * sysflags.c, syscall_table_*.c): the x86_64 and i386 syscall tables against
  * the kernel headers they were generated from, task states as the kernel
  * reports them, errno names, and each flag decoder on known words. */
 #include <criterion/criterion.h>

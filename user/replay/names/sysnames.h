@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Names for the numbers a trace carries: syscall numbers (x86_64 and i386
- * tables generated from the kernel headers: user/replay/syscall_table.c),
- * task states (SwitchPayload.prev_state) and errno values. */
+ * tables generated from the kernel headers: syscall_table_x86_64.c and
+ * syscall_table_i386.c beside this file), task states (SwitchPayload.prev_state) and errno values. */
 #ifndef KATRA_REPLAY_SYSNAMES_H
 #define KATRA_REPLAY_SYSNAMES_H
 
