@@ -219,12 +219,7 @@ static __always_inline int nt_end(__u64 pid_tgid, __u32 level, const struct ucal
 		st = nt_returning(pid_tgid, false, 0, sp, &level);              \
 		if (!st)                                                        \
 			return 0;                                               \
-		a[0] = st->a[0];                                                \
-		a[1] = st->a[1];                                                \
-		a[2] = st->a[2];                                                \
-		a[3] = st->a[3];                                                \
-		flags = st->flags;                                              \
-		decode(st, a, &flags);                                          \
+		UCALL_RETURN_VALUES(st, a, flags, decode);                      \
 		return nt_end(pid_tgid, level, st, a, flags, (__s32)ax);        \
 	}
 

@@ -290,6 +290,18 @@ static __always_inline bool ucall_enter(__u64 pid_tgid, __u32 layer, __u32 call,
 /* The return program NAME of `layer` (one uretprobe for all its calls): the
  * EXIT repeats the ENTER's values and flags, and `decode(st, a, &flags)`
  * reads the out-parameters by the remembered call. */
+/* A return's values: the four the ENTER kept, its flags, and what `decode`
+ * reads by the remembered call (the layers' and the NT levels' returns). */
+#define UCALL_RETURN_VALUES(st, a, flags, decode)                               \
+	do {                                                                    \
+		a[0] = st->a[0];                                                \
+		a[1] = st->a[1];                                                \
+		a[2] = st->a[2];                                                \
+		a[3] = st->a[3];                                                \
+		flags = st->flags;                                              \
+		decode(st, a, &flags);                                          \
+	} while (0)
+
 #define UCALL_RETURN_PROBE(name, layer, decode)                                 \
 	UPROBE_TWINS("uretprobe", name)                                         \
 	{                                                                       \
@@ -303,12 +315,7 @@ static __always_inline bool ucall_enter(__u64 pid_tgid, __u32 layer, __u32 call,
 		st = ucall_returning(pid_tgid, layer, sp);                      \
 		if (!st)                                                        \
 			return 0;                                               \
-		a[0] = st->a[0];                                                \
-		a[1] = st->a[1];                                                \
-		a[2] = st->a[2];                                                \
-		a[3] = st->a[3];                                                \
-		flags = st->flags;                                              \
-		decode(st, a, &flags);                                          \
+		UCALL_RETURN_VALUES(st, a, flags, decode);                      \
 		return ucall_end(pid_tgid, layer, st, a, flags, (__s32)ax);     \
 	}
 
