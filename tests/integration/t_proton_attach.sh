@@ -70,13 +70,6 @@ python3 "$KT_ROOT/tests/proton/check_attach.py" "$TRACE.jsonl" "$T/procs.jsonl" 
 # the Vulkan calls through winevulkan's thunks are named from the first one
 # after the attach (the library is read then): one vkQueuePresentKHR thunk
 # per driver present (tests/proton/check.py unixnames-attached)
-"$REPLAY" dump --pid "$prog" --kind WinToUnix "$TRACE" >"$T/unix.txt" 2>"$T/unix.err" ||
-	kt_fail "katra-replay dump --kind WinToUnix failed: $(kt_tail "$T/unix.err")"
-"$REPLAY" stats --calls --json "$TRACE" >"$T/calls.json" 2>"$T/calls.err" ||
-	kt_fail "katra-replay stats --calls failed: $(kt_tail "$T/calls.err")"
-"$REPLAY" export --pid "$prog" -o "$T/export.json" "$TRACE" 2>"$T/export.err" ||
-	kt_fail "katra-replay export failed: $(kt_tail "$T/export.err")"
-python3 "$KT_ROOT/tests/proton/check.py" unixnames-attached "$TRACE.jsonl" "$T/prog.out" \
-	"$T/unix.txt" "$T/calls.json" "$T/export.json" >"$T/unixnames.out" 2>&1 ||
-	kt_fail "$(kt_tail "$T/unixnames.out")"
+. "$KT_ROOT/tests/proton/frames.sh"
+kt_proton_unixnames unixnames-attached "$prog"
 kt_note "$(kt_tail "$T/check.out"); $(kt_tail "$T/unixnames.out")"

@@ -39,13 +39,5 @@ PY
 # recorder reads them from the root's winevulkan.so): exact counts against
 # the program's presents and the driver's uprobes, and dump, stats and export
 # name every call the table names (tests/proton/check.py unixnames)
-"$REPLAY" dump --pid "$pid" --kind WinToUnix "$TRACE" >"$T/unix.txt" 2>"$T/unix.err" ||
-	kt_fail "katra-replay dump --kind WinToUnix failed: $(kt_tail "$T/unix.err")"
-"$REPLAY" stats --calls --json "$TRACE" >"$T/calls.json" 2>"$T/calls.err" ||
-	kt_fail "katra-replay stats --calls failed: $(kt_tail "$T/calls.err")"
-"$REPLAY" export --pid "$pid" -o "$T/export.json" "$TRACE" 2>"$T/export.err" ||
-	kt_fail "katra-replay export failed: $(kt_tail "$T/export.err")"
-python3 "$KT_ROOT/tests/proton/check.py" unixnames "$TRACE.jsonl" "$T/prog.out" "$T/unix.txt" \
-	"$T/calls.json" "$T/export.json" >"$T/unixnames.out" 2>&1 ||
-	kt_fail "$(kt_tail "$T/unixnames.out")"
+kt_proton_unixnames unixnames "$pid"
 kt_note "$(kt_tail "$T/check.out"); stats --per-frame: $(kt_tail "$T/perframe.out"); $(kt_tail "$T/unixnames.out")"

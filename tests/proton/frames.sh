@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Sourced by the t_proton_d3d1x tests (after require.sh): a frames program
+# Sourced by the t_proton_* tests (after require.sh): a frames program
 # traced from the host, from its start.
 #
 # kt_proton_frames EXE N MODE: records `enter.sh ROOT W /mnt/EXE N DATA GATE`
@@ -56,4 +56,22 @@ kt_proton_frames()
 	python3 "$KT_ROOT/tests/proton/perframe_check.py" "$T/perframe.json" "$TRACE.jsonl" "$pid" \
 		"${presents:-$n}" \
 		>"$T/perframe.out" 2>&1 || kt_fail "stats --per-frame: $(kt_tail "$T/perframe.out")"
+}
+
+# kt_proton_unixnames MODE PID: the Vulkan calls of process PID through
+# winevulkan's thunks, by name, in dump, stats --calls and export, checked
+# by check.py MODE (unixnames, or unixnames-attached for a -p capture)
+# against $TRACE.jsonl and $T/prog.out; its line in $T/unixnames.out.
+kt_proton_unixnames()
+{
+	local mode=$1 pid=$2
+	"$REPLAY" dump --pid "$pid" --kind WinToUnix "$TRACE" >"$T/unix.txt" 2>"$T/unix.err" ||
+		kt_fail "katra-replay dump --kind WinToUnix failed: $(kt_tail "$T/unix.err")"
+	"$REPLAY" stats --calls --json "$TRACE" >"$T/calls.json" 2>"$T/calls.err" ||
+		kt_fail "katra-replay stats --calls failed: $(kt_tail "$T/calls.err")"
+	"$REPLAY" export --pid "$pid" -o "$T/export.json" "$TRACE" 2>"$T/export.err" ||
+		kt_fail "katra-replay export failed: $(kt_tail "$T/export.err")"
+	python3 "$KT_ROOT/tests/proton/check.py" "$mode" "$TRACE.jsonl" "$T/prog.out" "$T/unix.txt" \
+		"$T/calls.json" "$T/export.json" >"$T/unixnames.out" 2>&1 ||
+		kt_fail "$(kt_tail "$T/unixnames.out")"
 }
