@@ -80,11 +80,15 @@ void katra_give_to_sudo_user(int fd, const char *path)
 }
 
 /* The recorder's peak RSS, and what of it the BPF rings' mappings hold now
- * (the kernel maps a ring's data twice): peak - rings is its own memory. */
+ * (the kernel maps a ring's data twice): peak - rings is its own memory.
+ * Kernels before 6.2 fold a thread's RSS counts into VmHWM only every 64
+ * faults, so a short capture's VmHWM can be below what its mappings hold
+ * now; the peak is at least the RSS that smaps counts at the end. */
 void katra_memory_use(uint64_t *peak_kib, uint64_t *ring_kib)
 {
 	char line[512];
 	bool in_map = false;
+	uint64_t rss_now = 0;
 	FILE *f;
 
 	*peak_kib = *ring_kib = 0;
@@ -104,10 +108,15 @@ void katra_memory_use(uint64_t *peak_kib, uint64_t *ring_kib)
 		/* a mapping's header line names it: "lo-hi perms off dev inode name" */
 		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
 			in_map = strstr(line, "anon_inode:bpf") != NULL;
-		else if (in_map && sscanf(line, "Rss: %" SCNu64 " kB", &kib) == 1)
-			*ring_kib += kib;
+		else if (sscanf(line, "Rss: %" SCNu64 " kB", &kib) == 1) {
+			rss_now += kib;
+			if (in_map)
+				*ring_kib += kib;
+		}
 	}
 	fclose(f);
+	if (rss_now > *peak_kib)
+		*peak_kib = rss_now;
 }
 
 uint64_t katra_cpu_ns(void)
