@@ -134,6 +134,7 @@ $(B)/workloads/i386prog: tests/workloads/i386/prog.S
 MINGW_CC ?= x86_64-w64-mingw32-gcc
 UPROBE_BINS := $(B)/uprobe/ntio.exe $(B)/uprobe/ntgen.exe $(B)/uprobe/ntasync.exe \
 	$(B)/uprobe/ntwrite.exe $(B)/uprobe/ntwait.exe $(B)/uprobe/ntwin32u.exe $(B)/uprobe/ntdepth.exe \
+	$(B)/uprobe/ntgetmsg.exe \
 	$(B)/katra-vkresolve $(B)/uprobe/vksubmit $(B)/uprobe/vkpresent
 all: $(UPROBE_BINS)
 $(B)/uprobe/%.exe: tests/uprobe/%.c tests/uprobe/wingate.h

@@ -62,6 +62,7 @@ struct thread_state {
 	 * one's level */
 	struct nt_outer {
 		uint64_t span, seq;
+		uint64_t released; /* its uc_released; UINT64_MAX: not released */
 		uint32_t call, level;
 	} nt_outer[KATRA_NT_DEPTH];
 	uint32_t nt_nouter, nt_level;

@@ -206,6 +206,11 @@ static void nt_pop(struct thread_state *th)
 	th->uc_seq[KATRA_UC_LAYER_NT] = o->seq;
 	th->uc_call[KATRA_UC_LAYER_NT] = o->call;
 	th->nt_level = o->level;
+	th->flags &= ~TH_RELEASED;
+	if (o->released != UINT64_MAX) {
+		th->flags |= TH_RELEASED;
+		th->uc_released = o->released;
+	}
 }
 
 /* The open NT call, set aside while the one a user callback made inside it
@@ -219,8 +224,11 @@ static void nt_push(struct emitter *e, struct thread_state *th)
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++; /* its End goes unpaired */
 		return;
 	}
+	/* a release it had (its wait woke before the callback ran) is its own,
+	 * not the nested call's */
 	th->nt_outer[th->nt_nouter++] = (struct nt_outer){
 		th->uc_span[KATRA_UC_LAYER_NT], th->uc_seq[KATRA_UC_LAYER_NT],
+		(th->flags & TH_RELEASED) ? th->uc_released : UINT64_MAX,
 		th->uc_call[KATRA_UC_LAYER_NT], th->nt_level
 	};
 }
@@ -414,12 +422,12 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 		ev.span_id = emit_some(th->uc_span[layer]);
 		causes[n++] = th->uc_seq[layer];
 		th->uc_open &= ~(1u << layer);
-		if (layer == KATRA_UC_LAYER_NT)
-			nt_pop(th);
 		/* another thread's request released it through the wineserver
 		 * (emit_winewake.c) */
 		if (layer == KATRA_UC_LAYER_NT && (th->flags & TH_RELEASED))
 			causes[n++] = th->uc_released;
+		if (layer == KATRA_UC_LAYER_NT)
+			nt_pop(th);
 		if (u->call == KATRA_UC_NT_READ_FILE && (uint32_t)u->ret == STATUS_PENDING)
 			async_pending(e, th, th->uc_seq[layer]);
 		else if (u->call == KATRA_UC_NT_WRITE_FILE && (uint32_t)u->ret == STATUS_PENDING)
@@ -437,12 +445,11 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 			causes[n++] = inner;
 		if (enter && th) {
 			th->flags |= TH_WINE;
-			if (layer == KATRA_UC_LAYER_NT)
-				th->flags &= ~TH_RELEASED;
 			ev.span_id = emit_some(e->next_span++);
 			if (layer == KATRA_UC_LAYER_NT) {
 				nt_push(e, th); /* it encloses this one */
 				th->nt_level = level;
+				th->flags &= ~TH_RELEASED;
 			}
 			th->uc_open |= 1u << layer;
 			th->uc_span[layer] = ev.span_id.value;
