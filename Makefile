@@ -191,11 +191,11 @@ $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_h
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^ -lz
 # the parsers of the files root reads for the Wine layer (winenames.c,
-# unixnames.c)
+# unixnames.c, pesyms.c)
 FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \
-	$(B)/fuzz/fuzz-unixcalls
+	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms
 $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winenames.c \
-		user/record/uprobes/unixnames.c
+		user/record/uprobes/unixnames.c user/record/uprobes/pesyms.c
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^)
 fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
