@@ -25,6 +25,12 @@ usage: check.py d3d12 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   exactly `fence_waits` NtWait spans on the fence's event `fence_event`, each
   status 0; those that blocked (read their wait pipe) and only those cite
   their release: a wineserver call made in another thread's NtSetEvent.
+  The D3D12 calls themselves (scope D3d12Vkd3d, check_d3d12_calls): exactly
+  `executes` D3d12ExecuteCommandLists on `queue`; frame i's D3d12QueueSignal
+  of `fence` to i and D3d12FenceSetEventOnCompletion of `fence` at i on
+  `fence_event`, S_OK; 3 queue Signals per frame in all (dxgi's two); each
+  fence wait cites its frame's SetEventOnCompletion; each VulkanQueueSubmit
+  made inside an ExecuteCommandLists reaches it through its causes.
 """
 import json
 import os
@@ -302,15 +308,94 @@ def check_d3d12(trace_path, out_path, dev, ino):
                "submit %s: scope %s, result %s, not on the presenting queue"
                % (short(b), b["scope"], e["payload"]["result"]))
     waits = check_fence_waits(t, w, tids, pid)
-    linked = [e for b, e in waits if len(e["causes"]) > 1]
+    d3d12 = check_d3d12_calls(t, w, tids, waits, flushed)
+    linked = [e for b, e in waits if len(e["causes"]) > 2]
     print("presents %d" % len(presents))
     return ("%s (pid %d): %d NtWait on the fence's event, each status 0, %d blocked, each "
             "citing the NtSetEvent that released it; %d VulkanQueuePresent (the flush's "
             "%s); %d VulkanQueueSubmit (%d per frame); %d NtReadFile of %d bytes, each "
-            "served by the Linux read citing it; %d NtSyscall"
+            "served by the Linux read citing it; %d NtSyscall; %s"
             % (PROGRAM12, pid, len(waits), len(linked), len(presents),
                "among them" if flushed else "dropped", len(submits), SUBMITS_PER_FRAME,
-               len(reads), w["length"], len(calls)))
+               len(reads), w["length"], len(calls), d3d12))
+
+
+def d3d12_spans(t, tids, kind):
+    out = []
+    for tid in tids:
+        out += spans(t, thread_events(t, tid), kind)
+    return sorted(out, key=lambda s: s[0]["seq"])
+
+
+def check_d3d12_calls(t, w, tids, waits, flushed):
+    """The program's D3D12 calls, exact against its counters (d3d12frames.c:
+    frame i signals `fence` to i on `queue`, then asks for `fence_event` at
+    i), and what they link to."""
+    by_seq = {e["seq"]: e for e in t.events}
+    n, queue, fence = w["frames"], w["queue"], w["fence"]
+    p = lambda e, k: int(e["payload"][k])  # noqa: E731 (addresses are strings)
+
+    def mine(b, e, kind):
+        measured(b, e)
+        expect(b["scope"] == "D3d12Vkd3d" and b["resource"]["domain"] == "D3d12Object"
+               and int(b["resource"]["id"]) == p(b, "object"),
+               "%s %s: scope %s, resource %s" % (kind, short(b), b["scope"], b["resource"]))
+    execs = d3d12_spans(t, tids, "D3d12ExecuteCommandLists")
+    expect(len(execs) == w["executes"], "%d D3d12ExecuteCommandLists spans, expected %d"
+           % (len(execs), w["executes"]))
+    for b, e in execs:
+        mine(b, e, "ExecuteCommandLists")
+        expect(p(b, "object") == queue and b["payload"]["count"] == 1
+               and e["payload"]["result"] is None,
+               "ExecuteCommandLists %s: not 1 list on queue %#x" % (short(b), queue))
+    signals = d3d12_spans(t, tids, "D3d12QueueSignal")
+    ours = [(b, e) for b, e in signals if p(b, "fence") == fence]
+    expect([b["payload"]["value"] for b, e in ours] == list(range(1, n + 1)),
+           "the program's fence signalled to %s, expected 1..%d"
+           % ([b["payload"]["value"] for b, e in ours], n))
+    # per frame dxgi signals its present fence from the program's Present and
+    # its frame latency fence from its worker (check_d3d12's submits), and
+    # the flush Present its present fence (and the latency fence if presented)
+    want = 3 * n + w["flushes"] + flushed
+    expect(len(signals) == want, "%d D3d12QueueSignal spans, expected %d (3 per frame)"
+           % (len(signals), want))
+    for b, e in signals:
+        mine(b, e, "Signal")
+        expect(p(b, "object") == queue and e["payload"]["result"] == 0,
+               "Signal %s / %s: not S_OK on queue %#x" % (short(b), short(e), queue))
+    sets = [(b, e) for b, e in d3d12_spans(t, tids, "D3d12FenceSetEventOnCompletion")
+            if p(b, "object") == fence]
+    expect([(b["payload"]["value"], p(b, "event")) for b, e in sets]
+           == [(i, w["fence_event"]) for i in range(1, n + 1)],
+           "SetEventOnCompletion on the program's fence: %s, expected values 1..%d on event %d"
+           % ([(b["payload"]["value"], p(b, "event")) for b, e in sets], n, w["fence_event"]))
+    for i, (b, e) in enumerate(sets):
+        mine(b, e, "SetEventOnCompletion")
+        expect(p(b, "fence") == fence and e["payload"]["result"] == 0,
+               "SetEventOnCompletion %s: not S_OK" % short(e))
+        wb, we = waits[i]
+        cites = [c for c in we["causes"] if by_seq.get(c, {}).get("kind") ==
+                 "D3d12FenceSetEventOnCompletion"]
+        expect(cites == [b["seq"]] and b["seq"] < wb["seq"],
+               "fence wait %d cites SetEventOnCompletion %s, expected frame %d's (seq %d)"
+               % (i, cites, i + 1, b["seq"]))
+    # a submit made inside an ExecuteCommandLists (vkd3d submits inline
+    # unless dxgi holds the Vulkan queue; then a later call flushes the ops
+    # queued meanwhile, its own among them: two submits) reaches it:
+    # submit -> WinToUnix -> ExecuteCommandLists
+    nested = 0
+    for b, e in execs:
+        inside = [x for x in thread_events(t, b["thread_id"])
+                  if x["kind"] == "VulkanQueueSubmit" and x["phase"] == "Begin"
+                  and b["seq"] < x["seq"] < e["seq"]]
+        for x in inside:
+            up = [by_seq.get(c) for c in x["causes"]]
+            expect(any(u and u["kind"] == "WinToUnix" and b["seq"] in u["causes"] for u in up),
+                   "submit %s inside ExecuteCommandLists %s does not reach it" % (short(x), short(b)))
+            nested += 1
+    return ("%d D3d12ExecuteCommandLists (%d submits inside them), %d D3d12QueueSignal (%d of "
+            "the program's fence, 1..%d), %d SetEventOnCompletion on it, each cited by its "
+            "frame's fence wait" % (len(execs), nested, len(signals), len(ours), n, len(sets)))
 
 
 def check_fence_waits(t, w, tids, pid):
@@ -338,11 +423,15 @@ def check_fence_waits(t, w, tids, pid):
         fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
                if b["seq"] < x["seq"] < e["seq"]}
         blocked = len(fds) > 1
-        expect(blocked == (len(e["causes"]) > 1),
+        # besides its release, the End cites the SetEventOnCompletion that
+        # registered the event (check_d3d12_calls)
+        released = [c for c in e["causes"][1:] if by_seq.get(c, {}).get("kind") !=
+                    "D3d12FenceSetEventOnCompletion"]
+        expect(blocked == (len(released) > 0),
                "fence wait %d: %s, but its End cites %s" % (
                    i, "read its wait pipe (blocked)" if blocked else "did not block",
                    e["causes"]))
-        for c in e["causes"][1:]:
+        for c in released:
             x = by_seq.get(c)
             expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
                    and x["process_id"] == pid and x["thread_id"] != b["thread_id"],

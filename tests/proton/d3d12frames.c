@@ -17,12 +17,15 @@
  * At exit it prints its own counters, the ground truth the tests compare the
  * trace against, one JSON line:
  *   {"frames":N,"presents":P,"reads":R,"read_bytes":B,"length":4096,
- *    "handle":H,"executes":E,"fence_waits":W,"fence_event":V,"flushes":F}
+ *    "handle":H,"executes":E,"fence_waits":W,"fence_event":V,"flushes":F,
+ *    "queue":Q,"fence":C}
  * (P: the frames' Presents that succeeded, the flush not counted; H: the
  * data file's handle, as the NT calls name it; E: its ExecuteCommandLists
  * calls; W: its waits for the frame's fence, each a WaitForSingleObject on
  * the event V that returned WAIT_OBJECT_0; F: 1, the flush Present made and
- * the last frame's present seen done).
+ * the last frame's present seen done; Q, C: the command queue's and the
+ * fence's addresses, the objects its D3D12 calls name: frame i (from 1)
+ * signals C to i on Q and asks for V at i).
  * With GATE, it waits after "ready" (device, queue and swapchain made: the
  * Vulkan driver is loaded) until the file GATE exists, at most 60 s ("-":
  * no gate).
@@ -245,9 +248,10 @@ int main(int argc, char **argv)
 		flushes++;
 	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
 	       "\"length\":%d,\"handle\":%llu,\"executes\":%ld,\"fence_waits\":%ld,"
-	       "\"fence_event\":%llu,\"flushes\":%ld}\n",
+	       "\"fence_event\":%llu,\"flushes\":%ld,\"queue\":%llu,\"fence\":%llu}\n",
 	       done, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f,
-	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event, flushes);
+	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event, flushes,
+	       (unsigned long long)(uintptr_t)queue, (unsigned long long)(uintptr_t)fence);
 	fflush(stdout);
 	CloseHandle(latency);
 	CloseHandle(done_event);
