@@ -4,13 +4,16 @@
  * the Proton-class root's Wine 10 (each skipped when absent).  The offsets
  * are those of `x86_64-w64-mingw32-objdump -t` (the symbol's value in .text)
  * plus .text's file offset (0x1000, `objdump -h`), checked by hand against
- * `objdump -d` of each function's first instructions. */
+ * `objdump -d` of each function's first instructions; their exits
+ * (pexits.c) against `objdump -d` of the functions and of those they
+ * tail-call. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "record/uprobes/pesyms.h"
+#include "record/uprobes/pexits.h"
 
 #define WINE8_WINED3D "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/wined3d.dll"
 #define WINE10_WINED3D "/var/cache/katra-proton/root" WINE8_WINED3D
@@ -126,4 +129,59 @@ Test(pesyms, crafted)
 	raw = 0x1200;
 	memcpy(f + sec + 20, &raw, 4);
 	cr_assert_eq(katra_pe_coff_functions(&b, want, 4, offs), -ENOTSUP);
+}
+
+static void check_exits(const char *path, unsigned fn, const struct katra_pe_exit *want,
+			uint32_t nwant)
+{
+	struct katra_blob b;
+	uint64_t offs[NFUNCS];
+	struct katra_pe_exit got[KATRA_PE_EXITS_MAX];
+	uint32_t n;
+
+	if (access(path, R_OK))
+		cr_skip_test("%s is not installed", path);
+	cr_assert_eq(katra_blob_read(path, 256u << 20, &b), 0);
+	cr_assert_eq(katra_pe_coff_functions(&b, functions, NFUNCS, offs), 5);
+	cr_assert_eq(katra_pe_exits(&b, offs[fn], got, &n), 0);
+	cr_assert_eq(n, nwant, "%s: %u exits of %s", path, n, functions[fn]);
+	for (uint32_t i = 0; i < n; i++)
+		cr_expect(got[i].off == want[i].off && got[i].kind == want[i].kind,
+			  "%s: exit %u at 0x%llx (%u), expected 0x%llx (%u)", functions[fn], i,
+			  (unsigned long long)got[i].off, got[i].kind,
+			  (unsigned long long)want[i].off, want[i].kind);
+	katra_blob_free(&b);
+}
+
+/* Wine 10's ExecuteCommandLists: its ret, two tail jumps through imports
+ * (jmp *__imp_LeaveCriticalSection, jmp *__imp_free), and the rets of
+ * vkd3d_dbg_printf, which its trace path tail-calls */
+Test(pesyms, wine10_exits_execute)
+{
+	static const struct katra_pe_exit want[] = {
+		{ 0x30676, KATRA_PE_EXIT_RET }, { 0x30810, KATRA_PE_EXIT_JMP },
+		{ 0x3084d, KATRA_PE_EXIT_JMP }, { 0x128bed, KATRA_PE_EXIT_RET },
+		{ 0x128c3b, KATRA_PE_EXIT_RET },
+	};
+
+	check_exits(WINE10_WINED3D, 0, want, 5);
+}
+
+/* Wine 10's ID3D12Fence::Signal has no ret of its own: it tail-calls
+ * d3d12_fence_signal (two rets) or d3d12_device_flush_blocked_queues (one) */
+Test(pesyms, wine10_exits_fence_signal)
+{
+	static const struct katra_pe_exit want[] = {
+		{ 0x3ed27, KATRA_PE_EXIT_RET }, { 0x3ed42, KATRA_PE_EXIT_RET },
+		{ 0x3d0d5, KATRA_PE_EXIT_RET },
+	};
+
+	check_exits(WINE10_WINED3D, 4, want, 3);
+}
+
+Test(pesyms, wine8_exits_set_event)
+{
+	static const struct katra_pe_exit want[] = { { 0x10e2ce, KATRA_PE_EXIT_RET } };
+
+	check_exits(WINE8_WINED3D, 3, want, 1);
 }
