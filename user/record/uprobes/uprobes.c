@@ -216,6 +216,10 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 			snprintf(out[n++], KATRA_NOTE_MAX, "layer d3d12: %u uprobes on %.200s",
 				 f->nprobes, f->path);
 			d3++;
+		} else if (n < cap && (f->what & FILE_D3D12) && f->why) {
+			snprintf(out[n++], KATRA_NOTE_MAX, "layer d3d12 off: %.200s: %s", f->path,
+				 f->why);
+			d3++;
 		} else if (f->what & FILE_VK_LOADER) {
 			vk += f->nprobes ? 1 : 0;
 		}

@@ -44,7 +44,7 @@ static const char *pesyms_why(int rc)
 	case -EFBIG: return "a COFF symbol table too large to read";
 	case -ENOTSUP: return "its code is not page-aligned in the file: the loader copies it, "
 			      "and a uprobe on the file would never fire";
-	default: return strerror(-rc);
+	default: return "the file could not be read";
 	}
 }
 
@@ -66,6 +66,7 @@ int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, cons
 		snprintf(label, sizeof(label), "%.96s:D3D12", up_base_name(path));
 		up_failed(u, label, "%s: %s", path, pesyms_why(rc));
 		f->what |= FILE_SKIPPED;
+		f->why = pesyms_why(rc);
 		return 0;
 	}
 	up_batch_begin(u); /* one uprobe_multi link per program, where they work */

@@ -43,6 +43,7 @@ struct probed_file {
 	unsigned nprobes;
 	unsigned what;         /* FILE_* */
 	uint32_t vk_functions; /* FILE_VK_DRIVER: the entry points probed (bit: vk_functions[]) */
+	const char *why;       /* FILE_D3D12 | FILE_SKIPPED: why no probe (a static string) */
 };
 
 /* An attach queued for a uprobe_multi link (uprobes_multi.c) */
