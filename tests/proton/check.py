@@ -16,6 +16,9 @@ usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   (the program renders its frames only once the Vulkan layer is attached),
   each VK_SUCCESS, on one queue, and at least as many queue submits.
 
+usage: check.py d3d12names TRACE.jsonl PROGRAM.out DUMP.txt STATS.json EXPORT.json
+  (check_d3d12names: the D3D12 calls by name in dump, stats, export)
+
 usage: check.py d3d12 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   The D3D12 program (d3d12frames.c, Wine's d3d12 on vkd3d): the same reads,
   NtSyscall spans and presents, and its final flush Present's if Wine's dxgi
@@ -444,8 +447,49 @@ def check_fence_waits(t, w, tids, pid):
     return waits
 
 
+def check_d3d12names(trace_path, out_path, dump_path, stats_path, export_path):
+    """The program's D3D12 calls by name: `dump --kind` (DUMP, its text) prints
+    each D3d12ExecuteCommandLists, D3d12QueueSignal and
+    D3d12FenceSetEventOnCompletion Begin of the trace (TRACE.jsonl, the
+    program's events) once, with its payload; `stats --calls --json` (STATS)
+    has the row "D3d12ExecuteCommandLists" in layer "d3d12" with the
+    program's `executes` calls (the program is the session's one D3D12
+    user); `export` (EXPORT, --pid of the program) has `executes` slices of
+    that name."""
+    t = Trace(trace_path, complete=False)
+    with open(out_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    kinds = ("D3d12ExecuteCommandLists", "D3d12QueueSignal", "D3d12FenceSetEventOnCompletion")
+    want = {k: sum(1 for e in t.events if e["kind"] == k and e["phase"] == "Begin")
+            for k in kinds}
+    expect(want["D3d12ExecuteCommandLists"] == w["executes"],
+           "%d D3d12ExecuteCommandLists Begins, the program made %d"
+           % (want["D3d12ExecuteCommandLists"], w["executes"]))
+    got = {k: 0 for k in kinds}
+    with open(dump_path) as f:
+        for line in f:
+            m = re.search(r" D3d12Vkd3d (D3d12\w+) Begin .* res=D3d12Object:0x[0-9a-f]+ D3d12\{", line)
+            if m and m.group(1) in got:
+                got[m.group(1)] += 1
+    expect(got == want, "dump --kind shows %s Begins, the trace has %s" % (got, want))
+    with open(stats_path) as f:
+        rows = [r for r in json.load(f)["calls"]["rows"] if r.get("layer") == "d3d12"]
+    ecl = [r for r in rows if r["name"] == "D3d12ExecuteCommandLists"]
+    expect(len(ecl) == 1 and ecl[0]["calls"] == w["executes"] and not ecl[0]["errors"],
+           "stats --calls: layer d3d12 rows %s, expected D3d12ExecuteCommandLists %d calls"
+           % (rows, w["executes"]))
+    with open(export_path) as f:
+        doc = json.load(f)
+    evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+    slices = [e for e in evs if e.get("name") == "D3d12ExecuteCommandLists" and e.get("ph") == "X"]
+    expect(len(slices) == w["executes"], "export: %d D3d12ExecuteCommandLists slices, expected %d"
+           % (len(slices), w["executes"]))
+    return ("dump names %s; stats --calls: D3d12ExecuteCommandLists %d calls (layer d3d12); "
+            "export: %d slices" % (got, ecl[0]["calls"], len(slices)))
+
+
 CHECKS = {"d3d11": check_d3d11, "d3d12": check_d3d12, "unixnames": check_unixnames,
-          "unixnames-attached": check_unixnames_attached}
+          "unixnames-attached": check_unixnames_attached, "d3d12names": check_d3d12names}
 
 
 def main(argv):
