@@ -31,7 +31,8 @@ usage: check.py d3d12 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   The D3D12 calls themselves (scope D3d12Vkd3d, check_d3d12_calls): exactly
   `executes` D3d12ExecuteCommandLists on `queue`; frame i's D3d12QueueSignal
   of `fence` to i and D3d12FenceSetEventOnCompletion of `fence` at i on
-  `fence_event`, S_OK; 3 queue Signals per frame in all (dxgi's two); each
+  `fence_event`, S_OK; its one D3d12FenceSignal to N + 1 (`cpu_signals`);
+  3 queue Signals per frame in all (dxgi's two); each
   fence wait cites its frame's SetEventOnCompletion; each VulkanQueueSubmit
   made inside an ExecuteCommandLists reaches it through its causes.
 """
@@ -382,6 +383,14 @@ def check_d3d12_calls(t, w, tids, waits, flushed):
         expect(cites == [b["seq"]] and b["seq"] < wb["seq"],
                "fence wait %d cites SetEventOnCompletion %s, expected frame %d's (seq %d)"
                % (i, cites, i + 1, b["seq"]))
+    # the CPU's Signal of the fence after the last frame: it returns through
+    # the function it tail-calls (d3d12_fence_signal), whose ret is its exit
+    cpu = d3d12_spans(t, tids, "D3d12FenceSignal")
+    expect(w["cpu_signals"] == 1 and len(cpu) == 1 and p(cpu[0][0], "object") == fence
+           and cpu[0][0]["payload"]["value"] == n + 1 and cpu[0][1]["payload"]["result"] == 0,
+           "D3d12FenceSignal spans %s, expected one of the program's fence to %d, S_OK"
+           % ([short(b) + " / " + short(e) for b, e in cpu], n + 1))
+    mine(*cpu[0], "FenceSignal")
     # a submit made inside an ExecuteCommandLists (vkd3d submits inline
     # unless dxgi holds the Vulkan queue; then a later call flushes the ops
     # queued meanwhile, its own among them: two submits) reaches it:
@@ -398,7 +407,8 @@ def check_d3d12_calls(t, w, tids, waits, flushed):
             nested += 1
     return ("%d D3d12ExecuteCommandLists (%d submits inside them), %d D3d12QueueSignal (%d of "
             "the program's fence, 1..%d), %d SetEventOnCompletion on it, each cited by its "
-            "frame's fence wait" % (len(execs), nested, len(signals), len(ours), n, len(sets)))
+            "frame's fence wait; its CPU Signal to %d" % (len(execs), nested, len(signals),
+                                                          len(ours), n, len(sets), n + 1))
 
 
 def check_fence_waits(t, w, tids, pid):
