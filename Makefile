@@ -87,7 +87,7 @@ $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -108,7 +108,7 @@ $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -lelf -lz -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -lelf -lcapstone -lz -lm
 
 # ---- test workloads (plain programs with known ground truth) ----
 $(B)/workloads/%: tests/workloads/%.c
@@ -171,11 +171,11 @@ endif
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -lm -lz
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
 		      $(RECORD_CORE_SRCS)) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lm -lz
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -lm -lz
 
 unit-test: $(B)/tests/unit-tests
 	$(B)/tests/unit-tests --jobs 2
@@ -192,13 +192,15 @@ $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_h
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^ -lz
 # the parsers of the files root reads for the Wine layer (winenames.c,
-# unixnames.c)
+# unixnames.c, pesyms.c, pexits.c)
 FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \
-	$(B)/fuzz/fuzz-unixcalls
+	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms
 $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winenames.c \
-		user/record/uprobes/unixnames.c
+		user/record/uprobes/unixnames.c user/record/uprobes/pesyms.c \
+		user/record/uprobes/pexits.c
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^)
+	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) \
+		-lcapstone
 fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample

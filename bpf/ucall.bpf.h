@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Calls into user-space libraries, by uprobes: the shared part of
- * bpf/wine.bpf.c and bpf/vulkan.bpf.c (struct katra_ev_ucall in wire.h).
+ * bpf/wine.bpf.c, bpf/vulkan.bpf.c and bpf/d3d12.bpf.c (struct katra_ev_ucall in wire.h).
  *
  * The uprobes are attached per FILE (pid -1) by user/record/uprobes/uprobes.c: every
  * process that maps the file hits them, and the first thing each program does
@@ -37,7 +37,7 @@ struct ucall_state {
 	__u64 disp_ra;    /* KATRA_UC_LAYER_NT: the dispatcher's return address */
 };
 
-/* Calls in flight, by (tid << 2 | layer).  Entries leave at the call's
+/* Calls in flight, by (tid << 3 | layer).  Entries leave at the call's
  * return; a full table is counted (KTABLE_UCALLS: the call's two events, its
  * ENTER and its EXIT) and the call not written. */
 struct {
@@ -59,7 +59,7 @@ struct {
 
 static __always_inline __u64 ucall_key(__u64 pid_tgid, __u32 layer)
 {
-	return ((pid_tgid & 0xffffffffull) << 2) | layer;
+	return ((pid_tgid & 0xffffffffull) << 3) | layer;
 }
 
 static __always_inline __u64 ucall_task_start(void)

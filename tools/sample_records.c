@@ -489,6 +489,30 @@ static void build_gpu(void)
 	e->payload.u.vulkan.count = 1;
 	e->cost_estimate_ns = (struct katra_opt_u64){ true, 0 };
 	e->confidence = KATRA_CONFIDENCE_ESTIMATED;
+	/* the D3D12 calls vkd3d implements: an ExecuteCommandLists span, then a
+	 * queue Signal / Wait and a fence's SetEventOnCompletion / Signal */
+	for (int end = 0; end < 2; end++) {
+		e = span(ev(KATRA_SCOPE_D3D12_VKD3D, KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS,
+			    KATRA_PAYLOAD_D3D12, KATRA_RES_D3D12_OBJECT, 0x7fff00001000ull),
+			 end ? KATRA_PHASE_END : KATRA_PHASE_BEGIN, 21);
+		e->thread_id = TID_GPU;
+		e->payload.u.d3d12.object = 0x7fff00001000ull;
+		e->payload.u.d3d12.count = 1;
+		if (end)
+			e->causes = causes(1, &c);
+		c = e->seq;
+	}
+	for (uint32_t k = KATRA_KIND_D3D12_QUEUE_SIGNAL; k <= KATRA_KIND_D3D12_FENCE_SIGNAL; k++) {
+		bool queue = k <= KATRA_KIND_D3D12_QUEUE_WAIT;
+		uint64_t object = queue ? 0x7fff00001000ull : 0x7fff00002000ull;
+		e = ev(KATRA_SCOPE_D3D12_VKD3D, k, KATRA_PAYLOAD_D3D12, KATRA_RES_D3D12_OBJECT, object);
+		e->thread_id = TID_GPU;
+		e->payload.u.d3d12.object = object;
+		e->payload.u.d3d12.fence = 0x7fff00002000ull;
+		e->payload.u.d3d12.value = k == KATRA_KIND_D3D12_FENCE_SIGNAL ? 8 : 7;
+		e->payload.u.d3d12.event = k == KATRA_KIND_D3D12_FENCE_SET_EVENT ? 0xac : 0;
+		e->payload.u.d3d12.result = (struct katra_opt_i32){ true, 0 };
+	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PAYLOAD_TASK_EXIT, KATRA_RES_THREAD,
 	       TID_GPU);
 	e->thread_id = TID_GPU;

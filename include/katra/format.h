@@ -135,6 +135,11 @@ enum katra_event_kind {
 	KATRA_KIND_WINE_SERVER_REQUESTS, /* 45: a wineserver's request names */
 	KATRA_KIND_TASK_RENAME,         /* 46: a thread's comm changed (prctl, /proc) */
 	KATRA_KIND_WINE_UNIX_CALL_NAMES, /* 47: a unix library's call names (winevulkan) */
+	KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS, /* 48: ID3D12CommandQueue::ExecuteCommandLists */
+	KATRA_KIND_D3D12_QUEUE_SIGNAL,          /* 49: ID3D12CommandQueue::Signal */
+	KATRA_KIND_D3D12_QUEUE_WAIT,            /* 50: ID3D12CommandQueue::Wait */
+	KATRA_KIND_D3D12_FENCE_SET_EVENT,       /* 51: ID3D12Fence::SetEventOnCompletion */
+	KATRA_KIND_D3D12_FENCE_SIGNAL,          /* 52: ID3D12Fence::Signal */
 	KATRA_KIND_COUNT
 };
 
@@ -152,6 +157,7 @@ enum katra_resource_domain {
 	KATRA_RES_RING,
 	KATRA_RES_PIPE,       /* 11: an anonymous pipe; id its pipefs inode number */
 	KATRA_RES_ANON_INODE, /* 12: an anon inode; id an enum katra_anon_inode */
+	KATRA_RES_D3D12_OBJECT, /* 13: a D3D12 queue or fence; id its address in the process */
 	KATRA_RES_COUNT
 };
 
@@ -259,6 +265,7 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_NT_SYSCALL,
 	KATRA_PAYLOAD_WINE_SERVER_REQUESTS,
 	KATRA_PAYLOAD_TASK_RENAME,
+	KATRA_PAYLOAD_D3D12, /* 31 */
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -344,6 +351,8 @@ struct katra_payload {
 		struct { uint32_t number; struct katra_opt_str name; struct katra_opt_u32 status; } nt_syscall;
 		struct { struct katra_str_vec names; } wine_server_requests;
 		struct { struct katra_str comm; } task_rename;
+		struct { uint64_t object, fence, value; uint32_t count; uint64_t event;
+			 struct katra_opt_i32 result; } d3d12;
 	} u;
 };
 

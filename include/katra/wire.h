@@ -396,7 +396,14 @@ struct katra_ev_batch {
  *   VK_WAIT_SEMAPHORES            device, semaphoreCount, timeout (ns), 0
  *   VK_ACQUIRE_NEXT_IMAGE         device, swapchain, timeout (ns), 0
  *                                 EXIT: a1 = *pImageIndex (A1_VALID)
- * ret (EXIT): NTSTATUS (NT calls, wine_server_call, unix calls) or VkResult,
+ *   D3D12_EXECUTE_COMMAND_LISTS   queue, NumCommandLists, ppCommandLists, 0
+ *   D3D12_QUEUE_SIGNAL, _WAIT     queue, fence, value, 0
+ *   D3D12_FENCE_SET_EVENT         fence, value, event handle, 0
+ *   D3D12_FENCE_SIGNAL            fence, value, 0, 0
+ *     (the D3D12 methods vkd3d implements: the COM object the program
+ *     holds is `this`; a fence is the same pointer in both)
+ * ret (EXIT): NTSTATUS (NT calls, wine_server_call, unix calls), VkResult,
+ * HRESULT (D3D12; ExecuteCommandLists returns nothing: 0),
  * as the function's 32-bit return value sign-extended.  ret (ENTER):
  * NT_READ_FILE, NT_WRITE_FILE: the buffer's address (what matches a pending
  * read to the Linux read that completes it later); else 0. */
@@ -419,7 +426,12 @@ enum katra_ucall {
 	KATRA_UC_VK_WAIT_SEMAPHORES = 16,
 	KATRA_UC_VK_ACQUIRE_NEXT_IMAGE = 17,
 	KATRA_UC_NT_SYSCALL = 18, /* any other NT call, at Wine's syscall dispatcher */
-	KATRA_UC_COUNT = 19,
+	KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS = 19, /* ID3D12CommandQueue:: */
+	KATRA_UC_D3D12_QUEUE_SIGNAL = 20,
+	KATRA_UC_D3D12_QUEUE_WAIT = 21,
+	KATRA_UC_D3D12_FENCE_SET_EVENT = 22, /* ID3D12Fence::SetEventOnCompletion */
+	KATRA_UC_D3D12_FENCE_SIGNAL = 23,
+	KATRA_UC_COUNT = 24,
 };
 
 /* Layers: at most one open call per thread and layer (the NT layer: per
@@ -428,18 +440,22 @@ enum katra_ucall {
 #define KATRA_UC_LAYER_SERVER 1 /* wine_server_call (WineProton) */
 #define KATRA_UC_LAYER_UNIX   2 /* Win->Unix calls (WineProton) */
 #define KATRA_UC_LAYER_VULKAN 3 /* Vulkan driver entry points */
-#define KATRA_UC_LAYERS       4
+#define KATRA_UC_LAYER_D3D12  4 /* D3D12 methods in vkd3d (D3d12Vkd3d) */
+#define KATRA_UC_LAYERS       5
 #define KATRA_UC_LAYER_OF(call)                                                        \
 	((call) <= KATRA_UC_NT_CREATE_USER_PROCESS || (call) == KATRA_UC_NT_SYSCALL    \
 		 ? KATRA_UC_LAYER_NT                                                   \
 	 : (call) == KATRA_UC_WINE_SERVER_CALL     ? KATRA_UC_LAYER_SERVER             \
 	 : (call) == KATRA_UC_WINE_UNIX_CALL       ? KATRA_UC_LAYER_UNIX               \
+	 : (call) >= KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS ? KATRA_UC_LAYER_D3D12       \
 						   : KATRA_UC_LAYER_VULKAN)
 
 #define KATRA_UC_ENTER    (1u << 0)
 #define KATRA_UC_EXIT     (1u << 1)
 #define KATRA_UC_A2_VALID (1u << 2) /* a[2] was read (offset / timeout present) */
 #define KATRA_UC_A1_VALID (1u << 3) /* a[1] was read (an out-parameter) */
+/* EXIT at a tail jump out of the call (D3D12: jmp *__imp_X): ret is none */
+#define KATRA_UC_RET_UNKNOWN (1u << 4)
 /* KATRA_UC_LAYER_NT: the call's level on its thread's stack of open NT calls
  * (0: outermost; n + 1: made by a user callback inside the open call of
  * level n, a win32u call's), on its ENTER and EXIT; at most KATRA_NT_DEPTH

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Seeds for the parser fuzzers (fuzz_elf.c, fuzz_pe.c, fuzz_wineserver.c,
-fuzz_unixcalls.c):
-small well-formed files of each kind, written to DIR/{elf,pe,wineserver,unixcalls}/.
+fuzz_unixcalls.c, fuzz_pesyms.c):
+small well-formed files of each kind, written to
+DIR/{elf,pe,wineserver,unixcalls,pesyms}/.
 Usage: parser_seeds.py DIR"""
 import os
 import struct
@@ -119,6 +120,34 @@ def unixlib_so():
     return bytes(f)
 
 
+def pesyms_dll():
+    """PE32+: .text page-aligned at file offset 0x1000; a COFF symbol table
+    of 4 records: d3d12_command_queue_ExecuteCommandLists (a long name, in
+    the string table) at .text+0x10, d3d12_x (a short name, static, one aux
+    record after it) at +0x20, and a data symbol; their code and .pdata
+    ranges (pexits.c: a ret, a jump through a pointer, a tail call)."""
+    f = bytearray(0x2200)
+    long_name = b'd3d12_command_queue_ExecuteCommandLists\0'
+    put(f, 0, b'MZ')
+    put(f, 0x3c, struct.pack('<I', 0x80))
+    put(f, 0x80, b'PE\0\0' + struct.pack('<HHIIIHH', 0x8664, 1, 0, 0x2000, 4, 240, 0x2022))
+    put(f, 0x98, struct.pack('<H', 0x20b))
+    put(f, 0x98 + 136, struct.pack('<II', 0x1800, 24))  # .pdata: data directory 3
+    put(f, 0x98 + 240, b'.text\0\0\0' + struct.pack('<IIII', 0x1000, 0x1000, 0x1000, 0x1000) +
+        bytes(12) + struct.pack('<I', 0x60000020))
+    # the first: push rbx; pop rbx; ret.  The second: jmp *0(%rip) (through
+    # a pointer: an exit), then jmp to the first (a tail call, followed)
+    put(f, 0x1010, b'\x53\x5b\xc3')
+    put(f, 0x1020, b'\xff\x25\x00\x00\x00\x00\xe9' + struct.pack('<i', 0x1010 - 0x102b))
+    put(f, 0x1800, struct.pack('<6I', 0x1010, 0x1013, 0, 0x1020, 0x102b, 0))
+    sym = struct.pack('<IIIhHBB', 0, 4, 0x10, 1, 0x20, 2, 0)
+    sym += b'd3d12_x\0' + struct.pack('<IhHBB', 0x20, 1, 0x20, 3, 1)
+    sym += bytes(18)
+    sym += b'data\0\0\0\0' + struct.pack('<IhHBB', 0x30, 1, 0, 2, 0)
+    put(f, 0x2000, sym + struct.pack('<I', 4 + len(long_name)) + long_name)
+    return bytes(f)
+
+
 def main():
     out = sys.argv[1]
     seeds = {
@@ -126,6 +155,7 @@ def main():
         'pe': {'ntdll-dll': ntdll_dll()},
         'wineserver': {'wineserver': wineserver()},
         'unixcalls': {'unixlib-so': unixlib_so()},
+        'pesyms': {'pesyms-dll': pesyms_dll()},
     }
     for kind, files in seeds.items():
         os.makedirs(os.path.join(out, kind), exist_ok=True)

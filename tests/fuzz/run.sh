@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Fuzzes the trace reader + verifier for SECONDS (default 20), then the
 # parsers of Wine's binaries (fuzz-elf, fuzz-pe, fuzz-wineserver,
-# fuzz-unixcalls: what root
+# fuzz-unixcalls, fuzz-pesyms: what root
 # reads from files traced processes map) for SECONDS/2 each.  Builds
 # nothing: `make fuzz` / `make fuzz-smoke` build build/fuzz/fuzz-* and
 # build/katra-sample first.  Seeds build/fuzz/corpus from the sample trace,
@@ -20,9 +20,9 @@ corpus=$root/build/fuzz/corpus
 artifacts=$root/build/fuzz/artifacts
 log=$root/build/fuzz/fuzz.log
 
-for f in "$fuzzer" "$sample_bin" "$root"/build/fuzz/fuzz-{elf,pe,wineserver,unixcalls}; do
+for f in "$fuzzer" "$sample_bin" "$root"/build/fuzz/fuzz-{elf,pe,wineserver,unixcalls,pesyms}; do
 	if [ ! -x "$f" ]; then
-		echo "fuzz: missing $f (run: make build/fuzz/fuzz-{reader,elf,pe,wineserver,unixcalls} build/katra-sample)" >&2
+		echo "fuzz: missing $f (run: make build/fuzz/fuzz-{reader,elf,pe,wineserver,unixcalls,pesyms} build/katra-sample)" >&2
 		exit 2
 	fi
 done
@@ -118,7 +118,7 @@ seed_file wineserver /usr/lib/wine/wineserver64
 seed_file unixcalls "$wine/x86_64-unix/winevulkan.so"
 seed_file unixcalls "$wine/x86_64-windows/winevulkan.dll"
 part=$(( seconds / 2 > 5 ? seconds / 2 : 5 ))
-for kind in elf pe wineserver unixcalls; do
+for kind in elf pe wineserver unixcalls pesyms; do
 	dir=$root/build/fuzz/parsers/$kind
 	for f in "$root"/tests/fuzz/regressions/"$kind"-*; do
 		[ -e "$f" ] && cp "$f" "$dir/regression-$(basename "$f")"

@@ -20,7 +20,13 @@
 # fence's event, each status 0, those that blocked (read their wait pipe)
 # ending citing the wineserver call of the NtSetEvent that released them
 # (vkd3d's fence thread), the others nothing.  stats --per-frame finds the
-# program's swapchain with those presents, one in each Frame epoch.
+# program's swapchain with those presents, one in each Frame epoch.  The
+# D3D12 calls themselves (scope D3d12Vkd3d, check.py check_d3d12_calls):
+# exactly N ExecuteCommandLists on the program's queue, its fence signalled
+# to 1..N and SetEventOnCompletion at 1..N on its event, each cited by the
+# fence wait it released, 3N queue Signals in all (and the flush's); every
+# submit vkd3d makes inside an ExecuteCommandLists reaches it through the
+# WinToUnix it is in; and dump, stats --calls and export name them.
 # kt-timeout: 240
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -29,4 +35,5 @@ N=60
 . "$KT_ROOT/tests/proton/frames.sh"
 export KATRA_DLL_OVERRIDES=dxgi=b
 kt_proton_frames d3d12frames.exe $N d3d12
-kt_note "$(kt_tail "$T/check.out"); stats --per-frame: $(kt_tail "$T/perframe.out")"
+kt_proton_d3d12_names "$pid"
+kt_note "$(kt_tail "$T/check.out"); $(kt_tail "$T/d3d12names.out"); stats --per-frame: $(kt_tail "$T/perframe.out")"

@@ -16,6 +16,9 @@ usage: check.py d3d11 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   (the program renders its frames only once the Vulkan layer is attached),
   each VK_SUCCESS, on one queue, and at least as many queue submits.
 
+usage: check.py d3d12names TRACE.jsonl PROGRAM.out DUMP.txt STATS.json EXPORT.json
+  (check_d3d12names: the D3D12 calls by name in dump, stats, export)
+
 usage: check.py d3d12 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   The D3D12 program (d3d12frames.c, Wine's d3d12 on vkd3d): the same reads,
   NtSyscall spans and presents, and its final flush Present's if Wine's dxgi
@@ -25,6 +28,13 @@ usage: check.py d3d12 TRACE.jsonl PROGRAM.out DATA_DEV DATA_INO
   exactly `fence_waits` NtWait spans on the fence's event `fence_event`, each
   status 0; those that blocked (read their wait pipe) and only those cite
   their release: a wineserver call made in another thread's NtSetEvent.
+  The D3D12 calls themselves (scope D3d12Vkd3d, check_d3d12_calls): exactly
+  `executes` D3d12ExecuteCommandLists on `queue`; frame i's D3d12QueueSignal
+  of `fence` to i and D3d12FenceSetEventOnCompletion of `fence` at i on
+  `fence_event`, S_OK; its one D3d12FenceSignal to N + 1 (`cpu_signals`);
+  3 queue Signals per frame in all (dxgi's two); each
+  fence wait cites its frame's SetEventOnCompletion; each VulkanQueueSubmit
+  made inside an ExecuteCommandLists reaches it through its causes.
 """
 import json
 import os
@@ -302,15 +312,103 @@ def check_d3d12(trace_path, out_path, dev, ino):
                "submit %s: scope %s, result %s, not on the presenting queue"
                % (short(b), b["scope"], e["payload"]["result"]))
     waits = check_fence_waits(t, w, tids, pid)
-    linked = [e for b, e in waits if len(e["causes"]) > 1]
+    d3d12 = check_d3d12_calls(t, w, tids, waits, flushed)
+    linked = [e for b, e in waits if len(e["causes"]) > 2]
     print("presents %d" % len(presents))
     return ("%s (pid %d): %d NtWait on the fence's event, each status 0, %d blocked, each "
             "citing the NtSetEvent that released it; %d VulkanQueuePresent (the flush's "
             "%s); %d VulkanQueueSubmit (%d per frame); %d NtReadFile of %d bytes, each "
-            "served by the Linux read citing it; %d NtSyscall"
+            "served by the Linux read citing it; %d NtSyscall; %s"
             % (PROGRAM12, pid, len(waits), len(linked), len(presents),
                "among them" if flushed else "dropped", len(submits), SUBMITS_PER_FRAME,
-               len(reads), w["length"], len(calls)))
+               len(reads), w["length"], len(calls), d3d12))
+
+
+def d3d12_spans(t, tids, kind):
+    out = []
+    for tid in tids:
+        out += spans(t, thread_events(t, tid), kind)
+    return sorted(out, key=lambda s: s[0]["seq"])
+
+
+def check_d3d12_calls(t, w, tids, waits, flushed):
+    """The program's D3D12 calls, exact against its counters (d3d12frames.c:
+    frame i signals `fence` to i on `queue`, then asks for `fence_event` at
+    i), and what they link to."""
+    by_seq = {e["seq"]: e for e in t.events}
+    n, queue, fence = w["frames"], w["queue"], w["fence"]
+    p = lambda e, k: int(e["payload"][k])  # noqa: E731 (addresses are strings)
+
+    def mine(b, e, kind):
+        measured(b, e)
+        expect(b["scope"] == "D3d12Vkd3d" and b["resource"]["domain"] == "D3d12Object"
+               and int(b["resource"]["id"]) == p(b, "object"),
+               "%s %s: scope %s, resource %s" % (kind, short(b), b["scope"], b["resource"]))
+    execs = d3d12_spans(t, tids, "D3d12ExecuteCommandLists")
+    expect(len(execs) == w["executes"], "%d D3d12ExecuteCommandLists spans, expected %d"
+           % (len(execs), w["executes"]))
+    for b, e in execs:
+        mine(b, e, "ExecuteCommandLists")
+        expect(p(b, "object") == queue and b["payload"]["count"] == 1
+               and e["payload"]["result"] is None,
+               "ExecuteCommandLists %s: not 1 list on queue %#x" % (short(b), queue))
+    signals = d3d12_spans(t, tids, "D3d12QueueSignal")
+    ours = [(b, e) for b, e in signals if p(b, "fence") == fence]
+    expect([b["payload"]["value"] for b, e in ours] == list(range(1, n + 1)),
+           "the program's fence signalled to %s, expected 1..%d"
+           % ([b["payload"]["value"] for b, e in ours], n))
+    # per frame dxgi signals its present fence from the program's Present and
+    # its frame latency fence from its worker (check_d3d12's submits), and
+    # the flush Present its present fence (and the latency fence if presented)
+    want = 3 * n + w["flushes"] + flushed
+    expect(len(signals) == want, "%d D3d12QueueSignal spans, expected %d (3 per frame)"
+           % (len(signals), want))
+    for b, e in signals:
+        mine(b, e, "Signal")
+        expect(p(b, "object") == queue and e["payload"]["result"] == 0,
+               "Signal %s / %s: not S_OK on queue %#x" % (short(b), short(e), queue))
+    sets = [(b, e) for b, e in d3d12_spans(t, tids, "D3d12FenceSetEventOnCompletion")
+            if p(b, "object") == fence]
+    expect([(b["payload"]["value"], p(b, "event")) for b, e in sets]
+           == [(i, w["fence_event"]) for i in range(1, n + 1)],
+           "SetEventOnCompletion on the program's fence: %s, expected values 1..%d on event %d"
+           % ([(b["payload"]["value"], p(b, "event")) for b, e in sets], n, w["fence_event"]))
+    for i, (b, e) in enumerate(sets):
+        mine(b, e, "SetEventOnCompletion")
+        expect(p(b, "fence") == fence and e["payload"]["result"] == 0,
+               "SetEventOnCompletion %s: not S_OK" % short(e))
+        wb, we = waits[i]
+        cites = [c for c in we["causes"] if by_seq.get(c, {}).get("kind") ==
+                 "D3d12FenceSetEventOnCompletion"]
+        expect(cites == [b["seq"]] and b["seq"] < wb["seq"],
+               "fence wait %d cites SetEventOnCompletion %s, expected frame %d's (seq %d)"
+               % (i, cites, i + 1, b["seq"]))
+    # the CPU's Signal of the fence after the last frame: it returns through
+    # the function it tail-calls (d3d12_fence_signal), whose ret is its exit
+    cpu = d3d12_spans(t, tids, "D3d12FenceSignal")
+    expect(w["cpu_signals"] == 1 and len(cpu) == 1 and p(cpu[0][0], "object") == fence
+           and cpu[0][0]["payload"]["value"] == n + 1 and cpu[0][1]["payload"]["result"] == 0,
+           "D3d12FenceSignal spans %s, expected one of the program's fence to %d, S_OK"
+           % ([short(b) + " / " + short(e) for b, e in cpu], n + 1))
+    mine(*cpu[0], "FenceSignal")
+    # a submit made inside an ExecuteCommandLists (vkd3d submits inline
+    # unless dxgi holds the Vulkan queue; then a later call flushes the ops
+    # queued meanwhile, its own among them: two submits) reaches it:
+    # submit -> WinToUnix -> ExecuteCommandLists
+    nested = 0
+    for b, e in execs:
+        inside = [x for x in thread_events(t, b["thread_id"])
+                  if x["kind"] == "VulkanQueueSubmit" and x["phase"] == "Begin"
+                  and b["seq"] < x["seq"] < e["seq"]]
+        for x in inside:
+            up = [by_seq.get(c) for c in x["causes"]]
+            expect(any(u and u["kind"] == "WinToUnix" and b["seq"] in u["causes"] for u in up),
+                   "submit %s inside ExecuteCommandLists %s does not reach it" % (short(x), short(b)))
+            nested += 1
+    return ("%d D3d12ExecuteCommandLists (%d submits inside them), %d D3d12QueueSignal (%d of "
+            "the program's fence, 1..%d), %d SetEventOnCompletion on it, each cited by its "
+            "frame's fence wait; its CPU Signal to %d" % (len(execs), nested, len(signals),
+                                                          len(ours), n, len(sets), n + 1))
 
 
 def check_fence_waits(t, w, tids, pid):
@@ -338,11 +436,15 @@ def check_fence_waits(t, w, tids, pid):
         fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
                if b["seq"] < x["seq"] < e["seq"]}
         blocked = len(fds) > 1
-        expect(blocked == (len(e["causes"]) > 1),
+        # besides its release, the End cites the SetEventOnCompletion that
+        # registered the event (check_d3d12_calls)
+        released = [c for c in e["causes"][1:] if by_seq.get(c, {}).get("kind") !=
+                    "D3d12FenceSetEventOnCompletion"]
+        expect(blocked == (len(released) > 0),
                "fence wait %d: %s, but its End cites %s" % (
                    i, "read its wait pipe (blocked)" if blocked else "did not block",
                    e["causes"]))
-        for c in e["causes"][1:]:
+        for c in released:
             x = by_seq.get(c)
             expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
                    and x["process_id"] == pid and x["thread_id"] != b["thread_id"],
@@ -355,8 +457,49 @@ def check_fence_waits(t, w, tids, pid):
     return waits
 
 
+def check_d3d12names(trace_path, out_path, dump_path, stats_path, export_path):
+    """The program's D3D12 calls by name: `dump --kind` (DUMP, its text) prints
+    each D3d12ExecuteCommandLists, D3d12QueueSignal and
+    D3d12FenceSetEventOnCompletion Begin of the trace (TRACE.jsonl, the
+    program's events) once, with its payload; `stats --calls --json` (STATS)
+    has the row "D3d12ExecuteCommandLists" in layer "d3d12" with the
+    program's `executes` calls (the program is the session's one D3D12
+    user); `export` (EXPORT, --pid of the program) has `executes` slices of
+    that name."""
+    t = Trace(trace_path, complete=False)
+    with open(out_path) as f:
+        w = json.loads(f.read().strip().splitlines()[-1])
+    kinds = ("D3d12ExecuteCommandLists", "D3d12QueueSignal", "D3d12FenceSetEventOnCompletion")
+    want = {k: sum(1 for e in t.events if e["kind"] == k and e["phase"] == "Begin")
+            for k in kinds}
+    expect(want["D3d12ExecuteCommandLists"] == w["executes"],
+           "%d D3d12ExecuteCommandLists Begins, the program made %d"
+           % (want["D3d12ExecuteCommandLists"], w["executes"]))
+    got = {k: 0 for k in kinds}
+    with open(dump_path) as f:
+        for line in f:
+            m = re.search(r" D3d12Vkd3d (D3d12\w+) Begin .* res=D3d12Object:0x[0-9a-f]+ D3d12\{", line)
+            if m and m.group(1) in got:
+                got[m.group(1)] += 1
+    expect(got == want, "dump --kind shows %s Begins, the trace has %s" % (got, want))
+    with open(stats_path) as f:
+        rows = [r for r in json.load(f)["calls"]["rows"] if r.get("layer") == "d3d12"]
+    ecl = [r for r in rows if r["name"] == "D3d12ExecuteCommandLists"]
+    expect(len(ecl) == 1 and ecl[0]["calls"] == w["executes"] and not ecl[0]["errors"],
+           "stats --calls: layer d3d12 rows %s, expected D3d12ExecuteCommandLists %d calls"
+           % (rows, w["executes"]))
+    with open(export_path) as f:
+        doc = json.load(f)
+    evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+    slices = [e for e in evs if e.get("name") == "D3d12ExecuteCommandLists" and e.get("ph") == "X"]
+    expect(len(slices) == w["executes"], "export: %d D3d12ExecuteCommandLists slices, expected %d"
+           % (len(slices), w["executes"]))
+    return ("dump names %s; stats --calls: D3d12ExecuteCommandLists %d calls (layer d3d12); "
+            "export: %d slices" % (got, ecl[0]["calls"], len(slices)))
+
+
 CHECKS = {"d3d11": check_d3d11, "d3d12": check_d3d12, "unixnames": check_unixnames,
-          "unixnames-attached": check_unixnames_attached}
+          "unixnames-attached": check_unixnames_attached, "d3d12names": check_d3d12names}
 
 
 def main(argv):

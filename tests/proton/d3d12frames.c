@@ -17,12 +17,16 @@
  * At exit it prints its own counters, the ground truth the tests compare the
  * trace against, one JSON line:
  *   {"frames":N,"presents":P,"reads":R,"read_bytes":B,"length":4096,
- *    "handle":H,"executes":E,"fence_waits":W,"fence_event":V,"flushes":F}
+ *    "handle":H,"executes":E,"fence_waits":W,"fence_event":V,"flushes":F,
+ *    "queue":Q,"fence":C,"cpu_signals":S}
  * (P: the frames' Presents that succeeded, the flush not counted; H: the
  * data file's handle, as the NT calls name it; E: its ExecuteCommandLists
  * calls; W: its waits for the frame's fence, each a WaitForSingleObject on
  * the event V that returned WAIT_OBJECT_0; F: 1, the flush Present made and
- * the last frame's present seen done).
+ * the last frame's present seen done; Q, C: the command queue's and the
+ * fence's addresses, the objects its D3D12 calls name: frame i (from 1)
+ * signals C to i on Q and asks for V at i; S: 1, after the flush the CPU
+ * signalled C to N + 1 with ID3D12Fence::Signal and read it back).
  * With GATE, it waits after "ready" (device, queue and swapchain made: the
  * Vulkan driver is loaded) until the file GATE exists, at most 60 s ("-":
  * no gate).
@@ -93,6 +97,7 @@ int main(int argc, char **argv)
 	HWND w;
 	HRESULT hr;
 	long frames, presents = 0, reads = 0, done = 0, executes = 0, fence_waits = 0, flushes = 0;
+	long cpu_signals = 0;
 	long long read_bytes = 0;
 	UINT64 fence_value = 0;
 	const char *gate = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
@@ -243,11 +248,17 @@ int main(int argc, char **argv)
 	if (SUCCEEDED(IDXGISwapChain3_Present(sc, 0, 0)) &&
 	    WaitForSingleObject(latency, 5000) == WAIT_OBJECT_0)
 		flushes++;
+	/* a fence signalled by the CPU (vkd3d's Signal tail-calls its worker) */
+	if (SUCCEEDED(ID3D12Fence_Signal(fence, fence_value + 1)) &&
+	    ID3D12Fence_GetCompletedValue(fence) == fence_value + 1)
+		cpu_signals++;
 	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
 	       "\"length\":%d,\"handle\":%llu,\"executes\":%ld,\"fence_waits\":%ld,"
-	       "\"fence_event\":%llu,\"flushes\":%ld}\n",
+	       "\"fence_event\":%llu,\"flushes\":%ld,\"queue\":%llu,\"fence\":%llu,\"cpu_signals\":%ld}\n",
 	       done, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f,
-	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event, flushes);
+	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event, flushes,
+	       (unsigned long long)(uintptr_t)queue, (unsigned long long)(uintptr_t)fence,
+	       cpu_signals);
 	fflush(stdout);
 	CloseHandle(latency);
 	CloseHandle(done_event);
@@ -268,5 +279,6 @@ int main(int argc, char **argv)
 	ID3D12CommandQueue_Release(queue);
 	ID3D12Device_Release(dev);
 	CloseHandle(f);
-	return presents == done && reads == done && fence_waits == done && flushes == 1 ? 0 : 1;
+	return presents == done && reads == done && fence_waits == done && flushes == 1 &&
+	       cpu_signals == 1 ? 0 : 1;
 }

@@ -75,3 +75,21 @@ kt_proton_unixnames()
 		"$T/calls.json" "$T/export.json" >"$T/unixnames.out" 2>&1 ||
 		kt_fail "$(kt_tail "$T/unixnames.out")"
 }
+
+# kt_proton_d3d12_names PID: the D3D12 calls of process PID by name in dump,
+# stats --calls and export, checked by check.py d3d12names against
+# $TRACE.jsonl and $T/prog.out; its line in $T/d3d12names.out.
+kt_proton_d3d12_names()
+{
+	local pid=$1
+	"$REPLAY" dump --pid "$pid" --kind D3d12ExecuteCommandLists,D3d12QueueSignal,D3d12FenceSetEventOnCompletion \
+		"$TRACE" >"$T/d3d12.txt" 2>"$T/d3d12.err" ||
+		kt_fail "katra-replay dump --kind D3d12...: $(kt_tail "$T/d3d12.err")"
+	"$REPLAY" stats --calls --json "$TRACE" >"$T/calls.json" 2>"$T/calls.err" ||
+		kt_fail "katra-replay stats --calls failed: $(kt_tail "$T/calls.err")"
+	"$REPLAY" export --pid "$pid" -o "$T/export.json" "$TRACE" 2>"$T/export.err" ||
+		kt_fail "katra-replay export failed: $(kt_tail "$T/export.err")"
+	python3 "$KT_ROOT/tests/proton/check.py" d3d12names "$TRACE.jsonl" "$T/prog.out" \
+		"$T/d3d12.txt" "$T/calls.json" "$T/export.json" >"$T/d3d12names.out" 2>&1 ||
+		kt_fail "$(kt_tail "$T/d3d12names.out")"
+}

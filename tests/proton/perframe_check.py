@@ -25,11 +25,13 @@ import json
 import sys
 
 
-# EventKind NtReadFile .. VulkanFenceWait, and NtSyscall (format/SPEC.md 5.2)
+# EventKind NtReadFile .. VulkanFenceWait, NtSyscall and the D3D12 calls
+# (format/SPEC.md 5.2)
 CALL_KINDS = {"NtReadFile", "NtWriteFile", "NtCreateFile", "NtWait", "NtDelayExecution",
               "NtMapViewOfSection", "NtAllocateVirtualMemory", "NtCreateUserProcess",
               "WineServerCall", "WinToUnix", "VulkanQueueSubmit", "VulkanQueuePresent",
-              "VulkanFenceWait", "NtSyscall"}
+              "VulkanFenceWait", "NtSyscall", "D3d12ExecuteCommandLists", "D3d12QueueSignal",
+              "D3d12QueueWait", "D3d12FenceSetEventOnCompletion", "D3d12FenceSignal"}
 
 
 def fail(msg):

@@ -559,3 +559,67 @@ Test(ucall, unix_call_names_are_asked_once_and_written_when_read)
 	struct katra_verify_report rep;
 	cr_assert_eq(katra_verify_path(t.path, NULL, NULL, 0, &rep), 0);
 }
+
+/* vkd3d's D3D12 calls (D3d12Vkd3d): ExecuteCommandLists encloses the
+ * Win->Unix call that submits to the Vulkan driver (the chain submit ->
+ * WinToUnix -> ExecuteCommandLists); an S_OK SetEventOnCompletion is cited
+ * by the first NtWait of the process that returns WAIT_0 on its event, a
+ * failed one by none; an exit through a tail jump carries no HRESULT. */
+Test(ucall, d3d12_calls_enclose_submits_and_release_their_event_wait)
+{
+	struct pl_trace t;
+
+	pl_trace_open(&t, 1, START);
+	ucall(&t.pl, 10, 100, KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS, KATRA_UC_ENTER, 0x100, 1,
+	      0x5000, 0);                                                                /* 0 */
+	ucall(&t.pl, 10, 110, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_ENTER, 0x900, 5, 0, 0);   /* 1 */
+	ucall(&t.pl, 10, 120, KATRA_UC_VK_QUEUE_SUBMIT, KATRA_UC_ENTER, 0xabc, 1, 0, 0);  /* 2 */
+	ucall(&t.pl, 10, 130, KATRA_UC_VK_QUEUE_SUBMIT, KATRA_UC_EXIT, 0xabc, 1, 0, 0);   /* 3 */
+	ucall(&t.pl, 10, 140, KATRA_UC_WINE_UNIX_CALL, KATRA_UC_EXIT, 0x900, 5, 0, 0);    /* 4 */
+	ucall(&t.pl, 10, 150, KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS, KATRA_UC_EXIT, 0x100, 1,
+	      0x5000, 0x1234);                                                           /* 5 */
+	ucall(&t.pl, 10, 200, KATRA_UC_D3D12_FENCE_SET_EVENT, KATRA_UC_ENTER, 0x200, 1, 0xac, 0);
+	ucall(&t.pl, 10, 210, KATRA_UC_D3D12_FENCE_SET_EVENT, KATRA_UC_EXIT, 0x200, 1, 0xac, 0);
+	ucall(&t.pl, 10, 220, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER, 0xac, 1, 0, 0);    /* 8 */
+	ucall(&t.pl, 10, 230, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_EXIT, 0xac, 1, 0, 0);     /* 9 */
+	ucall(&t.pl, 10, 300, KATRA_UC_D3D12_FENCE_SET_EVENT, KATRA_UC_ENTER, 0x200, 2, 0xac, 0);
+	ucall(&t.pl, 10, 310, KATRA_UC_D3D12_FENCE_SET_EVENT, KATRA_UC_EXIT, 0x200, 2, 0xac,
+	      (int32_t)0x80004005);                                                      /* 11 */
+	ucall(&t.pl, 10, 320, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_ENTER, 0xac, 1, 0, 0);    /* 12 */
+	ucall(&t.pl, 10, 330, KATRA_UC_NT_WAIT_SINGLE, KATRA_UC_EXIT, 0xac, 1, 0, 0);     /* 13 */
+	ucall(&t.pl, 10, 400, KATRA_UC_D3D12_FENCE_SIGNAL, KATRA_UC_ENTER, 0x200, 3, 0, 0); /* 14 */
+	ucall(&t.pl, 10, 410, KATRA_UC_D3D12_FENCE_SIGNAL, KATRA_UC_EXIT | KATRA_UC_RET_UNKNOWN,
+	      0x200, 3, 0, 0);                                                           /* 15 */
+	pl_trace_end(&t, START + 500);
+	pl_trace_close(&t);
+
+	read_events(t.path);
+	cr_assert_eq(nevs, 16);
+	cr_assert_eq(evs[0].kind, KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS);
+	cr_assert_eq(evs[0].scope, KATRA_SCOPE_D3D12_VKD3D);
+	cr_assert_eq(evs[0].res.domain, KATRA_RES_D3D12_OBJECT);
+	cr_assert_eq(evs[0].res.id, 0x100);
+	cr_assert_eq(evs[0].payload.type, KATRA_PAYLOAD_D3D12);
+	cr_assert_eq(evs[0].payload.u.d3d12.count, 1);
+	cr_assert_eq(evs[1].ncauses, 1);
+	cr_assert_eq(evs[1].causes[0], 0, "the unix call cites its ExecuteCommandLists");
+	cr_assert_eq(evs[2].ncauses, 1);
+	cr_assert_eq(evs[2].causes[0], 1, "the submit cites its unix call");
+	cr_assert_eq(evs[5].phase, KATRA_PHASE_END);
+	cr_assert(!evs[5].payload.u.d3d12.result.present, "ExecuteCommandLists returns nothing");
+	cr_assert_eq(evs[6].kind, KATRA_KIND_D3D12_FENCE_SET_EVENT);
+	cr_assert_eq(evs[6].payload.u.d3d12.fence, 0x200);
+	cr_assert_eq(evs[6].payload.u.d3d12.value, 1);
+	cr_assert_eq(evs[6].payload.u.d3d12.event, 0xac);
+	cr_assert(evs[7].payload.u.d3d12.result.present && !evs[7].payload.u.d3d12.result.value);
+	cr_assert_eq(evs[9].ncauses, 2);
+	cr_assert_eq(evs[9].causes[0], 8);
+	cr_assert_eq(evs[9].causes[1], 6, "the wait cites the SetEventOnCompletion");
+	cr_assert_eq(evs[11].payload.u.d3d12.result.value, (int32_t)0x80004005);
+	cr_assert_eq(evs[13].ncauses, 1, "a failed registration releases nothing");
+	cr_assert_eq(evs[14].payload.u.d3d12.value, 3);
+	cr_assert(!evs[15].payload.u.d3d12.result.present, "a tail jump's return is not its own");
+	struct katra_verify_report rep;
+	cr_assert_eq(katra_verify_path(t.path, NULL, NULL, 0, &rep), 0);
+	temp_dir_remove(t.dir);
+}

@@ -456,6 +456,14 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 	case KATRA_PAYLOAD_TASK_RENAME:
 		p->u.task_rename.comm = get_str(d, "TaskRenamePayload.comm");
 		break;
+	case KATRA_PAYLOAD_D3D12:
+		p->u.d3d12.object = get_u64(d, "D3d12Payload.object");
+		p->u.d3d12.fence = get_u64(d, "D3d12Payload.fence");
+		p->u.d3d12.value = get_u64(d, "D3d12Payload.value");
+		p->u.d3d12.count = get_u32(d, "D3d12Payload.count");
+		p->u.d3d12.event = get_u64(d, "D3d12Payload.event");
+		p->u.d3d12.result = get_opt_i32(d, "D3d12Payload.result");
+		break;
 	}
 }
 

@@ -254,6 +254,14 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 	case KATRA_PAYLOAD_TASK_RENAME:
 		put_str(e, p->u.task_rename.comm);
 		break;
+	case KATRA_PAYLOAD_D3D12:
+		put_u64(e, p->u.d3d12.object);
+		put_u64(e, p->u.d3d12.fence);
+		put_u64(e, p->u.d3d12.value);
+		put_u32(e, p->u.d3d12.count);
+		put_u64(e, p->u.d3d12.event);
+		put_opt_i32(e, p->u.d3d12.result);
+		break;
 	case KATRA_PAYLOAD_DROP:
 		put_u32(e, p->u.drop.source);
 		put_u32(e, p->u.drop.instance);

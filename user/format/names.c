@@ -27,10 +27,12 @@ static const char *const kind_names[] = {
 	"NtCreateUserProcess", "WineServerCall", "WinToUnix", "VulkanQueueSubmit",
 	"VulkanQueuePresent", "VulkanFenceWait", "Epoch", "Counter", "Drop", "ProcessInfo",
 	"NtSyscall", "WineServerRequests", "TaskRename", "WineUnixCallNames",
+	"D3d12ExecuteCommandLists", "D3d12QueueSignal", "D3d12QueueWait",
+	"D3d12FenceSetEventOnCompletion", "D3d12FenceSignal",
 };
 static const char *const domain_names[] = {
 	"None", "File", "Futex", "Memory", "Thread", "Process", "IoUring", "Socket",
-	"WinHandle", "VulkanQueue", "Ring", "Pipe", "AnonInode",
+	"WinHandle", "VulkanQueue", "Ring", "Pipe", "AnonInode", "D3d12Object",
 };
 static const char *const anon_dnames[] = {
 	NULL, "[eventfd]", "[eventpoll]", "[timerfd]", "[signalfd]", "inotify", "[fanotify]",
@@ -53,7 +55,7 @@ static const char *const payload_names[] = {
 	"MemoryRange", "Futex", "Wait", "IoUringEnter", "SocketMsg", "Execve", "Clone",
 	"TaskFork", "TaskExec", "TaskExit", "Switch", "Wakeup", "PageFault", "IoUringSubmit",
 	"IoUringComplete", "IoUringCreate", "NtCall", "WineServerCall", "Vulkan", "Drop",
-	"ProcessInfo", "NtSyscall", "WineServerRequests", "TaskRename",
+	"ProcessInfo", "NtSyscall", "WineServerRequests", "TaskRename", "D3d12",
 };
 static const char *const origin_names[] = {
 	"Target", "Command", "Descendant", "Forked", "WineSession", "WineJoined",

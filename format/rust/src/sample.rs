@@ -779,6 +779,25 @@ pub fn records() -> Vec<TraceRecord> {
     e.conf = Confidence::Inferred;
     b.push(e);
 
+    // The D3D12 calls vkd3d implements: an ExecuteCommandLists span, then a
+    // queue Signal / Wait, a fence's SetEventOnCompletion and Signal.
+    let queue = res(D::D3d12Object, 0x7fff_0000_1000);
+    let fence = res(D::D3d12Object, 0x7fff_0000_2000);
+    let d3d12 = |object: u64, fence: u64, value: u64, count: u32, event: u64, result| {
+        P::D3d12(D3d12Payload { object, fence, value, count, event, result })
+    };
+    let e = ev(t2, S::D3d12Vkd3d, K::D3d12ExecuteCommandLists, queue,
+               d3d12(0x7fff_0000_1000, 0, 0, 1, 0, None));
+    b.span(e, d3d12(0x7fff_0000_1000, 0, 0, 1, 0, None));
+    for (kind, r, f, v, event) in [
+        (K::D3d12QueueSignal, queue, 0x7fff_0000_2000u64, 7u64, 0u64),
+        (K::D3d12QueueWait, queue, 0x7fff_0000_2000, 7, 0),
+        (K::D3d12FenceSetEventOnCompletion, fence, 0x7fff_0000_2000, 7, 0xac),
+        (K::D3d12FenceSignal, fence, 0x7fff_0000_2000, 8, 0),
+    ] {
+        b.push(ev(t2, S::D3d12Vkd3d, kind, r, d3d12(r.id, f, v, 0, event, Some(0))));
+    }
+
     b.epoch(2, EpochKind::Fifo, "");
     b.epoch(3, EpochKind::User, "frame 1");
 

@@ -147,7 +147,9 @@ unit_enum!(EventKind {
     32 NtMapViewOfSection, 33 NtAllocateVirtualMemory, 34 NtCreateUserProcess,
     35 WineServerCall, 36 WinToUnix, 37 VulkanQueueSubmit, 38 VulkanQueuePresent,
     39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo, 44 NtSyscall,
-    45 WineServerRequests, 46 TaskRename, 47 WineUnixCallNames
+    45 WineServerRequests, 46 TaskRename, 47 WineUnixCallNames, 48 D3d12ExecuteCommandLists,
+    49 D3d12QueueSignal, 50 D3d12QueueWait, 51 D3d12FenceSetEventOnCompletion,
+    52 D3d12FenceSignal
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +160,7 @@ pub struct Resource {
 
 unit_enum!(ResourceDomain {
     0 None, 1 File, 2 Futex, 3 Memory, 4 Thread, 5 Process, 6 IoUring, 7 Socket, 8 WinHandle,
-    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode
+    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode, 13 D3d12Object
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -194,6 +196,7 @@ pub enum Payload {
     NtSyscall(NtSyscallPayload),
     WineServerRequests(WineServerRequestsPayload),
     TaskRename(TaskRenamePayload),
+    D3d12(D3d12Payload),
 }
 
 impl Payload {
@@ -229,6 +232,7 @@ impl Payload {
         "NtSyscall",
         "WineServerRequests",
         "TaskRename",
+        "D3d12",
     ];
 
     pub fn index(&self) -> u32 {
@@ -265,6 +269,7 @@ impl Payload {
             NtSyscall(_) => 28,
             WineServerRequests(_) => 29,
             TaskRename(_) => 30,
+            D3d12(_) => 31,
         }
     }
 
@@ -483,6 +488,16 @@ pub struct WineServerRequestsPayload {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct TaskRenamePayload {
     pub comm: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct D3d12Payload {
+    pub object: u64,
+    pub fence: u64,
+    pub value: u64,
+    pub count: u32,
+    pub event: u64,
+    pub result: Option<i32>,
 }
 
 unit_enum!(ProcessOrigin {

@@ -2,7 +2,7 @@
 /* Calls probed in user space (struct katra_ev_ucall, wire.h): the NT calls of
  * Windows programs under Wine (WindowsFacing), wine_server_call and the
  * Win->Unix call dispatcher (WineProton), the Vulkan driver's entry points
- * (Vulkan).  Each call is a Begin at its ENTER and an End at its EXIT sharing
+ * (Vulkan), the D3D12 methods of vkd3d (D3d12Vkd3d).  Each call is a Begin at its ENTER and an End at its EXIT sharing
  * a span_id (the End cites the Begin); one open call per thread and layer,
  * except NT calls a user callback made inside a win32u call (KATRA_UC_LEVEL:
  * the enclosing ones set aside in nt_outer, open again when it ends).
@@ -45,6 +45,13 @@ static const struct ucall_desc descs[KATRA_UC_COUNT] = {
 	[KATRA_UC_VK_WAIT_SEMAPHORES] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
 	[KATRA_UC_VK_ACQUIRE_NEXT_IMAGE] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
 	[KATRA_UC_NT_SYSCALL] = { KATRA_KIND_NT_SYSCALL, KATRA_SCOPE_WINDOWS_FACING },
+	[KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS] = { KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS,
+						   KATRA_SCOPE_D3D12_VKD3D },
+	[KATRA_UC_D3D12_QUEUE_SIGNAL] = { KATRA_KIND_D3D12_QUEUE_SIGNAL, KATRA_SCOPE_D3D12_VKD3D },
+	[KATRA_UC_D3D12_QUEUE_WAIT] = { KATRA_KIND_D3D12_QUEUE_WAIT, KATRA_SCOPE_D3D12_VKD3D },
+	[KATRA_UC_D3D12_FENCE_SET_EVENT] = { KATRA_KIND_D3D12_FENCE_SET_EVENT,
+					     KATRA_SCOPE_D3D12_VKD3D },
+	[KATRA_UC_D3D12_FENCE_SIGNAL] = { KATRA_KIND_D3D12_FENCE_SIGNAL, KATRA_SCOPE_D3D12_VKD3D },
 };
 
 /* A Windows timeout (LARGE_INTEGER, 100 ns units: < 0 relative, >= 0 an
@@ -175,6 +182,29 @@ static void ucall_payload(const struct emitter *e, const struct katra_ev_ucall *
 		if (name)
 			p->u.nt_syscall.name = (struct katra_opt_str){ true, katra_cstr(name) };
 		p->u.nt_syscall.status = status;
+		break;
+	}
+	case KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS:
+	case KATRA_UC_D3D12_QUEUE_SIGNAL:
+	case KATRA_UC_D3D12_QUEUE_WAIT:
+	case KATRA_UC_D3D12_FENCE_SET_EVENT:
+	case KATRA_UC_D3D12_FENCE_SIGNAL: {
+		bool queue = u->call <= KATRA_UC_D3D12_QUEUE_WAIT;
+		p->type = KATRA_PAYLOAD_D3D12;
+		p->u.d3d12.object = u->a[0];
+		if (u->call == KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS) {
+			p->u.d3d12.count = (uint32_t)u->a[1];
+		} else {
+			/* a queue's Signal / Wait: (fence, value); a fence's: (value) */
+			p->u.d3d12.fence = queue ? u->a[1] : u->a[0];
+			p->u.d3d12.value = queue ? u->a[2] : u->a[1];
+			/* none when it left through a tail jump (KATRA_UC_RET_UNKNOWN) */
+			p->u.d3d12.result = (struct katra_opt_i32){
+				end && !(u->flags & KATRA_UC_RET_UNKNOWN), (int32_t)u->ret };
+		}
+		if (u->call == KATRA_UC_D3D12_FENCE_SET_EVENT)
+			p->u.d3d12.event = u->a[2];
+		ev->resource = (struct katra_resource){ KATRA_RES_D3D12_OBJECT, u->a[0] };
 		break;
 	}
 	case KATRA_UC_COUNT:
@@ -336,7 +366,11 @@ static void async_pending(struct emitter *e, struct thread_state *th, uint64_t b
  * So the pending call is remembered by (process, that handle), and the
  * first NtWait of that process that returns STATUS_WAIT_0 on it (a
  * GetOverlappedResult, a WaitForSingleObject) names its Begin among its
- * End's causes. */
+ * End's causes.  ID3D12Fence::SetEventOnCompletion is remembered the same
+ * way, by its event: vkd3d sets that event once the fence reaches the
+ * value, and the first NtWait of the process that returns STATUS_WAIT_0 on
+ * it is the wait it released (a later registration of the same event
+ * replaces an unconsumed one). */
 static void async_write_pending(struct emitter *e, struct thread_state *th,
 				const struct katra_ev_ucall *u, uint64_t begin_seq)
 {
@@ -432,6 +466,8 @@ int emit_ucall(struct emitter *e, const struct pending *p)
 			async_pending(e, th, th->uc_seq[layer]);
 		else if (u->call == KATRA_UC_NT_WRITE_FILE && (uint32_t)u->ret == STATUS_PENDING)
 			async_write_pending(e, th, u, th->uc_seq[layer]);
+		else if (u->call == KATRA_UC_D3D12_FENCE_SET_EVENT && !(uint32_t)u->ret && u->a[2])
+			async_remember(e, th, u->a[2], th->uc_seq[layer], true);
 		else if ((u->call == KATRA_UC_NT_WAIT_SINGLE ||
 			  u->call == KATRA_UC_NT_WAIT_MULTIPLE) &&
 			 (inner = async_write_done(e, th, u)) != UINT64_MAX)

@@ -198,7 +198,7 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 			   size_t cap)
 {
 	size_t n = 0;
-	unsigned nt = 0, vk = 0;
+	unsigned nt = 0, vk = 0, d3 = 0;
 
 	if (!u)
 		return 0;
@@ -212,6 +212,14 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 			snprintf(out[n++], KATRA_NOTE_MAX, "layer vulkan: %u uprobes on %.200s",
 				 f->nprobes, f->path);
 			vk++;
+		} else if (n < cap && (f->what & FILE_D3D12) && !(f->what & FILE_SKIPPED)) {
+			snprintf(out[n++], KATRA_NOTE_MAX, "layer d3d12: %u uprobes on %.200s",
+				 f->nprobes, f->path);
+			d3++;
+		} else if (n < cap && (f->what & FILE_D3D12) && f->why) {
+			snprintf(out[n++], KATRA_NOTE_MAX, "layer d3d12 off: %.200s: %s", f->path,
+				 f->why);
+			d3++;
 		} else if (f->what & FILE_VK_LOADER) {
 			vk += f->nprobes ? 1 : 0;
 		}
@@ -231,6 +239,10 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 	if (u->o.wine && !nt && n < cap)
 		snprintf(out[n++], KATRA_NOTE_MAX, "layer wine off: no traced process maps Wine's "
 			 "ntdll.so at start (probed when one does)");
+	if (u->o.wine && !d3 && n < cap)
+		snprintf(out[n++], KATRA_NOTE_MAX, "layer d3d12 off: no traced process maps vkd3d's "
+			 "DLL (wined3d.dll, d3d12core.dll) with its symbols at start (probed when "
+			 "one does)");
 	for (unsigned i = 0; i < u->nnt && n < cap; i++)
 		snprintf(out[n++], KATRA_NOTE_MAX, "%s", u->nt[i].note);
 	if (u->vk_note[0] && n < cap)

@@ -43,6 +43,7 @@ struct probed_file {
 	unsigned nprobes;
 	unsigned what;         /* FILE_* */
 	uint32_t vk_functions; /* FILE_VK_DRIVER: the entry points probed (bit: vk_functions[]) */
+	const char *why;       /* FILE_D3D12 | FILE_SKIPPED: why no probe (a static string) */
 };
 
 /* An attach queued for a uprobe_multi link (uprobes_multi.c) */
@@ -55,7 +56,8 @@ struct up_pending {
 
 #define UP_RELEASERS_MAX 16 /* threads that close uprobe_multi links at the end */
 
-enum { FILE_NTDLL = 1, FILE_VK_LOADER = 2, FILE_VK_DRIVER = 4, FILE_SKIPPED = 8 };
+enum { FILE_NTDLL = 1, FILE_VK_LOADER = 2, FILE_VK_DRIVER = 4, FILE_SKIPPED = 8,
+       FILE_D3D12 = 16 };
 
 struct katra_uprobes {
 	struct katra_probes *probes;
@@ -228,6 +230,11 @@ struct probed_file *up_add_file(struct katra_uprobes *u, const struct stat *st,
 int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st);
 int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 		    const struct stat *st);
+/* The DLL that holds vkd3d (uprobes_d3d12.c): by its name; its D3D12
+ * methods probed (pid: a process that maps it, for the message). */
+bool up_is_d3d12_dll(const char *path);
+int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path,
+		   const struct stat *st);
 /* A command about to run (pid: stopped before its exec): the drivers the
  * Vulkan loader would pick with its environment, probed before it runs. */
 int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid);

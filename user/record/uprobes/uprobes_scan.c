@@ -66,8 +66,9 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 	struct stat st;
 	bool nt = u->o.wine && is_ntdll(path), vk = u->o.vulkan && is_vk_loader(path);
 	bool ws = u->o.wine && !strncmp(up_base_name(path), "wineserver", 10);
+	bool d3 = u->o.wine && up_is_d3d12_dll(path);
 
-	if (!nt && !vk && !ws)
+	if (!nt && !vk && !ws && !d3)
 		return 0;
 	if (up_host_path(pid, path, ino, hp, sizeof(hp), &st))
 		return 0;
@@ -77,6 +78,8 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 	}
 	if (up_find_file(u, st.st_dev, st.st_ino))
 		return 0;
+	if (d3)
+		return up_probe_d3d12(u, pid, hp, &st);
 	if (!nt)
 		return up_probe_vulkan(u, pid, hp, &st);
 	int n = up_probe_ntdll(u, hp, &st);
@@ -182,8 +185,8 @@ void up_sweep_states(struct katra_uprobes *u)
 	if (fd < 0 || !u->nfiles)
 		return;
 	while (ndead < 256 && !bpf_map_get_next_key(fd, prev, &next)) {
-		/* the key's tid: bits 2-33 (the NT layer's level, bits 40-42, cut off) */
-		snprintf(path, sizeof(path), "/proc/%u", (unsigned)(next >> 2));
+		/* the key's tid: bits 3-34 (the NT layer's level, bits 40-43, cut off) */
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)(next >> 3));
 		if (stat(path, &st) && errno == ENOENT)
 			dead[ndead++] = next;
 		key = next;

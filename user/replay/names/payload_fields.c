@@ -108,6 +108,10 @@ static const struct kr_field f_wine_server_requests[] = {
 static const struct kr_field f_task_rename[] = {
 	F(task_rename, comm, KR_STR),
 };
+static const struct kr_field f_d3d12[] = {
+	F(d3d12, object, KR_ADDR), F(d3d12, fence, KR_ADDR), F(d3d12, value, KR_U64),
+	F(d3d12, count, KR_U32), F(d3d12, event, KR_ADDR), F(d3d12, result, KR_OPT_I32),
+};
 
 #define D(arr) { arr, sizeof(arr) / sizeof(arr[0]) }
 
@@ -144,6 +148,7 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_NT_SYSCALL] = D(f_nt_syscall),
 	[KATRA_PAYLOAD_WINE_SERVER_REQUESTS] = D(f_wine_server_requests),
 	[KATRA_PAYLOAD_TASK_RENAME] = D(f_task_rename),
+	[KATRA_PAYLOAD_D3D12] = D(f_d3d12),
 };
 
 const struct kr_payload_desc *kr_payload_desc(uint32_t type)

@@ -21,6 +21,7 @@ int kr_res_id_is_hex(uint32_t domain)
 	case KATRA_RES_IO_URING:
 	case KATRA_RES_WIN_HANDLE:
 	case KATRA_RES_VULKAN_QUEUE:
+	case KATRA_RES_D3D12_OBJECT:
 		return 1;
 	default:
 		return 0;

@@ -19,7 +19,8 @@
 bool kr_call_kind(uint32_t kind)
 {
 	return (kind >= KATRA_KIND_NT_READ_FILE && kind <= KATRA_KIND_VULKAN_FENCE_WAIT) ||
-	       kind == KATRA_KIND_NT_SYSCALL;
+	       kind == KATRA_KIND_NT_SYSCALL ||
+	       (kind >= KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS && kind <= KATRA_KIND_D3D12_FENCE_SIGNAL);
 }
 
 /* A WinToUnix call's library: 1.. by (process, handle), 0 when the list
@@ -85,6 +86,8 @@ bool kr_call_failed(const struct katra_event *end)
 		break;
 	case KATRA_PAYLOAD_VULKAN:
 		return p->u.vulkan.result.present && p->u.vulkan.result.value < 0;
+	case KATRA_PAYLOAD_D3D12: /* a failed HRESULT */
+		return p->u.d3d12.result.present && p->u.d3d12.result.value < 0;
 	default:
 		return false;
 	}
@@ -200,6 +203,8 @@ const char *kr_call_layer(uint64_t what)
 
 	if (kind >= KATRA_KIND_VULKAN_QUEUE_SUBMIT && kind <= KATRA_KIND_VULKAN_FENCE_WAIT)
 		return "vulkan";
+	if (kind >= KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS && kind <= KATRA_KIND_D3D12_FENCE_SIGNAL)
+		return "d3d12";
 	if (kind == KATRA_KIND_WINE_SERVER_CALL || kind == KATRA_KIND_WIN_TO_UNIX)
 		return "wine";
 	return "nt";

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A PE32+ file's COFF symbol table: the one MinGW's ld leaves in a DLL it
+ * does not strip (Wine's wined3d.dll, where vkd3d lives, keeps its static
+ * functions there: d3d12_command_queue_ExecuteCommandLists, ...).  No
+ * libbpf, no libelf; bounded by the file (fuzzed: tests/fuzz/fuzz_pesyms.c). */
+#ifndef KATRA_RECORD_PESYMS_H
+#define KATRA_RECORD_PESYMS_H
+
+#include <stdint.h>
+
+#include "winenames.h"
+
+#define KATRA_PE_SYMS_MAX 2000000u /* symbols looked at (wined3d.dll: ~35,000) */
+
+/* The file offsets of the functions names[0..n) (COFF symbols of function
+ * type, external or static, in an executable section's file bytes): offs[i]
+ * = UINT64_MAX for a name not found; the first symbol of a name wins.
+ * Returns how many were found (0 is no error), -ENOEXEC (no PE32+ file),
+ * -ENOENT (no COFF symbol table: a stripped DLL), -EFBIG (a table larger
+ * than KATRA_PE_SYMS_MAX), -ENOTSUP (code sections that are not page-aligned
+ * in the file: the loader copies them, and a uprobe on the file never
+ * fires). */
+int katra_pe_coff_functions(const struct katra_blob *dll, const char *const *names, uint32_t n,
+			    uint64_t *offs);
+
+#endif

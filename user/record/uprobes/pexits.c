@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A PE function's exits (pexits.h): .pdata's RUNTIME_FUNCTION entries
+ * (BeginAddress, EndAddress, UnwindInfo: 12 bytes each, data directory 3)
+ * bound a linear decode of each range the function reaches. */
+#include <errno.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "pexits.h"
+
+#define DIR_EXCEPTION_OFF 136 /* data directory 3 in a PE32+ optional header */
+#define PDATA_MAX 1000000u
+
+struct pe_code {
+	const struct katra_blob *b;
+	struct katra_pe pe;
+	uint64_t pdata; /* file offset of .pdata's entries */
+	uint32_t npdata;
+};
+
+/* rva of file offset off (in a section's file bytes), or UINT32_MAX */
+static uint32_t rva_of(const struct pe_code *c, uint64_t off)
+{
+	for (uint32_t i = 0; i < c->pe.nsec; i++) {
+		const uint8_t *s = c->b->p + c->pe.sec + 40ull * i;
+		uint32_t va = katra_rd32(s + 12), rsize = katra_rd32(s + 16), raw = katra_rd32(s + 20);
+		if (off >= raw && off - raw < rsize)
+			return va + (uint32_t)(off - raw);
+	}
+	return UINT32_MAX;
+}
+
+/* The .pdata range [*begin, *end) holding rva; false when none does. */
+static bool range_of(const struct pe_code *c, uint32_t rva, uint32_t *begin, uint32_t *end)
+{
+	uint32_t lo = 0, hi = c->npdata;
+
+	/* sorted by BeginAddress, as the loader requires */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const uint8_t *e = c->b->p + c->pdata + 12ull * mid;
+		if (katra_rd32(e) <= rva)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	const uint8_t *e = c->b->p + c->pdata + 12ull * (lo - 1);
+	*begin = katra_rd32(e);
+	*end = katra_rd32(e + 4);
+	return rva < *end && *end - *begin < (1u << 20);
+}
+
+static int add_exit(struct katra_pe_exit *out, uint32_t *n, uint64_t off, uint32_t kind)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if (out[i].off == off)
+			return 0;
+	if (*n >= KATRA_PE_EXITS_MAX)
+		return -E2BIG;
+	out[(*n)++] = (struct katra_pe_exit){ off, kind };
+	return 0;
+}
+
+/* Decodes [start, end) (rvas): exits into out, jump targets out of
+ * [begin, end) into todo. */
+static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, uint32_t begin,
+		 uint32_t end, struct katra_pe_exit *out, uint32_t *n, uint32_t *todo,
+		 uint32_t *ntodo)
+{
+	uint64_t off = katra_pe_offset(&c->pe, start);
+	uint64_t addr = start;
+	size_t size;
+	const uint8_t *code;
+
+	if (off == UINT64_MAX || !katra_pe_exec(&c->pe, start) ||
+	    !katra_in_blob(c->b, off, end - start))
+		return -ENOENT;
+	code = c->b->p + off;
+	size = end - start;
+	while (size) {
+		if (!cs_disasm_iter(h, &code, &size, &addr, insn))
+			return -ENOENT;
+		uint64_t at = katra_pe_offset(&c->pe, (uint32_t)insn->address);
+		if (insn->id == X86_INS_RET) {
+			int rc = add_exit(out, n, at, KATRA_PE_EXIT_RET);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (insn->id != X86_INS_JMP || !insn->detail || insn->detail->x86.op_count != 1)
+			continue;
+		const cs_x86_op *op = &insn->detail->x86.operands[0];
+		if (op->type != X86_OP_IMM) { /* through a pointer: its own exit */
+			int rc = add_exit(out, n, at, KATRA_PE_EXIT_JMP);
+			if (rc)
+				return rc;
+			continue;
+		}
+		uint64_t target = (uint64_t)op->imm;
+		if (target >= begin && target < end)
+			continue;
+		if (target > UINT32_MAX)
+			return -ENOENT;
+		if (*ntodo >= KATRA_PE_REGIONS_MAX)
+			return -E2BIG;
+		todo[(*ntodo)++] = (uint32_t)target;
+	}
+	return 0;
+}
+
+int katra_pe_exits(const struct katra_blob *dll, uint64_t fn_off, struct katra_pe_exit *out,
+		   uint32_t *n)
+{
+	struct pe_code c = { .b = dll };
+	uint32_t todo[KATRA_PE_REGIONS_MAX], ntodo = 0, done = 0;
+	csh h;
+	cs_insn *insn;
+	int rc;
+
+	*n = 0;
+	if (katra_pe_open(dll, &c.pe) || c.pe.optsize < DIR_EXCEPTION_OFF + 8)
+		return -ENOEXEC;
+	uint32_t prva = katra_rd32(dll->p + c.pe.opt + DIR_EXCEPTION_OFF);
+	uint32_t psize = katra_rd32(dll->p + c.pe.opt + DIR_EXCEPTION_OFF + 4);
+	c.pdata = katra_pe_offset(&c.pe, prva);
+	c.npdata = psize / 12;
+	if (!prva || c.pdata == UINT64_MAX || c.npdata > PDATA_MAX ||
+	    !katra_in_blob(dll, c.pdata, 12ull * c.npdata))
+		return -ENOENT;
+	uint32_t fn = rva_of(&c, fn_off);
+	if (fn == UINT32_MAX)
+		return -ENOEXEC;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(h);
+	rc = insn ? 0 : -ENOMEM;
+	todo[ntodo++] = fn;
+	/* each range once: a jump back into one already swept (a cold part's
+	 * return to its hot part) is no new exit */
+	uint32_t swept_begin[KATRA_PE_REGIONS_MAX], nswept = 0;
+	while (!rc && done < ntodo) {
+		uint32_t start = todo[done++], begin, end;
+		bool seen = false;
+		if (!range_of(&c, start, &begin, &end)) {
+			rc = -ENOENT;
+			break;
+		}
+		for (uint32_t i = 0; i < nswept; i++)
+			seen |= swept_begin[i] == begin;
+		if (seen)
+			continue;
+		swept_begin[nswept++] = begin;
+		/* from the range's start: a target inside it is an instruction
+		 * boundary of a linear decode from there */
+		rc = sweep(&c, h, insn, begin, begin, end, out, n, todo, &ntodo);
+	}
+	if (insn)
+		cs_free(insn, 1);
+	cs_close(&h);
+	if (!rc && !*n)
+		rc = -ENOENT;
+	return rc;
+}
