@@ -331,28 +331,34 @@ def check_fence_waits(t, w, tids, pid):
            "expected %d (the program's fence waits)"
            % (len(waits), w["fence_event"], w["fence_waits"]))
     for i, (b, e) in enumerate(waits):
-        measured(b, e)
-        expect(b["scope"] == "WindowsFacing" and b["payload"]["count"] == 1
-               and e["payload"]["status"] == 0,
-               "fence wait %d: %s / %s, expected one handle, status 0" % (i, short(b), short(e)))
-        fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
-               if b["seq"] < x["seq"] < e["seq"]}
-        blocked = len(fds) > 1
-        expect(blocked == (len(e["causes"]) > 1),
-               "fence wait %d: %s, but its End cites %s" % (
-                   i, "read its wait pipe (blocked)" if blocked else "did not block",
-                   e["causes"]))
-        for c in e["causes"][1:]:
-            x = by_seq.get(c)
-            expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
-                   and x["process_id"] == pid and x["thread_id"] != b["thread_id"],
-                   "fence wait %d: released by %s, not another thread's wineserver call"
-                   % (i, short(x) if x else c))
-            nt = [by_seq.get(p) for p in x["causes"]]
-            expect(any(n and n["kind"] == "NtSyscall" and n["payload"]["name"] == "NtSetEvent"
-                       for n in nt),
-                   "fence wait %d: released by %s, which no NtSetEvent made" % (i, short(x)))
+        check_fence_wait(by_seq, file_reads, pid, i, b, e)
     return waits
+
+
+def check_fence_wait(by_seq, file_reads, pid, i, b, e):
+    """Fence wait i (b, e): one handle, status 0, citing what released it if
+    and only if it blocked (check_fence_waits); file_reads: each thread's
+    FileRead Begins."""
+    measured(b, e)
+    expect(b["scope"] == "WindowsFacing" and b["payload"]["count"] == 1
+           and e["payload"]["status"] == 0,
+           "fence wait %d: %s / %s, expected one handle, status 0" % (i, short(b), short(e)))
+    fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
+           if b["seq"] < x["seq"] < e["seq"]}
+    blocked = len(fds) > 1
+    expect(blocked == (len(e["causes"]) > 1),
+           "fence wait %d: %s, but its End cites %s" % (
+               i, "read its wait pipe (blocked)" if blocked else "did not block", e["causes"]))
+    for c in e["causes"][1:]:
+        x = by_seq.get(c)
+        expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
+               and x["process_id"] == pid and x["thread_id"] != b["thread_id"],
+               "fence wait %d: released by %s, not another thread's wineserver call"
+               % (i, short(x) if x else c))
+        nt = [by_seq.get(p) for p in x["causes"]]
+        expect(any(n and n["kind"] == "NtSyscall" and n["payload"]["name"] == "NtSetEvent"
+                   for n in nt),
+               "fence wait %d: released by %s, which no NtSetEvent made" % (i, short(x)))
 
 
 CHECKS = {"d3d11": check_d3d11, "d3d12": check_d3d12, "unixnames": check_unixnames,
