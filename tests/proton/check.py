@@ -162,7 +162,8 @@ def check_unixnames(trace_path, out_path, dump_path, stats_path, export_path, at
     thunk per frame the program presented (its own counter), each holding the
     one present the driver's uprobe saw (the driver's present cites it), and
     each driver submit inside a vkQueueSubmit* thunk.  And the outputs name
-    them: in `dump` (DUMP: its text lines of the program's WinToUnix), every
+    them: in `dump --jsonl` (TRACE) as "unix_call", in `dump` (DUMP: its
+    text lines of the program's WinToUnix), every
     call of that handle whose index the table names prints the name (before
     the table too), the others the number alone; in `stats --calls --json`
     (STATS) the row of vkQueuePresentKHR counts the frames; in `export`
@@ -199,6 +200,11 @@ def check_unixnames(trace_path, out_path, dump_path, stats_path, export_path, at
         presents += spans(t, t.thread(tid), "VulkanQueuePresent")
         submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
     mine = [(b, e) for b, e in unix if int(b["resource"]["id"]) == handle]
+    # dump --jsonl: the same name as "unix_call", where the table names it
+    bad = [x for x in evs if x["kind"] == "WinToUnix" and x["payload"].get("type") ==
+           "WineServerCall" and x.get("unix_call") != (name(x) or None)]
+    expect(not bad, "dump --jsonl: %d WinToUnix events whose unix_call is not their table's "
+           "name: %s" % (len(bad), short(bad[0]) if bad else ""))
     thunks = [b for b, e in mine if name(b) == "vkQueuePresentKHR"]
     by_seq = {b["seq"]: b for b, e in unix}
     first_thunk = min((b["seq"] for b in thunks), default=None)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A unix library's call names (WineUnixCallNames, EventKind 47) name the
- * WinToUnix calls of their (process, handle) in dump, stats --calls and
- * export, calls written before the table included (it follows a library's
- * first calls: the readers look ahead); another handle's calls, and indices
- * the table does not name, stay numbers. */
+ * WinToUnix calls of their (process, handle) in dump (text and --jsonl),
+ * stats --calls, export and the paths of report --frames, calls written
+ * before the table included (it follows a library's first calls: the
+ * readers look ahead); another handle's calls, and indices the table does
+ * not name, stay numbers. */
 #include "replay_test_util.h"
+#include "katra/report.h"
 #include "replay/export/export.h"
 
 #define MS 1000000ull
@@ -130,5 +132,110 @@ Test(unixcall_names, export_names_the_slices)
 	cr_assert_eq(count(s, "\"name\":\"WinToUnix 1\""), 1, "%s", s);
 	oc_free(&out);
 	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+Test(unixcall_names, dump_jsonl_names_every_call_of_the_table_even_before_it)
+{
+	struct tb t;
+	struct outcap out, err;
+
+	tb_init(&t);
+	build(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_dump(t.path, out.f, true, err.f), 0, "%s", oc_text(&err));
+	const char *s = oc_text(&out);
+	/* two calls of index 1 of VK, a Begin and an End each; not index 2 (no
+	 * name) nor the other library's index 1 */
+	cr_assert_eq(count(s, ",\"unix_call\":\"vkQueueSubmit\","), 4, "%s", s);
+	cr_assert_eq(count(s, "\"unix_call\""), 4, "%s", s);
+	cr_assert(strstr(s, "\"payload\":{\"type\":\"WineServerCall\",\"request\":1,\"status\":null},"
+			    "\"unix_call\":\"vkQueueSubmit\",\"cost_estimate_ns\""), "%s", s);
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+/* Frames of process 300 end at 1000 and 4000 ns.  In frame 2 its thread 300
+ * blocks at 2000 until thread 301, inside a vkQueueSubmit unix call since
+ * 1500 (its table comes later), wakes it at 3000. */
+static void build_frame(struct tb *t)
+{
+	static const struct katra_str names[2] = { { "", 0 }, { "vkQueueSubmit", 13 } };
+	static uint64_t off_causes[2];
+	struct katra_event *e;
+
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_switch(t, 0, 300, 300, KATRA_PHASE_INSTANT, -1, 0);
+	tb_switch(t, 0, 300, 301, KATRA_PHASE_INSTANT, -1, 0);
+	for (int i = 0; i < 2; i++) {
+		uint64_t ts = i ? 3900 : 900;
+		e = tb_ev(t, ts, 300, 300, KATRA_KIND_VULKAN_QUEUE_PRESENT, KATRA_PHASE_BEGIN, 1 + i);
+		e->scope = KATRA_SCOPE_VULKAN;
+		e = tb_ev(t, ts + 100, 300, 300, KATRA_KIND_VULKAN_QUEUE_PRESENT, KATRA_PHASE_END,
+			  1 + i);
+		e->scope = KATRA_SCOPE_VULKAN;
+		tb_epoch(t, ts + 100, KATRA_EPOCH_FRAME,
+			 i ? "frame 2 (pid 300, swapchain 0xa)" : "frame 1 (pid 300, swapchain 0xa)");
+		if (i)
+			break;
+		e = tb_ev(t, 1500, 300, 301, KATRA_KIND_WIN_TO_UNIX, KATRA_PHASE_BEGIN, 10);
+		e->scope = KATRA_SCOPE_WINE_PROTON;
+		e->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, VK };
+		e->payload.type = KATRA_PAYLOAD_WINE_SERVER_CALL;
+		e->payload.u.wine_server_call.request = 1;
+		off_causes[0] = tb_switch(t, 2000, 300, 300, KATRA_PHASE_BEGIN, 4, 1)->seq;
+		e = tb_ev(t, 3000, 300, 301, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT, -1);
+		e->payload.type = KATRA_PAYLOAD_WAKEUP;
+		e->payload.u.wakeup.target_tid = 300;
+		e->payload.u.wakeup.target_pid = 300;
+		e->resource = (struct katra_resource){ KATRA_RES_THREAD, 300 };
+		off_causes[1] = e->seq;
+		e = tb_switch(t, 3500, 300, 300, KATRA_PHASE_END, 4, 0);
+		e->causes = (struct katra_u64_vec){ off_causes, 2 };
+	}
+	e = tb_ev(t, 4500, 300, 301, KATRA_KIND_WIN_TO_UNIX, KATRA_PHASE_END, 10);
+	e->scope = KATRA_SCOPE_WINE_PROTON;
+	e->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, VK };
+	e->payload.type = KATRA_PAYLOAD_WINE_SERVER_CALL;
+	e->payload.u.wine_server_call.request = 1;
+	e = tb_ev(t, 4600, 300, 300, KATRA_KIND_WINE_UNIX_CALL_NAMES, KATRA_PHASE_INSTANT, -1);
+	e->scope = KATRA_SCOPE_WINE_PROTON;
+	e->resource = (struct katra_resource){ KATRA_RES_WIN_HANDLE, VK };
+	e->payload.type = KATRA_PAYLOAD_WINE_SERVER_REQUESTS;
+	e->payload.u.wine_server_requests.names = (struct katra_str_vec){ names, 2 };
+	tb_epoch(t, 5000, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(t);
+}
+
+Test(unixcall_names, report_frames_paths_name_the_call_a_thread_was_in)
+{
+	struct tb t;
+	struct outcap out;
+
+	tb_init(&t);
+	build_frame(&t);
+	for (int json = 0; json < 2; json++) {
+		struct katra_report_opts o = { .frames = true, .json = json, .top = 1 };
+
+		oc_open(&out);
+		cr_assert_eq(katra_report(t.path, &o, out.f, stderr), 0);
+		const char *s = oc_text(&out);
+		if (!json) {
+			/* the waker ran inside the call; the woken thread was in none */
+			cr_assert(strstr(s, "301                           running, in WinToUnix "
+					    "vkQueueSubmit\n"), "%s", s);
+			cr_assert(strstr(s, "300                           woken by 301, waiting "
+					    "for a CPU\n"), "%s", s);
+			cr_assert_eq(count(s, ", in WinToUnix"), 1, "%s", s);
+		} else {
+			cr_assert(strstr(s, "{\"type\":\"running\",\"tid\":301,\"pid\":300,\"from_ns\":1000,"
+					    "\"to_ns\":3000,\"ns\":2000,\"in\":\"WinToUnix vkQueueSubmit\","
+					    "\"text\":\"running, in WinToUnix vkQueueSubmit\"}"), "%s", s);
+			cr_assert_eq(count(s, "\"in\":"), 1, "%s", s);
+		}
+		oc_free(&out);
+	}
 	tb_cleanup(&t);
 }

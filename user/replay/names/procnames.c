@@ -104,6 +104,18 @@ const char *kr_procnames_unix_call(const struct kr_procnames *p, uint64_t pid, u
 	return NULL;
 }
 
+const char *kr_unix_call_label(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
+			       uint32_t index, char *buf, size_t cap)
+{
+	const char *name = kr_procnames_unix_call(p, pid, handle, index);
+
+	if (name)
+		snprintf(buf, cap, "WinToUnix %s", name);
+	else
+		snprintf(buf, cap, "WinToUnix %u", index);
+	return buf;
+}
+
 /* A WineServerRequests table replaces the one before (out of memory: none). */
 static void see_requests(struct kr_procnames *p, const struct katra_str_vec *v)
 {
