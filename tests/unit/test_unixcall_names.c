@@ -29,7 +29,8 @@ static void unix_call(struct tb *t, uint64_t ts, uint64_t handle, uint32_t index
 }
 
 /* Calls of index 1 before and after the table, index 2 (unnamed: ""),
- * index 1 of another library, and the table (after the first call). */
+ * index 1 of another library, index 0 of both (unnamed), and the table
+ * (after the first call). */
 static void build(struct tb *t)
 {
 	static const struct katra_str names[3] = { { "", 0 }, { "vkQueueSubmit", 13 },
@@ -47,7 +48,9 @@ static void build(struct tb *t)
 	unix_call(t, 3 * MS, VK, 1, 2);
 	unix_call(t, 4 * MS, VK, 2, 3);
 	unix_call(t, 5 * MS, OTHER, 1, 4);
-	tb_epoch(t, 6 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
+	unix_call(t, 6 * MS, VK, 0, 5);
+	unix_call(t, 7 * MS, OTHER, 0, 6);
+	tb_epoch(t, 8 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
 	tb_write(t);
 }
 
@@ -96,8 +99,14 @@ Test(unixcall_names, stats_calls_names_the_rows_by_library)
 	const char *s = oc_text(&out);
 	cr_assert(strstr(s, "wine           2 "), "%s", s);
 	cr_assert_eq(count(s, "WinToUnix vkQueueSubmit\n"), 1, "%s", s);
-	cr_assert_eq(count(s, "WinToUnix 2\n"), 1, "%s", s);
-	cr_assert_eq(count(s, "WinToUnix 1\n"), 1, "the other library's row: %s", s);
+	/* an unnamed call by its library (its handle) and index: two libraries'
+	 * index 0 are two rows, told apart */
+	cr_assert_eq(count(s, "WinToUnix 2 (lib 0x7f00000cf900)\n"), 1, "%s", s);
+	cr_assert_eq(count(s, "WinToUnix 1 (lib 0x7f0000009000)\n"), 1, "the other library's row: %s",
+		     s);
+	cr_assert_eq(count(s, "WinToUnix 0 (lib 0x7f00000cf900)\n"), 1, "%s", s);
+	cr_assert_eq(count(s, "WinToUnix 0 (lib 0x7f0000009000)\n"), 1, "%s", s);
+	cr_assert_eq(count(s, "WinToUnix "), 5, "%s", s);
 	oc_free(&out);
 	oc_free(&err);
 	o.json = true;
@@ -108,8 +117,8 @@ Test(unixcall_names, stats_calls_names_the_rows_by_library)
 	/* the library's handle beside its index: two libraries share index 1 */
 	cr_assert(strstr(s, "\"kind\":\"WinToUnix\",\"number\":1,\"name\":\"WinToUnix vkQueueSubmit\","
 			    "\"handle\":139637977577728,\"calls\":2,"), "%s", s);
-	cr_assert(strstr(s, "\"number\":1,\"name\":\"WinToUnix 1\",\"handle\":139637976764416,"
-			    "\"calls\":1,"), "%s", s);
+	cr_assert(strstr(s, "\"number\":1,\"name\":\"WinToUnix 1 (lib 0x7f0000009000)\","
+			    "\"handle\":139637976764416,\"calls\":1,"), "%s", s);
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);
@@ -128,8 +137,9 @@ Test(unixcall_names, export_names_the_slices)
 	cr_assert_eq(katra_export_chrome(t.path, &opt, out.f, err.f), 0, "%s", oc_text(&err));
 	const char *s = oc_text(&out);
 	cr_assert_eq(count(s, "\"name\":\"WinToUnix vkQueueSubmit\""), 2, "%s", s);
-	cr_assert_eq(count(s, "\"name\":\"WinToUnix 2\""), 1, "%s", s);
-	cr_assert_eq(count(s, "\"name\":\"WinToUnix 1\""), 1, "%s", s);
+	cr_assert_eq(count(s, "\"name\":\"WinToUnix 2 (lib 0x7f00000cf900)\""), 1, "%s", s);
+	cr_assert_eq(count(s, "\"name\":\"WinToUnix 1 (lib 0x7f0000009000)\""), 1, "%s", s);
+	cr_assert_eq(count(s, "\"name\":\"WinToUnix 0 (lib 0x7f0000009000)\""), 1, "%s", s);
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);

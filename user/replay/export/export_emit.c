@@ -28,7 +28,7 @@ static void cat(struct kx_state *s, uint32_t scope)
 }
 
 /* The name a viewer shows: the kind, with the syscall number for plain
- * syscalls, a unix call's name (else its function index) and the reason
+ * syscalls, a unix call's name (kr_unix_call_label) and the reason
  * for off-CPU time. */
 static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
 		       const struct katra_payload *p, uint64_t pid, const struct katra_resource *r)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The pid -> process name table (see procnames.h). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -111,8 +112,8 @@ const char *kr_unix_call_label(const struct kr_procnames *p, uint64_t pid, uint6
 
 	if (name)
 		snprintf(buf, cap, "WinToUnix %s", name);
-	else
-		snprintf(buf, cap, "WinToUnix %u", index);
+	else /* the library by its handle: every library has an index 0 */
+		snprintf(buf, cap, "WinToUnix %u (lib 0x%" PRIx64 ")", index, handle);
 	return buf;
 }
 

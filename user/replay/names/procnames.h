@@ -63,7 +63,8 @@ const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request)
 const char *kr_procnames_unix_call(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
 				   uint32_t index);
 /* A unix call as every command names it (stats, export, report): "WinToUnix
- * NAME" from its library's table in process pid, else "WinToUnix INDEX".
+ * NAME" from its library's table in process pid, else "WinToUnix INDEX (lib
+ * 0xHANDLE)", the library by its handle (the address of its table).
  * Returns buf (cut to cap - 1 bytes). */
 const char *kr_unix_call_label(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
 			       uint32_t index, char *buf, size_t cap);
