@@ -21,7 +21,8 @@ attach (frame 0 or, when the capture began inside frame 0's call, frame 1):
     second), status 0, those that blocked citing the NtSetEvent that
     released them (check.check_fence_wait);
   - VulkanQueuePresent: one per frame, in order, from the frame in flight at
-    the start (or the first or second) to the last, and the flush's if Wine's
+    the start or the one before it (place_presents), or the first or second,
+    to the last, and the flush's if Wine's
     dxgi presented it before the swapchain's release; frame k's present
     begins after its read and ends before frame k + 2's read (the frame
     latency object that the program waits on before each read is set once
@@ -137,14 +138,20 @@ def check_waits(t, tids, lin, w, pid):
 
 
 def place_presents(lin, presents, flushes):
-    """(first frame, flushed): the presents, in order, are those of frames
-    first..last and then the flush's if flushed, each frame's beginning after
-    its read and ending before the read two frames on."""
+    """The ways [(first frame, flushed)] the presents, in order, can be those
+    of frames first..last and then the flush's if flushed, each frame's
+    beginning after its read and ending before the read two frames on.  The
+    first one's frame is -2 (dxgi's worker a frame behind when the capture
+    began: its present after the read of the frame in flight), -1, 0 or 1:
+    where it begins before frame 0's read, it can be -2 or -1, and then the
+    flush's present present or not (the count alone cannot tell: the
+    submits do, check_submits)."""
     last = len(lin) - 1
     k0 = frame_before(lin, presents[0][0]["seq"])
+    ways = []
     for first in (k0 - 1, k0):
         flushed = len(presents) - (last - first + 1)
-        if first < -1 or first > 1 or not 0 <= flushed <= flushes:
+        if first < -2 or first > 1 or not 0 <= flushed <= flushes:
             continue
         ok = True
         for j, (b, e) in enumerate(presents[:last - first + 1]):
@@ -152,11 +159,42 @@ def place_presents(lin, presents, flushes):
             ok &= (k < 0 or lin[k]["seq"] < b["seq"]) and \
                 (k + 2 > last or e["seq"] < lin[k + 2]["seq"])
         if ok:
-            return first, flushed
-    raise Fail("%d presents do not fall one per frame from frame -1, 0 or 1 to the last (%d), "
-               "each after its read and done before the read two frames on, and the flush's "
-               "(first ones by frame: %s)"
-               % (len(presents), last, [frame_before(lin, b["seq"]) for b, e in presents[:6]]))
+            ways.append((first, flushed))
+    expect(ways, "%d presents do not fall one per frame from frame -2, -1, 0 or 1 to the last "
+           "(%d), each after its read and done before the read two frames on, and the flush's "
+           "(first ones by frame: %s)"
+           % (len(presents), last, [frame_before(lin, b["seq"]) for b, e in presents[:6]]))
+    return ways
+
+
+def check_submits(lin, presents, submits, w, kv, flushed):
+    """The submits after each frame's read (check.py check_d3d12: per frame
+    ExecuteCommandLists, the program's fence Signal and dxgi's present fence
+    Signal, made by the program's thread before its fence wait, which ends
+    before the next read; dxgi's blit and latency fence Signal, on either
+    side of the next read: the blit is the presenting thread's last submit
+    before the present, the Signal comes after the present, by that thread
+    or (vkd3d deferring it while dxgi holds the queue) by another).  Returns
+    how many frames had the latency Signal of the frame before after them."""
+    last = len(lin) - 1
+    sseq = sorted(b["seq"] for b, e in submits)
+    flush = w["flushes"] + 2 * flushed
+    late = 0
+    for k in range(max(1, kv + 1), last + 1):
+        b = presents[k - 1 - kv][0]
+        blit = [s for s, tid in ((x["seq"], x["thread_id"]) for x, e in submits)
+                if tid == b["thread_id"] and s < b["seq"]]
+        expect(blit and blit[-1] > lin[k - 1]["seq"],
+               "frame %d's present %s: no blit submit by its thread after the frame's read"
+               % (k - 1, short(b)))
+        after = sum(1 for s in sseq if s > lin[k]["seq"]) - (blit[-1] > lin[k]["seq"])
+        want = SUBMITS_PER_FRAME * (last - k + 1) + flush
+        expect(after in (want, want + 1),
+               "%d VulkanQueueSubmit after frame %d's read (frame %d's blit not counted), "
+               "expected %d (%d per frame from it, the flush's %d) or one more (frame %d's "
+               "latency fence Signal)" % (after, k, k - 1, want, SUBMITS_PER_FRAME, flush, k - 1))
+        late += after == want + 1
+    return late
 
 
 def check_frames(t, pid, presents, instants):
@@ -208,31 +246,15 @@ def check_attach12(trace_path, procs_path, out_path, dev, ino, pid, members_path
                % (short(b), b["scope"], e["payload"]["result"]))
     expect(all(x["seq"] < presents[0][0]["seq"] for x in instants) and len(instants) <= 1,
            "presents without their Begin: %s" % [short(x) for x in instants])
-    kv, flushed = place_presents(lin, presents, w["flushes"])
-    # the submits after each frame's read (check.py check_d3d12: per frame
-    # ExecuteCommandLists, the program's fence Signal and dxgi's present fence
-    # Signal, made by the program's thread before its fence wait, which ends
-    # before the next read; dxgi's blit and latency fence Signal, on either
-    # side of the next read: the blit is the presenting thread's last submit
-    # before the present, the Signal comes after the present, by that thread
-    # or (vkd3d deferring it while dxgi holds the queue) by another)
-    sseq = sorted(b["seq"] for b, e in submits)
-    flush = w["flushes"] + 2 * flushed
-    late = 0
-    for k in range(max(1, kv + 1), last + 1):
-        b = presents[k - 1 - kv][0]
-        blit = [s for s, tid in ((x["seq"], x["thread_id"]) for x, e in submits)
-                if tid == b["thread_id"] and s < b["seq"]]
-        expect(blit and blit[-1] > lin[k - 1]["seq"],
-               "frame %d's present %s: no blit submit by its thread after the frame's read"
-               % (k - 1, short(b)))
-        after = sum(1 for s in sseq if s > lin[k]["seq"]) - (blit[-1] > lin[k]["seq"])
-        want = SUBMITS_PER_FRAME * (last - k + 1) + flush
-        expect(after in (want, want + 1),
-               "%d VulkanQueueSubmit after frame %d's read (frame %d's blit not counted), "
-               "expected %d (%d per frame from it, the flush's %d) or one more (frame %d's "
-               "latency fence Signal)" % (after, k, k - 1, want, SUBMITS_PER_FRAME, flush, k - 1))
-        late += after == want + 1
+    failed = None
+    for kv, flushed in place_presents(lin, presents, w["flushes"]):
+        try:
+            late = check_submits(lin, presents, submits, w, kv, flushed)
+            break
+        except Fail as e:
+            failed = failed or e
+    else:
+        raise failed
     epochs = check_frames(t, pid, presents, instants)
     return ("%s; %d frames in the capture (Linux reads of blocks in order, the last the "
             "program's); NtReadFile: frames %d..%d, each served by the Linux read citing it; "
