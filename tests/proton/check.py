@@ -172,7 +172,8 @@ def check_unixnames(trace_path, out_path, dump_path, stats_path, export_path, at
     thunk per frame the program presented (its own counter), each holding the
     one present the driver's uprobe saw (the driver's present cites it), and
     each driver submit inside a vkQueueSubmit* thunk.  And the outputs name
-    them: in `dump` (DUMP: its text lines of the program's WinToUnix), every
+    them: in `dump --jsonl` (TRACE) as "unix_call", in `dump` (DUMP: its
+    text lines of the program's WinToUnix), every
     call of that handle whose index the table names prints the name (before
     the table too), the others the number alone; in `stats --calls --json`
     (STATS) the row of vkQueuePresentKHR counts the frames; in `export`
@@ -209,6 +210,11 @@ def check_unixnames(trace_path, out_path, dump_path, stats_path, export_path, at
         presents += spans(t, t.thread(tid), "VulkanQueuePresent")
         submits += spans(t, t.thread(tid), "VulkanQueueSubmit")
     mine = [(b, e) for b, e in unix if int(b["resource"]["id"]) == handle]
+    # dump --jsonl: the same name as "unix_call", where the table names it
+    bad = [x for x in evs if x["kind"] == "WinToUnix" and x["payload"].get("type") ==
+           "WineServerCall" and x.get("unix_call") != (name(x) or None)]
+    expect(not bad, "dump --jsonl: %d WinToUnix events whose unix_call is not their table's "
+           "name: %s" % (len(bad), short(bad[0]) if bad else ""))
     thunks = [b for b, e in mine if name(b) == "vkQueuePresentKHR"]
     by_seq = {b["seq"]: b for b, e in unix}
     first_thunk = min((b["seq"] for b in thunks), default=None)
@@ -429,32 +435,38 @@ def check_fence_waits(t, w, tids, pid):
            "expected %d (the program's fence waits)"
            % (len(waits), w["fence_event"], w["fence_waits"]))
     for i, (b, e) in enumerate(waits):
-        measured(b, e)
-        expect(b["scope"] == "WindowsFacing" and b["payload"]["count"] == 1
-               and e["payload"]["status"] == 0,
-               "fence wait %d: %s / %s, expected one handle, status 0" % (i, short(b), short(e)))
-        fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
-               if b["seq"] < x["seq"] < e["seq"]}
-        blocked = len(fds) > 1
-        # besides its release, the End cites the SetEventOnCompletion that
-        # registered the event (check_d3d12_calls)
-        released = [c for c in e["causes"][1:] if by_seq.get(c, {}).get("kind") !=
-                    "D3d12FenceSetEventOnCompletion"]
-        expect(blocked == (len(released) > 0),
-               "fence wait %d: %s, but its End cites %s" % (
-                   i, "read its wait pipe (blocked)" if blocked else "did not block",
-                   e["causes"]))
-        for c in released:
-            x = by_seq.get(c)
-            expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
-                   and x["process_id"] == pid and x["thread_id"] != b["thread_id"],
-                   "fence wait %d: released by %s, not another thread's wineserver call"
-                   % (i, short(x) if x else c))
-            nt = [by_seq.get(p) for p in x["causes"]]
-            expect(any(n and n["kind"] == "NtSyscall" and n["payload"]["name"] == "NtSetEvent"
-                       for n in nt),
-                   "fence wait %d: released by %s, which no NtSetEvent made" % (i, short(x)))
+        check_fence_wait(by_seq, file_reads, pid, i, b, e)
     return waits
+
+
+def check_fence_wait(by_seq, file_reads, pid, i, b, e):
+    """Fence wait i (b, e): one handle, status 0, citing what released it if
+    and only if it blocked (check_fence_waits); file_reads: each thread's
+    FileRead Begins."""
+    measured(b, e)
+    expect(b["scope"] == "WindowsFacing" and b["payload"]["count"] == 1
+           and e["payload"]["status"] == 0,
+           "fence wait %d: %s / %s, expected one handle, status 0" % (i, short(b), short(e)))
+    fds = {x["payload"]["fd"] for x in file_reads[b["thread_id"]]
+           if b["seq"] < x["seq"] < e["seq"]}
+    blocked = len(fds) > 1
+    # besides its release, the End cites the SetEventOnCompletion that
+    # registered the event (check_d3d12_calls)
+    released = [c for c in e["causes"][1:] if by_seq.get(c, {}).get("kind") !=
+                "D3d12FenceSetEventOnCompletion"]
+    expect(blocked == (len(released) > 0),
+           "fence wait %d: %s, but its End cites %s" % (
+               i, "read its wait pipe (blocked)" if blocked else "did not block", e["causes"]))
+    for c in released:
+        x = by_seq.get(c)
+        expect(x is not None and x["kind"] == "WineServerCall" and x["phase"] == "Begin"
+               and x["process_id"] == pid and x["thread_id"] != b["thread_id"],
+               "fence wait %d: released by %s, not another thread's wineserver call"
+               % (i, short(x) if x else c))
+        nt = [by_seq.get(p) for p in x["causes"]]
+        expect(any(n and n["kind"] == "NtSyscall" and n["payload"]["name"] == "NtSetEvent"
+                   for n in nt),
+               "fence wait %d: released by %s, which no NtSetEvent made" % (i, short(x)))
 
 
 def check_d3d12names(trace_path, out_path, dump_path, stats_path, export_path):

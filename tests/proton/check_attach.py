@@ -43,7 +43,7 @@ from check import nt_syscalls  # noqa: E402
 PROGRAM = "d3d11frames.exe"
 
 
-def check_members(procs_path, members_path, pid):
+def check_members(procs_path, members_path, pid, program=PROGRAM):
     infos = [r for r in load_jsonl(procs_path)
              if r.get("record") == "Event" and r["kind"] == "ProcessInfo"]
     named = {}
@@ -59,14 +59,14 @@ def check_members(procs_path, members_path, pid):
     comms = {p: r["payload"]["comm"] for p, r in named.items()}
     servers = [p for p, c in comms.items() if c.startswith("wineserver")]
     expect(len(servers) == 1, "%d wineservers among the members: %s" % (len(servers), comms))
-    expect(named[pid]["process_name"] == PROGRAM and named[pid]["payload"]["origin"] == "Target",
+    expect(named[pid]["process_name"] == program and named[pid]["payload"]["origin"] == "Target",
            "the program is named %s" % short(named[pid]))
     expect(named[servers[0]]["process_name"].startswith("wineserver")
            and named[servers[0]]["payload"]["origin"] == "WineSession",
            "wineserver is named %s" % short(named[servers[0]]))
     others = [c for c in comms.values() if c.startswith("Xvfb") or c in ("sh", "bash", "dash")]
     expect(not others, "non-Wine processes in the session: %s" % others)
-    return "%d members (wineserver %d, %s %d)" % (len(named), servers[0], PROGRAM, pid)
+    return "%d members (wineserver %d, %s %d)" % (len(named), servers[0], program, pid)
 
 
 def check_attach(trace_path, procs_path, out_path, dev, ino, pid, members_path):

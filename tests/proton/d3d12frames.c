@@ -30,7 +30,11 @@
  * With GATE, it waits after "ready" (device, queue and swapchain made: the
  * Vulkan driver is loaded) until the file GATE exists, at most 60 s ("-":
  * no gate).
- * usage: d3d12frames.exe N DATA [GATE] */
+ * With STOP (a run to attach to, t_proton_d3d12_attach), the frames also end
+ * once the file STOP exists, and frame i reads block i mod B of DATA (B: its
+ * size in 4 KiB blocks) at offset 4096 * (i mod B): a trace names each frame
+ * it holds by its read's offset.  The counters then add "blocks":B.
+ * usage: d3d12frames.exe N DATA [GATE [STOP]] */
 #define COBJMACROS
 #define WIN32_LEAN_AND_MEAN
 #include <initguid.h>
@@ -98,15 +102,20 @@ int main(int argc, char **argv)
 	HRESULT hr;
 	long frames, presents = 0, reads = 0, done = 0, executes = 0, fence_waits = 0, flushes = 0;
 	long cpu_signals = 0;
+	long blocks = 1;
+	LARGE_INTEGER size;
 	long long read_bytes = 0;
 	UINT64 fence_value = 0;
 	const char *gate = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
+	const char *stop = argc > 4 ? argv[4] : NULL;
 
-	if (argc < 3 || argc > 4 || (frames = atol(argv[1])) <= 0) {
-		fprintf(stderr, "usage: d3d12frames.exe FRAMES DATA [GATE]\n");
+	if (argc < 3 || argc > 5 || (frames = atol(argv[1])) <= 0) {
+		fprintf(stderr, "usage: d3d12frames.exe FRAMES DATA [GATE [STOP]]\n");
 		return 2;
 	}
 	f = frames_open("d3d12frames", argv[2]);
+	if (stop && GetFileSizeEx(f, &size) && size.QuadPart >= BLOCK)
+		blocks = (long)(size.QuadPart / BLOCK);
 	w = frames_window("d3d12frames");
 	hr = D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, (void **)&dev);
 	if (FAILED(hr))
@@ -210,7 +219,8 @@ int main(int argc, char **argv)
 		UINT cur;
 
 		WaitForSingleObject(latency, 5000);
-		frames_read(f, block, 0, &reads, &read_bytes);
+		/* at offset 0, or block i mod B */
+		frames_read(f, block, (DWORD)((i % blocks) * BLOCK), &reads, &read_bytes);
 		tint[1] = (float)(unsigned char)block[i % BLOCK] / 255.0f;
 		cur = IDXGISwapChain3_GetCurrentBackBufferIndex(sc);
 		/* the previous frame's fence was waited for: the allocator is free */
@@ -241,6 +251,8 @@ int main(int argc, char **argv)
 		if (WaitForSingleObject(done_event, 5000) == WAIT_OBJECT_0)
 			fence_waits++;
 		done++;
+		if (stop && GetFileAttributesA(stop) != INVALID_FILE_ATTRIBUTES)
+			break;
 	}
 	/* the latency object armed by the last frame's Present: the frame before
 	 * presented; the flush's: the last frame presented */
@@ -254,11 +266,13 @@ int main(int argc, char **argv)
 		cpu_signals++;
 	printf("{\"frames\":%ld,\"presents\":%ld,\"reads\":%ld,\"read_bytes\":%lld,"
 	       "\"length\":%d,\"handle\":%llu,\"executes\":%ld,\"fence_waits\":%ld,"
-	       "\"fence_event\":%llu,\"flushes\":%ld,\"queue\":%llu,\"fence\":%llu,\"cpu_signals\":%ld}\n",
+	       "\"fence_event\":%llu,\"flushes\":%ld,\"queue\":%llu,\"fence\":%llu,\"cpu_signals\":%ld%s",
 	       done, presents, reads, read_bytes, BLOCK, (unsigned long long)(uintptr_t)f,
 	       executes, fence_waits, (unsigned long long)(uintptr_t)done_event, flushes,
 	       (unsigned long long)(uintptr_t)queue, (unsigned long long)(uintptr_t)fence,
-	       cpu_signals);
+	       cpu_signals, stop ? "" : "}\n");
+	if (stop)
+		printf(",\"blocks\":%ld}\n", blocks);
 	fflush(stdout);
 	CloseHandle(latency);
 	CloseHandle(done_event);

@@ -33,7 +33,10 @@
  *     ("openat", "i386:open", "unknown", "syscall_N");
  *   "task_state" after the Switch payload of a switch-out (OffCpu Begin or
  *     Instant): prev_state as the task state letter (R S D T t X Z P I, see
- *     user/replay/sysnames.h).
+ *     user/replay/sysnames.h);
+ *   "unix_call" after the payload of a WinToUnix call whose library's
+ *     WineUnixCallNames table (read ahead) names its index: the function's
+ *     name, as the text dump shows it ("vkQueueSubmit").
  * The payload object itself holds exactly the schema's fields.
  *
  * line 1, the header:
@@ -219,8 +222,9 @@ static void payload(FILE *f, const struct katra_payload *p)
 
 /* The derived keys that follow the payload: "syscall" for a payload with a
  * syscall number, "task_state" for the Switch of a switch-out (not of an
- * OffCpu End: a switch-in has no state of its own). */
-static void derived(FILE *f, const struct katra_event *e)
+ * OffCpu End: a switch-in has no state of its own), "unix_call" for a unix
+ * call its library's table names. */
+static void derived(FILE *f, const struct katra_event *e, const struct kr_dump_ctx *c)
 {
 	const struct katra_payload *p = &e->payload;
 	char buf[KR_SYSNAME_BUF];
@@ -240,6 +244,15 @@ static void derived(FILE *f, const struct katra_event *e)
 			break;
 		key(f, "task_state");
 		fprintf(f, "\"%c\"", kr_task_state(p->u.sched_switch.prev_state));
+		break;
+	case KATRA_PAYLOAD_WINE_SERVER_CALL:
+		n = e->kind == KATRA_KIND_WIN_TO_UNIX && c ?
+			    kr_procnames_unix_call(&c->names, e->process_id, e->resource.id,
+						   p->u.wine_server_call.request) : NULL;
+		if (!n)
+			break;
+		key(f, "unix_call");
+		katra_json_string(f, n, katra_cstr(n).len);
 		break;
 	}
 }
@@ -290,7 +303,7 @@ static void event(FILE *f, const struct katra_event *e, const struct kr_dump_ctx
 	}
 	key(f, "payload");
 	payload(f, &e->payload);
-	derived(f, e);
+	derived(f, e, c);
 	kopt(f, "cost_estimate_ns", e->cost_estimate_ns);
 	kenum(f, "confidence", katra_confidence_name(e->confidence), e->confidence);
 	kr_s(f, "}\n");

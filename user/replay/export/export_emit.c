@@ -28,7 +28,7 @@ static void cat(struct kx_state *s, uint32_t scope)
 }
 
 /* The name a viewer shows: the kind, with the syscall number for plain
- * syscalls, a unix call's name (else its function index) and the reason
+ * syscalls, a unix call's name (kr_unix_call_label) and the reason
  * for off-CPU time. */
 static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
 		       const struct katra_payload *p, uint64_t pid, const struct katra_resource *r)
@@ -40,12 +40,8 @@ static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
 	else if (kind == KATRA_KIND_SYSCALL && p->type == KATRA_PAYLOAD_SYSCALL_RETURN)
 		snprintf(buf, sizeof(buf), "Syscall %u", p->u.syscall_return.nr);
 	else if (kind == KATRA_KIND_WIN_TO_UNIX && p->type == KATRA_PAYLOAD_WINE_SERVER_CALL) {
-		uint32_t index = p->u.wine_server_call.request;
-		const char *un = kr_procnames_unix_call(&s->unix_names, pid, r->id, index);
-		if (un)
-			snprintf(buf, sizeof(buf), "WinToUnix %s", un);
-		else
-			snprintf(buf, sizeof(buf), "WinToUnix %u", index);
+		kr_unix_call_label(&s->unix_names, pid, r->id, p->u.wine_server_call.request, buf,
+				   sizeof(buf));
 	} else if (kind == KATRA_KIND_OFF_CPU && phase == KATRA_PHASE_BEGIN &&
 		 p->type == KATRA_PAYLOAD_SWITCH)
 		snprintf(buf, sizeof(buf), "off-CPU: %s",

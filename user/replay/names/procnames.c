@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The pid -> process name table (see procnames.h). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,6 +103,18 @@ const char *kr_procnames_unix_call(const struct kr_procnames *p, uint64_t pid, u
 		if (p->unix_libs[i].pid == pid && p->unix_libs[i].handle == handle)
 			return index < p->unix_libs[i].count ? p->unix_libs[i].names[index] : NULL;
 	return NULL;
+}
+
+const char *kr_unix_call_label(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
+			       uint32_t index, char *buf, size_t cap)
+{
+	const char *name = kr_procnames_unix_call(p, pid, handle, index);
+
+	if (name)
+		snprintf(buf, cap, "WinToUnix %s", name);
+	else /* the library by its handle: every library has an index 0 */
+		snprintf(buf, cap, "WinToUnix %u (lib 0x%" PRIx64 ")", index, handle);
+	return buf;
 }
 
 /* A WineServerRequests table replaces the one before (out of memory: none). */

@@ -62,6 +62,12 @@ const char *kr_procnames_request(const struct kr_procnames *p, uint32_t request)
  * WineUnixCallNames of that (pid, handle), or NULL (p may be NULL). */
 const char *kr_procnames_unix_call(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
 				   uint32_t index);
+/* A unix call as every command names it (stats, export, report): "WinToUnix
+ * NAME" from its library's table in process pid, else "WinToUnix INDEX (lib
+ * 0xHANDLE)", the library by its handle (the address of its table).
+ * Returns buf (cut to cap - 1 bytes). */
+const char *kr_unix_call_label(const struct kr_procnames *p, uint64_t pid, uint64_t handle,
+			       uint32_t index, char *buf, size_t cap);
 /* The WineUnixCallNames tables of the whole trace at path, read once (a
  * regular file only: a pipe can be read only once): a streaming reader
  * (dump, export) calls it at the first WinToUnix call it meets, since a

@@ -54,6 +54,7 @@ void kr_report_free(struct kr_report *rp)
 	kr_acc_free(&rp->epoch);
 	kr_index_free(&rp->index);
 	free(rp->msgs);
+	kr_ucalls_free(rp);
 	kr_timeline_free(rp->tl);
 	free(rp->threads);
 	free(rp->paths);
@@ -504,6 +505,7 @@ static void span_begin(struct kr_report *rp, struct kr_thread *th, const struct 
 	}
 	if (s->res_domain == KATRA_RES_FUTEX)
 		s->res_pid = th->pid;
+	kr_ucall_begin(rp, th, s, e);
 	kr_tl_update(rp, th, e->ts_mono_ns);
 }
 
@@ -521,6 +523,7 @@ static int span_end(struct kr_report *rp, uint32_t t, const struct katra_event *
 	struct kr_span s = th->spans[i];
 	memmove(&th->spans[i], &th->spans[i + 1], (size_t)(th->nspans - i - 1) * sizeof(s));
 	th->nspans--;
+	kr_ucall_end(th);
 	kr_tl_update(rp, th, e->ts_mono_ns);
 	if (s.kind == KATRA_KIND_PAGE_FAULT)
 		return both_fault(rp, t, s.begin_ns, e->ts_mono_ns, 1);

@@ -121,6 +121,8 @@ struct kr_hop {
 				* MESSAGE: the reader */
 	uint64_t seq;          /* the record where the hop starts (wakeup, submit, fork, switch) */
 	uint64_t res_id, res_pid;
+	uint16_t ucall;        /* the unix call its thread was in at the hop's end (RUN,
+				* MESSAGE: at the write) or all along (WAKE, BLOCKED): 0 none */
 };
 
 struct kr_path {
@@ -208,6 +210,9 @@ uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid);
 const struct kr_procnames *kr_report_names(const struct kr_report *rp);
 /* The path of a file id (only with --paths captures), or NULL. */
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id);
+/* Unix call `ucall` (a hop's) as every command names it ("WinToUnix
+ * vkQueueSubmit": kr_unix_call_label) in buf, or NULL for 0. */
+const char *kr_report_ucall(const struct kr_report *rp, uint16_t ucall, char *buf, size_t cap);
 
 /* ---- the pixel timeline (report_timeline.c), for the HTML view ---- */
 enum kr_tl_cat {

@@ -18,9 +18,19 @@
 struct kr_span {
 	uint64_t span_id, begin_ns;
 	uint64_t res_id, res_pid;
+	uint16_t ucall;           /* a WinToUnix span: its call (struct kr_ucall), else 0 */
 	uint16_t kind;
 	uint8_t res_domain;
 };
+
+/* A unix call (WinToUnix) the paths name: its library in its process, the
+ * function's index; numbered from 1 as first seen (report_lookup.c), up to
+ * KR_MAX_UCALLS (later ones go unnamed: 16 bits keep a node at 56 bytes). */
+struct kr_ucall {
+	uint64_t pid, handle;
+	uint32_t index;
+};
+#define KR_MAX_UCALLS 65535
 
 struct kr_thread {
 	uint64_t tid, pid;
@@ -36,6 +46,7 @@ struct kr_thread {
 	uint64_t run_since;
 	uint8_t nspans;
 	struct kr_span spans[KR_SPAN_DEPTH];
+	uint16_t ucall;           /* the innermost open unix call (struct kr_ucall), 0: none */
 	/* the open off-CPU interval and what it started inside */
 	bool off_open;
 	uint64_t off_begin_ns, off_prev_state;
@@ -80,8 +91,11 @@ struct kr_node {
 	uint32_t thread;    /* thread index */
 	uint32_t prev;      /* distance back to the thread's previous node (0: none) */
 	uint8_t type, res_domain, flags, cls;
-	uint16_t kind;      /* OFF_END: the syscall kind blocked in */
+	uint16_t kind;      /* OFF_END: the syscall kind blocked in;
+			     * MESSAGE: the unix call open on the writer at the write */
+	uint16_t ucall;     /* the unix call open on its thread at it (struct kr_ucall), 0: none */
 };
+_Static_assert(sizeof(struct kr_node) == 56, "the index's memory bound counts 56 bytes a node");
 
 struct kr_index {
 	struct kr_node *nodes;
@@ -143,6 +157,9 @@ struct kr_report {
 	uint32_t nmarks;
 	struct kr_index index;
 	struct kr_msg_slot *msgs; /* recent writes (report_msg.c), NULL until one */
+	struct kr_idmap ucall_map;  /* (handle, pid << 32 | index) -> id (report_lookup.c) */
+	struct kr_ucall *ucalls;    /* call id - 1 -> the call, KR_MAX_UCALLS; NULL until one */
+	uint32_t nucalls;
 	struct kr_timeline *tl;
 	int error;
 };
@@ -160,6 +177,13 @@ void kr_tl_update(struct kr_report *rp, struct kr_thread *th, uint64_t ts);
 /* ---- report_lookup.c ---- */
 /* Takes names and paths from ProcessInfo and FileOpen events. */
 void kr_report_remember(struct kr_report *rp, const struct katra_event *e);
+/* A span s of th begins with e: a unix call is numbered and becomes th's
+ * innermost (th->ucall). */
+void kr_ucall_begin(struct kr_report *rp, struct kr_thread *th, struct kr_span *s,
+		    const struct katra_event *e);
+/* A span of th ended: th->ucall is the innermost unix call still open. */
+void kr_ucall_end(struct kr_thread *th);
+void kr_ucalls_free(struct kr_report *rp);
 
 /* ---- report_acc.c ---- */
 int kr_acc_init(struct kr_acc *a, uint64_t start_ns);

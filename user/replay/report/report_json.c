@@ -209,6 +209,12 @@ static void jhop(FILE *f, const struct kr_report *rp, const struct kr_hop *h, bo
 		jkey(f, "write_seq", h->seq, true);
 		break;
 	}
+	char buf[160];
+	const char *in = kr_report_ucall(rp, h->ucall, buf, sizeof(buf));
+	if (in) {
+		fputs(",\"in\":", f);
+		jstr(f, in);
+	}
 	fputs(",\"text\":", f);
 	JTEXT(f, kr_hop_text(f_, rp, h));
 	fputc('}', f);

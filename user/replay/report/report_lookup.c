@@ -76,6 +76,58 @@ const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)
 	return s ? rp->paths[s->v1] : NULL;
 }
 
+void kr_ucall_begin(struct kr_report *rp, struct kr_thread *th, struct kr_span *s,
+		    const struct katra_event *e)
+{
+	struct kr_idmap_slot *slot;
+	bool created;
+
+	s->ucall = 0;
+	if (e->kind != KATRA_KIND_WIN_TO_UNIX || e->payload.type != KATRA_PAYLOAD_WINE_SERVER_CALL)
+		return;
+	if (!rp->ucalls) {
+		rp->ucalls = calloc(KR_MAX_UCALLS, sizeof(*rp->ucalls));
+		if (!rp->ucalls)
+			return; /* no memory: the paths name no unix call */
+		kr_idmap_init(&rp->ucall_map, KR_MAX_UCALLS);
+	}
+	uint32_t index = e->payload.u.wine_server_call.request;
+	slot = kr_idmap_get(&rp->ucall_map, e->resource.id, th->pid << 32 | index, &created);
+	if (!slot)
+		return; /* KR_MAX_UCALLS distinct calls: later ones go unnamed */
+	if (created) {
+		rp->ucalls[rp->nucalls] = (struct kr_ucall){ th->pid, e->resource.id, index };
+		slot->v1 = ++rp->nucalls;
+	}
+	s->ucall = th->ucall = (uint16_t)slot->v1;
+}
+
+void kr_ucall_end(struct kr_thread *th)
+{
+	int i = th->nspans - 1;
+
+	while (i >= 0 && !th->spans[i].ucall)
+		i--;
+	th->ucall = i >= 0 ? th->spans[i].ucall : 0;
+}
+
+void kr_ucalls_free(struct kr_report *rp)
+{
+	if (rp->ucalls)
+		kr_idmap_free(&rp->ucall_map);
+	free(rp->ucalls);
+	rp->ucalls = NULL;
+	rp->nucalls = 0;
+}
+
+const char *kr_report_ucall(const struct kr_report *rp, uint16_t ucall, char *buf, size_t cap)
+{
+	if (!ucall || ucall > rp->nucalls)
+		return NULL;
+	const struct kr_ucall *u = &rp->ucalls[ucall - 1];
+	return kr_unix_call_label(&rp->names, u->pid, u->handle, u->index, buf, cap);
+}
+
 const struct kr_timeline *kr_report_timeline(const struct kr_report *rp)
 {
 	return rp->tl;

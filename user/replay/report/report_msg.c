@@ -20,6 +20,7 @@
 struct kr_msg_slot {
 	uint64_t seq, ts;
 	uint32_t thread;
+	uint16_t ucall; /* the unix call the writer was in */
 	bool used;
 };
 
@@ -28,7 +29,7 @@ static void remember_write(struct kr_report *rp, uint32_t t, const struct katra_
 	if (!rp->msgs && !(rp->msgs = calloc(KR_MSG_CACHE, sizeof(*rp->msgs))))
 		return; /* no memory: no message hops, nothing else lost */
 	struct kr_msg_slot *m = &rp->msgs[e->seq & (KR_MSG_CACHE - 1)];
-	*m = (struct kr_msg_slot){ e->seq, e->ts_mono_ns, t, true };
+	*m = (struct kr_msg_slot){ e->seq, e->ts_mono_ns, t, rp->threads[t].ucall, true };
 }
 
 static void read_of_write(struct kr_report *rp, uint32_t t, const struct katra_event *e)
@@ -48,7 +49,7 @@ static void read_of_write(struct kr_report *rp, uint32_t t, const struct katra_e
 		n.res_id = (uint64_t)m->thread << KR_MSG_SEQ_BITS | c;
 		n.thread = t;
 		n.type = KR_NODE_MESSAGE;
-		n.kind = KR_KIND_NONE;
+		n.kind = m->ucall; /* a MESSAGE's kind: the writer's unix call */
 		kr_index_add(&rp->index, &rp->threads[t], &n);
 		return;
 	}

@@ -69,6 +69,7 @@ uint64_t kr_index_add(struct kr_index *x, struct kr_thread *th, const struct kr_
 	}
 	slot = &x->nodes[num & (x->cap - 1)];
 	*slot = *n;
+	slot->ucall = th->ucall;
 	slot->prev = 0;
 	if (th->last_node != KR_NO_NODE && num - th->last_node < x->cap)
 		slot->prev = (uint32_t)(num - th->last_node);
@@ -94,6 +95,7 @@ struct walk {
 	uint64_t *cur;  /* per thread: the next node to look at */
 	bool cut;       /* a node was gone from the ring */
 	bool mark;      /* mark every hop on the timeline */
+	uint16_t ucall; /* the unix call open on the walked thread at `now` */
 };
 
 /* Counts the hop; stores it while there is room (the walk goes back in
@@ -137,6 +139,7 @@ static struct kr_hop *add_hop(struct walk *w, uint8_t type, uint32_t thread, uin
 	h->from_ns = from;
 	h->to_ns = to;
 	h->kind = KR_KIND_NONE;
+	h->ucall = w->ucall;
 	return h;
 }
 
@@ -176,7 +179,7 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 		 uint64_t end_seq, uint32_t end_thread, uint64_t end_ns, bool mark,
 		 struct kr_path *p)
 {
-	struct walk w = { rp, p, NULL, false, mark };
+	struct walk w = { rp, p, NULL, false, mark, rp->threads[end_thread].ucall };
 	uint32_t t = end_thread;
 	uint64_t s = end_seq, now = end_ns;
 
@@ -220,9 +223,11 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 				if (h) {
 					h->other_tid = rp->threads[l->thread].tid;
 					h->seq = l->seq;
+					h->ucall = n->ucall; /* woken inside it */
 				}
 				t = l->thread;
 				s = l->seq;
+				w.ucall = l->ucall; /* the waker's */
 				now = l->ts < n->ts ? l->ts : n->ts;
 				break;
 			}
@@ -237,7 +242,9 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 				h->res_id = n->res_id;
 				h->res_pid = th->pid;
 				h->seq = n->seq;
+				h->ucall = n->ucall;
 			}
+			w.ucall = n->ucall;
 			now = from < now ? from : now;
 			break;
 		case KR_NODE_COMPLETE:
@@ -254,9 +261,11 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 										    : t].tid;
 				h->seq = l->seq;
 				h->res_id = n->res_id;
+				h->ucall = n->type == KR_NODE_FIRST ? 0 : l->ucall;
 			}
 			t = l->thread;
 			s = l->seq;
+			w.ucall = l->ucall;
 			now = l->ts < n->ts ? l->ts : n->ts;
 			break;
 		}
@@ -274,7 +283,9 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 			if (h) {
 				h->other_tid = th->tid;
 				h->seq = wseq;
+				h->ucall = n->kind;
 			}
+			w.ucall = n->kind;
 			t = wt;
 			s = wseq;
 			now = n->begin_ns < n->ts ? n->begin_ns : n->ts;

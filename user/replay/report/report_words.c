@@ -128,6 +128,10 @@ void kr_hop_text(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 		fputs(", until its first run", f);
 		break;
 	}
+	char buf[160];
+	const char *in = kr_report_ucall(rp, h->ucall, buf, sizeof(buf));
+	if (in)
+		fprintf(f, ", in %s", in);
 }
 
 const char *kr_tl_cat_name(unsigned cat)

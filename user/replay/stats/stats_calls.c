@@ -184,11 +184,9 @@ const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, si
 	} else if (kind == KATRA_KIND_WIN_TO_UNIX) {
 		/* the names of its library in its process (WineUnixCallNames) */
 		uint32_t lib = number >> 16, index = number & 0xffff;
-		const char *un = lib && lib <= v->ncall_libs ?
-				 kr_procnames_unix_call(v->names, v->call_libs[lib - 1].pid,
-							v->call_libs[lib - 1].handle, index) : NULL;
-		if (un)
-			snprintf(buf, cap, "%s %s", kn, un);
+		if (lib && lib <= v->ncall_libs)
+			kr_unix_call_label(v->names, v->call_libs[lib - 1].pid,
+					   v->call_libs[lib - 1].handle, index, buf, cap);
 		else
 			snprintf(buf, cap, "%s %u", kn, index);
 	} else {

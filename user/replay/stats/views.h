@@ -168,7 +168,8 @@ void kr_call_named(struct kr_views *v, uint32_t number, const struct katra_str *
 void kr_call_add(struct kr_views *v, uint64_t pid, uint32_t kind, uint32_t number,
 		 uint64_t dur, bool error);
 /* A call row's name ("NtReadFile", "WineServerCall get_handle_fd", "NtSyscall
- * 213", "WinToUnix vkQueueSubmit", "WinToUnix 100") and layer ("nt", "wine", "vulkan"); what = kind << 32 | number. */
+ * 213", "WinToUnix vkQueueSubmit", "WinToUnix 100 (lib 0x7f3a2c1e0b40)") and
+ * layer ("nt", "wine", "vulkan"); what = kind << 32 | number. */
 const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, size_t cap);
 const char *kr_call_layer(uint64_t what);
 void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process);

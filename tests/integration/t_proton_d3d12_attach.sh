@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# `katra-record -p` attached from the host to the D3D12 program
+# (tests/proton/d3d12frames.c: Wine 10's d3d12 on vkd3d, Wine's own dxgi:
+# dxgi=b, as t_proton_d3d12) already rendering in its Proton-class root
+# (tests/proton/enter.sh), recorded by its host pid until its session has
+# exited: the program is told to stop a few seconds into the capture.  Its
+# frames are numbered by the block of its data file each one reads.
+# Exactly, from the first frame after the attach to the last
+# (tests/proton/check_attach12.py): the session's processes; one
+# NtReadFile per frame, each served by the Linux read that cites it; one
+# NtWait on the fence's event per frame, those that blocked citing their
+# NtSetEvent; one VulkanQueuePresent per frame and the flush's (or not: Wine's
+# dxgi may drop it); 5 VulkanQueueSubmit per frame; one Frame epoch after
+# each present.  Calls in flight at the attach (their Begin unseen) are
+# Instants, not spans: the checks count from the first frame whose calls the
+# capture holds whole.
+# kt-timeout: 240
+. "$(dirname "$0")/lib.sh"
+kt_require
+. "$KT_ROOT/tests/proton/require.sh"
+export KATRA_DLL_OVERRIDES=dxgi=b
+# 4096 blocks: a frame's block names it within any 4095 frames in a row
+head -c $((4096 * 4096)) /dev/urandom >"$W/data"
+trap 'touch "$W/stop"; kt_cleanup' EXIT
+"$KT_ROOT/tests/proton/enter.sh" "$cache/root" "$W" /mnt/d3d12frames.exe 1000000 \
+	'Z:\mnt\data' - 'Z:\mnt\stop' >"$T/prog.out" 2>"$T/prog.err" &
+ENTER_PID=$!
+KT_PIDS="$KT_PIDS $ENTER_PID"
+prog=""
+for _ in $(seq 1200); do
+	grep -q '^ready' "$T/prog.out" && prog=$(pgrep -o -P "$ENTER_PID" -x d3d12frames.exe) &&
+		break
+	kt_is_running "$ENTER_PID" || break
+	sleep 0.05
+done
+[ -n "$prog" ] || kt_fail "the program did not start within 60 s: $(kt_tail "$T/prog.err" 2)"
+KT_PIDS="$KT_PIDS $prog"
+sleep 1 # frames under way
+dir=$(grep -o '/[^ ]*/server-[0-9a-f]*-[0-9a-f]*/' "/proc/$prog/maps" | head -n 1)
+[ -n "$dir" ] || kt_fail "the program maps no server directory"
+members() { grep -l -F "$dir" /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | sort -n; }
+members >"$T/members.before"
+# the capture ends when the session has exited (-d: a bound): the program
+# is stopped inside it, so its last frames, its flush Present and its exit
+# are in it (the counts are exact to the end)
+kt_record -p "$prog" -d 60
+sleep 3 # frames in the capture
+touch "$W/stop"
+kt_wait "$ENTER_PID" 60 || kt_fail "the program did not stop within 60 s of its stop file"
+KT_STOP_TIMEOUT=60 kt_wait_recorder 0
+cp "$T/members.before" "$T/members"
+grep -q '"frames"' "$T/prog.out" ||
+	kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(kt_tail "$T/prog.err" 2)"
+"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
+	kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
+lost=$("$REPLAY" dump --kind Drop "$TRACE" | grep -v '^#' | tr '\n' ' ')
+[ -z "$lost" ] || kt_fail "the capture lost events (exact counts need all): $lost"
+"$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" >"$T/procs.jsonl" 2>"$T/dump.err" ||
+	kt_fail "katra-replay dump --kind ProcessInfo failed: $(kt_tail "$T/dump.err")"
+"$REPLAY" dump --jsonl --pid "$prog" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
+	kt_fail "katra-replay dump --jsonl --pid $prog failed: $(kt_tail "$T/dump.err")"
+read -r dev ino < <(stat -c '%d %i' "$W/data")
+python3 "$KT_ROOT/tests/proton/check_attach12.py" "$TRACE.jsonl" "$T/procs.jsonl" "$T/prog.out" \
+	"$dev" "$ino" "$prog" "$T/members" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+kt_note "$(kt_tail "$T/check.out")"
