@@ -165,9 +165,10 @@ int katra_probes_attach_uprobe_multi(const struct bpf_program *prog, const char 
 /* Whether probe `name` ("sched_switch", ...) is attached. */
 bool katra_probes_is_attached(const struct katra_probes *p, const char *name);
 /* The loaded program NAME ("up_NtReadFile", ...) for attachments made
- * elsewhere (uprobes.c), or NULL. */
+ * elsewhere (uprobes.c), or NULL.  The Wine layer's programs are loaded at
+ * the first call that names one of them (probes_late.c: ~0.1 s). */
 struct bpf_program;
-struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name);
+struct bpf_program *katra_probes_program(struct katra_probes *p, const char *name);
 /* The fd of the loaded map NAME ("ucall_states", ...), or -ENOENT. */
 int katra_probes_map_fd(const struct katra_probes *p, const char *name);
 
