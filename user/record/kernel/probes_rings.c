@@ -21,6 +21,7 @@
 
 #include "katra.skel.h"
 #include "probes_int.h"
+#include "rings.h"
 
 struct pk_rings_job {
 	pthread_t t;
@@ -43,11 +44,30 @@ static int create_ring(struct ring *r, uint32_t bytes, long page)
 	if (m == MAP_FAILED)
 		return -errno;
 	r->cons = m;
-	m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, page);
+	/* the producer page and the data twice, for the drain (rings.h) */
+	m = mmap(NULL, page + 2 * (size_t)bytes, PROT_READ, MAP_SHARED, r->fd, page);
 	if (m == MAP_FAILED)
 		return -errno;
 	r->prod = m;
 	return 0;
+}
+
+int katra_probes_rings_open(const struct katra_probes *p, struct katra_rings *rs)
+{
+	const void **maps = calloc(p->nrings, sizeof(*maps));
+	int *fds = calloc(p->nrings, sizeof(*fds)), rc = -ENOMEM;
+
+	for (unsigned i = 0; maps && fds && i < p->nrings; i++) {
+		fds[i] = p->rings[i].fd;
+		maps[i] = p->rings[i].prod;
+	}
+	if (maps && fds)
+		rc = katra_rings_open_mapped(rs, fds, maps, p->nrings, p->ring_bytes);
+	else
+		memset(rs, 0, sizeof(*rs));
+	free(maps);
+	free(fds);
+	return rc;
 }
 
 /* Slot i of the array: ring i.  One batch, or one update per slot where the
