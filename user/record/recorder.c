@@ -174,15 +174,9 @@ static void queue_counters(struct recorder *r, uint64_t now)
 
 static int open_rings(struct recorder *r)
 {
-	int *fds = calloc(r->nrings, sizeof(int)), rc;
+	int rc = katra_probes_rings_open(r->probes, &r->rings);
 
-	if (!fds)
-		return -ENOMEM;
-	for (unsigned i = 0; i < r->nrings; i++)
-		fds[i] = katra_probes_ring_fd(r->probes, i);
-	rc = katra_rings_open(&r->rings, fds, r->nrings, katra_probes_ring_bytes(r->probes));
 	r->rings_open = true; /* closed in any case */
-	free(fds);
 	return rc;
 }
 
@@ -464,10 +458,14 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.quiet = o->quiet;
 	po.select = &o->select;
 	po.ring_bytes = (uint32_t)o->buffer_size;
-	rc = katra_probes_open(&po, &r->probes);
-	if (rc)
+	struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
+					 .quiet = o->quiet };
+	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */
+	if (!rc && launch.pid > 0)
+		katra_uprobes_command_early(r->up, (uint32_t)launch.pid);
+	if (!rc && (rc = katra_probes_open(&po, &r->probes)))
 		goto cleanup; /* probes said why */
-	for (size_t i = 0; i < npids; i++) {
+	for (size_t i = 0; !rc && i < npids; i++) {
 		rc = katra_probes_track_tgid(r->probes, pids[i]);
 		if (rc) {
 			fprintf(stderr, "katra-record: cannot track PID %u: %s\n", pids[i],
@@ -475,16 +473,12 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 			goto cleanup;
 		}
 	}
-	{
-		struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
-						 .quiet = o->quiet };
-		rc = katra_uprobes_new(r->probes, &uo, &r->up);
-		if (!rc) /* scans and attaches off the drain from now on */
-			rc = katra_uprobes_start(r->up);
-		if (rc) {
-			fprintf(stderr, "katra-record: cannot set up uprobes: %s\n", strerror(-rc));
-			goto cleanup;
-		}
+	katra_uprobes_set_probes(r->up, r->probes);
+	if (!rc) /* scans and attaches off the drain from now on */
+		rc = katra_uprobes_start(r->up);
+	if (rc) {
+		fprintf(stderr, "katra-record: cannot set up uprobes: %s\n", strerror(-rc));
+		goto cleanup;
 	}
 	r->nrings = katra_probes_ring_count(r->probes);
 	r->drops_seen = calloc(r->nrings, sizeof(uint64_t));

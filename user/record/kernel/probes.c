@@ -56,46 +56,22 @@ static uint32_t round_ring_bytes(uint32_t want, unsigned nrings)
 	return sz;
 }
 
-/* After load: ring i goes to slot i of the outer array. */
-static int fill_rings(struct katra_probes *p)
+/* .bss made here, zeroed by the kernel: libbpf would copy its 2.5 MiB of
+ * zeros into a map it made (~12 ms at start, first-touch page faults and a
+ * kernel copy).  No BTF: the programs keep no lock or timer there. */
+static int create_bss(struct katra_probes *p)
 {
-	int outer = bpf_map__fd(p->skel->maps.rings);
-	unsigned i;
+	struct bpf_map *m = p->skel->maps.bss;
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = bpf_map__map_flags(m));
+	int fd, err;
 
-	for (i = 0; i < p->nrings; i++)
-		if (bpf_map_update_elem(outer, &i, &p->rings[i].fd, BPF_ANY))
-			return -errno;
-	return 0;
-}
-
-static int create_rings(struct katra_probes *p)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned i;
-
-	p->rings = calloc(p->nrings, sizeof(*p->rings));
-	if (!p->rings)
-		return -ENOMEM;
-	for (i = 0; i < p->nrings; i++)
-		p->rings[i].fd = -1;
-	for (i = 0; i < p->nrings; i++) {
-		struct ring *r = &p->rings[i];
-		void *m;
-
-		r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "katra_ring", 0, 0, p->ring_bytes,
-				       NULL);
-		if (r->fd < 0)
-			return -errno;
-		m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, 0);
-		if (m == MAP_FAILED)
-			return -errno;
-		r->cons = m;
-		m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, page);
-		if (m == MAP_FAILED)
-			return -errno;
-		r->prod = m;
-	}
-	return 0;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "katra_bp.bss", sizeof(uint32_t),
+			    bpf_map__value_size(m), 1, &mo);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__reuse_fd(m, fd);
+	close(fd); /* the skeleton holds its own */
+	return err;
 }
 
 int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes **out)
@@ -150,30 +126,42 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		p->skel->rodata->record_sched = (opts->select->classes & KATRA_SEL_SCHED) != 0;
 	}
 	p->quiet = opts->quiet;
-	err = bpf_map__set_max_entries(p->skel->maps.rings, p->nrings);
-	if (!err && opts->small_tables)
-		err = bpf_map__set_max_entries(p->skel->maps.flushed, opts->small_tables);
+	err = opts->small_tables
+		      ? bpf_map__set_max_entries(p->skel->maps.flushed, opts->small_tables) : 0;
+	if (!err)
+		err = create_bss(p);
 	if (err) {
 		say_error("cannot size BPF maps", -err);
 		goto cleanup;
 	}
-	err = pk_choose_flavours(p, opts->force_raw_tp);
-	if (err) {
-		say_error("cannot choose probe flavours", -err);
-		goto cleanup;
-	}
-	err = create_rings(p);
+	/* the rings are made meanwhile (probes_rings.c) */
+	err = pk_rings_start(p);
 	if (err) {
 		say_error("cannot create per-CPU rings", -err);
 		goto cleanup;
 	}
-	/* the rings' own size is the outer map's inner template (libbpf 1.1 cannot
-	 * resize its template) */
-	err = bpf_map__set_inner_map_fd(p->skel->maps.rings, p->rings[0].fd);
+	err = pk_choose_flavours(p, opts->force_raw_tp);
 	if (!err)
-		err = katra_bpf__load(p->skel);
-	if (!err)
-		err = fill_rings(p);
+		err = pk_late_plan(p);
+	if (err) {
+		say_error("cannot choose probe flavours", -err);
+		goto cleanup;
+	}
+	/* the array of rings, typed by ring 0 (libbpf 1.1 cannot resize its
+	 * inner template), in place of the skeleton's own */
+	err = pk_rings_use(p);
+	if (err) {
+		say_error("cannot create per-CPU rings", -err);
+		goto cleanup;
+	}
+	err = katra_bpf__load(p->skel);
+	if (!err) {
+		err = pk_rings_finish(p);
+		if (err) {
+			say_error("cannot create per-CPU rings", -err);
+			goto cleanup;
+		}
+	}
 	if (!err)
 		err = pk_fn_load_copies(p);
 	if (!err)
@@ -679,9 +667,14 @@ bool katra_probes_is_attached(const struct katra_probes *p, const char *name)
 	return false;
 }
 
-struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name)
+struct bpf_program *katra_probes_program(struct katra_probes *p, const char *name)
 {
-	return p && p->skel ? bpf_object__find_program_by_name(p->skel->obj, name) : NULL;
+	struct bpf_program *late;
+
+	if (!p || !p->skel)
+		return NULL;
+	late = pk_late_find(p, name); /* loaded now if it was left for later */
+	return late ? late : bpf_object__find_program_by_name(p->skel->obj, name);
 }
 
 int katra_probes_map_fd(const struct katra_probes *p, const char *name)
@@ -698,6 +691,7 @@ void katra_probes_destroy(struct katra_probes *p)
 
 	if (!p)
 		return;
+	pk_rings_finish(p); /* a failure before load: the rings' thread ends first */
 	for (i = 0; i < p->nprobes; i++)
 		bpf_link__destroy(p->probes[i].link);
 	pk_fn_free(p);
@@ -705,13 +699,14 @@ void katra_probes_destroy(struct katra_probes *p)
 		if (p->rings[i].cons)
 			munmap((void *)p->rings[i].cons, page);
 		if (p->rings[i].prod)
-			munmap((void *)p->rings[i].prod, page);
+			munmap((void *)p->rings[i].prod, page + 2 * (size_t)p->ring_bytes);
 		if (p->rings[i].fd >= 0)
 			close(p->rings[i].fd);
 	}
 	free(p->rings);
 	for (i = 0; i < p->nfailed; i++)
 		free(p->failed[i]);
+	pk_late_free(p);
 	katra_bpf__destroy(p->skel);
 	free(p);
 }

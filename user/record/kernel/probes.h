@@ -109,6 +109,11 @@ const char *katra_probes_syscall_path(const struct katra_probes *p);
 unsigned katra_probes_ring_count(const struct katra_probes *p);
 int katra_probes_ring_fd(const struct katra_probes *p, unsigned i); /* BPF_MAP_TYPE_RINGBUF */
 uint32_t katra_probes_ring_bytes(const struct katra_probes *p);
+/* The rings, mapped for the drain (rings.h) with the mappings made while
+ * the programs loaded; 0 or -errno, katra_rings_close() in either case,
+ * before katra_probes_destroy(). */
+struct katra_rings;
+int katra_probes_rings_open(const struct katra_probes *p, struct katra_rings *rs);
 /* Unread bytes in ring i right now (for "ring fill" counters). */
 uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i);
 
@@ -165,9 +170,10 @@ int katra_probes_attach_uprobe_multi(const struct bpf_program *prog, const char 
 /* Whether probe `name` ("sched_switch", ...) is attached. */
 bool katra_probes_is_attached(const struct katra_probes *p, const char *name);
 /* The loaded program NAME ("up_NtReadFile", ...) for attachments made
- * elsewhere (uprobes.c), or NULL. */
+ * elsewhere (uprobes.c), or NULL.  The Wine layer's programs are loaded at
+ * the first call that names one of them (probes_late.c: ~0.1 s). */
 struct bpf_program;
-struct bpf_program *katra_probes_program(const struct katra_probes *p, const char *name);
+struct bpf_program *katra_probes_program(struct katra_probes *p, const char *name);
 /* The fd of the loaded map NAME ("ucall_states", ...), or -ENOENT. */
 int katra_probes_map_fd(const struct katra_probes *p, const char *name);
 

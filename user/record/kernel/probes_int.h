@@ -52,6 +52,8 @@ struct katra_probes {
 	char syscall_note[KATRA_NOTE_MAX]; /* which syscall path ran, under -e */
 	bool uprobe_multi;      /* the uprobe programs' _multi twins are loaded */
 	const char *uprobe_multi_off; /* why not (static), or NULL */
+	struct pk_late *late;   /* programs loaded on first use (probes_late.c) */
+	struct pk_rings_job *rings_job; /* the rings being made (probes_rings.c) */
 };
 
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,
@@ -74,6 +76,28 @@ bool pk_have_uprobe_multi(void);
 void pk_choose_uprobe_flavour(struct katra_probes *p);
 int pk_uprobe_multi_link(int prog_fd, const char *path, const uint64_t *offsets,
 			 const uint64_t *cookies, uint32_t cnt, bool ret);
+/* A _multi twin's type and attach type, set before load (libbpf 1.1 does
+ * not know its section). */
+void pk_uprobe_multi_type(struct bpf_program *prog);
+
+/* Programs loaded on first use (probes_late.c): before load, the uprobe
+ * layers' programs but Vulkan's are left out of the skeleton's load (most of
+ * the verifier's time at start-up, for captures that never meet Wine);
+ * katra_probes_program() loads them all, once, into an object of their own
+ * that shares every map.  late_find: such a program, loaded now (NULL:
+ * not one of them, or its load failed: said on stderr once). */
+int pk_late_plan(struct katra_probes *p);
+struct bpf_program *pk_late_find(struct katra_probes *p, const char *name);
+void pk_late_free(struct katra_probes *p);
+
+/* The rings (probes_rings.c), made on a thread of their own while the
+ * programs load: start (p->nrings, p->ring_bytes set; p->rings allocated
+ * here), use (before load: waits for the array of rings and has the
+ * skeleton take it), finish (waits for every ring in it; also on failure
+ * paths, before p->rings is freed).  0 or -errno. */
+int pk_rings_start(struct katra_probes *p);
+int pk_rings_use(struct katra_probes *p);
+int pk_rings_finish(struct katra_probes *p);
 
 /* Whether an fexit program on FUNC loads and attaches here.  0 or -errno. */
 struct btf;

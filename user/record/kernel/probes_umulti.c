@@ -109,13 +109,16 @@ void pk_choose_uprobe_flavour(struct katra_probes *p)
 		if (single)
 			bpf_program__set_autoload(single, !p->uprobe_multi);
 		bpf_program__set_autoload(prog, p->uprobe_multi);
-		if (p->uprobe_multi) {
-			/* libbpf before 1.3 does not know the section */
-			bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
-			bpf_program__set_expected_attach_type(
-				prog, (enum bpf_attach_type)UMULTI_ATTACH_TYPE);
-		}
+		if (p->uprobe_multi)
+			pk_uprobe_multi_type(prog);
 	}
+}
+
+void pk_uprobe_multi_type(struct bpf_program *prog)
+{
+	/* libbpf before 1.3 does not know the section */
+	bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
+	bpf_program__set_expected_attach_type(prog, (enum bpf_attach_type)UMULTI_ATTACH_TYPE);
 }
 
 bool katra_probes_uprobe_multi(const struct katra_probes *p)

@@ -15,7 +15,14 @@
 
 int katra_rings_open(struct katra_rings *rs, const int *fds, unsigned n, size_t size)
 {
+	return katra_rings_open_mapped(rs, fds, NULL, n, size);
+}
+
+int katra_rings_open_mapped(struct katra_rings *rs, const int *fds, const void *const *maps,
+			    unsigned n, size_t size)
+{
 	memset(rs, 0, sizeof(*rs));
+	rs->borrowed = maps != NULL;
 	rs->page = (size_t)sysconf(_SC_PAGESIZE);
 	rs->size = size;
 	if (!size || (size & (size - 1)))
@@ -35,9 +42,10 @@ int katra_rings_open(struct katra_rings *rs, const int *fds, unsigned n, size_t 
 			return -errno;
 		v->consumer_pos = m;
 		/* the producer page and the data twice; read-only to user space */
-		m = mmap(NULL, rs->page + 2 * size, PROT_READ, MAP_SHARED, v->fd, rs->page);
-		if (m == MAP_FAILED)
-			return -errno;
+		m = maps ? (void *)maps[i]
+			 : mmap(NULL, rs->page + 2 * size, PROT_READ, MAP_SHARED, v->fd, rs->page);
+		if (m == MAP_FAILED || !m)
+			return m ? -errno : -EINVAL;
 		v->producer_pos = m;
 		v->data = (const uint8_t *)m + rs->page;
 		v->stop_pos = __atomic_load_n(v->consumer_pos, __ATOMIC_ACQUIRE);
@@ -50,7 +58,7 @@ void katra_rings_close(struct katra_rings *rs)
 	for (unsigned i = 0; rs->v && i < rs->n; i++) {
 		if (rs->v[i].consumer_pos)
 			munmap(rs->v[i].consumer_pos, rs->page);
-		if (rs->v[i].producer_pos)
+		if (rs->v[i].producer_pos && !rs->borrowed)
 			munmap((void *)rs->v[i].producer_pos, rs->page + 2 * rs->size);
 	}
 	free(rs->v);

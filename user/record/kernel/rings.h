@@ -34,6 +34,7 @@ struct katra_rings {
 	unsigned n;
 	size_t page;
 	size_t size; /* data bytes per ring (a power of two) */
+	bool borrowed; /* the producer pages and data are the caller's mappings */
 };
 
 /* fn(ctx, data, size) per record; its return value is ignored. */
@@ -42,6 +43,12 @@ typedef int (*katra_ring_fn)(void *ctx, void *data, size_t size);
 /* Maps n rings of `size` data bytes each (the ring map fds stay the
  * caller's).  0 or -errno; katra_rings_close() in either case. */
 int katra_rings_open(struct katra_rings *rs, const int *fds, unsigned n, size_t size);
+/* The same with ring i's producer page and data (page + 2 x size, mapped
+ * read-only from the fd's offset page) already mapped by the caller at
+ * maps[i], and left to it (mapping 2 x 32 MiB fills ~16 k page-table entries:
+ * done while the programs load, probes_rings.c). */
+int katra_rings_open_mapped(struct katra_rings *rs, const int *fds, const void *const *maps,
+			    unsigned n, size_t size);
 void katra_rings_close(struct katra_rings *rs);
 /* Takes ring i's producer position as where its next drain stops: call it
  * after reading CPU i's slot for the watermark (every record committed

@@ -102,6 +102,12 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 	return 0;
 }
 
+void katra_uprobes_set_probes(struct katra_uprobes *u, struct katra_probes *p)
+{
+	if (u)
+		u->probes = p;
+}
+
 /* No traced process is left (the tracked set is empty: every uprobe
  * program returns at its first check, and the teardown's grace period sees
  * the runs in flight end): the links are released by a child, after this
@@ -145,6 +151,7 @@ void katra_uprobes_free(struct katra_uprobes *u)
 	if (!u)
 		return;
 	katra_uprobes_stop(u);
+	up_vk_early_drop(u); /* never claimed: the capture ended first */
 	katra_uprobes_detach(u);
 	up_release_wait(u);
 	pthread_mutex_destroy(&u->qlock);

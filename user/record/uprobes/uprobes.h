@@ -41,6 +41,13 @@ struct katra_uprobes_opts {
 
 int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o,
 		      struct katra_uprobes **out);
+/* The probes, when new was given NULL (made before they load): before start. */
+void katra_uprobes_set_probes(struct katra_uprobes *u, struct katra_probes *p);
+/* A command about to run (pid stopped before its exec), before the probes
+ * load: katra-vkresolve starts now, with its environment, where the loader
+ * has a driver to load, so that its ~0.1 s runs beside the load; the
+ * command's request (katra_uprobes_request_command) takes its output. */
+void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid);
 /* Detaches every uprobe (waits until the uprobe_multi links' release has
  * ended) and frees; NULL is fine. */
 void katra_uprobes_free(struct katra_uprobes *u);

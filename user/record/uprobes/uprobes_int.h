@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "katra/format.h"
 #include "katra/wire.h"
@@ -104,6 +105,15 @@ struct katra_uprobes {
 	uint64_t jobs_lost;     /* scans asked for while the queue was full */
 	bool busy, stopping;
 	pid_t vk_child;         /* katra-vkresolve running now (atomic; 0: none) */
+	/* katra-vkresolve started with a command, before the probes load
+	 * (katra_uprobes_command_early): its output taken by the command's
+	 * job on the worker */
+	struct up_vk_run {
+		pid_t child;    /* 0: none */
+		int fd;         /* its output */
+		uint32_t pid;   /* the process whose environment it runs with */
+		struct timespec t0;
+	} vk_early;
 	unsigned vk_timeouts;   /* katra-vkresolve runs killed at VKRESOLVE_TIMEOUT_MS */
 	/* the roots whose drivers the helper resolved (whatever it found): one
 	 * run per root a traced process sees (ours, a container's) */
@@ -238,6 +248,8 @@ int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path,
 /* A command about to run (pid: stopped before its exec): the drivers the
  * Vulkan loader would pick with its environment, probed before it runs. */
 int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid);
+/* The early katra-vkresolve, if still unclaimed: killed and reaped. */
+void up_vk_early_drop(struct katra_uprobes *u);
 /* A Wine launcher about to run: its wineserver's request names read now. */
 void up_prepare_wineserver(struct katra_uprobes *u, const char *launcher);
 

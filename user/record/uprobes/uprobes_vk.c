@@ -108,15 +108,13 @@ static bool vk_root_resolved(struct katra_uprobes *u, uint32_t pid, bool mark)
  * root's loader and drivers, the ones the process calls; the paths it prints
  * are then inside that root. */
 #define VKRESOLVE_MAX_OUT (1u << 20)
-static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root, char **out,
-			 size_t *outlen)
+static int vk_spawn(struct katra_uprobes *u, uint32_t pid, const char *root, struct up_vk_run *run)
 {
 	char *envp[16], *argv[] = { u->vkresolve, NULL }, proc[64];
-	int pfd[2], st, exe = -1;
+	int pfd[2], exe = -1;
 	pid_t child;
-	size_t n, cap = 4096, len = 0;
+	size_t n;
 	struct stat owner;
-	char *buf;
 
 	if (access(u->vkresolve, X_OK))
 		return -errno;
@@ -126,11 +124,9 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 	if (root && (exe = open(u->vkresolve, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	n = vk_environ(pid, envp, 15);
-	buf = malloc(cap);
-	if (!buf || pipe2(pfd, O_CLOEXEC)) {
+	if (pipe2(pfd, O_CLOEXEC)) {
 		if (exe >= 0)
 			close(exe);
-		free(buf);
 		for (size_t i = 0; i < n; i++)
 			free(envp[i]);
 		return -ENOMEM;
@@ -138,9 +134,10 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 	pid_t parent = getpid();
 	child = fork();
 	if (child == 0) {
-		/* the worker thread forked it: gone with it (checked against a
-		 * parent already gone, and armed again after a setuid, which
-		 * clears it) */
+		/* the thread that forked it (the worker; the capture's main
+		 * thread for a command's early run): gone with it (checked
+		 * against a parent already gone, and armed again after a
+		 * setuid, which clears it) */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(125);
 		dup2(pfd[1], 1);
@@ -167,18 +164,32 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 		free(envp[i]);
 	if (child < 0) {
 		close(pfd[0]);
-		free(buf);
 		return -EAGAIN;
 	}
 	__atomic_store_n(&u->vk_child, child, __ATOMIC_SEQ_CST);
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run->child = child;
+	run->fd = pfd[0];
+	run->pid = pid;
+	clock_gettime(CLOCK_MONOTONIC, &run->t0);
+	return 0;
+}
+
+/* Its output, once it has exited (killed at VKRESOLVE_TIMEOUT_MS after its
+ * start). */
+static int vk_collect(struct katra_uprobes *u, struct up_vk_run *run, char **out, size_t *outlen)
+{
+	size_t cap = 4096, len = 0;
+	pid_t child = run->child;
+	char *buf = malloc(cap);
 	bool timed_out = false;
+	int st;
+
 	for (;;) {
+		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = VKRESOLVE_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000 +
-						    (t.tv_nsec - t0.tv_nsec) / 1000000);
-		struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+		long left = VKRESOLVE_TIMEOUT_MS - ((t.tv_sec - run->t0.tv_sec) * 1000 +
+						    (t.tv_nsec - run->t0.tv_nsec) / 1000000);
+		struct pollfd pf = { .fd = run->fd, .events = POLLIN };
 		int pr = left > 0 ? poll(&pf, 1, (int)left) : 0;
 		if (pr < 0 && errno == EINTR)
 			continue;
@@ -187,7 +198,7 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 			timed_out = true;
 			break;
 		}
-		if (len + 1024 > cap && cap >= VKRESOLVE_MAX_OUT) {
+		if (!buf || (len + 1024 > cap && cap >= VKRESOLVE_MAX_OUT)) {
 			kill(child, SIGKILL); /* far more than any driver list */
 			break;
 		}
@@ -198,30 +209,44 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 			buf = m;
 			cap *= 2;
 		}
-		ssize_t got = read(pfd[0], buf + len, cap - len - 1);
+		ssize_t got = read(run->fd, buf + len, cap - len - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
 		len += (size_t)got;
 	}
-	close(pfd[0]);
-	buf[len] = 0;
+	close(run->fd);
+	run->child = 0;
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
 	__atomic_store_n(&u->vk_child, 0, __ATOMIC_SEQ_CST);
-	if (timed_out) {
-		u->vk_timeouts++;
+	if (timed_out || !buf || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (timed_out)
+			u->vk_timeouts++;
 		free(buf);
-		return -ETIMEDOUT;
+		return timed_out ? -ETIMEDOUT : !buf ? -ENOMEM
+		       : WIFEXITED(st) ? -WEXITSTATUS(st) : -EINTR;
 	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		free(buf);
-		return WIFEXITED(st) ? -WEXITSTATUS(st) : -EINTR;
-	}
+	buf[len] = 0;
 	*out = buf;
 	*outlen = len;
 	return 0;
+}
+
+static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root, char **out,
+			 size_t *outlen)
+{
+	struct up_vk_run run;
+	int rc;
+
+	if (!root && u->vk_early.child > 0 && u->vk_early.pid == pid) {
+		run = u->vk_early; /* started with the command (up_vk_start_early) */
+		u->vk_early.child = 0;
+	} else if ((rc = vk_spawn(u, pid, root, &run))) {
+		return rc;
+	}
+	return vk_collect(u, &run, out, outlen);
 }
 
 /* Attaches one resolved entry point (file + vaddr), once per (file, offset). */
@@ -418,4 +443,21 @@ int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid)
 			fprintf(stderr, "katra-record: %s\n", u->vk_note);
 	}
 	return rc > 0 ? rc : 0;
+}
+
+void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid)
+{
+	if (u && u->o.vulkan && !u->vk_early.child && vk_has_driver(pid))
+		vk_spawn(u, pid, NULL, &u->vk_early); /* on failure: run again later */
+}
+
+void up_vk_early_drop(struct katra_uprobes *u)
+{
+	if (u->vk_early.child <= 0)
+		return;
+	kill(u->vk_early.child, SIGKILL);
+	char *out = NULL;
+	size_t len;
+	if (!vk_collect(u, &u->vk_early, &out, &len))
+		free(out);
 }
