@@ -385,6 +385,43 @@ def hold_bpf_stats():
     return fd if fd >= 0 else None
 
 
+# bpf_stats cost each BPF program run two sched_clock() reads (a pvclock read
+# in a KVM guest: 11 % of all samples of a traced sys loop here, under
+# bpf_trace_run2), which trace-cmd does not pay: the timed runs are made with
+# them off, and the programs' run time comes from one more run of each BPF
+# column with them on (profile runs, not timed)
+STATS_IN_TIMED_RUNS = False
+STATS_WAS = '0'
+
+
+def bpf_stats(on):
+    """Turns bpf_stats on (held by an fd, see hold_bpf_stats) or off (the fd
+    closed, the sysctl back as the bench found it: another holder keeps them
+    on, and the results then say so). -> whether they are on now."""
+    global BPF_STATS_FD
+    if on:
+        sh('sysctl -q kernel.bpf_stats_enabled=1')
+        if BPF_STATS_FD is None:
+            BPF_STATS_FD = hold_bpf_stats()
+    else:
+        if BPF_STATS_FD is not None:
+            os.close(BPF_STATS_FD)
+            BPF_STATS_FD = None
+        sh(f'sysctl -q kernel.bpf_stats_enabled={STATS_WAS}')
+    return bpf_stats_on()
+
+
+def bpf_stats_on():
+    """Whether bpf_stats are on by the sysctl or our fd (another process's
+    fd is not seen)."""
+    return sh('sysctl -n kernel.bpf_stats_enabled').strip() == '1' or BPF_STATS_FD is not None
+
+
+def bpf_column(c):
+    """A column whose tracer is BPF programs (their run time is read)."""
+    return c.startswith('katra-record') or c.startswith('floor') or c == 'bpftrace'
+
+
 def prog_ids_held(pid):
     """The BPF program ids PID and its descendants hold (prog_id in the
     /proc/PID/fdinfo of a program's or a link's fd): the tracer's own, never
@@ -655,11 +692,16 @@ def spans_over(runs):
             'mismatch': next((x['mismatch'][:4] for x in sp if x['mismatch']), [])}
 
 
-def summarize(runs, base_ns_per_event, base_truth):
+def summarize(runs, base_ns_per_event, base_truth, profile=None):
     """base_truth: the untraced run's events at this column's size; the
     denominator of added ns, so that switches a tracer causes (strace's
-    ptrace stops) do not count as workload events."""
+    ptrace stops) do not count as workload events.  profile: the column's
+    untimed run with bpf_stats on, whose programs' run time stands for every
+    timed run's (made with them off)."""
     ok = [r for r in runs if 'error' not in r]
+    if profile and 'error' not in profile and profile.get('bpf'):
+        ok = [dict(r, bpf=profile['bpf'], truth_by=r.get('truth_by') or profile.get('truth_by'))
+              for r in ok]
     if not ok:
         return {'error': runs[0].get('error', 'no run') if runs else 'not run'}
     s = {'runs': len(ok)}
@@ -1199,6 +1241,20 @@ def run_game(a, runs, d, t_start, uncapped_runs=None):
                                          f"{r['fps']:.0f} fps")
                 print(f'[{time.monotonic() - t_start:6.1f}s] game {mode} run {i + 1} {c}: {msg}',
                       file=sys.stderr)
+        if not STATS_IN_TIMED_RUNS:  # the programs' run time per frame: one untimed run each
+            bpf_stats(True)
+            for c in cols:
+                if why[c] or not bpf_column(c):
+                    continue
+                r = game_run(c, mode == 'uncapped', secs, d)
+                per = r.get('bpf_per_frame_ns')
+                for x in raw[mode][c]:
+                    if 'error' not in x and per is not None:
+                        x['bpf_per_frame_ns'] = per
+                print(f'[{time.monotonic() - t_start:6.1f}s] game {mode} profile run {c} '
+                      f'(bpf_stats on): ' + (r.get('error') or f'programs {(per or 0) / 1e3:.0f} '
+                                             'us/frame'), file=sys.stderr)
+            bpf_stats(False)
     out = {'columns': cols, 'workers': GAME_WORKERS, 'seed': GAME_SEED, 'hz': 60,
            'seconds': {'capped': capped_s, 'uncapped': uncapped_s}, 'runs': runs,
            'not_run': {c: w for c, w in why.items() if w}, 'raw': raw}
@@ -1271,6 +1327,11 @@ def print_machine(m):
     print(f"| kernel | {m['kernel']} |")
     for n, v in m['vulnerabilities'].items():
         print(f'| {n} | {v} |')
+    if 'bpf_stats_in_timed_runs' in m:
+        print('| bpf_stats in the timed runs | ' + (
+            'on (every BPF program run also pays two sched_clock reads)'
+            if m['bpf_stats_in_timed_runs'] else
+            'off (the programs\' run time: one more untimed run of each BPF column)') + ' |')
     print()
 
 
@@ -1295,17 +1356,22 @@ def main():
                     "'katra-record -e io=-e io' (repeatable)")
     ap.add_argument('--game-seconds', type=lambda x: tuple(float(v) for v in x.split(',')),
                     metavar='CAPPED,UNCAPPED', help='game seconds a run (0: skip that mode)')
+    ap.add_argument('--stats-in-timed-runs', action='store_true',
+                    help='keep bpf_stats on in the timed runs too (the old way: every BPF '
+                    'program run pays two sched_clock reads; for comparison)')
     ap.add_argument('--out', default=os.path.join(ROOT, 'bench', 'results', 'latest.json'))
     a = ap.parse_args()
     import atexit
     atexit.register(kill_tracers)
     # per-program run time in `bpftool prog show` (bpf_stats): on for the
     # bench, back as it was after
-    stats_was = sh('sysctl -n kernel.bpf_stats_enabled').strip() or '0'
-    sh('sysctl -q kernel.bpf_stats_enabled=1')
-    global BPF_STATS_FD
-    BPF_STATS_FD = hold_bpf_stats()
-    atexit.register(lambda: sh(f'sysctl -q kernel.bpf_stats_enabled={stats_was}'))
+    global STATS_WAS, STATS_IN_TIMED_RUNS
+    STATS_WAS = sh('sysctl -n kernel.bpf_stats_enabled').strip() or '0'
+    STATS_IN_TIMED_RUNS = a.stats_in_timed_runs
+    if bpf_stats(STATS_IN_TIMED_RUNS) != STATS_IN_TIMED_RUNS:
+        print('bench: bpf_stats stay on (kernel.bpf_stats_enabled=1 set by someone else): '
+              'the timed runs pay their cost', file=sys.stderr)
+    atexit.register(lambda: sh(f'sysctl -q kernel.bpf_stats_enabled={STATS_WAS}'))
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda s, f: (kill_tracers(), sys.exit(128 + s)))
     for name, args in a.katra_variant:
@@ -1325,6 +1391,7 @@ def main():
     why = {c: can_run(c) for c in cols}
     d = tempfile.mkdtemp(prefix='katra-bench-')
     raw = {wl: {c: [] for c in cols} for wl in wls}
+    prof = {wl: {} for wl in wls}
     reset_tracefs()
     t_start = time.monotonic()
     for wl in wls:
@@ -1346,6 +1413,16 @@ def main():
                 raw[wl][c].append(r)
                 print(f'[{time.monotonic() - t_start:6.1f}s] {wl} run {i + 1} {c}: '
                       + (r.get('error') or f"{r['elapsed_ns'] / 1e6:.0f} ms"), file=sys.stderr)
+        if not STATS_IN_TIMED_RUNS:  # the programs' run time: one untimed run each, stats on
+            bpf_stats(True)
+            for c in cols:
+                if why[c] or not bpf_column(c) or (wl == 'storm' and c not in STORM_COLUMNS):
+                    continue
+                r = run_one(c, wl, max(1, int(n * SCALE.get(c, 1))), d)
+                prof[wl][c] = r
+                print(f'[{time.monotonic() - t_start:6.1f}s] {wl} profile run {c} (bpf_stats on): '
+                      + (r.get('error') or f"{r['elapsed_ns'] / 1e6:.0f} ms"), file=sys.stderr)
+            bpf_stats(False)
     size = 'quick' if a.quick else 'full'
     game = run_game(a, a.runs or GAME_RUNS[size], d, t_start,
                     a.runs or GAME_UNCAPPED_RUNS[size]) if do_game else None
@@ -1365,11 +1442,13 @@ def main():
             elif wl == 'storm' and c not in STORM_COLUMNS:
                 res[wl][c] = {'error': 'the storm compares the recorders only'}
             else:
-                res[wl][c] = summarize(raw[wl][c], base, truth * SCALE.get(c, 1))
+                res[wl][c] = summarize(raw[wl][c], base, truth * SCALE.get(c, 1),
+                                       prof[wl].get(c))
     tg = targets(res) if set(wls) == set(WORKLOADS) else []
     print(f"\n## katra-record bench ({'quick' if a.quick else 'full'}, {runs} runs, "
           f"median [min..max]; event = one tracepoint hit of the ground truth)\n")
     host = machine()
+    host['bpf_stats_in_timed_runs'] = STATS_IN_TIMED_RUNS
     print_machine(host)
     for wl in wls:
         print(f'### {wl} (untraced {res[wl]["untraced_ns_per_event"]:.0f} ns/event)\n')
