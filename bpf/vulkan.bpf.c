@@ -68,11 +68,12 @@ VK_PROBE(vkWaitForFences, KATRA_UC_VK_WAIT_FOR_FENCES, vk_wait_fences)
 VK_PROBE(vkWaitSemaphores, KATRA_UC_VK_WAIT_SEMAPHORES, vk_wait_semaphores)
 VK_PROBE(vkAcquireNextImageKHR, KATRA_UC_VK_ACQUIRE_NEXT_IMAGE, vk_acquire)
 
-/* The acquired image's index, written by the call. */
+/* The acquired image's index, written by the call (a[3]: a[1] keeps the
+ * swapchain). */
 static __always_inline void vk_returned(const struct ucall_state *st, __u64 *a, __u32 *flags)
 {
 	if (st->call == KATRA_UC_VK_ACQUIRE_NEXT_IMAGE && st->ptr[0]) {
-		a[1] = ucall_read_u32(st->ptr[0]);
+		a[3] = ucall_read_u32(st->ptr[0]);
 		*flags |= KATRA_UC_A1_VALID;
 	}
 }

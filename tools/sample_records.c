@@ -489,6 +489,19 @@ static void build_gpu(void)
 	e->payload.u.vulkan.count = 1;
 	e->cost_estimate_ns = (struct katra_opt_u64){ true, 0 };
 	e->confidence = KATRA_CONFIDENCE_ESTIMATED;
+	/* a semaphore wait on the device; an acquire of image 2 of a swapchain */
+	e = ev(KATRA_SCOPE_VULKAN, KATRA_KIND_VULKAN_SEMAPHORE_WAIT, KATRA_PAYLOAD_VULKAN,
+	       KATRA_RES_NONE, 0);
+	e->thread_id = TID_GPU;
+	e->payload.u.vulkan.handle = 0x2000;
+	e->payload.u.vulkan.count = 2;
+	e->payload.u.vulkan.result = (struct katra_opt_i32){ true, 2 };
+	e = ev(KATRA_SCOPE_VULKAN, KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE, KATRA_PAYLOAD_VULKAN,
+	       KATRA_RES_NONE, 0);
+	e->thread_id = TID_GPU;
+	e->payload.u.vulkan.handle = 0x3000;
+	e->payload.u.vulkan.count = 2;
+	e->payload.u.vulkan.result = (struct katra_opt_i32){ true, 1000001003 };
 	/* the D3D12 calls vkd3d implements: an ExecuteCommandLists span, then a
 	 * queue Signal / Wait and a fence's SetEventOnCompletion / Signal */
 	for (int end = 0; end < 2; end++) {

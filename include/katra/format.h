@@ -140,6 +140,8 @@ enum katra_event_kind {
 	KATRA_KIND_D3D12_QUEUE_WAIT,            /* 50: ID3D12CommandQueue::Wait */
 	KATRA_KIND_D3D12_FENCE_SET_EVENT,       /* 51: ID3D12Fence::SetEventOnCompletion */
 	KATRA_KIND_D3D12_FENCE_SIGNAL,          /* 52: ID3D12Fence::Signal */
+	KATRA_KIND_VULKAN_SEMAPHORE_WAIT,       /* 53: vkWaitSemaphores */
+	KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE,   /* 54: vkAcquireNextImageKHR */
 	KATRA_KIND_COUNT
 };
 

@@ -395,7 +395,7 @@ struct katra_ev_batch {
  *   VK_WAIT_FOR_FENCES            device, fenceCount, timeout (ns), waitAll
  *   VK_WAIT_SEMAPHORES            device, semaphoreCount, timeout (ns), 0
  *   VK_ACQUIRE_NEXT_IMAGE         device, swapchain, timeout (ns), 0
- *                                 EXIT: a1 = *pImageIndex (A1_VALID)
+ *                                 EXIT: a3 = *pImageIndex (A1_VALID)
  *   D3D12_EXECUTE_COMMAND_LISTS   queue, NumCommandLists, ppCommandLists, 0
  *   D3D12_QUEUE_SIGNAL, _WAIT     queue, fence, value, 0
  *   D3D12_FENCE_SET_EVENT         fence, value, event handle, 0
@@ -453,7 +453,7 @@ enum katra_ucall {
 #define KATRA_UC_ENTER    (1u << 0)
 #define KATRA_UC_EXIT     (1u << 1)
 #define KATRA_UC_A2_VALID (1u << 2) /* a[2] was read (offset / timeout present) */
-#define KATRA_UC_A1_VALID (1u << 3) /* a[1] was read (an out-parameter) */
+#define KATRA_UC_A1_VALID (1u << 3) /* the out-parameter was read: a[1] (a[3]: VK_ACQUIRE_NEXT_IMAGE) */
 /* EXIT at a tail jump out of the call (D3D12: jmp *__imp_X): ret is none */
 #define KATRA_UC_RET_UNKNOWN (1u << 4)
 /* KATRA_UC_LAYER_NT: the call's level on its thread's stack of open NT calls

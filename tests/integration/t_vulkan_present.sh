@@ -7,8 +7,9 @@
 # vkQueuePresentKHR) and K - P more submits: exactly K VulkanQueueSubmit and
 # P VulkanQueuePresent spans, all on its queue handle; each present's count
 # (swapchainCount) 1 and its VkResult the one the program got (VK_SUCCESS or
-# VK_SUBOPTIMAL_KHR); K fence waits + P acquires as K + P VulkanFenceWait
-# spans on its device.  Each present ends a frame: P Frame epochs 'frame 1'
+# VK_SUBOPTIMAL_KHR); K fence waits as K VulkanFenceWait spans on its
+# device, and P acquires as P VulkanAcquireNextImage spans on its swapchain,
+# each End naming the image the program acquired, in order.  Each present ends a frame: P Frame epochs 'frame 1'
 # .. 'frame P' of its swapchain, request_ids on the presents and on the
 # events between them, and report --frames lists P - 1 frames, the slowest
 # first, each one's path ending at its present.  Skips without Xvfb.

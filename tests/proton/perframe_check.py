@@ -25,13 +25,15 @@ import json
 import sys
 
 
-# EventKind NtReadFile .. VulkanFenceWait, NtSyscall and the D3D12 calls
+# EventKind NtReadFile .. VulkanFenceWait, NtSyscall, the D3D12 calls and the
+# Vulkan semaphore waits and acquires
 # (format/SPEC.md 5.2)
 CALL_KINDS = {"NtReadFile", "NtWriteFile", "NtCreateFile", "NtWait", "NtDelayExecution",
               "NtMapViewOfSection", "NtAllocateVirtualMemory", "NtCreateUserProcess",
               "WineServerCall", "WinToUnix", "VulkanQueueSubmit", "VulkanQueuePresent",
               "VulkanFenceWait", "NtSyscall", "D3d12ExecuteCommandLists", "D3d12QueueSignal",
-              "D3d12QueueWait", "D3d12FenceSetEventOnCompletion", "D3d12FenceSignal"}
+              "D3d12QueueWait", "D3d12FenceSetEventOnCompletion", "D3d12FenceSignal",
+              "VulkanSemaphoreWait", "VulkanAcquireNextImage"}
 
 
 def fail(msg):

@@ -623,3 +623,44 @@ Test(ucall, d3d12_calls_enclose_submits_and_release_their_event_wait)
 	cr_assert_eq(katra_verify_path(t.path, NULL, NULL, 0, &rep), 0);
 	temp_dir_remove(t.dir);
 }
+
+Test(ucall, vulkan_waits_by_kind_and_the_image_acquired)
+{
+	struct pl_trace t;
+	struct katra_ev_ucall u = {
+		.head = { KATRA_EV_UCALL, 0, TGID, 10, START + 110 },
+		.call = KATRA_UC_VK_ACQUIRE_NEXT_IMAGE, .flags = KATRA_UC_EXIT | KATRA_UC_A1_VALID,
+		.a = { 0xd0, 0x5c, 1000, 2 }, .ret = 0,
+	};
+
+	pl_trace_open(&t, 1, START);
+	ucall(&t.pl, 10, 100, KATRA_UC_VK_ACQUIRE_NEXT_IMAGE, KATRA_UC_ENTER, 0xd0, 0x5c, 1000, 0);
+	pipeline_on_record(&t.pl, &u, sizeof(u));                                        /* 1 */
+	ucall(&t.pl, 10, 200, KATRA_UC_VK_ACQUIRE_NEXT_IMAGE, KATRA_UC_ENTER, 0xd0, 0x5c, 0, 0);
+	ucall(&t.pl, 10, 210, KATRA_UC_VK_ACQUIRE_NEXT_IMAGE, KATRA_UC_EXIT, 0xd0, 0x5c, 0,
+	      2 /* VK_TIMEOUT: no image */);                                             /* 3 */
+	ucall(&t.pl, 10, 300, KATRA_UC_VK_WAIT_SEMAPHORES, KATRA_UC_ENTER, 0xd0, 3, 1000, 0);
+	ucall(&t.pl, 10, 310, KATRA_UC_VK_WAIT_SEMAPHORES, KATRA_UC_EXIT, 0xd0, 3, 1000, 0);
+	ucall(&t.pl, 10, 400, KATRA_UC_VK_WAIT_FOR_FENCES, KATRA_UC_ENTER, 0xd0, 1, 1000, 0);
+	ucall(&t.pl, 10, 410, KATRA_UC_VK_WAIT_FOR_FENCES, KATRA_UC_EXIT, 0xd0, 1, 1000, 0);
+	pl_trace_end(&t, START + 500);
+	pl_trace_close(&t);
+
+	read_events(t.path);
+	cr_assert_eq(nevs, 8);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(evs[i].kind, KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE);
+		cr_assert_eq(evs[i].payload.u.vulkan.handle, 0x5c, "an acquire is on its swapchain");
+	}
+	cr_assert_eq(evs[0].payload.u.vulkan.count, 0);
+	cr_assert_eq(evs[1].phase, KATRA_PHASE_END);
+	cr_assert_eq(evs[1].payload.u.vulkan.count, 2, "the image the call wrote");
+	cr_assert_eq(evs[3].payload.u.vulkan.count, UINT32_MAX, "a timed-out acquire wrote none");
+	cr_assert_eq(evs[3].payload.u.vulkan.result.value, 2);
+	cr_assert_eq(evs[4].kind, KATRA_KIND_VULKAN_SEMAPHORE_WAIT);
+	cr_assert_eq(evs[4].payload.u.vulkan.handle, 0xd0);
+	cr_assert_eq(evs[4].payload.u.vulkan.count, 3);
+	cr_assert_eq(evs[6].kind, KATRA_KIND_VULKAN_FENCE_WAIT);
+	cr_assert_eq(evs[7].payload.u.vulkan.count, 1);
+	temp_dir_remove(t.dir);
+}

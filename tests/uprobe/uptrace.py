@@ -422,10 +422,11 @@ def check_vulkan_present(trace_path, truth_path):
     """K VulkanQueueSubmit and P VulkanQueuePresent spans on the program's
     queue, exact; submits VK_SUCCESS; each present of one swapchain, with the
     VkResult the program got (VK_SUCCESS or VK_SUBOPTIMAL_KHR), in order; its
-    K fence waits and P vkAcquireNextImageKHR as K + P VulkanFenceWait spans
-    on its device."""
+    K fence waits as K VulkanFenceWait spans on its device, and its P
+    vkAcquireNextImageKHR as P VulkanAcquireNextImage spans on its
+    swapchain, each End with the image index the program got, in order."""
     t, w, s = vulkan_program(trace_path, truth_path, ("VulkanQueueSubmit", "VulkanQueuePresent",
-                                                      "VulkanFenceWait"))
+                                                      "VulkanFenceWait", "VulkanAcquireNextImage"))
     subs = queue_spans(s["VulkanQueueSubmit"], "VulkanQueueSubmit", w["queue"], w["submits"])
     for b, e in subs:
         expect(e["payload"]["result"] == 0, "submit result %s" % e["payload"]["result"])
@@ -443,13 +444,21 @@ def check_vulkan_present(trace_path, truth_path):
             expect(se["seq"] < b["seq"] or sb["seq"] > e["seq"],
                    "submit span %d overlaps present span %d" % (sb["seq"], b["seq"]))
     waits = [(b, e) for b, e in s["VulkanFenceWait"] if b["payload"]["handle"] == w["device"]]
-    expect(len(waits) == w["submits"] + w["presents"], "%d VulkanFenceWait spans on the device, "
-           "expected %d (fence waits) + %d (acquires)"
-           % (len(waits), w["submits"], w["presents"]))
+    expect(len(waits) == w["submits"], "%d VulkanFenceWait spans on the device, "
+           "expected %d (the program's fence waits)" % (len(waits), w["submits"]))
+    acq = [(b, e) for b, e in s["VulkanAcquireNextImage"]
+           if b["payload"]["handle"] == w["swapchain"]]
+    got_idx = [e["payload"]["count"] for b, e in acq]
+    expect(got_idx == w["acquired"] and all(e["payload"]["handle"] == w["swapchain"] and
+                                            e["payload"]["result"] in (0, VK_SUBOPTIMAL_KHR)
+                                            for b, e in acq),
+           "VulkanAcquireNextImage on the swapchain: images %s, the program acquired %s"
+           % (got_idx, w["acquired"]))
     tagged = check_frames(t, w, pres)
     return "%d VulkanQueueSubmit + %d VulkanQueuePresent spans on queue %#x (results %s), " \
-        "%d fence waits + acquires; %d Frame epochs, %d events tagged with their frame" % (
-            len(subs), len(pres), w["queue"], sorted(set(got)), len(waits), len(pres), tagged)
+        "%d fence waits, %d acquires (images %s); %d Frame epochs, %d events tagged with " \
+        "their frame" % (len(subs), len(pres), w["queue"], sorted(set(got)), len(waits), len(acq),
+                         sorted(set(got_idx)), len(pres), tagged)
 
 
 def check_frames(t, w, pres):

@@ -216,13 +216,15 @@ int main(int argc, char **argv)
 	xcb_window_t win;
 	long k, p, extra;
 	VkResult *results;
+	uint32_t *acquired;
 
 	if (argc != 5 || (k = atol(argv[3])) < (p = atol(argv[4])) || p < 1) {
 		fprintf(stderr, "usage: vkpresent STARTED GATE K P   (K >= P >= 1)\n");
 		return 2;
 	}
 	results = calloc((size_t)p, sizeof(*results));
-	if (!results)
+	acquired = calloc((size_t)p, sizeof(*acquired));
+	if (!results || !acquired)
 		return 1;
 	win = open_window(&conn);
 	create_device(&g, conn, win);
@@ -244,6 +246,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vkpresent: vkAcquireNextImageKHR: %d\n", ar);
 			return 1;
 		}
+		acquired[i] = idx;
 		VkSubmitInfo draw = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 				      .waitSemaphoreCount = 1, .pWaitSemaphores = &g.acquired,
 				      .pWaitDstStageMask = &stage, .commandBufferCount = 1,
@@ -273,6 +276,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)(uintptr_t)g.queue, (unsigned long long)(uintptr_t)g.dev, k, p);
 	for (long i = 0; i < p; i++)
 		printf("%s%d", i ? ", " : "", (int)results[i]);
+	printf("], \"acquired\": [");
+	for (long i = 0; i < p; i++)
+		printf("%s%u", i ? ", " : "", acquired[i]);
 	printf("], \"swapchain\": %llu, \"pid\": %d}\n", (unsigned long long)(uintptr_t)g.chain,
 	       (int)getpid());
 	fflush(stdout);

@@ -28,7 +28,8 @@ static const char *const kind_names[] = {
 	"VulkanQueuePresent", "VulkanFenceWait", "Epoch", "Counter", "Drop", "ProcessInfo",
 	"NtSyscall", "WineServerRequests", "TaskRename", "WineUnixCallNames",
 	"D3d12ExecuteCommandLists", "D3d12QueueSignal", "D3d12QueueWait",
-	"D3d12FenceSetEventOnCompletion", "D3d12FenceSignal",
+	"D3d12FenceSetEventOnCompletion", "D3d12FenceSignal", "VulkanSemaphoreWait",
+	"VulkanAcquireNextImage",
 };
 static const char *const domain_names[] = {
 	"None", "File", "Futex", "Memory", "Thread", "Process", "IoUring", "Socket",

@@ -778,6 +778,21 @@ pub fn records() -> Vec<TraceRecord> {
     e.causes = vec![submit];
     e.conf = Confidence::Inferred;
     b.push(e);
+    // A semaphore wait on the device; an acquire of image 2 of a swapchain.
+    b.push(ev(
+        t2,
+        S::Vulkan,
+        K::VulkanSemaphoreWait,
+        res(D::None, 0),
+        P::Vulkan(VulkanPayload { handle: 0x5555_aaaa_1000, count: 2, result: Some(2) }),
+    ));
+    b.push(ev(
+        t2,
+        S::Vulkan,
+        K::VulkanAcquireNextImage,
+        res(D::None, 0),
+        P::Vulkan(VulkanPayload { handle: 0x5555_aaaa_2000, count: 2, result: Some(1000001003) }),
+    ));
 
     // The D3D12 calls vkd3d implements: an ExecuteCommandLists span, then a
     // queue Signal / Wait, a fence's SetEventOnCompletion and Signal.

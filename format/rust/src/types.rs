@@ -149,7 +149,7 @@ unit_enum!(EventKind {
     39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo, 44 NtSyscall,
     45 WineServerRequests, 46 TaskRename, 47 WineUnixCallNames, 48 D3d12ExecuteCommandLists,
     49 D3d12QueueSignal, 50 D3d12QueueWait, 51 D3d12FenceSetEventOnCompletion,
-    52 D3d12FenceSignal
+    52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

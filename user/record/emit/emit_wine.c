@@ -16,6 +16,7 @@
 #include "emit_int.h"
 
 #define STATUS_PENDING 0x103u
+#define VK_SUBOPTIMAL_KHR 1000001003 /* vulkan_core.h: an acquire that still wrote its index */
 #define WIN_EPOCH_100NS 116444736000000000ull /* 1601-01-01 to 1970-01-01 */
 
 struct ucall_desc {
@@ -42,8 +43,8 @@ static const struct ucall_desc descs[KATRA_UC_COUNT] = {
 	[KATRA_UC_VK_QUEUE_SUBMIT2] = { KATRA_KIND_VULKAN_QUEUE_SUBMIT, KATRA_SCOPE_VULKAN },
 	[KATRA_UC_VK_QUEUE_PRESENT] = { KATRA_KIND_VULKAN_QUEUE_PRESENT, KATRA_SCOPE_VULKAN },
 	[KATRA_UC_VK_WAIT_FOR_FENCES] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
-	[KATRA_UC_VK_WAIT_SEMAPHORES] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
-	[KATRA_UC_VK_ACQUIRE_NEXT_IMAGE] = { KATRA_KIND_VULKAN_FENCE_WAIT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_VK_WAIT_SEMAPHORES] = { KATRA_KIND_VULKAN_SEMAPHORE_WAIT, KATRA_SCOPE_VULKAN },
+	[KATRA_UC_VK_ACQUIRE_NEXT_IMAGE] = { KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE, KATRA_SCOPE_VULKAN },
 	[KATRA_UC_NT_SYSCALL] = { KATRA_KIND_NT_SYSCALL, KATRA_SCOPE_WINDOWS_FACING },
 	[KATRA_UC_D3D12_EXECUTE_COMMAND_LISTS] = { KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS,
 						   KATRA_SCOPE_D3D12_VKD3D },
@@ -166,10 +167,21 @@ static void ucall_payload(const struct emitter *e, const struct katra_ev_ucall *
 		break;
 	case KATRA_UC_VK_WAIT_FOR_FENCES:
 	case KATRA_UC_VK_WAIT_SEMAPHORES:
-	case KATRA_UC_VK_ACQUIRE_NEXT_IMAGE:
 		p->type = KATRA_PAYLOAD_VULKAN;
 		p->u.vulkan.handle = u->a[0]; /* the device */
-		p->u.vulkan.count = u->call == KATRA_UC_VK_ACQUIRE_NEXT_IMAGE ? 1 : (uint32_t)u->a[1];
+		p->u.vulkan.count = (uint32_t)u->a[1];
+		p->u.vulkan.result = (struct katra_opt_i32){ end, (int32_t)u->ret };
+		break;
+	case KATRA_UC_VK_ACQUIRE_NEXT_IMAGE:
+		/* the swapchain; the End's count the image acquired (an index the
+		 * call wrote: VK_SUCCESS, VK_SUBOPTIMAL_KHR), else UINT32_MAX */
+		p->type = KATRA_PAYLOAD_VULKAN;
+		p->u.vulkan.handle = u->a[1];
+		p->u.vulkan.count = !end ? 0
+				    : (u->flags & KATRA_UC_A1_VALID) &&
+						      ((int32_t)u->ret == 0 ||
+						       (int32_t)u->ret == VK_SUBOPTIMAL_KHR)
+					      ? (uint32_t)u->a[3] : UINT32_MAX;
 		p->u.vulkan.result = (struct katra_opt_i32){ end, (int32_t)u->ret };
 		break;
 	case KATRA_UC_NT_SYSCALL: {

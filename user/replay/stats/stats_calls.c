@@ -20,7 +20,8 @@ bool kr_call_kind(uint32_t kind)
 {
 	return (kind >= KATRA_KIND_NT_READ_FILE && kind <= KATRA_KIND_VULKAN_FENCE_WAIT) ||
 	       kind == KATRA_KIND_NT_SYSCALL ||
-	       (kind >= KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS && kind <= KATRA_KIND_D3D12_FENCE_SIGNAL);
+	       (kind >= KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS &&
+		kind <= KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE);
 }
 
 /* A WinToUnix call's library: 1.. by (process, handle), 0 when the list
@@ -199,7 +200,8 @@ const char *kr_call_layer(uint64_t what)
 {
 	uint32_t kind = (uint32_t)(what >> 32);
 
-	if (kind >= KATRA_KIND_VULKAN_QUEUE_SUBMIT && kind <= KATRA_KIND_VULKAN_FENCE_WAIT)
+	if ((kind >= KATRA_KIND_VULKAN_QUEUE_SUBMIT && kind <= KATRA_KIND_VULKAN_FENCE_WAIT) ||
+	    kind == KATRA_KIND_VULKAN_SEMAPHORE_WAIT || kind == KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE)
 		return "vulkan";
 	if (kind >= KATRA_KIND_D3D12_EXECUTE_COMMAND_LISTS && kind <= KATRA_KIND_D3D12_FENCE_SIGNAL)
 		return "d3d12";
