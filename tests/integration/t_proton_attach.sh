@@ -18,32 +18,8 @@
 . "$(dirname "$0")/lib.sh"
 kt_require
 . "$KT_ROOT/tests/proton/require.sh"
-# 4096 blocks: a frame's block names it within any 4095 frames in a row
-head -c $((4096 * 4096)) /dev/urandom >"$W/data"
-# the program stops at the file stop (also when the test ends early)
-trap 'touch "$W/stop"; kt_cleanup' EXIT
-"$KT_ROOT/tests/proton/enter.sh" "$cache/root" "$W" /mnt/d3d11frames.exe 1000000 \
-	'Z:\mnt\data' - 'Z:\mnt\stop' >"$T/prog.out" 2>"$T/prog.err" &
-ENTER_PID=$!
-KT_PIDS="$KT_PIDS $ENTER_PID"
-# enter.sh execs down to inroot.sh's shell; `wine` keeps its pid: the
-# program is that shell's child (the oldest: a child it forks for a moment
-# is named after it too)
-prog=""
-for _ in $(seq 1200); do
-	grep -q '^ready' "$T/prog.out" && prog=$(pgrep -o -P "$ENTER_PID" -x d3d11frames.exe) &&
-		break
-	kt_is_running "$ENTER_PID" || break
-	sleep 0.05
-done
-[ -n "$prog" ] || kt_fail "the program did not start within 60 s: $(kt_tail "$T/prog.err" 2)"
-KT_PIDS="$KT_PIDS $prog"
-sleep 1 # frames under way
-# the session's truth: the processes mapping the program's server directory
-dir=$(grep -o '/[^ ]*/server-[0-9a-f]*-[0-9a-f]*/' "/proc/$prog/maps" | head -n 1)
-[ -n "$dir" ] || kt_fail "the program maps no server directory"
-members() { grep -l -F "$dir" /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | sort -n; }
-members >"$T/members.before"
+. "$KT_ROOT/tests/proton/frames.sh"
+kt_proton_running d3d11frames.exe
 # the capture starts once the uprobes are on and the Vulkan driver is
 # resolved in the root (0.5-2.5 s here): what the probes saw before is not
 # written, and no longer fills the first drain past the reorder budget
@@ -70,6 +46,5 @@ python3 "$KT_ROOT/tests/proton/check_attach.py" "$TRACE.jsonl" "$T/procs.jsonl" 
 # the Vulkan calls through winevulkan's thunks are named from the first one
 # after the attach (the library is read then): one vkQueuePresentKHR thunk
 # per driver present (tests/proton/check.py unixnames-attached)
-. "$KT_ROOT/tests/proton/frames.sh"
 kt_proton_unixnames unixnames-attached "$prog"
 kt_note "$(kt_tail "$T/check.out"); $(kt_tail "$T/unixnames.out")"

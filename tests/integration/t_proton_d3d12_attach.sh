@@ -19,28 +19,9 @@
 . "$(dirname "$0")/lib.sh"
 kt_require
 . "$KT_ROOT/tests/proton/require.sh"
+. "$KT_ROOT/tests/proton/frames.sh"
 export KATRA_DLL_OVERRIDES=dxgi=b
-# 4096 blocks: a frame's block names it within any 4095 frames in a row
-head -c $((4096 * 4096)) /dev/urandom >"$W/data"
-trap 'touch "$W/stop"; kt_cleanup' EXIT
-"$KT_ROOT/tests/proton/enter.sh" "$cache/root" "$W" /mnt/d3d12frames.exe 1000000 \
-	'Z:\mnt\data' - 'Z:\mnt\stop' >"$T/prog.out" 2>"$T/prog.err" &
-ENTER_PID=$!
-KT_PIDS="$KT_PIDS $ENTER_PID"
-prog=""
-for _ in $(seq 1200); do
-	grep -q '^ready' "$T/prog.out" && prog=$(pgrep -o -P "$ENTER_PID" -x d3d12frames.exe) &&
-		break
-	kt_is_running "$ENTER_PID" || break
-	sleep 0.05
-done
-[ -n "$prog" ] || kt_fail "the program did not start within 60 s: $(kt_tail "$T/prog.err" 2)"
-KT_PIDS="$KT_PIDS $prog"
-sleep 1 # frames under way
-dir=$(grep -o '/[^ ]*/server-[0-9a-f]*-[0-9a-f]*/' "/proc/$prog/maps" | head -n 1)
-[ -n "$dir" ] || kt_fail "the program maps no server directory"
-members() { grep -l -F "$dir" /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | sort -n; }
-members >"$T/members.before"
+kt_proton_running d3d12frames.exe
 # the capture ends when the session has exited (-d: a bound): the program
 # is stopped inside it, so its last frames, its flush Present and its exit
 # are in it (the counts are exact to the end)

@@ -93,3 +93,41 @@ kt_proton_d3d12_names()
 		"$T/d3d12.txt" "$T/calls.json" "$T/export.json" >"$T/d3d12names.out" 2>&1 ||
 		kt_fail "$(kt_tail "$T/d3d12names.out")"
 }
+
+# kt_proton_running EXE: starts the frames program EXE in the root, running
+# until the file $W/stop exists (also made when the test ends), its frames
+# reading blocks of a 16 MiB data file (4096 blocks: a frame's block names it
+# within any 4095 frames in a row); returns once it has rendered a second,
+# with ENTER_PID (enter.sh, whose status is the program's) and prog (the
+# program's host pid) set, and members (the processes mapping its session's
+# server directory, sorted) defined, its list at the start in
+# $T/members.before.
+kt_proton_running()
+{
+	local exe=$1 dir
+	head -c $((4096 * 4096)) /dev/urandom >"$W/data"
+	trap 'touch "$W/stop"; kt_cleanup' EXIT
+	"$KT_ROOT/tests/proton/enter.sh" "$cache/root" "$W" "/mnt/$exe" 1000000 \
+		'Z:\mnt\data' - 'Z:\mnt\stop' >"$T/prog.out" 2>"$T/prog.err" &
+	ENTER_PID=$!
+	KT_PIDS="$KT_PIDS $ENTER_PID"
+	# enter.sh execs down to inroot.sh's shell; `wine` keeps its pid: the
+	# program is that shell's child (the oldest: a child it forks for a
+	# moment is named after it too)
+	prog=""
+	for _ in $(seq 1200); do
+		grep -q '^ready' "$T/prog.out" && prog=$(pgrep -o -P "$ENTER_PID" -x "$exe") &&
+			break
+		kt_is_running "$ENTER_PID" || break
+		sleep 0.05
+	done
+	[ -n "$prog" ] || kt_fail "the program did not start within 60 s: $(kt_tail "$T/prog.err" 2)"
+	KT_PIDS="$KT_PIDS $prog"
+	sleep 1 # frames under way
+	# the session's truth: the processes mapping the program's server directory
+	dir=$(grep -o '/[^ ]*/server-[0-9a-f]*-[0-9a-f]*/' "/proc/$prog/maps" | head -n 1)
+	[ -n "$dir" ] || kt_fail "the program maps no server directory"
+	KT_PROTON_SERVER_DIR=$dir
+	members() { grep -l -F "$KT_PROTON_SERVER_DIR" /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | sort -n; }
+	members >"$T/members.before"
+}
