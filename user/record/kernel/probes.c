@@ -109,6 +109,12 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot open BPF probes", -err);
 		goto cleanup;
 	}
+	/* the kernel's BTF for each object parsed meanwhile (probes_split.c) */
+	err = pk_split_prefetch(p);
+	if (err) {
+		say_error("cannot load BPF probes", -err);
+		goto cleanup;
+	}
 	p->skel->rodata->follow_children = opts->follow_children;
 	p->skel->rodata->record_paths = opts->record_paths;
 	for (uint32_t nr = 0; nr < KATRA_SYSCALL_NR_LIMIT; nr++)
@@ -154,7 +160,15 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot create per-CPU rings", -err);
 		goto cleanup;
 	}
+	/* sys_enter and sys_exit meanwhile, in an object of their own */
+	err = pk_split_start(p);
+	if (err) {
+		say_error("cannot load BPF probes", -err);
+		goto cleanup;
+	}
 	err = katra_bpf__load(p->skel);
+	if (!err)
+		err = pk_split_finish(p);
 	if (!err) {
 		err = pk_rings_finish(p);
 		if (err) {
@@ -695,6 +709,7 @@ void katra_probes_destroy(struct katra_probes *p)
 	for (i = 0; i < p->nprobes; i++)
 		bpf_link__destroy(p->probes[i].link);
 	pk_fn_free(p);
+	pk_split_free(p);
 	for (i = 0; p->rings && i < p->nrings; i++) {
 		if (p->rings[i].cons)
 			munmap((void *)p->rings[i].cons, page);

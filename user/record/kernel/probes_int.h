@@ -54,6 +54,7 @@ struct katra_probes {
 	const char *uprobe_multi_off; /* why not (static), or NULL */
 	struct pk_late *late;   /* programs loaded on first use (probes_late.c) */
 	struct pk_rings_job *rings_job; /* the rings being made (probes_rings.c) */
+	struct pk_split *split; /* the syscall probes' own object (probes_split.c) */
 };
 
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,
@@ -98,6 +99,20 @@ void pk_late_free(struct katra_probes *p);
 int pk_rings_start(struct katra_probes *p);
 int pk_rings_use(struct katra_probes *p);
 int pk_rings_finish(struct katra_probes *p);
+
+/* The BPF load spread over the CPUs (probes_split.c): prefetch (right after
+ * open: the kernel's BTF parsed for the skeleton and for a second object on
+ * threads); skel_ready (waits for the skeleton's, before the skeleton is
+ * touched again); start (after the flavours' choice and pk_rings_use, before
+ * load: makes the maps the skeleton has not been given, loads sys_enter and
+ * sys_exit into the second object on a thread); finish (after load: waits,
+ * then each split probe's `use` is the second object's program); free
+ * (waits too, on failure paths).  0 or -errno. */
+int pk_split_prefetch(struct katra_probes *p);
+void pk_split_skel_ready(struct katra_probes *p);
+int pk_split_start(struct katra_probes *p);
+int pk_split_finish(struct katra_probes *p);
+void pk_split_free(struct katra_probes *p);
 
 /* Whether an fexit program on FUNC loads and attaches here.  0 or -errno. */
 struct btf;

@@ -135,7 +135,7 @@ static bool fault_fexit_usable(const struct katra_probes *p)
  * refuses would fail the whole load). */
 int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct btf *vmlinux = btf__load_vmlinux_btf(); /* mapped: probes_btf.c */
 	struct bpf_program *prog;
 	int err = 0;
 
@@ -144,6 +144,9 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 			"katra-record needs CONFIG_DEBUG_INFO_BTF=y\n");
 		return -ENOENT;
 	}
+	/* the skeleton's own parse, on a thread meanwhile, is over before the
+	 * skeleton is touched again */
+	pk_split_skel_ready(p);
 	set_kernel_flags(p, vmlinux);
 	pk_choose_uprobe_flavour(p);
 	err = pk_fn_plan(p, vmlinux);

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The BPF load spread over the CPUs.  The kernel verifies one program at a
+ * time per load, and sys_enter and sys_exit take about half of the
+ * skeleton's (~23 ms of ~45 on this kind of machine): they load into a
+ * second object opened from the same ELF, on a thread of its own, while the
+ * skeleton loads the rest.  Both objects must share every map, so the maps
+ * the skeleton has not been given yet (the rings' array and .bss are made
+ * elsewhere) are made here first, .rodata filled from the skeleton's and
+ * frozen as libbpf would (the verifier reads its frozen values); both
+ * objects then reuse them (bpf_map__reuse_fd).  Each object parses the
+ * kernel's BTF for itself (~15-20 ms each here, as long as the flavours'
+ * own parse): both parses start on threads as soon as the skeleton is
+ * open, while the flavours are chosen (bpf_program__set_attach_target loads
+ * an object's copy before load; the load then keeps it).  Under -e with
+ * per-syscall functions (probes_fn.c) nothing is split: their copies are
+ * made from the skeleton's programs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "katra.skel.h"
+#include "probes_int.h"
+
+#define SPLIT_MAX 2
+
+struct pk_split {
+	pthread_t t, skel_t;
+	bool running, skel_running;
+	struct katra_probes *p;
+	struct bpf_object *obj;
+	struct probe *probes[SPLIT_MAX]; /* the probes whose programs it loads */
+	const char *names[SPLIT_MAX];    /* their programs' names */
+	unsigned n;
+	int err;
+};
+
+static bool splits(const char *probe)
+{
+	return !strcmp(probe, "sys_enter") || !strcmp(probe, "sys_exit");
+}
+
+/* A map the skeleton would make at load, made now the same way. */
+static int create_map(struct bpf_map *m)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = bpf_map__map_flags(m),
+		    .numa_node = bpf_map__numa_node(m), .map_extra = bpf_map__map_extra(m));
+	const void *init;
+	size_t sz = 0;
+	uint32_t zero = 0;
+	int fd, err = 0;
+
+	fd = bpf_map_create(bpf_map__type(m), bpf_map__name(m), bpf_map__key_size(m),
+			    bpf_map__value_size(m), bpf_map__max_entries(m), &mo);
+	if (fd < 0)
+		return -errno;
+	/* .rodata: the values set before load, then frozen (the only internal
+	 * map made here: .bss is made zeroed in probes.c) */
+	init = bpf_map__initial_value(m, &sz);
+	if (init && sz) {
+		if (bpf_map_update_elem(fd, &zero, init, 0) || bpf_map_freeze(fd))
+			err = -errno;
+	}
+	if (!err)
+		err = bpf_map__reuse_fd(m, fd);
+	close(fd); /* the skeleton holds its own */
+	return err;
+}
+
+static void *load_split(void *arg)
+{
+	struct pk_split *s = arg;
+
+	s->err = bpf_object__load(s->obj);
+	return NULL;
+}
+
+/* The kernel's BTF for an object, parsed before its load: a target that
+ * every kernel with tp_btf has (the load finds the same one). */
+static void parse_kernel_btf(struct bpf_object *obj)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, "tpb_sys_enter");
+
+	if (prog)
+		bpf_program__set_attach_target(prog, 0, "sys_enter");
+}
+
+static void *skel_btf(void *arg)
+{
+	struct pk_split *s = arg;
+
+	parse_kernel_btf(s->p->skel->obj);
+	return NULL;
+}
+
+/* The second object opened and its BTF parsed (its programs and maps are
+ * set once the flavours are chosen). */
+static void *open_split(void *arg)
+{
+	/* the skeleton's name: its internal maps' names pair with the
+	 * skeleton's (katra_bp.rodata, katra_bp.bss) */
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "katra_bpf");
+	struct pk_split *s = arg;
+	const void *elf;
+	size_t sz;
+
+	elf = katra_bpf__elf_bytes(&sz);
+	s->obj = bpf_object__open_mem(elf, sz, &oo);
+	if (!s->obj)
+		s->err = errno ? -errno : -EINVAL;
+	else
+		parse_kernel_btf(s->obj);
+	return NULL;
+}
+
+int pk_split_prefetch(struct katra_probes *p)
+{
+	struct pk_split *s;
+	cpu_set_t cpus;
+	int err;
+
+	/* without BTF the flavours' choice says why, once */
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	p->split = s;
+	s->p = p;
+	err = -pthread_create(&s->skel_t, NULL, skel_btf, s);
+	if (err)
+		return err;
+	s->skel_running = true;
+	/* one CPU verifies one program at a time: a second object would only
+	 * add its open and its parse (KATRA_TEST_NO_SPLIT: the start-up as
+	 * before, for comparisons) */
+	if (!sched_getaffinity(0, sizeof(cpus), &cpus) && CPU_COUNT(&cpus) < 2)
+		return 0;
+	if (getenv("KATRA_TEST_NO_SPLIT"))
+		return 0;
+	err = -pthread_create(&s->t, NULL, open_split, s);
+	if (err)
+		return err;
+	s->running = true;
+	return 0;
+}
+
+void pk_split_skel_ready(struct katra_probes *p)
+{
+	struct pk_split *s = p->split;
+
+	if (s && s->skel_running) {
+		pthread_join(s->skel_t, NULL);
+		s->skel_running = false;
+	}
+}
+
+/* The second object's programs and maps, now that the flavours are chosen. */
+static int use_split(struct katra_probes *p, struct pk_split *s)
+{
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	int err = 0;
+
+	bpf_object__for_each_program(prog, s->obj) {
+		bool mine = false;
+
+		for (unsigned i = 0; i < s->n; i++)
+			mine |= !strcmp(bpf_program__name(prog), s->names[i]);
+		bpf_program__set_autoload(prog, mine);
+	}
+	bpf_object__for_each_map(m, s->obj) {
+		struct bpf_map *own = bpf_object__find_map_by_name(p->skel->obj, bpf_map__name(m));
+
+		err = own && bpf_map__type(own) == bpf_map__type(m)
+			      ? bpf_map__reuse_fd(m, bpf_map__fd(own)) : -ENOENT;
+		if (err)
+			break;
+	}
+	return err;
+}
+
+int pk_split_start(struct katra_probes *p)
+{
+	struct pk_split *s = p->split;
+	struct bpf_map *m;
+	int err = 0;
+
+	pk_split_skel_ready(p);
+	if (!s || !s->running)
+		return 0;
+	pthread_join(s->t, NULL);
+	s->running = false;
+	if (s->err || p->fn) {
+		/* no second object: everything loads in the skeleton, as before */
+		bpf_object__close(s->obj);
+		s->obj = NULL;
+		s->err = 0;
+		return 0;
+	}
+	for (unsigned i = 0; i < p->nprobes && s->n < SPLIT_MAX; i++) {
+		struct probe *pr = &p->probes[i];
+
+		if (!pr->use || !splits(pr->name))
+			continue;
+		s->probes[s->n] = pr;
+		s->names[s->n++] = bpf_program__name(pr->use);
+	}
+	if (!s->n)
+		return 0;
+	bpf_object__for_each_map(m, p->skel->obj) {
+		if (bpf_map__fd(m) >= 0)
+			continue; /* made already (the rings' array, .bss) */
+		err = create_map(m);
+		if (err)
+			return err;
+	}
+	err = use_split(p, s);
+	if (!err)
+		err = -pthread_create(&s->t, NULL, load_split, s);
+	if (err)
+		return err;
+	s->running = true;
+	/* the skeleton leaves them to the second object */
+	for (unsigned i = 0; i < s->n; i++)
+		bpf_program__set_autoload(s->probes[i]->use, false);
+	return 0;
+}
+
+int pk_split_finish(struct katra_probes *p)
+{
+	struct pk_split *s = p->split;
+
+	if (!s || !s->running)
+		return s ? s->err : 0;
+	pthread_join(s->t, NULL);
+	s->running = false;
+	if (s->err || !s->n)
+		return s->err;
+	for (unsigned i = 0; i < s->n; i++) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(s->obj, s->names[i]);
+
+		if (!prog)
+			return s->err = -ENOENT;
+		s->probes[i]->use = prog;
+	}
+	return 0;
+}
+
+void pk_split_free(struct katra_probes *p)
+{
+	struct pk_split *s = p->split;
+
+	if (!s)
+		return;
+	/* a failure elsewhere: its threads end first */
+	pk_split_skel_ready(p);
+	pk_split_finish(p);
+	bpf_object__close(s->obj);
+	free(s);
+	p->split = NULL;
+}
