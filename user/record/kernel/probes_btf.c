@@ -18,6 +18,8 @@
 
 #include <bpf/btf.h>
 
+#include "probes_int.h"
+
 static struct btf *map_vmlinux_btf(void)
 {
 	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
@@ -36,6 +38,24 @@ static struct btf *map_vmlinux_btf(void)
 	}
 	close(fd);
 	return btf;
+}
+
+/* Whether the kernel's BTF file can be mapped (Linux 6.16+). */
+bool pk_btf_mappable(void)
+{
+	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *m = MAP_FAILED;
+
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &st) && st.st_size > 0)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return false;
+	munmap(m, (size_t)st.st_size);
+	return true;
 }
 
 struct btf *btf__load_vmlinux_btf(void)

@@ -109,6 +109,7 @@ int pk_rings_finish(struct katra_probes *p);
  * then each split probe's `use` is the second object's program); free
  * (waits too, on failure paths).  0 or -errno. */
 int pk_split_prefetch(struct katra_probes *p);
+bool pk_btf_mappable(void);
 void pk_split_skel_ready(struct katra_probes *p);
 int pk_split_start(struct katra_probes *p);
 int pk_split_finish(struct katra_probes *p);
