@@ -29,20 +29,7 @@ members >"$T/members.after"
 comm -12 "$T/members.before" "$T/members.after" >"$T/members"
 touch "$W/stop"
 kt_wait "$ENTER_PID" 60 || kt_fail "the program did not stop within 60 s of its stop file"
-grep -q '"frames"' "$T/prog.out" ||
-	kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(kt_tail "$T/prog.err" 2)"
-"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
-	kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
-# exact counts need every event: a loss is said as such
-lost=$("$REPLAY" dump --kind Drop "$TRACE" | grep -v '^#' | tr '\n' ' ')
-[ -z "$lost" ] || kt_fail "the capture lost events (exact counts need all): $lost"
-"$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" >"$T/procs.jsonl" 2>"$T/dump.err" ||
-	kt_fail "katra-replay dump --kind ProcessInfo failed: $(kt_tail "$T/dump.err")"
-"$REPLAY" dump --jsonl --pid "$prog" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
-	kt_fail "katra-replay dump --jsonl --pid $prog failed: $(kt_tail "$T/dump.err")"
-read -r dev ino < <(stat -c '%d %i' "$W/data")
-python3 "$KT_ROOT/tests/proton/check_attach.py" "$TRACE.jsonl" "$T/procs.jsonl" "$T/prog.out" \
-	"$dev" "$ino" "$prog" "$T/members" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+kt_proton_check_attached check_attach.py
 # the Vulkan calls through winevulkan's thunks are named from the first one
 # after the attach (the library is read then): one vkQueuePresentKHR thunk
 # per driver present (tests/proton/check.py unixnames-attached)

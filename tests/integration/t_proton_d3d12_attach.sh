@@ -31,17 +31,5 @@ touch "$W/stop"
 kt_wait "$ENTER_PID" 60 || kt_fail "the program did not stop within 60 s of its stop file"
 KT_STOP_TIMEOUT=60 kt_wait_recorder 0
 cp "$T/members.before" "$T/members"
-grep -q '"frames"' "$T/prog.out" ||
-	kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(kt_tail "$T/prog.err" 2)"
-"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
-	kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
-lost=$("$REPLAY" dump --kind Drop "$TRACE" | grep -v '^#' | tr '\n' ' ')
-[ -z "$lost" ] || kt_fail "the capture lost events (exact counts need all): $lost"
-"$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" >"$T/procs.jsonl" 2>"$T/dump.err" ||
-	kt_fail "katra-replay dump --kind ProcessInfo failed: $(kt_tail "$T/dump.err")"
-"$REPLAY" dump --jsonl --pid "$prog" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
-	kt_fail "katra-replay dump --jsonl --pid $prog failed: $(kt_tail "$T/dump.err")"
-read -r dev ino < <(stat -c '%d %i' "$W/data")
-python3 "$KT_ROOT/tests/proton/check_attach12.py" "$TRACE.jsonl" "$T/procs.jsonl" "$T/prog.out" \
-	"$dev" "$ino" "$prog" "$T/members" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+kt_proton_check_attached check_attach12.py
 kt_note "$(kt_tail "$T/check.out")"

@@ -131,3 +131,29 @@ kt_proton_running()
 	members() { grep -l -F "$KT_PROTON_SERVER_DIR" /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | sort -n; }
 	members >"$T/members.before"
 }
+
+# kt_proton_check_attached CHECK: after a -p capture of the program that
+# kt_proton_running started, once it has stopped: its counters printed, the
+# trace verified and whole (a loss is said as such: exact counts need every
+# event), the session's ProcessInfo ($T/procs.jsonl) and the program's
+# events ($TRACE.jsonl) dumped, and tests/proton/CHECK run on them against
+# the program's counters, its data file and the session's members
+# ($T/members).
+kt_proton_check_attached()
+{
+	local check=$1 lost dev ino
+	grep -q '"frames"' "$T/prog.out" ||
+		kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(kt_tail "$T/prog.err" 2)"
+	"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
+		kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
+	lost=$("$REPLAY" dump --kind Drop "$TRACE" | grep -v '^#' | tr '\n' ' ')
+	[ -z "$lost" ] || kt_fail "the capture lost events (exact counts need all): $lost"
+	"$REPLAY" dump --jsonl --kind ProcessInfo "$TRACE" >"$T/procs.jsonl" 2>"$T/dump.err" ||
+		kt_fail "katra-replay dump --kind ProcessInfo failed: $(kt_tail "$T/dump.err")"
+	"$REPLAY" dump --jsonl --pid "$prog" "$TRACE" >"$TRACE.jsonl" 2>"$T/dump.err" ||
+		kt_fail "katra-replay dump --jsonl --pid $prog failed: $(kt_tail "$T/dump.err")"
+	read -r dev ino < <(stat -c '%d %i' "$W/data")
+	python3 "$KT_ROOT/tests/proton/$check" "$TRACE.jsonl" "$T/procs.jsonl" "$T/prog.out" \
+		"$dev" "$ino" "$prog" "$T/members" >"$T/check.out" 2>&1 ||
+		kt_fail "$(kt_tail "$T/check.out")"
+}
