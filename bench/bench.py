@@ -163,8 +163,13 @@ class Floor(Tool):
 class Katra(Tool):
     def argv(self, pid):
         self.summary = os.path.join(self.d, 'katra-summary.json')
-        return [os.path.join(B, 'katra-record'), '-p', str(pid), '-o', self.out, '--force',
-                '--ready-file', self.ready, '--summary-json', self.summary] + self.extra
+        # a variant whose first argument is @PATH runs that binary (another
+        # build of katra-record, for an A/B of its BPF programs in one run)
+        binary, extra = os.path.join(B, 'katra-record'), self.extra
+        if extra and extra[0].startswith('@'):
+            binary, extra = extra[0][1:], extra[1:]
+        return [binary, '-p', str(pid), '-o', self.out, '--force',
+                '--ready-file', self.ready, '--summary-json', self.summary] + extra
 
     def stop(self, proc):
         # it stops by itself once every target has exited; SIGINT if it does not
@@ -1336,7 +1341,8 @@ def print_machine(m):
 
 
 def katra_variant(spec):
-    """--katra-variant 'NAME=ARGS': a katra-record column run with ARGS."""
+    """--katra-variant 'NAME=ARGS': a katra-record column run with ARGS (a
+    first argument @PATH: that katra-record binary)."""
     name, eq, args = spec.partition('=')
     if not eq or not name.startswith('katra-record'):
         raise argparse.ArgumentTypeError("want 'katra-record...=ARGS', e.g. "

@@ -24,5 +24,6 @@ const volatile bool have_task_btf = true;
 const volatile bool have_attach_cookie = true;
 const volatile __u32 uring_complete_args = 3;
 const volatile bool have_rdonly_cast;
+const volatile bool have_task_storage;
 
 char LICENSE[] SEC("license") = "GPL";

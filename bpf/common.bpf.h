@@ -29,6 +29,9 @@ extern const volatile bool have_task_btf;         /* bpf_get_current_task_btf():
 extern const volatile bool have_attach_cookie;    /* bpf_get_attach_cookie() in uprobes: 5.15 */
 extern const volatile __u32 uring_complete_args;  /* io_uring_complete's layout, see there */
 extern const volatile bool have_rdonly_cast;      /* the bpf_rdonly_cast() kfunc: 6.2 */
+/* task local storage from tracing programs (5.12) with a BTF current (5.11):
+ * see pend_tasks */
+extern const volatile bool have_task_storage;
 /* Weak: where the kernel lacks it libbpf leaves the call unresolved, and the
  * verifier drops it as dead code behind have_rdonly_cast. */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
@@ -148,6 +151,31 @@ struct {
 	__type(key, __u32);
 	__type(value, struct katra_cpu_slot);
 } flushed SEC(".maps") __weak;
+
+/* The same, kept with the thread itself (task local storage) where the
+ * kernel allows (have_task_storage): a hash update and a delete took a
+ * bucket lock and the free list's each, ~200 ns a blocking syscall (bpf_stats,
+ * the bench's ping-pong); this is a lookup in the task's own cache.  It holds
+ * the current thread's enter only (a task pointer is current's alone here);
+ * `flushed` is kept for another thread's and for a refused get.  Where the
+ * kernel lacks it the loader makes this a one-entry hash nobody uses (every
+ * map a program names must exist to load it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct katra_cpu_slot);
+} pend_tasks SEC(".maps") __weak;
+
+/* The current thread's flushed enter, or NULL (no storage here, or the
+ * kernel refused it: a nested probe holds the CPU's storage lock, no memory) */
+static __always_inline struct katra_cpu_slot *katra_task_pend(bool create)
+{
+	if (!have_task_storage)
+		return NULL;
+	return bpf_task_storage_get(&pend_tasks, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 /* A page fault between its tracepoint and handle_mm_fault's return, by tid
  * (the handler can sleep and the thread move to another CPU). */
@@ -297,8 +325,9 @@ static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
  * anything after it, before it is in the ring (SPEC §10).
  *
  * When it moves into the ring: when the next record does not fit; when its
- * oldest record is KATRA_STAGE_AGE_NS old at the next staging; at every
- * switch the switch probe runs for (a thread leaving the CPU); and when user
+ * oldest record is KATRA_STAGE_AGE_NS old at the next staging; at a switch
+ * to the idle task or to a thread not traced (a switch between two traced
+ * threads keeps staging: see on_switch); and when user
  * space asks (katra_stage_flush_prog, run on that CPU by BPF_PROG_TEST_RUN,
  * for a CPU whose oldest staged key holds the watermark back, and at the end
  * of the capture).  Loss counting: a batch the ring refuses counts its
@@ -429,21 +458,26 @@ static __always_inline void katra_head(struct katra_wire_head *h, __u32 type, __
 }
 
 /* Write the enter in CPU slot p as its own ENTER-only record, under the ids
- * of thread `pid_tgid` (whose it is), and move it to `flushed` for its exit. */
+ * of thread `pid_tgid` (whose it is), and keep it for its exit: with the
+ * thread when it is the current one (`current`), else in `flushed`.  Staged
+ * when this probe owns the CPU (it sorts at its enter). */
 static __always_inline void katra_flush_slot(struct katra_cpu_slot *p, __u64 pid_tgid, __u32 cpu,
-					     __u64 ts)
+					     bool own, bool current, __u64 ts)
 {
-	struct katra_ev_syscall *e;
+	struct katra_cpu_slot *t = current ? katra_task_pend(true) : NULL;
+	struct katra_ev_syscall *e, scratch;
 	__u32 tid = pid_tgid;
-	void *rb;
 
 	p->state = 0;
-	/* if the table is full the exit is written without its enter (an
-	 * instant), and the loss is counted */
-	katra_map_put(&flushed, &tid, p, BPF_ANY, KTABLE_SYSCALLS);
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		return;
+	if (t) {
+		__builtin_memcpy(t, p, sizeof(*t));
+		t->state = KATRA_SLOT_ACTIVE;
+	} else {
+		/* if the table is full the exit is written without its enter
+		 * (an instant), and the loss is counted */
+		katra_map_put(&flushed, &tid, p, BPF_ANY, KTABLE_SYSCALLS);
+	}
+	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, p->enter_ts, ts);
 	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);
 	e->enter_ts = p->enter_ts;
 	e->exit_ts = 0;
@@ -454,12 +488,12 @@ static __always_inline void katra_flush_slot(struct katra_cpu_slot *p, __u64 pid
 	e->aux = p->aux;
 	e->nr = p->nr;
 	e->flags = KATRA_SC_ENTER | p->sc_flags;
-	katra_submit(rb, e, cpu);
+	katra_put_done(e, cpu, own, sizeof(*e), 1);
 }
 
 /* Write the current thread's pending enter (it is leaving the CPU or the
  * process), if this CPU's slot holds one. */
-static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64 ts)
+static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, bool own, __u64 ts)
 {
 	struct katra_cpu_slot *p;
 
@@ -468,7 +502,7 @@ static __always_inline void katra_flush_pending(__u64 pid_tgid, __u32 cpu, __u64
 	p = PEND_SLOT(cpu);
 	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != (__u32)pid_tgid)
 		return;
-	katra_flush_slot(p, pid_tgid, cpu, ts);
+	katra_flush_slot(p, pid_tgid, cpu, own, true, ts);
 }
 
 /* A fault starts on this CPU: the watermark waits for it (records may

@@ -43,7 +43,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	/* a syscall or a fault in progress: its Begin must not wait for the
 	 * thread's return */
 	if (flags & KATRA_SW_PREV_TRACKED) {
-		katra_flush_pending(pid_tgid, cpu, ts);
+		katra_flush_pending(pid_tgid, cpu, own, ts);
 		katra_flush_fault_begin(cpu, pid_tgid, ts);
 	}
 	if (!record_sched)
@@ -60,9 +60,13 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	e->pad = 0;
 	katra_put_done(e, cpu, own, sizeof(*e), nevents);
 out:
-	/* what this CPU staged goes into the ring at every switch: a thread
-	 * that leaves (or comes) lets nothing of its wait behind */
-	if (own)
+	/* what this CPU staged goes into the ring when the CPU goes idle or to
+	 * a thread not traced: nothing of ours may run there to flush it.  A
+	 * traced thread coming in keeps staging (a batch a switch, in a
+	 * ping-pong between two traced threads, was a ring record per switch);
+	 * its batch goes out when full, at age KATRA_STAGE_AGE_NS, or on user
+	 * space's request when it holds the watermark back */
+	if (own && !(flags & KATRA_SW_NEXT_TRACKED))
 		katra_stage_flush(cpu);
 	katra_idle(cpu);
 	return 0;
@@ -99,18 +103,19 @@ static __always_inline int on_waking(const void *args, struct task_struct *t, __
 				     bool btf)
 {
 	__u32 tgid = btf ? t->tgid : BPF_CORE_READ(t, tgid);
-	struct katra_ev_waking *e;
+	struct katra_ev_waking *e, scratch;
 	__u32 cpu;
+	bool own;
 	__u64 ts;
-	void *rb;
 
 	if (!katra_tracked(tgid))
 		return 0;
 	cpu = katra_busy();
+	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
+	/* staged when this probe owns the CPU (a wakeup from task context, or
+	 * from an interrupt that hit no probe), else into the ring now */
+	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	/* an untracked waker, or an interrupt (a timer, an I/O completion) that
 	 * hit whichever thread was running, is written as 0: "outside the
 	 * traced set", never the bystander */
@@ -122,8 +127,7 @@ static __always_inline int on_waking(const void *args, struct task_struct *t, __
 	e->target_tid = btf ? t->pid : BPF_CORE_READ(t, pid);
 	e->target_cpu = katra_task_cpu(t);
 	e->flags = wk_flags;
-	katra_submit(rb, e, cpu);
-out:
+	katra_put_done(e, cpu, own, sizeof(*e), 1);
 	katra_idle(cpu);
 	return 0;
 }
@@ -208,7 +212,7 @@ static __always_inline void move_pending(__u32 cpu, __u64 pid_tgid, __u32 old_ti
 
 	/* its Begin goes out now, under the id it had when it entered (user space
 	 * ends that span at the exec); its exit then finds it under the new id */
-	katra_flush_pending((pid_tgid & ~0xffffffffull) | old_tid, cpu, ts);
+	katra_flush_pending((pid_tgid & ~0xffffffffull) | old_tid, cpu, false, ts);
 	f = bpf_map_lookup_elem(&flushed, &old_tid);
 	if (f) {
 		katra_map_put(&flushed, &tid, f, BPF_ANY, KTABLE_SYSCALLS);
@@ -271,7 +275,7 @@ static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 		return 0;
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
-	katra_flush_pending(pid_tgid, cpu, ts);
+	katra_flush_pending(pid_tgid, cpu, false, ts);
 	katra_flush_fault(cpu, pid_tgid, ts); /* e.g. the fault that killed it */
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (e) {

@@ -293,7 +293,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 			p->fault_ts = 0;
 		}
 		if ((p->state & KATRA_SLOT_ACTIVE) && p->tid != (__u32)pid_tgid)
-			katra_flush_slot(p, ((__u64)p->tgid << 32) | p->tid, cpu, ts);
+			katra_flush_slot(p, ((__u64)p->tgid << 32) | p->tid, cpu, false, false, ts);
 	}
 	p->enter_ts = ts;
 	p->nr = id;
@@ -356,7 +356,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 cpu, nr, tid = pid_tgid;
 	struct katra_ev_syscall *e;
-	struct katra_cpu_slot *p, *f = NULL;
+	struct katra_cpu_slot *p, *f = NULL, *t;
+	bool in_task = false;
 	struct katra_ev_syscall scratch; /* a record written directly */
 	bool mine, own;
 	__u64 ts;
@@ -402,8 +403,15 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	}
 	if (!mine && !selected(nr))
 		goto out; /* not selected (-e): its enter was not kept either */
-	if (!mine)
-		f = bpf_map_lookup_elem(&flushed, &tid);
+	if (!mine) {
+		/* kept with the thread, else in the table */
+		t = katra_task_pend(false);
+		in_task = t && (t->state & KATRA_SLOT_ACTIVE);
+		if (in_task)
+			f = t;
+		else
+			f = bpf_map_lookup_elem(&flushed, &tid);
+	}
 	/* no enter and no such syscall: the uretprobe trampoline's exit (Linux
 	 * 6.11 sets its orig_ax to -1), not a call of the program's */
 	if (!mine && !f && nr >= KATRA_NR_LIMIT)
@@ -423,7 +431,10 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 		fill_from(e, f);
 		e->nr = f->nr;
 		e->flags = KATRA_SC_EXIT | KATRA_SC_FLUSHED | f->sc_flags;
-		bpf_map_delete_elem(&flushed, &tid);
+		if (in_task)
+			f->state = 0;
+		else
+			bpf_map_delete_elem(&flushed, &tid);
 	} else {
 		e->enter_ts = 0;
 		__builtin_memset(e->args, 0, sizeof(e->args));

@@ -132,6 +132,9 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		p->skel->rodata->record_sched = (opts->select->classes & KATRA_SEL_SCHED) != 0;
 	}
 	p->quiet = opts->quiet;
+	/* the table's limit is what --small-tables tests: every flushed enter
+	 * goes there, none with its thread */
+	p->pend_in_table = opts->small_tables != 0;
 	err = opts->small_tables
 		      ? bpf_map__set_max_entries(p->skel->maps.flushed, opts->small_tables) : 0;
 	if (!err)

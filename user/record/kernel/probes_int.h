@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
 
 #include "probes.h"
 #include "select.h"
@@ -55,7 +58,19 @@ struct katra_probes {
 	struct pk_late *late;   /* programs loaded on first use (probes_late.c) */
 	struct pk_rings_job *rings_job; /* the rings being made (probes_rings.c) */
 	struct pk_split *split; /* the syscall probes' own object (probes_split.c) */
+	bool pend_in_table;     /* flushed enters in `flushed` only (--small-tables) */
 };
+
+/* Whether map m of a second object (late, split) is the skeleton's `own`,
+ * found by its name: the same shape (by type, but for pend_tasks, which the
+ * loader may have made a placeholder of another type: common.bpf.h). */
+static inline bool pk_same_map(const struct bpf_map *own, const struct bpf_map *m)
+{
+	return own && bpf_map__key_size(own) == bpf_map__key_size(m) &&
+	       bpf_map__value_size(own) == bpf_map__value_size(m) &&
+	       (bpf_map__type(own) == bpf_map__type(m) ||
+		!strcmp(bpf_map__name(m), "pend_tasks"));
+}
 
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,
  * not a note (compared by address). */

@@ -122,6 +122,46 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
 }
 
+/* pend_tasks (common.bpf.h): task local storage where tracing programs may
+ * use it (5.12) with a BTF current (5.11), else a one-entry hash no program
+ * reaches (have_task_storage false), since a map a program names must exist.
+ * Made here, before the load, so that the split object shares it; a local
+ * storage map needs a BTF of its value, here one of its own (the object's
+ * is loaded only with the object). */
+static int create_pend_tasks(struct katra_probes *p)
+{
+	struct bpf_map *m = p->skel->maps.pend_tasks;
+	uint32_t vsz = bpf_map__value_size(m);
+	bool want = p->skel->rodata->have_task_btf && !p->pend_in_table &&
+		    libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					    BPF_FUNC_task_storage_get, NULL) == 1;
+	int fd = -1, err;
+
+	if (want) {
+		struct btf *btf = btf__new_empty();
+
+		if (btf && btf__add_int(btf, "int", 4, BTF_INT_SIGNED) == 1 &&
+		    btf__add_struct(btf, "katra_task_pend", vsz) == 2 &&
+		    !btf__load_into_kernel(btf)) {
+			LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC,
+				    .btf_fd = btf__fd(btf), .btf_key_type_id = 1,
+				    .btf_value_type_id = 2);
+
+			fd = bpf_map_create(BPF_MAP_TYPE_TASK_STORAGE, "pend_tasks", sizeof(int),
+					    vsz, 0, &mo);
+		}
+		btf__free(btf); /* the map holds the kernel's copy */
+	}
+	p->skel->rodata->have_task_storage = fd >= 0;
+	if (fd < 0)
+		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "pend_tasks", sizeof(int), vsz, 1, NULL);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__reuse_fd(m, fd);
+	close(fd); /* the skeleton holds its own */
+	return err;
+}
+
 static bool fault_fexit_usable(const struct katra_probes *p)
 {
 	for (unsigned i = 0; i < p->nprobes; i++)
@@ -148,6 +188,11 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 	 * skeleton is touched again */
 	pk_split_skel_ready(p);
 	set_kernel_flags(p, vmlinux);
+	err = create_pend_tasks(p);
+	if (err) {
+		btf__free(vmlinux);
+		return err;
+	}
 	pk_choose_uprobe_flavour(p);
 	err = pk_fn_plan(p, vmlinux);
 	if (err) {

@@ -183,7 +183,7 @@ static int use_split(struct katra_probes *p, struct pk_split *s)
 	bpf_object__for_each_map(m, s->obj) {
 		struct bpf_map *own = bpf_object__find_map_by_name(p->skel->obj, bpf_map__name(m));
 
-		err = own && bpf_map__type(own) == bpf_map__type(m)
+		err = pk_same_map(own, m)
 			      ? bpf_map__reuse_fd(m, bpf_map__fd(own)) : -ENOENT;
 		if (err)
 			break;
