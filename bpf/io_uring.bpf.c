@@ -56,35 +56,43 @@ int BPF_PROG(raw_io_uring_create, int fd, void *rctx, u32 sq, u32 cq, u32 flags)
 	return on_create(fd, (__u64)rctx, sq, cq, flags);
 }
 
-static __always_inline int on_submit(struct io_kiocb *req)
+/* btf: req is a BTF pointer (tp_btf: its fields are plain loads, not a
+ * helper call each), else a raw one (raw_tp). */
+static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, cpu;
-	struct katra_ev_uring_submit *e;
+	struct katra_ev_uring_submit *e, scratch;
 	struct io_ring_ctx *ctx;
 	__u64 ts, key;
-	void *rb;
+	bool own;
 
 	if (!katra_tracked(tgid))
 		return 0;
-	ctx = BPF_CORE_READ(req, ctx);
+	ctx = btf ? req->ctx : BPF_CORE_READ(req, ctx);
 	key = (__u64)ctx;
 	if (!bpf_map_lookup_elem(&uring_ctxs, &key))
 		katra_map_put(&uring_ctxs, &key, &tgid, BPF_NOEXIST, KTABLE_URING);
 	cpu = katra_busy();
+	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
+	/* staged when this probe owns the CPU (common.bpf.h), else the ring */
+	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);
 	e->ctx = key;
 	e->req = (__u64)req;
-	e->user_data = katra_req_user_data(req);
-	e->req_flags = BPF_CORE_READ(req, flags);
-	e->opcode = BPF_CORE_READ(req, opcode);
-	e->sq_thread = BPF_CORE_READ(ctx, flags) & IORING_SETUP_SQPOLL_ ? 1 : 0;
-	katra_submit(rb, e, cpu);
-out:
+	if (btf && bpf_core_field_exists(req->cqe)) {
+		e->user_data = req->cqe.user_data;
+		e->req_flags = req->flags;
+		e->opcode = req->opcode;
+		e->sq_thread = ctx->flags & IORING_SETUP_SQPOLL_ ? 1 : 0;
+	} else {
+		e->user_data = katra_req_user_data(req);
+		e->req_flags = BPF_CORE_READ(req, flags);
+		e->opcode = BPF_CORE_READ(req, opcode);
+		e->sq_thread = BPF_CORE_READ(ctx, flags) & IORING_SETUP_SQPOLL_ ? 1 : 0;
+	}
+	katra_put_done(e, cpu, own, sizeof(*e), 1);
 	katra_idle(cpu);
 	return 0;
 }
@@ -92,13 +100,13 @@ out:
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(tpb_io_uring_submit_req, struct io_kiocb *req)
 {
-	return on_submit(req);
+	return on_submit(req, true);
 }
 
 SEC("raw_tp/io_uring_submit_req")
 int BPF_PROG(raw_io_uring_submit_req, struct io_kiocb *req)
 {
-	return on_submit(req);
+	return on_submit(req, false);
 }
 
 /* Older kernels (6.1) name it io_uring_submit_sqe(req, force_nonblock) (the
@@ -107,13 +115,13 @@ int BPF_PROG(raw_io_uring_submit_req, struct io_kiocb *req)
 SEC("tp_btf/io_uring_submit_sqe")
 int BPF_PROG(tpb_io_uring_submit_sqe, struct io_kiocb *req)
 {
-	return on_submit(req);
+	return on_submit(req, true);
 }
 
 SEC("raw_tp/io_uring_submit_sqe")
 int BPF_PROG(raw_io_uring_submit_sqe, struct io_kiocb *req)
 {
-	return on_submit(req);
+	return on_submit(req, false);
 }
 
 static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, __u64 user_data, __s32 res,
@@ -121,9 +129,9 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, owner, cpu, *o;
-	struct katra_ev_uring_complete *e;
+	struct katra_ev_uring_complete *e, scratch;
+	bool own;
 	__u64 ts;
-	void *rb;
 
 	/* an interrupt's completion is not the running thread's */
 	if (katra_tracked(tgid) && !katra_in_task(args))
@@ -136,10 +144,9 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 	else
 		return 0;
 	cpu = katra_busy();
+	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
+	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	/* completed in an untracked context (interrupt, another process): say
 	 * "outside the traced set" rather than blame whoever was running */
 	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu,
@@ -151,8 +158,7 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 	e->cflags = cflags;
 	e->owner_tgid = owner;
 	e->pad = 0;
-	katra_submit(rb, e, cpu);
-out:
+	katra_put_done(e, cpu, own, sizeof(*e), 1);
 	katra_idle(cpu);
 	return 0;
 }
@@ -162,10 +168,14 @@ out:
  *   7: (ctx, req, user_data, res, cflags, extra1, extra2)   Linux 5.19 - 6.3
  *      (before the tracepoint took the CQE itself)
  *   other layouts (5.10: no request pointer to pair on): not loaded. */
-static __always_inline int complete_args(__u64 *ctx)
+static __always_inline int complete_args(__u64 *ctx, bool btf)
 {
 	if (uring_complete_args == 3) {
 		struct io_uring_cqe *cqe = (void *)ctx[2];
+
+		if (btf) /* a BTF pointer: plain loads */
+			return on_complete(ctx, ctx[0], ctx[1], cqe->user_data, cqe->res,
+					   cqe->flags);
 		return on_complete(ctx, ctx[0], ctx[1], BPF_CORE_READ(cqe, user_data),
 				   BPF_CORE_READ(cqe, res), BPF_CORE_READ(cqe, flags));
 	}
@@ -175,11 +185,11 @@ static __always_inline int complete_args(__u64 *ctx)
 SEC("tp_btf/io_uring_complete")
 int tpb_io_uring_complete(__u64 *ctx)
 {
-	return complete_args(ctx);
+	return complete_args(ctx, true);
 }
 
 SEC("raw_tp/io_uring_complete")
 int raw_io_uring_complete(__u64 *ctx)
 {
-	return complete_args(ctx);
+	return complete_args(ctx, false);
 }
