@@ -102,7 +102,7 @@ $(B)/bpf/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Iinclude -Ibpf -I$(VMLINUX_DIR) -MMD -MP -c -o $@ $<
 $(B)/bpf/katra.linked.o: $(BPF_OBJS)
-	$(BPFTOOL) gen object $@ $^
+	$(BPFTOOL) gen object $@.tmp $^ && mv $@.tmp $@
 $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@

@@ -125,7 +125,9 @@ static __always_inline int on_waking(const void *args, struct task_struct *t, __
 	katra_head(&e->head, KATRA_EV_WAKING, cpu, waker, ts);
 	e->target_tgid = tgid;
 	e->target_tid = btf ? t->pid : BPF_CORE_READ(t, pid);
-	e->target_cpu = katra_task_cpu(t);
+	/* a BTF task: a plain load where the field is in thread_info (5.16) */
+	e->target_cpu = btf && bpf_core_field_exists(t->thread_info.cpu) ? t->thread_info.cpu
+									 : katra_task_cpu(t);
 	e->flags = wk_flags;
 	katra_put_done(e, cpu, own, sizeof(*e), 1);
 	katra_idle(cpu);
