@@ -49,7 +49,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	if (!record_sched)
 		goto out; /* -e without sched: here only for the flush above */
 	/* one event per tracked side: the leaving thread's and the coming one's;
-	 * staged, then the batch goes out with it (the switch is a flush point) */
+	 * staged (the batch goes out below unless a traced thread comes in) */
 	nevents = !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED);
 	e = katra_put(&scratch, cpu, own, sizeof(*e), nevents, ts, ts);
 	katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
