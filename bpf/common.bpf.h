@@ -533,11 +533,11 @@ static __always_inline void katra_fault_settled(__u32 cpu, __u64 ts)
  * this thread before the mark wrote it (then this is the End), one after it
  * writes nothing (then this is Begin and End); both run on this thread's CPU
  * (the fexit cannot migrate), so one of the two, never both, writes it. */
-static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
+static __always_inline void katra_emit_fault(__u32 cpu, bool own, __u64 pid_tgid,
 					     struct fault_start *s, __u64 end_ts, __u32 flags)
 {
-	struct katra_ev_page_fault *e;
-	void *rb;
+	struct katra_ev_page_fault *e, scratch;
+	__u32 nevents;
 
 	if (flags & (KATRA_PF_MEASURED | KATRA_PF_END)) {
 		s->ending = 1;
@@ -545,19 +545,20 @@ static __always_inline void katra_emit_fault(__u32 cpu, __u64 pid_tgid,
 		flags = (flags & ~(KATRA_PF_MEASURED | KATRA_PF_END)) |
 			(*(volatile __u32 *)&s->flushed ? KATRA_PF_END : KATRA_PF_MEASURED);
 	}
-	/* a measured fault is a Begin and an End */
-	e = katra_reserve(&rb, cpu, sizeof(*e), flags & KATRA_PF_MEASURED ? 2 : 1);
-	if (e) {
-		katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);
-		e->address = s->address;
-		e->ip = s->ip;
-		e->error_code = s->error_code;
-		e->enter_ts = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts
-											  : end_ts;
-		e->flags = flags;
-		e->pad = 0;
-		katra_submit(rb, e, cpu);
-	}
+	/* a measured fault is a Begin and an End; staged when the caller owns
+	 * the CPU, sorting at its start (no later than any event it becomes) */
+	nevents = flags & KATRA_PF_MEASURED ? 2 : 1;
+	e = katra_put(&scratch, cpu, own, sizeof(*e), nevents,
+		      flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts,
+		      end_ts);
+	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);
+	e->address = s->address;
+	e->ip = s->ip;
+	e->error_code = s->error_code;
+	e->enter_ts = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts;
+	e->flags = flags;
+	e->pad = 0;
+	katra_put_done(e, cpu, own, sizeof(*e), nevents);
 	/* written (a Begin too): nothing more sorts at its time */
 	katra_fault_settled(cpu, s->ts);
 }
@@ -576,9 +577,9 @@ static __always_inline void katra_flush_fault(__u32 cpu, __u64 pid_tgid, __u64 t
 	if (!s)
 		return;
 	if (s->flushed)
-		katra_emit_fault(cpu, pid_tgid, s, ts, KATRA_PF_END);
+		katra_emit_fault(cpu, false, pid_tgid, s, ts, KATRA_PF_END);
 	else
-		katra_emit_fault(cpu, pid_tgid, s, s->ts, 0);
+		katra_emit_fault(cpu, false, pid_tgid, s, s->ts, 0);
 	bpf_map_delete_elem(&fault_starts, &tid);
 }
 
@@ -621,11 +622,11 @@ static __always_inline void katra_flush_fault_begin(__u32 cpu, __u64 pid_tgid, _
 	if (!s || s->flushed || s->ending)
 		return;
 	if (katra_fault_refused(s)) {
-		katra_emit_fault(cpu, pid_tgid, s, s->ts, 0);
+		katra_emit_fault(cpu, false, pid_tgid, s, s->ts, 0);
 		bpf_map_delete_elem(&fault_starts, &tid);
 		return;
 	}
-	katra_emit_fault(cpu, pid_tgid, s, ts, KATRA_PF_BEGIN);
+	katra_emit_fault(cpu, false, pid_tgid, s, ts, KATRA_PF_BEGIN);
 	s->flushed = 1;
 }
 

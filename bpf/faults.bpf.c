@@ -20,15 +20,15 @@ static __always_inline int on_fault(__u64 address, __u64 ip, __u64 error_code)
 	start.address = address;
 	start.ip = ip;
 	start.error_code = error_code;
-	if (!fault_exit_live) {
-		katra_emit_fault(cpu, pid_tgid, &start, ts, 0);
+	if (!fault_exit_live) { /* an instant, staged where this probe owns the CPU */
+		katra_emit_fault(cpu, katra_owns_cpu(cpu), pid_tgid, &start, ts, 0);
 		goto out;
 	}
 	/* this thread's previous fault never reached handle_mm_fault's return */
 	katra_flush_fault(cpu, pid_tgid, ts);
 	/* a full table: the fault is written now, as an instant */
 	if (katra_map_put(&fault_starts, &tid, &start, BPF_ANY, KTABLE_FAULTS))
-		katra_emit_fault(cpu, pid_tgid, &start, ts, 0);
+		katra_emit_fault(cpu, false, pid_tgid, &start, ts, 0);
 	else if (cpu < KATRA_MAX_CPUS)
 		katra_fault_pending(cpu, ts); /* the watermark waits for its Begin */
 out:
@@ -67,7 +67,7 @@ int BPF_PROG(fx_handle_mm_fault, struct vm_area_struct *vma, unsigned long addre
 	if (!start || start->address != address)
 		return 0;
 	cpu = katra_busy();
-	katra_emit_fault(cpu, pid_tgid, start, bpf_ktime_get_ns(),
+	katra_emit_fault(cpu, false, pid_tgid, start, bpf_ktime_get_ns(),
 			 start->flushed ? KATRA_PF_END : KATRA_PF_MEASURED);
 	bpf_map_delete_elem(&fault_starts, &tid);
 	katra_idle(cpu);
