@@ -22,6 +22,7 @@ const volatile bool exit_has_group_dead;
 const volatile bool switch_has_prev_state = true;
 const volatile bool have_task_btf = true;
 const volatile bool have_attach_cookie = true;
+const volatile bool have_task_pt_regs;
 const volatile __u32 uring_complete_args = 3;
 const volatile bool have_rdonly_cast;
 const volatile bool have_task_storage;

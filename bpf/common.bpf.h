@@ -27,6 +27,7 @@ extern const volatile bool exit_has_group_dead;   /* sched_process_exit(p, group
 extern const volatile bool switch_has_prev_state; /* sched_switch(.., prev_state): 5.18 */
 extern const volatile bool have_task_btf;         /* bpf_get_current_task_btf(): 5.11 */
 extern const volatile bool have_attach_cookie;    /* bpf_get_attach_cookie() in uprobes: 5.15 */
+extern const volatile bool have_task_pt_regs;     /* bpf_task_pt_regs(): 5.15 */
 extern const volatile __u32 uring_complete_args;  /* io_uring_complete's layout, see there */
 extern const volatile bool have_rdonly_cast;      /* the bpf_rdonly_cast() kfunc: 6.2 */
 /* task local storage from tracing programs (5.12) with a BTF current (5.11):
@@ -237,9 +238,19 @@ static __always_inline __u64 katra_current_stack(void)
 	return (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), stack);
 }
 
+/* The current thread's user registers as a BTF pointer (plain loads, not a
+ * helper call each), or NULL where the kernel lacks bpf_task_pt_regs. */
+static __always_inline struct pt_regs *katra_current_pt_regs(void)
+{
+	if (!have_task_pt_regs || !have_task_btf)
+		return NULL;
+	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+}
+
 static __always_inline bool katra_in_task(const void *args)
 {
 	__u64 lo, hi, at = (__u64)args;
+	struct pt_regs *regs;
 	long orig_ax = -1;
 
 	lo = katra_current_stack();
@@ -249,6 +260,9 @@ static __always_inline bool katra_in_task(const void *args)
 	asm volatile("" : "+r"(hi));
 	if (!(at >= lo && at < hi))
 		return false;
+	regs = katra_current_pt_regs();
+	if (regs)
+		return (long)regs->orig_ax != -1;
 	bpf_probe_read_kernel(&orig_ax, sizeof(orig_ax),
 			      (void *)(katra_user_regs(lo) + bpf_core_field_offset(struct pt_regs, orig_ax)));
 	return orig_ax != -1;
@@ -593,9 +607,13 @@ static __always_inline void katra_flush_fault(__u32 cpu, __u64 pid_tgid, __u64 t
 
 static __always_inline bool katra_fault_refused(const struct fault_start *s)
 {
+	struct pt_regs *regs = katra_current_pt_regs();
 	__u64 ip = 0, sig;
 
-	bpf_probe_read_kernel(&ip, sizeof(ip), (void *)(katra_user_regs(katra_current_stack()) +
+	if (regs)
+		ip = regs->ip;
+	else
+		bpf_probe_read_kernel(&ip, sizeof(ip), (void *)(katra_user_regs(katra_current_stack()) +
 							  bpf_core_field_offset(struct pt_regs, ip)));
 	if (ip != s->ip)
 		return true;

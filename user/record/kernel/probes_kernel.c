@@ -118,6 +118,9 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
 	p->skel->rodata->have_rdonly_cast =
 		btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 	/* bpf_get_attach_cookie() for uprobes (perf-event links): 5.15 */
+	/* bpf_task_pt_regs(): 5.15 */
+	p->skel->rodata->have_task_pt_regs =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_task_pt_regs, NULL) == 1;
 	p->skel->rodata->have_attach_cookie =
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
 }
