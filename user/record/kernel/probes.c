@@ -103,6 +103,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	}
 	p->nrings = ncpu;
 	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
+	/* one parse of the kernel's BTF for the whole load (probes_btf.c) */
+	pk_btf_share(true);
 	p->skel = katra_bpf__open();
 	if (!p->skel) {
 		err = -errno;
@@ -185,10 +187,12 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot load BPF probes", -err);
 		goto cleanup;
 	}
+	pk_btf_share(false);
 	*out = p;
 	return 0;
 cleanup:
 	katra_probes_destroy(p);
+	pk_btf_share(false);
 	return err;
 }
 

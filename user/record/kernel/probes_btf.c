@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The kernel's BTF, mapped rather than read.  /sys/kernel/btf/vmlinux reads
- * a page per read() call: libbpf 1.1's btf__load_vmlinux_btf makes ~1,350
- * of them for 5.5 MiB (~12-20 ms here, most of it in the kernel), and a
- * start-up parses it three times (the flavours' choice, the skeleton's load,
- * the syscall probes' object: probes_split.c).  Since Linux 6.16 the file
- * can be mapped (private, read-only); parsed from the mapping it takes ~5 ms.
- * This definition takes the place of libbpf's for libbpf's own calls too
- * (it calls it through its PLT, so the executable's comes first); where the
- * file cannot be mapped, libbpf's own runs, unchanged. */
+/* The kernel's BTF, mapped rather than read, and parsed once per start-up.
+ * /sys/kernel/btf/vmlinux reads a page per read() call: libbpf 1.1's
+ * btf__load_vmlinux_btf makes ~1,350 of them for 5.5 MiB (~12-20 ms here,
+ * most of it in the kernel).  Since Linux 6.16 the file can be mapped
+ * (private, read-only); parsed from the mapping it takes ~5 ms.  A start-up
+ * wants it three times (the flavours' choice, the skeleton's load, the
+ * syscall probes' object: probes_split.c), at once on three threads: while
+ * pk_btf_share is on, every caller gets the one copy (the first parses it,
+ * the others wait for it), and libbpf's btf__free of it drops a reference.
+ * These definitions take the place of libbpf's for libbpf's own calls too
+ * (it calls both through its PLT, so the executable's come first); where
+ * the file cannot be mapped, libbpf's own parse runs, unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,17 +62,104 @@ bool pk_btf_mappable(void)
 	return true;
 }
 
-struct btf *btf__load_vmlinux_btf(void)
+static struct btf *libbpfs_load(void)
 {
 	struct btf *(*libbpfs)(void);
-	struct btf *btf = map_vmlinux_btf();
 
-	if (btf)
-		return btf;
 	libbpfs = (struct btf *(*)(void))dlsym(RTLD_NEXT, "btf__load_vmlinux_btf");
 	if (!libbpfs) {
 		errno = ENOENT;
 		return NULL;
 	}
 	return libbpfs();
+}
+
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool sharing;
+static struct btf *shared;   /* the one copy, NULL before the first call */
+static unsigned shared_refs; /* the share's own and each caller's not yet freed */
+
+struct btf *btf__load_vmlinux_btf(void)
+{
+	struct btf *btf = NULL;
+	bool shares;
+	int err = 0;
+
+	pthread_mutex_lock(&share_lock);
+	shares = sharing;
+	if (shares) {
+		if (!shared) {
+			shared = map_vmlinux_btf();
+			if (!shared)
+				shared = libbpfs_load();
+			err = shared ? 0 : errno;
+			shared_refs = shared ? 1 : 0;
+		}
+		if (shared)
+			shared_refs++;
+		btf = shared;
+	}
+	pthread_mutex_unlock(&share_lock);
+	if (shares) {
+		errno = err;
+		return btf;
+	}
+	btf = map_vmlinux_btf();
+	return btf ? btf : libbpfs_load();
+}
+
+/* Drops one reference to the shared copy; it is freed with the last.
+ * Returns whether btf was the shared copy. */
+static bool put_shared(struct btf *btf, struct btf **free_now)
+{
+	bool mine;
+
+	*free_now = NULL;
+	pthread_mutex_lock(&share_lock);
+	mine = btf && btf == shared;
+	if (mine && !--shared_refs) {
+		*free_now = shared;
+		shared = NULL;
+	}
+	pthread_mutex_unlock(&share_lock);
+	return mine;
+}
+
+static void libbpfs_free(struct btf *btf)
+{
+	void (*libbpfs)(struct btf *) = (void (*)(struct btf *))dlsym(RTLD_NEXT, "btf__free");
+
+	if (libbpfs)
+		libbpfs(btf);
+}
+
+void btf__free(struct btf *btf)
+{
+	struct btf *last;
+
+	if (!put_shared(btf, &last))
+		libbpfs_free(btf);
+	else if (last)
+		libbpfs_free(last);
+}
+
+void pk_btf_share(bool on)
+{
+	struct btf *last = NULL;
+
+	pthread_mutex_lock(&share_lock);
+	if (on != sharing && shared) {
+		/* the share's own reference: callers that still hold the copy
+		 * free it through btf__free, the last one for good */
+		if (on)
+			shared_refs++;
+		else if (!--shared_refs)
+			last = shared;
+		if (last)
+			shared = NULL;
+	}
+	sharing = on;
+	pthread_mutex_unlock(&share_lock);
+	if (last)
+		libbpfs_free(last);
 }

@@ -110,6 +110,10 @@ int pk_rings_finish(struct katra_probes *p);
  * (waits too, on failure paths).  0 or -errno. */
 int pk_split_prefetch(struct katra_probes *p);
 bool pk_btf_mappable(void);
+/* While on, every btf__load_vmlinux_btf() returns one shared copy, parsed
+ * by the first caller (probes_btf.c); off: each parses its own again, and
+ * the shared copy is freed by its last holder's btf__free(). */
+void pk_btf_share(bool on);
 void pk_split_skel_ready(struct katra_probes *p);
 int pk_split_start(struct katra_probes *p);
 int pk_split_finish(struct katra_probes *p);
