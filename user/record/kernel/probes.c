@@ -362,6 +362,16 @@ int katra_probes_tracked_count(struct katra_probes *p)
 	return count;
 }
 
+bool katra_probes_any_forked(struct katra_probes *p)
+{
+	size_t n = pid_words(p);
+
+	for (size_t i = 0; i < n; i++)
+		if (__atomic_load_n(&p->skel->bss->forked_bits[i], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
 int katra_probes_attach(struct katra_probes *p)
 {
 	int first_err = 0;

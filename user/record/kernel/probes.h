@@ -80,6 +80,9 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid);
 void katra_probes_untrack_all(struct katra_probes *p);
 /* Number of tgids currently tracked (processes drop out when they exit). */
 int katra_probes_tracked_count(struct katra_probes *p);
+/* Whether the probes followed a fork of a tracked process (a child they
+ * track, not yet untracked by user space). */
+bool katra_probes_any_forked(struct katra_probes *p);
 
 /* Attach every probe; one that cannot attach is recorded (and said on stderr)
  * and the others go on.  Returns 0 if at least one probe attached, else the
