@@ -728,7 +728,7 @@ void katra_probes_destroy(struct katra_probes *p)
 		if (p->rings[i].cons)
 			munmap((void *)p->rings[i].cons, page);
 		if (p->rings[i].prod)
-			munmap((void *)p->rings[i].prod, page + 2 * (size_t)p->ring_bytes);
+			munmap((void *)p->rings[i].prod, page + (size_t)p->ring_bytes);
 		if (p->rings[i].fd >= 0)
 			close(p->rings[i].fd);
 	}

@@ -44,8 +44,8 @@ static int create_ring(struct ring *r, uint32_t bytes, long page)
 	if (m == MAP_FAILED)
 		return -errno;
 	r->cons = m;
-	/* the producer page and the data twice, for the drain (rings.h) */
-	m = mmap(NULL, page + 2 * (size_t)bytes, PROT_READ, MAP_SHARED, r->fd, page);
+	/* the producer page and the data, once, for the drain (rings.h) */
+	m = mmap(NULL, page + (size_t)bytes, PROT_READ, MAP_SHARED, r->fd, page);
 	if (m == MAP_FAILED)
 		return -errno;
 	r->prod = m;
