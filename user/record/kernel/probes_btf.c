@@ -8,14 +8,17 @@
  * syscall probes' object: probes_split.c), at once on three threads: while
  * pk_btf_share is on, every caller gets the one copy (the first parses it,
  * the others wait for it), and libbpf's btf__free of it drops a reference.
- * These definitions take the place of libbpf's for libbpf's own calls too
- * (it calls both through its PLT, so the executable's come first); where
+ * Its lookups of typedefs by name go through an index built beside the
+ * parse (probes_btfindex.c).  These definitions take the place of libbpf's for
+ * libbpf's own calls too (it calls all three through its PLT, so the
+ * executable's come first: checked with objdump for Debian's 1.1.2); where
  * the file cannot be mapped, libbpf's own parse runs, unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,6 +81,7 @@ static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool sharing;
 static struct btf *shared;   /* the one copy, NULL before the first call */
 static unsigned shared_refs; /* the share's own and each caller's not yet freed */
+static struct pk_btf_index *shared_index; /* its lookups by name (NULL: walks) */
 
 struct btf *btf__load_vmlinux_btf(void)
 {
@@ -94,6 +98,7 @@ struct btf *btf__load_vmlinux_btf(void)
 				shared = libbpfs_load();
 			err = shared ? 0 : errno;
 			shared_refs = shared ? 1 : 0;
+			shared_index = shared ? pk_btf_index_build(shared) : NULL;
 		}
 		if (shared)
 			shared_refs++;
@@ -120,6 +125,8 @@ static bool put_shared(struct btf *btf, struct btf **free_now)
 	if (mine && !--shared_refs) {
 		*free_now = shared;
 		shared = NULL;
+		pk_btf_index_free(shared_index);
+		shared_index = NULL;
 	}
 	pthread_mutex_unlock(&share_lock);
 	return mine;
@@ -155,11 +162,39 @@ void pk_btf_share(bool on)
 			shared_refs++;
 		else if (!--shared_refs)
 			last = shared;
-		if (last)
+		if (last) {
 			shared = NULL;
+			pk_btf_index_free(shared_index);
+			shared_index = NULL;
+		}
 	}
 	sharing = on;
 	pthread_mutex_unlock(&share_lock);
 	if (last)
 		libbpfs_free(last);
+}
+
+__s32 btf__find_by_name_kind(const struct btf *btf, const char *type_name, __u32 kind)
+{
+	__s32 (*libbpfs)(const struct btf *, const char *, __u32);
+	const struct pk_btf_index *ix = NULL;
+	int id;
+
+	pthread_mutex_lock(&share_lock);
+	if (btf && btf == shared)
+		ix = shared_index; /* freed only with the copy, which the caller holds */
+	pthread_mutex_unlock(&share_lock);
+	if (ix && type_name && *type_name && kind == BTF_KIND_TYPEDEF && strcmp(type_name, "void")) {
+		id = pk_btf_index_find(ix, btf, type_name);
+		if (id < 0)
+			errno = -id;
+		return id;
+	}
+	libbpfs = (__s32 (*)(const struct btf *, const char *, __u32))dlsym(
+		RTLD_NEXT, "btf__find_by_name_kind");
+	if (!libbpfs) {
+		errno = ENOENT;
+		return -ENOENT;
+	}
+	return libbpfs(btf, type_name, kind);
 }

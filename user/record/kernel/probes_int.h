@@ -16,6 +16,7 @@
 
 struct bpf_link;
 struct bpf_program;
+struct btf;
 struct katra_bpf;
 
 struct probe {
@@ -114,6 +115,14 @@ bool pk_btf_mappable(void);
  * by the first caller (probes_btf.c); off: each parses its own again, and
  * the shared copy is freed by its last holder's btf__free(). */
 void pk_btf_share(bool on);
+/* An index of a BTF's typedefs by name (probes_btfindex.c), for the shared
+ * copy's lookups: build (NULL: no memory), find (what
+ * btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) finds: the first id,
+ * or -ENOENT; name not empty), free. */
+struct pk_btf_index;
+struct pk_btf_index *pk_btf_index_build(const struct btf *btf);
+int pk_btf_index_find(const struct pk_btf_index *ix, const struct btf *btf, const char *name);
+void pk_btf_index_free(struct pk_btf_index *ix);
 void pk_split_skel_ready(struct katra_probes *p);
 int pk_split_start(struct katra_probes *p);
 int pk_split_finish(struct katra_probes *p);
