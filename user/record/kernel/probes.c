@@ -719,7 +719,7 @@ void katra_probes_destroy(struct katra_probes *p)
 
 	if (!p)
 		return;
-	pk_rings_finish(p); /* a failure before load: the rings' thread ends first */
+	pk_rings_mapped(p); /* the rings' thread ends first */
 	for (i = 0; i < p->nprobes; i++)
 		bpf_link__destroy(p->probes[i].link);
 	pk_fn_free(p);
