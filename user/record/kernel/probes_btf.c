@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -150,6 +151,32 @@ void btf__free(struct btf *btf)
 		libbpfs_free(last);
 }
 
+static void *free_main(void *btf)
+{
+	libbpfs_free(btf);
+	return NULL;
+}
+
+/* The copy freed on a thread of its own: ~1 ms (its 5.5 MiB handed back, a
+ * TLB flush on every CPU) that the start-up need not wait for. */
+static void free_aside(struct btf *btf)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all); /* signals are the capture loop's business */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, &attr, free_main, btf);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		libbpfs_free(btf);
+}
+
 void pk_btf_share(bool on)
 {
 	struct btf *last = NULL;
@@ -171,7 +198,7 @@ void pk_btf_share(bool on)
 	sharing = on;
 	pthread_mutex_unlock(&share_lock);
 	if (last)
-		libbpfs_free(last);
+		free_aside(last);
 }
 
 __s32 btf__find_by_name_kind(const struct btf *btf, const char *type_name, __u32 kind)
