@@ -97,7 +97,18 @@ static __always_inline __u32 fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
 
 	if (fd < 0)
 		return 0;
-	if (have_task_btf) {
+	if (have_rdonly_cast) {
+		/* an untrusted BTF pointer: the same inline loads, but the verifier
+		 * does not ask whether the task's files are trusted (four searches
+		 * of the kernel's BTF by name, each time it visits the load) */
+		struct task_struct *task = bpf_rdonly_cast((void *)bpf_get_current_task(),
+							   bpf_core_type_id_kernel(struct task_struct));
+		fdt = task->files->fdt;
+		if (!fdt)
+			return 0;
+		max_fds = fdt->max_fds;
+		fda = fdt->fd;
+	} else if (have_task_btf) {
 		/* trusted task: plain CO-RE loads, no helper calls, for the first hops */
 		struct task_struct *task = bpf_get_current_task_btf();
 		fdt = task->files->fdt;

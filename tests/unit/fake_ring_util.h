@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* A memfd laid out as the kernel lays out a BPF ring (consumer page,
- * producer page, the data twice: written twice here, where the kernel maps
- * the same pages twice), for the tests of the ring consumer (test_rings.c)
- * and the drain (test_drain.c).  Header-only (static). */
+ * producer page, the data), for the tests of the ring consumer
+ * (test_rings.c) and the drain (test_drain.c).  The kernel lets the data be
+ * mapped twice in a row; the file holds it once (and zeros after it), so a
+ * consumer that read a wrapped record past the data's end would see zeros.
+ * Header-only (static). */
 #ifndef KATRA_FAKE_RING_UTIL_H
 #define KATRA_FAKE_RING_UTIL_H
 
@@ -43,8 +45,7 @@ static inline void fake_ring_put_bytes(struct fake_ring *f, uint64_t pos, const 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off = (pos + i) & (f->size - 1);
 		uint8_t b = ((const uint8_t *)src)[i];
-		f->all[2 * f->page + off] = b;           /* first copy */
-		f->all[2 * f->page + f->size + off] = b; /* second */
+		f->all[2 * f->page + off] = b;
 	}
 }
 

@@ -5,6 +5,7 @@
  * count beyond cap is still counted. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/wait.h>
@@ -79,4 +80,62 @@ Test(descendants, children_and_grandchildren_exactly)
 	close(hold[0]);
 	close(report[0]);
 	close(report[1]);
+}
+
+/* A child is its forking thread's: one forked by a thread other than the
+ * root's main thread, still running, is found too (the look that skips the
+ * listing of /proc for childless roots reads every thread's children; when
+ * a thread exits its children move to the main thread). */
+struct forker {
+	int hold[2];   /* the child waits on it */
+	int report[2]; /* the child's pid */
+	int stay[2];   /* the thread waits on it */
+};
+
+static void *fork_from_thread(void *arg)
+{
+	struct forker *f = arg;
+	pid_t pid = fork();
+	char b;
+
+	if (pid == 0) {
+		/* only the test's copies of the write ends: their close ends reads */
+		close(f->hold[1]);
+		close(f->stay[1]);
+		close(f->report[1]);
+		(void)!read(f->hold[0], &b, 1);
+		_exit(0);
+	}
+	(void)!write(f->report[1], &pid, sizeof(pid));
+	(void)!read(f->stay[0], &b, 1); /* alive while the test looks */
+	return NULL;
+}
+
+Test(descendants, a_child_of_another_thread_and_none_for_a_childless_root)
+{
+	struct forker f;
+	pthread_t t;
+	pid_t child;
+	uint32_t me = (uint32_t)getpid(), out[8];
+
+	cr_assert_eq(pipe(f.hold), 0);
+	cr_assert_eq(pipe(f.report), 0);
+	cr_assert_eq(pipe(f.stay), 0);
+	cr_assert_eq(pthread_create(&t, NULL, fork_from_thread, &f), 0);
+	cr_assert_eq(read(f.report[0], &child, sizeof(child)), (ssize_t)sizeof(child));
+	int n = katra_target_descendants(&me, 1, out, 8);
+	cr_expect_eq(n, 1, "descendants of %u: %d, expected 1", me, n);
+	cr_expect(has(out, n, (uint32_t)child), "the thread's child missing");
+	/* the child itself has none */
+	uint32_t c = (uint32_t)child;
+	cr_expect_eq(katra_target_descendants(&c, 1, out, 8), 0);
+	close(f.stay[1]);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	close(f.hold[1]);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	close(f.hold[0]);
+	close(f.report[0]);
+	close(f.report[1]);
+	close(f.stay[0]);
 }

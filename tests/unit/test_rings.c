@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The ring consumer (user/record/rings.c) over a memfd laid out as the
- * kernel lays out a BPF ring: consumer page, producer page, the data twice
- * (written twice here; the kernel maps the same pages twice). */
+ * kernel lays out a BPF ring: consumer page, producer page, the data (once:
+ * fake_ring_util.h). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -79,8 +79,8 @@ void katra_give_to_sudo_user(int fd, const char *path)
 			strerror(errno));
 }
 
-/* The recorder's peak RSS, and what of it the BPF rings' mappings hold now
- * (the kernel maps a ring's data twice): peak - rings is its own memory.
+/* The recorder's peak RSS, and what of it the BPF rings' mappings hold now:
+ * peak - rings is its own memory.
  * Kernels before 6.2 fold a thread's RSS counts into VmHWM only every 64
  * faults, so a short capture's VmHWM can be below what its mappings hold
  * now; the peak is at least the RSS that smaps counts at the end. */

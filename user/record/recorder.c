@@ -253,11 +253,12 @@ static bool wine_is_tracked(void *ctx, uint32_t pid)
 /* The -p targets' Wine sessions, once the probes are live: every member not
  * traced yet, and (unless --no-follow) the processes below them. */
 /* The tree's processes that already exist: forks from now on are followed
- * in the kernel; twice, for a fork between attach and the scan. */
+ * in the kernel.  A second look finds what one found by the first forked
+ * before it was tracked; with none found, the tree is the targets alone. */
 static void track_descendants(struct recorder *r, const struct katra_record_opts *o)
 {
-	for (int pass = 0; pass < 2 && o->follow_children && o->npids; pass++) {
-		int n = katra_target_descendants(o->pids, o->npids, r->kids, KIDS_MAX);
+	for (int pass = 0, n = 1; pass < 2 && n > 0 && o->follow_children && o->npids; pass++) {
+		n = katra_target_descendants(o->pids, o->npids, r->kids, KIDS_MAX);
 		r->nkids = 0;
 		for (int i = 0; i < n && i < KIDS_MAX; i++) {
 			if (r->kids[i] == (uint32_t)getpid())
@@ -525,7 +526,9 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	 * is written (pipeline.c); a fork meanwhile is one of the tree's now */
 	start_mono = clock_ns(CLOCK_MONOTONIC);
 	start_wall = clock_ns(CLOCK_REALTIME);
-	track_descendants(r, o);
+	/* nothing new where the tree was the targets and none of them forked */
+	if (r->nkids || katra_probes_any_forked(r->probes))
+		track_descendants(r, o);
 	katra_record_build_header(&h, hs, o, r->probes, r->up, pids, npids, start_mono, start_wall);
 	{
 		bool to_stdout = !strcmp(o->output, "-");

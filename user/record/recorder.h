@@ -79,7 +79,7 @@ struct katra_record_result {
 	uint64_t cpu_ns_capture;   /* ... from live to the end: the per-event cost */
 	unsigned probes_attached, probes_failed;
 	uint64_t peak_rss_kib;     /* the recorder's VmHWM */
-	uint64_t ring_rss_kib;     /* of it, the BPF maps' mappings (the rings, twice) */
+	uint64_t ring_rss_kib;     /* of it, the BPF maps' mappings (the rings) */
 };
 
 /* Returns 0 on a complete capture, else -errno after printing the reason

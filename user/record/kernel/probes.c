@@ -103,6 +103,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	}
 	p->nrings = ncpu;
 	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
+	/* one parse of the kernel's BTF for the whole load (probes_btf.c) */
+	pk_btf_share(true);
 	p->skel = katra_bpf__open();
 	if (!p->skel) {
 		err = -errno;
@@ -188,10 +190,12 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot load BPF probes", -err);
 		goto cleanup;
 	}
+	pk_btf_share(false);
 	*out = p;
 	return 0;
 cleanup:
 	katra_probes_destroy(p);
+	pk_btf_share(false);
 	return err;
 }
 
@@ -359,6 +363,16 @@ int katra_probes_tracked_count(struct katra_probes *p)
 			count += __builtin_popcountll(w);
 	}
 	return count;
+}
+
+bool katra_probes_any_forked(struct katra_probes *p)
+{
+	size_t n = pid_words(p);
+
+	for (size_t i = 0; i < n; i++)
+		if (__atomic_load_n(&p->skel->bss->forked_bits[i], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
 }
 
 int katra_probes_attach(struct katra_probes *p)
@@ -708,7 +722,7 @@ void katra_probes_destroy(struct katra_probes *p)
 
 	if (!p)
 		return;
-	pk_rings_finish(p); /* a failure before load: the rings' thread ends first */
+	pk_rings_mapped(p); /* the rings' thread ends first */
 	for (i = 0; i < p->nprobes; i++)
 		bpf_link__destroy(p->probes[i].link);
 	pk_fn_free(p);
@@ -717,7 +731,7 @@ void katra_probes_destroy(struct katra_probes *p)
 		if (p->rings[i].cons)
 			munmap((void *)p->rings[i].cons, page);
 		if (p->rings[i].prod)
-			munmap((void *)p->rings[i].prod, page + 2 * (size_t)p->ring_bytes);
+			munmap((void *)p->rings[i].prod, page + (size_t)p->ring_bytes);
 		if (p->rings[i].fd >= 0)
 			close(p->rings[i].fd);
 	}

@@ -80,6 +80,9 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid);
 void katra_probes_untrack_all(struct katra_probes *p);
 /* Number of tgids currently tracked (processes drop out when they exit). */
 int katra_probes_tracked_count(struct katra_probes *p);
+/* Whether the probes followed a fork of a tracked process (a child they
+ * track, not yet untracked by user space). */
+bool katra_probes_any_forked(struct katra_probes *p);
 
 /* Attach every probe; one that cannot attach is recorded (and said on stderr)
  * and the others go on.  Returns 0 if at least one probe attached, else the
@@ -109,11 +112,12 @@ const char *katra_probes_syscall_path(const struct katra_probes *p);
 unsigned katra_probes_ring_count(const struct katra_probes *p);
 int katra_probes_ring_fd(const struct katra_probes *p, unsigned i); /* BPF_MAP_TYPE_RINGBUF */
 uint32_t katra_probes_ring_bytes(const struct katra_probes *p);
-/* The rings, mapped for the drain (rings.h) with the mappings made while
- * the programs loaded; 0 or -errno, katra_rings_close() in either case,
- * before katra_probes_destroy(). */
+/* The rings, mapped for the drain (rings.h) with the mappings the rings'
+ * thread made (waited for: it makes them last, while the probes attach);
+ * 0 or -errno, katra_rings_close() in either case, before
+ * katra_probes_destroy(). */
 struct katra_rings;
-int katra_probes_rings_open(const struct katra_probes *p, struct katra_rings *rs);
+int katra_probes_rings_open(struct katra_probes *p, struct katra_rings *rs);
 /* Unread bytes in ring i right now (for "ring fill" counters). */
 uint64_t katra_probes_ring_unread(const struct katra_probes *p, unsigned i);
 

@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The kernel's BTF, mapped rather than read.  /sys/kernel/btf/vmlinux reads
- * a page per read() call: libbpf 1.1's btf__load_vmlinux_btf makes ~1,350
- * of them for 5.5 MiB (~12-20 ms here, most of it in the kernel), and a
- * start-up parses it three times (the flavours' choice, the skeleton's load,
- * the syscall probes' object: probes_split.c).  Since Linux 6.16 the file
- * can be mapped (private, read-only); parsed from the mapping it takes ~5 ms.
- * This definition takes the place of libbpf's for libbpf's own calls too
- * (it calls it through its PLT, so the executable's comes first); where the
- * file cannot be mapped, libbpf's own runs, unchanged. */
+/* The kernel's BTF, mapped rather than read, and parsed once per start-up.
+ * /sys/kernel/btf/vmlinux reads a page per read() call: libbpf 1.1's
+ * btf__load_vmlinux_btf makes ~1,350 of them for 5.5 MiB (~12-20 ms here,
+ * most of it in the kernel).  Since Linux 6.16 the file can be mapped
+ * (private, read-only); parsed from the mapping it takes ~5 ms.  A start-up
+ * wants it three times (the flavours' choice, the skeleton's load, the
+ * syscall probes' object: probes_split.c), at once on three threads: while
+ * pk_btf_share is on, every caller gets the one copy (the first parses it,
+ * the others wait for it), and libbpf's btf__free of it drops a reference.
+ * Its lookups of typedefs by name go through an index built beside the
+ * parse (probes_btfindex.c).  These definitions take the place of libbpf's for
+ * libbpf's own calls too (it calls all three through its PLT, so the
+ * executable's come first: checked with objdump for Debian's 1.1.2); where
+ * the file cannot be mapped, libbpf's own parse runs, unchanged. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,17 +66,162 @@ bool pk_btf_mappable(void)
 	return true;
 }
 
-struct btf *btf__load_vmlinux_btf(void)
+static struct btf *libbpfs_load(void)
 {
 	struct btf *(*libbpfs)(void);
-	struct btf *btf = map_vmlinux_btf();
 
-	if (btf)
-		return btf;
 	libbpfs = (struct btf *(*)(void))dlsym(RTLD_NEXT, "btf__load_vmlinux_btf");
 	if (!libbpfs) {
 		errno = ENOENT;
 		return NULL;
 	}
 	return libbpfs();
+}
+
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool sharing;
+static struct btf *shared;   /* the one copy, NULL before the first call */
+static unsigned shared_refs; /* the share's own and each caller's not yet freed */
+static struct pk_btf_index *shared_index; /* its lookups by name (NULL: walks) */
+
+struct btf *btf__load_vmlinux_btf(void)
+{
+	struct btf *btf = NULL;
+	bool shares;
+	int err = 0;
+
+	pthread_mutex_lock(&share_lock);
+	shares = sharing;
+	if (shares) {
+		if (!shared) {
+			shared = map_vmlinux_btf();
+			if (!shared)
+				shared = libbpfs_load();
+			err = shared ? 0 : errno;
+			shared_refs = shared ? 1 : 0;
+			shared_index = shared ? pk_btf_index_build(shared) : NULL;
+		}
+		if (shared)
+			shared_refs++;
+		btf = shared;
+	}
+	pthread_mutex_unlock(&share_lock);
+	if (shares) {
+		errno = err;
+		return btf;
+	}
+	btf = map_vmlinux_btf();
+	return btf ? btf : libbpfs_load();
+}
+
+/* Drops one reference to the shared copy; it is freed with the last.
+ * Returns whether btf was the shared copy. */
+static bool put_shared(struct btf *btf, struct btf **free_now)
+{
+	bool mine;
+
+	*free_now = NULL;
+	pthread_mutex_lock(&share_lock);
+	mine = btf && btf == shared;
+	if (mine && !--shared_refs) {
+		*free_now = shared;
+		shared = NULL;
+		pk_btf_index_free(shared_index);
+		shared_index = NULL;
+	}
+	pthread_mutex_unlock(&share_lock);
+	return mine;
+}
+
+static void libbpfs_free(struct btf *btf)
+{
+	void (*libbpfs)(struct btf *) = (void (*)(struct btf *))dlsym(RTLD_NEXT, "btf__free");
+
+	if (libbpfs)
+		libbpfs(btf);
+}
+
+void btf__free(struct btf *btf)
+{
+	struct btf *last;
+
+	if (!put_shared(btf, &last))
+		libbpfs_free(btf);
+	else if (last)
+		libbpfs_free(last);
+}
+
+static void *free_main(void *btf)
+{
+	libbpfs_free(btf);
+	return NULL;
+}
+
+/* The copy freed on a thread of its own: ~1 ms (its 5.5 MiB handed back, a
+ * TLB flush on every CPU) that the start-up need not wait for. */
+static void free_aside(struct btf *btf)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all); /* signals are the capture loop's business */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, &attr, free_main, btf);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		libbpfs_free(btf);
+}
+
+void pk_btf_share(bool on)
+{
+	struct btf *last = NULL;
+
+	pthread_mutex_lock(&share_lock);
+	if (on != sharing && shared) {
+		/* the share's own reference: callers that still hold the copy
+		 * free it through btf__free, the last one for good */
+		if (on)
+			shared_refs++;
+		else if (!--shared_refs)
+			last = shared;
+		if (last) {
+			shared = NULL;
+			pk_btf_index_free(shared_index);
+			shared_index = NULL;
+		}
+	}
+	sharing = on;
+	pthread_mutex_unlock(&share_lock);
+	if (last)
+		free_aside(last);
+}
+
+__s32 btf__find_by_name_kind(const struct btf *btf, const char *type_name, __u32 kind)
+{
+	__s32 (*libbpfs)(const struct btf *, const char *, __u32);
+	const struct pk_btf_index *ix = NULL;
+	int id;
+
+	pthread_mutex_lock(&share_lock);
+	if (btf && btf == shared)
+		ix = shared_index; /* freed only with the copy, which the caller holds */
+	pthread_mutex_unlock(&share_lock);
+	if (ix && type_name && *type_name && kind == BTF_KIND_TYPEDEF && strcmp(type_name, "void")) {
+		id = pk_btf_index_find(ix, btf, type_name);
+		if (id < 0)
+			errno = -id;
+		return id;
+	}
+	libbpfs = (__s32 (*)(const struct btf *, const char *, __u32))dlsym(
+		RTLD_NEXT, "btf__find_by_name_kind");
+	if (!libbpfs) {
+		errno = ENOENT;
+		return -ENOENT;
+	}
+	return libbpfs(btf, type_name, kind);
 }

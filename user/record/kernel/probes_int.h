@@ -19,6 +19,7 @@
 
 struct bpf_link;
 struct bpf_program;
+struct btf;
 struct katra_bpf;
 
 struct probe {
@@ -109,11 +110,14 @@ void pk_late_free(struct katra_probes *p);
 /* The rings (probes_rings.c), made on a thread of their own while the
  * programs load: start (p->nrings, p->ring_bytes set; p->rings allocated
  * here), use (before load: waits for the array of rings and has the
- * skeleton take it), finish (waits for every ring in it; also on failure
- * paths, before p->rings is freed).  0 or -errno. */
+ * skeleton take it), finish (waits for every ring in the array: before
+ * attach), mapped (waits for their mappings too and ends the thread: before
+ * p->rings[].cons/prod are read, and on failure paths before p->rings is
+ * freed).  0 or -errno. */
 int pk_rings_start(struct katra_probes *p);
 int pk_rings_use(struct katra_probes *p);
 int pk_rings_finish(struct katra_probes *p);
+int pk_rings_mapped(struct katra_probes *p);
 
 /* The BPF load spread over the CPUs (probes_split.c): prefetch (right after
  * open: the kernel's BTF parsed for the skeleton and for a second object on
@@ -125,6 +129,18 @@ int pk_rings_finish(struct katra_probes *p);
  * (waits too, on failure paths).  0 or -errno. */
 int pk_split_prefetch(struct katra_probes *p);
 bool pk_btf_mappable(void);
+/* While on, every btf__load_vmlinux_btf() returns one shared copy, parsed
+ * by the first caller (probes_btf.c); off: each parses its own again, and
+ * the shared copy is freed by its last holder's btf__free(). */
+void pk_btf_share(bool on);
+/* An index of a BTF's typedefs by name (probes_btfindex.c), for the shared
+ * copy's lookups: build (NULL: no memory), find (what
+ * btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) finds: the first id,
+ * or -ENOENT; name not empty), free. */
+struct pk_btf_index;
+struct pk_btf_index *pk_btf_index_build(const struct btf *btf);
+int pk_btf_index_find(const struct pk_btf_index *ix, const struct btf *btf, const char *name);
+void pk_btf_index_free(struct pk_btf_index *ix);
 void pk_split_skel_ready(struct katra_probes *p);
 int pk_split_start(struct katra_probes *p);
 int pk_split_finish(struct katra_probes *p);

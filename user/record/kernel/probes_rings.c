@@ -6,7 +6,11 @@
  * machine of N CPUs).  The array is created first, sized and typed by ring
  * 0, so that the load can take it in place of its own (bpf_map__reuse_fd);
  * it is filled in one batch where the kernel has them (one grace period
- * from Linux 6.8), else slot by slot, while the verifier runs. */
+ * from Linux 6.8), else slot by slot, while the verifier runs.  The rings'
+ * mappings come last (a page-table entry per page: ~3.5 ms of CPU per
+ * 32 MiB here): they are the drain's, not the probes', so they are made
+ * while the probes attach and the capture's files are set up, not while
+ * the verifier wants both CPUs. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -30,38 +34,43 @@ struct pk_rings_job {
 	struct katra_probes *p;
 	int outer_fd;   /* the array, once made (-1 before) */
 	int err;        /* the first error */
-	bool outer_done, all_done;
+	enum { NOTHING, OUTER, FILLED, MAPPED } done; /* what is made */
 };
 
-static int create_ring(struct ring *r, uint32_t bytes, long page)
+static int create_ring(struct ring *r, uint32_t bytes)
+{
+	r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "katra_ring", 0, 0, bytes, NULL);
+	return r->fd < 0 ? -errno : 0;
+}
+
+static int map_ring(struct ring *r, uint32_t bytes, long page)
 {
 	void *m;
 
-	r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "katra_ring", 0, 0, bytes, NULL);
-	if (r->fd < 0)
-		return -errno;
 	m = mmap(NULL, page, PROT_READ, MAP_SHARED, r->fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	r->cons = m;
-	/* the producer page and the data twice, for the drain (rings.h) */
-	m = mmap(NULL, page + 2 * (size_t)bytes, PROT_READ, MAP_SHARED, r->fd, page);
+	/* the producer page and the data, once, for the drain (rings.h) */
+	m = mmap(NULL, page + (size_t)bytes, PROT_READ, MAP_SHARED, r->fd, page);
 	if (m == MAP_FAILED)
 		return -errno;
 	r->prod = m;
 	return 0;
 }
 
-int katra_probes_rings_open(const struct katra_probes *p, struct katra_rings *rs)
+int katra_probes_rings_open(struct katra_probes *p, struct katra_rings *rs)
 {
 	const void **maps = calloc(p->nrings, sizeof(*maps));
-	int *fds = calloc(p->nrings, sizeof(*fds)), rc = -ENOMEM;
+	int *fds = calloc(p->nrings, sizeof(*fds)), rc = pk_rings_mapped(p);
 
-	for (unsigned i = 0; maps && fds && i < p->nrings; i++) {
+	if (!rc && (!maps || !fds))
+		rc = -ENOMEM;
+	for (unsigned i = 0; !rc && i < p->nrings; i++) {
 		fds[i] = p->rings[i].fd;
 		maps[i] = p->rings[i].prod;
 	}
-	if (maps && fds)
+	if (!rc)
 		rc = katra_rings_open_mapped(rs, fds, maps, p->nrings, p->ring_bytes);
 	else
 		memset(rs, 0, sizeof(*rs));
@@ -95,15 +104,15 @@ static int fill(struct katra_probes *p, int outer)
 	return err;
 }
 
-static void publish(struct pk_rings_job *j, int outer_fd, int err, bool all)
+/* Says what is made (after an error: all there will be). */
+static void publish(struct pk_rings_job *j, int outer_fd, int err, int done)
 {
 	pthread_mutex_lock(&j->lock);
 	if (outer_fd >= 0)
 		j->outer_fd = outer_fd;
 	if (err && !j->err)
 		j->err = err;
-	j->outer_done = true;
-	j->all_done = all;
+	j->done = err ? MAPPED : done;
 	pthread_cond_broadcast(&j->cond);
 	pthread_mutex_unlock(&j->lock);
 }
@@ -115,7 +124,7 @@ static void *rings_main(void *arg)
 	long page = sysconf(_SC_PAGESIZE);
 	int outer = -1, err;
 
-	err = create_ring(&p->rings[0], p->ring_bytes, page);
+	err = create_ring(&p->rings[0], p->ring_bytes);
 	if (!err) {
 		LIBBPF_OPTS(bpf_map_create_opts, mo, .inner_map_fd = p->rings[0].fd);
 		outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "rings", sizeof(uint32_t),
@@ -123,14 +132,17 @@ static void *rings_main(void *arg)
 		if (outer < 0)
 			err = -errno;
 	}
-	publish(j, outer, err, err != 0);
+	publish(j, outer, err, OUTER);
 	if (err)
 		return NULL;
 	for (unsigned i = 1; i < p->nrings && !err; i++)
-		err = create_ring(&p->rings[i], p->ring_bytes, page);
+		err = create_ring(&p->rings[i], p->ring_bytes);
 	if (!err)
 		err = fill(p, outer);
-	publish(j, -1, err, true);
+	publish(j, -1, err, FILLED);
+	for (unsigned i = 0; i < p->nrings && !err; i++)
+		err = map_ring(&p->rings[i], p->ring_bytes, page);
+	publish(j, -1, err, MAPPED);
 	return NULL;
 }
 
@@ -166,13 +178,13 @@ int pk_rings_start(struct katra_probes *p)
 	return 0;
 }
 
-/* Waits for the array (all: and every ring in it). */
-static int wait_for(struct pk_rings_job *j, bool all)
+/* Waits until `done` is made (or an error ends the thread). */
+static int wait_for(struct pk_rings_job *j, int done)
 {
 	int err;
 
 	pthread_mutex_lock(&j->lock);
-	while (!(all ? j->all_done : j->outer_done))
+	while ((int)j->done < done)
 		pthread_cond_wait(&j->cond, &j->lock);
 	err = j->err;
 	pthread_mutex_unlock(&j->lock);
@@ -182,7 +194,7 @@ static int wait_for(struct pk_rings_job *j, bool all)
 int pk_rings_use(struct katra_probes *p)
 {
 	struct pk_rings_job *j = p->rings_job;
-	int err = j ? wait_for(j, false) : -EINVAL;
+	int err = j ? wait_for(j, OUTER) : -EINVAL;
 
 	if (!err)
 		err = bpf_map__reuse_fd(p->skel->maps.rings, j->outer_fd);
@@ -192,11 +204,18 @@ int pk_rings_use(struct katra_probes *p)
 int pk_rings_finish(struct katra_probes *p)
 {
 	struct pk_rings_job *j = p->rings_job;
+
+	return j ? wait_for(j, FILLED) : 0;
+}
+
+int pk_rings_mapped(struct katra_probes *p)
+{
+	struct pk_rings_job *j = p->rings_job;
 	int err;
 
 	if (!j)
 		return 0;
-	err = wait_for(j, true);
+	err = wait_for(j, MAPPED);
 	pthread_join(j->t, NULL);
 	if (j->outer_fd >= 0)
 		close(j->outer_fd); /* the skeleton holds its own (reuse_fd dups it) */

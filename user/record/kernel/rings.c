@@ -41,9 +41,9 @@ int katra_rings_open_mapped(struct katra_rings *rs, const int *fds, const void *
 		if (m == MAP_FAILED)
 			return -errno;
 		v->consumer_pos = m;
-		/* the producer page and the data twice; read-only to user space */
+		/* the producer page and the data; read-only to user space */
 		m = maps ? (void *)maps[i]
-			 : mmap(NULL, rs->page + 2 * size, PROT_READ, MAP_SHARED, v->fd, rs->page);
+			 : mmap(NULL, rs->page + size, PROT_READ, MAP_SHARED, v->fd, rs->page);
 		if (m == MAP_FAILED || !m)
 			return m ? -errno : -EINVAL;
 		v->producer_pos = m;
@@ -59,7 +59,8 @@ void katra_rings_close(struct katra_rings *rs)
 		if (rs->v[i].consumer_pos)
 			munmap(rs->v[i].consumer_pos, rs->page);
 		if (rs->v[i].producer_pos && !rs->borrowed)
-			munmap((void *)rs->v[i].producer_pos, rs->page + 2 * rs->size);
+			munmap((void *)rs->v[i].producer_pos, rs->page + rs->size);
+		free(rs->v[i].bounce);
 	}
 	free(rs->v);
 	memset(rs, 0, sizeof(*rs));
@@ -69,6 +70,31 @@ void katra_rings_snapshot(struct katra_rings *rs, unsigned i)
 {
 	if (i < rs->n)
 		rs->v[i].stop_pos = __atomic_load_n(rs->v[i].producer_pos, __ATOMIC_ACQUIRE);
+}
+
+/* The bytes of the record whose header is at cons: in place, or copied
+ * whole when they wrap the data's end (NULL: no memory for the copy). */
+static void *record_at(struct katra_ring_view *v, uint64_t cons, uint32_t len)
+{
+	uint64_t start = (cons + RING_HDR_BYTES) & v->mask, head = v->mask + 1 - start;
+
+	if (len <= head)
+		return (void *)(v->data + start);
+	if (len > v->bounce_cap) {
+		size_t cap = v->bounce_cap ? v->bounce_cap : 4096;
+		uint8_t *b;
+
+		while (cap < len)
+			cap *= 2;
+		b = realloc(v->bounce, cap);
+		if (!b)
+			return NULL;
+		v->bounce = b;
+		v->bounce_cap = cap;
+	}
+	memcpy(v->bounce, v->data + start, head);
+	memcpy(v->bounce + head, v->data, len - head);
+	return v->bounce;
 }
 
 /* Reads v up to stop, at most max records (*count gets them); true when it
@@ -91,7 +117,13 @@ static bool drain_one(struct katra_ring_view *v, katra_ring_fn fn, void *ctx, ui
 			break;
 		}
 		if (!(len & RING_DISCARD_BIT)) {
-			fn(ctx, (void *)(hdr + 2), len);
+			void *rec = record_at(v, cons, len);
+
+			if (!rec) { /* left in the ring for the next round */
+				done = false;
+				break;
+			}
+			fn(ctx, rec, len);
 			n++;
 		}
 		cons += (RING_HDR_BYTES + (len & ~RING_DISCARD_BIT) + 7) & ~7ull;

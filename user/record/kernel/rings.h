@@ -9,10 +9,13 @@
  * the ring, the same records cost nothing and wait for the next round.
  *
  * Layout (the kernel's, stable): page 0 is the consumer position (ours to
- * write), page 1 the producer position, then the data, mapped twice in a row
- * so a record that wraps is contiguous.  A record is an 8-byte header (u32
- * length with BUSY and DISCARD bits, u32 page offset) and its bytes, rounded
- * up to 8. */
+ * write), page 1 the producer position, then the data.  The kernel lets the
+ * data be mapped twice in a row (a record that wraps is then contiguous);
+ * it is mapped once here, as mapping fills a page-table entry per page at
+ * start (~3.5 ms per 32 MiB ring here), and the rare record that wraps is
+ * copied whole for its callback.  A record is an 8-byte header (u32 length
+ * with BUSY and DISCARD bits, u32 page offset; never split, the data's size
+ * being a power of two) and its bytes, rounded up to 8. */
 #ifndef KATRA_RECORD_RINGS_H
 #define KATRA_RECORD_RINGS_H
 
@@ -23,7 +26,9 @@
 struct katra_ring_view {
 	unsigned long *consumer_pos; /* rw page */
 	const unsigned long *producer_pos;
-	const uint8_t *data;         /* 2 x size, read-only */
+	const uint8_t *data;         /* size bytes, read-only */
+	uint8_t *bounce;             /* a record that wraps, copied whole */
+	size_t bounce_cap;
 	uint64_t mask;               /* size - 1 */
 	uint64_t stop_pos;           /* a drain reads up to here (a snapshot) */
 	int fd;
@@ -43,9 +48,9 @@ typedef int (*katra_ring_fn)(void *ctx, void *data, size_t size);
 /* Maps n rings of `size` data bytes each (the ring map fds stay the
  * caller's).  0 or -errno; katra_rings_close() in either case. */
 int katra_rings_open(struct katra_rings *rs, const int *fds, unsigned n, size_t size);
-/* The same with ring i's producer page and data (page + 2 x size, mapped
+/* The same with ring i's producer page and data (page + size, mapped
  * read-only from the fd's offset page) already mapped by the caller at
- * maps[i], and left to it (mapping 2 x 32 MiB fills ~16 k page-table entries:
+ * maps[i], and left to it (mapping 32 MiB fills ~8 k page-table entries:
  * done while the programs load, probes_rings.c). */
 int katra_rings_open_mapped(struct katra_rings *rs, const int *fds, const void *const *maps,
 			    unsigned n, size_t size);
