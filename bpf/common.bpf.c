@@ -27,4 +27,31 @@ const volatile __u32 uring_complete_args = 3;
 const volatile bool have_rdonly_cast;
 const volatile bool have_task_storage;
 
+/* common.bpf.h: katra_stage() */
+
+__noinline __u32 katra_stage_room(__u32 cpu, __u32 size, __u32 nevents, __u64 key, __u64 now)
+{
+	struct katra_ev_batch *b = STAGE_OF(cpu);
+	__u32 used = b->bytes;
+
+	if (used && (used + size > KATRA_STAGE_BYTES - sizeof(*b) ||
+		     now - b->head.ts > KATRA_STAGE_AGE_NS)) {
+		katra_stage_flush(cpu);
+		used = 0;
+	}
+	if (!used) {
+		b->head.type = KATRA_EV_BATCH;
+		b->head.cpu = cpu;
+		b->head.tgid = 0;
+		b->head.tid = 0;
+		b->head.ts = key;
+		b->events = 0;
+	} else if (key < b->head.ts) {
+		b->head.ts = key;
+	}
+	b->bytes = used + size;
+	b->events += nevents;
+	return used;
+}
+
 char LICENSE[] SEC("license") = "GPL";

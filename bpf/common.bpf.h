@@ -403,31 +403,21 @@ static __always_inline void katra_stage_flush(__u32 cpu)
 }
 
 /* Room for a record of `size` bytes that sorts at `key`, in this CPU's
- * staging area (the caller owns the CPU); `now` is the probe's clock. */
+ * staging area (the caller owns the CPU); `now` is the probe's clock.
+ * Returns the record's offset after the batch header.  A global function
+ * (defined in common.bpf.c): the verifier checks it once per program, where
+ * inlined it was checked at every call site and on every path reaching one
+ * (a switch's program went from ~2,000 instructions verified to ~5,800 with
+ * its second staged record, ~20 ms more before a capture is live). */
+__u32 katra_stage_room(__u32 cpu, __u32 size, __u32 nevents, __u64 key, __u64 now);
+
 static __always_inline void *katra_stage(__u32 cpu, __u32 size, __u32 nevents, __u64 key,
 					 __u64 now)
 {
-	struct katra_ev_batch *b = STAGE_OF(cpu);
-	__u32 used = b->bytes;
+	__u32 off = katra_stage_room(cpu, size, nevents, key, now);
 
-	if (used && (used + size > KATRA_STAGE_BYTES - sizeof(*b) ||
-		     now - b->head.ts > KATRA_STAGE_AGE_NS)) {
-		katra_stage_flush(cpu);
-		used = 0;
-	}
-	if (!used) {
-		b->head.type = KATRA_EV_BATCH;
-		b->head.cpu = cpu;
-		b->head.tgid = 0;
-		b->head.tid = 0;
-		b->head.ts = key;
-		b->events = 0;
-	} else if (key < b->head.ts) {
-		b->head.ts = key;
-	}
-	b->bytes = used + size;
-	b->events += nevents;
-	return (__u8 *)b + sizeof(*b) + katra_bound(used, KATRA_STAGE_BYTES - 1);
+	return (__u8 *)STAGE_OF(cpu) + sizeof(struct katra_ev_batch) +
+	       katra_bound(off, KATRA_STAGE_BYTES - 1);
 }
 
 /* A record of `size` bytes (a constant) sorting at `key`: in the staging

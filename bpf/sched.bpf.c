@@ -40,26 +40,28 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	cpu = katra_busy();
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
-	/* a syscall or a fault in progress: its Begin must not wait for the
-	 * thread's return */
-	if (flags & KATRA_SW_PREV_TRACKED) {
-		katra_flush_pending(pid_tgid, cpu, own, ts);
-		katra_flush_fault_begin(cpu, pid_tgid, ts);
-	}
-	if (!record_sched)
-		goto out; /* -e without sched: here only for the flush above */
 	/* one event per tracked side: the leaving thread's and the coming one's;
 	 * staged (the batch goes out below unless a traced thread comes in) */
-	nevents = !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED);
-	e = katra_put(&scratch, cpu, own, sizeof(*e), nevents, ts, ts);
-	katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
-	e->prev_state = prev_state;
-	e->next_tgid = next_tgid;
-	e->next_tid = btf ? next->pid : BPF_CORE_READ(next, pid);
-	e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
-	e->pad = 0;
-	katra_put_done(e, cpu, own, sizeof(*e), nevents);
-out:
+	if (record_sched) { /* -e without sched: here only for the flushes below */
+		nevents = !!(flags & KATRA_SW_PREV_TRACKED) + !!(flags & KATRA_SW_NEXT_TRACKED);
+		e = katra_put(&scratch, cpu, own, sizeof(*e), nevents, ts, ts);
+		katra_head(&e->head, KATRA_EV_SWITCH, cpu, pid_tgid, ts);
+		e->prev_state = prev_state;
+		e->next_tgid = next_tgid;
+		e->next_tid = btf ? next->pid : BPF_CORE_READ(next, pid);
+		e->flags = flags | (preempt ? KATRA_SW_PREEMPT : 0);
+		e->pad = 0;
+		katra_put_done(e, cpu, own, sizeof(*e), nevents);
+	}
+	/* a syscall or a fault in progress: its Begin must not wait for the
+	 * thread's return.  After the switch's record, not before: each of
+	 * these forks the verifier's paths (own or not, kept with the thread or
+	 * in the table), and what follows a fork is verified once a path (user
+	 * space sorts a ring's records by key, not by their place in it) */
+	if (flags & KATRA_SW_PREV_TRACKED) {
+		katra_flush_fault_begin(cpu, pid_tgid, ts);
+		katra_flush_pending(pid_tgid, cpu, own, ts);
+	}
 	/* what this CPU staged goes into the ring when the CPU goes idle or to
 	 * a thread not traced: nothing of ours may run there to flush it.  A
 	 * traced thread coming in keeps staging (a batch a switch, in a
