@@ -542,6 +542,7 @@ static __always_inline void katra_emit_fault(__u32 cpu, bool own, __u64 pid_tgid
 {
 	struct katra_ev_page_fault *e, scratch;
 	__u32 nevents;
+	__u64 start;
 
 	if (flags & (KATRA_PF_MEASURED | KATRA_PF_END)) {
 		s->ending = 1;
@@ -552,14 +553,13 @@ static __always_inline void katra_emit_fault(__u32 cpu, bool own, __u64 pid_tgid
 	/* a measured fault is a Begin and an End; staged when the caller owns
 	 * the CPU, sorting at its start (no later than any event it becomes) */
 	nevents = flags & KATRA_PF_MEASURED ? 2 : 1;
-	e = katra_put(&scratch, cpu, own, sizeof(*e), nevents,
-		      flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts,
-		      end_ts);
+	start = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts;
+	e = katra_put(&scratch, cpu, own, sizeof(*e), nevents, start, end_ts);
 	katra_head(&e->head, KATRA_EV_PAGE_FAULT, cpu, pid_tgid, end_ts);
 	e->address = s->address;
 	e->ip = s->ip;
 	e->error_code = s->error_code;
-	e->enter_ts = flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN | KATRA_PF_END) ? s->ts : end_ts;
+	e->enter_ts = start;
 	e->flags = flags;
 	e->pad = 0;
 	katra_put_done(e, cpu, own, sizeof(*e), nevents);
