@@ -37,7 +37,7 @@ _katra_record()
 	esac
 	COMPREPLY=($(compgen -W "-p --pid -o --output -z --compress -f --force -d --duration
 		--no-follow --buffer-size --paths --epoch-fifo --summary-json --ready-file
-		-e --events -u --user --max-loss --drain-policy -q --quiet
+		-e --events -u --user --max-loss --drain-policy --bpf-stats -q --quiet
 		-v --verbose -h --help -V --version --" -- "$cur"))
 }
 complete -F _katra_record katra-record

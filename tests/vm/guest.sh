@@ -70,9 +70,10 @@ diagnose()
 # exit 0, a valid trace, and `katra-vmcheck NAME TRACE CHECK_ARG` (the
 # command's output when CHECK_ARG is empty).  The checks:
 # - syscalls: exact pread64/getppid counts on both threads;
-# - select (-e io on a loop of which a tenth is I/O): exact pread64 counts,
-#   no unselected syscall, and the header's note naming the per-syscall path
-#   (these kernels run BPF trampolines);
+# - select (-e io on a loop of 100 pread64 and 5000 getppid a thread): exact
+#   pread64 counts, no unselected syscall, the header's note naming the
+#   per-syscall path (these kernels run BPF trampolines), and by --bpf-stats's
+#   run counts, no program run for the unselected getppid;
 # - i386: the static i386 program (int $0x80), exactly 1000 reads and 1000
 #   getppid named with their i386 numbers (this machine's own kernel cannot
 #   exec i386 programs: t_i386 skips there; Debian's kernels can).
@@ -94,7 +95,9 @@ captured()
 		return
 	fi
 	verify "$name" /tmp/"$name".ktrc "$facts" "$why" || rc=1
-	$K/vm/katra-vmcheck "$name" /tmp/"$name".ktrc "${arg:-/tmp/$name.out}" >>"$facts" 2>>"$why" || rc=1
+	# a --summary-json /tmp/NAME.json goes to the check too
+	$K/vm/katra-vmcheck "$name" /tmp/"$name".ktrc "${arg:-/tmp/$name.out}" \
+		$([ -e /tmp/"$name".json ] && echo /tmp/"$name".json) >>"$facts" 2>>"$why" || rc=1
 	result "$name" "$rc" "$facts" "$why"
 	rm -f /tmp/"$name".ktrc
 }
@@ -184,7 +187,9 @@ basic)
 	traced fdkinds fdkinds /tmp/fdkinds.bin
 	# -e io on a loop of which a tenth is I/O, per-syscall attach: last, so
 	# that the checks above run as they did before it existed
-	captured select "" -e io -- $WL/syscalls --threads 2 100 900
+	# (--bpf-stats: the 2 x 5000 getppid run no program)
+	captured select "" -e io --bpf-stats --summary-json /tmp/select.json -- \
+		$WL/syscalls --threads 2 100 5000
 	;;
 scale)
 	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,

@@ -454,7 +454,43 @@ static void sel_event(void *p, const struct katra_event *e)
 		c->first_outside = *e;
 }
 
-static int check_select(const char *trace, const char *wl)
+/* --bpf-stats under -e io, per-syscall attach: an unselected syscall runs no
+ * program.  The kernel's run counts of the syscall probes cover every
+ * process's selected calls (this one's `selected`, the recorder's own
+ * writes, the guest's few others), never the `unselected` getppid: on the
+ * tracepoint path each of those would be a run of both. */
+static void check_select_runs(const char *summary, long long selected, long long unselected)
+{
+	char *text = slurp(summary), *runs = strstr(text, "\"probe_runs\":{");
+	static const char *const probes[] = { "sys_enter", "sys_exit" };
+
+	if (!runs) {
+		fail("no probe_runs in %s (--bpf-stats)", summary);
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		char key[32];
+		const char *p;
+		long long n;
+
+		snprintf(key, sizeof(key), "\"%s\":{", probes[i]);
+		p = strstr(runs, key);
+		if (!p) {
+			fail("no %s in probe_runs", probes[i]);
+			continue;
+		}
+		n = jnum(p, "runs");
+		printf("%s_runs=%lld\n", probes[i], n);
+		if (n < selected)
+			fail("%s ran %lld times for %lld selected syscalls", probes[i], n, selected);
+		if (n >= selected + unselected / 2)
+			fail("%s ran %lld times: the %lld unselected getppid ran it (selected %lld)",
+			     probes[i], n, unselected, selected);
+	}
+	free(text);
+}
+
+static int check_select(const char *trace, const char *wl, const char *summary)
 {
 	static struct sel_ctx c;
 	struct trace_facts *f = calloc(1, sizeof(*f));
@@ -498,6 +534,8 @@ static int check_select(const char *trace, const char *wl)
 	printf("per_syscall_attach=%d\n", f->per_syscall);
 	if (!f->per_syscall)
 		fail("no header note \"syscalls: attached per syscall (fentry, N functions)\"");
+	if (summary)
+		check_select_runs(summary, n * c.sc.ntids, jnum(line, "m") * c.sc.ntids);
 	return failures ? 1 : 0;
 }
 
@@ -1146,7 +1184,7 @@ static int run_rusage(const char *out, char **argv)
 int main(int argc, char **argv)
 {
 	const char *usage = "usage: katra-vmcheck {syscalls|select|storm|exitstorm|execthread|refused|"
-			    "threadnames|fdkinds} TRACE WORKLOAD_OUTPUT | i386 TRACE CALLS | info TRACE | "
+			    "threadnames|fdkinds} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
 			    "rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
@@ -1159,6 +1197,8 @@ int main(int argc, char **argv)
 		print_facts(f);
 		return failures ? 1 : 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "select")) /* and --bpf-stats's summary */
+		return check_select(argv[2], argv[3], argv[4]);
 	if (argc != 4)
 		die("%s", usage);
 	if (!strcmp(argv[1], "syscalls"))
@@ -1166,7 +1206,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "i386"))
 		return check_i386(argv[2], argv[3]);
 	if (!strcmp(argv[1], "select"))
-		return check_select(argv[2], argv[3]);
+		return check_select(argv[2], argv[3], NULL);
 	if (!strcmp(argv[1], "storm"))
 		return check_storm(argv[2], argv[3]);
 	if (!strcmp(argv[1], "exitstorm"))

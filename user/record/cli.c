@@ -13,6 +13,7 @@ static const char usage_text[] =
 	"                    [--buffer-size SIZE] [--paths] [--epoch-fifo PATH]\n"
 	"                    [--summary-json FILE] [--ready-file FILE] [--force] [-v] [-q] [--no-uprobes]\n"
 	"                    [-e CLASSES] [-u USER] [--max-loss PCT] [--drain-policy P]\n"
+	"                    [--bpf-stats]\n"
 	"                    [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records what a process tree does in the kernel (syscalls, scheduling, page\n"
@@ -42,6 +43,9 @@ static const char usage_text[] =
 	"                         (no WindowsFacing, WineProton or Vulkan events)\n"
 	"      --epoch-fifo PATH  create/read a FIFO; each line written is an epoch mark\n"
 	"      --summary-json F   write the capture summary as JSON to F\n"
+	"      --bpf-stats        count each probe's runs and run time (the kernel's\n"
+	"                         bpf_stats, on for the capture: two clock reads a\n"
+	"                         run) into the summary, as bpftool prog show does\n"
 	"      --ready-file F     create F once the capture is live (a stale F is\n"
 	"                         removed at start; F is removed at exit)\n"
 	"  -v, --verbose          more detail on stderr (-vv: libbpf's debug log)\n"
@@ -131,7 +135,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 {
 	enum { OPT_NO_FOLLOW = 256, OPT_BUFFER, OPT_PATHS, OPT_FIFO, OPT_SUMMARY, OPT_READY,
 	       OPT_MAX_LOSS, OPT_RAW_TP, OPT_SMALL_TABLES, OPT_NO_UPROBES, OPT_DRAIN,
-	       OPT_DETACH_PAUSE };
+	       OPT_DETACH_PAUSE, OPT_BPF_STATS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -154,6 +158,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 		{ "raw-tp", no_argument, NULL, OPT_RAW_TP },
 		{ "small-tables", required_argument, NULL, OPT_SMALL_TABLES },
 		{ "detach-pause", required_argument, NULL, OPT_DETACH_PAUSE },
+		{ "bpf-stats", no_argument, NULL, OPT_BPF_STATS },
 		{ "no-uprobes", no_argument, NULL, OPT_NO_UPROBES },
 		{ "drain-policy", required_argument, NULL, OPT_DRAIN },
 		{ "help", no_argument, NULL, 'h' },
@@ -270,6 +275,9 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 			o->small_tables = (uint32_t)strtoul(optarg, NULL, 10);
 			if (o->small_tables < 1 || o->small_tables > 65536)
 				return usage_error(err, "invalid --small-tables '%s'", optarg);
+			break;
+		case OPT_BPF_STATS:
+			o->bpf_stats = true;
 			break;
 		case OPT_DETACH_PAUSE: /* tests only: widens the teardown's steps */
 			o->detach_pause_ms = (uint32_t)strtoul(optarg, NULL, 10);

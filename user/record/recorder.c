@@ -452,6 +452,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	po.record_paths = o->record_paths;
 	po.verbose = o->verbose;
 	po.force_raw_tp = o->force_raw_tp;
+	po.bpf_stats = o->bpf_stats;
 	po.small_tables = o->small_tables;
 	if (o->small_tables) /* and the process table: tests of its shrinking */
 		pc.limits.max_processes = o->small_tables;
@@ -729,6 +730,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	if (katra_probes_detach(r->probes) && !o->quiet)
 		fprintf(stderr, "katra-record: a probe was still running %d ms after the probes "
 			"were detached: its last events may be missing\n", KATRA_DETACH_WAIT_MS);
+	res->nprobe_runs = katra_probes_read_runs(r->probes, res->probe_runs,
+						   KATRA_RECORD_PROBE_RUNS);
 	katra_test_delay("KATRA_TEST_SLOW_STOP_MS");
 	/* epochs count until the capture ends, the teardown included */
 	if (r->epochs.fifo_fd >= 0)

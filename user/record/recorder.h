@@ -10,10 +10,11 @@
 #include <stdint.h>
 
 #include "katra/format.h"
-#include "record/kernel/select.h"
+#include "record/kernel/probes.h"
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
+#define KATRA_RECORD_PROBE_RUNS 32 /* --bpf-stats: probes counted at most */
 /* exit status when --max-loss is exceeded (the trace is still complete) */
 #define KATRA_EXIT_LOSS 3
 
@@ -47,6 +48,7 @@ struct katra_record_opts {
 	uint64_t reorder_window_ns;
 	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
 	bool drain_idle;           /* --drain-policy idle: SCHED_IDLE while calm */
+	bool bpf_stats;            /* --bpf-stats: the probes' run counts in the summary */
 };
 
 struct katra_proc_entry;
@@ -80,6 +82,8 @@ struct katra_record_result {
 	unsigned probes_attached, probes_failed;
 	uint64_t peak_rss_kib;     /* the recorder's VmHWM */
 	uint64_t ring_rss_kib;     /* of it, the BPF maps' mappings (the rings) */
+	unsigned nprobe_runs;      /* --bpf-stats: each probe's runs, as the kernel counted */
+	struct katra_probe_runs probe_runs[KATRA_RECORD_PROBE_RUNS];
 };
 
 /* Returns 0 on a complete capture, else -errno after printing the reason

@@ -67,6 +67,19 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 		fprintf(out, "katra-record: %" PRIu64 " wakeups the kernel ran no probe for, written "
 			"as Inferred (a thread came back from a sleep with no wakeup seen)\n",
 			res->wakeups_unseen);
+	/* as bpftool prog show's run_cnt and run_time_ns; probes that never ran
+	 * are in the JSON only */
+	const char *sep = "katra-record: probe runs (bpf_stats, every thread's):";
+	for (unsigned i = 0; i < res->nprobe_runs; i++) {
+		const struct katra_probe_runs *pr = &res->probe_runs[i];
+		if (!pr->runs)
+			continue;
+		fprintf(out, "%s %s %" PRIu64 " x %.0f ns", sep, pr->name, pr->runs,
+			(double)pr->run_ns / (double)pr->runs);
+		sep = ",";
+	}
+	if (res->nprobe_runs)
+		fputc('\n', out);
 	fprintf(out, "katra-record: events by kind:");
 	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
 		if (res->by_kind[k])
@@ -137,6 +150,15 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		first = false;
 	}
 	fprintf(f, "}");
+	/* --bpf-stats: each probe's program runs and run time (null: not asked,
+	 * or the kernel would not count) */
+	if (!res->nprobe_runs)
+		fprintf(f, ",\"probe_runs\":null");
+	for (unsigned i = 0; i < res->nprobe_runs; i++)
+		fprintf(f, "%s\"%s\":{\"runs\":%" PRIu64 ",\"run_ns\":%" PRIu64 "}%s",
+			i ? "," : ",\"probe_runs\":{", res->probe_runs[i].name,
+			res->probe_runs[i].runs, res->probe_runs[i].run_ns,
+			i + 1 == res->nprobe_runs ? "}" : "");
 	/* every process the trace names: pid, comm, Windows image, origin */
 	fprintf(f, ",\"processes_total\":%" PRIu64 ",\"processes\":[", res->procs_total);
 	for (size_t i = 0; i < res->nprocs; i++) {

@@ -88,6 +88,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->stats_fd = -1;
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0) {
 		err = ncpu ? ncpu : -EINVAL;
@@ -103,6 +104,10 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	}
 	p->nrings = ncpu;
 	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
+	/* before load: bpf_stats count from a program's first run */
+	if (opts->bpf_stats && (p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
+		fprintf(stderr, "katra-record: cannot turn on bpf_stats: %s (the summary has no "
+			"probe runs)\n", strerror(errno));
 	/* one parse of the kernel's BTF for the whole load (probes_btf.c) */
 	pk_btf_share(true);
 	p->skel = katra_bpf__open();
@@ -555,24 +560,47 @@ void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drop
 				 : 0;
 }
 
+/* The bpf_prog_info of the probe katra_probes_attached() names at k, with
+ * its per-syscall programs' counts added; false if it has no program. */
+static bool attached_info(const struct katra_probes *p, unsigned k, struct bpf_prog_info *info)
+{
+	const struct probe *pr = NULL;
+	__u32 len = sizeof(*info);
+
+	for (unsigned i = 0; i < p->nprobes && !pr; i++)
+		if (p->probes[i].name == p->attached[k])
+			pr = &p->probes[i];
+	memset(info, 0, sizeof(*info));
+	if (!pr || !pr->use || bpf_obj_get_info_by_fd(bpf_program__fd(pr->use), info, &len))
+		return false;
+	pk_fn_add_info(p, pr->name, info);
+	return true;
+}
+
 void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, unsigned n)
 {
-	for (unsigned k = 0; k < n; k++)
-		skipped[k] = 0;
-	for (unsigned k = 0; k < p->nattached && k < n; k++) {
-		const struct probe *pr = NULL;
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
+	struct bpf_prog_info info;
 
-		for (unsigned i = 0; i < p->nprobes && !pr; i++)
-			if (p->probes[i].name == p->attached[k])
-				pr = &p->probes[i];
-		if (!pr || !pr->use)
+	for (unsigned k = 0; k < n; k++)
+		skipped[k] = k < p->nattached && attached_info(p, k, &info) ? info.recursion_misses
+									    : 0;
+}
+
+unsigned katra_probes_read_runs(const struct katra_probes *p, struct katra_probe_runs *out,
+				unsigned n)
+{
+	struct bpf_prog_info info;
+	unsigned m = 0;
+
+	for (unsigned k = 0; p && p->stats_fd >= 0 && k < p->nattached && m < n; k++) {
+		if (!attached_info(p, k, &info))
 			continue;
-		memset(&info, 0, sizeof(info));
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(pr->use), &info, &len))
-			skipped[k] = info.recursion_misses + pk_fn_skipped(p, pr->name);
+		snprintf(out[m].name, sizeof(out[m].name), "%s", p->attached[k]);
+		out[m].runs = info.run_cnt;
+		out[m].run_ns = info.run_time_ns;
+		m++;
 	}
+	return m;
 }
 
 /* A staged record older than this is flushed by user space: the watermark
@@ -740,5 +768,7 @@ void katra_probes_destroy(struct katra_probes *p)
 		free(p->failed[i]);
 	pk_late_free(p);
 	katra_bpf__destroy(p->skel);
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
 	free(p);
 }

@@ -34,6 +34,8 @@ struct katra_probes_opts {
 	uint32_t detach_pause_ms; /* tests: a pause between detaching the syscall probes
 				   * and the others (their order is then what counts) */
 	bool force_raw_tp;     /* testing: use the raw_tp fallback even where tp_btf works */
+	bool bpf_stats;        /* --bpf-stats: the kernel counts the programs' runs
+				* (katra_probes_read_runs) from open to destroy */
 	uint32_t ring_bytes;   /* per-CPU ring size; rounded up to a power of two >= 4096;
 				* 0 = KATRA_PROBES_DEFAULT_RING_BYTES */
 	uint32_t max_tgids;    /* limit on tgids tracked through katra_probes_track_tgid
@@ -134,6 +136,21 @@ void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drop
  * older kernels): skipped[k] for the probe katra_probes_attached() names at
  * k, k < n; also after katra_probes_detach(). */
 void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, unsigned n);
+
+/* opts.bpf_stats: each attached probe's program runs and run time, as the
+ * kernel counted them (bpf_stats, BPF_ENABLE_STATS) since open.  Runs for
+ * threads not traced count too (a program runs before it can tell); the
+ * per-syscall programs of -e count under their probe's name.  Also after
+ * katra_probes_detach(). */
+#define KATRA_PROBE_NAME_MAX 32
+struct katra_probe_runs {
+	char name[KATRA_PROBE_NAME_MAX];
+	uint64_t runs, run_ns;
+};
+/* Fills out[0..n) in katra_probes_attached()'s order; returns how many (0
+ * without opts.bpf_stats, or where the kernel refused to count). */
+unsigned katra_probes_read_runs(const struct katra_probes *p, struct katra_probe_runs *out,
+				unsigned n);
 
 /* The watermark of ring `cpu`: a time below which every record of that ring
  * is already readable, from its CPU slot (wire.h); `now` is a clock reading

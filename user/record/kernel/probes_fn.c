@@ -354,21 +354,23 @@ void pk_fn_detach(struct katra_probes *p, const char *probe)
 	}
 }
 
-uint64_t pk_fn_skipped(const struct katra_probes *p, const char *probe)
+void pk_fn_add_info(const struct katra_probes *p, const char *probe, struct bpf_prog_info *sum)
 {
 	int k = !strcmp(probe, "sys_exit");
-	uint64_t n = 0;
 
+	if (k == 0 && strcmp(probe, "sys_enter"))
+		return;
 	for (unsigned i = 0; p->fn && i < p->fn->n; i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 
 		memset(&info, 0, sizeof(info));
-		if (p->fn->t[i].prog[k] >= 0 &&
-		    !bpf_obj_get_info_by_fd(p->fn->t[i].prog[k], &info, &len))
-			n += info.recursion_misses;
+		if (p->fn->t[i].prog[k] < 0 || bpf_obj_get_info_by_fd(p->fn->t[i].prog[k], &info, &len))
+			continue;
+		sum->recursion_misses += info.recursion_misses;
+		sum->run_cnt += info.run_cnt;
+		sum->run_time_ns += info.run_time_ns;
 	}
-	return n;
 }
 
 void pk_fn_free(struct katra_probes *p)

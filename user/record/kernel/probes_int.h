@@ -52,6 +52,7 @@ struct katra_probes {
 	size_t nattached;
 	char *failed[PROBE_MAX];
 	size_t nfailed;
+	int stats_fd;           /* bpf_stats on while open (--bpf-stats), or -1 */
 	struct pk_fn *fn;       /* per-syscall attach (probes_fn.c), NULL: tracepoints */
 	char syscall_note[KATRA_NOTE_MAX]; /* which syscall path ran, under -e */
 	bool uprobe_multi;      /* the uprobe programs' _multi twins are loaded */
@@ -163,8 +164,10 @@ int pk_fn_load_copies(struct katra_probes *p);
  * skeleton's own program is the probe's link).  0 or the first -errno. */
 int pk_fn_attach(struct katra_probes *p, const char *probe);
 void pk_fn_detach(struct katra_probes *p, const char *probe);
-/* Runs the kernel skipped in the copies of that probe's program. */
-uint64_t pk_fn_skipped(const struct katra_probes *p, const char *probe);
+struct bpf_prog_info;
+/* Adds the per-syscall programs' run counts, run time and skipped runs of
+ * probe ("sys_enter" or "sys_exit") to *sum. */
+void pk_fn_add_info(const struct katra_probes *p, const char *probe, struct bpf_prog_info *sum);
 void pk_fn_free(struct katra_probes *p);
 
 /* The staging areas (probes_staging.c): enable them where user space can flush one
