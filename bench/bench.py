@@ -64,8 +64,8 @@ GAME_RUNS = {'full': 12, 'quick': 3}
 # the uncapped fps figure moves less: fewer, shorter runs
 GAME_UNCAPPED_RUNS = {'full': 5, 'quick': 3}
 TIMELINE_BIN_NS = 100_000_000
-COLUMNS = ['untraced', 'floor-noop', 'floor-ringbuf', 'katra-record', 'trace-cmd', 'perf',
-           'bpftrace', 'strace']
+COLUMNS = ['untraced', 'floor-noop', 'floor-clock', 'floor-ringbuf', 'katra-record', 'trace-cmd',
+           'perf', 'bpftrace', 'strace']
 STRACE_SCALE = 100  # strace runs sys1 only, at 1/100 of its size
 # bpftrace's per-event printf costs ~10 us: it runs at 1/10 of each size
 SCALE = {'strace': 1 / STRACE_SCALE, 'bpftrace': 0.1}
@@ -155,7 +155,7 @@ class Floor(Tool):
     def count(self):
         with open(self.log) as f:
             j = json.loads([ln for ln in f if ln.startswith('{')][-1])
-        if self.name == 'floor-noop':
+        if self.name in ('floor-noop', 'floor-clock'):  # no records
             return dict(recorded=None, lost=None, bytes=None)
         return dict(recorded=j['events'], lost=j['dropped'], bytes=j['bytes'])
 
@@ -316,8 +316,8 @@ class BpftraceCount(Tool):
         return dict(recorded=n, lost=None, bytes=None)
 
 
-TOOLS = {'floor-noop': Floor, 'floor-ringbuf': Floor, 'katra-record': Katra,
-         'trace-cmd': TraceCmd, 'perf': Perf, 'bpftrace': Bpftrace, 'strace': Strace}
+TOOLS = {'floor-noop': Floor, 'floor-clock': Floor, 'floor-ringbuf': Floor,
+         'katra-record': Katra, 'trace-cmd': TraceCmd, 'perf': Perf, 'bpftrace': Bpftrace, 'strace': Strace}
 
 
 # katra-record columns: name -> extra arguments.  A variant is one line here

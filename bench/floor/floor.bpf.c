@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The floor: the same attach points as katra-record, nothing else.
  * FLOOR_RINGBUF=0 (floor-noop): each program returns right after the
- * tracked-tgid check.  FLOOR_RINGBUF=1 (floor-ringbuf): each also writes a
+ * tracked-tgid check.  FLOOR_CLOCK=1 (floor-clock): it also reads the clock
+ * once (bpf_ktime_get_ns, as every katra probe and floor-ringbuf do), kept
+ * in a per-CPU line: what that read costs on this host, beside the rest.
+ * FLOOR_RINGBUF=1 (floor-ringbuf): each also writes a
  * fixed 48-byte record into ONE BPF ring buffer, no wakeup (user space polls
  * on a timer and only counts).  The check is a .bss bitmap load, as katra's. */
 #include "vmlinux.h"
@@ -12,6 +15,9 @@
 
 __u64 tracked_bits[PID_LIMIT / 64];
 __u64 drops;
+#if FLOOR_CLOCK
+__u64 clock_sink[64 * 8]; /* a 64-byte line per CPU (CPU mod 64) */
+#endif
 
 struct rec {
 	__u32 type, cpu;
@@ -33,6 +39,9 @@ static __always_inline int hit(__u32 type, __u64 a)
 
 	if (!(tracked_bits[i] & (1ull << (tgid & 63))))
 		return 0;
+#if FLOOR_CLOCK
+	clock_sink[(bpf_get_smp_processor_id() & 63) * 8] = bpf_ktime_get_ns();
+#endif
 #if FLOOR_RINGBUF
 	struct rec *r = bpf_ringbuf_reserve(&ring, sizeof(*r), 0);
 
