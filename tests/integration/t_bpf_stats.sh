@@ -4,7 +4,10 @@
 # how long, as the kernel counted (bpf_stats, on for the capture only).  On
 # this kernel the syscalls take the raw tracepoints, so sys_enter and
 # sys_exit ran at least once for each of the workload's syscalls (and for
-# every other thread's).  Without the option, probe_runs is null.
+# every other thread's).  Without the option, probe_runs is null.  Where
+# lavapipe is installed, the uprobe layers' programs count too, by program
+# name: a headless Vulkan program's K vkQueueSubmit ran up_vkQueueSubmit
+# K times at least.
 . "$(dirname "$0")/lib.sh"
 kt_require
 kt_workload syscalls 1500 700
@@ -41,4 +44,34 @@ kt_wait_recorder 0
 grep -q '"probe_runs":null' "$T/sum2.json" || kt_fail "probe_runs without --bpf-stats: $(
 	grep -o '"probe_runs":[^}]*' "$T/sum2.json")"
 grep -q 'probe runs' "$T/rec.err" && kt_fail "a probe runs line without --bpf-stats"
+
+icd=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+if [ -x "$KT_ROOT/build/uprobe/vksubmit" ] && [ -x "$KT_ROOT/build/katra-vkresolve" ] &&
+	[ -f "$icd" ]; then
+	export VK_ICD_FILENAMES=$icd VK_DRIVER_FILES=$icd
+	K=40
+	rm -f "$T/ready" "$T/started" "$T/gate"
+	"$KT_ROOT/build/uprobe/vksubmit" "$T/started" "$T/gate" $K >"$T/vksubmit.out" \
+		2>"$T/vksubmit.err" &
+	WL_PID=$!
+	KT_PIDS="$KT_PIDS $WL_PID"
+	kt_wait_started vksubmit "$WL_PID"
+	kt_open_gate vksubmit 30 --bpf-stats --summary-json "$T/sum3.json" --force
+	kt_wait_recorder 0
+	up=$(python3 - "$T/sum3.json" $K <<'PY'
+import json, sys
+runs, k = json.load(open(sys.argv[1]))['probe_runs'] or {}, int(sys.argv[2])
+# the program's name: _multi where the kernel has uprobe_multi links
+n = sum(r['runs'] for name, r in runs.items()
+        if name in ('up_vkQueueSubmit', 'up_vkQueueSubmit_multi'))
+if n < k:
+    sys.exit(f'up_vkQueueSubmit ran {n} times for {k} vkQueueSubmit: '
+             f'{sorted(x for x in runs if x.startswith(("up_", "ur_")))}')
+print(f'up_vkQueueSubmit {n} runs for {k} submits')
+PY
+	) || kt_fail "$up"
+	note="$note; $up"
+else
+	note="$note; no lavapipe: the uprobe part was not run"
+fi
 kt_note "$note"

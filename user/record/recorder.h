@@ -14,7 +14,7 @@
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
-#define KATRA_RECORD_PROBE_RUNS 32 /* --bpf-stats: probes counted at most */
+#define KATRA_RECORD_PROBE_RUNS 128 /* --bpf-stats: probes counted at most */
 /* exit status when --max-loss is exceeded (the trace is still complete) */
 #define KATRA_EXIT_LOSS 3
 

@@ -600,7 +600,7 @@ unsigned katra_probes_read_runs(const struct katra_probes *p, struct katra_probe
 		out[m].run_ns = info.run_time_ns;
 		m++;
 	}
-	return m;
+	return p && p->stats_fd >= 0 ? pk_uprobe_runs(p, out, m, n) : m;
 }
 
 /* A staged record older than this is flushed by user space: the watermark

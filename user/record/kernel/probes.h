@@ -142,13 +142,15 @@ void katra_probes_read_skipped(const struct katra_probes *p, uint64_t *skipped, 
  * threads not traced count too (a program runs before it can tell); the
  * per-syscall programs of -e count under their probe's name.  Also after
  * katra_probes_detach(). */
-#define KATRA_PROBE_NAME_MAX 32
+#define KATRA_PROBE_NAME_MAX 48
 struct katra_probe_runs {
 	char name[KATRA_PROBE_NAME_MAX];
 	uint64_t runs, run_ns;
 };
-/* Fills out[0..n) in katra_probes_attached()'s order; returns how many (0
- * without opts.bpf_stats, or where the kernel refused to count). */
+/* Fills out[0..n) in katra_probes_attached()'s order, then the uprobe
+ * layers' programs that ran (by program name: up_NtWaitForSingleObject);
+ * returns how many (0 without opts.bpf_stats, or where the kernel refused
+ * to count). */
 unsigned katra_probes_read_runs(const struct katra_probes *p, struct katra_probe_runs *out,
 				unsigned n);
 

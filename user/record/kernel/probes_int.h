@@ -105,6 +105,10 @@ void pk_uprobe_multi_type(struct bpf_program *prog);
  * that shares every map.  late_find: such a program, loaded now (NULL:
  * not one of them, or its load failed: said on stderr once). */
 int pk_late_plan(struct katra_probes *p);
+/* --bpf-stats: the uprobe layers' programs that ran, after out[0..m) (at most
+ * n in all); returns the new count. */
+unsigned pk_uprobe_runs(const struct katra_probes *p, struct katra_probe_runs *out, unsigned m,
+			unsigned n);
 struct bpf_program *pk_late_find(struct katra_probes *p, const char *name);
 void pk_late_free(struct katra_probes *p);
 

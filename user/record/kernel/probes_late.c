@@ -153,3 +153,34 @@ void pk_late_free(struct katra_probes *p)
 	free(l);
 	p->late = NULL;
 }
+
+/* The uprobe layers' programs that ran (up_*, ur_*: the skeleton's loaded
+ * ones and the late object's), by program name, after out[0..m); returns
+ * the new count (at most n). */
+unsigned pk_uprobe_runs(const struct katra_probes *p, struct katra_probe_runs *out, unsigned m,
+			unsigned n)
+{
+	struct bpf_object *objs[2] = { p->skel->obj, p->late ? p->late->obj : NULL };
+	struct bpf_program *prog;
+
+	for (int i = 0; i < 2; i++) {
+		if (!objs[i])
+			continue;
+		bpf_object__for_each_program(prog, objs[i]) {
+			const char *name = bpf_program__name(prog);
+			struct bpf_prog_info info;
+			__u32 len = sizeof(info);
+			int fd = bpf_program__fd(prog);
+
+			memset(&info, 0, sizeof(info));
+			if (m >= n || fd < 0 || (strncmp(name, "up_", 3) && strncmp(name, "ur_", 3)) ||
+			    bpf_obj_get_info_by_fd(fd, &info, &len) || !info.run_cnt)
+				continue;
+			snprintf(out[m].name, sizeof(out[m].name), "%s", name);
+			out[m].runs = info.run_cnt;
+			out[m].run_ns = info.run_time_ns;
+			m++;
+		}
+	}
+	return m;
+}
