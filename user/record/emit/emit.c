@@ -81,11 +81,6 @@ void emitter_free(struct emitter *e)
 
 /* ---- writing one record ---- */
 
-uint64_t emit_rel(const struct emitter *e, uint64_t key)
-{
-	return key > e->start_mono ? key - e->start_mono : 0;
-}
-
 int emit_append(struct emitter *e, const struct katra_record *r)
 {
 	if (e->error)
@@ -94,8 +89,8 @@ int emit_append(struct emitter *e, const struct katra_record *r)
 	return e->error;
 }
 
-bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid, uint64_t key,
-	       unsigned n)
+bool emit_late_check(struct emitter *e, const struct thread_state *th, uint32_t tid,
+		     uint64_t key, unsigned n)
 {
 	uint64_t ts = emit_rel(e, key), floor;
 
@@ -148,14 +143,11 @@ int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct t
 	return e->error;
 }
 
-struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid)
+struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_t tgid)
 {
 	bool created;
 	struct thread_state *th;
 
-	/* consecutive events mostly come from one thread: skip the hash */
-	if (e->last_thread && e->last_tid == tid)
-		return e->last_thread;
 	th = ktable_upsert(&e->threads, tid, &created);
 	if (!th) {
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
@@ -197,14 +189,11 @@ void emit_forget_thread(struct emitter *e, uint32_t tid)
 	e->last_thread = NULL;
 }
 
-/* A tracked thread's first event: count it, and link it to its fork. */
-void emit_note_tracked(struct emitter *e, struct thread_state *th, uint64_t *causes,
-		       unsigned *ncauses)
+void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *causes,
+		     unsigned *ncauses)
 {
 	bool created;
 
-	if (!th)
-		return;
 	if (!(th->flags & TH_COUNTED)) {
 		th->flags |= TH_COUNTED;
 		e->st.threads_seen++;
@@ -310,13 +299,12 @@ int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid,
 	return emit_write(e, &ev, key, NULL);
 }
 
-int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key)
+int emit_running_inferred(struct emitter *e, struct thread_state *th, uint32_t tid,
+			  uint64_t key)
 {
 	struct katra_wire_head h;
 	int rc;
 
-	if (!th || !(th->flags & TH_OFFCPU_OPEN))
-		return 0;
 	rc = emit_unseen_wakeup(e, th, tid, key, th->off_cpu);
 	if (rc)
 		return rc;

@@ -149,20 +149,57 @@ static inline struct katra_opt_u64 emit_some(uint64_t v)
 	return (struct katra_opt_u64){ true, v };
 }
 
-uint64_t emit_rel(const struct emitter *e, uint64_t key);
+/* The helpers every event calls come in two halves: an inline test of the
+ * common case (a thread seen just before, in time, counted, on the CPU),
+ * and the rest out of line.  Called, each paid for saving registers before
+ * its first test: together about a tenth of the recorder's instructions per
+ * event. */
+
+/* Time relative to the capture's start. */
+static inline uint64_t emit_rel(const struct emitter *e, uint64_t key)
+{
+	return key > e->start_mono ? key - e->start_mono : 0;
+}
+
 uint64_t emit_path_key(uint32_t tid, uint64_t enter_ts);
 int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct thread_state *th);
 int emit_append(struct emitter *e, const struct katra_record *r);
+
+bool emit_late_check(struct emitter *e, const struct thread_state *th, uint32_t tid,
+		     uint64_t key, unsigned n);
 /* True (and the n events counted lost under Reorder) when an item would go
  * back in time on its thread: only after the reorder budget forced an early
  * release. */
-bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid, uint64_t key,
-	       unsigned n);
-struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid);
+static inline bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid,
+			     uint64_t key, unsigned n)
+{
+	if (th && th->last_ts && emit_rel(e, key) >= th->last_ts)
+		return false;
+	return emit_late_check(e, th, tid, key, n);
+}
+
+struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_t tgid);
+/* The thread's state (created at its first event), NULL when the table is
+ * full; consecutive events mostly come from one thread: no hash then. */
+static inline struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid)
+{
+	if (e->last_thread && e->last_tid == tid)
+		return e->last_thread;
+	return emit_thread_lookup(e, tid, tgid);
+}
+
 void emit_forget_thread(struct emitter *e, uint32_t tid);
 void emit_count_thread(struct emitter *e, uint32_t tgid);
-void emit_note_tracked(struct emitter *e, struct thread_state *th, uint64_t *causes,
-		       unsigned *ncauses);
+
+void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *causes,
+		     unsigned *ncauses);
+/* A tracked thread's first event: count it, and link it to its fork. */
+static inline void emit_note_tracked(struct emitter *e, struct thread_state *th,
+				     uint64_t *causes, unsigned *ncauses)
+{
+	if (th && (th->flags & (TH_COUNTED | TH_FIRST_CAUSE)) != TH_COUNTED)
+		emit_note_first(e, th, causes, ncauses);
+}
 void emit_base(struct katra_event *ev, const struct katra_wire_head *h, uint32_t scope,
 	       uint32_t kind, uint32_t phase);
 int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,
@@ -174,9 +211,17 @@ int emit_end_span_caused(struct emitter *e, struct thread_state *th,
 			 uint64_t *causes, unsigned ncauses, uint64_t key,
 			 const struct katra_payload *payload, uint32_t confidence);
 int emit_close_syscall(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+int emit_running_inferred(struct emitter *e, struct thread_state *th, uint32_t tid,
+			  uint64_t key);
 /* The thread runs (it produced this event): an OffCpu span still open lost
  * its switch-in; close it here, Inferred. */
-int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+static inline int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid,
+			       uint64_t key)
+{
+	if (!th || !(th->flags & TH_OFFCPU_OPEN))
+		return 0;
+	return emit_running_inferred(e, th, tid, key);
+}
 int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key,
 		       uint32_t cpu);
 

@@ -177,7 +177,7 @@ static struct pending *slot_for(struct pipeline *r, unsigned ring)
 	while (!p) {
 		/* the reorder budget is spent: write the oldest item early (what
 		 * then arrives behind its thread's time is dropped and counted) */
-		unsigned any;
+		unsigned any = 0;
 		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
 		emit_note_forced(&r->em, old);
 		emit_head(r, any, old);
