@@ -143,6 +143,24 @@ static inline void order_pop(struct order *o, unsigned ring)
 	order_sift_down(o, o->hpos[ring]);
 }
 
+/* The head item of ring, the smallest of all, gets the larger key: true
+ * (and its key set) when it still comes first, before its FIFO's next item
+ * and every other ring's head, as order_resort_head() would leave it; else
+ * false, and nothing changed. */
+static inline bool order_top_stays(struct order *o, unsigned ring, uint64_t key)
+{
+	const struct ring_fifo *f = &o->fifos[ring];
+	const struct order_heap_ent e = { key, ring };
+
+	if (o->hpos[ring] != 0 ||
+	    (f->head + 1 != f->tail && f->items[(f->head + 1) & (f->cap - 1)].key < key) ||
+	    (o->nheap > 1 && order_ent_less(&o->heap[1], &e)) ||
+	    (o->nheap > 2 && order_ent_less(&o->heap[2], &e)))
+		return false;
+	o->heap[0].key = key;
+	return true;
+}
+
 /* The head item of ring got a larger key: move it back to its place. */
 static inline void order_resort_head(struct order *o, unsigned ring)
 {
