@@ -69,7 +69,10 @@ static inline __attribute__((always_inline)) void put_opt_str(struct enc *e, con
 		put_str(e, o->value);
 }
 
-static void put_str_vec(struct enc *e, struct katra_str_vec v)
+/* always inlined: a call would take the encoder's address, and every field
+ * of the event encoder would then go through memory */
+static inline __attribute__((always_inline)) void put_str_vec(struct enc *e,
+							     struct katra_str_vec v)
 {
 	put_u64(e, v.len);
 	for (uint64_t i = 0; i < v.len; i++)
@@ -284,7 +287,11 @@ static inline __attribute__((always_inline)) void put_event(struct enc *e,
 	put_opt_u64(e, ev->span_id);
 	put_opt_u64(e, ev->request_id);
 	put_u64(e, ev->causes.len);
-	put_bytes(e, ev->causes.items, ev->causes.len * 8);
+	if (e->fits && ev->causes.len <= 4) /* a store each, not a call to memcpy */
+		for (uint64_t i = 0; i < ev->causes.len; i++)
+			put_u64(e, ev->causes.items[i]);
+	else
+		put_bytes(e, ev->causes.items, ev->causes.len * 8);
 	put_u32(e, ev->resource.domain);
 	put_u64(e, ev->resource.id);
 	put_payload(e, &ev->payload);
@@ -369,10 +376,17 @@ long katra_encode_record(const struct katra_record *r, uint8_t *out, size_t cap)
 
 /* An upper bound of an Event record's size: the fixed fields, the largest
  * payload, the causes and the payload's string, if any. */
-static size_t event_record_bound(const struct katra_event *ev)
+#define PAYLOADS_WITH_STRINGS                                                                  \
+	(1ull << KATRA_PAYLOAD_FILE_OPEN | 1ull << KATRA_PAYLOAD_EXECVE |                       \
+	 1ull << KATRA_PAYLOAD_TASK_EXEC | 1ull << KATRA_PAYLOAD_PROCESS_INFO |                 \
+	 1ull << KATRA_PAYLOAD_TASK_RENAME | 1ull << KATRA_PAYLOAD_NT_SYSCALL |                 \
+	 1ull << KATRA_PAYLOAD_WINE_SERVER_REQUESTS)
+
+/* What an event's strings add to its bound (out of line: few events have
+ * any). */
+static __attribute__((noinline)) size_t payload_string_bytes(const struct katra_payload *p)
 {
-	const struct katra_payload *p = &ev->payload;
-	size_t n = 256 + 8 * ev->causes.len;
+	size_t n = 0;
 
 	if (p->type == KATRA_PAYLOAD_FILE_OPEN && p->u.file_open.path.present)
 		n += p->u.file_open.path.value.len;
@@ -395,22 +409,41 @@ static size_t event_record_bound(const struct katra_event *ev)
 	return n;
 }
 
-long katra_encode_event_record(const struct katra_event *ev, uint8_t *out, size_t cap)
+static inline size_t event_record_bound(const struct katra_event *ev)
 {
-	/* the recorder's hot path: one capacity check instead of one per field
-	 * (put_event is inlined twice, once with the checks folded away) */
-	if (ev->causes.len < (1u << 20) && cap >= event_record_bound(ev)) {
-		struct enc e = { out, cap, 0, true };
+	const struct katra_payload *p = &ev->payload;
+	size_t n = 256 + 8 * ev->causes.len;
 
-		put_u32(&e, KATRA_RECORD_EVENT);
-		put_event(&e, ev);
-		return (long)e.len;
-	}
+	/* most payloads hold no string: one test for all of them */
+	if (p->type < 64 && !((1ull << p->type) & PAYLOADS_WITH_STRINGS))
+		return n;
+	return n + payload_string_bytes(p);
+}
+
+/* An Event record checked field by field against cap (a short buffer, a
+ * huge event): out of line, so that the fast path saves no registers for
+ * it. */
+static __attribute__((noinline)) long encode_event_checked(const struct katra_event *ev,
+							   uint8_t *out, size_t cap)
+{
 	struct enc e = { out, cap, 0, false };
 
 	put_u32(&e, KATRA_RECORD_EVENT);
 	put_event(&e, ev);
 	return enc_result(&e);
+}
+
+long katra_encode_event_record(const struct katra_event *ev, uint8_t *out, size_t cap)
+{
+	/* the recorder's hot path: one capacity check instead of one per field */
+	if (ev->causes.len >= (1u << 20) || cap < event_record_bound(ev))
+		return encode_event_checked(ev, out, cap);
+
+	struct enc e = { out, cap, 0, true };
+
+	put_u32(&e, KATRA_RECORD_EVENT);
+	put_event(&e, ev);
+	return (long)e.len;
 }
 
 size_t katra_encoded_record_size(const struct katra_record *r)

@@ -190,9 +190,11 @@ void pipeline_queue_epoch(struct pipeline *r, uint64_t key, uint32_t kind, const
 
 static const uint32_t wire_sizes[KATRA_EV_TYPE_COUNT] = KATRA_WIRE_SIZES;
 
-static struct pending *slot_for(struct pipeline *r, unsigned ring)
+/* slot_for() when the ring's FIFO is full and may not grow */
+static __attribute__((noinline)) struct pending *slot_after_release(struct pipeline *r,
+								    unsigned ring)
 {
-	struct pending *p = order_slot(&r->order, ring);
+	struct pending *p = NULL;
 
 	while (!p) {
 		/* the reorder budget is spent: write the oldest item early (what
@@ -205,6 +207,13 @@ static struct pending *slot_for(struct pipeline *r, unsigned ring)
 		p = order_slot(&r->order, ring);
 	}
 	return p;
+}
+
+static inline struct pending *slot_for(struct pipeline *r, unsigned ring)
+{
+	struct pending *p = order_slot(&r->order, ring);
+
+	return p ? p : slot_after_release(r, ring);
 }
 
 /* Always inlined: each call site copies a constant size, which the compiler
