@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "katra/format.h"
+#include "encode_int.h"
 #include "gzip.h"
 #include "out_worker.h"
 
@@ -434,6 +435,9 @@ int katra_writer_append_event(struct katra_writer *w, const struct katra_event *
 
 	if (w->error || w->finished || WRITER_BUF_BYTES - w->used < 4 + 1)
 		return append_event_record(w, ev);
+	/* the common case encoded here, inline: no call per record */
+	if (event_fits(ev, WRITER_BUF_BYTES - w->used - 4))
+		return commit_record(w, encode_event_unchecked(ev, w->buf + w->used + 4));
 	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
 	if (n < 0)
 		return append_event_record(w, ev);

@@ -67,8 +67,10 @@ static int emit_kq(struct pipeline *r, const struct kq_item *k)
  * the next item pipeline_emit_until() would write (limit: its own): the
  * smallest of all, at or below the limit, after no Katra record, within the
  * capture.  Then it is written in place, not sent through the merge. */
-static bool end_comes_next(struct pipeline *r, unsigned ring, const struct pending *p,
-			   uint64_t limit)
+static inline __attribute__((always_inline)) bool end_comes_next(struct pipeline *r,
+								 unsigned ring,
+								 const struct pending *p,
+								 uint64_t limit)
 {
 	bool kq_first = r->kq_head != r->kq_tail && kq_at(r, r->kq_head)->key <= p->key;
 
@@ -79,7 +81,8 @@ static bool end_comes_next(struct pipeline *r, unsigned ring, const struct pendi
 /* Writes the head item of ring.  A combined syscall writes its Begin and
  * stays as its End, re-sorted by its exit time (one FIFO item, not two);
  * when that End comes next (below limit), it is written too. */
-static int emit_head(struct pipeline *r, unsigned ring, struct pending *p, uint64_t limit)
+static inline __attribute__((always_inline)) int emit_head(struct pipeline *r, unsigned ring,
+							 struct pending *p, uint64_t limit)
 {
 	int rc;
 
