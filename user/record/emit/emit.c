@@ -117,32 +117,6 @@ void emit_note_forced(struct emitter *e, const struct pending *p)
 		e->forced_floor = ts;
 }
 
-/* Fills the common fields and writes; the time is the kernel's, unchanged. */
-int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct thread_state *th)
-{
-	uint64_t ts = emit_rel(e, key);
-
-	if (key > e->st.last_key)
-		e->st.last_key = key;
-	if (th)
-		th->last_ts = ts;
-	else if (ev->thread_id == 0)
-		e->tid0_last_ts = ts;
-	if (e->frames.count)
-		emit_frame_tag(e, ev);
-	ev->seq = e->next_seq++;
-	ev->ts_mono_ns = ts;
-	ev->ts_wall_ns = e->start_wall + ts;
-	e->st.events++;
-	e->st.by_kind[ev->kind]++;
-	if (ev->confidence == KATRA_CONFIDENCE_INFERRED)
-		e->st.inferred++;
-	if (e->error)
-		return e->error;
-	e->error = katra_writer_append_event(e->w, ev);
-	return e->error;
-}
-
 struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_t tgid)
 {
 	bool created;

@@ -162,7 +162,6 @@ static inline uint64_t emit_rel(const struct emitter *e, uint64_t key)
 }
 
 uint64_t emit_path_key(uint32_t tid, uint64_t enter_ts);
-int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct thread_state *th);
 int emit_append(struct emitter *e, const struct katra_record *r);
 
 bool emit_late_check(struct emitter *e, const struct thread_state *th, uint32_t tid,
@@ -261,6 +260,35 @@ uint64_t emit_frame_of_present(struct emitter *e, uint32_t tgid, uint64_t swapch
 int emit_frame_presented(struct emitter *e, uint32_t tgid, uint64_t swapchain, uint64_t key);
 void emit_frame_tag(struct emitter *e, struct katra_event *ev);
 void emit_frames_forget(struct emitter *e, uint32_t tgid);
+
+/* Fills the common fields and writes; the time is the kernel's, unchanged
+ * (inline: every event comes through here). */
+static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key,
+			     struct thread_state *th)
+{
+	uint64_t ts = emit_rel(e, key);
+
+	if (key > e->st.last_key)
+		e->st.last_key = key;
+	if (th)
+		th->last_ts = ts;
+	else if (ev->thread_id == 0)
+		e->tid0_last_ts = ts;
+	if (e->frames.count)
+		emit_frame_tag(e, ev);
+	ev->seq = e->next_seq++;
+	ev->ts_mono_ns = ts;
+	ev->ts_wall_ns = e->start_wall + ts;
+	e->st.events++;
+	e->st.by_kind[ev->kind]++;
+	if (ev->confidence == KATRA_CONFIDENCE_INFERRED)
+		e->st.inferred++;
+	if (e->error)
+		return e->error;
+	e->error = katra_writer_append_event(e->w, ev);
+	return e->error;
+}
+
 /* Wakeups through the wineserver (emit_winewake.c), for the syscalls of
  * wineserver clients and servers: at a Begin (its resource set), and at an
  * End (the seq of the write it reads, else UINT64_MAX); forgetting a
