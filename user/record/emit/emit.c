@@ -183,28 +183,6 @@ void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *cause
 	}
 }
 
-void emit_base(struct katra_event *ev, const struct katra_wire_head *h, uint32_t scope,
-	       uint32_t kind, uint32_t phase)
-{
-	/* field by field: a memset of the whole event showed up as the recorder's
-	 * hottest instruction; the payload (its union) is still cleared whole */
-	ev->seq = 0;
-	ev->ts_mono_ns = 0;
-	ev->ts_wall_ns = 0;
-	ev->span_id = (struct katra_opt_u64){ false, 0 };
-	ev->request_id = (struct katra_opt_u64){ false, 0 };
-	ev->causes = (struct katra_u64_vec){ NULL, 0 };
-	ev->resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
-	memset(&ev->payload, 0, sizeof(ev->payload));
-	ev->cost_estimate_ns = (struct katra_opt_u64){ false, 0 };
-	ev->thread_id = h->tid;
-	ev->process_id = h->tgid;
-	ev->scope = scope;
-	ev->kind = kind;
-	ev->phase = phase;
-	ev->confidence = KATRA_CONFIDENCE_MEASURED;
-}
-
 int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,
 		  uint32_t kind, uint64_t span, uint64_t begin_seq, uint64_t key,
 		  const struct katra_payload *payload, uint32_t confidence)
