@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "katra/format.h"
+#include "encode_int.h"
 #include "gzip.h"
 #include "out_worker.h"
 
@@ -371,7 +372,7 @@ static int append_large(struct katra_writer *w, const struct katra_record *r, si
 /* The record just encoded at used + 4 is n bytes: frame it, and hand the
  * buffer over when the last hand-over is FLUSH_INTERVAL_NS old (the clock
  * is read every CLOCK_CHECK_EVERY records, not per record). */
-static int commit_record(struct katra_writer *w, size_t n)
+static inline __attribute__((always_inline)) int commit_record(struct katra_writer *w, size_t n)
 {
 	put_le32(w->buf + w->used, (uint32_t)n);
 	w->used += 4 + n;
@@ -417,23 +418,30 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 	return commit_record(w, (size_t)n);
 }
 
-int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
+/* Buffer boundary, errors, huge events: the general path handles them (out
+ * of line: its record on the stack would cost every event a larger frame). */
+static __attribute__((noinline)) int append_event_record(struct katra_writer *w,
+							 const struct katra_event *ev)
 {
-	long n;
-
-	if (w->error || w->finished || WRITER_BUF_BYTES - w->used < 4 + 1)
-		goto slow;
-	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
-	if (n < 0)
-		goto slow;
-	return commit_record(w, (size_t)n);
-slow: {
-	/* buffer boundary, errors, huge events: the general path handles them */
 	struct katra_record r = { .type = KATRA_RECORD_EVENT };
 
 	r.u.event = *ev;
 	return katra_writer_append(w, &r);
 }
+
+int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
+{
+	long n;
+
+	if (w->error || w->finished || WRITER_BUF_BYTES - w->used < 4 + 1)
+		return append_event_record(w, ev);
+	/* the common case encoded here, inline: no call per record */
+	if (event_fits(ev, WRITER_BUF_BYTES - w->used - 4))
+		return commit_record(w, encode_event_unchecked(ev, w->buf + w->used + 4));
+	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+	if (n < 0)
+		return append_event_record(w, ev);
+	return commit_record(w, (size_t)n);
 }
 
 int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)

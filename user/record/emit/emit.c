@@ -81,11 +81,6 @@ void emitter_free(struct emitter *e)
 
 /* ---- writing one record ---- */
 
-uint64_t emit_rel(const struct emitter *e, uint64_t key)
-{
-	return key > e->start_mono ? key - e->start_mono : 0;
-}
-
 int emit_append(struct emitter *e, const struct katra_record *r)
 {
 	if (e->error)
@@ -94,8 +89,8 @@ int emit_append(struct emitter *e, const struct katra_record *r)
 	return e->error;
 }
 
-bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid, uint64_t key,
-	       unsigned n)
+bool emit_late_check(struct emitter *e, const struct thread_state *th, uint32_t tid,
+		     uint64_t key, unsigned n)
 {
 	uint64_t ts = emit_rel(e, key), floor;
 
@@ -122,40 +117,11 @@ void emit_note_forced(struct emitter *e, const struct pending *p)
 		e->forced_floor = ts;
 }
 
-/* Fills the common fields and writes; the time is the kernel's, unchanged. */
-int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct thread_state *th)
-{
-	uint64_t ts = emit_rel(e, key);
-
-	if (key > e->st.last_key)
-		e->st.last_key = key;
-	if (th)
-		th->last_ts = ts;
-	else if (ev->thread_id == 0)
-		e->tid0_last_ts = ts;
-	if (e->frames.count)
-		emit_frame_tag(e, ev);
-	ev->seq = e->next_seq++;
-	ev->ts_mono_ns = ts;
-	ev->ts_wall_ns = e->start_wall + ts;
-	e->st.events++;
-	e->st.by_kind[ev->kind]++;
-	if (ev->confidence == KATRA_CONFIDENCE_INFERRED)
-		e->st.inferred++;
-	if (e->error)
-		return e->error;
-	e->error = katra_writer_append_event(e->w, ev);
-	return e->error;
-}
-
-struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid)
+struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_t tgid)
 {
 	bool created;
 	struct thread_state *th;
 
-	/* consecutive events mostly come from one thread: skip the hash */
-	if (e->last_thread && e->last_tid == tid)
-		return e->last_thread;
 	th = ktable_upsert(&e->threads, tid, &created);
 	if (!th) {
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
@@ -197,14 +163,11 @@ void emit_forget_thread(struct emitter *e, uint32_t tid)
 	e->last_thread = NULL;
 }
 
-/* A tracked thread's first event: count it, and link it to its fork. */
-void emit_note_tracked(struct emitter *e, struct thread_state *th, uint64_t *causes,
-		       unsigned *ncauses)
+void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *causes,
+		     unsigned *ncauses)
 {
 	bool created;
 
-	if (!th)
-		return;
 	if (!(th->flags & TH_COUNTED)) {
 		th->flags |= TH_COUNTED;
 		e->st.threads_seen++;
@@ -218,28 +181,6 @@ void emit_note_tracked(struct emitter *e, struct thread_state *th, uint64_t *cau
 		th->flags &= ~TH_FIRST_CAUSE;
 		causes[(*ncauses)++] = th->first_cause_seq;
 	}
-}
-
-void emit_base(struct katra_event *ev, const struct katra_wire_head *h, uint32_t scope,
-	       uint32_t kind, uint32_t phase)
-{
-	/* field by field: a memset of the whole event showed up as the recorder's
-	 * hottest instruction; the payload (its union) is still cleared whole */
-	ev->seq = 0;
-	ev->ts_mono_ns = 0;
-	ev->ts_wall_ns = 0;
-	ev->span_id = (struct katra_opt_u64){ false, 0 };
-	ev->request_id = (struct katra_opt_u64){ false, 0 };
-	ev->causes = (struct katra_u64_vec){ NULL, 0 };
-	ev->resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
-	memset(&ev->payload, 0, sizeof(ev->payload));
-	ev->cost_estimate_ns = (struct katra_opt_u64){ false, 0 };
-	ev->thread_id = h->tid;
-	ev->process_id = h->tgid;
-	ev->scope = scope;
-	ev->kind = kind;
-	ev->phase = phase;
-	ev->confidence = KATRA_CONFIDENCE_MEASURED;
 }
 
 int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,
@@ -310,13 +251,12 @@ int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid,
 	return emit_write(e, &ev, key, NULL);
 }
 
-int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key)
+int emit_running_inferred(struct emitter *e, struct thread_state *th, uint32_t tid,
+			  uint64_t key)
 {
 	struct katra_wire_head h;
 	int rc;
 
-	if (!th || !(th->flags & TH_OFFCPU_OPEN))
-		return 0;
 	rc = emit_unseen_wakeup(e, th, tid, key, th->off_cpu);
 	if (rc)
 		return rc;

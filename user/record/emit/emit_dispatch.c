@@ -6,17 +6,29 @@
 
 #include "emit_int.h"
 
-int emit_pending(struct emitter *e, const struct pending *p)
+static int emit_by_kind(struct emitter *e, const struct pending *p);
+
+/* emit_pending() after an error, or with name tables waiting: out of line,
+ * so the common path saves no registers for the call */
+static __attribute__((noinline)) int emit_after_names(struct emitter *e, const struct pending *p)
 {
 	if (e->error)
 		return e->error;
 	/* request names the uprobes worker has read since: before this record
 	 * (its key keeps the order) */
-	if (e->names_waiting) {
-		int rc = emit_waiting_names(e, p->key);
-		if (rc)
-			return rc;
-	}
+	int rc = emit_waiting_names(e, p->key);
+	return rc ? rc : emit_by_kind(e, p);
+}
+
+int emit_pending(struct emitter *e, const struct pending *p)
+{
+	if (e->error || e->names_waiting)
+		return emit_after_names(e, p);
+	return emit_by_kind(e, p);
+}
+
+static inline int emit_by_kind(struct emitter *e, const struct pending *p)
+{
 	/* every kind listed: a new one cannot be misfiled silently */
 	switch ((enum pend_kind)p->kind) {
 	case PEND_SYSCALL_BEGIN:

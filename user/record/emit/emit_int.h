@@ -5,6 +5,8 @@
 #ifndef KATRA_RECORD_EMIT_INT_H
 #define KATRA_RECORD_EMIT_INT_H
 
+#include <string.h>
+
 #include "emit.h"
 
 #define TASK_DEAD_STATE 0x80 /* prev_state of a task's final switch-out */
@@ -149,22 +151,81 @@ static inline struct katra_opt_u64 emit_some(uint64_t v)
 	return (struct katra_opt_u64){ true, v };
 }
 
-uint64_t emit_rel(const struct emitter *e, uint64_t key);
+/* The helpers every event calls come in two halves: an inline test of the
+ * common case (a thread seen just before, in time, counted, on the CPU),
+ * and the rest out of line.  Called, each paid for saving registers before
+ * its first test: together about a tenth of the recorder's instructions per
+ * event. */
+
+/* Time relative to the capture's start. */
+static inline uint64_t emit_rel(const struct emitter *e, uint64_t key)
+{
+	return key > e->start_mono ? key - e->start_mono : 0;
+}
+
 uint64_t emit_path_key(uint32_t tid, uint64_t enter_ts);
-int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key, struct thread_state *th);
 int emit_append(struct emitter *e, const struct katra_record *r);
+
+bool emit_late_check(struct emitter *e, const struct thread_state *th, uint32_t tid,
+		     uint64_t key, unsigned n);
 /* True (and the n events counted lost under Reorder) when an item would go
  * back in time on its thread: only after the reorder budget forced an early
  * release. */
-bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid, uint64_t key,
-	       unsigned n);
-struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid);
+static inline bool emit_late(struct emitter *e, const struct thread_state *th, uint32_t tid,
+			     uint64_t key, unsigned n)
+{
+	if (th && th->last_ts && emit_rel(e, key) >= th->last_ts)
+		return false;
+	return emit_late_check(e, th, tid, key, n);
+}
+
+struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_t tgid);
+/* The thread's state (created at its first event), NULL when the table is
+ * full; consecutive events mostly come from one thread: no hash then. */
+static inline struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid)
+{
+	if (e->last_thread && e->last_tid == tid)
+		return e->last_thread;
+	return emit_thread_lookup(e, tid, tgid);
+}
+
 void emit_forget_thread(struct emitter *e, uint32_t tid);
 void emit_count_thread(struct emitter *e, uint32_t tgid);
-void emit_note_tracked(struct emitter *e, struct thread_state *th, uint64_t *causes,
-		       unsigned *ncauses);
-void emit_base(struct katra_event *ev, const struct katra_wire_head *h, uint32_t scope,
-	       uint32_t kind, uint32_t phase);
+
+void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *causes,
+		     unsigned *ncauses);
+/* A tracked thread's first event: count it, and link it to its fork. */
+static inline void emit_note_tracked(struct emitter *e, struct thread_state *th,
+				     uint64_t *causes, unsigned *ncauses)
+{
+	if (th && (th->flags & (TH_COUNTED | TH_FIRST_CAUSE)) != TH_COUNTED)
+		emit_note_first(e, th, causes, ncauses);
+}
+
+/* An event of thread h->tid, its other fields cleared (inline: every event
+ * starts here). */
+static inline void emit_base(struct katra_event *ev, const struct katra_wire_head *h,
+			     uint32_t scope, uint32_t kind, uint32_t phase)
+{
+	/* field by field: a memset of the whole event showed up as the recorder's
+	 * hottest instruction; the payload (its union) is still cleared whole */
+	ev->seq = 0;
+	ev->ts_mono_ns = 0;
+	ev->ts_wall_ns = 0;
+	ev->span_id = (struct katra_opt_u64){ false, 0 };
+	ev->request_id = (struct katra_opt_u64){ false, 0 };
+	ev->causes = (struct katra_u64_vec){ NULL, 0 };
+	ev->resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
+	memset(&ev->payload, 0, sizeof(ev->payload));
+	ev->cost_estimate_ns = (struct katra_opt_u64){ false, 0 };
+	ev->thread_id = h->tid;
+	ev->process_id = h->tgid;
+	ev->scope = scope;
+	ev->kind = kind;
+	ev->phase = phase;
+	ev->confidence = KATRA_CONFIDENCE_MEASURED;
+}
+
 int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,
 		  uint32_t kind, uint64_t span, uint64_t begin_seq, uint64_t key,
 		  const struct katra_payload *payload, uint32_t confidence);
@@ -174,9 +235,17 @@ int emit_end_span_caused(struct emitter *e, struct thread_state *th,
 			 uint64_t *causes, unsigned ncauses, uint64_t key,
 			 const struct katra_payload *payload, uint32_t confidence);
 int emit_close_syscall(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+int emit_running_inferred(struct emitter *e, struct thread_state *th, uint32_t tid,
+			  uint64_t key);
 /* The thread runs (it produced this event): an OffCpu span still open lost
  * its switch-in; close it here, Inferred. */
-int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
+static inline int emit_running(struct emitter *e, struct thread_state *th, uint32_t tid,
+			       uint64_t key)
+{
+	if (!th || !(th->flags & TH_OFFCPU_OPEN))
+		return 0;
+	return emit_running_inferred(e, th, tid, key);
+}
 int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key,
 		       uint32_t cpu);
 
@@ -216,6 +285,35 @@ uint64_t emit_frame_of_present(struct emitter *e, uint32_t tgid, uint64_t swapch
 int emit_frame_presented(struct emitter *e, uint32_t tgid, uint64_t swapchain, uint64_t key);
 void emit_frame_tag(struct emitter *e, struct katra_event *ev);
 void emit_frames_forget(struct emitter *e, uint32_t tgid);
+
+/* Fills the common fields and writes; the time is the kernel's, unchanged
+ * (inline: every event comes through here). */
+static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key,
+			     struct thread_state *th)
+{
+	uint64_t ts = emit_rel(e, key);
+
+	if (key > e->st.last_key)
+		e->st.last_key = key;
+	if (th)
+		th->last_ts = ts;
+	else if (ev->thread_id == 0)
+		e->tid0_last_ts = ts;
+	if (e->frames.count)
+		emit_frame_tag(e, ev);
+	ev->seq = e->next_seq++;
+	ev->ts_mono_ns = ts;
+	ev->ts_wall_ns = e->start_wall + ts;
+	e->st.events++;
+	e->st.by_kind[ev->kind]++;
+	if (ev->confidence == KATRA_CONFIDENCE_INFERRED)
+		e->st.inferred++;
+	if (e->error)
+		return e->error;
+	e->error = katra_writer_append_event(e->w, ev);
+	return e->error;
+}
+
 /* Wakeups through the wineserver (emit_winewake.c), for the syscalls of
  * wineserver clients and servers: at a Begin (its resource set), and at an
  * End (the seq of the write it reads, else UINT64_MAX); forgetting a

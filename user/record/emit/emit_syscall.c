@@ -5,11 +5,9 @@
 #include "emit_int.h"
 #include "record/syscalls/syscalls.h"
 
-static void syscall_resource(struct emitter *e, const struct katra_ev_syscall *sc,
-			     struct katra_event *ev)
+static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
+			  struct katra_event *ev)
 {
-	if (!(sc->flags & KATRA_SC_FILE))
-		return;
 	ev->resource.domain = katra_syscall_resource_domain(sc->flags);
 	switch (ev->resource.domain) {
 	case KATRA_RES_PIPE:
@@ -27,6 +25,14 @@ static void syscall_resource(struct emitter *e, const struct katra_ev_syscall *s
 		e->last_file_id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
 	}
 	ev->resource.id = e->last_file_id;
+}
+
+/* The file a syscall used, if any (most use none: tested inline). */
+static inline void syscall_resource(struct emitter *e, const struct katra_ev_syscall *sc,
+				    struct katra_event *ev)
+{
+	if (sc->flags & KATRA_SC_FILE)
+		file_resource(e, sc, ev);
 }
 
 static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,

@@ -10,21 +10,6 @@
  * of this one small array, where reading the key through the FIFO would
  * touch one cache line per ring compared (a miss each with many rings). */
 
-static uint64_t head_key(const struct order *o, unsigned ring)
-{
-	const struct ring_fifo *f = &o->fifos[ring];
-
-	return f->items[f->head & (f->cap - 1)].key;
-}
-
-/* Equal keys: the lower ring first, so the merge is deterministic.  Bitwise
- * operators: no branch to mispredict (which child is smaller is a coin toss
- * when many rings interleave). */
-static bool ent_less(const struct order_heap_ent *a, const struct order_heap_ent *b)
-{
-	return (a->key < b->key) | ((a->key == b->key) & (a->ring < b->ring));
-}
-
 static void heap_put(struct order *o, unsigned i, struct order_heap_ent e)
 {
 	o->heap[i] = e;
@@ -35,39 +20,33 @@ static void sift_up(struct order *o, unsigned i)
 {
 	struct order_heap_ent e = o->heap[i];
 
-	while (i && ent_less(&e, &o->heap[(i - 1) / 2])) {
+	while (i && order_ent_less(&e, &o->heap[(i - 1) / 2])) {
 		heap_put(o, i, o->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
 	heap_put(o, i, e);
 }
 
-/* The entry at i got a larger key.  Most often it is still below its
- * smaller child (its ring's next item comes next: a run, drained without
- * moving anything).  Else the hole goes down along the smaller children to a
- * leaf, one compare a level where the textbook sift makes two, and the entry
- * comes up from there: with many rings a ring's next item belongs near the
- * bottom, where most entries are. */
-static void sift_down(struct order *o, unsigned i)
+/* The entry at i belongs below its smaller child c (order_sift_down): the
+ * hole goes down along the smaller children to a leaf, one compare a level
+ * where the textbook sift makes two, and the entry comes up from there:
+ * with many rings a ring's next item belongs near the bottom, where most
+ * entries are. */
+void order_sift_from(struct order *o, unsigned i, unsigned c)
 {
 	struct order_heap_ent e = o->heap[i];
-	unsigned n = o->nheap, c = 2 * i + 1;
+	unsigned n = o->nheap;
 
-	if (c >= n)
-		return;
-	c += c + 1 < n && ent_less(&o->heap[c + 1], &o->heap[c]);
-	if (!ent_less(&o->heap[c], &e))
-		return;
 	do {
 		heap_put(o, i, o->heap[c]);
 		i = c;
 		c = 2 * i + 1;
 		if (c >= n)
 			break;
-		c += c + 1 < n && ent_less(&o->heap[c + 1], &o->heap[c]);
+		c += c + 1 < n && order_ent_less(&o->heap[c + 1], &o->heap[c]);
 	} while (true);
 	/* stops at the latest below the first entry moved up, which is less */
-	while (ent_less(&e, &o->heap[(i - 1) / 2])) {
+	while (order_ent_less(&e, &o->heap[(i - 1) / 2])) {
 		heap_put(o, i, o->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
@@ -82,7 +61,7 @@ static void heap_remove(struct order *o, unsigned ring)
 	if (--o->nheap == i)
 		return;
 	heap_put(o, i, o->heap[o->nheap]);
-	sift_down(o, i);
+	order_sift_down(o, i);
 	sift_up(o, i);
 }
 
@@ -148,21 +127,21 @@ void order_free(struct order *o)
 	memset(o, 0, sizeof(*o));
 }
 
-struct pending *order_slot(struct order *o, unsigned ring)
+struct pending *order_slot_grow(struct order *o, unsigned ring)
 {
 	struct ring_fifo *f = &o->fifos[ring];
 
-	if (f->tail - f->head == f->cap) {
-		/* grow with need, within the budget (the caller releases the
-		 * oldest item when the budget says no) */
-		if (o->item_capacity + f->cap > o->max_items || fifo_resize(f, f->cap * 2))
-			return NULL;
-		o->item_capacity += f->cap / 2;
-	}
+	/* grow with need, within the budget (the caller releases the oldest
+	 * item when the budget says no) */
+	if (o->item_capacity + f->cap > o->max_items || fifo_resize(f, f->cap * 2))
+		return NULL;
+	o->item_capacity += f->cap / 2;
 	return &f->items[f->tail & (f->cap - 1)];
 }
 
-void order_commit(struct order *o, unsigned ring)
+/* order_commit() when the item goes before others, to the head of its FIFO,
+ * or into a ring not in the heap. */
+void order_commit_place(struct order *o, unsigned ring)
 {
 	struct ring_fifo *f = &o->fifos[ring];
 	size_t mask = f->cap - 1;
@@ -190,44 +169,26 @@ void order_commit(struct order *o, unsigned ring)
 	}
 }
 
-struct pending *order_peek(struct order *o, uint64_t limit, unsigned *ring)
+/* order_pop() took the FIFO's last item. */
+void order_pop_last(struct order *o, unsigned ring)
 {
-	if (!o->nheap || o->heap[0].key > limit)
-		return NULL;
-	*ring = o->heap[0].ring;
-	return &o->fifos[*ring].items[o->fifos[*ring].head & (o->fifos[*ring].cap - 1)];
+	heap_remove(o, ring);
 }
 
-void order_pop(struct order *o, unsigned ring)
-{
-	struct ring_fifo *f = &o->fifos[ring];
-
-	f->head++;
-	o->pending--;
-	if (f->head == f->tail) {
-		heap_remove(o, ring);
-		return;
-	}
-	o->heap[o->hpos[ring]].key = head_key(o, ring);
-	sift_down(o, o->hpos[ring]);
-}
-
-void order_resort_head(struct order *o, unsigned ring)
+/* order_resort_head() when the head item goes behind the next one. */
+void order_resort_walk(struct order *o, unsigned ring)
 {
 	struct ring_fifo *f = &o->fifos[ring];
 	size_t mask = f->cap - 1, i = f->head;
+	struct pending item = f->items[i & mask];
 
-	/* usually nothing passes it: a syscall's exit comes before what follows */
-	if (i + 1 != f->tail && f->items[(i + 1) & mask].key < f->items[i & mask].key) {
-		struct pending item = f->items[i & mask];
-		while (i + 1 != f->tail && f->items[(i + 1) & mask].key < item.key) {
-			f->items[i & mask] = f->items[(i + 1) & mask];
-			i++;
-		}
-		f->items[i & mask] = item;
+	while (i + 1 != f->tail && f->items[(i + 1) & mask].key < item.key) {
+		f->items[i & mask] = f->items[(i + 1) & mask];
+		i++;
 	}
-	o->heap[o->hpos[ring]].key = head_key(o, ring);
-	sift_down(o, o->hpos[ring]); /* its key went up */
+	f->items[i & mask] = item;
+	o->heap[o->hpos[ring]].key = order_head_item(o, ring)->key;
+	order_sift_down(o, o->hpos[ring]); /* its key went up */
 }
 
 void order_shrink(struct order *o)

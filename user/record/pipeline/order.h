@@ -48,18 +48,132 @@ struct order {
  * max_items: the total budget. */
 int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max_items);
 void order_free(struct order *o);
+/* Halves the FIFOs that are mostly empty (call now and then). */
+void order_shrink(struct order *o);
+
+/* The per-item calls below are inline for their common case (a FIFO with
+ * room, an item after the ones it holds, a ring whose next item still comes
+ * first or whose place in the heap is found at its first child); the rest is
+ * order.c's.  Out of line, each cost more in saved registers than the work
+ * it did. */
+struct pending *order_slot_grow(struct order *o, unsigned ring);
+void order_commit_place(struct order *o, unsigned ring);
+void order_pop_last(struct order *o, unsigned ring);
+void order_resort_walk(struct order *o, unsigned ring);
+void order_sift_from(struct order *o, unsigned i, unsigned c);
+
+/* Equal keys: the lower ring first, so the merge is deterministic.  Bitwise
+ * operators: no branch to mispredict (which child is smaller is a coin toss
+ * when many rings interleave). */
+static inline bool order_ent_less(const struct order_heap_ent *a, const struct order_heap_ent *b)
+{
+	return (a->key < b->key) | ((a->key == b->key) & (a->ring < b->ring));
+}
+
+/* The heap entry at i got a larger key.  Most often it is still below its
+ * smaller child (its ring's next item comes next: a run, drained without
+ * moving anything); else order_sift_from() moves it down from child c. */
+static inline void order_sift_down(struct order *o, unsigned i)
+{
+	const struct order_heap_ent *h = o->heap;
+	unsigned n = o->nheap, c = 2 * i + 1;
+
+	if (c >= n)
+		return;
+	c += c + 1 < n && order_ent_less(&h[c + 1], &h[c]);
+	if (order_ent_less(&h[c], &h[i]))
+		order_sift_from(o, i, c);
+}
+
+static inline struct pending *order_head_item(const struct order *o, unsigned ring)
+{
+	const struct ring_fifo *f = &o->fifos[ring];
+
+	return &f->items[f->head & (f->cap - 1)];
+}
+
 /* The slot the next item of `ring` goes into, or NULL when that FIFO is full
  * and the budget allows no growth (pop something first).  Fill it, then
  * order_commit(). */
-struct pending *order_slot(struct order *o, unsigned ring);
-void order_commit(struct order *o, unsigned ring);
+static inline struct pending *order_slot(struct order *o, unsigned ring)
+{
+	struct ring_fifo *f = &o->fifos[ring];
+
+	if (f->tail - f->head == f->cap)
+		return order_slot_grow(o, ring);
+	return &f->items[f->tail & (f->cap - 1)];
+}
+
+static inline void order_commit(struct order *o, unsigned ring)
+{
+	struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1, i = f->tail;
+
+	/* after what the FIFO holds, in a ring already merged: nothing moves */
+	if (i != f->head && o->hpos[ring] != ORDER_NOT_IN_HEAP &&
+	    f->items[(i - 1) & mask].key <= f->items[i & mask].key) {
+		f->tail++;
+		o->pending++;
+		return;
+	}
+	order_commit_place(o, ring);
+}
+
 /* The smallest pending item whose key <= limit (NULL if none); it stays
  * valid until the next order_slot().  order_pop() removes it. */
-struct pending *order_peek(struct order *o, uint64_t limit, unsigned *ring);
-void order_pop(struct order *o, unsigned ring);
+static inline struct pending *order_peek(struct order *o, uint64_t limit, unsigned *ring)
+{
+	if (!o->nheap || o->heap[0].key > limit)
+		return NULL;
+	*ring = o->heap[0].ring;
+	return order_head_item(o, *ring);
+}
+
+static inline void order_pop(struct order *o, unsigned ring)
+{
+	struct ring_fifo *f = &o->fifos[ring];
+
+	f->head++;
+	o->pending--;
+	if (f->head == f->tail) {
+		order_pop_last(o, ring);
+		return;
+	}
+	o->heap[o->hpos[ring]].key = order_head_item(o, ring)->key;
+	order_sift_down(o, o->hpos[ring]);
+}
+
+/* The head item of ring, the smallest of all, gets the larger key: true
+ * (and its key set) when it still comes first, before its FIFO's next item
+ * and every other ring's head, as order_resort_head() would leave it; else
+ * false, and nothing changed. */
+static inline bool order_top_stays(struct order *o, unsigned ring, uint64_t key)
+{
+	const struct ring_fifo *f = &o->fifos[ring];
+	const struct order_heap_ent e = { key, ring };
+
+	if (o->hpos[ring] != 0 ||
+	    (f->head + 1 != f->tail && f->items[(f->head + 1) & (f->cap - 1)].key < key) ||
+	    (o->nheap > 1 && order_ent_less(&o->heap[1], &e)) ||
+	    (o->nheap > 2 && order_ent_less(&o->heap[2], &e)))
+		return false;
+	o->heap[0].key = key;
+	return true;
+}
+
 /* The head item of ring got a larger key: move it back to its place. */
-void order_resort_head(struct order *o, unsigned ring);
-/* Halves the FIFOs that are mostly empty (call now and then). */
-void order_shrink(struct order *o);
+static inline void order_resort_head(struct order *o, unsigned ring)
+{
+	struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1, i = f->head;
+
+	/* usually nothing passes it: a syscall's exit comes before what follows */
+	if (i + 1 != f->tail && f->items[(i + 1) & mask].key < f->items[i & mask].key) {
+		order_resort_walk(o, ring);
+		return;
+	}
+	o->heap[o->hpos[ring]].key = f->items[i & mask].key;
+	order_sift_down(o, o->hpos[ring]);
+}
 
 #endif

@@ -63,9 +63,26 @@ static int emit_kq(struct pipeline *r, const struct kq_item *k)
 	}
 }
 
+/* True when the End of a combined syscall whose Begin was just written is
+ * the next item pipeline_emit_until() would write (limit: its own): the
+ * smallest of all, at or below the limit, after no Katra record, within the
+ * capture.  Then it is written in place, not sent through the merge. */
+static inline __attribute__((always_inline)) bool end_comes_next(struct pipeline *r,
+								 unsigned ring,
+								 const struct pending *p,
+								 uint64_t limit)
+{
+	bool kq_first = r->kq_head != r->kq_tail && kq_at(r, r->kq_head)->key <= p->key;
+
+	return p->key <= limit && p->key <= r->end_key && p->key >= r->em.start_mono &&
+	       !kq_first && !r->generic_order && order_top_stays(&r->order, ring, p->key);
+}
+
 /* Writes the head item of ring.  A combined syscall writes its Begin and
- * stays as its End, re-sorted by its exit time (one FIFO item, not two). */
-static int emit_head(struct pipeline *r, unsigned ring, struct pending *p)
+ * stays as its End, re-sorted by its exit time (one FIFO item, not two);
+ * when that End comes next (below limit), it is written too. */
+static inline __attribute__((always_inline)) int emit_head(struct pipeline *r, unsigned ring,
+							 struct pending *p, uint64_t limit)
 {
 	int rc;
 
@@ -91,6 +108,12 @@ static int emit_head(struct pipeline *r, unsigned ring, struct pending *p)
 		rc = emit_pending(&r->em, p);
 		p->kind = PEND_SYSCALL_END;
 		p->key = p->u.sc.exit_ts;
+		if (!rc && end_comes_next(r, ring, p, limit)) {
+			r->ends_in_place++;
+			rc = emit_pending(&r->em, p);
+			order_pop(&r->order, ring);
+			return rc;
+		}
 		order_resort_head(&r->order, ring);
 		return rc;
 	}
@@ -120,7 +143,7 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 		}
 		if (!p)
 			break;
-		rc = emit_head(r, ring, p);
+		rc = emit_head(r, ring, p, limit);
 	}
 	return rc;
 }
@@ -170,21 +193,30 @@ void pipeline_queue_epoch(struct pipeline *r, uint64_t key, uint32_t kind, const
 
 static const uint32_t wire_sizes[KATRA_EV_TYPE_COUNT] = KATRA_WIRE_SIZES;
 
-static struct pending *slot_for(struct pipeline *r, unsigned ring)
+/* slot_for() when the ring's FIFO is full and may not grow */
+static __attribute__((noinline)) struct pending *slot_after_release(struct pipeline *r,
+								    unsigned ring)
 {
-	struct pending *p = order_slot(&r->order, ring);
+	struct pending *p = NULL;
 
 	while (!p) {
 		/* the reorder budget is spent: write the oldest item early (what
 		 * then arrives behind its thread's time is dropped and counted) */
-		unsigned any;
+		unsigned any = 0;
 		struct pending *old = order_peek(&r->order, UINT64_MAX, &any);
 		emit_note_forced(&r->em, old);
-		emit_head(r, any, old);
+		emit_head(r, any, old, 0); /* one item: each forced one is noted */
 		r->forced++;
 		p = order_slot(&r->order, ring);
 	}
 	return p;
+}
+
+static inline struct pending *slot_for(struct pipeline *r, unsigned ring)
+{
+	struct pending *p = order_slot(&r->order, ring);
+
+	return p ? p : slot_after_release(r, ring);
 }
 
 /* Always inlined: each call site copies a constant size, which the compiler

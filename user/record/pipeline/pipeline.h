@@ -57,6 +57,10 @@ struct pipeline {
 	void (*on_exec_map)(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino);
 	void *map_ctx;
 	uint64_t end_key;       /* pipeline_end_at: nothing later is written */
+	/* tests: a combined syscall's End always goes back through the merge,
+	 * never written in place (the bytes must not differ) */
+	bool generic_order;
+	uint64_t ends_in_place; /* combined syscalls' Ends written without the merge */
 };
 
 struct pipeline_config {

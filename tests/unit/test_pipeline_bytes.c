@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The pipeline's shortcuts write the bytes its general path writes: a
+ * seeded mix of wire records (combined, flushed and orphan syscalls with and
+ * without a file, switches, wakeups, counters and epochs between them, a
+ * capture start and end that cut through it, a reorder budget small enough
+ * to force early releases) goes through the pipeline twice, once with every
+ * combined syscall's End sent back through the merge (generic_order), once
+ * as the recorder runs; the two traces must be equal byte for byte. */
+#include <sys/syscall.h>
+
+#include "pipeline_test_util.h"
+
+#define MIX_START 1000000ull
+
+struct mix {
+	uint32_t seed;
+	unsigned nrings;
+	size_t max_items; /* 0: no budget */
+	bool cut;         /* a start after the first records and an end before the last */
+};
+
+static uint32_t mix_rand(uint32_t *s, uint32_t n)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 8) % n;
+}
+
+/* One ring record of tid on ring, happening at now (its exit). */
+static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
+		       uint64_t now)
+{
+	uint32_t tgid = 100 + tid % 3;
+	/* mostly shorter than the gap to the next record, some much longer */
+	uint64_t enter = now - (mix_rand(s, 4) ? mix_rand(s, 200) : mix_rand(s, 3000));
+	struct katra_wire_head head = { KATRA_EV_SYSCALL, ring, tgid, tid, now };
+
+	switch (mix_rand(s, 8)) {
+	case 0: case 1: { /* a combined pread64 of one of a few files */
+		struct katra_ev_syscall sc = { .head = head, .nr = SYS_pread64 };
+		sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE;
+		sc.enter_ts = enter;
+		sc.exit_ts = now;
+		sc.ret = mix_rand(s, 4096);
+		sc.dev = (8u << 20) | 1;
+		sc.ino = 12 + mix_rand(s, 3);
+		sc.args[0] = 3;
+		sc.args[2] = 4096;
+		sc.args[3] = mix_rand(s, 1 << 20);
+		if (mix_rand(s, 4) == 0) /* a pipe */
+			sc.flags |= KATRA_SC_PIPE;
+		if (mix_rand(s, 40) == 0) /* malformed: it returns before the capture began */
+			sc.exit_ts = MIX_START;
+		pipeline_on_record(pl, &sc, sizeof(sc));
+		break;
+	}
+	case 2: case 3: { /* a combined getppid */
+		struct katra_ev_syscall_short gp = { .nr = SYS_getppid, .ret = tgid };
+		gp.head = head;
+		gp.head.type = KATRA_EV_SYSCALL_SHORT;
+		gp.enter_ts = enter;
+		gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+		pipeline_on_record(pl, &gp, sizeof(gp));
+		break;
+	}
+	case 4: { /* a futex flushed at its enter, its exit later in the same record stream */
+		struct katra_ev_syscall sc = { .head = head, .nr = SYS_futex };
+		sc.head.ts = enter;
+		sc.enter_ts = enter;
+		sc.flags = KATRA_SC_ENTER;
+		pipeline_on_record(pl, &sc, sizeof(sc));
+		sc.head.ts = now;
+		sc.exit_ts = now;
+		sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FLUSHED;
+		pipeline_on_record(pl, &sc, sizeof(sc));
+		break;
+	}
+	case 5: { /* a switch out of tid */
+		struct katra_ev_switch sw = { .head = head, .next_tgid = 0, .next_tid = 0 };
+		sw.head.type = KATRA_EV_SWITCH;
+		sw.prev_state = mix_rand(s, 2);
+		pipeline_on_record(pl, &sw, sizeof(sw));
+		break;
+	}
+	case 6: { /* tid wakes another */
+		struct katra_ev_waking wk = { .head = head, .target_tgid = tgid };
+		wk.head.type = KATRA_EV_WAKING;
+		wk.target_tid = 1 + mix_rand(s, 6);
+		wk.target_cpu = ring;
+		pipeline_on_record(pl, &wk, sizeof(wk));
+		break;
+	}
+	default: { /* a return whose enter was not seen */
+		struct katra_ev_syscall sc = { .head = head, .nr = SYS_read };
+		sc.flags = KATRA_SC_EXIT | KATRA_SC_NO_ENTER;
+		sc.exit_ts = now;
+		sc.ret = -4;
+		pipeline_on_record(pl, &sc, sizeof(sc));
+		break;
+	}
+	}
+}
+
+/* The mix through a pipeline into path; how many Ends were written in place. */
+static uint64_t run_mix(const struct mix *m, const char *path, bool generic_order)
+{
+	struct katra_writer *w;
+	struct pipeline pl;
+	struct pipeline_config pc = {
+		.nrings = m->nrings, .fifo_items = 16, .max_items = m->max_items,
+		.start_mono = MIX_START + (m->cut ? 20000 : 0), .start_wall = 1700000000000000000ull,
+		.limits = { 64, 16, 16 },
+	};
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_drop_count drops[8];
+	struct katra_summary sum;
+	uint64_t ring_drops[16] = { 0 }, now = MIX_START, end = 0;
+	uint32_t s = m->seed;
+
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), KATRA_WRITER_OVERWRITE), 0);
+	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
+	pl.generic_order = generic_order;
+	for (int drain = 0; drain < 40; drain++) {
+		/* a drain period: each ring's records in its own time order, one
+		 * ring after the other, as the capture loop reads them */
+		uint64_t from = now;
+		for (unsigned ring = 0; ring < m->nrings; ring++) {
+			uint64_t t = from;
+			unsigned n = mix_rand(&s, 40);
+			for (unsigned i = 0; i < n; i++) {
+				t += 1 + mix_rand(&s, 700);
+				mix_record(&pl, &s, ring, 1 + ring * 2 + mix_rand(&s, 2), t);
+			}
+			if (t > now)
+				now = t;
+		}
+		/* Katra records between them, some at the same key as an item */
+		if (mix_rand(&s, 3) == 0)
+			pipeline_queue_counter(&pl, from + mix_rand(&s, (uint32_t)(now - from + 1)),
+					       KATRA_COUNTER_EVENTS_RECORDED, 0, 0);
+		if (mix_rand(&s, 5) == 0)
+			pipeline_queue_epoch(&pl, from + mix_rand(&s, (uint32_t)(now - from + 1)),
+					     KATRA_EPOCH_USER, "mark");
+		if (m->cut && drain == 35)
+			pipeline_end_at(&pl, end = now - 5000);
+		cr_assert_eq(pipeline_emit_until(&pl, now - mix_rand(&s, 8000)), 0);
+	}
+	cr_assert_eq(pipeline_finish(&pl, end ? end : now, ring_drops, NULL, &sum, kinds, drops, 8),
+		     0);
+	cr_assert_eq(katra_writer_finish(w, &sum), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	uint64_t in_place = pl.ends_in_place;
+	pipeline_free(&pl);
+	return in_place;
+}
+
+static void assert_same_bytes(const struct mix *m)
+{
+	char dir[64], general[128], shortcut[128];
+	size_t na, nb;
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(general, sizeof(general), "%s/general.ktrc", dir);
+	snprintf(shortcut, sizeof(shortcut), "%s/shortcut.ktrc", dir);
+	cr_assert_eq(run_mix(m, general, true), 0, "generic_order writes no End in place");
+	cr_assert_gt(run_mix(m, shortcut, false), 0, "seed %u: the shortcut was taken", m->seed);
+	uint8_t *a = read_file(general, &na), *b = read_file(shortcut, &nb);
+	size_t at = 0;
+	while (at < na && at < nb && a[at] == b[at])
+		at++;
+	cr_assert(na == nb && at == na, "seed %u, %u rings: the traces differ at byte %zu "
+		  "(%zu and %zu bytes)", m->seed, m->nrings, at, na, nb);
+	free(a);
+	free(b);
+	temp_dir_remove(dir);
+}
+
+Test(pipeline_bytes, an_end_written_in_place_is_the_one_the_merge_writes)
+{
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		assert_same_bytes(&(struct mix){ seed, 1, 0, false });
+		assert_same_bytes(&(struct mix){ seed, 3, 0, true });
+		assert_same_bytes(&(struct mix){ seed, 8, 0, false });
+	}
+}
+
+Test(pipeline_bytes, and_so_is_one_after_an_early_release)
+{
+	for (uint32_t seed = 1; seed <= 4; seed++)
+		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
+}
