@@ -434,6 +434,28 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	 * 6.11 sets its orig_ax to -1), not a call of the program's */
 	if (!mine && !f && nr >= KATRA_NR_LIMIT)
 		goto out;
+	if (f && f->nr != NR_mmap && f->nr != NR_openat && f->nr != NR_openat2) {
+		/* its Begin went out with the arguments: the End is 72 bytes, not
+		 * 128 (the whole record for a blocking mmap, whose PROT_EXEC names
+		 * an image at the return, and an open, whose file is the return's:
+		 * below, one place that reads it) */
+		struct katra_ev_syscall_end *en = katra_put(&scratch, cpu, own, sizeof(*en), 1, ts, ts);
+
+		katra_head(&en->head, KATRA_EV_SYSCALL_END, cpu, pid_tgid, ts);
+		en->enter_ts = f->enter_ts;
+		en->exit_ts = ts;
+		en->ret = ret;
+		en->nr = f->nr;
+		en->flags = KATRA_SC_EXIT | KATRA_SC_FLUSHED | f->sc_flags;
+		en->dev = f->dev;
+		en->ino = f->ino;
+		if (in_task)
+			f->state = 0;
+		else
+			bpf_map_delete_elem(&flushed, &tid);
+		katra_put_done(en, cpu, own, sizeof(*en), 1);
+		goto out;
+	}
 	/* combined (Begin + End) when the enter is still in this CPU's slot */
 	e = katra_put(&scratch, cpu, own, sizeof(*e), mine ? 2 : 1, mine ? p->enter_ts : ts, ts);
 	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);

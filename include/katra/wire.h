@@ -48,7 +48,8 @@ enum katra_wire_type {
 	KATRA_EV_UCALL = 13,        /* struct katra_ev_ucall (uprobes: Wine, Vulkan) */
 	KATRA_EV_TASK_RENAME = 14,  /* struct katra_ev_task_rename */
 	KATRA_EV_BATCH = 15,        /* struct katra_ev_batch: records back to back */
-	KATRA_EV_TYPE_COUNT = 16,   /* one past the last type: size tables */
+	KATRA_EV_SYSCALL_END = 16,  /* struct katra_ev_syscall_end */
+	KATRA_EV_TYPE_COUNT = 17,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -127,6 +128,24 @@ struct katra_ev_syscall {
 	__u64 args[6];
 };
 #define KATRA_EV_SYSCALL_END_BYTES __builtin_offsetof(struct katra_ev_syscall, aux)
+
+/* ---- the return of a syscall whose Begin went out at a switch-out (always
+ * KATRA_SC_EXIT | KATRA_SC_FLUSHED): what an End reads, the first
+ * KATRA_EV_SYSCALL_END_BYTES of a struct katra_ev_syscall, in 72 bytes
+ * instead of 128 (the Begin carried the arguments).  The return of a
+ * blocking mmap (its PROT_EXEC argument names a mapped image at the return)
+ * or openat/openat2 (the new file's identity, read at the return) stays a
+ * whole katra_ev_syscall. */
+struct katra_ev_syscall_end {
+	struct katra_wire_head head; /* ts == exit time */
+	__u64 enter_ts;
+	__u64 exit_ts;
+	__s64 ret;
+	__u32 nr;
+	__u32 flags;
+	__u64 dev;
+	__u64 ino;
+};
 
 /* ---- a syscall whose arguments nobody decodes (getppid, gettid, ...) that
  * never left the CPU: the combined case in 48 bytes instead of 128, since
@@ -514,7 +533,7 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_uring_create), sizeof(struct katra_ev_uring_submit),   \
 		sizeof(struct katra_ev_uring_complete), sizeof(struct katra_ev_syscall_short), \
 		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
-		sizeof(struct katra_ev_batch),                                                \
+		sizeof(struct katra_ev_batch), sizeof(struct katra_ev_syscall_end),           \
 	}
 
 /* Both sides compile these: a layout change cannot go unnoticed. */
@@ -523,6 +542,10 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_wire_head) == 24, "wire head");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_syscall) == 128, "syscall record");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_ev_syscall, aux) == 72, "syscall END prefix");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_syscall_short) == 48, "short syscall record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_syscall_end) == 72 &&
+			  __builtin_offsetof(struct katra_ev_syscall_end, ino) ==
+				  __builtin_offsetof(struct katra_ev_syscall, ino),
+		  "syscall END record: the syscall record's prefix");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_path) == 48 + KATRA_PATH_MAX, "path record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_switch) == 48, "switch record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_waking) == 40, "waking record");

@@ -25,6 +25,10 @@ static uint32_t mix_rand(uint32_t *s, uint32_t n)
 	return (*s >> 8) % n;
 }
 
+/* How a flushed syscall's End is sent: 0 a whole katra_ev_syscall, 1 a
+ * katra_ev_syscall_end, 2 that in a staging batch. */
+static int mix_end_as;
+
 /* One ring record of tid on ring, happening at now (its exit). */
 static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
 		       uint64_t now)
@@ -67,11 +71,28 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 		sc.head.ts = enter;
 		sc.enter_ts = enter;
 		sc.flags = KATRA_SC_ENTER;
+		sc.args[0] = 0x7f0000001000ull + mix_rand(s, 64) * 4;
 		pipeline_on_record(pl, &sc, sizeof(sc));
 		sc.head.ts = now;
 		sc.exit_ts = now;
 		sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FLUSHED;
-		pipeline_on_record(pl, &sc, sizeof(sc));
+		sc.ret = -(int64_t)mix_rand(s, 2) * 11;
+		if (mix_end_as == 0) {
+			pipeline_on_record(pl, &sc, sizeof(sc));
+			break;
+		}
+		/* as the probes write it: the End's 72 bytes, alone or staged */
+		struct {
+			struct katra_ev_batch b;
+			struct katra_ev_syscall_end en;
+		} batch = { .b.head = { KATRA_EV_BATCH, ring, 0, 0, now },
+			    .b.bytes = sizeof(struct katra_ev_syscall_end), .b.events = 1 };
+		memcpy(&batch.en, &sc, sizeof(batch.en));
+		batch.en.head.type = KATRA_EV_SYSCALL_END;
+		if (mix_end_as == 1)
+			pipeline_on_record(pl, &batch.en, sizeof(batch.en));
+		else
+			pipeline_on_record(pl, &batch, sizeof(batch));
 		break;
 	}
 	case 5: { /* a switch out of tid */
@@ -187,4 +208,33 @@ Test(pipeline_bytes, and_so_is_one_after_an_early_release)
 {
 	for (uint32_t seed = 1; seed <= 4; seed++)
 		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
+}
+
+/* A blocking syscall's End as the probes write it since 2026-12-02 (72
+ * bytes, KATRA_EV_SYSCALL_END, wire.h), directly or in a batch: the trace
+ * is the one the whole 128-byte record gave. */
+Test(pipeline_bytes, a_short_end_writes_what_the_whole_record_wrote)
+{
+	for (uint32_t seed = 1; seed <= 4; seed++) {
+		char dir[64], whole[128], short_end[128];
+		size_t na, nb;
+
+		temp_dir(dir, sizeof(dir));
+		snprintf(whole, sizeof(whole), "%s/whole.ktrc", dir);
+		snprintf(short_end, sizeof(short_end), "%s/short.ktrc", dir);
+		for (int as = 1; as <= 2; as++) {
+			mix_end_as = 0;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, whole, false);
+			mix_end_as = as;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, short_end, false);
+			mix_end_as = 0;
+			uint8_t *a = read_file(whole, &na), *b = read_file(short_end, &nb);
+			cr_assert(na == nb && !memcmp(a, b, na),
+				  "seed %u, End sent as %d: the traces differ (%zu and %zu bytes)",
+				  seed, as, na, nb);
+			free(a);
+			free(b);
+		}
+		temp_dir_remove(dir);
+	}
 }

@@ -754,10 +754,10 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	res->procs = katra_wine_names_take_roster(r->wine, &res->nprocs, &res->procs_total);
 	res->cpu_ns_capture = katra_cpu_ns() - res->cpu_ns_setup;
 	katra_memory_use(&res->peak_rss_kib, &res->ring_rss_kib);
+	res->ring_bytes = katra_drain_ring_bytes(&r->drain);
 	if (r->pl.bad_records)
 		fprintf(stderr, "katra-record: %" PRIu64 " malformed ring records skipped "
-			"(counted lost: RingReserve)\n",
-			r->pl.bad_records);
+			"(counted lost: RingReserve)\n", r->pl.bad_records);
 cleanup:
 	if (launch.release_fd >= 0)
 		katra_launch_abort(&launch);

@@ -82,6 +82,7 @@ struct katra_record_result {
 	unsigned probes_attached, probes_failed;
 	uint64_t peak_rss_kib;     /* the recorder's VmHWM */
 	uint64_t ring_rss_kib;     /* of it, the BPF maps' mappings (the rings) */
+	uint64_t ring_bytes;       /* the probes' ring traffic (katra_drain_ring_bytes) */
 	unsigned nprobe_runs;      /* --bpf-stats: each probe's runs, as the kernel counted */
 	struct katra_probe_runs probe_runs[KATRA_RECORD_PROBE_RUNS];
 };

@@ -119,7 +119,8 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
 		",\"wakeups_unseen\":%" PRIu64
 		",\"loss_pct\":%.4f,\"peak_rss_kib\":%" PRIu64
-		",\"ring_rss_kib\":%" PRIu64 ",\"live_after_ns\":%" PRIu64
+		",\"ring_rss_kib\":%" PRIu64 ",\"ring_bytes\":%" PRIu64
+		",\"live_after_ns\":%" PRIu64
 		",\"live_at_ns\":%" PRIu64
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
 		",\"probes_attached\":%u,\"probes_failed\":%u"
@@ -128,7 +129,7 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
 		res->duration_ns, res->late, res->offcpu_inferred, res->wakeups_unseen,
 		katra_record_loss_pct(res),
-		res->peak_rss_kib, res->ring_rss_kib,
+		res->peak_rss_kib, res->ring_rss_kib, res->ring_bytes,
 		res->live_after_ns, res->live_at_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
 		res->probes_failed, res->events_lost, res->links_lost, res->runs_skipped);

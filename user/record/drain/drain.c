@@ -156,3 +156,12 @@ void katra_drain_rest(struct katra_drain *d)
 				 pipeline_on_record, d->pl, &n);
 	}
 }
+
+uint64_t katra_drain_ring_bytes(const struct katra_drain *d)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < d->nrings; i++)
+		n += katra_rings_produced(d->rings, i);
+	return n;
+}

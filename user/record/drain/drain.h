@@ -78,5 +78,8 @@ int katra_drain_run(struct katra_drain *d, uint64_t max_records);
 /* Reads whatever the rings hold now, up to a record still being written,
  * releasing nothing (the end of the capture, once no probe runs). */
 void katra_drain_rest(struct katra_drain *d);
+/* Bytes the probes wrote into all rings since they were made (each record
+ * with its 8-byte ring header): the capture's ring traffic. */
+uint64_t katra_drain_ring_bytes(const struct katra_drain *d);
 
 #endif

@@ -297,6 +297,9 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 			push(r, ring, PEND_SYSCALL_END, h->ts, sc, KATRA_EV_SYSCALL_END_BYTES);
 		break;
 	}
+	case KATRA_EV_SYSCALL_END: /* the prefix of a katra_ev_syscall (wire.h) */
+		push(r, ring, PEND_SYSCALL_END, h->ts, data, KATRA_EV_SYSCALL_END_BYTES);
+		break;
 	case KATRA_EV_SYSCALL_SHORT: {
 		/* widened in its slot (what an End reads, no file): a generic
 		 * syscall's Begin and End read no arguments.  Not through a local
