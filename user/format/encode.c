@@ -109,8 +109,6 @@ long katra_encode_record(const struct katra_record *r, uint8_t *out, size_t cap)
 	return enc_result(&e);
 }
 
-/* An upper bound of an Event record's size: the fixed fields, the largest
- * payload, the causes and the payload's string, if any. */
 /* What an event's strings add to its bound (out of line: few events have
  * any). */
 size_t katra_payload_string_bytes(const struct katra_payload *p)
