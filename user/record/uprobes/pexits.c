@@ -83,7 +83,10 @@ static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, 
 	while (size) {
 		if (!cs_disasm_iter(h, &code, &size, &addr, insn))
 			return -ENOENT;
-		uint64_t at = katra_pe_offset(&c->pe, (uint32_t)insn->address);
+		/* where these bytes are in the file: the range was checked as one
+		 * run from off (a section table that maps an address in it
+		 * elsewhere, or nowhere, is not followed) */
+		uint64_t at = off + (insn->address - start);
 		if (insn->id == X86_INS_RET) {
 			int rc = add_exit(out, n, at, KATRA_PE_EXIT_RET);
 			if (rc)
