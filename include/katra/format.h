@@ -500,8 +500,9 @@ int katra_decode_record(const uint8_t *in, size_t len, struct katra_record *r,
 struct katra_writer;
 
 /* Records are encoded into one buffer of this size and written when full
- * (or at least every 100 ms of capture). */
-#define KATRA_WRITER_BUFFER_BYTES (1u << 20)
+ * (or at least every 100 ms of capture): a 2 MiB huge page less the 4 KiB
+ * the writer keeps in front of it for aligned direct writes (writer.c). */
+#define KATRA_WRITER_BUFFER_BYTES ((2u << 20) - 4096u)
 
 enum katra_writer_flags {
 	KATRA_WRITER_OVERWRITE = 1 << 0, /* replace an existing regular file */

@@ -172,7 +172,7 @@ void katra_outworker_free(struct katra_outworker *g)
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 	pthread_join(g->thread, NULL);
-	free(g->spare);
+	katra_iobuf_free(g->spare);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
 	free(g);

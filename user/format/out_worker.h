@@ -22,9 +22,15 @@ typedef int (*katra_outworker_sink)(void *ctx, const struct katra_outjob *job,
 
 struct katra_outworker;
 
-/* An output thread running sink(ctx, ...); spare (malloc'ed, as large as
- * the writer's buffer) is the buffer the first hand-over gives back, freed
- * with the worker.  0, -ENOMEM or -errno from pthread_create (spare is then
+/* The writer's buffers (iobuf.c): one 2 MiB region each, 2 MiB aligned and
+ * marked for a transparent huge page; the writer's buffer and the direct
+ * writes' lead (DIO_ALIGN) fill it exactly.  NULL when out of memory. */
+#define KATRA_IOBUF_REGION (2u << 20)
+void *katra_iobuf_alloc(void);
+void katra_iobuf_free(void *p);
+
+/* An output thread running sink(ctx, ...); spare (from katra_iobuf_alloc)
+ * is the buffer the first hand-over gives back, freed with the worker.  0, -ENOMEM or -errno from pthread_create (spare is then
  * the caller's). */
 int katra_outworker_new(struct katra_outworker **out, katra_outworker_sink sink, void *ctx,
 			uint8_t *spare);

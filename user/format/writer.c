@@ -46,11 +46,13 @@
  * (4 KiB covers 512-byte and 4 KiB logical blocks; a device that wants more
  * refuses with EINVAL, and the writer goes on buffered) */
 #define DIO_ALIGN 4096u
+_Static_assert(KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN <= KATRA_IOBUF_REGION,
+	       "the buffer and its lead fill one iobuf region");
 /* A direct write of one buffer that takes longer than this (the disk keeps
  * less than ~50 MB/s: other writers, a slow device) sends the next
  * DIO_PAUSE_JOBS buffers through the page cache, which takes them at memory
  * speed, rather than hold the drain thread until the rings overflow. */
-#define DIO_SLOW_NS 20000000ull
+#define DIO_SLOW_NS (WRITER_BUF_BYTES * 20ull) /* 20 ns a byte: 50 MB/s */
 #define DIO_PAUSE_JOBS 64
 
 struct katra_writer {
@@ -288,8 +290,8 @@ int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
 	}
 	w->fd = fd;
 	/* both aligned for direct writes, with room for the lead */
-	w->mem = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES + DIO_ALIGN);
-	spare = aligned_alloc(DIO_ALIGN, WRITER_BUF_BYTES + DIO_ALIGN);
+	w->mem = katra_iobuf_alloc();
+	spare = katra_iobuf_alloc();
 	if (!w->mem || !spare) {
 		rc = -ENOMEM;
 		goto cleanup;
@@ -341,8 +343,8 @@ cleanup:
 	katra_gzout_free(w->z);
 	if (w->fd >= 0)
 		close(w->fd);
-	free(spare);
-	free(w->mem);
+	katra_iobuf_free(spare);
+	katra_iobuf_free(w->mem);
 	free(w);
 	return rc;
 }
@@ -482,7 +484,7 @@ int katra_writer_close(struct katra_writer *w)
 	katra_gzout_free(w->z);
 	if (close(w->fd) < 0 && !rc)
 		rc = -errno;
-	free(w->mem);
+	katra_iobuf_free(w->mem);
 	free(w);
 	return rc;
 }
