@@ -53,8 +53,10 @@ struct emitter {
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;
 	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
-	void *last_thread;     /* the thread state last looked up, for last_tid */
-	uint32_t last_tid;
+	/* the thread states of the last two threads looked up (two threads
+	 * on two CPUs alternate in the merge), for last_tid and prev_tid */
+	void *last_thread, *prev_thread;
+	uint32_t last_tid, prev_tid;
 	int error;             /* first writer error, sticky */
 	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
 	/* the latest time written ahead of the watermark (the reorder budget was
