@@ -369,19 +369,26 @@ static int append_large(struct katra_writer *w, const struct katra_record *r, si
 	return rc;
 }
 
-/* The record just encoded at used + 4 is n bytes: frame it, and hand the
- * buffer over when the last hand-over is FLUSH_INTERVAL_NS old (the clock
- * is read every CLOCK_CHECK_EVERY records, not per record). */
+/* Every CLOCK_CHECK_EVERY records: the buffer is handed over when the last
+ * hand-over is FLUSH_INTERVAL_NS old (out of line: a call on the per-record
+ * path would have it save registers). */
+static __attribute__((noinline)) int clock_check(struct katra_writer *w)
+{
+	w->since_clock = 0;
+	if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
+		return katra_writer_kick(w);
+	return 0;
+}
+
+/* The record just encoded at used + 4 is n bytes: frame it, and read the
+ * clock every CLOCK_CHECK_EVERY records, not per record. */
 static inline __attribute__((always_inline)) int commit_record(struct katra_writer *w, size_t n)
 {
 	put_le32(w->buf + w->used, (uint32_t)n);
 	w->used += 4 + n;
 	w->records++;
-	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
-		w->since_clock = 0;
-		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
-			return katra_writer_kick(w);
-	}
+	if (++w->since_clock >= CLOCK_CHECK_EVERY)
+		return clock_check(w);
 	return 0;
 }
 
@@ -429,19 +436,31 @@ static __attribute__((noinline)) int append_event_record(struct katra_writer *w,
 	return katra_writer_append(w, &r);
 }
 
-int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
+/* An event with strings or many causes, near the buffer's end, or after an
+ * error (out of line: see katra_writer_append_event). */
+static __attribute__((noinline)) int append_event_other(struct katra_writer *w,
+							const struct katra_event *ev)
 {
 	long n;
 
 	if (w->error || w->finished || WRITER_BUF_BYTES - w->used < 4 + 1)
 		return append_event_record(w, ev);
-	/* the common case encoded here, inline: no call per record */
 	if (event_fits(ev, WRITER_BUF_BYTES - w->used - 4))
 		return commit_record(w, encode_event_unchecked(ev, w->buf + w->used + 4));
 	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
 	if (n < 0)
 		return append_event_record(w, ev);
 	return commit_record(w, (size_t)n);
+}
+
+int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
+{
+	/* the common case encoded here, inline, with no call on its way (the
+	 * others are tail calls): no register saved and restored per record */
+	if (!event_plain(ev) || w->error || w->finished ||
+	    WRITER_BUF_BYTES - w->used < 4 + PLAIN_EVENT_BOUND)
+		return append_event_other(w, ev);
+	return commit_record(w, encode_event_plain(ev, w->buf + w->used + 4));
 }
 
 int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)
