@@ -109,6 +109,17 @@ void emitter_free(struct emitter *e);
 
 /* One ordered item; returns 0 or the sticky writer error. */
 int emit_pending(struct emitter *e, const struct pending *p);
+/* The same for a combined syscall's Begin half and End (the pipeline's
+ * per-syscall path: inline, straight to the builder, no dispatch). */
+int emit_pending_rare(struct emitter *e, const struct pending *p);
+int emit_syscall_begin(struct emitter *e, const struct pending *p);
+int emit_syscall_end(struct emitter *e, const struct pending *p);
+static inline int emit_pending_syscall(struct emitter *e, const struct pending *p, bool end)
+{
+	if (e->error || e->names_waiting)
+		return emit_pending_rare(e, p);
+	return end ? emit_syscall_end(e, p) : emit_syscall_begin(e, p);
+}
 /* p is about to be written before the watermark passed it (budget spent). */
 void emit_note_forced(struct emitter *e, const struct pending *p);
 /* A path record (drained straight from the ring, ahead of its syscall). */

@@ -265,8 +265,6 @@ static inline int emit_running(struct emitter *e, struct thread_state *th, uint3
 int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key,
 		       uint32_t cpu);
 
-int emit_syscall_begin(struct emitter *e, const struct pending *p);
-int emit_syscall_end(struct emitter *e, const struct pending *p);
 int emit_switch(struct emitter *e, const struct pending *p);
 int emit_waking(struct emitter *e, const struct pending *p);
 int emit_fork(struct emitter *e, const struct pending *p);

@@ -58,6 +58,14 @@ static inline uint32_t katra_syscall_kind_of(const struct katra_ev_syscall *sc)
 	return katra_syscall_kind_i386(sc);
 }
 /* Into p, which the caller cleared (emit_base). */
-void katra_syscall_payload_of(const struct katra_ev_syscall *sc, struct katra_payload *p);
+void katra_syscall_payload_i386(const struct katra_ev_syscall *sc, struct katra_payload *p);
+static inline void katra_syscall_payload_of(const struct katra_ev_syscall *sc,
+					    struct katra_payload *p)
+{
+	if (!(sc->flags & KATRA_SC_I386))
+		katra_syscall_payload_cleared(sc, p);
+	else
+		katra_syscall_payload_i386(sc, p);
+}
 
 #endif
