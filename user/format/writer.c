@@ -37,7 +37,6 @@
 #include "gzip.h"
 #include "out_worker.h"
 
-#define WRITER_BUF_BYTES KATRA_WRITER_BUFFER_BYTES
 #define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture not handed over */
 #define CLOCK_CHECK_EVERY 64           /* records between clock reads */
 /* zlib level 1: Katra records are repetitive enough that the fastest level
@@ -47,23 +46,26 @@
  * (4 KiB covers 512-byte and 4 KiB logical blocks; a device that wants more
  * refuses with EINVAL, and the writer goes on buffered) */
 #define DIO_ALIGN 4096u
-/* A direct write of one buffer that takes longer than this (the disk keeps
- * less than ~50 MB/s: other writers, a slow device) sends the next
- * DIO_PAUSE_JOBS buffers through the page cache, which takes them at memory
+/* A direct write of one buffer that takes longer than this a MiB (the disk
+ * keeps less than ~50 MB/s: other writers, a slow device) sends the next
+ * DIO_PAUSE_JOBS buffers (64 MiB) through the page cache, which takes them at memory
  * speed, rather than hold the drain thread until the rings overflow. */
-#define DIO_SLOW_NS 20000000ull
-#define DIO_PAUSE_JOBS 64
+#define DIO_SLOW_NS_PER_MIB 20000000ull
+#define DIO_PAUSE_JOBS (64u * (1u << 20) / KATRA_WRITER_BUFFER_BYTES) /* 64 MiB */
 /* a buffer on one transparent huge page where the kernel gives one */
 #define HUGE_PAGE_BYTES (2u << 20)
-_Static_assert(WRITER_BUF_BYTES + DIO_ALIGN <= HUGE_PAGE_BYTES, "a buffer fits a huge page");
+_Static_assert(KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN <= HUGE_PAGE_BYTES &&
+	       KATRA_WRITER_GZIP_BUFFER_BYTES <= KATRA_WRITER_BUFFER_BYTES,
+	       "a buffer fits a huge page");
 
 struct katra_writer {
 	int fd;
 	int error;         /* first error, sticky */
 	bool finished;
-	uint8_t *mem;      /* the buffer: WRITER_BUF_BYTES + DIO_ALIGN, aligned */
+	uint8_t *mem;      /* the buffer: KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN, aligned */
 	uint8_t *buf;      /* where the records start in it: mem + lead */
 	size_t used;
+	size_t cap;        /* bytes a buffer takes before it is handed over */
 	uint64_t base;     /* stream (= file) offset of buf[0] */
 	bool lead;         /* buf sits at mem + base % DIO_ALIGN (plain, our file) */
 	struct katra_outworker *out; /* the output thread (out_worker.c) */
@@ -79,12 +81,13 @@ struct katra_writer {
 	unsigned since_clock;
 };
 
-/* A buffer (WRITER_BUF_BYTES and the lead), aligned for direct writes.  On
- * a transparent huge page where the kernel gives one (madvise mode): a
- * direct write of a buffer of small pages pinned 256 pages a MiB and went
- * to the disk as two requests (254 segments at most), so the output thread
- * spent a tenth of the recorder's CPU in get_user_pages, the block layer
- * and the virtio notify.  (One more MiB resident a buffer.) */
+/* A buffer (KATRA_WRITER_BUFFER_BYTES and the lead), aligned for direct
+ * writes, on a transparent huge page where the kernel gives one (madvise
+ * mode).  Of 1 MiB of small pages, a direct write pinned 256 pages
+ * (get_user_pages) and went to the disk as two requests (254 segments at
+ * most): a tenth of the recorder's CPU went to the output thread's kernel
+ * work.  A plain trace's buffer fills the page, so each write is twice as
+ * large: half the requests, notifications and output-thread wakeups. */
 static uint8_t *buffer_alloc(void)
 {
 	uint8_t *p = aligned_alloc(HUGE_PAGE_BYTES, HUGE_PAGE_BYTES);
@@ -200,7 +203,7 @@ static int plain_sink(void *ctx, const struct katra_outjob *job, uint64_t *file_
 		}
 	}
 	*file_bytes = job->base + job->n;
-	if (direct && mono_ns() - t0 > DIO_SLOW_NS)
+	if (direct && (mono_ns() - t0) * (1u << 20) > DIO_SLOW_NS_PER_MIB * direct)
 		w->dio_pause = DIO_PAUSE_JOBS;
 	return 0;
 fail: {
@@ -306,6 +309,8 @@ int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
 		return -ENOMEM;
 	}
 	w->fd = fd;
+	w->cap = (flags & KATRA_WRITER_GZIP) ? KATRA_WRITER_GZIP_BUFFER_BYTES
+					     : KATRA_WRITER_BUFFER_BYTES;
 	/* both aligned for direct writes, with room for the lead */
 	w->mem = buffer_alloc();
 	spare = buffer_alloc();
@@ -343,7 +348,7 @@ int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
 
 	memcpy(w->buf, KATRA_MAGIC, KATRA_MAGIC_LEN);
 	put_le32(w->buf + 8, h->format_version);
-	long n = katra_encode_header(h, w->buf + 16, WRITER_BUF_BYTES - 16);
+	long n = katra_encode_header(h, w->buf + 16, w->cap - 16);
 	if (n < 0 || (uint64_t)n > KATRA_MAX_HEADER_LEN) {
 		rc = -E2BIG;
 		goto cleanup;
@@ -420,12 +425,12 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 	if (w->finished)
 		return -EINVAL;
 	/* room for the length prefix first: the cap below must not wrap */
-	if (WRITER_BUF_BYTES - w->used < 4 + 1) {
+	if (w->cap - w->used < 4 + 1) {
 		w->error = write_out(w, false);
 		if (w->error)
 			return w->error;
 	}
-	n = katra_encode_record(r, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+	n = katra_encode_record(r, w->buf + w->used + 4, w->cap - w->used - 4);
 	if (n < 0) {
 		size_t size = katra_encoded_record_size(r);
 		if (size > KATRA_MAX_RECORD_LEN)
@@ -433,13 +438,13 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 		w->error = write_out(w, false);
 		if (w->error)
 			return w->error;
-		if (size + 4 > WRITER_BUF_BYTES) {
+		if (size + 4 > w->cap) {
 			w->error = append_large(w, r, size);
 			if (!w->error)
 				w->records++;
 			return w->error;
 		}
-		n = katra_encode_record(r, w->buf + 4, WRITER_BUF_BYTES - 4);
+		n = katra_encode_record(r, w->buf + 4, w->cap - 4);
 	}
 	return commit_record(w, (size_t)n);
 }
@@ -462,11 +467,11 @@ static __attribute__((noinline)) int append_event_other(struct katra_writer *w,
 {
 	long n;
 
-	if (w->error || w->finished || WRITER_BUF_BYTES - w->used < 4 + 1)
+	if (w->error || w->finished || w->cap - w->used < 4 + 1)
 		return append_event_record(w, ev);
-	if (event_fits(ev, WRITER_BUF_BYTES - w->used - 4))
+	if (event_fits(ev, w->cap - w->used - 4))
 		return commit_record(w, encode_event_unchecked(ev, w->buf + w->used + 4));
-	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+	n = katra_encode_event_record(ev, w->buf + w->used + 4, w->cap - w->used - 4);
 	if (n < 0)
 		return append_event_record(w, ev);
 	return commit_record(w, (size_t)n);
@@ -477,7 +482,7 @@ int katra_writer_append_event(struct katra_writer *w, const struct katra_event *
 	/* the common case encoded here, inline, with no call on its way (the
 	 * others are tail calls): no register saved and restored per record */
 	if (!event_plain(ev) || w->error || w->finished ||
-	    WRITER_BUF_BYTES - w->used < 4 + PLAIN_EVENT_BOUND)
+	    w->cap - w->used < 4 + PLAIN_EVENT_BOUND)
 		return append_event_other(w, ev);
 	return commit_record(w, encode_event_plain(ev, w->buf + w->used + 4));
 }
