@@ -499,10 +499,12 @@ int katra_decode_record(const uint8_t *in, size_t len, struct katra_record *r,
 /* ---- writer (user/format/writer.c) ---- */
 struct katra_writer;
 
-/* Records are encoded into one buffer of this size and written when full
- * (or at least every 100 ms of capture): a 2 MiB huge page less the 4 KiB
- * the writer keeps in front of it for aligned direct writes (writer.c). */
+/* Records are encoded into a buffer and written when full (or at least
+ * every 100 ms of capture): for a plain trace one of this size (a 2 MiB
+ * huge page less the lead a direct write needs), for a compressed one of
+ * KATRA_WRITER_GZIP_BUFFER_BYTES (each buffer ends in a sync flush). */
 #define KATRA_WRITER_BUFFER_BYTES ((2u << 20) - 4096u)
+#define KATRA_WRITER_GZIP_BUFFER_BYTES (1u << 20)
 
 enum katra_writer_flags {
 	KATRA_WRITER_OVERWRITE = 1 << 0, /* replace an existing regular file */

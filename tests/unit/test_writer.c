@@ -317,3 +317,50 @@ Test(writer, overwrite_does_not_chmod_a_device)
 		     st.st_mode & 07777, rc);
 	temp_dir_remove(f.dir);
 }
+
+/* Every record of the sample, the events with 0..6 causes too: through the
+ * per-event path (katra_writer_append_event: the events without strings and
+ * with at most 4 causes encoded without a call) when events, else the
+ * record path. */
+static void write_events(const char *path, bool per_event)
+{
+	uint64_t causes[6] = { 7, 0x0102030405060708ull, 9, UINT64_MAX, 11, 12 };
+	struct katra_writer *w;
+
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	for (size_t i = 0; i + 1 < katra_sample_count(); i++) {
+		struct katra_record r = *katra_sample_record(i);
+		for (uint64_t nc = 0; nc <= 6; nc++) {
+			if (r.type == KATRA_RECORD_EVENT)
+				r.u.event.causes = (struct katra_u64_vec){ causes, nc };
+			else if (nc)
+				break;
+			if (per_event && r.type == KATRA_RECORD_EVENT)
+				cr_assert_eq(katra_writer_append_event(w, &r.u.event), 0);
+			else
+				cr_assert_eq(katra_writer_append(w, &r), 0);
+		}
+	}
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
+Test(writer, the_per_event_path_writes_the_record_paths_bytes)
+{
+	struct wfix a, b;
+	size_t alen, blen;
+	uint8_t *got, *want;
+
+	wfix_init(&a);
+	wfix_init(&b);
+	write_events(a.path, true);
+	write_events(b.path, false);
+	got = read_file(a.path, &alen);
+	want = read_file(b.path, &blen);
+	cr_assert_eq(alen, blen, "per event %zu bytes, by record %zu", alen, blen);
+	for (size_t i = 0; i < alen; i++)
+		cr_assert_eq(got[i], want[i], "byte %zu differs", i);
+	free(got);
+	free(want);
+	temp_dir_remove(a.dir);
+	temp_dir_remove(b.dir);
+}

@@ -57,8 +57,7 @@ Test(writer_buffer, records_ending_within_a_length_prefix_of_the_buffer_end)
 	/* fill the buffer to exactly (size - gap) for gap 0..5, then one more */
 	for (size_t gap = 0; gap <= 5; gap++) {
 		char dir[64], path[128];
-		static size_t lens[KATRA_WRITER_BUFFER_BYTES / EPOCH_FRAMED(200) + 4];
-		size_t n = 0, used = 0;
+		size_t lens[KATRA_WRITER_BUFFER_BYTES / 200 + 8], n = 0, used = 0;
 
 		temp_dir(dir, sizeof(dir));
 		snprintf(path, sizeof(path), "%s/t.ktrc", dir);

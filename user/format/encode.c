@@ -95,7 +95,7 @@ static long enc_result(const struct enc *e)
 
 long katra_encode_header(const struct katra_header *h, uint8_t *out, size_t cap)
 {
-	struct enc e = { out, cap, 0, false };
+	struct enc e = { out, cap, 0, false, false };
 
 	put_header(&e, h);
 	return enc_result(&e);
@@ -103,7 +103,7 @@ long katra_encode_header(const struct katra_header *h, uint8_t *out, size_t cap)
 
 long katra_encode_record(const struct katra_record *r, uint8_t *out, size_t cap)
 {
-	struct enc e = { out, cap, 0, false };
+	struct enc e = { out, cap, 0, false, false };
 
 	put_record(&e, r);
 	return enc_result(&e);
@@ -142,7 +142,7 @@ size_t katra_payload_string_bytes(const struct katra_payload *p)
 static __attribute__((noinline)) long encode_event_checked(const struct katra_event *ev,
 							   uint8_t *out, size_t cap)
 {
-	struct enc e = { out, cap, 0, false };
+	struct enc e = { out, cap, 0, false, false };
 
 	put_u32(&e, KATRA_RECORD_EVENT);
 	put_event(&e, ev);
@@ -159,7 +159,7 @@ long katra_encode_event_record(const struct katra_event *ev, uint8_t *out, size_
 
 size_t katra_encoded_record_size(const struct katra_record *r)
 {
-	struct enc e = { NULL, 0, 0, false };
+	struct enc e = { NULL, 0, 0, false, false };
 
 	put_record(&e, r);
 	return e.len;

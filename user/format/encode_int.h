@@ -22,6 +22,7 @@ struct enc {
 	size_t cap;
 	size_t len;
 	bool fits; /* the caller checked that everything fits: no check per field */
+	bool plain; /* an event_plain() one: no string, at most 4 causes (so no call) */
 };
 
 static inline __attribute__((always_inline)) void put_bytes(struct enc *e, const void *p, size_t n)
@@ -40,6 +41,8 @@ static inline __attribute__((always_inline)) void put_bool(struct enc *e, bool v
 
 static inline __attribute__((always_inline)) void put_str(struct enc *e, struct katra_str s)
 {
+	if (e->plain) /* checked by event_plain(): its copy (a call) not compiled in */
+		__builtin_unreachable();
 	put_u64(e, s.len);
 	put_bytes(e, s.ptr, s.len);
 }
@@ -262,7 +265,7 @@ static inline __attribute__((always_inline)) void put_event(struct enc *e,
 	put_opt_u64(e, ev->span_id);
 	put_opt_u64(e, ev->request_id);
 	put_u64(e, ev->causes.len);
-	if (e->fits && ev->causes.len <= 4) /* a store each, not a call to memcpy */
+	if (e->plain || (e->fits && ev->causes.len <= 4)) /* a store each, not a call to memcpy */
 		for (uint64_t i = 0; i < ev->causes.len; i++)
 			put_u64(e, ev->causes.items[i]);
 	else
@@ -299,12 +302,35 @@ static inline bool event_fits(const struct katra_event *ev, size_t cap)
 	return ev->causes.len < (1u << 20) && cap >= event_record_bound(ev);
 }
 
+/* Most events: no string in the payload, at most 4 causes.  Their record
+ * is encoded without a call (encode_event_plain), in at most
+ * PLAIN_EVENT_BOUND bytes. */
+#define PLAIN_EVENT_BOUND 256
+static inline bool event_plain(const struct katra_event *ev)
+{
+	const struct katra_payload *p = &ev->payload;
+
+	return ev->causes.len <= 4 && p->type < 64 && !((1ull << p->type) & PAYLOADS_WITH_STRINGS);
+}
+
+/* The Event record of an event_plain() ev at out, which has room for
+ * PLAIN_EVENT_BOUND bytes; the bytes of encode_event_unchecked.  Its size. */
+static inline __attribute__((always_inline)) size_t encode_event_plain(
+	const struct katra_event *ev, uint8_t *out)
+{
+	struct enc e = { out, 0, 0, true, true };
+
+	put_u32(&e, KATRA_RECORD_EVENT);
+	put_event(&e, ev);
+	return e.len;
+}
+
 /* An Event record (its RecordType tag, then the event) at out, where it
  * fits (event_fits): no check per field.  Its size. */
 static inline __attribute__((always_inline)) size_t encode_event_unchecked(
 	const struct katra_event *ev, uint8_t *out)
 {
-	struct enc e = { out, 0, 0, true };
+	struct enc e = { out, 0, 0, true, false };
 
 	put_u32(&e, KATRA_RECORD_EVENT);
 	put_event(&e, ev);

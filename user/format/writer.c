@@ -36,7 +36,6 @@
 #include "gzip.h"
 #include "out_worker.h"
 
-#define WRITER_BUF_BYTES KATRA_WRITER_BUFFER_BYTES
 #define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture not handed over */
 #define CLOCK_CHECK_EVERY 64           /* records between clock reads */
 /* zlib level 1: Katra records are repetitive enough that the fastest level
@@ -46,22 +45,29 @@
  * (4 KiB covers 512-byte and 4 KiB logical blocks; a device that wants more
  * refuses with EINVAL, and the writer goes on buffered) */
 #define DIO_ALIGN 4096u
-_Static_assert(KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN <= KATRA_IOBUF_REGION,
-	       "the buffer and its lead fill one iobuf region");
-/* A direct write of one buffer that takes longer than this (the disk keeps
- * less than ~50 MB/s: other writers, a slow device) sends the next
- * DIO_PAUSE_JOBS buffers through the page cache, which takes them at memory
+/* A direct write of one buffer that takes longer than this a MiB (the disk
+ * keeps less than ~50 MB/s: other writers, a slow device) sends the next
+ * DIO_PAUSE_JOBS buffers (64 MiB) through the page cache, which takes them at memory
  * speed, rather than hold the drain thread until the rings overflow. */
-#define DIO_SLOW_NS (WRITER_BUF_BYTES * 20ull) /* 20 ns a byte: 50 MB/s */
-#define DIO_PAUSE_JOBS 64
+#define DIO_SLOW_NS_PER_MIB 20000000ull
+#define DIO_PAUSE_JOBS (64u * (1u << 20) / KATRA_WRITER_BUFFER_BYTES) /* 64 MiB */
+/* a buffer on one transparent huge page where the kernel gives one
+ * (iobuf.c: of 1 MiB of small pages a direct write pinned 256 pages and
+ * went out as two requests); a plain trace's buffer fills the page, so
+ * each write is twice as large: half the requests, notifications and
+ * output-thread wakeups */
+_Static_assert(KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN <= KATRA_IOBUF_REGION &&
+	       KATRA_WRITER_GZIP_BUFFER_BYTES <= KATRA_WRITER_BUFFER_BYTES,
+	       "a buffer fits a huge page");
 
 struct katra_writer {
 	int fd;
 	int error;         /* first error, sticky */
 	bool finished;
-	uint8_t *mem;      /* the buffer: WRITER_BUF_BYTES + DIO_ALIGN, aligned */
+	uint8_t *mem;      /* the buffer: KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN, aligned */
 	uint8_t *buf;      /* where the records start in it: mem + lead */
 	size_t used;
+	size_t cap;        /* bytes a buffer takes before it is handed over */
 	uint64_t base;     /* stream (= file) offset of buf[0] */
 	bool lead;         /* buf sits at mem + base % DIO_ALIGN (plain, our file) */
 	struct katra_outworker *out; /* the output thread (out_worker.c) */
@@ -183,7 +189,7 @@ static int plain_sink(void *ctx, const struct katra_outjob *job, uint64_t *file_
 		}
 	}
 	*file_bytes = job->base + job->n;
-	if (direct && mono_ns() - t0 > DIO_SLOW_NS)
+	if (direct && (mono_ns() - t0) * (1u << 20) > DIO_SLOW_NS_PER_MIB * direct)
 		w->dio_pause = DIO_PAUSE_JOBS;
 	return 0;
 fail: {
@@ -289,6 +295,8 @@ int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
 		return -ENOMEM;
 	}
 	w->fd = fd;
+	w->cap = (flags & KATRA_WRITER_GZIP) ? KATRA_WRITER_GZIP_BUFFER_BYTES
+					     : KATRA_WRITER_BUFFER_BYTES;
 	/* both aligned for direct writes, with room for the lead */
 	w->mem = katra_iobuf_alloc();
 	spare = katra_iobuf_alloc();
@@ -326,7 +334,7 @@ int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
 
 	memcpy(w->buf, KATRA_MAGIC, KATRA_MAGIC_LEN);
 	put_le32(w->buf + 8, h->format_version);
-	long n = katra_encode_header(h, w->buf + 16, WRITER_BUF_BYTES - 16);
+	long n = katra_encode_header(h, w->buf + 16, w->cap - 16);
 	if (n < 0 || (uint64_t)n > KATRA_MAX_HEADER_LEN) {
 		rc = -E2BIG;
 		goto cleanup;
@@ -371,19 +379,26 @@ static int append_large(struct katra_writer *w, const struct katra_record *r, si
 	return rc;
 }
 
-/* The record just encoded at used + 4 is n bytes: frame it, and hand the
- * buffer over when the last hand-over is FLUSH_INTERVAL_NS old (the clock
- * is read every CLOCK_CHECK_EVERY records, not per record). */
+/* Every CLOCK_CHECK_EVERY records: the buffer is handed over when the last
+ * hand-over is FLUSH_INTERVAL_NS old (out of line: a call on the per-record
+ * path would have it save registers). */
+static __attribute__((noinline)) int clock_check(struct katra_writer *w)
+{
+	w->since_clock = 0;
+	if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
+		return katra_writer_kick(w);
+	return 0;
+}
+
+/* The record just encoded at used + 4 is n bytes: frame it, and read the
+ * clock every CLOCK_CHECK_EVERY records, not per record. */
 static inline __attribute__((always_inline)) int commit_record(struct katra_writer *w, size_t n)
 {
 	put_le32(w->buf + w->used, (uint32_t)n);
 	w->used += 4 + n;
 	w->records++;
-	if (++w->since_clock >= CLOCK_CHECK_EVERY) {
-		w->since_clock = 0;
-		if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
-			return katra_writer_kick(w);
-	}
+	if (++w->since_clock >= CLOCK_CHECK_EVERY)
+		return clock_check(w);
 	return 0;
 }
 
@@ -396,12 +411,12 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 	if (w->finished)
 		return -EINVAL;
 	/* room for the length prefix first: the cap below must not wrap */
-	if (WRITER_BUF_BYTES - w->used < 4 + 1) {
+	if (w->cap - w->used < 4 + 1) {
 		w->error = write_out(w, false);
 		if (w->error)
 			return w->error;
 	}
-	n = katra_encode_record(r, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+	n = katra_encode_record(r, w->buf + w->used + 4, w->cap - w->used - 4);
 	if (n < 0) {
 		size_t size = katra_encoded_record_size(r);
 		if (size > KATRA_MAX_RECORD_LEN)
@@ -409,13 +424,13 @@ int katra_writer_append(struct katra_writer *w, const struct katra_record *r)
 		w->error = write_out(w, false);
 		if (w->error)
 			return w->error;
-		if (size + 4 > WRITER_BUF_BYTES) {
+		if (size + 4 > w->cap) {
 			w->error = append_large(w, r, size);
 			if (!w->error)
 				w->records++;
 			return w->error;
 		}
-		n = katra_encode_record(r, w->buf + 4, WRITER_BUF_BYTES - 4);
+		n = katra_encode_record(r, w->buf + 4, w->cap - 4);
 	}
 	return commit_record(w, (size_t)n);
 }
@@ -431,19 +446,31 @@ static __attribute__((noinline)) int append_event_record(struct katra_writer *w,
 	return katra_writer_append(w, &r);
 }
 
-int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
+/* An event with strings or many causes, near the buffer's end, or after an
+ * error (out of line: see katra_writer_append_event). */
+static __attribute__((noinline)) int append_event_other(struct katra_writer *w,
+							const struct katra_event *ev)
 {
 	long n;
 
-	if (w->error || w->finished || WRITER_BUF_BYTES - w->used < 4 + 1)
+	if (w->error || w->finished || w->cap - w->used < 4 + 1)
 		return append_event_record(w, ev);
-	/* the common case encoded here, inline: no call per record */
-	if (event_fits(ev, WRITER_BUF_BYTES - w->used - 4))
+	if (event_fits(ev, w->cap - w->used - 4))
 		return commit_record(w, encode_event_unchecked(ev, w->buf + w->used + 4));
-	n = katra_encode_event_record(ev, w->buf + w->used + 4, WRITER_BUF_BYTES - w->used - 4);
+	n = katra_encode_event_record(ev, w->buf + w->used + 4, w->cap - w->used - 4);
 	if (n < 0)
 		return append_event_record(w, ev);
 	return commit_record(w, (size_t)n);
+}
+
+int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev)
+{
+	/* the common case encoded here, inline, with no call on its way (the
+	 * others are tail calls): no register saved and restored per record */
+	if (!event_plain(ev) || w->error || w->finished ||
+	    w->cap - w->used < 4 + PLAIN_EVENT_BOUND)
+		return append_event_other(w, ev);
+	return commit_record(w, encode_event_plain(ev, w->buf + w->used + 4));
 }
 
 int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)

@@ -134,6 +134,8 @@ struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_
 		if (ps && ps->wineserver)
 			th->flags |= TH_WINESERVER;
 	}
+	e->prev_tid = e->last_tid;
+	e->prev_thread = e->last_thread;
 	e->last_tid = tid;
 	e->last_thread = th;
 	return th;
@@ -160,7 +162,7 @@ void emit_forget_thread(struct emitter *e, uint32_t tid)
 	if (ps && ps->threads && !--ps->threads && ps->group_dead)
 		ktable_remove(&e->procs, th->tgid);
 	ktable_remove(&e->threads, tid);
-	e->last_thread = NULL;
+	emit_thread_forget_cache(e);
 }
 
 void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *causes,

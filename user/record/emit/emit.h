@@ -53,8 +53,10 @@ struct emitter {
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;
 	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
-	void *last_thread;     /* the thread state last looked up, for last_tid */
-	uint32_t last_tid;
+	/* the thread states of the last two threads looked up (two threads
+	 * on two CPUs alternate in the merge), for last_tid and prev_tid */
+	void *last_thread, *prev_thread;
+	uint32_t last_tid, prev_tid;
 	int error;             /* first writer error, sticky */
 	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
 	/* the latest time written ahead of the watermark (the reorder budget was
@@ -107,6 +109,17 @@ void emitter_free(struct emitter *e);
 
 /* One ordered item; returns 0 or the sticky writer error. */
 int emit_pending(struct emitter *e, const struct pending *p);
+/* The same for a combined syscall's Begin half and End (the pipeline's
+ * per-syscall path: inline, straight to the builder, no dispatch). */
+int emit_pending_rare(struct emitter *e, const struct pending *p);
+int emit_syscall_begin(struct emitter *e, const struct pending *p);
+int emit_syscall_end(struct emitter *e, const struct pending *p);
+static inline int emit_pending_syscall(struct emitter *e, const struct pending *p, bool end)
+{
+	if (e->error || e->names_waiting)
+		return emit_pending_rare(e, p);
+	return end ? emit_syscall_end(e, p) : emit_syscall_begin(e, p);
+}
 /* p is about to be written before the watermark passed it (budget spent). */
 void emit_note_forced(struct emitter *e, const struct pending *p);
 /* A path record (drained straight from the ring, ahead of its syscall). */

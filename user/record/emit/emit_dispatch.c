@@ -10,7 +10,7 @@ static int emit_by_kind(struct emitter *e, const struct pending *p);
 
 /* emit_pending() after an error, or with name tables waiting: out of line,
  * so the common path saves no registers for the call */
-static __attribute__((noinline)) int emit_after_names(struct emitter *e, const struct pending *p)
+int emit_pending_rare(struct emitter *e, const struct pending *p)
 {
 	if (e->error)
 		return e->error;
@@ -23,7 +23,7 @@ static __attribute__((noinline)) int emit_after_names(struct emitter *e, const s
 int emit_pending(struct emitter *e, const struct pending *p)
 {
 	if (e->error || e->names_waiting)
-		return emit_after_names(e, p);
+		return emit_pending_rare(e, p);
 	return emit_by_kind(e, p);
 }
 

@@ -181,12 +181,28 @@ static inline bool emit_late(struct emitter *e, const struct thread_state *th, u
 
 struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_t tgid);
 /* The thread's state (created at its first event), NULL when the table is
- * full; consecutive events mostly come from one thread: no hash then. */
+ * full; consecutive events mostly come from one of the last two threads:
+ * no hash then. */
 static inline struct thread_state *emit_thread(struct emitter *e, uint32_t tid, uint32_t tgid)
 {
+	void *th;
+
 	if (e->last_thread && e->last_tid == tid)
 		return e->last_thread;
+	if (e->prev_thread && e->prev_tid == tid) {
+		th = e->prev_thread;
+		e->prev_thread = e->last_thread;
+		e->prev_tid = e->last_tid;
+		e->last_thread = th;
+		e->last_tid = tid;
+		return th;
+	}
 	return emit_thread_lookup(e, tid, tgid);
+}
+/* A thread state was removed or moved: the lookups remembered are stale. */
+static inline void emit_thread_forget_cache(struct emitter *e)
+{
+	e->last_thread = e->prev_thread = NULL;
 }
 
 void emit_forget_thread(struct emitter *e, uint32_t tid);
@@ -249,8 +265,6 @@ static inline int emit_running(struct emitter *e, struct thread_state *th, uint3
 int emit_unseen_wakeup(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key,
 		       uint32_t cpu);
 
-int emit_syscall_begin(struct emitter *e, const struct pending *p);
-int emit_syscall_end(struct emitter *e, const struct pending *p);
 int emit_switch(struct emitter *e, const struct pending *p);
 int emit_waking(struct emitter *e, const struct pending *p);
 int emit_fork(struct emitter *e, const struct pending *p);

@@ -237,7 +237,7 @@ static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, ui
 		*th = moved;
 	if (th && created)
 		emit_count_thread(e, moved.tgid);
-	e->last_thread = NULL;
+	emit_thread_forget_cache(e);
 	return rc;
 }
 

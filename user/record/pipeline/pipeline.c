@@ -105,12 +105,12 @@ static inline __attribute__((always_inline)) int emit_head(struct pipeline *r, u
 	}
 	if (p->kind == PEND_SYSCALL_PAIR) {
 		p->kind = PEND_SYSCALL_BEGIN;
-		rc = emit_pending(&r->em, p);
+		rc = emit_pending_syscall(&r->em, p, false);
 		p->kind = PEND_SYSCALL_END;
 		p->key = p->u.sc.exit_ts;
 		if (!rc && end_comes_next(r, ring, p, limit)) {
 			r->ends_in_place++;
-			rc = emit_pending(&r->em, p);
+			rc = emit_pending_syscall(&r->em, p, true);
 			order_pop(&r->order, ring);
 			return rc;
 		}

@@ -4,58 +4,36 @@
 
 #include "syscalls.h"
 
-uint32_t katra_syscall_kind(uint32_t nr)
-{
-	switch (nr) {
-	case SYS_read: case SYS_pread64: case SYS_readv: case SYS_preadv: case SYS_preadv2:
-		return KATRA_KIND_FILE_READ;
-	case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev: case SYS_pwritev2:
-		return KATRA_KIND_FILE_WRITE;
-	case SYS_openat: case SYS_openat2: case SYS_open:
-		return KATRA_KIND_FILE_OPEN;
-	case SYS_close:
-		return KATRA_KIND_FILE_CLOSE;
-	case SYS_mmap:
-		return KATRA_KIND_MEMORY_MAP;
-	case SYS_munmap:
-		return KATRA_KIND_MEMORY_UNMAP;
-	case SYS_mprotect:
-		return KATRA_KIND_MEMORY_PROTECT;
-	case SYS_madvise:
-		return KATRA_KIND_MEMORY_ADVISE;
-	case SYS_futex:
-		return KATRA_KIND_FUTEX;
-	case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2:
-		return KATRA_KIND_EPOLL_WAIT;
-	case SYS_poll: case SYS_ppoll:
-		return KATRA_KIND_POLL;
-	case SYS_nanosleep: case SYS_clock_nanosleep:
-		return KATRA_KIND_SLEEP;
-	case SYS_io_uring_enter:
-		return KATRA_KIND_IO_URING_ENTER;
-	case SYS_sendmsg:
-		return KATRA_KIND_SOCKET_SEND;
-	case SYS_recvmsg:
-		return KATRA_KIND_SOCKET_RECV;
-	case SYS_execve: case SYS_execveat:
-		return KATRA_KIND_EXECVE;
-	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
-		return KATRA_KIND_CLONE;
-	default:
-		return KATRA_KIND_SYSCALL;
-	}
-}
-
-uint32_t katra_syscall_resource_domain(uint32_t flags)
-{
-	if (flags & KATRA_SC_PIPE)
-		return KATRA_RES_PIPE;
-	if (flags & KATRA_SC_SOCKET)
-		return KATRA_RES_SOCKET;
-	if (flags & KATRA_SC_ANON)
-		return KATRA_RES_ANON_INODE;
-	return KATRA_RES_FILE;
-}
+/* By number (KATRA_KIND_SYSCALL, 0, for those not listed): a load, not a
+ * switch and a call, on every syscall's Begin. */
+const uint8_t katra_syscall_kinds[KATRA_SYSCALL_NR_LIMIT] = {
+	[SYS_read] = KATRA_KIND_FILE_READ, [SYS_pread64] = KATRA_KIND_FILE_READ,
+	[SYS_readv] = KATRA_KIND_FILE_READ, [SYS_preadv] = KATRA_KIND_FILE_READ,
+	[SYS_preadv2] = KATRA_KIND_FILE_READ,
+	[SYS_write] = KATRA_KIND_FILE_WRITE, [SYS_pwrite64] = KATRA_KIND_FILE_WRITE,
+	[SYS_writev] = KATRA_KIND_FILE_WRITE, [SYS_pwritev] = KATRA_KIND_FILE_WRITE,
+	[SYS_pwritev2] = KATRA_KIND_FILE_WRITE,
+	[SYS_openat] = KATRA_KIND_FILE_OPEN, [SYS_openat2] = KATRA_KIND_FILE_OPEN,
+	[SYS_open] = KATRA_KIND_FILE_OPEN,
+	[SYS_close] = KATRA_KIND_FILE_CLOSE,
+	[SYS_mmap] = KATRA_KIND_MEMORY_MAP,
+	[SYS_munmap] = KATRA_KIND_MEMORY_UNMAP,
+	[SYS_mprotect] = KATRA_KIND_MEMORY_PROTECT,
+	[SYS_madvise] = KATRA_KIND_MEMORY_ADVISE,
+	[SYS_futex] = KATRA_KIND_FUTEX,
+	[SYS_epoll_wait] = KATRA_KIND_EPOLL_WAIT, [SYS_epoll_pwait] = KATRA_KIND_EPOLL_WAIT,
+	[SYS_epoll_pwait2] = KATRA_KIND_EPOLL_WAIT,
+	[SYS_poll] = KATRA_KIND_POLL, [SYS_ppoll] = KATRA_KIND_POLL,
+	[SYS_nanosleep] = KATRA_KIND_SLEEP, [SYS_clock_nanosleep] = KATRA_KIND_SLEEP,
+	[SYS_io_uring_enter] = KATRA_KIND_IO_URING_ENTER,
+	[SYS_sendmsg] = KATRA_KIND_SOCKET_SEND,
+	[SYS_recvmsg] = KATRA_KIND_SOCKET_RECV,
+	[SYS_execve] = KATRA_KIND_EXECVE, [SYS_execveat] = KATRA_KIND_EXECVE,
+	[SYS_clone] = KATRA_KIND_CLONE, [SYS_clone3] = KATRA_KIND_CLONE,
+	[SYS_fork] = KATRA_KIND_CLONE, [SYS_vfork] = KATRA_KIND_CLONE,
+};
+_Static_assert(KATRA_KIND_SYSCALL == 0, "unlisted numbers read as KATRA_KIND_SYSCALL");
+_Static_assert(KATRA_KIND_COUNT <= 256, "a kind fits the table's bytes");
 
 uint64_t katra_syscall_anon_inode(const struct katra_ev_syscall *sc)
 {
@@ -86,9 +64,14 @@ static struct katra_opt_u64 timeout_ms(uint64_t arg)
 
 void katra_syscall_payload(const struct katra_ev_syscall *sc, struct katra_payload *p)
 {
+	memset(p, 0, sizeof(*p));
+	katra_syscall_payload_cleared(sc, p);
+}
+
+void katra_syscall_payload_cleared(const struct katra_ev_syscall *sc, struct katra_payload *p)
+{
 	const __u64 *a = sc->args;
 
-	memset(p, 0, sizeof(*p));
 	switch (sc->nr) {
 	case SYS_read: case SYS_write:
 		p->type = KATRA_PAYLOAD_FILE_IO;

@@ -42,18 +42,10 @@ static uint32_t twin(uint32_t nr32)
 	}
 }
 
-uint32_t katra_syscall_trace_nr(const struct katra_ev_syscall *sc)
+uint32_t katra_syscall_kind_i386(const struct katra_ev_syscall *sc)
 {
-	return sc->flags & KATRA_SC_I386 ? sc->nr | KATRA_NR_I386 : sc->nr;
-}
+	uint32_t nr = twin(sc->nr);
 
-uint32_t katra_syscall_kind_of(const struct katra_ev_syscall *sc)
-{
-	uint32_t nr;
-
-	if (!(sc->flags & KATRA_SC_I386))
-		return katra_syscall_kind(sc->nr);
-	nr = twin(sc->nr);
 	if (nr != UINT32_MAX)
 		return katra_syscall_kind(nr);
 	if (sc->nr == 102 /* socketcall */ && (sc->args[0] == 16 || sc->args[0] == 17))
@@ -61,16 +53,11 @@ uint32_t katra_syscall_kind_of(const struct katra_ev_syscall *sc)
 	return KATRA_KIND_SYSCALL;
 }
 
-void katra_syscall_payload_of(const struct katra_ev_syscall *sc, struct katra_payload *p)
+void katra_syscall_payload_i386(const struct katra_ev_syscall *sc, struct katra_payload *p)
 {
 	struct katra_ev_syscall x;
-	uint32_t nr;
+	uint32_t nr = twin(sc->nr);
 
-	if (!(sc->flags & KATRA_SC_I386)) {
-		katra_syscall_payload(sc, p);
-		return;
-	}
-	nr = twin(sc->nr);
 	if (nr == UINT32_MAX || nr == SYS_clone) {
 		/* i386 clone's arguments are not x86_64's order past flags */
 		memset(p, 0, sizeof(*p));
