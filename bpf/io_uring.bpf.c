@@ -130,17 +130,18 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, owner, cpu, *o;
 	struct katra_ev_uring_complete *e, scratch;
+	/* a traced thread completing in its own context (an interrupt's
+	 * completion is not the running thread's) */
+	bool mine = katra_tracked(tgid) && katra_in_task(args);
 	bool own;
 	__u64 ts;
 
-	/* an interrupt's completion is not the running thread's */
-	if (katra_tracked(tgid) && !katra_in_task(args))
-		tgid = 0;
-	o = bpf_map_lookup_elem(&uring_ctxs, &ctx);
-	if (o)
-		owner = *o;
-	else if (tgid && katra_tracked(tgid))
+	/* its own completion is written without the table (a hash lookup on
+	 * every inline completion); the table says whose the others are */
+	if (mine)
 		owner = tgid;
+	else if ((o = bpf_map_lookup_elem(&uring_ctxs, &ctx)))
+		owner = *o;
 	else
 		return 0;
 	cpu = katra_busy();
@@ -149,8 +150,7 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	/* completed in an untracked context (interrupt, another process): say
 	 * "outside the traced set" rather than blame whoever was running */
-	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu,
-		   tgid && katra_tracked(tgid) ? pid_tgid : 0, ts);
+	katra_head(&e->head, KATRA_EV_URING_COMPLETE, cpu, mine ? pid_tgid : 0, ts);
 	e->ctx = ctx;
 	e->req = req;
 	e->user_data = user_data;

@@ -319,7 +319,9 @@ struct katra_ev_uring_complete {
 	__u64 user_data;
 	__s32 res;
 	__u32 cflags;
-	__u32 owner_tgid; /* tgid that created/submitted to ctx, 0 if unknown */
+	__u32 owner_tgid; /* the completing thread's tgid when a traced thread
+			   * completes in its own context, else the tgid that
+			   * created/submitted to ctx (user space reads neither) */
 	__u32 pad;
 };
 
