@@ -285,15 +285,19 @@ static inline __attribute__((always_inline)) void put_event(struct enc *e,
 
 size_t katra_payload_string_bytes(const struct katra_payload *p);
 
+/* Most payloads hold no string: one test for all of them. */
+static inline bool payload_without_strings(const struct katra_payload *p)
+{
+	return p->type < 64 && !((1ull << p->type) & PAYLOADS_WITH_STRINGS);
+}
+
 static inline size_t event_record_bound(const struct katra_event *ev)
 {
-	const struct katra_payload *p = &ev->payload;
 	size_t n = 256 + 8 * ev->causes.len;
 
-	/* most payloads hold no string: one test for all of them */
-	if (p->type < 64 && !((1ull << p->type) & PAYLOADS_WITH_STRINGS))
+	if (payload_without_strings(&ev->payload))
 		return n;
-	return n + katra_payload_string_bytes(p);
+	return n + katra_payload_string_bytes(&ev->payload);
 }
 
 /* cap bytes surely hold the Event record of ev (encode_event_unchecked) */
@@ -308,33 +312,35 @@ static inline bool event_fits(const struct katra_event *ev, size_t cap)
 #define PLAIN_EVENT_BOUND 256
 static inline bool event_plain(const struct katra_event *ev)
 {
-	const struct katra_payload *p = &ev->payload;
-
-	return ev->causes.len <= 4 && p->type < 64 && !((1ull << p->type) & PAYLOADS_WITH_STRINGS);
-}
-
-/* The Event record of an event_plain() ev at out, which has room for
- * PLAIN_EVENT_BOUND bytes; the bytes of encode_event_unchecked.  Its size. */
-static inline __attribute__((always_inline)) size_t encode_event_plain(
-	const struct katra_event *ev, uint8_t *out)
-{
-	struct enc e = { out, 0, 0, true, true };
-
-	put_u32(&e, KATRA_RECORD_EVENT);
-	put_event(&e, ev);
-	return e.len;
+	return ev->causes.len <= 4 && payload_without_strings(&ev->payload);
 }
 
 /* An Event record (its RecordType tag, then the event) at out, where it
- * fits (event_fits): no check per field.  Its size. */
-static inline __attribute__((always_inline)) size_t encode_event_unchecked(
-	const struct katra_event *ev, uint8_t *out)
+ * fits (event_fits): no check per field.  plain (a constant): ev is
+ * event_plain(), so no string copy nor memcpy of causes is compiled in.
+ * Its size. */
+static inline __attribute__((always_inline)) size_t encode_event_as(
+	const struct katra_event *ev, uint8_t *out, bool plain)
 {
-	struct enc e = { out, 0, 0, true, false };
+	struct enc e = { out, 0, 0, true, plain };
 
 	put_u32(&e, KATRA_RECORD_EVENT);
 	put_event(&e, ev);
 	return e.len;
+}
+
+/* The Event record of an event_plain() ev at out, which has room for
+ * PLAIN_EVENT_BOUND bytes; the bytes of encode_event_unchecked. */
+static inline __attribute__((always_inline)) size_t encode_event_plain(
+	const struct katra_event *ev, uint8_t *out)
+{
+	return encode_event_as(ev, out, true);
+}
+
+static inline __attribute__((always_inline)) size_t encode_event_unchecked(
+	const struct katra_event *ev, uint8_t *out)
+{
+	return encode_event_as(ev, out, false);
 }
 
 #endif
