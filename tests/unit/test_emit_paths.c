@@ -6,6 +6,7 @@
 #include "format_test_util.h"
 #include "katra/wire.h"
 #include "record/emit/emit.h"
+#include "record/emit/emit_int.h"
 
 #define START 1000000000ull
 
@@ -39,6 +40,38 @@ Test(emit_paths, a_path_the_full_stash_refuses_is_counted)
 	}
 	cr_assert_lt(n, 5000, "5000 recent paths stashed, none refused and counted");
 	cr_assert_eq(e.st.evictions[KATRA_DROP_SPAN_TABLE], 1, "the first refused path");
+	emitter_free(&e);
+	katra_writer_close(w);
+	temp_dir_remove(dir);
+}
+
+/* The emitter remembers the last two threads it looked up (two threads on
+ * two CPUs alternate in the merge).  A thread forgotten (its exit) must not
+ * come back from that memory: the same tid later is a new thread, with its
+ * own process, not the freed state. */
+Test(emit_paths, a_forgotten_thread_is_not_remembered_by_the_lookup_cache)
+{
+	struct emit_limits lim = { 64, 16, 16 };
+	struct thread_state *a, *b, *again;
+	struct katra_writer *w;
+	struct emitter e;
+	char dir[64], path[128];
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	cr_assert_eq(emitter_init(&e, w, START, 0, true, &lim), 0);
+	a = emit_thread(&e, 101, 100);
+	b = emit_thread(&e, 202, 200);
+	cr_assert(a && b && a != b);
+	cr_assert_eq(emit_thread(&e, 101, 100), a, "the previous thread, from the cache");
+	cr_assert_eq(emit_thread(&e, 202, 200), b);
+	emit_forget_thread(&e, 101); /* 101 was the one before the last */
+	again = emit_thread(&e, 101, 300);
+	cr_assert(again);
+	cr_assert_eq(again->tgid, 300, "tid 101 after its exit is a new thread of process 300, "
+		     "not the forgotten state (tgid %u)", again->tgid);
+	cr_assert_eq(ktable_get(&e.threads, 101), again);
 	emitter_free(&e);
 	katra_writer_close(w);
 	temp_dir_remove(dir);
