@@ -23,7 +23,7 @@ typedef int (*katra_outworker_sink)(void *ctx, const struct katra_outjob *job,
 struct katra_outworker;
 
 /* The writer's buffers (iobuf.c): one 2 MiB region each, 2 MiB aligned and
- * marked for a transparent huge page; the writer's buffer and the direct
+ * marked for a transparent huge page; a plain trace's buffer and the direct
  * writes' lead (DIO_ALIGN) fill it exactly.  NULL when out of memory. */
 #define KATRA_IOBUF_REGION (2u << 20)
 void *katra_iobuf_alloc(void);
