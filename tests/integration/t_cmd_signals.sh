@@ -78,3 +78,37 @@ names = [e["name"] for e in ep if e["kind"] in ("Fifo", "Signal")]
 assert names == ["before", "mark 1"], names
 PY
 [ ! -e "$T/ep" ] || kt_fail "the FIFO katra-record created is left behind"
+
+# 6. a command that ignores the forwarded SIGINT (a background job of a
+# script ignores SIGINT, and the command inherits that): said at once; a
+# second SIGINT ends the capture and the command, said, with its status
+rm -f "$T/ready"
+TRACE=$T/ign.ktrc
+"$REC" --ready-file "$T/ready" -o "$TRACE" -- sleep 30 >"$T/rec.out" 2>"$T/rec.err" &
+REC_PID=$!
+KT_PIDS="$KT_PIDS $REC_PID"
+kt_wait_ready
+SLEEP_PID=$(pgrep -P "$REC_PID" -x sleep || true)
+[ -n "$SLEEP_PID" ] || kt_fail "no sleep child of the recorder"
+grep -q '^SigIgn:.*[2367abef]$' "/proc/$SLEEP_PID/status" || kt_fail "the background command does not ignore SIGINT here: the case is not set up"
+kill -INT "$REC_PID"
+for _ in $(seq 100); do
+	grep -q "ignores SIGINT" "$T/rec.err" && break
+	sleep 0.02
+done
+grep -q "pid $SLEEP_PID) ignores SIGINT" "$T/rec.err" || kt_fail "an ignored SIGINT is not said: $(kt_tail "$T/rec.err" 2)"
+kt_is_running "$REC_PID" || kt_fail "the recorder ended on a SIGINT its command ignores"
+kill -INT "$REC_PID"
+kt_wait "$REC_PID" 10 || kt_fail "katra-record still running 10 s after a second SIGINT"
+[ "$KT_RC" = 143 ] || kt_fail "exit $KT_RC after a second SIGINT, expected 143 (the command ended with SIGTERM): $(kt_tail "$T/rec.err" 2)"
+kt_is_running "$SLEEP_PID" && kt_fail "sleep $SLEEP_PID still runs after the capture"
+grep -q "pid $SLEEP_PID) was still running when the capture ended: ended it with SIGTERM" "$T/rec.err" ||
+	kt_fail "the command's end is not said: $(kt_tail "$T/rec.err" 2)"
+kt_verify
+
+# 7. -d ends the capture before a command that ignores SIGTERM: SIGKILL
+# after the grace, said; nothing left running
+kt_run_rec -o "$T/d.ktrc" -d 0.3 -- perl -e '$SIG{TERM} = "IGNORE"; sleep 30'
+[ "$KT_RC" = 137 ] || kt_fail "-d before the command's end: exit $KT_RC, expected 137 (SIGKILL): $(kt_tail "$T/rec.err" 2)"
+grep -q "outlived SIGTERM by 2000 ms: ended it with SIGKILL" "$T/rec.err" || kt_fail "the SIGKILL is not said: $(kt_tail "$T/rec.err" 2)"
+"$REPLAY" verify "$T/d.ktrc" >/dev/null || kt_fail "the -d trace does not verify"

@@ -32,6 +32,7 @@
 
 #define POLL_MS 10
 #define FLUSH_EVERY_NS 100000000ull   /* writer kick: at most 100 ms not handed over */
+#define KATRA_COMMAND_GRACE_MS 2000  /* a command ended at the capture's end: SIGTERM, then SIGKILL */
 #define DROPS_EVERY_NS 100000000ull
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DEFAULT_COUNTER_NS 1000000000ull
@@ -57,6 +58,7 @@ struct recorder {
 	struct katra_drain drain; /* the rings read and released by marks */
 	bool drain_ready;
 	bool exit_seen;         /* a process's last thread exited since the last check */
+	bool told_ignored;      /* the forwarded stop signal was checked against the command */
 	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
 	uint64_t skipped_seen[PIPELINE_SKIPPED_MAX]; /* program runs skipped, by probe */
@@ -328,6 +330,59 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 }
 
 /* ---- the capture ---- */
+
+static const char *stop_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* A stop signal forwarded to a command that ignores it ends nothing: said
+ * once, with what ends the capture (a shell's background job ignores SIGINT,
+ * and the command inherits that). */
+static void check_forwarded_signal(struct recorder *r, const struct katra_launch *launch)
+{
+	if (r->told_ignored || katra_stop_signals != 1 || !katra_stop_signal || launch->pid <= 0 ||
+	    launch->release_fd >= 0)
+		return;
+	r->told_ignored = true;
+	if (katra_proc_ignores("/proc", launch->pid, katra_stop_signal))
+		fprintf(stderr,
+			"katra-record: the command (pid %d) ignores %s, so the capture goes on until it "
+			"exits\nkatra-record: hint: signal katra-record again to end the capture and "
+			"the command (SIGTERM, then SIGKILL), or signal the command itself\n",
+			(int)launch->pid, stop_signal_name(katra_stop_signal));
+}
+
+/* The command still runs when the capture ends (-d, a second stop signal,
+ * an error): ended, and said, so that no capture leaves it behind. */
+static void end_command(struct katra_launch *launch, int *status)
+{
+	pid_t pid = launch->pid;
+	int st;
+
+	katra_command_pid = 0;
+	switch (katra_launch_end(launch, KATRA_COMMAND_GRACE_MS, &st)) {
+	case KATRA_LAUNCH_HAD_EXITED:
+		*status = st;
+		return;
+	case KATRA_LAUNCH_ENDED_TERM:
+		*status = st;
+		fprintf(stderr, "katra-record: the command (pid %d) was still running when the "
+			"capture ended: ended it with SIGTERM\n", (int)pid);
+		return;
+	case KATRA_LAUNCH_ENDED_KILL:
+		*status = st;
+		fprintf(stderr, "katra-record: the command (pid %d) was still running when the "
+			"capture ended and outlived SIGTERM by %d ms: ended it with SIGKILL\n",
+			(int)pid, KATRA_COMMAND_GRACE_MS);
+		return;
+	case KATRA_LAUNCH_NOT_REAPED:
+		fprintf(stderr, "katra-record: the command (pid %d) was still running when the "
+			"capture ended and is still there after SIGKILL (an uninterruptible "
+			"wait)\n", (int)pid);
+		return;
+	}
+}
 
 static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *status)
 {
@@ -663,6 +718,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		 * timer (rings do not wake the consumer per record); then drain all */
 		err = wait_for_work(r);
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		check_forwarded_signal(r, &launch);
 		if (r->drain_sched_on) /* how far behind: before this drain */
 			consumer_sched_update(&r->drain_sched, katra_rings_max_fill(&r->rings),
 					      r->rings.size, now);
@@ -768,12 +824,8 @@ cleanup:
 			katra_drain_stop_marker(&r->drain);
 		if (r->rings_open)
 			katra_rings_close(&r->rings);
-		if (launch.pid > 0 && !rc) {
-			/* -d or a signal ended the capture before the command did */
-			int st;
-			if (waitpid(launch.pid, &st, WNOHANG) == launch.pid)
-				res->command_status = st;
-		}
+		if (launch.pid > 0) /* -d, a signal or an error ended the capture first */
+			end_command(&launch, &res->command_status);
 		katra_uprobes_free(r->up);
 		katra_probes_destroy(r->probes);
 		if (r->w) {

@@ -462,3 +462,53 @@ void katra_launch_abort(struct katra_launch *l)
 		l->released = NULL;
 	}
 }
+
+/* Reaps pid within ms; true when it was reaped (status set). */
+static bool reap_within(pid_t pid, unsigned ms, int *status)
+{
+	for (unsigned waited = 0;; waited += 10) {
+		pid_t got = waitpid(pid, status, WNOHANG);
+		if (got == pid || (got < 0 && errno == ECHILD))
+			return got == pid;
+		if (waited >= ms)
+			return false;
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+enum katra_launch_end_how katra_launch_end(struct katra_launch *l, unsigned grace_ms, int *status)
+{
+	enum katra_launch_end_how how = KATRA_LAUNCH_HAD_EXITED;
+
+	if (l->pid <= 0 || reap_within(l->pid, 0, status))
+		goto reaped;
+	how = KATRA_LAUNCH_ENDED_TERM;
+	kill(l->pid, SIGTERM);
+	if (reap_within(l->pid, grace_ms, status))
+		goto reaped;
+	how = KATRA_LAUNCH_ENDED_KILL;
+	kill(l->pid, SIGKILL);
+	if (!reap_within(l->pid, grace_ms, status))
+		return KATRA_LAUNCH_NOT_REAPED; /* in an uninterruptible wait */
+reaped:
+	l->pid = -1;
+	return how;
+}
+
+bool katra_proc_ignores(const char *proc, pid_t pid, int sig)
+{
+	char path[96], line[128];
+	unsigned long long mask = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc, (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "SigIgn: %llx", &mask) == 1;
+	fclose(f);
+	return found && sig > 0 && sig <= 64 && (mask >> (sig - 1) & 1);
+}

@@ -59,4 +59,21 @@ int katra_launch_release(struct katra_launch *l);
 /* Kills and reaps a child that was never released. */
 void katra_launch_abort(struct katra_launch *l);
 
+/* How katra_launch_end() found the command. */
+enum katra_launch_end_how {
+	KATRA_LAUNCH_HAD_EXITED, /* it had ended by itself */
+	KATRA_LAUNCH_ENDED_TERM, /* it ended on SIGTERM */
+	KATRA_LAUNCH_ENDED_KILL, /* it outlived grace_ms after SIGTERM: SIGKILL */
+	KATRA_LAUNCH_NOT_REAPED, /* still not reaped grace_ms after SIGKILL */
+};
+/* A released command still running when the capture ends (-d, a second stop
+ * signal): SIGTERM, SIGKILL grace_ms later, reaped within grace_ms more; a
+ * capture never ends leaving its command running.  *status: its wait status
+ * (unset unless reaped); l->pid is -1 once reaped. */
+enum katra_launch_end_how katra_launch_end(struct katra_launch *l, unsigned grace_ms, int *status);
+
+/* Whether process pid ignores signal sig (SigIgn of PROC/PID/status): a
+ * shell's background job ignores SIGINT, and its children inherit that. */
+bool katra_proc_ignores(const char *proc, pid_t pid, int sig);
+
 #endif
