@@ -33,7 +33,7 @@ WORKLOADS = {
     'pingpong': (['pingpong'], 200000, False),
     'pagefault': (['pagefault'], 500000, True),
     'uring': (['uring'], 1000000, True),
-    # the loss storm of issue 7: 4 threads x 400,000 getppid at once
+    # the loss storm: 4 threads x 400,000 getppid at once
     'storm': (['storm', '--threads', '4'], 400000, False),
 }
 # the storm compares loss side by side: the recorders only
@@ -797,7 +797,7 @@ def fmt(s, col):
 
 def print_unexplained(res, wls, cols):
     """Per workload and BPF column: added ns/event, the programs' own run
-    time for the workload's events (bpf_stats), and what is left (issue 20)."""
+    time for the workload's events (bpf_stats), and what is left."""
     bcols = [c for c in cols if any(res[wl].get(c, {}).get('unexplained_ns') for wl in wls)]
     if not bcols:
         return
@@ -817,7 +817,7 @@ def print_unexplained(res, wls, cols):
 
 
 def targets(res):
-    """PASS/FAIL of issue 4's targets on this run's figures."""
+    """PASS/FAIL of the targets (bench/README.md) on this run's figures."""
     t = []
 
     def cell(wl, col):
@@ -953,7 +953,7 @@ def game_run(col, uncapped, seconds, d, timeline=False):
     return res
 
 
-# the game also runs katra-record with -e io (issue 10: cost as a choice), and
+# the game also runs katra-record with -e io (cost as a choice), and
 # with the drain at the normal policy (what the SCHED_IDLE drain saves)
 GAME_VARIANTS = {'katra-record -e io': ['-e', 'io'],
                  'katra-record drain normal': ['--drain-policy', 'normal']}
@@ -1104,7 +1104,7 @@ def game_targets(gs):
     have = {n: 'excess' in x for n, x in (('katra-record', k), ('trace-cmd', tc),
                                            ('floor-ringbuf', fl))}
 
-    # the headline (issue 20): the workload's own CPU per frame, excess over
+    # the headline: the workload's own CPU per frame, excess over
     # untraced in the same repetition (median of repetitions)
     def cpu_x(x):
         return x['cpu_ratio']['median'] - 1 if x.get('cpu_ratio') else None
@@ -1299,7 +1299,7 @@ def print_game(g):
 
 def machine():
     """The host a run measured: the same code costs 152 ns per event on one
-    host CPU of this machine kind and 590-745 on another (issue 20), so every
+    host CPU of this machine kind and 590-745 on another, so every
     results file names it."""
     ver = {
         'katra-record': sh(f'{B}/katra-record --version 2>&1'),
@@ -1464,7 +1464,7 @@ def main():
         print()
     print_unexplained(res, wls, cols)
     if tg:
-        print('### Targets (issue 4)\n\n| target | result | detail |\n|---|---|---|')
+        print('### Targets\n\n| target | result | detail |\n|---|---|---|')
         for t in tg:
             print(f"| {t['target']} | {t['result']} | {t['detail']} |")
         print()

@@ -44,7 +44,7 @@ run() {
 
 run spdx tools/spdx.sh --check
 run unit make -s unit-test
-# the wings (issue 17): no import circle, arrows down, no file over 800 lines
+# the wings: no import circle, arrows down, no file over 800 lines
 run wings python3 tools/wings.py
 run asan-ubsan make -s asan-test
 run rust-compat make -s rust-test

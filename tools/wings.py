@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The house in wings, checked (issue 17): in user/record and user/replay no
+"""The house in wings, checked: in user/record and user/replay no
 file calls into a file that calls back into it (an import circle, from the
 objects' symbols: build/obj/...), every arrow between wings points the way
 the wings' READMEs allow (from both #includes and symbols), and no file in

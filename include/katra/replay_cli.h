@@ -11,7 +11,7 @@
 
 #define KATRA_EXIT_USAGE 2
 
-/* issue 9: comparing two runs, exporting a timeline (user/replay/compare/cmd_compare.c,
+/* comparing two runs, exporting a timeline (user/replay/compare/cmd_compare.c,
  * cmd_export.c) */
 int katra_cmd_compare(int argc, char **argv);
 int katra_cmd_export(int argc, char **argv);

@@ -47,7 +47,7 @@ rc=$?
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ignored_kinds"] == [] else 1)' \
 	"$T/none.json" || kt_fail "--ignore none still ignores kinds"
 
-# --ignore adds to the default list (issue 18: it replaced it); after
+# --ignore adds to the default list (it does not replace it); after
 # 'none' it starts from nothing
 "$REPLAY" compare --ignore Futex --json "$T/a.ktrc" "$T/b.ktrc" >"$T/futex.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["ignored_kinds"]; sys.exit(0 if "OffCpu" in k and "Wakeup" in k and "Futex" in k else 1)' \

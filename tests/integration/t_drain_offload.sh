@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The drain does none of the uprobes layer's slow work (issue 18): a traced
+# The drain does none of the uprobes layer's slow work: a traced
 # process (-p) that loads the Vulkan loader during the capture gets its maps
 # read, the driver's ELF files read, katra-vkresolve run and the probes
 # attached, all by the uprobes worker thread.  strace follows the recorder's

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The drain's CPU policy (--drain-policy, user/record/kernel/consumer_sched.c).  By
-# default (chosen by measurement under two CPU hogs, issue 18) the recorder
+# default (chosen by measurement under two CPU hogs) the recorder
 # reads its rings at the normal policy: the drain thread is seen at SCHED_OTHER
 # throughout (summary: drain_boosts null), as with --drain-policy normal.
 # --drain-policy idle: on a light target it is seen at SCHED_IDLE unless the

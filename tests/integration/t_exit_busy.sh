@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A --paths capture of a real program tree on a busy machine ends at the
-# program's exit (issue 18: "exit within a second of their target"), by its
-# exit events, not a poll: two CPU hogs, `-- tar czf` (tar forks gzip, which
-# exits first), the poll for gone targets made an hour long
+# program's exit (within a second of it), by its exit events, not a poll:
+# two CPU hogs, `-- tar czf` (tar forks gzip, which exits first), the poll
+# for gone targets made an hour long
 # (KATRA_TEST_TARGETS_POLL_MS).  The recorder must exit 0 on its own, with a
 # valid trace holding both processes' last TaskExit.  Where the kernel's exit
 # tracepoint lacks group_dead (before Linux 6.16) the reaper's /proc poll is

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Pipes, sockets and anon inodes named as /proc/PID/fd and strace -y name
-# them (issue 18, one vocabulary): a read and a write on a pipe, a unix
+# them (one vocabulary): a read and a write on a pipe, a unix
 # socketpair and an eventfd, the close of an epoll fd, beside a regular file.
 # Every syscall on those fds has exactly the resource its fd's /proc name
 # says (pipe:[INO] = (Pipe, INO), socket:[INO] = (Socket, INO),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# --paths on a busy machine (two CPU hogs, issue 18): a command that opens
+# --paths on a busy machine (two CPU hogs): a command that opens
 # 3,000 files, each once (find ... -exec cat {} +: cat prints each file's
 # number), must have every openat's path and lose nothing.  With the drain at
 # SCHED_IDLE (the old default) it got no CPU while the hogs ran: paths went

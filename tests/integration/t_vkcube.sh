@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# A real Vulkan program, as a new user would trace it (issue 18): `vkcube
+# A real Vulkan program, as a new user would trace it: `vkcube
 # --c 100` (vulkan-tools) on lavapipe in the test's own Xvfb, with two CPU
 # hogs running, under `katra-record -- vkcube`: exactly 100
 # VulkanQueuePresent spans, the first frame's included, and as many

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Vulkan presents from the first frame, on a busy machine (two CPU hogs,
-# issue 18): katra-record -- vkpresent (lavapipe, a window on the test's own
+# Vulkan presents from the first frame, on a busy machine (two CPU
+# hogs): katra-record -- vkpresent (lavapipe, a window on the test's own
 # Xvfb; no gate to wait at) must see exactly its K submits and P presents
 # (check_vulkan_present: each with its result, on its queue).  The driver's
 # entry points are probed before the command runs (the ICD its loader will

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Every NT call as a generic NtSyscall span, and the wineserver's request
-# names (issue 8): a mingw program under Debian's Wine (-p PID, attached while
+# names: a mingw program under Debian's Wine (-p PID, attached while
 # it waits at a gate) calls SwitchToThread Y times and CreateEventA E times.
 # Exactly Y NtSyscall spans named NtYieldExecution and E named NtCreateEvent
 # (numbers and names from ntdll.dll's stubs), each with its status (a

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A win32u wait released by another thread, with a user callback inside it
-# (issue 19: a wait's link to what released it): a mingw program under
+# (a wait's link to what released it): a mingw program under
 # Debian's Wine (-p PID, attached at its gate) N times blocks in GetMessageA
 # (NtUserGetMessage); a second thread, once it sees it blocked in Wine's
 # wait, sends it a WM_APP (the wake-up) and posts a WM_USER; the window

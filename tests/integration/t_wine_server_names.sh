@@ -3,7 +3,7 @@
 # katra-record -- wine PROGRAM.exe: the wineserver's request names
 # (WineServerRequests) are read from the wineserver binary beside the
 # launcher by the uprobes worker before the command runs, never by the drain
-# (issue 18: a whole-file read of up to 256 MiB, once at SCHED_IDLE).  strace
+# (a whole-file read of up to 256 MiB, once at SCHED_IDLE).  strace
 # without -f follows the recorder's main thread alone (the drain): it must
 # open neither /proc/PID/exe nor a wineserver binary, and the trace must hold
 # the table.  KW_WINE=10 (t_wine10_server_names): katra-record -- enter.sh

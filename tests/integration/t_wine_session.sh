@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# -p <a Wine program> traces its whole Wine session (issue 8): two programs of
+# -p <a Wine program> traces its whole Wine session: two programs of
 # one prefix started untraced, `katra-record -p <first> -d 3`: the second one,
 # wineserver and Wine's helpers (services.exe, ...) are traced and named
 # (ProcessInfo origin WineSession, the Windows image name); a third program

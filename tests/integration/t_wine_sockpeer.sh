@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Session discovery's second way (issue 8): the processes holding a unix
+# Session discovery's second way: the processes holding a unix
 # socket whose peer the session's wineserver holds.  On a real session (two
 # programs and Wine's helpers, untraced, settled), `katra-record -p <first>`
 # finds the same members both ways: its header note says N by server dir, N

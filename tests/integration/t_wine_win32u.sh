@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# win32u's NT calls and the user callbacks nested in them (issue 19): a mingw
+# win32u's NT calls and the user callbacks nested in them: a mingw
 # program under Debian's Wine (-p PID, attached while it waits at a gate)
 # N times has a second thread queue one message to its message-only window
 # (SendNotifyMessageA) and then calls PeekMessageA (NtUserPeekMessage, table

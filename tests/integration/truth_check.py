@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Checks that a trace holds no event that did not happen (issue 18):
+"""Checks that a trace holds no event that did not happen:
 interrupt wakers, uprobe trampoline syscalls, refused page faults, enters of
 blocked syscalls on a shared CPU.  Each compares with the workload's own
 count.  usage: truth_check.py CHECK TRACE.jsonl WORKLOAD.out [ARGS...]"""
@@ -40,11 +40,12 @@ def check_irqwake(trace_path, wl_path):
     two = [i for i, n in enumerate(counts) if n > 1]
     expect(not two, "%d of the %d sleeps ended by more than one wakeup (sleep %d)"
            % (len(two), k, two[0] if two else 0))
-    # Every sleep ends by exactly one wakeup.  On this machine kind the kernel
-    # runs no tracepoint probe while one of the host agent's threads is
-    # current (seen with ftrace: none of their syscalls or switch-outs is
-    # traced), so a timer that expires then is not seen: the recorder writes
-    # that wakeup Inferred, from thread 0, at the sleeper's switch-in.
+    # Every sleep ends by exactly one wakeup.  On this machine kind there is
+    # a class of threads in whose context the kernel runs no tracepoint probe
+    # (seen with ftrace: none of their syscalls or switch-outs is traced), so
+    # a timer that expires while one of them is current is not seen: the
+    # recorder writes that wakeup Inferred, from thread 0, at the sleeper's
+    # switch-in.
     none = counts.count(0)
     expect(not none, "%d of the %d sleeps have no wakeup (sleep %d)"
            % (none, k, counts.index(0) if none else 0))

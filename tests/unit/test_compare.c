@@ -528,7 +528,7 @@ Test(compare_files, unreadable_trace_is_an_error)
 	kr_compare_free(&c);
 }
 
-/* issue 18: --ignore adds to the default list; "none" empties it */
+/* --ignore adds to the default list; "none" empties it */
 Test(compare_kindset, ignore_option_adds_to_the_default_and_none_clears)
 {
 	kr_kindset s = KR_CMP_DEFAULT_IGNORE;

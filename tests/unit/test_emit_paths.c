@@ -10,7 +10,7 @@
 
 #define START 1000000000ull
 
-/* A drain that fell behind (issue 18: at SCHED_IDLE on a busy machine) hands
+/* A drain that fell behind (at SCHED_IDLE on a busy machine) hands
  * over more recent paths than the stash holds: one it cannot keep is a path
  * the trace will lack, and it is counted under SpanTable like an eviction
  * (it was dropped without a count). */

@@ -926,7 +926,7 @@ Test(pipeline, a_batch_is_split_into_its_records_and_sorted_with_direct_ones)
 	temp_dir_remove(t.dir);
 }
 
-/* ---- ordering at scale, lifecycles, i386 (issue: exact at any load) ---- */
+/* ---- ordering at scale, lifecycles, i386 (exact at any load) ---- */
 
 Test(order, a_128_ring_merge_of_skewed_bursts_releases_in_key_order_and_never_early)
 {
@@ -1363,14 +1363,14 @@ Test(pipeline, a_sleeping_fault_is_split_at_its_switch_out)
 	temp_dir_remove(t.dir);
 }
 
-/* Seen on this machine kind: while one of the host agent's threads is current
- * the kernel runs no tracepoint probe, so a timer's wakeup of a traced sleeper
- * is never recorded (nor counted by recursion_misses).  A thread that left the
- * CPU blocked and comes back with no wakeup seen was woken all the same: a
- * thread-0 Wakeup, Inferred, at its switch-in, cited by the OffCpu End.  None
- * for a preemption (prev_state may still say it was going to sleep), a
- * runnable switch-out, or a wakeup seen before its switch-out (another CPU's
- * waker can be ordered before it). */
+/* Seen on this machine kind: there is a class of threads in whose context the
+ * kernel runs no tracepoint probe, so a timer's wakeup of a traced sleeper
+ * while one of them is current is never recorded (nor counted by
+ * recursion_misses).  A thread that left the CPU blocked and comes back with
+ * no wakeup seen was woken all the same: a thread-0 Wakeup, Inferred, at its
+ * switch-in, cited by the OffCpu End.  None for a preemption (prev_state may
+ * still say it was going to sleep), a runnable switch-out, or a wakeup seen
+ * before its switch-out (another CPU's waker can be ordered before it). */
 Test(emit, a_wakeup_the_kernel_did_not_report_is_inferred_at_the_switch_in)
 {
 	struct emit_trace t;

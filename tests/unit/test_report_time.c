@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* katra-replay report on the shapes of real captures (issue 18): threads
+/* katra-replay report on the shapes of real captures: threads
  * never seen switching (idle helpers of an attached Wine session), a wait
  * begun before the capture, a thread whose final switch-out and an Inferred
  * End come after its exit; the critical path of a chosen thread or process;

@@ -483,7 +483,7 @@ Test(stats_views, inferred_off_cpu_end_is_left_out)
 	tb_cleanup(&t);
 }
 
-/* issue 18: a window keeps the names given before it (ProcessInfo at 0.1 ms)
+/* A window keeps the names given before it (ProcessInfo at 0.1 ms)
  * and says its own length (4 ms to 10 ms: 6 ms) beside the capture's. */
 Test(stats_views, window_keeps_process_names_and_says_its_own_length)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* One vocabulary (issue 18): the same file and the same thread are spelled
+/* One vocabulary: the same file and the same thread are spelled
  * the same by dump, stats, report and export (names/resnames.h): a file
  * identity "File:<decimal>", a thread "Thread:<decimal tid>", a futex
  * "Futex:0x<hex>"; pipes, sockets and anon inodes as /proc/PID/fd names

@@ -225,7 +225,7 @@ int emit_close_syscall(struct emitter *e, struct thread_state *th, uint32_t tid,
  * since it last ran: the kernel woke it (only try_to_wake_up makes a blocked
  * task runnable) but the probe did not run.  The kernel skips tracepoints in
  * some contexts without counting (on this machine kind, every tracepoint
- * while one of the host agent's threads is current), and a ring can refuse the
+ * while a thread of one class is current), and a ring can refuse the
  * record.  Written as thread 0's Wakeup, Inferred, at this time (when it
  * happened is not known, only that it was before), so the OffCpu End still
  * cites a wakeup and the trace says one was not seen. */
