@@ -30,6 +30,7 @@ packages=(
 	# the Vulkan present test: an X server of its own (this Mesa has no
 	# headless surface) and xcb for its window
 	xvfb libxcb1-dev
+	vulkan-tools                    # vkcube: the real-renderer present test (t_vkcube.sh)
 	# the Proton-class stack (tests/proton/mkroot.sh, make proton-root): a
 	# Debian 13 root with Wine 10, DXVK and lavapipe, built with mmdebstrap
 	# from Debian's mirror (~2.1 GiB under /var/cache/katra-proton)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Integration tests of katra-record on the real kernel (needs root).
 # usage: tests/integration/run.sh [NAME...]   (default: every t_NAME.sh here)
-# Prints PASS/FAIL/SKIP per test, then exactly "N passed, N failed";
+# Prints PASS/FAIL/SKIP per test, then exactly "N passed, N failed"; a skip
+# whose reason tests/host-skips.txt does not list is a FAIL;
 # exits 1 if any test failed.  KT_KEEP=1 keeps each test's scratch directory,
 # KT_TIMES=1 prints how long each test took.
 set -u
@@ -24,6 +25,19 @@ else
 		names+=("${n%.sh}")
 	done
 fi
+
+# host_lacks WHY: whether WHY begins with a reason tests/host-skips.txt
+# allows (a kernel or CPU a machine may lack); any other skip is a failure
+host_lacks()
+{
+	local pattern machine
+	while IFS=$'\t' read -r pattern machine; do
+		[[ -z "$pattern" || "$pattern" == \#* ]] && continue
+		# shellcheck disable=SC2053 # the pattern is a glob on purpose
+		[[ "$1" == $pattern* ]] && return 0
+	done <"$dir/../host-skips.txt"
+	return 1
+}
 
 passed=0
 failed=0
@@ -52,7 +66,12 @@ for name in "${names[@]}"; do
 		passed=$((passed + 1))
 		;;
 	77)
-		echo "SKIP $name: $why"
+		if host_lacks "$why"; then
+			echo "SKIP $name: $why"
+		else
+			echo "FAIL $name: skipped: $why (a test skips only for what a machine lacks, tests/host-skips.txt; install the rest with ci/install-deps.sh)"
+			failed=$((failed + 1))
+		fi
 		;;
 	124 | 137)
 		echo "FAIL $name: timed out after ${limit}s"
