@@ -11,7 +11,7 @@ _katra_replay()
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $cmd in
-	verify) opts="--max-problems" ;;
+	verify) opts="--max-problems --strict" ;;
 	dump) opts="--jsonl --pid --tid --kind --from --to" ;;
 	stats) opts="--json --syscalls --calls --per-process --per-frame --files --off-cpu --top --overview --all --from --to" ;;
 	compare) opts="--json --ignore" ;;

@@ -591,17 +591,23 @@ struct katra_verify_report {
 	uint64_t records;
 	uint64_t events;
 	uint64_t problems;
+	/* SHOULD rules of SPEC section 7 broken (the SessionSummary's
+	 * inferred_events, processes_seen, threads_seen as section 5.6 defines
+	 * them): said through fn as lines beginning "note: ", not problems */
+	uint64_t advisories;
 	bool truncated;
 	bool has_summary;
 };
 
-/* Called once per problem with a one-line reason (no trailing newline). */
+/* Called once per problem (and per advisory) with a one-line reason (no
+ * trailing newline). */
 typedef void (*katra_problem_fn)(void *ctx, const char *line);
 
 /* Verifies a whole stream.  Returns 0 when valid, 1 when problems were
  * found (each reported through fn), -errno when the file cannot be read.
  * max_problems caps the callbacks (0 = unlimited); all are still counted.
- * Memory is bounded by the number of distinct open spans and threads. */
+ * Memory is bounded by the number of distinct open spans, threads and
+ * processes. */
 int katra_verify_reader(struct katra_reader *r, katra_problem_fn fn, void *ctx,
 			uint64_t max_problems, struct katra_verify_report *out);
 int katra_verify_path(const char *path, katra_problem_fn fn, void *ctx,

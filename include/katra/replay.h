@@ -19,9 +19,11 @@
 /* ---- verify ---- */
 
 /* Runs katra_verify_path: one line per problem on out (at most max_problems
- * printed, 0 = all; every problem is counted), then one summary line:
- *   "PATH: valid (N records, M events)" or "PATH: invalid: K problems". */
-int katra_replay_verify(const char *path, FILE *out, uint64_t max_problems, FILE *err);
+ * printed, 0 = all; every problem is counted) and per advisory ("note: "),
+ * then one summary line: "PATH: valid (N records, M events)" or "PATH:
+ * invalid: K problems"; with strict, an advisory makes it invalid too. */
+int katra_replay_verify(const char *path, FILE *out, uint64_t max_problems, bool strict,
+			FILE *err);
 
 /* ---- dump ---- */
 

@@ -165,7 +165,7 @@ kt_wait_recorder()
 kt_verify()
 {
 	local f=$TRACE
-	"$REPLAY" verify "$f" >"$f.verify" 2>&1 ||
+	"$REPLAY" verify --strict "$f" >"$f.verify" 2>&1 ||
 		kt_fail "katra-replay verify rejects $(basename "$f"): $(head -n 3 "$f.verify" | tr '\n' ' ')"
 	"$REPLAY" dump --jsonl "$f" >"$f.jsonl" 2>"$f.dump-err" ||
 		kt_fail "katra-replay dump --jsonl failed: $(kt_tail "$f.dump-err")"
@@ -249,7 +249,7 @@ kt_verified_check()
 		rc=$?
 	fi
 	[ "$rc" = 0 ] || cmsg="$(kt_tail "$T/check.out")"
-	"$REPLAY" verify "$TRACE" >"$TRACE.verify" 2>&1 ||
+	"$REPLAY" verify --strict "$TRACE" >"$TRACE.verify" 2>&1 ||
 		vmsg="katra-replay verify rejects the trace ($(grep -c . "$TRACE.verify") lines): $(head -n 3 "$TRACE.verify" | tr '\n' ' ')"
 	if [ -n "$cmsg" ]; then
 		kt_fail "$check: $cmsg${vmsg:+ | $vmsg}"

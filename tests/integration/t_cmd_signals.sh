@@ -111,4 +111,4 @@ kt_verify
 kt_run_rec -o "$T/d.ktrc" -d 0.3 -- perl -e '$SIG{TERM} = "IGNORE"; sleep 30'
 [ "$KT_RC" = 137 ] || kt_fail "-d before the command's end: exit $KT_RC, expected 137 (SIGKILL): $(kt_tail "$T/rec.err" 2)"
 grep -q "outlived SIGTERM by 2000 ms: ended it with SIGKILL" "$T/rec.err" || kt_fail "the SIGKILL is not said: $(kt_tail "$T/rec.err" 2)"
-"$REPLAY" verify "$T/d.ktrc" >/dev/null || kt_fail "the -d trace does not verify"
+"$REPLAY" verify --strict "$T/d.ktrc" >/dev/null || kt_fail "the -d trace does not verify"

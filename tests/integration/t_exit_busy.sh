@@ -28,7 +28,7 @@ rc=$?
 [ "$rc" = 0 ] || kt_fail "katra-record exited $rc (124: still running $LIMIT s after it \
 started, its command long gone): $(kt_tail "$T/rec.err" 2)"
 [ "$(tar tzf "$T/files.tgz" | grep -c '/f[0-9]*$')" = 1000 ] || kt_fail "tar wrote an incomplete archive"
-"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 || kt_fail "the trace does not verify: $(kt_tail "$T/verify.out")"
+"$REPLAY" verify --strict "$TRACE" >"$T/verify.out" 2>&1 || kt_fail "the trace does not verify: $(kt_tail "$T/verify.out")"
 "$REPLAY" dump "$TRACE" >"$T/dump.txt" || kt_fail "katra-replay dump failed"
 for name in tar gzip; do
 	grep -E "\(${name}\) .* TaskExit Instant .*group_dead=true" "$T/dump.txt" >/dev/null ||

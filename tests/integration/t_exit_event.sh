@@ -29,5 +29,5 @@ timeout -k 5 "$KT_STOP_TIMEOUT" "$REC" -q -o "$T/cmd.ktrc" -- "$WL/syscalls" 10 
 rc=$?
 [ "$rc" = 0 ] || kt_fail "-- syscalls: katra-record exited $rc (124: still running \
 ${KT_STOP_TIMEOUT}s after the command exited): $(kt_tail "$T/cmd.err" 2)"
-"$REPLAY" verify "$T/cmd.ktrc" >/dev/null || kt_fail "-- syscalls: the trace does not verify"
+"$REPLAY" verify --strict "$T/cmd.ktrc" >/dev/null || kt_fail "-- syscalls: the trace does not verify"
 

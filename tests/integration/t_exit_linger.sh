@@ -22,7 +22,7 @@ rc=$?
 [ "$rc" = 0 ] || kt_fail "-- true: katra-record exited $rc: $(kt_tail "$T/rec.err" 2)"
 "$REPLAY" dump "$TRACE" 2>/dev/null | grep -q 'note "layer vulkan: [0-9]* uprobes' ||
 	kt_skip "the Vulkan layer attached no uprobe here"
-"$REPLAY" verify "$TRACE" >/dev/null || kt_fail "the trace does not verify"
+"$REPLAY" verify --strict "$TRACE" >/dev/null || kt_fail "the trace does not verify"
 child=
 for f in /proc/[0-9]*/cmdline; do
 	if tr '\0' ' ' <"$f" 2>/dev/null | grep -qF -- "-o $TRACE "; then

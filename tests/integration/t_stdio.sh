@@ -10,7 +10,7 @@ set -o pipefail
 "$REC" -q -o - -- "$WL/syscalls" 300 200 2>"$T/rec.err" >"$T/syscalls.out.trace" ||
 	kt_fail "katra-record -o - exited $?: $(kt_tail "$T/rec.err" 2)"
 # with -o -, the command's own stdout goes to stderr: the stream is the trace
-"$REPLAY" verify - <"$T/syscalls.out.trace" >"$T/verify.out" 2>&1 ||
+"$REPLAY" verify --strict - <"$T/syscalls.out.trace" >"$T/verify.out" 2>&1 ||
 	kt_fail "verify - rejects the streamed trace: $(kt_tail "$T/verify.out" 2)"
 "$REC" -q -o - -- "$WL/syscalls" 300 200 2>"$T/rec2.err" | "$REPLAY" stats --json - >"$T/stats.json" ||
 	kt_fail "katra-record -o - | katra-replay stats - failed: $(kt_tail "$T/rec2.err" 2)"

@@ -35,7 +35,7 @@ kt_proton_frames()
 	KT_STOP_TIMEOUT=80 kt_wait_recorder 0
 	grep -q '"frames"' "$T/prog.out" ||
 		kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(grep -v '^info:\|^warn:' "$T/rec.err" | tail -n 2)"
-	"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
+	"$REPLAY" verify --strict "$TRACE" >"$T/verify.out" 2>&1 ||
 		kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
 	# the program's events only (the whole session's ~800,000 are too many
 	# for the check's Python within the test's time) (the Wine process whose
@@ -144,7 +144,7 @@ kt_proton_check_attached()
 	local check=$1 lost dev ino
 	grep -q '"frames"' "$T/prog.out" ||
 		kt_fail "the program printed no counters: $(kt_tail "$T/prog.out") / $(kt_tail "$T/prog.err" 2)"
-	"$REPLAY" verify "$TRACE" >"$T/verify.out" 2>&1 ||
+	"$REPLAY" verify --strict "$TRACE" >"$T/verify.out" 2>&1 ||
 		kt_fail "katra-replay verify rejects the trace: $(head -n 3 "$T/verify.out" | tr '\n' ' ')"
 	lost=$("$REPLAY" dump --kind Drop "$TRACE" | grep -v '^#' | tr '\n' ' ')
 	[ -z "$lost" ] || kt_fail "the capture lost events (exact counts need all): $lost"

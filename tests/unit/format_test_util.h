@@ -202,8 +202,19 @@ static inline struct katra_record mk_summary(const struct katra_record *recs, si
 	r.type = KATRA_RECORD_SESSION_SUMMARY;
 	for (size_t i = 0; i < n; i++) {
 		if (recs[i].type == KATRA_RECORD_EVENT) {
+			const struct katra_event *ev = &recs[i].u.event;
+			bool proc_new = ev->process_id != 0, thread_new = ev->thread_id != 0;
+			for (size_t j = 0; j < i; j++) {
+				if (recs[j].type != KATRA_RECORD_EVENT)
+					continue;
+				proc_new &= recs[j].u.event.process_id != ev->process_id;
+				thread_new &= recs[j].u.event.thread_id != ev->thread_id;
+			}
 			r.u.summary.event_count++;
-			per_kind[recs[i].u.event.kind]++;
+			per_kind[ev->kind]++;
+			r.u.summary.processes_seen += proc_new;
+			r.u.summary.threads_seen += thread_new;
+			r.u.summary.inferred_events += ev->confidence == KATRA_CONFIDENCE_INFERRED;
 		} else if (recs[i].type == KATRA_RECORD_EPOCH_MARKER) {
 			r.u.summary.epoch_count++;
 		} else if (recs[i].type == KATRA_RECORD_COUNTER) {

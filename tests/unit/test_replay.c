@@ -622,7 +622,7 @@ Test(replay_verify, valid_sample_one_line)
 	snprintf(want, sizeof(want), "%s: valid (%zu records, ", t.path, katra_sample_count());
 	cap_open(&out);
 	cap_open(&err);
-	cr_assert_eq(katra_replay_verify(t.path, out.f, 100, err.f), 0);
+	cr_assert_eq(katra_replay_verify(t.path, out.f, 100, false, err.f), 0);
 	cr_assert(strncmp(cap_text(&out), want, strlen(want)) == 0, "%s", cap_text(&out));
 	cr_assert_eq(strchr(cap_text(&out), '\n'), cap_text(&out) + strlen(cap_text(&out)) - 1);
 	cr_assert_str_eq(cap_text(&err), "");
@@ -647,7 +647,7 @@ Test(replay_verify, problems_capped_but_all_counted)
 	write_trace(t.path, r, 5, NULL);
 	cap_open(&out);
 	cap_open(&err);
-	cr_assert_eq(katra_replay_verify(t.path, out.f, 2, err.f), 1);
+	cr_assert_eq(katra_replay_verify(t.path, out.f, 2, false, err.f), 1);
 	o = cap_text(&out);
 	for (const char *p = o; *p; p++)
 		lines += *p == '\n';

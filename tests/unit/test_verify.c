@@ -523,3 +523,31 @@ Test(verify, max_problems_caps_callbacks)
 	cr_assert_eq(ls.calls, 2);
 	tbuf_free(&b);
 }
+
+/* ---- the SHOULD rules of section 7: said, not counted as problems ---- */
+
+Test(verify, summary_ids_that_disagree_with_the_events_are_advisories)
+{
+	struct katra_kind_count kinds[KATRA_KIND_COUNT];
+	struct katra_record r[5] = { EV(1, 10, 7), EV(2, 20, 8), EV(3, 30, 0) };
+	struct katra_verify_report rep;
+	struct lines ls;
+	size_t off[8];
+
+	r[1].u.event.process_id = 200; /* a ProcessInfo-like event of another process */
+	r[2].u.event.confidence = KATRA_CONFIDENCE_INFERRED;
+	r[3] = mk_summary(r, 3, kinds);
+	cr_assert_eq(r[3].u.summary.threads_seen, 2, "thread 0 is no thread");
+	cr_assert_eq(verify_recs(r, 4, off, &ls, &rep), 0, "first: %s", ls.n ? ls.l[0] : "");
+	cr_assert_eq(rep.advisories, 0, "first: %s", ls.n ? ls.l[0] : "");
+
+	r[3].u.summary.processes_seen--; /* the count left out the named-only process */
+	r[3].u.summary.inferred_events = 0;
+	cr_assert_eq(verify_recs(r, 4, off, &ls, &rep), 0, "an advisory is not a problem");
+	cr_assert_eq(rep.problems, 0);
+	cr_assert_eq(rep.advisories, 2);
+	cr_assert_eq(ls.n, 2);
+	cr_assert(strstr(ls.l[0], "note: SessionSummary") && strstr(ls.l[0], "inferred_events 0 "
+		  "but the events hold 1"), "%s", ls.l[0]);
+	cr_assert(strstr(ls.l[1], "processes_seen"), "%s", ls.l[1]);
+}

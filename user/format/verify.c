@@ -153,6 +153,8 @@ struct verifier {
 	struct seq_set seqs;
 	struct map spans;   /* (thread, span) -> (begin seq, byte offset) */
 	struct map threads; /* (thread, 0) -> (last ts, byte offset) */
+	struct map procs;   /* (process, 0): the distinct process ids */
+	uint64_t nthreads, nprocs, inferred; /* nonzero ids; Inferred events */
 	uint64_t by_kind[KATRA_KIND_COUNT];
 	uint64_t epochs, counters;
 	uint64_t summary_offset;
@@ -216,11 +218,20 @@ static void check_event(struct verifier *v, const struct katra_event *ev, uint64
 		problem(v, "seq %" PRIu64 " at byte %" PRIu64 ": ts_mono_ns %" PRIu64 " goes back in "
 			"time on thread %" PRIu64 " (previous %" PRIu64 " at byte %" PRIu64 ")",
 			ev->seq, off, ev->ts_mono_ns, ev->thread_id, s->v1, s->v2);
-	if (!s)
-		s = map_insert(&v->threads, ev->thread_id, 0);
+	if (!s && (s = map_insert(&v->threads, ev->thread_id, 0)) && ev->thread_id)
+		v->nthreads++;
 	if (!s) {
 		v->oom = -ENOMEM;
 		return;
+	}
+	if (ev->confidence == KATRA_CONFIDENCE_INFERRED)
+		v->inferred++;
+	if (ev->process_id && !map_find(&v->procs, ev->process_id, 0)) {
+		if (!map_insert(&v->procs, ev->process_id, 0)) {
+			v->oom = -ENOMEM;
+			return;
+		}
+		v->nprocs++;
 	}
 	if (ev->ts_mono_ns >= s->v1) {
 		s->v1 = ev->ts_mono_ns;
@@ -259,6 +270,19 @@ static void check_event(struct verifier *v, const struct katra_event *ev, uint64
 	map_remove(&v->spans, s);
 }
 
+static void advisory(struct verifier *v, const char *what, uint64_t said, uint64_t seen,
+		     uint64_t off)
+{
+	char line[256];
+
+	v->rep.advisories++;
+	snprintf(line, sizeof(line), "note: SessionSummary at byte %" PRIu64 ": %s %" PRIu64
+		 " but the events hold %" PRIu64 " (a SHOULD of SPEC section 7)", off, what, said,
+		 seen);
+	if (v->fn)
+		v->fn(v->ctx, line);
+}
+
 static void check_summary(struct verifier *v, const struct katra_summary *s, uint64_t off)
 {
 	uint64_t listed[KATRA_KIND_COUNT] = { 0 };
@@ -285,6 +309,14 @@ static void check_summary(struct verifier *v, const struct katra_summary *s, uin
 	if (drops != s->dropped_events)
 		problem(v, "SessionSummary at byte %" PRIu64 ": dropped_events %" PRIu64 " but drops "
 			"add up to %" PRIu64, off, s->dropped_events, drops);
+	if (s->inferred_events != v->inferred)
+		advisory(v, "inferred_events", s->inferred_events, v->inferred, off);
+	if (s->processes_seen != v->nprocs)
+		advisory(v, "processes_seen (distinct nonzero process ids)", s->processes_seen,
+			 v->nprocs, off);
+	if (s->threads_seen != v->nthreads)
+		advisory(v, "threads_seen (distinct nonzero thread ids)", s->threads_seen,
+			 v->nthreads, off);
 }
 
 static void check_record(struct verifier *v, const struct katra_record *rec, uint64_t off)
@@ -381,6 +413,7 @@ cleanup:
 	free(v.seqs.r);
 	free(v.spans.slots);
 	free(v.threads.slots);
+	free(v.procs.slots);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  * emit_misc.c, emit_wine.c) shares.  It calls none of them: the dispatch
  * by kind is emit_dispatch.c, above them all. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 
@@ -62,6 +63,12 @@ int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
 		rc = ktable_init(&e->paths, 1024, sizeof(struct path_slot));
 	if (!rc && record_paths)
 		rc = ktable_init(&e->exec_paths, 256, sizeof(struct exec_path));
+	if (!rc) { /* ids are below PID_MAX_LIMIT: a bit each, pages touched as used */
+		e->seen_procs = calloc(KATRA_SEEN_IDS / 64, sizeof(uint64_t));
+		e->seen_threads = calloc(KATRA_SEEN_IDS / 64, sizeof(uint64_t));
+		if (!e->seen_procs || !e->seen_threads)
+			rc = -ENOMEM;
+	}
 	if (rc)
 		emitter_free(e);
 	return rc;
@@ -77,6 +84,9 @@ void emitter_free(struct emitter *e)
 	ktable_free(&e->wine_pipes);
 	ktable_free(&e->paths);
 	ktable_free(&e->exec_paths);
+	free(e->seen_procs);
+	free(e->seen_threads);
+	e->seen_procs = e->seen_threads = NULL;
 }
 
 /* ---- writing one record ---- */
@@ -153,7 +163,7 @@ void emit_count_thread(struct emitter *e, uint32_t tgid)
 
 /* The process table shrinks: a process whose group_dead exit is written and
  * whose last thread is gone from the thread table has no event to come (a
- * pid reused later is a new process, named and counted anew). */
+ * pid reused later is a new process, named anew). */
 void emit_forget_thread(struct emitter *e, uint32_t tid)
 {
 	struct thread_state *th = ktable_get(&e->threads, tid);
@@ -163,26 +173,6 @@ void emit_forget_thread(struct emitter *e, uint32_t tid)
 		ktable_remove(&e->procs, th->tgid);
 	ktable_remove(&e->threads, tid);
 	emit_thread_forget_cache(e);
-}
-
-void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *causes,
-		     unsigned *ncauses)
-{
-	bool created;
-
-	if (!(th->flags & TH_COUNTED)) {
-		th->flags |= TH_COUNTED;
-		e->st.threads_seen++;
-		struct proc_state *ps = ktable_upsert(&e->procs, th->tgid, &created);
-		if (ps && !ps->counted) {
-			ps->counted = true;
-			e->st.processes_seen++;
-		}
-	}
-	if (th->flags & TH_FIRST_CAUSE) {
-		th->flags &= ~TH_FIRST_CAUSE;
-		causes[(*ncauses)++] = th->first_cause_seq;
-	}
 }
 
 int emit_end_span(struct emitter *e, struct thread_state *th, const struct katra_wire_head *h,

@@ -37,6 +37,9 @@ struct emit_stats {
 	uint64_t last_key;  /* CLOCK_MONOTONIC of the last record written */
 };
 
+/* Linux's PID_MAX_LIMIT: every process and thread id is below it. */
+#define KATRA_SEEN_IDS (1u << 22)
+
 struct emitter {
 	struct katra_writer *w;
 	uint64_t start_mono, start_wall;
@@ -57,6 +60,7 @@ struct emitter {
 	 * on two CPUs alternate in the merge), for last_tid and prev_tid */
 	void *last_thread, *prev_thread;
 	uint32_t last_tid, prev_tid;
+	uint64_t *seen_procs, *seen_threads; /* bitmaps of the ids counted (emit_count_id) */
 	int error;             /* first writer error, sticky */
 	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
 	/* the latest time written ahead of the watermark (the reorder budget was

@@ -16,7 +16,6 @@ enum thread_flags {
 	TH_OFFCPU_OPEN = 1 << 1,
 	TH_WAKEUP = 1 << 2,
 	TH_FIRST_CAUSE = 1 << 3,
-	TH_COUNTED = 1 << 4,
 	TH_FAULT_OPEN = 1 << 5,
 	TH_EXITED = 1 << 6,   /* its TaskExit is written; only its last switch-out is to come */
 	TH_EXEC_ENDED = 1 << 7, /* its execve span was ended at the exec (it became the
@@ -112,7 +111,6 @@ struct proc_state {
 	uint32_t threads;   /* its threads in the thread table: the entry goes
 			     * when the last one goes after its group_dead exit */
 	bool has_image;
-	bool counted;
 	bool group_dead;    /* its group_dead TaskExit is written */
 	bool named;         /* a ProcessInfo is written */
 	uint64_t frame;     /* the frame in progress (its events' request_id), 0
@@ -208,14 +206,16 @@ static inline void emit_thread_forget_cache(struct emitter *e)
 void emit_forget_thread(struct emitter *e, uint32_t tid);
 void emit_count_thread(struct emitter *e, uint32_t tgid);
 
-void emit_note_first(struct emitter *e, struct thread_state *th, uint64_t *causes,
-		     unsigned *ncauses);
-/* A tracked thread's first event: count it, and link it to its fork. */
+/* A tracked thread's first event after its fork: linked to the fork (its
+ * ids are counted as every event's are, in emit_write). */
 static inline void emit_note_tracked(struct emitter *e, struct thread_state *th,
 				     uint64_t *causes, unsigned *ncauses)
 {
-	if (th && (th->flags & (TH_COUNTED | TH_FIRST_CAUSE)) != TH_COUNTED)
-		emit_note_first(e, th, causes, ncauses);
+	(void)e;
+	if (th && (th->flags & TH_FIRST_CAUSE)) {
+		th->flags &= ~TH_FIRST_CAUSE;
+		causes[(*ncauses)++] = th->first_cause_seq;
+	}
 }
 
 /* An event of thread h->tid, its other fields cleared (inline: every event
@@ -300,6 +300,19 @@ int emit_frame_presented(struct emitter *e, uint32_t tgid, uint64_t swapchain, u
 void emit_frame_tag(struct emitter *e, struct katra_event *ev);
 void emit_frames_forget(struct emitter *e, uint32_t tgid);
 
+/* processes_seen and threads_seen as the format defines them: the distinct
+ * nonzero ids among events, whatever scope wrote them (a process named by a
+ * ProcessInfo only counts too; a reused id counts once). */
+static inline void emit_count_id(uint64_t *seen, uint64_t id, uint64_t *count)
+{
+	uint64_t bit = 1ull << (id & 63);
+
+	if (id && id < KATRA_SEEN_IDS && !(seen[id >> 6] & bit)) {
+		seen[id >> 6] |= bit;
+		(*count)++;
+	}
+}
+
 /* Fills the common fields and writes; the time is the kernel's, unchanged
  * (inline: every event comes through here). */
 static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key,
@@ -315,6 +328,8 @@ static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t
 		e->tid0_last_ts = ts;
 	if (e->frames.count)
 		emit_frame_tag(e, ev);
+	emit_count_id(e->seen_procs, ev->process_id, &e->st.processes_seen);
+	emit_count_id(e->seen_threads, ev->thread_id, &e->st.threads_seen);
 	ev->seq = e->next_seq++;
 	ev->ts_mono_ns = ts;
 	ev->ts_wall_ns = e->start_wall + ts;

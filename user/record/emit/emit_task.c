@@ -231,7 +231,7 @@ static int take_over_leader(struct emitter *e, const struct katra_ev_exec *x, ui
 	memset(old, 0, sizeof(*old));
 	old->tgid = moved.tgid;
 	old->last_ts = moved.last_ts;
-	old->flags = TH_EXITED | TH_COUNTED;
+	old->flags = TH_EXITED;
 	struct thread_state *th = ktable_upsert(&e->threads, x->head.tid, &created);
 	if (th)
 		*th = moved;

@@ -11,7 +11,7 @@
 #include "katra/replay_cli.h"
 #include "dump_filter.h"
 
-enum { OPT_MAX_PROBLEMS = 256, OPT_JSONL, OPT_JSON };
+enum { OPT_MAX_PROBLEMS = 256, OPT_JSONL, OPT_JSON, OPT_STRICT };
 
 /* Parses CMD's options (opts) then exactly one FILE.  on_opt handles each
  * option and returns -1 to go on or an exit status.  Returns -1 with *file
@@ -57,23 +57,39 @@ static int parse_one_file(int argc, char **argv, const struct option *opts, cons
 /* ---- verify ---- */
 
 static const char verify_help[] =
-	"Usage: katra-replay verify [--max-problems N] FILE\n"
+	"Usage: katra-replay verify [--max-problems N] [--strict] FILE\n"
 	"Check every rule of the Katra format (format/SPEC.md section 7) and say\n"
 	"whether FILE is a valid trace; each problem names its seq and byte offset.\n"
+	"A summary field that section 7 says a writer SHOULD keep (inferred_events,\n"
+	"processes_seen, threads_seen) and that disagrees with the events is said on\n"
+	"a line beginning \"note: \".\n"
 	"\n"
 	"  --max-problems N   print at most N problems (default 100, 0 = all); all\n"
 	"                     of them are counted\n"
+	"  --strict           a broken SHOULD rule makes the trace invalid too\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 valid, 1 invalid or unreadable, 2 usage error.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    katra-replay verify run.ktrc          # valid, or one line per problem\n"
-	"    katra-replay verify --max-problems 0 run.ktrc\n";
+	"    katra-replay verify --max-problems 0 run.ktrc\n"
+	"    katra-replay verify --strict run.ktrc # what katra-record writes\n";
+
+struct verify_args {
+	uint64_t max_problems;
+	bool strict;
+};
 
 static int verify_opt(int c, const char *arg, void *ctx)
 {
-	if (c == OPT_MAX_PROBLEMS && katra_cli_parse_count(arg, ctx))
+	struct verify_args *a = ctx;
+
+	if (c == OPT_STRICT) {
+		a->strict = true;
+		return -1;
+	}
+	if (c == OPT_MAX_PROBLEMS && katra_cli_parse_count(arg, &a->max_problems))
 		return katra_cli_usage_error("verify", "--max-problems wants a number, not '%s'",
 					     arg);
 	return -1;
@@ -84,15 +100,16 @@ int katra_cmd_verify(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "max-problems", required_argument, NULL, OPT_MAX_PROBLEMS },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ 0 },
 	};
-	uint64_t max_problems = 100;
+	struct verify_args a = { .max_problems = 100 };
 	const char *file;
-	int rc = parse_one_file(argc, argv, opts, verify_help, verify_opt, &max_problems, &file);
+	int rc = parse_one_file(argc, argv, opts, verify_help, verify_opt, &a, &file);
 
 	if (rc >= 0)
 		return rc;
-	return katra_replay_verify(file, stdout, max_problems, stderr) == 0 ? 0 : 1;
+	return katra_replay_verify(file, stdout, a.max_problems, a.strict, stderr) == 0 ? 0 : 1;
 }
 
 /* ---- dump ---- */

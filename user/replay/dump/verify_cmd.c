@@ -15,7 +15,7 @@ static void print_problem(void *ctx, const char *line)
 	putc('\n', out);
 }
 
-int katra_replay_verify(const char *path, FILE *out, uint64_t max_problems, FILE *err)
+int katra_replay_verify(const char *path, FILE *out, uint64_t max_problems, bool strict, FILE *err)
 {
 	struct katra_verify_report rep = { 0 };
 	int ret, fret;
@@ -27,7 +27,11 @@ int katra_replay_verify(const char *path, FILE *out, uint64_t max_problems, FILE
 			strerror(-ret));
 		return ret;
 	}
-	if (ret == 0 && rep.problems == 0) {
+	if (ret == 0 && rep.problems == 0 && strict && rep.advisories) {
+		fprintf(out, "%s: invalid under --strict: %llu SHOULD rule%s broken\n", path,
+			(unsigned long long)rep.advisories, rep.advisories == 1 ? "" : "s");
+		ret = 1;
+	} else if (ret == 0 && rep.problems == 0) {
 		fprintf(out, "%s: valid (%llu records, %llu events)\n", path,
 			(unsigned long long)rep.records, (unsigned long long)rep.events);
 	} else {
