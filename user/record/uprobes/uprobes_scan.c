@@ -216,7 +216,8 @@ static bool sweep_thread_gone(void *ctx, uint32_t tid)
 /* A thread that died inside a probed call (a process exiting while its
  * threads wait, a thread killed) leaves its entry in ucall_states: entries of
  * threads that no longer exist go, so the table does not fill up over a long
- * capture.  (A reused tid is told apart in BPF by the thread's start time.) */
+ * capture.  A reused tid is told apart by the thread's start time, in BPF
+ * and here: a new thread's entry never goes (ucall_sweep.c). */
 void up_sweep_states(struct katra_uprobes *u)
 {
 	struct sweep_map m = { katra_probes_map_fd(u->probes, "ucall_states"), 0 };
