@@ -621,7 +621,7 @@ static uint64_t read_slot(void *ctx, unsigned cpu, enum katra_wm_field f)
 
 	switch (f) {
 	case KATRA_WM_BUSY_SEQ:
-		return __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE);
+		return __atomic_load_n(&s->busy_seq, __ATOMIC_ACQUIRE);
 	case KATRA_WM_STATE:
 		return __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 	case KATRA_WM_ENTER:
