@@ -132,16 +132,24 @@ Test(ucall_sweep, the_entries_of_a_dead_thread_go_a_live_ones_stay)
 	cr_expect_geq(find(&f, 41 << 3 | 1), 0);
 }
 
+/* Sweeps f (two_threads, tid 40 reused as f says): the new thread's entry
+ * stays, with its own start time. */
+static void sweep_keeps_new_thread(struct fake_map *f)
+{
+	int i;
+
+	two_threads(f);
+	sweep(f);
+	i = find(f, 40 << 3 | 1);
+	cr_expect_geq(i, 0, "the new thread 40's call state was deleted");
+	cr_expect_eq(i >= 0 ? f->start[i] : 0, 5000);
+}
+
 Test(ucall_sweep, a_tid_reused_after_the_scan_keeps_its_entry)
 {
 	struct fake_map f = { .reuse_tid = 40, .reuse_start = 5000, .reuse_at_end = true };
-	int i;
 
-	two_threads(&f);
-	sweep(&f);
-	i = find(&f, 40 << 3 | 1);
-	cr_expect_geq(i, 0, "the new thread 40's call state was deleted");
-	cr_expect_eq(i >= 0 ? f.start[i] : 0, 5000);
+	sweep_keeps_new_thread(&f);
 	/* the dead thread's other entry still goes */
 	cr_expect_lt(find(&f, (40ull << 3 | 2) | (1ull << 40)), 0);
 }
@@ -149,11 +157,6 @@ Test(ucall_sweep, a_tid_reused_after_the_scan_keeps_its_entry)
 Test(ucall_sweep, a_tid_reused_as_it_is_found_gone_keeps_its_entry)
 {
 	struct fake_map f = { .reuse_tid = 40, .reuse_start = 5000, .reuse_at_ask = true };
-	int i;
 
-	two_threads(&f);
-	sweep(&f);
-	i = find(&f, 40 << 3 | 1);
-	cr_expect_geq(i, 0, "the new thread 40's call state was deleted");
-	cr_expect_eq(i >= 0 ? f.start[i] : 0, 5000);
+	sweep_keeps_new_thread(&f);
 }
