@@ -125,22 +125,26 @@ static __always_inline long katra_map_put(void *map, const void *key, const void
 
 /* Marks this CPU busy before a probe reads the clock, and idle after it has
  * committed: user space does not move this ring's watermark while it is
- * busy.  Returns the CPU (every record of the probe goes to its ring). */
+ * busy, nor on what it read while a probe entered (wire.h, busy_seq: one add
+ * counts the probe in both halves).  Returns the CPU (every record of the
+ * probe goes to its ring). */
+#define KATRA_BUSY_ENTER ((1ull << 32) | 1)
 static __always_inline __u32 katra_busy(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	if (cpu < KATRA_MAX_CPUS)
-		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy, 1);
+		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy_seq, KATRA_BUSY_ENTER);
 	return cpu;
 }
 
 static __always_inline void katra_idle(__u32 cpu)
 {
 	/* an add of -1 with the result unused is BPF_XADD, which every kernel
-	 * has; a fetch-and-sub needs the 5.12 atomics */
+	 * has; a fetch-and-sub needs the 5.12 atomics.  busy is at least 1
+	 * here: no borrow reaches the entry count */
 	if (cpu < KATRA_MAX_CPUS)
-		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy, (__u32)-1);
+		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy_seq, (__u64)-1);
 }
 
 /* Enters written early (the thread left the CPU mid-syscall), by tid.  A

@@ -336,7 +336,12 @@ struct katra_ev_uring_complete {
  *   otherwise               every later record sorts at or after the time
  *                           user space read the slot.
  * busy is changed with atomic adds (full barriers on x86), before the clock
- * read and after the commit. */
+ * read and after the commit, as the low half of busy_seq, whose high half
+ * counts the probes that entered (each entry adds 1 to both halves, each
+ * exit takes 1 from the low one): user space reads busy_seq, then the slot
+ * and the staging area, then busy_seq again, and trusts what it read only if
+ * both readings are equal with busy 0 (no probe ran in between; a sequence
+ * count that allows probes nested on one CPU). */
 #define KATRA_SLOT_ACTIVE (1u << 0)
 #define KATRA_SLOT_FAULT  (1u << 1) /* fault_ts is set (the probes' own flag: one
 				     * load tells sys_enter about both) */
@@ -352,9 +357,15 @@ struct katra_cpu_slot {
 	__u32 state;      /* KATRA_SLOT_* */
 	__u32 tid;
 	__u64 wake_avail; /* ring fill seen at the last wakeup check */
-	__u64 nsubmit;    /* records submitted on this CPU */
-	__u32 busy;
+	__u32 nsubmit;    /* records submitted on this CPU (its low bits pace wakeup checks) */
 	__u32 tgid;
+	union {
+		__u64 busy_seq;
+		struct {
+			__u32 busy; /* probes inside (little-endian: the low half) */
+			__u32 seq;  /* probes entered, wrapping */
+		};
+	};
 	__u64 fault_ts;   /* a measured page fault in progress here (0: none):
 			   * records may still sort at this time */
 };
@@ -564,5 +575,6 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_task_rename) == 48, "task rename record
 KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
+KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy_seq) == 112, "cpu slot busy_seq");
 
 #endif /* KATRA_WIRE_H */

@@ -38,7 +38,7 @@
 struct katra_drain_src {
 	/* the lowest key a record not yet committed in `ring` can carry, read
 	 * after `now`, CLOCK_MONOTONIC (its CPU slot; prev while a probe is
-	 * busy there) */
+	 * busy there, or when probes kept entering while it was read) */
 	uint64_t (*ring_watermark)(void *ctx, unsigned ring, uint64_t now, uint64_t prev);
 	void *ctx;
 };

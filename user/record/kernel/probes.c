@@ -21,6 +21,7 @@
 
 #include "katra.skel.h"
 #include "probes_int.h"
+#include "watermark.h"
 #include "record/syscalls/syscalls.h"
 
 static int verbose_log;
@@ -612,37 +613,41 @@ static const struct katra_cpu_slot *slot_of(const struct katra_probes *p, unsign
 	return (const struct katra_cpu_slot *)&p->skel->bss->pend_words[cpu * 16];
 }
 
+/* The fields the watermark reads (watermark.h), from the maps' memory. */
+static uint64_t read_slot(void *ctx, unsigned cpu, enum katra_wm_field f)
+{
+	const struct katra_probes *p = ctx;
+	const struct katra_cpu_slot *s = slot_of(p, cpu);
+
+	switch (f) {
+	case KATRA_WM_BUSY_SEQ:
+		return __atomic_load_n(&s->busy_seq, __ATOMIC_ACQUIRE);
+	case KATRA_WM_STATE:
+		return __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	case KATRA_WM_ENTER:
+		return __atomic_load_n(&s->enter_ts, __ATOMIC_ACQUIRE);
+	case KATRA_WM_FAULT:
+		return __atomic_load_n(&s->fault_ts, __ATOMIC_ACQUIRE);
+	case KATRA_WM_STAGED:
+		return pk_staged_key(p, cpu);
+	}
+	return 0;
+}
+
 uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu, uint64_t now,
 				     uint64_t prev)
 {
-	const struct katra_cpu_slot *s;
-	uint32_t busy, state;
-	uint64_t enter, staged;
+	const struct katra_wm_reader r = { read_slot, (void *)p };
+	uint64_t staged;
 
 	if (cpu >= p->nrings)
 		return now;
-	s = slot_of(p, cpu);
 	/* records staged on that CPU, older than what this round can release
 	 * (the skew margin): into its ring now, or they hold the watermark */
 	staged = pk_staged_key(p, cpu);
 	if (staged && staged + KATRA_STAGE_FLUSH_NS <= now)
 		pk_stage_flush(p, cpu);
-	busy = __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE);
-	state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-	enter = __atomic_load_n(&s->enter_ts, __ATOMIC_ACQUIRE);
-	staged = pk_staged_key(p, cpu);
-	/* a probe that started meanwhile shows in busy when read again */
-	if (busy || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
-		return prev;
-	uint64_t fault = __atomic_load_n(&s->fault_ts, __ATOMIC_ACQUIRE), w = now;
-
-	if ((state & KATRA_SLOT_ACTIVE) && enter < w)
-		w = enter;
-	if (fault && fault < w)
-		w = fault;
-	if (staged && staged < w)
-		w = staged;
-	return w > prev ? w : prev;
+	return katra_wm_of_slot(&r, cpu, now, prev);
 }
 
 int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,

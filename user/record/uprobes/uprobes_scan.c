@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/procfs/procpath.h"
+#include "ucall_sweep.h"
 #include "uprobes_int.h"
 #include "winenames.h"
 
@@ -169,29 +170,66 @@ int up_scan_command(struct katra_uprobes *u, const char *path)
 	return n;
 }
 
+/* ucall_states through the bpf() syscall (ucall_sweep.h). */
+struct sweep_map {
+	int fd;
+	uint32_t value_size;
+};
+
+static int sweep_next_key(void *ctx, const uint64_t *prev, uint64_t *next)
+{
+	const struct sweep_map *m = ctx;
+
+	return bpf_map_get_next_key(m->fd, prev, next) ? -errno : 0;
+}
+
+static int sweep_start_of(void *ctx, uint64_t key, uint64_t *start)
+{
+	const struct sweep_map *m = ctx;
+	uint64_t v[64]; /* struct ucall_state: the thread's start time first */
+
+	if (m->value_size > sizeof(v) || m->value_size < sizeof(*start))
+		return -EINVAL;
+	if (bpf_map_lookup_elem(m->fd, &key, v))
+		return -errno;
+	*start = v[0];
+	return 0;
+}
+
+static int sweep_del(void *ctx, uint64_t key)
+{
+	const struct sweep_map *m = ctx;
+
+	return bpf_map_delete_elem(m->fd, &key) ? -errno : 0;
+}
+
+static bool sweep_thread_gone(void *ctx, uint32_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	(void)ctx;
+	snprintf(path, sizeof(path), "/proc/%u", (unsigned)tid);
+	return stat(path, &st) && errno == ENOENT;
+}
+
 /* A thread that died inside a probed call (a process exiting while its
  * threads wait, a thread killed) leaves its entry in ucall_states: entries of
  * threads that no longer exist go, so the table does not fill up over a long
- * capture.  (A reused tid is told apart in BPF by the thread's start time.) */
+ * capture.  A reused tid is told apart by the thread's start time, in BPF
+ * and here: a new thread's entry never goes (ucall_sweep.c). */
 void up_sweep_states(struct katra_uprobes *u)
 {
-	int fd = katra_probes_map_fd(u->probes, "ucall_states");
-	uint64_t key, next, dead[256];
-	size_t ndead = 0;
-	char path[64];
-	struct stat st;
-	void *prev = NULL;
+	struct sweep_map m = { katra_probes_map_fd(u->probes, "ucall_states"), 0 };
+	const struct ucall_sweep_map sm = { sweep_next_key, sweep_start_of, sweep_del,
+					    sweep_thread_gone, &m };
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
 
-	if (fd < 0 || !u->nfiles)
+	if (m.fd < 0 || !u->nfiles)
 		return;
-	while (ndead < 256 && !bpf_map_get_next_key(fd, prev, &next)) {
-		/* the key's tid: bits 3-34 (the NT layer's level, bits 40-43, cut off) */
-		snprintf(path, sizeof(path), "/proc/%u", (unsigned)(next >> 3));
-		if (stat(path, &st) && errno == ENOENT)
-			dead[ndead++] = next;
-		key = next;
-		prev = &key;
-	}
-	for (size_t i = 0; i < ndead; i++)
-		bpf_map_delete_elem(fd, &dead[i]);
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(m.fd, &info, &len))
+		m.value_size = info.value_size;
+	ucall_sweep(&sm);
 }

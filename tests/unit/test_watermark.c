@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A CPU's watermark (user/record/kernel/watermark.c) against a fake CPU slot
+ * whose probes run between the check's reads, as they do on another CPU:
+ * whatever the interleaving, no record the CPU commits after the check may
+ * sort below what the check returns (the drain would release younger
+ * records before it). */
+#include <criterion/criterion.h>
+
+#include "katra/wire.h"
+#include "record/kernel/watermark.h"
+
+#define MS 1000000ull
+#define NOW (1000 * MS)
+#define PREV (990 * MS)
+
+struct fake_cpu {
+	uint64_t busy_seq, state, enter, fault, staged;
+	/* a probe's steps, each run just before the n-th read of a field */
+	struct step {
+		enum katra_wm_field before;
+		unsigned nth; /* 1: its first read */
+		void (*run)(struct fake_cpu *c);
+	} steps[4];
+	unsigned nsteps, reads[KATRA_WM_STAGED + 1];
+	/* the oldest key the CPU will still commit to its ring after the check */
+	uint64_t to_commit;
+};
+
+static uint64_t fake_read(void *ctx, unsigned cpu, enum katra_wm_field f)
+{
+	struct fake_cpu *c = ctx;
+
+	(void)cpu;
+	c->reads[f]++;
+	for (unsigned i = 0; i < c->nsteps; i++)
+		if (c->steps[i].before == f && c->steps[i].nth == c->reads[f])
+			c->steps[i].run(c);
+	switch (f) {
+	case KATRA_WM_BUSY_SEQ:
+		return c->busy_seq;
+	case KATRA_WM_STATE:
+		return c->state;
+	case KATRA_WM_ENTER:
+		return c->enter;
+	case KATRA_WM_FAULT:
+		return c->fault;
+	case KATRA_WM_STAGED:
+		return c->staged;
+	}
+	return 0;
+}
+
+static uint64_t check(struct fake_cpu *c)
+{
+	const struct katra_wm_reader r = { fake_read, c };
+
+	return katra_wm_of_slot(&r, 0, NOW, PREV);
+}
+
+/* katra_busy() and katra_idle() (bpf/common.bpf.h) */
+static void probe_enters(struct fake_cpu *c)
+{
+	c->busy_seq += (1ull << 32) | 1;
+}
+
+static void probe_leaves(struct fake_cpu *c)
+{
+	c->busy_seq -= 1;
+}
+
+/* A thread 5 ms into a syscall on this CPU (longer than the clock margin)
+ * is switched out: the switch's probe clears the slot, then stages the
+ * syscall's Begin at its entry time (katra_flush_slot), the staging area
+ * reaching the ring only later.  The probe starts after the check's first
+ * read and ends before its last: the slot is read cleared, the staging area
+ * still empty. */
+static void switch_out_clears_slot(struct fake_cpu *c)
+{
+	probe_enters(c);
+	c->state = 0;
+}
+
+static void switch_out_stages_begin(struct fake_cpu *c)
+{
+	c->staged = c->enter;
+	c->to_commit = c->enter;
+	probe_leaves(c);
+}
+
+Test(watermark, a_switch_out_between_two_reads_holds_the_staged_begin)
+{
+	struct fake_cpu c = {
+		.state = KATRA_SLOT_ACTIVE, .enter = NOW - 5 * MS, .to_commit = NOW - 5 * MS,
+		.steps = { { KATRA_WM_STATE, 1, switch_out_clears_slot },
+			   { KATRA_WM_BUSY_SEQ, 2, switch_out_stages_begin } },
+		.nsteps = 2,
+	};
+	uint64_t w = check(&c);
+
+	cr_expect_leq(w, c.to_commit, "watermark %llu passes a Begin staged at %llu",
+		      (unsigned long long)w, (unsigned long long)c.to_commit);
+	cr_expect_geq(w, PREV);
+}
+
+/* A page fault started 5 ms ago on this CPU; its end's probe stages the
+ * measured fault at its start and clears the slot's fault time
+ * (katra_emit_fault) after the staging area was read, before the fault
+ * time is. */
+static void fault_ends(struct fake_cpu *c)
+{
+	probe_enters(c);
+	c->staged = c->fault;
+	c->to_commit = c->fault;
+	c->fault = 0;
+	c->state &= ~(uint64_t)KATRA_SLOT_FAULT;
+	probe_leaves(c);
+}
+
+Test(watermark, a_fault_ending_after_the_staging_read_holds_its_record)
+{
+	struct fake_cpu c = {
+		.state = KATRA_SLOT_FAULT, .fault = NOW - 5 * MS, .to_commit = NOW - 5 * MS,
+		.steps = { { KATRA_WM_FAULT, 1, fault_ends } },
+		.nsteps = 1,
+	};
+	uint64_t w = check(&c);
+
+	cr_expect_leq(w, c.to_commit, "watermark %llu passes a fault staged at %llu",
+		      (unsigned long long)w, (unsigned long long)c.to_commit);
+}
+
+/* Nothing changes while the slot is read: the oldest of what it holds. */
+Test(watermark, a_quiet_cpu_gives_the_oldest_it_holds)
+{
+	struct fake_cpu c = { .state = KATRA_SLOT_ACTIVE, .enter = NOW - 2 * MS,
+			      .staged = NOW - 3 * MS, .busy_seq = 7ull << 32 };
+
+	cr_expect_eq(check(&c), NOW - 3 * MS);
+	c.staged = 0;
+	cr_expect_eq(check(&c), NOW - 2 * MS);
+	c.state = 0;
+	cr_expect_eq(check(&c), NOW);
+	c.fault = NOW - 1 * MS;
+	cr_expect_eq(check(&c), NOW - 1 * MS);
+	/* never below the previous watermark */
+	c.fault = PREV - 1;
+	cr_expect_eq(check(&c), PREV);
+}
+
+/* A probe inside (busy) during the whole check: nothing new is known. */
+Test(watermark, a_probe_inside_keeps_the_previous_watermark)
+{
+	struct fake_cpu c = { .busy_seq = (3ull << 32) | 1 };
+
+	cr_expect_eq(check(&c), PREV);
+}
+
+/* A probe runs whole between every pair of reads (a syscall storm): after
+ * KATRA_WM_TRIES readings the CPU is taken as busy; none was trusted. */
+static void whole_probe(struct fake_cpu *c)
+{
+	probe_enters(c);
+	probe_leaves(c);
+}
+
+Test(watermark, a_storm_of_probes_keeps_the_previous_watermark)
+{
+	struct fake_cpu c = { 0 };
+
+	for (unsigned i = 0; i < 4; i++)
+		c.steps[i] = (struct step){ KATRA_WM_STATE, i + 1, whole_probe };
+	c.nsteps = 4;
+	cr_expect_eq(check(&c), PREV);
+	cr_expect_leq(c.reads[KATRA_WM_BUSY_SEQ], 2 * KATRA_WM_TRIES);
+}
+
+/* One probe between the reads of the first try: the second is trusted. */
+Test(watermark, a_probe_between_reads_is_read_again)
+{
+	struct fake_cpu c = { .state = KATRA_SLOT_ACTIVE, .enter = NOW - 2 * MS,
+			      .steps = { { KATRA_WM_STATE, 1, whole_probe } }, .nsteps = 1 };
+
+	cr_expect_eq(check(&c), NOW - 2 * MS);
+	cr_expect_eq(c.reads[KATRA_WM_STATE], 2);
+}
