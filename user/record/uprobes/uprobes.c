@@ -68,6 +68,7 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 		return -ENOMEM;
 	u->probes = p;
 	u->o = *o;
+	u->via_fd = -1;
 	u->seen = calloc(SEEN_MAX, sizeof(*u->seen));
 	if (!u->seen) {
 		free(u);
@@ -174,6 +175,8 @@ void katra_uprobes_free(struct katra_uprobes *u)
 		free(u->attached[i]);
 	for (size_t i = 0; i < u->nfailed; i++)
 		free(u->failed[i]);
+	for (unsigned i = 0; i < u->nrefused; i++)
+		free(u->refused[i]);
 	free(u);
 }
 
@@ -252,6 +255,11 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 			 "one does)");
 	for (unsigned i = 0; i < u->nnt && n < cap; i++)
 		snprintf(out[n++], KATRA_NOTE_MAX, "%s", u->nt[i].note);
+	/* what a traced process named and was not read (procfs/procpath.h) */
+	for (unsigned i = 0; i < u->nrefused && n < cap; i++)
+		snprintf(out[n++], KATRA_NOTE_MAX, "file refused: %s", u->refused[i]);
+	if (u->refused_more && n < cap)
+		snprintf(out[n++], KATRA_NOTE_MAX, "files refused: %u more", u->refused_more);
 	if (u->vk_note[0] && n < cap)
 		snprintf(out[n++], KATRA_NOTE_MAX, "%s", u->vk_note);
 	if (u->o.vulkan && !vk && n < cap)
