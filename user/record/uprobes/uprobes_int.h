@@ -116,6 +116,11 @@ struct katra_uprobes {
 	size_t njobs;
 	uint64_t jobs_lost;     /* scans asked for while the queue was full */
 	bool busy, stopping;
+	bool worker_done;       /* the worker has returned (qlock) */
+	bool abandoned;         /* still busy at the stop's deadline: left running,
+				 * u and the probes kept for it (katra_uprobes_free) */
+	char settle_note[KATRA_NOTE_MAX]; /* the start did not wait for it all */
+	unsigned test_stall_ms; /* tests: each job takes this long first */
 	pid_t vk_child;         /* katra-vkresolve running now (atomic; 0: none) */
 	/* katra-vkresolve started with a command, before the probes load
 	 * (katra_uprobes_command_early): its output taken by the command's
