@@ -313,25 +313,20 @@ int katra_proc_open(const char *proc, uint32_t pid, const char *path, unsigned f
 
 int katra_proc_stat(const char *proc, uint32_t pid, const char *path, struct stat *st)
 {
-	const char *rest;
-	int rootfd, fd, rc;
+	char seen[4096 + 160];
+	int rc = katra_proc_path(proc, pid, path, seen, sizeof(seen));
 
-	if (path[0] != '/')
-		return -EINVAL;
-	rootfd = open_root(proc, pid, path, 0, &rest);
 	/* no root to follow (a fake /proc without one), or not ours to follow
 	 * (EACCES: not root): the plain path */
-	if (rootfd == -ENOENT || rootfd == -EACCES)
+	if (rc == -ENOENT || rc == -EACCES)
 		return stat(path, st) ? -errno : 0;
-	if (rootfd < 0)
-		return rootfd;
-	fd = open_in_root(rootfd, rest, O_PATH | O_CLOEXEC, true);
-	close(rootfd);
-	if (fd < 0)
-		return fd;
-	rc = fstat(fd, st) ? -errno : 0;
-	close(fd);
-	return rc;
+	if (rc)
+		return rc;
+	if (!stat(seen, st))
+		return 0;
+	if (errno != EACCES)
+		return -errno;
+	return stat(path, st) ? -errno : 0;
 }
 
 const char *katra_proc_why(int rc)

@@ -27,10 +27,10 @@
  * stat'ing it would follow its symbolic links out of PID's root. */
 int katra_proc_path(const char *proc, uint32_t pid, const char *path, char *out, size_t cap);
 
-/* stat() of path as PID names it, resolved inside PID's root as
- * katra_proc_open does (its symbolic links followed, never out of it);
- * when PID's root cannot be read or followed (EACCES: not root; a fake
- * /proc without it), of the plain path.  0 or -errno. */
+/* stat() of path as PID names it (katra_proc_path); when PID's root cannot
+ * be read or followed (EACCES: not root; a fake /proc without it), of the
+ * plain path.  0 or -errno.  A stat only (an identity to compare): its
+ * links are followed as from here; a file to read is katra_proc_open's. */
 int katra_proc_stat(const char *proc, uint32_t pid, const char *path, struct stat *st);
 
 /* ---- the one opener of a file a traced process names ----
