@@ -205,6 +205,12 @@ static bool request(struct katra_uprobes *u, struct up_job j)
 {
 	bool queued = true;
 
+	/* stopped (the capture's end; a worker left behind may still run):
+	 * nothing more is probed, here or there */
+	if (__atomic_load_n(&u->stopping, __ATOMIC_RELAXED) && !u->worker_on) {
+		free(j.path);
+		return false;
+	}
 	if (!u->worker_on) {
 		run_job(u, &j);
 		free(j.path);
