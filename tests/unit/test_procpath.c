@@ -301,3 +301,18 @@ BOTH_WAYS(a_file_swapped_after_the_maps_line_is_refused)
 	cr_assert_eq(open5("/lib/plain.so", 0, was.st_dev + 1, was.st_ino, got, sizeof(got)),
 		     -KATRA_PROC_CHANGED);
 }
+
+BOTH_WAYS(a_magic_link_on_the_way_is_refused)
+{
+	char got[16];
+	int rc;
+
+	/* a root with procfs in it (ours): /proc/self/root would be the
+	 * reader's own root, /proc/self/fd/N any file it holds */
+	link_root(5, "/");
+	rc = open5("/proc/self/root/etc/passwd", 0, KATRA_PROC_ANY_DEV, 0, got, sizeof(got));
+	cr_assert_eq(rc, -KATRA_PROC_OUTSIDE, "%d", rc);
+	cr_assert_str_eq(katra_proc_why(rc), "outside its root");
+	rc = open5("/proc/self/fd/0", KATRA_PROC_FOLLOW, KATRA_PROC_ANY_DEV, 0, got, sizeof(got));
+	cr_assert_eq(rc, -KATRA_PROC_OUTSIDE, "%d", rc);
+}

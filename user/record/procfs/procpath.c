@@ -217,15 +217,17 @@ static int open_in_root(int rootfd, const char *path, int oflags, bool follow)
 		return walk_open(rootfd, path, oflags, follow);
 	}
 	if (fd == -ELOOP) {
-		/* its last name a link (not followed), or a magic link on the
-		 * way (outside the root): told apart by the last name */
+		/* its last name a link (not followed, or a loop), or a magic
+		 * link (procfs: /proc/PID/fd/N, .../root): outside the root */
 		int l = sys_openat2(rootfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 		struct stat st;
+		struct statfs sf;
 		bool link = l >= 0 && !fstat(l, &st) && S_ISLNK(st.st_mode);
+		bool magic = link && !fstatfs(l, &sf) && sf.f_type == PROC_SUPER_MAGIC;
 		if (l >= 0)
 			close(l);
-		if (!link) /* a magic link, or a loop */
+		if (!link || magic)
 			return -KATRA_PROC_OUTSIDE;
 	}
 	return fd;
