@@ -577,7 +577,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		katra_uprobes_request_scan(r->up, pids[i]);
 	for (size_t i = 0; i < r->nkids; i++)
 		katra_uprobes_request_scan(r->up, r->kids[i]);
-	katra_uprobes_settle(r->up);
+	katra_uprobes_settle(r->up, &katra_stop_signals);
 	/* the capture starts with every layer of what exists on: nothing before
 	 * is written (pipeline.c); a fork meanwhile is one of the tree's now */
 	start_mono = clock_ns(CLOCK_MONOTONIC);
@@ -826,8 +826,9 @@ cleanup:
 			katra_rings_close(&r->rings);
 		if (launch.pid > 0) /* -d, a signal or an error ended the capture first */
 			end_command(&launch, &res->command_status);
-		katra_uprobes_free(r->up);
-		katra_probes_destroy(r->probes);
+		/* a uprobes worker left behind still uses the probes */
+		if (!katra_uprobes_free(r->up))
+			katra_probes_destroy(r->probes);
 		if (r->w) {
 			int crc = katra_writer_close(r->w);
 			if (!rc && crc)

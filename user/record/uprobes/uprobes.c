@@ -68,6 +68,7 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 		return -ENOMEM;
 	u->probes = p;
 	u->o = *o;
+	u->via_fd = -1;
 	u->seen = calloc(SEEN_MAX, sizeof(*u->seen));
 	if (!u->seen) {
 		free(u);
@@ -81,8 +82,8 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&u->qcond, &ca);
+	pthread_cond_init(&u->qdone, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&u->qdone, NULL);
 	/* tests: a helper that hangs (t_vulkan_hung) */
 	const char *test_helper = getenv("KATRA_TEST_VKRESOLVE");
 	if (o->vkresolve || test_helper) {
@@ -137,6 +138,8 @@ void katra_uprobes_detach(struct katra_uprobes *u)
 	if (!u)
 		return;
 	katra_uprobes_stop(u); /* no attach after this */
+	if (u->abandoned)
+		return; /* the worker may still add links: the kernel's at exit */
 	/* uprobe_multi links: released here, waited for at katra_uprobes_free
 	 * (the last drain runs meanwhile) */
 	up_release_start(u);
@@ -146,11 +149,13 @@ void katra_uprobes_detach(struct katra_uprobes *u)
 	u->nlinks = 0;
 }
 
-void katra_uprobes_free(struct katra_uprobes *u)
+bool katra_uprobes_free(struct katra_uprobes *u)
 {
 	if (!u)
-		return;
+		return false;
 	katra_uprobes_stop(u);
+	if (u->abandoned)
+		return true; /* still the worker's: the process exits soon */
 	up_vk_early_drop(u); /* never claimed: the capture ended first */
 	katra_uprobes_detach(u);
 	up_release_wait(u);
@@ -174,19 +179,27 @@ void katra_uprobes_free(struct katra_uprobes *u)
 		free(u->attached[i]);
 	for (size_t i = 0; i < u->nfailed; i++)
 		free(u->failed[i]);
+	for (unsigned i = 0; i < u->nrefused; i++)
+		free(u->refused[i]);
 	free(u);
+	return false;
 }
 
+/* (a worker left behind may still be writing the lists: none then) */
 size_t katra_uprobes_attached(const struct katra_uprobes *u, const char *const **names)
 {
-	*names = u ? (const char *const *)u->attached : NULL;
-	return u ? u->nattached : 0;
+	bool ok = u && !u->abandoned;
+
+	*names = ok ? (const char *const *)u->attached : NULL;
+	return ok ? u->nattached : 0;
 }
 
 size_t katra_uprobes_failed(const struct katra_uprobes *u, const char *const **names)
 {
-	*names = u ? (const char *const *)u->failed : NULL;
-	return u ? u->nfailed : 0;
+	bool ok = u && !u->abandoned;
+
+	*names = ok ? (const char *const *)u->failed : NULL;
+	return ok ? u->nfailed : 0;
 }
 
 static bool have_events_dir(const char *sys)
@@ -252,6 +265,13 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 			 "one does)");
 	for (unsigned i = 0; i < u->nnt && n < cap; i++)
 		snprintf(out[n++], KATRA_NOTE_MAX, "%s", u->nt[i].note);
+	/* what a traced process named and was not read (procfs/procpath.h) */
+	for (unsigned i = 0; i < u->nrefused && n < cap; i++)
+		snprintf(out[n++], KATRA_NOTE_MAX, "file refused: %s", u->refused[i]);
+	if (u->refused_more && n < cap)
+		snprintf(out[n++], KATRA_NOTE_MAX, "files refused: %u more", u->refused_more);
+	if (u->settle_note[0] && n < cap)
+		snprintf(out[n++], KATRA_NOTE_MAX, "%s", u->settle_note);
 	if (u->vk_note[0] && n < cap)
 		snprintf(out[n++], KATRA_NOTE_MAX, "%s", u->vk_note);
 	if (u->o.vulkan && !vk && n < cap)

@@ -13,7 +13,7 @@
  *	katra_uprobes_start(u);                      // the worker thread
  *	katra_uprobes_request_scan(u, pid);          // each traced process at start
  *	katra_uprobes_request_command(u, pid, path); // -- COMMAND, stopped before exec
- *	katra_uprobes_settle(u);                     // all of it attached: release it
+ *	katra_uprobes_settle(u, &stop);              // all of it attached: release it
  *	... in the capture loop: katra_uprobes_note_mapping() from mmap records
  *	katra_uprobes_free(u);                       // stops the worker, detaches
  *
@@ -23,6 +23,7 @@
 #ifndef KATRA_RECORD_UPROBES_H
 #define KATRA_RECORD_UPROBES_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,8 +50,10 @@ void katra_uprobes_set_probes(struct katra_uprobes *u, struct katra_probes *p);
  * command's request (katra_uprobes_request_command) takes its output. */
 void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid);
 /* Detaches every uprobe (waits until the uprobe_multi links' release has
- * ended) and frees; NULL is fine. */
-void katra_uprobes_free(struct katra_uprobes *u);
+ * ended) and frees; NULL is fine.  True when the worker was left behind
+ * (katra_uprobes_stop): nothing is freed, and the probes it was given must
+ * not be either (it may still use them until the process exits). */
+bool katra_uprobes_free(struct katra_uprobes *u);
 /* Detaches every uprobe: uprobe_multi links released from threads of their
  * own (waited for by katra_uprobes_free), perf-event links handed to a child
  * (linger.h) once nothing traced is left. */
@@ -60,7 +63,8 @@ void katra_uprobes_detach(struct katra_uprobes *u);
  * at once, on the caller's thread). */
 int katra_uprobes_start(struct katra_uprobes *u);
 /* Stops the worker (a katra-vkresolve run is killed); requests left are
- * dropped.  Idempotent; free and detach call it. */
+ * dropped.  A worker still busy after a deadline (5 s) is left behind, said
+ * on stderr.  Idempotent; free and detach call it. */
 void katra_uprobes_stop(struct katra_uprobes *u);
 /* Probes the libraries process pid maps that are not probed yet. */
 void katra_uprobes_request_scan(struct katra_uprobes *u, uint32_t pid);
@@ -68,8 +72,10 @@ void katra_uprobes_request_scan(struct katra_uprobes *u, uint32_t pid);
  * resolved file): a Wine or Proton launcher's ntdll.so and the Vulkan
  * drivers the loader would pick with its environment, before it maps them. */
 void katra_uprobes_request_command(struct katra_uprobes *u, uint32_t pid, const char *path);
-/* Waits until every request so far is done. */
-void katra_uprobes_settle(struct katra_uprobes *u);
+/* Waits until every request so far is done, *stop becomes nonzero (a stop
+ * signal; NULL: none) or a deadline (20 s) passes: 0, -EINTR or
+ * -ETIMEDOUT (then said on stderr and in the notes). */
+int katra_uprobes_settle(struct katra_uprobes *u, const volatile sig_atomic_t *stop);
 /* A traced process mapped a file executable (kernel dev_t, ino): a file
  * never seen before gets the process rescanned (the drain's call: it only
  * queues). */

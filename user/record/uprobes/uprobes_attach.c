@@ -26,12 +26,12 @@
 
 /* ---- ELF: symbols and virtual addresses as file offsets ---- */
 
-int up_elf_open(const char *path, struct elf_file *ef, const char **why)
+int up_elf_open(int fd, struct elf_file *ef, const char **why)
 {
 	GElf_Ehdr eh;
 
 	ef->e = NULL;
-	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
+	ef->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (ef->fd < 0) {
 		*why = strerror(errno);
 		return -errno;
@@ -152,6 +152,34 @@ int up_keep_link(struct katra_uprobes *u, struct bpf_link *l)
 	return 0;
 }
 
+/* ---- attaching through the fd that was read ---- */
+
+void up_via(struct katra_uprobes *u, int fd, const char *path)
+{
+	u->via_fd = fd;
+	u->via_path = path;
+}
+
+void up_via_end(struct katra_uprobes *u)
+{
+	u->via_fd = -1;
+	u->via_path = NULL;
+}
+
+/* The kernel resolves the name it is given once more: a name inside the
+ * process's root could be a link out of it by then, another file than
+ * the one read.  /proc/self/fd/N is the very file read. */
+int up_via_name(struct katra_uprobes *u, const char *label, const char *path, char *out,
+		size_t cap)
+{
+	if (!u->via_path || u->via_fd < 0 || strcmp(path, u->via_path)) {
+		up_failed(u, label, "%s was not opened inside its process's root", path);
+		return -EBADF;
+	}
+	snprintf(out, cap, "/proc/self/fd/%d", u->via_fd);
+	return 0;
+}
+
 /* Attaches program prog_name at path+offset (ret: as a uretprobe): a
  * perf-event link, or where the kernel has them queued for a uprobe_multi
  * link (up_attach_multi). */
@@ -161,17 +189,19 @@ int up_attach_cookie(struct katra_uprobes *u, const char *label, const char *pro
 	struct bpf_program *prog;
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = cookie);
 	struct bpf_link *l;
-	char *s;
+	char *s, kpath[32];
 	int err;
 
 	if (katra_probes_uprobe_multi(u->probes))
 		return up_attach_multi(u, label, prog_name, path, offset, ret, cookie);
+	if ((err = up_via_name(u, label, path, kpath, sizeof(kpath))))
+		return err;
 	prog = katra_probes_program(u->probes, prog_name);
 	if (!prog) {
 		up_failed(u, label, "no BPF program %s", prog_name);
 		return -ENOENT;
 	}
-	l = bpf_program__attach_uprobe_opts(prog, -1, path, (size_t)offset, &uo);
+	l = bpf_program__attach_uprobe_opts(prog, -1, kpath, (size_t)offset, &uo);
 	if (!l) {
 		err = -errno;
 		up_failed(u, label, "%s at %s+0x%llx: %s", ret ? "uretprobe" : "uprobe", path,

@@ -48,7 +48,8 @@ static const char *pesyms_why(int rc)
 	}
 }
 
-int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, const struct stat *st)
+int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, int fd,
+		   const struct stat *st)
 {
 	struct probed_file *f = up_add_file(u, st, path, FILE_D3D12);
 	struct katra_blob b = { 0 };
@@ -58,7 +59,7 @@ int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, cons
 
 	if (!f)
 		return -ENOMEM;
-	rc = katra_blob_read(path, D3D12_FILE_MAX, &b);
+	rc = katra_blob_read_fd(fd, D3D12_FILE_MAX, &b);
 	if (!rc)
 		rc = katra_pe_coff_functions(&b, d3d12_methods, NMETHODS, offs);
 	if (rc <= 0) {
@@ -69,6 +70,7 @@ int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, cons
 		f->why = pesyms_why(rc);
 		return 0;
 	}
+	up_via(u, fd, path); /* probed through the file read */
 	up_batch_begin(u); /* one uprobe_multi link per program, where they work */
 	for (size_t i = 0; i < NMETHODS; i++) {
 		struct katra_pe_exit exits[KATRA_PE_EXITS_MAX];
@@ -100,6 +102,7 @@ int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, cons
 			n++;
 	}
 	n -= (int)up_batch_end(u);
+	up_via_end(u);
 	katra_blob_free(&b);
 	f->nprobes = (unsigned)(n > 0 ? n : 0);
 	/* said as it happens (the header's notes are written before it) */

@@ -16,11 +16,13 @@
 
 #include "katra/format.h"
 #include "katra/wire.h"
+#include "record/procfs/procpath.h"
 #include "uprobes.h"
 
 #define NAME_MAX_LIST 256
 #define SEEN_MAX 8192   /* distinct mapped files remembered (then: rescan anyway) */
 #define PENDING_MAX 64
+#define REFUSED_MAX 8   /* refused files named in the notes (then counted) */
 /* katra-vkresolve gets this long (a driver that hangs in vkCreateDevice) */
 #define VKRESOLVE_TIMEOUT_MS 10000
 
@@ -49,7 +51,9 @@ struct probed_file {
 
 /* An attach queued for a uprobe_multi link (uprobes_multi.c) */
 struct up_pending {
-	char *label, *path;    /* malloc'ed */
+	char *label, *path;    /* malloc'ed; path: the file as its process names it */
+	int fd;                /* the file read (a dup, closed at the flush; -1: an
+				* earlier entry's of the same path) */
 	char prog[64];         /* the program's name; its twin NAME_multi is loaded */
 	uint64_t offset, cookie;
 	bool ret, done;
@@ -92,6 +96,14 @@ struct katra_uprobes {
 	char *failed[NAME_MAX_LIST];
 	size_t nfailed;
 	uint64_t *seen;        /* (dev, ino) hashes of mapped files already looked at */
+	/* the file being probed: attaches to path go through /proc/self/fd/N of
+	 * fd, the file that was read (up_via) */
+	int via_fd;
+	const char *via_path;
+	/* files a traced process named that were refused (up_open_mapped):
+	 * "PATH (pid N): why", the first REFUSED_MAX of them, then a count */
+	char *refused[REFUSED_MAX];
+	unsigned nrefused, refused_more;
 	size_t nseen;
 	/* the worker (uprobes_worker.c): every scan, ELF read, attach and
 	 * katra-vkresolve run happens there once it runs, never on the drain */
@@ -104,6 +116,11 @@ struct katra_uprobes {
 	size_t njobs;
 	uint64_t jobs_lost;     /* scans asked for while the queue was full */
 	bool busy, stopping;
+	bool worker_done;       /* the worker has returned (qlock) */
+	bool abandoned;         /* still busy at the stop's deadline: left running,
+				 * u and the probes kept for it (katra_uprobes_free) */
+	char settle_note[KATRA_NOTE_MAX]; /* the start did not wait for it all */
+	unsigned test_stall_ms; /* tests: each job takes this long first */
 	pid_t vk_child;         /* katra-vkresolve running now (atomic; 0: none) */
 	/* katra-vkresolve started with a command, before the probes load
 	 * (katra_uprobes_command_early): its output taken by the command's
@@ -180,14 +197,25 @@ void up_unix_names(struct katra_uprobes *u, uint32_t pid, uint64_t handle);
 void up_unix_libs_free(struct katra_uprobes *u);
 /* The drain's: the worker asked for that (false: its queue is full). */
 bool up_request_unix_names(struct katra_uprobes *u, uint32_t pid, uint64_t handle);
-/* path (as pid's maps name it, inode ino) as seen from here: through pid's
- * own root, else itself (uprobes_scan.c); 0 or -ENOENT. */
-int up_host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
-		 struct stat *st);
+/* path as pid names it (its maps; dev, ino: the maps line's, or
+ * KATRA_PROC_ANY_DEV, 0), opened inside pid's root (procfs/procpath.h:
+ * never blocking, a regular file, the file mapped; pid 0: our root): *fd
+ * and its fstat, or -errno; a refusal is named (up_refused). */
+int up_open_mapped(struct katra_uprobes *u, uint32_t pid, const char *path, unsigned flags,
+		   uint64_t dev, uint64_t ino, int *fd, struct stat *st);
+/* A file refused: on stderr (unless quiet) and in the notes, bounded. */
+void up_refused(struct katra_uprobes *u, uint32_t pid, const char *path, int rc);
+/* Attaches to path go through fd (/proc/self/fd/N) until up_via_end. */
+void up_via(struct katra_uprobes *u, int fd, const char *path);
+void up_via_end(struct katra_uprobes *u);
+/* The kernel's name of path to attach at (/proc/self/fd/N of the fd it
+ * was read from); -EBADF (named by up_failed) when it was not opened so. */
+int up_via_name(struct katra_uprobes *u, const char *label, const char *path, char *out,
+		size_t cap);
 
 /* The worker's: the request names of a wineserver binary that a scanned
  * process maps (itself: its exe), read once per (dev, ino). */
-void up_load_wineserver(struct katra_uprobes *u, const char *path, const struct stat *st);
+void up_load_wineserver(struct katra_uprobes *u, int fd, const struct stat *st);
 
 struct elf_file {
 	int fd;
@@ -201,8 +229,9 @@ void up_failed(struct katra_uprobes *u, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *up_base_name(const char *path);
 
-/* ELF (libelf): open read-only, symbols, virtual addresses as file offsets. */
-int up_elf_open(const char *path, struct elf_file *ef, const char **why);
+/* ELF (libelf): read from fd (a dup of it, closed by up_elf_close),
+ * symbols, virtual addresses as file offsets. */
+int up_elf_open(int fd, struct elf_file *ef, const char **why);
 void up_elf_close(struct elf_file *ef);
 int up_elf_vaddr_to_offset(Elf *e, uint64_t vaddr, uint64_t *off);
 int up_elf_symbol(Elf *e, const char *name, uint64_t *value);
@@ -237,13 +266,16 @@ struct probed_file *up_add_file(struct katra_uprobes *u, const struct stat *st,
 				const char *path, unsigned what);
 
 /* The layers: the probes attached (< 0: out of memory). */
-int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st);
-int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
+/* path: as pid names it (pid 0: ours), fd: that file opened
+ * (up_open_mapped), st: its fstat. */
+int up_probe_ntdll(struct katra_uprobes *u, uint32_t pid, const char *path, int fd,
+		   const struct stat *st);
+int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader, int fd,
 		    const struct stat *st);
 /* The DLL that holds vkd3d (uprobes_d3d12.c): by its name; its D3D12
  * methods probed (pid: a process that maps it, for the message). */
 bool up_is_d3d12_dll(const char *path);
-int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path,
+int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, int fd,
 		   const struct stat *st);
 /* A command about to run (pid: stopped before its exec): the drivers the
  * Vulkan loader would pick with its environment, probed before it runs. */

@@ -8,6 +8,7 @@
  * for them, as linger.c does for perf-event links). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,6 +65,15 @@ static void uncount(struct katra_uprobes *u, const char *path, unsigned n)
 			u->files[i].nprobes -= n < u->files[i].nprobes ? n : u->files[i].nprobes;
 }
 
+/* The fd that path was read from: the first queued entry's of that path */
+static int batch_fd(const struct katra_uprobes *u, const char *path)
+{
+	for (size_t j = 0; j < u->nbatch; j++)
+		if (u->batch[j].fd >= 0 && !strcmp(u->batch[j].path, path))
+			return u->batch[j].fd;
+	return -1;
+}
+
 /* One link of the group that starts at batch[first]: its members marked
  * done, named attached or failed; the members that failed. */
 static unsigned attach_group(struct katra_uprobes *u, size_t first)
@@ -72,10 +82,12 @@ static unsigned attach_group(struct katra_uprobes *u, size_t first)
 	uint64_t *offsets = calloc(u->nbatch - first, sizeof(*offsets));
 	uint64_t *cookies = calloc(u->nbatch - first, sizeof(*cookies));
 	const char *kind = g->ret ? "uretprobe" : "uprobe";
-	char multi[96];
+	char multi[96], kpath[32];
 	uint32_t cnt = 0;
 	int fd = -ENOMEM;
 
+	/* through the very file read (up_via_name), not its name once more */
+	snprintf(kpath, sizeof(kpath), "/proc/self/fd/%d", batch_fd(u, g->path));
 	for (size_t j = first; j < u->nbatch && offsets && cookies; j++)
 		if (!u->batch[j].done && same_group(g, &u->batch[j])) {
 			offsets[cnt] = u->batch[j].offset;
@@ -84,7 +96,7 @@ static unsigned attach_group(struct katra_uprobes *u, size_t first)
 	snprintf(multi, sizeof(multi), "%s_multi", g->prog);
 	if (cnt) {
 		const struct bpf_program *prog = katra_probes_program(u->probes, multi);
-		fd = prog ? katra_probes_attach_uprobe_multi(prog, g->path, offsets, cookies, cnt,
+		fd = prog ? katra_probes_attach_uprobe_multi(prog, kpath, offsets, cookies, cnt,
 							     g->ret)
 			  : -ENOENT;
 		if (fd >= 0)
@@ -129,6 +141,8 @@ static unsigned flush(struct katra_uprobes *u)
 	for (size_t i = 0; i < u->nbatch; i++) {
 		free(u->batch[i].label);
 		free(u->batch[i].path);
+		if (u->batch[i].fd >= 0)
+			close(u->batch[i].fd);
 	}
 	u->nbatch = 0;
 	return failed;
@@ -153,7 +167,11 @@ int up_attach_multi(struct katra_uprobes *u, const char *label, const char *prog
 		    const char *path, uint64_t offset, bool ret, uint64_t cookie)
 {
 	struct up_pending *m;
+	char kpath[32];
+	int err;
 
+	if ((err = up_via_name(u, label, path, kpath, sizeof(kpath))))
+		return err;
 	if (u->nbatch == u->cap_batch) {
 		size_t cap = u->cap_batch ? 2 * u->cap_batch : 32;
 		m = realloc(u->batch, cap * sizeof(*m));
@@ -166,10 +184,15 @@ int up_attach_multi(struct katra_uprobes *u, const char *label, const char *prog
 	memset(m, 0, sizeof(*m));
 	m->label = strdup(label);
 	m->path = strdup(path);
-	if (!m->label || !m->path) {
+	/* the file held until the flush (its reader may close its own fd) */
+	m->fd = batch_fd(u, path) >= 0 ? -1 : fcntl(u->via_fd, F_DUPFD_CLOEXEC, 0);
+	if (!m->label || !m->path || (m->fd < 0 && batch_fd(u, path) < 0)) {
+		int e = m->label && m->path ? -errno : -ENOMEM;
 		free(m->label);
 		free(m->path);
-		return -ENOMEM;
+		if (m->fd >= 0)
+			close(m->fd);
+		return e;
 	}
 	snprintf(m->prog, sizeof(m->prog), "%s", prog_name);
 	m->offset = offset;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,26 +30,35 @@
 
 /* ---- which files ---- */
 
-/* path (as pid's maps name it) as seen from here: through pid's own root
- * (procfs/procpath.h: a container's, a chroot in a mount namespace of its
- * own), named by the path itself when that is the same file (a process in
- * our root); else itself, when that is the file pid maps (same inode). */
-int up_host_path(uint32_t pid, const char *path, uint64_t ino, char *out, size_t cap,
-		 struct stat *st)
+int up_open_mapped(struct katra_uprobes *u, uint32_t pid, const char *path, unsigned flags,
+		   uint64_t dev, uint64_t ino, int *fd, struct stat *st)
 {
-	struct stat plain;
+	int rc = katra_proc_open("/proc", pid, path, flags, dev, ino, fd, st);
 
-	if (pid && !katra_proc_path("/proc", pid, path, out, cap) && !stat(out, st) &&
-	    st->st_ino == ino) {
-		if (!stat(path, &plain) && plain.st_dev == st->st_dev && plain.st_ino == ino)
-			snprintf(out, cap, "%s", path);
-		return 0;
-	}
-	if (!stat(path, st) && st->st_ino == ino) {
-		snprintf(out, cap, "%s", path);
-		return 0;
-	}
-	return -ENOENT;
+	if (katra_proc_refused(rc))
+		up_refused(u, pid, path, rc);
+	return rc;
+}
+
+void up_refused(struct katra_uprobes *u, uint32_t pid, const char *path, int rc)
+{
+	char *s;
+
+	if (!u->o.quiet)
+		fprintf(stderr, "katra-record: %s (as process %u names it) not read: %s\n", path,
+			pid, katra_proc_why(rc));
+	if (asprintf(&s, "%.200s (as process %u names it): %s", path, pid,
+		     katra_proc_why(rc)) < 0)
+		return;
+	for (unsigned i = 0; i < u->nrefused; i++)
+		if (!strcmp(u->refused[i], s)) { /* met again (a rescan) */
+			free(s);
+			return;
+		}
+	if (u->nrefused < REFUSED_MAX)
+		u->refused[u->nrefused++] = s;
+	else
+		free(s), u->refused_more++;
 }
 
 static bool is_ntdll(const char *path)
@@ -61,29 +71,34 @@ static bool is_vk_loader(const char *path)
 	return !strncmp(up_base_name(path), "libvulkan.so", 12);
 }
 
-static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uint64_t ino)
+static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uint64_t dev,
+		    uint64_t ino)
 {
-	char hp[PATH_MAX];
 	struct stat st;
+	int fd, n;
 	bool nt = u->o.wine && is_ntdll(path), vk = u->o.vulkan && is_vk_loader(path);
 	bool ws = u->o.wine && !strncmp(up_base_name(path), "wineserver", 10);
 	bool d3 = u->o.wine && up_is_d3d12_dll(path);
 
 	if (!nt && !vk && !ws && !d3)
 		return 0;
-	if (up_host_path(pid, path, ino, hp, sizeof(hp), &st))
+	/* the file the maps line names, inside pid's root, read from this fd
+	 * and probed through it */
+	if (up_open_mapped(u, pid, path, 0, dev, ino, &fd, &st))
 		return 0;
-	if (ws) { /* a wineserver's own exe: its request names */
-		up_load_wineserver(u, hp, &st);
-		return 0;
-	}
-	if (up_find_file(u, st.st_dev, st.st_ino))
-		return 0;
-	if (d3)
-		return up_probe_d3d12(u, pid, hp, &st);
-	if (!nt)
-		return up_probe_vulkan(u, pid, hp, &st);
-	int n = up_probe_ntdll(u, hp, &st);
+	if (ws) /* a wineserver's own exe: its request names */
+		up_load_wineserver(u, fd, &st);
+	if (ws || up_find_file(u, st.st_dev, st.st_ino))
+		n = 0;
+	else if (d3)
+		n = up_probe_d3d12(u, pid, path, fd, &st);
+	else if (!nt)
+		n = up_probe_vulkan(u, pid, path, fd, &st);
+	else
+		n = up_probe_ntdll(u, pid, path, fd, &st);
+	close(fd);
+	if (!nt || ws)
+		return n;
 	/* said as it happens: a process in another root (a chrooted Wine) has
 	 * no launcher here to probe before it runs; its NT calls are seen from
 	 * now on (t_wine10_command waits for this) */
@@ -111,10 +126,12 @@ int up_scan_pid(struct katra_uprobes *u, uint32_t pid)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long ino;
+		unsigned major, minor;
 		int pos = -1;
 		char *p, *nl;
-		/* start-end perms offset dev inode path */
-		if (sscanf(line, "%*s %*s %*s %*s %llu %n", &ino, &pos) < 1 || pos < 0 || !ino)
+		/* start-end perms offset major:minor inode path */
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &major, &minor, &ino, &pos) < 3 ||
+		    pos < 0 || !ino)
 			continue;
 		p = line + pos;
 		if (*p != '/')
@@ -124,7 +141,7 @@ int up_scan_pid(struct katra_uprobes *u, uint32_t pid)
 			*nl = 0;
 		if (strstr(p, " (deleted)"))
 			continue;
-		int got = consider(u, pid, p, ino);
+		int got = consider(u, pid, p, makedev(major, minor), ino);
 		if (got > 0)
 			n += got;
 	}
@@ -158,12 +175,14 @@ int up_scan_command(struct katra_uprobes *u, const char *path)
 		return 0;
 	*slash = 0;
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		int fd;
 		snprintf(cand, sizeof(cand), "%s/%s", dir, rel[i]);
-		if (stat(cand, &st) || up_find_file(u, st.st_dev, st.st_ino))
+		if (!realpath(cand, real) ||
+		    up_open_mapped(u, 0, real, 0, KATRA_PROC_ANY_DEV, 0, &fd, &st))
 			continue;
-		if (!realpath(cand, real))
-			continue;
-		int got = up_probe_ntdll(u, real, &st);
+		int got = up_find_file(u, st.st_dev, st.st_ino) ? 0
+			: up_probe_ntdll(u, 0, real, fd, &st);
+		close(fd);
 		if (got > 0)
 			n += got;
 	}

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "uprobes_int.h"
 #include "winenames.h"
@@ -31,22 +33,30 @@ static bool dll_beside(const char *path, char *out, size_t cap)
 			(int)(blen - 3), base + 1) < (int)cap;
 }
 
-/* The names of the library at path: its thunks' own (unixnames.c), and
- * for the entries they leave unnamed, its Windows side's stubs. */
-static int read_names(struct unix_lib *l, const char *path)
+/* The names of the library at path (as pid names it; fd: that file): its
+ * thunks' own (unixnames.c), and for the entries they leave unnamed, its
+ * Windows side's stubs (opened inside pid's root: a FIFO or a link out of
+ * it there is refused, never waited on or followed). */
+static int read_names(struct katra_uprobes *u, struct unix_lib *l, uint32_t pid,
+		      const char *path, int fd)
 {
 	struct katra_blob b;
+	struct stat st;
 	char dll[PATH_MAX];
 	uint32_t named = 0, added = 0;
-	int rc = katra_blob_read(path, UNIX_FILE_MAX, &b);
+	int rc = katra_blob_read_fd(fd, UNIX_FILE_MAX, &b), dfd;
 
 	if (rc)
 		return rc;
 	rc = katra_unix_call_names(&b, &l->names, &l->count, &named, &l->table_off);
 	katra_blob_free(&b);
-	if (!rc && dll_beside(path, dll, sizeof(dll)) && !katra_blob_read(dll, UNIX_FILE_MAX, &b)) {
-		katra_pe_unix_call_names(&b, l->names, l->count, &added);
-		katra_blob_free(&b);
+	if (!rc && dll_beside(path, dll, sizeof(dll)) &&
+	    !up_open_mapped(u, pid, dll, 0, KATRA_PROC_ANY_DEV, 0, &dfd, &st)) {
+		if (!katra_blob_read_fd(dfd, UNIX_FILE_MAX, &b)) {
+			katra_pe_unix_call_names(&b, l->names, l->count, &added);
+			katra_blob_free(&b);
+		}
+		close(dfd);
 	}
 	if (!rc && !named && !added)
 		rc = -ENOENT; /* no name to write */
@@ -55,7 +65,8 @@ static int read_names(struct unix_lib *l, const char *path)
 
 /* The library file (dev, ino) read once: its index in unix_libs, or -1
  * when the table of read files is full. */
-static int lib_load(struct katra_uprobes *u, const char *path, const struct stat *st)
+static int lib_load(struct katra_uprobes *u, uint32_t pid, const char *path, int fd,
+		    const struct stat *st)
 {
 	struct unix_lib *l;
 
@@ -68,7 +79,7 @@ static int lib_load(struct katra_uprobes *u, const char *path, const struct stat
 	memset(l, 0, sizeof(*l));
 	l->dev = st->st_dev;
 	l->ino = st->st_ino;
-	if (!read_names(l, path) && !(l->strs = calloc(l->count, sizeof(*l->strs)))) {
+	if (!read_names(u, l, pid, path, fd) && !(l->strs = calloc(l->count, sizeof(*l->strs)))) {
 		katra_names_free(l->names, l->count);
 		l->names = NULL;
 	}
@@ -81,9 +92,9 @@ static int lib_load(struct katra_uprobes *u, const char *path, const struct stat
  * -1. */
 static int lib_at(struct katra_uprobes *u, uint32_t pid, uint64_t handle)
 {
-	char path[64], line[PATH_MAX + 128], hp[PATH_MAX];
+	char path[64], line[PATH_MAX + 128];
 	struct stat st;
-	int lib = -1;
+	int lib = -1, fd;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
@@ -92,18 +103,21 @@ static int lib_at(struct katra_uprobes *u, uint32_t pid, uint64_t handle)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, ino;
+		unsigned major, minor;
 		int pos = -1;
 		char *p, *nl;
-		/* start-end perms offset dev inode path */
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %llu %n", &start, &end, &pgoff, &ino,
-			   &pos) < 4 || pos < 0 || handle < start || handle >= end)
+		/* start-end perms offset major:minor inode path */
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %n", &start, &end, &pgoff, &major,
+			   &minor, &ino, &pos) < 6 || pos < 0 || handle < start || handle >= end)
 			continue;
 		p = line + pos;
 		if ((nl = strchr(p, '\n')))
 			*nl = 0;
-		if (*p != '/' || !ino || up_host_path(pid, p, ino, hp, sizeof(hp), &st))
+		if (*p != '/' || !ino ||
+		    up_open_mapped(u, pid, p, 0, makedev(major, minor), ino, &fd, &st))
 			break;
-		lib = lib_load(u, hp, &st);
+		lib = lib_load(u, pid, p, fd, &st);
+		close(fd);
 		/* the handle is this file's table, not some other address in it */
 		if (lib >= 0 && (!u->unix_libs[lib].strs ||
 				 handle - start + pgoff != u->unix_libs[lib].table_off))

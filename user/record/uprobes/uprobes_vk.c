@@ -249,9 +249,11 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 	return vk_collect(u, &run, out, outlen);
 }
 
-/* Attaches one resolved entry point (file + vaddr), once per (file, offset). */
-static int probe_vk_entry(struct katra_uprobes *u, const char *fn, const char *path,
-			  uint64_t vaddr)
+/* Attaches one resolved entry point (file + vaddr), once per (file, offset):
+ * file as the helper names it inside pid's root (pid 0: ours), path as it
+ * is said. */
+static int probe_vk_entry(struct katra_uprobes *u, uint32_t pid, const char *fn,
+			  const char *file, const char *path, uint64_t vaddr)
 {
 	char label[160], prog[64];
 	struct elf_file ef;
@@ -259,57 +261,67 @@ static int probe_vk_entry(struct katra_uprobes *u, const char *fn, const char *p
 	const char *why = NULL;
 	uint64_t off;
 	struct probed_file *f;
-	int n = 0;
+	int n = 0, fd, rc;
 
 	snprintf(label, sizeof(label), "%.96s:%.60s", up_base_name(path), fn);
-	if (stat(path, &st)) {
-		up_failed(u, label, "%s: %s", path, strerror(errno));
+	/* inside its root, its links followed there only */
+	rc = up_open_mapped(u, pid, file, KATRA_PROC_AS_IS | KATRA_PROC_FOLLOW, KATRA_PROC_ANY_DEV,
+			    0, &fd, &st);
+	if (rc) {
+		up_failed(u, label, "%s: %s", path, katra_proc_why(rc));
 		return 0;
 	}
-	if (up_elf_open(path, &ef, &why)) {
+	if (up_elf_open(fd, &ef, &why)) {
 		up_failed(u, label, "%s: %s", path, why);
+		close(fd);
 		return 0;
 	}
-	if (up_elf_vaddr_to_offset(ef.e, vaddr, &off)) {
+	rc = up_elf_vaddr_to_offset(ef.e, vaddr, &off);
+	up_elf_close(&ef);
+	if (rc) {
 		up_failed(u, label, "0x%llx is in no loadable segment of %s", (unsigned long long)vaddr,
 		       path);
-		up_elf_close(&ef);
+		close(fd);
 		return 0;
 	}
-	up_elf_close(&ef);
 	f = up_find_file(u, st.st_dev, st.st_ino);
 	if (!f)
 		f = up_add_file(u, &st, path, FILE_VK_DRIVER);
-	if (!f)
-		return -ENOMEM;
 	/* the same function on several devices of one driver file: once (the
 	 * same driver in another root is another file) */
 	int fi = vk_function_index(fn);
-	if (fi < 0 || (f->vk_functions & (1u << fi)))
-		return 0;
+	if (!f || fi < 0 || (f->vk_functions & (1u << fi))) {
+		close(fd);
+		return f ? 0 : -ENOMEM;
+	}
 	f->vk_functions |= 1u << fi;
 	snprintf(prog, sizeof(prog), "up_%.56s", fn);
-	/* the return first: a call is seen whole or not at all */
+	/* the return first: a call is seen whole or not at all; through the
+	 * file read (a queued attach holds a copy of fd) */
+	up_via(u, fd, path);
 	if (!up_attach_at(u, label, "ur_vulkan", path, off, true))
 		n++;
 	if (!up_attach_at(u, label, prog, path, off, false))
 		n++;
+	up_via_end(u);
+	close(fd);
 	f->nprobes += (unsigned)n;
 	return n;
 }
 
 /* The loader's own exports (calls through vkGetDeviceProcAddr pointers do
  * not pass there). */
-static int probe_vk_loader_exports(struct katra_uprobes *u, const char *path)
+static int probe_vk_loader_exports(struct katra_uprobes *u, const char *path, int fd)
 {
 	struct elf_file ef;
 	const char *why = NULL;
 	int n = 0;
 
-	if (up_elf_open(path, &ef, &why)) {
+	if (up_elf_open(fd, &ef, &why)) {
 		up_failed(u, up_base_name(path), "%s: %s", path, why);
 		return 0;
 	}
+	up_via(u, fd, path); /* probed through the file read */
 	up_batch_begin(u); /* one uprobe_multi link per program, where they work */
 	for (size_t i = 0; i < sizeof(vk_functions) / sizeof(vk_functions[0]); i++) {
 		char prog[64];
@@ -317,6 +329,7 @@ static int probe_vk_loader_exports(struct katra_uprobes *u, const char *path)
 		n += up_attach_function(u, ef.e, path, vk_functions[i], prog, "ur_vulkan");
 	}
 	n -= (int)up_batch_end(u);
+	up_via_end(u);
 	up_elf_close(&ef);
 	return n;
 }
@@ -345,7 +358,7 @@ static int probe_vk_drivers(struct katra_uprobes *u, uint32_t pid, const char *r
 		(*found)++;
 		/* a path inside the process's root, as seen from here */
 		snprintf(seen, sizeof(seen), "%s%s", root ? root : "", path);
-		int got = probe_vk_entry(u, fn, seen, vaddr);
+		int got = probe_vk_entry(u, root ? pid : 0, fn, path, seen, vaddr);
 		if (got < 0) {
 			up_batch_end(u);
 			free(out);
@@ -358,8 +371,8 @@ static int probe_vk_drivers(struct katra_uprobes *u, uint32_t pid, const char *r
 	return n;
 }
 
-int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
-			const struct stat *st)
+int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader, int fd,
+		    const struct stat *st)
 {
 	struct probed_file *f = up_add_file(u, st, loader, FILE_VK_LOADER);
 	char root[64];
@@ -384,7 +397,7 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader,
 			 : rc ? "katra-vkresolve failed" : "no driver entry point resolved");
 		if (!u->o.quiet)
 			fprintf(stderr, "katra-record: %s\n", u->vk_note);
-		n += probe_vk_loader_exports(u, loader);
+		n += probe_vk_loader_exports(u, loader, fd);
 	}
 	/* said as it happens: the layer of a process in another root comes
 	 * later than its first Vulkan calls (t_proton_d3d11 waits for this) */

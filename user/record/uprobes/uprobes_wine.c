@@ -156,6 +156,21 @@ static bool pe_beside(const char *path, const char *dll, char *out, size_t cap)
 	       (int)cap;
 }
 
+/* A file beside ntdll.so, opened inside pid's root as pid names it (a
+ * FIFO, a device or a link out of the root there: refused and named) */
+static int read_beside(struct katra_uprobes *u, uint32_t pid, const char *path,
+		       struct katra_blob *b)
+{
+	struct stat st;
+	int fd, rc = up_open_mapped(u, pid, path, 0, KATRA_PROC_ANY_DEV, 0, &fd, &st);
+
+	if (rc)
+		return rc;
+	rc = katra_blob_read_fd(fd, WINE_FILE_MAX, b);
+	close(fd);
+	return rc;
+}
+
 /* What the dispatcher's code around its call lets the probes tell
  * (KATRA_NT_FILE_*, wire.h): `mov (%rbx),%r10` just before it (4c 8b 13),
  * `lea disp32(%rbp),%rcx` just after it (48 8d 8d). */
@@ -175,8 +190,8 @@ static uint32_t dispatcher_shape(const struct dispatcher_call *dc)
  * (winenames.h).  Numbers whose function has a probe of its own (the NT
  * calls above, wine_server_call) and NtCallbackReturn (it never returns
  * there) are skipped.  Returns the uprobes attached. */
-static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher_call *dc,
-				const char *dc_why, const char *path)
+static int attach_nt_dispatcher(struct katra_uprobes *u, uint32_t pid, int fd,
+				const struct dispatcher_call *dc, const char *dc_why, const char *path)
 {
 	static const char *const own[] = { "NtReadFile", "NtWriteFile", "NtCreateFile",
 		"NtWaitForSingleObject", "NtWaitForMultipleObjects", "NtDelayExecution",
@@ -205,7 +220,7 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher
 		up_failed(u, label, "no nt_files map");
 		return 0;
 	}
-	if ((rc = katra_blob_read(path, WINE_FILE_MAX, &so))) {
+	if ((rc = katra_blob_read_fd(fd, WINE_FILE_MAX, &so))) {
 		up_failed(u, label, "%s: %s", path, strerror(-rc));
 		return 0;
 	}
@@ -223,13 +238,12 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, const struct dispatcher
 		      "build)";
 		goto out;
 	}
-	if (pe_beside(path, "ntdll.dll", pe, sizeof(pe)) &&
-	    !katra_blob_read(pe, WINE_FILE_MAX, &dll))
+	if (pe_beside(path, "ntdll.dll", pe, sizeof(pe)) && !read_beside(u, pid, pe, &dll))
 		katra_pe_nt_names(&dll, 0, &pe_names, &pe_count);
 	katra_blob_free(&dll);
 	/* win32u's numbers: its stubs, table 1 */
 	if ((nf.flags & KATRA_NT_FILE_TABLE1) && pe_beside(path, "win32u.dll", pe, sizeof(pe)) &&
-	    !katra_blob_read(pe, WINE_FILE_MAX, &dll))
+	    !read_beside(u, pid, pe, &dll))
 		katra_pe_nt_names(&dll, 1, &names1, &count1);
 	{
 		const char *n0 = pe_count > 1 && pe_names[0] ? pe_names[0] : "NtAcceptConnectPort";
@@ -335,8 +349,7 @@ const char *katra_uprobes_nt_name(void *ctx, uint32_t slot, uint32_t number)
 /* The request names of the wineserver binary at path (dev, ino of st), read
  * once into a table, published to the drain (nreq, release); NULL when the
  * tables are full.  The worker's only: a whole-file read. */
-static struct req_table *req_load(struct katra_uprobes *u, const char *path,
-				  const struct stat *st)
+static struct req_table *req_load(struct katra_uprobes *u, int fd, const struct stat *st)
 {
 	struct katra_blob b;
 	struct req_table *t;
@@ -350,7 +363,7 @@ static struct req_table *req_load(struct katra_uprobes *u, const char *path,
 	memset(t, 0, sizeof(*t));
 	t->dev = st->st_dev;
 	t->ino = st->st_ino;
-	if (!katra_blob_read(path, WINE_FILE_MAX, &b)) {
+	if (!katra_blob_read_fd(fd, WINE_FILE_MAX, &b)) {
 		int rc = katra_wineserver_requests(&b, &t->names, &t->count);
 		katra_blob_free(&b);
 		if (!rc && (t->strs = calloc(t->count, sizeof(*t->strs))))
@@ -361,21 +374,17 @@ static struct req_table *req_load(struct katra_uprobes *u, const char *path,
 	return t;
 }
 
-static bool is_elf(const char *path)
+static bool is_elf(int fd)
 {
 	char magic[4] = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool yes = fd >= 0 && read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
 
-	if (fd >= 0)
-		close(fd);
-	return yes;
+	return pread(fd, magic, 4, 0) == 4 && !memcmp(magic, "\177ELF", 4);
 }
 
-void up_load_wineserver(struct katra_uprobes *u, const char *path, const struct stat *st)
+void up_load_wineserver(struct katra_uprobes *u, int fd, const struct stat *st)
 {
-	if (S_ISREG(st->st_mode) && is_elf(path))
-		req_load(u, path, st);
+	if (S_ISREG(st->st_mode) && is_elf(fd))
+		req_load(u, fd, st);
 }
 
 /* A Wine launcher about to run: the wineserver it will start, beside it, has
@@ -399,13 +408,19 @@ void up_prepare_wineserver(struct katra_uprobes *u, const char *launcher)
 		return;
 	*slash = 0;
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		int fd;
 		snprintf(cand, sizeof(cand), "%s/%s", dir, rel[i]);
-		if (realpath(cand, real) && !stat(real, &st) && S_ISREG(st.st_mode) && is_elf(real))
-			req_load(u, real, &st);
+		if (!realpath(cand, real) ||
+		    up_open_mapped(u, 0, real, 0, KATRA_PROC_ANY_DEV, 0, &fd, &st))
+			continue;
+		if (is_elf(fd))
+			req_load(u, fd, &st);
+		close(fd);
 	}
 }
 
-int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat *st)
+int up_probe_ntdll(struct katra_uprobes *u, uint32_t pid, const char *path, int fd,
+		   const struct stat *st)
 {
 	static const unsigned char nt_call[4] = { 0x41, 0xff, 0x14, 0xc2 };
 	struct probed_file *f = up_add_file(u, st, path, FILE_NTDLL);
@@ -416,7 +431,7 @@ int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat 
 
 	if (!f)
 		return -ENOMEM;
-	if (up_elf_open(path, &ef, &why)) {
+	if (up_elf_open(fd, &ef, &why)) {
 		char label[160];
 		snprintf(label, sizeof(label), "%.150s", up_base_name(path));
 		up_failed(u, label, "%s: %s", path, why);
@@ -429,6 +444,7 @@ int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat 
 	else if ((abi = katra_wine_nt_abi(dc.before, dc.nbefore)) < 0)
 		abi_why = "the calling convention is unknown: the syscall dispatcher moves its "
 			  "first argument to neither rcx nor rdi";
+	up_via(u, fd, path); /* probed through the file read */
 	up_batch_begin(u); /* one uprobe_multi link per program, where they work */
 	for (size_t i = 0; i < sizeof(nt_functions) / sizeof(nt_functions[0]); i++) {
 		char prog[64];
@@ -438,8 +454,9 @@ int up_probe_ntdll(struct katra_uprobes *u, const char *path, const struct stat 
 	n += attach_nt_function(u, ef.e, path, "wine_server_call", "up_wine_server_call", "ur_server",
 				abi, abi_why);
 	n += attach_unix_dispatcher(u, ef.e, ef.fd, path);
-	n += attach_nt_dispatcher(u, &dc, dc_why, path);
+	n += attach_nt_dispatcher(u, pid, fd, &dc, dc_why, path);
 	n -= (int)up_batch_end(u);
+	up_via_end(u);
 	up_elf_close(&ef);
 	f->nprobes = (unsigned)n;
 	return n;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,12 @@
 #include "uprobes_int.h"
 
 #define SWEEP_EVERY_NS 1000000000ull
+/* The start waits for the worker this long (a katra-vkresolve run is killed
+ * at VKRESOLVE_TIMEOUT_MS); the end, this long before the worker is left
+ * behind.  Tests: KATRA_TEST_SETTLE_MS, KATRA_TEST_UP_STOP_MS. */
+#define SETTLE_MS (VKRESOLVE_TIMEOUT_MS + 10000)
+#define STOP_MS 5000
+#define WAIT_SLICE_MS 100 /* a stop signal is seen within this */
 
 static uint64_t mono_ns(void)
 {
@@ -25,6 +32,11 @@ static uint64_t mono_ns(void)
 
 static void run_job(struct katra_uprobes *u, const struct up_job *j)
 {
+	if (u->test_stall_ms) { /* tests: a parse that takes this long */
+		struct timespec ts = { u->test_stall_ms / 1000, (long)(u->test_stall_ms % 1000) * 1000000 };
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	if (j->kind == JOB_SCAN) {
 		up_scan_pid(u, j->pid);
 		return;
@@ -77,9 +89,52 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&u->qlock);
 	}
 	u->busy = false;
+	u->worker_done = true;
 	pthread_cond_broadcast(&u->qdone);
 	pthread_mutex_unlock(&u->qlock);
 	return NULL;
+}
+
+static unsigned env_ms(const char *var, unsigned dflt)
+{
+	const char *v = getenv(var);
+
+	return v && *v ? (unsigned)strtoul(v, NULL, 10) : dflt;
+}
+
+/* qdone waited on until done(u), *stop (a stop signal; NULL: none) or
+ * ms from now: 0, -EINTR or -ETIMEDOUT.  qlock held. */
+static int wait_qdone(struct katra_uprobes *u, bool (*done)(const struct katra_uprobes *),
+		      const volatile sig_atomic_t *stop, unsigned ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)ms * 1000000ull;
+
+	while (!done(u)) {
+		uint64_t now = mono_ns(), until_ns;
+		struct timespec until;
+
+		if (stop && *stop)
+			return -EINTR;
+		if (now >= end)
+			return -ETIMEDOUT;
+		until_ns = now + (uint64_t)WAIT_SLICE_MS * 1000000ull;
+		if (until_ns > end)
+			until_ns = end;
+		until.tv_sec = (time_t)(until_ns / 1000000000ull);
+		until.tv_nsec = (long)(until_ns % 1000000000ull);
+		pthread_cond_timedwait(&u->qdone, &u->qlock, &until);
+	}
+	return 0;
+}
+
+static bool settled(const struct katra_uprobes *u)
+{
+	return (!u->njobs && !u->busy) || u->stopping;
+}
+
+static bool worker_ended(const struct katra_uprobes *u)
+{
+	return u->worker_done;
 }
 
 int katra_uprobes_start(struct katra_uprobes *u)
@@ -100,6 +155,8 @@ int katra_uprobes_start(struct katra_uprobes *u)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	u->stopping = false;
+	u->worker_done = false;
+	u->test_stall_ms = env_ms("KATRA_TEST_WORKER_STALL_MS", 0);
 	u->next_sweep = mono_ns() + SWEEP_EVERY_NS;
 	err = -pthread_create(&u->worker, &attr, worker_main, u);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -110,15 +167,33 @@ int katra_uprobes_start(struct katra_uprobes *u)
 
 void katra_uprobes_stop(struct katra_uprobes *u)
 {
+	unsigned ms = env_ms("KATRA_TEST_UP_STOP_MS", STOP_MS);
+	int rc;
+
 	if (!u || !u->worker_on)
 		return;
 	pthread_mutex_lock(&u->qlock);
 	u->stopping = true;
 	pthread_cond_signal(&u->qcond);
-	pthread_mutex_unlock(&u->qlock);
 	pid_t child = __atomic_load_n(&u->vk_child, __ATOMIC_SEQ_CST);
 	if (child > 0)
 		kill(child, SIGKILL); /* the capture is over: no driver to probe */
+	/* a job ends at its next step; one still busy after ms (a parse of a
+	 * file a traced process named) is left behind, the trace finished
+	 * without it: it keeps u and the probes (never freed: the process
+	 * exits), and the links it makes are the kernel's to drop at exit */
+	rc = wait_qdone(u, worker_ended, NULL, ms);
+	if (rc) {
+		u->abandoned = true;
+		pthread_mutex_unlock(&u->qlock);
+		pthread_detach(u->worker);
+		u->worker_on = false;
+		fprintf(stderr, "katra-record: the uprobes worker was still busy %u ms after the "
+			"capture ended (reading a file a traced process maps): the trace is "
+			"finished without it; its probes go when katra-record exits\n", ms);
+		return;
+	}
+	pthread_mutex_unlock(&u->qlock);
 	pthread_join(u->worker, NULL);
 	u->worker_on = false;
 	for (size_t i = 0; i < u->njobs; i++)
@@ -130,6 +205,12 @@ static bool request(struct katra_uprobes *u, struct up_job j)
 {
 	bool queued = true;
 
+	/* stopped (the capture's end; a worker left behind may still run):
+	 * nothing more is probed, here or there */
+	if (__atomic_load_n(&u->stopping, __ATOMIC_RELAXED) && !u->worker_on) {
+		free(j.path);
+		return false;
+	}
 	if (!u->worker_on) {
 		run_job(u, &j);
 		free(j.path);
@@ -171,12 +252,25 @@ void katra_uprobes_request_command(struct katra_uprobes *u, uint32_t pid, const 
 					    .path = path ? strdup(path) : NULL });
 }
 
-void katra_uprobes_settle(struct katra_uprobes *u)
+int katra_uprobes_settle(struct katra_uprobes *u, const volatile sig_atomic_t *stop)
 {
+	unsigned ms = env_ms("KATRA_TEST_SETTLE_MS", SETTLE_MS);
+	int rc;
+
 	if (!u || !u->worker_on)
-		return;
+		return 0;
 	pthread_mutex_lock(&u->qlock);
-	while ((u->njobs || u->busy) && !u->stopping)
-		pthread_cond_wait(&u->qdone, &u->qlock);
+	rc = wait_qdone(u, settled, stop, ms);
 	pthread_mutex_unlock(&u->qlock);
+	if (rc) {
+		/* the capture starts without them: what the worker attaches
+		 * later is seen from then on */
+		snprintf(u->settle_note, sizeof(u->settle_note),
+			 "uprobes: the capture started before the worker had probed every file "
+			 "(%s): their probes attach later", rc == -EINTR ? "a stop signal"
+			 : "still busy after the start's deadline");
+		if (!u->o.quiet)
+			fprintf(stderr, "katra-record: %s\n", u->settle_note);
+	}
+	return rc;
 }

@@ -16,37 +16,46 @@
 #include "katra/wire.h"
 #include "winenames.h"
 
-int katra_blob_read(const char *path, size_t max, struct katra_blob *b)
+int katra_blob_read_fd(int fd, size_t max, struct katra_blob *b)
 {
 	struct stat st;
 	size_t got = 0;
-	int fd;
 
 	b->p = NULL;
 	b->len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fstat(fd, &st))
 		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
-		close(fd);
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max)
 		return -EFBIG;
-	}
 	b->p = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!b->p) {
-		close(fd);
+	if (!b->p)
 		return -ENOMEM;
-	}
+	/* from offset 0 whatever the fd's position (it may be shared) */
 	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, b->p + got, (size_t)st.st_size - got);
+		ssize_t n = pread(fd, b->p + got, (size_t)st.st_size - got, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		got += (size_t)n;
 	}
-	close(fd);
 	b->len = got;
 	return 0;
+}
+
+int katra_blob_read(const char *path, size_t max, struct katra_blob *b)
+{
+	int fd, rc;
+
+	b->p = NULL;
+	b->len = 0;
+	/* never blocks (a FIFO), never a controlling terminal */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = katra_blob_read_fd(fd, max, b);
+	close(fd);
+	return rc;
 }
 
 void katra_blob_free(struct katra_blob *b)

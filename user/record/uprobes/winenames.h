@@ -30,7 +30,11 @@ struct katra_blob {
 	uint8_t *p;
 	size_t len;
 };
+/* A regular file of at most max bytes (else -EFBIG): by its name (opened
+ * never blocking), or from an fd already opened (katra_proc_open), read
+ * from its start. */
 int katra_blob_read(const char *path, size_t max, struct katra_blob *b);
+int katra_blob_read_fd(int fd, size_t max, struct katra_blob *b);
 void katra_blob_free(struct katra_blob *b);
 
 /* len bytes at off are inside the file; little-endian reads, unaligned */
