@@ -69,6 +69,8 @@ static void jwaker(FILE *f, const char *key, uint64_t waker)
 	fprintf(f, ",\"%s\":", key);
 	if (waker == KR_WAKER_OUTSIDE)
 		fputs("\"outside\"", f);
+	else if (waker == KR_WAKER_UNSEEN)
+		fputs("\"unseen\"", f);
 	else if (waker == KR_WAKER_PENDING)
 		fputs("\"still-off-cpu\"", f);
 	else if (waker == KR_WAKER_NONE)
@@ -312,6 +314,7 @@ void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	jkey(f, "processes", x.processes, true);
 	jkey(f, "epoch_count", x.epochs, true);
 	jkey(f, "epochs_not_itemized", x.epochs_not_itemized, true);
+	jkey(f, "epochs_empty", x.epochs_empty, true);
 	fprintf(f, ",\"complete\":%s,\"error\":", r->error ? "false" : "true");
 	if (r->error)
 		jstr(f, r->error);
