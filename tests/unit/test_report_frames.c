@@ -189,7 +189,7 @@ Test(report_frames, html_page_charts_the_frames_and_links_the_slowest)
 	fclose(f);
 	unlink(html);
 	cr_assert_gt(n, 0);
-	cr_assert_not_null(strstr(page, "<svg width=\"1084\" height=\"228\" class=\"bars\""), "%s",
+	cr_assert_not_null(strstr(page, "<svg width=\"1174\" height=\"228\" class=\"bars\""), "%s",
 			   page);
 	/* 4 frames: 2, 3, 4, 5; the slowest two (3: 5000 ns, 5: 4000 ns) red links */
 	cr_assert_not_null(strstr(page, "<a href=\"#frame-3\"><rect "), "%s", page);

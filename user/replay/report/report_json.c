@@ -131,6 +131,13 @@ static void jthread(FILE *f, const struct kr_report *rp, const struct kr_window 
 		fputs(k ? ",{\"reason\":" : "{\"reason\":", f);
 		jstr(f, kr_off_class_name(r->cls));
 		jkind(f, r->kind);
+		char nb[160];
+		const char *nt = kr_report_ucall(rp, r->nt, nb, sizeof(nb));
+		fputs(",\"nt_call\":", f);
+		if (nt)
+			jstr(f, nt);
+		else
+			fputs("null", f);
 		fputs(",\"resource\":", f);
 		jresource(f, r->res_domain, r->res_id, r->res_pid);
 		jwaker(f, "woken_by", r->waker);

@@ -109,10 +109,13 @@ static int html_epochs(FILE *f, struct run *x, unsigned frames)
 	fprintf(f, "<h2 id=\"epochs\">%s: %zu, the %zu longest in red</h2>\n",
 		frames * 2 > x->nrows ? "Epoch lengths (mostly frames: present to present)" :
 		"Epoch lengths", x->nrows, shown);
+	fputs("<p class=\"legend\">An epoch runs from its marker to the next one", f);
 	if (frames * 2 > x->nrows)
-		fputs("<p class=\"legend\">For one swapchain's frames with each slow frame's "
-		      "critical path: <code>katra-replay report --frames --html OUT.html "
-		      "TRACE</code>.</p>\n", f);
+		fputs(": epoch &ldquo;frame N&rdquo; is the time from present N to present N + 1, "
+		      "which <code>report --frames</code> calls frame N + 1.  For one swapchain's "
+		      "frames with each slow frame's critical path: <code>katra-replay report "
+		      "--frames --html OUT.html TRACE</code>", f);
+	fputs(".</p>\n", f);
 	kr_svg_bars(f, bars, x->nrows, median_length(longest, x->nrows), "epoch", "epoch");
 	fputs("<h3>The longest epochs</h3>\n<table><tr><th>#</th><th>epoch</th><th class=\"l\">"
 	      "kind</th><th class=\"l\">name</th><th>from s</th><th>ms</th><th>events</th></tr>\n", f);

@@ -234,7 +234,7 @@ void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
 			max = b[i].ns;
 	bw = (double)BARS_W / (double)cols;
 	fprintf(f, "<svg width=\"%d\" height=\"%d\" class=\"bars\" role=\"img\" aria-label=\"%s "
-		"times\">\n", BARS_LEFT + BARS_W + 20, BARS_TOP + BARS_H + 34, what);
+		"times\">\n", BARS_LEFT + BARS_W + 110, BARS_TOP + BARS_H + 34, what);
 	for (int k = 0; k <= 4; k++) {
 		double y = BARS_TOP + BARS_H - BARS_H * k / 4.0;
 
@@ -271,11 +271,13 @@ void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"median\"/>"
 			"<text x=\"%d\" y=\"%.1f\" class=\"medianname\">median %.3f ms</text>\n",
-			BARS_LEFT, y, BARS_LEFT + BARS_W, y, BARS_LEFT + BARS_W - 4, y - 3,
+			BARS_LEFT, y, BARS_LEFT + BARS_W, y, BARS_LEFT + BARS_W + 2, y + 4,
 			(double)median_ns / 1e6);
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"tick\">%s %" PRIu64 "</text><text x=\"%d\" "
-		"y=\"%d\" class=\"tick\">%s %" PRIu64 " (in order; red: the slowest, a click "
-		"away)</text>\n</svg>\n", BARS_LEFT + 30, BARS_TOP + BARS_H + 16, what, b[0].id,
-		BARS_LEFT + BARS_W / 2, BARS_TOP + BARS_H + 30, what, b[n - 1].id);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"first\">%s %" PRIu64 "</text><text x=\"%d\" "
+		"y=\"%d\" class=\"last\">%s %" PRIu64 "</text><text x=\"%d\" y=\"%d\" class=\"tick\">"
+		"%ss in order; red: the slowest, each a link to its details</text>\n</svg>\n",
+		BARS_LEFT, BARS_TOP + BARS_H + 14, what, b[0].id, BARS_LEFT + BARS_W,
+		BARS_TOP + BARS_H + 14, what, b[n - 1].id, BARS_LEFT + BARS_W / 2,
+		BARS_TOP + BARS_H + 28, what);
 }
