@@ -106,7 +106,8 @@ struct kr_resource {
 enum kr_hop_type {
 	KR_HOP_RUN = 0, /* the thread ran (its own short waits and preemptions included) */
 	KR_HOP_WAKE,    /* woken by another thread; runnable until switched in */
-	KR_HOP_BLOCKED, /* blocked, woken from outside the traced threads (or not at all) */
+	KR_HOP_BLOCKED, /* blocked, woken from outside the traced processes, by a wakeup no probe
+			 * saw, or not at all */
 	KR_HOP_URING,   /* an io_uring request in flight, submit -> complete */
 	KR_HOP_START,   /* a new thread, from its fork to its first run */
 	KR_HOP_MESSAGE, /* data in a pipe or socket, the writer's write -> the reader's read */
