@@ -71,7 +71,7 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	      "table{border-collapse:collapse;margin:6px 0 14px;font-size:13px}\n"
 	      "th,td{border:1px solid #ccc;padding:2px 7px;text-align:right}\n"
 	      "th{background:#eee} td.l,th.l{text-align:left}\n"
-	      "tr.path td{background:#fff0f0}\n"
+	      "tr.path td{background:#fff0f0} tr.big td{font-weight:bold;background:#ffd8d8}\n"
 	      ".facts td{text-align:left} .note{color:#a33}\n"
 	      ".legend span{display:inline-block;margin-right:14px;font-size:13px}\n"
 	      ".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;"
@@ -232,6 +232,15 @@ void kr_html_path(FILE *f, const struct kr_report *rp, const struct kr_path *p,
 		if (p->by_type_ns[k])
 			fprintf(f, " %s %.3f ms (%.1f%%)", kr_hop_type_name(k), ms(p->by_type_ns[k]),
 				len ? 100.0 * p->by_type_ns[k] / len : 0.0);
+	fputs(". By thread:", f);
+	for (uint32_t k = 0; k < p->nthreads; k++) {
+		fputs(k ? ", " : " ", f);
+		HTEXT(f, kr_thread_text(f_, rp, p->thread_tid[k], 0));
+		fprintf(f, " %.3f ms (%.1f%%)", ms(p->thread_ns[k]),
+			len ? 100.0 * p->thread_ns[k] / len : 0.0);
+	}
+	if (p->other_threads_ns)
+		fprintf(f, ", others %.3f ms", ms(p->other_threads_ns));
 	fputs(".</p>\n<table><tr><th>from s</th><th>ms</th><th class=\"l\">thread</th>"
 	      "<th class=\"l\">what</th></tr>\n", f);
 	uint32_t first = p->nhops > shown ? p->nhops - shown : 0;
@@ -241,8 +250,10 @@ void kr_html_path(FILE *f, const struct kr_report *rp, const struct kr_path *p,
 	for (uint32_t i = first; i < p->nhops; i++) {
 		const struct kr_hop *h = &p->hops[i];
 
-		fprintf(f, "<tr class=\"path\"><td>%.9f</td><td>%.3f</td>", h->from_ns / 1e9,
-			ms(h->to_ns - h->from_ns));
+		/* a hop of a tenth of the path or more stands out */
+		fprintf(f, "<tr class=\"%s\"><td>%.9f</td><td>%.3f</td>",
+			(h->to_ns - h->from_ns) * 10 >= len && len ? "path big" : "path",
+			h->from_ns / 1e9, ms(h->to_ns - h->from_ns));
 		thread_cell(f, rp, h->tid, h->pid);
 		fputs("<td class=\"l\">", f);
 		HTEXT(f, kr_hop_text(f_, rp, h));
