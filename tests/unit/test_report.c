@@ -7,6 +7,7 @@
  * the index cap; and the command's outputs on a file. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -742,7 +743,63 @@ Test(report, max_epochs_itemizes_the_first_ones_and_counts_the_rest)
 	cr_assert_eq(g.w[0].end_ns, 1000);
 	cr_assert_eq(g.w[1].start_ns, 1000);
 	cr_assert_eq(g.w[1].end_ns, 2000, "the second ends at the next marker");
-	cr_assert_eq(x.epochs, 2);
-	cr_assert_eq(x.epochs_not_itemized, 4, "marks 2..5; CaptureEnd is no epoch");
+	cr_assert_eq(x.epochs, 7, "every EpochMarker is an epoch (SPEC 5.6 epoch_count)");
+	cr_assert_eq(x.epochs_itemized, 2);
+	cr_assert_eq(x.epochs_not_itemized, 5, "marks 2..5 and CaptureEnd's");
 	cr_assert_eq(g.w[2].end_ns, 6000);
+}
+
+/* One count of epochs: the trace's EpochMarker records (the SessionSummary's
+ * epoch_count, what stats counts), CaptureStart's and CaptureEnd's included;
+ * CaptureEnd's epoch holds nothing and is counted as empty, not listed. */
+Test(report, epoch_count_is_the_markers_as_the_summary_counts_them)
+{
+	char dir[] = "/tmp/katra-report-XXXXXX", path[64];
+	struct katra_report_opts o = { .json = true };
+	struct tb b;
+	struct got g;
+	struct kr_report_opts ro = { .on_window = on_window, .ctx = &g };
+	struct kr_report *rp;
+	struct kr_report_facts x;
+	FILE *out = tmpfile(), *err = tmpfile();
+
+	memset(&b, 0, sizeof(b));
+	mark(&b, 0, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	for (uint64_t i = 1; i <= 3; i++) {
+		ev(&b, i * 1000 - 500, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+		mark(&b, i * 1000, i, KATRA_EPOCH_FRAME, "frame");
+	}
+	ev(&b, 3500, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	mark(&b, 3500, 4, KATRA_EPOCH_CAPTURE_END, "capture end");
+	memset(&g, 0, sizeof(g));
+	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &ro), 0);
+	for (size_t i = 0; i < b.n; i++)
+		cr_assert_eq(kr_report_add(rp, &b.recs[i]), 0);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	kr_report_get_facts(rp, &x);
+	kr_report_free(rp);
+	cr_assert_eq(x.epochs, 5, "5 EpochMarker records, %" PRIu64 " epochs said", x.epochs);
+	cr_assert_eq(x.epochs_itemized, 4);
+	cr_assert_eq(x.epochs_empty, 1, "CaptureEnd's");
+	cr_assert_eq(g.n, 5, "4 epochs and the whole capture");
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.ktrc", dir);
+	write_trace(path, &b, 0);
+	cr_assert_eq(katra_report(path, &o, out, err), 0);
+	char *json = slurp(out);
+	cr_assert(strstr(json, "\"epoch_count\":5,"), "%s", json);
+	cr_assert(strstr(json, "\"epochs_empty\":1"), "%s", json);
+	free(json);
+	out = freopen(NULL, "w+", out);
+	o.json = false;
+	cr_assert_eq(katra_report(path, &o, out, err), 0);
+	char *text = slurp(out);
+	cr_assert(strstr(text, ", 5 epochs"), "%s", text);
+	free(text);
+	fclose(out);
+	fclose(err);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
 }

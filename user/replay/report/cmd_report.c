@@ -10,7 +10,8 @@
 static const char report_help[] =
 	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] [--pid PID | --tid TID]\n"
 	"                           FILE\n"
-	"       katra-replay report --frames [--json] [--top N] [--pid PID] FILE\n"
+	"       katra-replay report --frames [--json] [--html OUT.html] [--top N] [--pid PID]\n"
+	"                           FILE\n"
 	"For the whole capture and for each epoch (EpochMarker records split the\n"
 	"capture): where each thread's time went (on-CPU; off-CPU by reason: blocked\n"
 	"in a syscall of kind K on resource R and woken by thread Y, preempted, ...;\n"
@@ -32,10 +33,15 @@ static const char report_help[] =
 	"FILE may be gzip-compressed.\n"
 	"\n"
 	"  --json             one JSON object on standard output instead of text\n"
-	"  --html OUT.html    write one self-contained HTML page (SVG timeline of the\n"
-	"                     threads, the critical path in red, the tables); no text\n"
-	"                     on standard output unless --json is given too\n"
-	"  --top N            rows per table in text and HTML (default 10)\n"
+	"  --html OUT.html    write one self-contained HTML page: a chart of the epochs'\n"
+	"                     lengths (frame times, when most epochs are frames) with\n"
+	"                     the --top longest one click away, the SVG timeline of\n"
+	"                     the threads with the critical path in red, the tables;\n"
+	"                     with --frames: the frame-time chart and each slowest\n"
+	"                     frame's critical path.  No text on standard output\n"
+	"                     unless --json is given too\n"
+	"  --top N            rows per table in text and HTML, and the longest epochs\n"
+	"                     (slowest frames) given in detail (default 10)\n"
 	"  --frames           frame times and the slowest frames (see above)\n"
 	"  --pid PID          the critical path ends at the last event of process PID\n"
 	"                     (--frames: PID's frames)\n"
@@ -53,7 +59,8 @@ static const char report_help[] =
 	"    katra-replay report run.ktrc\n"
 	"    katra-replay report --json run.ktrc | python3 -m json.tool\n"
 	"    katra-replay report --html run.html run.ktrc.gz\n"
-	"    katra-replay report --frames --top 3 game.ktrc\n";
+	"    katra-replay report --frames --top 3 game.ktrc\n"
+	"    katra-replay report --frames --html frames.html game.ktrc\n";
 
 enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS, OPT_PID, OPT_TID,
        OPT_FRAMES };
@@ -132,9 +139,9 @@ int katra_cmd_report(int argc, char **argv)
 	if (o.path_pid && o.path_tid)
 		return katra_cli_usage_error("report", "%s", "--pid and --tid choose the same thing: "
 					     "give one");
-	if (o.frames && (o.html_path || o.path_tid))
-		return katra_cli_usage_error("report", "%s", "--frames takes no --html or --tid (a "
-					     "frame's path ends at its present)");
+	if (o.frames && o.path_tid)
+		return katra_cli_usage_error("report", "%s", "--frames takes no --tid (a frame's path "
+					     "ends at its present)");
 	if (optind >= argc)
 		return katra_cli_usage_error("report", "%s", "missing FILE");
 	if (optind + 1 < argc)

@@ -157,15 +157,16 @@ static int both_unknown(struct kr_report *rp, uint32_t t, uint64_t from, uint64_
 	return rc;
 }
 
-static int both_off(struct kr_report *rp, uint32_t t, uint8_t cls, uint16_t kind, uint8_t dom,
-		    uint64_t res, uint64_t res_pid, uint64_t waker, uint64_t from, uint64_t to,
-		    uint64_t runq)
+static int both_off(struct kr_report *rp, uint32_t t, uint8_t cls, uint16_t kind, uint16_t nt,
+		    uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker, uint64_t from,
+		    uint64_t to, uint64_t runq)
 {
-	int rc = kr_acc_off(&rp->whole, rp, t, cls, kind, dom, res, res_pid, waker, from, to, runq);
+	int rc = kr_acc_off(&rp->whole, rp, t, cls, kind, nt, dom, res, res_pid, waker, from, to,
+			    runq);
 
 	if (!rc && rp->in_epoch)
-		rc = kr_acc_off(&rp->epoch, rp, t, cls, kind, dom, res, res_pid, waker, from, to,
-				runq);
+		rc = kr_acc_off(&rp->epoch, rp, t, cls, kind, nt, dom, res, res_pid, waker, from,
+				to, runq);
 	return rc;
 }
 
@@ -221,8 +222,9 @@ static int close_open(struct kr_report *rp, struct kr_acc *a, uint64_t end)
 		if (!th->switched)
 			rc = kr_acc_unknown(a, rp, t, th->born_ns, end);
 		if (th->off_open && !rc)
-			rc = kr_acc_off(a, rp, t, th->off_cls, th->off_kind, th->off_dom, th->off_res,
-					th->off_res_pid, KR_WAKER_PENDING, th->off_begin_ns, end, 0);
+			rc = kr_acc_off(a, rp, t, th->off_cls, th->off_kind, th->off_nt, th->off_dom,
+					th->off_res, th->off_res_pid, KR_WAKER_PENDING,
+					th->off_begin_ns, end, 0);
 		for (int i = 0; i < th->nspans && !rc; i++)
 			if (th->spans[i].kind == KATRA_KIND_PAGE_FAULT)
 				rc = acc_fault(a, rp, t, th->spans[i].begin_ns, end, 0);
@@ -264,6 +266,8 @@ static int close_epoch(struct kr_report *rp, uint64_t end)
 	if (rp->epoch.events || end > rp->epoch.start_ns) {
 		rp->epochs++;
 		rc = emit_window(rp, &rp->epoch, end, true, rp->epoch_seq);
+	} else {
+		rp->epochs_empty++;
 	}
 	kr_acc_free(&rp->epoch);
 	rp->in_epoch = false;
@@ -275,6 +279,7 @@ static int add_mark(struct kr_report *rp, const struct katra_epoch_marker *m)
 	int rc = 0;
 	size_t n = m->name.len < KR_NAME_MAX - 1 ? (size_t)m->name.len : KR_NAME_MAX - 1;
 
+	rp->markers++; /* every marker is an epoch of the trace, filtered or not */
 	if (rp->o.mark_filter && !rp->o.mark_filter(rp->o.ctx, m))
 		return 0;
 	if (rp->in_epoch)
@@ -283,7 +288,7 @@ static int add_mark(struct kr_report *rp, const struct katra_epoch_marker *m)
 		return rc;
 	if (rp->o.max_epochs && rp->epochs_opened >= rp->o.max_epochs) {
 		/* past the cap: counted, not itemized (and not worked on) */
-		rp->epochs_skipped += m->kind != KATRA_EPOCH_CAPTURE_END;
+		rp->epochs_skipped++;
 		return 0;
 	}
 	rp->epochs_opened++;
@@ -367,13 +372,15 @@ static void off_before_node(struct kr_report *rp, uint32_t t, const struct katra
 	n.seq = e->seq;
 	n.ts = e->ts_mono_ns;
 	n.begin_ns = rp->threads[t].born_ns;
-	n.link = waker != KR_WAKER_NONE && waker != KR_WAKER_OUTSIDE ? wake_node : KR_NO_NODE;
+	n.link = waker != KR_WAKER_NONE && waker != KR_WAKER_OUTSIDE && waker != KR_WAKER_UNSEEN ?
+		 wake_node : KR_NO_NODE;
 	n.thread = t;
 	n.type = KR_NODE_OFF_END;
 	n.kind = KR_KIND_NONE;
 	n.cls = KR_OFF_BEFORE;
 	n.flags = waker == KR_WAKER_NONE ? KR_NODE_NO_WAKEUP :
-		  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE : 0;
+		  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE :
+		  waker == KR_WAKER_UNSEEN ? KR_NODE_WOKEN_UNSEEN : 0;
 	kr_index_add(&rp->index, &rp->threads[t], &n);
 }
 
@@ -399,7 +406,7 @@ static int first_known(struct kr_report *rp, uint32_t t, const struct katra_even
 
 		if (woken && wake_ns <= ts)
 			runq = ts - wake_ns;
-		rc = both_off(rp, t, cls, KR_KIND_NONE, KATRA_RES_NONE, 0, 0, waker, th->born_ns, ts,
+		rc = both_off(rp, t, cls, KR_KIND_NONE, 0, KATRA_RES_NONE, 0, 0, waker, th->born_ns, ts,
 			      runq);
 		/* a path through it waits here, it does not run */
 		if (cls == KR_OFF_BEFORE && ts > rp->threads[t].born_ns)
@@ -428,6 +435,7 @@ static void off_begin(struct kr_report *rp, struct kr_thread *th, const struct k
 	th->off_prev_state = e->payload.type == KATRA_PAYLOAD_SWITCH ?
 		e->payload.u.sched_switch.prev_state : 1;
 	th->off_kind = KR_KIND_NONE;
+	th->off_nt = kr_ucall_is_nt(rp, th->ucall) ? th->ucall : 0;
 	th->off_dom = KATRA_RES_NONE;
 	th->off_res = th->off_res_pid = 0;
 	if (th->off_prev_state == 0) {
@@ -460,8 +468,8 @@ static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e
 	}
 	if (woken && wake_ns <= e->ts_mono_ns)
 		runq = e->ts_mono_ns - (wake_ns > th->off_begin_ns ? wake_ns : th->off_begin_ns);
-	rc = both_off(rp, t, th->off_cls, th->off_kind, th->off_dom, th->off_res, th->off_res_pid,
-		      waker, th->off_begin_ns, e->ts_mono_ns, runq);
+	rc = both_off(rp, t, th->off_cls, th->off_kind, th->off_nt, th->off_dom, th->off_res,
+		      th->off_res_pid, waker, th->off_begin_ns, e->ts_mono_ns, runq);
 	if (rc)
 		return rc;
 	if (th->off_cls != KR_OFF_PREEMPTED) {
@@ -470,7 +478,8 @@ static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e
 		n.seq = e->seq;
 		n.ts = e->ts_mono_ns;
 		n.begin_ns = th->off_begin_ns;
-		n.link = woken && waker != KR_WAKER_OUTSIDE ? wnode : KR_NO_NODE;
+		n.link = woken && waker != KR_WAKER_OUTSIDE && waker != KR_WAKER_UNSEEN ? wnode :
+			 KR_NO_NODE;
 		n.thread = t;
 		n.type = KR_NODE_OFF_END;
 		n.kind = th->off_kind;
@@ -478,7 +487,8 @@ static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e
 		n.res_domain = th->off_dom;
 		n.res_id = th->off_res;
 		n.flags = !woken ? KR_NODE_NO_WAKEUP :
-			  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE : 0;
+			  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE :
+			  waker == KR_WAKER_UNSEEN ? KR_NODE_WOKEN_UNSEEN : 0;
 		kr_index_add(&rp->index, th, &n);
 	}
 	kr_tl_update(rp, th, e->ts_mono_ns);
@@ -548,7 +558,10 @@ static void wakeup(struct kr_report *rp, uint32_t waker_t, const struct katra_ev
 	th->wake_pending = true;
 	th->wake_seq = e->seq;
 	th->wake_ns = e->ts_mono_ns;
-	th->wake_waker = waker_t == UINT32_MAX ? KR_WAKER_OUTSIDE : e->thread_id;
+	/* thread 0's: an interrupt, a kernel thread or an untraced process, or
+	 * (Inferred) a wakeup no probe saw */
+	th->wake_waker = waker_t != UINT32_MAX ? e->thread_id :
+		e->confidence == KATRA_CONFIDENCE_INFERRED ? KR_WAKER_UNSEEN : KR_WAKER_OUTSIDE;
 	th->wake_node = node;
 }
 

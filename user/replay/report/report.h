@@ -50,9 +50,11 @@ enum kr_off_class {
 };
 
 /* Who ended an off-CPU interval (a thread id, or one of these). */
-#define KR_WAKER_OUTSIDE 0ull             /* a wakeup from outside the traced threads */
+#define KR_WAKER_OUTSIDE 0ull             /* a wakeup from outside the traced processes:
+						 * an interrupt, a kernel thread, another process */
 #define KR_WAKER_NONE UINT64_MAX          /* no wakeup recorded */
 #define KR_WAKER_PENDING (UINT64_MAX - 1) /* still off the CPU when the window ended */
+#define KR_WAKER_UNSEEN (UINT64_MAX - 2)  /* woken by a wakeup no probe saw (Inferred) */
 #define KR_KIND_NONE 0xffffu
 
 /* One thread's time in a window: alive = on_cpu + off_cpu + unknown.
@@ -80,6 +82,7 @@ struct kr_tsum {
 struct kr_reason {
 	uint32_t thread;         /* thread index (report-wide) */
 	uint16_t kind;           /* the syscall kind blocked in, KR_KIND_NONE */
+	uint16_t nt;             /* the NT call it was inside (a Wine thread), 0: none */
 	uint8_t cls;             /* enum kr_off_class */
 	uint8_t res_domain;
 	uint64_t res_id;
@@ -103,7 +106,8 @@ struct kr_resource {
 enum kr_hop_type {
 	KR_HOP_RUN = 0, /* the thread ran (its own short waits and preemptions included) */
 	KR_HOP_WAKE,    /* woken by another thread; runnable until switched in */
-	KR_HOP_BLOCKED, /* blocked, woken from outside the traced threads (or not at all) */
+	KR_HOP_BLOCKED, /* blocked, woken from outside the traced processes, by a wakeup no probe
+			 * saw, or not at all */
 	KR_HOP_URING,   /* an io_uring request in flight, submit -> complete */
 	KR_HOP_START,   /* a new thread, from its fork to its first run */
 	KR_HOP_MESSAGE, /* data in a pipe or socket, the writer's write -> the reader's read */
@@ -189,7 +193,13 @@ void kr_report_free(struct kr_report *rp);
 /* Facts for the renderers. */
 struct kr_report_facts {
 	uint64_t start_ns, end_ns;
-	uint64_t records, events, threads, processes, epochs;
+	uint64_t records, events, threads, processes;
+	/* epochs: the EpochMarker records (the SessionSummary's epoch_count,
+	 * CaptureStart's and CaptureEnd's included) = itemized + empty + not
+	 * itemized */
+	uint64_t epochs;
+	uint64_t epochs_itemized;      /* windows reported */
+	uint64_t epochs_empty;         /* no time and no event (CaptureEnd's) */
 	uint64_t epochs_not_itemized;  /* beyond max_epochs */
 	uint64_t threads_dropped;      /* beyond KR_REPORT_MAX_THREADS */
 	uint64_t index_cap, index_nodes, index_evicted;
@@ -211,8 +221,11 @@ const struct kr_procnames *kr_report_names(const struct kr_report *rp);
 /* The path of a file id (only with --paths captures), or NULL. */
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id);
 /* Unix call `ucall` (a hop's) as every command names it ("WinToUnix
- * vkQueueSubmit": kr_unix_call_label) in buf, or NULL for 0. */
+ * vkQueueSubmit": kr_unix_call_label), or an NT call's name
+ * ("NtUserGetMessage"), in buf, or NULL for 0. */
 const char *kr_report_ucall(const struct kr_report *rp, uint16_t ucall, char *buf, size_t cap);
+/* Whether call `ucall` is an NT call (not a unix call). */
+bool kr_ucall_is_nt(const struct kr_report *rp, uint16_t ucall);
 
 /* ---- the pixel timeline (report_timeline.c), for the HTML view ---- */
 enum kr_tl_cat {

@@ -68,10 +68,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 static struct kr_reason *reason_row(struct kr_acc *a, uint32_t thread, uint8_t cls,
-				    uint16_t kind, uint8_t dom, uint64_t res, uint64_t res_pid,
-				    uint64_t waker)
+				    uint16_t kind, uint16_t nt, uint8_t dom, uint64_t res,
+				    uint64_t res_pid, uint64_t waker)
 {
-	uint64_t key = mix(mix(mix(mix(mix(cls, kind), dom), res), res_pid), waker);
+	uint64_t key = mix(mix(mix(mix(mix(mix(cls, kind), nt), dom), res), res_pid), waker);
 	struct kr_idmap_slot *s;
 	struct kr_reason *r;
 	bool created;
@@ -90,6 +90,7 @@ static struct kr_reason *reason_row(struct kr_acc *a, uint32_t thread, uint8_t c
 	r->thread = thread;
 	r->cls = cls;
 	r->kind = kind;
+	r->nt = nt;
 	r->res_domain = dom;
 	r->res_id = res;
 	r->res_pid = res_pid;
@@ -150,8 +151,8 @@ int kr_acc_unknown(struct kr_acc *a, const struct kr_report *rp, uint32_t thread
 }
 
 int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, uint8_t cls,
-	       uint16_t kind, uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker,
-	       uint64_t from, uint64_t to, uint64_t runq_ns)
+	       uint16_t kind, uint16_t nt, uint8_t dom, uint64_t res, uint64_t res_pid,
+	       uint64_t waker, uint64_t from, uint64_t to, uint64_t runq_ns)
 {
 	struct kr_tsum *t;
 	struct kr_reason *r;
@@ -170,7 +171,7 @@ int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, ui
 	t->off_cpu_ns += ns;
 	t->class_ns[cls] += ns;
 	t->runq_ns += runq_ns;
-	r = reason_row(a, thread, cls, kind, dom, res, res_pid, waker);
+	r = reason_row(a, thread, cls, kind, nt, dom, res, res_pid, waker);
 	if (r) {
 		r->ns += ns;
 		r->count++;

@@ -35,7 +35,7 @@ struct frames_run {
 	struct kr_frame track;
 	uint64_t presents;                   /* the track's Frame epochs */
 	const struct katra_epoch_marker *closing; /* the track's marker being fed */
-	uint64_t *lengths;                   /* every frame's, in order */
+	struct kr_bar *lengths;              /* every frame's number and length, in order */
 	size_t nlengths, cap;
 	struct frame_row *slow;              /* longest first */
 	unsigned nslow, max_slow;
@@ -130,7 +130,7 @@ static void on_frame(void *ctx, const struct kr_report *rp, const struct kr_wind
 		return;
 	if (x->nlengths == x->cap) {
 		size_t nc = x->cap ? x->cap * 2 : 1024;
-		uint64_t *p = realloc(x->lengths, nc * sizeof(*p));
+		struct kr_bar *p = realloc(x->lengths, nc * sizeof(*p));
 		if (!p) {
 			x->error = -ENOMEM;
 			return;
@@ -138,7 +138,7 @@ static void on_frame(void *ctx, const struct kr_report *rp, const struct kr_wind
 		x->lengths = p;
 		x->cap = nc;
 	}
-	x->lengths[x->nlengths++] = w->end_ns - w->start_ns;
+	x->lengths[x->nlengths++] = (struct kr_bar){ f.number, w->end_ns - w->start_ns, false };
 	rc = keep_slow(x, w, f.number);
 	if (rc)
 		x->error = rc;
@@ -247,6 +247,118 @@ static void json(FILE *f, const struct frames_run *x, const uint64_t *sorted)
 	fputs("]}}\n", f);
 }
 
+/* The page: the frame times as a chart (the slowest red, each a link), the
+ * slowest frames' table, then each slow frame's critical path. */
+static void html_page(FILE *f, struct frames_run *x, const uint64_t *sorted)
+{
+	size_t n = x->nlengths;
+
+	kr_html_head(f, x->rp, &x->r);
+	if (!x->have_track) {
+		fputs("<h2>Frames</h2>\n<p>None: no Frame epoch", f);
+		if (x->o->path_pid)
+			fprintf(f, " of process %" PRIu64, x->o->path_pid);
+		fputs(" in the trace (katra-record writes one per present on a swapchain).</p>\n", f);
+		kr_html_tail(f);
+		return;
+	}
+	fputs("<h2 id=\"frames\">Frame times of ", f);
+	char *who = NULL;
+	size_t wl = 0;
+	FILE *m = open_memstream(&who, &wl);
+	if (m) {
+		kr_thread_text(m, x->rp, x->track.pid, x->track.pid);
+		fclose(m);
+		kr_html_escape(f, who);
+	}
+	free(who);
+	fprintf(f, ", swapchain 0x%" PRIx64 "</h2>\n<p>%" PRIu64 " presents, %zu frames (present to "
+		"present)", x->track.swapchain, x->presents, n);
+	if (n)
+		fprintf(f, ": p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms", ms(rank(sorted, n, 50)),
+			ms(rank(sorted, n, 90)), ms(rank(sorted, n, 99)), ms(sorted[n - 1]));
+	fputs(".</p>\n", f);
+	if (x->other_presents)
+		fprintf(f, "<p class=\"note\">Other tracks: %u%s (%" PRIu64 " presents; --pid PID for "
+			"another process's).</p>\n", x->nothers,
+			x->nothers == KR_FRAMES_OTHER_TRACKS ? "+" : "", x->other_presents);
+	if (x->unreadable)
+		fprintf(f, "<p class=\"note\">%" PRIu64 " Frame epochs with a name that is not 'frame N "
+			"(pid P, swapchain 0xS)' are left out.</p>\n", x->unreadable);
+	if (!n) {
+		kr_html_tail(f);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < x->nslow; k++)
+			if (x->slow[k].number == x->lengths[i].id)
+				x->lengths[i].slow = true;
+	kr_svg_bars(f, x->lengths, n, rank(sorted, n, 50), "frame", "frame");
+	fprintf(f, "<h2>The slowest frames (%u of %zu)</h2>\n<table><tr><th>#</th><th>frame</th>"
+		"<th>from s</th><th>ms</th><th>x median</th><th class=\"l\">the critical path's "
+		"biggest part</th></tr>\n", x->nslow, n);
+	for (unsigned i = 0; i < x->nslow; i++) {
+		const struct frame_row *s = &x->slow[i];
+		const struct kr_path *p = &s->path;
+		uint64_t len = s->end_ns - s->start_ns, med = rank(sorted, n, 50);
+		const struct kr_hop *big = NULL;
+
+		for (uint32_t k = 0; k < p->nhops; k++)
+			if (!big || p->hops[k].to_ns - p->hops[k].from_ns > big->to_ns - big->from_ns)
+				big = &p->hops[k];
+		fprintf(f, "<tr><td>%u</td><td><a href=\"#frame-%" PRIu64 "\">%" PRIu64 "</a></td>"
+			"<td>%.6f</td><td>%.3f</td><td>%.1f</td><td class=\"l\">", i + 1, s->number,
+			s->number, s->start_ns / 1e9, ms(len), med ? (double)len / (double)med : 0.0);
+		if (big && p->present) {
+			char *t = NULL;
+			size_t tl = 0;
+			FILE *tf = open_memstream(&t, &tl);
+
+			if (tf) {
+				fprintf(tf, "%.3f ms: ", ms(big->to_ns - big->from_ns));
+				kr_thread_text(tf, x->rp, big->tid, big->pid);
+				fputs(" ", tf);
+				kr_hop_text(tf, x->rp, big);
+				fclose(tf);
+				kr_html_escape(f, t);
+			}
+			free(t);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	for (unsigned i = 0; i < x->nslow; i++) {
+		const struct frame_row *s = &x->slow[i];
+
+		fprintf(f, "<section id=\"frame-%" PRIu64 "\"><h2>#%u frame %" PRIu64 ": %.3f ms, "
+			"%.6f s .. %.6f s</h2>\n", s->number, i + 1, s->number,
+			ms(s->end_ns - s->start_ns), s->start_ns / 1e9, s->end_ns / 1e9);
+		kr_html_path(f, x->rp, &s->path, x->r.top);
+		fputs("<p><a href=\"#top\">back to the chart</a></p></section>\n", f);
+	}
+	kr_html_tail(f);
+}
+
+static int html(struct frames_run *x, const uint64_t *sorted, FILE *err)
+{
+	FILE *f = fopen(x->o->html_path, "we");
+	int rc = 0;
+
+	if (!f) {
+		rc = -errno;
+		fprintf(err, "katra-replay: report: cannot write '%s': %s\n", x->o->html_path,
+			strerror(-rc));
+		return rc;
+	}
+	html_page(f, x, sorted);
+	if (fclose(f) != 0) {
+		rc = -errno;
+		fprintf(err, "katra-replay: report: cannot write '%s': %s\n", x->o->html_path,
+			strerror(-rc));
+	}
+	return rc;
+}
+
 int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err)
 {
 	struct frames_run x = { .o = o };
@@ -285,13 +397,20 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 		goto cleanup;
 	}
 	if (x.nlengths) {
-		memcpy(sorted, x.lengths, x.nlengths * sizeof(*sorted));
+		for (size_t i = 0; i < x.nlengths; i++)
+			sorted[i] = x.lengths[i].ns;
 		qsort(sorted, x.nlengths, sizeof(*sorted), cmp_u64);
 	}
-	if (o->json)
+	if (o->html_path)
+		ret = html(&x, sorted, err);
+	else if (o->json)
 		json(out, &x, sorted);
 	else
 		text(out, &x, sorted);
+	if (!ret && o->html_path && o->json)
+		json(out, &x, sorted);
+	if (ret)
+		goto cleanup;
 	fret = kr_flush_out(out, err);
 	ret = kr_end_status(r, st, path, err);
 	if (!ret)

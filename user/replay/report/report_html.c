@@ -71,7 +71,7 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	      "table{border-collapse:collapse;margin:6px 0 14px;font-size:13px}\n"
 	      "th,td{border:1px solid #ccc;padding:2px 7px;text-align:right}\n"
 	      "th{background:#eee} td.l,th.l{text-align:left}\n"
-	      "tr.path td{background:#fff0f0}\n"
+	      "tr.path td{background:#fff0f0} tr.big td{font-weight:bold;background:#ffd8d8}\n"
 	      ".facts td{text-align:left} .note{color:#a33}\n"
 	      ".legend span{display:inline-block;margin-right:14px;font-size:13px}\n"
 	      ".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;"
@@ -81,8 +81,17 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	      "svg .lane{font-size:11px;fill:#222;text-anchor:end}\n"
 	      "svg .epoch{stroke:#333;stroke-dasharray:4 3}\n"
 	      "svg .epochname{font-size:10px;fill:#333}\n"
+	      "svg .epochtick{stroke:#333}\n"
+	      "svg.bars{font-family:sans-serif;border:1px solid #ccc;background:#fff}\n"
+	      "svg .ytick{font-size:10px;fill:#555;text-anchor:end}\n"
+	      "svg .median{stroke:#222;stroke-dasharray:5 4}\n"
+	      "svg .medianname{font-size:11px;fill:#222}\n"
+	      "svg .first{font-size:10px;fill:#555} svg .last{font-size:10px;fill:#555;"
+	      "text-anchor:end}\n"
+	      "svg a rect:hover{fill:#800000}\n"
+	      "nav a{margin-right:12px}\n"
 	      "details{margin:10px 0} summary{font-weight:bold;cursor:pointer}\n"
-	      "</style></head><body>\n<h1>katra-replay report</h1>\n<table class=\"facts\">\n"
+	      "</style></head><body>\n<h1 id=\"top\">katra-replay report</h1>\n<table class=\"facts\">\n"
 	      "<tr><th class=\"l\">trace</th><td>", f);
 	kr_html_escape(f, r->path);
 	fprintf(f, "%s</td></tr>\n<tr><th class=\"l\">tool</th><td>", r->compressed ? " (gzip)" : "");
@@ -95,8 +104,11 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	str(f, r->h->host.kernel_release);
 	fprintf(f, ", %u CPUs)</td></tr>\n<tr><th class=\"l\">capture</th><td>%.3f ms, %" PRIu64
 		" events, %" PRIu64 " threads in %" PRIu64 " processes, %" PRIu64
-		" epochs</td></tr>\n</table>\n", r->h->host.cpu_count, ms(x.end_ns - x.start_ns),
-		x.events, x.threads, x.processes, x.epochs);
+		" epochs", r->h->host.cpu_count, ms(x.end_ns - x.start_ns), x.events, x.threads,
+		x.processes, x.epochs);
+	if (x.epochs_empty)
+		fprintf(f, " (%" PRIu64 " empty, not listed: CaptureEnd's)", x.epochs_empty);
+	fputs("</td></tr>\n</table>\n", f);
 	if (r->error) {
 		fputs("<p class=\"note\">The trace stops early: ", f);
 		kr_html_escape(f, r->error);
@@ -108,14 +120,19 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	if (x.index_evicted)
 		fprintf(f, "<p class=\"note\">The causal index cap (%" PRIu64 " nodes) was reached: "
 			"paths may be cut.</p>\n", x.index_cap);
-	fputs("<h2>Timeline</h2>\n<p class=\"legend\">", f);
+}
+
+void kr_html_timeline_legend(FILE *f)
+{
+	fputs("<h2 id=\"timeline\">Timeline</h2>\n<p class=\"legend\">", f);
 	for (unsigned c = 0; c < KR_TL_CAT_COUNT; c++)
 		fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>", kr_tl_cat_color(c),
 			kr_tl_cat_name(c));
-	fputs("<span><i style=\"border:2px solid #d00000\"></i>critical path (whole capture)"
+	fputs("<span><i style=\"background:#d00000\"></i>critical path (whole capture)"
 	      "</span></p>\n<p class=\"legend\">One lane per thread; each pixel column shows what "
-	      "the thread mostly did then (time on the CPU counts 8 times); dashed lines are "
-	      "epochs.</p>\n", f);
+	      "the thread mostly did then (time on the CPU counts 8 times); the red strip under a "
+	      "lane is the critical path; the epochs are dashed lines (ticks on the axis when "
+	      "there are many: the epoch table lists them).</p>\n", f);
 }
 
 static void thread_cell(FILE *f, const struct kr_report *rp, uint64_t tid, uint64_t pid)
@@ -195,7 +212,7 @@ static void resources(FILE *f, const struct kr_report *rp, const char *title,
 	fputs("</table>\n", f);
 }
 
-static void path_table(FILE *f, const struct kr_report *rp, const struct kr_path *p,
+void kr_html_path(FILE *f, const struct kr_report *rp, const struct kr_path *p,
 		       unsigned top)
 {
 	unsigned shown = top < 25 ? 50 : 2 * top;
@@ -215,6 +232,15 @@ static void path_table(FILE *f, const struct kr_report *rp, const struct kr_path
 		if (p->by_type_ns[k])
 			fprintf(f, " %s %.3f ms (%.1f%%)", kr_hop_type_name(k), ms(p->by_type_ns[k]),
 				len ? 100.0 * p->by_type_ns[k] / len : 0.0);
+	fputs(". By thread:", f);
+	for (uint32_t k = 0; k < p->nthreads; k++) {
+		fputs(k ? ", " : " ", f);
+		HTEXT(f, kr_thread_text(f_, rp, p->thread_tid[k], 0));
+		fprintf(f, " %.3f ms (%.1f%%)", ms(p->thread_ns[k]),
+			len ? 100.0 * p->thread_ns[k] / len : 0.0);
+	}
+	if (p->other_threads_ns)
+		fprintf(f, ", others %.3f ms", ms(p->other_threads_ns));
 	fputs(".</p>\n<table><tr><th>from s</th><th>ms</th><th class=\"l\">thread</th>"
 	      "<th class=\"l\">what</th></tr>\n", f);
 	uint32_t first = p->nhops > shown ? p->nhops - shown : 0;
@@ -224,8 +250,10 @@ static void path_table(FILE *f, const struct kr_report *rp, const struct kr_path
 	for (uint32_t i = first; i < p->nhops; i++) {
 		const struct kr_hop *h = &p->hops[i];
 
-		fprintf(f, "<tr class=\"path\"><td>%.9f</td><td>%.3f</td>", h->from_ns / 1e9,
-			ms(h->to_ns - h->from_ns));
+		/* a hop of a tenth of the path or more stands out */
+		fprintf(f, "<tr class=\"%s\"><td>%.9f</td><td>%.3f</td>",
+			(h->to_ns - h->from_ns) * 10 >= len && len ? "path big" : "path",
+			h->from_ns / 1e9, ms(h->to_ns - h->from_ns));
 		thread_cell(f, rp, h->tid, h->pid);
 		fputs("<td class=\"l\">", f);
 		HTEXT(f, kr_hop_text(f_, rp, h));
@@ -240,21 +268,22 @@ void kr_html_window(FILE *f, const struct kr_report *rp, const struct kr_window 
 	char kb[KR_NAME_BUF];
 
 	if (w->is_epoch) {
-		fprintf(f, "<details><summary>Epoch %" PRIu64 " &ldquo;", w->epoch);
+		fprintf(f, "<section id=\"epoch-%" PRIu64 "\"><h3>Epoch %" PRIu64 " &ldquo;", w->epoch,
+			w->epoch);
 		kr_html_escape(f, w->name);
-		fprintf(f, "&rdquo; (%s): %.6f s .. %.6f s, %.3f ms, %" PRIu64 " events</summary>\n",
+		fprintf(f, "&rdquo; (%s): %.6f s .. %.6f s, %.3f ms, %" PRIu64 " events</h3>\n",
 			kr_enum(katra_epoch_kind_name(w->epoch_kind), w->epoch_kind, kb),
 			w->start_ns / 1e9, w->end_ns / 1e9, ms(w->end_ns - w->start_ns), w->events);
 	} else {
-		fprintf(f, "<h2>Whole capture: %.6f s .. %.6f s (%.3f ms, %" PRIu64 " events)</h2>\n",
+		fprintf(f, "<h2 id=\"whole\">Whole capture: %.6f s .. %.6f s (%.3f ms, %" PRIu64 " events)</h2>\n",
 			w->start_ns / 1e9, w->end_ns / 1e9, ms(w->end_ns - w->start_ns), w->events);
 	}
 	threads_table(f, rp, w, r->top);
 	resources(f, rp, "Top files by wait time", w->files, w->nfiles, r->top);
 	resources(f, rp, "Top futexes by wait time", w->futexes, w->nfutexes, r->top);
-	path_table(f, rp, w->path, r->top);
+	kr_html_path(f, rp, w->path, r->top);
 	if (w->is_epoch)
-		fputs("</details>\n", f);
+		fputs("<p><a href=\"#top\">back to the top</a></p></section>\n", f);
 }
 
 void kr_html_tail(FILE *f)

@@ -29,6 +29,7 @@ struct kr_span {
 struct kr_ucall {
 	uint64_t pid, handle;
 	uint32_t index;
+	char nt[40];              /* an NT call (a Wine thread's NT span): its name; else "" */
 };
 #define KR_MAX_UCALLS 65535
 
@@ -46,12 +47,13 @@ struct kr_thread {
 	uint64_t run_since;
 	uint8_t nspans;
 	struct kr_span spans[KR_SPAN_DEPTH];
-	uint16_t ucall;           /* the innermost open unix call (struct kr_ucall), 0: none */
+	uint16_t ucall;           /* the innermost open unix or NT call (struct kr_ucall), 0: none */
 	/* the open off-CPU interval and what it started inside */
 	bool off_open;
 	uint64_t off_begin_ns, off_prev_state;
 	uint8_t off_cls, off_dom;
 	uint16_t off_kind;
+	uint16_t off_nt;          /* the NT call it blocked inside (struct kr_ucall), 0: none */
 	uint64_t off_res, off_res_pid;
 	/* the last wakeup aimed at it, until its switch-in consumes it */
 	bool wake_pending;
@@ -80,6 +82,7 @@ enum kr_node_type {
 
 #define KR_NODE_WOKEN_OUTSIDE 1u /* OFF_END: the wakeup came from outside */
 #define KR_NODE_NO_WAKEUP 2u     /* OFF_END: no wakeup recorded */
+#define KR_NODE_WOKEN_UNSEEN 4u  /* OFF_END: woken by a wakeup no probe saw */
 
 /* 56 bytes: the unit of the index's memory bound. */
 struct kr_node {
@@ -153,6 +156,7 @@ struct kr_report {
 	uint32_t epoch_kind;
 	char epoch_name[KR_NAME_MAX];
 	uint64_t epochs, epochs_opened, epochs_skipped;
+	uint64_t markers, epochs_empty; /* EpochMarker records taken; epochs that held nothing */
 	struct kr_mark marks[KR_REPORT_MARKS];
 	uint32_t nmarks;
 	struct kr_index index;
@@ -195,7 +199,7 @@ struct kr_tsum *kr_acc_tsum(struct kr_acc *a, const struct kr_report *rp, uint32
 int kr_acc_unknown(struct kr_acc *a, const struct kr_report *rp, uint32_t thread,
 		   uint64_t from, uint64_t to);
 int kr_acc_off(struct kr_acc *a, const struct kr_report *rp, uint32_t thread, uint8_t cls,
-	       uint16_t kind, uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker,
+	       uint16_t kind, uint16_t nt, uint8_t dom, uint64_t res, uint64_t res_pid, uint64_t waker,
 	       uint64_t from, uint64_t to, uint64_t runq_ns);
 /* Fills w from a (w's arrays are malloc'd: kr_window_release). */
 int kr_acc_finish(struct kr_acc *a, const struct kr_report *rp, uint64_t end_ns,

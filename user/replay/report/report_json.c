@@ -69,6 +69,8 @@ static void jwaker(FILE *f, const char *key, uint64_t waker)
 	fprintf(f, ",\"%s\":", key);
 	if (waker == KR_WAKER_OUTSIDE)
 		fputs("\"outside\"", f);
+	else if (waker == KR_WAKER_UNSEEN)
+		fputs("\"unseen\"", f);
 	else if (waker == KR_WAKER_PENDING)
 		fputs("\"still-off-cpu\"", f);
 	else if (waker == KR_WAKER_NONE)
@@ -129,6 +131,13 @@ static void jthread(FILE *f, const struct kr_report *rp, const struct kr_window 
 		fputs(k ? ",{\"reason\":" : "{\"reason\":", f);
 		jstr(f, kr_off_class_name(r->cls));
 		jkind(f, r->kind);
+		char nb[160];
+		const char *nt = kr_report_ucall(rp, r->nt, nb, sizeof(nb));
+		fputs(",\"nt_call\":", f);
+		if (nt)
+			jstr(f, nt);
+		else
+			fputs("null", f);
 		fputs(",\"resource\":", f);
 		jresource(f, r->res_domain, r->res_id, r->res_pid);
 		jwaker(f, "woken_by", r->waker);
@@ -312,6 +321,7 @@ void kr_json_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	jkey(f, "processes", x.processes, true);
 	jkey(f, "epoch_count", x.epochs, true);
 	jkey(f, "epochs_not_itemized", x.epochs_not_itemized, true);
+	jkey(f, "epochs_empty", x.epochs_empty, true);
 	fprintf(f, ",\"complete\":%s,\"error\":", r->error ? "false" : "true");
 	if (r->error)
 		jstr(f, r->error);

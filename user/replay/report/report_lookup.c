@@ -2,6 +2,7 @@
 /* What the report model remembers beside the times: process names (the
  * same source as dump's), file paths, and the facts and lookups the
  * renderers ask for. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,9 @@ void kr_report_get_facts(const struct kr_report *rp, struct kr_report_facts *f)
 	f->events = rp->events;
 	f->threads = seen;
 	f->processes = rp->procs.len;
-	f->epochs = rp->epochs;
+	f->epochs = rp->markers;
+	f->epochs_itemized = rp->epochs;
+	f->epochs_empty = rp->epochs_empty;
 	f->epochs_not_itemized = rp->epochs_skipped;
 	f->threads_dropped = rp->threads_dropped;
 	f->index_cap = rp->index.cap;
@@ -76,6 +79,34 @@ const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id)
 	return s ? rp->paths[s->v1] : NULL;
 }
 
+/* The NT call a span is, by name: an NtSyscall span's payload name, or the
+ * kind of a named NT span (NtReadFile, NtWait, ...); NULL for any other. */
+static const char *nt_name(const struct katra_event *e, char buf[40])
+{
+	if (e->kind >= KATRA_KIND_NT_READ_FILE && e->kind <= KATRA_KIND_NT_CREATE_USER_PROCESS)
+		return katra_kind_name(e->kind);
+	if (e->kind != KATRA_KIND_NT_SYSCALL || e->payload.type != KATRA_PAYLOAD_NT_SYSCALL ||
+	    !e->payload.u.nt_syscall.name.present)
+		return NULL;
+	const struct katra_str *n = &e->payload.u.nt_syscall.name.value;
+	size_t len = n->len < 39 ? (size_t)n->len : 39;
+
+	if (!len)
+		return NULL;
+	memcpy(buf, n->ptr, len);
+	buf[len] = 0;
+	return buf;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
 void kr_ucall_begin(struct kr_report *rp, struct kr_thread *th, struct kr_span *s,
 		    const struct katra_event *e)
 {
@@ -83,7 +114,10 @@ void kr_ucall_begin(struct kr_report *rp, struct kr_thread *th, struct kr_span *
 	bool created;
 
 	s->ucall = 0;
-	if (e->kind != KATRA_KIND_WIN_TO_UNIX || e->payload.type != KATRA_PAYLOAD_WINE_SERVER_CALL)
+	char ntbuf[40];
+	const char *nt = nt_name(e, ntbuf);
+	if (!nt &&
+	    (e->kind != KATRA_KIND_WIN_TO_UNIX || e->payload.type != KATRA_PAYLOAD_WINE_SERVER_CALL))
 		return;
 	if (!rp->ucalls) {
 		rp->ucalls = calloc(KR_MAX_UCALLS, sizeof(*rp->ucalls));
@@ -91,12 +125,27 @@ void kr_ucall_begin(struct kr_report *rp, struct kr_thread *th, struct kr_span *
 			return; /* no memory: the paths name no unix call */
 		kr_idmap_init(&rp->ucall_map, KR_MAX_UCALLS);
 	}
+	if (nt) {
+		/* an NT call by its name (the same in every process) */
+		slot = kr_idmap_get(&rp->ucall_map, name_hash(nt), UINT64_MAX, &created);
+		if (!slot)
+			return;
+		if (created) {
+			struct kr_ucall *u = &rp->ucalls[rp->nucalls];
+
+			*u = (struct kr_ucall){ 0 };
+			snprintf(u->nt, sizeof(u->nt), "%s", nt);
+			slot->v1 = ++rp->nucalls;
+		}
+		s->ucall = th->ucall = (uint16_t)slot->v1;
+		return;
+	}
 	uint32_t index = e->payload.u.wine_server_call.request;
 	slot = kr_idmap_get(&rp->ucall_map, e->resource.id, th->pid << 32 | index, &created);
 	if (!slot)
 		return; /* KR_MAX_UCALLS distinct calls: later ones go unnamed */
 	if (created) {
-		rp->ucalls[rp->nucalls] = (struct kr_ucall){ th->pid, e->resource.id, index };
+		rp->ucalls[rp->nucalls] = (struct kr_ucall){ th->pid, e->resource.id, index, "" };
 		slot->v1 = ++rp->nucalls;
 	}
 	s->ucall = th->ucall = (uint16_t)slot->v1;
@@ -125,7 +174,16 @@ const char *kr_report_ucall(const struct kr_report *rp, uint16_t ucall, char *bu
 	if (!ucall || ucall > rp->nucalls)
 		return NULL;
 	const struct kr_ucall *u = &rp->ucalls[ucall - 1];
+	if (u->nt[0]) {
+		snprintf(buf, cap, "%s", u->nt);
+		return buf;
+	}
 	return kr_unix_call_label(&rp->names, u->pid, u->handle, u->index, buf, cap);
+}
+
+bool kr_ucall_is_nt(const struct kr_report *rp, uint16_t ucall)
+{
+	return ucall && ucall <= rp->nucalls && rp->ucalls[ucall - 1].nt[0];
 }
 
 const struct kr_timeline *kr_report_timeline(const struct kr_report *rp)

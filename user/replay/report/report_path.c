@@ -234,8 +234,9 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 			uint64_t from = n->begin_ns > start_ns ? n->begin_ns : start_ns;
 			struct kr_hop *h = add_hop(&w, KR_HOP_BLOCKED, t, from, n->ts);
 			if (h) {
-				h->other_tid = (n->flags & KR_NODE_WOKEN_OUTSIDE) ? KR_WAKER_OUTSIDE
-										   : KR_WAKER_NONE;
+				h->other_tid = (n->flags & KR_NODE_WOKEN_OUTSIDE) ? KR_WAKER_OUTSIDE :
+					       (n->flags & KR_NODE_WOKEN_UNSEEN) ? KR_WAKER_UNSEEN :
+					       KR_WAKER_NONE;
 				h->kind = n->kind;
 				h->cls = n->cls;
 				h->res_domain = n->res_domain;

@@ -37,18 +37,30 @@ int kr_report_read_all(struct kr_report *rp, struct katra_reader *r,
 		       enum katra_read_status *st, const char **error,
 		       void (*after_each)(void *ctx), void *ctx, FILE *err);
 /* report --frames (report_frames.c): the frame-time distribution and the
- * slowest frames with their critical paths, text or JSON. */
+ * slowest frames with their critical paths, text, JSON or an HTML page. */
 int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err);
 
 void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_html_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_render *r);
 void kr_html_tail(FILE *f);
+/* "Critical path": its length, its time by hop kind, its newest hops. */
+void kr_html_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, unsigned top);
 /* The SVG timeline of every lane, the epochs and the whole capture's
  * critical path (path may be NULL). */
 void kr_svg_timeline(FILE *f, const struct kr_report *rp, const struct kr_path *path,
 		     uint64_t start_ns, uint64_t end_ns);
 
+/* A bar of the frame-time chart: a frame's (or an epoch's) number and
+ * length; slow ones are drawn red and link to #PREFIX-ID. */
+struct kr_bar {
+	uint64_t id, ns;
+	bool slow;
+};
+void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
+		 const char *prefix, const char *what);
+/* The page's style and the facts table; the timeline's legend. */
+void kr_html_timeline_legend(FILE *f);
 /* Text that goes into HTML or SVG: & < > " ' escaped, control bytes dropped. */
 void kr_html_escape(FILE *f, const char *s);
 

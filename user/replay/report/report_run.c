@@ -11,7 +11,17 @@
 #include "katra/replay.h"
 #include "katra/report.h"
 #include "replay/util/open.h"
+#include "replay/util/out.h"
 #include "report_render.h"
+
+/* An itemized epoch as the HTML page lists it, and where its section lies in
+ * the temporary file (only the longest ones' sections are copied). */
+struct ep_row {
+	uint64_t epoch, start_ns, end_ns, events;
+	uint32_t kind;
+	long off, len;
+	char name[KR_NAME_MAX];
+};
 
 struct run {
 	const struct katra_report_opts *o;
@@ -20,6 +30,8 @@ struct run {
 	FILE *ep_text, *ep_json, *ep_html;
 	bool text;
 	uint64_t epochs_json;
+	struct ep_row *rows;   /* --html: every itemized epoch, in order */
+	size_t nrows, cap;
 	int error;
 };
 
@@ -36,6 +48,108 @@ static int copy(FILE *to, FILE *from)
 	return ferror(from) ? -EIO : 0;
 }
 
+static int copy_range(FILE *to, FILE *from, long off, long len)
+{
+	char buf[65536];
+
+	if (fflush(from) || fseek(from, off, SEEK_SET))
+		return -errno;
+	while (len > 0) {
+		size_t want = len < (long)sizeof(buf) ? (size_t)len : sizeof(buf);
+		size_t n = fread(buf, 1, want, from);
+
+		if (!n)
+			return -EIO;
+		if (fwrite(buf, 1, n, to) != n)
+			return -EIO;
+		len -= (long)n;
+	}
+	return 0;
+}
+
+static int by_length(const void *a, const void *b)
+{
+	const struct ep_row *x = *(const struct ep_row *const *)a;
+	const struct ep_row *y = *(const struct ep_row *const *)b;
+	uint64_t lx = x->end_ns - x->start_ns, ly = y->end_ns - y->start_ns;
+
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->epoch < y->epoch ? -1 : x->epoch > y->epoch;
+}
+
+static uint64_t median_length(const struct ep_row *const *longest, size_t n)
+{
+	return n ? longest[n / 2]->end_ns - longest[n / 2]->start_ns : 0;
+}
+
+/* The epochs: their lengths as a chart (the longest red, each a link), one
+ * table row each, then the sections of the longest --top only. */
+static int html_epochs(FILE *f, struct run *x, unsigned frames)
+{
+	const struct ep_row **longest = malloc(x->nrows * sizeof(*longest));
+	struct kr_bar *bars = malloc(x->nrows * sizeof(*bars));
+	size_t shown = x->nrows < x->r.top ? x->nrows : x->r.top;
+	char kb[KR_NAME_BUF];
+	int rc = 0;
+
+	if (!longest || !bars) {
+		free(longest);
+		free(bars);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < x->nrows; i++)
+		longest[i] = &x->rows[i];
+	qsort(longest, x->nrows, sizeof(*longest), by_length);
+	for (size_t i = 0; i < x->nrows; i++)
+		bars[i] = (struct kr_bar){ x->rows[i].epoch, x->rows[i].end_ns - x->rows[i].start_ns,
+					   false };
+	for (size_t i = 0; i < shown; i++)
+		bars[longest[i] - x->rows].slow = true;
+	fprintf(f, "<h2 id=\"epochs\">%s: %zu, the %zu longest in red</h2>\n",
+		frames * 2 > x->nrows ? "Epoch lengths (mostly frames: present to present)" :
+		"Epoch lengths", x->nrows, shown);
+	fputs("<p class=\"legend\">An epoch runs from its marker to the next one", f);
+	if (frames * 2 > x->nrows)
+		fputs(": epoch &ldquo;frame N&rdquo; is the time from present N to present N + 1, "
+		      "which <code>report --frames</code> calls frame N + 1.  For one swapchain's "
+		      "frames with each slow frame's critical path: <code>katra-replay report "
+		      "--frames --html OUT.html TRACE</code>", f);
+	fputs(".</p>\n", f);
+	kr_svg_bars(f, bars, x->nrows, median_length(longest, x->nrows), "epoch", "epoch");
+	fputs("<h3>The longest epochs</h3>\n<table><tr><th>#</th><th>epoch</th><th class=\"l\">"
+	      "kind</th><th class=\"l\">name</th><th>from s</th><th>ms</th><th>events</th></tr>\n", f);
+	for (size_t i = 0; i < shown; i++) {
+		const struct ep_row *e = longest[i];
+
+		fprintf(f, "<tr><td>%zu</td><td><a href=\"#epoch-%" PRIu64 "\">%" PRIu64 "</a></td>"
+			"<td class=\"l\">%s</td><td class=\"l\">", i + 1, e->epoch, e->epoch,
+			kr_enum(katra_epoch_kind_name(e->kind), e->kind, kb));
+		kr_html_escape(f, e->name);
+		fprintf(f, "</td><td>%.6f</td><td>%.3f</td><td>%" PRIu64 "</td></tr>\n",
+			e->start_ns / 1e9, (e->end_ns - e->start_ns) / 1e6, e->events);
+	}
+	fputs("</table>\n", f);
+	for (size_t i = 0; i < shown && !rc; i++)
+		rc = copy_range(f, x->ep_html, longest[i]->off, longest[i]->len);
+	fprintf(f, "<details><summary>Every epoch (%zu)</summary>\n<table><tr><th>epoch</th>"
+		"<th class=\"l\">kind</th><th class=\"l\">name</th><th>from s</th><th>ms</th>"
+		"<th>events</th></tr>\n", x->nrows);
+	for (size_t i = 0; i < x->nrows; i++) {
+		const struct ep_row *e = &x->rows[i];
+
+		fprintf(f, "<tr><td>%" PRIu64 "</td><td class=\"l\">%s</td><td class=\"l\">",
+			e->epoch, kr_enum(katra_epoch_kind_name(e->kind), e->kind, kb));
+		kr_html_escape(f, e->name);
+		fprintf(f, "</td><td>%.6f</td><td>%.3f</td><td>%" PRIu64 "</td></tr>\n",
+			e->start_ns / 1e9, (e->end_ns - e->start_ns) / 1e6, e->events);
+	}
+	fputs("</table></details>\n", f);
+	free(longest);
+	free(bars);
+	return rc;
+}
+
 static int write_html(struct run *x, const struct kr_report *rp, const struct kr_window *w)
 {
 	FILE *f = fopen(x->o->html_path, "we");
@@ -47,17 +161,23 @@ static int write_html(struct run *x, const struct kr_report *rp, const struct kr
 			strerror(-rc));
 		return rc;
 	}
+	unsigned frames = 0;
+	for (size_t i = 0; i < x->nrows; i++)
+		frames += x->rows[i].kind == KATRA_EPOCH_FRAME;
 	kr_html_head(f, rp, &x->r);
+	fputs("<nav>", f);
+	if (x->nrows > 1)
+		fputs("<a href=\"#epochs\">epochs</a>", f);
+	fputs("<a href=\"#timeline\">timeline</a><a href=\"#whole\">whole capture</a></nav>\n", f);
+	rc = 0;
+	/* the frames (or epochs) first: what a reader of a game's capture asks */
+	if (x->nrows > 1 && frames * 2 > x->nrows)
+		rc = html_epochs(f, x, frames);
+	kr_html_timeline_legend(f);
 	kr_svg_timeline(f, rp, w->path, w->start_ns, w->end_ns);
 	kr_html_window(f, rp, w, &x->r);
-	struct kr_report_facts facts;
-	kr_report_get_facts(rp, &facts);
-	if (facts.epochs > 1) {
-		fputs("<h2>Epochs</h2>\n", f);
-		rc = copy(f, x->ep_html);
-	} else {
-		rc = 0;
-	}
+	if (!rc && x->nrows > 1 && frames * 2 <= x->nrows)
+		rc = html_epochs(f, x, frames);
 	kr_html_tail(f);
 	if (fclose(f) != 0 && !rc)
 		rc = -errno;
@@ -65,6 +185,32 @@ static int write_html(struct run *x, const struct kr_report *rp, const struct kr
 		fprintf(x->err, "katra-replay: report: cannot write '%s': %s\n", x->o->html_path,
 			strerror(-rc));
 	return rc;
+}
+
+static int html_epoch(struct run *x, const struct kr_report *rp, const struct kr_window *w)
+{
+	struct ep_row *e;
+
+	if (x->nrows == x->cap) {
+		size_t nc = x->cap ? x->cap * 2 : 256;
+		struct ep_row *p = realloc(x->rows, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		x->rows = p;
+		x->cap = nc;
+	}
+	e = &x->rows[x->nrows++];
+	e->epoch = w->epoch;
+	e->start_ns = w->start_ns;
+	e->end_ns = w->end_ns;
+	e->events = w->events;
+	e->kind = w->epoch_kind;
+	memcpy(e->name, w->name, sizeof(e->name));
+	e->off = ftell(x->ep_html);
+	kr_html_window(x->ep_html, rp, w, &x->r);
+	e->len = ftell(x->ep_html) - e->off;
+	return e->off < 0 || e->len < 0 ? -EIO : 0;
 }
 
 static void on_window(void *ctx, const struct kr_report *rp, const struct kr_window *w)
@@ -81,8 +227,8 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 				fputc(',', x->ep_json);
 			kr_json_window(x->ep_json, rp, w);
 		}
-		if (x->ep_html)
-			kr_html_window(x->ep_html, rp, w, &x->r);
+		if (x->ep_html && !x->error)
+			x->error = html_epoch(x, rp, w);
 		return;
 	}
 	kr_report_get_facts(rp, &facts);
@@ -93,7 +239,7 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 	if (x->text) {
 		kr_text_head(x->out, rp, &x->r);
 		kr_text_window(x->out, rp, w, &x->r);
-		if (facts.epochs > 1)
+		if (facts.epochs_itemized > 1)
 			rc = copy(x->out, x->ep_text);
 	}
 	if (x->ep_json) {
@@ -170,6 +316,7 @@ cleanup:
 		fclose(x.ep_json);
 	if (x.ep_html)
 		fclose(x.ep_html);
+	free(x.rows);
 	katra_reader_close(r);
 	return ret;
 }

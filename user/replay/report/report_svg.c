@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The HTML report's SVG timeline: one lane per thread (the pixel timeline
  * of report_timeline.c, one column per pixel, each the colour of what the
- * thread mostly did in it), the epochs as dashed lines, a time axis, and
- * the whole capture's critical path drawn over the lanes in red: a box per
- * hop on its thread's lane, a line where the path jumps between threads.
+ * thread mostly did in it), the epochs (dashed lines, or ticks when they
+ * are many), a time axis, and the whole capture's critical path in red: a
+ * strip under its thread's lane where a hop ran on it (the lane's colours
+ * stay visible), a line where the path jumps between threads.
  * Static SVG: no script, no external reference. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,19 +62,41 @@ static void axis(FILE *f, uint64_t end_ns, const struct geo *g, int lanes)
 	}
 }
 
+/* Epochs.  Few: a dashed line across the lanes each, labelled where the
+ * previous label leaves room.  More than KR_SVG_EPOCH_LINES: a short tick on
+ * the axis each, no label (hundreds of lines and labels would cover the
+ * lanes); the page lists them in a table instead. */
+#define KR_SVG_EPOCH_LINES 40
+#define LABEL_ROOM 90.0
+
 static void marks(FILE *f, const struct kr_report *rp, const struct geo *g, int lanes)
 {
 	const struct kr_mark *m;
 	uint32_t n = kr_report_marks(rp, &m);
+	double last_label = -1e9;
 
+	if (n > KR_SVG_EPOCH_LINES) {
+		for (uint32_t i = 0; i < n; i++) {
+			double x = x_of(m[i].ts, g);
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+				"class=\"epochtick\"/>\n", x, TOP - 6, x, TOP - 1);
+		}
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		double x = x_of(m[i].ts, g);
 
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" class=\"epoch\"/>"
-			"<text x=\"%.1f\" y=\"%.1f\" class=\"epochname\">%" PRIu64 " ", x, TOP - 4, x,
-			y_of(lanes) + 4, x + 2, y_of(lanes) + 14, m[i].epoch);
-		kr_html_escape(f, m[i].name);
-		fputs("</text>\n", f);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" class=\"epoch\"/>",
+			x, TOP - 4, x, y_of(lanes) + 4);
+		if (x - last_label >= LABEL_ROOM) {
+			last_label = x;
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"epochname\">%" PRIu64 " ",
+				x + 2, y_of(lanes) + 14, m[i].epoch);
+			kr_html_escape(f, m[i].name);
+			fputs("</text>", f);
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -135,10 +158,10 @@ static void path_overlay(FILE *f, const struct kr_timeline *tl, const struct kr_
 			while (e < g->cols && kr_timeline_on_path(tl, l, e))
 				e++;
 			if (e > c)
-				fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-					"fill=\"none\" stroke=\"%s\" stroke-width=\"2\"><title>critical "
-					"path</title></rect>\n", LABEL_W + c * g->px, y_of((int)l) - 1,
-					(e - c) * g->px, LANE_H + 2, PATH_COLOR);
+				fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"3\" "
+					"fill=\"%s\"><title>critical path</title></rect>\n",
+					LABEL_W + c * g->px, y_of((int)l) + LANE_H - 1, (e - c) * g->px,
+					PATH_COLOR);
 			c = e + 1;
 		}
 	}
@@ -185,4 +208,76 @@ void kr_svg_timeline(FILE *f, const struct kr_report *rp, const struct kr_path *
 	if (kr_timeline_unlaned(tl))
 		fprintf(f, "<p class=\"note\">%" PRIu64 " more threads are not drawn (the timeline "
 			"has %d lanes).</p>\n", kr_timeline_unlaned(tl), KR_TL_LANES);
+}
+
+/* ---- the frame-time (or epoch-length) chart ---- */
+#define BARS_LEFT 64
+#define BARS_TOP 14
+#define BARS_H 180
+#define BARS_W 1000
+#define BAR_COLOR "#4682b4"
+
+/* One bar per window in order (a window per pixel column at most: beyond
+ * that a column shows the longest of its windows); the slow ones red and
+ * each a link to its section (#PREFIX-ID); a dashed line at the median. */
+void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
+		 const char *prefix, const char *what)
+{
+	size_t cols = n < BARS_W ? n : BARS_W;
+	uint64_t max = 1;
+	double bw;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (b[i].ns > max)
+			max = b[i].ns;
+	bw = (double)BARS_W / (double)cols;
+	fprintf(f, "<svg width=\"%d\" height=\"%d\" class=\"bars\" role=\"img\" aria-label=\"%s "
+		"times\">\n", BARS_LEFT + BARS_W + 110, BARS_TOP + BARS_H + 34, what);
+	for (int k = 0; k <= 4; k++) {
+		double y = BARS_TOP + BARS_H - BARS_H * k / 4.0;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%d\" y=\"%.1f\" class=\"ytick\">%.3g ms</text>\n", BARS_LEFT, y,
+			BARS_LEFT + BARS_W, y, BARS_LEFT - 4, y + 4, (double)max * k / 4.0 / 1e6);
+	}
+	for (size_t c = 0; c < cols; c++) {
+		size_t from = c * n / cols, to = (c + 1) * n / cols, top = from;
+		bool slow = false;
+
+		for (size_t i = from; i < to; i++) {
+			if (b[i].ns > b[top].ns)
+				top = i;
+			slow |= b[i].slow;
+		}
+		if (slow)
+			for (size_t i = from; i < to; i++)
+				if (b[i].slow && (!b[top].slow || b[i].ns > b[top].ns))
+					top = i;
+		double h = (double)BARS_H * (double)b[top].ns / (double)max;
+		double x = BARS_LEFT + c * bw;
+
+		if (b[top].slow)
+			fprintf(f, "<a href=\"#%s-%" PRIu64 "\">", prefix, b[top].id);
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
+			"<title>%s %" PRIu64 ": %.3f ms</title></rect>", x, BARS_TOP + BARS_H - h,
+			bw > 2 ? bw - 0.5 : bw, h < 0.5 ? 0.5 : h, b[top].slow ? PATH_COLOR : BAR_COLOR,
+			what, b[top].id, (double)b[top].ns / 1e6);
+		fputs(b[top].slow ? "</a>\n" : "\n", f);
+	}
+	if (median_ns) {
+		double y = BARS_TOP + BARS_H - (double)BARS_H * (double)median_ns / (double)max;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"median\"/>"
+			"<text x=\"%d\" y=\"%.1f\" class=\"medianname\">median %.3f ms</text>\n",
+			BARS_LEFT, y, BARS_LEFT + BARS_W, y, BARS_LEFT + BARS_W + 2, y + 4,
+			(double)median_ns / 1e6);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"first\">%s %" PRIu64 "</text><text x=\"%d\" "
+		"y=\"%d\" class=\"last\">%s %" PRIu64 "</text><text x=\"%d\" y=\"%d\" class=\"tick\">"
+		"%ss in order; red: the slowest, each a link to its details</text>\n</svg>\n",
+		BARS_LEFT, BARS_TOP + BARS_H + 14, what, b[0].id, BARS_LEFT + BARS_W,
+		BARS_TOP + BARS_H + 14, what, b[n - 1].id, BARS_LEFT + BARS_W / 2,
+		BARS_TOP + BARS_H + 28, what);
 }

@@ -32,8 +32,11 @@ void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	katra_json_string(f, r->h->host.hostname.ptr, r->h->host.hostname.len);
 	fprintf(f, " (%u CPUs)\n", r->h->host.cpu_count);
 	fprintf(f, "capture %.3f ms, %" PRIu64 " events, %" PRIu64 " threads in %" PRIu64
-		" processes, %" PRIu64 " epoch%s\n", ms(x.end_ns - x.start_ns), x.events, x.threads,
+		" processes, %" PRIu64 " epoch%s", ms(x.end_ns - x.start_ns), x.events, x.threads,
 		x.processes, x.epochs, x.epochs == 1 ? "" : "s");
+	if (x.epochs_empty)
+		fprintf(f, " (%" PRIu64 " empty, not listed: CaptureEnd's)", x.epochs_empty);
+	fputc('\n', f);
 	if (r->error)
 		fprintf(f, "NOTE: the trace stops early (%s): this is the report of what precedes\n",
 			r->error);

@@ -48,7 +48,10 @@ void kr_resource_text(FILE *f, const struct kr_report *rp, unsigned domain, uint
 static void waker_text(FILE *f, const struct kr_report *rp, uint64_t waker)
 {
 	if (waker == KR_WAKER_OUTSIDE)
-		fputs(", woken from outside the traced threads", f);
+		fputs(", woken from outside the traced processes (an interrupt, a kernel thread or "
+		      "another process)", f);
+	else if (waker == KR_WAKER_UNSEEN)
+		fputs(", woken by a wakeup no probe saw", f);
 	else if (waker == KR_WAKER_PENDING)
 		fputs(", still off the CPU at the window's end", f);
 	else if (waker != KR_WAKER_NONE) {
@@ -65,13 +68,29 @@ void kr_reason_text(FILE *f, const struct kr_report *rp, const struct kr_reason 
 	case KR_OFF_PREEMPTED:
 		fputs("preempted (runnable, waiting for a CPU)", f);
 		return;
-	case KR_OFF_SYSCALL:
-		fprintf(f, "blocked in %s", k ? k : "a syscall");
+	case KR_OFF_SYSCALL: {
+		char nb[160];
+		const char *nt = r->nt ? kr_report_ucall(rp, r->nt, nb, sizeof(nb)) : NULL;
+		bool nt_span = r->kind == KATRA_KIND_NT_SYSCALL ||
+			       (r->kind >= KATRA_KIND_NT_READ_FILE &&
+				r->kind <= KATRA_KIND_NT_CREATE_USER_PROCESS);
+
+		/* a Wine thread: the NT call it waited in, the Linux syscall beneath */
+		if (nt && nt_span) {
+			fprintf(f, "blocked in %s", nt);
+		} else if (nt) {
+			fprintf(f, "blocked in %s (Linux %s", nt, k ? k : "syscall");
+		} else {
+			fprintf(f, "blocked in %s", k ? k : "a syscall");
+		}
 		if (r->res_domain != KATRA_RES_NONE) {
 			fputs(" on ", f);
 			kr_resource_text(f, rp, r->res_domain, r->res_id, r->res_pid);
 		}
+		if (nt && !nt_span)
+			fputc(')', f);
 		break;
+	}
 	case KR_OFF_FAULT:
 		fputs("blocked in a page fault", f);
 		break;
@@ -107,7 +126,9 @@ void kr_hop_text(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 		r.res_domain = h->res_domain;
 		r.res_id = h->res_id;
 		r.res_pid = h->res_pid;
-		r.waker = h->other_tid == KR_WAKER_OUTSIDE ? KR_WAKER_OUTSIDE : KR_WAKER_NONE;
+		r.waker = h->other_tid == KR_WAKER_OUTSIDE || h->other_tid == KR_WAKER_UNSEEN ?
+			  h->other_tid : KR_WAKER_NONE;
+		r.nt = kr_ucall_is_nt(rp, h->ucall) && h->cls == KR_OFF_SYSCALL ? h->ucall : 0;
 		kr_reason_text(f, rp, &r);
 		if (h->other_tid == KR_WAKER_NONE)
 			fputs(" (no wakeup recorded)", f);
@@ -130,7 +151,9 @@ void kr_hop_text(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 	}
 	char buf[160];
 	const char *in = kr_report_ucall(rp, h->ucall, buf, sizeof(buf));
-	if (in)
+	/* a blocked hop names its NT call first (above) */
+	if (in && !(h->type == KR_HOP_BLOCKED && h->cls == KR_OFF_SYSCALL &&
+		    kr_ucall_is_nt(rp, h->ucall)))
 		fprintf(f, ", in %s", in);
 }
 
