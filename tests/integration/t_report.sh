@@ -30,7 +30,8 @@ threads = {t["tid"]: t for t in cap["threads"]}
 for me, other in ((a, b), (b, a)):
     t = threads[me]
     assert t["on_cpu_ns"] + t["off_cpu_ns"] + t["unknown_ns"] == t["alive_ns"], "thread %d: on + off + unknown != alive" % me
-    assert t["off_cpu_by_class_ns"]["preempted"] < t["alive_ns"] // 2, "thread %d: preempted after its exit?" % me
+    # (time after the exit would break the sum above: alive ends at the exit;
+    # how much of it was preemption depends on the machine's load)
     rows = [x for x in t["off_cpu_reasons"] if x["woken_by"] == other]
     n = sum(x["count"] for x in rows)
     assert n == k, "thread %d: %d off-CPU intervals woken by %d, expected %d" % (me, n, other, k)
