@@ -251,10 +251,13 @@ void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process)
 		return;
 	while (first < n && r[first].pid == 0)
 		first++;
-	if (!first)
-		kr_s(f, "(no Wine or Vulkan calls in this trace)\n");
-	else
+	if (!first) {
+		kr_s(f, "(no Wine or Vulkan calls");
+		kr_put_scope(f, v);
+		kr_s(f, ")\n");
+	} else {
 		table(f, v, r, first);
+	}
 	for (size_t i = first; per_process && i < n;) {
 		size_t j = i;
 		while (j < n && r[j].pid == r[i].pid)
