@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "compare.h"
 #include "katra/replay.h"
 #include "replay/names/resnames.h"
@@ -47,8 +48,8 @@ static void event_line(FILE *f, char side, const struct kr_cmp_trace *t, int64_t
 	}
 	e = &th->at;
 	if (!e->present) {
-		fprintf(f, "tid %llu ends here (%llu events)\n", (unsigned long long)th->tid,
-			(unsigned long long)th->len);
+		fprintf(f, "tid %llu ends here (%llu %s)\n", (unsigned long long)th->tid,
+			(unsigned long long)th->len, katra_plural(th->len, "event", "events"));
 		return;
 	}
 	fprintf(f, "tid %llu seq %llu at ", (unsigned long long)th->tid,

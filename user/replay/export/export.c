@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "export.h"
 #include "katra/replay.h"
 #include "replay/util/open_cmd.h"
@@ -307,8 +308,9 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 		ret = ret ? ret : 1;
 	}
 	if (s->st.span_table_full)
-		fprintf(err, "katra-replay: export: %llu spans not exported: more than %u open at once\n",
-			(unsigned long long)s->st.span_table_full, EXPORT_MAX_OPEN_SPANS);
+		fprintf(err, "katra-replay: export: %llu %s not exported: more than %u open at "
+			"once\n", (unsigned long long)s->st.span_table_full,
+			katra_plural(s->st.span_table_full, "span", "spans"), EXPORT_MAX_OPEN_SPANS);
 	for (int i = 0; i < 2; i++) {
 		const struct kx_bound *b = i ? &s->opt.to : &s->opt.from;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "katra/replay.h"
 #include "replay/util/open.h"
 #include "stats.h"
@@ -49,10 +50,14 @@ static int print_text(FILE *out, const struct kr_stats *s, const struct kr_views
 	if (o->views & (KATRA_STATS_FILES | KATRA_STATS_OFFCPU | KATRA_STATS_TOP))
 		kr_files_unnamed_note(out, v);
 	if (v->unmatched_ends || v->open_overflow || v->thread_overflow)
-		fprintf(out, "\n(views: %llu Ends without a Begin, %llu Begins beyond the "
-			"open-span table, %llu events beyond the thread table)\n",
-			(unsigned long long)v->unmatched_ends, (unsigned long long)v->open_overflow,
-			(unsigned long long)v->thread_overflow);
+		fprintf(out, "\n(views: %llu %s without a Begin, %llu %s beyond the "
+			"open-span table, %llu %s beyond the thread table)\n",
+			(unsigned long long)v->unmatched_ends,
+			katra_plural(v->unmatched_ends, "End", "Ends"),
+			(unsigned long long)v->open_overflow,
+			katra_plural(v->open_overflow, "Begin", "Begins"),
+			(unsigned long long)v->thread_overflow,
+			katra_plural(v->thread_overflow, "event", "events"));
 	return ret;
 }
 
