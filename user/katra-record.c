@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "katra/plural.h"
 #include "record/cli.h"
 #include "record/recorder.h"
 
@@ -42,16 +43,19 @@ static int run_after(const struct katra_record_opts *o, const struct katra_recor
 	double lost_pct = katra_record_loss_pct(res);
 	/* loud even with -q: a silent loss makes a trace lie */
 	if (res->events_lost)
-		fprintf(stderr, "katra-record: %llu events lost (%.2f %%): raise --buffer-size or "
-			"trace fewer processes\n", (unsigned long long)res->events_lost, lost_pct);
+		fprintf(stderr, "katra-record: %llu %s lost (%.2f %%): raise --buffer-size or "
+			"trace fewer processes\n", (unsigned long long)res->events_lost,
+			katra_plural(res->events_lost, "event", "events"), lost_pct);
 	if (res->links_lost)
-		fprintf(stderr, "katra-record: %llu causal links lost (a state table was full): "
+		fprintf(stderr, "katra-record: %llu causal %s lost (a state table was full): "
 			"spans written as Instants, causes missing\n",
-			(unsigned long long)res->links_lost);
+			(unsigned long long)res->links_lost,
+			katra_plural(res->links_lost, "link", "links"));
 	if (res->runs_skipped)
-		fprintf(stderr, "katra-record: %llu probe runs skipped by the kernel (the probe "
+		fprintf(stderr, "katra-record: %llu probe %s skipped by the kernel (the probe "
 			"was already running on that CPU): up to as many events missing\n",
-			(unsigned long long)res->runs_skipped);
+			(unsigned long long)res->runs_skipped,
+			katra_plural(res->runs_skipped, "run", "runs"));
 	if (o->summary_json) {
 		rc = katra_record_write_summary_json(o->summary_json, o, res);
 		if (rc) {

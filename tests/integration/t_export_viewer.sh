@@ -5,7 +5,8 @@
 # Chromium imports it as a Trace Event Format profile without error and lists
 # one profile per thread, named from the export's process names.  The
 # screenshots (the thread list, the busiest thread's timeline) and the JSON
-# stay in build/test-artifacts/export-viewer/.
+# stay in build/test-artifacts/export-viewer/; an export --speedscope opens
+# there on the busiest traced thread (speedscope-mode/).
 . "$(dirname "$0")/lib.sh"
 kt_require
 SPEEDSCOPE=${KATRA_SPEEDSCOPE:-$KT_ROOT/build/speedscope/node_modules/speedscope/dist/release}
@@ -28,4 +29,17 @@ cat "$ART/speedscope.log"
 [ "$rc" = 0 ] || kt_fail "speedscope: $(grep -m1 '^FAIL' "$ART/speedscope.log" || kt_tail "$ART/speedscope.log")"
 [ -s "$ART/speedscope-threads.png" ] && [ -s "$ART/speedscope-main-thread.png" ] ||
 	kt_fail "no screenshot in $ART"
+
+# --speedscope: it opens on the busiest traced thread (not on the lane
+# outside the traced set), the labels are the names alone (no args)
+"$REPLAY" export --speedscope "$TRACE" -o "$ART/demo-speedscope.json" 2>"$T/export.err" ||
+	kt_fail "export --speedscope exited $?: $(kt_tail "$T/export.err")"
+grep -q '"args":{"seq"' "$ART/demo-speedscope.json" && kt_fail "--speedscope wrote args"
+mkdir -p "$ART/speedscope-mode"
+timeout -k 5 60 python3 "$KT_ROOT/tests/viewer/speedscope_check.py" --speedscope "$SPEEDSCOPE" \
+	--chromium "$CHROMIUM" --opens-busiest "$ART/demo-speedscope.json" "$ART/speedscope-mode" \
+	>"$ART/speedscope-mode.log" 2>&1
+rc=$?
+cat "$ART/speedscope-mode.log"
+[ "$rc" = 0 ] || kt_fail "speedscope (--speedscope): $(grep -m1 '^FAIL' "$ART/speedscope-mode.log" || kt_tail "$ART/speedscope-mode.log")"
 exit 0

@@ -323,6 +323,55 @@ Test(compare_hash, pairs_and_first_divergence_in_memory)
 	kr_compare_free(&c);
 }
 
+/* A ProcessInfo naming pid (as the recorder writes it: Katra scope). */
+static struct katra_event name_event(uint64_t pid, const char *comm)
+{
+	struct katra_record r = evt(1, pid, pid, KATRA_KIND_PROCESS_INFO, KATRA_PHASE_INSTANT, -1);
+
+	r.u.event.scope = KATRA_SCOPE_KATRA;
+	r.u.event.resource = (struct katra_resource){ KATRA_RES_PROCESS, pid };
+	r.u.event.payload.type = KATRA_PAYLOAD_PROCESS_INFO;
+	r.u.event.payload.u.process_info.comm = katra_cstr(comm);
+	return r.u.event;
+}
+
+static char *report(struct kr_compare *c, bool json);
+
+/* Threads are named as the trace names them (dump's names): the process's
+ * name, the thread's own after a TaskRename; the renumbered id beside a name
+ * two threads share, alone when there is no name. */
+Test(compare_hash, threads_named_as_the_trace_names_them)
+{
+	struct kr_compare c;
+	struct katra_event e;
+	char buf[128], *text;
+
+	memset(&c, 0, sizeof(c));
+	build(&c.a, KR_CMP_DEFAULT_IGNORE, 0, false, false, 0);
+	build(&c.b, KR_CMP_DEFAULT_IGNORE, 40, true, false, 0);
+	cr_assert_eq(kr_compare_pairs(&c), 0);
+	cr_assert_str_eq(kr_compare_pair_label(&c, &c.pairs[1], buf, sizeof(buf)), "p0/t1");
+	e = name_event(500, "gzip");
+	kr_procnames_see(&c.a.names, &e);
+	cr_assert_str_eq(kr_compare_pair_label(&c, &c.pairs[1], buf, sizeof(buf)), "gzip p0/t1",
+			 "both threads are gzip's");
+	text = report(&c, false);
+	cr_assert_not_null(strstr(text, "\n  gzip p0/t1                    3          5          3   75.00 %"), "%s", text);
+	cr_assert_null(strstr(text, "\n  p0/t1"), "%s", text);
+	free(text);
+	text = report(&c, true);
+	cr_assert_not_null(strstr(text, "{\"thread\":\"p0/t1\",\"name\":\"gzip\","), "%s", text);
+	free(text);
+	e.kind = KATRA_KIND_TASK_RENAME;
+	e.resource = (struct katra_resource){ KATRA_RES_THREAD, 777 };
+	e.payload.type = KATRA_PAYLOAD_TASK_RENAME;
+	e.payload.u.task_rename.comm = katra_cstr("render");
+	kr_procnames_see(&c.a.names, &e);
+	cr_assert_str_eq(kr_compare_pair_label(&c, &c.pairs[1], buf, sizeof(buf)), "render");
+	cr_assert_str_eq(kr_compare_pair_label(&c, &c.pairs[0], buf, sizeof(buf)), "gzip");
+	kr_compare_free(&c);
+}
+
 /* ---- two files, both passes, reports ---- */
 
 struct files {
@@ -410,7 +459,7 @@ Test(compare_files, equivalent_runs)
 	cr_assert_float_eq(kr_compare_equivalence(&c), 100.0, 1e-9);
 	text = report(&c, false);
 	cr_assert_not_null(strstr(text, "result     equivalent\n"), "%s", text);
-	cr_assert_not_null(strstr(text, "all 1 threads are the same on both sides"), "%s", text);
+	cr_assert_not_null(strstr(text, "the one thread is the same on both sides"), "%s", text);
 	free(text);
 	kr_compare_free(&c);
 	temp_dir_remove(f.dir);

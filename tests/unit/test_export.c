@@ -222,7 +222,7 @@ static const char tiny_expected[] =
 "{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"process_name\",\"args\":{\"name\":\"tiny\"}},\n"
 "{\"ph\":\"M\",\"pid\":100,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":\"tiny\"}},\n"
 "{\"ph\":\"i\",\"pid\":100,\"tid\":100,\"ts\":1,\"s\":\"t\",\"name\":\"ProcessInfo\",\"cat\":\"Katra\",\"args\":{\"seq\":1,\"comm\":\"tiny\",\"exe_path\":\"/bin/tiny\",\"windows_image\":null,\"origin\":\"Command\"}},\n"
-"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2,\"dur\":0.5,\"name\":\"Syscall 110\",\"cat\":\"Linux\",\"args\":{\"seq\":2,\"end_seq\":3,\"span\":1,\"nr\":110,\"ret\":1}},\n"
+"{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2,\"dur\":0.5,\"name\":\"getppid\",\"cat\":\"Linux\",\"args\":{\"seq\":2,\"end_seq\":3,\"span\":1,\"nr\":110,\"ret\":1}},\n"
 "{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":4,\"dur\":0,\"bind_id\":5,\"flow_out\":true,\"name\":\"Wakeup\",\"cat\":\"Linux\",\"args\":{\"seq\":5,\"resource\":\"Thread:100\",\"target_tid\":100,\"target_pid\":100,\"target_cpu\":0}},\n"
 "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":3,\"dur\":1.2001953125,\"name\":\"off-CPU: blocked\",\"cat\":\"Linux\",\"args\":{\"seq\":4,\"end_seq\":6,\"span\":2,\"reason\":\"blocked\",\"cpu\":0,\"prev_state\":1,\"cpu_in\":1}},\n"
 "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":4.2001953125,\"dur\":0,\"bind_id\":5,\"flow_in\":true,\"name\":\"Wakeup -> OffCpu\",\"cat\":\"flow\",\"args\":{\"from_seq\":5,\"to_seq\":6}},\n"
@@ -284,7 +284,7 @@ Test(export_tiny, time_window_cuts_spans_at_its_bounds)
 	char *out = export_tiny(&opt, &ret, NULL);
 
 	cr_assert_eq(ret, 0);
-	cr_assert_null(strstr(out, "Syscall 110"), "before the window: %s", out);
+	cr_assert_null(strstr(out, "getppid"), "before the window: %s", out);
 	cr_assert_not_null(strstr(out, "\"ts\":3.5,\"dur\":0.7001953125,\"name\":\"off-CPU: blocked\""),
 			   "%s", out);
 	cr_assert_not_null(strstr(out, "\"ts\":8,\"dur\":0.5,\"name\":\"FileRead\""), "%s",
@@ -302,7 +302,7 @@ Test(export_tiny, epoch_names_as_bounds)
 	char *out = export_tiny(&opt, &ret, NULL);
 
 	cr_assert_eq(ret, 0);
-	cr_assert_null(strstr(out, "Syscall 110"), "%s", out);
+	cr_assert_null(strstr(out, "getppid"), "%s", out);
 	cr_assert_not_null(strstr(out, "\"name\":\"mark 1\""), "%s", out);
 	cr_assert_not_null(strstr(out, "\"ts\":7,\"dur\":3,\"name\":\"Futex\""), "%s", out);
 	cr_assert_not_null(strstr(out, "\"from_ns\":7000"), "%s", out);
@@ -331,9 +331,54 @@ Test(export_tiny, no_args_leaves_details_out)
 
 	cr_assert_eq(ret, 0);
 	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":2,"
-					"\"dur\":0.5,\"name\":\"Syscall 110\",\"cat\":\"Linux\"}"),
+					"\"dur\":0.5,\"name\":\"getppid\",\"cat\":\"Linux\"}"),
 			   "%s", out);
 	cr_assert_not_null(strstr(out, "\"bind_id\":5,\"flow_in\":true"), "flows stay: %s", out);
+	free(out);
+}
+
+/* The tiny trace and one event outside the traced set (pid 0). */
+static size_t tiny_outside(struct katra_record *r)
+{
+	size_t n = tiny(r);
+
+	r[n++] = e(14, 10000, 0, 0, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT, -1);
+	return n;
+}
+
+/* speedscope opens the first profile of pids and tids sorted: the lane
+ * outside the traced set is never first; --speedscope numbers the threads
+ * busiest first by time in spans (tiny's MAIN 1.7 us, process 200's 1 us), the
+ * real ids in the names, and leaves args out (its labels are name + args);
+ * a syscall slice is named by the syscall. */
+Test(export_tiny, busiest_thread_first_for_speedscope)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_built(tiny_outside, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":4294967296,\"tid\":0,"
+				  "\"name\":\"process_name\",\"args\":{\"name\":"
+				  "\"outside the traced set\"}}"), "%s", out);
+	cr_assert_null(strstr(out, "\"pid\":0,"), "%s", out);
+	free(out);
+	opt.speedscope = true;
+	out = export_built(tiny_outside, &opt, &ret, NULL);
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":2,"
+				  "\"dur\":0.5,\"name\":\"getppid\",\"cat\":\"Linux\"}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":"
+				  "\"thread_name\",\"args\":{\"name\":\"tid 101\"}}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":"
+				  "\"process_name\",\"args\":{\"name\":\"tiny 100\"}}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":2,\"tid\":1,\"ts\":8,"), "%s",
+			   out);
+	cr_assert_not_null(strstr(out, "\"pid\":2,\"tid\":1,\"name\":\"process_name\","
+				  "\"args\":{\"name\":\"pid 200\"}}"), "%s", out);
+	cr_assert_null(strstr(out, "\"args\":{\"seq\""), "no args: %s", out);
+	cr_assert_null(strstr(out, "\"pid\":100,"), "%s", out);
+	cr_assert_null(strstr(out, "\"pid\":0,"), "%s", out);
 	free(out);
 }
 

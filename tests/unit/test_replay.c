@@ -839,7 +839,7 @@ Test(replay_stats, text_for_a_known_trace)
 		"------ ----------- ----------- ----------- --------- --------- ----------------\n"
 		"100.00    0.000001           0           1         5           total\n"
 		"\n"
-		"(views: 1 Ends without a Begin, 0 Begins beyond the open-span table, "
+		"(views: 1 End without a Begin, 0 Begins beyond the open-span table, "
 		"0 events beyond the thread table)\n",
 		t.path);
 	cap_open(&out);

@@ -220,7 +220,7 @@ Test(report_time, export_draws_nothing_of_a_thread_after_its_exit)
 	fclose(f);
 	cr_assert_null(strstr(out, "off-CPU: preempted"), "%s", out);
 	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":300,\"tid\":301,\"ts\":0.759765625,"
-				   "\"dur\":0.009765625,\"name\":\"Syscall 231\""), "exit_group ends at the exit: %s",
+				   "\"dur\":0.009765625,\"name\":\"exit_group\""), "exit_group ends at the exit: %s",
 			   out);
 	cr_assert_not_null(strstr(out, "\"events_after_exit\":2"), "%s", out);
 	free(out);

@@ -165,21 +165,21 @@ Test(stats_frames, calls_and_syscalls_per_frame_text)
 		 "\nframe 4, 10.000 ms: its calls, most above their p50 frame first\n%s"
 		 "nt          1        1000.000    1000.000 NtReadFile\n"
 		 "vulkan      1         500.000     500.000 VulkanQueuePresent\n"
-		 "\nframes of process 500(other.exe), swapchain 0xc: 2 presents, 1 frames\n"
+		 "\nframes of process 500(other.exe), swapchain 0xc: 2 presents, 1 frame\n"
 		 "frame time: p50 23.000 ms  p99 23.000 ms  max 23.000 ms\n"
 		 "slowest: frame 2 23.000 ms\n"
 		 "%s"
 		 "nt          1         1       1    1000.000    1000.000    1000.000 NtReadFile\n"
 		 "\nframe 2, 23.000 ms: its calls, most above their p50 frame first\n%s"
 		 "nt          1        1000.000    1000.000 NtReadFile\n"
-		 "\nframes of process 500(other.exe), swapchain 0xd: 2 presents, 1 frames\n"
+		 "\nframes of process 500(other.exe), swapchain 0xd: 2 presents, 1 frame\n"
 		 "frame time: p50 15.000 ms  p99 15.000 ms  max 15.000 ms\n"
 		 "slowest: frame 2 15.000 ms\n"
 		 "%s"
 		 "nt          1         1       1    1000.000    1000.000    1000.000 NtReadFile\n"
 		 "\nframe 2, 15.000 ms: its calls, most above their p50 frame first\n%s"
 		 "nt          1        1000.000    1000.000 NtReadFile\n"
-		 "\n(1 calls of processes that presented no frame are not counted)\n",
+		 "\n(1 call of processes that presented no frame is not counted)\n",
 		 head, slow_head, slow_head, slow_head, head, slow_head, head, slow_head);
 	cr_assert_str_eq(b, want);
 	oc_free(&out);

@@ -46,6 +46,20 @@ static void open_begin(struct tb *t, uint64_t ts, int64_t span, const char *path
 	e->payload.u.file_open.path = (struct katra_opt_str){ true, katra_cstr(path) };
 }
 
+/* tb_write with the header's record_paths set as a capture made with (or
+ * without) --paths has it. */
+static void write_with_paths(struct tb *t, bool paths)
+{
+	struct katra_header h = *katra_sample_header();
+	struct katra_writer *w;
+
+	h.capture_options.record_paths = paths;
+	cr_assert_eq(katra_writer_open(&w, t->path, &h, KATRA_WRITER_OVERWRITE), 0);
+	for (size_t i = 0; i < t->n; i++)
+		cr_assert_eq(katra_writer_append(w, &t->r[i]), 0, "record %zu", i);
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
 /* Process 100 "game": thread 101 reads File A twice (2 ms; 6 ms of which 5
  * blocked in S), opens it by path (1 ms) and fails to open another (0.5 ms,
  * ENOENT); thread 102 waits 6.2 ms on a futex (6 ms off-CPU in S) and is
@@ -97,7 +111,7 @@ static void views_trace(struct tb *t)
 	tb_switch(t, 23 * MS, 200, 201, KATRA_PHASE_BEGIN, 13, 2);
 	tb_switch(t, 23 * MS + 7 * MS / 10, 200, 201, KATRA_PHASE_END, 13, 0);
 	tb_epoch(t, 24 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
-	tb_write(t);
+	write_with_paths(t, true);
 }
 
 /* stats with o on the views trace: the text after the four head lines
@@ -218,7 +232,7 @@ Test(stats_views, top_spans_longest_first)
 	struct katra_stats_opts o = { .views = KATRA_STATS_TOP, .top = 4 };
 
 	expect_stats(&o,
-		"\nlongest spans (top 4 of every kind; start = seconds since capture start)\n"
+		"\nlongest spans (4 of any kind, longest first; start = seconds since capture start)\n"
 		"    duration        start  process                         tid  kind         what\n"
 		"    6.200 ms  0.002000000  100(game)                       102  Futex        "
 		"futex on Futex:0x7f0000001000\n"
@@ -356,6 +370,64 @@ Test(stats_views, window_in_seconds_and_missing_epoch)
 	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 1);
 	cr_assert_not_null(strstr(oc_text(&err), "katra-replay: stats: '"));
 	cr_assert_not_null(strstr(oc_text(&err), "has no EpochMarker named 'no such mark'"));
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+/* Without --paths a file is only an identity: the views say once how to get
+ * its name; with --paths (the views trace) they do not. */
+Test(stats_views, files_without_paths_say_how_to_get_names)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_FILES | KATRA_STATS_OFFCPU };
+	struct tb t;
+	struct outcap out, err;
+	const char *b, *note = "\n(files show as File:N, an identity without a name: paths are "
+			       "recorded only by katra-record --paths, and this capture was made "
+			       "without it)\n";
+
+	tb_init(&t);
+	views_trace(&t);
+	oc_open(&out);
+	oc_open(&err);
+	b = rerun(&t, &o, &out, &err);
+	cr_assert_null(strstr(b, "--paths"), "%s", b);
+	write_with_paths(&t, false);
+	b = rerun(&t, &o, &out, &err);
+	cr_assert_not_null(strstr(b, note), "%s", b);
+	cr_assert_eq(strstr(b, note), strrchr(b, '(') - 1, "once, after the views: %s", b);
+	o.views = KATRA_STATS_SYSCALLS;
+	b = rerun(&t, &o, &out, &err);
+	cr_assert_null(strstr(b, "--paths"), "no file listed, no note: %s", b);
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+/* A view with nothing in a --from/--to window says "in this window" and
+ * which; "in this trace" without one.  --top N says how many it lists. */
+Test(stats_views, empty_views_name_the_window)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_CALLS | KATRA_STATS_OFFCPU |
+					       KATRA_STATS_TOP, .top = 10 };
+	struct tb t;
+	struct outcap out, err;
+	const char *b;
+
+	b = stats_4_to_10_ms(&t, &o, &out, &err);
+	cr_assert_not_null(strstr(b, "(no Wine or Vulkan calls in this window (--from "
+				  "0.004000000 --to 0.010000000))\n"), "%s", b);
+	cr_assert_null(strstr(b, "in this trace"), "%s", b);
+	cr_assert_not_null(strstr(b, "\nlongest spans (5 of any kind, longest first;"), "%s", b);
+	o.from = (struct katra_dump_when){ true, "capture start", 0 };
+	o.to = (struct katra_dump_when){ 0 };
+	b = rerun(&t, &o, &out, &err);
+	cr_assert_not_null(strstr(b, "(no Wine or Vulkan calls in this window (--from "
+				  "\"capture start\"))\n"), "%s", b);
+	o.from = (struct katra_dump_when){ 0 };
+	b = rerun(&t, &o, &out, &err);
+	cr_assert_not_null(strstr(b, "(no Wine or Vulkan calls in this trace)\n"), "%s", b);
+	cr_assert_not_null(strstr(b, "\nlongest spans (10 of any kind, longest first;"), "%s", b);
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);

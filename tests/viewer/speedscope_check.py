@@ -65,6 +65,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--speedscope", required=True)
     ap.add_argument("--chromium", default="chromium")
+    ap.add_argument("--opens-busiest", action="store_true",
+                    help="the profile speedscope opens first must be the busiest thread's")
     ap.add_argument("json")
     ap.add_argument("out_dir")
     a = ap.parse_args()
@@ -92,6 +94,7 @@ def main():
             if "(pid " in text or "Something went wrong" in text:
                 break
         b.pump(0.5)
+        opened = b.eval("document.body ? document.body.innerText : ''") or ""
         # the profile list: a click on the profile name in the toolbar opens it
         click(b, 800, 10)
         time.sleep(1)
@@ -140,6 +143,12 @@ def main():
             print(f"profile: {name}")
         else:
             failures.append(f"profile '{name}' is not listed")
+    busiest_name = want[busiest]
+    if a.opens_busiest and busiest_name not in opened:
+        failures.append(f"speedscope opened another profile than the busiest thread's "
+                        f"'{busiest_name}': {opened[:200]!r}")
+    elif a.opens_busiest:
+        print(f"opens on: {busiest_name}")
     if not target:
         failures.append(f"could not find the row of '{want[busiest]}' to open it")
     elif want[busiest] not in shown:

@@ -326,6 +326,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	memcpy(res->by_kind, r->pl.em.st.by_kind, sizeof(res->by_kind));
 	res->probes_attached = (unsigned)na;
 	res->probes_failed = (unsigned)nf;
+	res->probes_fallback = (unsigned)katra_probes_fallbacks(r->probes);
 	return rc;
 }
 
@@ -549,7 +550,7 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	{
 		char layer_notes[8][KATRA_NOTE_MAX];
 		bool core_ok;
-		size_t nl = katra_probes_layer_notes(r->probes, layer_notes, 8, &core_ok);
+		size_t nl = katra_probes_layer_warnings(r->probes, layer_notes, 8, &core_ok);
 		for (size_t i = 0; i < nl && !o->quiet; i++)
 			fprintf(stderr, "katra-record: %s\n", layer_notes[i]);
 		if (!rc && !core_ok)

@@ -80,6 +80,8 @@ struct katra_record_result {
 	uint64_t cpu_ns_setup;     /* the recorder's own CPU (user + sys) until live */
 	uint64_t cpu_ns_capture;   /* ... from live to the end: the per-event cost */
 	unsigned probes_attached, probes_failed;
+	unsigned probes_fallback;  /* of the failed, off by an expected fallback (said
+				    * once as information, not counted as failed) */
 	uint64_t peak_rss_kib;     /* the recorder's VmHWM */
 	uint64_t ring_rss_kib;     /* of it, the BPF maps' mappings (the rings) */
 	uint64_t ring_bytes;       /* the probes' ring traffic (katra_drain_ring_bytes) */

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "katra/plural.h"
 #include "outfile.h"
 #include "recorder.h"
 #include "record/emit/emit.h"
@@ -50,23 +51,33 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 	if (gz >= 0)
 		snprintf(zinfo, sizeof(zinfo), " (%.2f MiB gzip, %.1fx)", gz / 1048576.0,
 			 gz ? (double)res->bytes / (double)gz : 0.0);
-	fprintf(out, "katra-record: %" PRIu64 " events, %" PRIu64 " dropped, %.2f MiB%s in %.3f s -> "
-		"%s\n", res->events, res->dropped, res->bytes / 1048576.0, zinfo, secs, o->output);
-	fprintf(out, "katra-record: %u probes attached, %u failed; capture live after %.1f ms\n",
-		res->probes_attached, res->probes_failed, res->live_after_ns / 1e6);
+	fprintf(out, "katra-record: %" PRIu64 " %s, %" PRIu64 " dropped, %.2f MiB%s in %.3f s -> "
+		"%s\n", res->events, katra_plural(res->events, "event", "events"), res->dropped,
+		res->bytes / 1048576.0, zinfo, secs, o->output);
+	/* an expected fallback was said once when it happened: not a failure */
+	unsigned failed = res->probes_failed - (res->probes_fallback < res->probes_failed ?
+						res->probes_fallback : res->probes_failed);
+
+	fprintf(out, "katra-record: %u %s attached", res->probes_attached,
+		katra_plural(res->probes_attached, "probe", "probes"));
+	if (failed)
+		fprintf(out, ", %u failed", failed);
+	fprintf(out, "; capture live after %.1f ms\n", res->live_after_ns / 1e6);
 	uint64_t by_origin[KATRA_ORIGIN_COUNT] = { 0 };
 	for (size_t i = 0; i < res->nprocs; i++)
 		if (res->procs[i].origin < KATRA_ORIGIN_COUNT)
 			by_origin[res->procs[i].origin]++;
 	if (by_origin[KATRA_ORIGIN_WINE_SESSION] || by_origin[KATRA_ORIGIN_WINE_JOINED])
-		fprintf(out, "katra-record: %" PRIu64 " processes named, %" PRIu64 " found in Wine "
+		fprintf(out, "katra-record: %" PRIu64 " %s named, %" PRIu64 " found in Wine "
 			"sessions at start, %" PRIu64 " joined later (--summary-json lists them)\n",
-			res->procs_total, by_origin[KATRA_ORIGIN_WINE_SESSION],
+			res->procs_total, katra_plural(res->procs_total, "process", "processes"),
+			by_origin[KATRA_ORIGIN_WINE_SESSION],
 			by_origin[KATRA_ORIGIN_WINE_JOINED]);
 	if (res->wakeups_unseen)
-		fprintf(out, "katra-record: %" PRIu64 " wakeups the kernel ran no probe for, written "
+		fprintf(out, "katra-record: %" PRIu64 " %s the kernel ran no probe for, written "
 			"as Inferred (a thread came back from a sleep with no wakeup seen)\n",
-			res->wakeups_unseen);
+			res->wakeups_unseen,
+			katra_plural(res->wakeups_unseen, "wakeup", "wakeups"));
 	/* as bpftool prog show's run_cnt and run_time_ns; probes that never ran
 	 * are in the JSON only */
 	const char *sep = "katra-record: probe runs (bpf_stats, every thread's):";
@@ -123,7 +134,7 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		",\"live_after_ns\":%" PRIu64
 		",\"live_at_ns\":%" PRIu64
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
-		",\"probes_attached\":%u,\"probes_failed\":%u"
+		",\"probes_attached\":%u,\"probes_failed\":%u,\"probes_fallback\":%u"
 		",\"events_lost\":%" PRIu64 ",\"links_lost\":%" PRIu64
 		",\"runs_skipped\":%" PRIu64,
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
@@ -132,7 +143,7 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		res->peak_rss_kib, res->ring_rss_kib, res->ring_bytes,
 		res->live_after_ns, res->live_at_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
-		res->probes_failed, res->events_lost, res->links_lost, res->runs_skipped);
+		res->probes_failed, res->probes_fallback, res->events_lost, res->links_lost, res->runs_skipped);
 	/* null: the drain ran at the normal policy throughout */
 	if (!o->drain_idle)
 		fprintf(f, ",\"drain_boosts\":null");

@@ -381,6 +381,15 @@ bool katra_probes_any_forked(struct katra_probes *p)
 	return false;
 }
 
+/* An fexit program the kernel refuses (no BPF trampolines, or no such
+ * function in its BTF): the tracepoint path goes on without what it measured.
+ * The only fexit programs are handle_mm_fault's (page faults as instants, the
+ * line katra_probes_attach says).  Not a probe -e left out. */
+static bool is_fallback(const struct probe *pr)
+{
+	return pr->fexit_err && !pr->lacks;
+}
+
 int katra_probes_attach(struct katra_probes *p)
 {
 	int first_err = 0;
@@ -413,11 +422,19 @@ int katra_probes_attach(struct katra_probes *p)
 			msg = NULL;
 		if (msg)
 			p->failed[p->nfailed++] = msg;
+		if (is_fallback(pr)) {
+			/* expected where the kernel allows no BPF trampolines: one
+			 * line of information, the details in the header's notes */
+			p->nfallback += msg != NULL;
+			if (!p->fallback_said++ && !p->quiet)
+				fprintf(stderr, "katra-record: page faults are recorded as instants, "
+					"without their duration (this kernel refuses fexit on %s: "
+					"%s)\n", pr->name, strerror(err));
+			continue;
+		}
 		if (!p->quiet)
-			fprintf(stderr, "katra-record: probe %s not attached: %s%s\n", pr->name,
-				pr->lacks ? pr->lacks : strerror(err),
-				pr->fexit_err ? " (fexit refused here: page faults are recorded as "
-				"instants, without their duration)" : "");
+			fprintf(stderr, "katra-record: probe %s not attached: %s\n", pr->name,
+				pr->lacks ? pr->lacks : strerror(err));
 	}
 	/* page faults are measured only once handle_mm_fault's fexit is live */
 	for (i = 0; i < p->nprobes; i++)
@@ -452,8 +469,17 @@ static const char *failure_of(const struct katra_probes *p, const char *name)
 	return NULL;
 }
 
-size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
-				size_t cap, bool *core_ok)
+/* Whether probe name is off by an expected fallback. */
+static bool fell_back(const struct katra_probes *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nprobes; i++)
+		if (!strcmp(p->probes[i].name, name))
+			return is_fallback(&p->probes[i]);
+	return false;
+}
+
+static size_t layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX], size_t cap,
+			  bool *core_ok, bool warnings)
 {
 	size_t n = 0;
 
@@ -466,6 +492,8 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 			/* the older name carries it (6.1) */
 			if (f && !strcmp(layers[l].probes[i], "io_uring_submit_req") &&
 			    katra_probes_is_attached(p, "io_uring_submit_sqe"))
+				f = NULL;
+			if (f && warnings && fell_back(p, layers[l].probes[i]))
 				f = NULL;
 			total++;
 			if (!f)
@@ -483,6 +511,23 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 				 off == total ? "off" : "partial", why);
 	}
 	return n;
+}
+
+size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
+				size_t cap, bool *core_ok)
+{
+	return layer_notes(p, out, cap, core_ok, false);
+}
+
+size_t katra_probes_layer_warnings(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
+				   size_t cap, bool *core_ok)
+{
+	return layer_notes(p, out, cap, core_ok, true);
+}
+
+size_t katra_probes_fallbacks(const struct katra_probes *p)
+{
+	return p->nfallback;
 }
 
 size_t katra_probes_attached(const struct katra_probes *p, const char *const **names)

@@ -102,6 +102,14 @@ size_t katra_probes_failed(const struct katra_probes *p, const char *const **nam
 #define KATRA_NOTE_MAX 240
 size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
 				size_t cap, bool *core_ok);
+/* The same, less the layers only an expected fallback turned off (the
+ * kernel refuses fexit on handle_mm_fault: page faults are recorded as
+ * instants, said once by katra_probes_attach as information): what stderr
+ * warns of.  The header keeps every note. */
+size_t katra_probes_layer_warnings(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
+				   size_t cap, bool *core_ok);
+/* How many of katra_probes_failed's probes are off by an expected fallback. */
+size_t katra_probes_fallbacks(const struct katra_probes *p);
 /* "tp_btf", "raw_tp", or "tp_btf+raw_tp" when some probes fell back. */
 const char *katra_probes_flavour(const struct katra_probes *p);
 

@@ -52,6 +52,8 @@ struct katra_probes {
 	size_t nattached;
 	char *failed[PROBE_MAX];
 	size_t nfailed;
+	size_t nfallback;      /* of those, off by an expected fallback (is_fallback) */
+	unsigned fallback_said; /* the fallback's line of information was printed */
 	int stats_fd;           /* bpf_stats on while open (--bpf-stats), or -1 */
 	struct pk_fn *fn;       /* per-syscall attach (probes_fn.c), NULL: tracepoints */
 	char syscall_note[KATRA_NOTE_MAX]; /* which syscall path ran, under -e */

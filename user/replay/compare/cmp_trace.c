@@ -23,6 +23,7 @@ void kr_cmp_trace_init(struct kr_cmp_trace *t, kr_kindset ignore)
 	kr_idmap_init(&t->procs, KR_CMP_MAX_THREADS);
 	kr_idmap_init(&t->pages, MAX_PAGES);
 	kr_idmap_init(&t->open, KR_CMP_MAX_OPEN_SPANS);
+	kr_procnames_init(&t->names);
 }
 
 void kr_cmp_trace_free(struct kr_cmp_trace *t)
@@ -40,6 +41,7 @@ void kr_cmp_trace_free(struct kr_cmp_trace *t)
 	kr_idmap_free(&t->open);
 	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
 		free(t->kinds[k].dur);
+	kr_procnames_free(&t->names);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -213,8 +215,10 @@ static void add_event(struct kr_cmp_trace *t, const struct katra_event *e)
 
 void kr_cmp_trace_add(struct kr_cmp_trace *t, const struct katra_record *rec)
 {
-	if (rec->type == KATRA_RECORD_EVENT)
-		add_event(t, &rec->u.event);
+	if (rec->type != KATRA_RECORD_EVENT)
+		return;
+	kr_procnames_see(&t->names, &rec->u.event);
+	add_event(t, &rec->u.event);
 }
 
 static int by_number(const void *x, const void *y, void *base)

@@ -26,6 +26,7 @@
 #include "replay/util/histo.h"
 #include "replay/util/idmap.h"
 #include "replay/util/kindset.h"
+#include "replay/names/procnames.h"
 
 #define KR_CMP_MAX_THREADS (1u << 20)
 #define KR_CMP_MAX_OPEN_SPANS (1u << 16)
@@ -89,6 +90,7 @@ struct kr_cmp_trace {
 	struct kr_idmap pages;     /* (seq >> PAGE_BITS, 0) -> v1 page of labels */
 	struct kr_idmap open;      /* (tid, span_id) -> v1 Begin ts */
 	struct kr_cmp_kind kinds[KATRA_KIND_COUNT];
+	struct kr_procnames names; /* process and thread names, to label threads */
 	uint64_t events, compared;
 	uint64_t edges, ignored_causes, unresolved_causes;
 	uint64_t span_overflow, thread_overflow;

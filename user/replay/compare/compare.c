@@ -2,6 +2,7 @@
 /* compare: pairing threads, aligning each pair, describing where they part
  * (see compare.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,50 @@ int kr_compare_pairs(struct kr_compare *c)
 	c->equivalent = c->a.structural_hash == c->b.structural_hash &&
 			c->a.causal_hash == c->b.causal_hash;
 	return 0;
+}
+
+/* A pair's name: its thread's (or process's) on side A, else on B. */
+static const struct kr_procname *pair_name(const struct kr_compare *c, const struct kr_cmp_pair *p)
+{
+	const struct kr_cmp_trace *t = p->a >= 0 ? &c->a : &c->b;
+	int64_t ix = p->a >= 0 ? p->a : p->b;
+
+	if (ix < 0)
+		return NULL;
+	return kr_procnames_thread_or_process(&t->names, t->threads[ix].tid, t->threads[ix].pid);
+}
+
+/* Its name as text (bare or JSON-quoted, names/procnames.h), or "". */
+static void pair_name_text(const struct kr_compare *c, const struct kr_cmp_pair *p, char *buf,
+			   size_t cap)
+{
+	const struct kr_cmp_trace *t = p->a >= 0 ? &c->a : &c->b;
+	int64_t ix = p->a >= 0 ? p->a : p->b;
+
+	buf[0] = 0;
+	if (ix >= 0)
+		kr_thread_name_label(&t->names, t->threads[ix].tid, t->threads[ix].pid, buf, cap);
+}
+
+const char *kr_compare_pair_label(const struct kr_compare *c, const struct kr_cmp_pair *p,
+				  char *buf, size_t cap)
+{
+	const struct kr_procname *n = pair_name(c, p), *o;
+	bool shared = false;
+	size_t len;
+
+	pair_name_text(c, p, buf, cap);
+	for (size_t i = 0; n && i < c->npairs && !shared; i++) {
+		if (&c->pairs[i] == p)
+			continue;
+		o = pair_name(c, &c->pairs[i]);
+		shared = o && o->len == n->len && !memcmp(o->name, n->name, n->len);
+	}
+	len = strlen(buf);
+	if (!len || shared)
+		snprintf(buf + len, cap - len, "%sp%u/t%u", len ? " " : "", p->proc_no,
+			 p->thread_no);
+	return buf;
 }
 
 double kr_compare_equivalence(const struct kr_compare *c)

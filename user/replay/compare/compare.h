@@ -52,6 +52,13 @@ int kr_compare_ignore_option(kr_kindset *ignore, const char *list, char *bad, si
 /* Matched events over all events, in percent: 2 * matched / (A + B). */
 double kr_compare_equivalence(const struct kr_compare *c);
 
+/* A pair's thread for people: its name in the trace (its own, else its
+ * process's, side A's else B's: "gzip"), as dump names it; with its
+ * renumbered id beside it when another pair has the same name ("gzip
+ * p2/t1"); the id alone when the trace names neither ("p2/t0"). */
+const char *kr_compare_pair_label(const struct kr_compare *c, const struct kr_cmp_pair *p,
+				  char *buf, size_t cap);
+
 void kr_compare_print_text(FILE *out, const struct kr_compare *c);
 void kr_compare_print_json(FILE *out, const struct kr_compare *c);
 

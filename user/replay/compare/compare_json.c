@@ -6,7 +6,7 @@
  *    "alignment":"exact"|"bounded","threads":[THREAD..],"kinds":[KIND..]}
  *   SIDE: {"path","structural_hash","causal_hash","events","compared",
  *          "processes","threads","causal_edges","ignored_causes","unresolved_causes"}
- *   THREAD: {"thread":"p0/t0","process_no","thread_no","a":{"pid","tid","events"}|null,
+ *   THREAD: {"thread":"p0/t0","name":".."|null (its own, else its process's),"process_no","thread_no","a":{"pid","tid","events"}|null,
  *            "b":..,"matched","equivalence_percent","exact","differs","causal_differs",
  *            "first_divergence":{"index","a":EVENT|null,"b":EVENT|null}|null}
  *   EVENT: {"seq","ts_mono_ns","scope","kind","phase","nr"?,"syscall"?,
@@ -89,9 +89,20 @@ static void threads(FILE *f, const struct kr_compare *c)
 	for (size_t i = 0; i < c->npairs; i++) {
 		const struct kr_cmp_pair *p = &c->pairs[i];
 		uint64_t all = p->len_a + p->len_b;
+		const struct kr_cmp_trace *t = p->a >= 0 ? &c->a : &c->b;
+		int64_t ix = p->a >= 0 ? p->a : p->b;
+		const struct kr_procname *n = ix < 0 ? NULL :
+			kr_procnames_thread_or_process(&t->names, t->threads[ix].tid,
+						       t->threads[ix].pid);
 
-		fprintf(f, "%s{\"thread\":\"p%u/t%u\",\"process_no\":%u,\"thread_no\":%u,\"a\":",
-			i ? "," : "", p->proc_no, p->thread_no, p->proc_no, p->thread_no);
+		fprintf(f, "%s{\"thread\":\"p%u/t%u\",\"name\":", i ? "," : "", p->proc_no,
+			p->thread_no);
+		if (n)
+			katra_json_string(f, n->name, n->len);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"process_no\":%u,\"thread_no\":%u,\"a\":", p->proc_no,
+			p->thread_no);
 		thread_side(f, &c->a, p->a);
 		fputs(",\"b\":", f);
 		thread_side(f, &c->b, p->b);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "compare.h"
 #include "katra/replay.h"
 #include "replay/names/resnames.h"
@@ -47,8 +48,8 @@ static void event_line(FILE *f, char side, const struct kr_cmp_trace *t, int64_t
 	}
 	e = &th->at;
 	if (!e->present) {
-		fprintf(f, "tid %llu ends here (%llu events)\n", (unsigned long long)th->tid,
-			(unsigned long long)th->len);
+		fprintf(f, "tid %llu ends here (%llu %s)\n", (unsigned long long)th->tid,
+			(unsigned long long)th->len, katra_plural(th->len, "event", "events"));
 		return;
 	}
 	fprintf(f, "tid %llu seq %llu at ", (unsigned long long)th->tid,
@@ -80,22 +81,25 @@ static void threads(FILE *f, const struct kr_compare *c)
 	for (size_t i = 0; i < c->npairs; i++)
 		differ += c->pairs[i].differs || c->pairs[i].causal_differs;
 	if (!differ) {
-		fprintf(f, "\nall %zu threads are the same on both sides\n", c->npairs);
+		if (c->npairs == 1)
+			fputs("\nthe one thread is the same on both sides\n", f);
+		else
+			fprintf(f, "\nall %zu threads are the same on both sides\n", c->npairs);
 		return;
 	}
 	fprintf(f, "\nthreads that differ (%zu of %zu)\n", differ, c->npairs);
-	fprintf(f, "  %-12s %10s %10s %10s %9s  %s\n", "thread", "A events", "B events", "matched",
+	fprintf(f, "  %-20s %10s %10s %10s %9s  %s\n", "thread", "A events", "B events", "matched",
 		"equiv.", "first divergence");
 	for (size_t i = 0; i < c->npairs && listed < THREADS_LISTED; i++) {
 		const struct kr_cmp_pair *p = &c->pairs[i];
 		uint64_t all = p->len_a + p->len_b;
-		char name[32];
+		char name[KR_PROCNAME_MAX + 48];
 
 		if (!p->differs && !p->causal_differs)
 			continue;
 		listed++;
-		snprintf(name, sizeof(name), "p%u/t%u", p->proc_no, p->thread_no);
-		fprintf(f, "  %-12s %10llu %10llu %10llu %7.2f %%  ", name,
+		kr_compare_pair_label(c, p, name, sizeof(name));
+		fprintf(f, "  %-20s %10llu %10llu %10llu %7.2f %%  ", name,
 			(unsigned long long)p->len_a, (unsigned long long)p->len_b,
 			(unsigned long long)p->matched,
 			all ? 200.0 * (double)p->matched / (double)all : 100.0);

@@ -13,11 +13,11 @@
 #include "export.h"
 #include "katra/replay_cli.h"
 
-enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_PID, OPT_NO_ARGS };
+enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_PID, OPT_NO_ARGS, OPT_SPEEDSCOPE };
 
 static const char export_help[] =
 	"Usage: katra-replay export [--format chrome] [--from T] [--to T] [--pid PID,...]\n"
-	"                           [--no-args] -o OUT TRACE\n"
+	"                           [--no-args | --speedscope] -o OUT TRACE\n"
 	"Write TRACE as a timeline that Perfetto UI (ui.perfetto.dev), chrome://tracing\n"
 	"and speedscope open: Chrome trace-event JSON.  Spans become slices nested per\n"
 	"thread, off-CPU time a slice named for its reason (blocked or preempted),\n"
@@ -35,6 +35,10 @@ static const char export_help[] =
 	"  --pid PID,...      only these processes (repeatable)\n"
 	"  --no-args          leave out each event's details (smaller file; speedscope\n"
 	"                     then groups slices by name)\n"
+	"  --speedscope       for speedscope: --no-args (its labels are then the names\n"
+	"                     alone), processes and threads numbered from 1, busiest\n"
+	"                     first (it opens the first), their real ids in their\n"
+	"                     names (\"gzip 9353\"); TRACE read twice\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 success, 1 invalid or truncated trace or unknown epoch (what\n"
@@ -42,6 +46,7 @@ static const char export_help[] =
 	"\n"
 	"EXAMPLES:\n"
 	"    katra-replay export run.ktrc -o run.json     # then open it in ui.perfetto.dev\n"
+	"    katra-replay export --speedscope run.ktrc -o run.json  # offline: speedscope run.json\n"
 	"    katra-replay export --from 'mark 1' --to 'mark 2' run.ktrc -o frame.json\n"
 	"    katra-replay export --pid 4242 --from 10 --to 12.5 run.ktrc -o - | gzip > t.json.gz\n";
 
@@ -185,6 +190,7 @@ int katra_cmd_export(int argc, char **argv)
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
+		{ "speedscope", no_argument, NULL, OPT_SPEEDSCOPE },
 		{ 0 },
 	};
 	struct kx_options o = { 0 };
@@ -220,6 +226,9 @@ int katra_cmd_export(int argc, char **argv)
 				return katra_cli_usage_error(
 					"export", "--pid wants process ids (at most 64), not '%s'",
 					optarg);
+			break;
+		case OPT_SPEEDSCOPE:
+			o.speedscope = true;
 			break;
 		case OPT_NO_ARGS:
 			o.no_args = true;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "export.h"
 #include "katra/replay.h"
 #include "replay/util/open_cmd.h"
@@ -24,6 +25,9 @@ int kx_init(struct kx_state *s, const struct kx_options *opt, const struct katra
 	kr_idmap_init(&s->open, EXPORT_MAX_OPEN_SPANS);
 	kr_idmap_init(&s->named, EXPORT_MAX_THREADS);
 	kr_idmap_init(&s->exited, EXPORT_MAX_THREADS);
+	kr_idmap_init(&s->ids, EXPORT_MAX_THREADS);
+	if (opt->speedscope)
+		s->opt.no_args = true;
 	kr_procnames_init(&s->unix_names);
 	s->seen = malloc(sizeof(*s->seen) << EXPORT_SEEN_BITS);
 	s->sources = malloc(sizeof(*s->sources) << EXPORT_SOURCE_BITS);
@@ -52,6 +56,7 @@ void kx_free(struct kx_state *s)
 	kr_idmap_free(&s->open);
 	kr_idmap_free(&s->named);
 	kr_idmap_free(&s->exited);
+	kr_idmap_free(&s->ids);
 	kr_procnames_free(&s->unix_names);
 	s->spans = NULL;
 	s->seen = s->sources = NULL;
@@ -297,6 +302,16 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 		return -ENOMEM;
 	}
 	s->path = path;
+	if (opt->speedscope) {
+		ret = kx_order_busiest(s, path, err);
+		if (ret) {
+			kx_free(s);
+			free(s);
+			katra_reader_close(r);
+			return ret;
+		}
+		kx_emit_thread_ids(s);
+	}
 	while (!s->done && (st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD)
 		kx_record(s, &rec);
 	kx_finish(s, path);
@@ -307,8 +322,9 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 		ret = ret ? ret : 1;
 	}
 	if (s->st.span_table_full)
-		fprintf(err, "katra-replay: export: %llu spans not exported: more than %u open at once\n",
-			(unsigned long long)s->st.span_table_full, EXPORT_MAX_OPEN_SPANS);
+		fprintf(err, "katra-replay: export: %llu %s not exported: more than %u open at "
+			"once\n", (unsigned long long)s->st.span_table_full,
+			katra_plural(s->st.span_table_full, "span", "spans"), EXPORT_MAX_OPEN_SPANS);
 	for (int i = 0; i < 2; i++) {
 		const struct kx_bound *b = i ? &s->opt.to : &s->opt.from;
 

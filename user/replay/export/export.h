@@ -30,7 +30,9 @@
  *     one, on a pseudo-thread of that process named "frames (swapchain
  *     0xS)", tid KX_FRAMES_TID + the track's index (above any Linux tid).
  *   - process names -> 'M' process_name (ProcessInfo comm, else "pid N");
- *     the main thread's thread_name likewise. */
+ *     the main thread's thread_name likewise.
+ *   - pid 0 (outside the traced set) -> KX_OUTSIDE_PID; --speedscope:
+ *     numbered ids (export_order.c). */
 #ifndef KATRA_REPLAY_EXPORT_H
 #define KATRA_REPLAY_EXPORT_H
 
@@ -50,6 +52,10 @@
 #define EXPORT_SOURCE_BITS 13    /* look-back of link sources, by seq */
 #define EXPORT_MAX_FRAME_TRACKS 64
 #define KX_FRAMES_TID (1ull << 30) /* pid_max is at most 1 << 22 */
+/* The pid written for events outside the traced set (pid 0), and the base
+ * of the ids --speedscope did not number: above every pid, so that a viewer
+ * that sorts by pid (speedscope opens the first) never starts there. */
+#define KX_OUTSIDE_PID (1ull << 32)
 /* bind_ids of flows whose source is not a link kind: far above any seq */
 #define EXPORT_EXTRA_FLOW_BASE (1ull << 52)
 
@@ -67,6 +73,10 @@ struct kx_options {
 	uint64_t pids[EXPORT_MAX_PIDS];
 	unsigned npids;     /* 0: every process */
 	bool no_args;       /* leave "args" out (speedscope groups frames by name + args) */
+	/* for speedscope: no args (its labels are name + args), processes and
+	 * threads numbered from 1 busiest first (it opens the first), their real
+	 * ids in their names ("gzip 9353") */
+	bool speedscope;
 };
 
 /* An event remembered by seq, to draw a link that ends later. */
@@ -111,6 +121,10 @@ struct kx_state {
 	uint32_t nspans, cap_spans, free_head;
 	struct kr_idmap named;      /* (pid, tid) -> v1: named by ProcessInfo (tid 0: process) */
 	struct kr_idmap exited;     /* (tid, 0): threads past their TaskExit */
+	/* --speedscope: (pid, tid) -> v1 the thread's number in its process,
+	 * (pid, UINT64_MAX) -> v1 the process's number (export_order.c) */
+	struct kr_idmap ids;
+	bool ranked;                /* ids are numbered */
 	struct kx_seen *seen, *sources;
 	struct kx_frame_track frame_tracks[EXPORT_MAX_FRAME_TRACKS];
 	uint32_t nframe_tracks;
@@ -144,6 +158,14 @@ void kx_free(struct kx_state *s);
 /* Whether process pid passes the --pid filter. */
 bool kx_pid_shown(const struct kx_state *s, uint64_t pid);
 
+/* export_order.c: the ids written for (pid, tid) (KX_OUTSIDE_PID for pid 0;
+ * the numbers once kx_order_busiest ran) */
+void kx_ids(struct kx_state *s, uint64_t *pid, uint64_t *tid);
+/* --speedscope: a first pass over path numbering the traced threads busiest
+ * first (a path that is not a regular file: said on err, ids kept).  0 or
+ * -errno. */
+int kx_order_busiest(struct kx_state *s, const char *path, FILE *err);
+
 /* export_spans.c */
 struct kx_span *kx_span_open(struct kx_state *s, const struct katra_event *e);
 struct kx_span *kx_span_find(struct kx_state *s, uint64_t tid, uint64_t span_id);
@@ -160,6 +182,9 @@ void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct kat
 void kx_emit_instant(struct kx_state *s, const struct katra_event *e);
 void kx_emit_links(struct kx_state *s, const struct katra_event *e, uint64_t own_begin);
 void kx_emit_names(struct kx_state *s, const struct katra_event *e);
+/* --speedscope: a "tid N" thread_name for every numbered thread (the names
+ * the trace gives come later and win). */
+void kx_emit_thread_ids(struct kx_state *s);
 /* A Frame epoch: the slice of the frame it ended (shown: inside the
  * filters), and its track's time. */
 void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool shown);

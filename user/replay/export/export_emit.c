@@ -10,10 +10,18 @@
 #include "replay/names/frames.h"
 #include "replay/names/payload_fields.h"
 #include "replay/names/resnames.h"
+#include "replay/names/sysnames.h"
 
 #define NAMED_PROCESS UINT64_MAX /* k2 of a process's entry in s->named */
 #define NAME_FALLBACK 1
 #define NAME_INFO 2
+
+/* Every event opens here: the ids a viewer sorts by (export_order.c). */
+static void open_ev(struct kx_state *s, char ph, uint64_t pid, uint64_t tid, uint64_t ts)
+{
+	kx_ids(s, &pid, &tid);
+	kr_chrome_open(&s->w, ph, pid, tid, ts);
+}
 
 static const char *kind_str(uint32_t kind, char buf[KR_NAME_BUF])
 {
@@ -27,18 +35,20 @@ static void cat(struct kx_state *s, uint32_t scope)
 	kr_chrome_cstr(&s->w, "cat", kr_enum(katra_scope_name(scope), scope, buf));
 }
 
-/* The name a viewer shows: the kind, with the syscall number for plain
- * syscalls, a unix call's name (kr_unix_call_label) and the reason
- * for off-CPU time. */
+/* The name a viewer shows: the kind, a plain syscall's name, a unix call's
+ * name (kr_unix_call_label) and the reason for off-CPU time. */
 static void event_name(struct kx_state *s, uint32_t kind, uint32_t phase,
 		       const struct katra_payload *p, uint64_t pid, const struct katra_resource *r)
 {
 	char buf[96], kb[KR_NAME_BUF];
 
+	char sb[KR_SYSNAME_BUF];
+
+	/* a syscall by its name ("getppid", "i386:read"), its number in the args */
 	if (kind == KATRA_KIND_SYSCALL && p->type == KATRA_PAYLOAD_SYSCALL)
-		snprintf(buf, sizeof(buf), "Syscall %u", p->u.syscall.nr);
+		snprintf(buf, sizeof(buf), "%s", kr_syscall_name(p->u.syscall.nr, sb));
 	else if (kind == KATRA_KIND_SYSCALL && p->type == KATRA_PAYLOAD_SYSCALL_RETURN)
-		snprintf(buf, sizeof(buf), "Syscall %u", p->u.syscall_return.nr);
+		snprintf(buf, sizeof(buf), "%s", kr_syscall_name(p->u.syscall_return.nr, sb));
 	else if (kind == KATRA_KIND_WIN_TO_UNIX && p->type == KATRA_PAYLOAD_WINE_SERVER_CALL) {
 		kr_unix_call_label(&s->unix_names, pid, r->id, p->u.wine_server_call.request, buf,
 				   sizeof(buf));
@@ -88,7 +98,7 @@ void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct kat
 {
 	struct kr_chrome *w = &s->w;
 
-	kr_chrome_open(w, 'X', sp->pid, sp->tid, ts);
+	open_ev(s, 'X', sp->pid, sp->tid, ts);
 	kr_chrome_dur(w, ts, end_ts);
 	event_name(s, sp->kind, KATRA_PHASE_BEGIN, &sp->payload, sp->pid, &sp->resource);
 	cat(s, sp->scope);
@@ -143,7 +153,7 @@ void kx_emit_instant(struct kx_state *s, const struct katra_event *e)
 	bool source = kx_is_link_source(e->kind);
 
 	/* a link's start must be a slice for Perfetto to draw the arrow */
-	kr_chrome_open(w, source ? 'X' : 'i', e->process_id, e->thread_id, e->ts_mono_ns);
+	open_ev(s, source ? 'X' : 'i', e->process_id, e->thread_id, e->ts_mono_ns);
 	if (source) {
 		kr_chrome_dur(w, 0, 0);
 		kr_chrome_u64(w, "bind_id", e->seq);
@@ -164,7 +174,7 @@ static void anchor(struct kx_state *s, uint64_t pid, uint64_t tid, uint64_t ts, 
 {
 	struct kr_chrome *w = &s->w;
 
-	kr_chrome_open(w, 'X', pid, tid, ts);
+	open_ev(s, 'X', pid, tid, ts);
 	kr_chrome_dur(w, 0, 0);
 	kr_chrome_u64(w, "bind_id", id);
 	kr_chrome_bool(w, out ? "flow_out" : "flow_in", true);
@@ -210,15 +220,46 @@ void kx_emit_links(struct kx_state *s, const struct katra_event *e, uint64_t own
 	}
 }
 
+/* With numbered ids (--speedscope) a name carries the real one: "gzip
+ * 9353" (the pid for process_name, the tid for thread_name), unless it is a
+ * fallback that already says it ("pid 9353"). */
+static void name_meta_id(struct kx_state *s, uint64_t pid, uint64_t tid, const char *what,
+			 const char *name, uint64_t len, bool with_id)
+{
+	char buf[KR_PROCNAME_MAX + 32];
+
+	open_ev(s, 'M', pid, tid, 0);
+	kr_chrome_cstr(&s->w, "name", what);
+	kr_chrome_args_open(&s->w);
+	if (s->ranked && with_id) {
+		snprintf(buf, sizeof(buf), "%.*s %llu", (int)(len < KR_PROCNAME_MAX ? len :
+			 KR_PROCNAME_MAX), name, (unsigned long long)(what[0] == 'p' ? pid : tid));
+		kr_chrome_cstr(&s->w, "name", buf);
+	} else {
+		kr_chrome_str(&s->w, "name", name, len);
+	}
+	kr_chrome_args_close(&s->w);
+	kr_chrome_close(&s->w);
+}
+
 static void name_meta(struct kx_state *s, uint64_t pid, uint64_t tid, const char *what,
 		      const char *name, uint64_t len)
 {
-	kr_chrome_open(&s->w, 'M', pid, tid, 0);
-	kr_chrome_cstr(&s->w, "name", what);
-	kr_chrome_args_open(&s->w);
-	kr_chrome_str(&s->w, "name", name, len);
-	kr_chrome_args_close(&s->w);
-	kr_chrome_close(&s->w);
+	name_meta_id(s, pid, tid, what, name, len, true);
+}
+
+void kx_emit_thread_ids(struct kx_state *s)
+{
+	char buf[32];
+
+	for (size_t i = 0; s->ranked && i < s->ids.cap; i++) {
+		const struct kr_idmap_slot *t = &s->ids.slots[i];
+
+		if (!t->used || t->k2 == UINT64_MAX)
+			continue;
+		snprintf(buf, sizeof(buf), "tid %llu", (unsigned long long)t->k2);
+		name_meta_id(s, t->k1, t->k2, "thread_name", buf, strlen(buf), false);
+	}
 }
 
 void kx_emit_names(struct kx_state *s, const struct katra_event *e)
@@ -257,7 +298,7 @@ void kx_emit_names(struct kx_state *s, const struct katra_event *e)
 		snprintf(buf, sizeof(buf), "outside the traced set");
 	else
 		snprintf(buf, sizeof(buf), "pid %llu", (unsigned long long)e->process_id);
-	name_meta(s, e->process_id, e->process_id, "process_name", buf, strlen(buf));
+	name_meta_id(s, e->process_id, e->process_id, "process_name", buf, strlen(buf), false);
 }
 
 static void recorder_name(struct kx_state *s)
@@ -276,7 +317,7 @@ void kx_emit_epoch(struct kx_state *s, const struct katra_epoch_marker *m)
 	const char *kind = kr_enum(katra_epoch_kind_name(m->kind), m->kind, buf);
 
 	recorder_name(s);
-	kr_chrome_open(w, 'i', s->recorder_pid, s->recorder_pid, m->ts_mono_ns);
+	open_ev(s, 'i', s->recorder_pid, s->recorder_pid, m->ts_mono_ns);
 	kr_chrome_cstr(w, "s", "g");
 	if (m->name.len)
 		kr_chrome_str(w, "name", m->name.ptr, m->name.len);
@@ -325,7 +366,7 @@ void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool 
 		struct kr_chrome *w = &s->w;
 		int n = snprintf(name, sizeof(name), "frame %llu", (unsigned long long)fr.number);
 
-		kr_chrome_open(w, 'X', fr.pid, KX_FRAMES_TID + i, t->last_ts);
+		open_ev(s, 'X', fr.pid, KX_FRAMES_TID + i, t->last_ts);
 		kr_chrome_dur(w, t->last_ts, m->ts_mono_ns);
 		kr_chrome_str(w, "name", name, (uint64_t)n);
 		kr_chrome_cstr(w, "cat", "frame");
@@ -347,7 +388,7 @@ void kx_emit_counter(struct kx_state *s, const struct katra_counter *c)
 	char buf[KR_NAME_BUF], key[32];
 
 	recorder_name(s);
-	kr_chrome_open(w, 'C', s->recorder_pid, s->recorder_pid, c->ts_mono_ns);
+	open_ev(s, 'C', s->recorder_pid, s->recorder_pid, c->ts_mono_ns);
 	kr_chrome_cstr(w, "name", kr_enum(katra_counter_kind_name(c->kind), c->kind, buf));
 	kr_chrome_cstr(w, "cat", "katra");
 	if (c->kind == KATRA_COUNTER_EVENTS_DROPPED || c->kind == KATRA_COUNTER_RING_FILL_BYTES ||

@@ -257,19 +257,27 @@ void kr_put_name(FILE *f, const struct kr_procnames *p, uint64_t pid)
 		putc('-', f);
 }
 
-static const char *label(const struct kr_procnames *p, uint64_t id, bool thread, char *buf,
-			 size_t cap)
+/* what: 0 a pid's label, 1 a tid's, 2 a thread's name alone (id = tid,
+ * pid its process) */
+static const char *label(const struct kr_procnames *p, uint64_t id, uint64_t pid, int what,
+			 char *buf, size_t cap)
 {
 	FILE *f = fmemopen(buf, cap, "w");
+	const struct kr_procname *n;
 
 	buf[0] = 0;
 	if (!f)
 		return buf;
 	setvbuf(f, NULL, _IONBF, 0);
-	if (thread)
+	if (what == 1) {
 		kr_put_tid(f, p, id);
-	else
+	} else if (what == 0) {
 		kr_put_pid(f, p, id);
+	} else {
+		n = kr_procnames_thread_or_process(p, id, pid);
+		if (n)
+			put(f, n);
+	}
 	fclose(f);
 	buf[cap - 1] = 0;
 	return buf;
@@ -277,10 +285,16 @@ static const char *label(const struct kr_procnames *p, uint64_t id, bool thread,
 
 const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, size_t cap)
 {
-	return label(p, pid, false, buf, cap);
+	return label(p, pid, 0, 0, buf, cap);
 }
 
 const char *kr_tid_label(const struct kr_procnames *p, uint64_t tid, char *buf, size_t cap)
 {
-	return label(p, tid, true, buf, cap);
+	return label(p, tid, 0, 1, buf, cap);
+}
+
+const char *kr_thread_name_label(const struct kr_procnames *p, uint64_t tid, uint64_t pid,
+				 char *buf, size_t cap)
+{
+	return label(p, tid, pid, 2, buf, cap);
 }

@@ -102,5 +102,11 @@ void kr_put_thread(FILE *f, const struct kr_procnames *p, uint64_t tid, uint64_t
 const char *kr_pid_label(const struct kr_procnames *p, uint64_t pid, char *buf, size_t cap);
 /* kr_put_tid's text in buf (cut to cap - 1 bytes); returns buf. */
 const char *kr_tid_label(const struct kr_procnames *p, uint64_t tid, char *buf, size_t cap);
+/* A thread's name alone, as kr_put_thread writes it without the id: its own
+ * name, else its process's ("render", "gzip", "\"Game Launcher.exe\""), or
+ * "" when neither is known (compare: ids differ between runs, names do
+ * not). */
+const char *kr_thread_name_label(const struct kr_procnames *p, uint64_t tid, uint64_t pid,
+				 char *buf, size_t cap);
 
 #endif

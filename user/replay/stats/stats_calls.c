@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "katra/replay.h"
 #include "replay/util/out.h"
 #include "views.h"
@@ -236,8 +237,10 @@ static void table(FILE *f, const struct kr_views *v, const struct call_row *r, s
 static void notes(FILE *f, const struct kr_views *v)
 {
 	if (v->call_overflow)
-		fprintf(f, "  (%llu calls beyond the %u-row table are not counted)\n",
-			(unsigned long long)v->call_overflow, KR_MAX_CALL_ROWS);
+		fprintf(f, "  (%llu %s beyond the %u-row table %s not counted)\n",
+			(unsigned long long)v->call_overflow,
+			katra_plural(v->call_overflow, "call", "calls"), KR_MAX_CALL_ROWS,
+			katra_plural(v->call_overflow, "is", "are"));
 }
 
 void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process)
@@ -251,10 +254,13 @@ void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process)
 		return;
 	while (first < n && r[first].pid == 0)
 		first++;
-	if (!first)
-		kr_s(f, "(no Wine or Vulkan calls in this trace)\n");
-	else
+	if (!first) {
+		kr_s(f, "(no Wine or Vulkan calls");
+		kr_put_scope(f, v);
+		kr_s(f, ")\n");
+	} else {
 		table(f, v, r, first);
+	}
 	for (size_t i = first; per_process && i < n;) {
 		size_t j = i;
 		while (j < n && r[j].pid == r[i].pid)

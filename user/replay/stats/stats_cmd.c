@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "katra/replay.h"
 #include "replay/util/open.h"
 #include "stats.h"
@@ -46,11 +47,17 @@ static int print_text(FILE *out, const struct kr_stats *s, const struct kr_views
 		kr_offcpu_text(out, v);
 	if (o->views & KATRA_STATS_TOP)
 		kr_top_text(out, v);
+	if (o->views & (KATRA_STATS_FILES | KATRA_STATS_OFFCPU | KATRA_STATS_TOP))
+		kr_files_unnamed_note(out, v);
 	if (v->unmatched_ends || v->open_overflow || v->thread_overflow)
-		fprintf(out, "\n(views: %llu Ends without a Begin, %llu Begins beyond the "
-			"open-span table, %llu events beyond the thread table)\n",
-			(unsigned long long)v->unmatched_ends, (unsigned long long)v->open_overflow,
-			(unsigned long long)v->thread_overflow);
+		fprintf(out, "\n(views: %llu %s without a Begin, %llu %s beyond the "
+			"open-span table, %llu %s beyond the thread table)\n",
+			(unsigned long long)v->unmatched_ends,
+			katra_plural(v->unmatched_ends, "End", "Ends"),
+			(unsigned long long)v->open_overflow,
+			katra_plural(v->open_overflow, "Begin", "Begins"),
+			(unsigned long long)v->thread_overflow,
+			katra_plural(v->thread_overflow, "event", "events"));
 	return ret;
 }
 
@@ -112,6 +119,9 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	v->calls_by_process = o.per_process;
 	if (o.per_frame)
 		kr_views_per_frame(v, o.views & KATRA_STATS_CALLS, o.views & KATRA_STATS_SYSCALLS);
+	v->paths_recorded = katra_reader_header(r)->capture_options.record_paths;
+	v->from = &o.from;
+	v->to = &o.to;
 	kr_window_init(&w, &o.from, &o.to);
 	s->windowed = o.from.set || o.to.set;
 	while ((st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD) {

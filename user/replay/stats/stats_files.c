@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "katra/replay.h"
 #include "replay/util/out.h"
 #include "views.h"
@@ -132,7 +133,8 @@ void kr_files_text(FILE *f, const struct kr_views *v)
 		putc('\n', f);
 	}
 	if (n > TEXT_ROWS)
-		fprintf(f, "  ... %zu more files (stats --files --json lists all)\n", n - TEXT_ROWS);
+		fprintf(f, "  ... %zu more %s (stats --files --json lists all)\n", n - TEXT_ROWS,
+			katra_plural(n - TEXT_ROWS, "file", "files"));
 	if (!n)
 		kr_s(f, "  (no read or write on a file identity: was the capture started "
 		     "before the files were used?)\n");

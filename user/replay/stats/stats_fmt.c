@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Formatting shared by the stats views (see views.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "katra/replay.h"
 #include "replay/util/out.h"
@@ -34,6 +35,49 @@ void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_
 		putc(' ', f);
 	}
 	kr_res_put(f, (uint32_t)domain, id);
+}
+
+void kr_put_scope(FILE *f, const struct kr_views *v)
+{
+	const struct katra_dump_when *w[2] = { v->from, v->to };
+	static const char *const opt[2] = { "--from", "--to" };
+	bool first = true;
+
+	if (!(v->from && v->from->set) && !(v->to && v->to->set)) {
+		kr_s(f, " in this trace");
+		return;
+	}
+	kr_s(f, " in this window (");
+	for (int i = 0; i < 2; i++) {
+		if (!w[i] || !w[i]->set)
+			continue;
+		fprintf(f, "%s%s ", first ? "" : " ", opt[i]);
+		first = false;
+		if (w[i]->epoch)
+			katra_json_string(f, w[i]->epoch, strlen(w[i]->epoch));
+		else
+			kr_ts(f, w[i]->ns);
+	}
+	putc(')', f);
+}
+
+void kr_files_unnamed_note(FILE *f, const struct kr_views *v)
+{
+	const struct kr_fileagg *a;
+	size_t it = 0;
+
+	if (v->paths_recorded)
+		return;
+	while ((a = kr_xmap_next(&v->files, &it))) {
+		const struct kr_file_key *k = kr_xmap_key(&v->files, a);
+
+		if (k->domain == KATRA_RES_FILE && !a->path) {
+			kr_s(f, "\n(files show as File:N, an identity without a name: paths are "
+			     "recorded only by katra-record --paths, and this capture was made "
+			     "without it)\n");
+			return;
+		}
+	}
 }
 
 void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "katra/plural.h"
 #include "katra/replay.h"
 #include "perframe.h"
 #include "views.h"
@@ -261,7 +262,8 @@ static void text_track(FILE *f, const struct kr_views *v, const struct pf_track_
 
 	kr_s(f, "\nframes of process ");
 	kr_put_pid(f, v->names, t->pid);
-	fprintf(f, ", swapchain 0x%" PRIx64 ": %zu presents, %zu frames\n", t->swapchain, t->n, n);
+	fprintf(f, ", swapchain 0x%" PRIx64 ": %zu %s, %zu %s\n", t->swapchain, t->n,
+		katra_plural(t->n, "present", "presents"), n, katra_plural(n, "frame", "frames"));
 	if (n) {
 		fprintf(f, "frame time: p50 %.3f ms  p99 %.3f ms  max %.3f ms\nslowest:",
 			ms(rank(o->sorted, n, 0, 50)), ms(rank(o->sorted, n, 0, 99)),
@@ -301,8 +303,9 @@ static void text_track(FILE *f, const struct kr_views *v, const struct pf_track_
 static void notes(FILE *f, const struct kr_perframe *pf)
 {
 	if (pf->no_frames)
-		fprintf(f, "\n(%" PRIu64 " calls of processes that presented no frame are not "
-			"counted)\n", pf->no_frames);
+		fprintf(f, "\n(%" PRIu64 " %s of processes that presented no frame %s not "
+			"counted)\n", pf->no_frames, katra_plural(pf->no_frames, "call", "calls"),
+			katra_plural(pf->no_frames, "is", "are"));
 	if (pf->unreadable)
 		fprintf(f, "(%" PRIu64 " Frame epochs with a name that is not 'frame N (pid P, "
 			"swapchain 0xS)' are left out)\n", pf->unreadable);

@@ -192,8 +192,11 @@ void kr_offcpu_text(FILE *f, const struct kr_views *v)
 	}
 	if (threads > TEXT_THREADS)
 		kr_s(f, "  ... more threads (stats --off-cpu --json lists all)\n");
-	if (!n)
-		kr_s(f, "  (no OffCpu span in this trace)\n");
+	if (!n) {
+		kr_s(f, "  (no OffCpu span");
+		kr_put_scope(f, v);
+		kr_s(f, ")\n");
+	}
 	if (v->offcpu_overflow)
 		fprintf(f, "  (%llu off-CPU spans beyond the %u-row table are not counted)\n",
 			(unsigned long long)v->offcpu_overflow, KR_MAX_OFFCPU_ROWS);

@@ -5,6 +5,7 @@
  * left out.  The views (stats_*.c) follow. */
 #include <stdlib.h>
 
+#include "katra/plural.h"
 #include "katra/replay.h"
 #include "replay/util/out.h"
 #include "views.h"
@@ -103,8 +104,8 @@ static void tasks(FILE *f, const struct kr_stats *s)
 			kr_pid_label(&s->names, v[i].k1, label, sizeof(label)),
 			(unsigned long long)v[i].v2, (unsigned long long)v[i].v1);
 	if (n > TOP_PROCESSES)
-		fprintf(f, "  ... %zu more processes (stats --json lists all)\n",
-			n - TOP_PROCESSES);
+		fprintf(f, "  ... %zu more %s (stats --json lists all)\n", n - TOP_PROCESSES,
+			katra_plural(n - TOP_PROCESSES, "process", "processes"));
 	free(v);
 
 	v = kr_idmap_sorted(&s->threads, &n, by_events_desc);
@@ -118,10 +119,12 @@ static void tasks(FILE *f, const struct kr_stats *s)
 			(unsigned long long)v[i].v1);
 	}
 	if (n > TOP_THREADS)
-		fprintf(f, "  ... %zu more threads (stats --json lists all)\n", n - TOP_THREADS);
+		fprintf(f, "  ... %zu more %s (stats --json lists all)\n", n - TOP_THREADS,
+			katra_plural(n - TOP_THREADS, "thread", "threads"));
 	if (s->untracked_events)
-		fprintf(f, "  %llu events of threads beyond the %u-thread table\n",
-			(unsigned long long)s->untracked_events, KR_MAX_THREADS);
+		fprintf(f, "  %llu %s of threads beyond the %u-thread table\n",
+			(unsigned long long)s->untracked_events,
+			katra_plural(s->untracked_events, "event", "events"), KR_MAX_THREADS);
 	free(v);
 }
 
@@ -194,8 +197,9 @@ static void epochs(FILE *f, const struct kr_stats *s)
 		kr_s(f, e->name_cut ? "...\n" : "\n");
 	}
 	if (s->epoch_markers > s->epochs_listed)
-		fprintf(f, "  ... %llu more epoch markers\n",
-			(unsigned long long)(s->epoch_markers - s->epochs_listed));
+		fprintf(f, "  ... %llu more epoch %s\n",
+			(unsigned long long)(s->epoch_markers - s->epochs_listed),
+			katra_plural(s->epoch_markers - s->epochs_listed, "marker", "markers"));
 }
 
 static void counters(FILE *f, const struct kr_stats *s)

@@ -128,8 +128,8 @@ void kr_top_text(FILE *f, const struct kr_views *v)
 	struct kr_top_entry *t = sorted(v);
 	char d[32], ts[32], name[KR_NAME_BUF];
 
-	fprintf(f, "\nlongest spans (top %u of every kind; start = seconds since capture start)\n",
-		v->top_cap);
+	fprintf(f, "\nlongest spans (%u of any kind, longest first; start = seconds since "
+		"capture start)\n", v->top_len);
 	fprintf(f, "%12s %12s  %-24s %10s  %-12s %s\n", "duration", "start", "process", "tid",
 		"kind", "what");
 	for (unsigned i = 0; t && i < v->top_len; i++) {
@@ -147,8 +147,11 @@ void kr_top_text(FILE *f, const struct kr_views *v)
 		}
 		putc('\n', f);
 	}
-	if (!v->top_len)
-		kr_s(f, "  (no span in this trace)\n");
+	if (!v->top_len) {
+		kr_s(f, "  (no span");
+		kr_put_scope(f, v);
+		kr_s(f, ")\n");
+	}
 	free(t);
 }
 

@@ -117,6 +117,10 @@ struct kr_views {
 	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
 	unsigned top_len, top_cap;
 	uint64_t path_bytes;
+	bool paths_recorded;        /* the capture was made with --paths (its header) */
+	/* --from/--to as given, or NULL without a window (the messages for an
+	 * empty view name the window) */
+	const struct katra_dump_when *from, *to;
 	/* what did not fit or could not be paired */
 	uint64_t unmatched_ends, untimed_syscalls, open_overflow, thread_overflow,
 		sys_overflow, file_overflow, offcpu_overflow, paths_dropped, call_overflow;
@@ -190,6 +194,9 @@ void kr_files_json(FILE *f, const struct kr_views *v);
 void kr_offcpu_text(FILE *f, const struct kr_views *v);
 void kr_offcpu_json(FILE *f, const struct kr_views *v);
 void kr_top_text(FILE *f, const struct kr_views *v);
+/* After the views: one line saying files are named only with --paths, when
+ * the capture has no paths and some file identity was seen. */
+void kr_files_unnamed_note(FILE *f, const struct kr_views *v);
 void kr_top_json(FILE *f, const struct kr_views *v);
 
 /* ---- shared formatting (stats_fmt.c) ---- */
@@ -198,6 +205,8 @@ const char *kr_syskey_name(uint64_t syskey, char buf[32]);
 /* A resource for people: the file's path when captured (JSON-quoted when it
  * needs it), "futex 0x7f..", "File:123..", nothing for None. */
 void kr_put_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id);
+/* " in this trace", or " in this window (--from X --to Y)" with a window. */
+void kr_put_scope(FILE *f, const struct kr_views *v);
 /* JSON: {"domain":"File","id":"123","name":"File:123","path":".."} (name as
  * names/resnames.h spells it; path only when known) or null. */
 void kr_json_resource(FILE *f, const struct kr_views *v, uint64_t domain, uint64_t id);
