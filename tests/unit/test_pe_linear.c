@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/uprobes/pesyms.h"
 #include "record/uprobes/winenames.h"
 #include "crafted_pe_util.h"
 
@@ -177,5 +178,44 @@ Test(pe_linear, nt_names_through_overlapping_sections_and_the_export_cap)
 	crafted_put32(f, exp + 24, KATRA_PE_EXPORTS_MAX + 1);
 	cr_expect_eq(katra_pe_nt_names(&b, 0, &names, &count), -E2BIG);
 	cr_expect_null(names);
+	free(f);
+}
+
+/* A COFF symbol table of 4096 function records whose names all point into
+ * a 1 MiB string table with no NUL before its end, then one record named
+ * "d3d12_x": found, each record's name looked at only as far as the
+ * longest name looked for (it was scanned to the table's end, 4096 times:
+ * symbols times the table) */
+Test(pe_linear, coff_names_are_looked_at_as_far_as_the_longest_wanted)
+{
+	const uint32_t nsyms = 4097, symoff = 0x2000, strsize = 1u << 20;
+	const size_t len = symoff + 18ull * nsyms + strsize;
+	const char *const want[] = { "d3d12_x" };
+	uint8_t *f = crafted_pe(len, 1);
+	struct katra_blob b = { f, len };
+	uint64_t offs[1], work;
+
+	cr_assert_not_null(f);
+	crafted_section(f, 0, 0x1000, 0x1000, 0x1000, SCN_CODE);
+	crafted_put32(f, CRAFTED_LFANEW + 4 + 8, symoff);  /* PointerToSymbolTable */
+	crafted_put32(f, CRAFTED_LFANEW + 4 + 12, nsyms);  /* NumberOfSymbols */
+	for (uint32_t i = 0; i < nsyms; i++) {
+		uint8_t *s = f + symoff + 18ull * i;
+		if (i + 1 < nsyms)
+			crafted_put32(f, symoff + 18ull * i + 4, 4); /* a long name at offset 4 */
+		else
+			memcpy(s, "d3d12_x", 7);
+		crafted_put32(f, symoff + 18ull * i + 8, 0x10); /* Value */
+		s[12] = 1;                                      /* SectionNumber */
+		s[14] = 0x20;                                   /* a function */
+		s[16] = 2;                                      /* external */
+	}
+	uint64_t strs = symoff + 18ull * nsyms;
+	crafted_put32(f, strs, strsize);
+	memset(f + strs + 4, 'a', strsize - 5);
+	cr_assert_eq(katra_pe_coff_functions_counted(&b, want, 1, offs, &work), 1);
+	cr_expect_eq(offs[0], 0x1010);
+	cr_expect_leq(work, nsyms * (2ull + strlen(want[0]) + 8), "work %llu",
+		      (unsigned long long)work);
 	free(f);
 }
