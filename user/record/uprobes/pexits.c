@@ -187,11 +187,11 @@ static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, 
 		}
 		if (!insn->detail)
 			continue;
-		if (switch_jump(c, insn, &regs, begin, end, work)) {
-			if (*work > KATRA_PE_DECODE_MAX)
-				return -E2BIG;
+		bool sw = switch_jump(c, insn, &regs, begin, end, work);
+		if (*work > KATRA_PE_DECODE_MAX)
+			return -E2BIG;
+		if (sw)
 			continue; /* a switch: its targets are decoded in this range */
-		}
 		bool jmp = insn->id == X86_INS_JMP, jcc = !jmp && cs_insn_group(h, insn, X86_GRP_JUMP);
 		if (!(jmp || jcc) || insn->detail->x86.op_count != 1)
 			continue;
