@@ -3,8 +3,11 @@
 """Seeds for the parser fuzzers (fuzz_elf.c, fuzz_pe.c, fuzz_wineserver.c,
 fuzz_unixcalls.c, fuzz_pesyms.c):
 small well-formed files of each kind, written to
-DIR/{elf,pe,wineserver,unixcalls,pesyms}/.
-Usage: parser_seeds.py DIR"""
+DIR/{elf,pe,wineserver,unixcalls,pesyms}/, and PE files whose 96 sections
+each cover the whole file (a parser that walks each section's bytes, or
+every section per lookup, is quadratic on them).
+Usage: parser_seeds.py DIR
+       parser_seeds.py --overlapping SIZE FILE   (a sparse PE of SIZE bytes)"""
 import os
 import struct
 import sys
@@ -148,7 +151,42 @@ def pesyms_dll():
     return bytes(f)
 
 
+def overlapping_sections(size, nsec=96):
+    """PE32+ of size bytes (a multiple of 8, at least 0x4000), image base 0:
+    nsec non-executable sections, each mapping the whole file at its own
+    address (0x1000 * (i + 1)), none holding rva 0, which every zero word
+    of the file points to; an export directory at file offset 0x2000 whose
+    name pointers (all zero) run from 0x3000 to the end.  Returned as the
+    header bytes: the rest of the file is zeros (write it sparse)."""
+    f = bytearray(0x3000)
+    lfanew, optsize = 0x40, 240
+    put(f, 0, b'MZ')
+    put(f, 0x3c, struct.pack('<I', lfanew))
+    put(f, lfanew, b'PE\0\0' + struct.pack('<HHIIIHH', 0x8664, nsec, 0, 0, 0, optsize, 0x2022))
+    opt = lfanew + 24
+    put(f, opt, struct.pack('<H', 0x20b))
+    put(f, opt + 112, struct.pack('<II', 0x3000, 40))  # exports: file offset 0x2000
+    sec = opt + optsize
+    for i in range(nsec):
+        put(f, sec + 40 * i, b'.data\0\0\0' + struct.pack('<IIII', size, 0x1000 * (i + 1), size, 0) +
+            bytes(12) + struct.pack('<I', 0xc0000040))
+    nnames = (size - 0x3000) // 4
+    # nfuncs 1, nnames, functions/ordinals at 0x2100 (rva 0x3100), names at 0x3000 (rva 0x4000)
+    put(f, 0x2000, struct.pack('<IIHHIIIIIII', 0, 0, 0, 0, 0, 1, 1, nnames, 0x3100, 0x4000,
+                               0x4000))
+    return bytes(f)
+
+
+def write_sparse(path, head, size):
+    with open(path, 'wb') as fh:
+        fh.write(head)
+        fh.truncate(size)
+
+
 def main():
+    if sys.argv[1] == '--overlapping':
+        write_sparse(sys.argv[3], overlapping_sections(int(sys.argv[2], 0)), int(sys.argv[2], 0))
+        return
     out = sys.argv[1]
     seeds = {
         'elf': {'ntdll-so': ntdll_so(), 'ntdll-so-nobits-strtab': ntdll_so(SHT_NOBITS)},
@@ -157,6 +195,14 @@ def main():
         'unixcalls': {'unixlib-so': unixlib_so()},
         'pesyms': {'pesyms-dll': pesyms_dll()},
     }
+    # 512 KiB: a parser quadratic in the sections (96 walks of every
+    # section per word) takes about 40 s on it under ASan, far past run.sh's
+    # -timeout; a linear one about 0.03 s (small enough to leave the
+    # fuzzer's time to mutations)
+    overlapping = overlapping_sections(512 << 10)
+    overlapping += bytes((512 << 10) - len(overlapping))
+    for kind in ('pe', 'unixcalls', 'pesyms'):
+        seeds[kind]['overlapping-sections'] = overlapping
     for kind, files in seeds.items():
         os.makedirs(os.path.join(out, kind), exist_ok=True)
         for name, data in files.items():

@@ -20,20 +20,26 @@
 #define PAGE 4096u
 
 /* The symbol's name in name[0..len) (no NUL needed): false when it points
- * outside the string table. */
-static bool sym_name(const uint8_t *sym, const uint8_t *strs, uint64_t nstrs, const char **name,
-		     size_t *len)
+ * outside the string table, or is longer than look bytes (no name looked
+ * for is: a string table without NULs, which every record points into,
+ * would make each record's scan as long as the table); *work += the bytes
+ * looked at. */
+static bool sym_name(const uint8_t *sym, const uint8_t *strs, uint64_t nstrs, size_t look,
+		     const char **name, size_t *len, uint64_t *work)
 {
 	if (katra_rd32(sym)) {
 		const void *nul = memchr(sym, 0, 8);
 		*name = (const char *)sym;
 		*len = nul ? (size_t)((const uint8_t *)nul - sym) : 8;
+		*work += 8;
 		return true;
 	}
 	uint32_t off = katra_rd32(sym + 4);
 	if (off < 4 || off >= nstrs)
 		return false;
-	const void *nul = memchr(strs + off, 0, nstrs - off);
+	uint64_t left = nstrs - off < look + 1 ? nstrs - off : look + 1;
+	const void *nul = memchr(strs + off, 0, left);
+	*work += nul ? (uint64_t)((const uint8_t *)nul - (strs + off)) + 1 : left;
 	if (!nul)
 		return false;
 	*name = (const char *)strs + off;
@@ -44,13 +50,26 @@ static bool sym_name(const uint8_t *sym, const uint8_t *strs, uint64_t nstrs, co
 int katra_pe_coff_functions(const struct katra_blob *dll, const char *const *names, uint32_t n,
 			    uint64_t *offs)
 {
+	uint64_t work;
+
+	return katra_pe_coff_functions_counted(dll, names, n, offs, &work);
+}
+
+int katra_pe_coff_functions_counted(const struct katra_blob *dll, const char *const *names,
+				    uint32_t n, uint64_t *offs, uint64_t *work)
+{
 	struct katra_pe pe;
 	const uint8_t *p = dll->p;
 	uint64_t symoff, nsyms, strsoff, nstrs = 0;
+	size_t look = 0;
 	int found = 0, err = katra_pe_open(dll, &pe);
 
-	for (uint32_t i = 0; i < n; i++)
+	*work = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		offs[i] = UINT64_MAX;
+		if (strlen(names[i]) > look)
+			look = strlen(names[i]);
+	}
 	if (err)
 		return err;
 	/* the file header is just before the optional header */
@@ -75,8 +94,10 @@ int katra_pe_coff_functions(const struct katra_blob *dll, const char *const *nam
 		const char *name;
 		size_t len;
 
+		++*work;
 		if (type != COFF_FUNCTION || (s[16] != COFF_EXTERNAL && s[16] != COFF_STATIC) ||
-		    sec < 1 || sec > pe.nsec || !sym_name(s, p + strsoff, nstrs, &name, &len))
+		    sec < 1 || sec > pe.nsec ||
+		    !sym_name(s, p + strsoff, nstrs, look, &name, &len, work))
 			continue;
 		for (uint32_t k = 0; k < n; k++) {
 			if (offs[k] != UINT64_MAX || strlen(names[k]) != len ||

@@ -22,5 +22,10 @@
  * fires). */
 int katra_pe_coff_functions(const struct katra_blob *dll, const char *const *names, uint32_t n,
 			    uint64_t *offs);
+/* The same, and *work: the records and name bytes looked at, at most
+ * (9 + the longest of names) a record: a record's name is looked at only
+ * as far as the longest name looked for. */
+int katra_pe_coff_functions_counted(const struct katra_blob *dll, const char *const *names,
+				    uint32_t n, uint64_t *offs, uint64_t *work);
 
 #endif

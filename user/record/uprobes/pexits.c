@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A PE function's exits (pexits.h): .pdata's RUNTIME_FUNCTION entries
  * (BeginAddress, EndAddress, UnwindInfo: 12 bytes each, data directory 3)
- * bound a linear decode of each range the function reaches. */
+ * bound a linear decode of each range the function reaches: the entry
+ * whose [BeginAddress, EndAddress) holds an address is the function (or
+ * the part of it) that address belongs to. */
 #include <errno.h>
 #include <string.h>
 
@@ -64,20 +66,110 @@ static int add_exit(struct katra_pe_exit *out, uint32_t *n, uint64_t off, uint32
 	return 0;
 }
 
+/* What the decode of one range remembers of the registers: the address a
+ * RIP-relative lea put in each (+1; 0: none), and the jump table whose
+ * entry each holds (+1), loaded by `movsxd r, [base + index*4]` from a
+ * lea'd base (+ that base again: gcc's and clang's switch) */
+struct regs {
+	uint64_t lea[X86_REG_ENDING];
+	uint64_t table[X86_REG_ENDING];
+};
+
+static bool reg_ok(unsigned r)
+{
+	return r > X86_REG_INVALID && r < X86_REG_ENDING;
+}
+
+/* The jump table's targets (entry size 4: table + int32, a switch in
+ * position-independent code; 8: absolute addresses) from its first entry,
+ * while they are inside [begin, end), at most JT_MAX; how many. */
+#define JT_MAX 1024
+static uint32_t table_targets(const struct pe_code *c, uint64_t table, unsigned size,
+			      uint32_t begin, uint32_t end, uint64_t *work)
+{
+	uint32_t k = 0;
+
+	for (; k < JT_MAX && table + (uint64_t)size * (k + 1) <= UINT32_MAX; k++) {
+		uint64_t off = katra_pe_offset(&c->pe, (uint32_t)(table + (uint64_t)size * k));
+		uint64_t t;
+		++*work;
+		if (off == UINT64_MAX || !katra_in_blob(c->b, off, size))
+			break;
+		if (size == 4)
+			t = table + (uint64_t)(int64_t)(int32_t)katra_rd32(c->b->p + off);
+		else
+			t = katra_rd64(c->b->p + off) - c->pe.image_base;
+		if (t < begin || t >= end)
+			break;
+	}
+	return k;
+}
+
+/* Tracks the registers through insn (struct regs); for an indirect jmp,
+ * true when it goes through a jump table whose targets are inside [begin,
+ * end): a switch, not an exit. */
+static bool switch_jump(const struct pe_code *c, const cs_insn *insn, struct regs *r,
+			uint32_t begin, uint32_t end, uint64_t *work)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *op = x->operands;
+
+	if (insn->id == X86_INS_JMP && x->op_count == 1) {
+		if (op[0].type == X86_OP_REG && reg_ok(op[0].reg) && r->table[op[0].reg])
+			return table_targets(c, r->table[op[0].reg] - 1, 4, begin, end, work) > 0;
+		/* jmp *[base + index*8] from a lea'd base */
+		if (op[0].type == X86_OP_MEM && reg_ok(op[0].mem.base) && r->lea[op[0].mem.base] &&
+		    op[0].mem.index != X86_REG_INVALID && op[0].mem.scale == 8)
+			return table_targets(c, r->lea[op[0].mem.base] - 1 + (uint64_t)op[0].mem.disp, 8,
+					     begin, end, work) > 0;
+		return false;
+	}
+	if (x->op_count != 2 || op[0].type != X86_OP_REG || !reg_ok(op[0].reg))
+		return false;
+	unsigned d = op[0].reg;
+	uint64_t lea = 0, table = 0;
+	if (insn->id == X86_INS_LEA && op[1].type == X86_OP_MEM && op[1].mem.base == X86_REG_RIP &&
+	    op[1].mem.index == X86_REG_INVALID)
+		lea = insn->address + insn->size + (uint64_t)op[1].mem.disp + 1;
+	else if (insn->id == X86_INS_MOVSXD && op[1].type == X86_OP_MEM &&
+		 reg_ok(op[1].mem.base) && r->lea[op[1].mem.base] && op[1].mem.scale == 4 &&
+		 !op[1].mem.disp)
+		table = r->lea[op[1].mem.base];
+	else if (insn->id == X86_INS_ADD && op[1].type == X86_OP_REG && reg_ok(op[1].reg)) {
+		/* entry + base, into either register */
+		if (r->table[d] && r->lea[op[1].reg] == r->table[d])
+			table = r->table[d];
+		else if (r->table[op[1].reg] && r->lea[d] == r->table[op[1].reg])
+			table = r->table[op[1].reg];
+	}
+	if (op[0].access & CS_AC_WRITE) {
+		r->lea[d] = lea;
+		r->table[d] = table;
+	}
+	return false;
+}
+
 /* Decodes [start, end) (rvas): exits into out, jump targets out of
- * [begin, end) into todo. */
+ * [begin, end) into todo (a jmp's, and a conditional jump's: a tail call
+ * taken on a condition); *work counts the bytes decoded and the jump
+ * table entries read, -E2BIG past KATRA_PE_DECODE_MAX. */
 static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, uint32_t begin,
 		 uint32_t end, struct katra_pe_exit *out, uint32_t *n, uint32_t *todo,
-		 uint32_t *ntodo)
+		 uint32_t *ntodo, uint64_t *work)
 {
 	uint64_t off = katra_pe_offset(&c->pe, start);
 	uint64_t addr = start;
 	size_t size;
 	const uint8_t *code;
+	struct regs regs;
 
 	if (off == UINT64_MAX || !katra_pe_exec(&c->pe, start) ||
 	    !katra_in_blob(c->b, off, end - start))
 		return -ENOENT;
+	if (*work + (end - start) > KATRA_PE_DECODE_MAX)
+		return -E2BIG;
+	*work += end - start;
+	memset(&regs, 0, sizeof(regs));
 	code = c->b->p + off;
 	size = end - start;
 	while (size) {
@@ -93,10 +185,20 @@ static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, 
 				return rc;
 			continue;
 		}
-		if (insn->id != X86_INS_JMP || !insn->detail || insn->detail->x86.op_count != 1)
+		if (!insn->detail)
+			continue;
+		bool sw = switch_jump(c, insn, &regs, begin, end, work);
+		if (*work > KATRA_PE_DECODE_MAX)
+			return -E2BIG;
+		if (sw)
+			continue; /* a switch: its targets are decoded in this range */
+		bool jmp = insn->id == X86_INS_JMP, jcc = !jmp && cs_insn_group(h, insn, X86_GRP_JUMP);
+		if (!(jmp || jcc) || insn->detail->x86.op_count != 1)
 			continue;
 		const cs_x86_op *op = &insn->detail->x86.operands[0];
 		if (op->type != X86_OP_IMM) { /* through a pointer: its own exit */
+			if (!jmp)
+				continue;
 			int rc = add_exit(out, n, at, KATRA_PE_EXIT_JMP);
 			if (rc)
 				return rc;
@@ -117,6 +219,14 @@ static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, 
 int katra_pe_exits(const struct katra_blob *dll, uint64_t fn_off, struct katra_pe_exit *out,
 		   uint32_t *n)
 {
+	uint64_t work;
+
+	return katra_pe_exits_counted(dll, fn_off, out, n, &work);
+}
+
+int katra_pe_exits_counted(const struct katra_blob *dll, uint64_t fn_off,
+			   struct katra_pe_exit *out, uint32_t *n, uint64_t *work)
+{
 	struct pe_code c = { .b = dll };
 	uint32_t todo[KATRA_PE_REGIONS_MAX], ntodo = 0, done = 0;
 	csh h;
@@ -124,6 +234,7 @@ int katra_pe_exits(const struct katra_blob *dll, uint64_t fn_off, struct katra_p
 	int rc;
 
 	*n = 0;
+	*work = 0;
 	if (katra_pe_open(dll, &c.pe) || c.pe.optsize < DIR_EXCEPTION_OFF + 8)
 		return -ENOEXEC;
 	uint32_t prva = katra_rd32(dll->p + c.pe.opt + DIR_EXCEPTION_OFF);
@@ -159,7 +270,7 @@ int katra_pe_exits(const struct katra_blob *dll, uint64_t fn_off, struct katra_p
 		swept_begin[nswept++] = begin;
 		/* from the range's start: a target inside it is an instruction
 		 * boundary of a linear decode from there */
-		rc = sweep(&c, h, insn, begin, begin, end, out, n, todo, &ntodo);
+		rc = sweep(&c, h, insn, begin, begin, end, out, n, todo, &ntodo, work);
 	}
 	if (insn)
 		cs_free(insn, 1);

@@ -227,45 +227,94 @@ static bool stub_call(const struct katra_pe *pe, uint32_t rva, uint32_t want, ui
 	return false;
 }
 
-/* "vk" and letters, digits, '_' */
-static bool vk_name(const char *s)
+/* The length of a "vk..." name (letters, digits, '_', NUL-terminated within
+ * PE_NAME_LOOK bytes) at rva, else 0; *looked += the bytes looked at. */
+#define PE_NAME_LOOK 256
+static size_t vk_name_at(const struct katra_pe *pe, uint32_t rva, uint64_t *looked)
 {
-	if (!s || s[0] != 'v' || s[1] != 'k' || !s[2])
-		return false;
-	for (s += 2; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	return true;
+	uint64_t off = katra_pe_offset(pe, rva), left;
+
+	if (off >= pe->b->len)
+		return 0;
+	const char *s = (const char *)pe->b->p + off;
+	left = pe->b->len - off < PE_NAME_LOOK ? pe->b->len - off : PE_NAME_LOOK;
+	for (size_t i = 0; i < left; i++) {
+		char c = s[i];
+		++*looked;
+		if (!c)
+			return i > 2 ? i : 0;
+		if (i < 2 ? c != "vk"[i] :
+		    !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return 0;
+	}
+	return 0;
 }
 
-/* The dispatch tables' (name, function) pairs: two pointers in a section
- * that is not executable, to a "vk..." string and to code; fn(arg) on each
- * (at most STUBS_MAX). */
-static void each_pair(const struct katra_pe *pe,
-		      void (*fn)(const struct katra_pe *pe, const char *name, uint32_t fn_rva,
-				 void *arg), void *arg)
+/* A non-executable section's file bytes, and the residue mod 8 of the
+ * file offsets whose rva is 8-aligned in it. */
+struct span {
+	uint64_t start, end;
+	uint32_t residue;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->residue != y->residue)
+		return x->residue < y->residue ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The dispatch tables' (name, function) pairs: two pointers at an 8-byte
+ * aligned rva of a section that is not executable, to a "vk..." string and
+ * to code; fn(arg) on each (at most STUBS_MAX).  Each file position is
+ * looked at once however the sections overlap: their file ranges are sorted
+ * and merged (per alignment: a position is aligned when its rva is) and
+ * walked in order.  *work counts the positions and the string bytes looked
+ * at; past KATRA_PE_PAIRS_WORK(file size) the walk stops: -E2BIG. */
+static int each_pair(const struct katra_pe *pe,
+		     void (*fn)(const struct katra_pe *pe, const char *name, uint32_t fn_rva,
+				void *arg), void *arg, uint64_t *work)
 {
 	const struct katra_blob *b = pe->b;
-	uint32_t pairs = 0;
+	struct span sp[KATRA_PE_SECTIONS_MAX];
+	uint64_t budget = *work + KATRA_PE_PAIRS_WORK(b->len);
+	uint32_t pairs = 0, n = 0;
 
-	for (uint32_t i = 0; i < pe->nsec && pairs < STUBS_MAX; i++) {
+	for (uint32_t i = 0; i < pe->nsec; i++) {
 		const uint8_t *s = b->p + pe->sec + 40ull * i;
 		uint32_t va = katra_rd32(s + 12), size = katra_rd32(s + 16);
 		uint64_t raw = katra_rd32(s + 20);
-		if ((katra_rd32(s + 36) & 0x20000000u) || !katra_in_blob(b, raw, size))
+		if ((katra_rd32(s + 36) & 0x20000000u) || !katra_in_blob(b, raw, size) || size < 16)
 			continue;
-		for (uint64_t o = (8 - (va & 7)) & 7; o + 16 <= size && pairs < STUBS_MAX; o += 8) {
-			uint64_t name_va = katra_rd64(b->p + raw + o), fn_va = katra_rd64(b->p + raw + o + 8);
+		sp[n++] = (struct span){ raw, raw + size, (uint32_t)((raw - va) & 7) };
+	}
+	qsort(sp, n, sizeof(*sp), cmp_span);
+	for (uint32_t i = 0; i < n && pairs < STUBS_MAX; i++) {
+		uint64_t start = sp[i].start, end = sp[i].end;
+		/* the ranges of the same alignment that overlap this one */
+		while (i + 1 < n && sp[i + 1].residue == sp[i].residue && sp[i + 1].start < end) {
+			i++;
+			if (sp[i].end > end)
+				end = sp[i].end;
+		}
+		uint64_t o = start + ((sp[i].residue - start) & 7);
+		for (; o + 16 <= end && pairs < STUBS_MAX; o += 8) {
+			uint64_t name_va = katra_rd64(b->p + o), fn_va = katra_rd64(b->p + o + 8);
+			if (++*work > budget)
+				return -E2BIG;
 			if (name_va - pe->image_base > UINT32_MAX || fn_va - pe->image_base > UINT32_MAX)
 				continue;
-			const char *nm = katra_pe_string(pe, (uint32_t)(name_va - pe->image_base));
-			if (!vk_name(nm))
+			uint32_t name_rva = (uint32_t)(name_va - pe->image_base);
+			if (!vk_name_at(pe, name_rva, work))
 				continue;
 			pairs++;
-			fn(pe, nm, (uint32_t)(fn_va - pe->image_base), arg);
+			fn(pe, katra_pe_string(pe, name_rva), (uint32_t)(fn_va - pe->image_base), arg);
 		}
 	}
+	return 0;
 }
 
 /* The slots the stubs call through, counted: the dispatcher's is the one
@@ -319,15 +368,25 @@ static void take(const struct katra_pe *pe, const char *name, uint32_t fn, void 
 int katra_pe_unix_call_names(const struct katra_blob *dll, char **names, uint32_t count,
 			     uint32_t *added)
 {
+	uint64_t work;
+
+	return katra_pe_unix_call_names_counted(dll, names, count, added, &work);
+}
+
+int katra_pe_unix_call_names_counted(const struct katra_blob *dll, char **names, uint32_t count,
+				     uint32_t *added, uint64_t *work)
+{
 	struct katra_pe pe;
 	struct slot_votes v = { .n = 0 };
 	struct pe_found f = { .count = count };
 	uint32_t best = 0;
 
 	*added = 0;
+	*work = 0;
 	if (katra_pe_open(dll, &pe))
 		return -ENOEXEC;
-	each_pair(&pe, vote, &v);
+	if (each_pair(&pe, vote, &v, work))
+		return -E2BIG;
 	for (unsigned i = 0; i < v.n; i++)
 		if (v.votes[i] > best) {
 			best = v.votes[i];
@@ -337,9 +396,10 @@ int katra_pe_unix_call_names(const struct katra_blob *dll, char **names, uint32_
 		return -ENOENT;
 	f.names = calloc(count ? count : 1, sizeof(*f.names));
 	f.clash = calloc(count ? count : 1, 1);
-	if (f.names && f.clash)
-		each_pair(&pe, take, &f);
-	else
+	if (f.names && f.clash) {
+		if (each_pair(&pe, take, &f, work))
+			f.rc = -E2BIG;
+	} else
 		f.rc = -ENOMEM;
 	for (uint32_t i = 0; !f.rc && i < count; i++)
 		if (f.names[i] && !names[i]) {

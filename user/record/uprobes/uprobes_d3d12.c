@@ -19,7 +19,16 @@
 #include "pexits.h"
 #include "uprobes_int.h"
 
+/* What one capture spends on the DLLs a traced process maps (each new
+ * inode named like one is read whole): a file of at most D3D12_FILE_MAX
+ * bytes, held one at a time; at most D3D12_FILES_MAX of them read (a
+ * capture sees two or three: Wine's own and the prefix's copy), each method
+ * decoded within KATRA_PE_DECODE_MAX bytes (pexits.h), at most
+ * D3D12_UPROBES_MAX uprobes a file (Wine 10's: 16).  A cap reached is said
+ * in the header's notes (up_failed). */
 #define D3D12_FILE_MAX (256u << 20)
+#define D3D12_FILES_MAX 8
+#define D3D12_UPROBES_MAX 64
 
 /* vkd3d's names (bpf/d3d12.bpf.c: "up_" + the name) */
 static const char *const d3d12_methods[] = {
@@ -48,17 +57,39 @@ static const char *pesyms_why(int rc)
 	}
 }
 
+/* The D3D12 DLLs this capture has looked at. */
+static unsigned d3d12_files(const struct katra_uprobes *u)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < u->nfiles; i++)
+		n += (u->files[i].what & FILE_D3D12) != 0;
+	return n;
+}
+
 int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, int fd,
 		   const struct stat *st)
 {
-	struct probed_file *f = up_add_file(u, st, path, FILE_D3D12);
+	unsigned seen = d3d12_files(u);
+	struct probed_file *f;
 	struct katra_blob b = { 0 };
 	uint64_t offs[NMETHODS];
 	char label[160];
 	int n = 0, rc;
 
+	if (seen > D3D12_FILES_MAX)
+		return 0; /* said once, at the first one past the cap */
+	f = up_add_file(u, st, path, FILE_D3D12);
 	if (!f)
 		return -ENOMEM;
+	if (seen == D3D12_FILES_MAX) {
+		snprintf(label, sizeof(label), "%.96s:D3D12", up_base_name(path));
+		up_failed(u, label, "%s and any later one: not read (more than %d DLLs holding "
+			  "vkd3d in one capture)", path, D3D12_FILES_MAX);
+		f->what |= FILE_SKIPPED;
+		f->why = "more DLLs holding vkd3d than one capture reads";
+		return 0;
+	}
 	rc = katra_blob_read_fd(fd, D3D12_FILE_MAX, &b);
 	if (!rc)
 		rc = katra_pe_coff_functions(&b, d3d12_methods, NMETHODS, offs);
@@ -85,8 +116,14 @@ int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, int 
 		rc = katra_pe_exits(&b, offs[i], exits, &nexits);
 		if (rc) {
 			up_failed(u, label, "its exits in %s are unknown (%s): no probe, its calls "
-				  "would have no end", path, rc == -E2BIG ? "too many" :
+				  "would have no end", path, rc == -E2BIG ?
+				  "more than the bounds: 32 exits, 16 ranges, 256 KiB decoded" :
 				  rc == -ENOMEM ? "out of memory" : "code or .pdata not decoded");
+			continue;
+		}
+		if (n + nexits + 1 > D3D12_UPROBES_MAX) {
+			up_failed(u, label, "no probe: its %u exits would pass %d uprobes in %s",
+				  nexits, D3D12_UPROBES_MAX, path);
 			continue;
 		}
 		unsigned done = 0;

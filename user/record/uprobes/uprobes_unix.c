@@ -53,7 +53,9 @@ static int read_names(struct katra_uprobes *u, struct unix_lib *l, uint32_t pid,
 	if (!rc && dll_beside(path, dll, sizeof(dll)) &&
 	    !up_open_mapped(u, pid, dll, 0, KATRA_PROC_ANY_DEV, 0, &dfd, &st)) {
 		if (!katra_blob_read_fd(dfd, UNIX_FILE_MAX, &b)) {
-			katra_pe_unix_call_names(&b, l->names, l->count, &added);
+			if (katra_pe_unix_call_names(&b, l->names, l->count, &added) == -E2BIG)
+				up_failed(u, up_base_name(dll), "its stubs' names not read: more "
+					  "work than its size allows (sections over the same bytes)");
 			katra_blob_free(&b);
 		}
 		close(dfd);

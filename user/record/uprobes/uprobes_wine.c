@@ -220,10 +220,6 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, uint32_t pid, int fd,
 		up_failed(u, label, "no nt_files map");
 		return 0;
 	}
-	if ((rc = katra_blob_read_fd(fd, WINE_FILE_MAX, &so))) {
-		up_failed(u, label, "%s: %s", path, strerror(-rc));
-		return 0;
-	}
 	if (dc_why) {
 		why = dc_why;
 		goto out;
@@ -238,13 +234,24 @@ static int attach_nt_dispatcher(struct katra_uprobes *u, uint32_t pid, int fd,
 		      "build)";
 		goto out;
 	}
-	if (pe_beside(path, "ntdll.dll", pe, sizeof(pe)) && !read_beside(u, pid, pe, &dll))
-		katra_pe_nt_names(&dll, 0, &pe_names, &pe_count);
+	if (pe_beside(path, "ntdll.dll", pe, sizeof(pe)) &&
+	    !read_beside(u, pid, pe, &dll) &&
+	    katra_pe_nt_names(&dll, 0, &pe_names, &pe_count) == -E2BIG)
+		up_failed(u, label, "%s: names not read (more than %d exports)", pe,
+			  KATRA_PE_EXPORTS_MAX);
 	katra_blob_free(&dll);
 	/* win32u's numbers: its stubs, table 1 */
 	if ((nf.flags & KATRA_NT_FILE_TABLE1) && pe_beside(path, "win32u.dll", pe, sizeof(pe)) &&
-	    !read_beside(u, pid, pe, &dll))
-		katra_pe_nt_names(&dll, 1, &names1, &count1);
+	    !read_beside(u, pid, pe, &dll) &&
+	    katra_pe_nt_names(&dll, 1, &names1, &count1) == -E2BIG)
+		up_failed(u, label, "%s: names not read (more than %d exports)", pe,
+			  KATRA_PE_EXPORTS_MAX);
+	katra_blob_free(&dll);
+	/* ntdll.so after the DLLs: one file of up to WINE_FILE_MAX held at a time */
+	if ((rc = katra_blob_read_fd(fd, WINE_FILE_MAX, &so))) {
+		why = strerror(-rc);
+		goto out;
+	}
 	{
 		const char *n0 = pe_count > 1 && pe_names[0] ? pe_names[0] : "NtAcceptConnectPort";
 		const char *n1 = pe_count > 1 && pe_names[1] ? pe_names[1] : "NtAccessCheck";

@@ -84,8 +84,8 @@ uint32_t katra_names_count(char *const *names, uint32_t count)
 }
 
 /* Header counts beyond these are no binary Wine ships (the Windows loader
- * itself stops at 96 sections); refusing them keeps each lookup cheap. */
-#define PE_SECTIONS_MAX 96
+ * itself stops at 96 sections: KATRA_PE_SECTIONS_MAX); refusing them keeps
+ * each lookup cheap. */
 #define PE_NAME_MAX 256
 #define ELF_PHDRS_MAX 256
 #define ELF_SHDRS_MAX 4096
@@ -93,6 +93,51 @@ uint32_t katra_names_count(char *const *names, uint32_t count)
 #define RELA_SAME_MAX 8
 
 /* ---- PE32+: the export table and the Nt* stubs ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The rva of section i's file bytes: [*va, *end). */
+static void pe_sec_span(const struct katra_pe *pe, uint32_t i, uint64_t *va, uint64_t *end)
+{
+	const uint8_t *s = pe->b->p + pe->sec + 40ull * i;
+
+	*va = katra_rd32(s + 12);
+	*end = *va + katra_rd32(s + 16);
+}
+
+/* The map of rvas to sections (struct katra_pe): sections * pieces steps,
+ * once per file. */
+static void pe_map(struct katra_pe *pe)
+{
+	uint64_t cut[2 * KATRA_PE_SECTIONS_MAX], va, end;
+	uint32_t n = 0, k = 0;
+
+	for (uint32_t i = 0; i < pe->nsec; i++) {
+		pe_sec_span(pe, i, &va, &end);
+		if (end > va) {
+			cut[n++] = va;
+			cut[n++] = end;
+		}
+	}
+	qsort(cut, n, sizeof(*cut), cmp_u64);
+	for (uint32_t c = 0; c < n; c++) {
+		if (c && cut[c] == cut[c - 1])
+			continue;
+		uint32_t sec = UINT32_MAX;
+		for (uint32_t i = 0; i < pe->nsec && sec == UINT32_MAX; i++) {
+			pe_sec_span(pe, i, &va, &end);
+			if (cut[c] >= va && cut[c] < end)
+				sec = i;
+		}
+		pe->piece[k++] = (struct katra_pe_piece){ cut[c], sec };
+	}
+	pe->npieces = k;
+}
 
 int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe)
 {
@@ -107,7 +152,7 @@ int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe)
 	if (!katra_in_blob(b, lfanew, 24) || memcmp(p + lfanew, "PE\0\0", 4))
 		return -ENOEXEC;
 	pe->nsec = katra_rd16(p + lfanew + 6);
-	if (pe->nsec > PE_SECTIONS_MAX)
+	if (pe->nsec > KATRA_PE_SECTIONS_MAX)
 		return -ENOEXEC;
 	pe->optsize = katra_rd16(p + lfanew + 20);
 	pe->opt = lfanew + 24ull;
@@ -118,20 +163,26 @@ int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe)
 	pe->sec = pe->opt + pe->optsize;
 	if (!katra_in_blob(b, pe->sec, 40ull * pe->nsec))
 		return -ENOEXEC;
+	pe_map(pe);
 	return 0;
 }
 
-/* The section holding rva in its file bytes, or NULL. */
+/* The section holding rva in its file bytes, or NULL: the first in header
+ * order (pe_map). */
 static const uint8_t *pe_section(const struct katra_pe *pe, uint32_t rva)
 {
-	for (uint32_t i = 0; i < pe->nsec; i++) {
-		const uint8_t *s = pe->b->p + pe->sec + 40ull * i;
-		uint32_t va = katra_rd32(s + 12), vsize = katra_rd32(s + 8), rsize = katra_rd32(s + 16);
-		uint32_t size = vsize > rsize ? vsize : rsize;
-		if (rva >= va && rva - va < size && rva - va < rsize)
-			return s;
+	uint32_t lo = 0, hi = pe->npieces;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (pe->piece[mid].start <= rva)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	if (!lo || pe->piece[lo - 1].sec == UINT32_MAX)
+		return NULL;
+	return pe->b->p + pe->sec + 40ull * pe->piece[lo - 1].sec;
 }
 
 uint64_t katra_pe_offset(const struct katra_pe *pe, uint32_t rva)
@@ -188,6 +239,8 @@ int katra_pe_nt_names(const struct katra_blob *dll, uint32_t table, char ***out,
 	    !katra_in_blob(dll, fo, 4ull * nfuncs) || !katra_in_blob(dll, no, 4ull * nnames) ||
 	    !katra_in_blob(dll, oo, 2ull * nnames))
 		return -ENOEXEC;
+	if (nnames > KATRA_PE_EXPORTS_MAX)
+		return -E2BIG;
 	names = calloc(KATRA_NT_MAX, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
@@ -469,13 +522,6 @@ uint64_t katra_elf_pointer(const struct katra_blob *elf, uint64_t vaddr)
 	if (off != UINT64_MAX)
 		memcpy(&v, elf->p + off, 8);
 	return v;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static bool has_u64(const uint64_t *v, size_t n, uint64_t x)

@@ -69,7 +69,18 @@ static inline uint64_t katra_rd64(const uint8_t *p)
 
 /* A PE32+ file's headers (checked by katra_pe_open: 0 or -ENOEXEC), its
  * sections' file offsets (UINT64_MAX: rva in no section's file bytes),
- * executable sections, and NUL-terminated strings (at most 256 bytes). */
+ * executable sections, and NUL-terminated strings (at most 256 bytes).
+ * An rva is looked up in a map katra_pe_open builds once: the address
+ * space cut at every section's start and end, each piece given the first
+ * section (in header order) whose file bytes hold it; a binary search of
+ * at most 2 * KATRA_PE_SECTIONS_MAX pieces, whatever the sections'
+ * overlaps (a walk of every section per lookup made a parser that looks
+ * up each word of the file cost sections * words). */
+#define KATRA_PE_SECTIONS_MAX 96 /* the Windows loader's own limit */
+struct katra_pe_piece {
+	uint64_t start;  /* rva where it starts; it ends where the next starts */
+	uint32_t sec;    /* section index, or UINT32_MAX: no section's file bytes */
+};
 struct katra_pe {
 	const struct katra_blob *b;
 	uint32_t nsec;
@@ -77,6 +88,8 @@ struct katra_pe {
 	uint64_t sec;        /* offset of the section table */
 	uint64_t opt;        /* offset of the optional header */
 	uint64_t image_base;
+	uint32_t npieces;
+	struct katra_pe_piece piece[2 * KATRA_PE_SECTIONS_MAX + 1];
 };
 int katra_pe_open(const struct katra_blob *b, struct katra_pe *pe);
 uint64_t katra_pe_offset(const struct katra_pe *pe, uint32_t rva);
@@ -87,7 +100,10 @@ const char *katra_pe_string(const struct katra_pe *pe, uint32_t rva);
  * table 1, whose stubs load 0x1000 | n): names[n] = the name of number n of
  * that table, NULL when none (names malloc'ed: katra_names_free).  *count: 1
  * + the highest number named.  -ENOEXEC when it is no PE32+ file or has no
- * stub of that table. */
+ * stub of that table; -E2BIG when it exports more than KATRA_PE_EXPORTS_MAX
+ * names (Wine's ntdll.dll: about 2500), so the work is bounded by that
+ * count, not by the file's size. */
+#define KATRA_PE_EXPORTS_MAX 65536
 int katra_pe_nt_names(const struct katra_blob *dll, uint32_t table, char ***names,
 		      uint32_t *count);
 void katra_names_free(char **names, uint32_t count);
@@ -157,9 +173,18 @@ int katra_unix_call_names(const struct katra_blob *elf, char ***names, uint32_t 
  * into edx (mov $i,%edx) and calls through its import of ntdll's
  * __wine_unix_call_dispatcher; names[i] (of count) that are NULL get such a
  * name (malloc'ed), unless two names claim i.  *added: how many.  0,
- * -ENOEXEC (no PE32+ file), -ENOENT (no such import), -ENOMEM. */
+ * -ENOEXEC (no PE32+ file), -ENOENT (no such import), -E2BIG (more work
+ * than the file's size allows: below), -ENOMEM. */
 int katra_pe_unix_call_names(const struct katra_blob *dll, char **names, uint32_t count,
 			     uint32_t *added);
+/* The same, and *work: the 8-byte positions and string bytes looked at.
+ * Each position of the non-executable sections' file bytes is looked at
+ * once a pass, however many sections map it; a pass stops (-E2BIG, no name
+ * added) past KATRA_PE_PAIRS_WORK(dll->len), so *work never exceeds twice
+ * that (and one string's 256 bytes a pass): linear in the file's size. */
+int katra_pe_unix_call_names_counted(const struct katra_blob *dll, char **names, uint32_t count,
+				     uint32_t *added, uint64_t *work);
+#define KATRA_PE_PAIRS_WORK(len) (2 * (uint64_t)(len) + (1ull << 20))
 
 /* How a build's Unix-side NT functions take their arguments, from the bytes
  * just before its syscall dispatcher's call through the table (code[0..n),
