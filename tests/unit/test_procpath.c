@@ -260,7 +260,7 @@ BOTH_WAYS(an_absolute_link_to_a_host_file_stays_inside)
 
 BOTH_WAYS(dot_dot_never_climbs_above_the_root)
 {
-	char j[256], p[512], got[16];
+	char j[256], p[2048], got[16];
 	char up[1024] = "/lib";
 
 	plant(j, sizeof(j));
