@@ -35,7 +35,8 @@ static void status_as(pid_t pid, char *out, size_t cap)
 	exe = open("/bin/sh", O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(exe, 0);
 	cr_assert_eq(pipe2(pfd, O_CLOEXEC), 0);
-	cr_assert_eq(katra_asproc_spawn(&a, exe, argv, envp, pfd[1], &child, &errfd), 0);
+	cr_assert_eq(katra_asproc_spawn(&a, exe, argv, envp, pfd[1], 10000, &child, &errfd, why,
+					sizeof(why)), 0, "%s", why);
 	close(pfd[1]);
 	close(exe);
 	while (len + 1 < cap && (got = read(pfd[0], out + len, cap - 1 - len)) > 0)

@@ -5,17 +5,20 @@
  * host sees them, before a user namespace that may deny setgroups is
  * joined), its namespaces through the pidfd, its ids as seen inside them,
  * and its root (a directory fd opened before the join: fchdir, chroot);
- * a PID namespace is its children's, so it forks the second, which drops
- * the bounding set, takes the ids, drops every capability, sets
- * no_new_privs and execs the helper.  Neither is dumpable before the exec
- * (the first holds root in the process's user namespace); after it, the
- * helper is as dumpable as the process's own programs.  A step that fails
- * is sent with its errno through a pipe the exec closes. */
+ * a PID namespace is its children's, so it clones the second, a child of
+ * ours (CLONE_PARENT: we kill and reap the helper as before, and a kill
+ * orphans nothing), says its pid and exits.  The second drops the bounding
+ * set, takes the ids, drops every capability, sets no_new_privs and execs
+ * the helper.  Neither is dumpable before the exec (the first holds root in
+ * the process's user namespace); after it, the helper is as dumpable as the
+ * process's own programs.  A step that fails is sent with its errno through
+ * a pipe the exec closes. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -27,13 +30,15 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "asproc.h"
 
-/* The steps, in the order they are taken. */
+/* The steps, in the order they are taken (S_STARTED: not a step, the
+ * helper's pid). */
 enum step {
-	S_PIDFD = 1, S_PROC, S_NS, S_ROOT, S_GROUPS_READ, S_FDS, S_GROUPS, S_SETNS, S_IDS,
+	S_STARTED, S_PIDFD = 1, S_PROC, S_NS, S_ROOT, S_GROUPS_READ, S_FDS, S_GROUPS, S_SETNS, S_IDS,
 	S_CHROOT, S_FORK, S_BOUNDING, S_SETID, S_CAPS, S_NNP, S_PARENT, S_EXEC,
 };
 static const char *const steps[] = {
@@ -41,7 +46,7 @@ static const char *const steps[] = {
 	[S_ROOT] = "its root", [S_GROUPS_READ] = "its groups", [S_FDS] = "descriptors",
 	[S_GROUPS] = "setgroups to its groups", [S_SETNS] = "setns into its namespaces",
 	[S_IDS] = "its ids inside its namespaces", [S_CHROOT] = "chroot to its root",
-	[S_FORK] = "fork into its PID namespace", [S_BOUNDING] = "the capability bounding set",
+	[S_FORK] = "clone into its PID namespace", [S_BOUNDING] = "the capability bounding set",
 	[S_SETID] = "setresuid/setresgid to its ids", [S_CAPS] = "dropping every capability",
 	[S_NNP] = "no_new_privs", [S_PARENT] = "the parent-death signal", [S_EXEC] = "exec",
 };
@@ -50,7 +55,7 @@ struct fail {
 };
 
 /* The children's descriptors (child_fds) */
-enum { FD_EXE = 3, FD_ERR, FD_PIDFD, FD_PROC, FD_ROOT, FD_FIRST_FREE };
+enum { FD_EXE = 3, FD_ERR, FD_PIDFD, FD_PROC, FD_ROOT, FD_US, FD_FIRST_FREE };
 
 static const struct {
 	int flag;
@@ -64,7 +69,7 @@ static const struct {
 static int say(char *why, size_t cap, int step, int err)
 {
 	snprintf(why, cap, "%s: %s", steps[step], strerror(err));
-	return -err;
+	return err > 0 ? -err : -EPERM;
 }
 
 /* Its namespaces that are not ours, into a->nsflags (a kind this kernel
@@ -167,13 +172,26 @@ void katra_asproc_close(struct katra_asproc *a)
 
 /* ---- the children (forked from a threaded process: no allocation) ---- */
 
-static __attribute__((noreturn)) void child_fail(int errfd, int step, int err)
+static void child_say(int errfd, int step, int err)
 {
 	struct fail f = { step, err };
 
 	if (write(errfd, &f, sizeof(f)) != (ssize_t)sizeof(f))
 		_exit(124);
+}
+
+static __attribute__((noreturn)) void child_fail(int errfd, int step, int err)
+{
+	child_say(errfd, step, err);
 	_exit(125);
+}
+
+/* Whether the recorder (FD_US: its pidfd) is still there. */
+static bool us_alive(void)
+{
+	struct pollfd p = { .fd = FD_US, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
 }
 
 /* Its uids and gids (real, effective, saved) from /proc/PID/status, read
@@ -239,13 +257,14 @@ static bool same_root(const struct katra_asproc *a)
 }
 
 /* 0 and 2 /dev/null, 1 the output, then the helper, the error pipe, the
- * pidfd, /proc/PID and its root at fixed numbers; nothing else of ours (a
+ * pidfd, /proc/PID, its root and our own pidfd at fixed numbers; nothing else of ours (a
  * descriptor the recorder left open, a BPF map, the trace, is not the
  * process's).  0-2 and the helper survive the exec, the rest does not. */
-static int child_fds(int out, int devnull, int exe, int err, const struct katra_asproc *a)
+static int child_fds(int out, int devnull, int exe, int err, int us,
+		     const struct katra_asproc *a)
 {
 	const int src[FD_FIRST_FREE] = { devnull, out, devnull, exe, err, a->pidfd, a->procfd,
-					 a->rootfd };
+					 a->rootfd, us };
 	int tmp[FD_FIRST_FREE];
 
 	for (int i = 0; i < FD_FIRST_FREE; i++)
@@ -264,18 +283,19 @@ static int child_fds(int out, int devnull, int exe, int err, const struct katra_
 	return 0;
 }
 
-/* The second child, inside the process's PID namespace (parent: the first
- * as it sees it, 0 from inside another PID namespace). */
-static __attribute__((noreturn)) void second_child(pid_t parent, const uid_t uid[3],
-						   const gid_t gid[3], char *const argv[],
-						   char *const envp[])
+/* The helper's process, inside the process's PID namespace, a child of
+ * ours (CLONE_PARENT). */
+static __attribute__((noreturn)) void second_child(const uid_t uid[3], const gid_t gid[3],
+						   char *const argv[], char *const envp[])
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct caps[2];
 	bool bounded = true;
 
-	errno = 0;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+	/* gone with the thread that forked the first child (checked against a
+	 * recorder already gone: its pidfd, since from inside another PID
+	 * namespace getppid says 0 whoever the parent is) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || !us_alive())
 		child_fail(FD_ERR, S_PARENT, errno ? errno : ESRCH);
 	/* the bounding set first: dropping it needs CAP_SETPCAP */
 	for (int c = 0; bounded && prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++) {
@@ -303,19 +323,20 @@ static __attribute__((noreturn)) void second_child(pid_t parent, const uid_t uid
 		child_fail(FD_ERR, S_NNP, errno);
 	/* armed again: a change of ids clears it */
 	errno = 0;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || !us_alive())
 		child_fail(FD_ERR, S_PARENT, errno ? errno : ESRCH);
+	close(FD_US);
 	fexecve(FD_EXE, argv, envp);
 	child_fail(FD_ERR, S_EXEC, errno);
 }
 
 static __attribute__((noreturn)) void first_child(pid_t parent, int out, int devnull, int exe,
-						  int err, const struct katra_asproc *a,
+						  int err, int us, const struct katra_asproc *a,
 						  char *const argv[], char *const envp[])
 {
 	uid_t uid[3];
 	gid_t gid[3];
-	int rc, st;
+	int rc;
 
 	/* gone with the thread that forked it (checked against one already
 	 * gone); not dumpable: it holds root in the process's user namespace,
@@ -324,7 +345,7 @@ static __attribute__((noreturn)) void first_child(pid_t parent, int out, int dev
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent ||
 	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		child_fail(err, S_PARENT, errno ? errno : ESRCH);
-	if ((rc = child_fds(out, devnull, exe, err, a)))
+	if ((rc = child_fds(out, devnull, exe, err, us, a)))
 		child_fail(err, S_FDS, -rc);
 	if (setgroups(a->ngroups, a->groups) && (errno != EPERM || !same_groups(a)))
 		child_fail(FD_ERR, S_GROUPS, errno);
@@ -337,44 +358,98 @@ static __attribute__((noreturn)) void first_child(pid_t parent, int out, int dev
 	close(FD_PIDFD);
 	close(FD_PROC);
 	close(FD_ROOT);
-	pid_t me = (a->nsflags & CLONE_NEWPID) ? 0 : getpid();
-	pid_t child = fork();
+	/* a PID namespace is its children's; the helper is a child of ours, so
+	 * that we kill and reap it as any child (and none is orphaned) */
+	long child = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0);
 	if (child < 0)
 		child_fail(FD_ERR, S_FORK, errno);
 	if (child == 0)
-		second_child(me, uid, gid, argv, envp);
-	close(FD_EXE);
-	close(FD_ERR);
-	while (waitpid(child, &st, 0) < 0)
-		if (errno != EINTR)
-			_exit(125);
-	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		second_child(uid, gid, argv, envp);
+	child_say(FD_ERR, S_STARTED, (int)child);
+	_exit(0);
+}
+
+/* The first child's word (the helper's pid, or why not), waited for at most
+ * timeout_ms; a failure of the helper's own setup may come first. */
+static int first_word(int fd, int timeout_ms, pid_t *helper, struct fail *failed)
+{
+	struct timespec t0, t;
+	struct fail f;
+
+	*helper = 0;
+	failed->step = failed->err = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ssize_t got = read(fd, &f, sizeof(f));
+		if (got == (ssize_t)sizeof(f) && f.step == S_STARTED) {
+			*helper = f.err;
+			return 0;
+		}
+		if (got == (ssize_t)sizeof(f) && f.step > 0 &&
+		    f.step < (int)(sizeof(steps) / sizeof(steps[0]))) {
+			*failed = f; /* the first child's (then it is gone), or the helper's */
+			continue;
+		}
+		if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) || got > 0)
+			return failed->step ? 0 : -EPROTO; /* no helper */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 +
+					  (t.tv_nsec - t0.tv_nsec) / 1000000);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR))
+			return -ETIMEDOUT;
+	}
 }
 
 int katra_asproc_spawn(const struct katra_asproc *a, int exe, char *const argv[],
-		       char *const envp[], int out, pid_t *child, int *errfd)
+		       char *const envp[], int out, int timeout_ms, pid_t *child, int *errfd,
+		       char *why, size_t cap)
 {
-	int efd[2], devnull = open("/dev/null", O_RDWR | O_CLOEXEC), rc = 0;
-	pid_t parent = getpid(), pid;
+	int efd[2], us = (int)syscall(SYS_pidfd_open, getpid(), 0), devnull = -1, rc, st;
+	pid_t parent = getpid(), first, helper = 0;
+	struct fail failed = { 0, 0 };
 
-	if (devnull < 0)
-		return -errno;
-	if (pipe2(efd, O_CLOEXEC | O_NONBLOCK)) {
-		rc = -errno;
-		close(devnull);
-		return rc;
+	*child = 0;
+	*errfd = -1;
+	if (us < 0)
+		return say(why, cap, S_PIDFD, errno);
+	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 ||
+	    pipe2(efd, O_CLOEXEC | O_NONBLOCK)) {
+		rc = say(why, cap, S_FDS, errno);
+		goto out;
 	}
-	pid = fork();
-	if (pid == 0)
-		first_child(parent, out, devnull, exe, efd[1], a, argv, envp);
-	if (pid < 0) {
-		rc = -errno;
-		close(efd[0]);
-	}
+	first = fork();
+	if (first == 0)
+		first_child(parent, out, devnull, exe, efd[1], us, a, argv, envp);
 	close(efd[1]);
-	close(devnull);
-	*child = pid;
-	*errfd = pid > 0 ? efd[0] : -1;
+	if (first < 0) {
+		rc = say(why, cap, S_FORK, errno);
+		close(efd[0]);
+		goto out;
+	}
+	rc = first_word(efd[0], timeout_ms, &helper, &failed);
+	if (rc == -ETIMEDOUT)
+		kill(first, SIGKILL);
+	while (waitpid(first, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!rc && failed.step) { /* the first child's, or the helper's before its pid */
+		if (helper > 0)
+			while (waitpid(helper, &st, 0) < 0 && errno == EINTR)
+				;
+		rc = say(why, cap, failed.step, failed.err);
+	} else if (rc) {
+		snprintf(why, cap, "its setup %s", rc == -ETIMEDOUT ? "timed out" : "ended, no word");
+	}
+	if (rc) {
+		close(efd[0]);
+		goto out;
+	}
+	*child = helper;
+	*errfd = efd[0];
+out:
+	close(us);
+	if (devnull >= 0)
+		close(devnull);
 	return rc;
 }
 

@@ -31,14 +31,17 @@ struct katra_asproc {
 int katra_asproc_open(uint32_t pid, struct katra_asproc *a, char *why, size_t cap);
 void katra_asproc_close(struct katra_asproc *a);
 
-/* Forks a child that runs exe (an open file: it need not exist in the
- * process's root; a script is read through /dev/fd/3) as the process,
- * stdout to out, stdin and stderr /dev/null.  The child and what it runs
- * die with the calling thread (PR_SET_PDEATHSIG).  *child: kill it to stop
- * the helper; *errfd: read with katra_asproc_failed once *child is reaped.
- * Its exit status is the helper's (128 + N: killed by signal N). */
+/* Runs exe (an open file: it need not exist in the process's root; a
+ * script is read through /dev/fd/3) as the process, stdout to out, stdin
+ * and stderr /dev/null.  A first child sets up and gives way to the helper,
+ * a child of ours (CLONE_PARENT: killed and reaped as any child, never
+ * orphaned), within timeout_ms.  The helper dies with the calling thread
+ * (PR_SET_PDEATHSIG).  0: *child is the helper; *errfd is read with
+ * katra_asproc_failed once *child is reaped.  Else -errno, nothing left
+ * running, why filled (the step). */
 int katra_asproc_spawn(const struct katra_asproc *a, int exe, char *const argv[],
-		       char *const envp[], int out, pid_t *child, int *errfd);
+		       char *const envp[], int out, int timeout_ms, pid_t *child, int *errfd,
+		       char *why, size_t cap);
 
 /* After the child was reaped: true when the helper could not run as the
  * process (why: the step and its errno).  Closes errfd. */

@@ -145,10 +145,13 @@ static int vk_spawn(struct katra_uprobes *u, uint32_t pid, struct up_vk_run *run
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = katra_asproc_spawn(&a, exe, argv, envp, pfd[1], &run->child, &run->errfd);
-	if (rc)
+	if (katra_asproc_spawn(&a, exe, argv, envp, pfd[1], VKRESOLVE_TIMEOUT_MS, &run->child,
+			       &run->errfd, u->vk_why, sizeof(u->vk_why))) {
+		rc = -EPERM;
 		goto out;
+	}
 	__atomic_store_n(&u->vk_child, run->child, __ATOMIC_SEQ_CST);
+	rc = 0;
 	run->fd = pfd[0];
 	run->pid = pid;
 	pfd[0] = -1;
