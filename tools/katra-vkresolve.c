@@ -3,19 +3,27 @@
  *
  * katra-record runs it (with the traced process's Vulkan loader variables:
  * VK_ICD_FILENAMES, VK_DRIVER_FILES, ...) when a traced process maps the
- * Vulkan loader.  Programs that matter (Wine's winevulkan, DXVK, vkd3d-proton)
- * call the driver through pointers from vkGetDeviceProcAddr, not through the
- * loader's exports, so the probes must sit on the driver's own functions:
- * this creates an instance and, on each physical device, a device with the
- * swapchain extension when offered, asks vkGetDeviceProcAddr for the calls
- * katra probes, and turns each address into file + address within the file
- * (dladdr).  Output, one line each:
+ * Vulkan loader, once per root.  Programs that matter (Wine's winevulkan,
+ * DXVK, vkd3d-proton) call the driver through pointers from
+ * vkGetDeviceProcAddr, not through the loader's exports, so the probes must
+ * sit on the driver's own functions: this creates an instance and, on each
+ * physical device, a device with the swapchain extension when offered, asks
+ * vkGetDeviceProcAddr for the calls katra probes, and turns each address
+ * into file + address within the file (dladdr).  Output, one line each:
  *
  *   device NAME                           (a physical device; spaces kept)
  *   entry FUNCTION VADDR_HEX PATH         (VADDR: the ELF virtual address in PATH)
  *
  * Exit 0 when at least one device was created, 1 otherwise (a reason on
- * stderr). */
+ * stderr).
+ *
+ * What it loads (the drivers, and through its ELF interpreter the ld.so and
+ * libc of the process's root) is chosen by the traced process, so
+ * katra-record runs it with no more power than that process has
+ * (user/record/uprobes/asproc.c): in the process's namespaces and root,
+ * with its uids, gids and groups, no capability and no_new_privs; this
+ * binary is passed as an open file, so the root need not hold it.  Nothing
+ * here relies on any privilege. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>

@@ -128,6 +128,7 @@ struct katra_uprobes {
 	struct up_vk_run {
 		pid_t child;    /* 0: none */
 		int fd;         /* its output */
+		int errfd;      /* why it could not run as the process (closed at its exec) */
 		uint32_t pid;   /* the process whose environment it runs with */
 		struct timespec t0;
 	} vk_early;
@@ -138,6 +139,7 @@ struct katra_uprobes {
 	unsigned vk_nroots;
 	uint64_t next_sweep;   /* CLOCK_MONOTONIC ns of the next sweep of ucall_states */
 	char vk_note[KATRA_NOTE_MAX];
+	char vk_why[128];      /* why the last katra-vkresolve run failed */
 	/* generic NT calls: per probed dispatcher (slot = attach cookie), the
 	 * names by number */
 	struct nt_slot {

@@ -5,17 +5,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "asproc.h"
 #include "uprobes_int.h"
 
 /* ---- Vulkan: the driver's entry points through katra-vkresolve ---- */
@@ -39,21 +38,23 @@ static bool is_vk_function(const char *name)
 	return vk_function_index(name) >= 0;
 }
 
-/* The Vulkan loader's variables that choose drivers, copied from pid's
- * environment into envp (NULL-terminated; strings malloc'ed). */
-static size_t vk_environ(uint32_t pid, char **envp, size_t cap)
+/* The Vulkan loader's variables that choose drivers, copied from the
+ * environment of the process whose /proc/PID directory is procfd into envp
+ * (NULL-terminated; strings malloc'ed). */
+static size_t vk_environ_at(int procfd, char **envp, size_t cap)
 {
 	static const char *const keep[] = {
 		"VK_ICD_FILENAMES=", "VK_DRIVER_FILES=", "VK_ADD_DRIVER_FILES=",
 		"VK_LOADER_DRIVERS_SELECT=", "VK_LOADER_DRIVERS_DISABLE=", "LD_LIBRARY_PATH=",
 		"MESA_VK_DEVICE_SELECT=", "XDG_DATA_DIRS=",
 	};
-	char path[64], *buf = NULL;
+	char *buf = NULL;
 	size_t n = 0, len = 0, bcap = 0;
-	FILE *f;
+	int fd = openat(procfd, "environ", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
 
-	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
-	f = fopen(path, "re");
+	if (!f && fd >= 0)
+		close(fd);
 	if (f) {
 		ssize_t got;
 		while ((got = getdelim(&buf, &bcap, '\0', f)) > 0) {
@@ -66,6 +67,20 @@ static size_t vk_environ(uint32_t pid, char **envp, size_t cap)
 	}
 	free(buf);
 	envp[n] = NULL;
+	return n;
+}
+
+static size_t vk_environ(uint32_t pid, char **envp, size_t cap)
+{
+	char path[64];
+	int procfd;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	n = vk_environ_at(procfd, envp, cap);
+	if (procfd >= 0)
+		close(procfd);
 	return n;
 }
 
@@ -101,87 +116,68 @@ static bool vk_root_resolved(struct katra_uprobes *u, uint32_t pid, bool mark)
 }
 
 /* Runs the helper: lines "entry FUNCTION VADDR PATH".  It loads the drivers
- * the traced process's environment names, so it runs as that process's
- * owner, never as root for someone else (VK_ICD_FILENAMES could name any
- * library); its output is capped.  A process in another root (root: its
- * /proc/PID/root) has the helper run chrooted there, so that it loads that
- * root's loader and drivers, the ones the process calls; the paths it prints
- * are then inside that root. */
+ * (and, through its ELF interpreter, the ld.so and libc) of the root pid
+ * sees, chosen by pid's environment: code that process controls.  So it
+ * runs with no more power than pid has (asproc.h: its namespaces, root,
+ * ids, no capability); the paths it prints are inside that root.  Its
+ * output is capped.  -EPERM: it could not run so (u->vk_why says why). */
 #define VKRESOLVE_MAX_OUT (1u << 20)
-static int vk_spawn(struct katra_uprobes *u, uint32_t pid, const char *root, struct up_vk_run *run)
+static int vk_spawn(struct katra_uprobes *u, uint32_t pid, struct up_vk_run *run)
 {
-	char *envp[16], *argv[] = { u->vkresolve, NULL }, proc[64];
-	int pfd[2], exe = -1;
-	pid_t child;
-	size_t n;
-	struct stat owner;
+	char *envp[16], *argv[] = { u->vkresolve, NULL };
+	int pfd[2] = { -1, -1 }, exe = -1, rc;
+	size_t n = 0;
+	struct katra_asproc a;
 
 	if (access(u->vkresolve, X_OK))
 		return -errno;
-	snprintf(proc, sizeof(proc), "/proc/%u", pid);
-	if (stat(proc, &owner))
-		return -errno;
-	if (root && (exe = open(u->vkresolve, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = vk_environ(pid, envp, 15);
+	if (katra_asproc_open(pid, &a, u->vk_why, sizeof(u->vk_why))) {
+		rc = -EPERM;
+		goto out;
+	}
+	/* opened here: the process's root need not have it */
+	if ((exe = open(u->vkresolve, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	n = vk_environ_at(a.procfd, envp, 15);
 	if (pipe2(pfd, O_CLOEXEC)) {
-		if (exe >= 0)
-			close(exe);
-		for (size_t i = 0; i < n; i++)
-			free(envp[i]);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out;
 	}
-	pid_t parent = getpid();
-	child = fork();
-	if (child == 0) {
-		/* the thread that forked it (the worker; the capture's main
-		 * thread for a command's early run): gone with it (checked
-		 * against a parent already gone, and armed again after a
-		 * setuid, which clears it) */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(125);
-		dup2(pfd[1], 1);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, 2);
-		if (root && (chroot(root) || chdir("/")))
-			_exit(125);
-		if (owner.st_uid != 0 && (setgroups(0, NULL) || setgid(owner.st_gid) ||
-					  setuid(owner.st_uid)))
-			_exit(126);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(125);
-		if (root)
-			fexecve(exe, argv, envp); /* the helper is ours, its libraries the root's */
-		else
-			execve(argv[0], argv, envp);
-		_exit(127);
+	if (katra_asproc_spawn(&a, exe, argv, envp, pfd[1], VKRESOLVE_TIMEOUT_MS, &run->child,
+			       &run->errfd, u->vk_why, sizeof(u->vk_why))) {
+		rc = -EPERM;
+		goto out;
 	}
-	if (exe >= 0)
-		close(exe);
-	close(pfd[1]);
-	for (size_t i = 0; i < n; i++)
-		free(envp[i]);
-	if (child < 0) {
-		close(pfd[0]);
-		return -EAGAIN;
-	}
-	__atomic_store_n(&u->vk_child, child, __ATOMIC_SEQ_CST);
-	run->child = child;
+	__atomic_store_n(&u->vk_child, run->child, __ATOMIC_SEQ_CST);
+	rc = 0;
 	run->fd = pfd[0];
 	run->pid = pid;
+	pfd[0] = -1;
 	clock_gettime(CLOCK_MONOTONIC, &run->t0);
-	return 0;
+out:
+	for (int i = 0; i < 2; i++)
+		if (pfd[i] >= 0)
+			close(pfd[i]);
+	if (exe >= 0)
+		close(exe);
+	for (size_t i = 0; i < n; i++)
+		free(envp[i]);
+	katra_asproc_close(&a);
+	return rc;
 }
 
 /* Its output, once it has exited (killed at VKRESOLVE_TIMEOUT_MS after its
- * start). */
+ * start): 0; -ETIMEDOUT; -EPERM: it could not run as the process; -ECHILD:
+ * it failed (u->vk_why says why). */
 static int vk_collect(struct katra_uprobes *u, struct up_vk_run *run, char **out, size_t *outlen)
 {
 	size_t cap = 4096, len = 0;
 	pid_t child = run->child;
 	char *buf = malloc(cap);
 	bool timed_out = false;
+	ssize_t got;
 	int st;
 
 	for (;;) {
@@ -209,7 +205,7 @@ static int vk_collect(struct katra_uprobes *u, struct up_vk_run *run, char **out
 			buf = m;
 			cap *= 2;
 		}
-		ssize_t got = read(run->fd, buf + len, cap - len - 1);
+		got = read(run->fd, buf + len, cap - len - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -221,12 +217,19 @@ static int vk_collect(struct katra_uprobes *u, struct up_vk_run *run, char **out
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
 	__atomic_store_n(&u->vk_child, 0, __ATOMIC_SEQ_CST);
+	if (katra_asproc_failed(run->errfd, u->vk_why, sizeof(u->vk_why))) {
+		free(buf);
+		return -EPERM;
+	}
 	if (timed_out || !buf || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		if (timed_out)
 			u->vk_timeouts++;
+		else if (buf && WIFEXITED(st))
+			snprintf(u->vk_why, sizeof(u->vk_why), "exit %d", WEXITSTATUS(st));
+		else if (buf)
+			snprintf(u->vk_why, sizeof(u->vk_why), "killed by signal %d", WTERMSIG(st));
 		free(buf);
-		return timed_out ? -ETIMEDOUT : !buf ? -ENOMEM
-		       : WIFEXITED(st) ? -WEXITSTATUS(st) : -EINTR;
+		return timed_out ? -ETIMEDOUT : !buf ? -ENOMEM : -ECHILD;
 	}
 	buf[len] = 0;
 	*out = buf;
@@ -243,7 +246,7 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 	if (!root && u->vk_early.child > 0 && u->vk_early.pid == pid) {
 		run = u->vk_early; /* started with the command (up_vk_start_early) */
 		u->vk_early.child = 0;
-	} else if ((rc = vk_spawn(u, pid, root, &run))) {
+	} else if ((rc = vk_spawn(u, pid, &run))) {
 		return rc;
 	}
 	return vk_collect(u, &run, out, outlen);
@@ -375,7 +378,7 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader, i
 		    const struct stat *st)
 {
 	struct probed_file *f = up_add_file(u, st, loader, FILE_VK_LOADER);
-	char root[64];
+	char root[64], label[64];
 	bool in_root = other_root(pid, root, sizeof(root));
 	int n = 0, found = 0, rc;
 
@@ -388,15 +391,23 @@ int up_probe_vulkan(struct katra_uprobes *u, uint32_t pid, const char *loader, i
 		return rc;
 	if (rc > 0)
 		n = rc;
-	if (rc < 0 || !found) {
-		snprintf(u->vk_note, sizeof(u->vk_note),
-			 "layer vulkan partial: %s: the loader's exports are probed (calls through "
-			 "vkGetDeviceProcAddr pointers are not seen)",
-			 rc == -ENOENT ? "katra-vkresolve not found"
-			 : rc == -ETIMEDOUT ? "katra-vkresolve timed out after 10 s (killed)"
-			 : rc ? "katra-vkresolve failed" : "no driver entry point resolved");
-		if (!u->o.quiet)
-			fprintf(stderr, "katra-record: %s\n", u->vk_note);
+	/* said when it happens (after the header, in the summary's
+	 * probes_failed): for this process, the layer is off or partial */
+	snprintf(label, sizeof(label), "vulkan drivers of process %u", pid);
+	if (rc == -EPERM) { /* nothing runs with more power than the process has */
+		up_failed(u, label, "katra-vkresolve cannot run with no more power than the "
+			  "process has (%s): layer vulkan off for it", u->vk_why);
+	} else if (rc < 0 || !found) {
+		char why[160];
+		if (rc == -ECHILD)
+			snprintf(why, sizeof(why), "katra-vkresolve failed (%s)", u->vk_why);
+		else
+			snprintf(why, sizeof(why), "%s",
+				 rc == -ENOENT ? "katra-vkresolve not found"
+				 : rc == -ETIMEDOUT ? "katra-vkresolve timed out after 10 s (killed)"
+				 : rc ? "katra-vkresolve failed" : "no driver entry point resolved");
+		up_failed(u, label, "%s: the loader's exports are probed (calls through "
+			  "vkGetDeviceProcAddr pointers are not seen)", why);
 		n += probe_vk_loader_exports(u, loader, fd);
 	}
 	/* said as it happens: the layer of a process in another root comes
@@ -447,21 +458,25 @@ int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid)
 	/* uprobes are per inode: a driver file probed now catches the command's
 	 * first call, whenever it maps the file */
 	rc = probe_vk_drivers(u, pid, NULL, &found);
-	if (rc == -ETIMEDOUT || found)
+	if (rc == -ETIMEDOUT || rc == -EPERM || found)
 		vk_root_resolved(u, pid, true); /* once per root; the loader's mapping finds it so */
-	if (rc == -ETIMEDOUT) {
+	/* before the header, which says it */
+	if (rc == -ETIMEDOUT)
 		snprintf(u->vk_note, sizeof(u->vk_note),
 			 "layer vulkan off: katra-vkresolve timed out after 10 s (killed)");
-		if (!u->o.quiet)
-			fprintf(stderr, "katra-record: %s\n", u->vk_note);
-	}
+	if (rc == -EPERM)
+		snprintf(u->vk_note, sizeof(u->vk_note),
+			 "layer vulkan off: katra-vkresolve cannot run with no more power than "
+			 "process %u has (%s)", pid, u->vk_why);
+	if ((rc == -ETIMEDOUT || rc == -EPERM) && !u->o.quiet)
+		fprintf(stderr, "katra-record: %s\n", u->vk_note);
 	return rc > 0 ? rc : 0;
 }
 
 void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid)
 {
 	if (u && u->o.vulkan && !u->vk_early.child && vk_has_driver(pid))
-		vk_spawn(u, pid, NULL, &u->vk_early); /* on failure: run again later */
+		vk_spawn(u, pid, &u->vk_early); /* on failure: run again later */
 }
 
 void up_vk_early_drop(struct katra_uprobes *u)
