@@ -69,6 +69,9 @@ int katra_uprobes_new(struct katra_probes *p, const struct katra_uprobes_opts *o
 	u->probes = p;
 	u->o = *o;
 	u->via_fd = -1;
+	/* tests only: a cap small enough to reach with a few files */
+	const char *cap = getenv("KATRA_TEST_UP_FILES_MAX");
+	u->files_max = cap ? (size_t)strtoul(cap, NULL, 10) : UP_FILES_MAX;
 	u->seen = calloc(SEEN_MAX, sizeof(*u->seen));
 	if (!u->seen) {
 		free(u);

@@ -260,6 +260,16 @@ struct probed_file *up_find_file(struct katra_uprobes *u, uint64_t dev, uint64_t
 struct probed_file *up_add_file(struct katra_uprobes *u, const struct stat *st,
 				    const char *path, unsigned what)
 {
+	/* each new inode a traced process maps costs a read and a parse: a
+	 * capture probes at most UP_FILES_MAX of them, said once */
+	if (u->nfiles >= u->files_max) {
+		if (!u->files_capped) {
+			u->files_capped = true;
+			up_failed(u, "uprobes", "%s and any later file: not probed (more than %zu "
+				  "files probed in one capture)", path, u->files_max);
+		}
+		return NULL;
+	}
 	if (u->nfiles == u->cap_files) {
 		size_t cap = u->cap_files ? 2 * u->cap_files : 8;
 		struct probed_file *m = realloc(u->files, cap * sizeof(*m));

@@ -20,6 +20,10 @@
 #include "uprobes.h"
 
 #define NAME_MAX_LIST 256
+
+/* The files (inodes) one capture probes at most: ntdll.so, the Vulkan
+ * loaders and drivers, the DLLs holding vkd3d; a real session has a few. */
+#define UP_FILES_MAX 64
 #define SEEN_MAX 8192   /* distinct mapped files remembered (then: rescan anyway) */
 #define PENDING_MAX 64
 #define REFUSED_MAX 8   /* refused files named in the notes (then counted) */
@@ -91,6 +95,8 @@ struct katra_uprobes {
 	unsigned nreleasers;
 	struct probed_file *files;
 	size_t nfiles, cap_files;
+	size_t files_max;       /* UP_FILES_MAX (KATRA_TEST_UP_FILES_MAX in tests) */
+	bool files_capped;      /* files_max reached (said once) */
 	char *attached[NAME_MAX_LIST];
 	size_t nattached;
 	char *failed[NAME_MAX_LIST];
