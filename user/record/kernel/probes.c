@@ -231,6 +231,22 @@ int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid)
 	return 0;
 }
 
+int katra_probes_set_join_socks(struct katra_probes *p, const uint64_t (*socks)[2], size_t n)
+{
+	size_t cap = sizeof(p->skel->bss->join_socks) / sizeof(p->skel->bss->join_socks[0]) / 2;
+
+	if (n > cap)
+		return -ENOSPC;
+	/* the count last: the probe reads only pairs it covers */
+	for (size_t i = 0; i < n; i++) {
+		__atomic_store_n(&p->skel->bss->join_socks[2 * i], socks[i][0], __ATOMIC_RELAXED);
+		__atomic_store_n(&p->skel->bss->join_socks[2 * i + 1], socks[i][1],
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&p->skel->bss->join_nsocks, (uint32_t)n, __ATOMIC_RELEASE);
+	return 0;
+}
+
 bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid)
 {
 	if (tgid == 0 || tgid >= PID_LIMIT)
@@ -456,6 +472,8 @@ static const struct {
 	{ "fault-durations", { "handle_mm_fault" } },
 	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
 	{ "names", { "task_rename" } },
+	/* a process connecting to a traced session's wineserver */
+	{ "wine-join", { "sys_exit_connect" } },
 	/* io_uring_submit_sqe stands in for submit_req on older kernels: not a layer */
 };
 

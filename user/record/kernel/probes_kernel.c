@@ -250,6 +250,21 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		pr->name = name + 3;
 		pr->use = have_func ? prog : NULL;
 	}
+	/* syscall trace events ("tp_EVENT": a process joining a Wine session):
+	 * wherever the kernel has them, as it has raw_syscalls */
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name = bpf_program__name(prog);
+
+		if (strncmp(name, "tp_", 3))
+			continue;
+		if (p->nprobes == PROBE_MAX) {
+			err = -E2BIG;
+			break;
+		}
+		struct probe *pr = &p->probes[p->nprobes++];
+		pr->name = name + 3;
+		pr->use = prog;
+	}
 	/* the refusals of faults end only what handle_mm_fault's fexit measures */
 	for (unsigned i = 0; i < p->nprobes; i++) {
 		struct probe *pr = &p->probes[i];
