@@ -215,6 +215,9 @@ struct katra_ev_waking {
  * the child's first event follows it. */
 #define KATRA_FORK_THREAD  (1u << 0) /* a new thread, same process */
 #define KATRA_FORK_TRACKED (1u << 1) /* the child is tracked (thread, or followed) */
+/* not a fork: the current process joined a traced Wine session (it connected
+ * to its wineserver) and is tracked from now on; child_* are its own ids */
+#define KATRA_FORK_JOINED  (1u << 2)
 
 struct katra_ev_fork {
 	struct katra_wire_head head;

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -518,6 +519,69 @@ Test(session_proc, force_on_a_linux_process_fails_loudly)
 	cr_assert_eq(katra_wine_names_open(&n, proc, KATRA_SESSION_AUTO, pids, 2, stderr, false),
 		     0);
 	katra_wine_names_free(n);
+}
+
+/* What the capture's side handed the probes. */
+struct join_seen {
+	unsigned calls, tracked;
+	size_t n;
+	uint64_t socks[8][2];
+};
+
+static int join_track(void *ctx, uint32_t pid)
+{
+	(void)pid;
+	((struct join_seen *)ctx)->tracked++;
+	return 0;
+}
+
+static bool join_is_tracked(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid == 100; /* the -p target */
+}
+
+static int join_socks(void *ctx, const uint64_t (*socks)[2], size_t n)
+{
+	struct join_seen *j = ctx;
+
+	cr_assert_leq(n, 8);
+	j->calls++;
+	j->n = n;
+	memcpy(j->socks, socks, n * sizeof(socks[0]));
+	return 0;
+}
+
+/* The session's wineserver socket goes to the probes before the first scan,
+ * by the kernel's device number (major << 20 | minor) and inode: a process
+ * connecting to it is tracked at its connect.  A session without one
+ * (B: no socket file) is left to the scans. */
+Test(session_proc, wineserver_socket_handed_to_the_probes)
+{
+	struct join_seen j = { 0 };
+	const struct katra_wine_ops ops = { &j, join_track, join_is_tracked, join_socks };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct katra_wine_names *n = NULL;
+	uint32_t pids[] = { 100, 110 };
+	struct stat st;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_lt(strlen(dir_a) + 8, sizeof(a.sun_path));
+	memcpy(a.sun_path, dir_a, strlen(dir_a));
+	memcpy(a.sun_path + strlen(dir_a), "/socket", 8);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0, "%s", strerror(errno));
+	cr_assert_eq(stat(a.sun_path, &st), 0);
+	cr_assert_eq(katra_wine_names_open(&n, proc, KATRA_SESSION_AUTO, pids, 2, stderr, true),
+		     0);
+	cr_assert_eq(katra_wine_names_start(n, &ops, false), 0);
+	cr_assert_eq(j.calls, 1);
+	cr_assert_eq(j.n, 1);
+	cr_assert_eq(j.socks[0][0], ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev));
+	cr_assert_eq(j.socks[0][1], st.st_ino);
+	cr_assert_geq(j.tracked, 2); /* the members: wineserver, services.exe, ... */
+	katra_wine_names_free(n);
+	close(fd);
 }
 
 /* ---- the socket-peer way: sock_diag replies, fd links, members ---- */

@@ -14,6 +14,8 @@ usage: check.py CHECK TRACE.jsonl [KEY=VALUE...]
   members  target=PID:IMAGE members=NAMED server=PID
   launcher target=PID child=PID:IMAGE members=NAMED server=PID
   sockpeer target=PID server=PID dir=SERVERDIR session=PIDS (the maps' members)
+  joiners  joined=NAMED (started into the session during the capture) cmd=N
+           (`wine cmd /c ...` runs: start.exe creating cmd.exe)
 A failed check prints one line saying what differs and exits 1.
 """
 import json
@@ -218,7 +220,49 @@ def check_sockpeer(path, target, server, dir, session):
         % (len(sess), int(server))
 
 
-CHECKS = {"launcher": check_launcher, "session": check_session, "tree": check_tree, "command": check_command,
+def first_request(t, pid):
+    """The name of pid's first wineserver request in the trace (None: none)."""
+    names = next((e["payload"]["names"] for e in t.events
+                  if e["kind"] == "WineServerRequests"), None)
+    for e in t.events:
+        if e["kind"] == "WineServerCall" and e["phase"] == "Begin" and e["process_id"] == pid:
+            r = e["payload"]["request"]
+            return names[r] if names and r < len(names) else str(r)
+    return None
+
+
+def check_joiners(path, joined, cmd):
+    t = Trace(path)
+    n = Names(t)
+    bad = []
+    for pid, image in named(joined).items():
+        try:
+            n.expect_named(pid, image, "WineJoined", image, image)
+            # traced from its start: its first request is the first every
+            # Wine process makes
+            first = first_request(t, pid)
+            expect(first == "init_first_thread", "%s (pid %d): first wineserver request %s, "
+                   "expected init_first_thread" % (image, pid, first))
+        except Fail as e:
+            bad.append(str(e))
+    expect(not bad, "%d of %d programs started during the capture not traced from their "
+           "start: %s" % (len(bad), len(named(joined)), "; ".join(bad)))
+
+    def name(pid):  # the name it ends with (Wine's loader renames it)
+        return n.infos[pid][-1]["payload"]["comm"]
+    cmds = [p for p in n.infos if name(p) == "cmd.exe" and n.counts.get(p, 0) > 0 and
+            first_request(t, p) == "init_first_thread"]
+    starts = [p for p in n.infos if name(p) == "start.exe" and
+              n.infos[p][0]["payload"]["origin"] == "WineJoined"]
+    expect(len(cmds) >= int(cmd), "%d cmd.exe traced from their start (%s), expected %s"
+           % (len(cmds), cmds, cmd))
+    expect(len(starts) >= int(cmd), "%d start.exe joined (%s), expected %s"
+           % (len(starts), starts, cmd))
+    return "%d programs joined, each traced from its first request; %d cmd.exe below %d " \
+        "start.exe" % (len(named(joined)), len(cmds), len(starts))
+
+
+CHECKS = {"joiners": check_joiners, "launcher": check_launcher, "session": check_session, "tree": check_tree, "command": check_command,
           "members": check_members, "sockpeer": check_sockpeer}
 
 

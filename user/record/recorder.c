@@ -274,9 +274,16 @@ static void track_descendants(struct recorder *r, const struct katra_record_opts
 	}
 }
 
+static int wine_join_socks(void *ctx, const uint64_t (*socks)[2], size_t n)
+{
+	struct recorder *r = ctx;
+
+	return katra_probes_set_join_socks(r->probes, socks, n);
+}
+
 static int start_sessions(struct recorder *r)
 {
-	const struct katra_wine_ops ops = { r, wine_track, wine_is_tracked };
+	const struct katra_wine_ops ops = { r, wine_track, wine_is_tracked, wine_join_socks };
 
 	return katra_wine_names_start(r->wine, &ops, r->o->follow_children);
 }

@@ -138,10 +138,36 @@ void emit_process_origin(struct emitter *e, uint32_t tgid, uint32_t origin)
 		ps->origin = origin;
 }
 
-int emit_fork(struct emitter *e, const struct pending *p)
+/* A process joined a traced Wine session (KATRA_FORK_JOINED): no fork, its
+ * ProcessInfo (origin WineJoined), its Windows image from its command line. */
+static int emit_joined(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_fork *f = &p->u.fork;
 	struct thread_state *th = emit_thread(e, f->head.tid, f->head.tgid);
+	char image[128];
+	bool created, has_image;
+
+	if (emit_late(e, th, f->head.tid, p->key, 1))
+		return 0;
+	/* its later names (exec, rename) keep this origin */
+	struct proc_state *ps = ktable_upsert(&e->procs, f->head.tgid, &created);
+	if (ps)
+		ps->origin = KATRA_ORIGIN_WINE_JOINED;
+	has_image = e->windows_image &&
+		    !e->windows_image(e->names_ctx, f->head.tgid, image, sizeof(image));
+	return write_process_info(e, p->key, f->head.tgid, KATRA_ORIGIN_WINE_JOINED, f->comm,
+				  comm_len(f->comm, sizeof(f->comm)), NULL, 0,
+				  has_image ? image : NULL, th, UINT64_MAX);
+}
+
+int emit_fork(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_fork *f = &p->u.fork;
+
+	if (f->flags & KATRA_FORK_JOINED)
+		return emit_joined(e, p);
+
+	struct thread_state *th;
 	bool is_thread = f->flags & KATRA_FORK_THREAD;
 	struct katra_event ev;
 	uint64_t causes[1], fork_seq;
@@ -149,6 +175,7 @@ int emit_fork(struct emitter *e, const struct pending *p)
 	bool created;
 	int rc;
 
+	th = emit_thread(e, f->head.tid, f->head.tgid);
 	if (emit_late(e, th, f->head.tid, p->key, 1))
 		return 0;
 	rc = emit_running(e, th, f->head.tid, p->key);

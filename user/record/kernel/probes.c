@@ -231,6 +231,34 @@ int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid)
 	return 0;
 }
 
+static int attach_one(struct katra_probes *p, struct probe *pr);
+
+int katra_probes_set_join_socks(struct katra_probes *p, const uint64_t (*socks)[2], size_t n)
+{
+	size_t cap = sizeof(p->skel->bss->join_socks) / sizeof(p->skel->bss->join_socks[0]) / 2;
+
+	if (n > cap)
+		return -ENOSPC;
+	/* its probe, the first time it has a socket to watch */
+	for (unsigned i = 0; n && i < p->nprobes; i++) {
+		struct probe *pr = &p->probes[i];
+		if (pr->lacks != pk_on_demand || pr->link || strcmp(pr->name, "sys_exit_connect"))
+			continue;
+		pr->lacks = NULL;
+		int err = attach_one(p, pr);
+		if (err)
+			return err;
+	}
+	/* the count last: the probe reads only pairs it covers */
+	for (size_t i = 0; i < n; i++) {
+		__atomic_store_n(&p->skel->bss->join_socks[2 * i], socks[i][0], __ATOMIC_RELAXED);
+		__atomic_store_n(&p->skel->bss->join_socks[2 * i + 1], socks[i][1],
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&p->skel->bss->join_nsocks, (uint32_t)n, __ATOMIC_RELEASE);
+	return 0;
+}
+
 bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid)
 {
 	if (tgid == 0 || tgid >= PID_LIMIT)
@@ -384,10 +412,51 @@ bool katra_probes_any_forked(struct katra_probes *p)
 /* An fexit program the kernel refuses (no BPF trampolines, or no such
  * function in its BTF): the tracepoint path goes on without what it measured.
  * The only fexit programs are handle_mm_fault's (page faults as instants, the
- * line katra_probes_attach says).  Not a probe -e left out. */
+ * line attach_one says).  Not a probe -e left out. */
 static bool is_fallback(const struct probe *pr)
 {
 	return pr->fexit_err && !pr->lacks;
+}
+
+/* Attaches one probe: 0, or -errno (said on stderr unless quiet, and kept
+ * for the header's notes). */
+static int attach_one(struct katra_probes *p, struct probe *pr)
+{
+	char *msg;
+	int err;
+
+	pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
+	/* per-syscall attach: the copies for the other functions too */
+	err = pr->link ? pk_fn_attach(p, pr->name) : 0;
+	if (err) {
+		bpf_link__destroy(pr->link);
+		pr->link = NULL;
+		pk_fn_detach(p, pr->name);
+		errno = -err;
+	}
+	if (pr->link) {
+		p->attached[p->nattached++] = pr->name;
+		return 0;
+	}
+	err = pr->lacks ? ENOENT : !pr->use ? -pr->fexit_err : errno ? errno : EINVAL;
+	if (asprintf(&msg, "%s: %s", pr->name, pr->lacks ? pr->lacks : strerror(err)) < 0)
+		msg = NULL;
+	if (msg)
+		p->failed[p->nfailed++] = msg;
+	if (is_fallback(pr)) {
+		/* expected where the kernel allows no BPF trampolines: one line of
+		 * information, the details in the header's notes */
+		p->nfallback += msg != NULL;
+		if (!p->fallback_said++ && !p->quiet)
+			fprintf(stderr, "katra-record: page faults are recorded as instants, "
+				"without their duration (this kernel refuses fexit on %s: %s)\n",
+				pr->name, strerror(err));
+		return -err;
+	}
+	if (!p->quiet)
+		fprintf(stderr, "katra-record: probe %s not attached: %s\n", pr->name,
+			pr->lacks ? pr->lacks : strerror(err));
+	return -err;
 }
 
 int katra_probes_attach(struct katra_probes *p)
@@ -397,44 +466,13 @@ int katra_probes_attach(struct katra_probes *p)
 
 	for (i = 0; i < p->nprobes; i++) {
 		struct probe *pr = &p->probes[i];
-		char *msg;
-		int err;
 
-		if (pr->link || pr->lacks == pk_alt_in_use || pr->lacks == pk_not_needed)
+		if (pr->link || pr->lacks == pk_alt_in_use || pr->lacks == pk_not_needed ||
+		    pr->lacks == pk_on_demand)
 			continue;
-		pr->link = pr->use ? bpf_program__attach(pr->use) : NULL;
-		/* per-syscall attach: the copies for the other functions too */
-		err = pr->link ? pk_fn_attach(p, pr->name) : 0;
-		if (err) {
-			bpf_link__destroy(pr->link);
-			pr->link = NULL;
-			pk_fn_detach(p, pr->name);
-			errno = -err;
-		}
-		if (pr->link) {
-			p->attached[p->nattached++] = pr->name;
-			continue;
-		}
-		err = pr->lacks ? ENOENT : !pr->use ? -pr->fexit_err : errno ? errno : EINVAL;
-		if (!first_err)
-			first_err = -err;
-		if (asprintf(&msg, "%s: %s", pr->name, pr->lacks ? pr->lacks : strerror(err)) < 0)
-			msg = NULL;
-		if (msg)
-			p->failed[p->nfailed++] = msg;
-		if (is_fallback(pr)) {
-			/* expected where the kernel allows no BPF trampolines: one
-			 * line of information, the details in the header's notes */
-			p->nfallback += msg != NULL;
-			if (!p->fallback_said++ && !p->quiet)
-				fprintf(stderr, "katra-record: page faults are recorded as instants, "
-					"without their duration (this kernel refuses fexit on %s: "
-					"%s)\n", pr->name, strerror(err));
-			continue;
-		}
-		if (!p->quiet)
-			fprintf(stderr, "katra-record: probe %s not attached: %s\n", pr->name,
-				pr->lacks ? pr->lacks : strerror(err));
+		int err = attach_one(p, pr);
+		if (err && !first_err)
+			first_err = err;
 	}
 	/* page faults are measured only once handle_mm_fault's fexit is live */
 	for (i = 0; i < p->nprobes; i++)
@@ -456,6 +494,8 @@ static const struct {
 	{ "fault-durations", { "handle_mm_fault" } },
 	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
 	{ "names", { "task_rename" } },
+	/* a process connecting to a traced session's wineserver */
+	{ "wine-join", { "sys_exit_connect" } },
 	/* io_uring_submit_sqe stands in for submit_req on older kernels: not a layer */
 };
 

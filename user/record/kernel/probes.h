@@ -68,6 +68,11 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
  * -ENOSPC when the table is full. */
 int katra_probes_track_tgid(struct katra_probes *p, uint32_t tgid);
 int katra_probes_untrack_tgid(struct katra_probes *p, uint32_t tgid);
+/* The wineserver sockets (n pairs: the kernel's device number, MAJOR << 20
+ * | MINOR, and inode of each DIR/socket) whose connecting processes the
+ * probes track at once (a process joining a traced Wine session): 0, or
+ * -ENOSPC past 8. */
+int katra_probes_set_join_socks(struct katra_probes *p, const uint64_t (*socks)[2], size_t n);
 /* Whether tgid is in the set (given, or followed from a fork). */
 bool katra_probes_is_tracked(const struct katra_probes *p, uint32_t tgid);
 /* Untracks the tracked processes that are gone or zombies (their last exit

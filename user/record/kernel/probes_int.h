@@ -82,6 +82,9 @@ extern const char pk_alt_in_use[];
 /* ... and when what it serves is off (signal_generate ends the faults that
  * handle_mm_fault's fexit measures): not a failure either. */
 extern const char pk_not_needed[];
+/* the lacks of a probe attached only once it has work: the join probe, when
+ * the first wineserver socket is handed to it (katra_probes_set_join_socks) */
+extern const char pk_on_demand[];
 
 /* Before load: the kernel's flags in rodata, then p->probes[] filled with
  * each tp_btf program and its raw_tp twin (one of them loaded, or neither

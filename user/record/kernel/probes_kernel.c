@@ -54,6 +54,7 @@ static bool not_selected(const struct katra_selection *sel, const char *tp)
 /* the lacks of a probe whose newer twin is attached instead (probes_int.h) */
 const char pk_alt_in_use[] = "its newer name is attached";
 const char pk_not_needed[] = "page faults are not measured here";
+const char pk_on_demand[] = "attached when a Wine session is traced";
 
 /* Whether tracepoint tp's first argument is a pointer to struct NAME. */
 static bool first_arg_is(const struct btf *vmlinux, const char *tp, const char *name)
@@ -249,6 +250,23 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		bpf_program__set_autoload(prog, have_func);
 		pr->name = name + 3;
 		pr->use = have_func ? prog : NULL;
+	}
+	/* syscall trace events ("tp_EVENT": a process joining a Wine session):
+	 * wherever the kernel has them, as it has raw_syscalls; attached only
+	 * when they have work (each adds a check to every syscall's exit) */
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name = bpf_program__name(prog);
+
+		if (strncmp(name, "tp_", 3))
+			continue;
+		if (p->nprobes == PROBE_MAX) {
+			err = -E2BIG;
+			break;
+		}
+		struct probe *pr = &p->probes[p->nprobes++];
+		pr->name = name + 3;
+		pr->use = prog;
+		pr->lacks = pk_on_demand;
 	}
 	/* the refusals of faults end only what handle_mm_fault's fexit measures */
 	for (unsigned i = 0; i < p->nprobes; i++) {

@@ -210,6 +210,10 @@ struct katra_wine_ops {
 	void *ctx;
 	int (*track)(void *ctx, uint32_t pid);
 	bool (*is_tracked)(void *ctx, uint32_t pid);
+	/* the sessions' wineserver sockets (the kernel's device number, MAJOR
+	 * << 20 | MINOR, and inode of each DIR/socket): a process connecting to
+	 * one is tracked by the probes at once.  NULL: none. */
+	int (*join_socks)(void *ctx, const uint64_t (*socks)[2], size_t n);
 };
 
 /* how often the capture looks for processes joining a session */

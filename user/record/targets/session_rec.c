@@ -8,12 +8,15 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/emit/emit.h"
 #include "katra/format.h"
 #include "session.h"
+#include "record/procfs/procpath.h"
 #include "record/table/table.h"
 #include "targets.h"
 
@@ -31,12 +34,17 @@ struct katra_wine_names {
 	bool quiet;
 	bool live;                   /* the capture runs: members are named at once */
 	bool wine_exec_seen;         /* a traced process exec'd Wine's loader */
+	bool follow;                 /* processes below the members are traced */
 	uint32_t adopted_from;       /* the traced process that brought a session in */
 	uint32_t targets[64];        /* the -p PIDs */
 	size_t ntargets;
 	int error;                   /* the emitter's, sticky */
 	uint64_t next_scan;
 	char image[128];
+	/* the keys whose wineserver socket the probes watch (ops.join_socks) */
+	size_t join_keys;
+	uint64_t join_socks[KATRA_SESSION_MAX_KEYS][2];
+	size_t njoin;
 };
 
 static uint64_t boottime_ns(void)
@@ -152,6 +160,22 @@ static bool started_before(uint32_t pid, uint64_t boot_ns)
 	return hz > 0 && start * (1000000000ull / (unsigned long long)hz) < boot_ns;
 }
 
+/* A member found by a scan during the capture: what it forked before it was
+ * tracked (a program it started) is tracked and named too; its later forks
+ * are followed by the probes. */
+static void track_below(struct katra_wine_names *n, uint32_t pid)
+{
+	uint32_t kids[64];
+	int nk = n->follow ? katra_target_descendants(&pid, 1, kids, 64) : 0;
+
+	for (int i = 0; i < nk && i < 64; i++) {
+		if (kids[i] == (uint32_t)getpid() || n->ops.is_tracked(n->ops.ctx, kids[i]) ||
+		    n->ops.track(n->ops.ctx, kids[i]))
+			continue;
+		name_member(n, kids[i], KATRA_ORIGIN_DESCENDANT);
+	}
+}
+
 static void on_member(void *ctx, uint32_t pid, unsigned key, bool joined)
 {
 	struct katra_wine_names *n = ctx;
@@ -170,6 +194,7 @@ static void on_member(void *ctx, uint32_t pid, unsigned key, bool joined)
 			fprintf(n->err, "katra-record: tracing PID %u too: in the Wine session of "
 				"traced PID %u (--no-session: not)\n", pid, n->adopted_from);
 		name_member(n, pid, joined ? KATRA_ORIGIN_WINE_JOINED : KATRA_ORIGIN_WINE_SESSION);
+		track_below(n, pid);
 		return;
 	}
 	if (n->start.n == n->start.max)
@@ -189,11 +214,40 @@ static bool on_adopt(void *ctx, uint32_t pid)
 	return true;
 }
 
+/* The keys added since the last call: their wineserver's listening socket
+ * (DIR/socket, as the process that gave the key sees it) to the probes, so
+ * that a process connecting to it is tracked from its connect on. */
+static void watch_sockets(struct katra_wine_names *n)
+{
+	size_t nkeys = katra_session_nkeys(n->s);
+	bool grew = false;
+
+	for (; n->join_keys < nkeys; n->join_keys++) {
+		char path[KATRA_SESSION_DIR_MAX + 16];
+		const char *dir;
+		uint32_t from;
+		struct stat st;
+
+		katra_session_key(n->s, (unsigned)n->join_keys, &dir, &from);
+		snprintf(path, sizeof(path), "%s/socket", dir);
+		if (katra_proc_stat(n->proc, from, path, &st) || !S_ISSOCK(st.st_mode))
+			continue; /* its members are still found by the scans */
+		n->join_socks[n->njoin][0] = ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev);
+		n->join_socks[n->njoin][1] = st.st_ino;
+		n->njoin++;
+		grew = true;
+	}
+	if (grew && n->ops.join_socks)
+		n->ops.join_socks(n->ops.ctx, (const uint64_t (*)[2])n->join_socks, n->njoin);
+}
+
 static int scan(struct katra_wine_names *n, bool initial)
 {
 	const struct katra_session_cb cb = { n, on_member, on_adopt };
+	int rc = katra_session_scan(n->s, boottime_ns(), initial, &cb);
 
-	return katra_session_scan(n->s, boottime_ns(), initial, &cb);
+	watch_sockets(n);
+	return rc;
 }
 
 int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_ops *ops,
@@ -205,6 +259,7 @@ int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_o
 
 	n->ops = *ops;
 	n->start_boot_ns = boottime_ns();
+	n->follow = follow;
 	if (n->mode == KATRA_SESSION_OFF)
 		return 0;
 	/* a Wine program below a target (a launcher script's child) brings its
@@ -214,6 +269,8 @@ int katra_wine_names_start(struct katra_wine_names *n, const struct katra_wine_o
 		katra_session_add_pid(n->s, kids[i]);
 	if (!katra_session_nkeys(n->s))
 		return 0;
+	/* first: a process connecting from now on is tracked by the kernel */
+	watch_sockets(n);
 	for (int pass = 0; pass < 2 && rc >= 0; pass++)
 		rc = scan(n, true);
 	if (rc < 0) {
@@ -301,6 +358,11 @@ static void on_named(void *ctx, uint32_t tgid, uint32_t origin, const char *comm
 {
 	struct katra_wine_names *n = ctx;
 
+	/* tracked by the kernel at its connect: what it mapped before (ntdll.so)
+	 * is looked at now */
+	if (origin == KATRA_ORIGIN_WINE_JOINED && n->ops.track &&
+	    !(n->roster.index && ktable_get(n->roster.index, tgid)))
+		n->ops.track(n->ops.ctx, tgid);
 	katra_roster_note(&n->roster, tgid, origin, comm, len, image);
 }
 
