@@ -15,15 +15,15 @@ _katra_replay()
 	dump) opts="--jsonl --pid --tid --kind --from --to" ;;
 	stats) opts="--json --syscalls --calls --per-process --per-frame --files --off-cpu --top --overview --all --from --to" ;;
 	compare) opts="--json --ignore" ;;
-	export) opts="--format -o --pid --from --to --no-args --speedscope" ;;
+	export) opts="--format -o --output --pid --from --to --no-args --speedscope" ;;
 	report) opts="--json --html --top --index-cap --max-epochs --pid --tid --frames" ;;
 	*) return ;;
 	esac
 	case $prev in
-	--html | -o)
+	--html | -o | --output)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--max-problems | --top | --index-cap | --pid | --tid | --kind | --from | --to | --ignore | --format)
+	--max-problems | --top | --index-cap | --pid | --tid | --kind | --from | --to | --ignore | --format | --max-epochs)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -10,6 +10,7 @@
 #include "record/cli.h"
 #include "record/emit/emit.h"
 #include "record/syscalls/syscalls.h"
+#include "record/targets/session.h"
 
 /* ---- order ---- */
 
@@ -734,6 +735,86 @@ Test(cli, help_names_every_option)
 	fclose(out);
 	cr_assert(strstr(buf, "-z, --compress"), "%s", buf);
 	cr_assert(strstr(buf, "[-z]"), "the synopsis too");
+}
+
+/* A value each option of the table accepts. */
+static const char *sample_arg(const struct katra_cli_option *op)
+{
+	static const char *const args[][2] = {
+		{ "pid", "7" }, { "output", "t.ktrc" }, { "duration", "1.5" },
+		{ "buffer-size", "4M" }, { "epoch-fifo", "ep" }, { "summary-json", "s.json" },
+		{ "ready-file", "r" }, { "events", "io,sync" }, { "user", "nobody" },
+		{ "max-loss", "5" }, { "drain-policy", "idle" }, { "small-tables", "8" },
+		{ "detach-pause", "5" },
+	};
+
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		if (!strcmp(op->name, args[i][0]))
+			return args[i][1];
+	cr_assert_fail("--%s: no sample argument in this test", op->name);
+	return NULL;
+}
+
+Test(cli, every_option_of_the_table_parses_by_its_long_and_short_name)
+{
+	struct katra_record_opts o;
+	size_t tried = 0;
+
+	for (size_t i = 0; i < katra_record_noptions; i++) {
+		const struct katra_cli_option *op = &katra_record_options[i];
+		const char *arg;
+		char line[160];
+		if (!op->name)
+			continue;
+		arg = op->arg ? sample_arg(op) : "";
+		/* -p excludes a command; every other option is given one (-u needs it) */
+		const char *tail = op->short_name == 'p' ? "" : " -- true";
+		enum katra_cli_result want = op->short_name == 'h' || op->short_name == 'V'
+						     ? KATRA_CLI_HELP : KATRA_CLI_RUN;
+		snprintf(line, sizeof(line), "katra-record --%s %s%s", op->name, arg, tail);
+		cr_expect_eq(parse(&o, line), want, "%s", line);
+		if (op->short_name) {
+			snprintf(line, sizeof(line), "katra-record -%c %s%s", op->short_name, arg, tail);
+			cr_expect_eq(parse(&o, line), want, "%s", line);
+		}
+		if (op->arg) { /* and it needs its argument */
+			snprintf(line, sizeof(line), "katra-record -- true --%s", op->name);
+			cr_expect_eq(parse(&o, line), KATRA_CLI_RUN, "after --: the command's");
+			snprintf(line, sizeof(line), "katra-record -p 1 --%s", op->name);
+			cr_expect_eq(parse(&o, line), KATRA_CLI_USAGE, "%s", line);
+		}
+		tried++;
+	}
+	cr_assert_geq(tried, 25);
+}
+
+Test(cli, what_each_table_option_sets)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -v -v -q --no-uprobes --bpf-stats --raw-tp "
+			   "--small-tables 8 --detach-pause 5 --session -e io --epoch-fifo ep "
+			   "--max-loss 2.5 -p 9"), KATRA_CLI_RUN);
+	cr_assert_eq(o.verbose, 2, "-v counts");
+	cr_assert(o.quiet);
+	cr_assert(o.no_uprobes);
+	cr_assert(o.bpf_stats);
+	cr_assert(o.force_raw_tp);
+	cr_assert_eq(o.small_tables, 8);
+	cr_assert_eq(o.detach_pause_ms, 5);
+	cr_assert_eq(o.session_mode, KATRA_SESSION_FORCE);
+	cr_assert_str_eq(o.epoch_fifo, "ep");
+	cr_assert(o.has_max_loss);
+	cr_assert_float_eq(o.max_loss_pct, 2.5, 1e-9);
+	cr_assert(o.follow_children, "on unless --no-follow");
+	cr_assert_not(o.record_paths);
+	cr_assert_eq(parse(&o, "katra-record --no-session -u 0 -- true"), KATRA_CLI_RUN);
+	cr_assert_eq(o.session_mode, KATRA_SESSION_OFF);
+	cr_assert_str_eq(o.user, "0");
+	cr_assert_eq(parse(&o, "katra-record --session --no-session -p 1"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -u nobody -p 1"), KATRA_CLI_USAGE, "-u: a command's");
+	cr_assert_eq(parse(&o, "katra-record --small-tables 0 -p 1"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record -e bogus -p 1"), KATRA_CLI_USAGE);
 }
 
 Test(cli, sizes_and_seconds)
