@@ -196,6 +196,7 @@ $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_h
 FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \
 	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms
 $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winenames.c \
+		user/record/uprobes/winenames_blob.c \
 		user/record/uprobes/unixnames.c user/record/uprobes/pesyms.c \
 		user/record/uprobes/pexits.c
 	@mkdir -p $(@D)

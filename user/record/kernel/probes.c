@@ -409,14 +409,6 @@ bool katra_probes_any_forked(struct katra_probes *p)
 	return false;
 }
 
-/* An fexit program the kernel refuses (no BPF trampolines, or no such
- * function in its BTF): the tracepoint path goes on without what it measured.
- * The only fexit programs are handle_mm_fault's (page faults as instants, the
- * line attach_one says).  Not a probe -e left out. */
-static bool is_fallback(const struct probe *pr)
-{
-	return pr->fexit_err && !pr->lacks;
-}
 
 /* Attaches one probe: 0, or -errno (said on stderr unless quiet, and kept
  * for the header's notes). */
@@ -479,122 +471,6 @@ int katra_probes_attach(struct katra_probes *p)
 		if (p->probes[i].link && !strcmp(p->probes[i].name, "handle_mm_fault"))
 			p->skel->bss->fault_exit_live = 1;
 	return p->nattached ? 0 : (first_err ? first_err : -ENOENT);
-}
-
-/* Which probes make which layer; the core (syscalls, process lifecycle) must
- * attach, the others are optional. */
-static const struct {
-	const char *layer;
-	const char *probes[5];
-} layers[] = {
-	{ "core", { "sys_enter", "sys_exit", "sched_process_fork", "sched_process_exec",
-		    "sched_process_exit" } },
-	{ "sched", { "sched_switch", "sched_waking", "sched_wakeup_new" } },
-	{ "faults", { "page_fault_user" } },
-	{ "fault-durations", { "handle_mm_fault" } },
-	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
-	{ "names", { "task_rename" } },
-	/* a process connecting to a traced session's wineserver */
-	{ "wine-join", { "sys_exit_connect" } },
-	/* io_uring_submit_sqe stands in for submit_req on older kernels: not a layer */
-};
-
-static const char *failure_of(const struct katra_probes *p, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (size_t i = 0; i < p->nfailed; i++)
-		if (!strncmp(p->failed[i], name, n) && p->failed[i][n] == ':')
-			return p->failed[i];
-	return NULL;
-}
-
-/* Whether probe name is off by an expected fallback. */
-static bool fell_back(const struct katra_probes *p, const char *name)
-{
-	for (unsigned i = 0; i < p->nprobes; i++)
-		if (!strcmp(p->probes[i].name, name))
-			return is_fallback(&p->probes[i]);
-	return false;
-}
-
-static size_t layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX], size_t cap,
-			  bool *core_ok, bool warnings)
-{
-	size_t n = 0;
-
-	*core_ok = true;
-	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
-		size_t total = 0, off = 0, len = 0;
-		char why[KATRA_NOTE_MAX] = "";
-		for (size_t i = 0; i < 5 && layers[l].probes[i]; i++) {
-			const char *f = failure_of(p, layers[l].probes[i]);
-			/* the older name carries it (6.1) */
-			if (f && !strcmp(layers[l].probes[i], "io_uring_submit_req") &&
-			    katra_probes_is_attached(p, "io_uring_submit_sqe"))
-				f = NULL;
-			if (f && warnings && fell_back(p, layers[l].probes[i]))
-				f = NULL;
-			total++;
-			if (!f)
-				continue;
-			off++;
-			len += (size_t)snprintf(why + len, len < sizeof(why) ? sizeof(why) - len : 0,
-						"%s%s", off > 1 ? "; " : "", f);
-		}
-		if (!off)
-			continue;
-		if (!l)
-			*core_ok = false;
-		if (n < cap)
-			snprintf(out[n++], KATRA_NOTE_MAX, "layer %s %s: %s", layers[l].layer,
-				 off == total ? "off" : "partial", why);
-	}
-	return n;
-}
-
-size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
-				size_t cap, bool *core_ok)
-{
-	return layer_notes(p, out, cap, core_ok, false);
-}
-
-size_t katra_probes_layer_warnings(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
-				   size_t cap, bool *core_ok)
-{
-	return layer_notes(p, out, cap, core_ok, true);
-}
-
-size_t katra_probes_fallbacks(const struct katra_probes *p)
-{
-	return p->nfallback;
-}
-
-size_t katra_probes_attached(const struct katra_probes *p, const char *const **names)
-{
-	*names = p->attached;
-	return p->nattached;
-}
-
-size_t katra_probes_failed(const struct katra_probes *p, const char *const **names)
-{
-	*names = (const char *const *)p->failed;
-	return p->nfailed;
-}
-
-const char *katra_probes_flavour(const struct katra_probes *p)
-{
-	bool btf = false, raw = false;
-
-	for (unsigned i = 0; i < p->nprobes; i++) {
-		const char *sec = p->probes[i].link ? bpf_program__section_name(p->probes[i].use)
-						     : NULL;
-		if (sec && !strncmp(sec, "tp_btf/", 7))
-			btf = true;
-		else if (sec && !strncmp(sec, "raw_tp/", 7))
-			raw = true;
-	}
-	return btf && raw ? "tp_btf+raw_tp" : raw ? "raw_tp" : "tp_btf";
 }
 
 unsigned katra_probes_ring_count(const struct katra_probes *p)

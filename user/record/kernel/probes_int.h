@@ -187,4 +187,13 @@ uint64_t pk_staged_key(const struct katra_probes *p, unsigned cpu);
 int pk_stage_flush(const struct katra_probes *p, unsigned cpu);
 void pk_stage_flush_all(const struct katra_probes *p);
 
+/* An fexit program the kernel refuses (no BPF trampolines, or no such
+ * function in its BTF): the tracepoint path goes on without what it measured.
+ * The only fexit programs are handle_mm_fault's (page faults as instants, the
+ * line attach_one says).  Not a probe -e left out. */
+static inline bool is_fallback(const struct probe *pr)
+{
+	return pr->fexit_err && !pr->lacks;
+}
+
 #endif

@@ -30,37 +30,6 @@
 
 /* ---- which files ---- */
 
-int up_open_mapped(struct katra_uprobes *u, uint32_t pid, const char *path, unsigned flags,
-		   uint64_t dev, uint64_t ino, int *fd, struct stat *st)
-{
-	int rc = katra_proc_open("/proc", pid, path, flags, dev, ino, fd, st);
-
-	if (katra_proc_refused(rc))
-		up_refused(u, pid, path, rc);
-	return rc;
-}
-
-void up_refused(struct katra_uprobes *u, uint32_t pid, const char *path, int rc)
-{
-	char *s;
-
-	if (!u->o.quiet)
-		fprintf(stderr, "katra-record: %s (as process %u names it) not read: %s\n", path,
-			pid, katra_proc_why(rc));
-	if (asprintf(&s, "%.200s (as process %u names it): %s", path, pid,
-		     katra_proc_why(rc)) < 0)
-		return;
-	for (unsigned i = 0; i < u->nrefused; i++)
-		if (!strcmp(u->refused[i], s)) { /* met again (a rescan) */
-			free(s);
-			return;
-		}
-	if (u->nrefused < REFUSED_MAX)
-		u->refused[u->nrefused++] = s;
-	else
-		free(s), u->refused_more++;
-}
-
 static bool is_ntdll(const char *path)
 {
 	return !strcmp(up_base_name(path), "ntdll.so") && strstr(path, "wine/");
