@@ -52,7 +52,7 @@ man_has() { # PAGE PATTERN...
 if command -v man >/dev/null; then
 	check "man -l katra-replay.1: NAME, every command, report's options" \
 		man_has "$S$P/share/man/man1/katra-replay.1" "^NAME" "katra-replay - " \
-		"verify \[--max-problems N\] FILE" "dump \[--jsonl\]" "--per-process" "compare" "export" \
+		"verify \[--max-problems N\] \[--strict\] FILE" "dump \[--jsonl\]" "--per-process" "compare" "export" \
 		"report  *\[--json\]  *\[--html  *OUT.html\]" "critical path" "gzip" "EXIT STATUS" \
 		"SEE ALSO" "katra-record(8)"
 	check "man -l katra-record.8: NAME, -z and every option of --help" \
