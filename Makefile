@@ -62,6 +62,14 @@ $(B)/obj/gen/schema_hash.o: $(B)/gen/schema_hash.c
 $(B)/asan/gen/schema_hash.o: $(B)/gen/schema_hash.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -c -o $@ $<
+# the enums' variant names (user/format/names.c), from the same text
+$(B)/tools/gen-names: tools/gen-names.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -o $@ $<
+$(B)/gen/format_names.h: format/schema.txt $(B)/tools/gen-names
+	@mkdir -p $(@D)
+	$(B)/tools/gen-names $< > $@.tmp && mv $@.tmp $@
+$(call obj,user/format/names.c) $(call sanobj,user/format/names.c): $(B)/gen/format_names.h
 
 # ---- user-space objects ----
 $(B)/obj/%.o: %.c
@@ -188,9 +196,10 @@ asan-test: $(B)/asan/unit-tests
 rust-test: $(B)/katra-sample $(B)/katra-replay
 	tests/rust-compat.sh
 FUZZ_SECONDS ?= 600
-$(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_hash.c
+$(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_hash.c \
+		$(B)/gen/format_names.h
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $^ -lz
+	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) -lz
 # the parsers of the files root reads for the Wine layer (winenames.c,
 # unixnames.c, pesyms.c, pexits.c)
 FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \

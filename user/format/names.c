@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Variant names exactly as format/schema.txt spells them (dump, JSONL, stats
- * and error messages all use these). */
+ * and error messages all use these): the tables are generated from the
+ * schema (build/gen/format_names.h, tools/gen-names.c); the asserts hold
+ * them to format.h's COUNT constants, so a variant appended to schema.txt
+ * and not to the C enum fails the build. */
 #include <string.h>
 
 #include "katra/format.h"
+#include "format_names.h"
 
 #define NAME_FN(fn, table)                                              \
 	const char *fn(uint32_t v)                                      \
@@ -11,84 +15,40 @@
 		return v < sizeof(table) / sizeof(table[0]) ? table[v] : NULL; \
 	}
 
-static const char *const scope_names[] = {
-	"WindowsFacing", "WineProton", "Linux", "D3d12Vkd3d", "Vulkan", "Gpu", "Katra",
-};
-static const char *const phase_names[] = { "Instant", "Begin", "End" };
-static const char *const confidence_names[] = { "Measured", "Inferred", "Estimated" };
-static const char *const kind_names[] = {
-	"Syscall", "FileRead", "FileWrite", "FileOpen", "FileClose",
-	"MemoryMap", "MemoryUnmap", "MemoryProtect", "MemoryAdvise", "Futex",
-	"EpollWait", "Poll", "Sleep", "IoUringEnter", "SocketSend",
-	"SocketRecv", "Execve", "Clone", "TaskFork", "TaskExec",
-	"TaskExit", "OffCpu", "Wakeup", "PageFault", "IoUringSubmit",
-	"IoUringComplete", "IoUringCreate", "NtReadFile", "NtWriteFile", "NtCreateFile",
-	"NtWait", "NtDelayExecution", "NtMapViewOfSection", "NtAllocateVirtualMemory",
-	"NtCreateUserProcess", "WineServerCall", "WinToUnix", "VulkanQueueSubmit",
-	"VulkanQueuePresent", "VulkanFenceWait", "Epoch", "Counter", "Drop", "ProcessInfo",
-	"NtSyscall", "WineServerRequests", "TaskRename", "WineUnixCallNames",
-	"D3d12ExecuteCommandLists", "D3d12QueueSignal", "D3d12QueueWait",
-	"D3d12FenceSetEventOnCompletion", "D3d12FenceSignal", "VulkanSemaphoreWait",
-	"VulkanAcquireNextImage",
-};
-static const char *const domain_names[] = {
-	"None", "File", "Futex", "Memory", "Thread", "Process", "IoUring", "Socket",
-	"WinHandle", "VulkanQueue", "Ring", "Pipe", "AnonInode", "D3d12Object",
-};
+/* The AnonInode ids' dentry names (SPEC 5.3; a comment in schema.txt). */
 static const char *const anon_dnames[] = {
 	NULL, "[eventfd]", "[eventpoll]", "[timerfd]", "[signalfd]", "inotify", "[fanotify]",
 	"[io_uring]", "[userfaultfd]", "[pidfd]", "[perf_event]", "bpf-map", "bpf-prog",
 	"bpf_link",
 };
-static const char *const drop_source_names[] = {
-	"RingReserve", "SpanTable", "WakeupTable", "IoUringTable", "Reorder", "KernelTable",
-	"ProgramSkipped",
-};
-static const char *const epoch_kind_names[] = {
-	"CaptureStart", "CaptureEnd", "Signal", "Fifo", "User", "Frame",
-};
-static const char *const counter_kind_names[] = {
-	"EventsRecorded", "EventsDropped", "RingFillBytes", "RingCapacityBytes", "OpenSpans",
-	"BytesWritten",
-};
-static const char *const payload_names[] = {
-	"None", "Syscall", "SyscallReturn", "FileIo", "FileOpen", "FileClose", "MemoryMap",
-	"MemoryRange", "Futex", "Wait", "IoUringEnter", "SocketMsg", "Execve", "Clone",
-	"TaskFork", "TaskExec", "TaskExit", "Switch", "Wakeup", "PageFault", "IoUringSubmit",
-	"IoUringComplete", "IoUringCreate", "NtCall", "WineServerCall", "Vulkan", "Drop",
-	"ProcessInfo", "NtSyscall", "WineServerRequests", "TaskRename", "D3d12",
-};
-static const char *const origin_names[] = {
-	"Target", "Command", "Descendant", "Forked", "WineSession", "WineJoined",
-};
-static const char *const record_names[] = {
-	"Event", "EpochMarker", "Counter", "SessionSummary",
-};
 
-_Static_assert(sizeof(scope_names) / sizeof(*scope_names) == KATRA_SCOPE_COUNT, "scope");
-_Static_assert(sizeof(kind_names) / sizeof(*kind_names) == KATRA_KIND_COUNT, "kind");
-_Static_assert(sizeof(domain_names) / sizeof(*domain_names) == KATRA_RES_COUNT, "domain");
-_Static_assert(sizeof(anon_dnames) / sizeof(*anon_dnames) == KATRA_ANON_COUNT, "anon inode");
-_Static_assert(sizeof(payload_names) / sizeof(*payload_names) == KATRA_PAYLOAD_COUNT, "payload");
-_Static_assert(sizeof(drop_source_names) / sizeof(*drop_source_names) == KATRA_DROP_SOURCE_COUNT,
-	       "drop source");
-_Static_assert(sizeof(counter_kind_names) / sizeof(*counter_kind_names) ==
-	       KATRA_COUNTER_KIND_COUNT, "counter kind");
-_Static_assert(sizeof(origin_names) / sizeof(*origin_names) == KATRA_ORIGIN_COUNT, "origin");
-_Static_assert(sizeof(epoch_kind_names) / sizeof(*epoch_kind_names) == KATRA_EPOCH_KIND_COUNT,
-	       "epoch kind");
+#define COUNT_IS(table, count) \
+	_Static_assert(sizeof(table) / sizeof(*table) == (count), #table " has " #count " names")
 
-NAME_FN(katra_scope_name, scope_names)
-NAME_FN(katra_phase_name, phase_names)
-NAME_FN(katra_confidence_name, confidence_names)
-NAME_FN(katra_kind_name, kind_names)
-NAME_FN(katra_resource_domain_name, domain_names)
-NAME_FN(katra_drop_source_name, drop_source_names)
-NAME_FN(katra_epoch_kind_name, epoch_kind_names)
-NAME_FN(katra_counter_kind_name, counter_kind_names)
-NAME_FN(katra_payload_name, payload_names)
-NAME_FN(katra_record_type_name, record_names)
-NAME_FN(katra_process_origin_name, origin_names)
+COUNT_IS(katra_names_TraceRecord, KATRA_RECORD_COUNT);
+COUNT_IS(katra_names_Scope, KATRA_SCOPE_COUNT);
+COUNT_IS(katra_names_Phase, KATRA_PHASE_COUNT);
+COUNT_IS(katra_names_Confidence, KATRA_CONFIDENCE_COUNT);
+COUNT_IS(katra_names_EventKind, KATRA_KIND_COUNT);
+COUNT_IS(katra_names_ResourceDomain, KATRA_RES_COUNT);
+COUNT_IS(katra_names_Payload, KATRA_PAYLOAD_COUNT);
+COUNT_IS(katra_names_DropSource, KATRA_DROP_SOURCE_COUNT);
+COUNT_IS(katra_names_ProcessOrigin, KATRA_ORIGIN_COUNT);
+COUNT_IS(katra_names_EpochKind, KATRA_EPOCH_KIND_COUNT);
+COUNT_IS(katra_names_CounterKind, KATRA_COUNTER_KIND_COUNT);
+COUNT_IS(anon_dnames, KATRA_ANON_COUNT);
+
+NAME_FN(katra_scope_name, katra_names_Scope)
+NAME_FN(katra_phase_name, katra_names_Phase)
+NAME_FN(katra_confidence_name, katra_names_Confidence)
+NAME_FN(katra_kind_name, katra_names_EventKind)
+NAME_FN(katra_resource_domain_name, katra_names_ResourceDomain)
+NAME_FN(katra_drop_source_name, katra_names_DropSource)
+NAME_FN(katra_epoch_kind_name, katra_names_EpochKind)
+NAME_FN(katra_counter_kind_name, katra_names_CounterKind)
+NAME_FN(katra_payload_name, katra_names_Payload)
+NAME_FN(katra_record_type_name, katra_names_TraceRecord)
+NAME_FN(katra_process_origin_name, katra_names_ProcessOrigin)
 
 const char *katra_anon_inode_dname(uint64_t id)
 {
