@@ -634,6 +634,7 @@ Test(report, command_outputs_text_json_and_a_self_contained_html_page)
 	cr_assert(strstr(text, "blocked in Futex on Futex:0x10@100, woken by 201"), "%s", text);
 	cr_assert(strstr(text, "critical path: 0.007 ms"), "%s", text);
 	cr_assert(strstr(text, "io_uring request 9 in flight, completed on 201"), "%s", text);
+	cr_assert(strstr(text, " threads in 1 process, "), "%s", text);
 	free(text);
 
 	out = freopen(NULL, "w+", out);
@@ -668,6 +669,7 @@ Test(report, command_outputs_text_json_and_a_self_contained_html_page)
 	fclose(hf);
 	cr_assert(strstr(page, "<!DOCTYPE html>") && strstr(page, "</html>"));
 	cr_assert(strstr(page, "<svg") && strstr(page, "class=\"critical\""), "timeline + path");
+	cr_assert(strstr(page, " threads in 1 process, "), "the capture's counts");
 	cr_assert_null(strstr(page, "<script"), "no script");
 	cr_assert_null(strstr(page, "http"), "nothing fetched");
 	cr_assert_null(strstr(page, "src="), "nothing fetched");

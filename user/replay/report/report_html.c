@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "katra/plural.h"
 #include "replay/util/out.h"
 #include "report_render.h"
 
@@ -102,10 +103,13 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	str(f, r->h->host.hostname);
 	fputs(" (", f);
 	str(f, r->h->host.kernel_release);
-	fprintf(f, ", %u CPUs)</td></tr>\n<tr><th class=\"l\">capture</th><td>%.3f ms, %" PRIu64
-		" events, %" PRIu64 " threads in %" PRIu64 " processes, %" PRIu64
-		" epochs", r->h->host.cpu_count, ms(x.end_ns - x.start_ns), x.events, x.threads,
-		x.processes, x.epochs);
+	fprintf(f, ", %u CPU%s)</td></tr>\n<tr><th class=\"l\">capture</th><td>%.3f ms, %" PRIu64
+		" %s, %" PRIu64 " %s in %" PRIu64 " %s, %" PRIu64 " %s", r->h->host.cpu_count,
+		katra_plural(r->h->host.cpu_count, "", "s"), ms(x.end_ns - x.start_ns), x.events,
+		katra_plural(x.events, "event", "events"), x.threads,
+		katra_plural(x.threads, "thread", "threads"), x.processes,
+		katra_plural(x.processes, "process", "processes"), x.epochs,
+		katra_plural(x.epochs, "epoch", "epochs"));
 	if (x.epochs_empty)
 		fprintf(f, " (%" PRIu64 " empty, not listed: CaptureEnd's)", x.epochs_empty);
 	fputs("</td></tr>\n</table>\n", f);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "katra/replay.h"
+#include "katra/plural.h"
 #include "replay/util/out.h"
 #include "report_render.h"
 
@@ -31,9 +32,11 @@ void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	fprintf(f, "  host ");
 	katra_json_string(f, r->h->host.hostname.ptr, r->h->host.hostname.len);
 	fprintf(f, " (%u CPUs)\n", r->h->host.cpu_count);
-	fprintf(f, "capture %.3f ms, %" PRIu64 " events, %" PRIu64 " threads in %" PRIu64
-		" processes, %" PRIu64 " epoch%s", ms(x.end_ns - x.start_ns), x.events, x.threads,
-		x.processes, x.epochs, x.epochs == 1 ? "" : "s");
+	fprintf(f, "capture %.3f ms, %" PRIu64 " %s, %" PRIu64 " %s in %" PRIu64 " %s, %" PRIu64
+		" %s", ms(x.end_ns - x.start_ns), x.events, katra_plural(x.events, "event", "events"),
+		x.threads, katra_plural(x.threads, "thread", "threads"), x.processes,
+		katra_plural(x.processes, "process", "processes"), x.epochs,
+		katra_plural(x.epochs, "epoch", "epochs"));
 	if (x.epochs_empty)
 		fprintf(f, " (%" PRIu64 " empty, not listed: CaptureEnd's)", x.epochs_empty);
 	fputc('\n', f);
