@@ -526,6 +526,35 @@ static void build_gpu(void)
 		e->payload.u.d3d12.event = k == KATRA_KIND_D3D12_FENCE_SET_EVENT ? 0xac : 0;
 		e->payload.u.d3d12.result = (struct katra_opt_i32){ true, 0 };
 	}
+	/* a dma_fence timeline's names, then one fence's life: made, emitted,
+	 * signal enabled, waited on (a span), signalled; a second freed unsignalled */
+	e = ev(KATRA_SCOPE_GPU, KATRA_KIND_GPU_TIMELINE, KATRA_PAYLOAD_GPU_TIMELINE,
+	       KATRA_RES_GPU_TIMELINE, 7);
+	e->thread_id = TID_GPU;
+	e->payload.u.gpu_timeline.context = 7;
+	e->payload.u.gpu_timeline.driver = katra_cstr("vgem");
+	e->payload.u.gpu_timeline.timeline = katra_cstr("file");
+	for (uint32_t k = KATRA_KIND_GPU_FENCE_INIT; k <= KATRA_KIND_GPU_FENCE_DESTROY; k++) {
+		if (k == KATRA_KIND_GPU_FENCE_WAIT) {
+			for (int end = 0; end < 2; end++) {
+				e = span(ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_FENCE,
+					    KATRA_RES_GPU_TIMELINE, 7),
+					 end ? KATRA_PHASE_END : KATRA_PHASE_BEGIN, 22);
+				e->thread_id = TID_GPU;
+				e->payload.u.gpu_fence.context = 7;
+				e->payload.u.gpu_fence.seqno = 1;
+				if (end)
+					e->causes = causes(1, &c);
+				c = e->seq;
+			}
+			continue;
+		}
+		e = ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_FENCE, KATRA_RES_GPU_TIMELINE, 7);
+		e->thread_id = TID_GPU;
+		e->request_id = (struct katra_opt_u64){ true, 7ull << 32 | 1 };
+		e->payload.u.gpu_fence.context = 7;
+		e->payload.u.gpu_fence.seqno = k == KATRA_KIND_GPU_FENCE_DESTROY ? 2 : 1;
+	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PAYLOAD_TASK_EXIT, KATRA_RES_THREAD,
 	       TID_GPU);
 	e->thread_id = TID_GPU;

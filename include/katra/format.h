@@ -142,6 +142,13 @@ enum katra_event_kind {
 	KATRA_KIND_D3D12_FENCE_SIGNAL,          /* 52: ID3D12Fence::Signal */
 	KATRA_KIND_VULKAN_SEMAPHORE_WAIT,       /* 53: vkWaitSemaphores */
 	KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE,   /* 54: vkAcquireNextImageKHR */
+	KATRA_KIND_GPU_FENCE_INIT,          /* 55: a dma_fence made (dma_fence:dma_fence_init) */
+	KATRA_KIND_GPU_FENCE_EMIT,          /* 56: handed to the hardware */
+	KATRA_KIND_GPU_FENCE_ENABLE_SIGNAL, /* 57: someone asked to be told when it signals */
+	KATRA_KIND_GPU_FENCE_SIGNALED,      /* 58: it signalled */
+	KATRA_KIND_GPU_FENCE_WAIT,          /* 59: a thread waiting on it (span) */
+	KATRA_KIND_GPU_FENCE_DESTROY,       /* 60: freed without having signalled */
+	KATRA_KIND_GPU_TIMELINE,            /* 61: a fence context's driver and timeline names */
 	KATRA_KIND_COUNT
 };
 
@@ -160,6 +167,7 @@ enum katra_resource_domain {
 	KATRA_RES_PIPE,       /* 11: an anonymous pipe; id its pipefs inode number */
 	KATRA_RES_ANON_INODE, /* 12: an anon inode; id an enum katra_anon_inode */
 	KATRA_RES_D3D12_OBJECT, /* 13: a D3D12 queue or fence; id its address in the process */
+	KATRA_RES_GPU_TIMELINE, /* 14: a dma_fence context (32 bits, as its tracepoints give it) */
 	KATRA_RES_COUNT
 };
 
@@ -212,6 +220,7 @@ enum katra_kernel_table {
 	KATRA_KTABLE_URING,        /* io_uring contexts of traced processes */
 	KATRA_KTABLE_EXITING,      /* processes whose last threads are exiting */
 	KATRA_KTABLE_UCALLS,       /* uprobed calls (Wine, Vulkan) in flight */
+	KATRA_KTABLE_GPU,          /* dma_fences of traced processes not yet signalled */
 	KATRA_KTABLE_COUNT
 };
 
@@ -268,6 +277,8 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_WINE_SERVER_REQUESTS,
 	KATRA_PAYLOAD_TASK_RENAME,
 	KATRA_PAYLOAD_D3D12, /* 31 */
+	KATRA_PAYLOAD_GPU_FENCE,    /* 32 */
+	KATRA_PAYLOAD_GPU_TIMELINE, /* 33 */
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -355,6 +366,8 @@ struct katra_payload {
 		struct { struct katra_str comm; } task_rename;
 		struct { uint64_t object, fence, value; uint32_t count; uint64_t event;
 			 struct katra_opt_i32 result; } d3d12;
+		struct { uint64_t context, seqno; } gpu_fence;
+		struct { uint64_t context; struct katra_str driver, timeline; } gpu_timeline;
 	} u;
 };
 

@@ -49,7 +49,9 @@ enum katra_wire_type {
 	KATRA_EV_TASK_RENAME = 14,  /* struct katra_ev_task_rename */
 	KATRA_EV_BATCH = 15,        /* struct katra_ev_batch: records back to back */
 	KATRA_EV_SYSCALL_END = 16,  /* struct katra_ev_syscall_end */
-	KATRA_EV_TYPE_COUNT = 17,   /* one past the last type: size tables */
+	KATRA_EV_GPU_FENCE = 17,    /* struct katra_ev_gpu_fence */
+	KATRA_EV_GPU_TIMELINE = 18, /* struct katra_ev_gpu_timeline */
+	KATRA_EV_TYPE_COUNT = 19,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -328,6 +330,41 @@ struct katra_ev_uring_complete {
 	__u32 pad;
 };
 
+/* ---- the GPU layer (bpf/gpu.bpf.c): dma_fence trace events.  A fence is
+ * (context, seqno), both 32 bits as the tracepoints give them.  A fence made
+ * (init) in a tracked thread's context is the tracked process's: its later
+ * events are written whoever runs them (an interrupt, a driver's worker),
+ * until it signals or is freed.  Waits are written for tracked threads.
+ * head.tgid/tid: the current task when it is tracked and not in an
+ * interrupt, else 0 (owner_tgid says whose the fence is). */
+#define KATRA_GPU_FENCE_INIT          0
+#define KATRA_GPU_FENCE_EMIT          1
+#define KATRA_GPU_FENCE_ENABLE_SIGNAL 2
+#define KATRA_GPU_FENCE_SIGNALED      3
+#define KATRA_GPU_FENCE_WAIT_START    4
+#define KATRA_GPU_FENCE_WAIT_END      5
+#define KATRA_GPU_FENCE_DESTROY       6 /* freed without having signalled */
+#define KATRA_GPU_FENCE_EVENTS        7
+
+struct katra_ev_gpu_fence {
+	struct katra_wire_head head;
+	__u32 context;
+	__u32 seqno;
+	__u32 what;       /* KATRA_GPU_FENCE_* */
+	__u32 owner_tgid; /* the process that made it, 0: not a tracked one's */
+};
+
+/* A fence context's names, written before its first fence event (once per
+ * context while the probes' table holds it). */
+#define KATRA_GPU_NAME_MAX 32
+struct katra_ev_gpu_timeline {
+	struct katra_wire_head head;
+	__u32 context;
+	__u32 pad;
+	char driver[KATRA_GPU_NAME_MAX];   /* NUL-terminated, cut to fit */
+	char timeline[KATRA_GPU_NAME_MAX];
+};
+
 /* ---- the per-CPU slot: one per possible CPU in the probes' .bss, read by
  * user space through the mmap'ed .bss.  It holds the syscall between its
  * enter and its exit while the thread stays on the CPU, and `busy`, the
@@ -550,6 +587,7 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_uring_complete), sizeof(struct katra_ev_syscall_short), \
 		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
 		sizeof(struct katra_ev_batch), sizeof(struct katra_ev_syscall_end),           \
+		sizeof(struct katra_ev_gpu_fence), sizeof(struct katra_ev_gpu_timeline),       \
 	}
 
 /* Both sides compile these: a layout change cannot go unnoticed. */
@@ -575,6 +613,8 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit reco
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_task_rename) == 48, "task rename record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_fence) == 40, "gpu fence record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_timeline) == 96, "gpu timeline record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");

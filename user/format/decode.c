@@ -464,6 +464,15 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 		p->u.d3d12.event = get_u64(d, "D3d12Payload.event");
 		p->u.d3d12.result = get_opt_i32(d, "D3d12Payload.result");
 		break;
+	case KATRA_PAYLOAD_GPU_FENCE:
+		p->u.gpu_fence.context = get_u64(d, "GpuFencePayload.context");
+		p->u.gpu_fence.seqno = get_u64(d, "GpuFencePayload.seqno");
+		break;
+	case KATRA_PAYLOAD_GPU_TIMELINE:
+		p->u.gpu_timeline.context = get_u64(d, "GpuTimelinePayload.context");
+		p->u.gpu_timeline.driver = get_str(d, "GpuTimelinePayload.driver");
+		p->u.gpu_timeline.timeline = get_str(d, "GpuTimelinePayload.timeline");
+		break;
 	}
 }
 

@@ -813,6 +813,28 @@ pub fn records() -> Vec<TraceRecord> {
         b.push(ev(t2, S::D3d12Vkd3d, kind, r, d3d12(r.id, f, v, 0, event, Some(0))));
     }
 
+    // A dma_fence timeline's names, then fences made, signalled, waited on.
+    let tl = res(D::GpuTimeline, 7);
+    b.push(ev(
+        t2,
+        S::Gpu,
+        K::GpuTimeline,
+        tl,
+        P::GpuTimeline(GpuTimelinePayload {
+            context: 7,
+            driver: "vgem".to_string(),
+            timeline: "file".to_string(),
+        }),
+    ));
+    let fence = |seqno: u64| P::GpuFence(GpuFencePayload { context: 7, seqno });
+    for kind in [K::GpuFenceInit, K::GpuFenceEmit, K::GpuFenceEnableSignal, K::GpuFenceSignaled] {
+        let mut e = ev(t2, S::Gpu, kind, tl, fence(1));
+        e.request = Some(7 << 32 | 1);
+        b.push(e);
+    }
+    b.span(ev(t2, S::Gpu, K::GpuFenceWait, tl, fence(1)), fence(1));
+    b.push(ev(t2, S::Gpu, K::GpuFenceDestroy, tl, fence(2)));
+
     b.epoch(2, EpochKind::Fifo, "");
     b.epoch(3, EpochKind::User, "frame 1");
 

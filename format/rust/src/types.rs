@@ -149,7 +149,9 @@ unit_enum!(EventKind {
     39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo, 44 NtSyscall,
     45 WineServerRequests, 46 TaskRename, 47 WineUnixCallNames, 48 D3d12ExecuteCommandLists,
     49 D3d12QueueSignal, 50 D3d12QueueWait, 51 D3d12FenceSetEventOnCompletion,
-    52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage
+    52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage, 55 GpuFenceInit,
+    56 GpuFenceEmit, 57 GpuFenceEnableSignal, 58 GpuFenceSignaled, 59 GpuFenceWait,
+    60 GpuFenceDestroy, 61 GpuTimeline
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +162,7 @@ pub struct Resource {
 
 unit_enum!(ResourceDomain {
     0 None, 1 File, 2 Futex, 3 Memory, 4 Thread, 5 Process, 6 IoUring, 7 Socket, 8 WinHandle,
-    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode, 13 D3d12Object
+    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode, 13 D3d12Object, 14 GpuTimeline
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -197,6 +199,8 @@ pub enum Payload {
     WineServerRequests(WineServerRequestsPayload),
     TaskRename(TaskRenamePayload),
     D3d12(D3d12Payload),
+    GpuFence(GpuFencePayload),
+    GpuTimeline(GpuTimelinePayload),
 }
 
 impl Payload {
@@ -233,6 +237,8 @@ impl Payload {
         "WineServerRequests",
         "TaskRename",
         "D3d12",
+        "GpuFence",
+        "GpuTimeline",
     ];
 
     pub fn index(&self) -> u32 {
@@ -270,6 +276,8 @@ impl Payload {
             WineServerRequests(_) => 29,
             TaskRename(_) => 30,
             D3d12(_) => 31,
+            GpuFence(_) => 32,
+            GpuTimeline(_) => 33,
         }
     }
 
@@ -498,6 +506,19 @@ pub struct D3d12Payload {
     pub count: u32,
     pub event: u64,
     pub result: Option<i32>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct GpuFencePayload {
+    pub context: u64,
+    pub seqno: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct GpuTimelinePayload {
+    pub context: u64,
+    pub driver: String,
+    pub timeline: String,
 }
 
 unit_enum!(ProcessOrigin {

@@ -112,6 +112,13 @@ static const struct kr_field f_d3d12[] = {
 	F(d3d12, object, KR_ADDR), F(d3d12, fence, KR_ADDR), F(d3d12, value, KR_U64),
 	F(d3d12, count, KR_U32), F(d3d12, event, KR_ADDR), F(d3d12, result, KR_OPT_I32),
 };
+static const struct kr_field f_gpu_fence[] = {
+	F(gpu_fence, context, KR_U64), F(gpu_fence, seqno, KR_U64),
+};
+static const struct kr_field f_gpu_timeline[] = {
+	F(gpu_timeline, context, KR_U64), F(gpu_timeline, driver, KR_STR),
+	F(gpu_timeline, timeline, KR_STR),
+};
 
 #define D(arr) { arr, sizeof(arr) / sizeof(arr[0]) }
 
@@ -149,6 +156,8 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_WINE_SERVER_REQUESTS] = D(f_wine_server_requests),
 	[KATRA_PAYLOAD_TASK_RENAME] = D(f_task_rename),
 	[KATRA_PAYLOAD_D3D12] = D(f_d3d12),
+	[KATRA_PAYLOAD_GPU_FENCE] = D(f_gpu_fence),
+	[KATRA_PAYLOAD_GPU_TIMELINE] = D(f_gpu_timeline),
 };
 
 const struct kr_payload_desc *kr_payload_desc(uint32_t type)

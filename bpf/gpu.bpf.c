@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The GPU layer: dma_fence trace events of the tracked processes' fences and
+ * of the fences their threads touch or wait on (katra_ev_gpu_fence in
+ * wire.h).  Classic tracepoints ("gp_EVENT", attached where tracefs lists the
+ * event): their records carry the driver and timeline names, which only the
+ * fence's ops can give (a call BPF cannot make).  Their layout is the one
+ * every supported kernel's format file shows (5.10 to 6.18):
+ *   __data_loc char[] driver; __data_loc char[] timeline;
+ *   unsigned int context; unsigned int seqno; */
+#include "common.bpf.h"
+
+struct fence_rec {
+	__u16 common_type;
+	__u8 common_flags;
+	__u8 common_preempt_count;
+	__s32 common_pid;
+	__u32 driver_loc;   /* __data_loc: offset in the low 16 bits, length above */
+	__u32 timeline_loc;
+	__u32 context;
+	__u32 seqno;
+};
+
+/* common_flags of a record made in an interrupt (hard, soft, NMI): the
+ * current task is not the one the event is about */
+#define TRACE_FLAG_IRQ_ANY (0x08 | 0x10 | 0x40)
+
+/* (context << 32 | seqno) -> the tracked tgid that made the fence; an entry
+ * leaves when the fence signals or is freed.  A full table is counted (the
+ * fence's later events in other contexts are then not written). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u32);
+} gpu_fences SEC(".maps");
+
+/* Contexts whose names were written (KATRA_EV_GPU_TIMELINE): once each. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} gpu_named SEC(".maps");
+
+static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+				      __u64 ts)
+{
+	struct katra_ev_gpu_timeline *t;
+	__u32 ctxid = r->context, one = 1;
+	void *rb;
+
+	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
+		return;
+	/* a full table: the names again next time, never none */
+	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
+	t = katra_reserve(&rb, cpu, sizeof(*t), 1);
+	if (!t)
+		return;
+	katra_head(&t->head, KATRA_EV_GPU_TIMELINE, cpu, pid_tgid, ts);
+	t->context = ctxid;
+	t->pad = 0;
+	if (bpf_probe_read_kernel_str(t->driver, sizeof(t->driver),
+				      (void *)r + (r->driver_loc & 0xffff)) < 0)
+		t->driver[0] = 0;
+	if (bpf_probe_read_kernel_str(t->timeline, sizeof(t->timeline),
+				      (void *)r + (r->timeline_loc & 0xffff)) < 0)
+		t->timeline[0] = 0;
+	katra_submit(rb, t, cpu);
+}
+
+/* Whether the record was made in an interrupt.  The common fields are not
+ * the program's to load (the verifier allows the event's own fields only):
+ * read as memory. */
+static __always_inline bool in_irq(const struct fence_rec *r)
+{
+	__u8 flags = 0;
+
+	bpf_probe_read_kernel(&flags, sizeof(flags), &r->common_flags);
+	return flags & TRACE_FLAG_IRQ_ANY;
+}
+
+static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 key = (__u64)r->context << 32 | r->seqno;
+	bool mine = katra_tracked(pid_tgid >> 32) && !in_irq(r);
+	struct katra_ev_gpu_fence *e;
+	__u32 owner = 0, *o, cpu;
+	__u64 ts;
+	void *rb;
+
+	if (what == KATRA_GPU_FENCE_INIT) {
+		if (!mine)
+			return 0;
+		owner = pid_tgid >> 32;
+		katra_map_put(&gpu_fences, &key, &owner, BPF_ANY, KTABLE_GPU);
+	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
+		owner = *o;
+		if (what == KATRA_GPU_FENCE_SIGNALED || what == KATRA_GPU_FENCE_DESTROY)
+			bpf_map_delete_elem(&gpu_fences, &key);
+	} else if (!mine || what == KATRA_GPU_FENCE_DESTROY) {
+		/* another process's fence, or one that signalled: its free is
+		 * not the traced program's */
+		return 0;
+	}
+	cpu = katra_busy();
+	ts = bpf_ktime_get_ns();
+	if (!mine)
+		pid_tgid = 0;
+	put_names(r, cpu, pid_tgid, ts);
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		goto out;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
+	e->context = r->context;
+	e->seqno = r->seqno;
+	e->what = what;
+	e->owner_tgid = owner;
+	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
+	return 0;
+}
+
+SEC("tracepoint/dma_fence/dma_fence_init")
+int gp_dma_fence_init(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_INIT);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_emit")
+int gp_dma_fence_emit(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_EMIT);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_enable_signal")
+int gp_dma_fence_enable_signal(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_ENABLE_SIGNAL);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_signaled")
+int gp_dma_fence_signaled(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_SIGNALED);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_wait_start")
+int gp_dma_fence_wait_start(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_WAIT_START);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_wait_end")
+int gp_dma_fence_wait_end(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_WAIT_END);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_destroy")
+int gp_dma_fence_destroy(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_DESTROY);
+}
