@@ -10,19 +10,12 @@
 #include "common.bpf.h"
 
 struct fence_rec {
-	__u16 common_type;
-	__u8 common_flags;
-	__u8 common_preempt_count;
-	__s32 common_pid;
+	__u64 common;       /* the kernel's pt_regs pointer when BPF reads it */
 	__u32 driver_loc;   /* __data_loc: offset in the low 16 bits, length above */
 	__u32 timeline_loc;
 	__u32 context;
 	__u32 seqno;
 };
-
-/* common_flags of a record made in an interrupt (hard, soft, NMI): the
- * current task is not the one the event is about */
-#define TRACE_FLAG_IRQ_ANY (0x08 | 0x10 | 0x40)
 
 /* (context << 32 | seqno) -> the tracked tgid that made the fence; an entry
  * leaves when the fence signals or is freed.  A full table is counted (the
@@ -68,22 +61,27 @@ static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u6
 	katra_submit(rb, t, cpu);
 }
 
-/* Whether the record was made in an interrupt.  The common fields are not
- * the program's to load (the verifier allows the event's own fields only):
- * read as memory. */
-static __always_inline bool in_irq(const struct fence_rec *r)
+/* Whether the probe runs on the current task's own stack (its syscall, a
+ * fault of it) rather than in an interrupt that came while it ran (x86_64
+ * runs hard and soft interrupts and NMIs on stacks of their own): the
+ * address of this program's stack, compared as katra_in_task() compares a
+ * raw tracepoint's arguments.  (The record's common_flags would say it, but
+ * the kernel overwrites the common fields with a pt_regs pointer before a
+ * BPF program sees the record.) */
+static __always_inline bool in_own_task(void)
 {
-	__u8 flags = 0;
+	volatile __u64 marker = 0;
+	__u64 lo = katra_current_stack(), hi = lo + KATRA_THREAD_SIZE, at = (__u64)&marker;
 
-	bpf_probe_read_kernel(&flags, sizeof(flags), &r->common_flags);
-	return flags & TRACE_FLAG_IRQ_ANY;
+	asm volatile("" : "+r"(hi));
+	return at >= lo && at < hi;
 }
 
 static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 key = (__u64)r->context << 32 | r->seqno;
-	bool mine = katra_tracked(pid_tgid >> 32) && !in_irq(r);
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct katra_ev_gpu_fence *e;
 	__u32 owner = 0, *o, cpu;
 	__u64 ts;
