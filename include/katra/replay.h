@@ -94,6 +94,7 @@ enum katra_stats_view {
 	KATRA_STATS_OFFCPU = 1 << 3,   /* off-CPU time per thread by reason */
 	KATRA_STATS_TOP = 1 << 4,      /* the longest spans */
 	KATRA_STATS_CALLS = 1 << 5,    /* the Wine and Vulkan layers' calls by name */
+	KATRA_STATS_GPU = 1 << 6,      /* the GPU layer's fences per timeline and process */
 };
 
 struct katra_stats_opts {

@@ -218,7 +218,7 @@ int katra_cmd_dump(int argc, char **argv)
 
 static const char stats_help[] =
 	"Usage: katra-replay stats [--json] [--syscalls] [--calls] [--per-process]\n"
-	"                          [--per-frame] [--files] [--off-cpu] [--top N]\n"
+	"                          [--per-frame] [--gpu] [--files] [--off-cpu] [--top N]\n"
 	"                          [--overview] [--all]\n"
 	"                          [--from WHEN] [--to WHEN] FILE\n"
 	"What the capture holds, and where the time went.  Without a view option:\n"
@@ -244,6 +244,10 @@ static const char stats_help[] =
 	"                  most above their p50 frame first.  A call is in the frame\n"
 	"                  whose window holds its Begin, on each swapchain of its\n"
 	"                  process; other processes' calls are in no frame\n"
+	"  --gpu           the GPU layer's dma_fences per timeline (driver, timeline):\n"
+	"                  fences, signalled, busy time, made-to-signalled p50, p99,\n"
+	"                  max, waits; then per process its fences and share of\n"
+	"                  all fence time\n"
 	"  --files         per file identity (path when captured with --paths):\n"
 	"                  reads, writes, bytes, time in I/O, opens\n"
 	"  --off-cpu       per thread, off-CPU time by reason: preempted, or blocked\n"
@@ -251,7 +255,7 @@ static const char stats_help[] =
 	"  --top N         the N longest spans of any kind, with thread, process name,\n"
 	"                  syscall name and resource\n"
 	"  --overview      the overview too, when a view option is given\n"
-	"  --all           every section (--top 20)\n"
+	"  --all           every section (--gpu, --top 20)\n"
 	"  --from WHEN     only records from WHEN: seconds since capture start, or the\n"
 	"                  name of an epoch mark (as dump --from)\n"
 	"  --to WHEN       only records up to WHEN (seconds, or the first epoch mark so\n"
@@ -277,7 +281,7 @@ static const char stats_help[] =
 	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
 
 enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
-       OPT_ALL, OPT_CALLS, OPT_PER_FRAME };
+       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
@@ -299,6 +303,9 @@ static int stats_opt(int c, const char *arg, void *ctx)
 		break;
 	case OPT_PER_FRAME:
 		o->per_frame = true;
+		break;
+	case OPT_GPU:
+		o->views |= KATRA_STATS_GPU;
 		break;
 	case OPT_FILES:
 		o->views |= KATRA_STATS_FILES;
@@ -324,7 +331,7 @@ static int stats_opt(int c, const char *arg, void *ctx)
 		break;
 	case OPT_ALL:
 		o->views |= KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS | KATRA_STATS_FILES |
-			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP | KATRA_STATS_CALLS;
+			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP | KATRA_STATS_CALLS | KATRA_STATS_GPU;
 		o->per_frame = true;
 		if (!o->top)
 			o->top = 20;
@@ -341,6 +348,7 @@ int katra_cmd_stats(int argc, char **argv)
 		{ "syscalls", no_argument, NULL, OPT_SYSCALLS },
 		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
 		{ "per-frame", no_argument, NULL, OPT_PER_FRAME },
+		{ "gpu", no_argument, NULL, OPT_GPU },
 		{ "calls", no_argument, NULL, OPT_CALLS },
 		{ "files", no_argument, NULL, OPT_FILES },
 		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },

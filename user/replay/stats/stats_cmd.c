@@ -39,6 +39,8 @@ static int print_text(FILE *out, const struct kr_stats *s, const struct kr_views
 		kr_syscalls_text(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_text(out, v, o->per_process);
+	if (o->views & KATRA_STATS_GPU)
+		kr_gpu_text(out, v);
 	if (o->per_frame)
 		ret = kr_perframe_text(out, v, s->windowed);
 	if (o->views & KATRA_STATS_FILES)
@@ -71,6 +73,8 @@ static int print_json(FILE *out, const struct kr_stats *s, const struct kr_views
 		kr_syscalls_json(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_json(out, v, o->per_process);
+	if (o->views & KATRA_STATS_GPU)
+		kr_gpu_json(out, v);
 	if (o->per_frame)
 		ret = kr_perframe_json(out, v);
 	if (o->views & KATRA_STATS_FILES)
@@ -119,6 +123,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	v->calls_by_process = o.per_process;
 	if (o.per_frame)
 		kr_views_per_frame(v, o.views & KATRA_STATS_CALLS, o.views & KATRA_STATS_SYSCALLS);
+	if ((o.views & KATRA_STATS_GPU) && !(v->gpu = kr_gpu_new()))
+		v->oom = true;
 	v->paths_recorded = katra_reader_header(r)->capture_options.record_paths;
 	v->from = &o.from;
 	v->to = &o.to;

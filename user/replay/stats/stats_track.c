@@ -74,6 +74,8 @@ void kr_views_free(struct kr_views *v)
 	struct kr_thread *t;
 	size_t it = 0;
 
+	kr_gpu_free(v->gpu);
+	v->gpu = NULL;
 	while ((fa = kr_xmap_next(&v->files, &it)))
 		free(fa->path);
 	it = 0;
@@ -357,6 +359,8 @@ void kr_views_add(struct kr_views *v, const struct katra_record *rec)
 		kr_pf_epoch(v->pf, &rec->u.epoch);
 	if (rec->type != KATRA_RECORD_EVENT)
 		return;
+	if (v->gpu && e->scope == KATRA_SCOPE_GPU)
+		kr_gpu_add(v->gpu, e);
 	if (!e->span_id.present) {
 		if (e->payload.type == KATRA_PAYLOAD_SYSCALL_RETURN)
 			v->untimed_syscalls++; /* in flight at capture start */

@@ -114,6 +114,7 @@ struct kr_views {
 	struct { uint64_t pid, handle; } call_libs[KR_MAX_CALL_LIBS]; /* WinToUnix libraries */
 	unsigned ncall_libs;
 	struct kr_perframe *pf;     /* --per-frame (perframe.h), else NULL */
+	struct kr_gpu *gpu;         /* --gpu (stats_gpu.c), else NULL */
 	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
 	unsigned top_len, top_cap;
 	uint64_t path_bytes;
@@ -178,6 +179,16 @@ const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, si
 const char *kr_call_layer(uint64_t what);
 void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process);
 void kr_calls_json(FILE *f, const struct kr_views *v, bool per_process);
+
+/* ---- the GPU layer's fences (stats_gpu.c) ---- */
+struct kr_gpu;
+/* NULL when out of memory. */
+struct kr_gpu *kr_gpu_new(void);
+void kr_gpu_free(struct kr_gpu *g);
+/* An event of scope Gpu. */
+void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e);
+void kr_gpu_text(FILE *f, const struct kr_views *v);
+void kr_gpu_json(FILE *f, const struct kr_views *v);
 
 /* ---- per frame (stats_frames_out.c; perframe.h) ---- */
 /* 0, or -ENOMEM (the output is cut short; the JSON stays well-formed);
