@@ -161,3 +161,91 @@ int gp_dma_fence_destroy(struct fence_rec *r)
 {
 	return on_fence(r, KATRA_GPU_FENCE_DESTROY);
 }
+
+/* ---- the GPU scheduler (drm_sched, a module: gpu-sched): a job's queueing
+ * (in the submitting thread's ioctl), its run on the ring and its
+ * completion.  Up to 6.16 the events are drm_sched_job, drm_run_job and
+ * drm_sched_process_job; from 6.17 drm_sched_job_queue, drm_sched_job_run
+ * and drm_sched_job_done.  Their record layouts differ, their arguments do
+ * not: (struct drm_sched_job *, struct drm_sched_entity *) for the first
+ * two, (struct drm_sched_fence *) for the last, so raw tracepoints read the
+ * job's finished fence from the structs (CO-RE against the module's BTF)
+ * on every version.  That fence's dma_fence_init ran in the submitting
+ * thread (drm_sched_job_arm, in its ioctl): it is in gpu_fences when the
+ * job is a traced process's, and its names (driver "drm_sched", timeline
+ * the ring) are already written.  Attached where tracefs lists the event
+ * (the loader); never loaded elsewhere, so a kernel without the module
+ * needs none of these types. */
+struct drm_sched_fence___katra {
+	struct dma_fence finished;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_job___katra {
+	struct drm_sched_fence___katra *s_fence;
+} __attribute__((preserve_access_index));
+
+static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 context = (__u32)BPF_CORE_READ(sf, finished.context);
+	__u32 seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
+	__u64 key = (__u64)context << 32 | seqno;
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct katra_ev_gpu_fence *e;
+	__u32 owner, *o, cpu;
+	void *rb;
+
+	o = bpf_map_lookup_elem(&gpu_fences, &key);
+	if (!o && !mine)
+		return 0;
+	owner = o ? *o : pid_tgid >> 32;
+	cpu = katra_busy();
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		goto out;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns());
+	e->context = context;
+	e->seqno = seqno;
+	e->what = what;
+	e->owner_tgid = owner;
+	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
+	return 0;
+}
+
+SEC("raw_tp/drm_sched_job")
+int BPF_PROG(gs_drm_sched_job, struct drm_sched_job___katra *job)
+{
+	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_QUEUE);
+}
+
+SEC("raw_tp/drm_run_job")
+int BPF_PROG(gs_drm_run_job, struct drm_sched_job___katra *job)
+{
+	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_RUN);
+}
+
+SEC("raw_tp/drm_sched_process_job")
+int BPF_PROG(gs_drm_sched_process_job, struct drm_sched_fence___katra *fence)
+{
+	return on_job(fence, KATRA_GPU_JOB_DONE);
+}
+
+SEC("raw_tp/drm_sched_job_queue")
+int BPF_PROG(gs_drm_sched_job_queue, struct drm_sched_job___katra *job)
+{
+	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_QUEUE);
+}
+
+SEC("raw_tp/drm_sched_job_run")
+int BPF_PROG(gs_drm_sched_job_run, struct drm_sched_job___katra *job)
+{
+	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_RUN);
+}
+
+SEC("raw_tp/drm_sched_job_done")
+int BPF_PROG(gs_drm_sched_job_done, struct drm_sched_fence___katra *fence)
+{
+	return on_job(fence, KATRA_GPU_JOB_DONE);
+}

@@ -555,6 +555,14 @@ static void build_gpu(void)
 		e->payload.u.gpu_fence.context = 7;
 		e->payload.u.gpu_fence.seqno = k == KATRA_KIND_GPU_FENCE_DESTROY ? 2 : 1;
 	}
+	/* a GPU scheduler job by its finished fence: queued, run, done */
+	for (uint32_t k = KATRA_KIND_GPU_JOB_QUEUE; k <= KATRA_KIND_GPU_JOB_DONE; k++) {
+		e = ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_FENCE, KATRA_RES_GPU_TIMELINE, 7);
+		e->thread_id = TID_GPU;
+		e->request_id = (struct katra_opt_u64){ true, 7ull << 32 | 3 };
+		e->payload.u.gpu_fence.context = 7;
+		e->payload.u.gpu_fence.seqno = 3;
+	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PAYLOAD_TASK_EXIT, KATRA_RES_THREAD,
 	       TID_GPU);
 	e->thread_id = TID_GPU;

@@ -149,6 +149,9 @@ enum katra_event_kind {
 	KATRA_KIND_GPU_FENCE_WAIT,          /* 59: a thread waiting on it (span) */
 	KATRA_KIND_GPU_FENCE_DESTROY,       /* 60: freed without having signalled */
 	KATRA_KIND_GPU_TIMELINE,            /* 61: a fence context's driver and timeline names */
+	KATRA_KIND_GPU_JOB_QUEUE,           /* 62: a GPU scheduler job queued (its finished fence) */
+	KATRA_KIND_GPU_JOB_RUN,             /* 63: ... handed to its ring */
+	KATRA_KIND_GPU_JOB_DONE,            /* 64: ... completed by the ring */
 	KATRA_KIND_COUNT
 };
 

@@ -336,7 +336,9 @@ struct katra_ev_uring_complete {
  * events are written whoever runs them (an interrupt, a driver's worker),
  * until it signals or is freed.  Waits are written for tracked threads.
  * head.tgid/tid: the current task when it is tracked and not in an
- * interrupt, else 0 (owner_tgid says whose the fence is). */
+ * interrupt, else 0 (owner_tgid says whose the fence is).  The GPU
+ * scheduler's job events come in the same record (KATRA_GPU_JOB_*), by the
+ * job's finished fence. */
 #define KATRA_GPU_FENCE_INIT          0
 #define KATRA_GPU_FENCE_EMIT          1
 #define KATRA_GPU_FENCE_ENABLE_SIGNAL 2
@@ -344,7 +346,12 @@ struct katra_ev_uring_complete {
 #define KATRA_GPU_FENCE_WAIT_START    4
 #define KATRA_GPU_FENCE_WAIT_END      5
 #define KATRA_GPU_FENCE_DESTROY       6 /* freed without having signalled */
-#define KATRA_GPU_FENCE_EVENTS        7
+/* a GPU scheduler job, by its finished fence (context, seqno): queued (in
+ * the submitting thread), run on its ring, done */
+#define KATRA_GPU_JOB_QUEUE           7
+#define KATRA_GPU_JOB_RUN             8
+#define KATRA_GPU_JOB_DONE            9
+#define KATRA_GPU_FENCE_EVENTS        10
 
 struct katra_ev_gpu_fence {
 	struct katra_wire_head head;

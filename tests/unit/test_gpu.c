@@ -130,3 +130,51 @@ Test(gpu, fences_link_to_the_ioctls_that_made_and_signalled_them)
 	cr_assert_eq(ev[wait[1]].ts - ev[wait[0]].ts, 10);
 	temp_dir_remove(t.dir);
 }
+
+/* A GPU scheduler job, by its finished fence: made and queued in the
+ * submitting ioctl, run on the ring and done from the scheduler's thread and
+ * the ring's interrupt (thread 0), then the fence signals. */
+Test(gpu, a_scheduler_job_links_to_its_fence_and_ioctl)
+{
+	static const uint32_t kinds[] = { KATRA_KIND_GPU_FENCE_INIT, KATRA_KIND_GPU_JOB_QUEUE,
+					  KATRA_KIND_GPU_JOB_RUN, KATRA_KIND_GPU_JOB_DONE,
+					  KATRA_KIND_GPU_FENCE_SIGNALED };
+	struct pl_ev ev[32];
+	struct pl_trace t;
+	size_t at[5], k = 0, ioctl_begin = SIZE_MAX;
+
+	pl_trace_open(&t, 1, START);
+	fence(&t.pl, GAME, 12, KATRA_GPU_FENCE_INIT, 4);
+	fence(&t.pl, GAME, 14, KATRA_GPU_JOB_QUEUE, 4);
+	ioctl_call(&t.pl, 10, 20);
+	fence(&t.pl, 0, 30, KATRA_GPU_JOB_RUN, 4);
+	fence(&t.pl, 0, 50, KATRA_GPU_JOB_DONE, 4);
+	fence(&t.pl, 0, 51, KATRA_GPU_FENCE_SIGNALED, 4);
+	pl_trace_finish(&t, START + 1000);
+
+	size_t n = pl_read_events(t.path, ev, 32);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN)
+			ioctl_begin = i;
+		else if (ev[i].scope == KATRA_SCOPE_GPU && k < 5)
+			at[k++] = i;
+	}
+	cr_assert_eq(k, 5);
+	cr_assert_neq(ioctl_begin, SIZE_MAX);
+	for (size_t i = 0; i < 5; i++) {
+		cr_assert_eq(ev[at[i]].kind, kinds[i], "event %zu", i);
+		cr_assert_eq(ev[at[i]].payload.u.gpu_fence.seqno, 4);
+		cr_assert_eq(ev[at[i]].res.domain, KATRA_RES_GPU_TIMELINE);
+	}
+	/* the queue: [init, the ioctl]; run, done, signal: [init] on thread 0 */
+	cr_assert_eq(ev[at[1]].ncauses, 2);
+	cr_assert_eq(ev[at[1]].causes[0], ev[at[0]].seq);
+	cr_assert_eq(ev[at[1]].causes[1], ev[ioctl_begin].seq);
+	for (size_t i = 2; i < 5; i++) {
+		cr_assert_eq(ev[at[i]].tid, 0);
+		cr_assert_eq(ev[at[i]].ncauses, 1, "event %zu", i);
+		cr_assert_eq(ev[at[i]].causes[0], ev[at[0]].seq, "event %zu", i);
+	}
+	cr_assert_eq(ev[at[3]].ts - ev[at[2]].ts, 20, "run to done: the job's time on the ring");
+	temp_dir_remove(t.dir);
+}

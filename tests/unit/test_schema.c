@@ -24,7 +24,7 @@
 
 #define SCHEMA_PATH "format/schema.txt"
 #define MAX_ITEMS 64
-#define MAX_FIELDS 64
+#define MAX_FIELDS 128 /* an enum's variants too: EventKind has more than 64 */
 
 struct s_field {
 	char name[48];

@@ -834,6 +834,12 @@ pub fn records() -> Vec<TraceRecord> {
     }
     b.span(ev(t2, S::Gpu, K::GpuFenceWait, tl, fence(1)), fence(1));
     b.push(ev(t2, S::Gpu, K::GpuFenceDestroy, tl, fence(2)));
+    // A GPU scheduler job by its finished fence: queued, run, done.
+    for kind in [K::GpuJobQueue, K::GpuJobRun, K::GpuJobDone] {
+        let mut e = ev(t2, S::Gpu, kind, tl, fence(3));
+        e.request = Some(7 << 32 | 3);
+        b.push(e);
+    }
 
     b.epoch(2, EpochKind::Fifo, "");
     b.epoch(3, EpochKind::User, "frame 1");

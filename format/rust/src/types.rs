@@ -151,7 +151,7 @@ unit_enum!(EventKind {
     49 D3d12QueueSignal, 50 D3d12QueueWait, 51 D3d12FenceSetEventOnCompletion,
     52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage, 55 GpuFenceInit,
     56 GpuFenceEmit, 57 GpuFenceEnableSignal, 58 GpuFenceSignaled, 59 GpuFenceWait,
-    60 GpuFenceDestroy, 61 GpuTimeline
+    60 GpuFenceDestroy, 61 GpuTimeline, 62 GpuJobQueue, 63 GpuJobRun, 64 GpuJobDone
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

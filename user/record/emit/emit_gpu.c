@@ -5,7 +5,9 @@
  * (context << 32 | seqno) and resource (GpuTimeline, context).  Links: the
  * fence's init to the syscall its thread was in (the driver's ioctl), each
  * later event to the init and to the syscall of the thread that caused it
- * (a signal from an ioctl), a wait's End to its Begin. */
+ * (a signal from an ioctl), a wait's End to its Begin.  A GPU scheduler job
+ * is its finished fence: its queueing, run and completion link to that
+ * fence's init (made in the submitting ioctl) like the fence's own events. */
 #include "emit_int.h"
 
 static const uint32_t fence_kinds[KATRA_GPU_FENCE_EVENTS] = {
@@ -16,6 +18,9 @@ static const uint32_t fence_kinds[KATRA_GPU_FENCE_EVENTS] = {
 	[KATRA_GPU_FENCE_WAIT_START] = KATRA_KIND_GPU_FENCE_WAIT,
 	[KATRA_GPU_FENCE_WAIT_END] = KATRA_KIND_GPU_FENCE_WAIT,
 	[KATRA_GPU_FENCE_DESTROY] = KATRA_KIND_GPU_FENCE_DESTROY,
+	[KATRA_GPU_JOB_QUEUE] = KATRA_KIND_GPU_JOB_QUEUE,
+	[KATRA_GPU_JOB_RUN] = KATRA_KIND_GPU_JOB_RUN,
+	[KATRA_GPU_JOB_DONE] = KATRA_KIND_GPU_JOB_DONE,
 };
 
 /* The thread of a record made in a traced thread's context, else NULL

@@ -281,13 +281,14 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		pr->use = prog;
 		pr->lacks = pk_on_demand;
 	}
-	/* the GPU layer's trace events ("gp_EVENT", section tracepoint/SYS/EVENT):
-	 * where tracefs lists them (a driver's module may be loaded or not) */
+	/* the GPU layer's trace events ("gp_EVENT", section tracepoint/SYS/EVENT;
+	 * "gs_EVENT", the GPU scheduler's raw tracepoints): where tracefs lists
+	 * them (a driver's module may be loaded or not) */
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog), *sec, *sys;
 		char sysname[64];
 
-		if (strncmp(name, "gp_", 3))
+		if (strncmp(name, "gp_", 3) && strncmp(name, "gs_", 3))
 			continue;
 		if (p->nprobes == PROBE_MAX) {
 			err = -E2BIG;
@@ -298,6 +299,8 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		sys = sec ? strchr(sec, '/') : NULL;
 		snprintf(sysname, sizeof(sysname), "%.*s", sys ? (int)strcspn(sys + 1, "/") : 0,
 			 sys ? sys + 1 : "");
+		if (name[1] == 's')
+			snprintf(sysname, sizeof(sysname), "gpu_scheduler");
 		pr->name = name + 3;
 		pr->lacks = have_trace_event(sysname, pr->name) ? NULL : pk_gpu_absent;
 		pr->use = pr->lacks ? NULL : prog;

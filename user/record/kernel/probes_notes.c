@@ -86,6 +86,31 @@ static const char *const gpu_events[] = {
 	"dma_fence_init", "dma_fence_emit", "dma_fence_enable_signal", "dma_fence_signaled",
 	"dma_fence_wait_start", "dma_fence_wait_end", "dma_fence_destroy",
 };
+/* The GPU scheduler's: up to 6.16, and from 6.17 (renamed) */
+static const char *const sched_old[] = { "drm_sched_job", "drm_run_job", "drm_sched_process_job" };
+static const char *const sched_new[] = { "drm_sched_job_queue", "drm_sched_job_run",
+					 "drm_sched_job_done" };
+
+/* How many of the three scheduler events are attached; their failures
+ * (other than absence) appended to failed. */
+static size_t sched_attached(const struct katra_probes *p, const char *const *names,
+			     char *failed, size_t *len)
+{
+	size_t on = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		const char *f = failure_of(p, names[i]);
+		if (!f) {
+			on += katra_probes_is_attached(p, names[i]);
+			continue;
+		}
+		if (strstr(f, pk_gpu_absent))
+			continue;
+		*len += (size_t)snprintf(failed + *len, *len < KATRA_NOTE_MAX ?
+					 KATRA_NOTE_MAX - *len : 0, "%s%s", *len ? "; " : "", f);
+	}
+	return on;
+}
 
 /* Whether tracefs lists the event system SYS (either mount point). */
 static bool have_events_dir(const char *sys)
@@ -119,19 +144,22 @@ static void gpu_note(const struct katra_probes *p, char *out)
 		len += (size_t)snprintf(failed + len, len < sizeof(failed) ? sizeof(failed) - len : 0,
 					"%s%s", len ? "; " : "", f);
 	}
-	bool drm = have_events_dir("drm"), sched = have_events_dir("gpu_scheduler");
-	char rest[160];
-	snprintf(rest, sizeof(rest), "%s%s%s", drm || sched ? "; not recorded yet:" : "",
-		 drm ? " drm (vblank)" : "", sched ? " gpu_scheduler" : "");
+	size_t old = sched_attached(p, sched_old, failed, &len);
+	size_t new = sched_attached(p, sched_new, failed, &len);
+	char sched[96] = "";
+	if (old || new)
+		snprintf(sched, sizeof(sched), " + gpu_scheduler (%zu of 3 events, %s)",
+			 old + new, new ? "6.17 names" : "names before 6.17");
+	const char *rest = have_events_dir("drm") ? "; not recorded yet: drm (vblank)" : "";
 	if (!on)
 		snprintf(out, KATRA_NOTE_MAX, "layer gpu off: %s%s",
 			 failed[0] ? failed : absent ? "no dma_fence tracepoints in this kernel"
 						    : "not attached",
 			 rest);
 	else
-		snprintf(out, KATRA_NOTE_MAX, "layer gpu: dma_fence (%zu of %zu events)%s%s%s", on,
-			 sizeof(gpu_events) / sizeof(gpu_events[0]), failed[0] ? "; failed: " : "",
-			 failed, rest);
+		snprintf(out, KATRA_NOTE_MAX, "layer gpu: dma_fence (%zu of %zu events)%s%s%s%s", on,
+			 sizeof(gpu_events) / sizeof(gpu_events[0]), sched,
+			 failed[0] ? "; failed: " : "", failed, rest);
 }
 
 size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
