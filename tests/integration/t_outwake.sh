@@ -4,7 +4,7 @@
 # traced reader makes K one-byte reads of a FIFO, each asleep when an
 # untraced process (started apart from the capture, named kt-outwaker)
 # writes its byte.  Exactly K WakeupOutside on thread 0, context Task, with
-# the writer's pid, tid and name.
+# the writer's pid, tid and name; the report names it.
 . "$(dirname "$0")/lib.sh"
 kt_require
 K=40
@@ -21,4 +21,8 @@ kt_wait_recorder 0
 kt_verify
 python3 "$KT_DIR/truth_check.py" outwake "$TRACE.jsonl" "$T/outwake.out" "$T/waker.out" \
 	>"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+"$REPLAY" report "$TRACE" >"$T/report.txt" 2>"$T/report.err" ||
+	kt_fail "katra-replay report failed: $(kt_tail "$T/report.err")"
+grep -q "woken by kt-outwaker (pid $WK_PID)" "$T/report.txt" ||
+	kt_fail "the report does not name the waker 'kt-outwaker (pid $WK_PID)': $(grep -m1 woken "$T/report.txt")"
 kt_note "$(kt_tail "$T/check.out")"
