@@ -201,3 +201,27 @@ Test(report_waits, outside_waker_named_by_its_process_or_as_an_interrupt)
 		  "the path's hop names the process");
 	cr_assert(has(t.hops, t.nhops, "blocked in Sleep, woken by an interrupt"));
 }
+
+Test(report_waits, an_outside_wakeup_gives_its_target_s_process)
+{
+	struct tb b = { 0 };
+	struct kr_report_opts o = { 0 };
+	struct kr_report *rp;
+	struct katra_event *w;
+
+	/* thread 303 of process 300 first seen as an outside wakeup's target */
+	w = ev(&b, 100, 0, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT, -1);
+	w->resource = (struct katra_resource){ KATRA_RES_THREAD, 303 };
+	w->payload.type = KATRA_PAYLOAD_WAKEUP_OUTSIDE;
+	w->payload.u.wakeup_outside.target_tid = 303;
+	w->payload.u.wakeup_outside.target_pid = 300;
+	w->payload.u.wakeup_outside.context = KATRA_WAKER_INTERRUPT;
+	w->payload.u.wakeup_outside.waker_comm = katra_cstr("");
+
+	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &o), 0);
+	for (size_t i = 0; i < b.n; i++)
+		cr_assert_eq(kr_report_add(rp, &b.recs[i]), 0, "record %zu", i);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	cr_assert_eq(kr_report_pid_of(rp, 303), 300, "its process, as a Wakeup's target has");
+	kr_report_free(rp);
+}
