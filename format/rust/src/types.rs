@@ -199,6 +199,7 @@ pub enum Payload {
     WineServerRequests(WineServerRequestsPayload),
     TaskRename(TaskRenamePayload),
     D3d12(D3d12Payload),
+    WakeupOutside(WakeupOutsidePayload),
     GpuFence(GpuFencePayload),
     GpuTimeline(GpuTimelinePayload),
 }
@@ -237,6 +238,7 @@ impl Payload {
         "WineServerRequests",
         "TaskRename",
         "D3d12",
+        "WakeupOutside",
         "GpuFence",
         "GpuTimeline",
     ];
@@ -276,8 +278,9 @@ impl Payload {
             WineServerRequests(_) => 29,
             TaskRename(_) => 30,
             D3d12(_) => 31,
-            GpuFence(_) => 32,
-            GpuTimeline(_) => 33,
+            WakeupOutside(_) => 32,
+            GpuFence(_) => 33,
+            GpuTimeline(_) => 34,
         }
     }
 
@@ -507,6 +510,19 @@ pub struct D3d12Payload {
     pub event: u64,
     pub result: Option<i32>,
 }
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct WakeupOutsidePayload {
+    pub target_tid: u64,
+    pub target_pid: u64,
+    pub target_cpu: u32,
+    pub waker_pid: u64,
+    pub waker_tid: u64,
+    pub waker_comm: String,
+    pub context: WakerContext,
+}
+
+unit_enum!(WakerContext { 0 Task, 1 Interrupt });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct GpuFencePayload {
