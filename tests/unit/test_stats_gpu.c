@@ -107,12 +107,59 @@ Test(stats_gpu, json)
 		",\"gpu\":{\"timelines\":["
 		"{\"context\":9,\"driver\":\"vgem\",\"timeline\":\"unbound\",\"fences\":2,"
 		"\"signaled\":1,\"destroyed\":1,\"busy_ns\":200000,\"p50_ns\":200000,"
-		"\"p99_ns\":200000,\"max_ns\":200000,\"waits\":0,\"wait_ns\":0},"
+		"\"p99_ns\":200000,\"max_ns\":200000,\"waits\":0,\"wait_ns\":0,\"jobs\":0,"
+		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0},"
 		"{\"context\":5,\"driver\":\"amdgpu\",\"timeline\":\"gfx_0.0.0\",\"fences\":3,"
 		"\"signaled\":3,\"destroyed\":0,\"busy_ns\":60000,\"p50_ns\":29951,"
-		"\"p99_ns\":40000,\"max_ns\":40000,\"waits\":1,\"wait_ns\":30000}],"
+		"\"p99_ns\":40000,\"max_ns\":40000,\"waits\":1,\"wait_ns\":30000,\"jobs\":0,"
+		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0}],"
 		"\"processes\":[{\"process_id\":100,\"process_name\":\"game\",\"fences\":4,"
 		"\"signaled\":3,\"fence_ns\":270000},{\"process_id\":200,\"process_name\":\"tool\","
 		"\"fences\":1,\"signaled\":1,\"fence_ns\":10000}],\"overflow\":0}}\n");
 	free(text);
+}
+
+/* A drm_sched ring (context 3): process 100's jobs 1 (made 10, run 20..50
+ * us) and 2 (made 12, run 40..60 us: two on the ring at once, busy 20..60 =
+ * 40 us), each signalling at its done. */
+static void jobs_trace(struct tb *t)
+{
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(t, 1 * US, 100, "game", NULL);
+	timeline(t, 5 * US, 3, "drm_sched", "gfx_0.0.0");
+	fence(t, 10 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 12 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 3, 2);
+	fence(t, 20 * US, 100, KATRA_KIND_GPU_JOB_RUN, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 40 * US, 100, KATRA_KIND_GPU_JOB_RUN, KATRA_PHASE_INSTANT, -1, 3, 2);
+	fence(t, 50 * US, 100, KATRA_KIND_GPU_JOB_DONE, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 50 * US, 100, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 60 * US, 100, KATRA_KIND_GPU_JOB_DONE, KATRA_PHASE_INSTANT, -1, 3, 2);
+	fence(t, 60 * US, 100, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 3, 2);
+	tb_epoch(t, 100 * US, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(t);
+}
+
+Test(stats_gpu, a_rings_jobs_run_to_done)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_GPU };
+	struct outcap out, err;
+	struct tb t;
+
+	tb_init(&t);
+	jobs_trace(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
+	const char *b = strstr(oc_text(&out), "\nGPU scheduler rings");
+	cr_assert_not_null(b, "%s", oc_text(&out));
+	cr_assert_str_eq(b,
+		"\nGPU scheduler rings (jobs: run to done; p50/p99 within 1/32)\n"
+		"   context driver       timeline            jobs  busy usecs  p50 usecs  p99 usecs  max usecs\n"
+		"         3 drm_sched    gfx_0.0.0              2        40.0       20.0       30.0       30.0\n"
+		"\nGPU fences per process (time in flight, share of all fence time)\n"
+		"process                       fences  signal        usecs   share\n"
+		"100(game)                          2       2         88.0  100.0%\n");
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
 }

@@ -2,7 +2,9 @@
 /* stats --gpu: the GPU layer's dma_fences per fence timeline (context),
  * named by their GpuTimeline events: fences made, signalled, their time in
  * flight (GpuFenceInit to GpuFenceSignaled: p50, p99, max), the timeline's
- * busy time (some fence of it in flight), the waits on it; then per process
+ * busy time (some fence of it in flight), the waits on it; a GPU
+ * scheduler's ring (its jobs' finished fences' timeline): its jobs' time on
+ * the ring (GpuJobRun to GpuJobDone: busy, p50, p99, max); then per process
  * its fences and its share of all fence time.  Bounded like every view:
  * what does not fit is counted. */
 #include <stdlib.h>
@@ -20,10 +22,12 @@ struct kr_gpu_tl {
 	char driver[32], timeline[32];
 	uint64_t fences, signaled, destroyed, busy_ns, cover_end, waits, wait_ns;
 	struct kr_histo dur;
+	uint64_t jobs, ring_busy_ns, ring_cover_end;
+	struct kr_histo ring; /* run to done */
 };
 
 struct kr_gpu_fence {
-	uint64_t init_ts, pid;
+	uint64_t init_ts, pid, run_ts;
 };
 
 struct kr_gpu_proc {
@@ -68,6 +72,18 @@ static void copy_name(char *dst, size_t cap, const struct katra_str *s)
 
 	memcpy(dst, s->ptr, n);
 	dst[n] = 0;
+}
+
+/* Adds [start, end] to a union of intervals taken in the order they end
+ * (exact when they also start in order: a ring's fences and jobs). */
+static void cover(uint64_t *busy, uint64_t *cover_end, uint64_t start, uint64_t end)
+{
+	if (start < *cover_end)
+		start = *cover_end;
+	if (end > start)
+		*busy += end - start;
+	if (end > *cover_end)
+		*cover_end = end;
 }
 
 void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e)
@@ -128,14 +144,26 @@ void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e)
 			p->signaled++;
 			p->fence_ns += dur;
 		}
-		/* busy: the union of the fences' flights, in the order they
-		 * signal (a ring's fences signal in order: exact there) */
-		if (start < t->cover_end)
-			start = t->cover_end;
-		if (end > start)
-			t->busy_ns += end - start;
-		if (end > t->cover_end)
-			t->cover_end = end;
+		/* busy: the union of the fences' flights */
+		cover(&t->busy_ns, &t->cover_end, start, end);
+		break;
+	}
+	case KATRA_KIND_GPU_JOB_RUN: {
+		struct kr_gpu_fence *f = kr_xmap_find(&g->fences, &key);
+		if (f)
+			f->run_ts = e->ts_mono_ns;
+		break;
+	}
+	case KATRA_KIND_GPU_JOB_DONE: {
+		struct kr_gpu_fence *f = kr_xmap_find(&g->fences, &key);
+		if (!f || !f->run_ts)
+			return;
+		uint64_t start = f->run_ts, end = e->ts_mono_ns;
+		t->jobs++;
+		kr_histo_add(&t->ring, end > start ? end - start : 0);
+		/* the ring's busy time: the union of its jobs' runs (the jobs a
+		 * ring runs at once counted once) */
+		cover(&t->ring_busy_ns, &t->ring_cover_end, start, end);
 		break;
 	}
 	case KATRA_KIND_GPU_FENCE_WAIT: {
@@ -212,6 +240,25 @@ void kr_gpu_text(FILE *f, const struct kr_views *v)
 				(unsigned long long)t->waits, usecs(t->wait_ns));
 		}
 	}
+	bool jobs = false;
+	for (size_t i = 0; i < n; i++)
+		jobs |= ((const struct kr_gpu_tl *)tl[i])->jobs != 0;
+	if (jobs) {
+		kr_s(f, "\nGPU scheduler rings (jobs: run to done; p50/p99 within 1/32)\n");
+		fprintf(f, "%10s %-12s %-16s %7s %11s %10s %10s %10s\n", "context", "driver",
+			"timeline", "jobs", "busy usecs", "p50 usecs", "p99 usecs", "max usecs");
+		for (size_t i = 0; i < n; i++) {
+			const struct kr_gpu_tl *t = tl[i];
+			if (!t->jobs)
+				continue;
+			fprintf(f, "%10llu %-12s %-16s %7llu %11.1f %10.1f %10.1f %10.1f\n",
+				(unsigned long long)*(const uint64_t *)kr_xmap_key(&g->tls, t),
+				t->driver[0] ? t->driver : "?", t->timeline[0] ? t->timeline : "?",
+				(unsigned long long)t->jobs, usecs(t->ring_busy_ns),
+				usecs(kr_histo_percentile(&t->ring, 500)),
+				usecs(kr_histo_percentile(&t->ring, 990)), usecs(t->ring.max));
+		}
+	}
 	if (np) {
 		kr_s(f, "\nGPU fences per process (time in flight, share of all fence time)\n");
 		fprintf(f, "%-28s %7s %7s %12s %7s\n", "process", "fences", "signal", "usecs", "share");
@@ -235,7 +282,8 @@ void kr_gpu_text(FILE *f, const struct kr_views *v)
 
 /* "gpu":{"timelines":[{"context":N,"driver":"..","timeline":"..","fences":N,
  *   "signaled":N,"destroyed":N,"busy_ns":N,"p50_ns":N,"p99_ns":N,"max_ns":N,
- *   "waits":N,"wait_ns":N},..],"processes":[{"process_id":N,"process_name":..,
+ *   "waits":N,"wait_ns":N,"jobs":N,"ring_busy_ns":N,"ring_p50_ns":N,"ring_p99_ns":N,
+ *   "ring_max_ns":N},..],"processes":[{"process_id":N,"process_name":..,
  *   "fences":N,"signaled":N,"fence_ns":N},..],"overflow":N} */
 void kr_gpu_json(FILE *f, const struct kr_views *v)
 {
@@ -253,13 +301,19 @@ void kr_gpu_json(FILE *f, const struct kr_views *v)
 		kr_s(f, ",\"timeline\":");
 		katra_json_string(f, t->timeline, strlen(t->timeline));
 		fprintf(f, ",\"fences\":%llu,\"signaled\":%llu,\"destroyed\":%llu,\"busy_ns\":%llu,"
-			"\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,\"waits\":%llu,\"wait_ns\":%llu}",
+			"\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,\"waits\":%llu,\"wait_ns\":%llu,"
+			"\"jobs\":%llu,\"ring_busy_ns\":%llu,\"ring_p50_ns\":%llu,\"ring_p99_ns\":%llu,"
+			"\"ring_max_ns\":%llu}",
 			(unsigned long long)t->fences, (unsigned long long)t->signaled,
 			(unsigned long long)t->destroyed, (unsigned long long)t->busy_ns,
 			(unsigned long long)kr_histo_percentile(&t->dur, 500),
 			(unsigned long long)kr_histo_percentile(&t->dur, 990),
 			(unsigned long long)t->dur.max, (unsigned long long)t->waits,
-			(unsigned long long)t->wait_ns);
+			(unsigned long long)t->wait_ns, (unsigned long long)t->jobs,
+			(unsigned long long)t->ring_busy_ns,
+			(unsigned long long)kr_histo_percentile(&t->ring, 500),
+			(unsigned long long)kr_histo_percentile(&t->ring, 990),
+			(unsigned long long)t->ring.max);
 	}
 	kr_s(f, "],\"processes\":[");
 	for (size_t i = 0; i < np; i++) {
