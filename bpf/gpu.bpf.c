@@ -187,14 +187,19 @@ struct drm_sched_job___katra {
 static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 context = (__u32)BPF_CORE_READ(sf, finished.context);
-	__u32 seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
-	__u64 key = (__u64)context << 32 | seqno;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct katra_ev_gpu_fence *e;
-	__u32 owner, *o, cpu;
+	__u32 owner, *o, cpu, context, seqno;
+	__u64 key;
 	void *rb;
 
+	/* a layout without the fence: nothing read (the reads are dead code,
+	 * never loaded as relocations the kernel cannot resolve) */
+	if (!sf || !bpf_core_field_exists(sf->finished))
+		return 0;
+	context = (__u32)BPF_CORE_READ(sf, finished.context);
+	seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
+	key = (__u64)context << 32 | seqno;
 	o = bpf_map_lookup_elem(&gpu_fences, &key);
 	if (!o && !mine)
 		return 0;
@@ -214,16 +219,24 @@ out:
 	return 0;
 }
 
+/* The job's fences (NULL where the layout has no s_fence). */
+static __always_inline struct drm_sched_fence___katra *job_fence(struct drm_sched_job___katra *job)
+{
+	if (!bpf_core_field_exists(job->s_fence))
+		return NULL;
+	return BPF_CORE_READ(job, s_fence);
+}
+
 SEC("raw_tp/drm_sched_job")
 int BPF_PROG(gs_drm_sched_job, struct drm_sched_job___katra *job)
 {
-	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_QUEUE);
+	return on_job(job_fence(job), KATRA_GPU_JOB_QUEUE);
 }
 
 SEC("raw_tp/drm_run_job")
 int BPF_PROG(gs_drm_run_job, struct drm_sched_job___katra *job)
 {
-	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_RUN);
+	return on_job(job_fence(job), KATRA_GPU_JOB_RUN);
 }
 
 SEC("raw_tp/drm_sched_process_job")
@@ -235,13 +248,13 @@ int BPF_PROG(gs_drm_sched_process_job, struct drm_sched_fence___katra *fence)
 SEC("raw_tp/drm_sched_job_queue")
 int BPF_PROG(gs_drm_sched_job_queue, struct drm_sched_job___katra *job)
 {
-	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_QUEUE);
+	return on_job(job_fence(job), KATRA_GPU_JOB_QUEUE);
 }
 
 SEC("raw_tp/drm_sched_job_run")
 int BPF_PROG(gs_drm_sched_job_run, struct drm_sched_job___katra *job)
 {
-	return on_job(BPF_CORE_READ(job, s_fence), KATRA_GPU_JOB_RUN);
+	return on_job(job_fence(job), KATRA_GPU_JOB_RUN);
 }
 
 SEC("raw_tp/drm_sched_job_done")

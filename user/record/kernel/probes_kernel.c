@@ -56,6 +56,8 @@ const char pk_alt_in_use[] = "its newer name is attached";
 const char pk_not_needed[] = "page faults are not measured here";
 const char pk_on_demand[] = "attached when a Wine session is traced";
 const char pk_gpu_absent[] = "not in this kernel's tracefs";
+static const char gpu_sched_no_btf[] =
+	"the gpu_sched module has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)";
 
 /* Whether tracefs lists trace event SYS/NAME (either mount point). */
 static bool have_trace_event(const char *sys, const char *name)
@@ -303,6 +305,9 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 			snprintf(sysname, sizeof(sysname), "gpu_scheduler");
 		pr->name = name + 3;
 		pr->lacks = have_trace_event(sysname, pr->name) ? NULL : pk_gpu_absent;
+		/* the scheduler's programs read its structs by the module's BTF */
+		if (!pr->lacks && name[1] == 's' && access("/sys/kernel/btf/gpu_sched", F_OK))
+			pr->lacks = gpu_sched_no_btf;
 		pr->use = pr->lacks ? NULL : prog;
 		bpf_program__set_autoload(prog, pr->use != NULL);
 	}
