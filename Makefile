@@ -289,6 +289,17 @@ $(SPEEDSCOPE_INDEX):
 	@mkdir -p $(B)/speedscope
 	npm install --no-audit --no-fund --no-save --prefix $(B)/speedscope speedscope@$(SPEEDSCOPE_VERSION)
 
+# DuckDB, the engine the Parquet export is checked with
+# (tests/integration/t_parquet*.sh): its Node.js API from npm, pinned (the
+# engine for Linux x86-64 comes as @duckdb/node-bindings-linux-x64).
+DUCKDB_VERSION ?= 1.4.4-r.1
+DUCKDB_PKG := $(B)/duckdb/node_modules/@duckdb/node-api/package.json
+.PHONY: duckdb
+duckdb: $(DUCKDB_PKG)
+$(DUCKDB_PKG):
+	@mkdir -p $(B)/duckdb
+	npm install --no-audit --no-fund --no-save --prefix $(B)/duckdb @duckdb/node-api@$(DUCKDB_VERSION)
+
 clean:
 	rm -rf $(B) format/rust/target
 
