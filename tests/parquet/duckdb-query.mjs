@@ -1,6 +1,7 @@
-// Runs SQL with DuckDB (the npm package under build/duckdb) and prints each
-// result as JSON lines, big integers as strings of their exact digits.
-// usage: node duckdb-query.mjs 'SQL' ['SQL'...]   (or SQL on stdin with -)
+// Runs SQL with DuckDB (the npm package under build/duckdb, make duckdb) and
+// prints each result as JSON lines (big integers as strings of their exact
+// digits), a line "---" after each statement's rows.
+// usage: node duckdb-query.mjs 'SQL' ['SQL'...]   ('-': the SQL on stdin)
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,4 +19,5 @@ for (const sql of sqls) {
 	const reader = await con.runAndReadAll(sql);
 	for (const row of reader.getRowObjectsJson())
 		console.log(JSON.stringify(row));
+	console.log('---');
 }

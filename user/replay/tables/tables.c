@@ -253,6 +253,11 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 		fprintf(err, "katra-replay: '%s': %s: exported the records before it (runs.complete "
 			"= false)\n", path, why);
 	}
+	if (!rc && !q->err && st == KATRA_READ_EOF && !q->s.has_summary) {
+		why = "no SessionSummary: the capture was cut short";
+		fprintf(err, "katra-replay: '%s': %s: exported what it holds (runs.complete = "
+			"false)\n", path, why);
+	}
 	if (!rc && !q->err)
 		kq_rows_finish(q, h, why);
 	if (!rc && (q->err || q->s.oom || q->v.oom)) {

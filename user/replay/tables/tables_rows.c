@@ -165,6 +165,7 @@ void kq_rows_span(void *ctx, const struct kr_span_done *d)
 		kp_bool(f, S_ERROR, d->call_failed);
 	kp_cstr(f, S_CONFIDENCE, kr_enum(katra_confidence_name(e->confidence), e->confidence,
 					 cb));
+	kp_bool(f, S_SYSCALL, d->syskey != KR_SYSKEY_NONE);
 	row(q, KQ_SPANS);
 	if (d->call)
 		call_row(q, d, name, has_status, status);

@@ -75,6 +75,7 @@ static const struct kp_col spans[S_NCOLS] = {
 	[S_RET] = { "ret", KP_I64, true },
 	[S_ERROR] = { "error", KP_BOOL, false },
 	[S_CONFIDENCE] = { "confidence", KP_STRING, false },
+	[S_SYSCALL] = { "is_syscall", KP_BOOL, false },
 };
 
 static const struct kp_col calls[C_NCOLS] = {

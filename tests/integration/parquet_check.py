@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Checks katra-replay export --parquet with DuckDB against katra-replay stats.
+
+usage: parquet_check.py single DIR TRACE        one run: every table against stats
+       parquet_check.py many DIR TRACE...       one SQL statement over all runs
+Environment: REPLAY (katra-replay), DUCKDB_QUERY (tests/parquet/duckdb-query.mjs).
+Counts, sums, minima and maxima must be equal; stats's p50/p99 are nearest
+ranks reported as the middle of a log-linear bucket (user/replay/util/histo.c),
+so the check takes DuckDB's exact nearest-rank value through the same bucket
+and requires the same number."""
+import json
+import os
+import subprocess
+import sys
+
+REPLAY = os.environ.get("REPLAY", "build/katra-replay")
+QUERY = os.environ.get("DUCKDB_QUERY", "tests/parquet/duckdb-query.mjs")
+SUB_BITS, SUB = 5, 32
+
+
+def fail(msg):
+    print("parquet_check: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def duck(*sqls):
+    p = subprocess.run(["node", QUERY, *sqls], capture_output=True, text=True)
+    if p.returncode:
+        fail("duckdb: " + p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "duckdb failed")
+    out, cur = [], []
+    for line in p.stdout.splitlines():
+        if line == "---":
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(json.loads(line))
+    return out
+
+
+def stats(trace):
+    p = subprocess.run([REPLAY, "stats", "--json", "--overview", "--syscalls", "--off-cpu",
+                        "--calls", trace], capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        fail("stats %s exited %d: %s" % (trace, p.returncode, p.stderr))
+    return json.loads(p.stdout)
+
+
+def bucket(v):
+    """histo.c's bucket_of, bucket_range: (lo, width)"""
+    if v < 2 * SUB:
+        return v, 1
+    e = v.bit_length() - 1
+    shift = e - SUB_BITS
+    b = 2 * SUB + (e - SUB_BITS - 1) * SUB + ((v >> shift) - SUB)
+    e2 = (b - 2 * SUB) // SUB + SUB_BITS + 1
+    sub = (b - 2 * SUB) % SUB
+    width = 1 << (e2 - SUB_BITS)
+    return (SUB + sub) << (e2 - SUB_BITS), width
+
+
+def rank(count, permille):
+    return count // 1000 * permille + (count % 1000 * permille + 999) // 1000
+
+
+def as_stats(exact, mn, mx, count, permille):
+    """What kr_histo_percentile reports when the nearest-rank value is exact."""
+    r = rank(count, permille)
+    if r <= 1:
+        return mn
+    if r >= count:
+        return mx
+    lo, width = bucket(exact)
+    return min(max(lo + (width - 1) // 2, mn), mx)
+
+
+def glob(d, table):
+    return "read_parquet('%s/%s/**/*.parquet', hive_partitioning = true)" % (d, table)
+
+
+def check_single(d, trace):
+    st = stats(trace)
+    runs, kinds, sysc, off, ranks, procs, thr = duck(
+        "select * exclude (notes) from %s" % glob(d, "runs"),
+        "select kind, count(*) n, sum(dur_ns) total, min(dur_ns) mn, max(dur_ns) mx "
+        "from %s group by kind" % glob(d, "spans"),
+        "select name, count(*) calls, count(*) filter (where error) errors, sum(dur_ns) total, "
+        "max(dur_ns) mx from %s where is_syscall group by name" % glob(d, "spans"),
+        "select o.tid, o.reason, o.state, s.name syscall, count(*) n, sum(o.dur_ns) total, "
+        "max(o.dur_ns) mx from %s o left join %s s on s.run = o.run and s.tid = o.tid and "
+        "s.span_id = o.syscall_span_id group by all" % (glob(d, "offcpu"), glob(d, "spans")),
+        # the exact nearest-rank durations at p50 and p99, per kind
+        "select kind, rn, dur_ns from (select kind, dur_ns, row_number() over (partition by "
+        "kind order by dur_ns) rn, count(*) over (partition by kind) n from %s) where "
+        "rn = greatest(1, ceil(n * 0.5)::bigint) or rn = greatest(1, ceil(n * 0.99)::bigint)"
+        % glob(d, "spans"),
+        "select pid, threads, events, name from %s" % glob(d, "processes"),
+        "select pid, tid, events from %s" % glob(d, "threads"))
+    if len(runs) != 1:
+        fail("%d runs rows, want 1" % len(runs))
+    run = runs[0]
+    for k, v in st["labels"].items():
+        if run.get(k) != v:
+            fail("label %s: partition says %r, stats %r" % (k, run.get(k), v))
+    for k in ("records", "events"):
+        if int(run[k]) != st[k]:
+            fail("runs.%s %s, stats %s" % (k, run[k], st[k]))
+    # complete: read to its end, and it ends with its SessionSummary
+    if run["complete"] != (st["complete"] and st["session_summary"]):
+        fail("runs.complete %s, stats complete %s, session_summary %s" %
+             (run["complete"], st["complete"], st["session_summary"]))
+    sd = st["drops"]["summary_dropped_events"]
+    if (None if run["summary_dropped_events"] is None else int(run["summary_dropped_events"])) != sd:
+        fail("runs.summary_dropped_events %s, stats %s" % (run["summary_dropped_events"], sd))
+    bk = st["spans"]["by_kind"]
+    got = {r["kind"]: r for r in kinds}
+    if set(got) != set(bk):
+        fail("span kinds: parquet %s, stats %s" % (sorted(got), sorted(bk)))
+    exact = {}
+    for r in ranks:
+        exact.setdefault(r["kind"], {})[int(r["rn"])] = int(r["dur_ns"])
+    for k, s in bk.items():
+        g = got[k]
+        mine = (int(g["n"]), int(g["total"]), int(g["mn"]), int(g["mx"]))
+        theirs = (s["count"], s["total_ns"], s["min_ns"], s["max_ns"])
+        if mine != theirs:
+            fail("spans %s: count/total/min/max %s, stats %s" % (k, mine, theirs))
+        for pm, key in ((500, "p50_ns"), (990, "p99_ns")):
+            r = max(1, rank(s["count"], pm))
+            want = as_stats(exact[k][r], s["min_ns"], s["max_ns"], s["count"], pm)
+            if want != s[key]:
+                fail("spans %s %s: DuckDB's rank %d is %d -> %d, stats %d" %
+                     (k, key, r, exact[k][r], want, s[key]))
+    got = {r["name"]: r for r in sysc}
+    rows = {r["syscall"]: r for r in st["syscalls"]["rows"]}
+    if set(got) != set(rows):
+        fail("syscall names: parquet %s, stats %s" % (sorted(got), sorted(rows)))
+    for n, s in rows.items():
+        g = got[n]
+        mine = (int(g["calls"]), int(g["errors"]), int(g["total"]), int(g["mx"]))
+        if mine != (s["calls"], s["errors"], s["total_ns"], s["max_ns"]):
+            fail("syscall %s: %s, stats %s" % (n, mine, (s["calls"], s["errors"], s["total_ns"],
+                                                          s["max_ns"])))
+    want = {}
+    for s in st["off_cpu"]:
+        key = (s["thread_id"], s["reason"], s["state"], s["syscall"])
+        want[key] = (s["count"], s["total_ns"], s["max_ns"])
+    mine = {(int(r["tid"]), r["reason"], r["state"], r["syscall"]):
+            (int(r["n"]), int(r["total"]), int(r["mx"])) for r in off}
+    if mine != want:
+        diff = set(mine.items()) ^ set(want.items())
+        fail("off-CPU rows differ from stats --off-cpu: %s" % sorted(diff, key=str)[:6])
+    tp = {p["process_id"]: p for p in st["processes"]}
+    if {int(p["pid"]): (int(p["threads"]), int(p["events"]), p["name"]) for p in procs} != \
+            {k: (p["threads"], p["events"], p["name"]) for k, p in tp.items()}:
+        fail("processes differ from stats")
+    if {(int(t["pid"]), int(t["tid"])): int(t["events"]) for t in thr} != \
+            {(t["process_id"], t["thread_id"]): t["events"] for t in st["threads"]}:
+        fail("threads differ from stats")
+    print("ok: %d span kinds, %d syscalls, %d off-CPU rows, %d processes, %d threads" %
+          (len(bk), len(rows), len(want), len(procs), len(thr)))
+
+
+def check_many(d, traces):
+    # one statement across every run: per build and run, spans and their time
+    (rows,) = duck(
+        "select r.build, r.seq, r.run, r.trace, r.events, r.summary_dropped_events, "
+        "count(s.dur_ns) spans, coalesce(sum(s.dur_ns), 0) total, "
+        "count(*) filter (where s.kind = 'FileRead') reads "
+        "from %s r left join %s s using (run) group by all" % (glob(d, "runs"), glob(d, "spans")))
+    if len(rows) != len(traces):
+        fail("%d runs in the answer, want %d" % (len(rows), len(traces)))
+    by_trace = {r["trace"]: r for r in rows}
+    for t in traces:
+        st = stats(t)
+        r = by_trace.get(t)
+        if not r:
+            fail("%s: not in the answer" % t)
+        if r["build"] != st["labels"]["build"] or r["seq"] != st["labels"]["seq"]:
+            fail("%s: labels %s/%s, stats %s" % (t, r["build"], r["seq"], st["labels"]))
+        bk = st["spans"]["by_kind"]
+        want = (st["events"], sum(v["count"] for v in bk.values()),
+                sum(v["total_ns"] for v in bk.values()), bk.get("FileRead", {}).get("count", 0),
+                st["drops"]["summary_dropped_events"])
+        mine = (int(r["events"]), int(r["spans"]), int(r["total"]), int(r["reads"]),
+                None if r["summary_dropped_events"] is None else int(r["summary_dropped_events"]))
+        if mine != want:
+            fail("%s: events/spans/total/reads/dropped %s, stats %s" % (t, mine, want))
+    print("ok: %d runs, one query" % len(rows))
+
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] == "single":
+        check_single(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "many":
+        check_many(sys.argv[2], sys.argv[3:])
+    else:
+        fail(__doc__)

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# katra-replay export --parquet, checked with the real engine (DuckDB, make
+# duckdb): a labelled capture of the demo workload (read and io_uring, two
+# threads, a child) exports one run whose tables give, in DuckDB's SQL,
+# exactly what stats gives: span count, sum, min, max per kind and p50/p99
+# through stats's buckets; the syscall table (calls, errors, time, max);
+# the off-CPU rows by thread, reason, state and syscall (a join on the
+# syscall's span); processes and threads; the labels from the partition
+# path; the run's events, records and losses.  A capture killed with
+# SIGKILL exports what it holds (runs.complete false, its spans equal to
+# stats's on the same file); a corrupt trace is refused with one line, exit
+# 1 and no file left, beside an earlier run that stays whole.
+. "$(dirname "$0")/lib.sh"
+kt_require
+QUERY=$KT_ROOT/tests/parquet/duckdb-query.mjs
+[ -f "$KT_ROOT/build/duckdb/node_modules/@duckdb/node-api/package.json" ] ||
+	kt_fail "DuckDB is missing (make duckdb)"
+export REPLAY DUCKDB_QUERY=$QUERY
+CHECK="python3 $KT_DIR/parquet_check.py"
+PQ=$T/pq
+
+timeout -k 5 30 "$REC" --label build=812 --label 'scene=city night' -o "$TRACE" \
+	-- "$WL/demo" >"$T/demo.out" 2>"$T/rec.err"
+rc=$?
+[ "$rc" = 0 ] || kt_fail "katra-record -- demo exited $rc: $(kt_tail "$T/rec.err")"
+"$REPLAY" export --parquet "$PQ" "$TRACE" 2>"$T/export.err" ||
+	kt_fail "export --parquet exited $?: $(kt_tail "$T/export.err")"
+[ ! -s "$T/export.err" ] || kt_fail "export --parquet said: $(kt_tail "$T/export.err")"
+for t in runs processes threads thread_names spans calls offcpu frames drops; do
+	n=$(find "$PQ/$t" -path "*/build=812/scene=city%20night/run=*/part.parquet" | wc -l)
+	[ "$n" = 1 ] || kt_fail "$t: $n part.parquet files under build=812/scene=city%20night/run=*"
+done
+[ -z "$(find "$PQ" -name '*.tmp')" ] || kt_fail "temporary files left: $(find "$PQ" -name '*.tmp')"
+$CHECK single "$PQ" "$TRACE" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+
+# a capture killed with SIGKILL: what it holds
+kt_busy 10
+KILLED=$T/killed.ktrc
+"$REC" --ready-file "$T/ready" --label build=killed -o "$KILLED" -p "$BUSY_PID" \
+	>"$T/rec2.out" 2>"$T/rec2.err" &
+REC_PID=$!
+KT_PIDS="$KT_PIDS $REC_PID"
+kt_wait_ready
+sleep 1
+kill -KILL "$REC_PID"
+kt_wait "$REC_PID" 5 || kt_fail "katra-record survived SIGKILL"
+"$REPLAY" export --parquet "$T/pqk" "$KILLED" 2>"$T/killed.err" ||
+	kt_fail "export of a killed capture exited $?: $(kt_tail "$T/killed.err")"
+[ "$(wc -l <"$T/killed.err")" = 1 ] && grep -q "exported .*(runs.complete = false)" "$T/killed.err" ||
+	kt_fail "export of a killed capture did not say it is truncated: $(kt_tail "$T/killed.err")"
+$CHECK single "$T/pqk" "$KILLED" >"$T/check.out" 2>&1 || kt_fail "killed: $(kt_tail "$T/check.out")"
+complete=$(node "$QUERY" "select complete from read_parquet('$T/pqk/runs/**/*.parquet')" | head -1)
+[ "$complete" = '{"complete":false}' ] || kt_fail "killed: runs.complete is $complete"
+
+# a corrupt trace: one line, exit 1, nothing written; the run beside it stays
+python3 - "$TRACE" "$T/corrupt.ktrc" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+hlen = struct.unpack_from("<I", b, 12)[0]
+off = 16 + hlen
+for _ in range(20):  # the 21st record's TraceRecord variant: out of range
+    off += 4 + struct.unpack_from("<I", b, off)[0]
+struct.pack_into("<I", b, off + 4, 0xFFFFFFFF)
+open(sys.argv[2], "wb").write(b)
+PY
+before=$(find "$PQ" -type f | sort | xargs md5sum)
+"$REPLAY" export --parquet "$PQ" "$T/corrupt.ktrc" 2>"$T/corrupt.err"
+rc=$?
+[ "$rc" = 1 ] || kt_fail "export of a corrupt trace exited $rc"
+[ "$(wc -l <"$T/corrupt.err")" = 1 ] ||
+	kt_fail "a corrupt trace: $(wc -l <"$T/corrupt.err") lines, want 1: $(kt_tail "$T/corrupt.err")"
+grep -q "corrupt.ktrc' not exported: .*(nothing written)" "$T/corrupt.err" ||
+	kt_fail "a corrupt trace: $(cat "$T/corrupt.err")"
+after=$(find "$PQ" -type f | sort | xargs md5sum)
+[ "$before" = "$after" ] || kt_fail "a refused trace changed $PQ: $(diff <(echo "$before") <(echo "$after"))"
+echo "not a trace" >"$T/junk.ktrc"
+"$REPLAY" export --parquet "$T/pqj" "$T/junk.ktrc" 2>"$T/junk.err"
+rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l <"$T/junk.err")" = 1 ] ||
+	kt_fail "a file that is no trace: exit $rc, $(kt_tail "$T/junk.err")"
+[ ! -e "$T/pqj" ] || [ -z "$(find "$T/pqj" -type f)" ] || kt_fail "a file that is no trace left files"
+exit 0
