@@ -75,7 +75,8 @@ def as_stats(exact, mn, mx, count, permille):
 
 
 def glob(d, table):
-    return "read_parquet('%s/%s/**/*.parquet', hive_partitioning = true)" % (d, table)
+    return ("read_parquet('%s/%s/**/*.parquet', hive_partitioning = true, "
+            "hive_types_autocast = false)" % (d, table))
 
 
 def check_single(d, trace):
