@@ -215,10 +215,10 @@ fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all $(B)/bench/gameloop
+integration-test: all $(B)/bench/gameloop duckdb
 	tests/integration/run.sh
 
-test: all $(B)/bench/gameloop proton-root-try
+test: all $(B)/bench/gameloop proton-root-try duckdb
 	tests/run-all.sh
 
 # The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
@@ -272,6 +272,7 @@ $(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
 bench: all
 	bench/run.sh $(BENCH_ARGS)
 	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
+	bench/parquet.sh $(filter --quick,$(BENCH_ARGS))
 	bench/uprobes.sh
 # the cost per NT call and per Vulkan submit alone (bench/uprobes.sh)
 bench-uprobes: all
