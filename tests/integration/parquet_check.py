@@ -4,6 +4,8 @@
 
 usage: parquet_check.py single DIR TRACE        one run: every table against stats
        parquet_check.py many DIR TRACE...       one SQL statement over all runs
+       parquet_check.py frames DIR TRACE        frames per swapchain against stats --per-frame
+       parquet_check.py calls DIR TRACE         the calls table against stats --calls
 Environment: REPLAY (katra-replay), DUCKDB_QUERY (tests/parquet/duckdb-query.mjs).
 Counts, sums, minima and maxima must be equal; stats's p50/p99 are nearest
 ranks reported as the middle of a log-linear bucket (user/replay/util/histo.c),
@@ -27,7 +29,8 @@ def fail(msg):
 def duck(*sqls):
     p = subprocess.run(["node", QUERY, *sqls], capture_output=True, text=True)
     if p.returncode:
-        fail("duckdb: " + p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "duckdb failed")
+        errs = [l for l in p.stderr.splitlines() if "Error" in l]
+        fail("duckdb: " + (errs[0] if errs else p.stderr.strip()[-300:]))
     out, cur = [], []
     for line in p.stdout.splitlines():
         if line == "---":
@@ -191,9 +194,61 @@ def check_many(d, traces):
 
 
 
+def check_calls(d, trace):
+    rows = stats(trace)["calls"]["rows"]
+    (got,) = duck("select layer, name, count(*) n, count(*) filter (where error) errors, "
+                  "sum(dur_ns) total, max(dur_ns) mx from %s group by all" % glob(d, "calls"))
+    mine = {(r["layer"], r["name"]): (int(r["n"]), int(r["errors"]), int(r["total"]), int(r["mx"]))
+            for r in got}
+    want = {(r["layer"], r["name"]): (r["calls"], r["errors"], r["total_ns"], r["max_ns"])
+            for r in rows}
+    if mine != want or not want:
+        fail("calls: parquet %s, stats %s" % (sorted(mine.items()), sorted(want.items())))
+    print("ok: %d call names: %s" % (len(want), ", ".join(sorted(n for _, n in want))))
+
+
+def check_frames(d, trace):
+    p = subprocess.run([REPLAY, "stats", "--json", "--per-frame", trace], capture_output=True,
+                       text=True)
+    if p.returncode:
+        fail("stats --per-frame exited %d: %s" % (p.returncode, p.stderr))
+    tracks = json.loads(p.stdout)["per_frame"]["tracks"]
+    rows, ranks = duck(
+        "select pid, swapchain, count(*) n, max(frame_ns) mx "
+        "from %s group by all" % glob(d, "frames"),
+        # stats --per-frame's ranks: k = ceil(n * pct / 100), exact
+        "select pid, swapchain, rn, frame_ns from (select pid, swapchain, frame_ns, "
+        "row_number() over (partition by pid, swapchain order by frame_ns) rn, "
+        "count(*) over (partition by pid, swapchain) n from %s) where "
+        "rn = greatest(1, ceil(n * 50 / 100)::bigint) or rn = greatest(1, ceil(n * 99 / 100)::bigint)"
+        % glob(d, "frames"))
+    got = {(int(r["pid"]), int(r["swapchain"])): r for r in rows}
+    exact = {}
+    for r in ranks:
+        exact.setdefault((int(r["pid"]), int(r["swapchain"])), {})[int(r["rn"])] = int(r["frame_ns"])
+    want = {(t["process_id"], int(t["swapchain"], 16)): t for t in tracks if t["frames"]}
+    if set(got) != set(want):
+        fail("frame tracks: parquet %s, stats %s" % (sorted(got), sorted(want)))
+    for k, t in want.items():
+        g, n = got[k], t["frames"]
+        ft = t["frame_time_ns"]
+        if int(g["n"]) != n:
+            fail("frames of %s: %s, stats %d" % (k, g["n"], n))
+        mine = (int(g["n"]), exact[k][max(1, (n * 50 + 99) // 100)],
+                exact[k][max(1, (n * 99 + 99) // 100)], int(g["mx"]))
+        if mine != (n, ft["p50"], ft["p99"], ft["max"]):
+            fail("frames of %s: count/p50/p99/max %s, stats %s" %
+                 (k, mine, (n, ft["p50"], ft["p99"], ft["max"])))
+    print("ok: %d swapchains, %s frames" % (len(want), [t["frames"] for t in want.values()]))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "single":
         check_single(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "calls":
+        check_calls(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "frames":
+        check_frames(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 4 and sys.argv[1] == "many":
         check_many(sys.argv[2], sys.argv[3:])
     else:
