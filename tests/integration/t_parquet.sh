@@ -33,6 +33,20 @@ for t in runs processes threads thread_names spans calls offcpu frames drops; do
 done
 [ -z "$(find "$PQ" -name '*.tmp')" ] || kt_fail "temporary files left: $(find "$PQ" -name '*.tmp')"
 $CHECK single "$PQ" "$TRACE" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+# small row groups, no compression: several row groups, the same answers
+"$REPLAY" export --parquet "$T/pqr" --row-group 100 --no-compress "$TRACE" 2>"$T/export.err" ||
+	kt_fail "export --row-group 100 --no-compress exited $?: $(kt_tail "$T/export.err")"
+meta=$(node "$QUERY" "select count(distinct row_group_id) as groups, min(row_group_num_rows) as least,
+	max(row_group_num_rows) as most, list(distinct compression) as codecs
+	from parquet_metadata('$T/pqr/spans/**/*.parquet')" | head -1)
+python3 -c '
+import json, sys
+m = json.loads(sys.argv[1])
+sys.exit(not (int(m["groups"]) > 2 and int(m["most"]) == 100 and m["codecs"] == ["UNCOMPRESSED"]))' "$meta" ||
+	kt_fail "--row-group 100 --no-compress: spans row groups $meta"
+$CHECK single "$T/pqr" "$TRACE" >"$T/check.out" 2>&1 || kt_fail "row groups of 100: $(kt_tail "$T/check.out")"
+grep -q "^katra-record: labels build=812 scene=city night$" "$T/rec.err" ||
+	kt_fail "katra-record's summary does not show the labels: $(kt_tail "$T/rec.err")"
 
 # a capture killed with SIGKILL: what it holds
 kt_busy 10

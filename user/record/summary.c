@@ -64,6 +64,9 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 	if (failed)
 		fprintf(out, ", %u failed", failed);
 	fprintf(out, "; capture live after %.1f ms\n", res->live_after_ns / 1e6);
+	for (size_t i = 0; i < o->nlabels; i++)
+		fprintf(out, "%s%s%s", i ? " " : "katra-record: labels ", o->labels[i],
+			i + 1 == o->nlabels ? "\n" : "");
 	uint64_t by_origin[KATRA_ORIGIN_COUNT] = { 0 };
 	for (size_t i = 0; i < res->nprocs; i++)
 		if (res->procs[i].origin < KATRA_ORIGIN_COUNT)
