@@ -90,10 +90,10 @@ Test(parquet, definition_levels_are_rle_runs_after_their_length)
 static uint8_t *slurp(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "rb");
-	uint8_t *p = malloc(1 << 16);
+	uint8_t *p = malloc(1 << 20);
 
 	cr_assert_not_null(f);
-	*n = fread(p, 1, 1 << 16, f);
+	*n = fread(p, 1, 1 << 20, f);
 	fclose(f);
 	return p;
 }
@@ -172,4 +172,87 @@ Test(parquet, a_required_column_left_out_is_refused_and_nothing_stays)
 	cr_assert_eq(kp_row(&f), -EINVAL);
 	kp_discard(&f, path);
 	cr_assert_neq(access(path, F_OK), 0);
+}
+
+Test(parquet, a_string_column_as_a_dictionary_page_and_rle_indices)
+{
+	static const struct kp_col cols[] = { { "s", KP_STRING, false } };
+	char path[] = "/tmp/katra-test-parquet-XXXXXX";
+	struct kp_file f;
+	size_t n;
+	int fd = mkstemp(path);
+	static const uint8_t want[] = {
+		'P', 'A', 'R', '1',
+		/* PageHeader: DICTIONARY_PAGE, 11 bytes, DictionaryPageHeader {
+		 * 2 values, PLAIN } */
+		0x15, 0x04, 0x15, 0x16, 0x15, 0x16, 0x4c, 0x15, 0x04, 0x15, 0x00, 0x00, 0x00,
+		2, 0, 0, 0, 'a', 'b', 1, 0, 0, 0, 'c',
+		/* PageHeader: DATA_PAGE, 5 bytes, { 3 values, RLE_DICTIONARY, RLE, RLE } */
+		0x15, 0x00, 0x15, 0x0a, 0x15, 0x0a, 0x2c,
+		0x15, 0x06, 0x15, 0x10, 0x15, 0x06, 0x15, 0x06, 0x00, 0x00,
+		/* bit width 1; a run of two 0s, a run of one 1 */
+		0x01, 0x04, 0x00, 0x02, 0x01,
+	};
+	uint8_t *got;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(kp_open(&f, path, cols, 1, 0, false), 0);
+	kp_cstr(&f, 0, "ab");
+	cr_assert_eq(kp_row(&f), 0);
+	kp_cstr(&f, 0, "ab");
+	cr_assert_eq(kp_row(&f), 0);
+	kp_cstr(&f, 0, "c");
+	cr_assert_eq(kp_row(&f), 0);
+	cr_assert_eq(kp_finish(&f), 0);
+	got = slurp(path, &n);
+	unlink(path);
+	cr_assert_gt(n, sizeof(want));
+	for (size_t i = 0; i < sizeof(want); i++)
+		cr_assert_eq(got[i], want[i], "byte %zu is 0x%02x, want 0x%02x", i, got[i], want[i]);
+	free(got);
+}
+
+static size_t count_of(const uint8_t *p, size_t n, const char *s)
+{
+	size_t k = strlen(s), c = 0;
+
+	for (size_t i = 0; i + k <= n; i++)
+		c += !memcmp(p + i, s, k);
+	return c;
+}
+
+Test(parquet, more_distinct_strings_than_a_dictionary_holds_are_plain)
+{
+	static const struct kp_col cols[] = { { "s", KP_STRING, false } };
+	char path[] = "/tmp/katra-test-parquet-XXXXXX", v[16];
+	struct kp_file f;
+	size_t n;
+	int fd = mkstemp(path);
+	uint8_t *got;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	/* row group 1: KP_DICT_MAX + 1 distinct values, then the first again
+	 * (PLAIN: written twice); row group 2: one value 3 times (a dictionary:
+	 * written once) */
+	cr_assert_eq(kp_open(&f, path, cols, 1, KP_DICT_MAX + 2, false), 0);
+	for (unsigned i = 0; i <= KP_DICT_MAX; i++) {
+		snprintf(v, sizeof(v), "v%05u", i);
+		kp_cstr(&f, 0, v);
+		cr_assert_eq(kp_row(&f), 0);
+	}
+	kp_cstr(&f, 0, "v00000");
+	cr_assert_eq(kp_row(&f), 0);
+	for (int i = 0; i < 3; i++) {
+		kp_cstr(&f, 0, "again");
+		cr_assert_eq(kp_row(&f), 0);
+	}
+	cr_assert_eq(kp_finish(&f), 0);
+	got = slurp(path, &n);
+	unlink(path);
+	cr_assert_eq(count_of(got, n, "v00000"), 2);
+	cr_assert_eq(count_of(got, n, "v04096"), 1);
+	cr_assert_eq(count_of(got, n, "again"), 1);
+	free(got);
 }

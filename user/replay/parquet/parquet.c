@@ -12,10 +12,10 @@
 /* parquet.thrift's enum values */
 enum { PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_DOUBLE = 5, PT_BYTE_ARRAY = 6 };
 enum { CT_UTF8 = 0, CT_UINT_64 = 14 };
-enum { ENC_PLAIN = 0, ENC_RLE = 3 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1 };
 enum { CODEC_UNCOMPRESSED = 0, CODEC_GZIP = 2 };
-enum { PAGE_DATA = 0 };
+enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 
 static const int phys[] = {
 	[KP_I64] = PT_INT64, [KP_U64] = PT_INT64, [KP_I32] = PT_INT32,
@@ -125,6 +125,46 @@ void kp_double(struct kp_file *f, unsigned col, double v)
 		kbuf_u64le(&c->values, u);
 }
 
+/* Looks s up in the chunk's dictionary (adding it) and appends its index. */
+static void dict_add(struct kp_file *f, struct kp_column *c, const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i, len;
+
+	if (!c->slots) {
+		c->slots = calloc(KP_DICT_SLOTS, sizeof(*c->slots));
+		c->offs = calloc(KP_DICT_MAX, sizeof(*c->offs));
+		if (!c->slots || !c->offs) {
+			f->err = f->err ? f->err : -ENOMEM;
+			return;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		h ^= (uint8_t)s[k];
+		h *= 0x100000001b3ull;
+	}
+	for (i = (uint32_t)h & (KP_DICT_SLOTS - 1);; i = (i + 1) & (KP_DICT_SLOTS - 1)) {
+		uint32_t e = c->slots[i];
+
+		if (!e)
+			break;
+		memcpy(&len, c->dict.p + c->offs[e - 1], 4);
+		if (len == n && !memcmp(c->dict.p + c->offs[e - 1] + 4, s, n)) {
+			kbuf_put(&c->idx, &(uint32_t){ e - 1 }, 4);
+			return;
+		}
+	}
+	if (c->ndict == KP_DICT_MAX) {
+		c->dict_full = true;
+		return;
+	}
+	c->offs[c->ndict] = (uint32_t)c->dict.len;
+	kbuf_u32le(&c->dict, (uint32_t)n);
+	kbuf_put(&c->dict, s, n);
+	c->slots[i] = ++c->ndict;
+	kbuf_put(&c->idx, &(uint32_t){ c->ndict - 1 }, 4);
+}
+
 void kp_str(struct kp_file *f, unsigned col, const char *s, size_t n)
 {
 	struct kp_column *c = value_slot(f, col);
@@ -135,6 +175,8 @@ void kp_str(struct kp_file *f, unsigned col, const char *s, size_t n)
 		n = UINT32_MAX;
 	kbuf_u32le(&c->values, (uint32_t)n);
 	kbuf_put(&c->values, s, n);
+	if (!c->dict_full)
+		dict_add(f, c, s, n);
 }
 
 void kp_cstr(struct kp_file *f, unsigned col, const char *s)
@@ -201,55 +243,107 @@ static int deflate_gzip(struct kbuf *out, const uint8_t *in, size_t n)
 	return rc == Z_STREAM_END ? 0 : -EIO;
 }
 
-static int write_chunk(struct kp_file *f, unsigned col, struct kp_chunk *ch)
+/* Writes one page: its header and body (compressed when asked); raw is
+ * the uncompressed body.  Adds its sizes to ch. */
+static int write_page(struct kp_file *f, struct kp_chunk *ch, const struct kbuf *raw,
+		      int type, int32_t nvalues, int encoding)
 {
-	struct kp_column *c = &f->c[col];
-	const struct kbuf *body;
+	const struct kbuf *body = raw;
 	struct kbuf hdr = { 0 };
 	struct kthrift t;
 	int rc;
 
-	f->page.len = 0;
-	if (f->cols[col].nullable)
-		kp_rle_levels(&f->page, c->defs.p, c->defs.len);
-	if (f->cols[col].type == KP_BOOL)
-		pack_bools(&f->page, &c->values);
-	else
-		kbuf_put(&f->page, c->values.p, c->values.len);
-	if (f->page.oom)
+	if (raw->oom)
 		return -ENOMEM;
-	body = &f->page;
 	if (f->gzip) {
-		rc = deflate_gzip(&f->zpage, f->page.p, f->page.len);
+		rc = deflate_gzip(&f->zpage, raw->p, raw->len);
 		if (rc)
 			return rc;
 		body = &f->zpage;
 	}
 	/* PageHeader { type, uncompressed_page_size, compressed_page_size,
-	 * data_page_header: DataPageHeader { num_values, encoding,
-	 * definition_level_encoding, repetition_level_encoding } } */
+	 * data_page_header (5): DataPageHeader { num_values, encoding,
+	 * definition_level_encoding, repetition_level_encoding } or
+	 * dictionary_page_header (7): DictionaryPageHeader { num_values,
+	 * encoding } } */
 	kt_init(&t, &hdr);
 	kt_begin(&t, 0);
-	kt_i32(&t, 1, PAGE_DATA);
-	kt_i32(&t, 2, (int32_t)f->page.len);
+	kt_i32(&t, 1, type);
+	kt_i32(&t, 2, (int32_t)raw->len);
 	kt_i32(&t, 3, (int32_t)body->len);
-	kt_begin(&t, 5);
-	kt_i32(&t, 1, (int32_t)f->rows_in_group);
-	kt_i32(&t, 2, ENC_PLAIN);
-	kt_i32(&t, 3, ENC_RLE);
-	kt_i32(&t, 4, ENC_RLE);
+	if (type == PAGE_DATA) {
+		kt_begin(&t, 5);
+		kt_i32(&t, 1, nvalues);
+		kt_i32(&t, 2, encoding);
+		kt_i32(&t, 3, ENC_RLE);
+		kt_i32(&t, 4, ENC_RLE);
+	} else {
+		kt_begin(&t, 7);
+		kt_i32(&t, 1, nvalues);
+		kt_i32(&t, 2, ENC_PLAIN);
+	}
 	kt_end(&t);
 	kt_end(&t);
 	if (hdr.oom) {
 		kbuf_free(&hdr);
 		return -ENOMEM;
 	}
-	ch->offset = f->offset;
-	ch->raw = hdr.len + f->page.len;
-	ch->comp = hdr.len + body->len;
+	ch->raw += hdr.len + raw->len;
+	ch->comp += hdr.len + body->len;
 	write_all(f, hdr.p, hdr.len);
 	kbuf_free(&hdr);
 	return write_all(f, body->p, body->len);
+}
+
+/* Dictionary indices: their bit width (a byte), then RLE runs. */
+static void put_indices(struct kbuf *out, const struct kbuf *idx, uint32_t ndict)
+{
+	const uint8_t *p = idx->p;
+	size_t n = idx->len / 4;
+	unsigned bw = 1;
+
+	while (bw < 32 && (1ull << bw) < ndict)
+		bw++;
+	kbuf_u8(out, (uint8_t)bw);
+	for (size_t i = 0; i < n;) {
+		uint32_t v, w;
+		size_t j = i + 1;
+
+		memcpy(&v, p + 4 * i, 4);
+		while (j < n && (memcpy(&w, p + 4 * j, 4), w == v))
+			j++;
+		kt_varint(out, (uint64_t)(j - i) << 1);
+		for (unsigned b = 0; b < (bw + 7) / 8; b++)
+			kbuf_u8(out, (uint8_t)(v >> (8 * b)));
+		i = j;
+	}
+}
+
+static int write_chunk(struct kp_file *f, unsigned col, struct kp_chunk *ch)
+{
+	struct kp_column *c = &f->c[col];
+	bool dict = f->cols[col].type == KP_STRING && !c->dict_full && c->ndict;
+	int rc;
+
+	memset(ch, 0, sizeof(*ch));
+	if (dict) {
+		ch->dict_offset = f->offset;
+		rc = write_page(f, ch, &c->dict, PAGE_DICTIONARY, (int32_t)c->ndict, ENC_PLAIN);
+		if (rc)
+			return rc;
+	}
+	f->page.len = 0;
+	if (f->cols[col].nullable)
+		kp_rle_levels(&f->page, c->defs.p, c->defs.len);
+	if (dict)
+		put_indices(&f->page, &c->idx, c->ndict);
+	else if (f->cols[col].type == KP_BOOL)
+		pack_bools(&f->page, &c->values);
+	else
+		kbuf_put(&f->page, c->values.p, c->values.len);
+	ch->offset = f->offset;
+	return write_page(f, ch, &f->page, PAGE_DATA, (int32_t)f->rows_in_group,
+			  dict ? ENC_RLE_DICTIONARY : ENC_PLAIN);
 }
 
 static int flush_group(struct kp_file *f)
@@ -279,6 +373,12 @@ static int flush_group(struct kp_file *f)
 			f->err = rc;
 		f->c[i].values.len = 0;
 		f->c[i].defs.len = 0;
+		f->c[i].dict.len = 0;
+		f->c[i].idx.len = 0;
+		f->c[i].ndict = 0;
+		f->c[i].dict_full = false;
+		if (f->c[i].slots)
+			memset(f->c[i].slots, 0, KP_DICT_SLOTS * sizeof(*f->c[i].slots));
 	}
 	f->group_nrows[f->ngroups++] = f->rows_in_group;
 	f->rows_in_group = 0;
@@ -295,7 +395,7 @@ int kp_row(struct kp_file *f)
 		else if (!c->set && !f->err)
 			f->err = -EINVAL; /* a REQUIRED column without a value */
 		c->set = false;
-		if ((c->values.oom || c->defs.oom) && !f->err)
+		if ((c->values.oom || c->defs.oom || c->dict.oom || c->idx.oom) && !f->err)
 			f->err = -ENOMEM;
 	}
 	if (f->err)
@@ -348,12 +448,14 @@ static void footer(struct kp_file *f, struct kthrift *t)
 			 * total_uncompressed_size, total_compressed_size,
 			 * data_page_offset } } */
 			kt_begin(t, 0);
-			kt_i64(t, 2, (int64_t)ch->offset);
+			kt_i64(t, 2, (int64_t)(ch->dict_offset ? ch->dict_offset : ch->offset));
 			kt_begin(t, 3);
 			kt_i32(t, 1, phys[f->cols[i].type]);
-			kt_list(t, 2, KT_I32, 2);
+			kt_list(t, 2, KT_I32, ch->dict_offset ? 3 : 2);
 			kt_varint(t->b, kt_zigzag(ENC_PLAIN));
 			kt_varint(t->b, kt_zigzag(ENC_RLE));
+			if (ch->dict_offset)
+				kt_varint(t->b, kt_zigzag(ENC_RLE_DICTIONARY));
 			kt_list(t, 3, KT_BINARY, 1);
 			kt_binary(t, 0, f->cols[i].name, strlen(f->cols[i].name));
 			kt_i32(t, 4, f->gzip ? CODEC_GZIP : CODEC_UNCOMPRESSED);
@@ -361,6 +463,8 @@ static void footer(struct kp_file *f, struct kthrift *t)
 			kt_i64(t, 6, (int64_t)ch->raw);
 			kt_i64(t, 7, (int64_t)ch->comp);
 			kt_i64(t, 9, (int64_t)ch->offset);
+			if (ch->dict_offset)
+				kt_i64(t, 11, (int64_t)ch->dict_offset);
 			kt_end(t);
 			kt_end(t);
 		}
@@ -384,6 +488,11 @@ static void release(struct kp_file *f)
 	for (unsigned i = 0; i < KP_MAX_COLS; i++) {
 		kbuf_free(&f->c[i].values);
 		kbuf_free(&f->c[i].defs);
+		kbuf_free(&f->c[i].dict);
+		kbuf_free(&f->c[i].idx);
+		free(f->c[i].slots);
+		free(f->c[i].offs);
+		f->c[i].slots = f->c[i].offs = NULL;
 	}
 	kbuf_free(&f->page);
 	kbuf_free(&f->zpage);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* A Parquet file writer for flat tables (no nesting): each column REQUIRED
  * or OPTIONAL, PLAIN-encoded, one data page (v1) per column chunk,
- * definition levels RLE, pages gzip-compressed (codec GZIP) or not.  Rows
+ * definition levels RLE, pages gzip-compressed (codec GZIP) or not.  A
+ * string column chunk with at most KP_DICT_MAX distinct values is written
+ * as a dictionary page and RLE_DICTIONARY indices instead (RLE runs).  Rows
  * are buffered for one row group at a time (group_rows rows, then the group
  * is written), so memory is bounded by group_rows, never by the file.  The
  * footer (Thrift compact FileMetaData) is written by kp_finish.
@@ -32,15 +34,25 @@ struct kp_col {
 
 #define KP_MAX_COLS 48
 #define KP_GROUP_ROWS 65536 /* the default rows per row group */
+#define KP_DICT_MAX 4096     /* distinct strings a dictionary holds */
+#define KP_DICT_SLOTS (2 * KP_DICT_MAX)
 
 struct kp_column {
 	struct kbuf values; /* PLAIN bytes (booleans: one byte each until written) */
 	struct kbuf defs;   /* one byte per row: 1 value, 0 null (OPTIONAL only) */
 	bool set;           /* given in the current row */
+	/* strings: the row group's dictionary (PLAIN entries in dict, their
+	 * offsets, a hash table of index + 1) and each value's index */
+	struct kbuf dict, idx;
+	uint32_t *slots, *offs;
+	uint32_t ndict;
+	bool dict_full;     /* more than KP_DICT_MAX: this chunk is PLAIN */
 };
 
 struct kp_chunk {
-	uint64_t offset, comp, raw; /* where its page starts; sizes with the header */
+	uint64_t offset, comp, raw; /* where its data page starts; sizes with the
+				     * headers (and the dictionary page) */
+	uint64_t dict_offset;       /* its dictionary page, or 0 */
 };
 
 struct kp_file {

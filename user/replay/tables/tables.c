@@ -27,8 +27,9 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 /* A run's id: 16 hex digits of FNV-1a over what tells captures apart (the
- * host, the start times, the recorder's pid); exporting a trace again gives
- * the same id, so its files are replaced, not doubled. */
+ * host, the start times, the recorder's pid), the first one a letter;
+ * exporting a trace again gives the same id, so its files are replaced, not
+ * doubled. */
 static void run_id(const struct katra_header *h, char out[17])
 {
 	uint64_t x = 0xcbf29ce484222325ull;
@@ -37,6 +38,9 @@ static void run_id(const struct katra_header *h, char out[17])
 	x = fnv(x, &h->start_wall_ns, sizeof(h->start_wall_ns));
 	x = fnv(x, &h->start_mono_ns, sizeof(h->start_mono_ns));
 	x = fnv(x, &h->process_id, sizeof(h->process_id));
+	/* the first digit a letter, a to f: an engine that guesses partition
+	 * types never reads an id as a number */
+	x = (x & 0x0fffffffffffffffull) | (uint64_t)(0xa + (x >> 60) % 6) << 60;
 	snprintf(out, 17, "%016llx", (unsigned long long)x);
 }
 
