@@ -26,22 +26,22 @@ static int write_all(struct kp_file *f, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 
-	while (n && !f->err) {
+	while (n && !f->werr) {
 		ssize_t w = write(f->fd, b, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
-			f->err = -errno;
+			f->werr = -errno;
 		else if (w == 0)
-			f->err = -EIO;
+			f->werr = -EIO;
 		else {
 			b += w;
 			n -= (size_t)w;
 			f->offset += (uint64_t)w;
 		}
 	}
-	return f->err;
+	return f->werr;
 }
 
 int kp_open(struct kp_file *f, const char *path, const struct kp_col *cols, unsigned ncols,
@@ -53,12 +53,19 @@ int kp_open(struct kp_file *f, const char *path, const struct kp_col *cols, unsi
 		return -E2BIG;
 	f->cols = cols;
 	f->ncols = ncols;
+	f->c = f->sets[0];
+	f->fc = f->sets[1];
 	f->group_rows = group_rows ? group_rows : KP_GROUP_ROWS;
 	f->gzip = gzip;
 	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (f->fd < 0)
 		return -errno;
-	return write_all(f, "PAR1", 4);
+	if (write_all(f, "PAR1", 4)) {
+		close(f->fd);
+		f->fd = -1;
+		return f->werr;
+	}
+	return 0;
 }
 
 void kp_meta(struct kp_file *f, const char *key, const char *value)
@@ -321,7 +328,7 @@ static void put_indices(struct kbuf *out, const struct kbuf *idx, uint32_t ndict
 
 static int write_chunk(struct kp_file *f, unsigned col, struct kp_chunk *ch)
 {
-	struct kp_column *c = &f->c[col];
+	struct kp_column *c = &f->fc[col];
 	bool dict = f->cols[col].type == KP_STRING && !c->dict_full && c->ndict;
 	int rc;
 
@@ -342,16 +349,15 @@ static int write_chunk(struct kp_file *f, unsigned col, struct kp_chunk *ch)
 	else
 		kbuf_put(&f->page, c->values.p, c->values.len);
 	ch->offset = f->offset;
-	return write_page(f, ch, &f->page, PAGE_DATA, (int32_t)f->rows_in_group,
+	return write_page(f, ch, &f->page, PAGE_DATA, (int32_t)f->flush_rows,
 			  dict ? ENC_RLE_DICTIONARY : ENC_PLAIN);
 }
 
-static int flush_group(struct kp_file *f)
+/* The writer: encodes, compresses and writes the row group in fc. */
+static int write_group(struct kp_file *f)
 {
 	struct kp_chunk *chunks;
 
-	if (f->err || !f->rows_in_group)
-		return f->err;
 	if (f->ngroups == f->groups_cap) {
 		size_t cap = f->groups_cap ? f->groups_cap * 2 : 8;
 		uint64_t *nr = realloc(f->group_nrows, cap * sizeof(*nr));
@@ -362,26 +368,60 @@ static int flush_group(struct kp_file *f)
 		if (chunks)
 			f->chunks = chunks;
 		if (!nr || !chunks)
-			return f->err = -ENOMEM;
+			return f->werr = -ENOMEM;
 		f->groups_cap = cap;
 	}
 	chunks = f->chunks + f->ngroups * f->ncols;
-	for (unsigned i = 0; i < f->ncols && !f->err; i++) {
-		int rc = write_chunk(f, i, &chunks[i]);
+	for (unsigned i = 0; i < f->ncols; i++) {
+		struct kp_column *c = &f->fc[i];
+		int rc = f->werr ? 0 : write_chunk(f, i, &chunks[i]);
 
-		if (rc && !f->err)
-			f->err = rc;
-		f->c[i].values.len = 0;
-		f->c[i].defs.len = 0;
-		f->c[i].dict.len = 0;
-		f->c[i].idx.len = 0;
-		f->c[i].ndict = 0;
-		f->c[i].dict_full = false;
-		if (f->c[i].slots)
-			memset(f->c[i].slots, 0, KP_DICT_SLOTS * sizeof(*f->c[i].slots));
+		if (rc && !f->werr)
+			f->werr = rc;
+		c->values.len = c->defs.len = c->dict.len = c->idx.len = 0;
+		c->ndict = 0;
+		c->dict_full = false;
+		if (c->slots)
+			memset(c->slots, 0, KP_DICT_SLOTS * sizeof(*c->slots));
 	}
-	f->group_nrows[f->ngroups++] = f->rows_in_group;
+	f->group_nrows[f->ngroups++] = f->flush_rows;
+	return f->werr;
+}
+
+static void *writer_main(void *arg)
+{
+	write_group(arg);
+	return NULL;
+}
+
+/* Waits for the writer; its error becomes the file's. */
+static int writer_wait(struct kp_file *f)
+{
+	if (f->writing)
+		pthread_join(f->writer, NULL);
+	f->writing = false;
+	if (f->werr && !f->err)
+		f->err = f->werr;
+	return f->err;
+}
+
+/* Hands the full row group to the writer (one group written at a time, in
+ * order) and gives the caller the other set of buffers. */
+static int flush_group(struct kp_file *f)
+{
+	struct kp_column *t;
+
+	if (writer_wait(f) || !f->rows_in_group)
+		return f->err;
+	t = f->fc;
+	f->fc = f->c;
+	f->c = t;
+	f->flush_rows = f->rows_in_group;
 	f->rows_in_group = 0;
+	if (pthread_create(&f->writer, NULL, writer_main, f))
+		write_group(f); /* no thread: write it here */
+	else
+		f->writing = true;
 	return f->err;
 }
 
@@ -485,15 +525,19 @@ static void footer(struct kp_file *f, struct kthrift *t)
 
 static void release(struct kp_file *f)
 {
-	for (unsigned i = 0; i < KP_MAX_COLS; i++) {
-		kbuf_free(&f->c[i].values);
-		kbuf_free(&f->c[i].defs);
-		kbuf_free(&f->c[i].dict);
-		kbuf_free(&f->c[i].idx);
-		free(f->c[i].slots);
-		free(f->c[i].offs);
-		f->c[i].slots = f->c[i].offs = NULL;
-	}
+	writer_wait(f);
+	for (unsigned k = 0; k < 2; k++)
+		for (unsigned i = 0; i < KP_MAX_COLS; i++) {
+			struct kp_column *c = &f->sets[k][i];
+
+			kbuf_free(&c->values);
+			kbuf_free(&c->defs);
+			kbuf_free(&c->dict);
+			kbuf_free(&c->idx);
+			free(c->slots);
+			free(c->offs);
+			c->slots = c->offs = NULL;
+		}
 	kbuf_free(&f->page);
 	kbuf_free(&f->zpage);
 	kbuf_free(&f->out);
@@ -513,6 +557,7 @@ int kp_finish(struct kp_file *f)
 	int rc;
 
 	flush_group(f);
+	writer_wait(f);
 	if (!f->err) {
 		kt_init(&t, &f->out);
 		footer(f, &t);
@@ -524,6 +569,8 @@ int kp_finish(struct kp_file *f)
 		kbuf_u32le(&f->out, (uint32_t)(f->offset - start));
 		kbuf_put(&f->out, "PAR1", 4);
 		write_all(f, f->out.p, f->out.len);
+		if (f->werr && !f->err)
+			f->err = f->werr;
 	}
 	if (f->fd >= 0 && close(f->fd) && !f->err)
 		f->err = -errno;

@@ -11,6 +11,7 @@
 #ifndef KATRA_REPLAY_PARQUET_H
 #define KATRA_REPLAY_PARQUET_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,14 +61,21 @@ struct kp_file {
 	const struct kp_col *cols;
 	unsigned ncols, group_rows;
 	bool gzip;
-	struct kp_column c[KP_MAX_COLS];
-	uint64_t rows_in_group, rows, offset;
+	struct kp_column sets[2][KP_MAX_COLS];
+	struct kp_column *c;  /* the row group being filled (the caller's) */
+	struct kp_column *fc; /* the row group being written (the writer's) */
+	uint64_t rows_in_group, flush_rows, rows, offset;
+	pthread_t writer;
+	bool writing;         /* the writer thread runs: join before touching
+			       * fc, offset, chunks, page, zpage */
+	int werr;             /* the writer's first error (-errno) */
 	struct kp_chunk *chunks; /* ncols per row group written */
 	uint64_t *group_nrows;
 	size_t ngroups, groups_cap;
 	struct kbuf page, zpage, out;
 	const char *kv_key, *kv_value; /* one key_value_metadata pair, or NULL */
-	int err; /* the first error (-errno): later calls do nothing */
+	int err; /* the first error (-errno), the caller's side: later calls do
+		  * nothing */
 };
 
 /* Opens path (created 0644, truncated) for a table of these columns (cols
