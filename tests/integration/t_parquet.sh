@@ -33,6 +33,10 @@ for t in runs processes threads thread_names spans calls offcpu frames drops; do
 done
 [ -z "$(find "$PQ" -name '*.tmp')" ] || kt_fail "temporary files left: $(find "$PQ" -name '*.tmp')"
 $CHECK single "$PQ" "$TRACE" >"$T/check.out" 2>&1 || kt_fail "$(kt_tail "$T/check.out")"
+opts=$(node "$QUERY" "select follow_children, record_paths, duration_limit_ns, buffer_size_bytes > 0 as ring,
+	regexp_full_match(target_pids, '[1-9][0-9]*') as one_pid from read_parquet('$PQ/runs/**/*.parquet')" | head -1)
+[ "$opts" = '{"follow_children":true,"record_paths":false,"duration_limit_ns":null,"ring":true,"one_pid":true}' ] ||
+	kt_fail "runs: the capture's options are $opts"
 # small row groups, no compression: several row groups, the same answers
 "$REPLAY" export --parquet "$T/pqr" --row-group 100 --no-compress "$TRACE" 2>"$T/export.err" ||
 	kt_fail "export --row-group 100 --no-compress exited $?: $(kt_tail "$T/export.err")"

@@ -372,6 +372,21 @@ void kq_rows_finish(struct kq_run *q, const struct katra_header *h, const char *
 	kp_cstr(f, R_LABELS, labels);
 	kp_cstr(f, R_NOTES, notes);
 	kp_i32(f, R_SCHEMA, KQ_SCHEMA_VERSION);
+	{
+		const struct katra_capture_options *co = &h->capture_options;
+		char pids[256] = "";
+		size_t at = 0;
+
+		for (uint64_t i = 0; i < co->target_pids.len && at + 24 < sizeof(pids); i++)
+			at += (size_t)snprintf(pids + at, sizeof(pids) - at, "%s%llu", i ? "," : "",
+					       (unsigned long long)co->target_pids.items[i]);
+		kp_cstr(f, R_TARGETS, pids);
+		kp_bool(f, R_FOLLOW, co->follow_children);
+		kp_bool(f, R_PATHS, co->record_paths);
+		kp_i64(f, R_BUFFER, (int64_t)co->buffer_size_bytes);
+		if (co->duration_limit_ns.present)
+			kp_i64(f, R_DURATION_LIMIT, (int64_t)co->duration_limit_ns.value);
+	}
 	row(q, KQ_RUNS);
 	free(labels);
 	free(notes);

@@ -34,6 +34,11 @@ static const struct kp_col runs[R_NCOLS] = {
 	[R_LABELS] = { "labels", KP_STRING, false },
 	[R_NOTES] = { "notes", KP_STRING, false },
 	[R_SCHEMA] = { "schema_version", KP_I32, false },
+	[R_TARGETS] = { "target_pids", KP_STRING, false },
+	[R_FOLLOW] = { "follow_children", KP_BOOL, false },
+	[R_PATHS] = { "record_paths", KP_BOOL, false },
+	[R_BUFFER] = { "buffer_size_bytes", KP_I64, false },
+	[R_DURATION_LIMIT] = { "duration_limit_ns", KP_I64, true },
 };
 
 static const struct kp_col processes[P_NCOLS] = {
