@@ -109,13 +109,13 @@ static int mkdirs(char *path)
 	}
 }
 
-/* Removes the temporary files and the directories left empty, up to the
- * table's own directory. */
-static void discard(struct kq_run *q, const char *dir)
+/* Removes the temporary files and the directories left empty, the
+ * tables' own too; dir itself when this export made it. */
+static void discard(struct kq_run *q, const char *dir, bool made_dir)
 {
 	for (unsigned t = 0; t < KQ_NTABLES; t++) {
 		char d[PATH_MAX], *slash;
-		size_t stop = strlen(dir) + 1 + strlen(kq_table_names[t]);
+		size_t stop = strlen(dir);
 
 		if (q->open[t])
 			kp_discard(&q->f[t], q->tmp[t]);
@@ -125,12 +125,14 @@ static void discard(struct kq_run *q, const char *dir)
 		if (!q->tmp[t][0])
 			continue;
 		snprintf(d, sizeof(d), "%s", q->tmp[t]);
-		while ((slash = strrchr(d, '/')) && (size_t)(slash - d) >= stop) {
+		while ((slash = strrchr(d, '/')) && (size_t)(slash - d) > stop) {
 			*slash = 0;
 			if (rmdir(d))
 				break;
 		}
 	}
+	if (made_dir)
+		rmdir(dir);
 }
 
 static int by_key(const struct kr_labels *ls, unsigned *order)
@@ -219,6 +221,8 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	struct kq_run *q;
 	char msg[256], id[17];
 	const char *why = NULL;
+	struct stat dst;
+	bool made_dir;
 	int rc;
 
 	rc = katra_reader_open(&r, path, msg, sizeof(msg));
@@ -243,6 +247,7 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	q->v.on_span = kq_rows_span;
 	q->v.span_ctx = q;
 	kq_rows_init(q);
+	made_dir = stat(o->dir, &dst) != 0;
 	rc = open_tables(q, o, &ls, id, err);
 	while (!rc && !q->err && (st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD)
 		kq_rows_record(q, &rec);
@@ -271,7 +276,7 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	if (!rc)
 		rc = close_tables(q, err);
 	if (rc)
-		discard(q, o->dir);
+		discard(q, o->dir, made_dir);
 	kq_rows_free(q);
 	kr_views_free(&q->v);
 	kr_stats_free(&q->s);
