@@ -52,6 +52,31 @@ $CHECK single "$T/pqr" "$TRACE" >"$T/check.out" 2>&1 || kt_fail "row groups of 1
 grep -q "^katra-record: labels build=812 scene=city night$" "$T/rec.err" ||
 	kt_fail "katra-record's summary does not show the labels: $(kt_tail "$T/rec.err")"
 
+# names over time: the threadnames workload (threads that name themselves,
+# one named by the main thread, the main thread renamed later)
+timeout -k 5 30 "$REC" -q -o "$T/tn.ktrc" -- "$WL/threadnames" >"$T/tn.out" 2>"$T/tn.err" ||
+	kt_fail "katra-record -- threadnames exited $?: $(kt_tail "$T/tn.err")"
+"$REPLAY" export --parquet "$T/pqn" "$T/tn.ktrc" 2>"$T/export.err" ||
+	kt_fail "export of threadnames exited $?: $(kt_tail "$T/export.err")"
+node "$QUERY" "select tid, name, renamed_by_tid from read_parquet('$T/pqn/thread_names/**/*.parquet')
+	order by ts_ns" "select tid, name from read_parquet('$T/pqn/threads/**/*.parquet') where name is not null" \
+	>"$T/names.out" 2>&1 || kt_fail "DuckDB on thread_names: $(kt_tail "$T/names.out")"
+python3 - "$T/tn.out" "$T/names.out" <<'PY' || kt_fail "thread names: $(cat "$T/names.out" | tr '\n' ' ')"
+import json, sys
+wl = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+parts = open(sys.argv[2]).read().split("---\n")
+renames = [json.loads(l) for l in parts[0].splitlines()]
+threads = {int(r["tid"]): r["name"] for r in map(json.loads, parts[1].splitlines())}
+main, want = wl["pid"], {wl["render"]: "render", wl["audio"]: "audio", wl["worker"]: "worker 3"}
+got = {int(r["tid"]): (r["name"], int(r["renamed_by_tid"])) for r in renames}
+for tid, name in want.items():
+    by = main if name == "worker 3" else tid
+    assert got.get(tid) == (name, by), (tid, got.get(tid))
+    assert threads.get(tid) == name, (tid, threads.get(tid))
+assert got.get(main) == ("renamed-main", main) and threads.get(main) == "renamed-main"
+assert len(renames) == 4, renames
+PY
+
 # a capture killed with SIGKILL: what it holds
 kt_busy 10
 KILLED=$T/killed.ktrc

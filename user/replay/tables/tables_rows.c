@@ -215,14 +215,18 @@ static void event_rows(struct kq_run *q, const struct katra_event *e)
 		if (w)
 			*w = (struct kq_waker){ e->seq, e->thread_id, e->process_id,
 						e->ts_mono_ns };
-	} else if (e->payload.type == KATRA_PAYLOAD_TASK_RENAME) {
+	} else if (e->payload.type == KATRA_PAYLOAD_TASK_RENAME &&
+		   e->resource.domain == KATRA_RES_THREAD) {
+		/* on the renaming thread; the renamed one is its resource (as
+		 * names/procnames.c reads it) */
 		struct kp_file *f = &q->f[KQ_THREAD_NAMES];
 		const struct katra_str *c = &e->payload.u.task_rename.comm;
 
 		kp_i64(f, N_PID, (int64_t)e->process_id);
-		kp_i64(f, N_TID, (int64_t)e->thread_id);
+		kp_i64(f, N_TID, (int64_t)e->resource.id);
 		kp_i64(f, N_TS, (int64_t)e->ts_mono_ns);
 		kp_str(f, N_NAME, c->ptr, c->len);
+		kp_i64(f, N_BY, (int64_t)e->thread_id);
 		row(q, KQ_THREAD_NAMES);
 	} else if (e->payload.type == KATRA_PAYLOAD_DROP) {
 		struct kp_file *f = &q->f[KQ_DROPS];

@@ -60,6 +60,7 @@ static const struct kp_col thread_names[N_NCOLS] = {
 	[N_TID] = { "tid", KP_I64, false },
 	[N_TS] = { "ts_ns", KP_I64, false },
 	[N_NAME] = { "name", KP_STRING, false },
+	[N_BY] = { "renamed_by_tid", KP_I64, false },
 };
 
 static const struct kp_col spans[S_NCOLS] = {
