@@ -123,4 +123,12 @@ rc=$?
 [ "$rc" = 1 ] && [ "$(wc -l <"$T/junk.err")" = 1 ] ||
 	kt_fail "a file that is no trace: exit $rc, $(kt_tail "$T/junk.err")"
 [ ! -e "$T/pqj" ] || [ -z "$(find "$T/pqj" -type f)" ] || kt_fail "a file that is no trace left files"
+# usage errors: exit 2, nothing written
+for args in "-o $T/x.json" "--speedscope" "--row-group 0" "--from 1"; do
+	# shellcheck disable=SC2086 # the options are words on purpose
+	"$REPLAY" export --parquet "$T/pqu" $args "$TRACE" >/dev/null 2>"$T/usage.err"
+	rc=$?
+	[ "$rc" = 2 ] || kt_fail "export --parquet $args: exit $rc, want 2"
+done
+[ ! -e "$T/pqu" ] || kt_fail "a usage error wrote $T/pqu"
 exit 0
