@@ -4,7 +4,8 @@
 
 usage: parquet_check.py single DIR TRACE        one run: every table against stats
        parquet_check.py many DIR TRACE...       one SQL statement over all runs
-       parquet_check.py frames DIR TRACE        frames per swapchain against stats --per-frame
+       parquet_check.py frames DIR TRACE        frames per swapchain against stats --per-frame,
+                                                cpu_ns against the trace's own intervals
        parquet_check.py calls DIR TRACE         the calls table against stats --calls
 Environment: REPLAY (katra-replay), DUCKDB_QUERY (tests/parquet/duckdb-query.mjs).
 Counts, sums, minima and maxima must be equal; stats's p50/p99 are nearest
@@ -239,7 +240,52 @@ def check_frames(d, trace):
         if mine != (n, ft["p50"], ft["p99"], ft["max"]):
             fail("frames of %s: count/p50/p99/max %s, stats %s" %
                  (k, mine, (n, ft["p50"], ft["p99"], ft["max"])))
+    check_frame_cpu(d, trace)
     print("ok: %d swapchains, %s frames" % (len(want), [t["frames"] for t in want.values()]))
+
+
+def check_frame_cpu(d, trace):
+    """cpu_ns by intervals: each thread of the process alive from its first
+    event to its TaskExit, less its OffCpu spans (an unended one: to the
+    end), intersected with the frame; summed over the threads."""
+    p = subprocess.run([REPLAY, "dump", "--jsonl", trace], capture_output=True, text=True)
+    first, pid_of, exits, offs, open_off = {}, {}, {}, {}, {}
+    for line in p.stdout.splitlines():
+        r = json.loads(line)
+        if r.get("record") != "Event":
+            continue
+        tid, ts = r["thread_id"], int(r["ts_mono_ns"])
+        if tid not in first:
+            first[tid], pid_of[tid] = ts, r["process_id"]
+        if r["kind"] == "OffCpu" and r["phase"] == "Begin":
+            open_off[tid] = ts
+        elif r["kind"] == "OffCpu" and r["phase"] == "End" and tid in open_off:
+            offs.setdefault(tid, []).append((open_off.pop(tid), ts))
+        elif r["kind"] == "TaskExit" and tid not in exits:
+            exits[tid] = ts
+    big = 1 << 62
+    for tid, b in open_off.items():
+        offs.setdefault(tid, []).append((b, big))
+    (rows,) = duck("select pid, frame, start_ns, end_ns, cpu_ns from %s" % glob(d, "frames"))
+    if not rows or any(r["cpu_ns"] is None for r in rows):
+        fail("frames: cpu_ns missing: %s" % rows[:3])
+    for r in rows:
+        pid, a, b = int(r["pid"]), int(r["start_ns"]), int(r["end_ns"])
+        cpu = 0
+        for tid, f in first.items():
+            if pid_of[tid] != pid:
+                continue
+            lo, hi = max(a, f), min(b, exits.get(tid, big))
+            if hi <= lo:
+                continue
+            on = hi - lo
+            for ob, oe in offs.get(tid, []):
+                on -= max(0, min(hi, oe) - max(lo, ob))
+            cpu += max(on, 0)
+        if cpu != int(r["cpu_ns"]):
+            fail("frame %s: cpu_ns %s, by the trace's intervals %d" % (r["frame"], r["cpu_ns"], cpu))
+        if cpu > (b - a) * len([t for t in first if pid_of[t] == pid]):
+            fail("frame %s: cpu_ns %d above the frame times the threads" % (r["frame"], cpu))
 
 
 if __name__ == "__main__":

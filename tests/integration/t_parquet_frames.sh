@@ -4,7 +4,10 @@
 # program of t_vulkan_present (on the test's own Xvfb) does P = 25 presents
 # on one swapchain; the frames table holds P - 1 frames for it, and DuckDB's
 # count, p50, p99 (the same nearest ranks) and max of frame_ns equal stats
-# --per-frame's for every swapchain; its layer calls (the calls table)
+# --per-frame's for every swapchain; each frame's cpu_ns equals the sum over
+# the process's threads of their on-CPU time in the frame computed from the
+# trace's own events (first event, TaskExit, OffCpu spans) by intervals;
+# its layer calls (the calls table)
 # equal stats --calls's per name (count, errors, ns, max), and the other
 # tables equal stats as in t_parquet.sh.  Skips without
 # Xvfb or lavapipe.

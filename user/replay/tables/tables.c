@@ -247,6 +247,7 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	q->v.on_span = kq_rows_span;
 	q->v.span_ctx = q;
 	kq_rows_init(q);
+	kq_cpu_init(q, h);
 	made_dir = stat(o->dir, &dst) != 0;
 	rc = open_tables(q, o, &ls, id, err);
 	while (!rc && !q->err && (st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD)
@@ -278,6 +279,7 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	if (rc)
 		discard(q, o->dir, made_dir);
 	kq_rows_free(q);
+	kq_cpu_free(q);
 	kr_views_free(&q->v);
 	kr_stats_free(&q->s);
 	free(q);

@@ -23,6 +23,8 @@ struct kq_run {
 	struct kr_views v;
 	struct kr_xmap wakers; /* woken tid -> struct kq_waker: its latest Wakeup */
 	struct kr_xmap tracks; /* (pid, swapchain) -> struct kq_track */
+	struct kr_xmap cpu;    /* tid -> its on-CPU account (tables_cpu.c) */
+	bool cpu_known;        /* the frames' cpu_ns can be told */
 	uint64_t spans;
 	int err; /* the first write error */
 };
@@ -35,6 +37,12 @@ void kq_rows_finish(struct kq_run *q, const struct katra_header *h, const char *
 /* The callback the views call at each span's End. */
 void kq_rows_span(void *ctx, const struct kr_span_done *d);
 void kq_rows_init(struct kq_run *q);
+/* The threads' on-CPU time (tables_cpu.c): per event, and a process's
+ * total up to ts (false: not known in this trace). */
+void kq_cpu_init(struct kq_run *q, const struct katra_header *h);
+void kq_cpu_event(struct kq_run *q, const struct katra_event *e);
+bool kq_cpu_total(struct kq_run *q, uint64_t pid, uint64_t ts, uint64_t *out);
+void kq_cpu_free(struct kq_run *q);
 void kq_rows_free(struct kq_run *q);
 
 #endif

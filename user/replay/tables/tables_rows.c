@@ -20,7 +20,8 @@ struct kq_waker {
 
 struct kq_track {
 	uint64_t last_ts;
-	bool seen;
+	uint64_t cpu_at_last; /* the process's on-CPU total at the last present */
+	bool seen, cpu_known;
 };
 
 static void row(struct kq_run *q, unsigned t)
@@ -177,9 +178,9 @@ static void frame_epoch(struct kq_run *q, const struct katra_epoch_marker *m)
 {
 	struct kp_file *f = &q->f[KQ_FRAMES];
 	struct kr_frame fr;
-	uint64_t key[2];
+	uint64_t key[2], cpu = 0;
 	struct kq_track *t;
-	bool created;
+	bool created, known;
 
 	if (!kr_frame_parse(m, &fr))
 		return;
@@ -188,6 +189,7 @@ static void frame_epoch(struct kq_run *q, const struct katra_epoch_marker *m)
 	t = kr_xmap_get(&q->tracks, key, &created);
 	if (!t)
 		return;
+	known = kq_cpu_total(q, fr.pid, m->ts_mono_ns, &cpu);
 	/* frame N runs from the track's previous present to this one */
 	if (!created && t->seen) {
 		kp_i64(f, F_PID, (int64_t)fr.pid);
@@ -197,10 +199,14 @@ static void frame_epoch(struct kq_run *q, const struct katra_epoch_marker *m)
 		kp_i64(f, F_END, (int64_t)m->ts_mono_ns);
 		kp_i64(f, F_DUR, (int64_t)(m->ts_mono_ns >= t->last_ts ?
 					    m->ts_mono_ns - t->last_ts : 0));
+		if (known && t->cpu_known)
+			kp_i64(f, F_CPU, (int64_t)(cpu >= t->cpu_at_last ? cpu - t->cpu_at_last : 0));
 		row(q, KQ_FRAMES);
 	}
 	t->seen = true;
 	t->last_ts = m->ts_mono_ns;
+	t->cpu_known = known;
+	t->cpu_at_last = cpu;
 }
 
 static void event_rows(struct kq_run *q, const struct katra_event *e)
@@ -245,8 +251,10 @@ static void event_rows(struct kq_run *q, const struct katra_event *e)
 void kq_rows_record(struct kq_run *q, const struct katra_record *rec)
 {
 	kr_stats_add(&q->s, rec);
-	if (rec->type == KATRA_RECORD_EVENT)
+	if (rec->type == KATRA_RECORD_EVENT) {
+		kq_cpu_event(q, &rec->u.event);
 		event_rows(q, &rec->u.event);
+	}
 	else if (rec->type == KATRA_RECORD_EPOCH_MARKER)
 		frame_epoch(q, &rec->u.epoch);
 	kr_views_add(&q->v, rec);
