@@ -61,7 +61,7 @@ timeout -k 5 30 "$REC" -q -o "$T/tn.ktrc" -- "$WL/threadnames" >"$T/tn.out" 2>"$
 node "$QUERY" "select tid, name, renamed_by_tid from read_parquet('$T/pqn/thread_names/**/*.parquet')
 	order by ts_ns" "select tid, name from read_parquet('$T/pqn/threads/**/*.parquet') where name is not null" \
 	>"$T/names.out" 2>&1 || kt_fail "DuckDB on thread_names: $(kt_tail "$T/names.out")"
-python3 - "$T/tn.out" "$T/names.out" <<'PY' || kt_fail "thread names: $(cat "$T/names.out" | tr '\n' ' ')"
+python3 - "$T/tn.out" "$T/names.out" <<'PY' || kt_fail "thread names: $(tr '\n' ' ' <"$T/names.out")"
 import json, sys
 wl = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 parts = open(sys.argv[2]).read().split("---\n")
@@ -90,8 +90,9 @@ kill -KILL "$REC_PID"
 kt_wait "$REC_PID" 5 || kt_fail "katra-record survived SIGKILL"
 "$REPLAY" export --parquet "$T/pqk" "$KILLED" 2>"$T/killed.err" ||
 	kt_fail "export of a killed capture exited $?: $(kt_tail "$T/killed.err")"
-[ "$(wc -l <"$T/killed.err")" = 1 ] && grep -q "exported .*(runs.complete = false)" "$T/killed.err" ||
+if [ "$(wc -l <"$T/killed.err")" != 1 ] || ! grep -q "exported .*(runs.complete = false)" "$T/killed.err"; then
 	kt_fail "export of a killed capture did not say it is truncated: $(kt_tail "$T/killed.err")"
+fi
 $CHECK single "$T/pqk" "$KILLED" >"$T/check.out" 2>&1 || kt_fail "killed: $(kt_tail "$T/check.out")"
 complete=$(node "$QUERY" "select complete from read_parquet('$T/pqk/runs/**/*.parquet')" | head -1)
 [ "$complete" = '{"complete":false}' ] || kt_fail "killed: runs.complete is $complete"
@@ -120,8 +121,9 @@ after=$(find "$PQ" -type f | sort | xargs md5sum)
 echo "not a trace" >"$T/junk.ktrc"
 "$REPLAY" export --parquet "$T/pqj" "$T/junk.ktrc" 2>"$T/junk.err"
 rc=$?
-[ "$rc" = 1 ] && [ "$(wc -l <"$T/junk.err")" = 1 ] ||
+if [ "$rc" != 1 ] || [ "$(wc -l <"$T/junk.err")" != 1 ]; then
 	kt_fail "a file that is no trace: exit $rc, $(kt_tail "$T/junk.err")"
+fi
 [ ! -e "$T/pqj" ] || [ -z "$(find "$T/pqj" -type f)" ] || kt_fail "a file that is no trace left files"
 # usage errors: exit 2, nothing written
 for args in "-o $T/x.json" "--speedscope" "--row-group 0" "--from 1"; do

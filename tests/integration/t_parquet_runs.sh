@@ -18,7 +18,7 @@ for i in $(seq 0 49); do
 	build=812
 	[ "$i" -lt 25 ] || build=813
 	t=$T/run$i.ktrc
-	timeout -k 5 30 "$REC" -q --label build=$build --label seq=$i --label machine=ci-1 -o "$t" \
+	timeout -k 5 30 "$REC" -q --label "build=$build" --label "seq=$i" --label machine=ci-1 -o "$t" \
 		-- "$WL/syscalls" $((10 + i)) 100 >"$T/wl.out" 2>"$T/rec.err" ||
 		kt_fail "capture $i exited $?: $(kt_tail "$T/rec.err")"
 	traces+=("$t")
