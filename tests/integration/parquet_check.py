@@ -155,6 +155,17 @@ def check_single(d, trace):
     if mine != want:
         diff = set(mine.items()) ^ set(want.items())
         fail("off-CPU rows differ from stats --off-cpu: %s" % sorted(diff, key=str)[:6])
+    (drops,) = duck("select origin, source, sum(count) as n, count(*) as rows from %s "
+                    "group by all" % glob(d, "drops"))
+    mine = {(r["origin"], r["source"]): int(r["n"]) for r in drops}
+    want = {("summary", k): v for k, v in st["drops"]["summary_by_source"].items()}
+    want.update({("event", k): v for k, v in st["drops"]["events_by_source"].items()})
+    if mine != want:
+        fail("drops: parquet %s, stats %s" % (sorted(mine.items()), sorted(want.items())))
+    ev_rows = sum(int(r["rows"]) for r in drops if r["origin"] == "event")
+    if ev_rows != st["drops"]["drop_events"] or int(run["drop_events"]) != ev_rows:
+        fail("drop events: %d rows, runs.drop_events %s, stats %d" %
+             (ev_rows, run["drop_events"], st["drops"]["drop_events"]))
     tp = {p["process_id"]: p for p in st["processes"]}
     if {int(p["pid"]): (int(p["threads"]), int(p["events"]), p["name"]) for p in procs} != \
             {k: (p["threads"], p["events"], p["name"]) for k, p in tp.items()}:
@@ -162,8 +173,9 @@ def check_single(d, trace):
     if {(int(t["pid"]), int(t["tid"])): int(t["events"]) for t in thr} != \
             {(t["process_id"], t["thread_id"]): t["events"] for t in st["threads"]}:
         fail("threads differ from stats")
-    print("ok: %d span kinds, %d syscalls, %d off-CPU rows, %d processes, %d threads" %
-          (len(bk), len(rows), len(want), len(procs), len(thr)))
+    print("ok: %d span kinds, %d syscalls, %d off-CPU rows, %d processes, %d threads, "
+          "losses %s" % (len(bk), len(rows), len(off), len(procs), len(thr),
+                         run["summary_dropped_events"]))
 
 
 def check_many(d, traces):

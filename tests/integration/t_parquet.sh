@@ -52,6 +52,20 @@ $CHECK single "$T/pqr" "$TRACE" >"$T/check.out" 2>&1 || kt_fail "row groups of 1
 grep -q "^katra-record: labels build=812 scene=city night$" "$T/rec.err" ||
 	kt_fail "katra-record's summary does not show the labels: $(kt_tail "$T/rec.err")"
 
+# a run that lost events: 16 threads blocked in read against an in-flight
+# table of 8 (a test option) lose links; the drops table and runs equal
+# stats's drops, and the docs' "runs that lost events" query finds it
+timeout -k 5 30 "$REC" -q --small-tables 8 --label build=812 --label 'scene=city night' \
+	-o "$T/loss.ktrc" -- "$WL/blockers" 16 >/dev/null 2>"$T/loss.err" ||
+	kt_fail "katra-record --small-tables 8 -- blockers 16 exited $?: $(kt_tail "$T/loss.err")"
+"$REPLAY" export --parquet "$T/pql" "$T/loss.ktrc" 2>"$T/export.err" ||
+	kt_fail "export of the lossy run exited $?: $(kt_tail "$T/export.err")"
+$CHECK single "$T/pql" "$T/loss.ktrc" >"$T/check.out" 2>&1 || kt_fail "losses: $(kt_tail "$T/check.out")"
+grep -q "losses [1-9]" "$T/check.out" || kt_fail "the lossy run lost nothing: $(kt_tail "$T/check.out")"
+lost=$(node "$QUERY" "select count(*) as runs from read_parquet('$T/pql/runs/**/*.parquet',
+	hive_partitioning = true) where summary_dropped_events > 0 or drop_event_count > 0" | head -1)
+[ "$lost" = '{"runs":"1"}' ] || kt_fail "the runs that lost events: $lost"
+
 # names over time: the threadnames workload (threads that name themselves,
 # one named by the main thread, the main thread renamed later)
 timeout -k 5 30 "$REC" -q -o "$T/tn.ktrc" -- "$WL/threadnames" >"$T/tn.out" 2>"$T/tn.err" ||
