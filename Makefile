@@ -215,10 +215,10 @@ fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all $(B)/bench/gameloop
+integration-test: all $(B)/bench/gameloop duckdb
 	tests/integration/run.sh
 
-test: all $(B)/bench/gameloop proton-root-try
+test: all $(B)/bench/gameloop proton-root-try duckdb
 	tests/run-all.sh
 
 # The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
@@ -272,6 +272,7 @@ $(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
 bench: all
 	bench/run.sh $(BENCH_ARGS)
 	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
+	bench/parquet.sh $(filter --quick,$(BENCH_ARGS))
 	bench/uprobes.sh
 # the cost per NT call and per Vulkan submit alone (bench/uprobes.sh)
 bench-uprobes: all
@@ -288,6 +289,17 @@ speedscope: $(SPEEDSCOPE_INDEX)
 $(SPEEDSCOPE_INDEX):
 	@mkdir -p $(B)/speedscope
 	npm install --no-audit --no-fund --no-save --prefix $(B)/speedscope speedscope@$(SPEEDSCOPE_VERSION)
+
+# DuckDB, the engine the Parquet export is checked with
+# (tests/integration/t_parquet*.sh): its Node.js API from npm, pinned (the
+# engine for Linux x86-64 comes as @duckdb/node-bindings-linux-x64).
+DUCKDB_VERSION ?= 1.4.4-r.1
+DUCKDB_PKG := $(B)/duckdb/node_modules/@duckdb/node-api/package.json
+.PHONY: duckdb
+duckdb: $(DUCKDB_PKG)
+$(DUCKDB_PKG):
+	@mkdir -p $(B)/duckdb
+	npm install --no-audit --no-fund --no-save --prefix $(B)/duckdb @duckdb/node-api@$(DUCKDB_VERSION)
 
 clean:
 	rm -rf $(B) format/rust/target

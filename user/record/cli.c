@@ -211,6 +211,33 @@ HANDLER(opt_drain)
 	return KATRA_CLI_RUN;
 }
 
+/* KEY=VALUE: KEY of [a-z0-9_.-], VALUE printable ASCII (SPEC.md, Labels) */
+HANDLER(opt_label)
+{
+	struct katra_record_opts *o = st->o;
+	const char *eq = strchr(arg, '=');
+	size_t klen = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || !klen || klen > KATRA_LABEL_KEY_MAX || strlen(eq + 1) > KATRA_LABEL_VALUE_MAX)
+		return usage_error(st->err, "invalid --label '%s' (KEY=VALUE: KEY of a-z 0-9 _ . -, "
+				   "at most 64 bytes; VALUE at most 160)", arg);
+	for (size_t i = 0; i < klen; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_.-", arg[i]))
+			return usage_error(st->err, "invalid --label '%s' (KEY of a-z 0-9 _ . - "
+					   "only)", arg);
+	for (const char *p = eq + 1; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return usage_error(st->err, "invalid --label '%s' (VALUE of printable "
+					   "ASCII only)", arg);
+	for (size_t i = 0; i < o->nlabels; i++)
+		if (!strncmp(o->labels[i], arg, klen + 1))
+			return usage_error(st->err, "--label '%s': KEY given twice", arg);
+	if (o->nlabels == KATRA_MAX_LABELS)
+		return usage_error(st->err, "too many --label options (at most %s)", "16");
+	o->labels[o->nlabels++] = arg;
+	return KATRA_CLI_RUN;
+}
+
 HANDLER(opt_help)
 {
 	(void)arg;
@@ -258,6 +285,9 @@ const struct katra_cli_option katra_record_options[] = {
 	  "(no WindowsFacing, WineProton or Vulkan events)", NULL, NULL, FIELD(no_uprobes), 0 },
 	{ "epoch-fifo", 0, "PATH", "create/read a FIFO; each line written is an epoch mark",
 	  "file", NULL, FIELD(epoch_fifo), KATRA_OPT_STRING },
+	{ "label", 0, "KEY=VALUE", "name the run (build=812, scene=city): kept in the\n"
+	  "header's notes and the summary; KEY of a-z 0-9 _ . -\n"
+	  "(repeatable)", "none", opt_label, 0, KATRA_OPT_REPEAT },
 	{ "summary-json", 0, "F", "write the capture summary as JSON to F", "file", NULL, FIELD(summary_json), KATRA_OPT_STRING },
 	{ "bpf-stats", 0, NULL, "count each probe's runs and run time (the kernel's\n"
 	  "bpf_stats, on for the capture: two clock reads a\n"

@@ -100,7 +100,30 @@ struct kr_top_entry {
 	bool in_syscall;   /* syskey still to be fixed at the syscall's End */
 };
 
+/* A paired span as the views saw it at its End (kr_views.on_span). */
+struct kr_span_done {
+	const struct katra_event *end;
+	uint64_t begin_ts, begin_seq, pid, dur;
+	uint64_t res_domain, res_id; /* the End's resource, else the Begin's */
+	uint32_t kind, scope;        /* the Begin's */
+	uint64_t syskey;             /* a syscall span's key (kr_syskey_name); else
+				      * KR_SYSKEY_NONE */
+	uint64_t call;               /* a layer call's kind << 32 | number
+				      * (kr_call_label); else 0 */
+	bool call_failed;
+	/* a measured OffCpu span: why (enum kr_offcpu_reason), the state letter
+	 * and, blocked in a syscall, that syscall's span_id on the thread */
+	bool offcpu;
+	unsigned off_reason;
+	char off_state;
+	uint64_t off_syscall_span;
+};
+
 struct kr_views {
+	/* called at every paired span's End, before the tables take it; NULL:
+	 * none (export --parquet writes a row per span from it) */
+	void (*on_span)(void *ctx, const struct kr_span_done *d);
+	void *span_ctx;
 	const struct kr_procnames *names; /* the overview's: names known by the end */
 	struct kr_xmap open;        /* (tid, span_id) -> struct kr_open_span */
 	struct kr_xmap threads;     /* tid -> struct kr_thread */
