@@ -745,7 +745,7 @@ static const char *sample_arg(const struct katra_cli_option *op)
 		{ "buffer-size", "4M" }, { "epoch-fifo", "ep" }, { "summary-json", "s.json" },
 		{ "ready-file", "r" }, { "events", "io,sync" }, { "user", "nobody" },
 		{ "max-loss", "5" }, { "drain-policy", "idle" }, { "small-tables", "8" },
-		{ "detach-pause", "5" },
+		{ "detach-pause", "5" }, { "stack-threshold", "0.0005" },
 	};
 
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)

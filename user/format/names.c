@@ -36,6 +36,7 @@ COUNT_IS(katra_names_DropSource, KATRA_DROP_SOURCE_COUNT);
 COUNT_IS(katra_names_ProcessOrigin, KATRA_ORIGIN_COUNT);
 COUNT_IS(katra_names_EpochKind, KATRA_EPOCH_KIND_COUNT);
 COUNT_IS(katra_names_CounterKind, KATRA_COUNTER_KIND_COUNT);
+COUNT_IS(katra_names_StackSite, KATRA_STACK_SITE_COUNT);
 COUNT_IS(anon_dnames, KATRA_ANON_COUNT);
 
 NAME_FN(katra_scope_name, katra_names_Scope)
@@ -49,6 +50,7 @@ NAME_FN(katra_counter_kind_name, katra_names_CounterKind)
 NAME_FN(katra_payload_name, katra_names_Payload)
 NAME_FN(katra_record_type_name, katra_names_TraceRecord)
 NAME_FN(katra_process_origin_name, katra_names_ProcessOrigin)
+NAME_FN(katra_stack_site_name, katra_names_StackSite)
 
 const char *katra_anon_inode_dname(uint64_t id)
 {

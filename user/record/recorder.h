@@ -49,6 +49,8 @@ struct katra_record_opts {
 	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
 	bool drain_idle;           /* --drain-policy idle: SCHED_IDLE while calm */
 	bool bpf_stats;            /* --bpf-stats: the probes' run counts in the summary */
+	bool stacks;               /* --stacks: call stacks of off-CPU intervals */
+	uint64_t stack_threshold_ns; /* --stack-threshold: of those this long or more */
 };
 
 struct katra_proc_entry;
