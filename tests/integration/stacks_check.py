@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""--stacks on tests/workloads/stackchains: katra-replay stats --stacks --json
+names each known chain in order, every time, with its kernel frames.
+usage: stacks_check.py STATS.json ROUNDS"""
+import json
+import sys
+
+CHAIN = ["chain_b", "chain_a", "main"]
+# the leaf, and kernel frames its interval off the CPU must show
+LEAVES = {
+    "leaf_sleep": ["do_nanosleep"],
+    "leaf_read": ["__x64_sys_pread64"],
+    "leaf_fault": ["handle_mm_fault", "asm_exc_page_fault"],
+}
+
+
+def fn(frame):
+    """'chain_b+0x1b (stackchains)' -> 'chain_b'"""
+    return frame.split(" ")[0].split("+")[0]
+
+
+def main():
+    doc = json.load(open(sys.argv[1]))
+    rounds = int(sys.argv[2])
+    seen = {leaf: 0 for leaf in LEAVES}
+    for st in doc["stacks"]:
+        names = [fn(f) for f in st["frames"]]
+        if not any(n in names for n in CHAIN[:2] + list(LEAVES)):
+            continue  # the workload's set-up, the loader
+        leaves = [n for n in names if n in LEAVES]
+        if len(leaves) != 1:
+            sys.exit("stack %d: the chain without its leaf (or with two): %s"
+                     % (st["stack"], " <- ".join(names)))
+        leaf = leaves[0]
+        i = names.index(leaf)
+        if names[i:i + 4] != [leaf] + CHAIN:
+            sys.exit("stack %d: %s not called from main -> chain_a -> chain_b: %s"
+                     % (st["stack"], leaf, " <- ".join(names)))
+        if st["truncated"]:
+            sys.exit("stack %d: truncated: %s" % (st["stack"], " <- ".join(names)))
+        # the leaf's other calls may block too (leaf_fault's fadvise): the
+        # intervals counted are those of its cause
+        kernel = [fn(k) for k in st["kernel"]]
+        if all(k in kernel for k in LEAVES[leaf]):
+            seen[leaf] += st["count"]
+    for leaf, n in seen.items():
+        if n < rounds:
+            sys.exit("%s: %d intervals off the CPU in %s with its stack, %d rounds"
+                     % (leaf, n, " <- ".join(LEAVES[leaf]), rounds))
+    print("every chain named in order: " +
+          ", ".join("%s %d" % (leaf, n) for leaf, n in sorted(seen.items())))
+
+
+main()
