@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """--stacks on tests/workloads/stackchains: katra-replay stats --stacks --json
-names each known chain in order, every time, with its kernel frames.
-usage: stacks_check.py STATS.json ROUNDS"""
+names each known chain in order, every time, with its kernel frames
+(stacks_check.py STATS.json ROUNDS); every StackOf of the trace cites an
+OffCpu span exactly: its thread's Begin at begin_ns, whose End is
+duration_ns later (stacks_check.py cite TRACE.jsonl)."""
 import json
 import sys
 
@@ -20,7 +22,35 @@ def fn(frame):
     return frame.split(" ")[0].split("+")[0]
 
 
+def cite(path):
+    begins, ends, cites = {}, {}, []
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("record") == "StackOf":
+            cites.append(r)
+        elif r.get("record") == "Event" and r["kind"] == "OffCpu":
+            if r["phase"] == "Begin":
+                begins[(r["thread_id"], r["ts_mono_ns"])] = r["span_id"]
+            elif r["phase"] == "End":
+                ends[(r["thread_id"], r["span_id"])] = r["ts_mono_ns"]
+    if not cites:
+        sys.exit("no StackOf record")
+    for c in cites:
+        span = begins.get((c["thread_id"], c["begin_ns"]))
+        if span is None:
+            sys.exit("StackOf %s: no OffCpu Begin of thread %d at %d"
+                     % (c, c["thread_id"], c["begin_ns"]))
+        end = ends.get((c["thread_id"], span))
+        if end != c["begin_ns"] + c["duration_ns"]:
+            sys.exit("StackOf %s: its span ends at %s, not begin_ns + duration_ns"
+                     % (c, end))
+    print("%d StackOf records, each an OffCpu span's exact Begin and End" % len(cites))
+
+
 def main():
+    if sys.argv[1] == "cite":
+        cite(sys.argv[2])
+        return
     doc = json.load(open(sys.argv[1]))
     rounds = int(sys.argv[2])
     seen = {leaf: 0 for leaf in LEAVES}

@@ -3,7 +3,8 @@
 # --stacks: a workload without frame pointers whose known chains (main ->
 # chain_a -> chain_b -> leaf) sleep, read with O_DIRECT and fault a dropped
 # file page.  Every interval off the CPU they cause has a stack that names
-# the chain in order, untruncated, with the kernel frames of its cause,
+# the chain in order, untruncated, with the kernel frames of its cause, and
+# cites its OffCpu span exactly (the Begin's time, the End's),
 # symbolised from a copy of the trace in another directory with the binary
 # found by its build id (--symbols).  With the unwinder forced to frame
 # pointers the same capture names no chain: CFI is what finds them.
@@ -17,6 +18,8 @@ kt_run_rec -o "$TRACE" --stack-threshold 0 -- "$WL/stackchains" "$T/data" "$ROUN
 [ "$KT_RC" = 0 ] || kt_fail "katra-record exited $KT_RC: $(kt_tail "$T/rec.err")"
 grep -q ' call stacks (' "$T/rec.err" || kt_fail "no stacks line: $(kt_tail "$T/rec.err")"
 kt_verify
+python3 "$KT_DIR/stacks_check.py" cite "$TRACE.jsonl" >"$T/cite.out" 2>&1 ||
+	kt_fail "$(kt_tail "$T/cite.out")"
 
 # elsewhere: the trace copied, the binary only under its build id
 bid=$(python3 - "$TRACE.jsonl" <<'PY'

@@ -44,7 +44,8 @@ int recorder_stacks_start(struct recorder *r)
 {
 	const struct katra_record_opts *o = r->o;
 	struct katra_stacks_opts so = { .proc = "/proc", .full_paths = o->record_paths,
-					.fp_only = getenv("KATRA_TEST_STACKS_FP_ONLY") != NULL };
+					.fp_only = getenv("KATRA_TEST_STACKS_FP_ONLY") != NULL,
+					.start_mono_ns = r->start_mono };
 	struct recorder_stacks *s;
 	int rc;
 

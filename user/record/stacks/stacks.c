@@ -309,6 +309,11 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 			rc = -EIO;
 			break;
 		}
+		/* its Begin is not in the trace: nothing to cite */
+		if (rec.begin_ts < st->o.start_mono_ns) {
+			res->before++;
+			continue;
+		}
 		struct stk_proc *p = proc_of(st, rec.tgid, false);
 		if (!p || p->read_failed || stk_unwind(p, st->files, &rec, st->o.fp_only, frames, &n,
 							&truncated)) {
@@ -325,7 +330,8 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 		if (rc)
 			break;
 		struct katra_record r = { .type = KATRA_RECORD_STACK_OF };
-		r.u.stack_of = (struct katra_stack_of){ id, rec.tid, rec.tgid, rec.begin_ts,
+		r.u.stack_of = (struct katra_stack_of){ id, rec.tid, rec.tgid,
+							rec.begin_ts - st->o.start_mono_ns,
 							rec.end_ts - rec.begin_ts, KATRA_SITE_OFF_CPU };
 		rc = katra_writer_append(w, &r);
 		res->written += !rc;

@@ -20,6 +20,7 @@ struct katra_stacks_opts {
 	const char *proc;  /* "/proc" (tests: a fake tree) */
 	bool full_paths;   /* --paths: a module's whole path, else its basename */
 	bool fp_only;      /* tests: frame pointers only, never CFI */
+	uint64_t start_mono_ns; /* the capture's start: the trace's times are from it */
 };
 
 int katra_stacks_new(const struct katra_stacks_opts *o, struct katra_stacks **out);
@@ -39,6 +40,7 @@ struct katra_stacks_result {
 	uint64_t modules;   /* Module records */
 	uint64_t truncated; /* stacks whose unwinding stopped short */
 	uint64_t no_module; /* records of a process whose maps could not be read */
+	uint64_t before;    /* intervals begun before the capture's start: not written */
 };
 
 /* Unwinds what was spooled and appends the records to w (before its
