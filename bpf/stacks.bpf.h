@@ -31,6 +31,14 @@ struct {
 	__type(value, struct katra_stack_rec);
 } stack_blank SEC(".maps") __weak;
 
+/* A syscall's stack, made here and written to the ring at its exact size */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct katra_stack_rec);
+} stack_scratch SEC(".maps") __weak;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);
@@ -44,13 +52,14 @@ struct {
 	__uint(max_entries, 1 << 24);
 } stack_ring SEC(".maps") __weak;
 
+static __always_inline void katra_stack_user(struct katra_stack_rec *s);
+
 /* The leaving thread (current): its registers, kernel stack and user stack
  * into its slot.  ctx: the tracepoint's (bpf_get_stackid walks from it). */
 static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts, bool dead)
 {
 	__u32 tid = pid_tgid, zero = 0;
 	struct katra_stack_rec *s;
-	__u64 sp, base;
 
 	if (dead) {
 		bpf_map_delete_elem(&stack_slots, &tid);
@@ -77,6 +86,14 @@ static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts,
 	s->end_ts = 0;
 	s->site = KATRA_WSTACK_OFF_CPU;
 	s->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+	katra_stack_user(s);
+}
+
+/* The current thread's user registers and a copy of its user stack into s */
+static __always_inline void katra_stack_user(struct katra_stack_rec *s)
+{
+	__u64 sp, base;
+
 	if (bpf_probe_read_kernel(s->regs, sizeof(s->regs),
 				  (void *)katra_user_regs(katra_current_stack()))) {
 		s->stack_len = 0;
@@ -112,6 +129,30 @@ static __always_inline void katra_stack_in(__u32 next_tid, __u64 ts)
 		len = KATRA_STACK_BYTES;
 	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, 0))
 		__sync_fetch_and_add(&stack_drops[1], 1);
+}
+
+/* A syscall of the current thread that took stack_threshold_ns or more:
+ * its stack to the ring now (out of line: sys_exit's paths stay its own) */
+static __noinline int katra_stack_syscall(__u64 pid_tgid, __u64 enter_ts, __u64 exit_ts)
+{
+	__u32 zero = 0, len;
+	struct katra_stack_rec *s = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+	if (!s)
+		return 0;
+	s->tgid = pid_tgid >> 32;
+	s->tid = pid_tgid;
+	s->begin_ts = enter_ts;
+	s->end_ts = exit_ts;
+	s->site = KATRA_WSTACK_SYSCALL;
+	s->kstack_id = -2; /* -ENOENT: the exit's kernel stack says nothing */
+	katra_stack_user(s);
+	len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
+	if (len > KATRA_STACK_BYTES)
+		len = KATRA_STACK_BYTES;
+	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, 0))
+		__sync_fetch_and_add(&stack_drops[1], 1);
+	return 0;
 }
 
 /* Both sides of a switch, out of line (the switch probe's paths stay its

@@ -589,6 +589,9 @@ static void build_stacks(void)
 	r = add(KATRA_RECORD_STACK_OF);
 	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1500000, 3000000,
 						 KATRA_SITE_OFF_CPU };
+	r = add(KATRA_RECORD_STACK_OF);
+	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1400000, 3200000,
+						 KATRA_SITE_SYSCALL };
 }
 
 static void build_summary(void)

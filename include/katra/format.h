@@ -431,6 +431,7 @@ struct katra_summary {
 
 enum katra_stack_site {
 	KATRA_SITE_OFF_CPU = 0,
+	KATRA_SITE_SYSCALL,
 	KATRA_STACK_SITE_COUNT
 };
 

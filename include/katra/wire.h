@@ -560,14 +560,19 @@ struct katra_nt_file {
  * sp up, KATRA_STACK_PAGES at most, stopping at the first page that cannot
  * be read) are kept in a slot by tid; at its switch-in, when the interval
  * off the CPU lasted stack_threshold_ns or more, the slot is written to the
- * stack ring (the header and stack_len bytes of data).  Nothing is unwound
- * here: user space does it after the capture. */
+ * stack ring (the header and stack_len bytes of data).  A syscall that took
+ * stack_threshold_ns or more writes the same at its exit (its user stack is
+ * still the enter's).  Nothing is unwound here: user space does it after the
+ * capture. */
 #define KATRA_STACK_PAGES 4
 #define KATRA_STACK_BYTES (KATRA_STACK_PAGES * 4096)
 #define KATRA_STACK_REGS  21 /* x86_64 struct pt_regs: r15 .. ss, 168 bytes */
 #define KATRA_STACK_KDEPTH 127 /* the kstacks map's frames (PERF_MAX_STACK_DEPTH) */
 enum katra_wire_stack_site {
 	KATRA_WSTACK_OFF_CPU = 0, /* begin_ts: the switch-out, end_ts: the switch-in */
+	KATRA_WSTACK_SYSCALL = 1, /* begin_ts: its enter, end_ts: its exit; taken at
+				   * the exit (the user stack is the enter's); no
+				   * kernel stack (kstack_id < 0) */
 };
 struct katra_stack_rec {
 	__u32 tgid;

@@ -28,23 +28,30 @@ def cite(path):
         r = json.loads(line)
         if r.get("record") == "StackOf":
             cites.append(r)
-        elif r.get("record") == "Event" and r["kind"] == "OffCpu":
+        elif r.get("record") == "Event" and r["scope"] == "Linux":
+            # OffCpu, or a syscall's span (its kind: Sleep, FileRead, ...)
+            site = "OffCpu" if r["kind"] == "OffCpu" else "Syscall"
+            if r["kind"] in ("PageFault", "Wakeup"):
+                continue
             if r["phase"] == "Begin":
-                begins[(r["thread_id"], r["ts_mono_ns"])] = r["span_id"]
+                begins[(site, r["thread_id"], r["ts_mono_ns"])] = r["span_id"]
             elif r["phase"] == "End":
                 ends[(r["thread_id"], r["span_id"])] = r["ts_mono_ns"]
     if not cites:
         sys.exit("no StackOf record")
     for c in cites:
-        span = begins.get((c["thread_id"], c["begin_ns"]))
+        span = begins.get((c["site"], c["thread_id"], c["begin_ns"]))
         if span is None:
-            sys.exit("StackOf %s: no OffCpu Begin of thread %d at %d"
-                     % (c, c["thread_id"], c["begin_ns"]))
+            sys.exit("StackOf %s: no %s Begin of thread %d at %d"
+                     % (c, c["site"], c["thread_id"], c["begin_ns"]))
         end = ends.get((c["thread_id"], span))
         if end != c["begin_ns"] + c["duration_ns"]:
             sys.exit("StackOf %s: its span ends at %s, not begin_ns + duration_ns"
                      % (c, end))
-    print("%d StackOf records, each an OffCpu span's exact Begin and End" % len(cites))
+    sites = sorted(set(c["site"] for c in cites))
+    if sites != ["OffCpu", "Syscall"]:
+        sys.exit("StackOf sites %s, not OffCpu and Syscall" % sites)
+    print("%d StackOf records, each its span's exact Begin and End" % len(cites))
 
 
 def main():
@@ -53,7 +60,7 @@ def main():
         return
     doc = json.load(open(sys.argv[1]))
     rounds = int(sys.argv[2])
-    seen = {leaf: 0 for leaf in LEAVES}
+    seen = {(site, leaf): 0 for leaf in LEAVES for site in ("OffCpu", "Syscall")}
     for st in doc["stacks"]:
         names = [fn(f) for f in st["frames"]]
         if not any(n in names for n in CHAIN[:2] + list(LEAVES)):
@@ -70,16 +77,22 @@ def main():
         if st["truncated"]:
             sys.exit("stack %d: truncated: %s" % (st["stack"], " <- ".join(names)))
         # the leaf's other calls may block too (leaf_fault's fadvise): the
-        # intervals counted are those of its cause
+        # intervals off the CPU counted are those of its cause; a syscall's
+        # stack has no kernel frames
         kernel = [fn(k) for k in st["kernel"]]
-        if all(k in kernel for k in LEAVES[leaf]):
-            seen[leaf] += st["count"]
-    for leaf, n in seen.items():
+        if st["site"] == "Syscall":
+            if kernel:
+                sys.exit("stack %d: a syscall's stack with kernel frames" % st["stack"])
+            seen[("Syscall", leaf)] += st["count"]
+        elif all(k in kernel for k in LEAVES[leaf]):
+            seen[("OffCpu", leaf)] += st["count"]
+    for (site, leaf), n in seen.items():
         if n < rounds:
-            sys.exit("%s: %d intervals off the CPU in %s with its stack, %d rounds"
-                     % (leaf, n, " <- ".join(LEAVES[leaf]), rounds))
+            sys.exit("%s: %d %s spans with its stack%s, %d rounds"
+                     % (leaf, n, site, " in " + " <- ".join(LEAVES[leaf])
+                        if site == "OffCpu" else "", rounds))
     print("every chain named in order: " +
-          ", ".join("%s %d" % (leaf, n) for leaf, n in sorted(seen.items())))
+          ", ".join("%s %s %d" % (site, leaf, n) for (site, leaf), n in sorted(seen.items())))
 
 
 main()

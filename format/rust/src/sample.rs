@@ -906,6 +906,14 @@ pub fn records() -> Vec<TraceRecord> {
         duration_ns: 3_000_000,
         site: StackSite::OffCpu,
     }));
+    b.records.push(TraceRecord::StackOf(StackOf {
+        stack_id: 1,
+        thread_id: 4243,
+        process_id: 4242,
+        begin_ns: 1_400_000,
+        duration_ns: 3_200_000,
+        site: StackSite::Syscall,
+    }));
 
     let summary = summarize(&b.records);
     b.records.push(TraceRecord::SessionSummary(summary));

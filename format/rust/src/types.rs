@@ -600,4 +600,4 @@ pub struct StackOf {
     pub site: StackSite,
 }
 
-unit_enum!(StackSite { 0 OffCpu });
+unit_enum!(StackSite { 0 OffCpu, 1 Syscall });

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
@@ -106,22 +107,55 @@ static uint32_t file_of(struct katra_stacks *st, uint32_t pid, const char *path,
 	return st->nfiles++;
 }
 
-/* The process's file-backed mappings, read once (its first stack) */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A mapping read now: kept unless known; an older one it overlaps (the
+ * range unmapped and mapped again since) is dropped */
+static void add_map(struct stk_proc *p, const struct stk_map *m)
+{
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < p->nmaps; i++) {
+		const struct stk_map *o = &p->maps[i];
+		if (o->start == m->start && o->end == m->end && o->pgoff == m->pgoff &&
+		    o->file == m->file)
+			return;
+		if (o->start < m->end && m->start < o->end)
+			continue;
+		p->maps[j++] = *o;
+	}
+	p->nmaps = j;
+	if (p->nmaps < MAX_MAPS)
+		p->maps[p->nmaps++] = *m;
+}
+
+/* The process's file-backed mappings, added to those read before: at its
+ * first stack, and again at a stack whose pc none covers or a second after
+ * the last read (a library mapped since) */
 static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 {
 	char name[64], line[4096];
 	FILE *f;
 
+	p->read_ns = now_ns();
 	snprintf(name, sizeof(name), "%s/%u/maps", st->o.proc, p->pid);
 	f = fopen(name, "re");
-	p->maps = calloc(MAX_MAPS, sizeof(*p->maps));
+	if (!p->maps)
+		p->maps = calloc(MAX_MAPS, sizeof(*p->maps));
 	if (!f || !p->maps) {
-		p->read_failed = true;
+		p->read_failed = !p->nmaps;
 		if (f)
 			fclose(f);
 		return;
 	}
-	while (fgets(line, sizeof(line), f) && p->nmaps < MAX_MAPS) {
+	p->read_failed = false;
+	while (fgets(line, sizeof(line), f)) {
 		uint64_t start, end, pgoff, ino;
 		unsigned maj, min;
 		char perms[8];
@@ -134,9 +168,17 @@ static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 		uint32_t fi = file_of(st, p->pid, line + at, makedev(maj, min), ino);
 		if (fi == UINT32_MAX)
 			continue;
-		p->maps[p->nmaps++] = (struct stk_map){ start, end, pgoff, fi };
+		add_map(p, &(struct stk_map){ start, end, pgoff, fi });
 	}
 	fclose(f);
+}
+
+static bool covered(const struct stk_proc *p, uint64_t pc)
+{
+	for (uint32_t i = 0; i < p->nmaps; i++)
+		if (pc >= p->maps[i].start && pc < p->maps[i].end)
+			return true;
+	return false;
 }
 
 static struct stk_proc *proc_of(struct katra_stacks *st, uint32_t pid, bool create)
@@ -161,7 +203,9 @@ int katra_stacks_take(struct katra_stacks *st, const void *rec, size_t size)
 	    size < KATRA_STACK_HEAD_BYTES + r->stack_len)
 		return 0; /* malformed: not ours to write */
 	/* the module table now, while the process is there */
-	proc_of(st, r->tgid, true);
+	struct stk_proc *p = proc_of(st, r->tgid, true);
+	if (p && (!covered(p, r->regs[16]) || now_ns() - p->read_ns > 1000000000ull))
+		read_maps(st, p);
 	if (fwrite(rec, KATRA_STACK_HEAD_BYTES + r->stack_len, 1, st->spool) != 1)
 		return -EIO;
 	st->taken++;
@@ -332,7 +376,10 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 		struct katra_record r = { .type = KATRA_RECORD_STACK_OF };
 		r.u.stack_of = (struct katra_stack_of){ id, rec.tid, rec.tgid,
 							rec.begin_ts - st->o.start_mono_ns,
-							rec.end_ts - rec.begin_ts, KATRA_SITE_OFF_CPU };
+							rec.end_ts - rec.begin_ts,
+							rec.site == KATRA_WSTACK_SYSCALL
+								? KATRA_SITE_SYSCALL
+								: KATRA_SITE_OFF_CPU };
 		rc = katra_writer_append(w, &r);
 		res->written += !rc;
 	}

@@ -30,6 +30,7 @@ struct stk_proc {
 	uint32_t pid;
 	struct stk_map *maps;
 	uint32_t nmaps;
+	uint64_t read_ns;  /* when its maps were last read */
 	bool read_failed;
 	void *dwfl; /* Dwfl *, made at the first unwind */
 	uint32_t *mod_files; /* reported module i -> file index */
