@@ -1528,3 +1528,21 @@ Test(emit, an_inferred_offcpu_end_cites_the_wakeup_seen)
 	cr_assert_eq(got[2].causes[1], got[1].seq);
 	temp_dir_remove(t.dir);
 }
+
+Test(cli, stacks_and_their_threshold)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -p 1"), KATRA_CLI_RUN);
+	cr_assert_not(o.stacks, "off by default");
+	cr_assert_eq(parse(&o, "katra-record --stacks -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.stacks);
+	cr_assert_eq(o.stack_threshold_ns, 1000000, "1 ms by default");
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 0.0005 -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.stacks, "a threshold asks for stacks");
+	cr_assert_eq(o.stack_threshold_ns, 500000);
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 0 -p 1"), KATRA_CLI_RUN);
+	cr_assert_eq(o.stack_threshold_ns, 0, "0: every interval");
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold -1 -p 1"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 1ms -p 1"), KATRA_CLI_USAGE);
+}
