@@ -580,10 +580,19 @@ static void build_stacks(void)
 {
 	struct katra_record *r = add(KATRA_RECORD_MODULE);
 
-	r->u.module = (struct katra_module){ 1, katra_cstr("game"),
-					     katra_cstr("b9e7d172173609569f999c8c718eaade4db63709") };
+	r->u.module = (struct katra_module){
+		.id = 1, .name = katra_cstr("game"),
+		.build_id = katra_cstr("b9e7d172173609569f999c8c718eaade4db63709")
+	};
 	r = add(KATRA_RECORD_MODULE);
-	r->u.module = (struct katra_module){ 2, katra_cstr("libc.so.6"), katra_cstr("") };
+	r->u.module = (struct katra_module){ 2, katra_cstr("libc.so.6"), katra_cstr(""), false,
+					     { 0 } };
+	r = add(KATRA_RECORD_MODULE);
+	r->u.module = (struct katra_module){
+		3, katra_cstr("d3d11.dll"), katra_cstr(""), true,
+		{ 0x65432100, 0x400000, katra_cstr("1f2e3d4c5b6a79881f2e3d4c5b6a7988"), 1,
+		  katra_cstr("d3d11.pdb") }
+	};
 	r = add(KATRA_RECORD_STACK);
 	r->u.stack = (struct katra_stack){ 1, sample_frames, 3, { sample_kernel, 2 }, true };
 	r = add(KATRA_RECORD_STACK_OF);

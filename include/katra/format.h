@@ -438,10 +438,25 @@ enum katra_stack_site {
 /* A file whose code a stack names: id (from 1; 0 in a frame is "no
  * module"), its name (a basename, the whole path with --paths), its ELF
  * build id in lowercase hex (empty when it has none). */
+/* A Windows PE image's identity (a module of Wine's PE side): its COFF
+ * header's TimeDateStamp and SizeOfImage (how symbol servers index the
+ * image), and its CodeView record (RSDS) naming the PDB: its GUID as
+ * 32 lowercase hex digits in the order symbol servers print it, its age,
+ * its file name */
+struct katra_pe_identity {
+	uint32_t time_date_stamp;
+	uint32_t size_of_image;
+	struct katra_str pdb_guid;
+	uint32_t pdb_age;
+	struct katra_str pdb_name;
+};
+
 struct katra_module {
 	uint32_t id;
 	struct katra_str name;
 	struct katra_str build_id;
+	bool has_pe; /* Option<PeIdentity> */
+	struct katra_pe_identity pe;
 };
 
 struct katra_stack_frame {

@@ -37,9 +37,11 @@ static void stacks_trace(struct tb *t, const char *game_bid)
 	tb_init(t);
 	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
 	r = tb_add(t, KATRA_RECORD_MODULE);
-	r->u.module = (struct katra_module){ 1, katra_cstr("game"), katra_cstr(game_bid) };
+	r->u.module = (struct katra_module){ .id = 1, .name = katra_cstr("game"),
+					     .build_id = katra_cstr(game_bid) };
 	r = tb_add(t, KATRA_RECORD_MODULE);
-	r->u.module = (struct katra_module){ 2, katra_cstr("libc-fake.so"), katra_cstr("") };
+	r->u.module = (struct katra_module){ .id = 2, .name = katra_cstr("libc-fake.so"),
+					     .build_id = katra_cstr("") };
 	r = tb_add(t, KATRA_RECORD_STACK);
 	r->u.stack = (struct katra_stack){ 1, frames1, 4, { kernel1, 2 }, false };
 	r = tb_add(t, KATRA_RECORD_STACK);

@@ -560,7 +560,8 @@ static struct katra_record mk_module(uint32_t id)
 {
 	struct katra_record r = { .type = KATRA_RECORD_MODULE };
 
-	r.u.module = (struct katra_module){ id, katra_cstr("game"), katra_cstr("") };
+	r.u.module = (struct katra_module){ .id = id, .name = katra_cstr("game"),
+					    .build_id = katra_cstr("") };
 	return r;
 }
 

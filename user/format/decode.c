@@ -569,6 +569,15 @@ static void get_record(struct dec *d, struct katra_record *r)
 		r->u.module.id = get_u32(d, "Module.id");
 		r->u.module.name = get_str(d, "Module.name");
 		r->u.module.build_id = get_str(d, "Module.build_id");
+		r->u.module.has_pe = get_option_tag(d, "Module.pe");
+		if (r->u.module.has_pe) {
+			struct katra_pe_identity *pe = &r->u.module.pe;
+			pe->time_date_stamp = get_u32(d, "PeIdentity.time_date_stamp");
+			pe->size_of_image = get_u32(d, "PeIdentity.size_of_image");
+			pe->pdb_guid = get_str(d, "PeIdentity.pdb_guid");
+			pe->pdb_age = get_u32(d, "PeIdentity.pdb_age");
+			pe->pdb_name = get_str(d, "PeIdentity.pdb_name");
+		}
 		break;
 	case KATRA_RECORD_STACK:
 		get_stack(d, &r->u.stack);

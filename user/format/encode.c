@@ -89,6 +89,14 @@ static void put_record(struct enc *e, const struct katra_record *r)
 		put_u32(e, r->u.module.id);
 		put_str(e, r->u.module.name);
 		put_str(e, r->u.module.build_id);
+		put_u8(e, r->u.module.has_pe);
+		if (r->u.module.has_pe) {
+			put_u32(e, r->u.module.pe.time_date_stamp);
+			put_u32(e, r->u.module.pe.size_of_image);
+			put_str(e, r->u.module.pe.pdb_guid);
+			put_u32(e, r->u.module.pe.pdb_age);
+			put_str(e, r->u.module.pe.pdb_name);
+		}
 		break;
 	case KATRA_RECORD_STACK:
 		put_u64(e, r->u.stack.id);

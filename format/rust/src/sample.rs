@@ -888,6 +888,19 @@ pub fn records() -> Vec<TraceRecord> {
         id: 1,
         name: "game".to_string(),
         build_id: "b9e7d172173609569f999c8c718eaade4db63709".to_string(),
+        pe: None,
+    }));
+    b.records.push(TraceRecord::Module(Module {
+        id: 2,
+        name: "d3d11.dll".to_string(),
+        build_id: String::new(),
+        pe: Some(PeIdentity {
+            time_date_stamp: 0x6543_2100,
+            size_of_image: 0x0040_0000,
+            pdb_guid: "1f2e3d4c5b6a79881f2e3d4c5b6a7988".to_string(),
+            pdb_age: 1,
+            pdb_name: "d3d11.pdb".to_string(),
+        }),
     }));
     b.records.push(TraceRecord::Stack(Stack {
         id: 1,

@@ -574,6 +574,16 @@ pub struct Module {
     pub id: u32,
     pub name: String,
     pub build_id: String,
+    pub pe: Option<PeIdentity>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct PeIdentity {
+    pub time_date_stamp: u32,
+    pub size_of_image: u32,
+    pub pdb_guid: String,
+    pub pdb_age: u32,
+    pub pdb_name: String,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]

@@ -55,7 +55,7 @@ static void str_list(FILE *f, struct katra_str_vec v)
 	putc(']', f);
 }
 
-/* Module id=N name=".." build_id=".." / Stack id=N frames=[M:0xADDR ..]
+/* Module id=N name=".." build_id=".." [pe={..}] / Stack id=N frames=[M:0xADDR ..]
  * kernel=[".."] truncated=B / StackOf stack=N thread=T process=P begin=TS
  * duration_ns=N site=S */
 static void stack_record(FILE *f, const struct katra_record *rec)
@@ -67,6 +67,20 @@ static void stack_record(FILE *f, const struct katra_record *rec)
 		sstr(f, rec->u.module.name);
 		kr_s(f, " build_id=");
 		sstr(f, rec->u.module.build_id);
+		if (rec->u.module.has_pe) {
+			const struct katra_pe_identity *pe = &rec->u.module.pe;
+			kr_s(f, " pe={time_date_stamp=");
+			kr_hex(f, pe->time_date_stamp);
+			kr_s(f, " size_of_image=");
+			kr_hex(f, pe->size_of_image);
+			kr_s(f, " pdb_guid=");
+			sstr(f, pe->pdb_guid);
+			kr_s(f, " pdb_age=");
+			kr_u64(f, pe->pdb_age);
+			kr_s(f, " pdb_name=");
+			sstr(f, pe->pdb_name);
+			putc('}', f);
+		}
 	} else if (rec->type == KATRA_RECORD_STACK) {
 		const struct katra_stack *st = &rec->u.stack;
 		kr_s(f, "Stack id=");

@@ -378,7 +378,8 @@ static void summary(FILE *f, const struct katra_summary *s)
 	kr_s(f, "}\n");
 }
 
-/* {"record":"Module","id":N,"name":"..","build_id":".."},
+/* {"record":"Module","id":N,"name":"..","build_id":"..","pe":null|
+ *  {"time_date_stamp":N,"size_of_image":N,"pdb_guid":"..","pdb_age":N,"pdb_name":".."}},
  * {"record":"Stack","id":N,"frames":[[module,address],..],"kernel":[".."],"truncated":B},
  * {"record":"StackOf","stack_id":N,"thread_id":N,"process_id":N,"begin_ns":N,
  *  "duration_ns":N,"site":"OffCpu"} */
@@ -390,7 +391,18 @@ static void stack_records(FILE *f, const struct katra_record *rec)
 		ku64(f, "id", m->id);
 		kstr(f, "name", m->name);
 		kstr(f, "build_id", m->build_id);
-		kr_s(f, "}\n");
+		key(f, "pe");
+		if (!m->has_pe) {
+			kr_s(f, "null}\n");
+			return;
+		}
+		kr_s(f, "{\"time_date_stamp\":");
+		kr_u64(f, m->pe.time_date_stamp);
+		ku64(f, "size_of_image", m->pe.size_of_image);
+		kstr(f, "pdb_guid", m->pe.pdb_guid);
+		ku64(f, "pdb_age", m->pe.pdb_age);
+		kstr(f, "pdb_name", m->pe.pdb_name);
+		kr_s(f, "}}\n");
 	} else if (rec->type == KATRA_RECORD_STACK) {
 		const struct katra_stack *st = &rec->u.stack;
 		kr_s(f, "{\"record\":\"Stack\"");
