@@ -7,6 +7,7 @@
 
 const volatile bool record_stacks;
 const volatile __u64 stack_threshold_ns;
+const volatile __u64 stack_wakeup_bytes = 1 << 22;
 __u64 stack_drops[2];
 
 /* btf: next is a trusted pointer (tp_btf: direct loads, no helper calls, on

@@ -10,6 +10,7 @@
 
 extern const volatile bool record_stacks;
 extern const volatile __u64 stack_threshold_ns;
+extern const volatile __u64 stack_wakeup_bytes; /* the loader's: a quarter of stack_ring */
 /* Stacks lost: [0] the slot table was full, [1] the stack ring refused one */
 extern __u64 stack_drops[2];
 
@@ -53,6 +54,16 @@ struct {
 } stack_ring SEC(".maps") __weak;
 
 static __always_inline void katra_stack_user(struct katra_stack_rec *s);
+
+/* The reader is woken once a quarter of the ring is unread, not per stack
+ * (a wakeup a stack was a context switch of the recorder's each); it also
+ * polls on a short timer */
+static __always_inline __u64 stack_wakeup(void)
+{
+	return bpf_ringbuf_query(&stack_ring, BPF_RB_AVAIL_DATA) >= stack_wakeup_bytes
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
 
 /* The leaving thread (current): its registers, kernel stack and user stack
  * into its slot.  ctx: the tracepoint's (bpf_get_stackid walks from it). */
@@ -127,7 +138,7 @@ static __always_inline void katra_stack_in(__u32 next_tid, __u64 ts)
 	len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
 	if (len > KATRA_STACK_BYTES)
 		len = KATRA_STACK_BYTES;
-	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, 0))
+	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, stack_wakeup()))
 		__sync_fetch_and_add(&stack_drops[1], 1);
 }
 
@@ -150,7 +161,7 @@ static __noinline int katra_stack_syscall(__u64 pid_tgid, __u64 enter_ts, __u64 
 	len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
 	if (len > KATRA_STACK_BYTES)
 		len = KATRA_STACK_BYTES;
-	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, 0))
+	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, stack_wakeup()))
 		__sync_fetch_and_add(&stack_drops[1], 1);
 	return 0;
 }

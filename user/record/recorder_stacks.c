@@ -36,7 +36,7 @@ static void *reader_main(void *arg)
 	struct recorder_stacks *s = arg;
 
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
-		katra_probes_stack_poll(s->reader, 50);
+		katra_probes_stack_poll(s->reader, 10); /* woken at a quarter full, else this */
 	return NULL;
 }
 

@@ -32,6 +32,7 @@ int pk_stacks_size(struct katra_probes *p, bool on)
 			err = bpf_map__set_max_entries(p->skel->maps.stack_ring, 4096);
 	} else {
 		err = bpf_map__set_max_entries(p->skel->maps.stack_ring, STACK_RING_BYTES);
+		p->skel->rodata->stack_wakeup_bytes = STACK_RING_BYTES / 4;
 	}
 	return err;
 }
@@ -67,7 +68,14 @@ int katra_probes_stack_reader(struct katra_probes *p,
 
 int katra_probes_stack_poll(struct katra_stack_reader *r, int timeout_ms)
 {
-	return ring_buffer__poll(r->rb, timeout_ms);
+	/* the ring wakes its reader only when a quarter full (stack_wakeup):
+	 * what is there is read after each wait, woken or not */
+	int n = ring_buffer__poll(r->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	int m = ring_buffer__consume(r->rb);
+	return m < 0 ? m : (n > 0 ? n : 0) + m;
 }
 
 void katra_probes_stack_reader_free(struct katra_stack_reader *r)
