@@ -303,12 +303,15 @@ BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 INSTALL     ?= install
-INSTALLED := $(BINDIR)/katra-record $(BINDIR)/katra-replay $(MANDIR)/man8/katra-record.8 \
+INSTALLED := $(BINDIR)/katra-record $(BINDIR)/katra-replay $(BINDIR)/katra-vkresolve $(MANDIR)/man8/katra-record.8 \
 	     $(MANDIR)/man1/katra-replay.1 $(BASHCOMPDIR)/katra-record $(BASHCOMPDIR)/katra-replay
-install: $(B)/katra-record $(B)/katra-replay
+# katra-vkresolve beside katra-record, where it looks for it (the Vulkan
+# layer's driver entry points)
+install: $(B)/katra-record $(B)/katra-replay $(B)/katra-vkresolve
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR)
-	$(INSTALL) -m 0755 $(B)/katra-record $(B)/katra-replay $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 0755 $(B)/katra-record $(B)/katra-replay $(B)/katra-vkresolve \
+		$(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 0644 man/katra-record.8 $(DESTDIR)$(MANDIR)/man8/katra-record.8
 	$(INSTALL) -m 0644 man/katra-replay.1 $(DESTDIR)$(MANDIR)/man1/katra-replay.1
 	$(INSTALL) -m 0644 completion/katra-record.bash $(DESTDIR)$(BASHCOMPDIR)/katra-record
@@ -317,7 +320,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 # installs into a temporary DESTDIR, checks the files, man pages and
 # completions, uninstalls (no root needed)
-install-test: $(B)/katra-record $(B)/katra-replay
+install-test: $(B)/katra-record $(B)/katra-replay $(B)/katra-vkresolve
 	tests/install.sh
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -130,10 +130,24 @@ static __always_inline int on_waking(const void *args, struct task_struct *t, __
 	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	/* an untracked waker, or an interrupt (a timer, an I/O completion) that
 	 * hit whichever thread was running, is written as 0: "outside the
-	 * traced set", never the bystander */
+	 * traced set", never the bystander.  An interrupt is flagged; an
+	 * untracked task that woke it in its own context is named by its ids
+	 * and its process's name */
 	__u64 waker = bpf_get_current_pid_tgid();
-	if (!katra_tracked(waker >> 32) || !katra_in_task(args))
+	bool tracked = katra_tracked(waker >> 32);
+	e->out_tgid = e->out_tid = 0;
+	if (!katra_in_task(args)) {
+		wk_flags |= KATRA_WK_INTERRUPT;
 		waker = 0;
+	} else if (!tracked) {
+		struct task_struct *cur = (void *)bpf_get_current_task();
+		struct task_struct *leader = BPF_CORE_READ(cur, group_leader);
+
+		e->out_tgid = waker >> 32;
+		e->out_tid = (__u32)waker;
+		bpf_core_read(e->out_comm, sizeof(e->out_comm), &leader->comm);
+		waker = 0;
+	}
 	katra_head(&e->head, KATRA_EV_WAKING, cpu, waker, ts);
 	e->target_tgid = tgid;
 	e->target_tid = btf ? t->pid : BPF_CORE_READ(t, pid);

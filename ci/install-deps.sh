@@ -23,6 +23,8 @@ packages=(
 	librust-flate2-dev              # Rust compat of compressed traces (format/rust/gzip)
 	chromium                        # headless checks: speedscope (export), report --html
 	man-db                          # man -l checks of man/*.1, man/*.8
+	sudo                            # the docs' commands are written with sudo (a root
+	                                # image may lack it); -u's default is SUDO_USER
 	# Wine and Vulkan layers (uprobes) and the Wine session tests (~1.2 GiB):
 	# Debian's Wine 8 and a mingw compiler for the Windows test programs;
 	# Mesa's lavapipe (a CPU Vulkan driver)

@@ -27,6 +27,7 @@ P=/usr/local
 S=$d/stage
 expected="$S$P/bin/katra-record 755
 $S$P/bin/katra-replay 755
+$S$P/bin/katra-vkresolve 755
 $S$P/share/bash-completion/completions/katra-record 644
 $S$P/share/bash-completion/completions/katra-replay 644
 $S$P/share/man/man1/katra-replay.1 644

@@ -318,6 +318,19 @@ static void build_process(void)
 	e->payload.u.wakeup.target_pid = SAMPLE_PID;
 	e->payload.u.wakeup.target_cpu = 0;
 	e->confidence = KATRA_CONFIDENCE_INFERRED;
+	/* woken by a process outside the traced set, then by an interrupt */
+	for (uint32_t c = KATRA_WAKER_TASK; c <= KATRA_WAKER_INTERRUPT; c++) {
+		e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_WAKEUP, KATRA_PAYLOAD_WAKEUP_OUTSIDE,
+		       KATRA_RES_THREAD, TID_IO);
+		e->payload.u.wakeup_outside.target_tid = TID_IO;
+		e->payload.u.wakeup_outside.target_pid = SAMPLE_PID;
+		e->payload.u.wakeup_outside.target_cpu = 1;
+		e->payload.u.wakeup_outside.waker_pid = c == KATRA_WAKER_TASK ? 812 : 0;
+		e->payload.u.wakeup_outside.waker_tid = c == KATRA_WAKER_TASK ? 815 : 0;
+		e->payload.u.wakeup_outside.waker_comm = katra_cstr(c == KATRA_WAKER_TASK ? "Xvfb" : "");
+		e->payload.u.wakeup_outside.context = c;
+		e->thread_id = e->process_id = 0;
+	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_PAGE_FAULT, KATRA_PAYLOAD_PAGE_FAULT,
 	       KATRA_RES_MEMORY, 0x7f0000002000ull);
 	e->payload.u.page_fault.address = 0x7f0000002468ull;
@@ -633,11 +646,11 @@ static void build_summary(void)
 		last_ts = e->ts_mono_ns;
 		for (j = 0; j < nthreads && threads[j] != e->thread_id; j++)
 			;
-		if (j == nthreads)
+		if (j == nthreads && e->thread_id) /* distinct nonzero ids (SPEC 5.6) */
 			threads[nthreads++] = e->thread_id;
 		for (j = 0; j < nprocs && procs[j] != e->process_id; j++)
 			;
-		if (j == nprocs)
+		if (j == nprocs && e->process_id)
 			procs[nprocs++] = e->process_id;
 	}
 	for (i = 0; i < KATRA_KIND_COUNT; i++)

@@ -204,6 +204,13 @@ enum katra_process_origin {
 	KATRA_ORIGIN_COUNT
 };
 
+/* Where the kernel ran an outside waker's wakeup (WakeupOutsidePayload.context). */
+enum katra_waker_context {
+	KATRA_WAKER_TASK = 0,  /* in a task's own context: waker_pid/tid/comm name it */
+	KATRA_WAKER_INTERRUPT, /* in an interrupt (hardirq, softirq, NMI): no task to name */
+	KATRA_WAKER_CONTEXT_COUNT
+};
+
 /* The instance of a DropSource::KernelTable drop: which kernel map refused or
  * evicted an entry (SPEC §10). */
 enum katra_kernel_table {
@@ -268,6 +275,7 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_WINE_SERVER_REQUESTS,
 	KATRA_PAYLOAD_TASK_RENAME,
 	KATRA_PAYLOAD_D3D12, /* 31 */
+	KATRA_PAYLOAD_WAKEUP_OUTSIDE, /* a Wakeup whose waker is outside the traced set */
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -358,6 +366,9 @@ struct katra_payload {
 		struct { struct katra_str comm; } task_rename;
 		struct { uint64_t object, fence, value; uint32_t count; uint64_t event;
 			 struct katra_opt_i32 result; } d3d12;
+		struct { uint64_t target_tid, target_pid; uint32_t target_cpu;
+			 uint64_t waker_pid, waker_tid; struct katra_str waker_comm;
+			 uint32_t context; } wakeup_outside;
 	} u;
 };
 
@@ -514,6 +525,7 @@ const char *katra_payload_name(uint32_t v);
 const char *katra_record_type_name(uint32_t v);
 const char *katra_process_origin_name(uint32_t v);
 const char *katra_stack_site_name(uint32_t v);
+const char *katra_waker_context_name(uint32_t v);
 
 static inline struct katra_str katra_cstr(const char *s)
 {

@@ -196,10 +196,14 @@ struct katra_ev_switch {
 };
 
 /* ---- sched_waking / sched_wakeup_new: written when the TARGET is tracked.
- * head = the waker when it is tracked; tgid = tid = 0 when it is not (an
- * interrupt, a kernel thread or another process: the task that happened to
- * be running is not blamed). */
-#define KATRA_WK_NEW (1u << 0) /* sched_wakeup_new: first wakeup of a new task */
+ * head = the waker when it is tracked and runs in its own context; tgid =
+ * tid = 0 when not (an interrupt, a kernel thread or another process: the
+ * task that happened to be running is not blamed).  Then KATRA_WK_INTERRUPT
+ * says it was an interrupt; without it, the waker is the task in whose
+ * context the wakeup ran, untracked: out_tgid, out_tid and out_comm (its
+ * process's name, the group leader's comm) name it. */
+#define KATRA_WK_NEW       (1u << 0) /* sched_wakeup_new: first wakeup of a new task */
+#define KATRA_WK_INTERRUPT (1u << 1) /* head 0: woken in an interrupt, no task to name */
 
 struct katra_ev_waking {
 	struct katra_wire_head head;
@@ -207,6 +211,9 @@ struct katra_ev_waking {
 	__u32 target_tid;
 	__u32 target_cpu;
 	__u32 flags; /* KATRA_WK_* */
+	__u32 out_tgid; /* head 0, no KATRA_WK_INTERRUPT: the untracked waker */
+	__u32 out_tid;
+	char out_comm[16];
 };
 
 /* ---- sched_process_fork: written when the parent is tracked (threads too).
@@ -600,7 +607,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_syscall_end) == 72 &&
 		  "syscall END record: the syscall record's prefix");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_path) == 48 + KATRA_PATH_MAX, "path record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_switch) == 48, "switch record");
-KATRA_WIRE_ASSERT(sizeof(struct katra_ev_waking) == 40, "waking record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_waking) == 64, "waking record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_fork) == 56, "fork record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_exec) == 48, "exec record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_exit) == 32, "exit record");

@@ -55,8 +55,40 @@ def check_irqwake(trace_path, wl_path):
                "inferred wakeup %s" % short(x))
     expect(len(inferred) * 10 <= k, "%d of the %d wakeups inferred: most of the timers unseen"
            % (len(inferred), k))
-    return "%d sleeps, each ended by one timer wakeup from thread 0 (%d inferred: not seen)" % (
-        k, len(inferred))
+    # each one seen says it came from an interrupt: no process is named
+    seen = [x for b, e in sleeps for x in wk
+            if b["seq"] < x["seq"] < e["seq"] and x["confidence"] != "Inferred"]
+    want = {"type": "WakeupOutside", "waker_pid": 0, "waker_tid": 0, "waker_comm": "",
+            "context": "Interrupt"}
+    for x in seen:
+        got = {f: x["payload"].get(f) for f in want}
+        expect(got == want, "timer wakeup not written as an interrupt's: %s" % short(x))
+    return ("%d sleeps, each ended by one timer wakeup from thread 0 (%d inferred: not seen; "
+            "%d WakeupOutside, context Interrupt)" % (k, len(inferred), len(seen)))
+
+def check_outwake(trace_path, wl_path, waker_path):
+    """K reads woken by an untraced process: K WakeupOutside naming it."""
+    t = Trace(trace_path)
+    w = workload_lines(wl_path)[0]
+    wk = workload_lines(waker_path)[0]
+    k, tid = w["k"], w["tid"]
+    expect(not t.summary()["dropped_events"], "%d events lost" % t.summary()["dropped_events"])
+    reads = [b for b, e in spans(t, t.thread(tid), "FileRead")]
+    expect(len(reads) == k, "%d reads on the reader, expected %d" % (len(reads), k))
+    want = {"type": "WakeupOutside", "target_tid": tid, "target_pid": w["pid"],
+            "waker_pid": wk["pid"], "waker_tid": wk["tid"], "waker_comm": wk["comm"],
+            "context": "Task"}
+    mine = [x for x in wakeups_of(t, tid) if x["payload"].get("waker_pid") == wk["pid"]]
+    expect(len(mine) == k, "%d wakeups name the waker (pid %d), expected %d"
+           % (len(mine), wk["pid"], k))
+    for x in mine:
+        got = {f: x["payload"].get(f) for f in want}
+        expect(got == want and x["thread_id"] == 0 and x["process_id"] == 0
+               and x["confidence"] == "Measured", "wakeup %s, expected %s on thread 0"
+               % (short(x), want))
+    return "%d reads, each woken by %s (pid %d), named in %d WakeupOutside" % (
+        k, wk["comm"], wk["pid"], len(mine))
+
 
 def check_uprobed(trace_path, wl_path):
     """N uprobed calls between N getppid: no trampoline syscalls, exact counts."""
@@ -144,6 +176,7 @@ def check_refused(trace_path, wl_path):
 
 CHECKS = {
     "irqwake": check_irqwake,
+    "outwake": check_outwake,
     "uprobed": check_uprobed,
     "blockring": check_blockring,
     "refused": check_refused,

@@ -153,3 +153,75 @@ Test(report_waits, nt_call_outside_waker_and_unseen_wakeup_are_named)
 	cr_assert(has(t.hops, t.nhops, "blocked in Poll, woken from outside the traced processes "
 		  "(an interrupt, a kernel thread or another process)"));
 }
+
+/* The wakeup blocked() just wrote, as a WakeupOutside: a process (context
+ * Task, pid 812, "Xvfb") or an interrupt. */
+static void from_outside(struct tb *b, uint32_t context)
+{
+	struct katra_event *w = &b->recs[b->n - 2].u.event;
+	bool task = context == KATRA_WAKER_TASK;
+
+	w->payload.type = KATRA_PAYLOAD_WAKEUP_OUTSIDE;
+	w->payload.u.wakeup_outside.target_tid = A;
+	w->payload.u.wakeup_outside.target_pid = 100;
+	w->payload.u.wakeup_outside.waker_pid = task ? 812 : 0;
+	w->payload.u.wakeup_outside.waker_tid = task ? 815 : 0;
+	w->payload.u.wakeup_outside.waker_comm = katra_cstr(task ? "Xvfb" : "");
+	w->payload.u.wakeup_outside.context = context;
+}
+
+Test(report_waits, outside_waker_named_by_its_process_or_as_an_interrupt)
+{
+	struct tb b = { 0 };
+	struct texts t = { 0 };
+	struct kr_report_opts o = { .on_window = on_window, .ctx = &t };
+	struct kr_report *rp;
+
+	/* a poll woken by an untraced process, a sleep by a timer interrupt */
+	ev(&b, 100, A, KATRA_KIND_POLL, KATRA_PHASE_BEGIN, 1);
+	blocked(&b, 200, 1000, 2, 0, false);
+	from_outside(&b, KATRA_WAKER_TASK);
+	ev(&b, 1100, A, KATRA_KIND_POLL, KATRA_PHASE_END, 1);
+	ev(&b, 1200, A, KATRA_KIND_SLEEP, KATRA_PHASE_BEGIN, 3);
+	blocked(&b, 1300, 1900, 4, 0, false);
+	from_outside(&b, KATRA_WAKER_INTERRUPT);
+	ev(&b, 2000, A, KATRA_KIND_SLEEP, KATRA_PHASE_END, 3);
+
+	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &o), 0);
+	for (size_t i = 0; i < b.n; i++)
+		cr_assert_eq(kr_report_add(rp, &b.recs[i]), 0, "record %zu", i);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	kr_report_free(rp);
+
+	dump(t.reasons, t.nreasons);
+	dump(t.hops, t.nhops);
+	cr_assert(has(t.reasons, t.nreasons, "blocked in Poll, woken by Xvfb (pid 812)"));
+	cr_assert(has(t.reasons, t.nreasons, "blocked in Sleep, woken by an interrupt"));
+	cr_assert(has(t.hops, t.nhops, "blocked in Poll, woken by Xvfb (pid 812)"),
+		  "the path's hop names the process");
+	cr_assert(has(t.hops, t.nhops, "blocked in Sleep, woken by an interrupt"));
+}
+
+Test(report_waits, an_outside_wakeup_gives_its_target_s_process)
+{
+	struct tb b = { 0 };
+	struct kr_report_opts o = { 0 };
+	struct kr_report *rp;
+	struct katra_event *w;
+
+	/* thread 303 of process 300 first seen as an outside wakeup's target */
+	w = ev(&b, 100, 0, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT, -1);
+	w->resource = (struct katra_resource){ KATRA_RES_THREAD, 303 };
+	w->payload.type = KATRA_PAYLOAD_WAKEUP_OUTSIDE;
+	w->payload.u.wakeup_outside.target_tid = 303;
+	w->payload.u.wakeup_outside.target_pid = 300;
+	w->payload.u.wakeup_outside.context = KATRA_WAKER_INTERRUPT;
+	w->payload.u.wakeup_outside.waker_comm = katra_cstr("");
+
+	cr_assert_eq(kr_report_new(&rp, katra_sample_header(), &o), 0);
+	for (size_t i = 0; i < b.n; i++)
+		cr_assert_eq(kr_report_add(rp, &b.recs[i]), 0, "record %zu", i);
+	cr_assert_eq(kr_report_finish(rp), 0);
+	cr_assert_eq(kr_report_pid_of(rp, 303), 300, "its process, as a Wakeup's target has");
+	kr_report_free(rp);
+}

@@ -151,6 +151,7 @@ static const struct c_enum c_enums[] = {
 	E("Payload", katra_payload_name, KATRA_PAYLOAD_COUNT),
 	E("DropSource", katra_drop_source_name, KATRA_DROP_SOURCE_COUNT),
 	E("ProcessOrigin", katra_process_origin_name, KATRA_ORIGIN_COUNT),
+	E("WakerContext", katra_waker_context_name, KATRA_WAKER_CONTEXT_COUNT),
 	E("EpochKind", katra_epoch_kind_name, KATRA_EPOCH_KIND_COUNT),
 	E("CounterKind", katra_counter_kind_name, KATRA_COUNTER_KIND_COUNT),
 	E("StackSite", katra_stack_site_name, KATRA_STACK_SITE_COUNT),
@@ -379,7 +380,7 @@ static bool kr_type_fits(uint8_t t, const char *schema_type)
 		{ KR_OPT_U32, "Option<u32>" }, { KR_OPT_I32, "Option<i32>" },
 		{ KR_OPT_U64, "Option<u64>" }, { KR_OPT_STR, "Option<String>" },
 		{ KR_STR_VEC, "Vec<String>" }, { KR_DROP_SOURCE, "DropSource" },
-		{ KR_ORIGIN, "ProcessOrigin" },
+		{ KR_ORIGIN, "ProcessOrigin" },	     { KR_WAKER_CONTEXT, "WakerContext" },
 	};
 
 	for (size_t i = 0; i < sizeof(fits) / sizeof(fits[0]); i++)

@@ -464,6 +464,16 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 		p->u.d3d12.event = get_u64(d, "D3d12Payload.event");
 		p->u.d3d12.result = get_opt_i32(d, "D3d12Payload.result");
 		break;
+	case KATRA_PAYLOAD_WAKEUP_OUTSIDE:
+		p->u.wakeup_outside.target_tid = get_u64(d, "WakeupOutsidePayload.target_tid");
+		p->u.wakeup_outside.target_pid = get_u64(d, "WakeupOutsidePayload.target_pid");
+		p->u.wakeup_outside.target_cpu = get_u32(d, "WakeupOutsidePayload.target_cpu");
+		p->u.wakeup_outside.waker_pid = get_u64(d, "WakeupOutsidePayload.waker_pid");
+		p->u.wakeup_outside.waker_tid = get_u64(d, "WakeupOutsidePayload.waker_tid");
+		p->u.wakeup_outside.waker_comm = get_str(d, "WakeupOutsidePayload.waker_comm");
+		p->u.wakeup_outside.context =
+			get_enum(d, KATRA_WAKER_CONTEXT_COUNT, "WakeupOutsidePayload.context");
+		break;
 	}
 }
 

@@ -159,6 +159,8 @@ size_t katra_payload_string_bytes(const struct katra_payload *p)
 			      p->u.process_info.windows_image.value.len : 0);
 	else if (p->type == KATRA_PAYLOAD_TASK_RENAME)
 		n += p->u.task_rename.comm.len;
+	else if (p->type == KATRA_PAYLOAD_WAKEUP_OUTSIDE)
+		n += p->u.wakeup_outside.waker_comm.len;
 	else if (p->type == KATRA_PAYLOAD_NT_SYSCALL && p->u.nt_syscall.name.present)
 		n += p->u.nt_syscall.name.value.len;
 	else if (p->type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS)

@@ -243,6 +243,15 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 		put_u64(e, p->u.d3d12.event);
 		put_opt_i32(e, p->u.d3d12.result);
 		break;
+	case KATRA_PAYLOAD_WAKEUP_OUTSIDE:
+		put_u64(e, p->u.wakeup_outside.target_tid);
+		put_u64(e, p->u.wakeup_outside.target_pid);
+		put_u32(e, p->u.wakeup_outside.target_cpu);
+		put_u64(e, p->u.wakeup_outside.waker_pid);
+		put_u64(e, p->u.wakeup_outside.waker_tid);
+		put_str(e, p->u.wakeup_outside.waker_comm);
+		put_u32(e, p->u.wakeup_outside.context);
+		break;
 	case KATRA_PAYLOAD_DROP:
 		put_u32(e, p->u.drop.source);
 		put_u32(e, p->u.drop.instance);
@@ -281,7 +290,7 @@ static inline __attribute__((always_inline)) void put_event(struct enc *e,
 	(1ull << KATRA_PAYLOAD_FILE_OPEN | 1ull << KATRA_PAYLOAD_EXECVE |                       \
 	 1ull << KATRA_PAYLOAD_TASK_EXEC | 1ull << KATRA_PAYLOAD_PROCESS_INFO |                 \
 	 1ull << KATRA_PAYLOAD_TASK_RENAME | 1ull << KATRA_PAYLOAD_NT_SYSCALL |                 \
-	 1ull << KATRA_PAYLOAD_WINE_SERVER_REQUESTS)
+	 1ull << KATRA_PAYLOAD_WINE_SERVER_REQUESTS | 1ull << KATRA_PAYLOAD_WAKEUP_OUTSIDE)
 
 size_t katra_payload_string_bytes(const struct katra_payload *p);
 

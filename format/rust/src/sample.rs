@@ -516,6 +516,27 @@ pub fn records() -> Vec<TraceRecord> {
     e.conf = Confidence::Inferred;
     e.causes = vec![off_end - 1];
     b.push(e);
+    // woken from outside the traced set: by a process, then by an interrupt
+    for (pid, tid, comm, context) in [(812u64, 815u64, "Xvfb", WakerContext::Task),
+                                      (0, 0, "", WakerContext::Interrupt)] {
+        let mut e = ev(
+            0,
+            S::Linux,
+            K::Wakeup,
+            thr(t2),
+            P::WakeupOutside(WakeupOutsidePayload {
+                target_tid: t2,
+                target_pid: PID,
+                target_cpu: 1,
+                waker_pid: pid,
+                waker_tid: tid,
+                waker_comm: comm.to_string(),
+                context,
+            }),
+        );
+        e.pid = 0;
+        b.push(e);
+    }
     let mut e = ev(
         t1,
         S::Linux,
@@ -969,8 +990,13 @@ pub fn summarize(records: &[TraceRecord]) -> TraceSummary {
                     *drops.entry((d.source, d.instance)).or_insert(0) += d.count;
                     s.dropped_events += d.count;
                 }
-                pids.insert(e.process_id);
-                tids.insert(e.thread_id);
+                // the distinct nonzero ids (SPEC 5.6)
+                if e.process_id != 0 {
+                    pids.insert(e.process_id);
+                }
+                if e.thread_id != 0 {
+                    tids.insert(e.thread_id);
+                }
             }
             TraceRecord::EpochMarker(m) => {
                 s.epoch_count += 1;

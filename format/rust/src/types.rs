@@ -206,6 +206,7 @@ pub enum Payload {
     WineServerRequests(WineServerRequestsPayload),
     TaskRename(TaskRenamePayload),
     D3d12(D3d12Payload),
+    WakeupOutside(WakeupOutsidePayload),
 }
 
 impl Payload {
@@ -242,6 +243,7 @@ impl Payload {
         "WineServerRequests",
         "TaskRename",
         "D3d12",
+        "WakeupOutside",
     ];
 
     pub fn index(&self) -> u32 {
@@ -279,6 +281,7 @@ impl Payload {
             WineServerRequests(_) => 29,
             TaskRename(_) => 30,
             D3d12(_) => 31,
+            WakeupOutside(_) => 32,
         }
     }
 
@@ -508,6 +511,19 @@ pub struct D3d12Payload {
     pub event: u64,
     pub result: Option<i32>,
 }
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct WakeupOutsidePayload {
+    pub target_tid: u64,
+    pub target_pid: u64,
+    pub target_cpu: u32,
+    pub waker_pid: u64,
+    pub waker_tid: u64,
+    pub waker_comm: String,
+    pub context: WakerContext,
+}
+
+unit_enum!(WakerContext { 0 Task, 1 Interrupt });
 
 unit_enum!(ProcessOrigin {
     0 Target, 1 Command, 2 Descendant, 3 Forked, 4 WineSession, 5 WineJoined

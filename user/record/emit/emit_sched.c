@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Scheduler events: OffCpu spans (switch-out -> switch-in) and wakeups. */
+#include <string.h>
+
 #include "emit_int.h"
+#include "katra/utf8.h"
 
 /* The leaving thread: an OffCpu Begin, or nothing at its final switch-out. */
 static int switch_out(struct emitter *e, const struct pending *p)
@@ -117,6 +120,7 @@ int emit_waking(struct emitter *e, const struct pending *p)
 						  : NULL;
 	struct thread_state *target;
 	struct katra_event ev;
+	char comm[64];
 	int rc;
 
 	if (emit_late(e, waker, wk->head.tid, p->key, 1))
@@ -127,10 +131,29 @@ int emit_waking(struct emitter *e, const struct pending *p)
 	emit_base(&ev, &wk->head, KATRA_SCOPE_LINUX, KATRA_KIND_WAKEUP, KATRA_PHASE_INSTANT);
 	ev.resource.domain = KATRA_RES_THREAD;
 	ev.resource.id = wk->target_tid;
-	ev.payload.type = KATRA_PAYLOAD_WAKEUP;
-	ev.payload.u.wakeup.target_tid = wk->target_tid;
-	ev.payload.u.wakeup.target_pid = wk->target_tgid;
-	ev.payload.u.wakeup.target_cpu = wk->target_cpu;
+	if (wk->head.tid) {
+		ev.payload.type = KATRA_PAYLOAD_WAKEUP;
+		ev.payload.u.wakeup.target_tid = wk->target_tid;
+		ev.payload.u.wakeup.target_pid = wk->target_tgid;
+		ev.payload.u.wakeup.target_cpu = wk->target_cpu;
+	} else {
+		/* outside the traced set: the process that woke it, or an
+		 * interrupt; the event's thread and process stay 0 */
+		bool irq = wk->flags & KATRA_WK_INTERRUPT;
+
+		ev.payload.type = KATRA_PAYLOAD_WAKEUP_OUTSIDE;
+		ev.payload.u.wakeup_outside.target_tid = wk->target_tid;
+		ev.payload.u.wakeup_outside.target_pid = wk->target_tgid;
+		ev.payload.u.wakeup_outside.target_cpu = wk->target_cpu;
+		ev.payload.u.wakeup_outside.waker_pid = irq ? 0 : wk->out_tgid;
+		ev.payload.u.wakeup_outside.waker_tid = irq ? 0 : wk->out_tid;
+		ev.payload.u.wakeup_outside.waker_comm = (struct katra_str){
+			comm, irq ? 0 : katra_utf8_sanitize(wk->out_comm,
+							    strnlen(wk->out_comm, sizeof(wk->out_comm)),
+							    comm, sizeof(comm))
+		};
+		ev.payload.u.wakeup_outside.context = irq ? KATRA_WAKER_INTERRUPT : KATRA_WAKER_TASK;
+	}
 	target = emit_thread(e, wk->target_tid, wk->target_tgid);
 	if (target) {
 		target->flags |= TH_WAKEUP | TH_WOKEN;

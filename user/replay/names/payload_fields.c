@@ -112,6 +112,12 @@ static const struct kr_field f_d3d12[] = {
 	F(d3d12, object, KR_ADDR), F(d3d12, fence, KR_ADDR), F(d3d12, value, KR_U64),
 	F(d3d12, count, KR_U32), F(d3d12, event, KR_ADDR), F(d3d12, result, KR_OPT_I32),
 };
+static const struct kr_field f_wakeup_outside[] = {
+	F(wakeup_outside, target_tid, KR_U64), F(wakeup_outside, target_pid, KR_PID),
+	F(wakeup_outside, target_cpu, KR_U32), F(wakeup_outside, waker_pid, KR_PID),
+	F(wakeup_outside, waker_tid, KR_U64), F(wakeup_outside, waker_comm, KR_STR),
+	F(wakeup_outside, context, KR_WAKER_CONTEXT),
+};
 
 #define D(arr) { arr, sizeof(arr) / sizeof(arr[0]) }
 
@@ -149,6 +155,7 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_WINE_SERVER_REQUESTS] = D(f_wine_server_requests),
 	[KATRA_PAYLOAD_TASK_RENAME] = D(f_task_rename),
 	[KATRA_PAYLOAD_D3D12] = D(f_d3d12),
+	[KATRA_PAYLOAD_WAKEUP_OUTSIDE] = D(f_wakeup_outside),
 };
 
 const struct kr_payload_desc *kr_payload_desc(uint32_t type)
@@ -261,10 +268,12 @@ void kr_payload_field_value(FILE *out, const struct katra_payload *p,
 		break;
 	}
 	case KR_DROP_SOURCE:
-	case KR_ORIGIN: {
+	case KR_ORIGIN:
+	case KR_WAKER_CONTEXT: {
 		uint32_t s = *(const uint32_t *)v;
-		const char *name = kr_enum(f->type == KR_ORIGIN ? katra_process_origin_name(s)
-								 : katra_drop_source_name(s),
+		const char *name = kr_enum(f->type == KR_ORIGIN	       ? katra_process_origin_name(s)
+					   : f->type == KR_WAKER_CONTEXT ? katra_waker_context_name(s)
+									 : katra_drop_source_name(s),
 					   s, nbuf);
 
 		if (json)

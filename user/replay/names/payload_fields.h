@@ -24,6 +24,7 @@ enum kr_ftype {
 	KR_DROP_SOURCE, /* u32 holding enum katra_drop_source */
 	KR_STR,
 	KR_ORIGIN,      /* u32 holding enum katra_process_origin */
+	KR_WAKER_CONTEXT, /* u32 holding enum katra_waker_context */
 	KR_STR_VEC,     /* struct katra_str_vec: a JSON array of strings (text: the same) */
 	/* the same scalars with a meaning the text dump decodes (payload_text.c);
 	 * kr_payload_field_value writes them as their plain type */

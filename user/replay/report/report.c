@@ -323,14 +323,16 @@ static void off_before_node(struct kr_report *rp, uint32_t t, const struct katra
 	n.seq = e->seq;
 	n.ts = e->ts_mono_ns;
 	n.begin_ns = rp->threads[t].born_ns;
-	n.link = waker != KR_WAKER_NONE && waker != KR_WAKER_OUTSIDE && waker != KR_WAKER_UNSEEN ?
-		 wake_node : KR_NO_NODE;
+	/* woken from outside: the link holds who it was (KR_NODE_WOKEN_OUTSIDE) */
+	n.link = kr_waker_outside(waker)			   ? waker :
+		 waker != KR_WAKER_NONE && waker != KR_WAKER_UNSEEN ? wake_node :
+								      KR_NO_NODE;
 	n.thread = t;
 	n.type = KR_NODE_OFF_END;
 	n.kind = KR_KIND_NONE;
 	n.cls = KR_OFF_BEFORE;
 	n.flags = waker == KR_WAKER_NONE ? KR_NODE_NO_WAKEUP :
-		  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE :
+		  kr_waker_outside(waker) ? KR_NODE_WOKEN_OUTSIDE :
 		  waker == KR_WAKER_UNSEEN ? KR_NODE_WOKEN_UNSEEN : 0;
 	kr_index_add(&rp->index, &rp->threads[t], &n);
 }
@@ -429,8 +431,9 @@ static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e
 		n.seq = e->seq;
 		n.ts = e->ts_mono_ns;
 		n.begin_ns = th->off_begin_ns;
-		n.link = woken && waker != KR_WAKER_OUTSIDE && waker != KR_WAKER_UNSEEN ? wnode :
-			 KR_NO_NODE;
+		n.link = woken && kr_waker_outside(waker)		 ? waker :
+			 woken && waker != KR_WAKER_UNSEEN ? wnode :
+							     KR_NO_NODE;
 		n.thread = t;
 		n.type = KR_NODE_OFF_END;
 		n.kind = th->off_kind;
@@ -438,7 +441,7 @@ static int off_end(struct kr_report *rp, uint32_t t, const struct katra_event *e
 		n.res_domain = th->off_dom;
 		n.res_id = th->off_res;
 		n.flags = !woken ? KR_NODE_NO_WAKEUP :
-			  waker == KR_WAKER_OUTSIDE ? KR_NODE_WOKEN_OUTSIDE :
+			  kr_waker_outside(waker) ? KR_NODE_WOKEN_OUTSIDE :
 			  waker == KR_WAKER_UNSEEN ? KR_NODE_WOKEN_UNSEEN : 0;
 		kr_index_add(&rp->index, th, &n);
 	}
@@ -494,10 +497,12 @@ static int span_end(struct kr_report *rp, uint32_t t, const struct katra_event *
 /* A Wakeup: remembered on its target until the target's switch-in. */
 static void wakeup(struct kr_report *rp, uint32_t waker_t, const struct katra_event *e)
 {
-	uint64_t target = e->payload.type == KATRA_PAYLOAD_WAKEUP ?
-		e->payload.u.wakeup.target_tid : e->resource.id;
-	uint64_t tpid = e->payload.type == KATRA_PAYLOAD_WAKEUP ?
-		e->payload.u.wakeup.target_pid : 0;
+	bool outside = e->payload.type == KATRA_PAYLOAD_WAKEUP_OUTSIDE;
+	uint64_t target = outside ? e->payload.u.wakeup_outside.target_tid :
+			  e->payload.type == KATRA_PAYLOAD_WAKEUP ? e->payload.u.wakeup.target_tid :
+								    e->resource.id;
+	uint64_t tpid = outside ? e->payload.u.wakeup_outside.target_pid :
+			e->payload.type == KATRA_PAYLOAD_WAKEUP ? e->payload.u.wakeup.target_pid : 0;
 	uint64_t node = KR_NO_NODE;
 
 	if (waker_t != UINT32_MAX)
@@ -509,10 +514,11 @@ static void wakeup(struct kr_report *rp, uint32_t waker_t, const struct katra_ev
 	th->wake_pending = true;
 	th->wake_seq = e->seq;
 	th->wake_ns = e->ts_mono_ns;
-	/* thread 0's: an interrupt, a kernel thread or an untraced process, or
-	 * (Inferred) a wakeup no probe saw */
+	/* thread 0's: an interrupt, a kernel thread or an untraced process (by
+	 * name where the trace says), or (Inferred) a wakeup no probe saw */
 	th->wake_waker = waker_t != UINT32_MAX ? e->thread_id :
-		e->confidence == KATRA_CONFIDENCE_INFERRED ? KR_WAKER_UNSEEN : KR_WAKER_OUTSIDE;
+		e->confidence == KATRA_CONFIDENCE_INFERRED ? KR_WAKER_UNSEEN :
+		kr_report_outside_waker(rp, e);
 	th->wake_node = node;
 }
 

@@ -55,6 +55,22 @@ enum kr_off_class {
 #define KR_WAKER_NONE UINT64_MAX          /* no wakeup recorded */
 #define KR_WAKER_PENDING (UINT64_MAX - 1) /* still off the CPU when the window ended */
 #define KR_WAKER_UNSEEN (UINT64_MAX - 2)  /* woken by a wakeup no probe saw (Inferred) */
+#define KR_WAKER_IRQ (UINT64_MAX - 3)     /* woken in an interrupt (WakeupOutside, Interrupt) */
+#define KR_WAKER_PROC (1ull << 62)        /* | pid: by an untraced process (WakeupOutside,
+					   * Task; its name: kr_report_outside_comm) */
+
+/* A waker outside the traced processes: by whom (a process, an interrupt)
+ * or not known (KR_WAKER_OUTSIDE).  Thread ids stay below 2^32, the other
+ * KR_WAKER_* values above 2^63. */
+static inline bool kr_waker_is_proc(uint64_t w)
+{
+	return w >> 62 == 1;
+}
+
+static inline bool kr_waker_outside(uint64_t w)
+{
+	return w == KR_WAKER_OUTSIDE || w == KR_WAKER_IRQ || kr_waker_is_proc(w);
+}
 #define KR_KIND_NONE 0xffffu
 
 /* One thread's time in a window: alive = on_cpu + off_cpu + unknown.
@@ -220,6 +236,9 @@ uint64_t kr_report_pid_of(const struct kr_report *rp, uint64_t tid);
 const struct kr_procnames *kr_report_names(const struct kr_report *rp);
 /* The path of a file id (only with --paths captures), or NULL. */
 const char *kr_report_file_path(const struct kr_report *rp, uint64_t file_id);
+/* The name of an untraced process that woke a traced thread (its
+ * WakeupOutside's waker_comm), "" when none was seen; buf: 16 bytes. */
+const char *kr_report_outside_comm(const struct kr_report *rp, uint64_t pid, char buf[16]);
 /* Unix call `ucall` (a hop's) as every command names it ("WinToUnix
  * vkQueueSubmit": kr_unix_call_label), or an NT call's name
  * ("NtUserGetMessage"), in buf, or NULL for 0. */

@@ -144,6 +144,7 @@ struct kr_report {
 	/* names: the same source as dump's (windows_image, else comm) */
 	struct kr_procnames names;
 	struct kr_idmap path_map;   /* (file id, 0) -> path index */
+	struct kr_idmap outside;    /* (pid, 0) -> an untraced waker's name (v1, v2: 15 bytes) */
 	char (*paths)[KR_PATH_LEN_MAX];
 	uint32_t npaths;
 	/* io_uring submits waiting for their completion: (seq, 0) -> ts, thread | node */
@@ -181,6 +182,9 @@ void kr_tl_update(struct kr_report *rp, struct kr_thread *th, uint64_t ts);
 /* ---- report_lookup.c ---- */
 /* Takes names and paths from ProcessInfo and FileOpen events. */
 void kr_report_remember(struct kr_report *rp, const struct katra_event *e);
+/* The waker of a thread 0 Wakeup: KR_WAKER_PROC | pid (its name kept),
+ * KR_WAKER_IRQ, or KR_WAKER_OUTSIDE when the event does not say. */
+uint64_t kr_report_outside_waker(struct kr_report *rp, const struct katra_event *e);
 /* A span s of th begins with e: a unix call is numbered and becomes th's
  * innermost (th->ucall). */
 void kr_ucall_begin(struct kr_report *rp, struct kr_thread *th, struct kr_span *s,

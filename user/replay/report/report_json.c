@@ -64,10 +64,20 @@ static void jresource(FILE *f, unsigned dom, uint64_t id, uint64_t pid)
 	fputc('}', f);
 }
 
-static void jwaker(FILE *f, const char *key, uint64_t waker)
+static void jwaker(FILE *f, const struct kr_report *rp, const char *key, uint64_t waker)
 {
+	char comm[16];
+
 	fprintf(f, ",\"%s\":", key);
-	if (waker == KR_WAKER_OUTSIDE)
+	if (kr_waker_is_proc(waker)) {
+		uint64_t pid = waker & ~KR_WAKER_PROC;
+
+		fprintf(f, "{\"pid\":%" PRIu64 ",\"comm\":", pid);
+		jstr(f, kr_report_outside_comm(rp, pid, comm));
+		fputc('}', f);
+	} else if (waker == KR_WAKER_IRQ)
+		fputs("\"interrupt\"", f);
+	else if (waker == KR_WAKER_OUTSIDE)
 		fputs("\"outside\"", f);
 	else if (waker == KR_WAKER_UNSEEN)
 		fputs("\"unseen\"", f);
@@ -140,7 +150,7 @@ static void jthread(FILE *f, const struct kr_report *rp, const struct kr_window 
 			fputs("null", f);
 		fputs(",\"resource\":", f);
 		jresource(f, r->res_domain, r->res_id, r->res_pid);
-		jwaker(f, "woken_by", r->waker);
+		jwaker(f, rp, "woken_by", r->waker);
 		jkey(f, "ns", r->ns, true);
 		jkey(f, "count", r->count, true);
 		jkey(f, "runq_ns", r->runq_ns, true);
@@ -201,7 +211,7 @@ static void jhop(FILE *f, const struct kr_report *rp, const struct kr_hop *h, bo
 		jkind(f, h->kind);
 		fputs(",\"resource\":", f);
 		jresource(f, h->res_domain, h->res_id, h->res_pid);
-		jwaker(f, "woken_by", h->other_tid);
+		jwaker(f, rp, "woken_by", h->other_tid);
 		jkey(f, "switch_in_seq", h->seq, true);
 		break;
 	case KR_HOP_URING:

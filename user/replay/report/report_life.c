@@ -28,6 +28,7 @@ int kr_report_new(struct kr_report **out, const struct katra_header *h,
 	kr_idmap_init(&rp->procs, KR_REPORT_MAX_THREADS);
 	kr_procnames_init(&rp->names);
 	kr_idmap_init(&rp->path_map, KR_MAX_PATHS);
+	kr_idmap_init(&rp->outside, KR_REPORT_MAX_THREADS);
 	kr_idmap_init(&rp->pending, KR_REPORT_MAX_PENDING);
 	kr_acc_init(&rp->whole, 0);
 	*out = rp;
@@ -42,6 +43,7 @@ void kr_report_free(struct kr_report *rp)
 	kr_idmap_free(&rp->procs);
 	kr_procnames_free(&rp->names);
 	kr_idmap_free(&rp->path_map);
+	kr_idmap_free(&rp->outside);
 	kr_idmap_free(&rp->pending);
 	kr_acc_free(&rp->whole);
 	kr_acc_free(&rp->epoch);

@@ -197,6 +197,46 @@ uint32_t kr_report_marks(const struct kr_report *rp, const struct kr_mark **mark
 	return rp->nmarks;
 }
 
+uint64_t kr_report_outside_waker(struct kr_report *rp, const struct katra_event *e)
+{
+	if (e->payload.type != KATRA_PAYLOAD_WAKEUP_OUTSIDE)
+		return KR_WAKER_OUTSIDE;
+	if (e->payload.u.wakeup_outside.context != KATRA_WAKER_TASK)
+		return KR_WAKER_IRQ;
+
+	uint64_t pid = e->payload.u.wakeup_outside.waker_pid & 0xffffffffu;
+	struct katra_str c = e->payload.u.wakeup_outside.waker_comm;
+	struct kr_idmap_slot *s;
+	bool created;
+	char name[16] = { 0 };
+	size_t n = c.len < 15 ? c.len : 15;
+
+	/* the latest name; cut at a character's first byte (a comm is 15 bytes
+	 * at most, but one made valid UTF-8 may have grown) */
+	while (n < c.len && n && ((uint8_t)c.ptr[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(name, c.ptr, n);
+	s = kr_idmap_get(&rp->outside, pid, 0, &created);
+	if (s) {
+		memcpy(&s->v1, name, 8);
+		memcpy(&s->v2, name + 8, 8);
+	}
+	return KR_WAKER_PROC | pid;
+}
+
+const char *kr_report_outside_comm(const struct kr_report *rp, uint64_t pid, char buf[16])
+{
+	struct kr_idmap_slot *s = kr_idmap_find((struct kr_idmap *)&rp->outside, pid, 0);
+
+	memset(buf, 0, 16);
+	if (s) {
+		memcpy(buf, &s->v1, 8);
+		memcpy(buf + 8, &s->v2, 8);
+	}
+	buf[15] = '\0';
+	return buf;
+}
+
 const struct kr_procnames *kr_report_names(const struct kr_report *rp)
 {
 	return &rp->names;

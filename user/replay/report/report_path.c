@@ -209,8 +209,10 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 			break;
 		}
 		consume(&w, t, c, n);
-		l = kr_index_get(&rp->index, n->link);
-		if (n->link != KR_NO_NODE && !l)
+		/* woken from outside: the link is who it was, not a node */
+		bool outside = n->type == KR_NODE_OFF_END && (n->flags & KR_NODE_WOKEN_OUTSIDE);
+		l = outside ? NULL : kr_index_get(&rp->index, n->link);
+		if (!outside && n->link != KR_NO_NODE && !l)
 			w.cut = true;
 		if (l && l->seq < lower_seq)
 			l = NULL; /* the link reaches before the window: stay on t */
@@ -234,7 +236,7 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 			uint64_t from = n->begin_ns > start_ns ? n->begin_ns : start_ns;
 			struct kr_hop *h = add_hop(&w, KR_HOP_BLOCKED, t, from, n->ts);
 			if (h) {
-				h->other_tid = (n->flags & KR_NODE_WOKEN_OUTSIDE) ? KR_WAKER_OUTSIDE :
+				h->other_tid = outside ? n->link :
 					       (n->flags & KR_NODE_WOKEN_UNSEEN) ? KR_WAKER_UNSEEN :
 					       KR_WAKER_NONE;
 				h->kind = n->kind;

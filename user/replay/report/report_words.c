@@ -47,7 +47,16 @@ void kr_resource_text(FILE *f, const struct kr_report *rp, unsigned domain, uint
 
 static void waker_text(FILE *f, const struct kr_report *rp, uint64_t waker)
 {
-	if (waker == KR_WAKER_OUTSIDE)
+	char comm[16];
+
+	if (kr_waker_is_proc(waker)) {
+		uint64_t pid = waker & ~KR_WAKER_PROC;
+		const char *name = kr_report_outside_comm(rp, pid, comm);
+
+		fprintf(f, ", woken by %s%s(pid %" PRIu64 ")", name, *name ? " " : "", pid);
+	} else if (waker == KR_WAKER_IRQ)
+		fputs(", woken by an interrupt", f);
+	else if (waker == KR_WAKER_OUTSIDE)
 		fputs(", woken from outside the traced processes (an interrupt, a kernel thread or "
 		      "another process)", f);
 	else if (waker == KR_WAKER_UNSEEN)
@@ -126,7 +135,7 @@ void kr_hop_text(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 		r.res_domain = h->res_domain;
 		r.res_id = h->res_id;
 		r.res_pid = h->res_pid;
-		r.waker = h->other_tid == KR_WAKER_OUTSIDE || h->other_tid == KR_WAKER_UNSEEN ?
+		r.waker = kr_waker_outside(h->other_tid) || h->other_tid == KR_WAKER_UNSEEN ?
 			  h->other_tid : KR_WAKER_NONE;
 		r.nt = kr_ucall_is_nt(rp, h->ucall) && h->cls == KR_OFF_SYSCALL ? h->ucall : 0;
 		kr_reason_text(f, rp, &r);

@@ -151,6 +151,10 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 		fprintf(err, "katra-replay: out of memory\n");
 		goto cleanup;
 	}
+	/* an epoch the window names and a complete trace lacks: the error
+	 * alone, not the stats of an empty window */
+	if (st == KATRA_READ_EOF && (ret = kr_window_check(&w, "stats", path, err)))
+		goto cleanup;
 	/* the stats of the good prefix are still worth printing */
 	if (o.json)
 		pret = print_json(out, s, v, &o, path, why);
