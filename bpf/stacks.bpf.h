@@ -55,14 +55,15 @@ struct {
 
 static __always_inline void katra_stack_user(struct katra_stack_rec *s);
 
-/* The reader is woken once a quarter of the ring is unread, not per stack
- * (a wakeup a stack was a context switch of the recorder's each); it also
- * polls on a short timer */
+/* The reader is woken at once while little is unread: a process's module
+ * table is read at its first stack, and a short-lived process is gone 10 ms
+ * later (a reader woken only at a quarter full read no table of a 20 ms
+ * workload, t_stacks); past stack_wakeup_bytes unread it is awake anyway */
 static __always_inline __u64 stack_wakeup(void)
 {
 	return bpf_ringbuf_query(&stack_ring, BPF_RB_AVAIL_DATA) >= stack_wakeup_bytes
-		       ? BPF_RB_FORCE_WAKEUP
-		       : BPF_RB_NO_WAKEUP;
+		       ? BPF_RB_NO_WAKEUP
+		       : BPF_RB_FORCE_WAKEUP;
 }
 
 /* The leaving thread (current): its registers, kernel stack and user stack

@@ -68,7 +68,7 @@ int katra_probes_stack_reader(struct katra_probes *p,
 
 int katra_probes_stack_poll(struct katra_stack_reader *r, int timeout_ms)
 {
-	/* the ring wakes its reader only when a quarter full (stack_wakeup):
+	/* past a quarter full the ring stops waking its reader (stack_wakeup):
 	 * what is there is read after each wait, woken or not */
 	int n = ring_buffer__poll(r->rb, timeout_ms);
 

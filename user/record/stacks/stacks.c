@@ -115,32 +115,41 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A mapping read now: kept unless known; an older one it overlaps (the
- * range unmapped and mapped again since) is dropped */
-static void add_map(struct stk_proc *p, const struct stk_map *m)
+/* The mappings read now (fresh, n) merged into those read before: an older
+ * one stays while no fresh one overlaps it and its file is not mapped
+ * elsewhere now (a library unloaded: older stacks may name it; the same file
+ * at a new address: an exec, or a library loaded again, replaces it) */
+static void merge_maps(struct stk_proc *p, const struct stk_map *fresh, uint32_t n)
 {
 	uint32_t j = 0;
 
 	for (uint32_t i = 0; i < p->nmaps; i++) {
 		const struct stk_map *o = &p->maps[i];
-		if (o->start == m->start && o->end == m->end && o->pgoff == m->pgoff &&
-		    o->file == m->file)
-			return;
-		if (o->start < m->end && m->start < o->end)
-			continue;
-		p->maps[j++] = *o;
+		bool keep = true, same = false;
+		for (uint32_t k = 0; k < n && keep; k++) {
+			const struct stk_map *m = &fresh[k];
+			if (o->start == m->start && o->end == m->end && o->pgoff == m->pgoff &&
+			    o->file == m->file)
+				same = true;
+			else if ((o->start < m->end && m->start < o->end) || o->file == m->file)
+				keep = false;
+		}
+		if (keep && !same)
+			p->maps[j++] = *o;
 	}
 	p->nmaps = j;
-	if (p->nmaps < MAX_MAPS)
-		p->maps[p->nmaps++] = *m;
+	for (uint32_t k = 0; k < n && p->nmaps < MAX_MAPS; k++)
+		p->maps[p->nmaps++] = fresh[k];
 }
 
-/* The process's file-backed mappings, added to those read before: at its
- * first stack, and again at a stack whose pc none covers or a second after
- * the last read (a library mapped since) */
+/* The process's file-backed mappings, merged with those read before: at
+ * its first stack, and again at a stack whose pc none covers or a second
+ * after the last read (a library mapped since, an exec) */
 static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 {
 	char name[64], line[4096];
+	struct stk_map *fresh = calloc(MAX_MAPS, sizeof(*fresh));
+	uint32_t n = 0;
 	FILE *f;
 
 	p->read_ns = now_ns();
@@ -148,14 +157,15 @@ static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 	f = fopen(name, "re");
 	if (!p->maps)
 		p->maps = calloc(MAX_MAPS, sizeof(*p->maps));
-	if (!f || !p->maps) {
+	if (!f || !p->maps || !fresh) {
 		p->read_failed = !p->nmaps;
 		if (f)
 			fclose(f);
+		free(fresh);
 		return;
 	}
 	p->read_failed = false;
-	while (fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f) && n < MAX_MAPS) {
 		uint64_t start, end, pgoff, ino;
 		unsigned maj, min;
 		char perms[8];
@@ -168,9 +178,11 @@ static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 		uint32_t fi = file_of(st, p->pid, line + at, makedev(maj, min), ino);
 		if (fi == UINT32_MAX)
 			continue;
-		add_map(p, &(struct stk_map){ start, end, pgoff, fi });
+		fresh[n++] = (struct stk_map){ start, end, pgoff, fi };
 	}
 	fclose(f);
+	merge_maps(p, fresh, n);
+	free(fresh);
 }
 
 static bool covered(const struct stk_proc *p, uint64_t pc)
