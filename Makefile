@@ -87,7 +87,7 @@ $(B)/libkatrareplay.a: $(REPLAY_OBJS)
 	ar rcs $@ $^
 
 $(B)/katra-replay: $(call obj,user/katra-replay.c) $(B)/libkatrareplay.a $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -ldw -lelf -lm -lz
 $(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatraformat.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
@@ -95,7 +95,7 @@ $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -ldw -lelf -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -116,9 +116,14 @@ $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -lelf -lcapstone -lz -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lcapstone -lz -lm
 
 # ---- test workloads (plain programs with known ground truth) ----
+# no frame pointers, CFI only: what --stacks must unwind (t_stacks.sh)
+$(B)/workloads/stackchains: tests/workloads/stackchains.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -g -O1 -fomit-frame-pointer -fasynchronous-unwind-tables -Wall -Wextra \
+		-Werror -o $@ $<
 $(B)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread -luring
@@ -179,11 +184,11 @@ endif
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -ldw -lelf -lm -lz
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
 		      $(RECORD_CORE_SRCS)) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -lm -lz
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -ldw -lelf -lm -lz
 
 unit-test: $(B)/tests/unit-tests
 	$(B)/tests/unit-tests --jobs 2

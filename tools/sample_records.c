@@ -617,6 +617,42 @@ static void build_katra(void)
 	}
 }
 
+/* A stack of a process's off-CPU interval: its two modules, the stack (a
+ * frame of each module and one outside them), the citation */
+static const struct katra_stack_frame sample_frames[] = {
+	{ 2, 0xcf503 }, { 1, 0x1404 }, { 0, 0x7ffd12345678 },
+};
+static const struct katra_str sample_kernel[] = {
+	{ "do_nanosleep+0x5e", 17 }, { "hrtimer_nanosleep+0xb5", 22 },
+};
+
+static void build_stacks(void)
+{
+	struct katra_record *r = add(KATRA_RECORD_MODULE);
+
+	r->u.module = (struct katra_module){
+		.id = 1, .name = katra_cstr("game"),
+		.build_id = katra_cstr("b9e7d172173609569f999c8c718eaade4db63709")
+	};
+	r = add(KATRA_RECORD_MODULE);
+	r->u.module = (struct katra_module){ 2, katra_cstr("libc.so.6"), katra_cstr(""), false,
+					     { 0 } };
+	r = add(KATRA_RECORD_MODULE);
+	r->u.module = (struct katra_module){
+		3, katra_cstr("d3d11.dll"), katra_cstr(""), true,
+		{ 0x65432100, 0x400000, katra_cstr("1f2e3d4c5b6a79881f2e3d4c5b6a7988"), 1,
+		  katra_cstr("d3d11.pdb") }
+	};
+	r = add(KATRA_RECORD_STACK);
+	r->u.stack = (struct katra_stack){ 1, sample_frames, 3, { sample_kernel, 2 }, true };
+	r = add(KATRA_RECORD_STACK_OF);
+	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1500000, 3000000,
+						 KATRA_SITE_OFF_CPU };
+	r = add(KATRA_RECORD_STACK_OF);
+	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1400000, 3200000,
+						 KATRA_SITE_SYSCALL };
+}
+
 static void build_summary(void)
 {
 	struct katra_summary *s;
@@ -639,6 +675,8 @@ static void build_summary(void)
 			last_ts = r->u.counter.ts_mono_ns;
 			continue;
 		}
+		if (r->type != KATRA_RECORD_EVENT)
+			continue;
 		ev_n++;
 		counts[e->kind]++;
 		inferred += e->confidence == KATRA_CONFIDENCE_INFERRED;
@@ -700,6 +738,7 @@ static void build(void)
 	counter(KATRA_COUNTER_BYTES_WRITTEN, 0, 0xffffffffffffffffull);
 	epoch(KATRA_EPOCH_FRAME, 4, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
 	epoch(KATRA_EPOCH_CAPTURE_END, 5, "capture end");
+	build_stacks();
 	build_summary();
 	built = true;
 }

@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALLOWED = {
     'record/(top)': {'record/targets', 'record/uprobes', 'record/drain', 'record/pipeline',
                      'record/emit', 'record/kernel', 'record/syscalls', 'record/table',
-                     'record/procfs'},
+                     'record/procfs', 'record/stacks'},
     'record/drain': {'record/pipeline', 'record/kernel'},
     'record/targets': {'record/emit', 'record/table', 'record/procfs'},
     'record/uprobes': {'record/kernel', 'record/procfs'},
@@ -28,6 +28,7 @@ ALLOWED = {
     'record/syscalls': set(),
     'record/table': set(),
     'record/procfs': set(),
+    'record/stacks': {'record/procfs'},
     'replay/dump': {'replay/stats', 'replay/names', 'replay/util'},
     'replay/stats': {'replay/names', 'replay/util'},
     'replay/report': {'replay/names', 'replay/util'},

@@ -298,6 +298,9 @@ enum katra_record_type {
 	KATRA_RECORD_EPOCH_MARKER,
 	KATRA_RECORD_COUNTER,
 	KATRA_RECORD_SESSION_SUMMARY,
+	KATRA_RECORD_MODULE,
+	KATRA_RECORD_STACK,
+	KATRA_RECORD_STACK_OF,
 	KATRA_RECORD_COUNT
 };
 
@@ -451,6 +454,60 @@ struct katra_summary {
 	uint64_t threads_seen;
 };
 
+/* ---- call stacks (SPEC 5.7) ---- */
+
+enum katra_stack_site {
+	KATRA_SITE_OFF_CPU = 0,
+	KATRA_SITE_SYSCALL,
+	KATRA_STACK_SITE_COUNT
+};
+
+/* A file whose code a stack names: id (from 1; 0 in a frame is "no
+ * module"), its name (a basename, the whole path with --paths), its ELF
+ * build id in lowercase hex (empty when it has none). */
+/* A Windows PE image's identity (a module of Wine's PE side): its COFF
+ * header's TimeDateStamp and SizeOfImage (how symbol servers index the
+ * image), and its CodeView record (RSDS) naming the PDB: its GUID as
+ * 32 lowercase hex digits in the order symbol servers print it, its age,
+ * its file name */
+struct katra_pe_identity {
+	uint32_t time_date_stamp;
+	uint32_t size_of_image;
+	struct katra_str pdb_guid;
+	uint32_t pdb_age;
+	struct katra_str pdb_name;
+};
+
+struct katra_module {
+	uint32_t id;
+	struct katra_str name;
+	struct katra_str build_id;
+	bool has_pe; /* Option<PeIdentity> */
+	struct katra_pe_identity pe;
+};
+
+struct katra_stack_frame {
+	uint32_t module;  /* a Module's id, or 0: address is the absolute pc */
+	uint64_t address; /* in the module's own ELF address space */
+};
+
+struct katra_stack {
+	uint64_t id;
+	const struct katra_stack_frame *frames; /* innermost first */
+	uint64_t frames_len;
+	struct katra_str_vec kernel; /* "symbol+0xoff", innermost first */
+	bool truncated;
+};
+
+struct katra_stack_of {
+	uint64_t stack_id;
+	uint64_t thread_id;
+	uint64_t process_id;
+	uint64_t begin_ns; /* the span's Begin ts_mono_ns */
+	uint64_t duration_ns;
+	uint32_t site; /* enum katra_stack_site */
+};
+
 struct katra_record {
 	uint32_t type; /* enum katra_record_type */
 	union {
@@ -458,6 +515,9 @@ struct katra_record {
 		struct katra_epoch_marker epoch;
 		struct katra_counter counter;
 		struct katra_summary summary;
+		struct katra_module module;
+		struct katra_stack stack;
+		struct katra_stack_of stack_of;
 	} u;
 };
 
@@ -480,6 +540,7 @@ const char *katra_counter_kind_name(uint32_t v);
 const char *katra_payload_name(uint32_t v);
 const char *katra_record_type_name(uint32_t v);
 const char *katra_process_origin_name(uint32_t v);
+const char *katra_stack_site_name(uint32_t v);
 const char *katra_waker_context_name(uint32_t v);
 
 static inline struct katra_str katra_cstr(const char *s)

@@ -109,6 +109,10 @@ struct katra_stats_opts {
 	/* only the records in this window (as dump's --from / --to); the
 	 * SessionSummary is read whatever the window */
 	struct katra_dump_when from, to;
+	/* --stacks: the heaviest call stacks (alone: the other views are not
+	 * printed); --folded: folded stacks instead; symbols: --symbols DIR */
+	bool stacks, folded;
+	const char *symbols;
 };
 
 int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts *o, FILE *err);

@@ -604,6 +604,42 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_gpu_fence), sizeof(struct katra_ev_gpu_timeline),       \
 	}
 
+/* ---- call stacks (--stacks): not a ring record; the stack ring's own.
+ *
+ * At a traced thread's switch-out its user registers (task_pt_regs, the
+ * kernel's x86_64 struct pt_regs as is), its kernel stack (an id in the
+ * kstacks map) and a copy of its user stack (whole pages from the page of
+ * sp up, KATRA_STACK_PAGES at most, stopping at the first page that cannot
+ * be read) are kept in a slot by tid; at its switch-in, when the interval
+ * off the CPU lasted stack_threshold_ns or more, the slot is written to the
+ * stack ring (the header and stack_len bytes of data).  A syscall that took
+ * stack_threshold_ns or more writes the same at its exit (its user stack is
+ * still the enter's).  Nothing is unwound here: user space does it after the
+ * capture. */
+#define KATRA_STACK_PAGES 4
+#define KATRA_STACK_BYTES (KATRA_STACK_PAGES * 4096)
+#define KATRA_STACK_REGS  21 /* x86_64 struct pt_regs: r15 .. ss, 168 bytes */
+#define KATRA_STACK_KDEPTH 127 /* the kstacks map's frames (PERF_MAX_STACK_DEPTH) */
+enum katra_wire_stack_site {
+	KATRA_WSTACK_OFF_CPU = 0, /* begin_ts: the switch-out, end_ts: the switch-in */
+	KATRA_WSTACK_SYSCALL = 1, /* begin_ts: its enter, end_ts: its exit; taken at
+				   * the exit (the user stack is the enter's); no
+				   * kernel stack (kstack_id < 0) */
+};
+struct katra_stack_rec {
+	__u32 tgid;
+	__u32 tid;
+	__u64 begin_ts;    /* the OffCpu span's Begin (its switch record's ts) */
+	__u64 end_ts;      /* its End */
+	__s64 kstack_id;   /* in kstacks, or < 0 (-errno): none */
+	__u64 regs[KATRA_STACK_REGS];
+	__u64 stack_base;  /* user address of data[0] (sp's page) */
+	__u32 stack_len;   /* bytes of data read (whole pages) */
+	__u32 site;        /* enum katra_wire_stack_site */
+	__u8 data[KATRA_STACK_BYTES];
+};
+#define KATRA_STACK_HEAD_BYTES __builtin_offsetof(struct katra_stack_rec, data)
+
 /* Both sides compile these: a layout change cannot go unnoticed. */
 #define KATRA_WIRE_ASSERT(c, m) _Static_assert(c, m)
 KATRA_WIRE_ASSERT(sizeof(struct katra_wire_head) == 24, "wire head");
@@ -633,5 +669,6 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, 
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy_seq) == 112, "cpu slot busy_seq");
+KATRA_WIRE_ASSERT(KATRA_STACK_HEAD_BYTES == 216, "stack record header");
 
 #endif /* KATRA_WIRE_H */

@@ -751,7 +751,7 @@ static const char *sample_arg(const struct katra_cli_option *op)
 		{ "buffer-size", "4M" }, { "epoch-fifo", "ep" }, { "summary-json", "s.json" },
 		{ "ready-file", "r" }, { "events", "io,sync" }, { "user", "nobody" },
 		{ "max-loss", "5" }, { "drain-policy", "idle" }, { "small-tables", "8" },
-		{ "detach-pause", "5" }, { "label", "build=812" },
+		{ "detach-pause", "5" }, { "label", "build=812" }, { "stack-threshold", "0.0005" },
 	};
 
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
@@ -1533,6 +1533,24 @@ Test(emit, an_inferred_offcpu_end_cites_the_wakeup_seen)
 	cr_assert_eq(got[2].causes[0], got[0].seq);
 	cr_assert_eq(got[2].causes[1], got[1].seq);
 	temp_dir_remove(t.dir);
+}
+
+Test(cli, stacks_and_their_threshold)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -p 1"), KATRA_CLI_RUN);
+	cr_assert_not(o.stacks, "off by default");
+	cr_assert_eq(parse(&o, "katra-record --stacks -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.stacks);
+	cr_assert_eq(o.stack_threshold_ns, 1000000, "1 ms by default");
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 0.0005 -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.stacks, "a threshold asks for stacks");
+	cr_assert_eq(o.stack_threshold_ns, 500000);
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 0 -p 1"), KATRA_CLI_RUN);
+	cr_assert_eq(o.stack_threshold_ns, 0, "0: every interval");
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold -1 -p 1"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 1ms -p 1"), KATRA_CLI_USAGE);
 }
 
 /* A wakeup's waker: traced (Payload::Wakeup on its thread), an untraced task

@@ -154,6 +154,7 @@ static const struct c_enum c_enums[] = {
 	E("WakerContext", katra_waker_context_name, KATRA_WAKER_CONTEXT_COUNT),
 	E("EpochKind", katra_epoch_kind_name, KATRA_EPOCH_KIND_COUNT),
 	E("CounterKind", katra_counter_kind_name, KATRA_COUNTER_KIND_COUNT),
+	E("StackSite", katra_stack_site_name, KATRA_STACK_SITE_COUNT),
 };
 
 Test(schema, every_enum_matches_the_c_names_and_counts)

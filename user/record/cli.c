@@ -105,6 +105,16 @@ HANDLER(opt_pid)
 	return KATRA_CLI_RUN;
 }
 
+HANDLER(opt_stack_threshold)
+{
+	if (!strcmp(arg, "0"))
+		st->o->stack_threshold_ns = 0;
+	else if (katra_parse_seconds(arg, &st->o->stack_threshold_ns))
+		return usage_error(st->err, "invalid threshold '%s' (seconds, e.g. 0.001)", arg);
+	st->o->stacks = true;
+	return KATRA_CLI_RUN;
+}
+
 HANDLER(opt_output)
 {
 	st->o->output = arg;
@@ -281,6 +291,11 @@ const struct katra_cli_option katra_record_options[] = {
 	{ "paths", 0, NULL, "record file paths of openat/openat2/execve (off:\n"
 	  "files are identified by a hash of device and inode)", NULL, NULL, FIELD(record_paths),
 	  0 },
+	{ "stacks", 0, NULL, "call stacks (kernel and user) of each traced thread's\n"
+	  "time off the CPU of 1 ms or more, unwound at the end\n"
+	  "of the capture (stats --stacks, --folded)", NULL, NULL, FIELD(stacks), 0 },
+	{ "stack-threshold", 0, "SECONDS", "--stacks for intervals this long or more (fractions\n"
+	  "allowed; 0: every one)", "none", opt_stack_threshold, 0, 0 },
 	{ "no-uprobes", 0, NULL, "no uprobes on Wine's ntdll.so or the Vulkan driver\n"
 	  "(no WindowsFacing, WineProton or Vulkan events)", NULL, NULL, FIELD(no_uprobes), 0 },
 	{ "epoch-fifo", 0, "PATH", "create/read a FIFO; each line written is an epoch mark",
@@ -422,6 +437,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 	o->output = "katra.ktrc";
 	katra_select_all(&o->select);
 	o->follow_children = true;
+	o->stack_threshold_ns = 1000000;
 	for (size_t i = 0; i < katra_record_noptions; i++) {
 		const struct katra_cli_option *op = &katra_record_options[i];
 		if (!op->name)

@@ -54,6 +54,8 @@ struct katra_record_opts {
 	bool bpf_stats;            /* --bpf-stats: the probes' run counts in the summary */
 	const char *labels[KATRA_MAX_LABELS]; /* --label KEY=VALUE, as given (checked) */
 	size_t nlabels;
+	bool stacks;               /* --stacks: call stacks of off-CPU intervals */
+	uint64_t stack_threshold_ns; /* --stack-threshold: of those this long or more */
 };
 
 struct katra_proc_entry;

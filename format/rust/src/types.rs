@@ -81,11 +81,14 @@ pub enum TraceRecord {
     EpochMarker(EpochMarker),
     Counter(Counter),
     SessionSummary(TraceSummary),
+    Module(Module),
+    Stack(Stack),
+    StackOf(StackOf),
 }
 
 impl TraceRecord {
     pub const NAMES: &'static [&'static str] =
-        &["Event", "EpochMarker", "Counter", "SessionSummary"];
+        &["Event", "EpochMarker", "Counter", "SessionSummary", "Module", "Stack", "StackOf"];
 
     pub fn index(&self) -> u32 {
         match self {
@@ -93,6 +96,9 @@ impl TraceRecord {
             TraceRecord::EpochMarker(_) => 1,
             TraceRecord::Counter(_) => 2,
             TraceRecord::SessionSummary(_) => 3,
+            TraceRecord::Module(_) => 4,
+            TraceRecord::Stack(_) => 5,
+            TraceRecord::StackOf(_) => 6,
         }
     }
 
@@ -100,13 +106,16 @@ impl TraceRecord {
         Self::NAMES[self.index() as usize]
     }
 
-    /// The record's seq; a SessionSummary has none.
+    /// The record's seq; a SessionSummary and the stack records have none.
     pub fn seq(&self) -> Option<u64> {
         match self {
             TraceRecord::Event(e) => Some(e.seq),
             TraceRecord::EpochMarker(m) => Some(m.seq),
             TraceRecord::Counter(c) => Some(c.seq),
-            TraceRecord::SessionSummary(_) => None,
+            TraceRecord::SessionSummary(_)
+            | TraceRecord::Module(_)
+            | TraceRecord::Stack(_)
+            | TraceRecord::StackOf(_) => None,
         }
     }
 }
@@ -596,3 +605,46 @@ pub struct DropCount {
     pub instance: u32,
     pub count: u64,
 }
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    pub id: u32,
+    pub name: String,
+    pub build_id: String,
+    pub pe: Option<PeIdentity>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct PeIdentity {
+    pub time_date_stamp: u32,
+    pub size_of_image: u32,
+    pub pdb_guid: String,
+    pub pdb_age: u32,
+    pub pdb_name: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Stack {
+    pub id: u64,
+    pub frames: Vec<StackFrame>,
+    pub kernel: Vec<String>,
+    pub truncated: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct StackFrame {
+    pub module: u32,
+    pub address: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct StackOf {
+    pub stack_id: u64,
+    pub thread_id: u64,
+    pub process_id: u64,
+    pub begin_ns: u64,
+    pub duration_ns: u64,
+    pub site: StackSite,
+}
+
+unit_enum!(StackSite { 0 OffCpu, 1 Syscall });

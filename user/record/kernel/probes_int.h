@@ -199,4 +199,7 @@ static inline bool is_fallback(const struct probe *pr)
 	return pr->fexit_err && !pr->lacks;
 }
 
+/* probes_stacks.c: the stack maps' sizes, one entry each when off */
+int pk_stacks_size(struct katra_probes *p, bool on);
+
 #endif

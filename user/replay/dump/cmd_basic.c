@@ -254,6 +254,13 @@ static const char stats_help[] =
 	"                  (S, D, ...) in which syscall, on which resource\n"
 	"  --top N         the N longest spans of any kind, with thread, process name,\n"
 	"                  syscall name and resource\n"
+	"  --stacks        the heaviest call stacks (katra-record --stacks) by the\n"
+	"                  time of the spans they explain (--top N each, 20), named\n"
+	"                  from the binaries at hand; alone, no other section\n"
+	"  --folded        the call stacks as folded stacks for flamegraph.pl,\n"
+	"                  inferno or speedscope (outermost first, nanoseconds)\n"
+	"  --symbols DIR   look for the binaries in DIR first (by name, by build id\n"
+	"                  as .build-id/xx/rest.debug, or a debuginfod cache)\n"
 	"  --overview      the overview too, when a view option is given\n"
 	"  --all           every section (--gpu, --top 20)\n"
 	"  --from WHEN     only records from WHEN: seconds since capture start, or the\n"
@@ -277,11 +284,13 @@ static const char stats_help[] =
 	"    katra-replay stats --per-frame game.ktrc     # which calls make frames slow\n"
 	"    katra-replay stats --calls --syscalls --per-frame game.ktrc\n"
 	"    katra-replay stats --top 10 run.ktrc         # the 10 longest spans\n"
+	"    katra-replay stats --stacks --symbols bin/ run.ktrc # where threads blocked\n"
+	"    katra-replay stats --folded run.ktrc | flamegraph.pl > offcpu.svg\n"
 	"    katra-replay stats --from 'load start' --to 'load end' --all run.ktrc\n"
 	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
 
 enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
-       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU };
+       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU, OPT_STACKS, OPT_FOLDED, OPT_SYMBOLS };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
@@ -323,6 +332,15 @@ static int stats_opt(int c, const char *arg, void *ctx)
 	case OPT_OVERVIEW:
 		o->views |= KATRA_STATS_OVERVIEW;
 		break;
+	case OPT_STACKS:
+		o->stacks = true;
+		break;
+	case OPT_FOLDED:
+		o->folded = true;
+		break;
+	case OPT_SYMBOLS:
+		o->symbols = arg;
+		break;
 	case OPT_FROM:
 		kr_parse_when(arg, &o->from);
 		break;
@@ -355,6 +373,9 @@ int katra_cmd_stats(int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "overview", no_argument, NULL, OPT_OVERVIEW },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ 0 },

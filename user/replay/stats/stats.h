@@ -101,4 +101,8 @@ void kr_stats_print_text_head(FILE *out, const struct kr_stats *s, const char *p
 void kr_stats_print_json_open(FILE *out, const struct kr_stats *s, const char *path,
 			      const char *error, bool overview);
 
+struct katra_stats_opts;
+/* stats --stacks / --folded (stats_stacks.c): 0 or as katra_stats_with */
+int kr_stacks_report(const char *path, FILE *out, const struct katra_stats_opts *o, FILE *err);
+
 #endif

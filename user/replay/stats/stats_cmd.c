@@ -100,6 +100,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	struct kr_window w;
 	int ret, fret, pret;
 
+	if (o.stacks || o.folded)
+		return kr_stacks_report(path, out, &o, err);
 	if (o.per_frame && !(o.views & (KATRA_STATS_CALLS | KATRA_STATS_SYSCALLS)))
 		o.views |= KATRA_STATS_CALLS;
 	if (!o.views)
