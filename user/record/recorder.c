@@ -66,7 +66,19 @@ static void on_exec_map(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino)
 /* A ring's watermark (drain.h): its CPU slot, read after `now`. */
 static uint64_t slot_watermark(void *ctx, unsigned ring, uint64_t now, uint64_t prev)
 {
-	return katra_probes_ring_watermark(ctx, ring, now, prev);
+	return katra_probes_ring_watermark(((struct recorder *)ctx)->probes, ring, now, prev);
+}
+
+/* The marker's sleep (drain.h): the rings wake it, edge-triggered (a ring's
+ * readiness lasts while it holds what no mark covers yet). */
+static int watch_rings(void *ctx, int epfd)
+{
+	return katra_rings_epoll_add(&((struct recorder *)ctx)->rings, epfd, EPOLLIN | EPOLLET);
+}
+
+static bool staged_records(void *ctx)
+{
+	return katra_probes_any_staged(((struct recorder *)ctx)->probes);
 }
 
 static int open_rings(struct recorder *r)
@@ -86,7 +98,11 @@ static int setup_wait(struct recorder *r)
 	r->wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->wait_fd < 0)
 		return -errno;
-	err = katra_rings_epoll_add(&r->rings, r->wait_fd, EPOLLIN);
+	/* edge-triggered: a ring stays readable while it holds records no mark
+	 * covers yet, which the loop would spin on; it wakes at a ring's
+	 * wakeup (a quarter full, or the first record while the marker
+	 * sleeps) and on its timer */
+	err = katra_rings_epoll_add(&r->rings, r->wait_fd, EPOLLIN | EPOLLET);
 	if (err || r->epochs.fifo_fd < 0)
 		return err;
 	ev.data.fd = r->epochs.fifo_fd;
@@ -416,7 +432,9 @@ static int open_pipeline(struct recorder *r)
 	if (!rc)
 		rc = open_rings(r);
 	if (!rc) {
-		const struct katra_drain_src src = { slot_watermark, r->probes };
+		const struct katra_drain_src src = { slot_watermark, r,
+						     katra_probes_wake_flag(r->probes),
+						     watch_rings, staged_records };
 		rc = katra_drain_init(&r->drain, &r->rings, &r->pl, &src, r->start_mono,
 				      CLOCK_SKEW_MARGIN_NS);
 		r->drain_ready = !rc;

@@ -34,6 +34,10 @@
 #define DRAIN_MARK_NS 1000000ull     /* between marks while records flow */
 #define DRAIN_QUIET_NS 10000000ull   /* between marks while they do not */
 #define DRAIN_FLOW_BYTES 4096ull     /* "records flow": this much in an interval */
+/* marks taken with nothing new before them, DRAIN_QUIET_NS apart, before the
+ * marker sleeps: the last one released what came before (the margin and the
+ * staging's age are below DRAIN_QUIET_NS) */
+#define DRAIN_STILL_MARKS 2u
 
 struct katra_drain_src {
 	/* the lowest key a record not yet committed in `ring` can carry, read
@@ -41,6 +45,15 @@ struct katra_drain_src {
 	 * busy there, or when probes kept entering while it was read) */
 	uint64_t (*ring_watermark)(void *ctx, unsigned ring, uint64_t now, uint64_t prev);
 	void *ctx;
+	/* The marker sleeps while nothing flows (NULL asleep or watch: never):
+	 * it sets *asleep, and the first record committed then clears it and
+	 * wakes the fds `watch` added to the marker's epoll (the rings, edge-
+	 * triggered); 0 or -errno.  `staged` (NULL: none): whether records
+	 * wait outside the rings (the probes' staging areas), which a mark
+	 * moves in. */
+	uint32_t *asleep;
+	int (*watch)(void *ctx, int epfd);
+	bool (*staged)(void *ctx);
 };
 
 struct katra_drain {
@@ -55,8 +68,12 @@ struct katra_drain {
 	/* a single-producer (the marker), single-consumer queue, oldest at head */
 	uint64_t head, tail;
 	pthread_t marker;
+	pthread_mutex_t mark_lock; /* marks: the marker's, or the caller's while it sleeps */
 	bool marker_on;
 	int stop;            /* the marker's stop flag (atomic) */
+	int ep, kick_fd;     /* the marker's sleep: the watched fds and a kick (-1: none) */
+	int dozing;          /* the marker sleeps for want of records (atomic) */
+	uint64_t dozes;      /* how often it went to sleep */
 };
 
 /* start: every ring's first watermark (the capture's start). */
@@ -64,13 +81,22 @@ int katra_drain_init(struct katra_drain *d, struct katra_rings *rings, struct pi
 		     const struct katra_drain_src *src, uint64_t start, uint64_t margin);
 /* Stops the marker if it runs. */
 void katra_drain_free(struct katra_drain *d);
-/* Takes a mark now (none while DRAIN_MARKS are queued).  Only one thread
- * takes marks: the marker while it runs, else the caller. */
+/* Takes a mark now (none while DRAIN_MARKS are queued): the marker's, or
+ * the caller's where no marker runs or while it sleeps (katra_drain_dozing). */
 void katra_drain_mark(struct katra_drain *d);
 /* Starts the marker thread (it inherits the caller's signal mask) and stops
  * it: 0 or -errno. */
 int katra_drain_start_marker(struct katra_drain *d);
 void katra_drain_stop_marker(struct katra_drain *d);
+/* Whether the marker sleeps for want of records: no mark comes until a
+ * record is committed, so the caller's loop may sleep as long. */
+bool katra_drain_dozing(const struct katra_drain *d);
+/* The backstop of that sleep, for the caller's slow tick: a record committed
+ * while the marker went to sleep may have come without its wakeup; if
+ * records came since the newest mark, the marker is woken (true). */
+bool katra_drain_nudge(struct katra_drain *d);
+/* Whether marks wait to be drained (katra_drain_run stopped at max_records). */
+bool katra_drain_backlog(const struct katra_drain *d);
 /* Reads the rings up to the oldest mark, releases its items, and so on
  * (a mark taken first where no marker runs); returns once no mark is left or after about max_records records.  0 or the
  * writer's -errno. */

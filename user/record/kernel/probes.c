@@ -372,6 +372,7 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 	}
 }
 
+
 void katra_probes_untrack_all(struct katra_probes *p)
 {
 	size_t n = pid_words(p);
@@ -609,6 +610,19 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 	if (staged && staged + KATRA_STAGE_FLUSH_NS <= now)
 		pk_stage_flush(p, cpu);
 	return katra_wm_of_slot(&r, cpu, now, prev);
+}
+
+uint32_t *katra_probes_wake_flag(const struct katra_probes *p)
+{
+	return &p->skel->bss->consumer_wake[0];
+}
+
+bool katra_probes_any_staged(const struct katra_probes *p)
+{
+	for (unsigned i = 0; i < p->nrings; i++)
+		if (pk_staged_key(p, i))
+			return true;
+	return false;
 }
 
 int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,
