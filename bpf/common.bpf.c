@@ -18,6 +18,8 @@ __u64 pend_words[KATRA_MAX_CPUS * 16];
 __u64 stage_words[KATRA_MAX_CPUS * (KATRA_STAGE_STRIDE / 8)];
 __u32 staging_on;
 __u32 consumer_wake[16] __attribute__((aligned(64)));
+__u64 uring_gen[8] __attribute__((aligned(64)));
+__u64 uring_seen[KATRA_MAX_CPUS * 8] __attribute__((aligned(64)));
 __u64 ktable_drops[KTABLE_COUNT];
 const volatile bool exit_has_group_dead;
 const volatile bool switch_has_prev_state = true;

@@ -376,6 +376,12 @@ static __always_inline bool katra_owns_cpu(__u32 cpu)
  * (the rest is padding): every commit reads it, user space writes it only
  * when its drain goes to sleep or wakes. */
 extern __u32 consumer_wake[16];
+/* io_uring (io_uring.bpf.c, known_ring): the ring table's generation,
+ * bumped by user space after it deletes entries (a line of its own, read by
+ * every submit), and per CPU (8 words each, a line) the ring its last
+ * submit found in the table and the generation then. */
+extern __u64 uring_gen[8];
+extern __u64 uring_seen[KATRA_MAX_CPUS * 8];
 
 /* The wakeup flags for a commit to ring rb of this CPU (see katra_submit). */
 static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)

@@ -359,17 +359,21 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 	int fd = bpf_map__fd(p->skel->maps.uring_ctxs);
 	uint64_t key, next;
 	uint32_t owner;
-	bool first = true;
+	bool first = true, deleted = false;
 
 	/* the io_uring contexts it owned: their completions are its no more */
 	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
 		if (!bpf_map_lookup_elem(fd, &key, &owner) && owner == tgid) {
-			bpf_map_delete_elem(fd, &key);
+			deleted |= !bpf_map_delete_elem(fd, &key);
 			first = true; /* the walk restarts after a deletion */
 		}
 	}
+	/* after the deletions: the submits' per-CPU caches of rings in the
+	 * table (io_uring.bpf.c, known_ring) ask the table again */
+	if (deleted)
+		__atomic_fetch_add(&p->skel->bss->uring_gen[0], 1, __ATOMIC_SEQ_CST);
 }
 
 
