@@ -41,6 +41,20 @@
 #define CLOCK_SKEW_MARGIN_NS 1000000ull
 #define REORDER_BUDGET_BYTES (12u << 20) /* pending items in all, whatever the CPU count */
 
+/* KATRA_TIMING=1: the end of each start-up step on stderr, in ms since the
+ * capture began (wall clock) with the process's CPU time then (all threads):
+ * where the time to live goes. */
+static void timing(const struct recorder *r, const char *step)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("KATRA_TIMING") && *getenv("KATRA_TIMING") == '1';
+	if (on)
+		fprintf(stderr, "katra-record: timing: %-18s %7.2f ms (cpu %7.2f ms)\n", step,
+			(recorder_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1e6, katra_cpu_ns() / 1e6);
+}
+
 /* A process's last thread has exited (its group_dead TaskExit is written):
  * only now does it leave the tracked set, so no thread's exit is missed. */
 static void on_process_exit(void *ctx, uint32_t tgid)
@@ -302,8 +316,10 @@ static int load(struct recorder *r)
 	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */
 	if (!rc && r->launch.pid > 0)
 		katra_uprobes_command_early(r->up, (uint32_t)r->launch.pid);
+	timing(r, " load: targets");
 	if (!rc && (rc = katra_probes_open(&po, &r->probes)))
 		return rc; /* probes said why */
+	timing(r, " load: probes");
 	for (size_t i = 0; !rc && i < r->npids; i++) {
 		rc = katra_probes_track_tgid(r->probes, r->pids[i]);
 		if (rc) {
@@ -337,6 +353,7 @@ static int attach(struct recorder *r)
 	int rc;
 
 	rc = katra_probes_attach(r->probes);
+	timing(r, " attach: probes");
 	size_t nl = katra_probes_layer_warnings(r->probes, layer_notes, 8, &core_ok);
 	for (size_t i = 0; i < nl && !o->quiet; i++)
 		fprintf(stderr, "katra-record: %s\n", layer_notes[i]);
@@ -350,7 +367,9 @@ static int attach(struct recorder *r)
 	rc = start_sessions(r);
 	if (rc)
 		return rc;
+	timing(r, " attach: sessions");
 	track_descendants(r, o);
+	timing(r, " attach: tree");
 	/* Wine's ntdll.so and the Vulkan driver, as the traced processes map them
 	 * now (later: from their mmap records); for a command, before it runs, a
 	 * Wine launcher's own ntdll.so and the Vulkan drivers its loader would
@@ -366,6 +385,7 @@ static int attach(struct recorder *r)
 	for (size_t i = 0; i < r->nkids; i++)
 		katra_uprobes_request_scan(r->up, r->kids[i]);
 	katra_uprobes_settle(r->up, &katra_stop_signals);
+	timing(r, " attach: uprobes");
 	return 0;
 }
 
@@ -596,17 +616,23 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	r->launch = (struct katra_launch){ -1, -1, NULL };
 	r->epochs.fifo_fd = -1;
 	r->wait_fd = -1;
+	timing(r, "start");
 	rc = check(r);
 	if (!rc && !(r->hs = calloc(1, sizeof(*r->hs))))
 		rc = -ENOMEM;
+	timing(r, "check");
 	if (!rc)
 		rc = load(r);
+	timing(r, "load");
 	if (!rc)
 		rc = attach(r);
+	timing(r, "attach");
 	if (!rc)
 		rc = open_capture(r);
+	timing(r, "open");
 	if (!rc)
 		rc = go_live(r);
+	timing(r, "live");
 	if (!rc)
 		rc = recorder_run(r);
 	if (!rc) {
