@@ -192,3 +192,29 @@ Test(drain, the_marker_sleeps_while_nothing_flows_and_the_first_record_wakes_it)
 	close(wake_efd);
 	temp_dir_remove(t.dir);
 }
+
+/* ---- the marker's cadence while records flow ---- */
+
+Test(drain, marks_come_every_512_kib_of_ring_traffic_between_1_and_5_ms)
+{
+	const uint64_t ms = 1000000, kib = 1024, M = DRAIN_MARK_BYTES;
+
+	cr_assert_eq(katra_drain_next_wait(UINT64_MAX, 0, M), ms, "the first mark's rate: unknown");
+	cr_assert_eq(katra_drain_next_wait(4096 * kib, ms, M), ms, "a storm: every millisecond");
+	cr_assert_eq(katra_drain_next_wait(512 * kib, ms, M), ms);
+	cr_assert_eq(katra_drain_next_wait(256 * kib, ms, M), 2 * ms, "half the rate, twice the wait");
+	cr_assert_eq(katra_drain_next_wait(512 * kib, 4 * ms, M), 4 * ms);
+	cr_assert_eq(katra_drain_next_wait(128 * kib, 2 * ms, M), 5 * ms, "8 ms, capped at 5");
+	cr_assert_eq(katra_drain_next_wait(4 * kib, 5 * ms, M), 5 * ms);
+	/* whatever the rate, a mark covers at most 512 KiB or one millisecond's */
+	for (uint64_t flow = 4 * kib; flow < 64 * 1024 * kib; flow = flow * 3 / 2)
+		for (uint64_t since = ms; since <= 5 * ms; since += ms) {
+			uint64_t w = katra_drain_next_wait(flow, since, M);
+			uint64_t next = flow * w / since; /* at the same rate */
+			cr_assert(w >= ms && w <= 5 * ms);
+			cr_assert(next <= 512 * kib || w == ms, "%lu bytes a mark at %lu B/%lu ns",
+				  (unsigned long)next, (unsigned long)flow, (unsigned long)since);
+		}
+	/* small rings: an eighth of one between two marks */
+	cr_assert_eq(katra_drain_next_wait(64 * kib, 2 * ms, 128 * kib), 4 * ms);
+}

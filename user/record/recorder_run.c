@@ -165,7 +165,8 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 
 /* ---- run ---- */
 
-/* The loop's next sleep: none while marks wait; POLL_MS while records flow;
+/* The loop's next sleep: none while marks wait; a mark's interval while a
+ * ring is a quarter full; POLL_MS while records flow;
  * while the marker sleeps for want of records, until the next thing the
  * loop has to do on time (`until`, CLOCK_MONOTONIC): a record or a signal
  * wakes it before. */
@@ -175,6 +176,10 @@ static int loop_timeout(const struct recorder *r, uint64_t now, uint64_t until)
 
 	if (katra_drain_backlog(&r->drain))
 		return 0;
+	/* a ring past its wakeup fill stays past it, with no new edge to wake
+	 * the loop, until it is read below: back at the next mark */
+	if (katra_rings_max_fill(&r->rings) >= r->rings.size / 4)
+		return (int)(DRAIN_MARK_NS / 1000000);
 	if (!katra_drain_dozing(&r->drain))
 		return POLL_MS;
 	if (until <= now)

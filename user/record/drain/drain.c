@@ -20,6 +20,7 @@ int katra_drain_init(struct katra_drain *d, struct katra_rings *rings, struct pi
 	d->src = *src;
 	d->nrings = rings->n;
 	d->margin = margin;
+	d->mark_bytes = rings->size / 8 < DRAIN_MARK_BYTES ? rings->size / 8 : DRAIN_MARK_BYTES;
 	d->ep = d->kick_fd = -1;
 	pthread_mutex_init(&d->mark_lock, NULL);
 	n = d->nrings ? d->nrings : 1;
@@ -135,6 +136,16 @@ static bool doze(struct katra_drain *d)
 	return true;
 }
 
+uint64_t katra_drain_next_wait(uint64_t flow, uint64_t since, uint64_t mark_bytes)
+{
+	uint64_t w;
+
+	if (flow == UINT64_MAX || flow * DRAIN_MARK_NS >= mark_bytes * since)
+		return DRAIN_MARK_NS; /* at least mark_bytes a DRAIN_MARK_NS */
+	w = mark_bytes * since / (flow ? flow : 1);
+	return w < DRAIN_QUIET_NS / 2 ? w : DRAIN_QUIET_NS / 2;
+}
+
 static void *marker_main(void *arg)
 {
 	struct katra_drain *d = arg;
@@ -148,7 +159,8 @@ static void *marker_main(void *arg)
 		/* while nothing flows, fewer wakeups and a mark now and then;
 		 * once nothing new came for DRAIN_STILL_MARKS marks, none */
 		flow = flow_since_mark(d);
-		wait = flow < DRAIN_FLOW_BYTES ? DRAIN_QUIET_NS / 2 : DRAIN_MARK_NS;
+		wait = flow < DRAIN_FLOW_BYTES ? DRAIN_QUIET_NS / 2
+					       : katra_drain_next_wait(flow, since, d->mark_bytes);
 		if (flow < DRAIN_FLOW_BYTES && since < DRAIN_QUIET_NS)
 			continue;
 		if (!flow && still >= DRAIN_STILL_MARKS && doze(d)) {

@@ -16,8 +16,9 @@
  * before anything was released: 100,000-180,000 records a round in a
  * 4-thread getppid storm against a budget of 87,381 items, so items were
  * written early and their threads' older items dropped as late (2.5-2.9 %).
- * The marker thread takes a mark every DRAIN_MARK_NS while records flow
- * (a few cache lines per CPU), whatever the drain is doing, so the storage
+ * The marker thread takes a mark every DRAIN_MARK_BYTES of ring traffic
+ * (DRAIN_MARK_NS to DRAIN_QUIET_NS / 2 apart; a few cache lines per CPU),
+ * whatever the drain is doing, so the storage
  * holds what came in one such interval (plus the clock margin) and a
  * backlog waits in the rings, which are sized for it. */
 #ifndef KATRA_RECORD_DRAIN_H
@@ -31,7 +32,15 @@
 #include "record/pipeline/pipeline.h"
 
 #define DRAIN_MARKS 1024u            /* marks queued at most (then the newest covers more) */
-#define DRAIN_MARK_NS 1000000ull     /* between marks while records flow */
+#define DRAIN_MARK_NS 1000000ull     /* between marks at the fastest flows */
+/* While records flow, a mark every DRAIN_MARK_BYTES of ring traffic (about
+ * 10,000 records, an eighth of the reorder budget; an eighth of a ring at
+ * most: what lies past the newest mark waits in its ring), at the rate of
+ * the last interval, but never more often than DRAIN_MARK_NS nor less often
+ * than DRAIN_QUIET_NS / 2, what a flow that starts from nothing already
+ * waits for its first mark: a jump to the fastest flow costs no more than
+ * then. */
+#define DRAIN_MARK_BYTES (512ull << 10)
 #define DRAIN_QUIET_NS 10000000ull   /* between marks while they do not */
 #define DRAIN_FLOW_BYTES 4096ull     /* "records flow": this much in an interval */
 /* marks taken with nothing new before them, DRAIN_QUIET_NS apart, before the
@@ -62,6 +71,7 @@ struct katra_drain {
 	struct katra_drain_src src;
 	unsigned nrings;
 	uint64_t margin;     /* CPUs' clocks may disagree by this much */
+	uint64_t mark_bytes; /* ring traffic between two marks (DRAIN_MARK_BYTES) */
 	uint64_t *ring_wm;   /* per ring, never decreasing (the marker's) */
 	uint64_t *mark_wm;   /* per mark: its release limit (items below it) */
 	uint64_t *mark_pos;  /* per mark, per ring: the producer position */
@@ -97,6 +107,10 @@ bool katra_drain_dozing(const struct katra_drain *d);
 bool katra_drain_nudge(struct katra_drain *d);
 /* Whether marks wait to be drained (katra_drain_run stopped at max_records). */
 bool katra_drain_backlog(const struct katra_drain *d);
+/* The marker's next sleep after a mark that found `flow` bytes of ring
+ * traffic `since` ns after the one before, for a mark every `mark_bytes`
+ * (DRAIN_MARK_BYTES). */
+uint64_t katra_drain_next_wait(uint64_t flow, uint64_t since, uint64_t mark_bytes);
 /* Reads the rings up to the oldest mark, releases its items, and so on
  * (a mark taken first where no marker runs); returns once no mark is left or after about max_records records.  0 or the
  * writer's -errno. */
