@@ -276,6 +276,7 @@ $(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)
+	python3 bench/idle.py
 	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
 	bench/parquet.sh $(filter --quick,$(BENCH_ARGS))
 	bench/uprobes.sh

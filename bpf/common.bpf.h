@@ -317,9 +317,9 @@ drop:
 static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every);
 
 /* Submit without waking the consumer, except when the ring's unread data has
- * crossed wakeup_bytes since the last check; the fill is sampled every 16
- * records (bpf_ringbuf_query costs a helper call), and the consumer also polls
- * on a timer. */
+ * crossed wakeup_bytes since the last check (the fill is sampled every 16
+ * records: bpf_ringbuf_query costs a helper call) or the consumer sleeps for
+ * want of records (consumer_wake); else the consumer polls on a timer. */
 static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
 {
 	bpf_ringbuf_submit(e, katra_wake_flags(rb, cpu, 15));
@@ -371,12 +371,29 @@ static __always_inline bool katra_owns_cpu(__u32 cpu)
 	return *(volatile __u32 *)&PEND_SLOT(cpu)->busy == 1;
 }
 
+/* The consumer's sleep: user space sets consumer_wake[0] before its drain
+ * sleeps because nothing flows; the first commit to any ring that sees it
+ * set clears it and wakes the rings' pollers.  A cache line of its own
+ * (the rest is padding): every commit reads it, user space writes it only
+ * when its drain goes to sleep or wakes. */
+extern __u32 consumer_wake[16];
+/* io_uring (io_uring.bpf.c, known_ring): the ring table's generation,
+ * bumped by user space after it deletes entries (a line of its own, read by
+ * every submit), and per CPU (8 words each, a line) the ring its last
+ * submit found in the table and the generation then. */
+extern __u64 uring_gen[8];
+extern __u64 uring_seen[KATRA_MAX_CPUS * 8];
+
 /* The wakeup flags for a commit to ring rb of this CPU (see katra_submit). */
 static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
 {
 	struct katra_cpu_slot *s;
 	__u64 flags = BPF_RB_NO_WAKEUP, avail;
 
+	if (*(volatile __u32 *)&consumer_wake[0]) {
+		consumer_wake[0] = 0;
+		return BPF_RB_FORCE_WAKEUP;
+	}
 	if (cpu < KATRA_MAX_CPUS) {
 		s = PEND_SLOT(cpu);
 		if (!(++s->nsubmit & every)) {

@@ -56,6 +56,33 @@ int BPF_PROG(raw_io_uring_create, int fd, void *rctx, u32 sq, u32 cq, u32 flags)
 	return on_create(fd, (__u64)rctx, sq, cq, flags);
 }
 
+/* The submit's ring in the table (its completions in other contexts are
+ * then written), without a hash lookup in the common case: per CPU, the
+ * ring the last submit there found or put in the table, and the table's
+ * generation then (uring_gen, which user space bumps after it deletes
+ * entries): a ring seen under the current generation is still there, while
+ * after a deletion (a ring freed and another made at its address, or the
+ * owner gone with the ring still used by another process) it is looked up
+ * and put back.  The generation is read before the lookup: a deletion
+ * between them leaves an older generation in the cache, never a newer. */
+static __always_inline void known_ring(__u64 key, __u32 tgid, __u32 cpu)
+{
+	__u64 gen = *(volatile __u64 *)&uring_gen[0];
+	__u64 *seen;
+
+	if (cpu >= KATRA_MAX_CPUS)
+		return;
+	seen = &uring_seen[katra_bound(cpu, KATRA_MAX_CPUS - 1) * 8];
+	if (seen[0] == key && seen[1] == gen)
+		return;
+	if (!bpf_map_lookup_elem(&uring_ctxs, &key) &&
+	    katra_map_put(&uring_ctxs, &key, &tgid, BPF_NOEXIST, KTABLE_URING) &&
+	    !bpf_map_lookup_elem(&uring_ctxs, &key))
+		return; /* a full table: asked again at the next submit */
+	seen[0] = key;
+	seen[1] = gen;
+}
+
 /* btf: req is a BTF pointer (tp_btf: its fields are plain loads, not a
  * helper call each), else a raw one (raw_tp). */
 static __always_inline int on_submit(struct io_kiocb *req, bool btf)
@@ -71,9 +98,8 @@ static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 		return 0;
 	ctx = btf ? req->ctx : BPF_CORE_READ(req, ctx);
 	key = (__u64)ctx;
-	if (!bpf_map_lookup_elem(&uring_ctxs, &key))
-		katra_map_put(&uring_ctxs, &key, &tgid, BPF_NOEXIST, KTABLE_URING);
 	cpu = katra_busy();
+	known_ring(key, tgid, cpu);
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
 	/* staged when this probe owns the CPU (common.bpf.h), else the ring */

@@ -42,6 +42,20 @@
 #define CLOCK_SKEW_MARGIN_NS 1000000ull
 #define REORDER_BUDGET_BYTES (12u << 20) /* pending items in all, whatever the CPU count */
 
+/* KATRA_TIMING=1: the end of each start-up step on stderr, in ms since the
+ * capture began (wall clock) with the process's CPU time then (all threads):
+ * where the time to live goes. */
+static void timing(const struct recorder *r, const char *step)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("KATRA_TIMING") && *getenv("KATRA_TIMING") == '1';
+	if (on)
+		fprintf(stderr, "katra-record: timing: %-18s %7.2f ms (cpu %7.2f ms)\n", step,
+			(recorder_clock_ns(CLOCK_MONOTONIC) - r->t0) / 1e6, katra_cpu_ns() / 1e6);
+}
+
 /* A process's last thread has exited (its group_dead TaskExit is written):
  * only now does it leave the tracked set, so no thread's exit is missed. */
 static void on_process_exit(void *ctx, uint32_t tgid)
@@ -67,7 +81,19 @@ static void on_exec_map(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino)
 /* A ring's watermark (drain.h): its CPU slot, read after `now`. */
 static uint64_t slot_watermark(void *ctx, unsigned ring, uint64_t now, uint64_t prev)
 {
-	return katra_probes_ring_watermark(ctx, ring, now, prev);
+	return katra_probes_ring_watermark(((struct recorder *)ctx)->probes, ring, now, prev);
+}
+
+/* The marker's sleep (drain.h): the rings wake it, edge-triggered (a ring's
+ * readiness lasts while it holds what no mark covers yet). */
+static int watch_rings(void *ctx, int epfd)
+{
+	return katra_rings_epoll_add(&((struct recorder *)ctx)->rings, epfd, EPOLLIN | EPOLLET);
+}
+
+static bool staged_records(void *ctx)
+{
+	return katra_probes_any_staged(((struct recorder *)ctx)->probes);
 }
 
 static int open_rings(struct recorder *r)
@@ -87,7 +113,11 @@ static int setup_wait(struct recorder *r)
 	r->wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->wait_fd < 0)
 		return -errno;
-	err = katra_rings_epoll_add(&r->rings, r->wait_fd, EPOLLIN);
+	/* edge-triggered: a ring stays readable while it holds records no mark
+	 * covers yet, which the loop would spin on; it wakes at a ring's
+	 * wakeup (a quarter full, or the first record while the marker
+	 * sleeps) and on its timer */
+	err = katra_rings_epoll_add(&r->rings, r->wait_fd, EPOLLIN | EPOLLET);
 	if (err || r->epochs.fifo_fd < 0)
 		return err;
 	ev.data.fd = r->epochs.fifo_fd;
@@ -289,8 +319,10 @@ static int load(struct recorder *r)
 	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */
 	if (!rc && r->launch.pid > 0)
 		katra_uprobes_command_early(r->up, (uint32_t)r->launch.pid);
+	timing(r, " load: targets");
 	if (!rc && (rc = katra_probes_open(&po, &r->probes)))
 		return rc; /* probes said why */
+	timing(r, " load: probes");
 	for (size_t i = 0; !rc && i < r->npids; i++) {
 		rc = katra_probes_track_tgid(r->probes, r->pids[i]);
 		if (rc) {
@@ -324,6 +356,7 @@ static int attach(struct recorder *r)
 	int rc;
 
 	rc = katra_probes_attach(r->probes);
+	timing(r, " attach: probes");
 	size_t nl = katra_probes_layer_warnings(r->probes, layer_notes, 8, &core_ok);
 	for (size_t i = 0; i < nl && !o->quiet; i++)
 		fprintf(stderr, "katra-record: %s\n", layer_notes[i]);
@@ -337,7 +370,9 @@ static int attach(struct recorder *r)
 	rc = start_sessions(r);
 	if (rc)
 		return rc;
+	timing(r, " attach: sessions");
 	track_descendants(r, o);
+	timing(r, " attach: tree");
 	/* Wine's ntdll.so and the Vulkan driver, as the traced processes map them
 	 * now (later: from their mmap records); for a command, before it runs, a
 	 * Wine launcher's own ntdll.so and the Vulkan drivers its loader would
@@ -353,6 +388,7 @@ static int attach(struct recorder *r)
 	for (size_t i = 0; i < r->nkids; i++)
 		katra_uprobes_request_scan(r->up, r->kids[i]);
 	katra_uprobes_settle(r->up, &katra_stop_signals);
+	timing(r, " attach: uprobes");
 	return 0;
 }
 
@@ -419,7 +455,9 @@ static int open_pipeline(struct recorder *r)
 	if (!rc)
 		rc = open_rings(r);
 	if (!rc) {
-		const struct katra_drain_src src = { slot_watermark, r->probes };
+		const struct katra_drain_src src = { slot_watermark, r,
+						     katra_probes_wake_flag(r->probes),
+						     watch_rings, staged_records };
 		rc = katra_drain_init(&r->drain, &r->rings, &r->pl, &src, r->start_mono,
 				      CLOCK_SKEW_MARGIN_NS);
 		r->drain_ready = !rc;
@@ -582,19 +620,25 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	r->launch = (struct katra_launch){ -1, -1, NULL };
 	r->epochs.fifo_fd = -1;
 	r->wait_fd = -1;
+	timing(r, "start");
 	rc = check(r);
 	if (!rc && !(r->hs = calloc(1, sizeof(*r->hs))))
 		rc = -ENOMEM;
+	timing(r, "check");
 	if (!rc)
 		rc = load(r);
+	timing(r, "load");
 	if (!rc)
 		rc = attach(r);
+	timing(r, "attach");
 	if (!rc)
 		rc = open_capture(r);
+	timing(r, "open");
 	if (!rc)
 		rc = recorder_stacks_start(r);
 	if (!rc)
 		rc = go_live(r);
+	timing(r, "live");
 	if (!rc)
 		rc = recorder_run(r);
 	if (!rc) {

@@ -4,6 +4,7 @@
  * summary); recorder_run.h holds the state they share with recorder.c. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #define DROPS_EVERY_NS 100000000ull
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DRAIN_RUN_RECORDS (1u << 16) /* then the loop's other work */
+#define REAP_WINDOW_NS 1000000000ull /* after an exit, the slow poll goes on while the marker sleeps */
 
 /* ---- periodic work ---- */
 
@@ -71,13 +73,13 @@ static void queue_counters(struct recorder *r, uint64_t now)
 }
 
 /* Sleeps until a ring's consumer is woken, an epoch line is in the FIFO (read
- * at once, so its time is when it arrived), or POLL_MS. */
-static int wait_for_work(struct recorder *r)
+ * at once, so its time is when it arrived), or timeout_ms. */
+static int wait_for_work(struct recorder *r, int timeout_ms)
 {
 	struct epoll_event ev[2];
 	int n;
 
-	n = epoll_wait(r->wait_fd, ev, 2, POLL_MS);
+	n = epoll_wait(r->wait_fd, ev, 2, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < n; i++)
@@ -164,6 +166,29 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 
 /* ---- run ---- */
 
+/* The loop's next sleep: none while marks wait; a mark's interval while a
+ * ring is a quarter full; POLL_MS while records flow;
+ * while the marker sleeps for want of records, until the next thing the
+ * loop has to do on time (`until`, CLOCK_MONOTONIC): a record or a signal
+ * wakes it before. */
+static int loop_timeout(const struct recorder *r, uint64_t now, uint64_t until)
+{
+	uint64_t ms;
+
+	if (katra_drain_backlog(&r->drain))
+		return 0;
+	/* a ring past its wakeup fill stays past it, with no new edge to wake
+	 * the loop, until it is read below: back at the next mark */
+	if (katra_rings_max_fill(&r->rings) >= r->rings.size / 4)
+		return (int)(DRAIN_MARK_NS / 1000000);
+	if (!katra_drain_dozing(&r->drain))
+		return POLL_MS;
+	if (until <= now)
+		return 0;
+	ms = (until - now + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 /* The helper threads, started with every signal blocked: the marker (the
  * drain takes its marks itself without it) and the drain's policy. */
 static void start_helpers(struct recorder *r)
@@ -195,14 +220,19 @@ int recorder_run(struct recorder *r)
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
 	uint64_t targets_every = katra_test_ms("KATRA_TEST_TARGETS_POLL_MS", TARGETS_EVERY_NS);
 	uint64_t deadline = o->duration_ns ? r->live + o->duration_ns : UINT64_MAX;
-	int rc = 0, err;
+	uint64_t kicked = UINT64_MAX, reap_until = 0, until;
+	int rc = 0, err, timeout = POLL_MS;
 
 	start_helpers(r);
 	while (!katra_stop_requested && !rc) {
 		/* wait for a ring past its wakeup threshold, an epoch line, or the
 		 * timer (rings do not wake the consumer per record); then drain all */
-		err = wait_for_work(r);
+		err = wait_for_work(r, timeout);
 		uint64_t now = recorder_clock_ns(CLOCK_MONOTONIC);
+		/* the marker sleeps: no mark of its own releases what this loop
+		 * queues (counters), one is taken here */
+		katra_drain_nudge(&r->drain);
+		bool dozing = katra_drain_dozing(&r->drain);
 		check_forwarded_signal(r, &r->launch);
 		if (r->drain_sched_on) /* how far behind: before this drain */
 			consumer_sched_update(&r->drain_sched, katra_rings_max_fill(&r->rings),
@@ -224,6 +254,8 @@ int recorder_run(struct recorder *r)
 			queue_counters(r, now);
 			next_counter += counter_every;
 		}
+		if (dozing)
+			katra_drain_mark(&r->drain);
 		rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
@@ -234,13 +266,24 @@ int recorder_run(struct recorder *r)
 		if (!rc && now >= next_flush) {
 			rc = katra_writer_kick(r->w);
 			next_flush = now + FLUSH_EVERY_NS;
+			kicked = katra_writer_records(r->w);
 		}
 		if (now >= deadline)
 			break;
+		/* the timer while the marker sleeps: the counters, -d, a kick of
+		 * what the writer holds, the slow poll after an exit */
+		until = next_counter < deadline ? next_counter : deadline;
+		if (katra_writer_records(r->w) != kicked && next_flush < until)
+			until = next_flush;
+		if (now < reap_until && next_targets < until)
+			until = next_targets;
+		timeout = loop_timeout(r, now, until);
 		/* at a process's exit, else on a slow poll (the reaper's /proc
 		 * checks before Linux 6.16's group_dead, the command's waitpid) */
 		if (now < next_targets && !r->exit_seen)
 			continue;
+		if (r->exit_seen)
+			reap_until = now + REAP_WINDOW_NS;
 		r->exit_seen = false;
 		next_targets = now + targets_every;
 		if (targets_gone(r, &r->launch, &r->res->command_status))

@@ -16,8 +16,9 @@
  * before anything was released: 100,000-180,000 records a round in a
  * 4-thread getppid storm against a budget of 87,381 items, so items were
  * written early and their threads' older items dropped as late (2.5-2.9 %).
- * The marker thread takes a mark every DRAIN_MARK_NS while records flow
- * (a few cache lines per CPU), whatever the drain is doing, so the storage
+ * The marker thread takes a mark every DRAIN_MARK_BYTES of ring traffic
+ * (DRAIN_MARK_NS to DRAIN_QUIET_NS / 2 apart; a few cache lines per CPU),
+ * whatever the drain is doing, so the storage
  * holds what came in one such interval (plus the clock margin) and a
  * backlog waits in the rings, which are sized for it. */
 #ifndef KATRA_RECORD_DRAIN_H
@@ -31,9 +32,21 @@
 #include "record/pipeline/pipeline.h"
 
 #define DRAIN_MARKS 1024u            /* marks queued at most (then the newest covers more) */
-#define DRAIN_MARK_NS 1000000ull     /* between marks while records flow */
+#define DRAIN_MARK_NS 1000000ull     /* between marks at the fastest flows */
+/* While records flow, a mark every DRAIN_MARK_BYTES of ring traffic (about
+ * 10,000 records, an eighth of the reorder budget; an eighth of a ring at
+ * most: what lies past the newest mark waits in its ring), at the rate of
+ * the last interval, but never more often than DRAIN_MARK_NS nor less often
+ * than DRAIN_QUIET_NS / 2, what a flow that starts from nothing already
+ * waits for its first mark: a jump to the fastest flow costs no more than
+ * then. */
+#define DRAIN_MARK_BYTES (512ull << 10)
 #define DRAIN_QUIET_NS 10000000ull   /* between marks while they do not */
 #define DRAIN_FLOW_BYTES 4096ull     /* "records flow": this much in an interval */
+/* marks taken with nothing new before them, DRAIN_QUIET_NS apart, before the
+ * marker sleeps: the last one released what came before (the margin and the
+ * staging's age are below DRAIN_QUIET_NS) */
+#define DRAIN_STILL_MARKS 2u
 
 struct katra_drain_src {
 	/* the lowest key a record not yet committed in `ring` can carry, read
@@ -41,6 +54,15 @@ struct katra_drain_src {
 	 * busy there, or when probes kept entering while it was read) */
 	uint64_t (*ring_watermark)(void *ctx, unsigned ring, uint64_t now, uint64_t prev);
 	void *ctx;
+	/* The marker sleeps while nothing flows (NULL asleep or watch: never):
+	 * it sets *asleep, and the first record committed then clears it and
+	 * wakes the fds `watch` added to the marker's epoll (the rings, edge-
+	 * triggered); 0 or -errno.  `staged` (NULL: none): whether records
+	 * wait outside the rings (the probes' staging areas), which a mark
+	 * moves in. */
+	uint32_t *asleep;
+	int (*watch)(void *ctx, int epfd);
+	bool (*staged)(void *ctx);
 };
 
 struct katra_drain {
@@ -49,14 +71,19 @@ struct katra_drain {
 	struct katra_drain_src src;
 	unsigned nrings;
 	uint64_t margin;     /* CPUs' clocks may disagree by this much */
+	uint64_t mark_bytes; /* ring traffic between two marks (DRAIN_MARK_BYTES) */
 	uint64_t *ring_wm;   /* per ring, never decreasing (the marker's) */
 	uint64_t *mark_wm;   /* per mark: its release limit (items below it) */
 	uint64_t *mark_pos;  /* per mark, per ring: the producer position */
 	/* a single-producer (the marker), single-consumer queue, oldest at head */
 	uint64_t head, tail;
 	pthread_t marker;
+	pthread_mutex_t mark_lock; /* marks: the marker's, or the caller's while it sleeps */
 	bool marker_on;
 	int stop;            /* the marker's stop flag (atomic) */
+	int ep, kick_fd;     /* the marker's sleep: the watched fds and a kick (-1: none) */
+	int dozing;          /* the marker sleeps for want of records (atomic) */
+	uint64_t dozes;      /* how often it went to sleep */
 };
 
 /* start: every ring's first watermark (the capture's start). */
@@ -64,13 +91,26 @@ int katra_drain_init(struct katra_drain *d, struct katra_rings *rings, struct pi
 		     const struct katra_drain_src *src, uint64_t start, uint64_t margin);
 /* Stops the marker if it runs. */
 void katra_drain_free(struct katra_drain *d);
-/* Takes a mark now (none while DRAIN_MARKS are queued).  Only one thread
- * takes marks: the marker while it runs, else the caller. */
+/* Takes a mark now (none while DRAIN_MARKS are queued): the marker's, or
+ * the caller's where no marker runs or while it sleeps (katra_drain_dozing). */
 void katra_drain_mark(struct katra_drain *d);
 /* Starts the marker thread (it inherits the caller's signal mask) and stops
  * it: 0 or -errno. */
 int katra_drain_start_marker(struct katra_drain *d);
 void katra_drain_stop_marker(struct katra_drain *d);
+/* Whether the marker sleeps for want of records: no mark comes until a
+ * record is committed, so the caller's loop may sleep as long. */
+bool katra_drain_dozing(const struct katra_drain *d);
+/* The backstop of that sleep, for the caller's slow tick: a record committed
+ * while the marker went to sleep may have come without its wakeup; if
+ * records came since the newest mark, the marker is woken (true). */
+bool katra_drain_nudge(struct katra_drain *d);
+/* Whether marks wait to be drained (katra_drain_run stopped at max_records). */
+bool katra_drain_backlog(const struct katra_drain *d);
+/* The marker's next sleep after a mark that found `flow` bytes of ring
+ * traffic `since` ns after the one before, for a mark every `mark_bytes`
+ * (DRAIN_MARK_BYTES). */
+uint64_t katra_drain_next_wait(uint64_t flow, uint64_t since, uint64_t mark_bytes);
 /* Reads the rings up to the oldest mark, releases its items, and so on
  * (a mark taken first where no marker runs); returns once no mark is left or after about max_records records.  0 or the
  * writer's -errno. */

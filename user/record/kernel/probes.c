@@ -366,18 +366,23 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 	int fd = bpf_map__fd(p->skel->maps.uring_ctxs);
 	uint64_t key, next;
 	uint32_t owner;
-	bool first = true;
+	bool first = true, deleted = false;
 
 	/* the io_uring contexts it owned: their completions are its no more */
 	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
 		if (!bpf_map_lookup_elem(fd, &key, &owner) && owner == tgid) {
-			bpf_map_delete_elem(fd, &key);
+			deleted |= !bpf_map_delete_elem(fd, &key);
 			first = true; /* the walk restarts after a deletion */
 		}
 	}
+	/* after the deletions: the submits' per-CPU caches of rings in the
+	 * table (io_uring.bpf.c, known_ring) ask the table again */
+	if (deleted)
+		__atomic_fetch_add(&p->skel->bss->uring_gen[0], 1, __ATOMIC_SEQ_CST);
 }
+
 
 void katra_probes_untrack_all(struct katra_probes *p)
 {
@@ -616,6 +621,19 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 	if (staged && staged + KATRA_STAGE_FLUSH_NS <= now)
 		pk_stage_flush(p, cpu);
 	return katra_wm_of_slot(&r, cpu, now, prev);
+}
+
+uint32_t *katra_probes_wake_flag(const struct katra_probes *p)
+{
+	return &p->skel->bss->consumer_wake[0];
+}
+
+bool katra_probes_any_staged(const struct katra_probes *p)
+{
+	for (unsigned i = 0; i < p->nrings; i++)
+		if (pk_staged_key(p, i))
+			return true;
+	return false;
 }
 
 int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,

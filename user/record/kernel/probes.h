@@ -192,6 +192,12 @@ unsigned katra_probes_read_runs(const struct katra_probes *p, struct katra_probe
  * ring's watermark, then drain the rings. */
 uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu, uint64_t now,
 				     uint64_t prev);
+/* The probes' wake flag (bpf/common.bpf.h, consumer_wake): while it is set
+ * the first record committed clears it and wakes the rings' pollers.  The
+ * drain sets it before it sleeps for want of records. */
+uint32_t *katra_probes_wake_flag(const struct katra_probes *p);
+/* Whether a CPU holds staged records not yet in its ring. */
+bool katra_probes_any_staged(const struct katra_probes *p);
 /* After katra_probes_detach(): the syscall CPU `cpu` was in when the probes
  * went away (its enter was never written), if any: 1 and *slot filled, or 0. */
 int katra_probes_inflight_syscall(const struct katra_probes *p, unsigned cpu,

@@ -72,6 +72,10 @@ static void *worker_main(void *arg)
 
 			u->busy = false;
 			pthread_cond_broadcast(&u->qdone);
+			if (!u->nfiles) { /* nothing to sweep until a job probes a file */
+				pthread_cond_wait(&u->qcond, &u->qlock);
+				continue;
+			}
 			clock_gettime(CLOCK_MONOTONIC, &until);
 			until.tv_sec += 1;
 			pthread_cond_timedwait(&u->qcond, &u->qlock, &until);
