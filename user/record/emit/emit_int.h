@@ -313,6 +313,10 @@ static inline void emit_count_id(uint64_t *seen, uint64_t id, uint64_t *count)
 	}
 }
 
+/* Counts the event's ids (emit_count_id) and remembers them as the last
+ * counted (out of line: tested only when the thread changes). */
+void emit_count_ids_of(struct emitter *e, uint64_t pid, uint64_t tid);
+
 /* Fills the common fields and writes; the time is the kernel's, unchanged
  * (inline: every event comes through here). */
 static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key,
@@ -328,8 +332,9 @@ static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t
 		e->tid0_last_ts = ts;
 	if (e->frames.count)
 		emit_frame_tag(e, ev);
-	emit_count_id(e->seen_procs, ev->process_id, &e->st.processes_seen);
-	emit_count_id(e->seen_threads, ev->thread_id, &e->st.threads_seen);
+	/* consecutive events mostly come from one thread: its ids are counted */
+	if (ev->thread_id != e->seen_last_tid || ev->process_id != e->seen_last_pid)
+		emit_count_ids_of(e, ev->process_id, ev->thread_id);
 	ev->seq = e->next_seq++;
 	ev->ts_mono_ns = ts;
 	ev->ts_wall_ns = e->start_wall + ts;
