@@ -6,16 +6,16 @@
 #include "record/syscalls/syscalls.h"
 
 static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
-			  struct katra_event *ev)
+			  struct katra_resource *res)
 {
-	ev->resource.domain = katra_syscall_resource_domain(sc->flags);
-	switch (ev->resource.domain) {
+	res->domain = katra_syscall_resource_domain(sc->flags);
+	switch (res->domain) {
 	case KATRA_RES_PIPE:
 	case KATRA_RES_SOCKET:
-		ev->resource.id = sc->ino; /* pipe:[ino], socket:[ino] */
+		res->id = sc->ino; /* pipe:[ino], socket:[ino] */
 		return;
 	case KATRA_RES_ANON_INODE:
-		ev->resource.id = katra_syscall_anon_inode(sc);
+		res->id = katra_syscall_anon_inode(sc);
 		return;
 	}
 	/* a loop over one file is the common case: remember the last identity */
@@ -24,15 +24,16 @@ static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
 		e->last_ino = sc->ino;
 		e->last_file_id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
 	}
-	ev->resource.id = e->last_file_id;
+	res->id = e->last_file_id;
 }
 
-/* The file a syscall used, if any (most use none: tested inline). */
+/* The file a syscall used, if any (most use none: tested inline); res is
+ * left as it is (none) otherwise. */
 static inline void syscall_resource(struct emitter *e, const struct katra_ev_syscall *sc,
-				    struct katra_event *ev)
+				    struct katra_resource *res)
 {
 	if (sc->flags & KATRA_SC_FILE)
-		file_resource(e, sc, ev);
+		file_resource(e, sc, res);
 }
 
 static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,
@@ -101,7 +102,7 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	katra_syscall_payload_of(sc, &ev.payload);
 	attach_path(e, sc, &ev.payload);
-	syscall_resource(e, sc, &ev);
+	syscall_resource(e, sc, &ev.resource);
 	if (th && (th->flags & (TH_WINE | TH_WINESERVER)))
 		emit_wake_begin(e, th, sc->head.tid, katra_syscall_trace_nr(sc), &ev);
 	if (th) {
@@ -156,20 +157,25 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 	if (p->kind == PEND_SYSCALL_END && th && (th->flags & TH_SYSCALL_OPEN) &&
 	    th->sc_enter_key == sc->enter_ts) {
 		th->flags &= ~TH_SYSCALL_OPEN;
-		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
-		ev.span_id = emit_some(th->sc_span);
 		causes[n++] = th->sc_seq;
 		/* the data of a pending overlapped read landed: it completes it */
 		if (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count) &&
 		    (done = emit_async_completion(e, th)) != UINT64_MAX)
 			causes[n++] = done;
-		syscall_resource(e, sc, &ev);
+		struct katra_resource res = { KATRA_RES_NONE, 0 };
+		syscall_resource(e, sc, &res);
 		/* what the wineserver or its client wrote into this pipe */
-		if ((th->flags & (TH_WINE | TH_WINESERVER)) &&
-		    emit_stream_resource(ev.resource.domain) &&
-		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret,
-					  ev.resource.id)) != UINT64_MAX)
+		if ((th->flags & (TH_WINE | TH_WINESERVER)) && emit_stream_resource(res.domain) &&
+		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret, res.id)) !=
+			    UINT64_MAX)
 			causes[n++] = done;
+		/* the common End: its Begin its one cause, no frame to tag */
+		if (n == 1 && !e->frames.count && !e->error)
+			return emit_write_syscall_end(e, th, &sc->head, p->key, res,
+						      katra_syscall_trace_nr(sc), sc->ret);
+		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
+		ev.span_id = emit_some(th->sc_span);
+		ev.resource = res;
 		ev.causes = (struct katra_u64_vec){ causes, n };
 		syscall_return(&ev.payload, sc);
 		return emit_write(e, &ev, p->key, th);
@@ -183,6 +189,6 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 	emit_note_tracked(e, th, causes, &n);
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	syscall_return(&ev.payload, sc);
-	syscall_resource(e, sc, &ev);
+	syscall_resource(e, sc, &ev.resource);
 	return emit_write(e, &ev, p->key, th);
 }
