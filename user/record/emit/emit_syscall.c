@@ -74,6 +74,40 @@ static uint64_t landing_buffer(const struct katra_ev_syscall *sc)
 	}
 }
 
+/* The common Begin (see emit_syscall_begin): its payload and resource built
+ * in place, the thread's span opened, written by the writer from its
+ * varying fields. */
+static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
+			       const struct katra_ev_syscall *sc, uint64_t key)
+{
+	uint64_t ts = emit_rel(e, key);
+	struct katra_syscall_begin s = {
+		.seq = e->next_seq++, .ts_mono_ns = ts, .ts_wall_ns = e->start_wall + ts,
+		.thread_id = sc->head.tid, .process_id = sc->head.tgid,
+		.kind = katra_syscall_kind_of(sc), .span_id = e->next_span++,
+		.resource = { KATRA_RES_NONE, 0 },
+	};
+
+	katra_syscall_payload_of(sc, &s.payload);
+	syscall_resource(e, sc, &s.resource);
+	th->flags |= TH_SYSCALL_OPEN;
+	th->sc_span = s.span_id;
+	th->sc_seq = s.seq;
+	th->sc_enter_key = sc->enter_ts;
+	th->sc_nr = katra_syscall_trace_nr(sc);
+	th->sc_kind = s.kind;
+	th->sc_buf = landing_buffer(sc);
+	if (key > e->st.last_key)
+		e->st.last_key = key;
+	th->last_ts = ts;
+	if (s.thread_id != e->seen_last_tid || s.process_id != e->seen_last_pid)
+		emit_count_ids_of(e, s.process_id, s.thread_id);
+	e->st.events++;
+	e->st.by_kind[s.kind]++;
+	e->error = katra_writer_append_syscall_begin(e->w, &s);
+	return e->error;
+}
+
 int emit_syscall_begin(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_syscall *sc = &p->u.sc;
@@ -93,6 +127,11 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 		rc = emit_close_syscall(e, th, sc->head.tid, p->key);
 	if (rc)
 		return rc;
+	/* the common Begin: no cause (not a thread's first event, not inside a
+	 * Wine or Vulkan call), no wineserver pipe, no path, no frame to tag */
+	if (th && !th->uc_open && !(th->flags & (TH_FIRST_CAUSE | TH_WINE | TH_WINESERVER)) &&
+	    !e->record_paths && !e->frames.count && !e->error)
+		return syscall_begin_plain(e, th, sc, p->key);
 	emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, katra_syscall_kind_of(sc),
 		  th ? KATRA_PHASE_BEGIN : KATRA_PHASE_INSTANT);
 	emit_note_tracked(e, th, causes, &n);
