@@ -58,7 +58,7 @@ static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,
 
 /* Where a read's data lands (a pending NtReadFile's completion, emit_wine.c),
  * 0 for the syscalls that are not such reads. */
-static uint64_t landing_buffer(const struct katra_ev_syscall *sc)
+static inline uint64_t landing_buffer(const struct katra_ev_syscall *sc)
 {
 	if (sc->flags & KATRA_SC_I386)
 		return 0;
