@@ -6,10 +6,12 @@
  * under `valgrind --tool=callgrind` for instruction counts that do not depend
  * on what else the machine is doing.
  *
- * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS]
+ * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS] [keep]
  *        (default 1000000, /dev/shm, 2): ITERATIONS pairs on RINGS synthetic
  *        CPUs, a thread each; prints ns per event and the process's own peak
- *        RSS, so the merge's cost can be compared across ring counts.
+ *        RSS, so the merge's cost can be compared across ring counts.  With
+ *        `keep` the trace is left in OUTPUT (named in the JSON line): the
+ *        input is deterministic, so two builds' traces compare with cmp.
  *
  * Arrival: pairs 1 us apart, each on a ring drawn at random, skewed (half of
  * them on the first quarter of the rings, the rest anywhere): consecutive
@@ -168,16 +170,18 @@ int main(int argc, char **argv)
 	uint64_t bytes = katra_writer_bytes(w);
 	rc = rc ? rc : katra_writer_close(w);
 	pipeline_free(&pl);
-	unlink(path);
+	bool keep = argc > 4 && !strcmp(argv[4], "keep");
+	if (!keep)
+		unlink(path);
 	if (rc) {
 		fprintf(stderr, "pipeline-bench: %s\n", strerror(-rc));
 		return 1;
 	}
 	printf("{\"rings\":%u,\"events\":%" PRIu64 ",\"ns_per_event\":%.1f,"
 	       "\"bytes_per_event\":%.1f,\"peak_rss_kib\":%ld,\"rss_at_start_kib\":%ld,"
-	       "\"peak_rss_of\":\"this process (VmHWM): program, libc, writer, pipeline\"}\n",
+	       "\"peak_rss_of\":\"this process (VmHWM): program, libc, writer, pipeline\"%s%s%s}\n",
 	       pc.nrings, s.event_count, (double)(t1 - t0) / (double)s.event_count,
 	       (double)bytes / (double)s.event_count, proc_status_kib("VmHWM"),
-	       rss_at_start_kib);
+	       rss_at_start_kib, keep ? ",\"trace\":\"" : "", keep ? path : "", keep ? "\"" : "");
 	return 0;
 }

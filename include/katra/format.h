@@ -616,6 +616,29 @@ int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
 int katra_writer_append(struct katra_writer *w, const struct katra_record *r);
 /* As append, for an Event: encodes straight from *ev (no record copy). */
 int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev);
+/* The End of a syscall span, the most common event: Linux scope, Measured,
+ * its span, one cause (its Begin), no request, a SyscallReturn payload.
+ * The bytes of katra_writer_append_event for that Event, encoded with the
+ * fixed fields as constants. */
+struct katra_syscall_end {
+	uint64_t seq, ts_mono_ns, ts_wall_ns, thread_id, process_id;
+	uint32_t kind, nr;
+	uint64_t span_id, cause;
+	struct katra_resource resource;
+	int64_t ret;
+};
+int katra_writer_append_syscall_end(struct katra_writer *w, const struct katra_syscall_end *s);
+/* The Begin of a syscall span: Linux scope, Measured, its span, no cause,
+ * no request, its payload; the bytes of katra_writer_append_event. */
+struct katra_syscall_begin {
+	uint64_t seq, ts_mono_ns, ts_wall_ns, thread_id, process_id;
+	uint32_t kind;
+	uint64_t span_id;
+	struct katra_resource resource;
+	struct katra_payload payload;
+};
+int katra_writer_append_syscall_begin(struct katra_writer *w,
+				      const struct katra_syscall_begin *s);
 /* Writes buffered bytes to the file (no fsync); returns once they are in it. */
 int katra_writer_flush(struct katra_writer *w);
 /* Hands buffered bytes to the output thread and returns without waiting for

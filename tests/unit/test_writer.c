@@ -364,3 +364,83 @@ Test(writer, the_per_event_path_writes_the_record_paths_bytes)
 	temp_dir_remove(a.dir);
 	temp_dir_remove(b.dir);
 }
+
+/* A syscall's Begin with each payload of the sample (those with strings
+ * take the general path), then its End, through the calls for them
+ * (katra_writer_append_syscall_begin/_end), else as the Events they stand
+ * for through katra_writer_append_event.  Enough of them to cross the
+ * writer's buffer several times. */
+static void write_syscall_spans(const char *path, bool span_calls)
+{
+	struct katra_writer *w;
+	uint64_t seq = 1;
+
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	for (unsigned round = 0; round < 400; round++)
+		for (size_t i = 0; i < katra_sample_count(); i++) {
+			const struct katra_record *r = katra_sample_record(i);
+			uint64_t ts = 1000 * seq + round, span = 5 + seq, begin = seq;
+			struct katra_resource res = { round % 3 ? KATRA_RES_FILE : KATRA_RES_NONE,
+						      round % 3 ? 0x1234567890ull + i : 0 };
+
+			if (r->type != KATRA_RECORD_EVENT)
+				continue;
+			struct katra_syscall_begin b = {
+				.seq = seq++, .ts_mono_ns = ts, .ts_wall_ns = ts + 7,
+				.thread_id = 40 + round, .process_id = 40, .kind = 3 + i % 5,
+				.span_id = span, .resource = res, .payload = r->u.event.payload,
+			};
+			struct katra_syscall_end e = {
+				.seq = seq++, .ts_mono_ns = ts + 500, .ts_wall_ns = ts + 507,
+				.thread_id = b.thread_id, .process_id = 40, .kind = b.kind,
+				.nr = (uint32_t)(i * 7 + round), .span_id = span, .cause = begin,
+				.resource = res, .ret = round % 2 ? -11 : (int64_t)i << 33,
+			};
+			if (span_calls) {
+				cr_assert_eq(katra_writer_append_syscall_begin(w, &b), 0);
+				cr_assert_eq(katra_writer_append_syscall_end(w, &e), 0);
+				continue;
+			}
+			struct katra_event ev = {
+				.seq = b.seq, .ts_mono_ns = b.ts_mono_ns, .ts_wall_ns = b.ts_wall_ns,
+				.thread_id = b.thread_id, .process_id = 40, .scope = KATRA_SCOPE_LINUX,
+				.kind = b.kind, .phase = KATRA_PHASE_BEGIN, .span_id = { true, span },
+				.resource = res, .payload = b.payload,
+				.confidence = KATRA_CONFIDENCE_MEASURED,
+			};
+			cr_assert_eq(katra_writer_append_event(w, &ev), 0);
+			ev.seq = e.seq;
+			ev.ts_mono_ns = e.ts_mono_ns;
+			ev.ts_wall_ns = e.ts_wall_ns;
+			ev.phase = KATRA_PHASE_END;
+			ev.causes = (struct katra_u64_vec){ &begin, 1 };
+			ev.payload = (struct katra_payload){ .type = KATRA_PAYLOAD_SYSCALL_RETURN };
+			ev.payload.u.syscall_return.nr = e.nr;
+			ev.payload.u.syscall_return.ret = e.ret;
+			cr_assert_eq(katra_writer_append_event(w, &ev), 0);
+		}
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
+Test(writer, the_syscall_span_calls_write_the_events_bytes)
+{
+	struct wfix a, b;
+	size_t alen, blen;
+	uint8_t *got, *want;
+
+	wfix_init(&a);
+	wfix_init(&b);
+	write_syscall_spans(a.path, true);
+	write_syscall_spans(b.path, false);
+	got = read_file(a.path, &alen);
+	want = read_file(b.path, &blen);
+	cr_assert_gt(alen, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES,
+		     "only %zu bytes: the buffer was not crossed three times", alen);
+	cr_assert_eq(alen, blen, "span calls %zu bytes, events %zu", alen, blen);
+	for (size_t i = 0; i < alen; i++)
+		cr_assert_eq(got[i], want[i], "byte %zu differs", i);
+	free(got);
+	free(want);
+	temp_dir_remove(a.dir);
+	temp_dir_remove(b.dir);
+}

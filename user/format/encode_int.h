@@ -269,8 +269,9 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 	}
 }
 
-static inline __attribute__((always_inline)) void put_event(struct enc *e,
-							  const struct katra_event *ev)
+/* ev's fields with the payload at pl (ev's own payload not read) */
+static inline __attribute__((always_inline)) void put_event_with(
+	struct enc *e, const struct katra_event *ev, const struct katra_payload *pl)
 {
 	put_u64(e, ev->seq);
 	put_u64(e, ev->ts_mono_ns);
@@ -290,9 +291,15 @@ static inline __attribute__((always_inline)) void put_event(struct enc *e,
 		put_bytes(e, ev->causes.items, ev->causes.len * 8);
 	put_u32(e, ev->resource.domain);
 	put_u64(e, ev->resource.id);
-	put_payload(e, &ev->payload);
+	put_payload(e, pl);
 	put_opt_u64(e, ev->cost_estimate_ns);
 	put_u32(e, ev->confidence);
+}
+
+static inline __attribute__((always_inline)) void put_event(struct enc *e,
+							  const struct katra_event *ev)
+{
+	put_event_with(e, ev, &ev->payload);
 }
 
 #define PAYLOADS_WITH_STRINGS                                                                  \
@@ -345,6 +352,18 @@ static inline __attribute__((always_inline)) size_t encode_event_as(
 
 	put_u32(&e, KATRA_RECORD_EVENT);
 	put_event(&e, ev);
+	return e.len;
+}
+
+/* The same with the payload at pl, plain: at most 4 causes, pl without
+ * strings. */
+static inline __attribute__((always_inline)) size_t encode_event_plain_with(
+	const struct katra_event *ev, const struct katra_payload *pl, uint8_t *out)
+{
+	struct enc e = { out, 0, 0, true, true };
+
+	put_u32(&e, KATRA_RECORD_EVENT);
+	put_event_with(&e, ev, pl);
 	return e.len;
 }
 

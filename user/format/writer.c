@@ -473,6 +473,78 @@ int katra_writer_append_event(struct katra_writer *w, const struct katra_event *
 	return commit_record(w, encode_event_plain(ev, w->buf + w->used + 4));
 }
 
+/* The Event a katra_syscall_end stands for (its causes at *cause). */
+static inline __attribute__((always_inline)) struct katra_event syscall_end_event(
+	const struct katra_syscall_end *s, const uint64_t *cause)
+{
+	return (struct katra_event){
+		.seq = s->seq, .ts_mono_ns = s->ts_mono_ns, .ts_wall_ns = s->ts_wall_ns,
+		.thread_id = s->thread_id, .process_id = s->process_id,
+		.scope = KATRA_SCOPE_LINUX, .kind = s->kind, .phase = KATRA_PHASE_END,
+		.span_id = { true, s->span_id }, .causes = { (uint64_t *)cause, 1 },
+		.resource = s->resource,
+		.payload = { .type = KATRA_PAYLOAD_SYSCALL_RETURN,
+			     .u.syscall_return = { .nr = s->nr, .ret = s->ret } },
+		.confidence = KATRA_CONFIDENCE_MEASURED,
+	};
+}
+
+/* Out of line: the Event on the stack is only built where the buffer's end
+ * or an error needs the general path. */
+static __attribute__((noinline)) int append_syscall_end_other(struct katra_writer *w,
+							      const struct katra_syscall_end *s)
+{
+	struct katra_event ev = syscall_end_event(s, &s->cause);
+
+	return append_event_other(w, &ev);
+}
+
+int katra_writer_append_syscall_end(struct katra_writer *w, const struct katra_syscall_end *s)
+{
+	if (w->error || w->finished || w->cap - w->used < 4 + PLAIN_EVENT_BOUND)
+		return append_syscall_end_other(w, s);
+	/* the event never leaves this function: the encoder's tests of its
+	 * constant fields and payload type fold away */
+	struct katra_event ev = syscall_end_event(s, &s->cause);
+
+	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
+}
+
+/* The Event a katra_syscall_begin stands for, its payload left out (the
+ * encoder is given s->payload). */
+static inline __attribute__((always_inline)) struct katra_event syscall_begin_event(
+	const struct katra_syscall_begin *s)
+{
+	return (struct katra_event){
+		.seq = s->seq, .ts_mono_ns = s->ts_mono_ns, .ts_wall_ns = s->ts_wall_ns,
+		.thread_id = s->thread_id, .process_id = s->process_id,
+		.scope = KATRA_SCOPE_LINUX, .kind = s->kind, .phase = KATRA_PHASE_BEGIN,
+		.span_id = { true, s->span_id }, .resource = s->resource,
+		.confidence = KATRA_CONFIDENCE_MEASURED,
+	};
+}
+
+static __attribute__((noinline)) int append_syscall_begin_other(
+	struct katra_writer *w, const struct katra_syscall_begin *s)
+{
+	struct katra_event ev = syscall_begin_event(s);
+
+	ev.payload = s->payload;
+	return append_event_other(w, &ev);
+}
+
+int katra_writer_append_syscall_begin(struct katra_writer *w,
+				      const struct katra_syscall_begin *s)
+{
+	if (!payload_without_strings(&s->payload) || w->error || w->finished ||
+	    w->cap - w->used < 4 + PLAIN_EVENT_BOUND)
+		return append_syscall_begin_other(w, s);
+	struct katra_event ev = syscall_begin_event(s);
+
+	return commit_record(w, encode_event_plain_with(&ev, &s->payload,
+							w->buf + w->used + 4));
+}
+
 int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)
 {
 	struct katra_record r = { .type = KATRA_RECORD_SESSION_SUMMARY };

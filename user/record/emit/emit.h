@@ -62,6 +62,9 @@ struct emitter {
 	void *last_thread, *prev_thread;
 	uint32_t last_tid, prev_tid;
 	uint64_t *seen_procs, *seen_threads; /* bitmaps of the ids counted (emit_count_id) */
+	/* the ids of the event counted last: the bitmaps are tested only when
+	 * they change (0, 0 at first: id 0 is never counted) */
+	uint64_t seen_last_pid, seen_last_tid;
 	int error;             /* first writer error, sticky */
 	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
 	/* the latest time written ahead of the watermark (the reorder budget was

@@ -324,6 +324,10 @@ static inline void emit_count_id(uint64_t *seen, uint64_t id, uint64_t *count)
 	}
 }
 
+/* Counts the event's ids (emit_count_id) and remembers them as the last
+ * counted (out of line: tested only when the thread changes). */
+void emit_count_ids_of(struct emitter *e, uint64_t pid, uint64_t tid);
+
 /* Fills the common fields and writes; the time is the kernel's, unchanged
  * (inline: every event comes through here). */
 static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t key,
@@ -339,8 +343,9 @@ static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t
 		e->tid0_last_ts = ts;
 	if (e->frames.count)
 		emit_frame_tag(e, ev);
-	emit_count_id(e->seen_procs, ev->process_id, &e->st.processes_seen);
-	emit_count_id(e->seen_threads, ev->thread_id, &e->st.threads_seen);
+	/* consecutive events mostly come from one thread: its ids are counted */
+	if (ev->thread_id != e->seen_last_tid || ev->process_id != e->seen_last_pid)
+		emit_count_ids_of(e, ev->process_id, ev->thread_id);
 	ev->seq = e->next_seq++;
 	ev->ts_mono_ns = ts;
 	ev->ts_wall_ns = e->start_wall + ts;
@@ -351,6 +356,31 @@ static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t
 	if (e->error)
 		return e->error;
 	e->error = katra_writer_append_event(e->w, ev);
+	return e->error;
+}
+
+/* emit_write for the common syscall End (th's open span, its Begin the one
+ * cause, Measured, no frame tag; e->error clear): the same bookkeeping, the
+ * event encoded by the writer from its varying fields alone. */
+static inline int emit_write_syscall_end(struct emitter *e, struct thread_state *th,
+					 const struct katra_wire_head *h, uint64_t key,
+					 struct katra_resource res, uint32_t nr, int64_t ret)
+{
+	uint64_t ts = emit_rel(e, key);
+	struct katra_syscall_end s = {
+		.seq = e->next_seq++, .ts_mono_ns = ts, .ts_wall_ns = e->start_wall + ts,
+		.thread_id = h->tid, .process_id = h->tgid, .kind = th->sc_kind, .nr = nr,
+		.span_id = th->sc_span, .cause = th->sc_seq, .resource = res, .ret = ret,
+	};
+
+	if (key > e->st.last_key)
+		e->st.last_key = key;
+	th->last_ts = ts;
+	if (s.thread_id != e->seen_last_tid || s.process_id != e->seen_last_pid)
+		emit_count_ids_of(e, s.process_id, s.thread_id);
+	e->st.events++;
+	e->st.by_kind[s.kind]++;
+	e->error = katra_writer_append_syscall_end(e->w, &s);
 	return e->error;
 }
 

@@ -6,16 +6,16 @@
 #include "record/syscalls/syscalls.h"
 
 static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
-			  struct katra_event *ev)
+			  struct katra_resource *res)
 {
-	ev->resource.domain = katra_syscall_resource_domain(sc->flags);
-	switch (ev->resource.domain) {
+	res->domain = katra_syscall_resource_domain(sc->flags);
+	switch (res->domain) {
 	case KATRA_RES_PIPE:
 	case KATRA_RES_SOCKET:
-		ev->resource.id = sc->ino; /* pipe:[ino], socket:[ino] */
+		res->id = sc->ino; /* pipe:[ino], socket:[ino] */
 		return;
 	case KATRA_RES_ANON_INODE:
-		ev->resource.id = katra_syscall_anon_inode(sc);
+		res->id = katra_syscall_anon_inode(sc);
 		return;
 	}
 	/* a loop over one file is the common case: remember the last identity */
@@ -24,15 +24,16 @@ static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
 		e->last_ino = sc->ino;
 		e->last_file_id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
 	}
-	ev->resource.id = e->last_file_id;
+	res->id = e->last_file_id;
 }
 
-/* The file a syscall used, if any (most use none: tested inline). */
+/* The file a syscall used, if any (most use none: tested inline); res is
+ * left as it is (none) otherwise. */
 static inline void syscall_resource(struct emitter *e, const struct katra_ev_syscall *sc,
-				    struct katra_event *ev)
+				    struct katra_resource *res)
 {
 	if (sc->flags & KATRA_SC_FILE)
-		file_resource(e, sc, ev);
+		file_resource(e, sc, res);
 }
 
 static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,
@@ -57,7 +58,7 @@ static void attach_path(struct emitter *e, const struct katra_ev_syscall *sc,
 
 /* Where a read's data lands (a pending NtReadFile's completion, emit_wine.c),
  * 0 for the syscalls that are not such reads. */
-static uint64_t landing_buffer(const struct katra_ev_syscall *sc)
+static inline uint64_t landing_buffer(const struct katra_ev_syscall *sc)
 {
 	if (sc->flags & KATRA_SC_I386)
 		return 0;
@@ -71,6 +72,40 @@ static uint64_t landing_buffer(const struct katra_ev_syscall *sc)
 	default:
 		return 0;
 	}
+}
+
+/* The common Begin (see emit_syscall_begin): its payload and resource built
+ * in place, the thread's span opened, written by the writer from its
+ * varying fields. */
+static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
+			       const struct katra_ev_syscall *sc, uint64_t key)
+{
+	uint64_t ts = emit_rel(e, key);
+	struct katra_syscall_begin s = {
+		.seq = e->next_seq++, .ts_mono_ns = ts, .ts_wall_ns = e->start_wall + ts,
+		.thread_id = sc->head.tid, .process_id = sc->head.tgid,
+		.kind = katra_syscall_kind_of(sc), .span_id = e->next_span++,
+		.resource = { KATRA_RES_NONE, 0 },
+	};
+
+	katra_syscall_payload_of(sc, &s.payload);
+	syscall_resource(e, sc, &s.resource);
+	th->flags |= TH_SYSCALL_OPEN;
+	th->sc_span = s.span_id;
+	th->sc_seq = s.seq;
+	th->sc_enter_key = sc->enter_ts;
+	th->sc_nr = katra_syscall_trace_nr(sc);
+	th->sc_kind = s.kind;
+	th->sc_buf = landing_buffer(sc);
+	if (key > e->st.last_key)
+		e->st.last_key = key;
+	th->last_ts = ts;
+	if (s.thread_id != e->seen_last_tid || s.process_id != e->seen_last_pid)
+		emit_count_ids_of(e, s.process_id, s.thread_id);
+	e->st.events++;
+	e->st.by_kind[s.kind]++;
+	e->error = katra_writer_append_syscall_begin(e->w, &s);
+	return e->error;
 }
 
 int emit_syscall_begin(struct emitter *e, const struct pending *p)
@@ -92,6 +127,11 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 		rc = emit_close_syscall(e, th, sc->head.tid, p->key);
 	if (rc)
 		return rc;
+	/* the common Begin: no cause (not a thread's first event, not inside a
+	 * Wine or Vulkan call), no wineserver pipe, no path, no frame to tag */
+	if (th && !th->uc_open && !(th->flags & (TH_FIRST_CAUSE | TH_WINE | TH_WINESERVER)) &&
+	    !e->record_paths && !e->frames.count && !e->error)
+		return syscall_begin_plain(e, th, sc, p->key);
 	emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, katra_syscall_kind_of(sc),
 		  th ? KATRA_PHASE_BEGIN : KATRA_PHASE_INSTANT);
 	emit_note_tracked(e, th, causes, &n);
@@ -101,7 +141,7 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	katra_syscall_payload_of(sc, &ev.payload);
 	attach_path(e, sc, &ev.payload);
-	syscall_resource(e, sc, &ev);
+	syscall_resource(e, sc, &ev.resource);
 	if (th && (th->flags & (TH_WINE | TH_WINESERVER)))
 		emit_wake_begin(e, th, sc->head.tid, katra_syscall_trace_nr(sc), &ev);
 	if (th) {
@@ -156,20 +196,25 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 	if (p->kind == PEND_SYSCALL_END && th && (th->flags & TH_SYSCALL_OPEN) &&
 	    th->sc_enter_key == sc->enter_ts) {
 		th->flags &= ~TH_SYSCALL_OPEN;
-		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
-		ev.span_id = emit_some(th->sc_span);
 		causes[n++] = th->sc_seq;
 		/* the data of a pending overlapped read landed: it completes it */
 		if (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count) &&
 		    (done = emit_async_completion(e, th)) != UINT64_MAX)
 			causes[n++] = done;
-		syscall_resource(e, sc, &ev);
+		struct katra_resource res = { KATRA_RES_NONE, 0 };
+		syscall_resource(e, sc, &res);
 		/* what the wineserver or its client wrote into this pipe */
-		if ((th->flags & (TH_WINE | TH_WINESERVER)) &&
-		    emit_stream_resource(ev.resource.domain) &&
-		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret,
-					  ev.resource.id)) != UINT64_MAX)
+		if ((th->flags & (TH_WINE | TH_WINESERVER)) && emit_stream_resource(res.domain) &&
+		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret, res.id)) !=
+			    UINT64_MAX)
 			causes[n++] = done;
+		/* the common End: its Begin its one cause, no frame to tag */
+		if (n == 1 && !e->frames.count && !e->error)
+			return emit_write_syscall_end(e, th, &sc->head, p->key, res,
+						      katra_syscall_trace_nr(sc), sc->ret);
+		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
+		ev.span_id = emit_some(th->sc_span);
+		ev.resource = res;
 		ev.causes = (struct katra_u64_vec){ causes, n };
 		syscall_return(&ev.payload, sc);
 		return emit_write(e, &ev, p->key, th);
@@ -183,6 +228,6 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 	emit_note_tracked(e, th, causes, &n);
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	syscall_return(&ev.payload, sc);
-	syscall_resource(e, sc, &ev);
+	syscall_resource(e, sc, &ev.resource);
 	return emit_write(e, &ev, p->key, th);
 }
