@@ -245,6 +245,22 @@ $(B)/wine/%.exe: tests/wine/%.c
 $(WINE_NAMED): $(B)/wine/ticker.exe
 	cp $< $@
 
+# ---- the Windows x64 unwinder (user/record/peunwind/) under Wine: a mingw
+# program without frame pointers dumps its registers and stack at a known
+# chain's leaf, and peustack must name the chain from the .exe file
+# (tests/unwind/run.sh).  Not part of `all`. ----
+PEUNWIND_SRCS := $(wildcard user/record/peunwind/*.c) user/record/uprobes/winenames.c \
+	user/record/uprobes/winenames_blob.c
+.PHONY: unwind-test
+$(B)/unwind/chains.exe: tests/unwind/chains.c
+	@mkdir -p $(@D)
+	$(MINGW_CC) -O2 -fomit-frame-pointer -Wall -Wextra -Werror -Wl,--build-id -o $@ $<
+$(B)/unwind/peustack: $(call obj,tests/unwind/peustack.c $(PEUNWIND_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^
+unwind-test: $(B)/unwind/chains.exe $(B)/unwind/peustack
+	tests/unwind/run.sh
+
 # ---- the Proton-class stack (tests/proton/README.md): a Debian 13 root with
 # Wine 10, DXVK, lavapipe and Xvfb, built once and cached under
 # /var/cache/katra-proton (mkroot.sh), and the D3D11 program run inside it.

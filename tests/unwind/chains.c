@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A Windows program whose call chain the PE unwinder must name exactly:
+ * main -> chain_a -> chain_b -> chain_c -> leaf, built without frame
+ * pointers (-O2 -fomit-frame-pointer), each function a frame of its own
+ * shape: chain_a a large fixed frame (UWOP_ALLOC_LARGE), chain_b an alloca
+ * (a frame register: UWOP_SET_FPREG), chain_c doubles live across its call
+ * (UWOP_SAVE_XMM128), leaf a CONTEXT on its stack.  At the leaf,
+ * RtlCaptureContext; then the file named by argv[1] gets (little-endian):
+ * "KPEU", u32 1, u64 the module's base, u64 rip, u64 rax..r15 (16, the
+ * CONTEXT's order), u64 the copy's address (rsp), u32 its length, then the
+ * stack's bytes [rsp, rsp + length): 16 KiB at most, never past the
+ * stack's base.  Exit status 0 when the file was written. */
+#define _WIN32_WINNT 0x0602 /* GetCurrentThreadStackLimits */
+#include <windows.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+static const char *out_path;
+static volatile int sink = 1;
+static int written;
+
+NOINLINE static int leaf(int x)
+{
+	CONTEXT ctx;
+
+	RtlCaptureContext(&ctx);
+	ULONG_PTR low, high;
+	GetCurrentThreadStackLimits(&low, &high);
+	uint64_t len = (uint64_t)high - ctx.Rsp;
+	if (len > 16384)
+		len = 16384;
+	uint64_t base = (uint64_t)(uintptr_t)GetModuleHandleA(NULL);
+	const uint64_t regs[16] = { ctx.Rax, ctx.Rcx, ctx.Rdx, ctx.Rbx, ctx.Rsp, ctx.Rbp,
+				    ctx.Rsi, ctx.Rdi, ctx.R8,  ctx.R9,  ctx.R10, ctx.R11,
+				    ctx.R12, ctx.R13, ctx.R14, ctx.R15 };
+	uint32_t version = 1, len32 = (uint32_t)len;
+	uint64_t rip = ctx.Rip, sp = ctx.Rsp;
+	FILE *f = fopen(out_path, "wb");
+	if (!f)
+		return -1000;
+	int ok = fwrite("KPEU", 4, 1, f) == 1 && fwrite(&version, 4, 1, f) == 1 &&
+		 fwrite(&base, 8, 1, f) == 1 && fwrite(&rip, 8, 1, f) == 1 &&
+		 fwrite(regs, 8, 16, f) == 16 && fwrite(&sp, 8, 1, f) == 1 &&
+		 fwrite(&len32, 4, 1, f) == 1 &&
+		 fwrite((const void *)(uintptr_t)sp, 1, len32, f) == len32;
+	if (fclose(f) == 0 && ok)
+		written = 1;
+	return x + sink;
+}
+
+NOINLINE static double chain_c(double v, int n)
+{
+	double a = v * 1.5, b = v + 2.25, c = v * v;
+	int r = leaf(n);
+
+	return a * r + b * c + r;
+}
+
+NOINLINE static int chain_b(int n)
+{
+	char *buf = alloca((size_t)n + 64);
+
+	memset(buf, n, (size_t)n + 64);
+	double d = chain_c((double)buf[n], n);
+	return (int)d + buf[3] + sink;
+}
+
+NOINLINE static int chain_a(int n)
+{
+	volatile int arr[300];
+
+	for (int i = 0; i < 300; i++)
+		arr[i] = i * n;
+	int r = chain_b(n);
+	return r + arr[n % 300];
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: chains.exe OUTPUT\n");
+		return 2;
+	}
+	out_path = argv[1];
+	int r = chain_a(argc + 30 + sink - 1); /* not a constant the compiler could propagate */
+	printf("%d\n", r);
+	return written ? 0 : 1;
+}
