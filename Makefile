@@ -201,13 +201,13 @@ $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_h
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) -lz
 # the parsers of the files root reads for the Wine layer (winenames.c,
-# unixnames.c, pesyms.c, pexits.c)
+# unixnames.c, pesyms.c, pexits.c) and the PE unwinder (peunwind/)
 FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \
-	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms
+	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms $(B)/fuzz/fuzz-peunwind
 $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winenames.c \
 		user/record/uprobes/winenames_blob.c \
 		user/record/uprobes/unixnames.c user/record/uprobes/pesyms.c \
-		user/record/uprobes/pexits.c
+		user/record/uprobes/pexits.c $(wildcard user/record/peunwind/*.c)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) \
 		-lcapstone

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Seeds for the parser fuzzers (fuzz_elf.c, fuzz_pe.c, fuzz_wineserver.c,
-fuzz_unixcalls.c, fuzz_pesyms.c):
+fuzz_unixcalls.c, fuzz_pesyms.c, fuzz_peunwind.c):
 small well-formed files of each kind, written to
-DIR/{elf,pe,wineserver,unixcalls,pesyms}/, and PE files whose 96 sections
+DIR/{elf,pe,wineserver,unixcalls,pesyms,peunwind}/, and PE files whose 96 sections
 each cover the whole file (a parser that walks each section's bytes, or
 every section per lookup, is quadratic on them).
 Usage: parser_seeds.py DIR
@@ -194,6 +194,7 @@ def main():
         'wineserver': {'wineserver': wineserver()},
         'unixcalls': {'unixlib-so': unixlib_so()},
         'pesyms': {'pesyms-dll': pesyms_dll()},
+        'peunwind': {'pesyms-dll': pesyms_dll()},
     }
     # 512 KiB: a parser quadratic in the sections (96 walks of every
     # section per word) takes about 40 s on it under ASan, far past run.sh's
@@ -201,7 +202,7 @@ def main():
     # fuzzer's time to mutations)
     overlapping = overlapping_sections(512 << 10)
     overlapping += bytes((512 << 10) - len(overlapping))
-    for kind in ('pe', 'unixcalls', 'pesyms'):
+    for kind in ('pe', 'unixcalls', 'pesyms', 'peunwind'):
         seeds[kind]['overlapping-sections'] = overlapping
     for kind, files in seeds.items():
         os.makedirs(os.path.join(out, kind), exist_ok=True)
