@@ -7,10 +7,12 @@
 # -> leaf; build/unwind/peustack, given the .exe file and the dump, must
 # name leaf, chain_c, chain_b, chain_a, main as the first five frames, in
 # that order, then leave the module through mainCRTStartup (the walk ends
-# at the first pc in no module given: kernel32's), every time.  Needs no
-# root; `make unwind-test` builds both programs first.  Prints one line per
-# check, then "N passed, N failed"; no Wine or mingw: it says so and
-# exits 0 with nothing counted.
+# at the first pc in no module given: kernel32's), every time.  Then the
+# same under Wine 10, in the Proton-class root (tests/proton/enter.sh, as
+# root, when $KATRA_PROTON_CACHE/root is built; else it says why it
+# skips).  The host's Wine part needs no root; `make unwind-test` builds
+# both programs first.  Prints one line per check, then "N passed, N
+# failed"; no Wine: it says so and exits 0 with nothing counted.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-3}
@@ -52,23 +54,51 @@ check() { # NAME CONDITION-STATUS DETAIL
 }
 
 want=$'leaf\nchain_c\nchain_b\nchain_a\nmain'
-for i in $(seq 1 "$runs"); do
-	dump=$tmp/dump$i.bin
-	# Wine maps / to Z:
-	if ! timeout -k 5 120 wine "$exe" "Z:${dump//\//\\}" >"$tmp/out$i" 2>"$tmp/err$i"; then
-		check "run $i: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err$i")"
-		continue
-	fi
-	out=$("$tool" "$exe" "$dump" 2>&1)
+# verify LABEL DUMP: the frames peustack names from the dump
+verify() {
+	local out got
+	out=$("$tool" "$exe" "$2" 2>&1)
 	got=$(head -n 5 <<<"$out" | sed -E 's/[+ ].*//')
 	[ "$got" = "$want" ]
-	check "run $i: the first five frames are leaf, chain_c, chain_b, chain_a, main" $? \
+	check "$1: the first five frames are leaf, chain_c, chain_b, chain_a, main" $? \
 		"got: $(tr '\n' ' ' <<<"$out")"
 	# the module's own frames all unwound, down to its entry point
 	sed -n '/^mainCRTStartup/,$p' <<<"$out" | sed -n 2,3p | tr '\n' ' ' |
 		grep -qx '? unknown stop: no-module '
-	check "run $i: the walk leaves the .exe through mainCRTStartup, then stops" $? \
+	check "$1: the walk leaves the .exe through mainCRTStartup, then stops" $? \
 		"got: $(tr '\n' ' ' <<<"$out")"
+}
+
+wine_version=$(wine --version 2>/dev/null)
+for i in $(seq 1 "$runs"); do
+	dump=$tmp/dump$i.bin
+	# Wine maps / to Z:
+	if ! timeout -k 5 120 wine "$exe" "Z:${dump//\//\\}" >"$tmp/out$i" 2>"$tmp/err$i"; then
+		check "$wine_version run $i: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err$i")"
+		continue
+	fi
+	verify "$wine_version run $i" "$dump"
 done
+
+# Wine 10: the Proton-class root, its prefix's changes in an overlay under
+# $tmp (enter.sh: a mount namespace, chroot; root only)
+proton=${KATRA_PROTON_CACHE:-/var/cache/katra-proton}/root
+if [ "$(id -u)" != 0 ]; then
+	echo "skip: Wine 10 (the Proton-class root) needs root (unshare -m, chroot)"
+elif [ ! -e "$proton/.katra-proton-complete" ]; then
+	echo "skip: Wine 10: no Proton-class root at $proton (make proton-root)"
+else
+	w=$tmp/w10
+	mkdir -p "$w"
+	cp "$exe" "$w/chains.exe"
+	for i in $(seq 1 "$runs"); do
+		if ! timeout -k 5 180 "$root/tests/proton/enter.sh" "$proton" "$w" /mnt/chains.exe \
+			"Z:\\mnt\\dump$i.bin" >"$tmp/out10-$i" 2>"$tmp/err10-$i"; then
+			check "Wine 10 run $i: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err10-$i")"
+			continue
+		fi
+		verify "Wine 10 run $i" "$w/dump$i.bin"
+	done
+fi
 echo "$passed passed, $failed failed"
 ((failed == 0))
