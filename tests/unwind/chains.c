@@ -9,7 +9,10 @@
  * "KPEU", u32 1, u64 the module's base, u64 rip, u64 rax..r15 (16, the
  * CONTEXT's order), u64 the copy's address (rsp), u32 its length, then the
  * stack's bytes [rsp, rsp + length): 16 KiB at most, never past the
- * stack's base.  Exit status 0 when the file was written. */
+ * stack's base.  With "fault" after it, the leaf calls leaf_nopdata, an
+ * assembly leaf without .pdata, whose ud2 a vectored exception handler
+ * dumps the same way (the faulting context: rip inside leaf_nopdata, its
+ * return address at [rsp]).  Exit status 0 when the file was written. */
 #define _WIN32_WINNT 0x0602 /* GetCurrentThreadStackLimits */
 #include <windows.h>
 #include <malloc.h>
@@ -23,25 +26,23 @@ static const char *out_path;
 static volatile int sink = 1;
 static int written;
 
-NOINLINE static int leaf(int x)
+/* The dump of ctx (the layout above) */
+static void write_dump(const CONTEXT *ctx)
 {
-	CONTEXT ctx;
-
-	RtlCaptureContext(&ctx);
 	ULONG_PTR low, high;
 	GetCurrentThreadStackLimits(&low, &high);
-	uint64_t len = (uint64_t)high - ctx.Rsp;
+	uint64_t len = (uint64_t)high - ctx->Rsp;
 	if (len > 16384)
 		len = 16384;
 	uint64_t base = (uint64_t)(uintptr_t)GetModuleHandleA(NULL);
-	const uint64_t regs[16] = { ctx.Rax, ctx.Rcx, ctx.Rdx, ctx.Rbx, ctx.Rsp, ctx.Rbp,
-				    ctx.Rsi, ctx.Rdi, ctx.R8,  ctx.R9,  ctx.R10, ctx.R11,
-				    ctx.R12, ctx.R13, ctx.R14, ctx.R15 };
+	const uint64_t regs[16] = { ctx->Rax, ctx->Rcx, ctx->Rdx, ctx->Rbx, ctx->Rsp, ctx->Rbp,
+				    ctx->Rsi, ctx->Rdi, ctx->R8,  ctx->R9,  ctx->R10, ctx->R11,
+				    ctx->R12, ctx->R13, ctx->R14, ctx->R15 };
 	uint32_t version = 1, len32 = (uint32_t)len;
-	uint64_t rip = ctx.Rip, sp = ctx.Rsp;
+	uint64_t rip = ctx->Rip, sp = ctx->Rsp;
 	FILE *f = fopen(out_path, "wb");
 	if (!f)
-		return -1000;
+		return;
 	int ok = fwrite("KPEU", 4, 1, f) == 1 && fwrite(&version, 4, 1, f) == 1 &&
 		 fwrite(&base, 8, 1, f) == 1 && fwrite(&rip, 8, 1, f) == 1 &&
 		 fwrite(regs, 8, 16, f) == 16 && fwrite(&sp, 8, 1, f) == 1 &&
@@ -49,6 +50,38 @@ NOINLINE static int leaf(int x)
 		 fwrite((const void *)(uintptr_t)sp, 1, len32, f) == len32;
 	if (fclose(f) == 0 && ok)
 		written = 1;
+}
+
+/* A leaf without .pdata (no .seh_proc: the linker makes no entry for it):
+ * a ud2 the vectored handler below dumps and steps over. */
+int leaf_nopdata(int x);
+__asm__(".text\n"
+	".globl leaf_nopdata\n"
+	".def leaf_nopdata; .scl 2; .type 32; .endef\n"
+	"leaf_nopdata:\n"
+	"\tud2\n"
+	"\tleal 1(%rcx), %eax\n"
+	"\tret\n");
+
+static LONG CALLBACK on_fault(EXCEPTION_POINTERS *e)
+{
+	if (e->ExceptionRecord->ExceptionCode != EXCEPTION_ILLEGAL_INSTRUCTION)
+		return EXCEPTION_CONTINUE_SEARCH;
+	write_dump(e->ContextRecord);
+	e->ContextRecord->Rip += 2; /* past the ud2 */
+	return EXCEPTION_CONTINUE_EXECUTION;
+}
+
+static int fault_mode;
+
+NOINLINE static int leaf(int x)
+{
+	CONTEXT ctx;
+
+	if (fault_mode)
+		return leaf_nopdata(x) + sink;
+	RtlCaptureContext(&ctx);
+	write_dump(&ctx);
 	return x + sink;
 }
 
@@ -81,11 +114,16 @@ NOINLINE static int chain_a(int n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: chains.exe OUTPUT\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "fault"))) {
+		fprintf(stderr, "usage: chains.exe OUTPUT [fault]\n");
 		return 2;
 	}
 	out_path = argv[1];
+	if (argc == 3) {
+		fault_mode = 1;
+		AddVectoredExceptionHandler(1, on_fault);
+		argc = 2; /* the same n either way */
+	}
 	int r = chain_a(argc + 30 + sink - 1); /* not a constant the compiler could propagate */
 	printf("%d\n", r);
 	return written ? 0 : 1;

@@ -7,7 +7,9 @@
 # -> leaf; build/unwind/peustack, given the .exe file and the dump, must
 # name leaf, chain_c, chain_b, chain_a, main as the first five frames, in
 # that order, then leave the module through mainCRTStartup (the walk ends
-# at the first pc in no module given: kernel32's), every time.  Then the
+# at the first pc in no module given: kernel32's), every time; and again
+# with the dump taken at a fault in leaf_nopdata, an assembly leaf without
+# .pdata that leaf calls (its frame left by the leaf rule).  Then the
 # same under Wine 10, in the Proton-class root (tests/proton/enter.sh, as
 # root, when $KATRA_PROTON_CACHE/root is built; else it says why it
 # skips).  The host's Wine part needs no root; `make unwind-test` builds
@@ -54,30 +56,41 @@ check() { # NAME CONDITION-STATUS DETAIL
 }
 
 want=$'leaf\nchain_c\nchain_b\nchain_a\nmain'
-# verify LABEL DUMP: the frames peustack names from the dump
+want_fault=$'leaf_nopdata leaf\nleaf\nchain_c\nchain_b\nchain_a\nmain'
+# verify LABEL DUMP [fault]: the frames peustack names from the dump
 verify() {
 	local out got
 	out=$("$tool" "$exe" "$2" 2>&1)
-	got=$(head -n 5 <<<"$out" | sed -E 's/[+ ].*//')
-	[ "$got" = "$want" ]
-	check "$1: the first five frames are leaf, chain_c, chain_b, chain_a, main" $? \
-		"got: $(tr '\n' ' ' <<<"$out")"
+	if [ "${3-}" = fault ]; then
+		# the first line whole: leaf_nopdata left by the leaf rule
+		got=$(head -n 6 <<<"$out" | sed -E '1!s/[+ ].*//')
+		[ "$got" = "$want_fault" ]
+		check "$1 (fault): leaf_nopdata without .pdata as a leaf, then leaf, chain_c, chain_b, chain_a, main" $? \
+			"got: $(tr '\n' ' ' <<<"$out")"
+	else
+		got=$(head -n 5 <<<"$out" | sed -E 's/[+ ].*//')
+		[ "$got" = "$want" ]
+		check "$1: the first five frames are leaf, chain_c, chain_b, chain_a, main" $? \
+			"got: $(tr '\n' ' ' <<<"$out")"
+	fi
 	# the module's own frames all unwound, down to its entry point
 	sed -n '/^mainCRTStartup/,$p' <<<"$out" | sed -n 2,3p | tr '\n' ' ' |
 		grep -qx '? unknown stop: no-module '
-	check "$1: the walk leaves the .exe through mainCRTStartup, then stops" $? \
+	check "$1${3:+ ($3)}: the walk leaves the .exe through mainCRTStartup, then stops" $? \
 		"got: $(tr '\n' ' ' <<<"$out")"
 }
 
 wine_version=$(wine --version 2>/dev/null)
 for i in $(seq 1 "$runs"); do
-	dump=$tmp/dump$i.bin
-	# Wine maps / to Z:
-	if ! timeout -k 5 120 wine "$exe" "Z:${dump//\//\\}" >"$tmp/out$i" 2>"$tmp/err$i"; then
-		check "$wine_version run $i: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err$i")"
-		continue
-	fi
-	verify "$wine_version run $i" "$dump"
+	for mode in "" fault; do
+		dump=$tmp/dump$i$mode.bin
+		# Wine maps / to Z:
+		if ! timeout -k 5 120 wine "$exe" "Z:${dump//\//\\}" $mode >"$tmp/out$i" 2>"$tmp/err$i"; then
+			check "$wine_version run $i $mode: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err$i")"
+			continue
+		fi
+		verify "$wine_version run $i" "$dump" $mode
+	done
 done
 
 # Wine 10: the Proton-class root, its prefix's changes in an overlay under
@@ -92,12 +105,14 @@ else
 	mkdir -p "$w"
 	cp "$exe" "$w/chains.exe"
 	for i in $(seq 1 "$runs"); do
-		if ! timeout -k 5 180 "$root/tests/proton/enter.sh" "$proton" "$w" /mnt/chains.exe \
-			"Z:\\mnt\\dump$i.bin" >"$tmp/out10-$i" 2>"$tmp/err10-$i"; then
-			check "Wine 10 run $i: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err10-$i")"
-			continue
-		fi
-		verify "Wine 10 run $i" "$w/dump$i.bin"
+		for mode in "" fault; do
+			if ! timeout -k 5 180 "$root/tests/proton/enter.sh" "$proton" "$w" /mnt/chains.exe \
+				"Z:\\mnt\\dump$i$mode.bin" $mode >"$tmp/out10-$i" 2>"$tmp/err10-$i"; then
+				check "Wine 10 run $i $mode: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err10-$i")"
+				continue
+			fi
+			verify "Wine 10 run $i" "$w/dump$i$mode.bin" $mode
+		done
 	done
 fi
 echo "$passed passed, $failed failed"
