@@ -12,12 +12,19 @@
  * stack's base.  With "fault" after it, the leaf calls leaf_nopdata, an
  * assembly leaf without .pdata, whose ud2 a vectored exception handler
  * dumps the same way (the faulting context: rip inside leaf_nopdata, its
- * return address at [rsp]).  Exit status 0 when the file was written. */
+ * return address at [rsp]).  With "qsort", the leaf sorts through
+ * msvcrt.dll's qsort (Wine's own PE build) and the comparison function
+ * dumps: a walk through two modules.  After the stack's bytes, the
+ * process's modules: u32 count, then u64 base and char name[64] (the
+ * file's name, NUL-padded) each.  Exit status 0 when the file was
+ * written. */
 #define _WIN32_WINNT 0x0602 /* GetCurrentThreadStackLimits */
 #include <windows.h>
+#include <psapi.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -48,6 +55,21 @@ static void write_dump(const CONTEXT *ctx)
 		 fwrite(regs, 8, 16, f) == 16 && fwrite(&sp, 8, 1, f) == 1 &&
 		 fwrite(&len32, 4, 1, f) == 1 &&
 		 fwrite((const void *)(uintptr_t)sp, 1, len32, f) == len32;
+	/* the process's modules: u32 count, then (u64 base, char name[64]) */
+	HMODULE mods[64];
+	DWORD need = 0;
+	uint32_t nmods = 0;
+	if (K32EnumProcessModules(GetCurrentProcess(), mods, sizeof(mods), &need))
+		nmods = need / sizeof(HMODULE) < 64 ? need / sizeof(HMODULE) : 64;
+	ok = ok && fwrite(&nmods, 4, 1, f) == 1;
+	for (uint32_t i = 0; ok && i < nmods; i++) {
+		char path[MAX_PATH] = "", name[64] = "";
+		uint64_t mb = (uint64_t)(uintptr_t)mods[i];
+		GetModuleFileNameA(mods[i], path, sizeof(path));
+		const char *slash = strrchr(path, '\\');
+		snprintf(name, sizeof(name), "%.63s", slash ? slash + 1 : path);
+		ok = fwrite(&mb, 8, 1, f) == 1 && fwrite(name, 64, 1, f) == 1;
+	}
 	if (fclose(f) == 0 && ok)
 		written = 1;
 }
@@ -72,7 +94,20 @@ static LONG CALLBACK on_fault(EXCEPTION_POINTERS *e)
 	return EXCEPTION_CONTINUE_EXECUTION;
 }
 
-static int fault_mode;
+static int fault_mode, qsort_mode;
+
+/* qsort's comparison: called from msvcrt.dll (Wine's own PE build), it
+ * dumps at its first call */
+NOINLINE static int compare(const void *a, const void *b)
+{
+	CONTEXT ctx;
+
+	if (!written) {
+		RtlCaptureContext(&ctx);
+		write_dump(&ctx);
+	}
+	return *(const int *)a - *(const int *)b + sink - 1;
+}
 
 NOINLINE static int leaf(int x)
 {
@@ -80,6 +115,11 @@ NOINLINE static int leaf(int x)
 
 	if (fault_mode)
 		return leaf_nopdata(x) + sink;
+	if (qsort_mode) {
+		int v[4] = { x, 3, 2, 1 };
+		qsort(v, 4, sizeof(int), compare);
+		return v[0] + sink;
+	}
 	RtlCaptureContext(&ctx);
 	write_dump(&ctx);
 	return x + sink;
@@ -114,14 +154,17 @@ NOINLINE static int chain_a(int n)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "fault"))) {
-		fprintf(stderr, "usage: chains.exe OUTPUT [fault]\n");
+	if (argc < 2 || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "fault") && strcmp(argv[2], "qsort"))) {
+		fprintf(stderr, "usage: chains.exe OUTPUT [fault|qsort]\n");
 		return 2;
 	}
 	out_path = argv[1];
 	if (argc == 3) {
-		fault_mode = 1;
-		AddVectoredExceptionHandler(1, on_fault);
+		fault_mode = !strcmp(argv[2], "fault");
+		qsort_mode = !fault_mode;
+		if (fault_mode)
+			AddVectoredExceptionHandler(1, on_fault);
 		argc = 2; /* the same n either way */
 	}
 	int r = chain_a(argc + 30 + sink - 1); /* not a constant the compiler could propagate */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* peustack EXE DUMP: unwinds the dump chains.exe wrote (its registers and
- * stack copy, chains.c says the layout) through EXE read as a file (its
- * sections mapped at the dump's module base), and prints one line per
- * frame, innermost first: "NAME how" (NAME: func+0xoff from the EXE's
- * COFF symbols and exports, a caller's at its return address - 1; how:
+/* peustack EXE DUMP [DLLDIR]: unwinds the dump chains.exe wrote (its
+ * registers and stack copy, chains.c says the layout) through EXE read as
+ * a file (its sections mapped at the dump's module base) and, with DLLDIR,
+ * the other modules the dump lists that DLLDIR holds (by their lower-case
+ * names), and prints one line per frame, innermost first: "NAME how"
+ * (NAME: func+0xoff from the module's COFF symbols and exports, "dll!"
+ * before it in another module than EXE, a caller's at its return address
+ * - 1; how:
  * unwound, epilog or leaf; "? unknown" for a pc in no module), then
  * "stop: REASON" and "identity: KEY".  Exit 0 when it could read both. */
 #include <stdio.h>
@@ -16,21 +19,25 @@ static const char *const hows[] = { "unwound", "epilog", "leaf" };
 static const char *const stops[] = { "end", "no-module", "out-of-stack", "bad-info",
 				     "no-progress", "too-deep" };
 
+#define MODS_MAX 16
+
 int main(int argc, char **argv)
 {
-	struct katra_blob exe = { 0 }, dump = { 0 };
-	struct katra_peu_image img;
+	struct katra_blob exe = { 0 }, dump = { 0 }, files[MODS_MAX] = { { 0 } };
+	struct katra_peu_image img[MODS_MAX];
+	struct katra_pe_symtab syms[MODS_MAX] = { { 0 } };
+	char names[MODS_MAX][65] = { "" };
 	struct katra_peu_regs regs = { .known = 0xffff };
 	struct katra_peu_stack st;
 	struct katra_peu_frame fr[KATRA_PEU_MAX_FRAMES];
-	struct katra_pe_symtab syms = { 0 };
 	struct katra_pe_identity id;
 	enum katra_peu_stop stop;
 	char name[300], key[64];
+	uint32_t nimg = 1;
 	int rc = 1;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: peustack EXE DUMP\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: peustack EXE DUMP [DLLDIR]\n");
 		return 2;
 	}
 	if (katra_blob_read(argv[1], 64u << 20, &exe) || katra_blob_read(argv[2], 1u << 20, &dump)) {
@@ -53,25 +60,55 @@ int main(int argc, char **argv)
 		fprintf(stderr, "peustack: '%s': a stack copy cut short\n", argv[2]);
 		goto out;
 	}
-	if (katra_peu_image_file(&exe, base, &img) || katra_pe_symtab(&exe, &syms) ||
+	if (katra_peu_image_file(&exe, base, &img[0]) || katra_pe_symtab(&exe, &syms[0]) ||
 	    katra_pe_identity(&exe, &id)) {
 		fprintf(stderr, "peustack: '%s' is no PE32+ x64 file\n", argv[1]);
 		goto out;
 	}
-	uint32_t n = katra_peu_walk(&img, 1, &st, &regs, fr, KATRA_PEU_MAX_FRAMES, &stop);
+	/* the other modules the dump lists, found by name in DLLDIR */
+	size_t at = 164 + st.len;
+	uint32_t nmods = at + 4 <= dump.len ? katra_rd32(d + at) : 0;
+	for (uint32_t i = 0; argc == 4 && i < nmods && nimg < MODS_MAX; i++) {
+		size_t m = at + 4 + 72ull * i;
+		char path[4096];
+		if (m + 72 > dump.len)
+			break;
+		uint64_t mbase = katra_rd64(d + m);
+		memcpy(names[nimg], d + m + 8, 64);
+		names[nimg][64] = 0;
+		for (char *c = names[nimg]; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+		if (mbase == base || !names[nimg][0] || strchr(names[nimg], '/'))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", argv[3], names[nimg]);
+		if (katra_blob_read(path, 256u << 20, &files[nimg]))
+			continue; /* not at hand: its frames stay unknown */
+		if (katra_peu_image_file(&files[nimg], mbase, &img[nimg]) ||
+		    katra_pe_symtab(&files[nimg], &syms[nimg])) {
+			katra_blob_free(&files[nimg]);
+			continue;
+		}
+		nimg++;
+	}
+	uint32_t n = katra_peu_walk(img, nimg, &st, &regs, fr, KATRA_PEU_MAX_FRAMES, &stop);
 	for (uint32_t i = 0; i < n; i++) {
-		if (fr[i].module == UINT32_MAX) {
+		uint32_t m = fr[i].module;
+		if (m == UINT32_MAX) {
 			printf("? unknown\n");
 			continue;
 		}
-		katra_pe_symbolize(&syms, (uint32_t)(fr[i].pc - base) - (i > 0), name, sizeof(name));
-		printf("%s %s\n", name, hows[fr[i].how]);
+		katra_pe_symbolize(&syms[m], (uint32_t)(fr[i].pc - img[m].base) - (i > 0), name,
+				   sizeof(name));
+		printf("%s%s%s %s\n", names[m], m ? "!" : "", name, hows[fr[i].how]);
 	}
 	katra_pe_identity_key(&id, key, sizeof(key));
 	printf("stop: %s\nidentity: %s\n", stops[stop], key);
 	rc = 0;
 out:
-	katra_pe_symtab_free(&syms);
+	for (uint32_t i = 0; i < MODS_MAX; i++) {
+		katra_pe_symtab_free(&syms[i]);
+		katra_blob_free(&files[i]);
+	}
 	katra_blob_free(&exe);
 	katra_blob_free(&dump);
 	return rc;

@@ -6,10 +6,14 @@
 # registers and stack at the leaf of main -> chain_a -> chain_b -> chain_c
 # -> leaf; build/unwind/peustack, given the .exe file and the dump, must
 # name leaf, chain_c, chain_b, chain_a, main as the first five frames, in
-# that order, then leave the module through mainCRTStartup (the walk ends
-# at the first pc in no module given: kernel32's), every time; and again
+# that order, then leave the module through mainCRTStartup, every time;
+# and again
 # with the dump taken at a fault in leaf_nopdata, an assembly leaf without
-# .pdata that leaf calls (its frame left by the leaf rule).  Then the
+# .pdata that leaf calls (its frame left by the leaf rule), and in a qsort
+# comparison called from Wine's msvcrt.dll.  Wine's own DLLs (kernel32.dll,
+# ntdll.dll, msvcrt.dll, read from the Wine installation by the names the
+# dump lists) are unwound too, down to ntdll.dll!RtlUserThreadStart, the
+# thread's outermost frame.  Then the
 # same under Wine 10, in the Proton-class root (tests/proton/enter.sh, as
 # root, when $KATRA_PROTON_CACHE/root is built; else it says why it
 # skips).  The host's Wine part needs no root; `make unwind-test` builds
@@ -57,39 +61,54 @@ check() { # NAME CONDITION-STATUS DETAIL
 
 want=$'leaf\nchain_c\nchain_b\nchain_a\nmain'
 want_fault=$'leaf_nopdata leaf\nleaf\nchain_c\nchain_b\nchain_a\nmain'
-# verify LABEL DUMP [fault]: the frames peustack names from the dump
+want_qsort=$'compare\nmsvcrt.dll: msvcrt.dll!qsort\nleaf\nchain_c\nchain_b\nchain_a\nmain'
+# verify LABEL DUMP DLLDIR [MODE]: the frames peustack names from the dump
 verify() {
-	local out got
-	out=$("$tool" "$exe" "$2" 2>&1)
-	if [ "${3-}" = fault ]; then
+	local out got what
+	out=$("$tool" "$exe" "$2" "$3" 2>&1)
+	case ${4-} in
+	fault)
 		# the first line whole: leaf_nopdata left by the leaf rule
 		got=$(head -n 6 <<<"$out" | sed -E '1!s/[+ ].*//')
 		[ "$got" = "$want_fault" ]
-		check "$1 (fault): leaf_nopdata without .pdata as a leaf, then leaf, chain_c, chain_b, chain_a, main" $? \
-			"got: $(tr '\n' ' ' <<<"$out")"
-	else
+		what="leaf_nopdata without .pdata as a leaf, then leaf, chain_c, chain_b, chain_a, main" ;;
+	qsort)
+		# msvcrt.dll's frames (its own static functions) as one, named by
+		# the outermost: qsort
+		got=$(sed -E 's/[+ ].*//' <<<"$out" |
+			awk '/^msvcrt\.dll!/ { m = $0; next } m != "" { print "msvcrt.dll: " m; m = "" } { print }' |
+			head -n 7)
+		[ "$got" = "$want_qsort" ]
+		what="compare, msvcrt.dll's frames up to qsort, then leaf, chain_c, chain_b, chain_a, main" ;;
+	*)
 		got=$(head -n 5 <<<"$out" | sed -E 's/[+ ].*//')
 		[ "$got" = "$want" ]
-		check "$1: the first five frames are leaf, chain_c, chain_b, chain_a, main" $? \
-			"got: $(tr '\n' ' ' <<<"$out")"
-	fi
-	# the module's own frames all unwound, down to its entry point
-	sed -n '/^mainCRTStartup/,$p' <<<"$out" | sed -n 2,3p | tr '\n' ' ' |
-		grep -qx '? unknown stop: no-module '
-	check "$1${3:+ ($3)}: the walk leaves the .exe through mainCRTStartup, then stops" $? \
+		what="the first five frames are leaf, chain_c, chain_b, chain_a, main" ;;
+	esac
+	check "$1${4:+ ($4)}: $what" $? "got: $(tr '\n' ' ' <<<"$out")"
+	# the module's own frames all unwound, down to its entry point, then
+	# Wine's kernel32.dll and ntdll.dll to the thread's first frame
+	sed -n '/^mainCRTStartup/,$p' <<<"$out" | sed -n 2,4p | sed -E 's/[+ ].*//' | tr '\n' ' ' |
+		grep -qx 'kernel32.dll!BaseThreadInitThunk ntdll.dll!RtlUserThreadStart stop: '
+	check "$1${4:+ ($4)}: after mainCRTStartup, kernel32.dll!BaseThreadInitThunk, ntdll.dll!RtlUserThreadStart, the end" $? \
 		"got: $(tr '\n' ' ' <<<"$out")"
+	grep -qx 'stop: end' <<<"$out"
+	check "$1${4:+ ($4)}: the walk ends at the outermost frame" $? "got: $(tail -n 2 <<<"$out" | head -n 1)"
 }
 
 wine_version=$(wine --version 2>/dev/null)
+# Wine's own PE DLLs (Debian's wine64 package)
+dlls=$(dirname "$(readlink -f "$(command -v wine)")")/../lib/x86_64-linux-gnu/wine/x86_64-windows
+[ -d "$dlls" ] || dlls=/usr/lib/x86_64-linux-gnu/wine/x86_64-windows
 for i in $(seq 1 "$runs"); do
-	for mode in "" fault; do
+	for mode in "" fault qsort; do
 		dump=$tmp/dump$i$mode.bin
 		# Wine maps / to Z:
 		if ! timeout -k 5 120 wine "$exe" "Z:${dump//\//\\}" $mode >"$tmp/out$i" 2>"$tmp/err$i"; then
 			check "$wine_version run $i $mode: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err$i")"
 			continue
 		fi
-		verify "$wine_version run $i" "$dump" $mode
+		verify "$wine_version run $i" "$dump" "$dlls" $mode
 	done
 done
 
@@ -105,13 +124,14 @@ else
 	mkdir -p "$w"
 	cp "$exe" "$w/chains.exe"
 	for i in $(seq 1 "$runs"); do
-		for mode in "" fault; do
+		for mode in "" fault qsort; do
 			if ! timeout -k 5 180 "$root/tests/proton/enter.sh" "$proton" "$w" /mnt/chains.exe \
 				"Z:\\mnt\\dump$i$mode.bin" $mode >"$tmp/out10-$i" 2>"$tmp/err10-$i"; then
 				check "Wine 10 run $i $mode: chains.exe wrote its dump" 1 "$(tail -n 3 "$tmp/err10-$i")"
 				continue
 			fi
-			verify "Wine 10 run $i" "$w/dump$i$mode.bin" $mode
+			verify "Wine 10 run $i" "$w/dump$i$mode.bin" \
+				"$proton/usr/lib/x86_64-linux-gnu/wine/x86_64-windows" $mode
 		done
 	done
 fi
