@@ -69,7 +69,8 @@ static uint32_t info(unsigned ver, unsigned flags, unsigned prolog, unsigned fre
 	p[1] = (uint8_t)prolog;
 	p[2] = (uint8_t)nslots;
 	p[3] = (uint8_t)(freg | foff << 4);
-	memcpy(p + 4, codes, 2 * nslots);
+	if (nslots)
+		memcpy(p + 4, codes, 2 * nslots);
 	uint32_t end = 4 + 2 * ((nslots + 1) & ~1u);
 	if (chain) {
 		crafted_put32(f, 0x1400 + (rva - DATA) + end, chain[0]);
