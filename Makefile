@@ -250,6 +250,7 @@ $(WINE_NAMED): $(B)/wine/ticker.exe
 # chain's leaf, and peustack must name the chain from the .exe file
 # (tests/unwind/run.sh).  Not part of `all`. ----
 PEUNWIND_SRCS := $(wildcard user/record/peunwind/*.c) user/record/uprobes/winenames.c \
+	user/record/uprobes/pesyms.c \
 	user/record/uprobes/winenames_blob.c
 .PHONY: unwind-test
 $(B)/unwind/chains.exe: tests/unwind/chains.c

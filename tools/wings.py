@@ -28,7 +28,7 @@ ALLOWED = {
     'record/syscalls': set(),
     'record/table': set(),
     'record/procfs': set(),
-    # the Windows x64 unwinder: the PE headers' parser only
+    # the Windows x64 unwinder: the PE header parser and COFF symbol walk
     'record/peunwind': {'record/uprobes'},
     'replay/dump': {'replay/stats', 'replay/names', 'replay/util'},
     'replay/stats': {'replay/names', 'replay/util'},

@@ -4,20 +4,21 @@
  * header +56), and the debug directory's (data directory 6, optional
  * header +160; 28-byte entries, Type 2 = CodeView at +12, PointerToRawData
  * at +24) "RSDS" record: GUID[16], Age u32, PDB path NUL-terminated.
- * Names: the COFF symbol table's function records (the layout pesyms.c
- * reads: 18-byte records, Value the offset in its 1-based section, Type
- * 0x20, StorageClass 2 or 3) and the export directory's named entries. */
+ * Names: the COFF symbol table's function records (walked by pesyms.c's
+ * katra_pe_coff_each: an rva is its section's VirtualAddress + its Value)
+ * and the export directory's named entries. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "peunwind.h"
+#include "record/uprobes/pesyms.h"
 
 #define DIR_EXPORT_OFF 112
 #define DIR_DEBUG_OFF 160
 #define DEBUG_ENTRIES_MAX 64
-#define COFF_SYM 18
+#define COFF_NAME_MAX 4096 /* longer names are skipped */
 
 int katra_pe_identity(const struct katra_blob *b, struct katra_pe_identity *id)
 {
@@ -95,49 +96,28 @@ static int add(struct katra_pe_symtab *t, uint32_t *cap, uint32_t rva, const cha
 	return 0;
 }
 
-static int coff_functions(const struct katra_blob *b, const struct katra_pe *pe,
-			  struct katra_pe_symtab *t, uint32_t *cap)
-{
-	const uint8_t *p = b->p;
-	uint64_t symoff = katra_rd32(p + pe->opt - 20 + 8), nsyms = katra_rd32(p + pe->opt - 20 + 12);
-	uint64_t strs, nstrs = 0;
+struct coff_ctx {
+	struct katra_pe_symtab *t;
+	uint32_t *cap;
+};
 
-	if (!symoff || !nsyms || nsyms > KATRA_PE_SYMTAB_MAX ||
-	    !katra_in_blob(b, symoff, nsyms * COFF_SYM))
-		return 0;
-	strs = symoff + nsyms * COFF_SYM;
-	if (katra_in_blob(b, strs, 4)) {
-		nstrs = katra_rd32(p + strs);
-		if (nstrs < 4 || !katra_in_blob(b, strs, nstrs))
-			nstrs = 0;
-	}
-	for (uint64_t i = 0; i < nsyms; i += 1 + (uint64_t)p[symoff + i * COFF_SYM + 17]) {
-		const uint8_t *s = p + symoff + i * COFF_SYM;
-		uint16_t sec = katra_rd16(s + 12);
-		const char *name;
-		uint32_t len;
-		if (katra_rd16(s + 14) != 0x20 || (s[16] != 2 && s[16] != 3) || sec < 1 ||
-		    sec > pe->nsec)
-			continue;
-		if (katra_rd32(s)) {
-			const uint8_t *nul = memchr(s, 0, 8);
-			name = (const char *)s;
-			len = nul ? (uint32_t)(nul - s) : 8;
-		} else {
-			uint32_t off = katra_rd32(s + 4);
-			const uint8_t *nul;
-			if (off < 4 || off >= nstrs ||
-			    !(nul = memchr(p + strs + off, 0, nstrs - off < 4096 ? nstrs - off : 4096)))
-				continue;
-			name = (const char *)p + strs + off;
-			len = (uint32_t)(nul - (p + strs + off));
-		}
-		uint32_t va = katra_rd32(p + pe->sec + 40ull * (sec - 1) + 12);
-		int rc = len ? add(t, cap, va + katra_rd32(s + 8), name, len) : 0;
-		if (rc)
-			return rc;
-	}
-	return 0;
+static int coff_one(void *ctx, const char *name, size_t len, const uint8_t *sec_hdr,
+		    uint32_t value)
+{
+	struct coff_ctx *c = ctx;
+
+	return len ? add(c->t, c->cap, katra_rd32(sec_hdr + 12) + value, name, (uint32_t)len) : 0;
+}
+
+/* pesyms.c's walk of the COFF function records; a file without them (or
+ * with more than it reads) has none to add */
+static int coff_functions(const struct katra_blob *b, struct katra_pe_symtab *t, uint32_t *cap)
+{
+	struct coff_ctx c = { t, cap };
+	uint64_t work = 0;
+	int rc = katra_pe_coff_each(b, COFF_NAME_MAX, coff_one, &c, &work);
+
+	return rc == -ENOENT || rc == -EFBIG ? 0 : rc;
 }
 
 static int exports(const struct katra_blob *b, const struct katra_pe *pe,
@@ -183,7 +163,7 @@ int katra_pe_symtab(const struct katra_blob *b, struct katra_pe_symtab *t)
 	t->n = 0;
 	if (katra_pe_open(b, &pe))
 		return -ENOEXEC;
-	rc = coff_functions(b, &pe, t, &cap);
+	rc = coff_functions(b, t, &cap);
 	if (!rc)
 		rc = exports(b, &pe, t, &cap);
 	if (rc) {
