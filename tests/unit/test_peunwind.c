@@ -341,6 +341,35 @@ Test(peunwind, chained_info_continues_with_the_primary_s_codes)
 	cr_assert_eq(regs.rip, RET);
 }
 
+Test(peunwind, an_indirect_entry_gives_the_entry_it_names)
+{
+	enum katra_peu_how how;
+	uint32_t begin, end, unwind;
+	const uint8_t c[] = { SLOT(4, 2, 3) }; /* sub rsp,0x20 */
+
+	/* 0x1000-0x1010 has its info; 0x1010-0x1020's UnwindData (bit 0 set)
+	 * is the rva of the first entry: the same info */
+	uint32_t in = info(1, 0, 4, 0, 0, c, 1, NULL);
+	func(TEXT, TEXT + 0x10, in);
+	func(TEXT + 0x10, TEXT + 0x20, DATA | 1);
+	open_image();
+	cr_assert(katra_peu_lookup(&img, TEXT + 0x14, &begin, &end, &unwind));
+	cr_assert_eq(begin, TEXT + 0x10);
+	cr_assert_eq(end, TEXT + 0x20);
+	cr_assert_eq(unwind, in);
+	regs.r[RSP] = SP;
+	put(SP + 0x20, RET);
+	cr_assert_eq(step_at(TEXT + 0x18, &how), 0);
+	cr_assert_eq(regs.r[RSP], SP + 0x28);
+	cr_assert_eq(regs.rip, RET);
+	/* one that names an indirect entry in turn: refused */
+	crafted_put32(f, 0x1400 + 8, DATA + 12 + 1);
+	cr_assert_not(katra_peu_lookup(&img, TEXT + 0x4, &begin, &end, &unwind));
+	/* a pc between entries or past the last: none */
+	cr_assert_not(katra_peu_lookup(&img, TEXT + 0x30, &begin, &end, &unwind));
+	cr_assert_not(katra_peu_lookup(&img, TEXT - 1, &begin, &end, &unwind));
+}
+
 Test(peunwind, a_chain_that_names_itself_ends)
 {
 	enum katra_peu_how how;
