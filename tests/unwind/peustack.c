@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* peustack EXE DUMP [DLLDIR]: unwinds the dump chains.exe wrote (its
+/* peustack [--mapped] EXE DUMP [DLLDIR]: unwinds the dump chains.exe wrote (its
  * registers and stack copy, chains.c says the layout) through EXE read as
  * a file (its sections mapped at the dump's module base) and, with DLLDIR,
  * the other modules the dump lists that DLLDIR holds (by their lower-case
@@ -8,7 +8,9 @@
  * before it in another module than EXE, a caller's at its return address
  * - 1; how:
  * unwound, epilog or leaf; "? unknown" for a pc in no module), then
- * "stop: REASON" and "identity: KEY".  Exit 0 when it could read both. */
+ * "stop: REASON" and "identity: KEY".  --mapped: each file first laid out
+ * as the loader maps it, the unwinder reading that copy by rva (the same
+ * frames must come out).  Exit 0 when it could read both. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,31 @@ static const char *const stops[] = { "end", "no-module", "out-of-stack", "bad-in
 				     "no-progress", "too-deep" };
 
 #define MODS_MAX 16
+
+/* The image f as the loader maps it (headers, then each section's file
+ * bytes at its rva, the rest zero): calloc'ed, SizeOfImage bytes, or NULL */
+static uint8_t *map_image(const struct katra_blob *f, size_t *len)
+{
+	struct katra_pe pe;
+
+	if (katra_pe_open(f, &pe))
+		return NULL;
+	uint32_t size = katra_rd32(f->p + pe.opt + 56), hdrs = katra_rd32(f->p + pe.opt + 60);
+	uint8_t *m = size <= (256u << 20) ? calloc(1, size ? size : 1) : NULL;
+	if (!m)
+		return NULL;
+	memcpy(m, f->p, hdrs < size && hdrs < f->len ? hdrs : (size < f->len ? size : f->len));
+	for (uint32_t i = 0; i < pe.nsec; i++) {
+		const uint8_t *h = f->p + pe.sec + 40ull * i;
+		uint32_t vsize = katra_rd32(h + 8), va = katra_rd32(h + 12);
+		uint32_t rsize = katra_rd32(h + 16), raw = katra_rd32(h + 20);
+		uint64_t n = rsize < vsize || !vsize ? rsize : vsize;
+		if (va < size && n <= size - va && katra_in_blob(f, raw, n))
+			memcpy(m + va, f->p + raw, n);
+	}
+	*len = size;
+	return m;
+}
 
 int main(int argc, char **argv)
 {
@@ -33,11 +60,15 @@ int main(int argc, char **argv)
 	struct katra_pe_identity id;
 	enum katra_peu_stop stop;
 	char name[300], key[64];
+	uint8_t *mapped[MODS_MAX] = { NULL };
 	uint32_t nimg = 1;
 	int rc = 1;
+	bool as_mapped = argc > 1 && !strcmp(argv[1], "--mapped");
 
+	argv += as_mapped;
+	argc -= as_mapped;
 	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: peustack EXE DUMP [DLLDIR]\n");
+		fprintf(stderr, "usage: peustack [--mapped] EXE DUMP [DLLDIR]\n");
 		return 2;
 	}
 	if (katra_blob_read(argv[1], 64u << 20, &exe) || katra_blob_read(argv[2], 1u << 20, &dump)) {
@@ -90,6 +121,15 @@ int main(int argc, char **argv)
 		}
 		nimg++;
 	}
+	/* --mapped: the images as the loader maps them, read by rva */
+	for (uint32_t i = 0; as_mapped && i < nimg; i++) {
+		size_t len;
+		mapped[i] = map_image(i ? &files[i] : &exe, &len);
+		if (!mapped[i] || katra_peu_image_mapped(mapped[i], len, img[i].base, &img[i])) {
+			fprintf(stderr, "peustack: cannot map module %u\n", i);
+			goto out;
+		}
+	}
 	uint32_t n = katra_peu_walk(img, nimg, &st, &regs, fr, KATRA_PEU_MAX_FRAMES, &stop);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t m = fr[i].module;
@@ -106,6 +146,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	for (uint32_t i = 0; i < MODS_MAX; i++) {
+		free(mapped[i]);
 		katra_pe_symtab_free(&syms[i]);
 		katra_blob_free(&files[i]);
 	}

@@ -13,7 +13,8 @@
 # comparison called from Wine's msvcrt.dll.  Wine's own DLLs (kernel32.dll,
 # ntdll.dll, msvcrt.dll, read from the Wine installation by the names the
 # dump lists) are unwound too, down to ntdll.dll!RtlUserThreadStart, the
-# thread's outermost frame.  Then the
+# thread's outermost frame; the images laid out as the loader maps them
+# (peustack --mapped) give the same frames.  Then the
 # same under Wine 10, in the Proton-class root (tests/proton/enter.sh, as
 # root, when $KATRA_PROTON_CACHE/root is built; else it says why it
 # skips).  The host's Wine part needs no root; `make unwind-test` builds
@@ -94,6 +95,9 @@ verify() {
 		"got: $(tr '\n' ' ' <<<"$out")"
 	grep -qx 'stop: end' <<<"$out"
 	check "$1${4:+ ($4)}: the walk ends at the outermost frame" $? "got: $(tail -n 2 <<<"$out" | head -n 1)"
+	# the same frames from the images laid out as the loader maps them
+	[ "$("$tool" --mapped "$exe" "$2" "$3" 2>&1)" = "$out" ]
+	check "$1${4:+ ($4)}: the images as mapped give the same frames" $? "--mapped differs"
 }
 
 wine_version=$(wine --version 2>/dev/null)
