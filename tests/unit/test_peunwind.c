@@ -647,3 +647,32 @@ Test(peunwind, symbols_and_identity)
 	katra_pe_identity_key(&id, out, sizeof(out));
 	cr_assert_str_eq(out, "5F0000003000");
 }
+
+Test(peunwind, registers_from_the_kernel_s_pt_regs)
+{
+	uint64_t pt[21];
+	struct katra_peu_regs r;
+
+	/* each word its own index + 100: r15 is word 0, ss word 20 */
+	for (int i = 0; i < 21; i++)
+		pt[i] = 100 + (uint64_t)i;
+	katra_peu_regs_from_pt(pt, &r);
+	cr_assert_eq(r.rip, 116);
+	cr_assert_eq(r.r[RAX], 110);
+	cr_assert_eq(r.r[RCX], 111);
+	cr_assert_eq(r.r[RDX], 112);
+	cr_assert_eq(r.r[RBX], 105);
+	cr_assert_eq(r.r[RSP], 119);
+	cr_assert_eq(r.r[RBP], 104);
+	cr_assert_eq(r.r[RSI], 113);
+	cr_assert_eq(r.r[RDI], 114);
+	cr_assert_eq(r.r[R8], 109);
+	cr_assert_eq(r.r[R9], 108);
+	cr_assert_eq(r.r[R10], 107);
+	cr_assert_eq(r.r[R11], 106);
+	cr_assert_eq(r.r[R12], 103);
+	cr_assert_eq(r.r[R13], 102);
+	cr_assert_eq(r.r[R14], 101);
+	cr_assert_eq(r.r[R15], 100);
+	cr_assert_eq(r.known, 0xffff);
+}

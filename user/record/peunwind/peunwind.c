@@ -175,6 +175,18 @@ static int undo_codes(const struct uinfo *u, const struct katra_peu_stack *st, u
 	return 0;
 }
 
+void katra_peu_regs_from_pt(const uint64_t pt[21], struct katra_peu_regs *r)
+{
+	/* pt_regs' word of each register in UWOP order (rax rcx rdx rbx rsp
+	 * rbp rsi rdi r8..r15) */
+	static const uint8_t at[16] = { 10, 11, 12, 5, 19, 4, 13, 14, 9, 8, 7, 6, 3, 2, 1, 0 };
+
+	for (int i = 0; i < 16; i++)
+		r->r[i] = pt[at[i]];
+	r->rip = pt[16];
+	r->known = 0xffff;
+}
+
 int katra_peu_step(const struct katra_peu_image *img, const struct katra_peu_stack *st,
 		   bool caller, struct katra_peu_regs *r, enum katra_peu_how *how)
 {

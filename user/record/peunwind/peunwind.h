@@ -54,6 +54,11 @@ struct katra_peu_regs {
 	uint16_t known; /* bit i: r[i] holds the thread's value */
 };
 
+/* From the kernel's x86_64 struct pt_regs as is (21 words: r15 r14 r13
+ * r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_ax rip cs eflags rsp
+ * ss, what a BPF program copies from task_pt_regs): every register known */
+void katra_peu_regs_from_pt(const uint64_t pt[21], struct katra_peu_regs *r);
+
 /* The copy of the stack: bytes [sp, sp + len) */
 struct katra_peu_stack {
 	uint64_t sp;
