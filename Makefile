@@ -87,7 +87,7 @@ $(B)/libkatrareplay.a: $(REPLAY_OBJS)
 	ar rcs $@ $^
 
 $(B)/katra-replay: $(call obj,user/katra-replay.c) $(B)/libkatrareplay.a $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -ldw -lelf -lm -lz
 $(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatraformat.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
@@ -95,7 +95,7 @@ $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -ldw -lelf -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -116,9 +116,14 @@ $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -lelf -lcapstone -lz -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lcapstone -lz -lm
 
 # ---- test workloads (plain programs with known ground truth) ----
+# no frame pointers, CFI only: what --stacks must unwind (t_stacks.sh)
+$(B)/workloads/stackchains: tests/workloads/stackchains.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -g -O1 -fomit-frame-pointer -fasynchronous-unwind-tables -Wall -Wextra \
+		-Werror -o $@ $<
 $(B)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread -luring
@@ -179,11 +184,11 @@ endif
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -ldw -lelf -lm -lz
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
 		      $(RECORD_CORE_SRCS)) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -lm -lz
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -ldw -lelf -lm -lz
 
 unit-test: $(B)/tests/unit-tests
 	$(B)/tests/unit-tests --jobs 2
@@ -215,10 +220,10 @@ fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all $(B)/bench/gameloop
+integration-test: all $(B)/bench/gameloop duckdb
 	tests/integration/run.sh
 
-test: all $(B)/bench/gameloop proton-root-try
+test: all $(B)/bench/gameloop proton-root-try duckdb
 	tests/run-all.sh
 
 # The recorder under Debian's own 5.10 and 6.1 kernels, booted in QEMU (TCG)
@@ -289,6 +294,7 @@ $(B)/bench/gameloop: bench/workloads/gameloop.c bench/Makefile
 bench: all
 	bench/run.sh $(BENCH_ARGS)
 	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
+	bench/parquet.sh $(filter --quick,$(BENCH_ARGS))
 	bench/uprobes.sh
 # the cost per NT call and per Vulkan submit alone (bench/uprobes.sh)
 bench-uprobes: all
@@ -305,6 +311,17 @@ speedscope: $(SPEEDSCOPE_INDEX)
 $(SPEEDSCOPE_INDEX):
 	@mkdir -p $(B)/speedscope
 	npm install --no-audit --no-fund --no-save --prefix $(B)/speedscope speedscope@$(SPEEDSCOPE_VERSION)
+
+# DuckDB, the engine the Parquet export is checked with
+# (tests/integration/t_parquet*.sh): its Node.js API from npm, pinned (the
+# engine for Linux x86-64 comes as @duckdb/node-bindings-linux-x64).
+DUCKDB_VERSION ?= 1.4.4-r.1
+DUCKDB_PKG := $(B)/duckdb/node_modules/@duckdb/node-api/package.json
+.PHONY: duckdb
+duckdb: $(DUCKDB_PKG)
+$(DUCKDB_PKG):
+	@mkdir -p $(B)/duckdb
+	npm install --no-audit --no-fund --no-save --prefix $(B)/duckdb @duckdb/node-api@$(DUCKDB_VERSION)
 
 clean:
 	rm -rf $(B) format/rust/target

@@ -3,10 +3,16 @@
  * sched_wakeup_new, sched_process_fork / exec / exit.  Each probe has a tp_btf
  * and a raw_tp flavour; the loader turns one of them off before load. */
 #include "common.bpf.h"
+#include "stacks.bpf.h"
+
+const volatile bool record_stacks;
+const volatile __u64 stack_threshold_ns;
+const volatile __u64 stack_wakeup_bytes = 1 << 22;
+__u64 stack_drops[2];
 
 /* btf: next is a trusted pointer (tp_btf: direct loads, no helper calls, on
  * the hottest unfiltered probe), else raw (raw_tp). */
-static __always_inline int on_switch(bool preempt, struct task_struct *next, __u64 prev_state,
+static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct *next, __u64 prev_state,
 				     bool btf)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(); /* current == prev */
@@ -40,6 +46,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *next, __u
 	cpu = katra_busy();
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
+	/* --stacks: the same ts as the switch record (the OffCpu Begin's) */
+	if (record_stacks && record_sched)
+		katra_stacks_switch(ctx, pid_tgid, btf ? next->pid : BPF_CORE_READ(next, pid),
+				    flags | ((prev_state & 0x80) ? KATRA_STACK_PREV_DEAD : 0), ts);
 	/* one event per tracked side: the leaving thread's and the coming one's;
 	 * staged (the batch goes out below unless a traced thread comes in) */
 	if (record_sched) { /* -e without sched: here only for the flushes below */
@@ -89,7 +99,7 @@ int tpb_sched_switch(__u64 *ctx)
 {
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 
-	return on_switch((bool)ctx[0], next, switch_prev_state(ctx, prev), true);
+	return on_switch(ctx, (bool)ctx[0], next, switch_prev_state(ctx, prev), true);
 }
 
 SEC("raw_tp/sched_switch")
@@ -97,7 +107,7 @@ int raw_sched_switch(__u64 *ctx)
 {
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 
-	return on_switch((bool)ctx[0], next, switch_prev_state(ctx, prev), false);
+	return on_switch(ctx, (bool)ctx[0], next, switch_prev_state(ctx, prev), false);
 }
 
 /* args: the tracepoint's (the probe's ctx), which tell interrupt context */

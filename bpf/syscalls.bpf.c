@@ -4,6 +4,7 @@
  * exit (see KATRA_EV_SYSCALL in wire.h); sched.bpf.c flushes a pending enter
  * when its thread leaves the CPU. */
 #include "common.bpf.h"
+#include "stacks.bpf.h"
 
 /* x86_64 syscall numbers the probes decode further. */
 #define NR_read            0
@@ -18,6 +19,7 @@
 #define NR_sendmsg         46
 #define NR_recvmsg         47
 #define NR_execve          59
+#define NR_execveat        322
 #define NR_clock_nanosleep 230
 #define NR_openat          257
 #define NR_ppoll           271
@@ -378,7 +380,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	bool in_task = false;
 	struct katra_ev_syscall scratch; /* a record written directly */
 	bool mine, own;
-	__u64 ts;
+	__u64 ts, enter = 0; /* the call's enter time, when known: --stacks */
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
@@ -412,6 +414,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 
 		katra_head(&s->head, KATRA_EV_SYSCALL_SHORT, cpu, pid_tgid, ts);
 		s->enter_ts = p->enter_ts;
+		enter = p->enter_ts;
 		s->ret = ret;
 		s->nr = nr;
 		s->flags = KATRA_SC_EXIT | KATRA_SC_ENTER;
@@ -443,6 +446,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 
 		katra_head(&en->head, KATRA_EV_SYSCALL_END, cpu, pid_tgid, ts);
 		en->enter_ts = f->enter_ts;
+		enter = f->enter_ts;
 		en->exit_ts = ts;
 		en->ret = ret;
 		en->nr = f->nr;
@@ -464,11 +468,13 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 	if (mine) {
 		/* never left the CPU: the common, cheap case */
 		fill_from(e, p);
+		enter = p->enter_ts;
 		e->nr = nr;
 		e->flags = KATRA_SC_EXIT | KATRA_SC_ENTER | p->sc_flags;
 		p->state = 0;
 	} else if (f) {
 		fill_from(e, f);
+		enter = f->enter_ts;
 		e->nr = f->nr;
 		e->flags = KATRA_SC_EXIT | KATRA_SC_FLUSHED | f->sc_flags;
 		if (in_task)
@@ -489,6 +495,10 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 		e->flags |= fd_identity(ret, &e->dev, &e->ino);
 	katra_put_done(e, cpu, own, sizeof(*e), mine ? 2 : 1);
 out:
+	/* --stacks: a long call's user stack (an exec's is the new image's) */
+	if (record_stacks && enter && ts - enter >= stack_threshold_ns && nr != NR_execve &&
+	    nr != NR_execveat)
+		katra_stack_syscall(pid_tgid, enter, ts);
 	katra_idle(cpu);
 	return 0;
 }

@@ -539,6 +539,43 @@ static void build_gpu(void)
 		e->payload.u.d3d12.event = k == KATRA_KIND_D3D12_FENCE_SET_EVENT ? 0xac : 0;
 		e->payload.u.d3d12.result = (struct katra_opt_i32){ true, 0 };
 	}
+	/* a dma_fence timeline's names, then one fence's life: made, emitted,
+	 * signal enabled, waited on (a span), signalled; a second freed unsignalled */
+	e = ev(KATRA_SCOPE_GPU, KATRA_KIND_GPU_TIMELINE, KATRA_PAYLOAD_GPU_TIMELINE,
+	       KATRA_RES_GPU_TIMELINE, 7);
+	e->thread_id = TID_GPU;
+	e->payload.u.gpu_timeline.context = 7;
+	e->payload.u.gpu_timeline.driver = katra_cstr("vgem");
+	e->payload.u.gpu_timeline.timeline = katra_cstr("file");
+	for (uint32_t k = KATRA_KIND_GPU_FENCE_INIT; k <= KATRA_KIND_GPU_FENCE_DESTROY; k++) {
+		if (k == KATRA_KIND_GPU_FENCE_WAIT) {
+			for (int end = 0; end < 2; end++) {
+				e = span(ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_FENCE,
+					    KATRA_RES_GPU_TIMELINE, 7),
+					 end ? KATRA_PHASE_END : KATRA_PHASE_BEGIN, 22);
+				e->thread_id = TID_GPU;
+				e->payload.u.gpu_fence.context = 7;
+				e->payload.u.gpu_fence.seqno = 1;
+				if (end)
+					e->causes = causes(1, &c);
+				c = e->seq;
+			}
+			continue;
+		}
+		e = ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_FENCE, KATRA_RES_GPU_TIMELINE, 7);
+		e->thread_id = TID_GPU;
+		e->request_id = (struct katra_opt_u64){ true, 7ull << 32 | 1 };
+		e->payload.u.gpu_fence.context = 7;
+		e->payload.u.gpu_fence.seqno = k == KATRA_KIND_GPU_FENCE_DESTROY ? 2 : 1;
+	}
+	/* a GPU scheduler job by its finished fence: queued, run, done */
+	for (uint32_t k = KATRA_KIND_GPU_JOB_QUEUE; k <= KATRA_KIND_GPU_JOB_DONE; k++) {
+		e = ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_FENCE, KATRA_RES_GPU_TIMELINE, 7);
+		e->thread_id = TID_GPU;
+		e->request_id = (struct katra_opt_u64){ true, 7ull << 32 | 3 };
+		e->payload.u.gpu_fence.context = 7;
+		e->payload.u.gpu_fence.seqno = 3;
+	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PAYLOAD_TASK_EXIT, KATRA_RES_THREAD,
 	       TID_GPU);
 	e->thread_id = TID_GPU;
@@ -580,6 +617,42 @@ static void build_katra(void)
 	}
 }
 
+/* A stack of a process's off-CPU interval: its two modules, the stack (a
+ * frame of each module and one outside them), the citation */
+static const struct katra_stack_frame sample_frames[] = {
+	{ 2, 0xcf503 }, { 1, 0x1404 }, { 0, 0x7ffd12345678 },
+};
+static const struct katra_str sample_kernel[] = {
+	{ "do_nanosleep+0x5e", 17 }, { "hrtimer_nanosleep+0xb5", 22 },
+};
+
+static void build_stacks(void)
+{
+	struct katra_record *r = add(KATRA_RECORD_MODULE);
+
+	r->u.module = (struct katra_module){
+		.id = 1, .name = katra_cstr("game"),
+		.build_id = katra_cstr("b9e7d172173609569f999c8c718eaade4db63709")
+	};
+	r = add(KATRA_RECORD_MODULE);
+	r->u.module = (struct katra_module){ 2, katra_cstr("libc.so.6"), katra_cstr(""), false,
+					     { 0 } };
+	r = add(KATRA_RECORD_MODULE);
+	r->u.module = (struct katra_module){
+		3, katra_cstr("d3d11.dll"), katra_cstr(""), true,
+		{ 0x65432100, 0x400000, katra_cstr("1f2e3d4c5b6a79881f2e3d4c5b6a7988"), 1,
+		  katra_cstr("d3d11.pdb") }
+	};
+	r = add(KATRA_RECORD_STACK);
+	r->u.stack = (struct katra_stack){ 1, sample_frames, 3, { sample_kernel, 2 }, true };
+	r = add(KATRA_RECORD_STACK_OF);
+	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1500000, 3000000,
+						 KATRA_SITE_OFF_CPU };
+	r = add(KATRA_RECORD_STACK_OF);
+	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1400000, 3200000,
+						 KATRA_SITE_SYSCALL };
+}
+
 static void build_summary(void)
 {
 	struct katra_summary *s;
@@ -602,6 +675,8 @@ static void build_summary(void)
 			last_ts = r->u.counter.ts_mono_ns;
 			continue;
 		}
+		if (r->type != KATRA_RECORD_EVENT)
+			continue;
 		ev_n++;
 		counts[e->kind]++;
 		inferred += e->confidence == KATRA_CONFIDENCE_INFERRED;
@@ -663,6 +738,7 @@ static void build(void)
 	counter(KATRA_COUNTER_BYTES_WRITTEN, 0, 0xffffffffffffffffull);
 	epoch(KATRA_EPOCH_FRAME, 4, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
 	epoch(KATRA_EPOCH_CAPTURE_END, 5, "capture end");
+	build_stacks();
 	build_summary();
 	built = true;
 }

@@ -142,6 +142,16 @@ enum katra_event_kind {
 	KATRA_KIND_D3D12_FENCE_SIGNAL,          /* 52: ID3D12Fence::Signal */
 	KATRA_KIND_VULKAN_SEMAPHORE_WAIT,       /* 53: vkWaitSemaphores */
 	KATRA_KIND_VULKAN_ACQUIRE_NEXT_IMAGE,   /* 54: vkAcquireNextImageKHR */
+	KATRA_KIND_GPU_FENCE_INIT,          /* 55: a dma_fence made (dma_fence:dma_fence_init) */
+	KATRA_KIND_GPU_FENCE_EMIT,          /* 56: handed to the hardware */
+	KATRA_KIND_GPU_FENCE_ENABLE_SIGNAL, /* 57: someone asked to be told when it signals */
+	KATRA_KIND_GPU_FENCE_SIGNALED,      /* 58: it signalled */
+	KATRA_KIND_GPU_FENCE_WAIT,          /* 59: a thread waiting on it (span) */
+	KATRA_KIND_GPU_FENCE_DESTROY,       /* 60: freed without having signalled */
+	KATRA_KIND_GPU_TIMELINE,            /* 61: a fence context's driver and timeline names */
+	KATRA_KIND_GPU_JOB_QUEUE,           /* 62: a GPU scheduler job queued (its finished fence) */
+	KATRA_KIND_GPU_JOB_RUN,             /* 63: ... handed to its ring */
+	KATRA_KIND_GPU_JOB_DONE,            /* 64: ... completed by the ring */
 	KATRA_KIND_COUNT
 };
 
@@ -160,6 +170,7 @@ enum katra_resource_domain {
 	KATRA_RES_PIPE,       /* 11: an anonymous pipe; id its pipefs inode number */
 	KATRA_RES_ANON_INODE, /* 12: an anon inode; id an enum katra_anon_inode */
 	KATRA_RES_D3D12_OBJECT, /* 13: a D3D12 queue or fence; id its address in the process */
+	KATRA_RES_GPU_TIMELINE, /* 14: a dma_fence context (32 bits, as its tracepoints give it) */
 	KATRA_RES_COUNT
 };
 
@@ -219,6 +230,7 @@ enum katra_kernel_table {
 	KATRA_KTABLE_URING,        /* io_uring contexts of traced processes */
 	KATRA_KTABLE_EXITING,      /* processes whose last threads are exiting */
 	KATRA_KTABLE_UCALLS,       /* uprobed calls (Wine, Vulkan) in flight */
+	KATRA_KTABLE_GPU,          /* dma_fences of traced processes not yet signalled */
 	KATRA_KTABLE_COUNT
 };
 
@@ -276,6 +288,8 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_TASK_RENAME,
 	KATRA_PAYLOAD_D3D12, /* 31 */
 	KATRA_PAYLOAD_WAKEUP_OUTSIDE, /* a Wakeup whose waker is outside the traced set */
+	KATRA_PAYLOAD_GPU_FENCE,    /* 33 */
+	KATRA_PAYLOAD_GPU_TIMELINE, /* 34 */
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -284,6 +298,9 @@ enum katra_record_type {
 	KATRA_RECORD_EPOCH_MARKER,
 	KATRA_RECORD_COUNTER,
 	KATRA_RECORD_SESSION_SUMMARY,
+	KATRA_RECORD_MODULE,
+	KATRA_RECORD_STACK,
+	KATRA_RECORD_STACK_OF,
 	KATRA_RECORD_COUNT
 };
 
@@ -366,6 +383,8 @@ struct katra_payload {
 		struct { uint64_t target_tid, target_pid; uint32_t target_cpu;
 			 uint64_t waker_pid, waker_tid; struct katra_str waker_comm;
 			 uint32_t context; } wakeup_outside;
+		struct { uint64_t context, seqno; } gpu_fence;
+		struct { uint64_t context; struct katra_str driver, timeline; } gpu_timeline;
 	} u;
 };
 
@@ -435,6 +454,60 @@ struct katra_summary {
 	uint64_t threads_seen;
 };
 
+/* ---- call stacks (SPEC 5.7) ---- */
+
+enum katra_stack_site {
+	KATRA_SITE_OFF_CPU = 0,
+	KATRA_SITE_SYSCALL,
+	KATRA_STACK_SITE_COUNT
+};
+
+/* A file whose code a stack names: id (from 1; 0 in a frame is "no
+ * module"), its name (a basename, the whole path with --paths), its ELF
+ * build id in lowercase hex (empty when it has none). */
+/* A Windows PE image's identity (a module of Wine's PE side): its COFF
+ * header's TimeDateStamp and SizeOfImage (how symbol servers index the
+ * image), and its CodeView record (RSDS) naming the PDB: its GUID as
+ * 32 lowercase hex digits in the order symbol servers print it, its age,
+ * its file name */
+struct katra_pe_identity {
+	uint32_t time_date_stamp;
+	uint32_t size_of_image;
+	struct katra_str pdb_guid;
+	uint32_t pdb_age;
+	struct katra_str pdb_name;
+};
+
+struct katra_module {
+	uint32_t id;
+	struct katra_str name;
+	struct katra_str build_id;
+	bool has_pe; /* Option<PeIdentity> */
+	struct katra_pe_identity pe;
+};
+
+struct katra_stack_frame {
+	uint32_t module;  /* a Module's id, or 0: address is the absolute pc */
+	uint64_t address; /* in the module's own ELF address space */
+};
+
+struct katra_stack {
+	uint64_t id;
+	const struct katra_stack_frame *frames; /* innermost first */
+	uint64_t frames_len;
+	struct katra_str_vec kernel; /* "symbol+0xoff", innermost first */
+	bool truncated;
+};
+
+struct katra_stack_of {
+	uint64_t stack_id;
+	uint64_t thread_id;
+	uint64_t process_id;
+	uint64_t begin_ns; /* the span's Begin ts_mono_ns */
+	uint64_t duration_ns;
+	uint32_t site; /* enum katra_stack_site */
+};
+
 struct katra_record {
 	uint32_t type; /* enum katra_record_type */
 	union {
@@ -442,6 +515,9 @@ struct katra_record {
 		struct katra_epoch_marker epoch;
 		struct katra_counter counter;
 		struct katra_summary summary;
+		struct katra_module module;
+		struct katra_stack stack;
+		struct katra_stack_of stack_of;
 	} u;
 };
 
@@ -464,6 +540,7 @@ const char *katra_counter_kind_name(uint32_t v);
 const char *katra_payload_name(uint32_t v);
 const char *katra_record_type_name(uint32_t v);
 const char *katra_process_origin_name(uint32_t v);
+const char *katra_stack_site_name(uint32_t v);
 const char *katra_waker_context_name(uint32_t v);
 
 static inline struct katra_str katra_cstr(const char *s)

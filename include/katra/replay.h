@@ -94,6 +94,7 @@ enum katra_stats_view {
 	KATRA_STATS_OFFCPU = 1 << 3,   /* off-CPU time per thread by reason */
 	KATRA_STATS_TOP = 1 << 4,      /* the longest spans */
 	KATRA_STATS_CALLS = 1 << 5,    /* the Wine and Vulkan layers' calls by name */
+	KATRA_STATS_GPU = 1 << 6,      /* the GPU layer's fences per timeline and process */
 };
 
 struct katra_stats_opts {
@@ -108,6 +109,10 @@ struct katra_stats_opts {
 	/* only the records in this window (as dump's --from / --to); the
 	 * SessionSummary is read whatever the window */
 	struct katra_dump_when from, to;
+	/* --stacks: the heaviest call stacks (alone: the other views are not
+	 * printed); --folded: folded stacks instead; symbols: --symbols DIR */
+	bool stacks, folded;
+	const char *symbols;
 };
 
 int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts *o, FILE *err);

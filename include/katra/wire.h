@@ -49,7 +49,9 @@ enum katra_wire_type {
 	KATRA_EV_TASK_RENAME = 14,  /* struct katra_ev_task_rename */
 	KATRA_EV_BATCH = 15,        /* struct katra_ev_batch: records back to back */
 	KATRA_EV_SYSCALL_END = 16,  /* struct katra_ev_syscall_end */
-	KATRA_EV_TYPE_COUNT = 17,   /* one past the last type: size tables */
+	KATRA_EV_GPU_FENCE = 17,    /* struct katra_ev_gpu_fence */
+	KATRA_EV_GPU_TIMELINE = 18, /* struct katra_ev_gpu_timeline */
+	KATRA_EV_TYPE_COUNT = 19,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -335,6 +337,48 @@ struct katra_ev_uring_complete {
 	__u32 pad;
 };
 
+/* ---- the GPU layer (bpf/gpu.bpf.c): dma_fence trace events.  A fence is
+ * (context, seqno), both 32 bits as the tracepoints give them.  A fence made
+ * (init) in a tracked thread's context is the tracked process's: its later
+ * events are written whoever runs them (an interrupt, a driver's worker),
+ * until it signals or is freed.  Waits are written for tracked threads.
+ * head.tgid/tid: the current task when it is tracked and not in an
+ * interrupt, else 0 (owner_tgid says whose the fence is).  The GPU
+ * scheduler's job events come in the same record (KATRA_GPU_JOB_*), by the
+ * job's finished fence. */
+#define KATRA_GPU_FENCE_INIT          0
+#define KATRA_GPU_FENCE_EMIT          1
+#define KATRA_GPU_FENCE_ENABLE_SIGNAL 2
+#define KATRA_GPU_FENCE_SIGNALED      3
+#define KATRA_GPU_FENCE_WAIT_START    4
+#define KATRA_GPU_FENCE_WAIT_END      5
+#define KATRA_GPU_FENCE_DESTROY       6 /* freed without having signalled */
+/* a GPU scheduler job, by its finished fence (context, seqno): queued (in
+ * the submitting thread), run on its ring, done */
+#define KATRA_GPU_JOB_QUEUE           7
+#define KATRA_GPU_JOB_RUN             8
+#define KATRA_GPU_JOB_DONE            9
+#define KATRA_GPU_FENCE_EVENTS        10
+
+struct katra_ev_gpu_fence {
+	struct katra_wire_head head;
+	__u32 context;
+	__u32 seqno;
+	__u32 what;       /* KATRA_GPU_FENCE_* */
+	__u32 owner_tgid; /* the process that made it, 0: not a tracked one's */
+};
+
+/* A fence context's names, written before its first fence event (once per
+ * context while the probes' table holds it). */
+#define KATRA_GPU_NAME_MAX 32
+struct katra_ev_gpu_timeline {
+	struct katra_wire_head head;
+	__u32 context;
+	__u32 pad;
+	char driver[KATRA_GPU_NAME_MAX];   /* NUL-terminated, cut to fit */
+	char timeline[KATRA_GPU_NAME_MAX];
+};
+
 /* ---- the per-CPU slot: one per possible CPU in the probes' .bss, read by
  * user space through the mmap'ed .bss.  It holds the syscall between its
  * enter and its exit while the thread stays on the CPU, and `busy`, the
@@ -557,7 +601,44 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_uring_complete), sizeof(struct katra_ev_syscall_short), \
 		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
 		sizeof(struct katra_ev_batch), sizeof(struct katra_ev_syscall_end),           \
+		sizeof(struct katra_ev_gpu_fence), sizeof(struct katra_ev_gpu_timeline),       \
 	}
+
+/* ---- call stacks (--stacks): not a ring record; the stack ring's own.
+ *
+ * At a traced thread's switch-out its user registers (task_pt_regs, the
+ * kernel's x86_64 struct pt_regs as is), its kernel stack (an id in the
+ * kstacks map) and a copy of its user stack (whole pages from the page of
+ * sp up, KATRA_STACK_PAGES at most, stopping at the first page that cannot
+ * be read) are kept in a slot by tid; at its switch-in, when the interval
+ * off the CPU lasted stack_threshold_ns or more, the slot is written to the
+ * stack ring (the header and stack_len bytes of data).  A syscall that took
+ * stack_threshold_ns or more writes the same at its exit (its user stack is
+ * still the enter's).  Nothing is unwound here: user space does it after the
+ * capture. */
+#define KATRA_STACK_PAGES 4
+#define KATRA_STACK_BYTES (KATRA_STACK_PAGES * 4096)
+#define KATRA_STACK_REGS  21 /* x86_64 struct pt_regs: r15 .. ss, 168 bytes */
+#define KATRA_STACK_KDEPTH 127 /* the kstacks map's frames (PERF_MAX_STACK_DEPTH) */
+enum katra_wire_stack_site {
+	KATRA_WSTACK_OFF_CPU = 0, /* begin_ts: the switch-out, end_ts: the switch-in */
+	KATRA_WSTACK_SYSCALL = 1, /* begin_ts: its enter, end_ts: its exit; taken at
+				   * the exit (the user stack is the enter's); no
+				   * kernel stack (kstack_id < 0) */
+};
+struct katra_stack_rec {
+	__u32 tgid;
+	__u32 tid;
+	__u64 begin_ts;    /* the OffCpu span's Begin (its switch record's ts) */
+	__u64 end_ts;      /* its End */
+	__s64 kstack_id;   /* in kstacks, or < 0 (-errno): none */
+	__u64 regs[KATRA_STACK_REGS];
+	__u64 stack_base;  /* user address of data[0] (sp's page) */
+	__u32 stack_len;   /* bytes of data read (whole pages) */
+	__u32 site;        /* enum katra_wire_stack_site */
+	__u8 data[KATRA_STACK_BYTES];
+};
+#define KATRA_STACK_HEAD_BYTES __builtin_offsetof(struct katra_stack_rec, data)
 
 /* Both sides compile these: a layout change cannot go unnoticed. */
 #define KATRA_WIRE_ASSERT(c, m) _Static_assert(c, m)
@@ -582,9 +663,12 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit reco
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_task_rename) == 48, "task rename record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_fence) == 40, "gpu fence record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_timeline) == 96, "gpu timeline record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy_seq) == 112, "cpu slot busy_seq");
+KATRA_WIRE_ASSERT(KATRA_STACK_HEAD_BYTES == 216, "stack record header");
 
 #endif /* KATRA_WIRE_H */

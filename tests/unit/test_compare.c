@@ -32,6 +32,19 @@ Test(compare_kindset, names_case_and_spaces)
 	cr_assert_eq(s, kr_kindset_bit(KATRA_KIND_PROCESS_INFO));
 }
 
+Test(compare_kindset, kinds_past_64_are_in_the_set)
+{
+	kr_kindset s;
+	char bad[32];
+
+	cr_assert_geq(KATRA_KIND_GPU_JOB_DONE, 64);
+	cr_assert_eq(kr_kindset_parse("GpuJobDone,Wakeup", &s, bad, sizeof(bad)), 0);
+	cr_assert(kr_kindset_has(s, KATRA_KIND_GPU_JOB_DONE));
+	cr_assert(kr_kindset_has(s, KATRA_KIND_WAKEUP));
+	/* not wrapped onto the kind 64 below it */
+	cr_assert(!kr_kindset_has(s, KATRA_KIND_GPU_JOB_DONE - 64));
+}
+
 Test(compare_kindset, unknown_and_empty_items_are_refused)
 {
 	kr_kindset s = 7;

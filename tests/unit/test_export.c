@@ -235,7 +235,7 @@ static const char tiny_expected[] =
 "{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":6,\"dur\":4,\"name\":\"Futex\",\"cat\":\"Linux\",\"args\":{\"seq\":9,\"span\":3,\"unfinished\":true}}\n"
 "],\"otherData\":{\"source\":\"katra-replay export\",\"trace\":\"tiny.ktrc\",\"workload\":\"sample\","
 "\"tool_version\":\"katra-sample 0.1.0\",\"start_wall_ns\":\"1700000000000000000\",\"spans\":4,"
-"\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"frames\":0,\"spans_unfinished\":1,"
+"\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"frames\":0,\"fences\":0,\"spans_unfinished\":1,"
 "\"span_table_full\":0,\"unmatched_ends\":0,\"events_after_exit\":0}}\n";
 
 Test(export_tiny, exact_output)
@@ -449,5 +449,60 @@ Test(export_frames, the_pid_filter_keeps_its_frames_only)
 	cr_assert_not_null(strstr(out, "\"pid\":200,\"tid\":1073741825,\"ts\":1.5,"
 				       "\"dur\":2.5,\"name\":\"frame 2\""), "%s", out);
 	cr_assert_not_null(strstr(out, "\"frames\":1,"), "%s", out);
+	free(out);
+}
+
+/* Process 100's ioctl (thread 100) makes fence 1 of context 5 (vgem
+ * "unbound"); an interrupt signals it (thread 0, process 100).  The signal's
+ * cause draws the first flow (bind id 1 << 52), the track's the second. */
+static size_t one_fence(struct katra_record *r)
+{
+	static const uint64_t c_init[] = { 2 };
+	size_t n = 0;
+
+	r[n++] = mk_epoch(0, 0, "capture start");
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_START;
+	r[n++] = e(1, 1000, PID, MAIN, KATRA_KIND_GPU_TIMELINE, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_GPU_TIMELINE;
+	r[n - 1].u.event.payload.u.gpu_timeline.context = 5;
+	r[n - 1].u.event.payload.u.gpu_timeline.driver = katra_cstr("vgem");
+	r[n - 1].u.event.payload.u.gpu_timeline.timeline = katra_cstr("unbound");
+	r[n++] = e(2, 1000, PID, MAIN, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_GPU_FENCE;
+	r[n - 1].u.event.payload.u.gpu_fence.context = 5;
+	r[n - 1].u.event.payload.u.gpu_fence.seqno = 1;
+	r[n++] = e(3, 3000, PID, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.causes = (struct katra_u64_vec){ c_init, 1 };
+	r[n - 1].u.event.payload = r[n - 2].u.event.payload;
+	r[n++] = mk_epoch(4, 4000, "capture end");
+	r[n - 1].u.epoch.epoch = 1;
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_END;
+	return n;
+}
+
+Test(export_gpu, a_fence_is_a_slice_on_its_timeline_with_a_flow_from_its_maker)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_built(one_fence, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":100,\"tid\":1073807360,"
+				       "\"name\":\"thread_name\",\"args\":{\"name\":"
+				       "\"GPU vgem unbound (context 5)\"}}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073807360,\"ts\":1,"
+				       "\"dur\":2,\"name\":\"fence 1\",\"cat\":\"gpu\",\"args\":"
+				       "{\"context\":5,\"seqno\":1,\"init_seq\":2,\"signal_seq\":3}}"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":1,\"dur\":0,"
+				       "\"bind_id\":4503599627370497,\"flow_out\":true,\"name\":"
+				       "\"GpuFenceInit -> fence\""), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073807360,\"ts\":1,"
+				       "\"dur\":0,\"bind_id\":4503599627370497,\"flow_in\":true"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "\"fences\":1,"), "%s", out);
 	free(out);
 }

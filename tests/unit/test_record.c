@@ -71,6 +71,7 @@ struct got {
 	uint64_t ncauses;
 	struct katra_resource res;
 	struct katra_payload payload;
+	char str[32]; /* a WakeupOutside's waker_comm (the payload's points into the reader) */
 };
 
 static struct got got[64];
@@ -165,6 +166,11 @@ static void read_back(const char *path)
 			g->causes[i] = ev->causes.items[i];
 		g->res = ev->resource;
 		g->payload = ev->payload;
+		if (ev->payload.type == KATRA_PAYLOAD_WAKEUP_OUTSIDE) {
+			struct katra_str c = ev->payload.u.wakeup_outside.waker_comm;
+
+			snprintf(g->str, sizeof(g->str), "%.*s", (int)c.len, c.ptr);
+		}
 	}
 	katra_reader_close(r);
 }
@@ -745,7 +751,7 @@ static const char *sample_arg(const struct katra_cli_option *op)
 		{ "buffer-size", "4M" }, { "epoch-fifo", "ep" }, { "summary-json", "s.json" },
 		{ "ready-file", "r" }, { "events", "io,sync" }, { "user", "nobody" },
 		{ "max-loss", "5" }, { "drain-policy", "idle" }, { "small-tables", "8" },
-		{ "detach-pause", "5" },
+		{ "detach-pause", "5" }, { "label", "build=812" }, { "stack-threshold", "0.0005" },
 	};
 
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
@@ -1526,5 +1532,75 @@ Test(emit, an_inferred_offcpu_end_cites_the_wakeup_seen)
 	cr_assert_eq(got[2].ncauses, 2);
 	cr_assert_eq(got[2].causes[0], got[0].seq);
 	cr_assert_eq(got[2].causes[1], got[1].seq);
+	temp_dir_remove(t.dir);
+}
+
+Test(cli, stacks_and_their_threshold)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record -p 1"), KATRA_CLI_RUN);
+	cr_assert_not(o.stacks, "off by default");
+	cr_assert_eq(parse(&o, "katra-record --stacks -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.stacks);
+	cr_assert_eq(o.stack_threshold_ns, 1000000, "1 ms by default");
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 0.0005 -p 1"), KATRA_CLI_RUN);
+	cr_assert(o.stacks, "a threshold asks for stacks");
+	cr_assert_eq(o.stack_threshold_ns, 500000);
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 0 -p 1"), KATRA_CLI_RUN);
+	cr_assert_eq(o.stack_threshold_ns, 0, "0: every interval");
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold -1 -p 1"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record --stack-threshold 1ms -p 1"), KATRA_CLI_USAGE);
+}
+
+/* A wakeup's waker: traced (Payload::Wakeup on its thread), an untraced task
+ * (WakeupOutside, Task, named by the wire record's out_* fields) or an
+ * interrupt (WakeupOutside, Interrupt: the out_* fields, stale, ignored). */
+Test(emit, an_outside_waker_is_named_or_said_an_interrupt)
+{
+	struct emit_trace t;
+	struct pending p;
+
+	emit_trace_open(&t);
+	for (int i = 0; i < 3; i++) {
+		memset(&p, 0, sizeof(p));
+		p.kind = PEND_WAKING;
+		p.key = START + 100 + (uint64_t)i * 10;
+		p.u.wk.head = (struct katra_wire_head){ KATRA_EV_WAKING, 0, i == 2 ? TGID : 0,
+							 i == 2 ? 11 : 0, p.key };
+		p.u.wk.target_tgid = TGID;
+		p.u.wk.target_tid = 10;
+		p.u.wk.target_cpu = 1;
+		p.u.wk.flags = i == 1 ? KATRA_WK_INTERRUPT : 0;
+		p.u.wk.out_tgid = 812;
+		p.u.wk.out_tid = 815;
+		memcpy(p.u.wk.out_comm, "Xvfb", 5);
+		cr_assert_eq(emit_pending(&t.e, &p), 0);
+	}
+	finish(&t.e, t.w);
+	emitter_free(&t.e);
+
+	read_back(t.path);
+	cr_assert_eq(ngot, 4, "3 wakeups and the summary");
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(got[i].kind, KATRA_KIND_WAKEUP);
+		cr_assert_eq(got[i].tid, i == 2 ? 11u : 0u);
+		cr_assert_eq(got[i].res.id, 10);
+		cr_assert_eq(got[i].payload.type,
+			     i == 2 ? KATRA_PAYLOAD_WAKEUP : KATRA_PAYLOAD_WAKEUP_OUTSIDE, "wakeup %d", i);
+		/* the target where a Wakeup has it, whichever the payload */
+		cr_assert_eq(got[i].payload.u.wakeup.target_tid, 10);
+		cr_assert_eq(got[i].payload.u.wakeup.target_pid, TGID);
+		cr_assert_eq(got[i].payload.u.wakeup.target_cpu, 1);
+	}
+	cr_assert_eq(got[0].payload.u.wakeup_outside.context, KATRA_WAKER_TASK);
+	cr_assert_eq(got[0].payload.u.wakeup_outside.waker_pid, 812);
+	cr_assert_eq(got[0].payload.u.wakeup_outside.waker_tid, 815);
+	cr_assert_str_eq(got[0].str, "Xvfb");
+	cr_assert_eq(got[1].payload.u.wakeup_outside.context, KATRA_WAKER_INTERRUPT);
+	cr_assert_eq(got[1].payload.u.wakeup_outside.waker_pid, 0);
+	cr_assert_eq(got[1].payload.u.wakeup_outside.waker_tid, 0);
+	cr_assert_str_eq(got[1].str, "");
+	assert_valid(t.path);
 	temp_dir_remove(t.dir);
 }

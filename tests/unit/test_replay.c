@@ -709,7 +709,7 @@ Test(replay_stats, json_numbers_for_a_known_trace)
 	write_trace(t.path, r, n, &sum.u.summary);
 	snprintf(want, sizeof(want),
 		"{\"file\":\"%s\",\"workload\":\"w\",\"tool_version\":\"katra-test 1\","
-		"\"complete\":true,\"error\":null,\"records\":23,\"events\":18,"
+		"\"labels\":{},\"complete\":true,\"error\":null,\"records\":23,\"events\":18,"
 		"\"epoch_markers\":2,\"counters\":2,\"session_summary\":true,"
 		"\"first_ts_mono_ns\":0,\"last_ts_mono_ns\":2500,\"duration_ns\":2500,"
 		"\"windowed\":false,\"capture_duration_ns\":2500,"

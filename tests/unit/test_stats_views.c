@@ -370,6 +370,7 @@ Test(stats_views, window_in_seconds_and_missing_epoch)
 	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 1);
 	cr_assert_not_null(strstr(oc_text(&err), "katra-replay: stats: '"));
 	cr_assert_not_null(strstr(oc_text(&err), "has no EpochMarker named 'no such mark'"));
+	cr_assert_str_eq(oc_text(&out), "", "no stats of an empty window after the error");
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);

@@ -551,3 +551,63 @@ Test(verify, summary_ids_that_disagree_with_the_events_are_advisories)
 		  "but the events hold 1"), "%s", ls.l[0]);
 	cr_assert(strstr(ls.l[1], "processes_seen"), "%s", ls.l[1]);
 }
+
+/* ---- call stacks (rule 8) ---- */
+
+static const struct katra_stack_frame stk_frames[] = { { 1, 0x1404 }, { 0, 0x7ffd0000 } };
+
+static struct katra_record mk_module(uint32_t id)
+{
+	struct katra_record r = { .type = KATRA_RECORD_MODULE };
+
+	r.u.module = (struct katra_module){ .id = id, .name = katra_cstr("game"),
+					    .build_id = katra_cstr("") };
+	return r;
+}
+
+static struct katra_record mk_stack(uint64_t id)
+{
+	struct katra_record r = { .type = KATRA_RECORD_STACK };
+
+	r.u.stack = (struct katra_stack){ id, stk_frames, 2, { NULL, 0 }, false };
+	return r;
+}
+
+static struct katra_record mk_stack_of(uint64_t stack)
+{
+	struct katra_record r = { .type = KATRA_RECORD_STACK_OF };
+
+	r.u.stack_of = (struct katra_stack_of){ stack, 1, 1, 10, 5, KATRA_SITE_OFF_CPU };
+	return r;
+}
+
+Test(verify, stacks_after_what_they_name_pass)
+{
+	struct katra_record r[8] = { EV(1, 10, 1), mk_module(1), mk_stack(1), mk_stack_of(1),
+				     mk_stack_of(1) };
+
+	assert_valid(r, 5);
+}
+
+Test(verify, stack_naming_a_later_module_fails)
+{
+	struct katra_record r[8] = { EV(1, 10, 1), mk_stack(1), mk_module(1), mk_stack_of(1) };
+
+	assert_one_problem(r, 4, "Stack 1 at byte %zu: frame 0 names Module 1, not an earlier "
+			   "one", off_of(r, 4, 1));
+}
+
+Test(verify, stack_of_an_unknown_stack_fails)
+{
+	struct katra_record r[8] = { EV(1, 10, 1), mk_module(1), mk_stack(1), mk_stack_of(2) };
+
+	assert_one_problem(r, 4, "StackOf at byte %zu: Stack 2 is not an earlier one",
+			   off_of(r, 4, 3));
+}
+
+Test(verify, duplicate_module_id_fails)
+{
+	struct katra_record r[8] = { EV(1, 10, 1), mk_module(1), mk_module(1) };
+
+	assert_one_problem(r, 3, "Module 1 at byte %zu: duplicate id", off_of(r, 3, 2));
+}

@@ -21,7 +21,12 @@ bullseye | bookworm) ;;
 esac
 cache=${KATRA_VM_CACHE:-/var/cache/katra-vm}
 out=$cache/vmlinuz-$suite
-if [[ -s $out ]]; then
+# the few modules the guest loads (the GPU checks: vgem and what it needs),
+# with the kernel they belong to: both come from one package, so a cache
+# without them fetches both again
+mods=$cache/modules-$suite
+want_modules=(vgem)
+if [[ -s $out && -s $mods/load-order ]]; then
 	echo "$out"
 	exit 0
 fi
@@ -30,7 +35,7 @@ fi
 # suite at a time, and the second finds the first's kernel.
 if mkdir -p "$cache" 2>/dev/null && exec 9>"$cache/.lock-$suite"; then
 	flock 9
-	if [[ -s $out ]]; then
+	if [[ -s $out && -s $mods/load-order ]]; then
 		echo "$out"
 		exit 0
 	fi
@@ -80,16 +85,64 @@ echo "fetch-kernel.sh: $suite: apt-get download $image" >&2
 (cd "$state/deb" && rm -f ./*.deb && apt-get "${apt_opts[@]}" -q download "$image" >&2)
 deb=$(ls "$state/deb/"*.deb)
 
-# Only boot/vmlinuz-* is needed (the guest loads no modules): unpack just that
-# member of the package's data archive instead of `dpkg -x` of ~400 MB of
+# Only boot/vmlinuz-* and a few modules are needed: unpack just those
+# members of the package's data archive instead of `dpkg -x` of ~400 MB of
 # modules.
 x=$state/x
 rm -rf "$x"
 mkdir -p "$x"
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$x" --wildcards './boot/vmlinuz-*'
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$x" --wildcards './boot/vmlinuz-*' \
+	'./lib/modules/*/kernel/drivers/gpu/drm/*'
 vmlinuz=$(ls "$x"/boot/vmlinuz-*)
+release=${vmlinuz##*/vmlinuz-}
+drm=$x/lib/modules/$release/kernel/drivers/gpu/drm
+# the wanted modules and what they depend on (each module's own
+# `depends=` in its .modinfo: the package has no modules.dep, depmod makes
+# it at install), dependencies first
+order=()
+# modcat FILE: a module's ELF, decompressed where the package compresses it
+modcat()
+{
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+add_module()
+{
+	local f d
+	f=$(find "$drm" -name "$1.ko*" -o -name "${1//_/-}.ko*" | head -n 1)
+	[[ -n $f ]] || {
+		echo "fetch-kernel.sh: $suite: no module $1 under drivers/gpu/drm in $release" >&2
+		return 1
+	}
+	[[ " ${order[*]} " == *" $f "* ]] && return 0
+	for d in $(modcat "$f" | tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '); do
+		add_module "$d"
+	done
+	[[ " ${order[*]} " == *" $f "* ]] || order+=("$f")
+}
+for m in "${want_modules[@]}"; do
+	add_module "$m"
+done
+rm -rf "$mods.tmp"
+mkdir -p "$mods.tmp"
+for f in "${order[@]}"; do
+	base=${f##*/}
+	base=${base%.xz}
+	base=${base%.zst}
+	base=${base%.gz}
+	# busybox insmod reads plain ELF
+	modcat "$f" >"$mods.tmp/$base"
+	echo "$base" >>"$mods.tmp/load-order"
+done
+echo "$release" >"$mods.tmp/release"
+rm -rf "$mods"
+mv "$mods.tmp" "$mods"
 cp "$vmlinuz" "$out.tmp"
-echo "${vmlinuz##*/vmlinuz-}" >"$cache/release-$suite"
+echo "$release" >"$cache/release-$suite"
 mv "$out.tmp" "$out"
 # the lists and binary caches (~90 MB) are not needed once vmlinuz is cached
 rm -rf "$state"

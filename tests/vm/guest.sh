@@ -170,6 +170,25 @@ traced()
 	rm -f "$b".ktrc
 }
 
+# gpu_modules: the kernel's vgem and what it needs (fetch-kernel.sh kept
+# them, mkinitramfs.sh put them in /katra/modules/RELEASE), loaded in order;
+# a failure is the gpu check's
+gpu_modules()
+{
+	local dir=$K/modules/$(uname -r) m
+	if [ ! -s "$dir/load-order" ]; then
+		echo "no modules for $(uname -r) in the initramfs (tests/vm/fetch-kernel.sh)" >/tmp/gpu.why
+		return 1
+	fi
+	for m in $(cat "$dir/load-order"); do
+		insmod "$dir/$m" 2>>/tmp/gpu.why || {
+			echo "insmod $m failed" >>/tmp/gpu.why
+			return 1
+		}
+	done
+	return 0
+}
+
 case ${1:-} in
 basic)
 	captured syscalls "" -- $WL/syscalls --threads 2 300 200
@@ -190,6 +209,15 @@ basic)
 	# (--bpf-stats: the 2 x 5000 getppid run no program)
 	captured select "" -e io --bpf-stats --summary-json /tmp/select.json -- \
 		$WL/syscalls --threads 2 100 5000
+	# 50 dma_fences made and signalled through vgem (the GPU layer): exactly
+	# 50 inits and 50 signals, each linked to the ioctl that made it
+	: >/tmp/gpu.why
+	if gpu_modules; then
+		captured gpu "" -- $WL/vgemfence 50
+	else
+		: >/tmp/gpu.facts
+		result gpu 1 /tmp/gpu.facts /tmp/gpu.why
+	fi
 	;;
 scale)
 	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,

@@ -15,7 +15,7 @@ b=$root/build
 bins=(katra-record katra-replay vm/katra-vmcheck
 	workloads/syscalls workloads/storm workloads/exitstorm workloads/execthread
 	workloads/refused
-	workloads/threadnames workloads/fdkinds)
+	workloads/threadnames workloads/fdkinds workloads/vgemfence)
 
 busybox=$(command -v busybox || true)
 [[ -n $busybox ]] || {
@@ -54,6 +54,14 @@ done | sort -u | while read -r lib; do
 	# the library's contents under the name the binaries ask for
 	mkdir -p "$stage$(dirname "$lib")"
 	cp -L "$lib" "$stage$lib"
+done
+# the guest kernels' own modules fetch-kernel.sh kept (the GPU checks load
+# vgem): /katra/modules/RELEASE/, with their load order
+cache=${KATRA_VM_CACHE:-/var/cache/katra-vm}
+for m in "$cache"/modules-*/; do
+	[[ -s $m/load-order && -s $m/release ]] || continue
+	mkdir -p "$stage/katra/modules/$(cat "$m/release")"
+	cp "$m"/*.ko "$m/load-order" "$stage/katra/modules/$(cat "$m/release")/"
 done
 install -m 0755 "$here/init" "$stage/init"
 install -m 0755 "$here/guest.sh" "$stage/guest.sh"

@@ -27,7 +27,7 @@ declare -A SUITE=([5.10]=bullseye [6.1]=bookworm [6.1-smp16]=bookworm)
 declare -A SMP=([5.10]=2 [6.1]=2 [6.1-smp16]=16)
 declare -A MAXCPUS=([5.10]=2 [6.1]=2 [6.1-smp16]=64)
 declare -A TESTS=([5.10]=basic [6.1]=basic [6.1-smp16]=scale)
-declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds" [6.1]="syscalls select refused threadnames fdkinds" [6.1-smp16]="storm exitstorm execthread")
+declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds gpu" [6.1]="syscalls select refused threadnames fdkinds gpu" [6.1-smp16]="storm exitstorm execthread")
 # the i386 program (int $0x80), where the toolchain built it: these kernels
 # run it, this machine's own cannot (t_i386 skips here)
 if [[ -x $root/build/workloads/i386prog ]]; then
@@ -55,12 +55,13 @@ done
 
 mkdir -p "$out"
 t0=$SECONDS
-"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz"
-echo "initramfs: $(($(stat -c %s "$out/initramfs.cpio.gz") >> 10)) KiB"
+# the kernels first: the initramfs carries the modules fetched with them
 declare -A VMLINUZ
 for g in "${guests[@]}"; do
 	VMLINUZ[$g]=$("$here/fetch-kernel.sh" "${SUITE[$g]}")
 done
+"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz"
+echo "initramfs: $(($(stat -c %s "$out/initramfs.cpio.gz") >> 10)) KiB"
 echo "prepared in $((SECONDS - t0)) s"
 
 # boot GUEST: one guest, its serial console (CRs stripped) to build/vm/GUEST.log.

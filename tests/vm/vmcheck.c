@@ -4,11 +4,12 @@
  * reads the binary trace once, in a streaming pass, through the format
  * library's reader).  The same checks as tests/integration/ktrace.py's
  * syscalls, storm, exitstorm and execthread, t_threadnames.sh's renames and
- * t_fdkinds.sh's resources (the probes' fallback path, without bpf_rdonly_cast).
+ * t_fdkinds.sh's resources (the probes' fallback path, without bpf_rdonly_cast),
+ * and the GPU layer's vgem fences (gpu: exact counts, each linked to its ioctl).
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
  *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames |
- *                 fdkinds
+ *                 fdkinds | gpu
  *        katra-vmcheck select TRACE WORKLOAD_OUTPUT   (a capture under -e io)
  *        katra-vmcheck info TRACE
  *        katra-vmcheck rusage OUT CMD ARGS...
@@ -1150,6 +1151,132 @@ static int check_fdkinds(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- gpu: vgem fences made and signalled, each linked to its ioctl ---- */
+
+#define GPU_MAX 4096
+#define NR_IOCTL 16
+
+struct gpu_ctx {
+	long long pid, tid;
+	uint64_t *ioctls; /* the workload's ioctl Begins' seqs, increasing */
+	size_t nioctls, cap;
+	uint64_t vgem_ctx[GPU_MAX], fkey[GPU_MAX], fseq[GPU_MAX];
+	unsigned nvgem, nfences;
+	unsigned inits, inits_vgem, inits_linked, signals, signals_linked, foreign;
+	bool note;
+};
+
+static bool gpu_is_ioctl(const struct gpu_ctx *c, uint64_t seq)
+{
+	size_t lo = 0, hi = c->nioctls;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->ioctls[mid] == seq)
+			return true;
+		if (c->ioctls[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool gpu_caused_by_ioctl(const struct gpu_ctx *c, const struct katra_event *e)
+{
+	for (uint64_t i = 0; i < e->causes.len; i++)
+		if (gpu_is_ioctl(c, e->causes.items[i]))
+			return true;
+	return false;
+}
+
+static void gpu_event(void *p, const struct katra_event *e)
+{
+	struct gpu_ctx *c = p;
+
+	if (e->kind == KATRA_KIND_GPU_TIMELINE && e->payload.type == KATRA_PAYLOAD_GPU_TIMELINE) {
+		const struct katra_str *d = &e->payload.u.gpu_timeline.driver;
+		if (d->len == 4 && !memcmp(d->ptr, "vgem", 4) && c->nvgem < GPU_MAX)
+			c->vgem_ctx[c->nvgem++] = e->payload.u.gpu_timeline.context;
+		return;
+	}
+	if ((long long)e->process_id != c->pid)
+		return;
+	if (e->kind == KATRA_KIND_SYSCALL && e->phase == KATRA_PHASE_BEGIN &&
+	    e->payload.type == KATRA_PAYLOAD_SYSCALL && e->payload.u.syscall.nr == NR_IOCTL) {
+		if (c->nioctls == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 1024;
+			c->ioctls = realloc(c->ioctls, c->cap * sizeof(*c->ioctls));
+			if (!c->ioctls)
+				die("out of memory");
+		}
+		c->ioctls[c->nioctls++] = e->seq;
+		return;
+	}
+	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
+		return;
+	uint64_t key = e->payload.u.gpu_fence.context << 32 | e->payload.u.gpu_fence.seqno;
+	if (e->kind == KATRA_KIND_GPU_FENCE_INIT) {
+		bool vgem = false;
+		c->inits++;
+		for (unsigned i = 0; i < c->nvgem; i++)
+			vgem |= c->vgem_ctx[i] == e->payload.u.gpu_fence.context;
+		c->inits_vgem += vgem;
+		if ((long long)e->thread_id == c->tid && gpu_caused_by_ioctl(c, e))
+			c->inits_linked++;
+		if (c->nfences < GPU_MAX) {
+			c->fkey[c->nfences] = key;
+			c->fseq[c->nfences++] = e->seq;
+		}
+	} else if (e->kind == KATRA_KIND_GPU_FENCE_SIGNALED) {
+		bool init = false;
+		for (unsigned i = 0; i < c->nfences; i++)
+			for (uint64_t k = 0; k < e->causes.len; k++)
+				init |= c->fkey[i] == key && e->causes.items[k] == c->fseq[i];
+		if (!init) {
+			c->foreign++;
+			return;
+		}
+		c->signals++;
+		if ((long long)e->thread_id == c->tid && gpu_caused_by_ioctl(c, e))
+			c->signals_linked++;
+	}
+}
+
+static int check_gpu(const char *trace, const char *wl)
+{
+	static struct gpu_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"vgemfence\"");
+	long long n;
+
+	if (!f || !line)
+		die("no vgemfence line in %s", wl);
+	c.pid = jnum(line, "pid");
+	c.tid = jnum(line, "tid");
+	n = jnum(line, "fences");
+	if (read_trace(trace, f, gpu_event, &c, true))
+		return 1;
+	print_facts(f);
+	printf("fences=%lld\nfence_inits=%u\nvgem_inits=%u\ninits_linked=%u\nsignals=%u\n"
+	       "signals_linked=%u\nvgem_contexts=%u\n",
+	       n, c.inits, c.inits_vgem, c.inits_linked, c.signals, c.signals_linked, c.nvgem);
+	if (c.inits != n || c.inits_vgem != n)
+		fail("%u GpuFenceInit of the workload (%u on vgem timelines), expected %lld", c.inits,
+		     c.inits_vgem, n);
+	if (c.inits_linked != n)
+		fail("%u of %u GpuFenceInit caused by an ioctl Begin of the workload's thread",
+		     c.inits_linked, c.inits);
+	if (c.signals != n)
+		fail("%u GpuFenceSignaled linked to their GpuFenceInit, expected %lld", c.signals, n);
+	if (c.signals_linked != n)
+		fail("%u of %u GpuFenceSignaled on the workload's thread caused by its ioctl",
+		     c.signals_linked, c.signals);
+	if (c.foreign)
+		fail("%u GpuFenceSignaled of the workload without their init", c.foreign);
+	return failures ? 1 : 0;
+}
+
 /* ---- rusage: run a command, report its peak RSS ---- */
 
 static int run_rusage(const char *out, char **argv)
@@ -1184,7 +1311,7 @@ static int run_rusage(const char *out, char **argv)
 int main(int argc, char **argv)
 {
 	const char *usage = "usage: katra-vmcheck {syscalls|select|storm|exitstorm|execthread|refused|"
-			    "threadnames|fdkinds} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
+			    "threadnames|fdkinds|gpu} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
 			    "rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
@@ -1219,6 +1346,8 @@ int main(int argc, char **argv)
 		return check_threadnames(argv[2], argv[3]);
 	if (!strcmp(argv[1], "fdkinds"))
 		return check_fdkinds(argv[2], argv[3]);
+	if (!strcmp(argv[1], "gpu"))
+		return check_gpu(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }

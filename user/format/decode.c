@@ -474,6 +474,15 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 		p->u.wakeup_outside.context =
 			get_enum(d, KATRA_WAKER_CONTEXT_COUNT, "WakeupOutsidePayload.context");
 		break;
+	case KATRA_PAYLOAD_GPU_FENCE:
+		p->u.gpu_fence.context = get_u64(d, "GpuFencePayload.context");
+		p->u.gpu_fence.seqno = get_u64(d, "GpuFencePayload.seqno");
+		break;
+	case KATRA_PAYLOAD_GPU_TIMELINE:
+		p->u.gpu_timeline.context = get_u64(d, "GpuTimelinePayload.context");
+		p->u.gpu_timeline.driver = get_str(d, "GpuTimelinePayload.driver");
+		p->u.gpu_timeline.timeline = get_str(d, "GpuTimelinePayload.timeline");
+		break;
 	}
 }
 
@@ -531,6 +540,21 @@ static void get_summary(struct dec *d, struct katra_summary *s)
 	s->threads_seen = get_u64(d, "TraceSummary.threads_seen");
 }
 
+static void get_stack(struct dec *d, struct katra_stack *st)
+{
+	st->id = get_u64(d, "Stack.id");
+	uint64_t n = get_len(d, 12, "Stack.frames");
+	struct katra_stack_frame *f = n ? arena_alloc(d, n * sizeof(*f)) : NULL;
+	for (uint64_t i = 0; f && i < n && !d->rc; i++) {
+		f[i].module = get_u32(d, "StackFrame.module");
+		f[i].address = get_u64(d, "StackFrame.address");
+	}
+	st->frames = f;
+	st->frames_len = f ? n : 0;
+	st->kernel = get_str_vec(d, "Stack.kernel");
+	st->truncated = get_bool(d, "Stack.truncated");
+}
+
 static void get_record(struct dec *d, struct katra_record *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -559,6 +583,31 @@ static void get_record(struct dec *d, struct katra_record *r)
 		break;
 	case KATRA_RECORD_SESSION_SUMMARY:
 		get_summary(d, &r->u.summary);
+		break;
+	case KATRA_RECORD_MODULE:
+		r->u.module.id = get_u32(d, "Module.id");
+		r->u.module.name = get_str(d, "Module.name");
+		r->u.module.build_id = get_str(d, "Module.build_id");
+		r->u.module.has_pe = get_option_tag(d, "Module.pe");
+		if (r->u.module.has_pe) {
+			struct katra_pe_identity *pe = &r->u.module.pe;
+			pe->time_date_stamp = get_u32(d, "PeIdentity.time_date_stamp");
+			pe->size_of_image = get_u32(d, "PeIdentity.size_of_image");
+			pe->pdb_guid = get_str(d, "PeIdentity.pdb_guid");
+			pe->pdb_age = get_u32(d, "PeIdentity.pdb_age");
+			pe->pdb_name = get_str(d, "PeIdentity.pdb_name");
+		}
+		break;
+	case KATRA_RECORD_STACK:
+		get_stack(d, &r->u.stack);
+		break;
+	case KATRA_RECORD_STACK_OF:
+		r->u.stack_of.stack_id = get_u64(d, "StackOf.stack_id");
+		r->u.stack_of.thread_id = get_u64(d, "StackOf.thread_id");
+		r->u.stack_of.process_id = get_u64(d, "StackOf.process_id");
+		r->u.stack_of.begin_ns = get_u64(d, "StackOf.begin_ns");
+		r->u.stack_of.duration_ns = get_u64(d, "StackOf.duration_ns");
+		r->u.stack_of.site = get_enum(d, KATRA_STACK_SITE_COUNT, "StackOf.site");
 		break;
 	}
 }

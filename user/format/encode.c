@@ -85,6 +85,37 @@ static void put_record(struct enc *e, const struct katra_record *r)
 	case KATRA_RECORD_SESSION_SUMMARY:
 		put_summary(e, &r->u.summary);
 		break;
+	case KATRA_RECORD_MODULE:
+		put_u32(e, r->u.module.id);
+		put_str(e, r->u.module.name);
+		put_str(e, r->u.module.build_id);
+		put_u8(e, r->u.module.has_pe);
+		if (r->u.module.has_pe) {
+			put_u32(e, r->u.module.pe.time_date_stamp);
+			put_u32(e, r->u.module.pe.size_of_image);
+			put_str(e, r->u.module.pe.pdb_guid);
+			put_u32(e, r->u.module.pe.pdb_age);
+			put_str(e, r->u.module.pe.pdb_name);
+		}
+		break;
+	case KATRA_RECORD_STACK:
+		put_u64(e, r->u.stack.id);
+		put_u64(e, r->u.stack.frames_len);
+		for (uint64_t i = 0; i < r->u.stack.frames_len; i++) {
+			put_u32(e, r->u.stack.frames[i].module);
+			put_u64(e, r->u.stack.frames[i].address);
+		}
+		put_str_vec(e, r->u.stack.kernel);
+		put_bool(e, r->u.stack.truncated);
+		break;
+	case KATRA_RECORD_STACK_OF:
+		put_u64(e, r->u.stack_of.stack_id);
+		put_u64(e, r->u.stack_of.thread_id);
+		put_u64(e, r->u.stack_of.process_id);
+		put_u64(e, r->u.stack_of.begin_ns);
+		put_u64(e, r->u.stack_of.duration_ns);
+		put_u32(e, r->u.stack_of.site);
+		break;
 	}
 }
 
@@ -130,6 +161,8 @@ size_t katra_payload_string_bytes(const struct katra_payload *p)
 		n += p->u.task_rename.comm.len;
 	else if (p->type == KATRA_PAYLOAD_WAKEUP_OUTSIDE)
 		n += p->u.wakeup_outside.waker_comm.len;
+	else if (p->type == KATRA_PAYLOAD_GPU_TIMELINE)
+		n += p->u.gpu_timeline.driver.len + 8 + p->u.gpu_timeline.timeline.len;
 	else if (p->type == KATRA_PAYLOAD_NT_SYSCALL && p->u.nt_syscall.name.present)
 		n += p->u.nt_syscall.name.value.len;
 	else if (p->type == KATRA_PAYLOAD_WINE_SERVER_REQUESTS)

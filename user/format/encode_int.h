@@ -252,6 +252,15 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 		put_str(e, p->u.wakeup_outside.waker_comm);
 		put_u32(e, p->u.wakeup_outside.context);
 		break;
+	case KATRA_PAYLOAD_GPU_FENCE:
+		put_u64(e, p->u.gpu_fence.context);
+		put_u64(e, p->u.gpu_fence.seqno);
+		break;
+	case KATRA_PAYLOAD_GPU_TIMELINE:
+		put_u64(e, p->u.gpu_timeline.context);
+		put_str(e, p->u.gpu_timeline.driver);
+		put_str(e, p->u.gpu_timeline.timeline);
+		break;
 	case KATRA_PAYLOAD_DROP:
 		put_u32(e, p->u.drop.source);
 		put_u32(e, p->u.drop.instance);
@@ -290,7 +299,8 @@ static inline __attribute__((always_inline)) void put_event(struct enc *e,
 	(1ull << KATRA_PAYLOAD_FILE_OPEN | 1ull << KATRA_PAYLOAD_EXECVE |                       \
 	 1ull << KATRA_PAYLOAD_TASK_EXEC | 1ull << KATRA_PAYLOAD_PROCESS_INFO |                 \
 	 1ull << KATRA_PAYLOAD_TASK_RENAME | 1ull << KATRA_PAYLOAD_NT_SYSCALL |                 \
-	 1ull << KATRA_PAYLOAD_WINE_SERVER_REQUESTS | 1ull << KATRA_PAYLOAD_WAKEUP_OUTSIDE)
+	 1ull << KATRA_PAYLOAD_WINE_SERVER_REQUESTS | 1ull << KATRA_PAYLOAD_WAKEUP_OUTSIDE |      \
+	 1ull << KATRA_PAYLOAD_GPU_TIMELINE)
 
 size_t katra_payload_string_bytes(const struct katra_payload *p);
 

@@ -37,6 +37,7 @@ COUNT_IS(katra_names_ProcessOrigin, KATRA_ORIGIN_COUNT);
 COUNT_IS(katra_names_WakerContext, KATRA_WAKER_CONTEXT_COUNT);
 COUNT_IS(katra_names_EpochKind, KATRA_EPOCH_KIND_COUNT);
 COUNT_IS(katra_names_CounterKind, KATRA_COUNTER_KIND_COUNT);
+COUNT_IS(katra_names_StackSite, KATRA_STACK_SITE_COUNT);
 COUNT_IS(anon_dnames, KATRA_ANON_COUNT);
 
 NAME_FN(katra_scope_name, katra_names_Scope)
@@ -50,6 +51,7 @@ NAME_FN(katra_counter_kind_name, katra_names_CounterKind)
 NAME_FN(katra_payload_name, katra_names_Payload)
 NAME_FN(katra_record_type_name, katra_names_TraceRecord)
 NAME_FN(katra_process_origin_name, katra_names_ProcessOrigin)
+NAME_FN(katra_stack_site_name, katra_names_StackSite)
 NAME_FN(katra_waker_context_name, katra_names_WakerContext)
 
 const char *katra_anon_inode_dname(uint64_t id)

@@ -154,6 +154,7 @@ struct verifier {
 	struct map spans;   /* (thread, span) -> (begin seq, byte offset) */
 	struct map threads; /* (thread, 0) -> (last ts, byte offset) */
 	struct map procs;   /* (process, 0): the distinct process ids */
+	struct map stack_ids; /* (1, Module id), (2, Stack id): those seen */
 	uint64_t nthreads, nprocs, inferred; /* nonzero ids; Inferred events */
 	uint64_t by_kind[KATRA_KIND_COUNT];
 	uint64_t epochs, counters;
@@ -319,6 +320,34 @@ static void check_summary(struct verifier *v, const struct katra_summary *s, uin
 			 v->nthreads, off);
 }
 
+/* §7 rule 8: ids unique, each named only after its record */
+static void stack_id_seen(struct verifier *v, uint64_t kind, uint64_t id, const char *what,
+			  uint64_t off)
+{
+	if (map_find(&v->stack_ids, kind, id))
+		problem(v, "%s %" PRIu64 " at byte %" PRIu64 ": duplicate id", what, id, off);
+	else if (!map_insert(&v->stack_ids, kind, id))
+		v->oom = -ENOMEM;
+}
+
+static void check_stack_record(struct verifier *v, const struct katra_record *rec, uint64_t off)
+{
+	if (rec->type == KATRA_RECORD_MODULE) {
+		stack_id_seen(v, 1, rec->u.module.id, "Module", off);
+	} else if (rec->type == KATRA_RECORD_STACK) {
+		const struct katra_stack *st = &rec->u.stack;
+		for (uint64_t i = 0; i < st->frames_len; i++)
+			if (st->frames[i].module && !map_find(&v->stack_ids, 1, st->frames[i].module))
+				problem(v, "Stack %" PRIu64 " at byte %" PRIu64 ": frame %" PRIu64
+					" names Module %" PRIu32 ", not an earlier one", st->id, off,
+					i, st->frames[i].module);
+		stack_id_seen(v, 2, st->id, "Stack", off);
+	} else if (!map_find(&v->stack_ids, 2, rec->u.stack_of.stack_id)) {
+		problem(v, "StackOf at byte %" PRIu64 ": Stack %" PRIu64 " is not an earlier one",
+			off, rec->u.stack_of.stack_id);
+	}
+}
+
 static void check_record(struct verifier *v, const struct katra_record *rec, uint64_t off)
 {
 	if (v->rep.has_summary) {
@@ -350,6 +379,11 @@ static void check_record(struct verifier *v, const struct katra_record *rec, uin
 		check_summary(v, &rec->u.summary, off);
 		v->rep.has_summary = true;
 		v->summary_offset = off;
+		break;
+	case KATRA_RECORD_MODULE:
+	case KATRA_RECORD_STACK:
+	case KATRA_RECORD_STACK_OF:
+		check_stack_record(v, rec, off);
 		break;
 	}
 }
@@ -414,6 +448,7 @@ cleanup:
 	free(v.spans.slots);
 	free(v.threads.slots);
 	free(v.procs.slots);
+	free(v.stack_ids.slots);
 	return rc;
 }
 

@@ -105,6 +105,16 @@ HANDLER(opt_pid)
 	return KATRA_CLI_RUN;
 }
 
+HANDLER(opt_stack_threshold)
+{
+	if (!strcmp(arg, "0"))
+		st->o->stack_threshold_ns = 0;
+	else if (katra_parse_seconds(arg, &st->o->stack_threshold_ns))
+		return usage_error(st->err, "invalid threshold '%s' (seconds, e.g. 0.001)", arg);
+	st->o->stacks = true;
+	return KATRA_CLI_RUN;
+}
+
 HANDLER(opt_output)
 {
 	st->o->output = arg;
@@ -211,6 +221,33 @@ HANDLER(opt_drain)
 	return KATRA_CLI_RUN;
 }
 
+/* KEY=VALUE: KEY of [a-z0-9_.-], VALUE printable ASCII (SPEC.md, Labels) */
+HANDLER(opt_label)
+{
+	struct katra_record_opts *o = st->o;
+	const char *eq = strchr(arg, '=');
+	size_t klen = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || !klen || klen > KATRA_LABEL_KEY_MAX || strlen(eq + 1) > KATRA_LABEL_VALUE_MAX)
+		return usage_error(st->err, "invalid --label '%s' (KEY=VALUE: KEY of a-z 0-9 _ . -, "
+				   "at most 64 bytes; VALUE at most 160)", arg);
+	for (size_t i = 0; i < klen; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789_.-", arg[i]))
+			return usage_error(st->err, "invalid --label '%s' (KEY of a-z 0-9 _ . - "
+					   "only)", arg);
+	for (const char *p = eq + 1; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return usage_error(st->err, "invalid --label '%s' (VALUE of printable "
+					   "ASCII only)", arg);
+	for (size_t i = 0; i < o->nlabels; i++)
+		if (!strncmp(o->labels[i], arg, klen + 1))
+			return usage_error(st->err, "--label '%s': KEY given twice", arg);
+	if (o->nlabels == KATRA_MAX_LABELS)
+		return usage_error(st->err, "too many --label options (at most %s)", "16");
+	o->labels[o->nlabels++] = arg;
+	return KATRA_CLI_RUN;
+}
+
 HANDLER(opt_help)
 {
 	(void)arg;
@@ -254,10 +291,18 @@ const struct katra_cli_option katra_record_options[] = {
 	{ "paths", 0, NULL, "record file paths of openat/openat2/execve (off:\n"
 	  "files are identified by a hash of device and inode)", NULL, NULL, FIELD(record_paths),
 	  0 },
+	{ "stacks", 0, NULL, "call stacks (kernel and user) of each traced thread's\n"
+	  "time off the CPU of 1 ms or more, unwound at the end\n"
+	  "of the capture (stats --stacks, --folded)", NULL, NULL, FIELD(stacks), 0 },
+	{ "stack-threshold", 0, "SECONDS", "--stacks for intervals this long or more (fractions\n"
+	  "allowed; 0: every one)", "none", opt_stack_threshold, 0, 0 },
 	{ "no-uprobes", 0, NULL, "no uprobes on Wine's ntdll.so or the Vulkan driver\n"
 	  "(no WindowsFacing, WineProton or Vulkan events)", NULL, NULL, FIELD(no_uprobes), 0 },
 	{ "epoch-fifo", 0, "PATH", "create/read a FIFO; each line written is an epoch mark",
 	  "file", NULL, FIELD(epoch_fifo), KATRA_OPT_STRING },
+	{ "label", 0, "KEY=VALUE", "name the run (build=812, scene=city): kept in the\n"
+	  "header's notes and the summary; KEY of a-z 0-9 _ . -\n"
+	  "(repeatable)", "none", opt_label, 0, KATRA_OPT_REPEAT },
 	{ "summary-json", 0, "F", "write the capture summary as JSON to F", "file", NULL, FIELD(summary_json), KATRA_OPT_STRING },
 	{ "bpf-stats", 0, NULL, "count each probe's runs and run time (the kernel's\n"
 	  "bpf_stats, on for the capture: two clock reads a\n"
@@ -392,6 +437,7 @@ enum katra_cli_result katra_record_parse_args(int argc, char **argv, struct katr
 	o->output = "katra.ktrc";
 	katra_select_all(&o->select);
 	o->follow_children = true;
+	o->stack_threshold_ns = 1000000;
 	for (size_t i = 0; i < katra_record_noptions; i++) {
 		const struct katra_cli_option *op = &katra_record_options[i];
 		if (!op->name)

@@ -32,6 +32,7 @@
 #include "outfile.h"
 #include "preflight.h"
 #include "recorder_run.h"
+#include "recorder_stacks.h"
 #include "recorder_signals.h"
 
 #define DEFAULT_COUNTER_NS 1000000000ull
@@ -281,6 +282,8 @@ static int load(struct recorder *r)
 	po.quiet = o->quiet;
 	po.select = &o->select;
 	po.ring_bytes = (uint32_t)o->buffer_size;
+	po.stacks = o->stacks;
+	po.stack_threshold_ns = o->stack_threshold_ns;
 	struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
 					 .quiet = o->quiet };
 	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */
@@ -535,6 +538,7 @@ static int teardown(struct recorder *r, int rc)
 		katra_rings_close(&r->rings);
 	if (r->launch.pid > 0) /* -d, a signal or an error ended the capture first */
 		recorder_end_command(r);
+	recorder_stacks_free(r); /* its reader uses the probes */
 	/* a uprobes worker left behind still uses the probes */
 	if (!katra_uprobes_free(r->up))
 		katra_probes_destroy(r->probes);
@@ -587,6 +591,8 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 		rc = attach(r);
 	if (!rc)
 		rc = open_capture(r);
+	if (!rc)
+		rc = recorder_stacks_start(r);
 	if (!rc)
 		rc = go_live(r);
 	if (!rc)

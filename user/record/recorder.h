@@ -14,6 +14,9 @@
 
 #define KATRA_RECORD_VERSION "0.1.0"
 #define KATRA_MAX_TARGETS 64
+#define KATRA_MAX_LABELS 16     /* --label KEY=VALUE given at most (header notes: 64 in all) */
+#define KATRA_LABEL_KEY_MAX 64  /* bytes of a label's KEY */
+#define KATRA_LABEL_VALUE_MAX 160 /* bytes of its VALUE */
 #define KATRA_RECORD_PROBE_RUNS 128 /* --bpf-stats: probes counted at most */
 /* exit status when --max-loss is exceeded (the trace is still complete) */
 #define KATRA_EXIT_LOSS 3
@@ -49,6 +52,10 @@ struct katra_record_opts {
 	bool compress;             /* -z: gzip the trace (KATRA_WRITER_GZIP) */
 	bool drain_idle;           /* --drain-policy idle: SCHED_IDLE while calm */
 	bool bpf_stats;            /* --bpf-stats: the probes' run counts in the summary */
+	const char *labels[KATRA_MAX_LABELS]; /* --label KEY=VALUE, as given (checked) */
+	size_t nlabels;
+	bool stacks;               /* --stacks: call stacks of off-CPU intervals */
+	uint64_t stack_threshold_ns; /* --stack-threshold: of those this long or more */
 };
 
 struct katra_proc_entry;

@@ -49,8 +49,11 @@ void katra_record_build_header(struct katra_header *h, struct header_store *hs,
 	h->host.cpu_count = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	h->host.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 
+	/* the labels first, one note each: "label KEY=VALUE" (SPEC.md, Labels) */
+	for (size_t i = 0; i < o->nlabels && nn < 64; i++)
+		snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "label %s", o->labels[i]);
 	nn += katra_wine_names_notes(hs->wine, o->pids, o->npids, hs->kids, *hs->nkids,
-				     hs->note_buf[0], sizeof(hs->note_buf[0]), 32);
+				     hs->note_buf[nn], sizeof(hs->note_buf[0]), 32);
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "probes: %s, %u per-CPU rings",
 		 katra_probes_flavour(p), katra_probes_ring_count(p));
 	snprintf(hs->note_buf[nn++], sizeof(hs->note_buf[0]), "syscall numbers: %s",

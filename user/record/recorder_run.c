@@ -14,6 +14,7 @@
 
 #include "host.h"
 #include "recorder_run.h"
+#include "recorder_stacks.h"
 #include "recorder_signals.h"
 
 #define POLL_MS 10
@@ -360,6 +361,10 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 		failed[nf++] = katra_cstr(names[i]);
 	s.probes_failed = (struct katra_str_vec){ failed, nf };
 
+	/* the stacks' records before the SessionSummary */
+	rc = recorder_stacks_write(r);
+	if (rc)
+		return rc;
 	rc = katra_writer_finish(r->w, &s);
 	res->events = s.event_count;
 	res->epochs = s.epoch_count;

@@ -65,6 +65,7 @@ struct recorder {
 	int wait_fd;            /* epoll over the rings and the FIFO (-1: rings only) */
 	struct consumer_sched drain_sched; /* the drain's CPU policy */
 	bool drain_sched_on;
+	struct recorder_stacks *stk; /* --stacks (recorder_stacks.c), or NULL */
 };
 
 static inline uint64_t recorder_clock_ns(clockid_t id)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +64,9 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 	if (failed)
 		fprintf(out, ", %u failed", failed);
 	fprintf(out, "; capture live after %.1f ms\n", res->live_after_ns / 1e6);
+	for (size_t i = 0; i < o->nlabels; i++)
+		fprintf(out, "%s%s%s", i ? " " : "katra-record: labels ", o->labels[i],
+			i + 1 == o->nlabels ? "\n" : "");
 	uint64_t by_origin[KATRA_ORIGIN_COUNT] = { 0 };
 	for (size_t i = 0; i < res->nprocs; i++)
 		if (res->procs[i].origin < KATRA_ORIGIN_COUNT)
@@ -160,6 +164,19 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", katra_kind_name(k),
 			res->by_kind[k]);
 		first = false;
+	}
+	fprintf(f, "}");
+	/* --label KEY=VALUE: {"KEY":"VALUE",..} in the order given */
+	fprintf(f, ",\"labels\":{");
+	for (size_t i = 0; i < o->nlabels; i++) {
+		const char *eq = strchr(o->labels[i], '=');
+		char key[KATRA_LABEL_KEY_MAX + 1];
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - o->labels[i]), o->labels[i]);
+		fprintf(f, "%s", i ? "," : "");
+		json_string(f, key);
+		fputc(':', f);
+		json_string(f, eq + 1);
 	}
 	fprintf(f, "}");
 	/* --bpf-stats: each probe's program runs and run time (null: not asked,

@@ -41,6 +41,7 @@ pub fn all_enums() -> Vec<(&'static str, &'static [&'static str])> {
         ("ProcessOrigin", ProcessOrigin::NAMES),
         ("EpochKind", EpochKind::NAMES),
         ("CounterKind", CounterKind::NAMES),
+        ("StackSite", StackSite::NAMES),
     ]
 }
 
@@ -74,6 +75,8 @@ impl Coverage {
                     self.variant("DropSource", d.source.name());
                 }
             }
+            TraceRecord::StackOf(s) => self.variant("StackSite", s.site.name()),
+            TraceRecord::Module(_) | TraceRecord::Stack(_) => {}
         }
     }
 

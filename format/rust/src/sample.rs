@@ -834,6 +834,34 @@ pub fn records() -> Vec<TraceRecord> {
         b.push(ev(t2, S::D3d12Vkd3d, kind, r, d3d12(r.id, f, v, 0, event, Some(0))));
     }
 
+    // A dma_fence timeline's names, then fences made, signalled, waited on.
+    let tl = res(D::GpuTimeline, 7);
+    b.push(ev(
+        t2,
+        S::Gpu,
+        K::GpuTimeline,
+        tl,
+        P::GpuTimeline(GpuTimelinePayload {
+            context: 7,
+            driver: "vgem".to_string(),
+            timeline: "file".to_string(),
+        }),
+    ));
+    let fence = |seqno: u64| P::GpuFence(GpuFencePayload { context: 7, seqno });
+    for kind in [K::GpuFenceInit, K::GpuFenceEmit, K::GpuFenceEnableSignal, K::GpuFenceSignaled] {
+        let mut e = ev(t2, S::Gpu, kind, tl, fence(1));
+        e.request = Some(7 << 32 | 1);
+        b.push(e);
+    }
+    b.span(ev(t2, S::Gpu, K::GpuFenceWait, tl, fence(1)), fence(1));
+    b.push(ev(t2, S::Gpu, K::GpuFenceDestroy, tl, fence(2)));
+    // A GPU scheduler job by its finished fence: queued, run, done.
+    for kind in [K::GpuJobQueue, K::GpuJobRun, K::GpuJobDone] {
+        let mut e = ev(t2, S::Gpu, kind, tl, fence(3));
+        e.request = Some(7 << 32 | 3);
+        b.push(e);
+    }
+
     b.epoch(2, EpochKind::Fifo, "");
     b.epoch(3, EpochKind::User, "frame 1");
 
@@ -905,6 +933,49 @@ pub fn records() -> Vec<TraceRecord> {
     b.counter(CounterKind::BytesWritten, 0, 9_999);
     b.epoch(4, EpochKind::Frame, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
     b.epoch(5, EpochKind::CaptureEnd, "capture");
+    b.records.push(TraceRecord::Module(Module {
+        id: 1,
+        name: "game".to_string(),
+        build_id: "b9e7d172173609569f999c8c718eaade4db63709".to_string(),
+        pe: None,
+    }));
+    b.records.push(TraceRecord::Module(Module {
+        id: 2,
+        name: "d3d11.dll".to_string(),
+        build_id: String::new(),
+        pe: Some(PeIdentity {
+            time_date_stamp: 0x6543_2100,
+            size_of_image: 0x0040_0000,
+            pdb_guid: "1f2e3d4c5b6a79881f2e3d4c5b6a7988".to_string(),
+            pdb_age: 1,
+            pdb_name: "d3d11.pdb".to_string(),
+        }),
+    }));
+    b.records.push(TraceRecord::Stack(Stack {
+        id: 1,
+        frames: vec![
+            StackFrame { module: 1, address: 0x1404 },
+            StackFrame { module: 0, address: 0x7ffd_1234_5678 },
+        ],
+        kernel: vec!["do_nanosleep+0x5e".to_string()],
+        truncated: false,
+    }));
+    b.records.push(TraceRecord::StackOf(StackOf {
+        stack_id: 1,
+        thread_id: 4243,
+        process_id: 4242,
+        begin_ns: 1_500_000,
+        duration_ns: 3_000_000,
+        site: StackSite::OffCpu,
+    }));
+    b.records.push(TraceRecord::StackOf(StackOf {
+        stack_id: 1,
+        thread_id: 4243,
+        process_id: 4242,
+        begin_ns: 1_400_000,
+        duration_ns: 3_200_000,
+        site: StackSite::Syscall,
+    }));
 
     let summary = summarize(&b.records);
     b.records.push(TraceRecord::SessionSummary(summary));
@@ -963,7 +1034,10 @@ pub fn summarize(records: &[TraceRecord]) -> TraceSummary {
                 s.counter_count += 1;
                 s.duration_ns = s.duration_ns.max(c.ts_mono_ns);
             }
-            TraceRecord::SessionSummary(_) => {}
+            TraceRecord::SessionSummary(_)
+            | TraceRecord::Module(_)
+            | TraceRecord::Stack(_)
+            | TraceRecord::StackOf(_) => {}
         }
     }
     s.events_by_kind = kinds

@@ -81,11 +81,14 @@ pub enum TraceRecord {
     EpochMarker(EpochMarker),
     Counter(Counter),
     SessionSummary(TraceSummary),
+    Module(Module),
+    Stack(Stack),
+    StackOf(StackOf),
 }
 
 impl TraceRecord {
     pub const NAMES: &'static [&'static str] =
-        &["Event", "EpochMarker", "Counter", "SessionSummary"];
+        &["Event", "EpochMarker", "Counter", "SessionSummary", "Module", "Stack", "StackOf"];
 
     pub fn index(&self) -> u32 {
         match self {
@@ -93,6 +96,9 @@ impl TraceRecord {
             TraceRecord::EpochMarker(_) => 1,
             TraceRecord::Counter(_) => 2,
             TraceRecord::SessionSummary(_) => 3,
+            TraceRecord::Module(_) => 4,
+            TraceRecord::Stack(_) => 5,
+            TraceRecord::StackOf(_) => 6,
         }
     }
 
@@ -100,13 +106,16 @@ impl TraceRecord {
         Self::NAMES[self.index() as usize]
     }
 
-    /// The record's seq; a SessionSummary has none.
+    /// The record's seq; a SessionSummary and the stack records have none.
     pub fn seq(&self) -> Option<u64> {
         match self {
             TraceRecord::Event(e) => Some(e.seq),
             TraceRecord::EpochMarker(m) => Some(m.seq),
             TraceRecord::Counter(c) => Some(c.seq),
-            TraceRecord::SessionSummary(_) => None,
+            TraceRecord::SessionSummary(_)
+            | TraceRecord::Module(_)
+            | TraceRecord::Stack(_)
+            | TraceRecord::StackOf(_) => None,
         }
     }
 }
@@ -149,7 +158,9 @@ unit_enum!(EventKind {
     39 VulkanFenceWait, 40 Epoch, 41 Counter, 42 Drop, 43 ProcessInfo, 44 NtSyscall,
     45 WineServerRequests, 46 TaskRename, 47 WineUnixCallNames, 48 D3d12ExecuteCommandLists,
     49 D3d12QueueSignal, 50 D3d12QueueWait, 51 D3d12FenceSetEventOnCompletion,
-    52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage
+    52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage, 55 GpuFenceInit,
+    56 GpuFenceEmit, 57 GpuFenceEnableSignal, 58 GpuFenceSignaled, 59 GpuFenceWait,
+    60 GpuFenceDestroy, 61 GpuTimeline, 62 GpuJobQueue, 63 GpuJobRun, 64 GpuJobDone
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +171,7 @@ pub struct Resource {
 
 unit_enum!(ResourceDomain {
     0 None, 1 File, 2 Futex, 3 Memory, 4 Thread, 5 Process, 6 IoUring, 7 Socket, 8 WinHandle,
-    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode, 13 D3d12Object
+    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode, 13 D3d12Object, 14 GpuTimeline
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -198,6 +209,8 @@ pub enum Payload {
     TaskRename(TaskRenamePayload),
     D3d12(D3d12Payload),
     WakeupOutside(WakeupOutsidePayload),
+    GpuFence(GpuFencePayload),
+    GpuTimeline(GpuTimelinePayload),
 }
 
 impl Payload {
@@ -235,6 +248,8 @@ impl Payload {
         "TaskRename",
         "D3d12",
         "WakeupOutside",
+        "GpuFence",
+        "GpuTimeline",
     ];
 
     pub fn index(&self) -> u32 {
@@ -273,6 +288,8 @@ impl Payload {
             TaskRename(_) => 30,
             D3d12(_) => 31,
             WakeupOutside(_) => 32,
+            GpuFence(_) => 33,
+            GpuTimeline(_) => 34,
         }
     }
 
@@ -516,6 +533,19 @@ pub struct WakeupOutsidePayload {
 
 unit_enum!(WakerContext { 0 Task, 1 Interrupt });
 
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct GpuFencePayload {
+    pub context: u64,
+    pub seqno: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct GpuTimelinePayload {
+    pub context: u64,
+    pub driver: String,
+    pub timeline: String,
+}
+
 unit_enum!(ProcessOrigin {
     0 Target, 1 Command, 2 Descendant, 3 Forked, 4 WineSession, 5 WineJoined
 });
@@ -575,3 +605,46 @@ pub struct DropCount {
     pub instance: u32,
     pub count: u64,
 }
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    pub id: u32,
+    pub name: String,
+    pub build_id: String,
+    pub pe: Option<PeIdentity>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct PeIdentity {
+    pub time_date_stamp: u32,
+    pub size_of_image: u32,
+    pub pdb_guid: String,
+    pub pdb_age: u32,
+    pub pdb_name: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Stack {
+    pub id: u64,
+    pub frames: Vec<StackFrame>,
+    pub kernel: Vec<String>,
+    pub truncated: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct StackFrame {
+    pub module: u32,
+    pub address: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct StackOf {
+    pub stack_id: u64,
+    pub thread_id: u64,
+    pub process_id: u64,
+    pub begin_ns: u64,
+    pub duration_ns: u64,
+    pub site: StackSite,
+}
+
+unit_enum!(StackSite { 0 OffCpu, 1 Syscall });

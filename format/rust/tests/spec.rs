@@ -129,6 +129,7 @@ fn serde_variant_index_is_the_schema_index() {
     check_unit(DropSource::ALL, DropSource::index);
     check_unit(EpochKind::ALL, EpochKind::index);
     check_unit(CounterKind::ALL, CounterKind::index);
+    check_unit(StackSite::ALL, StackSite::index);
     for r in sample::records() {
         let b = bincode::serialize(&r).unwrap();
         assert_eq!(b[..4], r.index().to_le_bytes());

@@ -48,6 +48,7 @@ struct emitter {
 	struct ktable threads; /* tid -> struct thread_state */
 	struct ktable procs;   /* tgid -> struct proc_state */
 	struct ktable urings;  /* io_kiocb address -> submit seq */
+	struct ktable gpu_fences; /* dma_fence (context << 32 | seqno) -> its init's seq */
 	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
 	struct ktable frames;  /* (process, swapchain) -> struct frame_track */
 	struct ktable wine_pipes; /* wineserver pipes by file id: struct wine_pipe */

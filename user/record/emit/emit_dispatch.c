@@ -59,6 +59,10 @@ static inline int emit_by_kind(struct emitter *e, const struct pending *p)
 		return emit_ucall(e, p);
 	case PEND_TASK_RENAME:
 		return emit_task_rename(e, p);
+	case PEND_GPU_FENCE:
+		return emit_gpu_fence(e, p);
+	case PEND_GPU_TIMELINE:
+		return emit_gpu_timeline(e, p);
 	}
 	return -EINVAL;
 }
@@ -89,6 +93,8 @@ int emit_close_open_spans(struct emitter *e, uint64_t key)
 		}
 		if (!rc)
 			rc = emit_ucall_close_all(e, th, tid, key);
+		if (!rc)
+			rc = emit_gpu_close(e, th, tid, key);
 	}
 	return rc;
 }

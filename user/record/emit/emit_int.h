@@ -29,6 +29,7 @@ enum thread_flags {
 	/* a wakeup not seen (emit_unseen_wakeup) */
 	TH_BLOCKED = 1 << 13, /* it left the CPU blocked (not preempted, not runnable) */
 	TH_WOKEN = 1 << 14,   /* a wakeup of it was seen since it last came on the CPU */
+	TH_GPU_WAIT_OPEN = 1 << 15, /* a dma_fence wait is open: gw_span (emit_gpu.c) */
 };
 
 /* prev_state bits of a blocked switch-out: interruptible, uninterruptible,
@@ -49,6 +50,7 @@ struct thread_state {
 	uint64_t wake_seq;
 	uint64_t first_cause_seq;
 	uint64_t pf_span, pf_seq, pf_enter_key;
+	uint64_t gw_span, gw_seq; /* its open dma_fence wait (TH_GPU_WAIT_OPEN) */
 	uint32_t sc_nr;
 	uint32_t tgid;
 	uint32_t flags;
@@ -118,6 +120,9 @@ struct proc_state {
 	bool wineserver;    /* named wineserver*: its threads are TH_WINESERVER */
 	uint64_t info_seq;  /* its latest ProcessInfo (its request names cite it) */
 };
+
+/* dma_fences made by traced threads and not yet signalled (emit_gpu.c) */
+#define KATRA_GPU_FENCES 16384
 
 /* A swapchain of a process and the presents it made (emit_frames.c). */
 #define KATRA_FRAME_TRACKS 1024
@@ -277,6 +282,12 @@ int emit_task_rename(struct emitter *e, const struct pending *p);
 int emit_waiting_names(struct emitter *e, uint64_t key);
 int emit_page_fault(struct emitter *e, const struct pending *p);
 int emit_uring(struct emitter *e, const struct pending *p);
+/* The GPU layer's fences and timelines: emit_gpu.c */
+int emit_gpu_fence(struct emitter *e, const struct pending *p);
+int emit_gpu_timeline(struct emitter *e, const struct pending *p);
+/* Closes the thread's open fence wait with an inferred End (its exit, the
+ * end of the capture). */
+int emit_gpu_close(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);
 /* Wine and Vulkan calls (uprobes): emit_wine.c */
 int emit_ucall(struct emitter *e, const struct pending *p);
 /* Closes the thread's open calls with inferred Ends (its exit, its exec, the

@@ -346,6 +346,8 @@ int emit_exit(struct emitter *e, const struct pending *p)
 		rc = emit_close_syscall(e, th, x->head.tid, p->key);
 	if (!rc && th && th->uc_open)
 		rc = emit_ucall_close_all(e, th, x->head.tid, p->key);
+	if (!rc && th)
+		rc = emit_gpu_close(e, th, x->head.tid, p->key);
 	if (rc)
 		return rc;
 	/* without the tracepoint's own group_dead two threads exiting at once can

@@ -28,6 +28,8 @@ enum pend_kind {
 	PEND_URING_COMPLETE,
 	PEND_UCALL,           /* u.ucl, a uprobed call's ENTER or EXIT (emit_wine.c) */
 	PEND_TASK_RENAME,     /* u.rn, a thread's new name */
+	PEND_GPU_FENCE,       /* u.gf, a dma_fence event (emit_gpu.c) */
+	PEND_GPU_TIMELINE,    /* u.gt, a fence context's names */
 };
 
 struct pending {
@@ -48,6 +50,8 @@ struct pending {
 		struct katra_ev_uring_complete ucp;
 		struct katra_ev_ucall ucl;
 		struct katra_ev_task_rename rn;
+		struct katra_ev_gpu_fence gf;
+		struct katra_ev_gpu_timeline gt;
 	} u;
 };
 

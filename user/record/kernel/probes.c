@@ -125,6 +125,13 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	}
 	p->skel->rodata->follow_children = opts->follow_children;
 	p->skel->rodata->record_paths = opts->record_paths;
+	p->skel->rodata->record_stacks = opts->stacks;
+	p->skel->rodata->stack_threshold_ns = opts->stack_threshold_ns;
+	err = pk_stacks_size(p, opts->stacks);
+	if (err) {
+		say_error("cannot size the stack maps", -err);
+		goto cleanup;
+	}
 	for (uint32_t nr = 0; nr < KATRA_SYSCALL_NR_LIMIT; nr++)
 		if (katra_syscall_has_args(nr))
 			p->skel->rodata->decoded_nrs[nr / 64] |= 1ull << (nr % 64);
@@ -460,7 +467,7 @@ int katra_probes_attach(struct katra_probes *p)
 		struct probe *pr = &p->probes[i];
 
 		if (pr->link || pr->lacks == pk_alt_in_use || pr->lacks == pk_not_needed ||
-		    pr->lacks == pk_on_demand)
+		    pr->lacks == pk_on_demand || pr->lacks == pk_gpu_absent)
 			continue;
 		int err = attach_one(p, pr);
 		if (err && !first_err)

@@ -41,6 +41,8 @@ struct katra_probes_opts {
 	uint32_t max_tgids;    /* limit on tgids tracked through katra_probes_track_tgid
 				* (0 = none); the in-kernel set is a bitmap over every
 				* possible pid, so children followed by fork never fail */
+	bool stacks;           /* --stacks: a thread's stacks at its switch-out (bpf/stacks.bpf.h) */
+	uint64_t stack_threshold_ns; /* ... written when it was off the CPU this long or more */
 	uint32_t wakeup_bytes; /* a ring wakes its consumer when its unread data crosses
 				* this; 0 = ring_bytes / 4.  User space must also poll on
 				* a short timer (e.g. 10 ms): below the threshold nobody
@@ -63,6 +65,22 @@ struct katra_probes_opts {
  * message on stderr naming what failed (EPERM: "needs root, or CAP_BPF +
  * CAP_PERFMON"). */
 int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes **out);
+
+/* ---- call stacks (--stacks; probes_stacks.c) ---- */
+struct katra_stack_reader;
+/* A reader of the stack ring: cb(ctx, record, size) for each struct
+ * katra_stack_rec written (its header and stack_len bytes of data). */
+int katra_probes_stack_reader(struct katra_probes *p,
+			      int (*cb)(void *ctx, void *data, size_t size), void *ctx,
+			      struct katra_stack_reader **out);
+/* Waits up to timeout_ms for records, hands those there to cb: how many, or -errno */
+int katra_probes_stack_poll(struct katra_stack_reader *r, int timeout_ms);
+void katra_probes_stack_reader_free(struct katra_stack_reader *r);
+/* The kernel stack id's return addresses (KATRA_STACK_KDEPTH, 0 past the
+ * last): 0 or -errno (-ENOENT: not there) */
+int katra_probes_kstack(const struct katra_probes *p, int32_t id, uint64_t *ips);
+/* Stacks lost in the kernel: [0] the slot table full, [1] the ring full */
+void katra_probes_stack_drops(const struct katra_probes *p, uint64_t drops[2]);
 
 /* Add / remove a process (thread-group id) to / from the in-kernel filter.
  * -ENOSPC when the table is full. */

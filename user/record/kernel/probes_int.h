@@ -15,7 +15,7 @@
 #include "probes.h"
 #include "select.h"
 
-#define PROBE_MAX 32
+#define PROBE_MAX 48
 
 struct bpf_link;
 struct bpf_program;
@@ -85,6 +85,9 @@ extern const char pk_not_needed[];
 /* the lacks of a probe attached only once it has work: the join probe, when
  * the first wineserver socket is handed to it (katra_probes_set_join_socks) */
 extern const char pk_on_demand[];
+/* the lacks of a GPU trace event tracefs does not list: said by the layer's
+ * one note (probes_notes.c), not per probe */
+extern const char pk_gpu_absent[];
 
 /* Before load: the kernel's flags in rodata, then p->probes[] filled with
  * each tp_btf program and its raw_tp twin (one of them loaded, or neither
@@ -195,5 +198,8 @@ static inline bool is_fallback(const struct probe *pr)
 {
 	return pr->fexit_err && !pr->lacks;
 }
+
+/* probes_stacks.c: the stack maps' sizes, one entry each when off */
+int pk_stacks_size(struct katra_probes *p, bool on);
 
 #endif

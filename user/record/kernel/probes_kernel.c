@@ -55,6 +55,21 @@ static bool not_selected(const struct katra_selection *sel, const char *tp)
 const char pk_alt_in_use[] = "its newer name is attached";
 const char pk_not_needed[] = "page faults are not measured here";
 const char pk_on_demand[] = "attached when a Wine session is traced";
+const char pk_gpu_absent[] = "not in this kernel's tracefs";
+static const char gpu_sched_no_btf[] =
+	"the gpu_sched module has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)";
+
+/* Whether tracefs lists trace event SYS/NAME (either mount point). */
+static bool have_trace_event(const char *sys, const char *name)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/%s", sys, name);
+	if (!access(path, F_OK))
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s/%s", sys, name);
+	return !access(path, F_OK);
+}
 
 /* Whether tracepoint tp's first argument is a pointer to struct NAME. */
 static bool first_arg_is(const struct btf *vmlinux, const char *tp, const char *name)
@@ -267,6 +282,34 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		pr->name = name + 3;
 		pr->use = prog;
 		pr->lacks = pk_on_demand;
+	}
+	/* the GPU layer's trace events ("gp_EVENT", section tracepoint/SYS/EVENT;
+	 * "gs_EVENT", the GPU scheduler's raw tracepoints): where tracefs lists
+	 * them (a driver's module may be loaded or not) */
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name = bpf_program__name(prog), *sec, *sys;
+		char sysname[64];
+
+		if (strncmp(name, "gp_", 3) && strncmp(name, "gs_", 3))
+			continue;
+		if (p->nprobes == PROBE_MAX) {
+			err = -E2BIG;
+			break;
+		}
+		struct probe *pr = &p->probes[p->nprobes++];
+		sec = bpf_program__section_name(prog);
+		sys = sec ? strchr(sec, '/') : NULL;
+		snprintf(sysname, sizeof(sysname), "%.*s", sys ? (int)strcspn(sys + 1, "/") : 0,
+			 sys ? sys + 1 : "");
+		if (name[1] == 's')
+			snprintf(sysname, sizeof(sysname), "gpu_scheduler");
+		pr->name = name + 3;
+		pr->lacks = have_trace_event(sysname, pr->name) ? NULL : pk_gpu_absent;
+		/* the scheduler's programs read its structs by the module's BTF */
+		if (!pr->lacks && name[1] == 's' && access("/sys/kernel/btf/gpu_sched", F_OK))
+			pr->lacks = gpu_sched_no_btf;
+		pr->use = pr->lacks ? NULL : prog;
+		bpf_program__set_autoload(prog, pr->use != NULL);
 	}
 	/* the refusals of faults end only what handle_mm_fault's fexit measures */
 	for (unsigned i = 0; i < p->nprobes; i++) {

@@ -4,6 +4,7 @@
  * and failed, the flavour of the syscall path. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "katra.skel.h"
 #include "probes_int.h"
@@ -80,10 +81,95 @@ static size_t layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_M
 	return n;
 }
 
+/* The GPU layer's trace events, in the order the note names them. */
+static const char *const gpu_events[] = {
+	"dma_fence_init", "dma_fence_emit", "dma_fence_enable_signal", "dma_fence_signaled",
+	"dma_fence_wait_start", "dma_fence_wait_end", "dma_fence_destroy",
+};
+/* The GPU scheduler's: up to 6.16, and from 6.17 (renamed) */
+static const char *const sched_old[] = { "drm_sched_job", "drm_run_job", "drm_sched_process_job" };
+static const char *const sched_new[] = { "drm_sched_job_queue", "drm_sched_job_run",
+					 "drm_sched_job_done" };
+
+/* How many of the three scheduler events are attached; their failures
+ * (other than absence) appended to failed. */
+static size_t sched_attached(const struct katra_probes *p, const char *const *names,
+			     char *failed, size_t *len)
+{
+	size_t on = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		const char *f = failure_of(p, names[i]);
+		if (!f) {
+			on += katra_probes_is_attached(p, names[i]);
+			continue;
+		}
+		if (strstr(f, pk_gpu_absent))
+			continue;
+		*len += (size_t)snprintf(failed + *len, *len < KATRA_NOTE_MAX ?
+					 KATRA_NOTE_MAX - *len : 0, "%s%s", *len ? "; " : "", f);
+	}
+	return on;
+}
+
+/* Whether tracefs lists the event system SYS (either mount point). */
+static bool have_events_dir(const char *sys)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", sys);
+	if (!access(path, F_OK))
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s", sys);
+	return !access(path, F_OK);
+}
+
+/* The GPU layer's line: what it attached, what it could not, and the GPU
+ * trace events this kernel has that it does not record yet. */
+static void gpu_note(const struct katra_probes *p, char *out)
+{
+	size_t len = 0, on = 0, absent = 0;
+	char failed[KATRA_NOTE_MAX] = "";
+
+	for (size_t i = 0; i < sizeof(gpu_events) / sizeof(gpu_events[0]); i++) {
+		const char *f = failure_of(p, gpu_events[i]);
+		if (!f) {
+			on += katra_probes_is_attached(p, gpu_events[i]);
+			continue;
+		}
+		if (strstr(f, pk_gpu_absent)) {
+			absent++;
+			continue;
+		}
+		len += (size_t)snprintf(failed + len, len < sizeof(failed) ? sizeof(failed) - len : 0,
+					"%s%s", len ? "; " : "", f);
+	}
+	size_t old = sched_attached(p, sched_old, failed, &len);
+	size_t new = sched_attached(p, sched_new, failed, &len);
+	char sched[96] = "";
+	if (old || new)
+		snprintf(sched, sizeof(sched), " + gpu_scheduler (%zu of 3 events, %s)",
+			 old + new, new ? "6.17 names" : "names before 6.17");
+	const char *rest = have_events_dir("drm") ? "; not recorded yet: drm (vblank)" : "";
+	if (!on)
+		snprintf(out, KATRA_NOTE_MAX, "layer gpu off: %s%s",
+			 failed[0] ? failed : absent ? "no dma_fence tracepoints in this kernel"
+						    : "not attached",
+			 rest);
+	else
+		snprintf(out, KATRA_NOTE_MAX, "layer gpu: dma_fence (%zu of %zu events)%s%s%s%s", on,
+			 sizeof(gpu_events) / sizeof(gpu_events[0]), sched,
+			 failed[0] ? "; failed: " : "", failed, rest);
+}
+
 size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],
 				size_t cap, bool *core_ok)
 {
-	return layer_notes(p, out, cap, core_ok, false);
+	size_t n = layer_notes(p, out, cap, core_ok, false);
+
+	if (n < cap)
+		gpu_note(p, out[n++]);
+	return n;
 }
 
 size_t katra_probes_layer_warnings(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],

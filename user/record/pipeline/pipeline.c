@@ -371,6 +371,12 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	case KATRA_EV_TASK_RENAME:
 		push(r, ring, PEND_TASK_RENAME, h->ts, data, sizeof(struct katra_ev_task_rename));
 		break;
+	case KATRA_EV_GPU_FENCE:
+		push(r, ring, PEND_GPU_FENCE, h->ts, data, sizeof(struct katra_ev_gpu_fence));
+		break;
+	case KATRA_EV_GPU_TIMELINE:
+		push(r, ring, PEND_GPU_TIMELINE, h->ts, data, sizeof(struct katra_ev_gpu_timeline));
+		break;
 	}
 	return 0;
 }

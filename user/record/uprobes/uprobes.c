@@ -205,18 +205,6 @@ size_t katra_uprobes_failed(const struct katra_uprobes *u, const char *const **n
 	return ok ? u->nfailed : 0;
 }
 
-static bool have_events_dir(const char *sys)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", sys);
-	if (!stat(path, &st))
-		return true;
-	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s", sys);
-	return !stat(path, &st);
-}
-
 size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE_MAX],
 			   size_t cap)
 {
@@ -280,17 +268,5 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 	if (u->o.vulkan && !vk && n < cap)
 		snprintf(out[n++], KATRA_NOTE_MAX, "layer vulkan off: no traced process maps the "
 			 "Vulkan loader at start (probed when one does)");
-	if (n < cap) {
-		bool drm = have_events_dir("drm"), sched = have_events_dir("gpu_scheduler"),
-		     fence = have_events_dir("dma_fence");
-		if (!drm && !sched && !fence)
-			snprintf(out[n++], KATRA_NOTE_MAX, "layer gpu unavailable: no drm, "
-				 "gpu_scheduler or dma_fence tracepoints in this kernel");
-		else
-			snprintf(out[n++], KATRA_NOTE_MAX, "layer gpu off: the kernel has%s%s%s "
-				 "tracepoints; this version does not record them",
-				 drm ? " drm" : "", sched ? " gpu_scheduler" : "",
-				 fence ? " dma_fence" : "");
-	}
 	return n;
 }

@@ -218,7 +218,7 @@ int katra_cmd_dump(int argc, char **argv)
 
 static const char stats_help[] =
 	"Usage: katra-replay stats [--json] [--syscalls] [--calls] [--per-process]\n"
-	"                          [--per-frame] [--files] [--off-cpu] [--top N]\n"
+	"                          [--per-frame] [--gpu] [--files] [--off-cpu] [--top N]\n"
 	"                          [--overview] [--all]\n"
 	"                          [--from WHEN] [--to WHEN] FILE\n"
 	"What the capture holds, and where the time went.  Without a view option:\n"
@@ -244,14 +244,25 @@ static const char stats_help[] =
 	"                  most above their p50 frame first.  A call is in the frame\n"
 	"                  whose window holds its Begin, on each swapchain of its\n"
 	"                  process; other processes' calls are in no frame\n"
+	"  --gpu           the GPU layer's dma_fences per timeline (driver, timeline):\n"
+	"                  fences, signalled, busy time, made-to-signalled p50, p99,\n"
+	"                  max, waits; a GPU scheduler ring's jobs, run to done;\n"
+	"                  then per process its fences and share of all fence time\n"
 	"  --files         per file identity (path when captured with --paths):\n"
 	"                  reads, writes, bytes, time in I/O, opens\n"
 	"  --off-cpu       per thread, off-CPU time by reason: preempted, or blocked\n"
 	"                  (S, D, ...) in which syscall, on which resource\n"
 	"  --top N         the N longest spans of any kind, with thread, process name,\n"
 	"                  syscall name and resource\n"
+	"  --stacks        the heaviest call stacks (katra-record --stacks) by the\n"
+	"                  time of the spans they explain (--top N each, 20), named\n"
+	"                  from the binaries at hand; alone, no other section\n"
+	"  --folded        the call stacks as folded stacks for flamegraph.pl,\n"
+	"                  inferno or speedscope (outermost first, nanoseconds)\n"
+	"  --symbols DIR   look for the binaries in DIR first (by name, by build id\n"
+	"                  as .build-id/xx/rest.debug, or a debuginfod cache)\n"
 	"  --overview      the overview too, when a view option is given\n"
-	"  --all           every section (--top 20)\n"
+	"  --all           every section (--gpu, --top 20)\n"
 	"  --from WHEN     only records from WHEN: seconds since capture start, or the\n"
 	"                  name of an epoch mark (as dump --from)\n"
 	"  --to WHEN       only records up to WHEN (seconds, or the first epoch mark so\n"
@@ -273,11 +284,13 @@ static const char stats_help[] =
 	"    katra-replay stats --per-frame game.ktrc     # which calls make frames slow\n"
 	"    katra-replay stats --calls --syscalls --per-frame game.ktrc\n"
 	"    katra-replay stats --top 10 run.ktrc         # the 10 longest spans\n"
+	"    katra-replay stats --stacks --symbols bin/ run.ktrc # where threads blocked\n"
+	"    katra-replay stats --folded run.ktrc | flamegraph.pl > offcpu.svg\n"
 	"    katra-replay stats --from 'load start' --to 'load end' --all run.ktrc\n"
 	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
 
 enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
-       OPT_ALL, OPT_CALLS, OPT_PER_FRAME };
+       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU, OPT_STACKS, OPT_FOLDED, OPT_SYMBOLS };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
@@ -300,6 +313,9 @@ static int stats_opt(int c, const char *arg, void *ctx)
 	case OPT_PER_FRAME:
 		o->per_frame = true;
 		break;
+	case OPT_GPU:
+		o->views |= KATRA_STATS_GPU;
+		break;
 	case OPT_FILES:
 		o->views |= KATRA_STATS_FILES;
 		break;
@@ -316,6 +332,15 @@ static int stats_opt(int c, const char *arg, void *ctx)
 	case OPT_OVERVIEW:
 		o->views |= KATRA_STATS_OVERVIEW;
 		break;
+	case OPT_STACKS:
+		o->stacks = true;
+		break;
+	case OPT_FOLDED:
+		o->folded = true;
+		break;
+	case OPT_SYMBOLS:
+		o->symbols = arg;
+		break;
 	case OPT_FROM:
 		kr_parse_when(arg, &o->from);
 		break;
@@ -324,7 +349,7 @@ static int stats_opt(int c, const char *arg, void *ctx)
 		break;
 	case OPT_ALL:
 		o->views |= KATRA_STATS_OVERVIEW | KATRA_STATS_SYSCALLS | KATRA_STATS_FILES |
-			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP | KATRA_STATS_CALLS;
+			    KATRA_STATS_OFFCPU | KATRA_STATS_TOP | KATRA_STATS_CALLS | KATRA_STATS_GPU;
 		o->per_frame = true;
 		if (!o->top)
 			o->top = 20;
@@ -341,12 +366,16 @@ int katra_cmd_stats(int argc, char **argv)
 		{ "syscalls", no_argument, NULL, OPT_SYSCALLS },
 		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
 		{ "per-frame", no_argument, NULL, OPT_PER_FRAME },
+		{ "gpu", no_argument, NULL, OPT_GPU },
 		{ "calls", no_argument, NULL, OPT_CALLS },
 		{ "files", no_argument, NULL, OPT_FILES },
 		{ "off-cpu", no_argument, NULL, OPT_OFFCPU },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "overview", no_argument, NULL, OPT_OVERVIEW },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ 0 },

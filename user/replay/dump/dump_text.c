@@ -55,6 +55,65 @@ static void str_list(FILE *f, struct katra_str_vec v)
 	putc(']', f);
 }
 
+/* Module id=N name=".." build_id=".." [pe={..}] / Stack id=N frames=[M:0xADDR ..]
+ * kernel=[".."] truncated=B / StackOf stack=N thread=T process=P begin=TS
+ * duration_ns=N site=S */
+static void stack_record(FILE *f, const struct katra_record *rec)
+{
+	if (rec->type == KATRA_RECORD_MODULE) {
+		kr_s(f, "Module id=");
+		kr_u64(f, rec->u.module.id);
+		kr_s(f, " name=");
+		sstr(f, rec->u.module.name);
+		kr_s(f, " build_id=");
+		sstr(f, rec->u.module.build_id);
+		if (rec->u.module.has_pe) {
+			const struct katra_pe_identity *pe = &rec->u.module.pe;
+			kr_s(f, " pe={time_date_stamp=");
+			kr_hex(f, pe->time_date_stamp);
+			kr_s(f, " size_of_image=");
+			kr_hex(f, pe->size_of_image);
+			kr_s(f, " pdb_guid=");
+			sstr(f, pe->pdb_guid);
+			kr_s(f, " pdb_age=");
+			kr_u64(f, pe->pdb_age);
+			kr_s(f, " pdb_name=");
+			sstr(f, pe->pdb_name);
+			putc('}', f);
+		}
+	} else if (rec->type == KATRA_RECORD_STACK) {
+		const struct katra_stack *st = &rec->u.stack;
+		kr_s(f, "Stack id=");
+		kr_u64(f, st->id);
+		kr_s(f, " frames=[");
+		for (uint64_t i = 0; i < st->frames_len; i++) {
+			if (i)
+				putc(' ', f);
+			kr_u64(f, st->frames[i].module);
+			putc(':', f);
+			kr_hex(f, st->frames[i].address);
+		}
+		kr_s(f, "] kernel=");
+		str_list(f, st->kernel);
+		kr_s(f, st->truncated ? " truncated=true" : " truncated=false");
+	} else {
+		const struct katra_stack_of *so = &rec->u.stack_of;
+		kr_s(f, "StackOf stack=");
+		kr_u64(f, so->stack_id);
+		kr_s(f, " thread=");
+		kr_u64(f, so->thread_id);
+		kr_s(f, " process=");
+		kr_u64(f, so->process_id);
+		kr_s(f, " begin=");
+		kr_ts(f, so->begin_ns);
+		kr_s(f, " duration_ns=");
+		kr_u64(f, so->duration_ns);
+		kr_s(f, " site=");
+		name(f, katra_stack_site_name(so->site), so->site);
+	}
+	putc('\n', f);
+}
+
 void katra_dump_header_text(FILE *f, const struct katra_header *h)
 {
 	const struct katra_capture_options *o = &h->capture_options;
@@ -304,6 +363,11 @@ void kr_text_record(FILE *f, const struct katra_record *rec, const struct kr_dum
 		break;
 	case KATRA_RECORD_SESSION_SUMMARY:
 		summary(f, &rec->u.summary);
+		break;
+	case KATRA_RECORD_MODULE:
+	case KATRA_RECORD_STACK:
+	case KATRA_RECORD_STACK_OF:
+		stack_record(f, rec);
 		break;
 	default:
 		kr_s(f, "Unknown(");

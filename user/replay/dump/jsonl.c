@@ -378,6 +378,62 @@ static void summary(FILE *f, const struct katra_summary *s)
 	kr_s(f, "}\n");
 }
 
+/* {"record":"Module","id":N,"name":"..","build_id":"..","pe":null|
+ *  {"time_date_stamp":N,"size_of_image":N,"pdb_guid":"..","pdb_age":N,"pdb_name":".."}},
+ * {"record":"Stack","id":N,"frames":[[module,address],..],"kernel":[".."],"truncated":B},
+ * {"record":"StackOf","stack_id":N,"thread_id":N,"process_id":N,"begin_ns":N,
+ *  "duration_ns":N,"site":"OffCpu"} */
+static void stack_records(FILE *f, const struct katra_record *rec)
+{
+	if (rec->type == KATRA_RECORD_MODULE) {
+		const struct katra_module *m = &rec->u.module;
+		kr_s(f, "{\"record\":\"Module\"");
+		ku64(f, "id", m->id);
+		kstr(f, "name", m->name);
+		kstr(f, "build_id", m->build_id);
+		key(f, "pe");
+		if (!m->has_pe) {
+			kr_s(f, "null}\n");
+			return;
+		}
+		kr_s(f, "{\"time_date_stamp\":");
+		kr_u64(f, m->pe.time_date_stamp);
+		ku64(f, "size_of_image", m->pe.size_of_image);
+		kstr(f, "pdb_guid", m->pe.pdb_guid);
+		ku64(f, "pdb_age", m->pe.pdb_age);
+		kstr(f, "pdb_name", m->pe.pdb_name);
+		kr_s(f, "}}\n");
+	} else if (rec->type == KATRA_RECORD_STACK) {
+		const struct katra_stack *st = &rec->u.stack;
+		kr_s(f, "{\"record\":\"Stack\"");
+		ku64(f, "id", st->id);
+		key(f, "frames");
+		putc('[', f);
+		for (uint64_t i = 0; i < st->frames_len; i++) {
+			kr_s(f, i ? ",[" : "[");
+			kr_u64(f, st->frames[i].module);
+			putc(',', f);
+			kr_u64(f, st->frames[i].address);
+			putc(']', f);
+		}
+		putc(']', f);
+		key(f, "kernel");
+		str_array(f, st->kernel);
+		kbool(f, "truncated", st->truncated);
+		kr_s(f, "}\n");
+	} else {
+		const struct katra_stack_of *so = &rec->u.stack_of;
+		kr_s(f, "{\"record\":\"StackOf\"");
+		ku64(f, "stack_id", so->stack_id);
+		ku64(f, "thread_id", so->thread_id);
+		ku64(f, "process_id", so->process_id);
+		ku64(f, "begin_ns", so->begin_ns);
+		ku64(f, "duration_ns", so->duration_ns);
+		kenum(f, "site", katra_stack_site_name(so->site), so->site);
+		kr_s(f, "}\n");
+	}
+}
+
 void katra_jsonl_record(FILE *f, const struct katra_record *rec)
 {
 	kr_jsonl_record(f, rec, NULL);
@@ -397,6 +453,11 @@ void kr_jsonl_record(FILE *f, const struct katra_record *rec, const struct kr_du
 		break;
 	case KATRA_RECORD_SESSION_SUMMARY:
 		summary(f, &rec->u.summary);
+		break;
+	case KATRA_RECORD_MODULE:
+	case KATRA_RECORD_STACK:
+	case KATRA_RECORD_STACK_OF:
+		stack_records(f, rec);
 		break;
 	default:
 		kr_s(f, "{\"record\":\"Unknown(");

@@ -11,13 +11,16 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "replay/tables/tables.h"
 #include "katra/replay_cli.h"
 
-enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_PID, OPT_NO_ARGS, OPT_SPEEDSCOPE };
+enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_PID, OPT_NO_ARGS, OPT_SPEEDSCOPE, OPT_PARQUET,
+       OPT_NO_COMPRESS, OPT_ROW_GROUP };
 
 static const char export_help[] =
 	"Usage: katra-replay export [--format chrome] [--from T] [--to T] [--pid PID,...]\n"
 	"                           [--no-args | --speedscope] -o OUT TRACE\n"
+	"       katra-replay export --parquet DIR [--no-compress] [--row-group N] TRACE...\n"
 	"Write TRACE as a timeline that Perfetto UI (ui.perfetto.dev), chrome://tracing\n"
 	"and speedscope open: Chrome trace-event JSON.  Spans become slices nested per\n"
 	"thread, off-CPU time a slice named for its reason (blocked or preempted),\n"
@@ -39,16 +42,29 @@ static const char export_help[] =
 	"                     alone), processes and threads numbered from 1, busiest\n"
 	"                     first (it opens the first), their real ids in their\n"
 	"                     names (\"gzip 9353\"); TRACE read twice\n"
+	"  --parquet DIR      write each TRACE as a run of Parquet tables (runs,\n"
+	"                     processes, threads, thread_names, spans, calls, offcpu,\n"
+	"                     frames, drops) under DIR/TABLE/KEY=VALUE/.../run=ID/\n"
+	"                     part.parquet, KEY=VALUE the run's labels (katra-record\n"
+	"                     --label): for DuckDB, ClickHouse, Spark (docs/parquet.md).\n"
+	"                     A trace is written whole or not at all; a truncated one\n"
+	"                     up to where it ends\n"
+	"  --no-compress      --parquet pages uncompressed (default gzip)\n"
+	"  --row-group N      --parquet rows per row group (default 65536): memory\n"
+	"                     grows with N, never with the trace\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 success, 1 invalid or truncated trace or unknown epoch (what\n"
-	"could be read is still written), 2 usage error.\n"
+	"could be read is still written; with --parquet a truncated trace exports\n"
+	"and exits 0, a corrupt one is not exported and exits 1), 2 usage error.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    katra-replay export run.ktrc -o run.json     # then open it in ui.perfetto.dev\n"
 	"    katra-replay export --speedscope run.ktrc -o run.json  # offline: speedscope run.json\n"
 	"    katra-replay export --from 'mark 1' --to 'mark 2' run.ktrc -o frame.json\n"
-	"    katra-replay export --pid 4242 --from 10 --to 12.5 run.ktrc -o - | gzip > t.json.gz\n";
+	"    katra-replay export --pid 4242 --from 10 --to 12.5 run.ktrc -o - | gzip > t.json.gz\n"
+	"    katra-replay export --parquet runs/ nightly/*.ktrc   # then: duckdb -c \"select ..\n"
+	"        from read_parquet('runs/spans/**/*.parquet', hive_partitioning = true)\"\n";
 
 /* Seconds as "12", "12.5", "12.5s" (at most 9 decimals), exactly. */
 static int parse_seconds(const char *s, uint64_t *ns)
@@ -191,9 +207,14 @@ int katra_cmd_export(int argc, char **argv)
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
 		{ "speedscope", no_argument, NULL, OPT_SPEEDSCOPE },
+		{ "parquet", required_argument, NULL, OPT_PARQUET },
+		{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
+		{ "row-group", required_argument, NULL, OPT_ROW_GROUP },
 		{ 0 },
 	};
 	struct kx_options o = { 0 };
+	struct kq_opts pq = { .gzip = true };
+	bool pq_other = false; /* an option --parquet does not take */
 	const char *out = NULL;
 	struct stat st;
 	int c, ret;
@@ -207,7 +228,25 @@ int katra_cmd_export(int argc, char **argv)
 			return 0;
 		case 'o':
 			out = optarg;
+			pq_other = true;
 			break;
+		case OPT_PARQUET:
+			pq.dir = optarg;
+			break;
+		case OPT_NO_COMPRESS:
+			pq.gzip = false;
+			break;
+		case OPT_ROW_GROUP: {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || !n || n > (1ul << 24) || optarg[0] == '-')
+				return katra_cli_usage_error(
+					"export", "--row-group wants rows, 1 to 16777216, not '%s'",
+					optarg);
+			pq.group_rows = (unsigned)n;
+			break;
+		}
 		case OPT_FORMAT:
 			if (strcmp(optarg, "chrome"))
 				return katra_cli_usage_error("export",
@@ -216,21 +255,25 @@ int katra_cmd_export(int argc, char **argv)
 			break;
 		case OPT_FROM:
 		case OPT_TO:
+			pq_other = true;
 			if (parse_bound(optarg, c == OPT_FROM ? &o.from : &o.to))
 				return katra_cli_usage_error(
 					"export", "--from/--to want seconds or an epoch name, not '%s'",
 					optarg);
 			break;
 		case OPT_PID:
+			pq_other = true;
 			if (parse_pids(optarg, &o))
 				return katra_cli_usage_error(
 					"export", "--pid wants process ids (at most 64), not '%s'",
 					optarg);
 			break;
 		case OPT_SPEEDSCOPE:
+			pq_other = true;
 			o.speedscope = true;
 			break;
 		case OPT_NO_ARGS:
+			pq_other = true;
 			o.no_args = true;
 			break;
 		case ':':
@@ -248,6 +291,19 @@ int katra_cmd_export(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return katra_cli_usage_error("export", "%s", "missing TRACE");
+	if (pq.dir && pq_other)
+		return katra_cli_usage_error("export", "%s", "--parquet takes TRACEs, --no-compress "
+					     "and --row-group only");
+	if (pq.dir) {
+		ret = 0;
+		for (int i = optind; i < argc; i++) {
+			int r = kq_export_trace(argv[i], &pq, stderr);
+
+			if (r)
+				ret = r;
+		}
+		return ret == 0 ? 0 : 1;
+	}
 	if (optind + 1 < argc)
 		return katra_cli_usage_error("export", "unexpected argument '%s' (one TRACE only)",
 					     argv[optind + 1]);

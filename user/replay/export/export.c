@@ -26,6 +26,7 @@ int kx_init(struct kx_state *s, const struct kx_options *opt, const struct katra
 	kr_idmap_init(&s->named, EXPORT_MAX_THREADS);
 	kr_idmap_init(&s->exited, EXPORT_MAX_THREADS);
 	kr_idmap_init(&s->ids, EXPORT_MAX_THREADS);
+	kr_idmap_init(&s->gpu_fences, EXPORT_MAX_GPU_FENCES);
 	if (opt->speedscope)
 		s->opt.no_args = true;
 	kr_procnames_init(&s->unix_names);
@@ -57,6 +58,7 @@ void kx_free(struct kx_state *s)
 	kr_idmap_free(&s->named);
 	kr_idmap_free(&s->exited);
 	kr_idmap_free(&s->ids);
+	kr_idmap_free(&s->gpu_fences);
 	kr_procnames_free(&s->unix_names);
 	s->spans = NULL;
 	s->seen = s->sources = NULL;
@@ -188,6 +190,8 @@ static void event(struct kx_state *s, const struct katra_event *e)
 	}
 	if (shown)
 		kx_emit_links(s, e, own_begin);
+	if (e->scope == KATRA_SCOPE_GPU)
+		kx_emit_gpu(s, e, shown);
 	if (e->kind == KATRA_KIND_TASK_EXIT && e->thread_id)
 		thread_exit(s, e);
 }
@@ -257,6 +261,7 @@ static void other_data(struct kx_state *s, const char *path)
 	kr_chrome_u64(w, "counters", s->st.counters);
 	kr_chrome_u64(w, "epochs", s->st.epochs);
 	kr_chrome_u64(w, "frames", s->st.frames);
+	kr_chrome_u64(w, "fences", s->st.fences);
 	kr_chrome_u64(w, "spans_unfinished", s->st.spans_unfinished);
 	kr_chrome_u64(w, "span_table_full", s->st.span_table_full);
 	kr_chrome_u64(w, "unmatched_ends", s->st.unmatched_ends);

@@ -29,6 +29,10 @@
  *     the previous Frame epoch of its track (process, swapchain) to this
  *     one, on a pseudo-thread of that process named "frames (swapchain
  *     0xS)", tid KX_FRAMES_TID + the track's index (above any Linux tid).
+ *   - GPU fences (GpuFenceInit to GpuFenceSignaled) -> one 'X' each on a
+ *     pseudo-thread of the fence's process per fence timeline, named "GPU
+ *     DRIVER TIMELINE (context N)", tid KX_GPU_TID + the track's index, with
+ *     a flow from the GpuFenceInit's thread (export_emit.c, kx_emit_gpu).
  *   - process names -> 'M' process_name (ProcessInfo comm, else "pid N");
  *     the main thread's thread_name likewise.
  *   - pid 0 (outside the traced set) -> KX_OUTSIDE_PID; --speedscope:
@@ -52,6 +56,12 @@
 #define EXPORT_SOURCE_BITS 13    /* look-back of link sources, by seq */
 #define EXPORT_MAX_FRAME_TRACKS 64
 #define KX_FRAMES_TID (1ull << 30) /* pid_max is at most 1 << 22 */
+/* A process's GPU fence timelines: a pseudo-thread each, tid KX_GPU_TID +
+ * the track's index; the timelines' names kept (from GpuTimeline events). */
+#define KX_GPU_TID (KX_FRAMES_TID + (1ull << 16))
+#define EXPORT_MAX_GPU_TRACKS 64
+#define EXPORT_MAX_GPU_TIMELINES 256
+#define EXPORT_MAX_GPU_FENCES (1u << 16)
 /* The pid written for events outside the traced set (pid 0), and the base
  * of the ids --speedscope did not number: above every pid, so that a viewer
  * that sorts by pid (speedscope opens the first) never starts there. */
@@ -102,9 +112,19 @@ struct kx_frame_track {
 	uint64_t pid, swapchain, last_ts;
 };
 
+struct kx_gpu_track {
+	uint64_t pid, context;
+};
+
+struct kx_gpu_name {
+	uint64_t context;
+	char name[72]; /* "vgem unbound" */
+};
+
 struct kx_stats {
 	uint64_t spans, instants, flows, counters, epochs;
 	uint64_t frames;              /* frame slices written */
+	uint64_t fences;              /* GPU fence slices written */
 	uint64_t flows_lost;          /* the cause was too far back to be known */
 	uint64_t spans_unfinished;    /* still open at the end of the trace */
 	uint64_t span_table_full, unmatched_ends;
@@ -128,6 +148,11 @@ struct kx_state {
 	struct kx_seen *seen, *sources;
 	struct kx_frame_track frame_tracks[EXPORT_MAX_FRAME_TRACKS];
 	uint32_t nframe_tracks;
+	struct kx_gpu_track gpu_tracks[EXPORT_MAX_GPU_TRACKS];
+	uint32_t ngpu_tracks;
+	struct kx_gpu_name gpu_names[EXPORT_MAX_GPU_TIMELINES];
+	uint32_t ngpu_names;
+	struct kr_idmap gpu_fences; /* (context << 32 | seqno, 0) -> v1 init ts, v2 init seq */
 	uint64_t extra_flow_ids;
 	uint64_t last_ts;
 	bool recorder_named;
@@ -188,6 +213,11 @@ void kx_emit_thread_ids(struct kx_state *s);
 /* A Frame epoch: the slice of the frame it ended (shown: inside the
  * filters), and its track's time. */
 void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool shown);
+/* An event of scope Gpu of a shown process: a timeline's names kept; a
+ * fence's init remembered, its signal drawn as a slice from init to signal
+ * on its process's track for the timeline, with a flow from the thread that
+ * made it (shown: the signal is inside the window). */
+void kx_emit_gpu(struct kx_state *s, const struct katra_event *e, bool shown);
 void kx_emit_epoch(struct kx_state *s, const struct katra_epoch_marker *m);
 void kx_emit_counter(struct kx_state *s, const struct katra_counter *c);
 

@@ -405,3 +405,109 @@ void kx_emit_counter(struct kx_state *s, const struct katra_counter *c)
 	kr_chrome_close(w);
 	s->st.counters++;
 }
+
+/* ---- GPU fence timelines ---- */
+
+static const char *gpu_name(const struct kx_state *s, uint64_t context)
+{
+	for (uint32_t i = 0; i < s->ngpu_names; i++)
+		if (s->gpu_names[i].context == context)
+			return s->gpu_names[i].name;
+	return "?";
+}
+
+/* The track of (pid, context), named at its first fence; UINT32_MAX when
+ * the table is full (its fences stay instants on their threads). */
+static uint32_t gpu_track(struct kx_state *s, uint64_t pid, uint64_t context)
+{
+	char name[128];
+	uint32_t i;
+
+	for (i = 0; i < s->ngpu_tracks; i++)
+		if (s->gpu_tracks[i].pid == pid && s->gpu_tracks[i].context == context)
+			return i;
+	if (s->ngpu_tracks == EXPORT_MAX_GPU_TRACKS)
+		return UINT32_MAX;
+	i = s->ngpu_tracks++;
+	s->gpu_tracks[i] = (struct kx_gpu_track){ pid, context };
+	int n = snprintf(name, sizeof(name), "GPU %s (context %llu)", gpu_name(s, context),
+			 (unsigned long long)context);
+	name_meta(s, pid, KX_GPU_TID + i, "thread_name", name, (uint64_t)n);
+	return i;
+}
+
+void kx_emit_gpu(struct kx_state *s, const struct katra_event *e, bool shown)
+{
+	struct kr_idmap_slot *f;
+	bool created;
+
+	if (e->payload.type == KATRA_PAYLOAD_GPU_TIMELINE) {
+		const struct katra_payload *p = &e->payload;
+		struct kx_gpu_name *n = NULL;
+		for (uint32_t i = 0; i < s->ngpu_names && !n; i++)
+			if (s->gpu_names[i].context == p->u.gpu_timeline.context)
+				n = &s->gpu_names[i];
+		if (!n && s->ngpu_names < EXPORT_MAX_GPU_TIMELINES)
+			n = &s->gpu_names[s->ngpu_names++];
+		if (n) {
+			n->context = p->u.gpu_timeline.context;
+			snprintf(n->name, sizeof(n->name), "%.*s %.*s",
+				 (int)(p->u.gpu_timeline.driver.len < 32 ? p->u.gpu_timeline.driver.len : 32),
+				 p->u.gpu_timeline.driver.ptr,
+				 (int)(p->u.gpu_timeline.timeline.len < 32 ? p->u.gpu_timeline.timeline.len : 32),
+				 p->u.gpu_timeline.timeline.ptr);
+		}
+		return;
+	}
+	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
+		return;
+	uint64_t context = e->payload.u.gpu_fence.context;
+	uint64_t key = context << 32 | (e->payload.u.gpu_fence.seqno & 0xffffffffu);
+	if (e->kind == KATRA_KIND_GPU_FENCE_INIT) {
+		f = kr_idmap_get(&s->gpu_fences, key, 0, &created);
+		if (f) {
+			f->v1 = e->ts_mono_ns;
+			f->v2 = e->seq;
+		}
+		return;
+	}
+	if (e->kind != KATRA_KIND_GPU_FENCE_SIGNALED && e->kind != KATRA_KIND_GPU_FENCE_DESTROY)
+		return;
+	f = kr_idmap_find(&s->gpu_fences, key, 0);
+	if (!f)
+		return;
+	uint64_t init_ts = f->v1, init_seq = f->v2;
+	kr_idmap_remove(&s->gpu_fences, f);
+	if (!shown || e->kind != KATRA_KIND_GPU_FENCE_SIGNALED)
+		return;
+	uint32_t i = gpu_track(s, e->process_id, context);
+	if (i == UINT32_MAX)
+		return;
+	struct kr_chrome *w = &s->w;
+	char name[48];
+	int n = snprintf(name, sizeof(name), "fence %llu",
+			 (unsigned long long)e->payload.u.gpu_fence.seqno);
+	open_ev(s, 'X', e->process_id, KX_GPU_TID + i, init_ts);
+	kr_chrome_dur(w, init_ts, e->ts_mono_ns);
+	kr_chrome_str(w, "name", name, (uint64_t)n);
+	kr_chrome_cstr(w, "cat", "gpu");
+	if (!s->opt.no_args) {
+		kr_chrome_args_open(w);
+		kr_chrome_u64(w, "context", context);
+		kr_chrome_u64(w, "seqno", e->payload.u.gpu_fence.seqno);
+		kr_chrome_u64(w, "init_seq", init_seq);
+		kr_chrome_u64(w, "signal_seq", e->seq);
+		kr_chrome_args_close(w);
+	}
+	kr_chrome_close(w);
+	s->st.fences++;
+	/* the flow from the thread that made it (its ioctl) */
+	const struct kx_seen *x = kx_seen_get(s, init_seq);
+	if (x && x->shown) {
+		uint64_t id = EXPORT_EXTRA_FLOW_BASE + s->extra_flow_ids++;
+		anchor(s, x->pid, x->tid, x->ts, "GpuFenceInit -> fence", id, true, init_seq, e->seq);
+		anchor(s, e->process_id, KX_GPU_TID + i, init_ts, "GpuFenceInit -> fence", id, false,
+		       init_seq, e->seq);
+		s->st.flows++;
+	}
+}

@@ -118,6 +118,13 @@ static const struct kr_field f_wakeup_outside[] = {
 	F(wakeup_outside, waker_tid, KR_U64), F(wakeup_outside, waker_comm, KR_STR),
 	F(wakeup_outside, context, KR_WAKER_CONTEXT),
 };
+static const struct kr_field f_gpu_fence[] = {
+	F(gpu_fence, context, KR_U64), F(gpu_fence, seqno, KR_U64),
+};
+static const struct kr_field f_gpu_timeline[] = {
+	F(gpu_timeline, context, KR_U64), F(gpu_timeline, driver, KR_STR),
+	F(gpu_timeline, timeline, KR_STR),
+};
 
 #define D(arr) { arr, sizeof(arr) / sizeof(arr[0]) }
 
@@ -156,6 +163,8 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_TASK_RENAME] = D(f_task_rename),
 	[KATRA_PAYLOAD_D3D12] = D(f_d3d12),
 	[KATRA_PAYLOAD_WAKEUP_OUTSIDE] = D(f_wakeup_outside),
+	[KATRA_PAYLOAD_GPU_FENCE] = D(f_gpu_fence),
+	[KATRA_PAYLOAD_GPU_TIMELINE] = D(f_gpu_timeline),
 };
 
 const struct kr_payload_desc *kr_payload_desc(uint32_t type)

@@ -28,6 +28,7 @@ void kr_stats_init(struct kr_stats *s, const struct katra_header *h)
 	s->workload_len = copy_str(s->workload, sizeof(s->workload), h->workload);
 	s->tool_version_len = copy_str(s->tool_version, sizeof(s->tool_version),
 				       h->tool_version);
+	kr_labels_read(h, &s->labels);
 }
 
 void kr_stats_free(struct kr_stats *s)

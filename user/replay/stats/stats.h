@@ -12,6 +12,7 @@
 #include "katra/format.h"
 #include "replay/util/histo.h"
 #include "replay/util/idmap.h"
+#include "replay/util/labels.h"
 #include "replay/names/procnames.h"
 
 #define KR_MAX_PROCESSES (1u << 16)
@@ -39,6 +40,7 @@ struct kr_stats {
 	uint32_t workload_len;
 	char tool_version[64];
 	uint32_t tool_version_len;
+	struct kr_labels labels; /* the header's "label KEY=VALUE" notes */
 
 	uint64_t records, events, epoch_markers, counters;
 	bool has_summary, have_ts;
@@ -98,5 +100,9 @@ void kr_stats_print_text_head(FILE *out, const struct kr_stats *s, const char *p
 			      const char *error);
 void kr_stats_print_json_open(FILE *out, const struct kr_stats *s, const char *path,
 			      const char *error, bool overview);
+
+struct katra_stats_opts;
+/* stats --stacks / --folded (stats_stacks.c): 0 or as katra_stats_with */
+int kr_stacks_report(const char *path, FILE *out, const struct katra_stats_opts *o, FILE *err);
 
 #endif

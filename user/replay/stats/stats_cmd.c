@@ -39,6 +39,8 @@ static int print_text(FILE *out, const struct kr_stats *s, const struct kr_views
 		kr_syscalls_text(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_text(out, v, o->per_process);
+	if (o->views & KATRA_STATS_GPU)
+		kr_gpu_text(out, v);
 	if (o->per_frame)
 		ret = kr_perframe_text(out, v, s->windowed);
 	if (o->views & KATRA_STATS_FILES)
@@ -71,6 +73,8 @@ static int print_json(FILE *out, const struct kr_stats *s, const struct kr_views
 		kr_syscalls_json(out, v, o->per_process);
 	if (o->views & KATRA_STATS_CALLS)
 		kr_calls_json(out, v, o->per_process);
+	if (o->views & KATRA_STATS_GPU)
+		kr_gpu_json(out, v);
 	if (o->per_frame)
 		ret = kr_perframe_json(out, v);
 	if (o->views & KATRA_STATS_FILES)
@@ -96,6 +100,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	struct kr_window w;
 	int ret, fret, pret;
 
+	if (o.stacks || o.folded)
+		return kr_stacks_report(path, out, &o, err);
 	if (o.per_frame && !(o.views & (KATRA_STATS_CALLS | KATRA_STATS_SYSCALLS)))
 		o.views |= KATRA_STATS_CALLS;
 	if (!o.views)
@@ -119,6 +125,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	v->calls_by_process = o.per_process;
 	if (o.per_frame)
 		kr_views_per_frame(v, o.views & KATRA_STATS_CALLS, o.views & KATRA_STATS_SYSCALLS);
+	if ((o.views & KATRA_STATS_GPU) && !(v->gpu = kr_gpu_new()))
+		v->oom = true;
 	v->paths_recorded = katra_reader_header(r)->capture_options.record_paths;
 	v->from = &o.from;
 	v->to = &o.to;
@@ -149,6 +157,10 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 		fprintf(err, "katra-replay: out of memory\n");
 		goto cleanup;
 	}
+	/* an epoch the window names and a complete trace lacks: the error
+	 * alone, not the stats of an empty window */
+	if (st == KATRA_READ_EOF && (ret = kr_window_check(&w, "stats", path, err)))
+		goto cleanup;
 	/* the stats of the good prefix are still worth printing */
 	if (o.json)
 		pret = print_json(out, s, v, &o, path, why);

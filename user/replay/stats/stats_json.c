@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `katra-replay stats --json`: one JSON object, exact integers, for scripts.
+ * After "tool_version": "labels":{"KEY":"VALUE",..} (the header's label
+ * notes, in their order; {} without).
  * Maps keyed by variant name list only non-zero entries, in enum order:
  *   {"file":"..","workload":"..","tool_version":"..","complete":true,
  *    "error":null|"..","records":N,"events":N,"epoch_markers":N,"counters":N,
@@ -237,6 +239,16 @@ void kr_stats_print_json_open(FILE *f, const struct kr_stats *s, const char *pat
 	katra_json_string(f, s->workload, s->workload_len);
 	key(f, &first, "tool_version");
 	katra_json_string(f, s->tool_version, s->tool_version_len);
+	key(f, &first, "labels");
+	putc('{', f);
+	for (unsigned i = 0; i < s->labels.n; i++) {
+		if (i)
+			putc(',', f);
+		katra_json_string(f, s->labels.l[i].key, katra_cstr(s->labels.l[i].key).len);
+		putc(':', f);
+		katra_json_string(f, s->labels.l[i].value, katra_cstr(s->labels.l[i].value).len);
+	}
+	putc('}', f);
 	key(f, &first, "complete");
 	kr_s(f, error ? "false" : "true");
 	key(f, &first, "error");

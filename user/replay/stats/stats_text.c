@@ -4,6 +4,7 @@
  * threads, span durations per kind, drops, epochs, counters.  Zero rows are
  * left out.  The views (stats_*.c) follow. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "katra/plural.h"
 #include "katra/replay.h"
@@ -46,6 +47,17 @@ static void header(FILE *f, const struct kr_stats *s, const char *path, const ch
 	katra_json_string(f, s->workload, s->workload_len);
 	kr_s(f, "  tool ");
 	katra_json_string(f, s->tool_version, s->tool_version_len);
+	if (s->labels.n)
+		kr_s(f, "\nlabels    ");
+	for (unsigned i = 0; i < s->labels.n; i++) {
+		/* KEY=VALUE, the value quoted when it has a space or a quote */
+		fprintf(f, " %s=", s->labels.l[i].key);
+		if (strpbrk(s->labels.l[i].value, " \"\\") || !s->labels.l[i].value[0])
+			katra_json_string(f, s->labels.l[i].value,
+					  katra_cstr(s->labels.l[i].value).len);
+		else
+			kr_s(f, s->labels.l[i].value);
+	}
 	fprintf(f, "\nrecords    %llu (events %llu, epoch markers %llu, counters %llu, "
 		"session summary %s)\n", (unsigned long long)s->records,
 		(unsigned long long)s->events, (unsigned long long)s->epoch_markers,

@@ -74,6 +74,8 @@ void kr_views_free(struct kr_views *v)
 	struct kr_thread *t;
 	size_t it = 0;
 
+	kr_gpu_free(v->gpu);
+	v->gpu = NULL;
 	while ((fa = kr_xmap_next(&v->files, &it)))
 		free(fa->path);
 	it = 0;
@@ -204,6 +206,15 @@ static void begin(struct kr_views *v, const struct katra_event *e)
 	}
 }
 
+/* A syscall's key at its End: the End's number, else the Begin's, else
+ * its kind. */
+static uint64_t end_syskey(const struct katra_event *e, const struct kr_open_span *o)
+{
+	if (e->payload.type == KATRA_PAYLOAD_SYSCALL_RETURN)
+		return e->payload.u.syscall_return.nr;
+	return o->nr != KR_NR_NONE ? o->nr : kind_key(o->kind);
+}
+
 static void syscall_end(struct kr_views *v, const struct katra_event *e,
 			const struct kr_open_span *o, uint64_t dur)
 {
@@ -215,12 +226,7 @@ static void syscall_end(struct kr_views *v, const struct katra_event *e,
 	struct kr_thread *t;
 	struct kr_top_entry te;
 
-	if (has_ret)
-		syskey = p->u.syscall_return.nr;
-	else if (o->nr != KR_NR_NONE)
-		syskey = o->nr;
-	else
-		syskey = kind_key(o->kind);
+	syskey = end_syskey(e, o);
 	kr_sys_add(v, o->pid, syskey, dur, has_ret && ret < 0 && ret > -4096);
 	if (v->pf)
 		kr_pf_add(v->pf, o->pid, o->begin_seq, KR_PF_SYSCALL, syskey, dur);
@@ -298,6 +304,45 @@ static void offcpu_end(struct kr_views *v, const struct katra_event *e,
 		kr_top_push(v, &te);
 }
 
+/* Tells v->on_span about the span o ended by e. */
+static void span_done(struct kr_views *v, const struct katra_event *e,
+		      const struct kr_open_span *o, uint64_t dur)
+{
+	struct kr_span_done d;
+	struct kr_thread *t;
+
+	memset(&d, 0, sizeof(d));
+	d.end = e;
+	d.begin_ts = o->begin_ts;
+	d.begin_seq = o->begin_seq;
+	d.pid = o->pid;
+	d.dur = dur;
+	d.kind = o->kind;
+	d.scope = o->scope;
+	d.res_domain = e->resource.domain != KATRA_RES_NONE ? e->resource.domain : o->res_domain;
+	d.res_id = e->resource.domain != KATRA_RES_NONE ? e->resource.id : o->res_id;
+	d.syskey = syscall_kind(o->kind, o->scope) ? end_syskey(e, o) : KR_SYSKEY_NONE;
+	if (kr_call_kind(o->kind)) {
+		d.call = (uint64_t)o->kind << 32 | o->nr;
+		d.call_failed = kr_call_failed(e);
+	}
+	if (o->kind == KATRA_KIND_OFF_CPU && e->confidence != KATRA_CONFIDENCE_INFERRED) {
+		/* the reason offcpu_end charges it to */
+		d.offcpu = true;
+		d.off_state = kr_task_state(o->prev_state);
+		t = kr_xmap_find(&v->threads, &e->thread_id);
+		if (d.off_state == 'R') {
+			d.off_reason = KR_OFF_PREEMPTED;
+		} else if (t && t->sc_open) {
+			d.off_reason = KR_OFF_SYSCALL;
+			d.off_syscall_span = t->sc_span;
+		} else {
+			d.off_reason = t && t->pf_open ? KR_OFF_FAULT : KR_OFF_OTHER;
+		}
+	}
+	v->on_span(v->span_ctx, &d);
+}
+
 static void end(struct kr_views *v, const struct katra_event *e)
 {
 	uint64_t key[2] = { e->thread_id, e->span_id.value };
@@ -312,6 +357,8 @@ static void end(struct kr_views *v, const struct katra_event *e)
 	o = *op;
 	kr_xmap_remove(&v->open, op);
 	dur = e->ts_mono_ns >= o.begin_ts ? e->ts_mono_ns - o.begin_ts : 0;
+	if (v->on_span)
+		span_done(v, e, &o, dur);
 	if (syscall_kind(o.kind, o.scope)) {
 		syscall_end(v, e, &o, dur);
 		return;
@@ -357,6 +404,8 @@ void kr_views_add(struct kr_views *v, const struct katra_record *rec)
 		kr_pf_epoch(v->pf, &rec->u.epoch);
 	if (rec->type != KATRA_RECORD_EVENT)
 		return;
+	if (v->gpu && e->scope == KATRA_SCOPE_GPU)
+		kr_gpu_add(v->gpu, e);
 	if (!e->span_id.present) {
 		if (e->payload.type == KATRA_PAYLOAD_SYSCALL_RETURN)
 			v->untimed_syscalls++; /* in flight at capture start */

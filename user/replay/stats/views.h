@@ -100,7 +100,30 @@ struct kr_top_entry {
 	bool in_syscall;   /* syskey still to be fixed at the syscall's End */
 };
 
+/* A paired span as the views saw it at its End (kr_views.on_span). */
+struct kr_span_done {
+	const struct katra_event *end;
+	uint64_t begin_ts, begin_seq, pid, dur;
+	uint64_t res_domain, res_id; /* the End's resource, else the Begin's */
+	uint32_t kind, scope;        /* the Begin's */
+	uint64_t syskey;             /* a syscall span's key (kr_syskey_name); else
+				      * KR_SYSKEY_NONE */
+	uint64_t call;               /* a layer call's kind << 32 | number
+				      * (kr_call_label); else 0 */
+	bool call_failed;
+	/* a measured OffCpu span: why (enum kr_offcpu_reason), the state letter
+	 * and, blocked in a syscall, that syscall's span_id on the thread */
+	bool offcpu;
+	unsigned off_reason;
+	char off_state;
+	uint64_t off_syscall_span;
+};
+
 struct kr_views {
+	/* called at every paired span's End, before the tables take it; NULL:
+	 * none (export --parquet writes a row per span from it) */
+	void (*on_span)(void *ctx, const struct kr_span_done *d);
+	void *span_ctx;
 	const struct kr_procnames *names; /* the overview's: names known by the end */
 	struct kr_xmap open;        /* (tid, span_id) -> struct kr_open_span */
 	struct kr_xmap threads;     /* tid -> struct kr_thread */
@@ -114,6 +137,7 @@ struct kr_views {
 	struct { uint64_t pid, handle; } call_libs[KR_MAX_CALL_LIBS]; /* WinToUnix libraries */
 	unsigned ncall_libs;
 	struct kr_perframe *pf;     /* --per-frame (perframe.h), else NULL */
+	struct kr_gpu *gpu;         /* --gpu (stats_gpu.c), else NULL */
 	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
 	unsigned top_len, top_cap;
 	uint64_t path_bytes;
@@ -178,6 +202,16 @@ const char *kr_call_label(const struct kr_views *v, uint64_t what, char *buf, si
 const char *kr_call_layer(uint64_t what);
 void kr_calls_text(FILE *f, const struct kr_views *v, bool per_process);
 void kr_calls_json(FILE *f, const struct kr_views *v, bool per_process);
+
+/* ---- the GPU layer's fences (stats_gpu.c) ---- */
+struct kr_gpu;
+/* NULL when out of memory. */
+struct kr_gpu *kr_gpu_new(void);
+void kr_gpu_free(struct kr_gpu *g);
+/* An event of scope Gpu. */
+void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e);
+void kr_gpu_text(FILE *f, const struct kr_views *v);
+void kr_gpu_json(FILE *f, const struct kr_views *v);
 
 /* ---- per frame (stats_frames_out.c; perframe.h) ---- */
 /* 0, or -ENOMEM (the output is cut short; the JSON stays well-formed);

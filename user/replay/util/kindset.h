@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Sets of event kinds as a bit mask (EventKind has fewer than 64 variants),
- * parsed from a comma-separated list of the spec's kind names. */
+/* Sets of event kinds as a bit mask (128 bits: EventKind has more than 64
+ * variants), parsed from a comma-separated list of the spec's kind names. */
 #ifndef KATRA_REPLAY_KINDSET_H
 #define KATRA_REPLAY_KINDSET_H
 
@@ -10,18 +10,18 @@
 
 #include "katra/format.h"
 
-_Static_assert(KATRA_KIND_COUNT <= 64, "a kind set is one u64");
+_Static_assert(KATRA_KIND_COUNT <= 128, "a kind set is 128 bits");
 
-typedef uint64_t kr_kindset;
+typedef unsigned __int128 kr_kindset;
 
 static inline bool kr_kindset_has(kr_kindset s, uint32_t kind)
 {
-	return kind < 64 && (s >> kind) & 1;
+	return kind < 128 && (s >> kind) & 1;
 }
 
 static inline kr_kindset kr_kindset_bit(uint32_t kind)
 {
-	return kind < 64 ? (kr_kindset)1 << kind : 0;
+	return kind < 128 ? (kr_kindset)1 << kind : 0;
 }
 
 /* "OffCpu,Wakeup" (names as format/SPEC.md spells them, case-insensitive,

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The GPU layer: dma_fence trace events of the tracked processes' fences and
+ * of the fences their threads touch or wait on (katra_ev_gpu_fence in
+ * wire.h).  Classic tracepoints ("gp_EVENT", attached where tracefs lists the
+ * event): their records carry the driver and timeline names, which only the
+ * fence's ops can give (a call BPF cannot make).  Their layout is the one
+ * every supported kernel's format file shows (5.10 to 6.18):
+ *   __data_loc char[] driver; __data_loc char[] timeline;
+ *   unsigned int context; unsigned int seqno; */
+#include "common.bpf.h"
+
+struct fence_rec {
+	__u64 common;       /* the kernel's pt_regs pointer when BPF reads it */
+	__u32 driver_loc;   /* __data_loc: offset in the low 16 bits, length above */
+	__u32 timeline_loc;
+	__u32 context;
+	__u32 seqno;
+};
+
+/* (context << 32 | seqno) -> the tracked tgid that made the fence; an entry
+ * leaves when the fence signals or is freed.  A full table is counted (the
+ * fence's later events in other contexts are then not written). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u32);
+} gpu_fences SEC(".maps");
+
+/* Contexts whose names were written (KATRA_EV_GPU_TIMELINE): once each. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} gpu_named SEC(".maps");
+
+static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+				      __u64 ts)
+{
+	struct katra_ev_gpu_timeline *t;
+	__u32 ctxid = r->context, one = 1;
+	void *rb;
+
+	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
+		return;
+	/* a full table: the names again next time, never none */
+	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
+	t = katra_reserve(&rb, cpu, sizeof(*t), 1);
+	if (!t)
+		return;
+	katra_head(&t->head, KATRA_EV_GPU_TIMELINE, cpu, pid_tgid, ts);
+	t->context = ctxid;
+	t->pad = 0;
+	if (bpf_probe_read_kernel_str(t->driver, sizeof(t->driver),
+				      (void *)r + (r->driver_loc & 0xffff)) < 0)
+		t->driver[0] = 0;
+	if (bpf_probe_read_kernel_str(t->timeline, sizeof(t->timeline),
+				      (void *)r + (r->timeline_loc & 0xffff)) < 0)
+		t->timeline[0] = 0;
+	katra_submit(rb, t, cpu);
+}
+
+/* Whether the probe runs on the current task's own stack (its syscall, a
+ * fault of it) rather than in an interrupt that came while it ran (x86_64
+ * runs hard and soft interrupts and NMIs on stacks of their own): the
+ * address of this program's stack, compared as katra_in_task() compares a
+ * raw tracepoint's arguments.  (The record's common_flags would say it, but
+ * the kernel overwrites the common fields with a pt_regs pointer before a
+ * BPF program sees the record.) */
+static __always_inline bool in_own_task(void)
+{
+	volatile __u64 marker = 0;
+	__u64 lo = katra_current_stack(), hi = lo + KATRA_THREAD_SIZE, at = (__u64)&marker;
+
+	asm volatile("" : "+r"(hi));
+	return at >= lo && at < hi;
+}
+
+static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 key = (__u64)r->context << 32 | r->seqno;
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct katra_ev_gpu_fence *e;
+	__u32 owner = 0, *o, cpu;
+	__u64 ts;
+	void *rb;
+
+	if (what == KATRA_GPU_FENCE_INIT) {
+		if (!mine)
+			return 0;
+		owner = pid_tgid >> 32;
+		katra_map_put(&gpu_fences, &key, &owner, BPF_ANY, KTABLE_GPU);
+	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
+		owner = *o;
+		if (what == KATRA_GPU_FENCE_SIGNALED || what == KATRA_GPU_FENCE_DESTROY)
+			bpf_map_delete_elem(&gpu_fences, &key);
+	} else if (!mine || what == KATRA_GPU_FENCE_DESTROY) {
+		/* another process's fence, or one that signalled: its free is
+		 * not the traced program's */
+		return 0;
+	}
+	cpu = katra_busy();
+	ts = bpf_ktime_get_ns();
+	if (!mine)
+		pid_tgid = 0;
+	put_names(r, cpu, pid_tgid, ts);
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		goto out;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
+	e->context = r->context;
+	e->seqno = r->seqno;
+	e->what = what;
+	e->owner_tgid = owner;
+	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
+	return 0;
+}
+
+SEC("tracepoint/dma_fence/dma_fence_init")
+int gp_dma_fence_init(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_INIT);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_emit")
+int gp_dma_fence_emit(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_EMIT);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_enable_signal")
+int gp_dma_fence_enable_signal(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_ENABLE_SIGNAL);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_signaled")
+int gp_dma_fence_signaled(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_SIGNALED);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_wait_start")
+int gp_dma_fence_wait_start(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_WAIT_START);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_wait_end")
+int gp_dma_fence_wait_end(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_WAIT_END);
+}
+
+SEC("tracepoint/dma_fence/dma_fence_destroy")
+int gp_dma_fence_destroy(struct fence_rec *r)
+{
+	return on_fence(r, KATRA_GPU_FENCE_DESTROY);
+}
+
+/* ---- the GPU scheduler (drm_sched, a module: gpu-sched): a job's queueing
+ * (in the submitting thread's ioctl), its run on the ring and its
+ * completion.  Up to 6.16 the events are drm_sched_job, drm_run_job and
+ * drm_sched_process_job; from 6.17 drm_sched_job_queue, drm_sched_job_run
+ * and drm_sched_job_done.  Their record layouts differ, their arguments do
+ * not: (struct drm_sched_job *, struct drm_sched_entity *) for the first
+ * two, (struct drm_sched_fence *) for the last, so raw tracepoints read the
+ * job's finished fence from the structs (CO-RE against the module's BTF)
+ * on every version.  That fence's dma_fence_init ran in the submitting
+ * thread (drm_sched_job_arm, in its ioctl): it is in gpu_fences when the
+ * job is a traced process's, and its names (driver "drm_sched", timeline
+ * the ring) are already written.  Attached where tracefs lists the event
+ * (the loader); never loaded elsewhere, so a kernel without the module
+ * needs none of these types. */
+struct drm_sched_fence___katra {
+	struct dma_fence finished;
+} __attribute__((preserve_access_index));
+
+struct drm_sched_job___katra {
+	struct drm_sched_fence___katra *s_fence;
+} __attribute__((preserve_access_index));
+
+static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct katra_ev_gpu_fence *e;
+	__u32 owner, *o, cpu, context, seqno;
+	__u64 key;
+	void *rb;
+
+	/* a layout without the fence: nothing read (the reads are dead code,
+	 * never loaded as relocations the kernel cannot resolve) */
+	if (!sf || !bpf_core_field_exists(sf->finished))
+		return 0;
+	context = (__u32)BPF_CORE_READ(sf, finished.context);
+	seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
+	key = (__u64)context << 32 | seqno;
+	o = bpf_map_lookup_elem(&gpu_fences, &key);
+	if (!o && !mine)
+		return 0;
+	owner = o ? *o : pid_tgid >> 32;
+	cpu = katra_busy();
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		goto out;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns());
+	e->context = context;
+	e->seqno = seqno;
+	e->what = what;
+	e->owner_tgid = owner;
+	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
+	return 0;
+}
+
+/* The job's fences (NULL where the layout has no s_fence). */
+static __always_inline struct drm_sched_fence___katra *job_fence(struct drm_sched_job___katra *job)
+{
+	if (!bpf_core_field_exists(job->s_fence))
+		return NULL;
+	return BPF_CORE_READ(job, s_fence);
+}
+
+SEC("raw_tp/drm_sched_job")
+int BPF_PROG(gs_drm_sched_job, struct drm_sched_job___katra *job)
+{
+	return on_job(job_fence(job), KATRA_GPU_JOB_QUEUE);
+}
+
+SEC("raw_tp/drm_run_job")
+int BPF_PROG(gs_drm_run_job, struct drm_sched_job___katra *job)
+{
+	return on_job(job_fence(job), KATRA_GPU_JOB_RUN);
+}
+
+SEC("raw_tp/drm_sched_process_job")
+int BPF_PROG(gs_drm_sched_process_job, struct drm_sched_fence___katra *fence)
+{
+	return on_job(fence, KATRA_GPU_JOB_DONE);
+}
+
+SEC("raw_tp/drm_sched_job_queue")
+int BPF_PROG(gs_drm_sched_job_queue, struct drm_sched_job___katra *job)
+{
+	return on_job(job_fence(job), KATRA_GPU_JOB_QUEUE);
+}
+
+SEC("raw_tp/drm_sched_job_run")
+int BPF_PROG(gs_drm_sched_job_run, struct drm_sched_job___katra *job)
+{
+	return on_job(job_fence(job), KATRA_GPU_JOB_RUN);
+}
+
+SEC("raw_tp/drm_sched_job_done")
+int BPF_PROG(gs_drm_sched_job_done, struct drm_sched_fence___katra *fence)
+{
+	return on_job(fence, KATRA_GPU_JOB_DONE);
+}

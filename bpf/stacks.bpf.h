@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Call stacks (--stacks): taken at a traced thread's switch-out, written at
+ * its switch-in when it was off the CPU stack_threshold_ns or more
+ * (struct katra_stack_rec in wire.h).  Behind the rodata record_stacks: off,
+ * the verifier drops all of it and the maps are one entry each. */
+#ifndef KATRA_STACKS_BPF_H
+#define KATRA_STACKS_BPF_H
+
+#include "common.bpf.h"
+
+extern const volatile bool record_stacks;
+extern const volatile __u64 stack_threshold_ns;
+extern const volatile __u64 stack_wakeup_bytes; /* the loader's: a quarter of stack_ring */
+/* Stacks lost: [0] the slot table was full, [1] the stack ring refused one */
+extern __u64 stack_drops[2];
+
+/* A slot per thread, by tid: kept from its switch-out to its switch-in.
+ * Preallocated (no allocation under the runqueue lock); deleted at the
+ * thread's last switch-out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct katra_stack_rec);
+} stack_slots SEC(".maps") __weak;
+
+/* The source of a new slot's first insert (its content is overwritten) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct katra_stack_rec);
+} stack_blank SEC(".maps") __weak;
+
+/* A syscall's stack, made here and written to the ring at its exact size */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct katra_stack_rec);
+} stack_scratch SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, KATRA_STACK_KDEPTH * sizeof(__u64));
+} kstacks SEC(".maps") __weak;
+
+/* Read by user space alone (its own thread); sized by the loader */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} stack_ring SEC(".maps") __weak;
+
+static __always_inline void katra_stack_user(struct katra_stack_rec *s);
+
+/* The reader is woken at once while little is unread: a process's module
+ * table is read at its first stack, and a short-lived process is gone 10 ms
+ * later (a reader woken only at a quarter full read no table of a 20 ms
+ * workload, t_stacks); past stack_wakeup_bytes unread it is awake anyway */
+static __always_inline __u64 stack_wakeup(void)
+{
+	return bpf_ringbuf_query(&stack_ring, BPF_RB_AVAIL_DATA) >= stack_wakeup_bytes
+		       ? BPF_RB_NO_WAKEUP
+		       : BPF_RB_FORCE_WAKEUP;
+}
+
+/* The leaving thread (current): its registers, kernel stack and user stack
+ * into its slot.  ctx: the tracepoint's (bpf_get_stackid walks from it). */
+static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts, bool dead)
+{
+	__u32 tid = pid_tgid, zero = 0;
+	struct katra_stack_rec *s;
+
+	if (dead) {
+		bpf_map_delete_elem(&stack_slots, &tid);
+		return;
+	}
+	s = bpf_map_lookup_elem(&stack_slots, &tid);
+	if (!s) {
+		void *blank = bpf_map_lookup_elem(&stack_blank, &zero);
+
+		if (!blank)
+			return;
+		if (bpf_map_update_elem(&stack_slots, &tid, blank, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&stack_slots, &tid)) {
+			__sync_fetch_and_add(&stack_drops[0], 1);
+			return;
+		}
+		s = bpf_map_lookup_elem(&stack_slots, &tid);
+		if (!s)
+			return;
+	}
+	s->tgid = pid_tgid >> 32;
+	s->tid = tid;
+	s->begin_ts = ts;
+	s->end_ts = 0;
+	s->site = KATRA_WSTACK_OFF_CPU;
+	s->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+	katra_stack_user(s);
+}
+
+/* The current thread's user registers and a copy of its user stack into s */
+static __always_inline void katra_stack_user(struct katra_stack_rec *s)
+{
+	__u64 sp, base;
+
+	if (bpf_probe_read_kernel(s->regs, sizeof(s->regs),
+				  (void *)katra_user_regs(katra_current_stack()))) {
+		s->stack_len = 0;
+		s->stack_base = 0;
+		return;
+	}
+	sp = s->regs[19]; /* pt_regs.sp */
+	base = sp & ~4095ull;
+	s->stack_base = base;
+	s->stack_len = 0;
+	/* whole pages, each read or not (a read that fails leaves zeros): the
+	 * first one that fails ends the copy (the stack's top, a page out) */
+	for (int i = 0; i < KATRA_STACK_PAGES; i++) {
+		if (bpf_probe_read_user(&s->data[i * 4096], 4096, (void *)(base + i * 4096ull)))
+			break;
+		s->stack_len = (i + 1) * 4096;
+	}
+}
+
+/* The coming thread: its slot to the stack ring when it was off long enough */
+static __always_inline void katra_stack_in(__u32 next_tid, __u64 ts)
+{
+	struct katra_stack_rec *s = bpf_map_lookup_elem(&stack_slots, &next_tid);
+	__u32 len;
+
+	if (!s || !s->begin_ts || s->end_ts)
+		return;
+	s->end_ts = ts;
+	if (ts - s->begin_ts < stack_threshold_ns)
+		return;
+	len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
+	if (len > KATRA_STACK_BYTES)
+		len = KATRA_STACK_BYTES;
+	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, stack_wakeup()))
+		__sync_fetch_and_add(&stack_drops[1], 1);
+}
+
+/* A syscall of the current thread that took stack_threshold_ns or more:
+ * its stack to the ring now (out of line: sys_exit's paths stay its own) */
+static __noinline int katra_stack_syscall(__u64 pid_tgid, __u64 enter_ts, __u64 exit_ts)
+{
+	__u32 zero = 0, len;
+	struct katra_stack_rec *s = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+	if (!s)
+		return 0;
+	s->tgid = pid_tgid >> 32;
+	s->tid = pid_tgid;
+	s->begin_ts = enter_ts;
+	s->end_ts = exit_ts;
+	s->site = KATRA_WSTACK_SYSCALL;
+	s->kstack_id = -2; /* -ENOENT: the exit's kernel stack says nothing */
+	katra_stack_user(s);
+	len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
+	if (len > KATRA_STACK_BYTES)
+		len = KATRA_STACK_BYTES;
+	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, stack_wakeup()))
+		__sync_fetch_and_add(&stack_drops[1], 1);
+	return 0;
+}
+
+/* Both sides of a switch, out of line (the switch probe's paths stay its
+ * own).  flags: KATRA_SW_*, and bit 31 for the leaving thread's last
+ * switch-out. */
+#define KATRA_STACK_PREV_DEAD (1u << 31)
+static __noinline int katra_stacks_switch(void *ctx, __u64 pid_tgid, __u32 next_tid, __u32 flags,
+					  __u64 ts)
+{
+	if (flags & KATRA_SW_PREV_TRACKED)
+		katra_stack_out(ctx, pid_tgid, ts, flags & KATRA_STACK_PREV_DEAD);
+	if (flags & KATRA_SW_NEXT_TRACKED)
+		katra_stack_in(next_tid, ts);
+	return 0;
+}
+
+#endif

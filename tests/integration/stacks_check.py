@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""--stacks on tests/workloads/stackchains: katra-replay stats --stacks --json
+names each known chain in order, every time, with its kernel frames
+(stacks_check.py STATS.json ROUNDS); every StackOf of the trace cites an
+OffCpu span exactly: its thread's Begin at begin_ns, whose End is
+duration_ns later (stacks_check.py cite TRACE.jsonl)."""
+import json
+import sys
+
+CHAIN = ["chain_b", "chain_a", "main"]
+# the leaf, and kernel frames its interval off the CPU must show
+LEAVES = {
+    "leaf_sleep": ["do_nanosleep"],
+    "leaf_read": ["__x64_sys_pread64"],
+    "leaf_fault": ["handle_mm_fault", "asm_exc_page_fault"],
+}
+
+
+def fn(frame):
+    """'chain_b+0x1b (stackchains)' -> 'chain_b'"""
+    return frame.split(" ")[0].split("+")[0]
+
+
+def cite(path):
+    begins, ends, cites = {}, {}, []
+    for line in open(path):
+        r = json.loads(line)
+        if r.get("record") == "StackOf":
+            cites.append(r)
+        elif r.get("record") == "Event" and r["scope"] == "Linux":
+            # OffCpu, or a syscall's span (its kind: Sleep, FileRead, ...)
+            site = "OffCpu" if r["kind"] == "OffCpu" else "Syscall"
+            if r["kind"] in ("PageFault", "Wakeup"):
+                continue
+            if r["phase"] == "Begin":
+                begins[(site, r["thread_id"], r["ts_mono_ns"])] = r["span_id"]
+            elif r["phase"] == "End":
+                ends[(r["thread_id"], r["span_id"])] = r["ts_mono_ns"]
+    if not cites:
+        sys.exit("no StackOf record")
+    for c in cites:
+        span = begins.get((c["site"], c["thread_id"], c["begin_ns"]))
+        if span is None:
+            sys.exit("StackOf %s: no %s Begin of thread %d at %d"
+                     % (c, c["site"], c["thread_id"], c["begin_ns"]))
+        end = ends.get((c["thread_id"], span))
+        if end != c["begin_ns"] + c["duration_ns"]:
+            sys.exit("StackOf %s: its span ends at %s, not begin_ns + duration_ns"
+                     % (c, end))
+    sites = sorted(set(c["site"] for c in cites))
+    if sites != ["OffCpu", "Syscall"]:
+        sys.exit("StackOf sites %s, not OffCpu and Syscall" % sites)
+    print("%d StackOf records, each its span's exact Begin and End" % len(cites))
+
+
+def main():
+    if sys.argv[1] == "cite":
+        cite(sys.argv[2])
+        return
+    doc = json.load(open(sys.argv[1]))
+    rounds = int(sys.argv[2])
+    seen = {(site, leaf): 0 for leaf in LEAVES for site in ("OffCpu", "Syscall")}
+    for st in doc["stacks"]:
+        names = [fn(f) for f in st["frames"]]
+        if not any(n in names for n in CHAIN[:2] + list(LEAVES)):
+            continue  # the workload's set-up, the loader
+        leaves = [n for n in names if n in LEAVES]
+        if len(leaves) != 1:
+            sys.exit("stack %d: the chain without its leaf (or with two): %s"
+                     % (st["stack"], " <- ".join(names)))
+        leaf = leaves[0]
+        i = names.index(leaf)
+        if names[i:i + 4] != [leaf] + CHAIN:
+            sys.exit("stack %d: %s not called from main -> chain_a -> chain_b: %s"
+                     % (st["stack"], leaf, " <- ".join(names)))
+        if st["truncated"]:
+            sys.exit("stack %d: truncated: %s" % (st["stack"], " <- ".join(names)))
+        # the leaf's other calls may block too (leaf_fault's fadvise): the
+        # intervals off the CPU counted are those of its cause; a syscall's
+        # stack has no kernel frames
+        kernel = [fn(k) for k in st["kernel"]]
+        if st["site"] == "Syscall":
+            if kernel:
+                sys.exit("stack %d: a syscall's stack with kernel frames" % st["stack"])
+            seen[("Syscall", leaf)] += st["count"]
+        elif all(k in kernel for k in LEAVES[leaf]):
+            seen[("OffCpu", leaf)] += st["count"]
+    for (site, leaf), n in seen.items():
+        if n < rounds:
+            sys.exit("%s: %d %s spans with its stack%s, %d rounds"
+                     % (leaf, n, site, " in " + " <- ".join(LEAVES[leaf])
+                        if site == "OffCpu" else "", rounds))
+    print("every chain named in order: " +
+          ", ".join("%s %s %d" % (site, leaf, n) for (site, leaf), n in sorted(seen.items())))
+
+
+main()

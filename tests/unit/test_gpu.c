@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The GPU layer through the recorder's pipeline, from hand-made wire
+ * records as bpf/gpu.bpf.c writes them: a fence made inside an ioctl is
+ * linked to it, its signal (in another ioctl, and in an interrupt) to its
+ * init and to that ioctl, a wait is a span, a context's names come once. */
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "pipeline_test_util.h"
+
+#define START 1000000u
+#define GAME 700
+
+/* An ioctl of GAME, enter and exit in one record (written at its exit:
+ * the fence records it made sit before it in the ring). */
+static void ioctl_call(struct pipeline *pl, uint64_t enter, uint64_t exit)
+{
+	struct katra_ev_syscall sc = {
+		.head = { KATRA_EV_SYSCALL, 0, GAME, GAME, START + exit },
+		.enter_ts = START + enter, .exit_ts = START + exit, .nr = SYS_ioctl,
+		.flags = KATRA_SC_ENTER | KATRA_SC_EXIT,
+	};
+
+	pipeline_on_record(pl, &sc, sizeof(sc));
+}
+
+static void fence(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what, uint32_t seqno)
+{
+	struct katra_ev_gpu_fence f = {
+		.head = { KATRA_EV_GPU_FENCE, 0, tid ? GAME : 0, tid, START + ts },
+		.context = 9, .seqno = seqno, .what = what, .owner_tgid = GAME,
+	};
+
+	pipeline_on_record(pl, &f, sizeof(f));
+}
+
+static void names(struct pipeline *pl, uint64_t ts)
+{
+	struct katra_ev_gpu_timeline t = {
+		.head = { KATRA_EV_GPU_TIMELINE, 0, GAME, GAME, START + ts },
+		.context = 9, .driver = "vgem", .timeline = "file",
+	};
+
+	pipeline_on_record(pl, &t, sizeof(t));
+}
+
+Test(gpu, fences_link_to_the_ioctls_that_made_and_signalled_them)
+{
+	struct pl_ev ev[32];
+	struct pl_trace t;
+
+	pl_trace_open(&t, 1, START);
+	/* ioctl 10..20 makes fence 1 (its context named first) */
+	names(&t.pl, 12);
+	fence(&t.pl, GAME, 12, KATRA_GPU_FENCE_INIT, 1);
+	ioctl_call(&t.pl, 10, 20);
+	/* ioctl 30..40 makes fence 2 */
+	fence(&t.pl, GAME, 35, KATRA_GPU_FENCE_INIT, 2);
+	ioctl_call(&t.pl, 30, 40);
+	/* ioctl 50..60 signals fence 1; an interrupt signals fence 2 at 70 */
+	fence(&t.pl, GAME, 55, KATRA_GPU_FENCE_SIGNALED, 1);
+	ioctl_call(&t.pl, 50, 60);
+	fence(&t.pl, 0, 70, KATRA_GPU_FENCE_SIGNALED, 2);
+	/* a wait on fence 3 from 80 to 90, inside an ioctl 79..95 */
+	fence(&t.pl, GAME, 80, KATRA_GPU_FENCE_WAIT_START, 3);
+	fence(&t.pl, GAME, 90, KATRA_GPU_FENCE_WAIT_END, 3);
+	ioctl_call(&t.pl, 79, 95);
+	pl_trace_finish(&t, START + 1000);
+
+	size_t n = pl_read_events(t.path, ev, 32);
+	/* the process's name, then 4 ioctls (8 events), 1 name, 2 inits, 2
+	 * signals, a wait's Begin and End */
+	size_t ioctl_begin[4], nb = 0, init[2], ni = 0, sig[2], ns = 0, wait[2], nw = 0,
+	       named = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN)
+			ioctl_begin[nb++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_INIT)
+			init[ni++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_SIGNALED)
+			sig[ns++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_WAIT)
+			wait[nw++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_TIMELINE)
+			named++;
+	}
+	cr_assert_eq(nb, 4);
+	cr_assert_eq(ni, 2);
+	cr_assert_eq(ns, 2);
+	cr_assert_eq(nw, 2);
+	cr_assert_eq(named, 1);
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].kind == KATRA_KIND_GPU_TIMELINE) {
+			cr_assert_eq(ev[i].scope, KATRA_SCOPE_GPU);
+			cr_assert_eq(ev[i].payload.type, KATRA_PAYLOAD_GPU_TIMELINE);
+			cr_assert_eq(ev[i].payload.u.gpu_timeline.context, 9);
+			cr_assert_eq(ev[i].payload.u.gpu_timeline.driver.len, 4);
+			/* (the strings themselves: dump's test; these point into
+			 * the reader's buffer, reused since) */
+			cr_assert_eq(ev[i].payload.u.gpu_timeline.timeline.len, 4);
+			cr_assert_eq(ev[i].res.domain, KATRA_RES_GPU_TIMELINE);
+		}
+	/* each init: scope Gpu, (context, seqno), caused by its ioctl's Begin */
+	for (size_t i = 0; i < 2; i++) {
+		struct pl_ev *e = &ev[init[i]];
+		cr_assert_eq(e->scope, KATRA_SCOPE_GPU);
+		cr_assert_eq(e->tid, GAME);
+		cr_assert_eq(e->res.domain, KATRA_RES_GPU_TIMELINE);
+		cr_assert_eq(e->res.id, 9);
+		cr_assert_eq(e->payload.u.gpu_fence.seqno, i + 1);
+		cr_assert_eq(e->ncauses, 1, "init %zu: its ioctl", i);
+		cr_assert_eq(e->causes[0], ev[ioctl_begin[i]].seq);
+	}
+	/* the signal in an ioctl: [its init, that ioctl]; in an interrupt:
+	 * [its init] on thread 0 */
+	cr_assert_eq(ev[sig[0]].tid, GAME);
+	cr_assert_eq(ev[sig[0]].ncauses, 2);
+	cr_assert_eq(ev[sig[0]].causes[0], ev[init[0]].seq);
+	cr_assert_eq(ev[sig[0]].causes[1], ev[ioctl_begin[2]].seq);
+	cr_assert_eq(ev[sig[1]].tid, 0);
+	cr_assert_eq(ev[sig[1]].ncauses, 1);
+	cr_assert_eq(ev[sig[1]].causes[0], ev[init[1]].seq);
+	/* the wait: a span inside its ioctl */
+	cr_assert_eq(ev[wait[0]].phase, KATRA_PHASE_BEGIN);
+	cr_assert_eq(ev[wait[0]].causes[0], ev[ioctl_begin[3]].seq);
+	cr_assert_eq(ev[wait[1]].phase, KATRA_PHASE_END);
+	cr_assert_eq(ev[wait[1]].span, ev[wait[0]].span);
+	cr_assert_eq(ev[wait[1]].ncauses, 1);
+	cr_assert_eq(ev[wait[1]].causes[0], ev[wait[0]].seq);
+	cr_assert_eq(ev[wait[1]].ts - ev[wait[0]].ts, 10);
+	temp_dir_remove(t.dir);
+}
+
+/* A GPU scheduler job, by its finished fence: made and queued in the
+ * submitting ioctl, run on the ring and done from the scheduler's thread and
+ * the ring's interrupt (thread 0), then the fence signals. */
+Test(gpu, a_scheduler_job_links_to_its_fence_and_ioctl)
+{
+	static const uint32_t kinds[] = { KATRA_KIND_GPU_FENCE_INIT, KATRA_KIND_GPU_JOB_QUEUE,
+					  KATRA_KIND_GPU_JOB_RUN, KATRA_KIND_GPU_JOB_DONE,
+					  KATRA_KIND_GPU_FENCE_SIGNALED };
+	struct pl_ev ev[32];
+	struct pl_trace t;
+	size_t at[5], k = 0, ioctl_begin = SIZE_MAX;
+
+	pl_trace_open(&t, 1, START);
+	fence(&t.pl, GAME, 12, KATRA_GPU_FENCE_INIT, 4);
+	fence(&t.pl, GAME, 14, KATRA_GPU_JOB_QUEUE, 4);
+	ioctl_call(&t.pl, 10, 20);
+	fence(&t.pl, 0, 30, KATRA_GPU_JOB_RUN, 4);
+	fence(&t.pl, 0, 50, KATRA_GPU_JOB_DONE, 4);
+	fence(&t.pl, 0, 51, KATRA_GPU_FENCE_SIGNALED, 4);
+	pl_trace_finish(&t, START + 1000);
+
+	size_t n = pl_read_events(t.path, ev, 32);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN)
+			ioctl_begin = i;
+		else if (ev[i].scope == KATRA_SCOPE_GPU && k < 5)
+			at[k++] = i;
+	}
+	cr_assert_eq(k, 5);
+	cr_assert_neq(ioctl_begin, SIZE_MAX);
+	for (size_t i = 0; i < 5; i++) {
+		cr_assert_eq(ev[at[i]].kind, kinds[i], "event %zu", i);
+		cr_assert_eq(ev[at[i]].payload.u.gpu_fence.seqno, 4);
+		cr_assert_eq(ev[at[i]].res.domain, KATRA_RES_GPU_TIMELINE);
+	}
+	/* the queue: [init, the ioctl]; run, done, signal: [init] on thread 0 */
+	cr_assert_eq(ev[at[1]].ncauses, 2);
+	cr_assert_eq(ev[at[1]].causes[0], ev[at[0]].seq);
+	cr_assert_eq(ev[at[1]].causes[1], ev[ioctl_begin].seq);
+	for (size_t i = 2; i < 5; i++) {
+		cr_assert_eq(ev[at[i]].tid, 0);
+		cr_assert_eq(ev[at[i]].ncauses, 1, "event %zu", i);
+		cr_assert_eq(ev[at[i]].causes[0], ev[at[0]].seq, "event %zu", i);
+	}
+	cr_assert_eq(ev[at[3]].ts - ev[at[2]].ts, 20, "run to done: the job's time on the ring");
+	temp_dir_remove(t.dir);
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The stacks wing without the kernel (user/record/stacks/): a record made
+ * here as the probe makes it (this thread's registers in pt_regs' layout, a
+ * page-by-page copy of its stack from sp's page) is spooled, unwound by CFI
+ * at the finish and written as Module / Stack / StackOf; the frames name
+ * unwind_leaf <- unwind_mid <- unwind_outer in order (this binary is built
+ * without frame pointers), and StackOf carries the times less the start.
+ * /proc/self is the traced process. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "katra/format.h"
+#include "katra/wire.h"
+#include "record/stacks/kallsyms.h"
+#include "record/stacks/stacks.h"
+#include "replay/names/elfsyms.h"
+#include "../../tools/sample_records.h"
+
+static struct katra_stack_rec rec;
+
+/* The copy as bpf_probe_read_user makes it: whole pages, up to the first
+ * one that cannot be read */
+static void copy_stack(uint64_t sp)
+{
+	rec.stack_base = sp & ~4095ull;
+	rec.stack_len = 0;
+	for (int i = 0; i < KATRA_STACK_PAGES; i++) {
+		struct iovec local = { rec.data + i * 4096, 4096 };
+		struct iovec remote = { (void *)(uintptr_t)(rec.stack_base + i * 4096ull), 4096 };
+		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 4096)
+			break;
+		rec.stack_len = (i + 1) * 4096;
+	}
+}
+
+__attribute__((noinline)) static void unwind_leaf(void)
+{
+	uint64_t ip, sp, bp, bx, r12, r13, r14, r15;
+
+	/* pt_regs: r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di orig_ax ip cs
+	 * flags sp ss; ip and sp of one instant (one asm) */
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3\n\t"
+			 "mov %%r12, %4\n\tmov %%r13, %5\n\tmov %%r14, %6\n\tmov %%r15, %7"
+			 : "=r"(ip), "=r"(sp), "=r"(bp), "=r"(bx), "=r"(r12), "=r"(r13), "=r"(r14),
+			   "=r"(r15));
+	memset(rec.regs, 0, sizeof(rec.regs));
+	rec.regs[0] = r15;
+	rec.regs[1] = r14;
+	rec.regs[2] = r13;
+	rec.regs[3] = r12;
+	rec.regs[4] = bp;
+	rec.regs[5] = bx;
+	rec.regs[16] = ip;
+	rec.regs[19] = sp;
+	copy_stack(sp);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void unwind_mid(void)
+{
+	unwind_leaf();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void unwind_outer(void)
+{
+	unwind_mid();
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(stacks_unwind, cfi_names_the_chain_made_here)
+{
+	char path[] = "/tmp/katra-stk-XXXXXX", msg[256], buf[256];
+	struct katra_stacks_opts o = { .proc = "/proc", .full_paths = true,
+				       .start_mono_ns = 1000 };
+	struct katra_stacks_result res;
+	struct katra_stacks *st;
+	struct katra_writer *w;
+	struct katra_reader *r;
+	struct katra_record kr;
+	struct kr_elfsyms *sy = kr_elfsyms_new(NULL);
+	const char *want[] = { "unwind_leaf", "unwind_mid", "unwind_outer" };
+	int fd = mkstemp(path), nstack = 0, nof = 0;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	memset(&rec, 0, sizeof(rec));
+	unwind_outer();
+	cr_assert_gt(rec.stack_len, 0, "the stack copy");
+	rec.tgid = (uint32_t)getpid();
+	rec.tid = (uint32_t)gettid();
+	rec.begin_ts = 5000;
+	rec.end_ts = 9000;
+	rec.kstack_id = -2;
+	rec.site = KATRA_WSTACK_SYSCALL;
+	cr_assert_eq(katra_stacks_new(&o, &st), 0);
+	cr_assert_eq(katra_stacks_take(st, &rec, KATRA_STACK_HEAD_BYTES + rec.stack_len), 0);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), KATRA_WRITER_OVERWRITE), 0);
+	cr_assert_eq(katra_stacks_finish(st, w, NULL, NULL, &res), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	katra_stacks_free(st);
+	cr_assert_eq(res.written, 1);
+	cr_assert_eq(res.stacks, 1);
+
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &kr) == KATRA_READ_RECORD) {
+		if (kr.type == KATRA_RECORD_MODULE) {
+			kr_elfsyms_module(sy, kr.u.module.id, kr.u.module.name.ptr,
+					  kr.u.module.name.len, kr.u.module.build_id.ptr,
+					  kr.u.module.build_id.len);
+		} else if (kr.type == KATRA_RECORD_STACK) {
+			const struct katra_stack *s = &kr.u.stack;
+			size_t i = 0, j;
+			nstack++;
+			cr_assert_eq(s->kernel.len, 0);
+			/* the first frame is unwind_leaf itself (the pc) */
+			for (j = 0; j < 3 && i < s->frames_len; i++, j++)
+				cr_assert_str_eq(kr_elfsyms_name(sy, s->frames[i].module,
+								 s->frames[i].address, 0, buf,
+								 sizeof(buf)),
+						 want[j], "frame %zu", i);
+			cr_assert_eq(j, 3, "%" PRIu64 " frames", s->frames_len);
+			cr_assert_gt(s->frames_len, 3, "the test's callers below");
+		} else if (kr.type == KATRA_RECORD_STACK_OF) {
+			nof++;
+			cr_assert_eq(kr.u.stack_of.begin_ns, 4000, "less the start");
+			cr_assert_eq(kr.u.stack_of.duration_ns, 4000);
+			cr_assert_eq(kr.u.stack_of.site, KATRA_SITE_SYSCALL);
+			cr_assert_eq(kr.u.stack_of.thread_id, (uint64_t)gettid());
+		}
+	}
+	katra_reader_close(r);
+	kr_elfsyms_free(sy);
+	unlink(path);
+	cr_assert_eq(nstack, 1);
+	cr_assert_eq(nof, 1);
+}
+
+Test(stacks_unwind, kallsyms_names_the_symbol_below)
+{
+	char path[] = "/tmp/katra-ksym-XXXXXX", buf[128];
+	int fd = mkstemp(path);
+	static const char text[] = "ffffffff81000100 T do_nanosleep\n"
+				   "0000000000000000 T zero_is_hidden\n"
+				   "ffffffff81000000 t schedule\n"
+				   "ffffffff81000200 D some_data\n"
+				   "ffffffff81000300 W weak_fn\n";
+	struct kallsyms *k;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	cr_assert_eq(kallsyms_load(path, &k), 0);
+	kallsyms_name(k, 0xffffffff81000023ull, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "schedule+0x23");
+	kallsyms_name(k, 0xffffffff8100015eull, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "do_nanosleep+0x5e");
+	kallsyms_name(k, 0xffffffff81000210ull, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "do_nanosleep+0x110", "data symbols are not code");
+	kallsyms_name(k, 0xffffffff81000301ull, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "weak_fn+0x1");
+	kallsyms_name(k, 0x1000, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "0x1000", "below every symbol");
+	kallsyms_free(k);
+	unlink(path);
+}

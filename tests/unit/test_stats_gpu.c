@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* katra-replay stats --gpu on a trace with known fences (user/replay/stats/
+ * stats_gpu.c): per timeline its names, fences made and signalled, busy
+ * time (the union of the fences' flights), made-to-signalled p50/p99/max,
+ * waits; per process its share of all fence time; text and JSON. */
+#include "replay_test_util.h"
+
+#define US 1000ull
+
+static void timeline(struct tb *t, uint64_t ts, uint64_t ctx, const char *driver,
+		     const char *name)
+{
+	struct katra_event *e = tb_ev(t, ts, 100, 101, KATRA_KIND_GPU_TIMELINE,
+				      KATRA_PHASE_INSTANT, -1);
+
+	e->scope = KATRA_SCOPE_GPU;
+	e->payload.type = KATRA_PAYLOAD_GPU_TIMELINE;
+	e->payload.u.gpu_timeline.context = ctx;
+	e->payload.u.gpu_timeline.driver = katra_cstr(driver);
+	e->payload.u.gpu_timeline.timeline = katra_cstr(name);
+}
+
+static struct katra_event *fence(struct tb *t, uint64_t ts, uint64_t pid, uint32_t kind,
+				 uint32_t phase, int64_t span, uint64_t ctx, uint64_t seqno)
+{
+	struct katra_event *e = tb_ev(t, ts, pid, pid ? pid + 1 : 0, kind, phase, span);
+
+	e->scope = KATRA_SCOPE_GPU;
+	e->payload.type = KATRA_PAYLOAD_GPU_FENCE;
+	e->payload.u.gpu_fence.context = ctx;
+	e->payload.u.gpu_fence.seqno = seqno;
+	return e;
+}
+
+/* Timeline 5 (amdgpu gfx): process 100's fences 1 (10..40 us) and 2 (20..60
+ * us, overlapping: busy 10..60 = 50 us), then process 200's fence 3 (100..
+ * 110 us); a wait of thread 101 on fence 2 from 30 to 60 us.  Timeline 9
+ * (vgem): process 100's fence 1, 200..400 us, and fence 2 freed unsignalled. */
+static void gpu_trace(struct tb *t)
+{
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(t, 1 * US, 100, "game", NULL);
+	tb_pinfo(t, 1 * US, 200, "tool", NULL);
+	timeline(t, 5 * US, 5, "amdgpu", "gfx_0.0.0");
+	fence(t, 10 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 5, 1);
+	fence(t, 20 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 5, 2);
+	fence(t, 30 * US, 100, KATRA_KIND_GPU_FENCE_WAIT, KATRA_PHASE_BEGIN, 1, 5, 2);
+	fence(t, 40 * US, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 5, 1);
+	fence(t, 60 * US, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 5, 2);
+	fence(t, 60 * US, 100, KATRA_KIND_GPU_FENCE_WAIT, KATRA_PHASE_END, 1, 5, 2);
+	fence(t, 100 * US, 200, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 5, 3);
+	fence(t, 110 * US, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 5, 3);
+	timeline(t, 150 * US, 9, "vgem", "unbound");
+	fence(t, 200 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 9, 1);
+	fence(t, 210 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 9, 2);
+	fence(t, 220 * US, 100, KATRA_KIND_GPU_FENCE_DESTROY, KATRA_PHASE_INSTANT, -1, 9, 2);
+	fence(t, 400 * US, 100, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 9, 1);
+	tb_epoch(t, 500 * US, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(t);
+}
+
+static char *run(bool json)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_GPU, .json = json };
+	struct outcap out, err;
+	struct tb t;
+	char *text;
+
+	tb_init(&t);
+	gpu_trace(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
+	cr_assert_str_eq(oc_text(&err), "");
+	text = strdup(oc_text(&out));
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+	return text;
+}
+
+Test(stats_gpu, timelines_and_processes)
+{
+	char *text = run(false), *b = strstr(text, "\nGPU fence timelines");
+
+	cr_assert_not_null(b, "%s", text);
+	cr_assert_str_eq(b,
+		"\nGPU fence timelines (dma_fence: made to signalled; p50/p99 within 1/32)\n"
+		"   context driver       timeline          fences  signal  busy usecs  p50 usecs  p99 usecs  max usecs  waits wait usecs\n"
+		"         9 vgem         unbound                2       1       200.0      200.0      200.0      200.0      0        0.0\n"
+		"         5 amdgpu       gfx_0.0.0              3       3        60.0       30.0       40.0       40.0      1       30.0\n"
+		"\nGPU fences per process (time in flight, share of all fence time)\n"
+		"process                       fences  signal        usecs   share\n"
+		"100(game)                          4       3        270.0   96.4%\n"
+		"200(tool)                          1       1         10.0    3.6%\n");
+	free(text);
+}
+
+Test(stats_gpu, json)
+{
+	/* p50: the middle of 30 us's bucket (within 1/32), as every view's */
+	char *text = run(true), *b = strstr(text, ",\"gpu\":");
+
+
+	cr_assert_not_null(b, "%s", text);
+	cr_assert_str_eq(b,
+		",\"gpu\":{\"timelines\":["
+		"{\"context\":9,\"driver\":\"vgem\",\"timeline\":\"unbound\",\"fences\":2,"
+		"\"signaled\":1,\"destroyed\":1,\"busy_ns\":200000,\"p50_ns\":200000,"
+		"\"p99_ns\":200000,\"max_ns\":200000,\"waits\":0,\"wait_ns\":0,\"jobs\":0,"
+		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0},"
+		"{\"context\":5,\"driver\":\"amdgpu\",\"timeline\":\"gfx_0.0.0\",\"fences\":3,"
+		"\"signaled\":3,\"destroyed\":0,\"busy_ns\":60000,\"p50_ns\":29951,"
+		"\"p99_ns\":40000,\"max_ns\":40000,\"waits\":1,\"wait_ns\":30000,\"jobs\":0,"
+		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0}],"
+		"\"processes\":[{\"process_id\":100,\"process_name\":\"game\",\"fences\":4,"
+		"\"signaled\":3,\"fence_ns\":270000},{\"process_id\":200,\"process_name\":\"tool\","
+		"\"fences\":1,\"signaled\":1,\"fence_ns\":10000}],\"overflow\":0}}\n");
+	free(text);
+}
+
+/* A drm_sched ring (context 3): process 100's jobs 1 (made 10, run 20..50
+ * us) and 2 (made 12, run 40..60 us: two on the ring at once, busy 20..60 =
+ * 40 us), each signalling at its done. */
+static void jobs_trace(struct tb *t)
+{
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(t, 1 * US, 100, "game", NULL);
+	timeline(t, 5 * US, 3, "drm_sched", "gfx_0.0.0");
+	fence(t, 10 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 12 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 3, 2);
+	fence(t, 20 * US, 100, KATRA_KIND_GPU_JOB_RUN, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 40 * US, 100, KATRA_KIND_GPU_JOB_RUN, KATRA_PHASE_INSTANT, -1, 3, 2);
+	fence(t, 50 * US, 100, KATRA_KIND_GPU_JOB_DONE, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 50 * US, 100, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 3, 1);
+	fence(t, 60 * US, 100, KATRA_KIND_GPU_JOB_DONE, KATRA_PHASE_INSTANT, -1, 3, 2);
+	fence(t, 60 * US, 100, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 3, 2);
+	tb_epoch(t, 100 * US, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(t);
+}
+
+Test(stats_gpu, a_rings_jobs_run_to_done)
+{
+	struct katra_stats_opts o = { .views = KATRA_STATS_GPU };
+	struct outcap out, err;
+	struct tb t;
+
+	tb_init(&t);
+	jobs_trace(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
+	const char *b = strstr(oc_text(&out), "\nGPU scheduler rings");
+	cr_assert_not_null(b, "%s", oc_text(&out));
+	cr_assert_str_eq(b,
+		"\nGPU scheduler rings (jobs: run to done; p50/p99 within 1/32)\n"
+		"   context driver       timeline            jobs  busy usecs  p50 usecs  p99 usecs  max usecs\n"
+		"         3 drm_sched    gfx_0.0.0              2        40.0       20.0       30.0       30.0\n"
+		"\nGPU fences per process (time in flight, share of all fence time)\n"
+		"process                       fences  signal        usecs   share\n"
+		"100(game)                          2       2         88.0  100.0%\n");
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}

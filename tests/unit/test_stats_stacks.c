@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* stats --stacks / --folded (user/replay/stats/stats_stacks.c) and the frame
+ * names of user/replay/names/elfsyms.c: stacks aggregated per (stack, site)
+ * heaviest first, folded lines outermost first with kernel frames _[k], a
+ * module's file never taken when its build id differs, and a file found by
+ * --symbols naming its functions. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <link.h>
+#include <sys/stat.h>
+
+#include "replay_test_util.h"
+#include "replay/names/elfsyms.h"
+
+#define MS 1000000ull
+
+/* innermost first: libc-fake.so+0x10 <- game+0x1404 <- game+0x1500 <- a pc
+ * outside every module */
+static const struct katra_stack_frame frames1[] = {
+	{ 2, 0x10 }, { 1, 0x1404 }, { 1, 0x1500 }, { 0, 0x7ffd0000 },
+};
+static struct katra_stack_frame frames2[] = { { 1, 0x2000 } };
+static const struct katra_str kernel1[] = { { "schedule+0x23", 13 },
+					    { "do_nanosleep+0x5e", 17 } };
+
+static void stack_of(struct tb *t, uint64_t stack, uint64_t dur, uint32_t site)
+{
+	struct katra_record *r = tb_add(t, KATRA_RECORD_STACK_OF);
+
+	r->u.stack_of = (struct katra_stack_of){ stack, 101, 100, 5 * MS, dur, site };
+}
+
+static void stacks_trace(struct tb *t, const char *game_bid)
+{
+	struct katra_record *r;
+
+	tb_init(t);
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	r = tb_add(t, KATRA_RECORD_MODULE);
+	r->u.module = (struct katra_module){ .id = 1, .name = katra_cstr("game"),
+					     .build_id = katra_cstr(game_bid) };
+	r = tb_add(t, KATRA_RECORD_MODULE);
+	r->u.module = (struct katra_module){ .id = 2, .name = katra_cstr("libc-fake.so"),
+					     .build_id = katra_cstr("") };
+	r = tb_add(t, KATRA_RECORD_STACK);
+	r->u.stack = (struct katra_stack){ 1, frames1, 4, { kernel1, 2 }, false };
+	r = tb_add(t, KATRA_RECORD_STACK);
+	r->u.stack = (struct katra_stack){ 2, frames2, 1, { NULL, 0 }, true };
+	stack_of(t, 1, 3 * MS, KATRA_SITE_OFF_CPU);
+	stack_of(t, 2, 4 * MS, KATRA_SITE_OFF_CPU);
+	stack_of(t, 1, 2 * MS, KATRA_SITE_OFF_CPU);
+	stack_of(t, 1, 6 * MS, KATRA_SITE_SYSCALL);
+	tb_write(t);
+}
+
+static const char *run(struct tb *t, struct katra_stats_opts *o, struct outcap *out)
+{
+	struct outcap err;
+
+	oc_open(out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t->path, out->f, o, err.f), 0, "%s", oc_text(&err));
+	oc_free(&err);
+	return oc_text(out);
+}
+
+Test(stats_stacks, folded_outermost_first_heaviest_first_per_site)
+{
+	struct katra_stats_opts o = { .folded = true };
+	struct outcap out;
+	struct tb t;
+
+	stacks_trace(&t, "ab12");
+	cr_assert_str_eq(run(&t, &o, &out),
+			 "0x7ffd0000;game+0x1500;game+0x1404;libc-fake.so+0x10;do_nanosleep_[k];"
+			 "schedule_[k] 5000000\n"
+			 "game+0x2000 4000000\n"
+			 "0x7ffd0000;game+0x1500;game+0x1404;libc-fake.so+0x10;do_nanosleep_[k];"
+			 "schedule_[k] 6000000\n");
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+Test(stats_stacks, text_counts_times_and_truncation)
+{
+	struct katra_stats_opts o = { .stacks = true, .top = 1 };
+	struct outcap out;
+	struct tb t;
+
+	stacks_trace(&t, "ab12");
+	const char *s = run(&t, &o, &out);
+	/* --top 1 per site: the OffCpu stack 1 (2 intervals, 5 ms), the
+	 * Syscall stack 1; not stack 2 */
+	cr_assert_not_null(strstr(s, "heaviest stacks, OffCpu (time of the spans they explain):\n\n"
+				     "       5.000 ms       2 x  stack 1\n"
+				     "      [k] schedule+0x23\n"
+				     "      [k] do_nanosleep+0x5e\n"
+				     "          libc-fake.so+0x10 (libc-fake.so)\n"
+				     "          game+0x1404 (game)\n"
+				     "          game+0x1500 (game)\n"
+				     "          0x7ffd0000\n"), "%s", s);
+	cr_assert_not_null(strstr(s, "heaviest stacks, Syscall (time of the spans they explain):\n\n"
+				     "       6.000 ms       1 x  stack 1\n"), "%s", s);
+	cr_assert_null(strstr(s, "stack 2"), "%s", s);
+	oc_free(&out);
+	o.top = 0;
+	s = run(&t, &o, &out);
+	cr_assert_not_null(strstr(s, "       4.000 ms       1 x  stack 2  (truncated: the walk "
+				     "stopped short)\n"), "%s", s);
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+/* the unit-test binary as a module's file, in a --symbols directory */
+static void symbols_dir(struct tb *t, char *dir, size_t cap)
+{
+	char link[256];
+
+	snprintf(dir, cap, "%s/syms", t->dir);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(link, sizeof(link), "%s/game", dir);
+	cr_assert_eq(symlink("/proc/self/exe", link), 0);
+}
+
+static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uint64_t *)data = info->dlpi_addr; /* the first one: the program */
+	return 1;
+}
+
+Test(stats_stacks, a_file_whose_build_id_differs_is_not_used)
+{
+	struct katra_stats_opts o = { .folded = true };
+	struct outcap out;
+	uint64_t bias = 0;
+	char dir[256], want[64];
+	struct tb t;
+
+	/* an address inside a function of the file in --symbols */
+	dl_iterate_phdr(main_bias, &bias);
+	frames2[0].address = (uint64_t)(uintptr_t)kr_elfsyms_new - bias;
+	stacks_trace(&t, "ab12"); /* not this binary's build id */
+	frames2[0].address = 0x2000;
+	symbols_dir(&t, dir, sizeof(dir));
+	o.symbols = dir;
+	snprintf(want, sizeof(want), "game+0x%" PRIx64 " 4000000\n",
+		 (uint64_t)(uintptr_t)kr_elfsyms_new - bias);
+	cr_assert_not_null(strstr(run(&t, &o, &out), want), "%s", oc_text(&out));
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+Test(stats_stacks, symbols_name_the_functions_of_the_file_found)
+{
+	uint64_t bias = 0;
+	char dir[256], buf[256];
+	struct tb t;
+
+	tb_init(&t);
+	symbols_dir(&t, dir, sizeof(dir));
+	dl_iterate_phdr(main_bias, &bias);
+	struct kr_elfsyms *s = kr_elfsyms_new(dir);
+	cr_assert_not_null(s);
+	cr_assert_eq(kr_elfsyms_module(s, 7, "game", 4, "", 0), 0); /* no build id: any file */
+	uint64_t at = (uint64_t)(uintptr_t)kr_elfsyms_new - bias + 3;
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, at, 1, buf, sizeof(buf)), "kr_elfsyms_new+0x3");
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, at, 0, buf, sizeof(buf)), "kr_elfsyms_new");
+	cr_assert_str_eq(kr_elfsyms_name(s, 0, 0x1234, 1, buf, sizeof(buf)), "0x1234");
+	int found = 0;
+	cr_assert_str_eq(kr_elfsyms_module_name(s, 7, &found), "game");
+	cr_assert(found);
+	kr_elfsyms_free(s);
+	tb_cleanup(&t);
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The GPU layer's events (bpf/gpu.bpf.c): a dma_fence timeline's names, and
+ * the life of each fence a traced process made or touched, in scope Gpu.
+ * A fence is (context, seqno): its events carry it as request_id
+ * (context << 32 | seqno) and resource (GpuTimeline, context).  Links: the
+ * fence's init to the syscall its thread was in (the driver's ioctl), each
+ * later event to the init and to the syscall of the thread that caused it
+ * (a signal from an ioctl), a wait's End to its Begin.  A GPU scheduler job
+ * is its finished fence: its queueing, run and completion link to that
+ * fence's init (made in the submitting ioctl) like the fence's own events. */
+#include "emit_int.h"
+
+static const uint32_t fence_kinds[KATRA_GPU_FENCE_EVENTS] = {
+	[KATRA_GPU_FENCE_INIT] = KATRA_KIND_GPU_FENCE_INIT,
+	[KATRA_GPU_FENCE_EMIT] = KATRA_KIND_GPU_FENCE_EMIT,
+	[KATRA_GPU_FENCE_ENABLE_SIGNAL] = KATRA_KIND_GPU_FENCE_ENABLE_SIGNAL,
+	[KATRA_GPU_FENCE_SIGNALED] = KATRA_KIND_GPU_FENCE_SIGNALED,
+	[KATRA_GPU_FENCE_WAIT_START] = KATRA_KIND_GPU_FENCE_WAIT,
+	[KATRA_GPU_FENCE_WAIT_END] = KATRA_KIND_GPU_FENCE_WAIT,
+	[KATRA_GPU_FENCE_DESTROY] = KATRA_KIND_GPU_FENCE_DESTROY,
+	[KATRA_GPU_JOB_QUEUE] = KATRA_KIND_GPU_JOB_QUEUE,
+	[KATRA_GPU_JOB_RUN] = KATRA_KIND_GPU_JOB_RUN,
+	[KATRA_GPU_JOB_DONE] = KATRA_KIND_GPU_JOB_DONE,
+};
+
+/* The thread of a record made in a traced thread's context, else NULL
+ * (thread 0: an interrupt or another process's thread). */
+static struct thread_state *gpu_thread(struct emitter *e, const struct katra_wire_head *h)
+{
+	return h->tid ? emit_thread(e, h->tid, h->tgid) : NULL;
+}
+
+int emit_gpu_fence(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_gpu_fence *f = &p->u.gf;
+	struct thread_state *th = gpu_thread(e, &f->head);
+	uint64_t fkey = (uint64_t)f->context << 32 | f->seqno;
+	uint32_t phase = KATRA_PHASE_INSTANT;
+	struct katra_event ev;
+	uint64_t causes[4];
+	unsigned n = 0;
+
+	if (f->what >= KATRA_GPU_FENCE_EVENTS)
+		return 0;
+	if (emit_late(e, th, f->head.tid, p->key, 1))
+		return 0;
+	int rc = emit_running(e, th, f->head.tid, p->key);
+	if (rc)
+		return rc;
+	emit_base(&ev, &f->head, KATRA_SCOPE_GPU, fence_kinds[f->what], KATRA_PHASE_INSTANT);
+	if (!f->head.tid) /* outside the traced threads: the fence's process */
+		ev.process_id = f->owner_tgid;
+	ev.request_id = emit_some(fkey);
+	ev.resource.domain = KATRA_RES_GPU_TIMELINE;
+	ev.resource.id = f->context;
+	ev.payload.type = KATRA_PAYLOAD_GPU_FENCE;
+	ev.payload.u.gpu_fence.context = f->context;
+	ev.payload.u.gpu_fence.seqno = f->seqno;
+
+	if (f->what == KATRA_GPU_FENCE_WAIT_START && th) {
+		phase = KATRA_PHASE_BEGIN;
+	} else if (f->what == KATRA_GPU_FENCE_WAIT_END && th && (th->flags & TH_GPU_WAIT_OPEN)) {
+		phase = KATRA_PHASE_END;
+		th->flags &= ~TH_GPU_WAIT_OPEN;
+		ev.span_id = emit_some(th->gw_span);
+		causes[n++] = th->gw_seq;
+	}
+	ev.phase = phase;
+	if (f->what != KATRA_GPU_FENCE_INIT && phase == KATRA_PHASE_INSTANT) {
+		uint64_t *init = ktable_get(&e->gpu_fences, fkey);
+		if (init) {
+			causes[n++] = *init;
+			if (f->what == KATRA_GPU_FENCE_SIGNALED || f->what == KATRA_GPU_FENCE_DESTROY)
+				ktable_remove(&e->gpu_fences, fkey);
+		}
+	}
+	/* the syscall the thread is in: the ioctl that made, emitted or
+	 * signalled the fence, or the call that waits on it */
+	if (th && (th->flags & TH_SYSCALL_OPEN) && phase != KATRA_PHASE_END)
+		causes[n++] = th->sc_seq;
+	emit_note_tracked(e, th, causes, &n);
+	if (f->what == KATRA_GPU_FENCE_INIT) {
+		bool created;
+		uint64_t *slot = ktable_upsert(&e->gpu_fences, fkey, &created);
+		if (slot)
+			*slot = e->next_seq;
+		else
+			e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
+	}
+	if (phase == KATRA_PHASE_BEGIN) {
+		ev.span_id = emit_some(e->next_span++);
+		th->flags |= TH_GPU_WAIT_OPEN;
+		th->gw_span = ev.span_id.value;
+		th->gw_seq = e->next_seq;
+	}
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	return emit_write(e, &ev, p->key, th);
+}
+
+int emit_gpu_timeline(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_gpu_timeline *t = &p->u.gt;
+	struct thread_state *th = gpu_thread(e, &t->head);
+	struct katra_event ev;
+
+	if (emit_late(e, th, t->head.tid, p->key, 1))
+		return 0;
+	emit_base(&ev, &t->head, KATRA_SCOPE_GPU, KATRA_KIND_GPU_TIMELINE, KATRA_PHASE_INSTANT);
+	ev.resource.domain = KATRA_RES_GPU_TIMELINE;
+	ev.resource.id = t->context;
+	ev.payload.type = KATRA_PAYLOAD_GPU_TIMELINE;
+	ev.payload.u.gpu_timeline.context = t->context;
+	ev.payload.u.gpu_timeline.driver =
+		(struct katra_str){ t->driver, strnlen(t->driver, sizeof(t->driver)) };
+	ev.payload.u.gpu_timeline.timeline =
+		(struct katra_str){ t->timeline, strnlen(t->timeline, sizeof(t->timeline)) };
+	return emit_write(e, &ev, p->key, th);
+}
+
+/* A wait still open at the thread's exit or the capture's end: its End,
+ * inferred. */
+int emit_gpu_close(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key)
+{
+	struct katra_wire_head h = { .tid = tid, .tgid = th->tgid };
+	uint64_t causes[1] = { th->gw_seq };
+	struct katra_event ev;
+
+	if (!(th->flags & TH_GPU_WAIT_OPEN))
+		return 0;
+	th->flags &= ~TH_GPU_WAIT_OPEN;
+	emit_base(&ev, &h, KATRA_SCOPE_GPU, KATRA_KIND_GPU_FENCE_WAIT, KATRA_PHASE_END);
+	ev.span_id = emit_some(th->gw_span);
+	ev.causes = (struct katra_u64_vec){ causes, 1 };
+	ev.confidence = KATRA_CONFIDENCE_INFERRED;
+	return emit_write(e, &ev, key, th);
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Call stacks (--stacks): the stack maps sized, the stack ring read, the
+ * kernel stacks looked up (bpf/stacks.bpf.h says what the probe keeps). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "katra.skel.h"
+#include "probes_int.h"
+
+#define STACK_RING_BYTES (16u << 20)
+
+struct katra_stack_reader {
+	struct ring_buffer *rb;
+	int (*cb)(void *ctx, void *data, size_t size);
+	void *ctx;
+};
+
+int pk_stacks_size(struct katra_probes *p, bool on)
+{
+	int err = 0;
+
+	/* off: the programs never touch them (record_stacks is rodata), but
+	 * every map a program names must exist */
+	if (!on) {
+		err = bpf_map__set_max_entries(p->skel->maps.stack_slots, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(p->skel->maps.kstacks, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(p->skel->maps.stack_ring, 4096);
+	} else {
+		err = bpf_map__set_max_entries(p->skel->maps.stack_ring, STACK_RING_BYTES);
+		p->skel->rodata->stack_wakeup_bytes = STACK_RING_BYTES / 4;
+	}
+	return err;
+}
+
+static int on_stack(void *ctx, void *data, size_t size)
+{
+	struct katra_stack_reader *r = ctx;
+
+	return r->cb(r->ctx, data, size);
+}
+
+int katra_probes_stack_reader(struct katra_probes *p,
+			      int (*cb)(void *ctx, void *data, size_t size), void *ctx,
+			      struct katra_stack_reader **out)
+{
+	struct katra_stack_reader *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->cb = cb;
+	r->ctx = ctx;
+	r->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.stack_ring), on_stack, r, NULL);
+	if (!r->rb) {
+		int err = -errno;
+
+		free(r);
+		return err ? err : -EINVAL;
+	}
+	*out = r;
+	return 0;
+}
+
+int katra_probes_stack_poll(struct katra_stack_reader *r, int timeout_ms)
+{
+	/* past a quarter full the ring stops waking its reader (stack_wakeup):
+	 * what is there is read after each wait, woken or not */
+	int n = ring_buffer__poll(r->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	int m = ring_buffer__consume(r->rb);
+	return m < 0 ? m : (n > 0 ? n : 0) + m;
+}
+
+void katra_probes_stack_reader_free(struct katra_stack_reader *r)
+{
+	if (!r)
+		return;
+	ring_buffer__free(r->rb);
+	free(r);
+}
+
+int katra_probes_kstack(const struct katra_probes *p, int32_t id, uint64_t *ips)
+{
+	if (id < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.kstacks), &id, ips))
+		return -errno;
+	return 0;
+}
+
+void katra_probes_stack_drops(const struct katra_probes *p, uint64_t drops[2])
+{
+	for (int i = 0; i < 2; i++)
+		drops[i] = __atomic_load_n(&p->skel->bss->stack_drops[i], __ATOMIC_RELAXED);
+}

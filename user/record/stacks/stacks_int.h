@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Inside the stacks wing: a process's module table (stacks.c) and the
+ * unwinder over it (unwind.c). */
+#ifndef KATRA_RECORD_STACKS_INT_H
+#define KATRA_RECORD_STACKS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <katra/wire.h>
+
+#define STK_PATH_MAX 512
+#define STK_MAX_FRAMES 96
+
+/* A file of a process's code, opened at its first stack */
+struct stk_file {
+	uint64_t dev, ino;
+	int fd;
+	uint32_t module_id; /* 0 until a frame names it */
+	char path[STK_PATH_MAX]; /* as the process's maps name it */
+};
+
+/* A file-backed mapping */
+struct stk_map {
+	uint64_t start, end, pgoff;
+	uint32_t file; /* index in the wing's files */
+};
+
+struct stk_proc {
+	uint32_t pid;
+	struct stk_map *maps;
+	uint32_t nmaps;
+	uint64_t read_ns;  /* when its maps were last read */
+	bool read_failed;
+	void *dwfl; /* Dwfl *, made at the first unwind */
+	uint32_t *mod_files; /* reported module i -> file index */
+	void **mods;         /* Dwfl_Module * of each reported file */
+	uint32_t nmods;
+	void *walk; /* the unwind in progress (unwind.c) */
+};
+
+struct stk_frame {
+	uint32_t file;    /* file index, or UINT32_MAX: no module */
+	uint64_t address; /* pc less the module's bias (or the pc) */
+};
+
+/* Unwinds rec in p: up to STK_MAX_FRAMES frames, innermost first; *truncated
+ * when the walk stopped before the outermost frame.  files: the wing's. */
+int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,
+	       bool fp_only, struct stk_frame *out, uint32_t *n, bool *truncated);
+void stk_proc_release(struct stk_proc *p);
+
+#endif

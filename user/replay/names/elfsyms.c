@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Frames named from the binaries at hand (elfsyms.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+
+#include "elfsyms.h"
+
+struct sym {
+	uint64_t addr, size;
+	const char *name;
+	size_t len; /* the name without its symbol version ("@GLIBC_2.17") */
+};
+
+struct mod {
+	uint32_t id;
+	char *name, *build_id;
+	int loaded; /* 0 not tried, 1 found, -1 not found */
+	Elf *elf;
+	int fd;
+	struct sym *syms;
+	size_t nsyms;
+};
+
+struct kr_elfsyms {
+	char *dir;
+	struct mod *mods;
+	size_t n, cap;
+};
+
+struct kr_elfsyms *kr_elfsyms_new(const char *dir)
+{
+	struct kr_elfsyms *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (dir && !(s->dir = strdup(dir))) {
+		free(s);
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+void kr_elfsyms_free(struct kr_elfsyms *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		struct mod *m = &s->mods[i];
+		free(m->syms);
+		if (m->elf)
+			elf_end(m->elf);
+		if (m->loaded > 0)
+			close(m->fd);
+		free(m->name);
+		free(m->build_id);
+	}
+	free(s->mods);
+	free(s->dir);
+	free(s);
+}
+
+int kr_elfsyms_module(struct kr_elfsyms *s, uint32_t id, const char *name, size_t name_len,
+		      const char *build_id, size_t bid_len)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct mod *m = realloc(s->mods, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		s->mods = m;
+		s->cap = cap;
+	}
+	struct mod *m = &s->mods[s->n];
+	memset(m, 0, sizeof(*m));
+	m->id = id;
+	m->name = strndup(name, name_len);
+	m->build_id = strndup(build_id, bid_len);
+	if (!m->name || !m->build_id) {
+		free(m->name);
+		free(m->build_id);
+		return -ENOMEM;
+	}
+	s->n++;
+	return 0;
+}
+
+static struct mod *find(const struct kr_elfsyms *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->mods[i].id == id)
+			return &s->mods[i];
+	return NULL;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The file at path when its build id is the module's (or either has none) */
+static int try_open(struct mod *m, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const void *bid;
+	char hex[129] = "";
+
+	if (fd < 0)
+		return -1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &bid);
+	for (ssize_t i = 0; i < n && i < 64; i++)
+		snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bid)[i]);
+	if (m->build_id[0] && n > 0 && strcmp(hex, m->build_id)) {
+		elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	m->elf = elf;
+	m->fd = fd;
+	return 0;
+}
+
+static int locate(const struct kr_elfsyms *s, struct mod *m)
+{
+	static const char *const libdirs[] = { "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+					       "/usr/lib64", "/usr/lib", "/lib64", "/lib",
+					       "/usr/bin", "/usr/local/bin" };
+	const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
+	const char *b = m->build_id;
+	char p[4096];
+
+	if (s->dir) {
+		snprintf(p, sizeof(p), "%s/%s", s->dir, base);
+		if (!try_open(m, p))
+			return 0;
+		if (strlen(b) > 2) {
+			snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s.debug", s->dir, b, b + 2);
+			if (!try_open(m, p))
+				return 0;
+			snprintf(p, sizeof(p), "%s/%s/executable", s->dir, b);
+			if (!try_open(m, p))
+				return 0;
+			snprintf(p, sizeof(p), "%s/%s/debuginfo", s->dir, b);
+			if (!try_open(m, p))
+				return 0;
+		}
+	}
+	if (m->name[0] == '/' && !try_open(m, m->name))
+		return 0;
+	if (strlen(b) > 2) {
+		snprintf(p, sizeof(p), "/usr/lib/debug/.build-id/%.2s/%s.debug", b, b + 2);
+		if (!try_open(m, p))
+			return 0;
+	}
+	/* by name only where a build id says it is the same file */
+	for (size_t i = 0; b[0] && i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", libdirs[i], base);
+		if (!try_open(m, p))
+			return 0;
+	}
+	return -1;
+}
+
+/* .symtab, else .dynsym: its functions, sorted */
+static void load(const struct kr_elfsyms *s, struct mod *m)
+{
+	Elf_Scn *scn = NULL, *pick = NULL;
+	GElf_Shdr sh, psh = { 0 };
+
+	m->loaded = -1;
+	if (locate(s, m))
+		return;
+	m->loaded = 1;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !pick)) {
+			pick = scn;
+			psh = sh;
+		}
+	}
+	if (!pick || !psh.sh_entsize)
+		return;
+	Elf_Data *d = elf_getdata(pick, NULL);
+	size_t n = psh.sh_size / psh.sh_entsize;
+	m->syms = d ? calloc(n ? n : 1, sizeof(*m->syms)) : NULL;
+	for (size_t i = 0; m->syms && i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value || sym.st_shndx == SHN_UNDEF)
+			continue;
+		int t = GELF_ST_TYPE(sym.st_info);
+		if (t != STT_FUNC && t != STT_GNU_IFUNC)
+			continue;
+		const char *nm = elf_strptr(m->elf, psh.sh_link, sym.st_name);
+		if (nm && nm[0])
+			m->syms[m->nsyms++] = (struct sym){ sym.st_value, sym.st_size, nm,
+							    strcspn(nm, "@") };
+	}
+	if (m->syms)
+		qsort(m->syms, m->nsyms, sizeof(*m->syms), by_addr);
+}
+
+const char *kr_elfsyms_name(struct kr_elfsyms *s, uint32_t module, uint64_t address,
+			    int with_offset, char *buf, size_t cap)
+{
+	struct mod *m = module ? find(s, module) : NULL;
+	size_t lo = 0, hi;
+
+	if (!m) {
+		snprintf(buf, cap, "0x%" PRIx64, address);
+		return buf;
+	}
+	if (!m->loaded)
+		load(s, m);
+	hi = m->nsyms;
+	while (lo < hi) { /* the first symbol above address */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct sym *sy = lo ? &m->syms[lo - 1] : NULL;
+	if (!sy || (sy->size && address >= sy->addr + sy->size)) {
+		const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
+		snprintf(buf, cap, "%s+0x%" PRIx64, base, address);
+	} else if (with_offset) {
+		snprintf(buf, cap, "%.*s+0x%" PRIx64, (int)sy->len, sy->name, address - sy->addr);
+	} else {
+		snprintf(buf, cap, "%.*s", (int)sy->len, sy->name);
+	}
+	return buf;
+}
+
+const char *kr_elfsyms_module_name(const struct kr_elfsyms *s, uint32_t module, int *found)
+{
+	struct mod *m = module ? find(s, module) : NULL;
+
+	if (found)
+		*found = m && m->loaded > 0;
+	return m ? m->name : "?";
+}

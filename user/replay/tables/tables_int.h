@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Inside export --parquet: one run being exported (tables.c opens and
+ * closes its files; tables_rows.c writes the rows). */
+#ifndef KATRA_REPLAY_TABLES_INT_H
+#define KATRA_REPLAY_TABLES_INT_H
+
+#include <limits.h>
+
+#include "replay/stats/stats.h"
+#include "replay/stats/views.h"
+#include "replay/util/xmap.h"
+#include "tables.h"
+
+#define KQ_MAX_WAKEES (1u << 17)
+#define KQ_MAX_TRACKS 4096
+
+struct kq_run {
+	const char *path;
+	struct kp_file f[KQ_NTABLES];
+	char tmp[KQ_NTABLES][PATH_MAX];
+	bool open[KQ_NTABLES];
+	struct kr_stats s;
+	struct kr_views v;
+	struct kr_xmap wakers; /* woken tid -> struct kq_waker: its latest Wakeup */
+	struct kr_xmap tracks; /* (pid, swapchain) -> struct kq_track */
+	struct kr_xmap cpu;    /* tid -> its on-CPU account (tables_cpu.c) */
+	bool cpu_known;        /* the frames' cpu_ns can be told */
+	uint64_t spans;
+	int err; /* the first write error */
+};
+
+/* Feeds one record to the accumulators and writes the rows it completes. */
+void kq_rows_record(struct kq_run *q, const struct katra_record *rec);
+/* After the last record: the per-run tables (runs, processes, threads,
+ * drops of the summary).  error: NULL, or why the trace ended early. */
+void kq_rows_finish(struct kq_run *q, const struct katra_header *h, const char *error);
+/* The callback the views call at each span's End. */
+void kq_rows_span(void *ctx, const struct kr_span_done *d);
+void kq_rows_init(struct kq_run *q);
+/* The threads' on-CPU time (tables_cpu.c): per event, and a process's
+ * total up to ts (false: not known in this trace). */
+void kq_cpu_init(struct kq_run *q, const struct katra_header *h);
+void kq_cpu_event(struct kq_run *q, const struct katra_event *e);
+bool kq_cpu_total(struct kq_run *q, uint64_t pid, uint64_t ts, uint64_t *out);
+void kq_cpu_free(struct kq_run *q);
+void kq_rows_free(struct kq_run *q);
+
+#endif
