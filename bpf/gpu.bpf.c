@@ -274,7 +274,8 @@ int BPF_PROG(gs_drm_sched_job_done, struct drm_sched_fence___katra *fence)
  *   drm_vblank_event_{queued,delivered}:
  *                                struct drm_file *file; int crtc; unsigned int seq;
  * A DRM file is a tracked process's once a tracked thread queued an event on
- * it (or had one delivered in its own context); vblanks are written on the
+ * it, had one delivered in its own context, or when its opener is a tracked
+ * process (read through the drm module's BTF); vblanks are written on the
  * CRTCs such a file had events on. */
 struct vblank_rec {
 	__u64 common;
@@ -360,20 +361,54 @@ int gp_drm_vblank_event_queued(struct vblank_file_rec *r)
 	return put_vblank(KATRA_GPU_VBLANK_QUEUED, r->crtc, r->seq, tgid, pid_tgid);
 }
 
+/* The DRM file's opener (drm_file.pid: the opening thread's pid up to 6.3,
+ * its process's from 6.4; a pid's first PIDTYPE_PID task is its task), as
+ * its process's tgid; 0 where the drm module has no BTF or the opener is
+ * gone.  A page flip's or atomic commit's event is queued with no trace
+ * event and delivered from a worker or an interrupt: this is how its file
+ * is known to be a tracked process's. */
+struct drm_file___katra {
+	struct pid *pid;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 file_opener(__u64 file)
+{
+	struct drm_file___katra *f = (void *)file;
+	struct hlist_node *first;
+	struct task_struct *t;
+	struct pid *pid;
+
+	if (!bpf_core_field_exists(f->pid))
+		return 0;
+	pid = BPF_CORE_READ(f, pid);
+	if (!pid)
+		return 0;
+	first = BPF_CORE_READ(pid, tasks[PIDTYPE_PID].first);
+	if (!first)
+		return 0;
+	t = (void *)first - bpf_core_field_offset(struct task_struct, pid_links);
+	return BPF_CORE_READ(t, tgid);
+}
+
 SEC("tracepoint/drm/drm_vblank_event_delivered")
 int gp_drm_vblank_event_delivered(struct vblank_file_rec *r)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), file = r->file;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
-	__u32 *o = bpf_map_lookup_elem(&gpu_drm_files, &file), owner;
+	__u32 *o, owner;
 
+	/* an event with no file: the kernel's own (a commit's completion
+	 * that nobody asked for) */
+	if (!file)
+		return 0;
+	o = bpf_map_lookup_elem(&gpu_drm_files, &file);
 	if (o) {
 		owner = *o;
-	} else if (mine) {
-		owner = pid_tgid >> 32;
-		bpf_map_update_elem(&gpu_drm_files, &file, &owner, BPF_ANY);
 	} else {
-		return 0;
+		owner = mine ? pid_tgid >> 32 : file_opener(file);
+		if (!owner || !katra_tracked(owner))
+			return 0;
+		bpf_map_update_elem(&gpu_drm_files, &file, &owner, BPF_ANY);
 	}
 	own_crtc(r->crtc, owner);
 	return put_vblank(KATRA_GPU_VBLANK_DELIVERED, r->crtc, r->seq, owner, mine ? pid_tgid : 0);
