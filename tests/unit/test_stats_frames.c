@@ -289,3 +289,66 @@ Test(stats_frames, trace_order_decides_at_the_present_and_syscalls_alone)
 	oc_free(&out);
 	tb_cleanup(&t);
 }
+
+static struct katra_event *gpu_ev(struct tb *t, uint64_t ts, uint64_t tid, uint32_t kind,
+				  uint64_t seqno)
+{
+	struct katra_event *e = tb_ev(t, ts, GAME, tid, kind, KATRA_PHASE_INSTANT, -1);
+
+	e->scope = KATRA_SCOPE_GPU;
+	if (kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
+		e->resource = (struct katra_resource){ KATRA_RES_DISPLAY_CRTC, 0 };
+		e->payload.type = KATRA_PAYLOAD_GPU_VBLANK;
+		e->payload.u.gpu_vblank.sequence = seqno;
+	} else {
+		e->resource = (struct katra_resource){ KATRA_RES_GPU_TIMELINE, 9 };
+		e->payload.type = KATRA_PAYLOAD_GPU_FENCE;
+		e->payload.u.gpu_fence.context = 9;
+		e->payload.u.gpu_fence.seqno = seqno;
+	}
+	return e;
+}
+
+/* Presents at 10, 20, 30 ms.  Frame 2 (10-20 ms) submits job 1 (fence made
+ * at 12 ms, run 13-17 ms on the ring, signalled at 18 ms) and job 2 (made
+ * at 15 ms, run 19-24 ms: done in frame 3, counted in frame 2, its submit's;
+ * signalled at 25 ms); a flip's event is delivered at 21 ms (frame 3).  Per
+ * frame: GPU jobs frame 2: 2 jobs, 4 + 5 = 9 ms on the ring; fences frame
+ * 2: 2, 6 + 10 = 16 ms; display events: frame 3: 1. */
+Test(stats_frames, the_gpu_work_of_each_frame_by_its_submit)
+{
+	struct katra_stats_opts o = { .per_frame = true, .json = true };
+	struct outcap out;
+	struct tb t;
+	const char *b;
+
+	tb_init(&t);
+	tb_epoch(&t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(&t, MS / 10, GAME, "game", "game");
+	present(&t, 10 * MS, 1, 1);
+	gpu_ev(&t, 12 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 1);
+	gpu_ev(&t, 13 * MS, 0, KATRA_KIND_GPU_JOB_RUN, 1);
+	gpu_ev(&t, 15 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 2);
+	gpu_ev(&t, 17 * MS, 0, KATRA_KIND_GPU_JOB_DONE, 1);
+	gpu_ev(&t, 18 * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, 1);
+	gpu_ev(&t, 19 * MS, 0, KATRA_KIND_GPU_JOB_RUN, 2);
+	present(&t, 20 * MS, 2, 2);
+	gpu_ev(&t, 21 * MS, 0, KATRA_KIND_GPU_VBLANK_DELIVERED, 5);
+	gpu_ev(&t, 24 * MS, 0, KATRA_KIND_GPU_JOB_DONE, 2);
+	gpu_ev(&t, 25 * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, 2);
+	present(&t, 30 * MS, 3, 3);
+	tb_epoch(&t, 31 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(&t);
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuFenceSignaled\",\"number\":"
+				     "null,\"name\":\"GPU fence (made to signalled)\",\"frames_seen\":1,"
+				     "\"calls\":2,\"total_ns\":16000000,"), "%s", b);
+	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuJobDone\",\"number\":null,"
+				     "\"name\":\"GPU job (run to done)\",\"frames_seen\":1,\"calls\":2,"
+				     "\"total_ns\":9000000,"), "%s", b);
+	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuVblankDelivered\",\"number\":"
+				     "null,\"name\":\"display event delivered\",\"frames_seen\":1,"
+				     "\"calls\":1,\"total_ns\":0,"), "%s", b);
+	oc_free(&out);
+	tb_cleanup(&t);
+}

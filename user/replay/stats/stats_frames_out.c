@@ -231,13 +231,21 @@ static const char *row_name(const struct kr_views *v, const struct kr_pf_key *k,
 
 	if (k->cls == KR_PF_CALL)
 		return kr_call_label(v, k->what, buf, cap);
+	if (k->cls == KR_PF_GPU) {
+		uint32_t kind = (uint32_t)(k->what >> 32);
+		snprintf(buf, cap, "%s",
+			 kind == KATRA_KIND_GPU_JOB_DONE ? "GPU job (run to done)" :
+			 kind == KATRA_KIND_GPU_VBLANK_DELIVERED ? "display event delivered" :
+								  "GPU fence (made to signalled)");
+		return buf;
+	}
 	snprintf(buf, cap, "%s", kr_syskey_name(k->what, sys));
 	return buf;
 }
 
 static const char *row_layer(const struct kr_pf_key *k)
 {
-	return k->cls == KR_PF_CALL ? kr_call_layer(k->what) : "linux";
+	return k->cls == KR_PF_CALL ? kr_call_layer(k->what) : k->cls == KR_PF_GPU ? "gpu" : "linux";
 }
 
 static double ms(uint64_t ns)
@@ -375,6 +383,8 @@ static void json_row_head(FILE *f, const struct kr_views *v, const struct kr_pf_
 		if (kind == KATRA_KIND_WIN_TO_UNIX) /* two libraries may share an index */
 			fprintf(f, ",\"handle\":%llu",
 				(unsigned long long)kr_call_handle(v, k->what));
+	} else if (k->cls == KR_PF_GPU) {
+		fprintf(f, "\"%s\",\"number\":null", katra_kind_name(kind) ? katra_kind_name(kind) : "?");
 	} else if (k->what & KR_SYSKEY_KIND)
 		kr_s(f, "\"syscall\",\"number\":null");
 	else
