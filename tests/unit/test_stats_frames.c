@@ -203,7 +203,8 @@ Test(stats_frames, json_per_track_rows_and_slowest)
 	static const char track[] =
 		",\"per_frame\":{\"tracks\":[{\"process_id\":300,\"process_name\":\"game.exe\","
 		"\"swapchain\":\"0xa\",\"presents\":4,\"frames\":3,\"frame_time_ns\":{\"p50\":10000000,"
-		"\"p99\":15000000,\"max\":15000000},\"calls_before_first_present\":2,"
+		"\"p99\":15000000,\"max\":15000000},\"present_to_flip_ns\":null,"
+		"\"calls_before_first_present\":2,"
 		"\"calls_after_last_present\":1,\"rows\":[{\"layer\":\"nt\",\"kind\":\"NtReadFile\","
 		"\"number\":0,\"name\":\"NtReadFile\",\"frames_seen\":3,\"calls\":4,\"total_ns\":9000000,"
 		"\"calls_per_frame\":{\"p50\":1,\"max\":2},\"time_per_frame_ns\":{\"p50\":1000000,"
@@ -346,9 +347,19 @@ Test(stats_frames, the_gpu_work_of_each_frame_by_its_submit)
 	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuJobDone\",\"number\":null,"
 				     "\"name\":\"GPU job (run to done)\",\"frames_seen\":1,\"calls\":2,"
 				     "\"total_ns\":9000000,"), "%s", b);
+	/* the flip 1 ms after present 2; presents 1 and 3 had none */
+	cr_assert_not_null(strstr(b, "\"frame_time_ns\":{\"p50\":10000000,\"p99\":10000000,"
+				     "\"max\":10000000},\"present_to_flip_ns\":{\"presents\":1,"
+				     "\"p50\":1000000,\"p99\":1000000,\"max\":1000000},"), "%s", b);
 	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuVblankDelivered\",\"number\":"
 				     "null,\"name\":\"display event delivered\",\"frames_seen\":1,"
 				     "\"calls\":1,\"total_ns\":0,"), "%s", b);
+	oc_free(&out);
+	o.json = false;
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, "\npresent to flip: p50 1.000 ms  p99 1.000 ms  max 1.000 ms "
+				     "(1 of 3 presents)\n"), "%s", b);
+	cr_assert_not_null(strstr(b, " GPU job (run to done)\n"), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
 }

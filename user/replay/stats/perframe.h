@@ -47,6 +47,10 @@ struct kr_pf_track {
 	uint64_t *seq, *ts, *number; /* per present, in order */
 	size_t n, cap;
 	uint64_t before, after;      /* calls before its first present, after its last */
+	/* present to the first display event delivered to its process after
+	 * it (a flip done), per present that had one; sorted by kr_pf_finish */
+	uint64_t *flip;
+	size_t nflip, flip_cap, flipped; /* flipped: presents already matched */
 };
 
 /* One row's calls in one frame. */

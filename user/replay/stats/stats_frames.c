@@ -33,6 +33,7 @@ void kr_pf_free(struct kr_perframe *pf)
 		free(pf->tracks[i].seq);
 		free(pf->tracks[i].ts);
 		free(pf->tracks[i].number);
+		free(pf->tracks[i].flip);
 	}
 	kr_xmap_free(&pf->rows);
 	kr_xmap_free(&pf->trackless);
@@ -209,12 +210,21 @@ static int by_row_frame(const void *a, const void *b)
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
+static int cmp_flip(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void kr_pf_finish(struct kr_perframe *pf)
 {
 	struct kr_pf_row *r;
 	const uint64_t *n;
 	size_t it = 0, out = 0;
 
+	for (unsigned i = 0; i < pf->ntracks; i++)
+		qsort(pf->tracks[i].flip, pf->tracks[i].nflip, sizeof(uint64_t), cmp_flip);
 	while ((r = kr_xmap_next(&pf->rows, &it)))
 		if (r->cur_count)
 			push_cell(pf, r->id, r->cur_frame, r->cur_count, r->cur_ns);
@@ -274,6 +284,22 @@ void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
 	if (e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
 		kr_pf_add(pf, e->process_id, e->seq, KR_PF_GPU, what, 0);
 		pf->gpu_events++;
+		for (unsigned i = 0; i < pf->ntracks; i++) {
+			struct kr_pf_track *t = &pf->tracks[i];
+			if (t->pid != e->process_id || t->n <= t->flipped)
+				continue;
+			t->flipped = t->n;
+			if (t->nflip == t->flip_cap) {
+				size_t nc = t->flip_cap ? t->flip_cap * 2 : 256;
+				if (!grow(&t->flip, nc)) {
+					pf->oom = true;
+					return;
+				}
+				t->flip_cap = nc;
+			}
+			uint64_t at = t->ts[t->n - 1];
+			t->flip[t->nflip++] = e->ts_mono_ns > at ? e->ts_mono_ns - at : 0;
+		}
 		return;
 	}
 	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)

@@ -281,6 +281,10 @@ static void text_track(FILE *f, const struct kr_views *v, const struct pf_track_
 				t->number[o->slow[i] + 1], ms(len_of(t, o->slow[i])));
 		kr_s(f, "\n");
 	}
+	if (t->nflip)
+		fprintf(f, "present to flip: p50 %.3f ms  p99 %.3f ms  max %.3f ms (%zu of %zu "
+			"presents)\n", ms(rank(t->flip, t->nflip, 0, 50)),
+			ms(rank(t->flip, t->nflip, 0, 99)), ms(t->flip[t->nflip - 1]), t->nflip, t->n);
 	if (o->nrows) {
 		fprintf(f, "       frames  calls per frame     usecs per frame\n"
 			   "layer    seen       p50     max         p50         p99         max name\n%s",
@@ -406,6 +410,13 @@ static void json_track(FILE *f, const struct kr_views *v, const struct pf_track_
 	if (n)
 		fprintf(f, "{\"p50\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}",
 			rank(o->sorted, n, 0, 50), rank(o->sorted, n, 0, 99), o->sorted[n - 1]);
+	else
+		kr_s(f, "null");
+	kr_s(f, ",\"present_to_flip_ns\":");
+	if (t->nflip)
+		fprintf(f, "{\"presents\":%zu,\"p50\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%"
+			PRIu64 "}", t->nflip, rank(t->flip, t->nflip, 0, 50),
+			rank(t->flip, t->nflip, 0, 99), t->flip[t->nflip - 1]);
 	else
 		kr_s(f, "null");
 	fprintf(f, ",\"calls_before_first_present\":%" PRIu64 ",\"calls_after_last_present\":%"
