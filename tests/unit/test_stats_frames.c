@@ -179,6 +179,7 @@ Test(stats_frames, calls_and_syscalls_per_frame_text)
 		 "nt          1         1       1    1000.000    1000.000    1000.000 NtReadFile\n"
 		 "\nframe 2, 15.000 ms: its calls, most above their p50 frame first\n%s"
 		 "nt          1        1000.000    1000.000 NtReadFile\n"
+		 "(GPU side: no GPU events in this trace)\n"
 		 "\n(1 call of processes that presented no frame is not counted)\n",
 		 head, slow_head, slow_head, slow_head, head, slow_head, head, slow_head);
 	cr_assert_str_eq(b, want);
@@ -221,7 +222,8 @@ Test(stats_frames, json_per_track_rows_and_slowest)
 	cr_assert_not_null(strstr(b, "{\"process_id\":500,\"process_name\":\"other.exe\","
 				     "\"swapchain\":\"0xd\",\"presents\":2,\"frames\":1,"), "%s", b);
 	cr_assert_not_null(strstr(b, "],\"calls_without_frames\":1,\"unreadable_frame_names\":0,"
-				     "\"overflow\":{\"tracks\":0,\"rows\":0,\"cells\":0}}}\n"), "%s", b);
+				     "\"gpu_events\":0,\"overflow\":{\"tracks\":0,\"rows\":0,"
+				     "\"cells\":0}}}\n"), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
 }
@@ -360,6 +362,7 @@ Test(stats_frames, the_gpu_work_of_each_frame_by_its_submit)
 	cr_assert_not_null(strstr(b, "\npresent to flip: p50 1.000 ms  p99 1.000 ms  max 1.000 ms "
 				     "(1 of 3 presents)\n"), "%s", b);
 	cr_assert_not_null(strstr(b, " GPU job (run to done)\n"), "%s", b);
+	cr_assert_null(strstr(b, "no GPU events"), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
 }

@@ -370,6 +370,8 @@ int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed)
 		track_out_free(&o);
 	}
 	free(ord);
+	if (!pf->gpu_events)
+		kr_s(f, "(GPU side: no GPU events in this trace)\n");
 	notes(f, pf);
 	return ret;
 }
@@ -451,12 +453,13 @@ static void json_track(FILE *f, const struct kr_views *v, const struct pf_track_
 }
 
 /* ,"per_frame":{"tracks":[{"process_id","process_name","swapchain","presents",
- *   "frames","frame_time_ns":{p50,p99,max}|null,"calls_before_first_present",
+ *   "frames","frame_time_ns":{p50,p99,max}|null,
+ *   "present_to_flip_ns":{presents,p50,p99,max}|null,"calls_before_first_present",
  *   "calls_after_last_present","rows":[{"layer","kind","number","name",
  *   "frames_seen","calls","total_ns","calls_per_frame":{p50,max},
  *   "time_per_frame_ns":{p50,p99,max}}],"slowest":[{"frame","start_ns","end_ns",
  *   "length_ns","calls":[{"layer","kind","number","name","calls","time_ns",
- *   "p50_frame_ns"}]}]}],"calls_without_frames","unreadable_frame_names",
+ *   "p50_frame_ns"}]}]}],"calls_without_frames","unreadable_frame_names","gpu_events",
  *   "overflow":{"tracks","rows","cells"}} */
 int kr_perframe_json(FILE *f, const struct kr_views *v)
 {
@@ -480,8 +483,9 @@ int kr_perframe_json(FILE *f, const struct kr_views *v)
 	}
 	free(ord);
 	fprintf(f, "],\"calls_without_frames\":%" PRIu64 ",\"unreadable_frame_names\":%" PRIu64
-		",\"overflow\":{\"tracks\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"cells\":%" PRIu64 "}}",
-		pf->no_frames, pf->unreadable, pf->track_overflow, pf->row_overflow,
+		",\"gpu_events\":%" PRIu64 ",\"overflow\":{\"tracks\":%" PRIu64 ",\"rows\":%" PRIu64
+		",\"cells\":%" PRIu64 "}}",
+		pf->no_frames, pf->unreadable, pf->gpu_events, pf->track_overflow, pf->row_overflow,
 		pf->cell_overflow);
 	return ret;
 }
