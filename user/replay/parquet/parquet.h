@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* A Parquet file writer for flat tables (no nesting): each column REQUIRED
- * or OPTIONAL, PLAIN-encoded, one data page (v1) per column chunk,
- * definition levels RLE, pages ZSTD-compressed (level 1) or not.  A
+ * or OPTIONAL, PLAIN-encoded (INT64: DELTA_BINARY_PACKED), one data page
+ * (v1) per column chunk, definition levels RLE, pages ZSTD-compressed
+ * (level 1) or not.  A
  * string column chunk with at most KP_DICT_MAX distinct values is written
  * as a dictionary page and RLE_DICTIONARY indices instead (RLE runs).  Rows
  * are buffered for one row group at a time (group_rows rows, then the group
@@ -123,5 +124,15 @@ void kp_discard(struct kp_file *f, const char *path);
 /* The pieces, for tests: definition levels 0/1 as the RLE/bit-packed
  * hybrid (bit width 1, RLE runs), after their 4-byte length. */
 void kp_rle_levels(struct kbuf *out, const uint8_t *levels, size_t n);
+/* n INT64 values (8 bytes little-endian each at p) as DELTA_BINARY_PACKED. */
+void kp_delta(struct kbuf *out, const uint8_t *p, size_t n);
+
+/* The writer's other encodings (encode.c): column col's definition levels
+ * (kp_rle_levels) from the rows' masks; booleans (one byte each in v)
+ * PLAIN, bit-packed; dictionary indices (uint32_t each in idx): their bit
+ * width for ndict entries, then RLE runs. */
+void kp_mask_levels(struct kbuf *out, const uint64_t *m, size_t n, unsigned col);
+void kp_pack_bools(struct kbuf *out, const struct kbuf *v);
+void kp_dict_indices(struct kbuf *out, const struct kbuf *idx, uint32_t ndict);
 
 #endif
