@@ -5,7 +5,9 @@
 # alone, warm page cache), beside `katra-replay stats` on the same file
 # (the reader's pace: stats reads every record once, like the export), the
 # Parquet files' size as a share of the trace's and of its gzip'd size, and
-# the export's peak RSS.  `make bench` runs it after gzip-bytes.sh; alone:
+# the export's peak RSS, and the CPU (user + system) per MB of trace of both
+# (less sensitive than wall time to other work on the machine).  `make
+# bench` runs it after gzip-bytes.sh; alone:
 #   sudo bench/parquet.sh [--quick]      (--quick: 1/10 sizes)
 # Prints a markdown table; the figures go to build/bench/parquet.json.
 set -euo pipefail
@@ -49,11 +51,12 @@ capture() { # NAME ARGS N -> $d/NAME.ktrc
 	wait "$rpid"
 }
 
-# timed NAME OUT CMD...: wall seconds and peak RSS (KiB) of CMD -> OUT
+# timed OUT CMD...: wall seconds, peak RSS (KiB), user and system CPU
+# seconds of CMD -> OUT
 timed() {
 	local out=$1
 	shift
-	/usr/bin/time -f '%e %M' -o "$out" "$@" >/dev/null
+	/usr/bin/time -f '%e %M %U %S' -o "$out" "$@" >/dev/null
 }
 
 for w in "${workloads[@]}"; do
@@ -70,21 +73,24 @@ done
 python3 - "$d" "${workloads[@]}" <<'PY'
 import json, os, sys
 d, rows, out = sys.argv[1], sys.argv[2:], {}
-print("| workload | events | trace MB | export s | export MB/s | stats MB/s | parquet % of trace | parquet % of gzip -1 | export peak RSS MiB |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| workload | events | trace MB | export s | export MB/s | stats MB/s | export CPU ms/MB | stats CPU ms/MB | parquet % of trace | parquet % of gzip -1 | export peak RSS MiB |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     name = r.split("|")[0]
     size = os.path.getsize(os.path.join(d, name + ".ktrc"))
     ev = json.load(open(os.path.join(d, name + ".json")))["events"]
-    es, erss = open(os.path.join(d, name + ".export")).read().split()[-2:]
-    ss, _ = open(os.path.join(d, name + ".stats")).read().split()[-2:]
+    es, erss, eu, esy = open(os.path.join(d, name + ".export")).read().split()[-4:]
+    ss, _, su, ssy = open(os.path.join(d, name + ".stats")).read().split()[-4:]
     es, ss, erss = max(float(es), 0.01), max(float(ss), 0.01), int(erss)
+    ecpu, scpu = float(eu) + float(esy), float(su) + float(ssy)
     gz = int(open(os.path.join(d, name + ".gz")).read())
     pq = int(open(os.path.join(d, name + ".pq")).read())
     out[name] = {"events": ev, "trace_bytes": size, "export_s": es, "stats_s": ss,
+                 "export_cpu_s": ecpu, "stats_cpu_s": scpu,
                  "parquet_bytes": pq, "gzip1_bytes": gz, "export_peak_rss_kib": erss}
-    print("| %s | %d | %.1f | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
-        name, ev, size / 1e6, es, size / 1e6 / es, size / 1e6 / ss, 100.0 * pq / size,
+    print("| %s | %d | %.1f | %.2f | %.1f | %.1f | %.2f | %.2f | %.1f | %.1f | %.1f |" % (
+        name, ev, size / 1e6, es, size / 1e6 / es, size / 1e6 / ss,
+        1e3 * ecpu / (size / 1e6), 1e3 * scpu / (size / 1e6), 100.0 * pq / size,
         100.0 * pq / gz, erss / 1024))
 os.makedirs("build/bench", exist_ok=True)
 json.dump(out, open("build/bench/parquet.json", "w"), indent=1)

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
 	build-essential make pkg-config git
 	clang llvm                      # BPF objects (clang -target bpf), libFuzzer
-	libbpf-dev bpftool libelf-dev zlib1g-dev
+	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libdw-dev                       # --stacks: CFI unwinding and symbols (elfutils' libdwfl)
 	libcapstone-dev                 # the exits of D3D12 methods in PE code (pexits.c)
 	libcriterion-dev                # unit tests

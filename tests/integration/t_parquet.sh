@@ -49,6 +49,26 @@ m = json.loads(sys.argv[1])
 sys.exit(not (int(m["groups"]) > 2 and int(m["most"]) == 100 and m["codecs"] == ["UNCOMPRESSED"]))' "$meta" ||
 	kt_fail "--row-group 100 --no-compress: spans row groups $meta"
 $CHECK single "$T/pqr" "$TRACE" >"$T/check.out" 2>&1 || kt_fail "row groups of 100: $(kt_tail "$T/check.out")"
+# integer column statistics: every row group's min/max/null count in
+# parquet_metadata equal the rows' own (ret is nullable: its nulls counted)
+sf=$(find "$T/pqr/spans" -name part.parquet)
+st=$(node "$QUERY" "with m as (select row_group_id as g, path_in_schema as c, stats_min_value as mn,
+	stats_max_value as mx, stats_null_count as nc from parquet_metadata('$sf')
+	where path_in_schema in ('start_ns', 'dur_ns', 'ret')),
+	d as (unpivot (select file_row_number // 100 as g,
+		min(start_ns)::varchar || '|' || max(start_ns)::varchar || '|0' as start_ns,
+		min(dur_ns)::varchar || '|' || max(dur_ns)::varchar || '|0' as dur_ns,
+		coalesce(min(ret)::varchar || '|' || max(ret)::varchar, 'null|null') || '|' ||
+			(count(*) - count(ret))::varchar as ret
+		from read_parquet('$sf', file_row_number = true) group by 1)
+		on start_ns, dur_ns, ret into name c value v)
+	select count(*) as chunks, count(*) filter (where coalesce(m.mn, 'null') || '|' ||
+		coalesce(m.mx, 'null') || '|' || m.nc = d.v) as same from m join d using (g, c)" | head -1)
+python3 -c '
+import json, sys
+m = json.loads(sys.argv[1])
+sys.exit(not (int(m["chunks"]) > 6 and m["chunks"] == m["same"]))' "$st" ||
+	kt_fail "spans statistics (start_ns, dur_ns, ret per row group) against the rows: $st"
 grep -q "^katra-record: labels build=812 scene=city night$" "$T/rec.err" ||
 	kt_fail "katra-record's summary does not show the labels: $(kt_tail "$T/rec.err")"
 

@@ -87,6 +87,45 @@ Test(parquet, definition_levels_are_rle_runs_after_their_length)
 	kbuf_free(&b);
 }
 
+Test(parquet, int64_as_delta_binary_packed_blocks_and_miniblocks)
+{
+	/* 130 values 0, 3, 6...: a header (blocks of 128, 4 miniblocks, 130
+	 * values, first 0), a block of 128 deltas and one of 1, each with
+	 * least delta 3 and widths 0 (no bytes) */
+	static const uint8_t steps[] = {
+		0x80, 0x01, 0x04, 0x82, 0x01, 0x00, 0x06, 0, 0, 0, 0, 0x06, 0, 0, 0, 0,
+	};
+	/* 0, 1, 3: deltas 1, 2 less 1: 0, 1 at width 1 in a 32-value
+	 * miniblock (4 bytes) */
+	static const uint8_t bits[] = {
+		0x80, 0x01, 0x04, 0x03, 0x00, 0x02, 1, 0, 0, 0, 0x02, 0, 0, 0,
+	};
+	/* INT64_MAX then INT64_MIN: the delta wraps to 1 */
+	static const uint8_t wrap[] = {
+		0x80, 0x01, 0x04, 0x02, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x01, 0x02, 0, 0, 0, 0,
+	};
+	struct kbuf b = { 0 }, in = { 0 };
+
+	for (uint64_t i = 0; i < 130; i++)
+		kbuf_u64le(&in, 3 * i);
+	kp_delta(&b, in.p, 130);
+	assert_bytes(&b, steps, sizeof(steps), "0, 3, 6...");
+	in.len = b.len = 0;
+	kbuf_u64le(&in, 0);
+	kbuf_u64le(&in, 1);
+	kbuf_u64le(&in, 3);
+	kp_delta(&b, in.p, 3);
+	assert_bytes(&b, bits, sizeof(bits), "0, 1, 3");
+	in.len = b.len = 0;
+	kbuf_u64le(&in, (uint64_t)INT64_MAX);
+	kbuf_u64le(&in, (uint64_t)INT64_MIN);
+	kp_delta(&b, in.p, 2);
+	assert_bytes(&b, wrap, sizeof(wrap), "INT64_MAX, INT64_MIN");
+	kbuf_free(&b);
+	kbuf_free(&in);
+}
+
 static uint8_t *slurp(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "rb");
@@ -107,12 +146,14 @@ Test(parquet, a_one_column_file_byte_for_byte)
 	int fd = mkstemp(path);
 	static const uint8_t want[] = {
 		'P', 'A', 'R', '1',
-		/* PageHeader: DATA_PAGE, 16 bytes raw and stored, DataPageHeader {
-		 * 2 values, PLAIN, levels RLE, RLE } */
-		0x15, 0x00, 0x15, 0x20, 0x15, 0x20, 0x2c,
-		0x15, 0x04, 0x15, 0x00, 0x15, 0x06, 0x15, 0x06, 0x00, 0x00,
-		/* the values, INT64 PLAIN: 5 and -2 */
-		5, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		/* PageHeader: DATA_PAGE, 10 bytes raw and stored, DataPageHeader {
+		 * 2 values, DELTA_BINARY_PACKED, levels RLE, RLE } */
+		0x15, 0x00, 0x15, 0x14, 0x15, 0x14, 0x2c,
+		0x15, 0x04, 0x15, 0x0a, 0x15, 0x06, 0x15, 0x06, 0x00, 0x00,
+		/* the values, INT64 DELTA_BINARY_PACKED: blocks of 128 in 4
+		 * miniblocks, 2 values, the first 5; a block: least delta -7,
+		 * every miniblock 0 bits wide (so no bytes) */
+		0x80, 0x01, 0x04, 0x02, 0x0a, 0x0d, 0, 0, 0, 0,
 		/* FileMetaData: version 1; schema: 2 elements */
 		0x15, 0x02, 0x19, 0x2c,
 		/* the root: name "schema", num_children 1 */
@@ -122,13 +163,18 @@ Test(parquet, a_one_column_file_byte_for_byte)
 		/* num_rows 2; row_groups: 1 */
 		0x16, 0x04, 0x19, 0x1c,
 		/* RowGroup: columns: 1 ColumnChunk { file_offset 4, meta_data {
-		 * INT64, [PLAIN, RLE], ["x"], UNCOMPRESSED, 2 values, 33 bytes
-		 * raw and stored, data_page_offset 4 } } */
-		0x19, 0x1c, 0x26, 0x08, 0x1c, 0x15, 0x04, 0x19, 0x25, 0x00, 0x06,
-		0x19, 0x18, 1, 'x', 0x15, 0x00, 0x16, 0x04, 0x16, 0x42, 0x16, 0x42,
-		0x26, 0x08, 0x00, 0x00,
-		/* total_byte_size 33, num_rows 2 */
-		0x16, 0x42, 0x16, 0x04, 0x00,
+		 * INT64, [DELTA_BINARY_PACKED, RLE], ["x"], UNCOMPRESSED, 2 values,
+		 * 27 bytes raw and stored, data_page_offset 4 } } */
+		0x19, 0x1c, 0x26, 0x08, 0x1c, 0x15, 0x04, 0x19, 0x25, 0x0a, 0x06,
+		0x19, 0x18, 1, 'x', 0x15, 0x00, 0x16, 0x04, 0x16, 0x36, 0x16, 0x36,
+		0x26, 0x08,
+		/* statistics (12): Statistics { null_count 0, max_value 5,
+		 * min_value -2 (8 bytes little-endian each) } */
+		0x3c, 0x36, 0x00, 0x28, 8, 5, 0, 0, 0, 0, 0, 0, 0,
+		0x18, 8, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00,
+		0x00, 0x00,
+		/* total_byte_size 27, num_rows 2 */
+		0x16, 0x36, 0x16, 0x04, 0x00,
 		/* created_by (field 6, from 4: delta 2) */
 		0x28, 29, 'k', 'a', 't', 'r', 'a', '-', 'r', 'e', 'p', 'l', 'a', 'y', ' ', 'e',
 		'x', 'p', 'o', 'r', 't', ' ', '-', '-', 'p', 'a', 'r', 'q', 'u', 'e', 't',
@@ -153,7 +199,7 @@ Test(parquet, a_one_column_file_byte_for_byte)
 	/* the footer's length, then the magic again */
 	flen = (uint32_t)got[n - 8] | (uint32_t)got[n - 7] << 8 | (uint32_t)got[n - 6] << 16 |
 	       (uint32_t)got[n - 5] << 24;
-	cr_assert_eq(flen, sizeof(want) - 4 - 33);
+	cr_assert_eq(flen, sizeof(want) - 4 - 27);
 	cr_assert(!memcmp(got + n - 4, "PAR1", 4));
 	free(got);
 }
@@ -255,4 +301,85 @@ Test(parquet, more_distinct_strings_than_a_dictionary_holds_are_plain)
 	cr_assert_eq(count_of(got, n, "v04096"), 1);
 	cr_assert_eq(count_of(got, n, "again"), 1);
 	free(got);
+}
+
+static bool has_bytes(const uint8_t *p, size_t n, const uint8_t *want, size_t wn)
+{
+	for (size_t i = 0; i + wn <= n; i++)
+		if (!memcmp(p + i, want, wn))
+			return true;
+	return false;
+}
+
+Test(parquet, integer_statistics_in_the_column_s_sort_order)
+{
+	static const struct kp_col cols[] = { { "u", KP_U64, false }, { "i", KP_I32, true } };
+	char path[] = "/tmp/katra-test-parquet-XXXXXX";
+	struct kp_file f;
+	size_t n;
+	int fd = mkstemp(path);
+	/* u: 1 and 2^63 + 1 compared unsigned (signed order would swap them):
+	 * Statistics { null_count 0, max_value 2^63 + 1, min_value 1 } */
+	static const uint8_t want_u[] = {
+		0x3c, 0x36, 0x00, 0x28, 8, 1, 0, 0, 0, 0, 0, 0, 0x80,
+		0x18, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0x00,
+	};
+	/* i: -7, null, 3: { null_count 1, max_value 3, min_value -7 } (4 bytes) */
+	static const uint8_t want_i[] = {
+		0x3c, 0x36, 0x02, 0x28, 4, 3, 0, 0, 0, 0x18, 4, 0xf9, 0xff, 0xff, 0xff, 0x00,
+	};
+	uint8_t *got;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(kp_open(&f, path, cols, 2, 0, true), 0);
+	kp_u64(&f, 0, 1);
+	kp_i32(&f, 1, -7);
+	cr_assert_eq(kp_row(&f), 0);
+	kp_u64(&f, 0, (1ull << 63) + 1);
+	cr_assert_eq(kp_row(&f), 0);
+	kp_u64(&f, 0, 1);
+	kp_i32(&f, 1, 3);
+	cr_assert_eq(kp_row(&f), 0);
+	cr_assert_eq(kp_finish(&f), 0);
+	got = slurp(path, &n);
+	unlink(path);
+	cr_assert(has_bytes(got, n, want_u, sizeof(want_u)), "u's statistics not found");
+	cr_assert(has_bytes(got, n, want_i, sizeof(want_i)), "i's statistics not found");
+	free(got);
+}
+
+/* kp_cstr_static over 3 row groups of 2 rows: the same bytes as kp_cstr
+ * (the address cache is the chunk's: a later group's dictionary starts
+ * again, so its indices are not the previous group's) */
+Test(parquet, static_strings_by_address_give_the_same_bytes)
+{
+	static const struct kp_col cols[] = { { "s", KP_STRING, true } };
+	static const char *const v[] = { "b", "a", "a", NULL, "c", "b" };
+	uint8_t *got[2];
+	size_t n[2];
+
+	for (int k = 0; k < 2; k++) {
+		char path[] = "/tmp/katra-test-parquet-XXXXXX";
+		struct kp_file f;
+		int fd = mkstemp(path);
+
+		cr_assert_geq(fd, 0);
+		close(fd);
+		cr_assert_eq(kp_open(&f, path, cols, 1, 2, false), 0);
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			if (k)
+				kp_cstr_static(&f, 0, v[i]);
+			else
+				kp_cstr(&f, 0, v[i]);
+			cr_assert_eq(kp_row(&f), 0);
+		}
+		cr_assert_eq(kp_finish(&f), 0);
+		got[k] = slurp(path, &n[k]);
+		unlink(path);
+	}
+	cr_assert_eq(n[0], n[1]);
+	cr_assert(!memcmp(got[0], got[1], n[0]), "kp_cstr_static wrote other bytes");
+	free(got[0]);
+	free(got[1]);
 }

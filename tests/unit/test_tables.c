@@ -66,7 +66,7 @@ static int files_under(const char *dir, const char *pattern)
 Test(tables, labels_make_the_hive_path_of_every_table)
 {
 	struct tb t;
-	struct kq_opts o = { .gzip = true };
+	struct kq_opts o = { .compress = true };
 	char dir[160], glob[400], errbuf[512] = "";
 	FILE *err = fmemopen(errbuf, sizeof(errbuf) - 1, "w");
 
@@ -104,7 +104,7 @@ Test(tables, labels_make_the_hive_path_of_every_table)
 Test(tables, a_corrupt_trace_is_refused_in_one_line_and_leaves_nothing)
 {
 	struct tb t;
-	struct kq_opts o = { .gzip = true };
+	struct kq_opts o = { .compress = true };
 	char dir[160], errbuf[512] = "";
 	FILE *err = fmemopen(errbuf, sizeof(errbuf) - 1, "w");
 

@@ -49,7 +49,7 @@ static const char export_help[] =
 	"                     --label): for DuckDB, ClickHouse, Spark (docs/parquet.md).\n"
 	"                     A trace is written whole or not at all; a truncated one\n"
 	"                     up to where it ends\n"
-	"  --no-compress      --parquet pages uncompressed (default gzip)\n"
+	"  --no-compress      --parquet pages uncompressed (default zstd)\n"
 	"  --row-group N      --parquet rows per row group (default 65536): memory\n"
 	"                     grows with N, never with the trace\n"
 	"  -h, --help         show this help\n"
@@ -213,7 +213,7 @@ int katra_cmd_export(int argc, char **argv)
 		{ 0 },
 	};
 	struct kx_options o = { 0 };
-	struct kq_opts pq = { .gzip = true };
+	struct kq_opts pq = { .compress = true };
 	bool pq_other = false; /* an option --parquet does not take */
 	const char *out = NULL;
 	struct stat st;
@@ -234,7 +234,7 @@ int katra_cmd_export(int argc, char **argv)
 			pq.dir = optarg;
 			break;
 		case OPT_NO_COMPRESS:
-			pq.gzip = false;
+			pq.compress = false;
 			break;
 		case OPT_ROW_GROUP: {
 			char *end;

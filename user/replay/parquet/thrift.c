@@ -5,48 +5,25 @@
 
 #include "thrift.h"
 
-void kbuf_put(struct kbuf *b, const void *src, size_t n)
+/* The slow path of kbuf_put and kbuf_grow: the buffer doubled until n
+ * more bytes fit.  0, or -1 with oom set. */
+int kbuf_reserve_slow(struct kbuf *b, size_t n)
 {
+	size_t cap = b->cap ? b->cap : 256;
+	uint8_t *p;
+
 	if (b->oom)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+		return -1;
+	while (cap < b->len + n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return -1;
 	}
-	if (n && src)
-		memcpy(b->p + b->len, src, n);
-	b->len += n;
-}
-
-void kbuf_u8(struct kbuf *b, uint8_t v)
-{
-	kbuf_put(b, &v, 1);
-}
-
-void kbuf_u32le(struct kbuf *b, uint32_t v)
-{
-	uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-
-	kbuf_put(b, x, 4);
-}
-
-void kbuf_u64le(struct kbuf *b, uint64_t v)
-{
-	uint8_t x[8];
-
-	for (int i = 0; i < 8; i++)
-		x[i] = (uint8_t)(v >> (8 * i));
-	kbuf_put(b, x, 8);
+	b->p = p;
+	b->cap = cap;
+	return 0;
 }
 
 void kbuf_free(struct kbuf *b)

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <endian.h>
 
 /* compact protocol type codes */
 enum {
@@ -23,10 +25,52 @@ struct kbuf {
 	bool oom; /* a write did not fit: the buffer's bytes are incomplete */
 };
 
-void kbuf_put(struct kbuf *b, const void *src, size_t n);
-void kbuf_u8(struct kbuf *b, uint8_t v);
-void kbuf_u32le(struct kbuf *b, uint32_t v);
-void kbuf_u64le(struct kbuf *b, uint64_t v);
+int kbuf_reserve_slow(struct kbuf *b, size_t n);
+
+/* Room for n more bytes (inline: every value of every row comes here).
+ * 0, or -1 with oom set (then nothing is written). */
+static inline int kbuf_reserve(struct kbuf *b, size_t n)
+{
+	if (__builtin_expect(b->len + n <= b->cap && !b->oom, 1))
+		return 0;
+	return kbuf_reserve_slow(b, n);
+}
+
+/* Appends n bytes of src (src NULL: n bytes left as they are). */
+static inline void kbuf_put(struct kbuf *b, const void *src, size_t n)
+{
+	if (kbuf_reserve(b, n))
+		return;
+	if (n && src)
+		memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static inline void kbuf_u8(struct kbuf *b, uint8_t v)
+{
+	if (!kbuf_reserve(b, 1))
+		b->p[b->len++] = v;
+}
+
+/* Little-endian stores (x86-64 and arm64 are little-endian: a memcpy). */
+static inline void kbuf_u32le(struct kbuf *b, uint32_t v)
+{
+	if (kbuf_reserve(b, 4))
+		return;
+	v = htole32(v);
+	memcpy(b->p + b->len, &v, 4);
+	b->len += 4;
+}
+
+static inline void kbuf_u64le(struct kbuf *b, uint64_t v)
+{
+	if (kbuf_reserve(b, 8))
+		return;
+	v = htole64(v);
+	memcpy(b->p + b->len, &v, 8);
+	b->len += 8;
+}
+
 void kbuf_free(struct kbuf *b);
 
 struct kthrift {

@@ -175,7 +175,7 @@ static int open_tables(struct kq_run *q, const struct kq_opts *o, const struct k
 		}
 		const struct kp_col *cols = kq_table_cols(t, &n);
 
-		rc = kp_open(&q->f[t], q->tmp[t], cols, n, o->group_rows, o->gzip);
+		rc = kp_open(&q->f[t], q->tmp[t], cols, n, o->group_rows, o->compress);
 		if (rc) {
 			fprintf(err, "katra-replay: cannot create '%s': %s\n", q->tmp[t],
 				strerror(-rc));

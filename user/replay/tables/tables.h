@@ -46,7 +46,7 @@ bool kq_reserved_key(const char *key);
 
 struct kq_opts {
 	const char *dir;
-	bool gzip;           /* page compression GZIP (default), else none */
+	bool compress;       /* page compression ZSTD (default), else none */
 	unsigned group_rows; /* rows per row group; 0: KP_GROUP_ROWS */
 };
 

@@ -26,6 +26,12 @@ struct kq_run {
 	struct kr_xmap cpu;    /* tid -> its on-CPU account (tables_cpu.c) */
 	bool cpu_known;        /* the frames' cpu_ns can be told */
 	uint64_t spans;
+	/* the last span's resource label, kept: a thread's calls repeat one
+	 * file or socket, and formatting it is a third of a span's row */
+	uint32_t res_domain;
+	uint64_t res_id;
+	bool res_known;
+	char res_label[96];
 	int err; /* the first write error */
 };
 

@@ -74,6 +74,17 @@ static bool end_status(const struct katra_event *e, int64_t *v)
 	}
 }
 
+/* An enum's name: a static table's (found by address), else Unknown(N). */
+static void enum_col(struct kp_file *f, unsigned col, const char *name, uint32_t v)
+{
+	char b[KR_NAME_BUF];
+
+	if (name)
+		kp_cstr_static(f, col, name);
+	else
+		kp_cstr(f, col, kr_enum(NULL, v, b));
+}
+
 static const char *const reasons[] = { "preempted", "syscall", "page_fault", "other" };
 
 static void offcpu_row(struct kq_run *q, const struct kr_span_done *d)
@@ -89,7 +100,7 @@ static void offcpu_row(struct kq_run *q, const struct kr_span_done *d)
 	kp_i64(f, O_START, (int64_t)d->begin_ts);
 	kp_i64(f, O_DUR, (int64_t)d->dur);
 	kp_cstr(f, O_STATE, st);
-	kp_cstr(f, O_REASON, reasons[d->off_reason & 3]);
+	kp_cstr_static(f, O_REASON, reasons[d->off_reason & 3]);
 	if (d->off_reason == KR_OFF_SYSCALL)
 		kp_u64(f, O_SYSCALL_SPAN, d->off_syscall_span);
 	/* the waker: the Wakeup this End cites, when it is the thread's latest */
@@ -107,13 +118,12 @@ static void call_row(struct kq_run *q, const struct kr_span_done *d, const char 
 		     bool has_status, int64_t status)
 {
 	struct kp_file *f = &q->f[KQ_CALLS];
-	char kb[KR_NAME_BUF];
 
 	kp_i64(f, C_PID, (int64_t)d->pid);
 	kp_i64(f, C_TID, (int64_t)d->end->thread_id);
-	kp_cstr(f, C_LAYER, kr_call_layer(d->call));
+	kp_cstr_static(f, C_LAYER, kr_call_layer(d->call));
 	kp_cstr(f, C_NAME, name);
-	kp_cstr(f, C_KIND, kr_enum(katra_kind_name(d->kind), d->kind, kb));
+	enum_col(f, C_KIND, katra_kind_name(d->kind), d->kind);
 	kp_i64(f, C_START, (int64_t)d->begin_ts);
 	kp_i64(f, C_DUR, (int64_t)d->dur);
 	if (has_status)
@@ -127,7 +137,7 @@ void kq_rows_span(void *ctx, const struct kr_span_done *d)
 	struct kq_run *q = ctx;
 	struct kp_file *f = &q->f[KQ_SPANS];
 	const struct katra_event *e = d->end;
-	char kb[KR_NAME_BUF], sb[KR_NAME_BUF], cb[KR_NAME_BUF], nb[160], rb[96];
+	char kb[KR_NAME_BUF], nb[160];
 	const char *kind = kr_enum(katra_kind_name(d->kind), d->kind, kb), *name = kind;
 	bool has_status;
 	int64_t status = 0;
@@ -140,21 +150,28 @@ void kq_rows_span(void *ctx, const struct kr_span_done *d)
 	has_status = end_status(e, &status);
 	kp_i64(f, S_PID, (int64_t)d->pid);
 	kp_i64(f, S_TID, (int64_t)e->thread_id);
-	kp_cstr(f, S_KIND, kind);
-	kp_cstr(f, S_LAYER, kr_enum(katra_scope_name(d->scope), d->scope, sb));
+	enum_col(f, S_KIND, katra_kind_name(d->kind), d->kind);
+	enum_col(f, S_LAYER, katra_scope_name(d->scope), d->scope);
 	kp_cstr(f, S_NAME, name);
 	kp_i64(f, S_START, (int64_t)d->begin_ts);
 	kp_i64(f, S_DUR, (int64_t)d->dur);
 	kp_u64(f, S_SPAN_ID, e->span_id.value);
 	kp_i64(f, S_BEGIN_SEQ, (int64_t)d->begin_seq);
 	kp_i64(f, S_END_SEQ, (int64_t)e->seq);
-	kp_cstr(f, S_RES_DOMAIN,
-		kr_enum(katra_resource_domain_name((uint32_t)d->res_domain),
-			(uint32_t)d->res_domain, cb));
+	enum_col(f, S_RES_DOMAIN, katra_resource_domain_name((uint32_t)d->res_domain),
+		 (uint32_t)d->res_domain);
 	kp_u64(f, S_RES_ID, d->res_id);
-	if (d->res_domain != KATRA_RES_NONE)
-		kp_cstr(f, S_RESOURCE, kr_res_label((uint32_t)d->res_domain, d->res_id, rb,
-						    sizeof(rb)));
+	if (d->res_domain != KATRA_RES_NONE) {
+		if (!q->res_known || q->res_domain != (uint32_t)d->res_domain ||
+		    q->res_id != d->res_id) {
+			kr_res_label((uint32_t)d->res_domain, d->res_id, q->res_label,
+				     sizeof(q->res_label));
+			q->res_domain = (uint32_t)d->res_domain;
+			q->res_id = d->res_id;
+			q->res_known = true;
+		}
+		kp_cstr(f, S_RESOURCE, q->res_label);
+	}
 	if (e->request_id.present)
 		kp_u64(f, S_REQUEST, e->request_id.value);
 	if (has_status)
@@ -164,8 +181,7 @@ void kq_rows_span(void *ctx, const struct kr_span_done *d)
 				    status < 0 && status > -4096);
 	else
 		kp_bool(f, S_ERROR, d->call_failed);
-	kp_cstr(f, S_CONFIDENCE, kr_enum(katra_confidence_name(e->confidence), e->confidence,
-					 cb));
+	enum_col(f, S_CONFIDENCE, katra_confidence_name(e->confidence), e->confidence);
 	kp_bool(f, S_SYSCALL, d->syskey != KR_SYSKEY_NONE);
 	row(q, KQ_SPANS);
 	if (d->call)
