@@ -33,7 +33,7 @@
 #include "katra.skel.h"
 #include "probes_int.h"
 
-#define SPLIT_MAX 5
+#define SPLIT_MAX 6
 
 struct pk_split {
 	pthread_t t, skel_t;
@@ -50,7 +50,7 @@ static bool splits(const char *probe)
 {
 	return !strcmp(probe, "sys_enter") || !strcmp(probe, "sys_exit") ||
 	       !strcmp(probe, "sched_switch") || !strcmp(probe, "io_uring_submit_req") ||
-	       !strcmp(probe, "io_uring_complete");
+	       !strcmp(probe, "io_uring_complete") || !strcmp(probe, "io_uring_cqe_overflow");
 }
 
 /* A map the skeleton would make at load, made now the same way. */
