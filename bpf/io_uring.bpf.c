@@ -219,3 +219,27 @@ int raw_io_uring_complete(__u64 *ctx)
 {
 	return complete_args(ctx, false);
 }
+
+/* io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe) (Linux 5.19+):
+ * a completion that did not fit the CQ ring, posted instead of
+ * io_uring_complete; ocqe is NULL when the kernel could not keep it. */
+static __always_inline int overflow_args(__u64 *ctx)
+{
+	__u32 cflags = (__u32)ctx[3] | KATRA_URING_CQE_OVERFLOW;
+
+	if (!ctx[4])
+		cflags |= KATRA_URING_CQE_LOST;
+	return on_complete(ctx, ctx[0], 0, ctx[1], (__s32)ctx[2], cflags);
+}
+
+SEC("tp_btf/io_uring_cqe_overflow")
+int tpb_io_uring_cqe_overflow(__u64 *ctx)
+{
+	return overflow_args(ctx);
+}
+
+SEC("raw_tp/io_uring_cqe_overflow")
+int raw_io_uring_cqe_overflow(__u64 *ctx)
+{
+	return overflow_args(ctx);
+}

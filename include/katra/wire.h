@@ -337,6 +337,16 @@ struct katra_ev_uring_complete {
 	__u32 pad;
 };
 
+/* Bits the probes set in katra_ev_uring_complete.cflags (and the trace's
+ * IoUringCompletePayload.cflags), above the kernel's IORING_CQE_F_* (bits
+ * 0-5 and 15 as of Linux 6.18; the buffer id is bits 16-31): the completion
+ * did not fit the CQ ring (io_uring_cqe_overflow, no request pointer: req is
+ * 0) and went to the kernel's overflow list, handed out at a later reap;
+ * LOST as well when the kernel could not keep it there (the process never
+ * sees it; the ring's cq_overflow counts it). */
+#define KATRA_URING_CQE_OVERFLOW (1u << 14)
+#define KATRA_URING_CQE_LOST (1u << 13)
+
 /* ---- the GPU layer (bpf/gpu.bpf.c): dma_fence trace events.  A fence is
  * (context, seqno), both 32 bits as the tracepoints give them.  A fence made
  * (init) in a tracked thread's context is the tracked process's: its later

@@ -9,8 +9,7 @@
 # child's insert: user space bumps the table's generation when it deletes.
 . "$(dirname "$0")/lib.sh"
 kt_require
-# fewer than the ring's 16 CQ entries: a completion that overflows them
-# goes to the kernel's overflow list (io_uring_cqe_overflow, not recorded)
+# fewer than the ring's 16 CQ entries (overflows: t_uring_overflow)
 K=8
 kt_workload uringreuse --go "$T/go" "$K"
 kt_record -p "$WL_PID"

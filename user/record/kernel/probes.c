@@ -111,6 +111,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 			"probe runs)\n", strerror(errno));
 	/* one parse of the kernel's BTF for the whole load (probes_btf.c) */
 	pk_btf_share(true);
+	pk_timing("begin");
 	p->skel = katra_bpf__open();
 	if (!p->skel) {
 		err = -errno;
@@ -164,9 +165,11 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot create per-CPU rings", -err);
 		goto cleanup;
 	}
+	pk_timing("opened");
 	err = pk_choose_flavours(p, opts->force_raw_tp);
 	if (!err)
 		err = pk_late_plan(p);
+	pk_timing("flavours");
 	if (err) {
 		say_error("cannot choose probe flavours", -err);
 		goto cleanup;
@@ -185,10 +188,13 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		goto cleanup;
 	}
 	err = katra_bpf__load(p->skel);
+	pk_timing("skeleton loaded");
 	if (!err)
 		err = pk_split_finish(p);
+	pk_timing("split joined");
 	if (!err) {
 		err = pk_rings_finish(p);
+		pk_timing("rings joined");
 		if (err) {
 			say_error("cannot create per-CPU rings", -err);
 			goto cleanup;
@@ -198,6 +204,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		err = pk_fn_load_copies(p);
 	if (!err)
 		pk_stage_enable(p);
+	pk_timing("staging on");
 	if (err) {
 		err = err < 0 ? err : -errno;
 		say_error("cannot load BPF probes", -err);

@@ -202,4 +202,9 @@ static inline bool is_fallback(const struct probe *pr)
 /* probes_stacks.c: the stack maps' sizes, one entry each when off */
 int pk_stacks_size(struct katra_probes *p, bool on);
 
+/* KATRA_TIMING=1: the end of a step of the probes' load on stderr, in ms
+ * since the load began (the first step), with the process's CPU time then
+ * (all threads); any thread may call it (probes_split.c) */
+void pk_timing(const char *step);
+
 #endif

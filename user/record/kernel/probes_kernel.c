@@ -118,6 +118,8 @@ static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinu
 			return "this kernel's io_uring_complete has no request to pair on";
 		p->skel->rodata->uring_complete_args = (uint32_t)n;
 	}
+	if (!strcmp(tp, "io_uring_cqe_overflow") && n != 5)
+		return "this kernel's io_uring_cqe_overflow has another layout";
 	return NULL;
 }
 

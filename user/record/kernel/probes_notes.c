@@ -20,7 +20,8 @@ static const struct {
 	{ "sched", { "sched_switch", "sched_waking", "sched_wakeup_new" } },
 	{ "faults", { "page_fault_user" } },
 	{ "fault-durations", { "handle_mm_fault" } },
-	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete" } },
+	{ "io_uring", { "io_uring_create", "io_uring_submit_req", "io_uring_complete",
+		       "io_uring_cqe_overflow" } },
 	{ "names", { "task_rename" } },
 	/* a process connecting to a traced session's wineserver */
 	{ "wine-join", { "sys_exit_connect" } },

@@ -23,8 +23,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -33,7 +35,7 @@
 #include "katra.skel.h"
 #include "probes_int.h"
 
-#define SPLIT_MAX 5
+#define SPLIT_MAX 6
 
 struct pk_split {
 	pthread_t t, skel_t;
@@ -50,7 +52,7 @@ static bool splits(const char *probe)
 {
 	return !strcmp(probe, "sys_enter") || !strcmp(probe, "sys_exit") ||
 	       !strcmp(probe, "sched_switch") || !strcmp(probe, "io_uring_submit_req") ||
-	       !strcmp(probe, "io_uring_complete");
+	       !strcmp(probe, "io_uring_complete") || !strcmp(probe, "io_uring_cqe_overflow");
 }
 
 /* A map the skeleton would make at load, made now the same way. */
@@ -80,11 +82,35 @@ static int create_map(struct bpf_map *m)
 	return err;
 }
 
+static double ms_of(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void pk_timing(const char *step)
+{
+	static int on = -1;
+	static double t0; /* set by the first step, on the main thread, before the threads */
+
+	if (on < 0)
+		on = getenv("KATRA_TIMING") && *getenv("KATRA_TIMING") == '1';
+	if (!on)
+		return;
+	if (!t0)
+		t0 = ms_of(CLOCK_MONOTONIC);
+	fprintf(stderr, "katra-record: timing:   probes: %-16s %7.2f ms (cpu %7.2f ms)\n", step,
+		ms_of(CLOCK_MONOTONIC) - t0, ms_of(CLOCK_PROCESS_CPUTIME_ID));
+}
+
 static void *load_split(void *arg)
 {
 	struct pk_split *s = arg;
 
 	s->err = bpf_object__load(s->obj);
+	pk_timing("split loaded");
 	return NULL;
 }
 
