@@ -4,7 +4,9 @@
 names each known chain in order, every time, with its kernel frames
 (stacks_check.py STATS.json ROUNDS); every StackOf of the trace cites an
 OffCpu span exactly: its thread's Begin at begin_ns, whose End is
-duration_ns later (stacks_check.py cite TRACE.jsonl)."""
+duration_ns later (stacks_check.py cite TRACE.jsonl); the timer samples of
+`stackchains spin` name its chain (stacks_check.py oncpu STATS.json PERIOD_NS
+LEAST)."""
 import json
 import sys
 
@@ -54,9 +56,39 @@ def cite(path):
     print("%d StackOf records, each its span's exact Begin and End" % len(cites))
 
 
+SPIN = ["spin_leaf", "spin_b", "spin_a", "main"]
+
+
+def oncpu(path, period_ns, least):
+    """stats --stacks --on-cpu --json of `stackchains spin`: every stack is a
+    timer sample's weighing its period, and 80 % of the samples or more name
+    main -> spin_a -> spin_b -> spin_leaf in order, untruncated"""
+    total = chain = 0
+    for st in json.load(open(path))["stacks"]:
+        if st["site"] != "Sample":
+            sys.exit("stack %d: site %s under --on-cpu" % (st["stack"], st["site"]))
+        if st["total_ns"] != st["count"] * period_ns:
+            sys.exit("stack %d: %d samples weigh %d ns, not %d each"
+                     % (st["stack"], st["count"], st["total_ns"], period_ns))
+        names = [fn(f) for f in st["frames"]]
+        total += st["count"]
+        if "spin_leaf" in names and not st["truncated"]:
+            i = names.index("spin_leaf")
+            chain += st["count"] if names[i:i + 4] == SPIN else 0
+    if total < least:
+        sys.exit("%d samples, want %d or more" % (total, least))
+    if chain * 5 < total * 4:
+        sys.exit("%d of %d samples name main -> spin_a -> spin_b -> spin_leaf, "
+                 "want 80 %% or more" % (chain, total))
+    print("%d of %d samples name the spin chain in order" % (chain, total))
+
+
 def main():
     if sys.argv[1] == "cite":
         cite(sys.argv[2])
+        return
+    if sys.argv[1] == "oncpu":
+        oncpu(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return
     doc = json.load(open(sys.argv[1]))
     rounds = int(sys.argv[2])

@@ -30,7 +30,8 @@ static void stack_of(struct tb *t, uint64_t stack, uint64_t dur, uint32_t site)
 	r->u.stack_of = (struct katra_stack_of){ stack, 101, 100, 5 * MS, dur, site };
 }
 
-static void stacks_trace(struct tb *t, const char *game_bid)
+/* samples: two timer samples of stack 2 too, 10.10101 ms each (99 Hz) */
+static void stacks_trace_with(struct tb *t, const char *game_bid, bool samples)
 {
 	struct katra_record *r;
 
@@ -50,7 +51,14 @@ static void stacks_trace(struct tb *t, const char *game_bid)
 	stack_of(t, 2, 4 * MS, KATRA_SITE_OFF_CPU);
 	stack_of(t, 1, 2 * MS, KATRA_SITE_OFF_CPU);
 	stack_of(t, 1, 6 * MS, KATRA_SITE_SYSCALL);
+	for (int i = 0; samples && i < 2; i++)
+		stack_of(t, 2, 10101010, KATRA_SITE_SAMPLE);
 	tb_write(t);
+}
+
+static void stacks_trace(struct tb *t, const char *game_bid)
+{
+	stacks_trace_with(t, game_bid, false);
 }
 
 static const char *run(struct tb *t, struct katra_stats_opts *o, struct outcap *out)
@@ -107,6 +115,29 @@ Test(stats_stacks, text_counts_times_and_truncation)
 	s = run(&t, &o, &out);
 	cr_assert_not_null(strstr(s, "       4.000 ms       1 x  stack 2  (truncated: the walk "
 				     "stopped short)\n"), "%s", s);
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+Test(stats_stacks, on_cpu_and_off_cpu_select_their_sites)
+{
+	struct katra_stats_opts o = { .folded = true, .on_cpu = true };
+	struct outcap out;
+	struct tb t;
+
+	stacks_trace_with(&t, "ab12", true);
+	cr_assert_str_eq(run(&t, &o, &out), "game+0x2000 20202020\n");
+	oc_free(&out);
+	o = (struct katra_stats_opts){ .folded = true, .views = KATRA_STATS_OFFCPU };
+	cr_assert_str_eq(run(&t, &o, &out),
+			 "0x7ffd0000;game+0x1500;game+0x1404;libc-fake.so+0x10;do_nanosleep_[k];"
+			 "schedule_[k] 5000000\n"
+			 "game+0x2000 4000000\n");
+	oc_free(&out);
+	o.on_cpu = true; /* both: every site */
+	cr_assert_not_null(strstr(run(&t, &o, &out), "game+0x2000 20202020\n"), "%s",
+			   oc_text(&out));
+	cr_assert_not_null(strstr(oc_text(&out), "schedule_[k] 6000000\n"), "%s", oc_text(&out));
 	oc_free(&out);
 	tb_cleanup(&t);
 }
