@@ -8,6 +8,7 @@ duration_ns later (stacks_check.py cite TRACE.jsonl); the timer samples of
 `stackchains spin` name its chain (stacks_check.py oncpu STATS.json PERIOD_NS
 LEAST)."""
 import json
+import re
 import sys
 
 CHAIN = ["chain_b", "chain_a", "main"]
@@ -83,9 +84,44 @@ def oncpu(path, period_ns, least):
     print("%d of %d samples name the spin chain in order" % (chain, total))
 
 
+def views(report, export, rounds):
+    """report's critical path: a hop blocked in Sleep or FileRead has the
+    line 'at ... <- leaf <- chain_b <- chain_a' under it; export --stacks:
+    the rounds' Sleep and FileRead slices, `rounds` each, carry
+    'leaf;chain_b;chain_a;main' in args.stack"""
+    lines = open(report).read().split("\n")
+    hops = 0
+    for i, line in enumerate(lines):
+        for kind, leaf in (("Sleep", "leaf_sleep"), ("FileRead", "leaf_read")):
+            # a hop: "  0.011180202        3.061  21255(stackchains)  blocked in ..."
+            if not re.match(r"^  \d+\.\d{9} +\d+\.\d{3}  .*  blocked in %s\b" % kind, line):
+                continue
+            want = "%s <- chain_b <- chain_a" % leaf
+            if not (lines[i + 1].strip().startswith("at ") and want in lines[i + 1]):
+                sys.exit("report: hop %r without 'at ... %s' under it: %r"
+                         % (line.strip(), want, lines[i + 1]))
+            hops += 1
+    if hops < 2:
+        sys.exit("report: %d hops blocked in Sleep or FileRead on the path" % hops)
+    seen = {"Sleep": 0, "FileRead": 0}
+    for ev in json.load(open(export))["traceEvents"]:
+        leaf = {"Sleep": "leaf_sleep", "FileRead": "leaf_read"}.get(ev.get("name"))
+        stack = ev.get("args", {}).get("stack", "")
+        if leaf and "chain_a" in stack:
+            if "%s;chain_b;chain_a;main" % leaf not in stack:
+                sys.exit("export: %s slice with stack %s" % (ev["name"], stack))
+            seen[ev["name"]] += 1
+    if seen != {"Sleep": rounds, "FileRead": rounds}:
+        sys.exit("export: slices with their chain %s, want %d each" % (seen, rounds))
+    print("report: %d hops with their chain; export: %s" % (hops, seen))
+
+
 def main():
     if sys.argv[1] == "cite":
         cite(sys.argv[2])
+        return
+    if sys.argv[1] == "views":
+        views(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return
     if sys.argv[1] == "oncpu":
         oncpu(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

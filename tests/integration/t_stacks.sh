@@ -44,6 +44,16 @@ python3 "$KT_DIR/stacks_check.py" "$T/stacks.json" "$ROUNDS" >"$T/check.out" 2>&
 grep -Eq '^_start;__libc_start_main;__libc_start_call_main;main;chain_a;chain_b;leaf_sleep;.*;do_nanosleep_\[k\];.* [0-9]+$' "$T/folded" ||
 	kt_fail "no folded line main;chain_a;chain_b;leaf_sleep ... do_nanosleep_[k]: $(head -n 2 "$T/folded")"
 
+# report: each blocked hop of the critical path in a sleep or a read names
+# its chain under it; export --stacks: every Sleep and FileRead slice of the
+# rounds carries its chain in args.stack, innermost first
+"$REPLAY" report --symbols "$WL" "$TRACE" >"$T/report.txt" 2>"$T/report.err" ||
+	kt_fail "report --symbols: $(kt_tail "$T/report.err")"
+"$REPLAY" export --stacks --symbols "$WL" -o "$T/export.json" "$TRACE" 2>"$T/export.err" ||
+	kt_fail "export --stacks: $(kt_tail "$T/export.err")"
+python3 "$KT_DIR/stacks_check.py" views "$T/report.txt" "$T/export.json" "$ROUNDS" \
+	>"$T/views.out" 2>&1 || kt_fail "$(kt_tail "$T/views.out")"
+
 # frame pointers only: the workload has none, no chain can be found
 TRACE=$T/fp.ktrc
 KATRA_TEST_STACKS_FP_ONLY=1 kt_run_rec -o "$TRACE" --stack-threshold 0 -- "$WL/stackchains" "$T/data" 2
