@@ -206,13 +206,13 @@ $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_h
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) -lz
 # the parsers of the files root reads for the Wine layer (winenames.c,
-# unixnames.c, pesyms.c, pexits.c)
+# unixnames.c, pesyms.c, pexits.c) and the PE unwinder (peunwind/)
 FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \
-	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms
+	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms $(B)/fuzz/fuzz-peunwind
 $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winenames.c \
 		user/record/uprobes/winenames_blob.c \
 		user/record/uprobes/unixnames.c user/record/uprobes/pesyms.c \
-		user/record/uprobes/pexits.c
+		user/record/uprobes/pexits.c $(wildcard user/record/peunwind/*.c)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) \
 		-lcapstone
@@ -249,6 +249,23 @@ $(B)/wine/%.exe: tests/wine/%.c
 	$(MINGW_CC) -O2 -Wall -Wextra -Werror -o $@ $<
 $(WINE_NAMED): $(B)/wine/ticker.exe
 	cp $< $@
+
+# ---- the Windows x64 unwinder (user/record/peunwind/) under Wine: a mingw
+# program without frame pointers dumps its registers and stack at a known
+# chain's leaf, and peustack must name the chain from the .exe file
+# (tests/unwind/run.sh).  Not part of `all`. ----
+PEUNWIND_SRCS := $(wildcard user/record/peunwind/*.c) user/record/uprobes/winenames.c \
+	user/record/uprobes/pesyms.c \
+	user/record/uprobes/winenames_blob.c
+.PHONY: unwind-test
+$(B)/unwind/chains.exe: tests/unwind/chains.c
+	@mkdir -p $(@D)
+	$(MINGW_CC) -O2 -fomit-frame-pointer -Wall -Wextra -Werror -Wl,--build-id -o $@ $<
+$(B)/unwind/peustack: $(call obj,tests/unwind/peustack.c $(PEUNWIND_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^
+unwind-test: $(B)/unwind/chains.exe $(B)/unwind/peustack
+	tests/unwind/run.sh
 
 # ---- the Proton-class stack (tests/proton/README.md): a Debian 13 root with
 # Wine 10, DXVK, lavapipe and Xvfb, built once and cached under

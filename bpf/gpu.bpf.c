@@ -262,3 +262,154 @@ int BPF_PROG(gs_drm_sched_job_done, struct drm_sched_fence___katra *fence)
 {
 	return on_job(fence, KATRA_GPU_JOB_DONE);
 }
+
+/* ---- the display (drm, a module): drm_vblank_event (a vblank on a CRTC,
+ * in the vblank's interrupt or timer), drm_vblank_event_queued (a vblank
+ * event asked for: DRM_IOCTL_WAIT_VBLANK with an event, or a CRTC sequence
+ * queued, in the asking thread's ioctl) and drm_vblank_event_delivered (the
+ * event sent to its DRM file: a page flip or atomic commit done, a wait
+ * over).  Their layouts on every supported kernel (5.10 to 6.18; 6.1 added
+ * fields after these only):
+ *   drm_vblank_event:            int crtc; unsigned int seq; ...
+ *   drm_vblank_event_{queued,delivered}:
+ *                                struct drm_file *file; int crtc; unsigned int seq;
+ * A DRM file is a tracked process's once a tracked thread queued an event on
+ * it, had one delivered in its own context, or when its opener is a tracked
+ * process (read through the drm module's BTF); vblanks are written on the
+ * CRTCs such a file had events on. */
+struct vblank_rec {
+	__u64 common;
+	__s32 crtc;
+	__u32 seq;
+};
+
+struct vblank_file_rec {
+	__u64 common;
+	__u64 file;
+	__s32 crtc;
+	__u32 seq;
+};
+
+#define GPU_CRTCS 64
+
+/* struct drm_file * of a tracked process -> its tgid */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u32);
+} gpu_drm_files SEC(".maps");
+
+/* CRTC index -> the tgid whose DRM file had events on it (0: none) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GPU_CRTCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} gpu_crtcs SEC(".maps");
+
+static __always_inline int put_vblank(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
+				      __u64 pid_tgid)
+{
+	struct katra_ev_gpu_fence *e;
+	__u32 cpu = katra_busy();
+	void *rb;
+
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		goto out;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, bpf_ktime_get_ns());
+	e->context = (__u32)crtc;
+	e->seqno = seq;
+	e->what = what;
+	e->owner_tgid = owner;
+	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
+	return 0;
+}
+
+/* The CRTC's owner becomes OWNER (its vblanks are written from now on). */
+static __always_inline void own_crtc(__s32 crtc, __u32 owner)
+{
+	__u32 idx = (__u32)crtc, *slot;
+
+	if (idx < GPU_CRTCS && (slot = bpf_map_lookup_elem(&gpu_crtcs, &idx)))
+		*slot = owner;
+}
+
+SEC("tracepoint/drm/drm_vblank_event")
+int gp_drm_vblank_event(struct vblank_rec *r)
+{
+	__u32 idx = (__u32)r->crtc, *owner;
+
+	if (idx >= GPU_CRTCS || !(owner = bpf_map_lookup_elem(&gpu_crtcs, &idx)) || !*owner)
+		return 0;
+	return put_vblank(KATRA_GPU_VBLANK, r->crtc, r->seq, *owner, 0);
+}
+
+SEC("tracepoint/drm/drm_vblank_event_queued")
+int gp_drm_vblank_event_queued(struct vblank_file_rec *r)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), file = r->file;
+	__u32 tgid = pid_tgid >> 32;
+
+	if (!katra_tracked(tgid) || !in_own_task())
+		return 0;
+	bpf_map_update_elem(&gpu_drm_files, &file, &tgid, BPF_ANY);
+	own_crtc(r->crtc, tgid);
+	return put_vblank(KATRA_GPU_VBLANK_QUEUED, r->crtc, r->seq, tgid, pid_tgid);
+}
+
+/* The DRM file's opener (drm_file.pid: the opening thread's pid up to 6.3,
+ * its process's from 6.4; a pid's first PIDTYPE_PID task is its task), as
+ * its process's tgid; 0 where the drm module has no BTF or the opener is
+ * gone.  A page flip's or atomic commit's event is queued with no trace
+ * event and delivered from a worker or an interrupt: this is how its file
+ * is known to be a tracked process's. */
+struct drm_file___katra {
+	struct pid *pid;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 file_opener(__u64 file)
+{
+	struct drm_file___katra *f = (void *)file;
+	struct hlist_node *first;
+	struct task_struct *t;
+	struct pid *pid;
+
+	if (!bpf_core_field_exists(f->pid))
+		return 0;
+	pid = BPF_CORE_READ(f, pid);
+	if (!pid)
+		return 0;
+	first = BPF_CORE_READ(pid, tasks[PIDTYPE_PID].first);
+	if (!first)
+		return 0;
+	t = (void *)first - bpf_core_field_offset(struct task_struct, pid_links);
+	return BPF_CORE_READ(t, tgid);
+}
+
+SEC("tracepoint/drm/drm_vblank_event_delivered")
+int gp_drm_vblank_event_delivered(struct vblank_file_rec *r)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), file = r->file;
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	__u32 *o, owner;
+
+	/* an event with no file: the kernel's own (a commit's completion
+	 * that nobody asked for) */
+	if (!file)
+		return 0;
+	o = bpf_map_lookup_elem(&gpu_drm_files, &file);
+	if (o) {
+		owner = *o;
+	} else {
+		owner = mine ? pid_tgid >> 32 : file_opener(file);
+		if (!owner || !katra_tracked(owner))
+			return 0;
+		bpf_map_update_elem(&gpu_drm_files, &file, &owner, BPF_ANY);
+	}
+	own_crtc(r->crtc, owner);
+	return put_vblank(KATRA_GPU_VBLANK_DELIVERED, r->crtc, r->seq, owner, mine ? pid_tgid : 0);
+}

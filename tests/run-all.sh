@@ -44,6 +44,8 @@ run() {
 
 run spdx tools/spdx.sh --check
 run unit make -s unit-test
+# the Windows x64 unwinder against a mingw program under Wine (no root)
+run unwind make -s unwind-test
 # the wings: no import circle, arrows down, no file over 800 lines
 run wings python3 tools/wings.py
 run asan-ubsan make -s asan-test

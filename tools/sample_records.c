@@ -576,6 +576,13 @@ static void build_gpu(void)
 		e->payload.u.gpu_fence.context = 7;
 		e->payload.u.gpu_fence.seqno = 3;
 	}
+	/* a display's vblank, a vblank event asked for and delivered (CRTC 0, vblank 5) */
+	for (uint32_t k = KATRA_KIND_GPU_VBLANK; k <= KATRA_KIND_GPU_VBLANK_DELIVERED; k++) {
+		e = ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_VBLANK, KATRA_RES_DISPLAY_CRTC, 0);
+		e->thread_id = TID_GPU;
+		e->payload.u.gpu_vblank.crtc = 0;
+		e->payload.u.gpu_vblank.sequence = 5;
+	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PAYLOAD_TASK_EXIT, KATRA_RES_THREAD,
 	       TID_GPU);
 	e->thread_id = TID_GPU;

@@ -29,6 +29,8 @@ ALLOWED = {
     'record/table': set(),
     'record/procfs': set(),
     'record/stacks': {'record/procfs'},
+    # the Windows x64 unwinder: the PE header parser and COFF symbol walk
+    'record/peunwind': {'record/uprobes'},
     'replay/dump': {'replay/stats', 'replay/names', 'replay/util'},
     'replay/stats': {'replay/names', 'replay/util'},
     'replay/report': {'replay/names', 'replay/util'},

@@ -152,6 +152,9 @@ enum katra_event_kind {
 	KATRA_KIND_GPU_JOB_QUEUE,           /* 62: a GPU scheduler job queued (its finished fence) */
 	KATRA_KIND_GPU_JOB_RUN,             /* 63: ... handed to its ring */
 	KATRA_KIND_GPU_JOB_DONE,            /* 64: ... completed by the ring */
+	KATRA_KIND_GPU_VBLANK,              /* 65: a vertical blank on a CRTC (drm:drm_vblank_event) */
+	KATRA_KIND_GPU_VBLANK_QUEUED,       /* 66: a vblank event asked for (drm_vblank_event_queued) */
+	KATRA_KIND_GPU_VBLANK_DELIVERED,    /* 67: ... sent to its file: a flip done, a wait over */
 	KATRA_KIND_COUNT
 };
 
@@ -171,6 +174,7 @@ enum katra_resource_domain {
 	KATRA_RES_ANON_INODE, /* 12: an anon inode; id an enum katra_anon_inode */
 	KATRA_RES_D3D12_OBJECT, /* 13: a D3D12 queue or fence; id its address in the process */
 	KATRA_RES_GPU_TIMELINE, /* 14: a dma_fence context (32 bits, as its tracepoints give it) */
+	KATRA_RES_DISPLAY_CRTC, /* 15: a display CRTC; id its index (pipe) on its DRM device */
 	KATRA_RES_COUNT
 };
 
@@ -290,6 +294,7 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_WAKEUP_OUTSIDE, /* a Wakeup whose waker is outside the traced set */
 	KATRA_PAYLOAD_GPU_FENCE,    /* 33 */
 	KATRA_PAYLOAD_GPU_TIMELINE, /* 34 */
+	KATRA_PAYLOAD_GPU_VBLANK,   /* 35 */
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -385,6 +390,7 @@ struct katra_payload {
 			 uint32_t context; } wakeup_outside;
 		struct { uint64_t context, seqno; } gpu_fence;
 		struct { uint64_t context; struct katra_str driver, timeline; } gpu_timeline;
+		struct { uint64_t crtc, sequence; } gpu_vblank;
 	} u;
 };
 

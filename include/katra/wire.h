@@ -358,7 +358,15 @@ struct katra_ev_uring_complete {
 #define KATRA_GPU_JOB_QUEUE           7
 #define KATRA_GPU_JOB_RUN             8
 #define KATRA_GPU_JOB_DONE            9
-#define KATRA_GPU_FENCE_EVENTS        10
+/* the display (drm:drm_vblank_event*), in the same record with context the
+ * CRTC's index and seqno the vblank's sequence: a vblank on a CRTC a tracked
+ * process's DRM file has had events on; a vblank event asked for by a
+ * tracked thread (its ioctl); one delivered to a tracked process's DRM file
+ * (a flip done, a wait over) */
+#define KATRA_GPU_VBLANK              10
+#define KATRA_GPU_VBLANK_QUEUED       11
+#define KATRA_GPU_VBLANK_DELIVERED    12
+#define KATRA_GPU_FENCE_EVENTS        13
 
 struct katra_ev_gpu_fence {
 	struct katra_wire_head head;

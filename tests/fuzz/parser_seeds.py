@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Seeds for the parser fuzzers (fuzz_elf.c, fuzz_pe.c, fuzz_wineserver.c,
-fuzz_unixcalls.c, fuzz_pesyms.c):
+fuzz_unixcalls.c, fuzz_pesyms.c, fuzz_peunwind.c):
 small well-formed files of each kind, written to
-DIR/{elf,pe,wineserver,unixcalls,pesyms}/, and PE files whose 96 sections
+DIR/{elf,pe,wineserver,unixcalls,pesyms,peunwind}/, and PE files whose 96 sections
 each cover the whole file (a parser that walks each section's bytes, or
 every section per lookup, is quadratic on them).
 Usage: parser_seeds.py DIR
@@ -151,6 +151,57 @@ def pesyms_dll():
     return bytes(f)
 
 
+def peunwind_walk():
+    """fuzz_peunwind.c's framed input: "KPEU", u32 the PE's length, the PE,
+    rip and rax..r15 (u64), then the stack copy (at 0x7ff000000000).  A
+    PE32+ (image base 0x140000000, .text at rva 0x1000, .pdata and
+    UNWIND_INFO at 0x2000) of three functions: f0 push rbx; sub rsp,0x20
+    (and its epilogue), f1 a frame register (push rbp; sub rsp,0x40; lea
+    rbp,[rsp+0x20]), f2 chained info naming f0's entry; the stack a walk
+    f0 -> f1 -> f2 -> a return address of 0 through all three."""
+    f = bytearray(0x800)
+    put(f, 0, b'MZ')
+    put(f, 0x3c, struct.pack('<I', 0x80))
+    put(f, 0x80, b'PE\0\0' + struct.pack('<HHIIIHH', 0x8664, 2, 0, 0, 0, 240, 0x2022))
+    opt = bytearray(240)
+    put(opt, 0, struct.pack('<H', 0x20b))
+    put(opt, 24, struct.pack('<Q', 0x140000000))
+    put(opt, 56, struct.pack('<I', 0x3000))  # SizeOfImage
+    put(opt, 108, struct.pack('<I', 16))     # NumberOfRvaAndSizes
+    put(opt, 136, struct.pack('<II', 0x2000, 36))
+    put(f, 0x98, opt)
+    put(f, 0x98 + 240, b'.text\0\0\0' + struct.pack('<IIII', 0x200, 0x1000, 0x200, 0x400) +
+        bytes(12) + struct.pack('<I', 0x60000020))
+    put(f, 0x98 + 280, b'.pdata\0\0' + struct.pack('<IIII', 0x200, 0x2000, 0x200, 0x600) +
+        bytes(12) + struct.pack('<I', 0x40000040))
+    text = bytearray(b'\x90' * 0x200)
+    put(text, 0, b'\x53\x48\x83\xec\x20')                   # f0 prolog
+    put(text, 0x0a, b'\x48\x83\xc4\x20\x5b\xc3')           # f0 epilogue
+    put(text, 0x10, b'\x55\x48\x83\xec\x40\x48\x8d\x6c\x24\x20')  # f1 prolog
+    put(f, 0x400, text)
+    pd = struct.pack('<9I', 0x1000, 0x1010, 0x2100, 0x1010, 0x1030, 0x2110,
+                     0x1030, 0x1040, 0x2120)
+    put(f, 0x600, pd)
+    # f0: v1, prolog 5, 2 codes: ALLOC_SMALL 0x20 at 5, PUSH rbx at 1
+    put(f, 0x700, bytes([1, 5, 2, 0, 5, 0x32, 1, 0x30]))
+    # f1: v1, prolog 10, frame rbp + 0x20: SET_FPREG at 10, ALLOC_SMALL 0x40 at 5, PUSH rbp at 1
+    put(f, 0x710, bytes([1, 10, 3, 0x25, 10, 0x03, 5, 0x72, 1, 0x50, 0, 0]))
+    # f2: v1, UNW_FLAG_CHAININFO, no codes, then f0's entry
+    put(f, 0x720, bytes([1 | 4 << 3, 0, 0, 0]) + struct.pack('<3I', 0x1000, 0x1010, 0x2100))
+    base, sp = 0x140000000, 0x7ff000000000
+    stack = bytearray(0xb0)
+    put(stack, 0x20, struct.pack('<QQ', 0xb0b, base + 0x1020))   # f0: rbx, into f1
+    s1 = 0x30
+    put(stack, s1 + 0x40, struct.pack('<QQ', 0x5eed, base + 0x1038))  # f1: rbp, into f2
+    s2 = s1 + 0x50
+    put(stack, s2 + 0x20, struct.pack('<QQ', 0xc0c, 0))  # f2 (f0's codes): rbx, the end
+    regs = [0] * 16
+    regs[4] = sp
+    regs[5] = sp + s1 + 0x20  # f1's rbp: its fixed frame + 0x20
+    return (b'KPEU' + struct.pack('<I', len(f)) + bytes(f) +
+            struct.pack('<17Q', base + 0x1008, *regs) + bytes(stack))
+
+
 def overlapping_sections(size, nsec=96):
     """PE32+ of size bytes (a multiple of 8, at least 0x4000), image base 0:
     nsec non-executable sections, each mapping the whole file at its own
@@ -194,6 +245,7 @@ def main():
         'wineserver': {'wineserver': wineserver()},
         'unixcalls': {'unixlib-so': unixlib_so()},
         'pesyms': {'pesyms-dll': pesyms_dll()},
+        'peunwind': {'pesyms-dll': pesyms_dll(), 'walk': peunwind_walk()},
     }
     # 512 KiB: a parser quadratic in the sections (96 walks of every
     # section per word) takes about 40 s on it under ASan, far past run.sh's
@@ -201,7 +253,7 @@ def main():
     # fuzzer's time to mutations)
     overlapping = overlapping_sections(512 << 10)
     overlapping += bytes((512 << 10) - len(overlapping))
-    for kind in ('pe', 'unixcalls', 'pesyms'):
+    for kind in ('pe', 'unixcalls', 'pesyms', 'peunwind'):
         seeds[kind]['overlapping-sections'] = overlapping
     for kind, files in seeds.items():
         os.makedirs(os.path.join(out, kind), exist_ok=True)

@@ -3,7 +3,8 @@
 # Fuzzes the trace reader + verifier for SECONDS (default 20), then the
 # parsers of Wine's binaries (fuzz-elf, fuzz-pe, fuzz-wineserver,
 # fuzz-unixcalls, fuzz-pesyms: what root
-# reads from files traced processes map) for SECONDS/2 each.  Builds
+# reads from files traced processes map; fuzz-peunwind: the PE unwinder over
+# such a file and a stack copy) for SECONDS/2 each.  Builds
 # nothing: `make fuzz` / `make fuzz-smoke` build build/fuzz/fuzz-* and
 # build/katra-sample first.  Seeds build/fuzz/corpus from the sample trace,
 # hand-made prefixes and mutations of it, gzip-compressed variants (whole,
@@ -24,9 +25,9 @@ corpus=$root/build/fuzz/corpus
 artifacts=$root/build/fuzz/artifacts
 log=$root/build/fuzz/fuzz.log
 
-for f in "$fuzzer" "$sample_bin" "$root"/build/fuzz/fuzz-{elf,pe,wineserver,unixcalls,pesyms}; do
+for f in "$fuzzer" "$sample_bin" "$root"/build/fuzz/fuzz-{elf,pe,wineserver,unixcalls,pesyms,peunwind}; do
 	if [ ! -x "$f" ]; then
-		echo "fuzz: missing $f (run: make build/fuzz/fuzz-{reader,elf,pe,wineserver,unixcalls,pesyms} build/katra-sample)" >&2
+		echo "fuzz: missing $f (run: make build/fuzz/fuzz-{reader,elf,pe,wineserver,unixcalls,pesyms,peunwind} build/katra-sample)" >&2
 		exit 2
 	fi
 done
@@ -121,8 +122,11 @@ seed_file pe "$wine/x86_64-windows/ntdll.dll"
 seed_file wineserver /usr/lib/wine/wineserver64
 seed_file unixcalls "$wine/x86_64-unix/winevulkan.so"
 seed_file unixcalls "$wine/x86_64-windows/winevulkan.dll"
+# the unwinder: real .pdata (its stack is the file's last quarter)
+seed_file peunwind "$wine/x86_64-windows/ntdll.dll"
+seed_file peunwind "$root/build/unwind/chains.exe"
 part=$(( seconds / 2 > 5 ? seconds / 2 : 5 ))
-for kind in elf pe wineserver unixcalls pesyms; do
+for kind in elf pe wineserver unixcalls pesyms peunwind; do
 	dir=$root/build/fuzz/parsers/$kind
 	for f in "$root"/tests/fuzz/regressions/"$kind"-*; do
 		[ -e "$f" ] && cp "$f" "$dir/regression-$(basename "$f")"

@@ -235,7 +235,7 @@ static const char tiny_expected[] =
 "{\"ph\":\"X\",\"pid\":100,\"tid\":101,\"ts\":6,\"dur\":4,\"name\":\"Futex\",\"cat\":\"Linux\",\"args\":{\"seq\":9,\"span\":3,\"unfinished\":true}}\n"
 "],\"otherData\":{\"source\":\"katra-replay export\",\"trace\":\"tiny.ktrc\",\"workload\":\"sample\","
 "\"tool_version\":\"katra-sample 0.1.0\",\"start_wall_ns\":\"1700000000000000000\",\"spans\":4,"
-"\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"frames\":0,\"fences\":0,\"spans_unfinished\":1,"
+"\"instants\":3,\"flows\":1,\"flows_lost\":0,\"counters\":1,\"epochs\":3,\"frames\":0,\"fences\":0,\"vblanks\":0,\"spans_unfinished\":1,"
 "\"span_table_full\":0,\"unmatched_ends\":0,\"events_after_exit\":0}}\n";
 
 Test(export_tiny, exact_output)
@@ -550,5 +550,60 @@ Test(export_gpu, a_fence_is_a_slice_on_its_timeline_with_a_flow_from_its_maker)
 				       "\"dur\":0,\"bind_id\":4503599627370497,\"flow_in\":true"),
 			   "%s", out);
 	cr_assert_not_null(strstr(out, "\"fences\":1,"), "%s", out);
+	free(out);
+}
+
+/* Process 100's ioctl (thread 100) asks for a vblank event on CRTC 0
+ * (GpuVblankQueued, sequence 7); the vblank and the delivery come from the
+ * interrupt (thread 0, process 100), the delivery caused by the queueing and
+ * the vblank. */
+static size_t one_vblank(struct katra_record *r)
+{
+	static const uint64_t c_deliver[] = { 2, 3 };
+	size_t n = 0;
+
+	r[n++] = mk_epoch(0, 0, "capture start");
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_START;
+	r[n++] = e(2, 1000, PID, MAIN, KATRA_KIND_GPU_VBLANK_QUEUED, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_DISPLAY_CRTC, 0 };
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_GPU_VBLANK;
+	r[n - 1].u.event.payload.u.gpu_vblank.crtc = 0;
+	r[n - 1].u.event.payload.u.gpu_vblank.sequence = 7;
+	r[n++] = e(3, 2000, PID, 0, KATRA_KIND_GPU_VBLANK, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.resource = r[n - 2].u.event.resource;
+	r[n - 1].u.event.payload = r[n - 2].u.event.payload;
+	r[n++] = e(4, 2500, PID, 0, KATRA_KIND_GPU_VBLANK_DELIVERED, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.resource = r[n - 2].u.event.resource;
+	r[n - 1].u.event.payload = r[n - 2].u.event.payload;
+	r[n - 1].u.event.causes = (struct katra_u64_vec){ c_deliver, 2 };
+	r[n++] = mk_epoch(5, 4000, "capture end");
+	r[n - 1].u.epoch.epoch = 1;
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_END;
+	return n;
+}
+
+Test(export_gpu, a_crtc_is_a_track_with_its_vblanks_and_a_flow_from_the_ioctl_that_asked)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_built(one_vblank, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"M\",\"pid\":100,\"tid\":1073807360,"
+				       "\"name\":\"thread_name\",\"args\":{\"name\":"
+				       "\"Display CRTC 0\"}}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"i\",\"pid\":100,\"tid\":1073807360,\"ts\":2,"
+				       "\"s\":\"t\",\"name\":\"vblank 7\",\"cat\":\"display\"}"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"i\",\"pid\":100,\"tid\":1073807360,\"ts\":2.5,"
+				       "\"s\":\"t\",\"name\":\"event delivered 7\",\"cat\":"
+				       "\"display\"}"), "%s", out);
+	cr_assert_not_null(strstr(out, "\"pid\":100,\"tid\":100,\"ts\":1,\"dur\":0,\"bind_id\":"),
+			   "%s", out);
+	cr_assert_not_null(strstr(out, "\"name\":\"GpuVblankQueued -> delivered\""), "%s", out);
+	cr_assert_not_null(strstr(out, "\"vblanks\":2,"), "%s", out);
 	free(out);
 }

@@ -178,3 +178,72 @@ Test(gpu, a_scheduler_job_links_to_its_fence_and_ioctl)
 	cr_assert_eq(ev[at[3]].ts - ev[at[2]].ts, 20, "run to done: the job's time on the ring");
 	temp_dir_remove(t.dir);
 }
+
+/* A display record (context the CRTC, seqno the vblank's sequence). */
+static void vblank(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what, uint32_t crtc,
+		   uint32_t seq)
+{
+	struct katra_ev_gpu_fence f = {
+		.head = { KATRA_EV_GPU_FENCE, 0, tid ? GAME : 0, tid, START + ts },
+		.context = crtc, .seqno = seq, .what = what, .owner_tgid = GAME,
+	};
+
+	pipeline_on_record(pl, &f, sizeof(f));
+}
+
+/* A vblank event asked for in an ioctl (DRM_IOCTL_WAIT_VBLANK with an
+ * event), the vblank on its CRTC and the event's delivery from the vblank's
+ * interrupt (thread 0); then a flip's event delivered without a queueing
+ * (page flips trace none), after the next vblank. */
+Test(gpu, a_vblank_event_links_to_its_ioctl_and_its_vblank)
+{
+	static const uint32_t kinds[] = { KATRA_KIND_GPU_VBLANK_QUEUED, KATRA_KIND_GPU_VBLANK,
+					  KATRA_KIND_GPU_VBLANK_DELIVERED, KATRA_KIND_GPU_VBLANK,
+					  KATRA_KIND_GPU_VBLANK_DELIVERED };
+	static const uint32_t seqs[] = { 7, 7, 7, 8, 8 };
+	struct pl_ev ev[32];
+	struct pl_trace t;
+	size_t at[5], k = 0, ioctl_begin = SIZE_MAX;
+
+	pl_trace_open(&t, 1, START);
+	vblank(&t.pl, GAME, 12, KATRA_GPU_VBLANK_QUEUED, 1, 7);
+	ioctl_call(&t.pl, 10, 20);
+	vblank(&t.pl, 0, 30, KATRA_GPU_VBLANK, 1, 7);
+	vblank(&t.pl, 0, 31, KATRA_GPU_VBLANK_DELIVERED, 1, 7);
+	vblank(&t.pl, 0, 47, KATRA_GPU_VBLANK, 1, 8);
+	vblank(&t.pl, 0, 48, KATRA_GPU_VBLANK_DELIVERED, 1, 8);
+	pl_trace_finish(&t, START + 1000);
+
+	size_t n = pl_read_events(t.path, ev, 32);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN)
+			ioctl_begin = i;
+		else if (ev[i].scope == KATRA_SCOPE_GPU && k < 5)
+			at[k++] = i;
+	}
+	cr_assert_eq(k, 5);
+	cr_assert_neq(ioctl_begin, SIZE_MAX);
+	for (size_t i = 0; i < 5; i++) {
+		const struct pl_ev *g = &ev[at[i]];
+		cr_assert_eq(g->kind, kinds[i], "event %zu", i);
+		cr_assert_eq(g->phase, KATRA_PHASE_INSTANT, "event %zu", i);
+		cr_assert_eq(g->res.domain, KATRA_RES_DISPLAY_CRTC, "event %zu", i);
+		cr_assert_eq(g->res.id, 1, "event %zu", i);
+		cr_assert_eq(g->payload.type, KATRA_PAYLOAD_GPU_VBLANK, "event %zu", i);
+		cr_assert_eq(g->payload.u.gpu_vblank.crtc, 1, "event %zu", i);
+		cr_assert_eq(g->payload.u.gpu_vblank.sequence, seqs[i], "event %zu", i);
+		cr_assert_eq(g->tid, i ? 0 : GAME, "event %zu", i);
+	}
+	/* queued: [the ioctl]; a vblank: none; delivered: [queued, its vblank];
+	 * the flip's: [its vblank] */
+	cr_assert_eq(ev[at[0]].ncauses, 1);
+	cr_assert_eq(ev[at[0]].causes[0], ev[ioctl_begin].seq);
+	cr_assert_eq(ev[at[1]].ncauses, 0);
+	cr_assert_eq(ev[at[2]].ncauses, 2);
+	cr_assert_eq(ev[at[2]].causes[0], ev[at[0]].seq);
+	cr_assert_eq(ev[at[2]].causes[1], ev[at[1]].seq);
+	cr_assert_eq(ev[at[3]].ncauses, 0);
+	cr_assert_eq(ev[at[4]].ncauses, 1);
+	cr_assert_eq(ev[at[4]].causes[0], ev[at[3]].seq);
+	temp_dir_remove(t.dir);
+}

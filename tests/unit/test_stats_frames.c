@@ -179,6 +179,7 @@ Test(stats_frames, calls_and_syscalls_per_frame_text)
 		 "nt          1         1       1    1000.000    1000.000    1000.000 NtReadFile\n"
 		 "\nframe 2, 15.000 ms: its calls, most above their p50 frame first\n%s"
 		 "nt          1        1000.000    1000.000 NtReadFile\n"
+		 "(GPU side: no GPU events in this trace)\n"
 		 "\n(1 call of processes that presented no frame is not counted)\n",
 		 head, slow_head, slow_head, slow_head, head, slow_head, head, slow_head);
 	cr_assert_str_eq(b, want);
@@ -203,7 +204,8 @@ Test(stats_frames, json_per_track_rows_and_slowest)
 	static const char track[] =
 		",\"per_frame\":{\"tracks\":[{\"process_id\":300,\"process_name\":\"game.exe\","
 		"\"swapchain\":\"0xa\",\"presents\":4,\"frames\":3,\"frame_time_ns\":{\"p50\":10000000,"
-		"\"p99\":15000000,\"max\":15000000},\"calls_before_first_present\":2,"
+		"\"p99\":15000000,\"max\":15000000},\"present_to_flip_ns\":null,"
+		"\"calls_before_first_present\":2,"
 		"\"calls_after_last_present\":1,\"rows\":[{\"layer\":\"nt\",\"kind\":\"NtReadFile\","
 		"\"number\":0,\"name\":\"NtReadFile\",\"frames_seen\":3,\"calls\":4,\"total_ns\":9000000,"
 		"\"calls_per_frame\":{\"p50\":1,\"max\":2},\"time_per_frame_ns\":{\"p50\":1000000,"
@@ -220,7 +222,8 @@ Test(stats_frames, json_per_track_rows_and_slowest)
 	cr_assert_not_null(strstr(b, "{\"process_id\":500,\"process_name\":\"other.exe\","
 				     "\"swapchain\":\"0xd\",\"presents\":2,\"frames\":1,"), "%s", b);
 	cr_assert_not_null(strstr(b, "],\"calls_without_frames\":1,\"unreadable_frame_names\":0,"
-				     "\"overflow\":{\"tracks\":0,\"rows\":0,\"cells\":0}}}\n"), "%s", b);
+				     "\"gpu_events\":0,\"overflow\":{\"tracks\":0,\"rows\":0,"
+				     "\"cells\":0}}}\n"), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
 }
@@ -286,6 +289,80 @@ Test(stats_frames, trace_order_decides_at_the_present_and_syscalls_alone)
 				     "{\"p50\":1000000,\"p99\":3000000,\"max\":3000000}}],\"slowest\":"
 				     "[{\"frame\":2,"), "%s", b);
 	cr_assert_null(strstr(b, "NtReadFile"), "%s", b);
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+static struct katra_event *gpu_ev(struct tb *t, uint64_t ts, uint64_t tid, uint32_t kind,
+				  uint64_t seqno)
+{
+	struct katra_event *e = tb_ev(t, ts, GAME, tid, kind, KATRA_PHASE_INSTANT, -1);
+
+	e->scope = KATRA_SCOPE_GPU;
+	if (kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
+		e->resource = (struct katra_resource){ KATRA_RES_DISPLAY_CRTC, 0 };
+		e->payload.type = KATRA_PAYLOAD_GPU_VBLANK;
+		e->payload.u.gpu_vblank.sequence = seqno;
+	} else {
+		e->resource = (struct katra_resource){ KATRA_RES_GPU_TIMELINE, 9 };
+		e->payload.type = KATRA_PAYLOAD_GPU_FENCE;
+		e->payload.u.gpu_fence.context = 9;
+		e->payload.u.gpu_fence.seqno = seqno;
+	}
+	return e;
+}
+
+/* Presents at 10, 20, 30 ms.  Frame 2 (10-20 ms) submits job 1 (fence made
+ * at 12 ms, run 13-17 ms on the ring, signalled at 18 ms) and job 2 (made
+ * at 15 ms, run 19-24 ms: done in frame 3, counted in frame 2, its submit's;
+ * signalled at 25 ms); a flip's event is delivered at 21 ms (frame 3).  Per
+ * frame: GPU jobs frame 2: 2 jobs, 4 + 5 = 9 ms on the ring; fences frame
+ * 2: 2, 6 + 10 = 16 ms; display events: frame 3: 1. */
+Test(stats_frames, the_gpu_work_of_each_frame_by_its_submit)
+{
+	struct katra_stats_opts o = { .per_frame = true, .json = true };
+	struct outcap out;
+	struct tb t;
+	const char *b;
+
+	tb_init(&t);
+	tb_epoch(&t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(&t, MS / 10, GAME, "game", "game");
+	present(&t, 10 * MS, 1, 1);
+	gpu_ev(&t, 12 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 1);
+	gpu_ev(&t, 13 * MS, 0, KATRA_KIND_GPU_JOB_RUN, 1);
+	gpu_ev(&t, 15 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 2);
+	gpu_ev(&t, 17 * MS, 0, KATRA_KIND_GPU_JOB_DONE, 1);
+	gpu_ev(&t, 18 * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, 1);
+	gpu_ev(&t, 19 * MS, 0, KATRA_KIND_GPU_JOB_RUN, 2);
+	present(&t, 20 * MS, 2, 2);
+	gpu_ev(&t, 21 * MS, 0, KATRA_KIND_GPU_VBLANK_DELIVERED, 5);
+	gpu_ev(&t, 24 * MS, 0, KATRA_KIND_GPU_JOB_DONE, 2);
+	gpu_ev(&t, 25 * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, 2);
+	present(&t, 30 * MS, 3, 3);
+	tb_epoch(&t, 31 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(&t);
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuFenceSignaled\",\"number\":"
+				     "null,\"name\":\"GPU fence (made to signalled)\",\"frames_seen\":1,"
+				     "\"calls\":2,\"total_ns\":16000000,"), "%s", b);
+	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuJobDone\",\"number\":null,"
+				     "\"name\":\"GPU job (run to done)\",\"frames_seen\":1,\"calls\":2,"
+				     "\"total_ns\":9000000,"), "%s", b);
+	/* the flip 1 ms after present 2; presents 1 and 3 had none */
+	cr_assert_not_null(strstr(b, "\"frame_time_ns\":{\"p50\":10000000,\"p99\":10000000,"
+				     "\"max\":10000000},\"present_to_flip_ns\":{\"presents\":1,"
+				     "\"p50\":1000000,\"p99\":1000000,\"max\":1000000},"), "%s", b);
+	cr_assert_not_null(strstr(b, "{\"layer\":\"gpu\",\"kind\":\"GpuVblankDelivered\",\"number\":"
+				     "null,\"name\":\"display event delivered\",\"frames_seen\":1,"
+				     "\"calls\":1,\"total_ns\":0,"), "%s", b);
+	oc_free(&out);
+	o.json = false;
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, "\npresent to flip: p50 1.000 ms  p99 1.000 ms  max 1.000 ms "
+				     "(1 of 3 presents)\n"), "%s", b);
+	cr_assert_not_null(strstr(b, " GPU job (run to done)\n"), "%s", b);
+	cr_assert_null(strstr(b, "no GPU events"), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
 }

@@ -21,12 +21,18 @@ bullseye | bookworm) ;;
 esac
 cache=${KATRA_VM_CACHE:-/var/cache/katra-vm}
 out=$cache/vmlinuz-$suite
-# the few modules the guest loads (the GPU checks: vgem and what it needs),
-# with the kernel they belong to: both come from one package, so a cache
-# without them fetches both again
+# the few modules the guest loads (the GPU checks: vgem, bochs for QEMU's
+# standard VGA (bochs-drm up to 5.x), and what they need), with the kernel
+# they belong to: both come from one package, so a cache without them
+# fetches both again
 mods=$cache/modules-$suite
-want_modules=(vgem)
-if [[ -s $out && -s $mods/load-order ]]; then
+want_modules=(vgem bochs)
+cached()
+{
+	[[ -s $out && -s $mods/load-order ]] && grep -q '^vgem\.ko$' "$mods/load-order" &&
+		grep -q '^bochs' "$mods/load-order"
+}
+if cached; then
 	echo "$out"
 	exit 0
 fi
@@ -35,7 +41,7 @@ fi
 # suite at a time, and the second finds the first's kernel.
 if mkdir -p "$cache" 2>/dev/null && exec 9>"$cache/.lock-$suite"; then
 	flock 9
-	if [[ -s $out && -s $mods/load-order ]]; then
+	if cached; then
 		echo "$out"
 		exit 0
 	fi
@@ -92,10 +98,11 @@ x=$state/x
 rm -rf "$x"
 mkdir -p "$x"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$x" --wildcards './boot/vmlinuz-*' \
-	'./lib/modules/*/kernel/drivers/gpu/drm/*'
+	'./lib/modules/*/kernel/drivers/gpu/*' './lib/modules/*/kernel/drivers/video/*' \
+	'./lib/modules/*/kernel/drivers/media/cec/*' './lib/modules/*/kernel/drivers/i2c/*'
 vmlinuz=$(ls "$x"/boot/vmlinuz-*)
 release=${vmlinuz##*/vmlinuz-}
-drm=$x/lib/modules/$release/kernel/drivers/gpu/drm
+drm=$x/lib/modules/$release/kernel/drivers
 # the wanted modules and what they depend on (each module's own
 # `depends=` in its .modinfo: the package has no modules.dep, depmod makes
 # it at install), dependencies first
@@ -114,8 +121,10 @@ add_module()
 {
 	local f d
 	f=$(find "$drm" -name "$1.ko*" -o -name "${1//_/-}.ko*" | head -n 1)
+	# bochs was bochs-drm before 6.0
+	[[ -n $f || $1 != bochs ]] || f=$(find "$drm" -name "bochs-drm.ko*" | head -n 1)
 	[[ -n $f ]] || {
-		echo "fetch-kernel.sh: $suite: no module $1 under drivers/gpu/drm in $release" >&2
+		echo "fetch-kernel.sh: $suite: no module $1 under drivers/{gpu,video,media/cec,i2c} in $release" >&2
 		return 1
 	}
 	[[ " ${order[*]} " == *" $f "* ]] && return 0

@@ -214,9 +214,16 @@ basic)
 	: >/tmp/gpu.why
 	if gpu_modules; then
 		captured gpu "" -- $WL/vgemfence 50
+		# 20 page flips on QEMU's standard VGA (bochs: no vblanks, the
+		# flip's event sent from the commit), each delivered to the
+		# workload's DRM file
+		captured flips "" -- $WL/flips 20
 	else
 		: >/tmp/gpu.facts
 		result gpu 1 /tmp/gpu.facts /tmp/gpu.why
+		: >/tmp/flips.facts
+		cp /tmp/gpu.why /tmp/flips.why
+		result flips 1 /tmp/flips.facts /tmp/flips.why
 	fi
 	;;
 scale)

@@ -15,7 +15,7 @@ b=$root/build
 bins=(katra-record katra-replay vm/katra-vmcheck
 	workloads/syscalls workloads/storm workloads/exitstorm workloads/execthread
 	workloads/refused
-	workloads/threadnames workloads/fdkinds workloads/vgemfence)
+	workloads/threadnames workloads/fdkinds workloads/vgemfence workloads/flips)
 
 busybox=$(command -v busybox || true)
 [[ -n $busybox ]] || {

@@ -231,6 +231,7 @@ struct trace_facts {
 	uint64_t ring_capacity[MAX_RING_INSTANCES];
 	bool has_summary;
 	bool per_syscall; /* a note "syscalls: attached per syscall (fentry, ..." */
+	bool flips_unseen; /* a note "... flips of files with no vblank wait unseen ..." */
 	struct katra_event first_estimated;
 };
 
@@ -264,6 +265,8 @@ static int read_trace(const char *path, struct trace_facts *f, event_fn fn, void
 			printf("NOTE %.*s\n", (int)n->len, n->ptr);
 		if (n->len > 41 && !memcmp(n->ptr, "syscalls: attached per syscall (fentry, ", 40))
 			f->per_syscall = true;
+		if (memmem(n->ptr, n->len, "flips of files with no vblank wait unseen", 41))
+			f->flips_unseen = true;
 		/* "probes: tp_btf, N per-CPU rings" */
 		if (rings) {
 			const char *p = rings;
@@ -1277,6 +1280,81 @@ static int check_gpu(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- flips: a display's page flips and vblank waits (GpuVblank*) ---- */
+
+struct flips_ctx {
+	struct gpu_ctx g;      /* the workload's ioctls (gpu_caused_by_ioctl) */
+	uint64_t qseq[GPU_MAX]; /* its GpuVblankQueued's seqs */
+	unsigned nq, queued_linked, delivered, delivered_queued, vblanks, other;
+};
+
+static void flips_event(void *p, const struct katra_event *e)
+{
+	struct flips_ctx *c = p;
+
+	if (e->payload.type != KATRA_PAYLOAD_GPU_VBLANK) {
+		gpu_event(&c->g, e);
+		return;
+	}
+	if ((long long)e->process_id != c->g.pid) {
+		c->other++;
+		return;
+	}
+	if (e->kind == KATRA_KIND_GPU_VBLANK) {
+		c->vblanks++;
+	} else if (e->kind == KATRA_KIND_GPU_VBLANK_QUEUED) {
+		if ((long long)e->thread_id == c->g.tid && gpu_caused_by_ioctl(&c->g, e))
+			c->queued_linked++;
+		if (c->nq < GPU_MAX)
+			c->qseq[c->nq++] = e->seq;
+	} else if (e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
+		bool q = false;
+		c->delivered++;
+		for (unsigned i = 0; i < c->nq; i++)
+			for (uint64_t k = 0; k < e->causes.len; k++)
+				q |= e->causes.items[k] == c->qseq[i];
+		c->delivered_queued += q;
+	}
+}
+
+static int check_flips(const char *trace, const char *wl)
+{
+	static struct flips_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"flips\"");
+	long long waits, flips;
+
+	if (!f || !line)
+		die("no flips line in %s", wl);
+	c.g.pid = jnum(line, "pid");
+	c.g.tid = jnum(line, "tid");
+	waits = jnum(line, "waits");
+	flips = jnum(line, "flips");
+	if (read_trace(trace, f, flips_event, &c, true))
+		return 1;
+	print_facts(f);
+	/* without the drm module's BTF a flip's file is unknown: only the
+	 * waits' files are the workload's, and it waits on none here */
+	if (f->flips_unseen && !waits)
+		flips = 0;
+	printf("flips_unseen=%d\nwaits=%lld\nflips=%lld\nvblank_queued=%u\nqueued_linked=%u\ndelivered=%u\n"
+	       "delivered_queued=%u\nvblanks=%u\nother_process=%u\n",
+	       f->flips_unseen, waits, flips, c.nq, c.queued_linked, c.delivered, c.delivered_queued, c.vblanks,
+	       c.other);
+	if (c.nq != waits || c.queued_linked != waits)
+		fail("%u GpuVblankQueued of the workload (%u caused by its thread's ioctl), expected "
+		     "%lld", c.nq, c.queued_linked, waits);
+	if (c.delivered != waits + flips)
+		fail("%u GpuVblankDelivered of the workload, expected %lld (waits + flips)",
+		     c.delivered, waits + flips);
+	if (c.delivered_queued != waits)
+		fail("%u GpuVblankDelivered linked to their GpuVblankQueued, expected %lld",
+		     c.delivered_queued, waits);
+	if (c.other)
+		fail("%u display events of another process", c.other);
+	return failures ? 1 : 0;
+}
+
 /* ---- rusage: run a command, report its peak RSS ---- */
 
 static int run_rusage(const char *out, char **argv)
@@ -1311,7 +1389,7 @@ static int run_rusage(const char *out, char **argv)
 int main(int argc, char **argv)
 {
 	const char *usage = "usage: katra-vmcheck {syscalls|select|storm|exitstorm|execthread|refused|"
-			    "threadnames|fdkinds|gpu} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
+			    "threadnames|fdkinds|gpu|flips} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
 			    "rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
@@ -1348,6 +1426,8 @@ int main(int argc, char **argv)
 		return check_fdkinds(argv[2], argv[3]);
 	if (!strcmp(argv[1], "gpu"))
 		return check_gpu(argv[2], argv[3]);
+	if (!strcmp(argv[1], "flips"))
+		return check_flips(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }

@@ -478,6 +478,10 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 		p->u.gpu_fence.context = get_u64(d, "GpuFencePayload.context");
 		p->u.gpu_fence.seqno = get_u64(d, "GpuFencePayload.seqno");
 		break;
+	case KATRA_PAYLOAD_GPU_VBLANK:
+		p->u.gpu_vblank.crtc = get_u64(d, "GpuVblankPayload.crtc");
+		p->u.gpu_vblank.sequence = get_u64(d, "GpuVblankPayload.sequence");
+		break;
 	case KATRA_PAYLOAD_GPU_TIMELINE:
 		p->u.gpu_timeline.context = get_u64(d, "GpuTimelinePayload.context");
 		p->u.gpu_timeline.driver = get_str(d, "GpuTimelinePayload.driver");

@@ -256,6 +256,10 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 		put_u64(e, p->u.gpu_fence.context);
 		put_u64(e, p->u.gpu_fence.seqno);
 		break;
+	case KATRA_PAYLOAD_GPU_VBLANK:
+		put_u64(e, p->u.gpu_vblank.crtc);
+		put_u64(e, p->u.gpu_vblank.sequence);
+		break;
 	case KATRA_PAYLOAD_GPU_TIMELINE:
 		put_u64(e, p->u.gpu_timeline.context);
 		put_str(e, p->u.gpu_timeline.driver);

@@ -861,6 +861,11 @@ pub fn records() -> Vec<TraceRecord> {
         e.request = Some(7 << 32 | 3);
         b.push(e);
     }
+    // A display's vblank, a vblank event asked for and delivered (CRTC 0, vblank 5).
+    let crtc = res(D::DisplayCrtc, 0);
+    for kind in [K::GpuVblank, K::GpuVblankQueued, K::GpuVblankDelivered] {
+        b.push(ev(t2, S::Gpu, kind, crtc, P::GpuVblank(GpuVblankPayload { crtc: 0, sequence: 5 })));
+    }
 
     b.epoch(2, EpochKind::Fifo, "");
     b.epoch(3, EpochKind::User, "frame 1");

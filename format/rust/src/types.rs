@@ -160,7 +160,8 @@ unit_enum!(EventKind {
     49 D3d12QueueSignal, 50 D3d12QueueWait, 51 D3d12FenceSetEventOnCompletion,
     52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage, 55 GpuFenceInit,
     56 GpuFenceEmit, 57 GpuFenceEnableSignal, 58 GpuFenceSignaled, 59 GpuFenceWait,
-    60 GpuFenceDestroy, 61 GpuTimeline, 62 GpuJobQueue, 63 GpuJobRun, 64 GpuJobDone
+    60 GpuFenceDestroy, 61 GpuTimeline, 62 GpuJobQueue, 63 GpuJobRun, 64 GpuJobDone,
+    65 GpuVblank, 66 GpuVblankQueued, 67 GpuVblankDelivered
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,7 +172,8 @@ pub struct Resource {
 
 unit_enum!(ResourceDomain {
     0 None, 1 File, 2 Futex, 3 Memory, 4 Thread, 5 Process, 6 IoUring, 7 Socket, 8 WinHandle,
-    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode, 13 D3d12Object, 14 GpuTimeline
+    9 VulkanQueue, 10 Ring, 11 Pipe, 12 AnonInode, 13 D3d12Object, 14 GpuTimeline,
+    15 DisplayCrtc
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -211,6 +213,7 @@ pub enum Payload {
     WakeupOutside(WakeupOutsidePayload),
     GpuFence(GpuFencePayload),
     GpuTimeline(GpuTimelinePayload),
+    GpuVblank(GpuVblankPayload),
 }
 
 impl Payload {
@@ -250,6 +253,7 @@ impl Payload {
         "WakeupOutside",
         "GpuFence",
         "GpuTimeline",
+        "GpuVblank",
     ];
 
     pub fn index(&self) -> u32 {
@@ -290,6 +294,7 @@ impl Payload {
             WakeupOutside(_) => 32,
             GpuFence(_) => 33,
             GpuTimeline(_) => 34,
+            GpuVblank(_) => 35,
         }
     }
 
@@ -544,6 +549,12 @@ pub struct GpuTimelinePayload {
     pub context: u64,
     pub driver: String,
     pub timeline: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct GpuVblankPayload {
+    pub crtc: u64,
+    pub sequence: u64,
 }
 
 unit_enum!(ProcessOrigin {

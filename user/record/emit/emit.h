@@ -49,6 +49,12 @@ struct emitter {
 	struct ktable procs;   /* tgid -> struct proc_state */
 	struct ktable urings;  /* io_kiocb address -> submit seq */
 	struct ktable gpu_fences; /* dma_fence (context << 32 | seqno) -> its init's seq */
+	struct ktable gpu_vblanks; /* (crtc << 32 | sequence) -> its queueing's seq */
+	/* the last vblank written per CRTC (index < KATRA_CRTCS): its sequence
+	 * and its event's seq + 1 (0: none) */
+#define KATRA_CRTCS 8
+	uint32_t vblank_no[KATRA_CRTCS];
+	uint64_t vblank_seq[KATRA_CRTCS];
 	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
 	struct ktable frames;  /* (process, swapchain) -> struct frame_track */
 	struct ktable wine_pipes; /* wineserver pipes by file id: struct wine_pipe */

@@ -21,6 +21,9 @@ static const uint32_t fence_kinds[KATRA_GPU_FENCE_EVENTS] = {
 	[KATRA_GPU_JOB_QUEUE] = KATRA_KIND_GPU_JOB_QUEUE,
 	[KATRA_GPU_JOB_RUN] = KATRA_KIND_GPU_JOB_RUN,
 	[KATRA_GPU_JOB_DONE] = KATRA_KIND_GPU_JOB_DONE,
+	[KATRA_GPU_VBLANK] = KATRA_KIND_GPU_VBLANK,
+	[KATRA_GPU_VBLANK_QUEUED] = KATRA_KIND_GPU_VBLANK_QUEUED,
+	[KATRA_GPU_VBLANK_DELIVERED] = KATRA_KIND_GPU_VBLANK_DELIVERED,
 };
 
 /* The thread of a record made in a traced thread's context, else NULL
@@ -28,6 +31,53 @@ static const uint32_t fence_kinds[KATRA_GPU_FENCE_EVENTS] = {
 static struct thread_state *gpu_thread(struct emitter *e, const struct katra_wire_head *h)
 {
 	return h->tid ? emit_thread(e, h->tid, h->tgid) : NULL;
+}
+
+/* A display event (KATRA_GPU_VBLANK*: context the CRTC, seqno the vblank's
+ * sequence).  Links: a vblank event's queueing to the ioctl that asked for
+ * it; its delivery to its queueing and to the vblank of that sequence on
+ * that CRTC, where both were written. */
+static int emit_gpu_vblank(struct emitter *e, const struct katra_ev_gpu_fence *f,
+			   struct thread_state *th, uint64_t pkey)
+{
+	uint64_t vkey = (uint64_t)f->context << 32 | f->seqno, causes[4];
+	struct katra_event ev;
+	unsigned n = 0;
+
+	emit_base(&ev, &f->head, KATRA_SCOPE_GPU, fence_kinds[f->what], KATRA_PHASE_INSTANT);
+	if (!f->head.tid)
+		ev.process_id = f->owner_tgid;
+	ev.resource.domain = KATRA_RES_DISPLAY_CRTC;
+	ev.resource.id = f->context;
+	ev.payload.type = KATRA_PAYLOAD_GPU_VBLANK;
+	ev.payload.u.gpu_vblank.crtc = f->context;
+	ev.payload.u.gpu_vblank.sequence = f->seqno;
+	if (f->what == KATRA_GPU_VBLANK_DELIVERED) {
+		uint64_t *q = ktable_get(&e->gpu_vblanks, vkey);
+		if (q) {
+			causes[n++] = *q;
+			ktable_remove(&e->gpu_vblanks, vkey);
+		}
+		if (f->context < KATRA_CRTCS && e->vblank_seq[f->context] &&
+		    e->vblank_no[f->context] == f->seqno)
+			causes[n++] = e->vblank_seq[f->context] - 1;
+	}
+	if (th && (th->flags & TH_SYSCALL_OPEN))
+		causes[n++] = th->sc_seq;
+	emit_note_tracked(e, th, causes, &n);
+	if (f->what == KATRA_GPU_VBLANK_QUEUED) {
+		bool created;
+		uint64_t *slot = ktable_upsert(&e->gpu_vblanks, vkey, &created);
+		if (slot)
+			*slot = e->next_seq;
+		else
+			e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
+	} else if (f->what == KATRA_GPU_VBLANK && f->context < KATRA_CRTCS) {
+		e->vblank_no[f->context] = f->seqno;
+		e->vblank_seq[f->context] = e->next_seq + 1;
+	}
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	return emit_write(e, &ev, pkey, th);
 }
 
 int emit_gpu_fence(struct emitter *e, const struct pending *p)
@@ -47,6 +97,8 @@ int emit_gpu_fence(struct emitter *e, const struct pending *p)
 	int rc = emit_running(e, th, f->head.tid, p->key);
 	if (rc)
 		return rc;
+	if (f->what >= KATRA_GPU_VBLANK)
+		return emit_gpu_vblank(e, f, th, p->key);
 	emit_base(&ev, &f->head, KATRA_SCOPE_GPU, fence_kinds[f->what], KATRA_PHASE_INSTANT);
 	if (!f->head.tid) /* outside the traced threads: the fence's process */
 		ev.process_id = f->owner_tgid;

@@ -123,6 +123,7 @@ struct proc_state {
 
 /* dma_fences made by traced threads and not yet signalled (emit_gpu.c) */
 #define KATRA_GPU_FENCES 16384
+#define KATRA_GPU_VBLANKS 1024 /* vblank events asked for, not yet delivered */
 
 /* A swapchain of a process and the presents it made (emit_frames.c). */
 #define KATRA_FRAME_TRACKS 1024

@@ -90,8 +90,11 @@ static const char *const gpu_events[] = {
 static const char *const sched_old[] = { "drm_sched_job", "drm_run_job", "drm_sched_process_job" };
 static const char *const sched_new[] = { "drm_sched_job_queue", "drm_sched_job_run",
 					 "drm_sched_job_done" };
+/* The display's (drm, a module) */
+static const char *const vblank_events[] = { "drm_vblank_event", "drm_vblank_event_queued",
+					     "drm_vblank_event_delivered" };
 
-/* How many of the three scheduler events are attached; their failures
+/* How many of a group's three events (scheduler, display) are attached; their failures
  * (other than absence) appended to failed. */
 static size_t sched_attached(const struct katra_probes *p, const char *const *names,
 			     char *failed, size_t *len)
@@ -150,7 +153,15 @@ static void gpu_note(const struct katra_probes *p, char *out)
 	if (old || new)
 		snprintf(sched, sizeof(sched), " + gpu_scheduler (%zu of 3 events, %s)",
 			 old + new, new ? "6.17 names" : "names before 6.17");
-	const char *rest = have_events_dir("drm") ? "; not recorded yet: drm (vblank)" : "";
+	size_t vbl = sched_attached(p, vblank_events, failed, &len);
+	char rest[128] = "";
+	if (vbl)
+		snprintf(rest, sizeof(rest), " + vblank (%zu of 3 events%s)", vbl,
+			 access("/sys/kernel/btf/drm", F_OK) ? "; flips of files with no vblank "
+							       "wait unseen: the drm module has no BTF"
+							     : "");
+	else if (have_events_dir("drm"))
+		snprintf(rest, sizeof(rest), "; drm (vblank) not attached");
 	if (!on)
 		snprintf(out, KATRA_NOTE_MAX, "layer gpu off: %s%s",
 			 failed[0] ? failed : absent ? "no dma_fence tracepoints in this kernel"
@@ -158,8 +169,8 @@ static void gpu_note(const struct katra_probes *p, char *out)
 			 rest);
 	else
 		snprintf(out, KATRA_NOTE_MAX, "layer gpu: dma_fence (%zu of %zu events)%s%s%s%s", on,
-			 sizeof(gpu_events) / sizeof(gpu_events[0]), sched,
-			 failed[0] ? "; failed: " : "", failed, rest);
+			 sizeof(gpu_events) / sizeof(gpu_events[0]), sched, rest,
+			 failed[0] ? "; failed: " : "", failed);
 }
 
 size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_NOTE_MAX],

@@ -55,21 +55,14 @@ int katra_pe_coff_functions(const struct katra_blob *dll, const char *const *nam
 	return katra_pe_coff_functions_counted(dll, names, n, offs, &work);
 }
 
-int katra_pe_coff_functions_counted(const struct katra_blob *dll, const char *const *names,
-				    uint32_t n, uint64_t *offs, uint64_t *work)
+int katra_pe_coff_each(const struct katra_blob *dll, size_t look, katra_coff_fn fn, void *ctx,
+		       uint64_t *work)
 {
 	struct katra_pe pe;
 	const uint8_t *p = dll->p;
 	uint64_t symoff, nsyms, strsoff, nstrs = 0;
-	size_t look = 0;
-	int found = 0, err = katra_pe_open(dll, &pe);
+	int err = katra_pe_open(dll, &pe);
 
-	*work = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		offs[i] = UINT64_MAX;
-		if (strlen(names[i]) > look)
-			look = strlen(names[i]);
-	}
 	if (err)
 		return err;
 	/* the file header is just before the optional header */
@@ -90,7 +83,6 @@ int katra_pe_coff_functions_counted(const struct katra_blob *dll, const char *co
 	for (uint64_t i = 0; i < nsyms; i += 1 + (uint64_t)p[symoff + i * COFF_SYM + 17]) {
 		const uint8_t *s = p + symoff + i * COFF_SYM;
 		uint16_t sec = katra_rd16(s + 12), type = katra_rd16(s + 14);
-		uint32_t value = katra_rd32(s + 8);
 		const char *name;
 		size_t len;
 
@@ -99,22 +91,57 @@ int katra_pe_coff_functions_counted(const struct katra_blob *dll, const char *co
 		    sec < 1 || sec > pe.nsec ||
 		    !sym_name(s, p + strsoff, nstrs, look, &name, &len, work))
 			continue;
-		for (uint32_t k = 0; k < n; k++) {
-			if (offs[k] != UINT64_MAX || strlen(names[k]) != len ||
-			    memcmp(names[k], name, len))
-				continue;
-			const uint8_t *h = p + pe.sec + 40ull * (sec - 1);
-			uint32_t va = katra_rd32(h + 12), raw = katra_rd32(h + 20);
-			uint32_t rsize = katra_rd32(h + 16), flags = katra_rd32(h + 36);
-			if (!(flags & SCN_EXECUTE) || value >= rsize ||
-			    !katra_in_blob(dll, (uint64_t)raw + value, 1))
-				break;
-			if ((raw | va) % PAGE)
-				return -ENOTSUP;
-			offs[k] = (uint64_t)raw + value;
-			found++;
-			break;
-		}
+		const uint8_t *h = p + pe.sec + 40ull * (sec - 1);
+		err = fn(ctx, name, len, h, katra_rd32(s + 8));
+		if (err)
+			return err;
 	}
-	return found;
+	return 0;
+}
+
+/* The names looked for, and what was found */
+struct want {
+	const struct katra_blob *dll;
+	const char *const *names;
+	uint32_t n;
+	uint64_t *offs;
+	int found;
+};
+
+static int match(void *ctx, const char *name, size_t len, const uint8_t *h, uint32_t value)
+{
+	struct want *w = ctx;
+
+	for (uint32_t k = 0; k < w->n; k++) {
+		if (w->offs[k] != UINT64_MAX || strlen(w->names[k]) != len ||
+		    memcmp(w->names[k], name, len))
+			continue;
+		uint32_t va = katra_rd32(h + 12), raw = katra_rd32(h + 20);
+		uint32_t rsize = katra_rd32(h + 16), flags = katra_rd32(h + 36);
+		if (!(flags & SCN_EXECUTE) || value >= rsize ||
+		    !katra_in_blob(w->dll, (uint64_t)raw + value, 1))
+			return 0;
+		if ((raw | va) % PAGE)
+			return -ENOTSUP;
+		w->offs[k] = (uint64_t)raw + value;
+		w->found++;
+		return 0;
+	}
+	return 0;
+}
+
+int katra_pe_coff_functions_counted(const struct katra_blob *dll, const char *const *names,
+				    uint32_t n, uint64_t *offs, uint64_t *work)
+{
+	struct want w = { dll, names, n, offs, 0 };
+	size_t look = 0;
+
+	*work = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		offs[i] = UINT64_MAX;
+		if (strlen(names[i]) > look)
+			look = strlen(names[i]);
+	}
+	int err = katra_pe_coff_each(dll, look, match, &w, work);
+	return err ? err : w.found;
 }

@@ -28,4 +28,16 @@ int katra_pe_coff_functions(const struct katra_blob *dll, const char *const *nam
 int katra_pe_coff_functions_counted(const struct katra_blob *dll, const char *const *names,
 				    uint32_t n, uint64_t *offs, uint64_t *work);
 
+/* Each COFF record of a function (external or static, in a section
+ * 1..nsec) whose name is at most look bytes: fn(ctx, name, len, its
+ * section's header, its Value: the offset in that section); name points
+ * into the file, not NUL-terminated when it is an 8-byte short name.  A
+ * non-zero return of fn ends the walk and is returned; else 0, -ENOEXEC,
+ * -ENOENT (no COFF symbol table), -EFBIG (more than KATRA_PE_SYMS_MAX
+ * records).  *work += the records and name bytes looked at. */
+typedef int (*katra_coff_fn)(void *ctx, const char *name, size_t len, const uint8_t *sec_hdr,
+			     uint32_t value);
+int katra_pe_coff_each(const struct katra_blob *dll, size_t look, katra_coff_fn fn, void *ctx,
+		       uint64_t *work);
+
 #endif

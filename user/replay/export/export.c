@@ -263,6 +263,7 @@ static void other_data(struct kx_state *s, const char *path)
 	kr_chrome_u64(w, "epochs", s->st.epochs);
 	kr_chrome_u64(w, "frames", s->st.frames);
 	kr_chrome_u64(w, "fences", s->st.fences);
+	kr_chrome_u64(w, "vblanks", s->st.vblanks);
 	kr_chrome_u64(w, "spans_unfinished", s->st.spans_unfinished);
 	kr_chrome_u64(w, "span_table_full", s->st.span_table_full);
 	kr_chrome_u64(w, "unmatched_ends", s->st.unmatched_ends);

@@ -33,6 +33,9 @@
  *     pseudo-thread of the fence's process per fence timeline, named "GPU
  *     DRIVER TIMELINE (context N)", tid KX_GPU_TID + the track's index, with
  *     a flow from the GpuFenceInit's thread (export_emit.c, kx_emit_gpu).
+ *   - Display events (GpuVblank, GpuVblankDelivered) -> an 'i' each on a
+ *     pseudo-thread of the process per CRTC, "Display CRTC N" (the GPU
+ *     tracks' numbering), with a flow from the GpuVblankQueued's thread.
  *   - process names -> 'M' process_name (ProcessInfo comm, else "pid N");
  *     the main thread's thread_name likewise.
  *   - pid 0 (outside the traced set) -> KX_OUTSIDE_PID; --speedscope:
@@ -60,6 +63,9 @@
  * the track's index; the timelines' names kept (from GpuTimeline events). */
 #define KX_GPU_TID (KX_FRAMES_TID + (1ull << 16))
 #define EXPORT_MAX_GPU_TRACKS 64
+/* A display CRTC's track shares the GPU tracks: its key is KX_CRTC_KEY | crtc
+ * (fence contexts are 32 bits). */
+#define KX_CRTC_KEY (1ull << 63)
 #define EXPORT_MAX_GPU_TIMELINES 256
 #define EXPORT_MAX_GPU_FENCES (1u << 16)
 /* The pid written for events outside the traced set (pid 0), and the base
@@ -129,6 +135,7 @@ struct kx_stats {
 	uint64_t spans, instants, flows, counters, epochs;
 	uint64_t frames;              /* frame slices written */
 	uint64_t fences;              /* GPU fence slices written */
+	uint64_t vblanks;             /* display instants written (vblanks, deliveries) */
 	uint64_t flows_lost;          /* the cause was too far back to be known */
 	uint64_t spans_unfinished;    /* still open at the end of the trace */
 	uint64_t span_table_full, unmatched_ends;

@@ -448,10 +448,50 @@ static uint32_t gpu_track(struct kx_state *s, uint64_t pid, uint64_t context)
 		return UINT32_MAX;
 	i = s->ngpu_tracks++;
 	s->gpu_tracks[i] = (struct kx_gpu_track){ pid, context };
-	int n = snprintf(name, sizeof(name), "GPU %s (context %llu)", gpu_name(s, context),
+	int n = context & KX_CRTC_KEY ?
+		snprintf(name, sizeof(name), "Display CRTC %llu",
+			 (unsigned long long)(context & ~KX_CRTC_KEY)) :
+		snprintf(name, sizeof(name), "GPU %s (context %llu)", gpu_name(s, context),
 			 (unsigned long long)context);
 	name_meta(s, pid, KX_GPU_TID + i, "thread_name", name, (uint64_t)n);
 	return i;
+}
+
+/* A display event on its process's CRTC track: a vblank, or an event
+ * delivered (a flip done, a wait over) with a flow from the thread that
+ * asked for it (its GpuVblankQueued's ioctl), where written. */
+static void emit_vblank(struct kx_state *s, const struct katra_event *e)
+{
+	uint64_t crtc = e->payload.u.gpu_vblank.crtc, seqno = e->payload.u.gpu_vblank.sequence;
+	struct kr_chrome *w = &s->w;
+	char name[48];
+	int n;
+
+	if (e->kind != KATRA_KIND_GPU_VBLANK && e->kind != KATRA_KIND_GPU_VBLANK_DELIVERED)
+		return;
+	uint32_t i = gpu_track(s, e->process_id, KX_CRTC_KEY | (crtc & 0xffffffffu));
+	if (i == UINT32_MAX)
+		return;
+	n = snprintf(name, sizeof(name), "%s %llu",
+		     e->kind == KATRA_KIND_GPU_VBLANK ? "vblank" : "event delivered",
+		     (unsigned long long)seqno);
+	open_ev(s, 'i', e->process_id, KX_GPU_TID + i, e->ts_mono_ns);
+	kr_chrome_cstr(w, "s", "t");
+	kr_chrome_str(w, "name", name, (uint64_t)n);
+	kr_chrome_cstr(w, "cat", "display");
+	kr_chrome_close(w);
+	s->st.vblanks++;
+	for (uint64_t k = 0; k < e->causes.len && e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED; k++) {
+		const struct kx_seen *x = kx_seen_get(s, e->causes.items[k]);
+		if (!x || !x->shown || x->kind != KATRA_KIND_GPU_VBLANK_QUEUED || !x->tid)
+			continue;
+		uint64_t id = EXPORT_EXTRA_FLOW_BASE + s->extra_flow_ids++;
+		anchor(s, x->pid, x->tid, x->ts, "GpuVblankQueued -> delivered", id, true, x->seq,
+		       e->seq);
+		anchor(s, e->process_id, KX_GPU_TID + i, e->ts_mono_ns,
+		       "GpuVblankQueued -> delivered", id, false, x->seq, e->seq);
+		s->st.flows++;
+	}
 }
 
 void kx_emit_gpu(struct kx_state *s, const struct katra_event *e, bool shown)
@@ -459,6 +499,11 @@ void kx_emit_gpu(struct kx_state *s, const struct katra_event *e, bool shown)
 	struct kr_idmap_slot *f;
 	bool created;
 
+	if (e->payload.type == KATRA_PAYLOAD_GPU_VBLANK) {
+		if (shown)
+			emit_vblank(s, e);
+		return;
+	}
 	if (e->payload.type == KATRA_PAYLOAD_GPU_TIMELINE) {
 		const struct katra_payload *p = &e->payload;
 		struct kx_gpu_name *n = NULL;

@@ -121,6 +121,9 @@ static const struct kr_field f_wakeup_outside[] = {
 static const struct kr_field f_gpu_fence[] = {
 	F(gpu_fence, context, KR_U64), F(gpu_fence, seqno, KR_U64),
 };
+static const struct kr_field f_gpu_vblank[] = {
+	F(gpu_vblank, crtc, KR_U64), F(gpu_vblank, sequence, KR_U64),
+};
 static const struct kr_field f_gpu_timeline[] = {
 	F(gpu_timeline, context, KR_U64), F(gpu_timeline, driver, KR_STR),
 	F(gpu_timeline, timeline, KR_STR),
@@ -164,6 +167,7 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_D3D12] = D(f_d3d12),
 	[KATRA_PAYLOAD_WAKEUP_OUTSIDE] = D(f_wakeup_outside),
 	[KATRA_PAYLOAD_GPU_FENCE] = D(f_gpu_fence),
+	[KATRA_PAYLOAD_GPU_VBLANK] = D(f_gpu_vblank),
 	[KATRA_PAYLOAD_GPU_TIMELINE] = D(f_gpu_timeline),
 };
 

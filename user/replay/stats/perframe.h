@@ -26,16 +26,31 @@
 #define KR_PF_MAX_ROWS 8192
 #define KR_PF_MAX_CELLS (1u << 22) /* 96 MiB */
 #define KR_PF_MAX_PIDS (1u << 16)
+#define KR_PF_MAX_FENCES (1u << 16) /* GPU fences in flight */
 #define KR_PF_SLOWEST 3            /* the slowest frames broken down */
 #define KR_PF_SLOW_CALLS 6         /* the calls shown in each of them */
 
-enum kr_pf_class { KR_PF_CALL = 0, KR_PF_SYSCALL = 1 };
+/* KR_PF_GPU: the GPU layer's work of the frame's process, what = the
+ * event kind << 32: GpuFenceSignaled (count, made to signalled),
+ * GpuJobDone (count, run to done on the ring), GpuVblankDelivered (count:
+ * flips done, vblank waits over), each in the frame that holds the
+ * fence's GpuFenceInit (its submit) or the delivery. */
+enum kr_pf_class { KR_PF_CALL = 0, KR_PF_SYSCALL = 1, KR_PF_GPU = 2 };
+
+/* A fence in flight, for the GPU rows. */
+struct kr_pf_fence {
+	uint64_t init_seq, init_ts, run_ts;
+};
 
 struct kr_pf_track {
 	uint64_t pid, swapchain;
 	uint64_t *seq, *ts, *number; /* per present, in order */
 	size_t n, cap;
 	uint64_t before, after;      /* calls before its first present, after its last */
+	/* present to the first display event delivered to its process after
+	 * it (a flip done), per present that had one; sorted by kr_pf_finish */
+	uint64_t *flip;
+	size_t nflip, flip_cap, flipped; /* flipped: presents already matched */
 };
 
 /* One row's calls in one frame. */
@@ -61,6 +76,8 @@ struct kr_perframe {
 	unsigned ntracks;
 	struct kr_xmap rows;                  /* struct kr_pf_key -> struct kr_pf_row */
 	struct kr_xmap trackless;             /* pid -> calls while it had no track */
+	struct kr_xmap fences;                /* context << 32 | seqno -> struct kr_pf_fence */
+	uint64_t gpu_events;                  /* GPU rows' events added */
 	struct kr_pf_cell *cells;             /* after kr_pf_finish: by row, then frame */
 	size_t ncells, cap;
 	size_t *row_first;                    /* after kr_pf_finish: row id -> its cells */
@@ -77,6 +94,8 @@ void kr_pf_epoch(struct kr_perframe *pf, const struct katra_epoch_marker *m);
 /* A call of pid begun at begin_seq took dur. */
 void kr_pf_add(struct kr_perframe *pf, uint64_t pid, uint64_t begin_seq, unsigned cls,
 	       uint64_t what, uint64_t dur);
+/* A GPU layer event (scope Gpu): the GPU rows (KR_PF_GPU). */
+void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e);
 /* After the last record: the cells sorted, the calls outside frames counted. */
 void kr_pf_finish(struct kr_perframe *pf);
 /* The number of complete frames of a track. */

@@ -21,6 +21,7 @@ struct kr_perframe *kr_pf_new(bool calls, bool syscalls)
 	kr_xmap_init(&pf->rows, sizeof(struct kr_pf_key), sizeof(struct kr_pf_row),
 		     KR_PF_MAX_ROWS);
 	kr_xmap_init(&pf->trackless, 8, 8, KR_PF_MAX_PIDS);
+	kr_xmap_init(&pf->fences, 8, sizeof(struct kr_pf_fence), KR_PF_MAX_FENCES);
 	return pf;
 }
 
@@ -32,9 +33,11 @@ void kr_pf_free(struct kr_perframe *pf)
 		free(pf->tracks[i].seq);
 		free(pf->tracks[i].ts);
 		free(pf->tracks[i].number);
+		free(pf->tracks[i].flip);
 	}
 	kr_xmap_free(&pf->rows);
 	kr_xmap_free(&pf->trackless);
+	kr_xmap_free(&pf->fences);
 	free(pf->cells);
 	free(pf->row_first);
 	free(pf);
@@ -175,7 +178,7 @@ void kr_pf_add(struct kr_perframe *pf, uint64_t pid, uint64_t begin_seq, unsigne
 	bool tracked = false, created;
 	uint64_t frame, *n;
 
-	if (!(cls == KR_PF_CALL ? pf->calls : pf->syscalls))
+	if (cls != KR_PF_GPU && !(cls == KR_PF_CALL ? pf->calls : pf->syscalls))
 		return;
 	for (unsigned i = 0; i < pf->ntracks; i++) {
 		struct kr_pf_track *t = &pf->tracks[i];
@@ -207,12 +210,21 @@ static int by_row_frame(const void *a, const void *b)
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
+static int cmp_flip(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void kr_pf_finish(struct kr_perframe *pf)
 {
 	struct kr_pf_row *r;
 	const uint64_t *n;
 	size_t it = 0, out = 0;
 
+	for (unsigned i = 0; i < pf->ntracks; i++)
+		qsort(pf->tracks[i].flip, pf->tracks[i].nflip, sizeof(uint64_t), cmp_flip);
 	while ((r = kr_xmap_next(&pf->rows, &it)))
 		if (r->cur_count)
 			push_cell(pf, r->id, r->cur_frame, r->cur_count, r->cur_ns);
@@ -260,5 +272,69 @@ void kr_pf_finish(struct kr_perframe *pf)
 			}
 		if (!tracked)
 			pf->no_frames += *n;
+	}
+}
+
+void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
+{
+	const uint64_t what = (uint64_t)e->kind << 32;
+	struct kr_pf_fence *f;
+	bool created;
+
+	if (e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
+		kr_pf_add(pf, e->process_id, e->seq, KR_PF_GPU, what, 0);
+		pf->gpu_events++;
+		for (unsigned i = 0; i < pf->ntracks; i++) {
+			struct kr_pf_track *t = &pf->tracks[i];
+			if (t->pid != e->process_id || t->n <= t->flipped)
+				continue;
+			t->flipped = t->n;
+			if (t->nflip == t->flip_cap) {
+				size_t nc = t->flip_cap ? t->flip_cap * 2 : 256;
+				if (!grow(&t->flip, nc)) {
+					pf->oom = true;
+					return;
+				}
+				t->flip_cap = nc;
+			}
+			uint64_t at = t->ts[t->n - 1];
+			t->flip[t->nflip++] = e->ts_mono_ns > at ? e->ts_mono_ns - at : 0;
+		}
+		return;
+	}
+	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
+		return;
+	uint64_t key = e->payload.u.gpu_fence.context << 32 |
+		       (e->payload.u.gpu_fence.seqno & 0xffffffffu);
+	switch (e->kind) {
+	case KATRA_KIND_GPU_FENCE_INIT:
+		f = kr_xmap_get(&pf->fences, &key, &created);
+		if (f)
+			*f = (struct kr_pf_fence){ e->seq, e->ts_mono_ns, 0 };
+		return;
+	case KATRA_KIND_GPU_JOB_RUN:
+		if ((f = kr_xmap_find(&pf->fences, &key)))
+			f->run_ts = e->ts_mono_ns;
+		return;
+	case KATRA_KIND_GPU_JOB_DONE:
+		if (!(f = kr_xmap_find(&pf->fences, &key)) || !f->run_ts)
+			return;
+		kr_pf_add(pf, e->process_id, f->init_seq, KR_PF_GPU, what,
+			  e->ts_mono_ns > f->run_ts ? e->ts_mono_ns - f->run_ts : 0);
+		pf->gpu_events++;
+		return;
+	case KATRA_KIND_GPU_FENCE_SIGNALED:
+	case KATRA_KIND_GPU_FENCE_DESTROY:
+		if (!(f = kr_xmap_find(&pf->fences, &key)))
+			return;
+		if (e->kind == KATRA_KIND_GPU_FENCE_SIGNALED) {
+			kr_pf_add(pf, e->process_id, f->init_seq, KR_PF_GPU, what,
+				  e->ts_mono_ns > f->init_ts ? e->ts_mono_ns - f->init_ts : 0);
+			pf->gpu_events++;
+		}
+		kr_xmap_remove(&pf->fences, f);
+		return;
+	default:
+		return;
 	}
 }

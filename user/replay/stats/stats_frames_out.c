@@ -231,13 +231,21 @@ static const char *row_name(const struct kr_views *v, const struct kr_pf_key *k,
 
 	if (k->cls == KR_PF_CALL)
 		return kr_call_label(v, k->what, buf, cap);
+	if (k->cls == KR_PF_GPU) {
+		uint32_t kind = (uint32_t)(k->what >> 32);
+		snprintf(buf, cap, "%s",
+			 kind == KATRA_KIND_GPU_JOB_DONE ? "GPU job (run to done)" :
+			 kind == KATRA_KIND_GPU_VBLANK_DELIVERED ? "display event delivered" :
+								  "GPU fence (made to signalled)");
+		return buf;
+	}
 	snprintf(buf, cap, "%s", kr_syskey_name(k->what, sys));
 	return buf;
 }
 
 static const char *row_layer(const struct kr_pf_key *k)
 {
-	return k->cls == KR_PF_CALL ? kr_call_layer(k->what) : "linux";
+	return k->cls == KR_PF_CALL ? kr_call_layer(k->what) : k->cls == KR_PF_GPU ? "gpu" : "linux";
 }
 
 static double ms(uint64_t ns)
@@ -273,6 +281,10 @@ static void text_track(FILE *f, const struct kr_views *v, const struct pf_track_
 				t->number[o->slow[i] + 1], ms(len_of(t, o->slow[i])));
 		kr_s(f, "\n");
 	}
+	if (t->nflip)
+		fprintf(f, "present to flip: p50 %.3f ms  p99 %.3f ms  max %.3f ms (%zu of %zu "
+			"presents)\n", ms(rank(t->flip, t->nflip, 0, 50)),
+			ms(rank(t->flip, t->nflip, 0, 99)), ms(t->flip[t->nflip - 1]), t->nflip, t->n);
 	if (o->nrows) {
 		fprintf(f, "       frames  calls per frame     usecs per frame\n"
 			   "layer    seen       p50     max         p50         p99         max name\n%s",
@@ -358,6 +370,8 @@ int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed)
 		track_out_free(&o);
 	}
 	free(ord);
+	if (!pf->gpu_events)
+		kr_s(f, "(GPU side: no GPU events in this trace)\n");
 	notes(f, pf);
 	return ret;
 }
@@ -375,6 +389,8 @@ static void json_row_head(FILE *f, const struct kr_views *v, const struct kr_pf_
 		if (kind == KATRA_KIND_WIN_TO_UNIX) /* two libraries may share an index */
 			fprintf(f, ",\"handle\":%llu",
 				(unsigned long long)kr_call_handle(v, k->what));
+	} else if (k->cls == KR_PF_GPU) {
+		fprintf(f, "\"%s\",\"number\":null", katra_kind_name(kind) ? katra_kind_name(kind) : "?");
 	} else if (k->what & KR_SYSKEY_KIND)
 		kr_s(f, "\"syscall\",\"number\":null");
 	else
@@ -396,6 +412,13 @@ static void json_track(FILE *f, const struct kr_views *v, const struct pf_track_
 	if (n)
 		fprintf(f, "{\"p50\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}",
 			rank(o->sorted, n, 0, 50), rank(o->sorted, n, 0, 99), o->sorted[n - 1]);
+	else
+		kr_s(f, "null");
+	kr_s(f, ",\"present_to_flip_ns\":");
+	if (t->nflip)
+		fprintf(f, "{\"presents\":%zu,\"p50\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%"
+			PRIu64 "}", t->nflip, rank(t->flip, t->nflip, 0, 50),
+			rank(t->flip, t->nflip, 0, 99), t->flip[t->nflip - 1]);
 	else
 		kr_s(f, "null");
 	fprintf(f, ",\"calls_before_first_present\":%" PRIu64 ",\"calls_after_last_present\":%"
@@ -430,12 +453,13 @@ static void json_track(FILE *f, const struct kr_views *v, const struct pf_track_
 }
 
 /* ,"per_frame":{"tracks":[{"process_id","process_name","swapchain","presents",
- *   "frames","frame_time_ns":{p50,p99,max}|null,"calls_before_first_present",
+ *   "frames","frame_time_ns":{p50,p99,max}|null,
+ *   "present_to_flip_ns":{presents,p50,p99,max}|null,"calls_before_first_present",
  *   "calls_after_last_present","rows":[{"layer","kind","number","name",
  *   "frames_seen","calls","total_ns","calls_per_frame":{p50,max},
  *   "time_per_frame_ns":{p50,p99,max}}],"slowest":[{"frame","start_ns","end_ns",
  *   "length_ns","calls":[{"layer","kind","number","name","calls","time_ns",
- *   "p50_frame_ns"}]}]}],"calls_without_frames","unreadable_frame_names",
+ *   "p50_frame_ns"}]}]}],"calls_without_frames","unreadable_frame_names","gpu_events",
  *   "overflow":{"tracks","rows","cells"}} */
 int kr_perframe_json(FILE *f, const struct kr_views *v)
 {
@@ -459,8 +483,9 @@ int kr_perframe_json(FILE *f, const struct kr_views *v)
 	}
 	free(ord);
 	fprintf(f, "],\"calls_without_frames\":%" PRIu64 ",\"unreadable_frame_names\":%" PRIu64
-		",\"overflow\":{\"tracks\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"cells\":%" PRIu64 "}}",
-		pf->no_frames, pf->unreadable, pf->track_overflow, pf->row_overflow,
+		",\"gpu_events\":%" PRIu64 ",\"overflow\":{\"tracks\":%" PRIu64 ",\"rows\":%" PRIu64
+		",\"cells\":%" PRIu64 "}}",
+		pf->no_frames, pf->unreadable, pf->gpu_events, pf->track_overflow, pf->row_overflow,
 		pf->cell_overflow);
 	return ret;
 }

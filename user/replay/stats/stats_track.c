@@ -406,6 +406,8 @@ void kr_views_add(struct kr_views *v, const struct katra_record *rec)
 		return;
 	if (v->gpu && e->scope == KATRA_SCOPE_GPU)
 		kr_gpu_add(v->gpu, e);
+	if (v->pf && e->scope == KATRA_SCOPE_GPU)
+		kr_pf_gpu(v->pf, e);
 	if (!e->span_id.present) {
 		if (e->payload.type == KATRA_PAYLOAD_SYSCALL_RETURN)
 			v->untimed_syscalls++; /* in flight at capture start */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Workload: N page flips on a display (no GPU needed: QEMU's standard VGA
+ * under bochs-drm, vkms, virtio-gpu), and N vblank waits where the driver
+ * has vblanks.
+ *
+ * usage: flips N
+ *
+ * Finds the first /dev/dri/card* with a CRTC and a connector (a KMS
+ * driver), lights the connector's preferred mode on the first CRTC with one
+ * of two dumb framebuffers (legacy SETCRTC), then N times on the main
+ * thread: where the driver has vblanks, a vblank event asked for
+ * (DRM_IOCTL_WAIT_VBLANK, relative 1, with _DRM_VBLANK_EVENT: the kernel's
+ * drm_vblank_event_queued in the ioctl) and read back; a page flip to the
+ * other framebuffer with DRM_MODE_PAGE_FLIP_EVENT and its event read back
+ * (a driver without vblanks sends it from the commit: the kernel's
+ * drm_vblank_event_delivered).  One JSON line:
+ * {"workload":"flips","pid":P,"tid":T,"card":"/dev/dri/card1",
+ *  "driver":"bochs-drm","crtc":0,"waits":W,"flips":N}
+ * (crtc: the CRTC's index, as the drm trace events name it; waits: N or 0).
+ * Exits 77 when no such card exists. */
+#include <dirent.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
+
+#include "workload.h"
+
+/* The uapi (drm.h, drm_mode.h), written out: the build machine need not
+ * carry libdrm's headers. */
+struct drm_version_ {
+	int version_major, version_minor, version_patchlevel;
+	size_t name_len;
+	char *name;
+	size_t date_len;
+	char *date;
+	size_t desc_len;
+	char *desc;
+};
+struct drm_mode_card_res_ {
+	uint64_t fb_id_ptr, crtc_id_ptr, connector_id_ptr, encoder_id_ptr;
+	uint32_t count_fbs, count_crtcs, count_connectors, count_encoders;
+	uint32_t min_width, max_width, min_height, max_height;
+};
+struct drm_mode_modeinfo_ {
+	uint32_t clock;
+	uint16_t hdisplay, hsync_start, hsync_end, htotal, hskew;
+	uint16_t vdisplay, vsync_start, vsync_end, vtotal, vscan;
+	uint32_t vrefresh, flags, type;
+	char name[32];
+};
+struct drm_mode_get_connector_ {
+	uint64_t encoders_ptr, modes_ptr, props_ptr, prop_values_ptr;
+	uint32_t count_modes, count_props, count_encoders, encoder_id, connector_id;
+	uint32_t connector_type, connector_type_id, connection, mm_width, mm_height;
+	uint32_t subpixel, pad;
+};
+struct drm_mode_create_dumb_ {
+	uint32_t height, width, bpp, flags, handle, pitch;
+	uint64_t size;
+};
+struct drm_mode_fb_cmd_ {
+	uint32_t fb_id, width, height, pitch, bpp, depth, handle;
+};
+struct drm_mode_crtc_ {
+	uint64_t set_connectors_ptr;
+	uint32_t count_connectors, crtc_id, fb_id, x, y, gamma_size, mode_valid;
+	struct drm_mode_modeinfo_ mode;
+};
+struct drm_mode_crtc_page_flip_ {
+	uint32_t crtc_id, fb_id, flags, reserved;
+	uint64_t user_data;
+};
+union drm_wait_vblank_ {
+	struct { uint32_t type, sequence; unsigned long signal; } request;
+	struct { uint32_t type, sequence; long tval_sec, tval_usec; } reply;
+};
+struct drm_event_vblank_ {
+	uint32_t type, length;
+	uint64_t user_data;
+	uint32_t tv_sec, tv_usec, sequence, crtc_id;
+};
+#define DRM_IOCTL_VERSION_ _IOWR('d', 0x00, struct drm_version_)
+#define DRM_IOCTL_WAIT_VBLANK_ _IOWR('d', 0x3a, union drm_wait_vblank_)
+#define DRM_IOCTL_MODE_GETRESOURCES_ _IOWR('d', 0xA0, struct drm_mode_card_res_)
+#define DRM_IOCTL_MODE_SETCRTC_ _IOWR('d', 0xA2, struct drm_mode_crtc_)
+#define DRM_IOCTL_MODE_GETCONNECTOR_ _IOWR('d', 0xA7, struct drm_mode_get_connector_)
+#define DRM_IOCTL_MODE_ADDFB_ _IOWR('d', 0xAE, struct drm_mode_fb_cmd_)
+#define DRM_IOCTL_MODE_PAGE_FLIP_ _IOWR('d', 0xB0, struct drm_mode_crtc_page_flip_)
+#define DRM_IOCTL_MODE_CREATE_DUMB_ _IOWR('d', 0xB2, struct drm_mode_create_dumb_)
+#define DRM_VBLANK_RELATIVE_ 0x1
+#define DRM_VBLANK_EVENT_ 0x4000000
+#define DRM_MODE_PAGE_FLIP_EVENT_ 0x1
+#define DRM_MODE_TYPE_PREFERRED_ (1 << 3)
+#define DRM_EVENT_VBLANK_ 0x01
+#define DRM_EVENT_FLIP_COMPLETE_ 0x02
+#define MAX_MODES 64
+
+static const char *prog = "flips";
+
+/* The first /dev/dri/card* with a CRTC and a connector: its fd (its
+ * driver's name in driver), or -1. */
+static int open_kms(char *path, size_t cap, char *driver, size_t dcap)
+{
+	DIR *d = opendir("/dev/dri");
+	struct dirent *de;
+	int fd = -1;
+
+	while (d && fd < 0 && (de = readdir(d))) {
+		struct drm_version_ v = { .name_len = dcap - 1, .name = driver };
+		struct drm_mode_card_res_ res = { 0 };
+
+		if (strncmp(de->d_name, "card", 4))
+			continue;
+		snprintf(path, cap, "/dev/dri/%s", de->d_name);
+		memset(driver, 0, dcap);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 && (ioctl(fd, DRM_IOCTL_VERSION_, &v) ||
+				ioctl(fd, DRM_IOCTL_MODE_GETRESOURCES_, &res) || !res.count_crtcs ||
+				!res.count_connectors)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return fd;
+}
+
+static void xioctl(int fd, unsigned long req, void *arg, const char *what)
+{
+	if (ioctl(fd, req, arg))
+		wl_die(prog, "%s: %s", what, strerror(errno));
+}
+
+/* One event of TYPE read back (the read blocks until the kernel sends it). */
+static void read_event(int fd, uint32_t type)
+{
+	struct drm_event_vblank_ ev;
+	ssize_t got = read(fd, &ev, sizeof(ev));
+
+	if (got != (ssize_t)sizeof(ev) || ev.type != type)
+		wl_die(prog, "read event: got %zd bytes, type %u, expected type %u", got,
+		       got >= 8 ? ev.type : 0, type);
+}
+
+int main(int argc, char **argv)
+{
+	static struct drm_mode_modeinfo_ modes[MAX_MODES];
+	uint32_t crtcs[8], conns[8], fbs[2];
+	char card[300], driver[32];
+	int n, fd, waits = 0;
+
+	if (argc != 2 || (n = atoi(argv[1])) <= 0)
+		wl_die(prog, "usage: flips N");
+	fd = open_kms(card, sizeof(card), driver, sizeof(driver));
+	if (fd < 0) {
+		fprintf(stderr, "%s: no KMS card in /dev/dri (a display's driver: bochs, vkms)\n",
+			prog);
+		return 77;
+	}
+	struct drm_mode_card_res_ res = { 0 };
+	xioctl(fd, DRM_IOCTL_MODE_GETRESOURCES_, &res, "DRM_IOCTL_MODE_GETRESOURCES");
+	if (!res.count_crtcs || !res.count_connectors || res.count_crtcs > 8 ||
+	    res.count_connectors > 8)
+		wl_die(prog, "%u CRTCs, %u connectors", res.count_crtcs, res.count_connectors);
+	res = (struct drm_mode_card_res_){
+		.crtc_id_ptr = (uintptr_t)crtcs, .connector_id_ptr = (uintptr_t)conns,
+		.count_crtcs = res.count_crtcs, .count_connectors = res.count_connectors,
+	};
+	xioctl(fd, DRM_IOCTL_MODE_GETRESOURCES_, &res, "DRM_IOCTL_MODE_GETRESOURCES");
+	struct drm_mode_get_connector_ con = { .connector_id = conns[0] };
+	xioctl(fd, DRM_IOCTL_MODE_GETCONNECTOR_, &con, "DRM_IOCTL_MODE_GETCONNECTOR");
+	if (!con.count_modes)
+		wl_die(prog, "connector %u has no modes", conns[0]);
+	con = (struct drm_mode_get_connector_){
+		.connector_id = conns[0], .modes_ptr = (uintptr_t)modes,
+		.count_modes = con.count_modes < MAX_MODES ? con.count_modes : MAX_MODES,
+	};
+	xioctl(fd, DRM_IOCTL_MODE_GETCONNECTOR_, &con, "DRM_IOCTL_MODE_GETCONNECTOR");
+	unsigned m = 0;
+	for (unsigned k = 0; k < con.count_modes && k < MAX_MODES; k++)
+		if (modes[k].type & DRM_MODE_TYPE_PREFERRED_) {
+			m = k;
+			break;
+		}
+	for (int k = 0; k < 2; k++) {
+		struct drm_mode_create_dumb_ c = {
+			.height = modes[m].vdisplay, .width = modes[m].hdisplay, .bpp = 32,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB_, &c, "DRM_IOCTL_MODE_CREATE_DUMB");
+		struct drm_mode_fb_cmd_ f = {
+			.width = c.width, .height = c.height, .pitch = c.pitch, .bpp = 32,
+			.depth = 24, .handle = c.handle,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_ADDFB_, &f, "DRM_IOCTL_MODE_ADDFB");
+		fbs[k] = f.fb_id;
+	}
+	struct drm_mode_crtc_ set = {
+		.set_connectors_ptr = (uintptr_t)conns, .count_connectors = 1,
+		.crtc_id = crtcs[0], .fb_id = fbs[0], .mode_valid = 1, .mode = modes[m],
+	};
+	xioctl(fd, DRM_IOCTL_MODE_SETCRTC_, &set, "DRM_IOCTL_MODE_SETCRTC");
+	/* vblanks: a relative wait of 0 without an event fails where the
+	 * driver has none */
+	union drm_wait_vblank_ q = { .request = { .type = DRM_VBLANK_RELATIVE_ } };
+	bool vblanks = !ioctl(fd, DRM_IOCTL_WAIT_VBLANK_, &q);
+	for (int k = 0; k < n; k++) {
+		union drm_wait_vblank_ w = { .request = {
+			.type = DRM_VBLANK_RELATIVE_ | DRM_VBLANK_EVENT_, .sequence = 1,
+		} };
+		if (vblanks) {
+			xioctl(fd, DRM_IOCTL_WAIT_VBLANK_, &w, "DRM_IOCTL_WAIT_VBLANK");
+			read_event(fd, DRM_EVENT_VBLANK_);
+			waits++;
+		}
+		struct drm_mode_crtc_page_flip_ p = {
+			.crtc_id = crtcs[0], .fb_id = fbs[(k + 1) % 2],
+			.flags = DRM_MODE_PAGE_FLIP_EVENT_,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_PAGE_FLIP_, &p, "DRM_IOCTL_MODE_PAGE_FLIP");
+		read_event(fd, DRM_EVENT_FLIP_COMPLETE_);
+	}
+	printf("{\"workload\":\"flips\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\",\"driver\":\"%s\","
+	       "\"crtc\":0,\"waits\":%d,\"flips\":%d}\n",
+	       (int)getpid(), (int)wl_gettid(), card, driver, waits, n);
+	close(fd);
+	return 0;
+}
