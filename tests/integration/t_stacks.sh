@@ -64,7 +64,8 @@ if python3 "$KT_DIR/stacks_check.py" "$T/fp.json" 2 >"$T/fp-check.out" 2>&1; the
 	kt_fail "frame pointers alone found the chains: the workload has frame pointers"
 fi
 
-# --sample-hz: 300 ms on the CPU in main -> spin_a -> spin_b -> spin_leaf;
+# --sample-hz: 300 ms of CPU time in main -> spin_a -> spin_b -> spin_leaf
+# (its own CPU time, not the wall clock's: as many samples however loaded);
 # 80 % of its timer samples or more name that chain in order, each weighing
 # the period (1e9 / 99 ns); --off-cpu keeps the off-CPU stacks alone
 TRACE=$T/spin.ktrc

@@ -58,7 +58,7 @@ static void cite(struct tb *b, uint64_t id, uint64_t begin, uint64_t dur, uint32
 		(struct katra_stack_of){ id, A, 100, begin, dur, site };
 }
 
-static char text[8192];
+static char text[8192], json[8192];
 
 static void on_window(void *ctx, const struct kr_report *rp, const struct kr_window *w)
 {
@@ -67,6 +67,9 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 		return;
 	FILE *f = fmemopen(text, sizeof(text) - 1, "w");
 	kr_text_path(f, rp, w->path, 10);
+	fclose(f);
+	f = fmemopen(json, sizeof(json) - 1, "w");
+	kr_json_path(f, rp, w->path);
 	fclose(f);
 }
 
@@ -121,6 +124,11 @@ Test(report_stacks, hops_show_their_interval_s_and_their_samples_stacks)
 				       "0x7000 (1 sample)\n"), "%s", text);
 	cr_assert_not_null(strstr(text, "running\n                                               at "
 				       "game+0x40 <- game+0x30 (2 samples)\n"), "%s", text);
+	/* JSON: the frames as an array, a running hop's sample count */
+	cr_assert_not_null(strstr(json, ",\"stack\":[\"game+0x10\",\"game+0x20\",\"game+0x30\"],"),
+			   "%s", json);
+	cr_assert_not_null(strstr(json, ",\"stack\":[\"game+0x40\",\"game+0x30\"],"
+					"\"stack_samples\":2,"), "%s", json);
 	kr_stackidx_free(ix);
 	tb_cleanup(&b);
 }

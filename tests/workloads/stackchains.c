@@ -7,7 +7,8 @@
  *
  * usage: stackchains DIR ROUNDS   (DIR on a disk, not tmpfs)
  *        stackchains spin MS      (main -> spin_a -> spin_b -> spin_leaf, on
- *                                  the CPU for MS ms: --sample-hz) */
+ *                                  the CPU for MS ms of its own CPU time:
+ *                                  --sample-hz) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -71,11 +72,12 @@ __attribute__((noinline)) static void chain_a(int what)
 	KEEP_FRAME();
 }
 
+/* the thread's CPU time: MS ms on the CPU however loaded the machine is */
 static double now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 

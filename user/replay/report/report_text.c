@@ -142,18 +142,27 @@ static void resource_table(FILE *f, const struct kr_report *rp, const char *titl
 /* The call stack a hop's time has (katra-record --stacks): a blocked hop's
  * off-CPU interval's, a running hop's timer samples' (the stack most of them
  * show), its innermost frames on a line of its own */
-static void hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const char *sep,
+		      char *buf, size_t cap, unsigned *samples)
 {
 	struct kr_stackidx *ix = kr_report_stacks(rp);
-	char buf[512];
-	unsigned n, samples;
 
+	*samples = 0;
+	if (cap)
+		buf[0] = 0;
 	if (!kr_stackidx_any(ix) || (h->type != KR_HOP_BLOCKED && h->type != KR_HOP_RUN))
-		return;
-	n = kr_stackidx_top(ix, h->tid, h->from_ns, h->to_ns,
-			    h->type == KR_HOP_RUN ? KATRA_SITE_SAMPLE : KATRA_SITE_OFF_CPU, 5, " <- ",
-			    buf, sizeof(buf), &samples);
-	if (!n)
+		return 0;
+	return kr_stackidx_top(ix, h->tid, h->from_ns, h->to_ns,
+			       h->type == KR_HOP_RUN ? KATRA_SITE_SAMPLE : KATRA_SITE_OFF_CPU, 5, sep,
+			       buf, cap, samples);
+}
+
+static void hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+{
+	char buf[512];
+	unsigned samples;
+
+	if (!kr_hop_stack(rp, h, " <- ", buf, sizeof(buf), &samples))
 		return;
 	fprintf(f, "%46s at %s", "", buf);
 	if (h->type == KR_HOP_RUN)
