@@ -86,6 +86,9 @@ static void build(struct tb *b)
 	stack(b, 2, f2, 2);
 	stack(b, 3, f3, 1);
 	cite(b, 1, 200, 800, KATRA_SITE_OFF_CPU);
+	/* taken before the first running hop (100-200): its period reaches
+	 * 70 ns into it, more than the next one's 50, but it is not that hop's */
+	cite(b, 2, 70, 100, KATRA_SITE_SAMPLE);
 	cite(b, 3, 120, 50, KATRA_SITE_SAMPLE);  /* the first running hop's */
 	cite(b, 2, 1200, 100, KATRA_SITE_SAMPLE); /* the last one's: 2 of stack 2 */
 	cite(b, 3, 1400, 100, KATRA_SITE_SAMPLE);

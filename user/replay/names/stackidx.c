@@ -177,6 +177,10 @@ unsigned kr_stackidx_top(struct kr_stackidx *ix, uint64_t tid, uint64_t from_ns,
 
 		if (c->site != site || c->end_ns < from_ns)
 			continue;
+		/* a sample is an instant: its period (duration_ns) weighs it in
+		 * stats, but the span it explains is the one it fell in */
+		if (site == KATRA_SITE_SAMPLE && c->begin_ns < from_ns)
+			continue;
 		for (k = 0; k < nc && id[k] != c->stack_id; k++)
 			;
 		if (k == nc) {
@@ -186,7 +190,7 @@ unsigned kr_stackidx_top(struct kr_stackidx *ix, uint64_t tid, uint64_t from_ns,
 			weight[nc] = count[nc] = 0;
 			nc++;
 		}
-		weight[k] += hi > lo ? hi - lo : 1; /* an instant still counts */
+		weight[k] += site == KATRA_SITE_SAMPLE ? 1 : hi > lo ? hi - lo : 1;
 		count[k]++;
 	}
 	if (!nc)

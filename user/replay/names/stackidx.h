@@ -22,8 +22,9 @@ int kr_stackidx_add(struct kr_stackidx *ix, const struct katra_record *rec);
 /* Whether any StackOf was kept */
 int kr_stackidx_any(const struct kr_stackidx *ix);
 /* The stack of thread tid's spans of this site (enum katra_stack_site) that
- * overlap [from_ns, to_ns] the longest (an off-CPU interval's own stack; of a
- * running stretch, the stack most of its samples show), its n innermost user
+ * overlap [from_ns, to_ns] the longest (an off-CPU interval's own stack); of
+ * timer samples (KATRA_SITE_SAMPLE), those taken inside [from_ns, to_ns],
+ * the stack most of them show; its n innermost user
  * frames named ("symbol", innermost first) and joined by sep into buf.
  * Returns how many frames, 0 when none (buf then ""); *samples: how many
  * StackOf records named that stack there. */
