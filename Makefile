@@ -296,6 +296,7 @@ bench: all
 	python3 bench/idle.py
 	bench/gzip-bytes.sh $(filter --quick,$(BENCH_ARGS))
 	bench/parquet.sh $(filter --quick,$(BENCH_ARGS))
+	python3 bench/stacks.py $(filter --quick,$(BENCH_ARGS))
 	bench/uprobes.sh
 # the cost per NT call and per Vulkan submit alone (bench/uprobes.sh)
 bench-uprobes: all

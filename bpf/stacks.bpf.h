@@ -66,6 +66,17 @@ static __always_inline __u64 stack_wakeup(void)
 		       : BPF_RB_FORCE_WAKEUP;
 }
 
+/* s to the stack ring: its header and the bytes of user stack it holds */
+static __always_inline void katra_stack_write(struct katra_stack_rec *s)
+{
+	__u32 len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
+
+	if (len > KATRA_STACK_BYTES)
+		len = KATRA_STACK_BYTES;
+	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, stack_wakeup()))
+		__sync_fetch_and_add(&stack_drops[1], 1);
+}
+
 /* The leaving thread (current): its registers, kernel stack and user stack
  * into its slot.  ctx: the tracepoint's (bpf_get_stackid walks from it). */
 static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts, bool dead)
@@ -129,25 +140,20 @@ static __always_inline void katra_stack_user(struct katra_stack_rec *s)
 static __always_inline void katra_stack_in(__u32 next_tid, __u64 ts)
 {
 	struct katra_stack_rec *s = bpf_map_lookup_elem(&stack_slots, &next_tid);
-	__u32 len;
 
 	if (!s || !s->begin_ts || s->end_ts)
 		return;
 	s->end_ts = ts;
 	if (ts - s->begin_ts < stack_threshold_ns)
 		return;
-	len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
-	if (len > KATRA_STACK_BYTES)
-		len = KATRA_STACK_BYTES;
-	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, stack_wakeup()))
-		__sync_fetch_and_add(&stack_drops[1], 1);
+	katra_stack_write(s);
 }
 
 /* A syscall of the current thread that took stack_threshold_ns or more:
  * its stack to the ring now (out of line: sys_exit's paths stay its own) */
 static __noinline int katra_stack_syscall(__u64 pid_tgid, __u64 enter_ts, __u64 exit_ts)
 {
-	__u32 zero = 0, len;
+	__u32 zero = 0;
 	struct katra_stack_rec *s = bpf_map_lookup_elem(&stack_scratch, &zero);
 
 	if (!s)
@@ -159,11 +165,7 @@ static __noinline int katra_stack_syscall(__u64 pid_tgid, __u64 enter_ts, __u64 
 	s->site = KATRA_WSTACK_SYSCALL;
 	s->kstack_id = -2; /* -ENOENT: the exit's kernel stack says nothing */
 	katra_stack_user(s);
-	len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
-	if (len > KATRA_STACK_BYTES)
-		len = KATRA_STACK_BYTES;
-	if (bpf_ringbuf_output(&stack_ring, s, KATRA_STACK_HEAD_BYTES + len, stack_wakeup()))
-		__sync_fetch_and_add(&stack_drops[1], 1);
+	katra_stack_write(s);
 	return 0;
 }
 

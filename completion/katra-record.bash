@@ -32,11 +32,11 @@ _katra_record()
 	--drain-policy)
 		COMPREPLY=($(compgen -W "idle normal" -- "$cur"))
 		return ;;
-	-d | --duration | --buffer-size | --max-loss | --label | --stack-threshold)
+	-d | --duration | --buffer-size | --max-loss | --label | --stack-threshold | --sample-hz)
 		return ;;
 	esac
 	COMPREPLY=($(compgen -W "-p --pid -o --output -z --compress -f --force -d --duration
-		--no-follow --session --no-session --no-uprobes --buffer-size --paths --stacks --stack-threshold --epoch-fifo --label --summary-json --ready-file
+		--no-follow --session --no-session --no-uprobes --buffer-size --paths --stacks --stack-threshold --sample-hz --epoch-fifo --label --summary-json --ready-file
 		-e --events -u --user --max-loss --drain-policy --bpf-stats -q --quiet
 		-v --verbose -h --help -V --version --" -- "$cur"))
 }

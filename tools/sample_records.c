@@ -658,6 +658,9 @@ static void build_stacks(void)
 	r = add(KATRA_RECORD_STACK_OF);
 	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1400000, 3200000,
 						 KATRA_SITE_SYSCALL };
+	r = add(KATRA_RECORD_STACK_OF);
+	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1450000, 10101010,
+						 KATRA_SITE_SAMPLE };
 }
 
 static void build_summary(void)

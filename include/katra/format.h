@@ -465,6 +465,7 @@ struct katra_summary {
 enum katra_stack_site {
 	KATRA_SITE_OFF_CPU = 0,
 	KATRA_SITE_SYSCALL,
+	KATRA_SITE_SAMPLE, /* a timer sample of a running thread (--sample-hz) */
 	KATRA_STACK_SITE_COUNT
 };
 

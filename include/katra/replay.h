@@ -113,6 +113,9 @@ struct katra_stats_opts {
 	 * printed); --folded: folded stacks instead; symbols: --symbols DIR */
 	bool stacks, folded;
 	const char *symbols;
+	/* with stacks or folded: the timer samples' stacks alone (on_cpu), the
+	 * off-CPU intervals' alone (views' KATRA_STATS_OFFCPU), both: all */
+	bool on_cpu;
 };
 
 int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts *o, FILE *err);

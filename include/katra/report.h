@@ -24,6 +24,8 @@ struct katra_report_opts {
 			        * with frames: whose frames (0: the first track's) */
 	bool frames;           /* the frames instead (report_frames.c): frame times
 			        * and the slowest frames' critical paths */
+	const char *symbols;   /* --symbols DIR: where the call stacks' binaries are
+			        * looked for first (names/elfsyms.h) */
 };
 
 /* 0 success; 1 the trace is invalid, truncated or corrupt (the report of

@@ -643,6 +643,10 @@ enum katra_wire_stack_site {
 	KATRA_WSTACK_SYSCALL = 1, /* begin_ts: its enter, end_ts: its exit; taken at
 				   * the exit (the user stack is the enter's); no
 				   * kernel stack (kstack_id < 0) */
+	KATRA_WSTACK_SAMPLE = 2,  /* a timer sample of a running thread (--sample-hz):
+				   * begin_ts its time, end_ts begin_ts + the
+				   * sampling period; the kernel stack when the
+				   * timer fired in the kernel */
 };
 struct katra_stack_rec {
 	__u32 tgid;

@@ -4,8 +4,11 @@
 names each known chain in order, every time, with its kernel frames
 (stacks_check.py STATS.json ROUNDS); every StackOf of the trace cites an
 OffCpu span exactly: its thread's Begin at begin_ns, whose End is
-duration_ns later (stacks_check.py cite TRACE.jsonl)."""
+duration_ns later (stacks_check.py cite TRACE.jsonl); the timer samples of
+`stackchains spin` name its chain (stacks_check.py oncpu STATS.json PERIOD_NS
+LEAST)."""
 import json
+import re
 import sys
 
 CHAIN = ["chain_b", "chain_a", "main"]
@@ -54,9 +57,74 @@ def cite(path):
     print("%d StackOf records, each its span's exact Begin and End" % len(cites))
 
 
+SPIN = ["spin_leaf", "spin_b", "spin_a", "main"]
+
+
+def oncpu(path, period_ns, least):
+    """stats --stacks --on-cpu --json of `stackchains spin`: every stack is a
+    timer sample's weighing its period, and 80 % of the samples or more name
+    main -> spin_a -> spin_b -> spin_leaf in order, untruncated"""
+    total = chain = 0
+    for st in json.load(open(path))["stacks"]:
+        if st["site"] != "Sample":
+            sys.exit("stack %d: site %s under --on-cpu" % (st["stack"], st["site"]))
+        if st["total_ns"] != st["count"] * period_ns:
+            sys.exit("stack %d: %d samples weigh %d ns, not %d each"
+                     % (st["stack"], st["count"], st["total_ns"], period_ns))
+        names = [fn(f) for f in st["frames"]]
+        total += st["count"]
+        if "spin_leaf" in names and not st["truncated"]:
+            i = names.index("spin_leaf")
+            chain += st["count"] if names[i:i + 4] == SPIN else 0
+    if total < least:
+        sys.exit("%d samples, want %d or more" % (total, least))
+    if chain * 5 < total * 4:
+        sys.exit("%d of %d samples name main -> spin_a -> spin_b -> spin_leaf, "
+                 "want 80 %% or more" % (chain, total))
+    print("%d of %d samples name the spin chain in order" % (chain, total))
+
+
+def views(report, export, rounds):
+    """report's critical path: a hop blocked in Sleep or FileRead has the
+    line 'at ... <- leaf <- chain_b <- chain_a' under it; export --stacks:
+    the rounds' Sleep and FileRead slices, `rounds` each, carry
+    'leaf;chain_b;chain_a;main' in args.stack"""
+    lines = open(report).read().split("\n")
+    hops = 0
+    for i, line in enumerate(lines):
+        for kind, leaf in (("Sleep", "leaf_sleep"), ("FileRead", "leaf_read")):
+            # a hop: "  0.011180202        3.061  21255(stackchains)  blocked in ..."
+            if not re.match(r"^  \d+\.\d{9} +\d+\.\d{3}  .*  blocked in %s\b" % kind, line):
+                continue
+            want = "%s <- chain_b <- chain_a" % leaf
+            if not (lines[i + 1].strip().startswith("at ") and want in lines[i + 1]):
+                sys.exit("report: hop %r without 'at ... %s' under it: %r"
+                         % (line.strip(), want, lines[i + 1]))
+            hops += 1
+    if hops < 2:
+        sys.exit("report: %d hops blocked in Sleep or FileRead on the path" % hops)
+    seen = {"Sleep": 0, "FileRead": 0}
+    for ev in json.load(open(export))["traceEvents"]:
+        leaf = {"Sleep": "leaf_sleep", "FileRead": "leaf_read"}.get(ev.get("name"))
+        stack = ev.get("args", {}).get("stack", "")
+        if leaf and "chain_a" in stack:
+            if "%s;chain_b;chain_a;main" % leaf not in stack:
+                sys.exit("export: %s slice with stack %s" % (ev["name"], stack))
+            seen[ev["name"]] += 1
+    if seen != {"Sleep": rounds, "FileRead": rounds}:
+        sys.exit("export: slices with their chain %s, want %d each" % (seen, rounds))
+    print("report: %d hops with their chain; export: %s" % (hops, seen))
+
+
 def main():
     if sys.argv[1] == "cite":
         cite(sys.argv[2])
+        return
+    if sys.argv[1] == "views":
+        views(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
+    if sys.argv[1] == "oncpu":
+        oncpu(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return
     doc = json.load(open(sys.argv[1]))
     rounds = int(sys.argv[2])

@@ -338,6 +338,52 @@ Test(export_tiny, no_args_leaves_details_out)
 }
 
 /* The tiny trace and one event outside the traced set (pid 0). */
+/* tiny with the stacks of MAIN's off-CPU interval (3000, 1200 ns) and of
+ * its getppid (2000, 500 ns), after the events as katra-record writes them */
+static size_t tiny_stacks(struct katra_record *r)
+{
+	static const struct katra_stack_frame f1[] = { { 1, 0x10 }, { 1, 0x20 } };
+	static const struct katra_stack_frame f2[] = { { 0, 0x7000 } };
+	size_t n = tiny(r);
+
+	r[n].type = KATRA_RECORD_MODULE;
+	r[n++].u.module = (struct katra_module){ .id = 1, .name = katra_cstr("game"),
+						 .build_id = katra_cstr("ab12") };
+	r[n].type = KATRA_RECORD_STACK;
+	r[n++].u.stack = (struct katra_stack){ 1, f1, 2, { NULL, 0 }, false };
+	r[n].type = KATRA_RECORD_STACK;
+	r[n++].u.stack = (struct katra_stack){ 2, f2, 1, { NULL, 0 }, false };
+	r[n].type = KATRA_RECORD_STACK_OF;
+	r[n++].u.stack_of = (struct katra_stack_of){ 1, MAIN, PID, 3000, 1200, KATRA_SITE_OFF_CPU };
+	r[n].type = KATRA_RECORD_STACK_OF;
+	r[n++].u.stack_of = (struct katra_stack_of){ 2, MAIN, PID, 2000, 500, KATRA_SITE_SYSCALL };
+	return n;
+}
+
+Test(export_tiny, stacks_on_the_off_cpu_and_syscall_slices)
+{
+	struct kx_options opt = { .stacks = true };
+	int ret;
+	char *out = export_built(tiny_stacks, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "\"name\":\"off-CPU: blocked\",\"cat\":\"Linux\",\"args\":"
+				       "{\"seq\":4,\"end_seq\":6,\"span\":2,\"reason\":\"blocked\","
+				       "\"cpu\":0,\"prev_state\":1,\"cpu_in\":1,"
+				       "\"stack\":\"game+0x10;game+0x20\"}}"), "%s", out);
+	cr_assert_not_null(strstr(out, "\"name\":\"getppid\",\"cat\":\"Linux\",\"args\":{"
+				       "\"seq\":2,\"end_seq\":3,\"span\":1,\"nr\":110,\"ret\":1,"
+				       "\"stack\":\"0x7000\"}}"), "%s", out);
+	/* the other process's FileRead and the Futex have none */
+	cr_assert_eq(strstr(strstr(out, "\"stack\":\"0x7000\"") + 1, "\"stack\""),
+		     strstr(out, "\"stack\":\"game"), "%s", out);
+	free(out);
+	opt.stacks = false; /* without --stacks: none */
+	out = export_built(tiny_stacks, &opt, &ret, NULL);
+	cr_assert_null(strstr(out, "\"stack\""), "%s", out);
+	free(out);
+}
+
 static size_t tiny_outside(struct katra_record *r)
 {
 	size_t n = tiny(r);

@@ -743,6 +743,21 @@ Test(cli, help_names_every_option)
 	cr_assert(strstr(buf, "[-z]"), "the synopsis too");
 }
 
+Test(cli, sample_hz_implies_stacks_and_is_bounded)
+{
+	struct katra_record_opts o;
+
+	cr_assert_eq(parse(&o, "katra-record --sample-hz 99 -- true"), KATRA_CLI_RUN);
+	cr_assert_eq(o.sample_hz, 99);
+	cr_assert(o.stacks, "--sample-hz samples stacks: --stacks implied");
+	cr_assert_eq(parse(&o, "katra-record --sample-hz 0 -- true"), KATRA_CLI_RUN);
+	cr_assert_eq(o.sample_hz, 0);
+	cr_assert_not(o.stacks, "--sample-hz 0: no samples, no stacks");
+	cr_assert_eq(parse(&o, "katra-record --sample-hz 10001 -- true"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record --sample-hz -1 -- true"), KATRA_CLI_USAGE);
+	cr_assert_eq(parse(&o, "katra-record --sample-hz 9x -- true"), KATRA_CLI_USAGE);
+}
+
 /* A value each option of the table accepts. */
 static const char *sample_arg(const struct katra_cli_option *op)
 {
@@ -752,6 +767,7 @@ static const char *sample_arg(const struct katra_cli_option *op)
 		{ "ready-file", "r" }, { "events", "io,sync" }, { "user", "nobody" },
 		{ "max-loss", "5" }, { "drain-policy", "idle" }, { "small-tables", "8" },
 		{ "detach-pause", "5" }, { "label", "build=812" }, { "stack-threshold", "0.0005" },
+		{ "sample-hz", "99" },
 	};
 
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)

@@ -6,8 +6,11 @@
  * --symbols naming its functions. */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <link.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "replay_test_util.h"
 #include "replay/names/elfsyms.h"
@@ -30,7 +33,8 @@ static void stack_of(struct tb *t, uint64_t stack, uint64_t dur, uint32_t site)
 	r->u.stack_of = (struct katra_stack_of){ stack, 101, 100, 5 * MS, dur, site };
 }
 
-static void stacks_trace(struct tb *t, const char *game_bid)
+/* samples: two timer samples of stack 2 too, 10.10101 ms each (99 Hz) */
+static void stacks_trace_with(struct tb *t, const char *game_bid, bool samples)
 {
 	struct katra_record *r;
 
@@ -50,7 +54,14 @@ static void stacks_trace(struct tb *t, const char *game_bid)
 	stack_of(t, 2, 4 * MS, KATRA_SITE_OFF_CPU);
 	stack_of(t, 1, 2 * MS, KATRA_SITE_OFF_CPU);
 	stack_of(t, 1, 6 * MS, KATRA_SITE_SYSCALL);
+	for (int i = 0; samples && i < 2; i++)
+		stack_of(t, 2, 10101010, KATRA_SITE_SAMPLE);
 	tb_write(t);
+}
+
+static void stacks_trace(struct tb *t, const char *game_bid)
+{
+	stacks_trace_with(t, game_bid, false);
 }
 
 static const char *run(struct tb *t, struct katra_stats_opts *o, struct outcap *out)
@@ -111,6 +122,29 @@ Test(stats_stacks, text_counts_times_and_truncation)
 	tb_cleanup(&t);
 }
 
+Test(stats_stacks, on_cpu_and_off_cpu_select_their_sites)
+{
+	struct katra_stats_opts o = { .folded = true, .on_cpu = true };
+	struct outcap out;
+	struct tb t;
+
+	stacks_trace_with(&t, "ab12", true);
+	cr_assert_str_eq(run(&t, &o, &out), "game+0x2000 20202020\n");
+	oc_free(&out);
+	o = (struct katra_stats_opts){ .folded = true, .views = KATRA_STATS_OFFCPU };
+	cr_assert_str_eq(run(&t, &o, &out),
+			 "0x7ffd0000;game+0x1500;game+0x1404;libc-fake.so+0x10;do_nanosleep_[k];"
+			 "schedule_[k] 5000000\n"
+			 "game+0x2000 4000000\n");
+	oc_free(&out);
+	o.on_cpu = true; /* both: every site */
+	cr_assert_not_null(strstr(run(&t, &o, &out), "game+0x2000 20202020\n"), "%s",
+			   oc_text(&out));
+	cr_assert_not_null(strstr(oc_text(&out), "schedule_[k] 6000000\n"), "%s", oc_text(&out));
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
 /* the unit-test binary as a module's file, in a --symbols directory */
 static void symbols_dir(struct tb *t, char *dir, size_t cap)
 {
@@ -151,25 +185,88 @@ Test(stats_stacks, a_file_whose_build_id_differs_is_not_used)
 	tb_cleanup(&t);
 }
 
-Test(stats_stacks, symbols_name_the_functions_of_the_file_found)
+static uint64_t exe_bias(void)
 {
 	uint64_t bias = 0;
-	char dir[256], buf[256];
-	struct tb t;
 
-	tb_init(&t);
-	symbols_dir(&t, dir, sizeof(dir));
 	dl_iterate_phdr(main_bias, &bias);
+	return bias;
+}
+
+/* dir/game, the unit-test binary (or a copy), names kr_elfsyms_new */
+static void names_in_game(const char *dir)
+{
+	char buf[256];
 	struct kr_elfsyms *s = kr_elfsyms_new(dir);
+
 	cr_assert_not_null(s);
 	cr_assert_eq(kr_elfsyms_module(s, 7, "game", 4, "", 0), 0); /* no build id: any file */
-	uint64_t at = (uint64_t)(uintptr_t)kr_elfsyms_new - bias + 3;
+	uint64_t at = (uint64_t)(uintptr_t)kr_elfsyms_new - exe_bias() + 3;
 	cr_assert_str_eq(kr_elfsyms_name(s, 7, at, 1, buf, sizeof(buf)), "kr_elfsyms_new+0x3");
 	cr_assert_str_eq(kr_elfsyms_name(s, 7, at, 0, buf, sizeof(buf)), "kr_elfsyms_new");
 	cr_assert_str_eq(kr_elfsyms_name(s, 0, 0x1234, 1, buf, sizeof(buf)), "0x1234");
 	int found = 0;
 	cr_assert_str_eq(kr_elfsyms_module_name(s, 7, &found), "game");
 	cr_assert(found);
+	kr_elfsyms_free(s);
+}
+
+Test(stats_stacks, symbols_name_the_functions_of_the_file_found)
+{
+	char dir[256];
+	struct tb t;
+
+	tb_init(&t);
+	symbols_dir(&t, dir, sizeof(dir));
+	names_in_game(dir);
+	tb_cleanup(&t);
+}
+
+/* dir/game: a copy of the unit-test binary whose .symtab reads as plain data
+ * (its DWARF alone names its static and non-exported functions) */
+static void symtab_hidden_copy(struct tb *t, char *dir, size_t cap)
+{
+	char path[256], cmd[600];
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int fd, hidden = 0;
+
+	snprintf(dir, cap, "%s/syms", t->dir);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/game", dir);
+	snprintf(cmd, sizeof(cmd), "cp /proc/%d/exe '%s'", (int)getpid(), path);
+	cr_assert_eq(system(cmd), 0);
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDWR);
+	cr_assert_geq(fd, 0);
+	Elf *e = elf_begin(fd, ELF_C_RDWR, NULL);
+	cr_assert_not_null(e);
+	elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT); /* the bytes stay where they are */
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			sh.sh_type = SHT_PROGBITS;
+			cr_assert(gelf_update_shdr(scn, &sh));
+			hidden++;
+		}
+	cr_assert_eq(hidden, 1, "the unit-test binary has a .symtab");
+	cr_assert_geq(elf_update(e, ELF_C_WRITE), 0, "%s", elf_errmsg(-1));
+	elf_end(e);
+	close(fd);
+}
+
+Test(stats_stacks, dwarf_names_a_function_the_symbol_table_does_not)
+{
+	char dir[256], buf[256];
+	struct tb t;
+
+	tb_init(&t);
+	symtab_hidden_copy(&t, dir, sizeof(dir));
+	names_in_game(dir);
+	/* a static one: its symbol is only in .symtab */
+	struct kr_elfsyms *s = kr_elfsyms_new(dir);
+	cr_assert_eq(kr_elfsyms_module(s, 7, "game", 4, "", 0), 0);
+	uint64_t at = (uint64_t)(uintptr_t)symtab_hidden_copy - exe_bias();
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, at, 0, buf, sizeof(buf)), "symtab_hidden_copy");
 	kr_elfsyms_free(s);
 	tb_cleanup(&t);
 }

@@ -5,7 +5,10 @@
  * page dropped from the page cache: a major fault).  Built without frame
  * pointers, with CFI (the Makefile's rule): only CFI unwinds it.
  *
- * usage: stackchains DIR ROUNDS   (DIR on a disk, not tmpfs) */
+ * usage: stackchains DIR ROUNDS   (DIR on a disk, not tmpfs)
+ *        stackchains spin MS      (main -> spin_a -> spin_b -> spin_leaf, on
+ *                                  the CPU for MS ms of its own CPU time:
+ *                                  --sample-hz) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -69,11 +72,47 @@ __attribute__((noinline)) static void chain_a(int what)
 	KEEP_FRAME();
 }
 
+/* the thread's CPU time: MS ms on the CPU however loaded the machine is */
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* on the CPU until the time: the loop and its clock reads are all here */
+__attribute__((noinline)) static void spin_leaf(double until_ms)
+{
+	static volatile unsigned long n;
+
+	while (now_ms() < until_ms)
+		for (int i = 0; i < 100000; i++)
+			n++;
+	KEEP_FRAME();
+}
+
+__attribute__((noinline)) static void spin_b(double until_ms)
+{
+	spin_leaf(until_ms);
+	KEEP_FRAME();
+}
+
+__attribute__((noinline)) static void spin_a(double until_ms)
+{
+	spin_b(until_ms);
+	KEEP_FRAME();
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
 	int rounds;
 
+	if (argc == 3 && !strcmp(argv[1], "spin")) {
+		spin_a(now_ms() + atoi(argv[2]));
+		return 0;
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: stackchains DIR ROUNDS\n");
 		return 2;

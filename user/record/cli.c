@@ -115,6 +115,21 @@ HANDLER(opt_stack_threshold)
 	return KATRA_CLI_RUN;
 }
 
+HANDLER(opt_sample_hz)
+{
+	char *end;
+	unsigned long hz;
+
+	errno = 0;
+	hz = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || hz > 10000)
+		return usage_error(st->err, "invalid rate '%s' (samples a second, 0 to 10000, "
+				   "e.g. 99)", arg);
+	st->o->sample_hz = (uint32_t)hz;
+	st->o->stacks = st->o->stacks || hz > 0;
+	return KATRA_CLI_RUN;
+}
+
 HANDLER(opt_output)
 {
 	st->o->output = arg;
@@ -296,6 +311,8 @@ const struct katra_cli_option katra_record_options[] = {
 	  "of the capture (stats --stacks, --folded)", NULL, NULL, FIELD(stacks), 0 },
 	{ "stack-threshold", 0, "SECONDS", "--stacks for intervals this long or more (fractions\n"
 	  "allowed; 0: every one)", "none", opt_stack_threshold, 0, 0 },
+	{ "sample-hz", 0, "N", "--stacks of running traced threads too: a timer\n"
+	  "sample N times a second on each CPU (0: none)", "none", opt_sample_hz, 0, 0 },
 	{ "no-uprobes", 0, NULL, "no uprobes on Wine's ntdll.so or the Vulkan driver\n"
 	  "(no WindowsFacing, WineProton or Vulkan events)", NULL, NULL, FIELD(no_uprobes), 0 },
 	{ "epoch-fifo", 0, "PATH", "create/read a FIFO; each line written is an epoch mark",

@@ -314,6 +314,7 @@ static int load(struct recorder *r)
 	po.ring_bytes = (uint32_t)o->buffer_size;
 	po.stacks = o->stacks;
 	po.stack_threshold_ns = o->stack_threshold_ns;
+	po.sample_hz = o->sample_hz;
 	struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
 					 .quiet = o->quiet };
 	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */

@@ -56,6 +56,7 @@ struct katra_record_opts {
 	size_t nlabels;
 	bool stacks;               /* --stacks: call stacks of off-CPU intervals */
 	uint64_t stack_threshold_ns; /* --stack-threshold: of those this long or more */
+	uint32_t sample_hz;        /* --sample-hz: timer samples of running threads */
 };
 
 struct katra_proc_entry;

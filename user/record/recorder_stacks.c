@@ -58,6 +58,8 @@ int recorder_stacks_start(struct recorder *r)
 	rc = katra_stacks_new(&so, &s->st);
 	if (!rc)
 		rc = katra_probes_stack_reader(r->probes, on_record, s, &s->reader);
+	if (!rc)
+		rc = katra_probes_sample_start(r->probes);
 	if (!rc) {
 		sigset_t old;
 		katra_block_signals(&old); /* the capture's own thread takes them */

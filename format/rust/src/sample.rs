@@ -981,6 +981,14 @@ pub fn records() -> Vec<TraceRecord> {
         duration_ns: 3_200_000,
         site: StackSite::Syscall,
     }));
+    b.records.push(TraceRecord::StackOf(StackOf {
+        stack_id: 1,
+        thread_id: 4243,
+        process_id: 4242,
+        begin_ns: 1_450_000,
+        duration_ns: 10_101_010,
+        site: StackSite::Sample,
+    }));
 
     let summary = summarize(&b.records);
     b.records.push(TraceRecord::SessionSummary(summary));

@@ -658,4 +658,4 @@ pub struct StackOf {
     pub site: StackSite,
 }
 
-unit_enum!(StackSite { 0 OffCpu, 1 Syscall });
+unit_enum!(StackSite { 0 OffCpu, 1 Syscall, 2 Sample });

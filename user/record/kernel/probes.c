@@ -128,7 +128,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	p->skel->rodata->record_paths = opts->record_paths;
 	p->skel->rodata->record_stacks = opts->stacks;
 	p->skel->rodata->stack_threshold_ns = opts->stack_threshold_ns;
-	err = pk_stacks_size(p, opts->stacks);
+	err = pk_stacks_size(p, opts->stacks, opts->sample_hz);
 	if (err) {
 		say_error("cannot size the stack maps", -err);
 		goto cleanup;
@@ -678,6 +678,7 @@ int katra_probes_detach(struct katra_probes *p)
 	static const char *const first[] = { "sys_exit", "sys_enter" };
 	unsigned i, f, waited_ms = 0;
 
+	pk_sample_stop(p);
 	if (!p)
 		return 0;
 	for (f = 0; f < sizeof(first) / sizeof(first[0]); f++)
@@ -753,6 +754,7 @@ void katra_probes_destroy(struct katra_probes *p)
 		bpf_link__destroy(p->probes[i].link);
 	pk_fn_free(p);
 	pk_split_free(p);
+	pk_sample_stop(p);
 	for (i = 0; p->rings && i < p->nrings; i++) {
 		if (p->rings[i].cons)
 			munmap((void *)p->rings[i].cons, page);

@@ -43,6 +43,8 @@ struct katra_probes_opts {
 				* possible pid, so children followed by fork never fail */
 	bool stacks;           /* --stacks: a thread's stacks at its switch-out (bpf/stacks.bpf.h) */
 	uint64_t stack_threshold_ns; /* ... written when it was off the CPU this long or more */
+	uint32_t sample_hz;    /* --sample-hz: timer samples of running traced threads, a
+				* second a CPU (bpf/sample.bpf.c); 0: none (not loaded) */
 	uint32_t wakeup_bytes; /* a ring wakes its consumer when its unread data crosses
 				* this; 0 = ring_bytes / 4.  User space must also poll on
 				* a short timer (e.g. 10 ms): below the threshold nobody
@@ -79,6 +81,10 @@ void katra_probes_stack_reader_free(struct katra_stack_reader *r);
 /* The kernel stack id's return addresses (KATRA_STACK_KDEPTH, 0 past the
  * last): 0 or -errno (-ENOENT: not there) */
 int katra_probes_kstack(const struct katra_probes *p, int32_t id, uint64_t *ips);
+/* The timer samples (opts.sample_hz) started: a cpu-clock perf event on each
+ * online CPU, the sampling program attached to each; stopped at destroy.
+ * 0 or -errno (with a message) */
+int katra_probes_sample_start(struct katra_probes *p);
 /* Stacks lost in the kernel: [0] the slot table full, [1] the ring full */
 void katra_probes_stack_drops(const struct katra_probes *p, uint64_t drops[2]);
 

@@ -63,6 +63,9 @@ struct katra_probes {
 	struct pk_rings_job *rings_job; /* the rings being made (probes_rings.c) */
 	struct pk_split *split; /* the syscall probes' own object (probes_split.c) */
 	bool pend_in_table;     /* flushed enters in `flushed` only (--small-tables) */
+	uint32_t sample_hz;     /* --sample-hz (probes_stacks.c) */
+	struct bpf_link **sample_links; /* one a CPU while sampling, or NULL */
+	int nsample_links;
 };
 
 /* Whether map m of a second object (late, split) is the skeleton's `own`,
@@ -199,8 +202,10 @@ static inline bool is_fallback(const struct probe *pr)
 	return pr->fexit_err && !pr->lacks;
 }
 
-/* probes_stacks.c: the stack maps' sizes, one entry each when off */
-int pk_stacks_size(struct katra_probes *p, bool on);
+/* probes_stacks.c: the stack maps' sizes, one entry each when off; the
+ * sampling program loaded only with sample_hz; the samples stopped (again: none) */
+int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz);
+void pk_sample_stop(struct katra_probes *p);
 
 /* KATRA_TIMING=1: the end of a step of the probes' load on stderr, in ms
  * since the load began (the first step), with the process's CPU time then

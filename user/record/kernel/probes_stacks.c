@@ -2,7 +2,12 @@
 /* Call stacks (--stacks): the stack maps sized, the stack ring read, the
  * kernel stacks looked up (bpf/stacks.bpf.h says what the probe keeps). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,9 +23,13 @@ struct katra_stack_reader {
 	void *ctx;
 };
 
-int pk_stacks_size(struct katra_probes *p, bool on)
+int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz)
 {
 	int err = 0;
+
+	p->sample_hz = on ? sample_hz : 0;
+	bpf_program__set_autoload(p->skel->progs.pe_stack_sample, p->sample_hz > 0);
+	p->skel->rodata->sample_period_ns = p->sample_hz ? 1000000000ull / p->sample_hz : 0;
 
 	/* off: the programs never touch them (record_stacks is rodata), but
 	 * every map a program names must exist */
@@ -93,6 +102,57 @@ int katra_probes_kstack(const struct katra_probes *p, int32_t id, uint64_t *ips)
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.kstacks), &id, ips))
 		return -errno;
 	return 0;
+}
+
+int katra_probes_sample_start(struct katra_probes *p)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK, .freq = 1, .sample_freq = p->sample_hz,
+	};
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+
+	if (!p->sample_hz || p->sample_links)
+		return 0;
+	if (ncpu < 0)
+		return ncpu;
+	p->sample_links = calloc(ncpu, sizeof(*p->sample_links));
+	if (!p->sample_links)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < ncpu && !err; cpu++) {
+		/* every task on the CPU: the program keeps the traced ones */
+		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == ENODEV) /* possible, not online */
+				continue;
+			err = -errno;
+			break;
+		}
+		struct bpf_link *l = bpf_program__attach_perf_event(p->skel->progs.pe_stack_sample, fd);
+		if (!l) {
+			err = -errno;
+			close(fd);
+			break;
+		}
+		p->sample_links[p->nsample_links++] = l; /* the link owns fd */
+	}
+	if (err) {
+		fprintf(stderr, "katra-record: cannot start the timer samples (--sample-hz): %s "
+			"(perf_event_open needs root or CAP_PERFMON; a hypervisor may offer no "
+			"timer events)\n", strerror(-err));
+		pk_sample_stop(p);
+	}
+	return err;
+}
+
+void pk_sample_stop(struct katra_probes *p)
+{
+	for (int i = 0; i < p->nsample_links; i++)
+		bpf_link__destroy(p->sample_links[i]);
+	free(p->sample_links);
+	p->sample_links = NULL;
+	p->nsample_links = 0;
 }
 
 void katra_probes_stack_drops(const struct katra_probes *p, uint64_t drops[2])

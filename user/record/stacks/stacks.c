@@ -339,6 +339,14 @@ static int stack_id(struct katra_stacks *st, struct katra_writer *w, const struc
 	return rc;
 }
 
+/* The probe's site as the trace names it */
+static uint32_t site_of(uint32_t wire)
+{
+	return wire == KATRA_WSTACK_SYSCALL  ? KATRA_SITE_SYSCALL
+	       : wire == KATRA_WSTACK_SAMPLE ? KATRA_SITE_SAMPLE
+					     : KATRA_SITE_OFF_CPU;
+}
+
 int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_kstack_fn kstack,
 			void *kctx, struct katra_stacks_result *res)
 {
@@ -389,9 +397,7 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 		r.u.stack_of = (struct katra_stack_of){ id, rec.tid, rec.tgid,
 							rec.begin_ts - st->o.start_mono_ns,
 							rec.end_ts - rec.begin_ts,
-							rec.site == KATRA_WSTACK_SYSCALL
-								? KATRA_SITE_SYSCALL
-								: KATRA_SITE_OFF_CPU };
+							site_of(rec.site) };
 		rc = katra_writer_append(w, &r);
 		res->written += !rc;
 	}

@@ -219,7 +219,8 @@ int katra_cmd_dump(int argc, char **argv)
 static const char stats_help[] =
 	"Usage: katra-replay stats [--json] [--syscalls] [--calls] [--per-process]\n"
 	"                          [--per-frame] [--gpu] [--files] [--off-cpu] [--top N]\n"
-	"                          [--overview] [--all]\n"
+	"                          [--overview] [--all] [--stacks] [--folded]\n"
+	"                          [--on-cpu] [--symbols DIR]\n"
 	"                          [--from WHEN] [--to WHEN] FILE\n"
 	"What the capture holds, and where the time went.  Without a view option:\n"
 	"the overview (duration, events by scope, kind, process and thread, span\n"
@@ -259,6 +260,9 @@ static const char stats_help[] =
 	"                  from the binaries at hand; alone, no other section\n"
 	"  --folded        the call stacks as folded stacks for flamegraph.pl,\n"
 	"                  inferno or speedscope (outermost first, nanoseconds)\n"
+	"  --on-cpu        with --stacks or --folded: the timer samples' stacks alone\n"
+	"                  (katra-record --sample-hz; a sample weighs its period);\n"
+	"                  --off-cpu there: the off-CPU intervals' alone\n"
 	"  --symbols DIR   look for the binaries in DIR first (by name, by build id\n"
 	"                  as .build-id/xx/rest.debug, or a debuginfod cache)\n"
 	"  --overview      the overview too, when a view option is given\n"
@@ -285,12 +289,13 @@ static const char stats_help[] =
 	"    katra-replay stats --calls --syscalls --per-frame game.ktrc\n"
 	"    katra-replay stats --top 10 run.ktrc         # the 10 longest spans\n"
 	"    katra-replay stats --stacks --symbols bin/ run.ktrc # where threads blocked\n"
-	"    katra-replay stats --folded run.ktrc | flamegraph.pl > offcpu.svg\n"
+	"    katra-replay stats --folded --off-cpu run.ktrc | flamegraph.pl > offcpu.svg\n"
+	"    katra-replay stats --folded --on-cpu run.ktrc | flamegraph.pl > oncpu.svg\n"
 	"    katra-replay stats --from 'load start' --to 'load end' --all run.ktrc\n"
 	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
 
 enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
-       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU, OPT_STACKS, OPT_FOLDED, OPT_SYMBOLS };
+       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU, OPT_STACKS, OPT_FOLDED, OPT_SYMBOLS, OPT_ONCPU };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
@@ -338,6 +343,9 @@ static int stats_opt(int c, const char *arg, void *ctx)
 	case OPT_FOLDED:
 		o->folded = true;
 		break;
+	case OPT_ONCPU:
+		o->on_cpu = true;
+		break;
 	case OPT_SYMBOLS:
 		o->symbols = arg;
 		break;
@@ -375,6 +383,7 @@ int katra_cmd_stats(int argc, char **argv)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "on-cpu", no_argument, NULL, OPT_ONCPU },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },

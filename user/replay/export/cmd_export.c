@@ -15,11 +15,12 @@
 #include "katra/replay_cli.h"
 
 enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_PID, OPT_NO_ARGS, OPT_SPEEDSCOPE, OPT_PARQUET,
-       OPT_NO_COMPRESS, OPT_ROW_GROUP };
+       OPT_NO_COMPRESS, OPT_ROW_GROUP, OPT_STACKS, OPT_SYMBOLS };
 
 static const char export_help[] =
 	"Usage: katra-replay export [--format chrome] [--from T] [--to T] [--pid PID,...]\n"
-	"                           [--no-args | --speedscope] -o OUT TRACE\n"
+	"                           [--no-args | --speedscope | --stacks [--symbols DIR]]\n"
+	"                           -o OUT TRACE\n"
 	"       katra-replay export --parquet DIR [--no-compress] [--row-group N] TRACE...\n"
 	"Write TRACE as a timeline that Perfetto UI (ui.perfetto.dev), chrome://tracing\n"
 	"and speedscope open: Chrome trace-event JSON.  Spans become slices nested per\n"
@@ -42,6 +43,11 @@ static const char export_help[] =
 	"                     alone), processes and threads numbered from 1, busiest\n"
 	"                     first (it opens the first), their real ids in their\n"
 	"                     names (\"gzip 9353\"); TRACE read twice\n"
+	"  --stacks           a capture with call stacks (katra-record --stacks): each\n"
+	"                     off-CPU slice's stack, and a syscall slice's, in its\n"
+	"                     args as \"stack\": \"leaf;caller;...\" (innermost first);\n"
+	"                     TRACE read twice\n"
+	"  --symbols DIR      --stacks: the binaries looked for in DIR first\n"
 	"  --parquet DIR      write each TRACE as a run of Parquet tables (runs,\n"
 	"                     processes, threads, thread_names, spans, calls, offcpu,\n"
 	"                     frames, drops) under DIR/TABLE/KEY=VALUE/.../run=ID/\n"
@@ -210,6 +216,8 @@ int katra_cmd_export(int argc, char **argv)
 		{ "parquet", required_argument, NULL, OPT_PARQUET },
 		{ "no-compress", no_argument, NULL, OPT_NO_COMPRESS },
 		{ "row-group", required_argument, NULL, OPT_ROW_GROUP },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ 0 },
 	};
 	struct kx_options o = { 0 };
@@ -276,6 +284,14 @@ int katra_cmd_export(int argc, char **argv)
 			pq_other = true;
 			o.no_args = true;
 			break;
+		case OPT_STACKS:
+			pq_other = true;
+			o.stacks = true;
+			break;
+		case OPT_SYMBOLS:
+			pq_other = true;
+			o.symbols = optarg;
+			break;
 		case ':':
 			return katra_cli_usage_error("export", "option '%s' needs a value",
 						     argv[optind - 1]);
@@ -312,6 +328,12 @@ int katra_cmd_export(int argc, char **argv)
 					     "missing -o OUT ('-o -' writes to standard output)");
 	if (o.from.set && o.to.set && !o.from.by_epoch && !o.to.by_epoch && o.from.ns > o.to.ns)
 		return katra_cli_usage_error("export", "%s", "--from is after --to");
+	if (o.stacks && (o.no_args || o.speedscope))
+		return katra_cli_usage_error("export", "%s", "--stacks puts the stacks in args: not "
+					     "with --no-args or --speedscope");
+	if (o.symbols && !o.stacks)
+		return katra_cli_usage_error("export", "%s", "--symbols names --stacks' frames: "
+					     "give --stacks too");
 	if (!strcmp(out, "-")) {
 		ret = export_to_stream(argv[optind], &o, stdout, "standard output");
 	} else if (!stat(out, &st) && !S_ISREG(st.st_mode)) {

@@ -8,6 +8,7 @@
 #include "katra/plural.h"
 #include "export.h"
 #include "katra/replay.h"
+#include "replay/names/stackidx.h"
 #include "replay/util/open_cmd.h"
 
 /* Records are in time order within the recorder's reorder window; reading
@@ -290,6 +291,25 @@ void kx_finish(struct kx_state *s, const char *path)
 	other_data(s, path);
 }
 
+/* --stacks: a first pass for the stack records (they follow the events) */
+static int load_stacks(struct kx_state *s, const char *path, FILE *err)
+{
+	struct katra_reader *r;
+	struct katra_record rec;
+	int ret = kr_open_cmd(&r, path, "export", err);
+
+	if (ret)
+		return ret;
+	s->stacks = kr_stackidx_new(s->opt.symbols);
+	ret = s->stacks ? 0 : -ENOMEM;
+	while (!ret && katra_reader_next(r, &rec) == KATRA_READ_RECORD)
+		ret = kr_stackidx_add(s->stacks, &rec);
+	katra_reader_close(r);
+	if (ret)
+		fprintf(err, "katra-replay: export: out of memory\n");
+	return ret;
+}
+
 int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *out, FILE *err)
 {
 	struct katra_reader *r;
@@ -308,9 +328,12 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 		return -ENOMEM;
 	}
 	s->path = path;
-	if (opt->speedscope) {
+	if (opt->stacks && !opt->no_args && !opt->speedscope)
+		ret = load_stacks(s, path, err);
+	if (!ret && opt->speedscope) {
 		ret = kx_order_busiest(s, path, err);
 		if (ret) {
+			kr_stackidx_free(s->stacks);
 			kx_free(s);
 			free(s);
 			katra_reader_close(r);
@@ -340,6 +363,7 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 			ret = ret ? ret : 1;
 		}
 	}
+	kr_stackidx_free(s->stacks);
 	kx_free(s);
 	free(s);
 	katra_reader_close(r);

@@ -93,6 +93,10 @@ struct kx_options {
 	 * threads numbered from 1 busiest first (it opens the first), their real
 	 * ids in their names ("gzip 9353") */
 	bool speedscope;
+	/* --stacks: an off-CPU or syscall slice's call stack (katra-record
+	 * --stacks) in its args; the trace read twice.  symbols: --symbols DIR */
+	bool stacks;
+	const char *symbols;
 };
 
 /* An event remembered by seq, to draw a link that ends later. */
@@ -140,6 +144,7 @@ struct kx_stats {
 
 struct kx_state {
 	struct kr_chrome w;
+	struct kr_stackidx *stacks; /* --stacks: the trace's, or NULL */
 	struct kx_options opt;
 	uint64_t recorder_pid;
 	const struct katra_header *header;

@@ -10,6 +10,7 @@
 #include "replay/names/frames.h"
 #include "replay/names/payload_fields.h"
 #include "replay/names/resnames.h"
+#include "replay/names/stackidx.h"
 #include "replay/names/sysnames.h"
 
 #define NAMED_PROCESS UINT64_MAX /* k2 of a process's entry in s->named */
@@ -93,6 +94,22 @@ static void confidence(struct kx_state *s, uint32_t c)
 		kr_chrome_cstr(&s->w, "confidence", kr_enum(katra_confidence_name(c), c, buf));
 }
 
+/* --stacks: an off-CPU slice's stack (its interval's), a Linux span's (the
+ * syscall span it begins in), innermost frame first, ';' between frames */
+static void span_stack(struct kx_state *s, const struct kx_span *sp, uint64_t end_ts)
+{
+	char buf[1024];
+	unsigned samples;
+	bool off = sp->kind == KATRA_KIND_OFF_CPU;
+
+	if (!s->stacks || (!off && sp->scope != KATRA_SCOPE_LINUX))
+		return;
+	if (kr_stackidx_top(s->stacks, sp->tid, sp->ts, off ? end_ts : sp->ts,
+			    off ? KATRA_SITE_OFF_CPU : KATRA_SITE_SYSCALL, 32, ";", buf, sizeof(buf),
+			    &samples))
+		kr_chrome_cstr(&s->w, "stack", buf);
+}
+
 void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct katra_event *end,
 		  uint64_t ts, uint64_t end_ts, bool clipped, bool unfinished)
 {
@@ -129,6 +146,7 @@ void kx_emit_span(struct kx_state *s, const struct kx_span *sp, const struct kat
 		kr_chrome_bool(w, "clipped", true);
 	if (unfinished)
 		kr_chrome_bool(w, "unfinished", true);
+	span_stack(s, sp, end_ts);
 	kr_chrome_args_close(w);
 	kr_chrome_close(w);
 }

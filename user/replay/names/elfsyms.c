@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
 #include "elfsyms.h"
@@ -27,6 +29,8 @@ struct mod {
 	int fd;
 	struct sym *syms;
 	size_t nsyms;
+	Dwarf *dw;  /* its DWARF, for what its symbols do not name */
+	int dw_tried;
 };
 
 struct kr_elfsyms {
@@ -56,6 +60,8 @@ void kr_elfsyms_free(struct kr_elfsyms *s)
 	for (size_t i = 0; i < s->n; i++) {
 		struct mod *m = &s->mods[i];
 		free(m->syms);
+		if (m->dw)
+			dwarf_end(m->dw);
 		if (m->elf)
 			elf_end(m->elf);
 		if (m->loaded > 0)
@@ -217,6 +223,43 @@ static void load(const struct kr_elfsyms *s, struct mod *m)
 		qsort(m->syms, m->nsyms, sizeof(*m->syms), by_addr);
 }
 
+/* The function the file's DWARF says holds address (an inlined one's own
+ * name, innermost first), where its symbol table names none (a stripped
+ * .symtab, a static function missing from .dynsym): buf, or NULL */
+static const char *dwarf_name(struct mod *m, uint64_t address, int with_offset, char *buf,
+			      size_t cap)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	const char *name = NULL;
+	Dwarf_Addr low = 0;
+	int n;
+
+	if (!m->dw_tried) {
+		m->dw_tried = 1;
+		m->dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+	}
+	if (!m->dw || !dwarf_addrdie(m->dw, address, &cu))
+		return NULL;
+	n = dwarf_getscopes(&cu, address, &scopes);
+	for (int i = 0; i < n && !name; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		name = dwarf_diename(&scopes[i]); /* an inlined one's: by its origin */
+		if (name && dwarf_entrypc(&scopes[i], &low))
+			low = address;
+	}
+	free(scopes);
+	if (!name)
+		return NULL;
+	if (with_offset)
+		snprintf(buf, cap, "%s+0x%" PRIx64, name, address - low);
+	else
+		snprintf(buf, cap, "%s", name);
+	return buf;
+}
+
 const char *kr_elfsyms_name(struct kr_elfsyms *s, uint32_t module, uint64_t address,
 			    int with_offset, char *buf, size_t cap)
 {
@@ -238,7 +281,10 @@ const char *kr_elfsyms_name(struct kr_elfsyms *s, uint32_t module, uint64_t addr
 			hi = mid;
 	}
 	const struct sym *sy = lo ? &m->syms[lo - 1] : NULL;
-	if (!sy || (sy->size && address >= sy->addr + sy->size)) {
+	if ((!sy || (sy->size && address >= sy->addr + sy->size)) && m->loaded > 0 &&
+	    dwarf_name(m, address, with_offset, buf, cap)) {
+		return buf;
+	} else if (!sy || (sy->size && address >= sy->addr + sy->size)) {
 		const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
 		snprintf(buf, cap, "%s+0x%" PRIx64, base, address);
 	} else if (with_offset) {

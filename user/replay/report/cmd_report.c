@@ -9,7 +9,7 @@
 
 static const char report_help[] =
 	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] [--pid PID | --tid TID]\n"
-	"                           FILE\n"
+	"                           [--symbols DIR] FILE\n"
 	"       katra-replay report --frames [--json] [--html OUT.html] [--top N] [--pid PID]\n"
 	"                           FILE\n"
 	"For the whole capture and for each epoch (EpochMarker records split the\n"
@@ -50,6 +50,11 @@ static const char report_help[] =
 	"                     1048576, 56 bytes each); a longer history cuts paths\n"
 	"  --max-epochs N     itemize the first N epochs only (default 1000, 0: all);\n"
 	"                     the whole capture still covers everything\n"
+	"  --symbols DIR      a capture with call stacks (katra-record --stacks): the\n"
+	"                     critical path's blocked hops show their off-CPU\n"
+	"                     interval's stack, its running hops their timer samples'\n"
+	"                     (--sample-hz), 5 frames, innermost first, named from\n"
+	"                     the binaries in DIR first (as stats --symbols)\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 success, 1 invalid or unreadable trace (the report of what\n"
@@ -63,7 +68,7 @@ static const char report_help[] =
 	"    katra-replay report --frames --html frames.html game.ktrc\n";
 
 enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS, OPT_PID, OPT_TID,
-       OPT_FRAMES };
+       OPT_FRAMES, OPT_SYMBOLS };
 
 int katra_cmd_report(int argc, char **argv)
 {
@@ -77,6 +82,7 @@ int katra_cmd_report(int argc, char **argv)
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "frames", no_argument, NULL, OPT_FRAMES },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ 0 },
 	};
 	struct katra_report_opts o = { .max_epochs = 1000 };
@@ -95,6 +101,9 @@ int katra_cmd_report(int argc, char **argv)
 			break;
 		case OPT_FRAMES:
 			o.frames = true;
+			break;
+		case OPT_SYMBOLS:
+			o.symbols = optarg;
 			break;
 		case OPT_HTML:
 			if (!optarg[0])

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/names/stackidx.h"
 #include "report_int.h"
 
 /* ---- threads ---- */
@@ -720,6 +721,11 @@ int kr_report_add(struct kr_report *rp, const struct katra_record *rec)
 	case KATRA_RECORD_COUNTER:
 		ts = rec->u.counter.ts_mono_ns;
 		break;
+	case KATRA_RECORD_MODULE:
+	case KATRA_RECORD_STACK:
+	case KATRA_RECORD_STACK_OF:
+		rp->error = rp->o.stacks ? kr_stackidx_add(rp->o.stacks, rec) : 0;
+		return rp->error;
 	default:
 		rp->has_summary = true;
 		rp->summary_end_ns = rec->u.summary.duration_ns;

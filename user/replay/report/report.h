@@ -195,6 +195,9 @@ struct kr_report_opts {
 	 * (report --frames keeps one track's Frame epochs) */
 	bool (*mark_filter)(void *ctx, const struct katra_epoch_marker *m);
 	void *ctx;
+	/* fed the trace's call stacks (Module, Stack, StackOf: names/stackidx.h),
+	 * which the path's hops then show; NULL: none */
+	struct kr_stackidx *stacks;
 };
 
 /* 0, -ENOMEM or -EINVAL (index_cap not a power of two). */
@@ -205,6 +208,8 @@ int kr_report_add(struct kr_report *rp, const struct katra_record *rec);
 /* Ends the last epoch and the whole capture (on_window twice at most). */
 int kr_report_finish(struct kr_report *rp);
 void kr_report_free(struct kr_report *rp);
+/* opts.stacks */
+struct kr_stackidx *kr_report_stacks(const struct kr_report *rp);
 
 /* Facts for the renderers. */
 struct kr_report_facts {

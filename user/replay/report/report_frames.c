@@ -14,6 +14,7 @@
 
 #include "katra/replay.h"
 #include "replay/names/frames.h"
+#include "replay/names/stackidx.h"
 #include "replay/util/open.h"
 #include "replay/util/out.h"
 #include "report_render.h"
@@ -380,7 +381,10 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 	mo.on_window = on_frame;
 	mo.mark_filter = keep_mark;
 	mo.ctx = &x;
-	ret = kr_report_new(&x.rp, x.r.h, &mo);
+	/* the slowest frames' paths are printed after the last record: their
+	 * hops can show the call stacks, which follow the events */
+	mo.stacks = kr_stackidx_new(o->symbols);
+	ret = mo.stacks ? kr_report_new(&x.rp, x.r.h, &mo) : -ENOMEM;
 	if (ret) {
 		fprintf(err, "katra-replay: report: %s\n", ret == -EINVAL ?
 			"--index-cap must be a power of two" : strerror(-ret));
@@ -420,6 +424,7 @@ cleanup:
 	free(x.lengths);
 	free(x.slow);
 	kr_report_free(x.rp);
+	kr_stackidx_free(mo.stacks);
 	katra_reader_close(r);
 	return ret;
 }

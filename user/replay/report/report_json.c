@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "katra/replay.h"
 #include "replay/names/procnames.h"
@@ -193,6 +194,28 @@ static void jresources(FILE *f, const struct kr_report *rp, const char *key,
 	fprintf(f, "],\"%s_total\":%u", key, total);
 }
 
+/* "stack": its frames, innermost first; a running hop's "stack_samples" */
+static void jhop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+{
+	char buf[512], *at = buf;
+	unsigned samples, n = kr_hop_stack(rp, h, "\x1f", buf, sizeof(buf), &samples);
+
+	if (!n)
+		return;
+	fputs(",\"stack\":[", f);
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = strcspn(at, "\x1f");
+
+		if (i)
+			fputc(',', f);
+		katra_json_string(f, at, len);
+		at += len + (at[len] != 0);
+	}
+	fputc(']', f);
+	if (h->type == KR_HOP_RUN)
+		jkey(f, "stack_samples", samples, true);
+}
+
 static void jhop(FILE *f, const struct kr_report *rp, const struct kr_hop *h, bool comma)
 {
 	fputs(comma ? ",{\"type\":" : "{\"type\":", f);
@@ -234,6 +257,7 @@ static void jhop(FILE *f, const struct kr_report *rp, const struct kr_hop *h, bo
 		fputs(",\"in\":", f);
 		jstr(f, in);
 	}
+	jhop_stack(f, rp, h);
 	fputs(",\"text\":", f);
 	JTEXT(f, kr_hop_text(f_, rp, h));
 	fputc('}', f);

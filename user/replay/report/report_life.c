@@ -35,6 +35,11 @@ int kr_report_new(struct kr_report **out, const struct katra_header *h,
 	return 0;
 }
 
+struct kr_stackidx *kr_report_stacks(const struct kr_report *rp)
+{
+	return rp->o.stacks;
+}
+
 void kr_report_free(struct kr_report *rp)
 {
 	if (!rp)

@@ -23,6 +23,11 @@ struct kr_render {
 void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r);
 void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_render *r);
+/* The hop's call stack (katra-record --stacks): a blocked hop's off-CPU
+ * interval's, a running hop's timer samples' (*samples: how many); its 5
+ * innermost frames named, joined by sep into buf.  How many frames (0: none) */
+unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const char *sep,
+		      char *buf, size_t cap, unsigned *samples);
 /* "critical path: ..." and its newest hops (2 * top, at least 20). */
 void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, unsigned top);
 

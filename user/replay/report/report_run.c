@@ -10,6 +10,7 @@
 
 #include "katra/replay.h"
 #include "katra/report.h"
+#include "replay/names/stackidx.h"
 #include "replay/util/open.h"
 #include "replay/util/out.h"
 #include "report_render.h"
@@ -270,6 +271,7 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 	struct run x = { .o = o, .out = out, .err = err };
 	struct kr_report_opts mo = { 0 };
 	struct kr_report *rp = NULL;
+	struct kr_stackidx *stacks = NULL;
 	struct katra_reader *r = NULL;
 	enum katra_read_status st = KATRA_READ_EOF;
 	int ret, fret;
@@ -295,6 +297,12 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 	mo.timeline = o->html_path != NULL;
 	mo.on_window = on_window;
 	mo.ctx = &x;
+	mo.stacks = stacks = kr_stackidx_new(o->symbols);
+	if (!stacks) {
+		ret = -ENOMEM;
+		fprintf(err, "katra-replay: report: %s\n", strerror(ENOMEM));
+		goto cleanup;
+	}
 	ret = kr_report_new(&rp, x.r.h, &mo);
 	if (ret) {
 		fprintf(err, "katra-replay: report: %s\n", ret == -EINVAL ?
@@ -310,6 +318,7 @@ int katra_report(const char *path, const struct katra_report_opts *o, FILE *out,
 		ret = fret;
 cleanup:
 	kr_report_free(rp);
+	kr_stackidx_free(stacks);
 	if (x.ep_text)
 		fclose(x.ep_text);
 	if (x.ep_json)

@@ -6,6 +6,7 @@
 
 #include "katra/replay.h"
 #include "katra/plural.h"
+#include "replay/names/stackidx.h"
 #include "replay/util/out.h"
 #include "report_render.h"
 
@@ -138,6 +139,37 @@ static void resource_table(FILE *f, const struct kr_report *rp, const char *titl
 		fprintf(f, "  ... %u more\n", total - top);
 }
 
+/* The call stack a hop's time has (katra-record --stacks): a blocked hop's
+ * off-CPU interval's, a running hop's timer samples' (the stack most of them
+ * show), its innermost frames on a line of its own */
+unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const char *sep,
+		      char *buf, size_t cap, unsigned *samples)
+{
+	struct kr_stackidx *ix = kr_report_stacks(rp);
+
+	*samples = 0;
+	if (cap)
+		buf[0] = 0;
+	if (!kr_stackidx_any(ix) || (h->type != KR_HOP_BLOCKED && h->type != KR_HOP_RUN))
+		return 0;
+	return kr_stackidx_top(ix, h->tid, h->from_ns, h->to_ns,
+			       h->type == KR_HOP_RUN ? KATRA_SITE_SAMPLE : KATRA_SITE_OFF_CPU, 5, sep,
+			       buf, cap, samples);
+}
+
+static void hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+{
+	char buf[512];
+	unsigned samples;
+
+	if (!kr_hop_stack(rp, h, " <- ", buf, sizeof(buf), &samples))
+		return;
+	fprintf(f, "%46s at %s", "", buf);
+	if (h->type == KR_HOP_RUN)
+		fprintf(f, " (%u sample%s)", samples, samples == 1 ? "" : "s");
+	fputc('\n', f);
+}
+
 void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, unsigned top)
 {
 	uint64_t len;
@@ -202,6 +234,7 @@ void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, 
 		fprintf(f, " %12.3f  %-28s  ", ms(h->to_ns - h->from_ns), name);
 		kr_hop_text(f, rp, h);
 		fputc('\n', f);
+		hop_stack(f, rp, h);
 	}
 }
 

@@ -79,6 +79,17 @@ oom:
 	return -ENOMEM;
 }
 
+/* --on-cpu: the timer samples alone; --off-cpu: the off-CPU intervals
+ * alone; both or neither: every site */
+static bool site_wanted(const struct katra_stats_opts *o, uint32_t site)
+{
+	bool off = o->views & KATRA_STATS_OFFCPU;
+
+	if (o->on_cpu == off)
+		return true;
+	return site == (o->on_cpu ? KATRA_SITE_SAMPLE : KATRA_SITE_OFF_CPU);
+}
+
 static void cite(struct sview *v, const struct katra_stack_of *so)
 {
 	uint64_t *idx = kr_xmap_find(&v->by_id, &so->stack_id);
@@ -259,7 +270,7 @@ int kr_stacks_report(const char *path, FILE *out, const struct katra_stats_opts 
 						  rec.u.module.build_id.len);
 		else if (rec.type == KATRA_RECORD_STACK)
 			v.oom = keep_stack(&v, &rec.u.stack);
-		else if (rec.type == KATRA_RECORD_STACK_OF)
+		else if (rec.type == KATRA_RECORD_STACK_OF && site_wanted(o, rec.u.stack_of.site))
 			cite(&v, &rec.u.stack_of);
 	}
 	if (v.oom) {
