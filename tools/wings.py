@@ -28,7 +28,8 @@ ALLOWED = {
     'record/syscalls': set(),
     'record/table': set(),
     'record/procfs': set(),
-    'record/stacks': {'record/procfs'},
+    # the Windows half: the PE unwinder and its file reader
+    'record/stacks': {'record/procfs', 'record/peunwind', 'record/uprobes'},
     # the Windows x64 unwinder: the PE header parser and COFF symbol walk
     'record/peunwind': {'record/uprobes'},
     'replay/dump': {'replay/stats', 'replay/names', 'replay/util'},

@@ -121,7 +121,7 @@ bool katra_peu_read8(const struct katra_peu_stack *st, uint64_t addr, uint64_t *
 
 /* ---- a module's identity and symbols (pesymtab.c) ---- */
 
-struct katra_pe_identity {
+struct katra_peu_identity {
 	uint32_t timestamp;   /* the file header's TimeDateStamp */
 	uint32_t image_size;  /* SizeOfImage */
 	bool has_codeview;    /* a CodeView RSDS debug entry was found */
@@ -130,11 +130,11 @@ struct katra_pe_identity {
 	char pdb[256];        /* its PDB name (NUL-terminated, cut at 255) */
 };
 /* 0 (has_codeview false when the file has no RSDS entry), -ENOEXEC. */
-int katra_pe_identity(const struct katra_blob *b, struct katra_pe_identity *id);
+int katra_pe_identity(const struct katra_blob *b, struct katra_peu_identity *id);
 /* "GUID-age" as symbol servers spell it (32 hex digits then the age in
  * hex, upper case), or "TIMESTAMPSIZE" (8 + hex size) without CodeView;
  * out of at least 48 bytes. */
-void katra_pe_identity_key(const struct katra_pe_identity *id, char *out, size_t n);
+void katra_pe_identity_key(const struct katra_peu_identity *id, char *out, size_t n);
 
 /* A PE file's function names by rva: its COFF symbol table's functions
  * (MinGW's ld keeps them unless stripped, static ones included) and its

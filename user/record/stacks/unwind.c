@@ -216,6 +216,9 @@ int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_st
 
 	*n = 0;
 	*truncated = true;
+	/* Windows x64 code (a Wine thread in its PE code): .pdata, not CFI */
+	if (stk_pe_unwind(p, files, rec, out, n, truncated))
+		return 0;
 	if (!p->dwfl) {
 		rc = report(p, files);
 		if (rc)
@@ -248,6 +251,7 @@ void stk_proc_release(struct stk_proc *p)
 	free(p->mods);
 	free(p->mod_files);
 	free(p->maps);
+	stk_pe_release(p);
 	p->dwfl = NULL;
 	p->mods = NULL;
 	p->mod_files = NULL;
