@@ -151,7 +151,7 @@ static void merge_maps(struct stk_proc *p, const struct stk_map *fresh, uint32_t
 }
 
 /* The process's file-backed mappings, merged with those read before: at
- * its first stack, and again at a stack whose pc none covers or a second
+ * its first stack, and again at a stack whose pc (or Windows half's pc) none covers or a second
  * after the last read (a library mapped since, an exec) */
 static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 {
@@ -220,13 +220,16 @@ int katra_stacks_take(struct katra_stacks *st, const void *rec, size_t size)
 	const struct katra_stack_rec *r = rec;
 
 	if (size < KATRA_STACK_HEAD_BYTES || r->stack_len > KATRA_STACK_BYTES ||
-	    size < KATRA_STACK_HEAD_BYTES + r->stack_len)
+	    r->pe_len > KATRA_STACK_BYTES - r->stack_len ||
+	    size < KATRA_STACK_HEAD_BYTES + r->stack_len + r->pe_len)
 		return 0; /* malformed: not ours to write */
 	/* the module table now, while the process is there */
 	struct stk_proc *p = proc_of(st, r->tgid, true);
-	if (p && (!covered(p, r->regs[16]) || now_ns() - p->read_ns > 1000000000ull))
+	if (p && (!covered(p, r->regs[16]) ||
+		  (r->pe_len && !covered(p, r->pe_frame[KATRA_WF_RIP])) ||
+		  now_ns() - p->read_ns > 1000000000ull))
 		read_maps(st, p);
-	if (fwrite(rec, KATRA_STACK_HEAD_BYTES + r->stack_len, 1, st->spool) != 1)
+	if (fwrite(rec, KATRA_STACK_HEAD_BYTES + r->stack_len + r->pe_len, 1, st->spool) != 1)
 		return -EIO;
 	st->taken++;
 	return 0;
@@ -395,8 +398,9 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 		bool truncated = true;
 		uint64_t id;
 
-		if (rec.stack_len > KATRA_STACK_BYTES ||
-		    (rec.stack_len && fread(rec.data, rec.stack_len, 1, st->spool) != 1)) {
+		uint32_t len = rec.stack_len + rec.pe_len;
+		if (rec.stack_len > KATRA_STACK_BYTES || len > KATRA_STACK_BYTES ||
+		    (len && fread(rec.data, len, 1, st->spool) != 1)) {
 			rc = -EIO;
 			break;
 		}

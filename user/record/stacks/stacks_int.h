@@ -67,6 +67,11 @@ const struct katra_blob *stk_pe_blob(struct stk_file *f);
  * from its registers and copy, true; false (nothing written) otherwise */
 bool stk_pe_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,
 		   struct stk_frame *out, uint32_t *n, bool *truncated);
+/* A Wine thread's Windows half (rec's pe_frame and its copy) after the
+ * Unix frames out[0..*n) that end in ntdll.so (wire.h); nothing changed
+ * when rec has none or it does not fit */
+void stk_pe_join(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,
+		 struct stk_frame *out, uint32_t *n, bool *truncated);
 void stk_pe_release(struct stk_proc *p);
 
 #endif

@@ -233,6 +233,7 @@ int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_st
 		*truncated = rc != 0;
 		if (w.n > 1 || !*truncated) {
 			*n = w.n;
+			stk_pe_join(p, files, rec, out, n, truncated);
 			return 0;
 		}
 	}
@@ -241,6 +242,7 @@ int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_st
 	add_frame(&w, rec->regs[RIP]);
 	*truncated = !walk_fp(&w, rec->regs[RBP]);
 	*n = w.n;
+	stk_pe_join(p, files, rec, out, n, truncated);
 	return 0;
 }
 
