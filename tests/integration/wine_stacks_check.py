@@ -16,28 +16,14 @@ CHAIN = ["leaf", "chain_b", "chain_a", "main"]
 EXE = "stackchain.exe"
 
 
-def funcs(path):
-    out = []
-    for line in open(path):
-        p = line.split()
-        if len(p) == 3 and p[1] in "tT":
-            out.append((int(p[0], 16), p[2]))
-    return sorted(out)
-
-
-def name(frame, syms):
-    sym = frame.split(" ")[0]
-    if sym.startswith(EXE + "+0x"):
-        addr = int(sym[len(EXE) + 1:], 16)
-        below = [n for a, n in syms if a <= addr]
-        return below[-1] if below else sym
-    return sym.split("+")[0]
+def name(frame):
+    """'chain_b+0x1b (stackchain.exe)' -> 'chain_b'"""
+    return frame.split(" ")[0].split("+")[0]
 
 
 def main():
     stats = json.load(open(sys.argv[1]))
-    syms = funcs(sys.argv[2])
-    rounds = int(sys.argv[3])
+    rounds = int(sys.argv[2])
     counts = {"OffCpu": 0, "Syscall": 0}
     seen = []
     for s in stats["stacks"]:
@@ -45,7 +31,7 @@ def main():
         exe = [i for i, f in enumerate(frames) if f.endswith("(" + EXE + ")")]
         if not exe:
             continue
-        names = [name(frames[i], syms) for i in exe[:4]]
+        names = [name(frames[i]) for i in exe[:4]]
         seen.append((s["site"], names, s["truncated"], frames[:exe[0]]))
         if names != CHAIN or s["truncated"]:
             continue

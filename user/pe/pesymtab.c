@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "peunwind.h"
-#include "record/uprobes/pesyms.h"
+#include "pesymtab.h"
+#include "pesyms.h"
 
 #define DIR_EXPORT_OFF 112
 #define DIR_DEBUG_OFF 160
