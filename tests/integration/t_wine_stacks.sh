@@ -10,7 +10,8 @@
 # the program's COFF symbols from a copy of the trace elsewhere with the .exe
 # at hand (--symbols DIR, found by its PE identity); the Syscall site's count
 # is ROUNDS exactly.  Without the join the Windows half is missing (the Unix
-# walk ends at the dispatcher).
+# walk ends at the dispatcher).  KW_WINE=10 (t_wine10_stacks): the same in
+# the Proton-class root's Wine 10 (katra-record -- enter.sh ...).
 # kt-timeout: 180
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
@@ -22,7 +23,11 @@ command -v "${MINGW_CC:-x86_64-w64-mingw32-gcc}" >/dev/null ||
 make -s -C "$KT_ROOT" "$EXE" >"$T/make.out" 2>&1 || kt_fail "make $EXE: $(kt_tail "$T/make.out" 2)"
 kw_uprobe_setup "$EXE"
 cp "$EXE" "$T/"
-kt_run_rec -o "$TRACE" --stacks --stack-threshold 0.02 -- wine "$T/stackchain.exe" "$ROUNDS"
+CMD=(wine "$T/stackchain.exe")
+[ "$KW_WINE" = 10 ] && CMD=("$KT_ROOT/tests/proton/enter.sh" "$KW_PROTON/root" "$T" /mnt/stackchain.exe)
+timeout -k 5 120 "$REC" -o "$TRACE" --stacks --stack-threshold 0.02 -- "${CMD[@]}" "$ROUNDS" \
+	>"$T/rec.out" 2>"$T/rec.err"
+KT_RC=$?
 [ "$KT_RC" = 0 ] || kt_fail "katra-record exited $KT_RC: $(kt_tail "$T/rec.err")"
 grep -q ' call stacks (' "$T/rec.err" || kt_fail "no stacks line: $(kt_tail "$T/rec.err")"
 # elsewhere: the trace copied, the program in the symbols directory
