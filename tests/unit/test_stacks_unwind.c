@@ -184,7 +184,7 @@ Test(stacks_unwind, a_pe_image_is_walked_by_pdata_and_named_by_identity)
 	struct katra_writer *w;
 	struct katra_reader *r;
 	struct katra_record kr;
-	uint8_t *f = crafted_pe(0x2400, 2);
+	uint8_t *f = crafted_pe_image();
 	int fd = mkstemp(path), pfd = mkstemp(pe), nstack = 0, nmod = 0;
 	static uint64_t stk[4];
 
@@ -192,12 +192,6 @@ Test(stacks_unwind, a_pe_image_is_walked_by_pdata_and_named_by_identity)
 	cr_assert_geq(fd, 0);
 	cr_assert_geq(pfd, 0);
 	close(fd);
-	crafted_section(f, 0, 0x1000, 0x1000, 0x400, SCN_CODE);
-	crafted_section(f, 1, 0x2000, 0x1000, 0x1400, SCN_DATA);
-	crafted_put64(f, CRAFTED_OPT + 24, 0x140000000ull); /* ImageBase */
-	crafted_put32(f, CRAFTED_OPT + 56, 0x3000);         /* SizeOfImage */
-	crafted_put32(f, CRAFTED_OPT + 108, 16);
-	crafted_put32(f, CRAFTED_LFANEW + 8, 0x5f000000);   /* TimeDateStamp */
 	cr_assert_eq(write(pfd, f, 0x2400), 0x2400);
 	free(f);
 	uint8_t *base = mmap(NULL, 0x3000, PROT_READ, MAP_PRIVATE, pfd, 0);

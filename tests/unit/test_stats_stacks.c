@@ -181,17 +181,11 @@ Test(stats_stacks, symbols_name_the_functions_of_the_file_found)
 Test(stats_stacks, a_pe_module_is_named_by_its_coff_symbols_when_its_identity_matches)
 {
 	char dir[] = "/tmp/katra-pesym-XXXXXX", path[300], buf[256];
-	uint8_t *f = crafted_pe(0x2400, 2);
+	uint8_t *f = crafted_pe_image();
 	uint64_t sym = 0x1c00;
 
 	cr_assert(f);
 	cr_assert_not_null(mkdtemp(dir));
-	crafted_section(f, 0, 0x1000, 0x1000, 0x400, SCN_CODE);
-	crafted_section(f, 1, 0x2000, 0x1000, 0x1400, SCN_DATA);
-	crafted_put64(f, CRAFTED_OPT + 24, 0x140000000ull); /* ImageBase */
-	crafted_put32(f, CRAFTED_OPT + 56, 0x3000);         /* SizeOfImage */
-	crafted_put32(f, CRAFTED_OPT + 108, 16);
-	crafted_put32(f, CRAFTED_LFANEW + 8, 0x5f000000);   /* TimeDateStamp */
 	/* COFF: "leaf" at .text+0x10 (rva 0x1010), a static function */
 	crafted_put32(f, CRAFTED_LFANEW + 4 + 8, (uint32_t)sym);
 	crafted_put32(f, CRAFTED_LFANEW + 4 + 12, 1);
