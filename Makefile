@@ -16,7 +16,8 @@ CFLAGS   ?= -O2
 ALL_CFLAGS = $(CFLAGS_COMMON) $(CFLAGS)
 SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 
-FORMAT_SRCS := $(wildcard user/format/*.c)
+# user/pe/: the PE file reader both the recorder and katra-replay use
+FORMAT_SRCS := $(wildcard user/format/*.c user/pe/*.c)
 REPLAY_SRCS := $(wildcard user/replay/*/*.c)
 RECORD_SRCS := $(wildcard user/record/*.c user/record/*/*.c)
 # the recorder's core needs neither libbpf nor root: unit-tested directly
@@ -211,7 +212,7 @@ FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \
 	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms $(B)/fuzz/fuzz-peunwind
 $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winenames.c \
 		user/record/uprobes/winenames_blob.c \
-		user/record/uprobes/unixnames.c user/record/uprobes/pesyms.c \
+		user/record/uprobes/unixnames.c $(wildcard user/pe/*.c) \
 		user/record/uprobes/pexits.c $(wildcard user/record/peunwind/*.c)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) \
@@ -255,7 +256,7 @@ $(WINE_NAMED): $(B)/wine/ticker.exe
 # chain's leaf, and peustack must name the chain from the .exe file
 # (tests/unwind/run.sh).  Not part of `all`. ----
 PEUNWIND_SRCS := $(wildcard user/record/peunwind/*.c) user/record/uprobes/winenames.c \
-	user/record/uprobes/pesyms.c \
+	$(wildcard user/pe/*.c) \
 	user/record/uprobes/winenames_blob.c
 .PHONY: unwind-test
 $(B)/unwind/chains.exe: tests/unwind/chains.c

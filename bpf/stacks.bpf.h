@@ -69,7 +69,7 @@ static __always_inline __u64 stack_wakeup(void)
 /* s to the stack ring: its header and the bytes of user stack it holds */
 static __always_inline void katra_stack_write(struct katra_stack_rec *s)
 {
-	__u32 len = katra_bound(s->stack_len, KATRA_STACK_BYTES * 2 - 1);
+	__u32 len = katra_bound(s->stack_len + s->pe_len, KATRA_STACK_BYTES * 2 - 1);
 
 	if (len > KATRA_STACK_BYTES)
 		len = KATRA_STACK_BYTES;
@@ -112,11 +112,29 @@ static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts,
 	katra_stack_user(s);
 }
 
-/* The current thread's user registers and a copy of its user stack into s */
+/* A Wine thread's syscall frame, from its TEB (the gs base; its Self word
+ * is itself): the frame's address, or 0 */
+static __always_inline __u64 katra_wine_frame(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 teb = BPF_CORE_READ(t, thread.gsbase), self = 0, frame = 0;
+
+	if (!teb || bpf_probe_read_user(&self, 8, (void *)(teb + KATRA_WINE_TEB_SELF)) ||
+	    self != teb ||
+	    bpf_probe_read_user(&frame, 8, (void *)(teb + KATRA_WINE_TEB_SYSCALL_FRAME)))
+		return 0;
+	return frame;
+}
+
+/* The current thread's user registers and a copy of its user stack into s;
+ * a Wine thread's Windows half too (wire.h) */
 static __always_inline void katra_stack_user(struct katra_stack_rec *s)
 {
-	__u64 sp, base;
+	__u64 sp, base, frame = katra_wine_frame(), pe_sp;
+	int own = frame ? KATRA_STACK_PAGES / 2 : KATRA_STACK_PAGES;
 
+	s->pe_len = 0;
+	s->pe_base = 0;
 	if (bpf_probe_read_kernel(s->regs, sizeof(s->regs),
 				  (void *)katra_user_regs(katra_current_stack()))) {
 		s->stack_len = 0;
@@ -130,9 +148,24 @@ static __always_inline void katra_stack_user(struct katra_stack_rec *s)
 	/* whole pages, each read or not (a read that fails leaves zeros): the
 	 * first one that fails ends the copy (the stack's top, a page out) */
 	for (int i = 0; i < KATRA_STACK_PAGES; i++) {
-		if (bpf_probe_read_user(&s->data[i * 4096], 4096, (void *)(base + i * 4096ull)))
+		if (i >= own || bpf_probe_read_user(&s->data[i * 4096], 4096,
+						     (void *)(base + i * 4096ull)))
 			break;
 		s->stack_len = (i + 1) * 4096;
+	}
+	if (!frame || bpf_probe_read_user(s->pe_frame, sizeof(s->pe_frame), (void *)frame))
+		return;
+	pe_sp = s->pe_frame[KATRA_WF_RSP] & ~4095ull;
+	/* the Windows stack after the thread's own: the frame's rsp may be
+	 * stale (the thread in its PE code now), user space checks */
+	for (int i = 0; i < KATRA_STACK_PAGES; i++) {
+		if (i * 4096 < s->stack_len)
+			continue;
+		if (bpf_probe_read_user(&s->data[i * 4096], 4096,
+					(void *)(pe_sp + i * 4096ull - s->stack_len)))
+			break;
+		s->pe_base = pe_sp;
+		s->pe_len = (i + 1) * 4096 - s->stack_len;
 	}
 }
 

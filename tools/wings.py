@@ -14,6 +14,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# user/pe/ (the PE file reader): below both record and replay
+PE = 'pe/(top)'
 # what each wing may call (its own files always)
 ALLOWED = {
     'record/(top)': {'record/targets', 'record/uprobes', 'record/drain', 'record/pipeline',
@@ -21,16 +23,17 @@ ALLOWED = {
                      'record/procfs', 'record/stacks'},
     'record/drain': {'record/pipeline', 'record/kernel'},
     'record/targets': {'record/emit', 'record/table', 'record/procfs'},
-    'record/uprobes': {'record/kernel', 'record/procfs'},
+    'record/uprobes': {'record/kernel', 'record/procfs', PE},
     'record/pipeline': {'record/emit'},
     'record/emit': {'record/syscalls', 'record/table'},
     'record/kernel': {'record/syscalls'},
     'record/syscalls': set(),
     'record/table': set(),
     'record/procfs': set(),
-    'record/stacks': {'record/procfs'},
+    # the Windows half: the PE unwinder and its file reader
+    'record/stacks': {'record/procfs', 'record/peunwind', 'record/uprobes', PE},
     # the Windows x64 unwinder: the PE header parser and COFF symbol walk
-    'record/peunwind': {'record/uprobes'},
+    'record/peunwind': {'record/uprobes', PE},
     'replay/dump': {'replay/stats', 'replay/names', 'replay/util'},
     'replay/stats': {'replay/names', 'replay/util'},
     'replay/report': {'replay/names', 'replay/util'},
@@ -38,7 +41,7 @@ ALLOWED = {
     'replay/tables': {'replay/stats', 'replay/parquet', 'replay/names', 'replay/util'},
     'replay/parquet': set(),
     'replay/compare': {'replay/stats', 'replay/names', 'replay/util'},
-    'replay/names': {'replay/util'},
+    'replay/names': {'replay/util', PE},
     'replay/util': set(),
 }
 

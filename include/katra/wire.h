@@ -633,11 +633,28 @@ struct katra_nt_file {
  * stack ring (the header and stack_len bytes of data).  A syscall that took
  * stack_threshold_ns or more writes the same at its exit (its user stack is
  * still the enter's).  Nothing is unwound here: user space does it after the
- * capture. */
+ * capture.
+ *
+ * A Wine thread (its gs base a TEB whose Self is itself) also has its
+ * Windows half: Wine's syscall frame (the registers its PE code had at
+ * __wine_syscall_dispatcher, saved on entry; pe_frame, the frame's first
+ * KATRA_STACK_PE_WORDS words) and a copy of its Windows stack from the
+ * frame's rsp page (pe_len bytes at data + stack_len, pe_base its user
+ * address); its own stack's copy is then at most KATRA_STACK_PAGES / 2
+ * pages, the Windows stack's the rest.  pe_len 0: none (not a Wine
+ * thread, or a frame not read). */
 #define KATRA_STACK_PAGES 4
 #define KATRA_STACK_BYTES (KATRA_STACK_PAGES * 4096)
 #define KATRA_STACK_REGS  21 /* x86_64 struct pt_regs: r15 .. ss, 168 bytes */
 #define KATRA_STACK_KDEPTH 127 /* the kstacks map's frames (PERF_MAX_STACK_DEPTH) */
+/* Wine x86_64 (7 to 10): NtCurrentTeb()->Tib.Self, the TEB's offset of
+ * amd64_thread_data()->syscall_frame, and struct syscall_frame's words:
+ * rax rbx rcx rdx rsi rdi r8..r15 rip cs eflags rsp ss rbp */
+#define KATRA_WINE_TEB_SELF 0x30
+#define KATRA_WINE_TEB_SYSCALL_FRAME 0x328
+#define KATRA_STACK_PE_WORDS 20
+enum { KATRA_WF_RBX = 1, KATRA_WF_RSI = 4, KATRA_WF_RDI = 5, KATRA_WF_R12 = 10,
+       KATRA_WF_RIP = 14, KATRA_WF_RSP = 17, KATRA_WF_RBP = 19 };
 enum katra_wire_stack_site {
 	KATRA_WSTACK_OFF_CPU = 0, /* begin_ts: the switch-out, end_ts: the switch-in */
 	KATRA_WSTACK_SYSCALL = 1, /* begin_ts: its enter, end_ts: its exit; taken at
@@ -658,6 +675,10 @@ struct katra_stack_rec {
 	__u64 stack_base;  /* user address of data[0] (sp's page) */
 	__u32 stack_len;   /* bytes of data read (whole pages) */
 	__u32 site;        /* enum katra_wire_stack_site */
+	__u64 pe_base;     /* user address of data[stack_len] (the Windows stack) */
+	__u32 pe_len;      /* bytes of it (whole pages); 0: no Windows half */
+	__u32 pe_pad;
+	__u64 pe_frame[KATRA_STACK_PE_WORDS]; /* Wine's syscall frame */
 	__u8 data[KATRA_STACK_BYTES];
 };
 #define KATRA_STACK_HEAD_BYTES __builtin_offsetof(struct katra_stack_rec, data)
@@ -691,6 +712,6 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, 
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy_seq) == 112, "cpu slot busy_seq");
-KATRA_WIRE_ASSERT(KATRA_STACK_HEAD_BYTES == 216, "stack record header");
+KATRA_WIRE_ASSERT(KATRA_STACK_HEAD_BYTES == 392, "stack record header");
 
 #endif /* KATRA_WIRE_H */

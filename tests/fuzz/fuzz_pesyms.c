@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "record/uprobes/pexits.h"
-#include "record/uprobes/pesyms.h"
+#include "pe/pesyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct katra_peu_regs regs = { .known = 0xffff };
 	struct katra_peu_stack st = { 0x7ff000000000ull, NULL, 0 };
 	struct katra_pe_symtab syms;
-	struct katra_pe_identity id;
+	struct katra_peu_identity id;
 	struct katra_blob pe;
 	char name[300];
 

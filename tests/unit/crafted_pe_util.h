@@ -74,4 +74,24 @@ static inline void crafted_overlapping(uint8_t *f, size_t len, unsigned first, u
 				SCN_DATA);
 }
 
+/* A 0x2400-byte image as a module of a stack: .text at rva 0x1000 (file
+ * 0x400), .data at 0x2000 (file 0x1400), ImageBase 0x140000000, SizeOfImage
+ * 0x3000, TimeDateStamp 0x5f000000, no CodeView (identity key
+ * "5F0000003000"); NULL when out of memory. */
+#define CRAFTED_IMAGE_LEN 0x2400u
+static inline uint8_t *crafted_pe_image(void)
+{
+	uint8_t *f = crafted_pe(CRAFTED_IMAGE_LEN, 2);
+
+	if (!f)
+		return NULL;
+	crafted_section(f, 0, 0x1000, 0x1000, 0x400, SCN_CODE);
+	crafted_section(f, 1, 0x2000, 0x1000, 0x1400, SCN_DATA);
+	crafted_put64(f, CRAFTED_OPT + 24, 0x140000000ull); /* ImageBase */
+	crafted_put32(f, CRAFTED_OPT + 56, 0x3000);         /* SizeOfImage */
+	crafted_put32(f, CRAFTED_OPT + 108, 16);            /* NumberOfRvaAndSizes */
+	crafted_put32(f, CRAFTED_LFANEW + 8, 0x5f000000);   /* TimeDateStamp */
+	return f;
+}
+
 #endif

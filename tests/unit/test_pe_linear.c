@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/uprobes/pesyms.h"
+#include "pe/pesyms.h"
 #include "record/uprobes/winenames.h"
 #include "crafted_pe_util.h"
 

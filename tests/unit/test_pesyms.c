@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/uprobes/pesyms.h"
+#include "pe/pesyms.h"
 #include "record/uprobes/pexits.h"
 
 #define WINE8_WINED3D "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/wined3d.dll"

@@ -590,7 +590,7 @@ Test(peunwind, an_image_as_mapped_reads_the_same)
 Test(peunwind, symbols_and_identity)
 {
 	struct katra_pe_symtab t;
-	struct katra_pe_identity id;
+	struct katra_peu_identity id;
 	char out[64];
 
 	/* a COFF table at 0x1c00: "leaf" (short name) at .text+0x10, static;

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "katra/wire.h"
 #include "record/stacks/kallsyms.h"
 #include "record/stacks/stacks.h"
+#include "crafted_pe_util.h"
 #include "replay/names/elfsyms.h"
 #include "../../tools/sample_records.h"
 
@@ -167,4 +169,83 @@ Test(stacks_unwind, kallsyms_names_the_symbol_below)
 	cr_assert_str_eq(buf, "0x1000", "below every symbol");
 	kallsyms_free(k);
 	unlink(path);
+}
+
+/* A PE image mapped here as Wine maps one (its file at offset 0 from the
+ * image's base): a record whose pc is in it is walked by .pdata, not CFI
+ * (two functions without .pdata: leaves, each returning through [rsp]),
+ * its frames ImageBase + rva, and its Module carries the PE's identity */
+Test(stacks_unwind, a_pe_image_is_walked_by_pdata_and_named_by_identity)
+{
+	char path[] = "/tmp/katra-stk-XXXXXX", pe[] = "/tmp/katra-pe-XXXXXX", msg[256];
+	struct katra_stacks_opts o = { .proc = "/proc", .start_mono_ns = 1000 };
+	struct katra_stacks_result res;
+	struct katra_stacks *st;
+	struct katra_writer *w;
+	struct katra_reader *r;
+	struct katra_record kr;
+	uint8_t *f = crafted_pe_image();
+	int fd = mkstemp(path), pfd = mkstemp(pe), nstack = 0, nmod = 0;
+	static uint64_t stk[4];
+
+	cr_assert(f);
+	cr_assert_geq(fd, 0);
+	cr_assert_geq(pfd, 0);
+	close(fd);
+	cr_assert_eq(write(pfd, f, 0x2400), 0x2400);
+	free(f);
+	uint8_t *base = mmap(NULL, 0x3000, PROT_READ, MAP_PRIVATE, pfd, 0);
+	cr_assert_neq(base, MAP_FAILED);
+	close(pfd);
+
+	memset(&rec, 0, sizeof(rec));
+	stk[0] = (uint64_t)(uintptr_t)base + 0x1045; /* leaf at 0x1010 returns into 0x1040's */
+	stk[1] = 0;                                  /* which returns to 0: the end */
+	rec.stack_base = (uint64_t)(uintptr_t)stk;
+	rec.stack_len = sizeof(stk);
+	memcpy(rec.data, stk, sizeof(stk));
+	rec.regs[16] = (uint64_t)(uintptr_t)base + 0x1010;
+	rec.regs[19] = rec.stack_base;
+	rec.tgid = (uint32_t)getpid();
+	rec.tid = (uint32_t)gettid();
+	rec.begin_ts = 5000;
+	rec.end_ts = 9000;
+	rec.kstack_id = -2;
+	cr_assert_eq(katra_stacks_new(&o, &st), 0);
+	cr_assert_eq(katra_stacks_take(st, &rec, KATRA_STACK_HEAD_BYTES + rec.stack_len), 0);
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), KATRA_WRITER_OVERWRITE), 0);
+	cr_assert_eq(katra_stacks_finish(st, w, NULL, NULL, &res), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	katra_stacks_free(st);
+	munmap(base, 0x3000);
+	unlink(pe);
+
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &kr) == KATRA_READ_RECORD) {
+		if (kr.type == KATRA_RECORD_MODULE) {
+			const struct katra_module *m = &kr.u.module;
+			nmod++;
+			cr_assert(m->has_pe);
+			cr_assert_eq(m->pe.time_date_stamp, 0x5f000000);
+			cr_assert_eq(m->pe.size_of_image, 0x3000);
+			cr_assert_eq(m->pe.pdb_guid.len, 0, "no CodeView");
+			cr_assert_eq(m->build_id.len, 12);
+			cr_assert_eq(memcmp(m->build_id.ptr, "5F0000003000", 12), 0);
+			cr_assert_eq(m->name.len, strlen(pe + 5));
+			cr_assert_eq(memcmp(m->name.ptr, pe + 5, m->name.len), 0);
+		} else if (kr.type == KATRA_RECORD_STACK) {
+			const struct katra_stack *s = &kr.u.stack;
+			nstack++;
+			cr_assert_eq(s->frames_len, 2);
+			cr_assert_not(s->truncated, "ended at a return address of 0");
+			cr_assert_eq(s->frames[0].module, 1);
+			cr_assert_eq(s->frames[0].address, 0x140001010ull);
+			cr_assert_eq(s->frames[1].module, 1);
+			cr_assert_eq(s->frames[1].address, 0x140001044ull, "the call: return - 1");
+		}
+	}
+	katra_reader_close(r);
+	unlink(path);
+	cr_assert_eq(nstack, 1);
+	cr_assert_eq(nmod, 1);
 }

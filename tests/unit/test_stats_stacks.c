@@ -14,6 +14,7 @@
 
 #include "replay_test_util.h"
 #include "replay/names/elfsyms.h"
+#include "crafted_pe_util.h"
 
 #define MS 1000000ull
 
@@ -269,4 +270,47 @@ Test(stats_stacks, dwarf_names_a_function_the_symbol_table_does_not)
 	cr_assert_str_eq(kr_elfsyms_name(s, 7, at, 0, buf, sizeof(buf)), "symtab_hidden_copy");
 	kr_elfsyms_free(s);
 	tb_cleanup(&t);
+}
+
+/* A PE module (Wine): its file in --symbols by name, used only when its
+ * identity (TimeDateStamp + SizeOfImage without CodeView) is the module's
+ * build id; a frame (ImageBase + rva) named by its COFF symbols */
+Test(stats_stacks, a_pe_module_is_named_by_its_coff_symbols_when_its_identity_matches)
+{
+	char dir[] = "/tmp/katra-pesym-XXXXXX", path[300], buf[256];
+	uint8_t *f = crafted_pe_image();
+	uint64_t sym = 0x1c00;
+
+	cr_assert(f);
+	cr_assert_not_null(mkdtemp(dir));
+	/* COFF: "leaf" at .text+0x10 (rva 0x1010), a static function */
+	crafted_put32(f, CRAFTED_LFANEW + 4 + 8, (uint32_t)sym);
+	crafted_put32(f, CRAFTED_LFANEW + 4 + 12, 1);
+	memcpy(f + sym, "leaf", 4);
+	crafted_put32(f, sym + 8, 0x10);
+	f[sym + 12] = 1;
+	f[sym + 14] = 0x20;
+	f[sym + 16] = 3;
+	crafted_put32(f, sym + 18, 4);
+	snprintf(path, sizeof(path), "%s/prog.exe", dir);
+	FILE *fp = fopen(path, "wb");
+	cr_assert_not_null(fp);
+	cr_assert_eq(fwrite(f, 0x2400, 1, fp), 1);
+	fclose(fp);
+	free(f);
+
+	struct kr_elfsyms *s = kr_elfsyms_new(dir);
+	cr_assert_not_null(s);
+	cr_assert_eq(kr_elfsyms_module(s, 3, "prog.exe", 8, "5F0000003000", 12), 0);
+	cr_assert_eq(kr_elfsyms_module(s, 4, "prog.exe", 8, "5F0000004000", 12), 0);
+	cr_assert_str_eq(kr_elfsyms_name(s, 3, 0x140001015ull, 1, buf, sizeof(buf)), "leaf+0x5");
+	cr_assert_str_eq(kr_elfsyms_name(s, 3, 0x140001015ull, 0, buf, sizeof(buf)), "leaf");
+	cr_assert_str_eq(kr_elfsyms_name(s, 4, 0x140001015ull, 1, buf, sizeof(buf)),
+			 "prog.exe+0x140001015", "another identity: not this file");
+	int found = 0;
+	kr_elfsyms_module_name(s, 4, &found);
+	cr_assert_not(found);
+	kr_elfsyms_free(s);
+	unlink(path);
+	rmdir(dir);
 }

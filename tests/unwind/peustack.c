@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 	struct katra_peu_regs regs = { .known = 0xffff };
 	struct katra_peu_stack st;
 	struct katra_peu_frame fr[KATRA_PEU_MAX_FRAMES];
-	struct katra_pe_identity id;
+	struct katra_peu_identity id;
 	enum katra_peu_stop stop;
 	char name[300], key[64];
 	uint8_t *mapped[MODS_MAX] = { NULL };

@@ -15,6 +15,7 @@
 
 #include <katra/format.h>
 
+#include "record/peunwind/peunwind.h"
 #include "record/procfs/procpath.h"
 #include "kallsyms.h"
 #include "stacks.h"
@@ -73,9 +74,11 @@ void katra_stacks_free(struct katra_stacks *st)
 		return;
 	for (uint32_t i = 0; i < st->nprocs; i++)
 		stk_proc_release(&st->procs[i]);
-	for (uint32_t i = 0; i < st->nfiles; i++)
+	for (uint32_t i = 0; i < st->nfiles; i++) {
 		if (st->files[i].fd >= 0)
 			close(st->files[i].fd);
+		katra_blob_free(&st->files[i].blob);
+	}
 	for (size_t i = 0; i < st->nstacks; i++) {
 		free(st->stacks[i].frames);
 		free(st->stacks[i].kernel);
@@ -100,9 +103,14 @@ static uint32_t file_of(struct katra_stacks *st, uint32_t pid, const char *path,
 	 * its maps line names (device, inode) or none */
 	if (katra_proc_open(st->o.proc, pid, path, 0, dev, ino, &f->fd, &sb))
 		return UINT32_MAX;
+	char mz[2];
 	f->dev = dev;
 	f->ino = ino;
 	f->module_id = 0;
+	/* a PE image (Wine): its headers name it; read whole at its first walk */
+	f->pe = pread(f->fd, mz, 2, 0) == 2 && mz[0] == 'M' && mz[1] == 'Z';
+	f->pe_read = false;
+	f->blob = (struct katra_blob){ NULL, 0 };
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	return st->nfiles++;
 }
@@ -143,7 +151,7 @@ static void merge_maps(struct stk_proc *p, const struct stk_map *fresh, uint32_t
 }
 
 /* The process's file-backed mappings, merged with those read before: at
- * its first stack, and again at a stack whose pc none covers or a second
+ * its first stack, and again at a stack whose pc (or Windows half's pc) none covers or a second
  * after the last read (a library mapped since, an exec) */
 static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 {
@@ -212,13 +220,16 @@ int katra_stacks_take(struct katra_stacks *st, const void *rec, size_t size)
 	const struct katra_stack_rec *r = rec;
 
 	if (size < KATRA_STACK_HEAD_BYTES || r->stack_len > KATRA_STACK_BYTES ||
-	    size < KATRA_STACK_HEAD_BYTES + r->stack_len)
+	    r->pe_len > KATRA_STACK_BYTES - r->stack_len ||
+	    size < KATRA_STACK_HEAD_BYTES + r->stack_len + r->pe_len)
 		return 0; /* malformed: not ours to write */
 	/* the module table now, while the process is there */
 	struct stk_proc *p = proc_of(st, r->tgid, true);
-	if (p && (!covered(p, r->regs[16]) || now_ns() - p->read_ns > 1000000000ull))
+	if (p && (!covered(p, r->regs[16]) ||
+		  (r->pe_len && !covered(p, r->pe_frame[KATRA_WF_RIP])) ||
+		  now_ns() - p->read_ns > 1000000000ull))
 		read_maps(st, p);
-	if (fwrite(rec, KATRA_STACK_HEAD_BYTES + r->stack_len, 1, st->spool) != 1)
+	if (fwrite(rec, KATRA_STACK_HEAD_BYTES + r->stack_len + r->pe_len, 1, st->spool) != 1)
 		return -EIO;
 	st->taken++;
 	return 0;
@@ -235,6 +246,27 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* A PE module's identity: build_id the symbol servers' key, pe the
+ * TimeDateStamp, SizeOfImage and CodeView record (GUID as symbol servers
+ * print it, lowercase; empty without CodeView) */
+static void pe_module(const struct katra_peu_identity *id, char *key, size_t n, char guid[33],
+		      struct katra_module *m)
+{
+	const uint8_t *g = id->guid;
+
+	katra_pe_identity_key(id, key, n);
+	guid[0] = '\0';
+	if (id->has_codeview)
+		snprintf(guid, 33, "%08x%04x%04x%02x%02x%02x%02x%02x%02x%02x%02x", katra_rd32(g),
+			 katra_rd16(g + 4), katra_rd16(g + 6), g[8], g[9], g[10], g[11], g[12],
+			 g[13], g[14], g[15]);
+	m->has_pe = true;
+	m->pe.time_date_stamp = id->timestamp;
+	m->pe.size_of_image = id->image_size;
+	m->pe.pdb_guid = katra_cstr(guid);
+	m->pe.pdb_age = id->has_codeview ? id->age : 0;
+}
+
 /* A Module record the first time a frame names the file */
 static int module_of(struct katra_stacks *st, struct katra_writer *w, uint32_t fi, uint32_t *id,
 		     struct katra_stacks_result *res)
@@ -248,12 +280,18 @@ static int module_of(struct katra_stacks *st, struct katra_writer *w, uint32_t f
 		*id = f->module_id;
 		return 0;
 	}
-	Elf *elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = f->pe ? NULL : elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (elf)
 		blen = dwelf_elf_gnu_build_id(elf, &bid);
-	char hex[2 * 64 + 1] = "";
+	char hex[2 * 64 + 1] = "", guid[33];
 	for (ssize_t i = 0; i < blen && i < 64; i++)
 		snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)bid)[i]);
+	struct katra_peu_identity pid;
+	const struct katra_blob *pb = stk_pe_blob(f);
+	if (pb && !katra_pe_identity(pb, &pid)) {
+		pe_module(&pid, hex, sizeof(hex), guid, &r.u.module);
+		r.u.module.pe.pdb_name = katra_cstr(pid.pdb);
+	}
 	f->module_id = ++st->next_module;
 	const char *name = f->path, *slash = strrchr(f->path, '/');
 	if (!st->o.full_paths && slash)
@@ -368,8 +406,9 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 		bool truncated = true;
 		uint64_t id;
 
-		if (rec.stack_len > KATRA_STACK_BYTES ||
-		    (rec.stack_len && fread(rec.data, rec.stack_len, 1, st->spool) != 1)) {
+		uint32_t len = rec.stack_len + rec.pe_len;
+		if (rec.stack_len > KATRA_STACK_BYTES || len > KATRA_STACK_BYTES ||
+		    (len && fread(rec.data, len, 1, st->spool) != 1)) {
 			rc = -EIO;
 			break;
 		}

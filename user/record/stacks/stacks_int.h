@@ -9,6 +9,10 @@
 
 #include <katra/wire.h>
 
+#include "record/uprobes/winenames.h"
+
+struct katra_peu_image;
+
 #define STK_PATH_MAX 512
 #define STK_MAX_FRAMES 96
 
@@ -17,6 +21,9 @@ struct stk_file {
 	uint64_t dev, ino;
 	int fd;
 	uint32_t module_id; /* 0 until a frame names it */
+	bool pe;            /* starts with "MZ": a PE image (Wine) */
+	bool pe_read;       /* blob read (or tried) */
+	struct katra_blob blob; /* a PE's bytes, read at its first walk */
 	char path[STK_PATH_MAX]; /* as the process's maps name it */
 };
 
@@ -37,6 +44,10 @@ struct stk_proc {
 	void **mods;         /* Dwfl_Module * of each reported file */
 	uint32_t nmods;
 	void *walk; /* the unwind in progress (unwind.c) */
+	struct katra_peu_image *pe_imgs; /* its PE images (pestack.c) */
+	uint32_t *pe_files;              /* their file indexes */
+	uint32_t npe;
+	bool pe_done; /* pe_imgs made */
 };
 
 struct stk_frame {
@@ -49,5 +60,18 @@ struct stk_frame {
 int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,
 	       bool fp_only, struct stk_frame *out, uint32_t *n, bool *truncated);
 void stk_proc_release(struct stk_proc *p);
+
+/* pestack.c: a PE file's bytes (NULL when unreadable or not a PE) */
+const struct katra_blob *stk_pe_blob(struct stk_file *f);
+/* When rec's pc is in one of p's PE images: the Windows x64 walk (.pdata)
+ * from its registers and copy, true; false (nothing written) otherwise */
+bool stk_pe_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,
+		   struct stk_frame *out, uint32_t *n, bool *truncated);
+/* A Wine thread's Windows half (rec's pe_frame and its copy) after the
+ * Unix frames out[0..*n) that end in ntdll.so (wire.h); nothing changed
+ * when rec has none or it does not fit */
+void stk_pe_join(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,
+		 struct stk_frame *out, uint32_t *n, bool *truncated);
+void stk_pe_release(struct stk_proc *p);
 
 #endif

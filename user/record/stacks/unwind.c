@@ -216,6 +216,9 @@ int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_st
 
 	*n = 0;
 	*truncated = true;
+	/* Windows x64 code (a Wine thread in its PE code): .pdata, not CFI */
+	if (stk_pe_unwind(p, files, rec, out, n, truncated))
+		return 0;
 	if (!p->dwfl) {
 		rc = report(p, files);
 		if (rc)
@@ -230,6 +233,7 @@ int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_st
 		*truncated = rc != 0;
 		if (w.n > 1 || !*truncated) {
 			*n = w.n;
+			stk_pe_join(p, files, rec, out, n, truncated);
 			return 0;
 		}
 	}
@@ -238,6 +242,7 @@ int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_st
 	add_frame(&w, rec->regs[RIP]);
 	*truncated = !walk_fp(&w, rec->regs[RBP]);
 	*n = w.n;
+	stk_pe_join(p, files, rec, out, n, truncated);
 	return 0;
 }
 
@@ -248,6 +253,7 @@ void stk_proc_release(struct stk_proc *p)
 	free(p->mods);
 	free(p->mod_files);
 	free(p->maps);
+	stk_pe_release(p);
 	p->dwfl = NULL;
 	p->mods = NULL;
 	p->mod_files = NULL;

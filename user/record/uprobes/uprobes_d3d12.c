@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "pesyms.h"
+#include "pe/pesyms.h"
 #include "pexits.h"
 #include "uprobes_int.h"
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -14,6 +15,9 @@
 #include <elfutils/libdwelf.h>
 
 #include "elfsyms.h"
+#include "pe/pesymtab.h"
+
+#define PE_FILE_MAX (512u << 20)
 
 struct sym {
 	uint64_t addr, size;
@@ -31,6 +35,10 @@ struct mod {
 	size_t nsyms;
 	Dwarf *dw;  /* its DWARF, for what its symbols do not name */
 	int dw_tried;
+	bool pe;                   /* a PE file: its names by rva */
+	struct katra_blob blob;    /* the PE file (pe_syms' names point into it) */
+	struct katra_pe_symtab pe_syms;
+	uint64_t image_base;
 };
 
 struct kr_elfsyms {
@@ -64,8 +72,10 @@ void kr_elfsyms_free(struct kr_elfsyms *s)
 			dwarf_end(m->dw);
 		if (m->elf)
 			elf_end(m->elf);
-		if (m->loaded > 0)
+		if (m->loaded > 0 && !m->pe)
 			close(m->fd);
+		katra_pe_symtab_free(&m->pe_syms);
+		katra_blob_free(&m->blob);
 		free(m->name);
 		free(m->build_id);
 	}
@@ -114,15 +124,42 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A PE file (fd) when its identity is the module's (katra_pe_identity_key,
+ * what the recorder writes as a PE module's build id); fd closed */
+static int try_open_pe(struct mod *m, int fd)
+{
+	struct katra_peu_identity id;
+	struct katra_pe pe;
+	char key[64];
+	int rc = katra_blob_read_fd(fd, PE_FILE_MAX, &m->blob);
+
+	close(fd);
+	if (rc || katra_pe_identity(&m->blob, &id) || katra_pe_open(&m->blob, &pe))
+		goto fail;
+	katra_pe_identity_key(&id, key, sizeof(key));
+	if (m->build_id[0] && strcmp(key, m->build_id))
+		goto fail;
+	if (katra_pe_symtab(&m->blob, &m->pe_syms))
+		memset(&m->pe_syms, 0, sizeof(m->pe_syms)); /* found, without names */
+	m->image_base = pe.image_base;
+	m->pe = true;
+	return 0;
+fail:
+	katra_blob_free(&m->blob);
+	return -1;
+}
+
 /* The file at path when its build id is the module's (or either has none) */
 static int try_open(struct mod *m, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	const void *bid;
-	char hex[129] = "";
+	char hex[129] = "", mz[2];
 
 	if (fd < 0)
 		return -1;
+	if (pread(fd, mz, 2, 0) == 2 && mz[0] == 'M' && mz[1] == 'Z')
+		return try_open_pe(m, fd);
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
@@ -147,7 +184,8 @@ static int locate(const struct kr_elfsyms *s, struct mod *m)
 {
 	static const char *const libdirs[] = { "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
 					       "/usr/lib64", "/usr/lib", "/lib64", "/lib",
-					       "/usr/bin", "/usr/local/bin" };
+					       "/usr/bin", "/usr/local/bin",
+					       "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows" };
 	const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
 	const char *b = m->build_id;
 	char p[4096];
@@ -164,6 +202,10 @@ static int locate(const struct kr_elfsyms *s, struct mod *m)
 			if (!try_open(m, p))
 				return 0;
 			snprintf(p, sizeof(p), "%s/%s/debuginfo", s->dir, b);
+			if (!try_open(m, p))
+				return 0;
+			/* a symbol server's layout: NAME/KEY/NAME */
+			snprintf(p, sizeof(p), "%s/%s/%s/%s", s->dir, base, b, base);
 			if (!try_open(m, p))
 				return 0;
 		}
@@ -194,6 +236,8 @@ static void load(const struct kr_elfsyms *s, struct mod *m)
 	if (locate(s, m))
 		return;
 	m->loaded = 1;
+	if (m->pe)
+		return;
 	while ((scn = elf_nextscn(m->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -260,6 +304,23 @@ static const char *dwarf_name(struct mod *m, uint64_t address, int with_offset, 
 	return buf;
 }
 
+/* A PE module's frame (ImageBase + rva) by its COFF symbols and exports */
+static const char *pe_name(const struct mod *m, uint64_t address, int with_offset, char *buf,
+			   size_t cap)
+{
+	const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
+	uint64_t rva = address - m->image_base;
+
+	if (address < m->image_base || rva > UINT32_MAX ||
+	    !katra_pe_symbolize(&m->pe_syms, (uint32_t)rva, buf, cap)) {
+		snprintf(buf, cap, "%s+0x%" PRIx64, base, address);
+		return buf;
+	}
+	if (!with_offset)
+		buf[strcspn(buf, "+")] = '\0';
+	return buf;
+}
+
 const char *kr_elfsyms_name(struct kr_elfsyms *s, uint32_t module, uint64_t address,
 			    int with_offset, char *buf, size_t cap)
 {
@@ -272,6 +333,8 @@ const char *kr_elfsyms_name(struct kr_elfsyms *s, uint32_t module, uint64_t addr
 	}
 	if (!m->loaded)
 		load(s, m);
+	if (m->pe)
+		return pe_name(m, address, with_offset, buf, cap);
 	hi = m->nsyms;
 	while (lo < hi) { /* the first symbol above address */
 		size_t mid = lo + (hi - lo) / 2;

@@ -3,12 +3,12 @@
  * does not strip (Wine's wined3d.dll, where vkd3d lives, keeps its static
  * functions there: d3d12_command_queue_ExecuteCommandLists, ...).  No
  * libbpf, no libelf; bounded by the file (fuzzed: tests/fuzz/fuzz_pesyms.c). */
-#ifndef KATRA_RECORD_PESYMS_H
-#define KATRA_RECORD_PESYMS_H
+#ifndef KATRA_PE_PESYMS_H
+#define KATRA_PE_PESYMS_H
 
 #include <stdint.h>
 
-#include "winenames.h"
+#include "pe.h"
 
 #define KATRA_PE_SYMS_MAX 2000000u /* symbols looked at (wined3d.dll: ~35,000) */
 

@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "peunwind.h"
-#include "record/uprobes/pesyms.h"
+#include "pesymtab.h"
+#include "pesyms.h"
 
 #define DIR_EXPORT_OFF 112
 #define DIR_DEBUG_OFF 160
 #define DEBUG_ENTRIES_MAX 64
 #define COFF_NAME_MAX 4096 /* longer names are skipped */
 
-int katra_pe_identity(const struct katra_blob *b, struct katra_pe_identity *id)
+int katra_pe_identity(const struct katra_blob *b, struct katra_peu_identity *id)
 {
 	struct katra_pe pe;
 	const uint8_t *p = b->p;
@@ -56,7 +56,7 @@ int katra_pe_identity(const struct katra_blob *b, struct katra_pe_identity *id)
 	return 0;
 }
 
-void katra_pe_identity_key(const struct katra_pe_identity *id, char *out, size_t n)
+void katra_pe_identity_key(const struct katra_peu_identity *id, char *out, size_t n)
 {
 	const uint8_t *g = id->guid;
 

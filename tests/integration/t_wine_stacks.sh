@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# --stacks through Wine 8: tests/wine/stackchain.exe (mingw -O2, no frame
+# pointers, .pdata) calls main -> chain_a -> chain_b -> leaf -> Sleep, ROUNDS
+# times; each Sleep's NtDelayExecution blocks in a select of Wine's Unix side
+# (ntdll.so), on a stack of its own.  Every one of them has one stack, not
+# truncated, that reads kernel -> libc -> ntdll.so, then (joined at the
+# syscall dispatcher, from Wine's syscall frame) ntdll.dll -> kernelbase.dll
+# -> leaf, chain_b, chain_a, main in order (wine_stacks_check.py), named by
+# the program's COFF symbols from a copy of the trace elsewhere with the .exe
+# at hand (--symbols DIR, found by its PE identity); the Syscall site's count
+# is ROUNDS exactly.  Without the join the Windows half is missing (the Unix
+# walk ends at the dispatcher).  KW_WINE=10 (t_wine10_stacks): the same in
+# the Proton-class root's Wine 10 (katra-record -- enter.sh ...).
+# kt-timeout: 180
+. "$(dirname "$0")/lib.sh"
+. "$KT_ROOT/tests/wine/lib.sh"
+kt_require
+ROUNDS=5
+EXE=$KT_ROOT/build/wine/stackchain.exe
+command -v "${MINGW_CC:-x86_64-w64-mingw32-gcc}" >/dev/null ||
+	kt_skip "mingw is not installed (ci/install-deps.sh installs gcc-mingw-w64-x86-64)"
+make -s -C "$KT_ROOT" "build/wine/stackchain.exe" >"$T/make.out" 2>&1 || kt_fail "make $EXE: $(kt_tail "$T/make.out" 2)"
+kw_uprobe_setup "$EXE"
+cp "$EXE" "$T/"
+CMD=(wine "$T/stackchain.exe")
+[ "$KW_WINE" = 10 ] && CMD=("$KT_ROOT/tests/proton/enter.sh" "$KW_PROTON/root" "$T" /mnt/stackchain.exe)
+timeout -k 5 120 "$REC" -o "$TRACE" --stacks --stack-threshold 0.02 -- "${CMD[@]}" "$ROUNDS" \
+	>"$T/rec.out" 2>"$T/rec.err"
+KT_RC=$?
+[ "$KT_RC" = 0 ] || kt_fail "katra-record exited $KT_RC: $(kt_tail "$T/rec.err")"
+grep -q ' call stacks (' "$T/rec.err" || kt_fail "no stacks line: $(kt_tail "$T/rec.err")"
+# elsewhere: the trace copied, the program in the symbols directory
+mkdir -p "$T/elsewhere/syms"
+cp "$TRACE" "$T/elsewhere/copy.ktrc"
+cp "$EXE" "$T/elsewhere/syms/"
+(cd "$T/elsewhere" && "$REPLAY" stats --stacks --json --top 10000 --symbols syms copy.ktrc) \
+	>"$T/stacks.json" 2>"$T/stats.err" || kt_fail "stats --stacks: $(kt_tail "$T/stats.err")"
+python3 "$KT_DIR/wine_stacks_check.py" "$T/stacks.json" "$ROUNDS" >"$T/check.out" 2>&1 ||
+	kt_fail "$(kt_tail "$T/check.out")"
+exit 0
