@@ -5,7 +5,8 @@
 usage: parquet_check.py single DIR TRACE        one run: every table against stats
        parquet_check.py many DIR TRACE...       one SQL statement over all runs
        parquet_check.py frames DIR TRACE        frames per swapchain against stats --per-frame,
-                                                cpu_ns against the trace's own intervals
+                                                cpu_ns against the trace's own intervals,
+                                                gpu_ns against its GpuJobDone row
        parquet_check.py calls DIR TRACE         the calls table against stats --calls
 Environment: REPLAY (katra-replay), DUCKDB_QUERY (tests/parquet/duckdb-query.mjs).
 Counts, sums, minima and maxima must be equal; stats's p50/p99 are nearest
@@ -252,8 +253,30 @@ def check_frames(d, trace):
         if mine != (n, ft["p50"], ft["p99"], ft["max"]):
             fail("frames of %s: count/p50/p99/max %s, stats %s" %
                  (k, mine, (n, ft["p50"], ft["p99"], ft["max"])))
+    check_frame_gpu(d, tracks)
     check_frame_cpu(d, trace)
     print("ok: %d swapchains, %s frames" % (len(want), [t["frames"] for t in want.values()]))
+
+
+def check_frame_gpu(d, tracks):
+    """gpu_ns: per track, the frames with one, their sum and maximum equal
+    stats --per-frame's GpuJobDone row (frames_seen, total_ns, max); none
+    where the row is absent (no GPU jobs in the trace)."""
+    (rows,) = duck("select pid, swapchain, count(gpu_ns) n, coalesce(sum(gpu_ns), 0) s, "
+                   "coalesce(max(gpu_ns), 0) mx from %s group by all" % glob(d, "frames"))
+    got = {(int(r["pid"]), int(r["swapchain"])): (int(r["n"]), int(r["s"]), int(r["mx"]))
+           for r in rows}
+    for t in tracks:
+        if not t["frames"]:
+            continue
+        k = (t["process_id"], int(t["swapchain"], 16))
+        job = [r for r in t["rows"] if r["layer"] == "gpu" and r["kind"] == "GpuJobDone"]
+        want = (0, 0, 0)
+        if job:
+            want = (job[0]["frames_seen"], job[0]["total_ns"], job[0]["time_per_frame_ns"]["max"])
+        if got.get(k, (0, 0, 0)) != want:
+            fail("frames of %s: gpu_ns count/sum/max %s, stats --per-frame %s" %
+                 (k, got.get(k), want))
 
 
 def check_frame_cpu(d, trace):

@@ -7,6 +7,8 @@
 # --per-frame's for every swapchain; each frame's cpu_ns equals the sum over
 # the process's threads of their on-CPU time in the frame computed from the
 # trace's own events (first event, TaskExit, OffCpu spans) by intervals;
+# its gpu_ns is null (no GPU jobs in this capture; with them, their
+# count, sum and max equal stats --per-frame's GpuJobDone row);
 # its layer calls (the calls table)
 # equal stats --calls's per name (count, errors, ns, max), and the other
 # tables equal stats as in t_parquet.sh.  Skips without

@@ -243,6 +243,7 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	run_id(h, id);
 	kr_stats_init(&q->s, h);
 	kr_views_init(&q->v, &q->s.names, 0);
+	kr_views_per_frame(&q->v, false, false); /* its GPU rows: the frames' gpu_ns */
 	q->v.paths_recorded = h->capture_options.record_paths;
 	q->v.on_span = kq_rows_span;
 	q->v.span_ctx = q;

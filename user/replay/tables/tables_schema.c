@@ -117,6 +117,7 @@ static const struct kp_col frames[F_NCOLS] = {
 	[F_END] = { "end_ns", KP_I64, false },
 	[F_DUR] = { "frame_ns", KP_I64, false },
 	[F_CPU] = { "cpu_ns", KP_I64, true },
+	[F_GPU] = { "gpu_ns", KP_I64, true },
 };
 
 static const struct kp_col drops[D_NCOLS] = {
