@@ -7,6 +7,7 @@ usage: parquet_check.py single DIR TRACE        one run: every table against sta
        parquet_check.py frames DIR TRACE        frames per swapchain against stats --per-frame,
                                                 cpu_ns against the trace's own intervals,
                                                 gpu_ns against its GpuJobDone row
+       parquet_check.py frame_path DIR TRACE    frame_path against report --frames --json
        parquet_check.py calls DIR TRACE         the calls table against stats --calls
 Environment: REPLAY (katra-replay), DUCKDB_QUERY (tests/parquet/duckdb-query.mjs).
 Counts, sums, minima and maxima must be equal; stats's p50/p99 are nearest
@@ -279,6 +280,51 @@ def check_frame_gpu(d, tracks):
                  (k, got.get(k), want))
 
 
+def check_frame_path(d, trace):
+    """frame_path against report --frames --json (every frame listed: --top
+    100 with at most 100 frames): per frame, the rows add up to the critical
+    path's length_ns, per layer to by_type_ns, per thread to by_thread
+    (other_threads_ns: the rest), exactly."""
+    p = subprocess.run([REPLAY, "report", "--frames", "--json", "--top", "100", trace],
+                       capture_output=True, text=True)
+    if p.returncode:
+        fail("report --frames exited %d: %s" % (p.returncode, p.stderr))
+    fr = json.loads(p.stdout)["frames"]
+    (rows,) = duck("select pid, swapchain, frame, tid, layer, sum(ns) ns from %s "
+                   "group by all" % glob(d, "frame_path"))
+    got = {}
+    for r in rows:
+        got.setdefault(int(r["frame"]), []).append(r)
+    if fr["frames"] > 100:
+        fail("report lists only 100 of %d frames" % fr["frames"])
+    want = {s["frame"]: s["critical_path"] for s in fr["slowest"] if s["critical_path"]}
+    if not want or set(got) != set(want):
+        fail("frame_path frames %s, report --frames's %s" % (sorted(got), sorted(want)))
+    track = fr["track"]
+    for n, cp in want.items():
+        rs = got[n]
+        if any((int(r["pid"]), int(r["swapchain"])) != (track["pid"], int(track["swapchain"], 16))
+               for r in rs):
+            fail("frame %d: rows of another track: %s" % (n, rs[:2]))
+        total = sum(int(r["ns"]) for r in rs)
+        if total != cp["length_ns"]:
+            fail("frame %d: frame_path sum %d, critical path length_ns %d" % (n, total, cp["length_ns"]))
+        layers = {}
+        for r in rs:
+            layers[r["layer"]] = layers.get(r["layer"], 0) + int(r["ns"])
+        if {k: v for k, v in cp["by_type_ns"].items() if v} != {k: v for k, v in layers.items() if v}:
+            fail("frame %d: per layer %s, report %s" % (n, layers, cp["by_type_ns"]))
+        threads = {}
+        for r in rs:
+            threads[int(r["tid"])] = threads.get(int(r["tid"]), 0) + int(r["ns"])
+        listed = {t["tid"]: t["ns"] for t in cp["by_thread"]}
+        if any(threads.get(t) != v for t, v in listed.items()) or \
+                sum(v for t, v in threads.items() if t not in listed) != cp["other_threads_ns"]:
+            fail("frame %d: per thread %s, report %s + others %d" %
+                 (n, threads, listed, cp["other_threads_ns"]))
+    print("ok: frame_path of %d frames equals report --frames" % len(want))
+
+
 def check_frame_cpu(d, trace):
     """cpu_ns by intervals: each thread of the process alive from its first
     event to its TaskExit, less its OffCpu spans (an unended one: to the
@@ -330,6 +376,8 @@ if __name__ == "__main__":
         check_calls(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "frames":
         check_frames(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "frame_path":
+        check_frame_path(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 4 and sys.argv[1] == "many":
         check_many(sys.argv[2], sys.argv[3:])
     else:

@@ -37,6 +37,7 @@ struct kq_run {
 	bool cpu_known;        /* the frames' cpu_ns can be told */
 	struct kq_frame_row *frames; /* in the order of their presents */
 	size_t nframes, frames_cap;
+	struct kq_path *fpath; /* frame_path (tables_path.c) */
 	uint64_t spans;
 	/* the last span's resource label, kept: a thread's calls repeat one
 	 * file or socket, and formatting it is a third of a span's row */
@@ -67,5 +68,14 @@ void kq_cpu_free(struct kq_run *q);
 bool kq_frame_gpu_ns(const struct kr_perframe *pf, uint64_t pid, uint64_t swapchain,
 		     uint64_t index, uint64_t *ns);
 void kq_rows_free(struct kq_run *q);
+/* frame_path (tables_path.c, apart: the report model's header and the
+ * views' share names): rows go to f, the first error to *err.  0 or
+ * -errno. */
+struct kq_path;
+int kq_path_new(struct kq_path **out, const struct katra_header *h, struct kp_file *f,
+		int *err);
+void kq_path_record(struct kq_path *p, const struct katra_record *rec);
+void kq_path_finish(struct kq_path *p);
+void kq_path_free(struct kq_path *p);
 
 #endif

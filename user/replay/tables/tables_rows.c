@@ -310,6 +310,7 @@ void kq_rows_record(struct kq_run *q, const struct katra_record *rec)
 	else if (rec->type == KATRA_RECORD_EPOCH_MARKER)
 		frame_epoch(q, &rec->u.epoch);
 	kr_views_add(&q->v, rec);
+	kq_path_record(q->fpath, rec);
 }
 
 static int by_id(const void *a, const void *b)
@@ -393,6 +394,7 @@ void kq_rows_finish(struct kq_run *q, const struct katra_header *h, const char *
 	uint64_t dropped = 0;
 
 	kr_views_finish(&q->v);
+	kq_path_finish(q->fpath);
 	frame_rows(q);
 	task_rows(q);
 	for (unsigned i = 0; i <= KATRA_DROP_SOURCE_COUNT; i++) {
