@@ -26,6 +26,7 @@ struct kq_path {
 	int *err;
 	struct kr_xmap cells; /* (tid, pid, layer) -> ns of the frame being walked */
 	const struct katra_epoch_marker *closing; /* the track's marker being fed */
+	uint64_t overflow_ns; /* hops beyond the cells of the frame being walked */
 	bool have_track;
 	uint64_t pid, swapchain;
 };
@@ -64,8 +65,8 @@ static void on_hop(void *ctx, const struct kr_hop *h)
 
 	if (ns)
 		*ns += h->to_ns - h->from_ns;
-	else if (!*q->err)
-		*q->err = -E2BIG; /* more threads on one frame's path than cells */
+	else
+		q->overflow_ns += h->to_ns - h->from_ns;
 }
 
 static void on_window(void *ctx, const struct kr_report *rp, const struct kr_window *w)
@@ -106,7 +107,23 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 			if (rc && !*q->err)
 				*q->err = rc;
 		}
+		/* beyond KQ_PATH_CELLS: one row (tid 0, layer "other"), so the
+		 * frame's rows still add up to its path */
+		if (q->overflow_ns) {
+			kp_i64(f, FP_PID, (int64_t)fr.pid);
+			kp_u64(f, FP_SWAPCHAIN, fr.swapchain);
+			kp_i64(f, FP_FRAME, (int64_t)fr.number);
+			kp_i64(f, FP_TID, 0);
+			kp_i64(f, FP_THREAD_PID, 0);
+			kp_cstr_static(f, FP_LAYER, "other");
+			kp_i64(f, FP_NS, (int64_t)q->overflow_ns);
+			int rc = kp_row(f);
+
+			if (rc && !*q->err)
+				*q->err = rc;
+		}
 	}
+	q->overflow_ns = 0;
 	kr_xmap_free(&q->cells);
 	kr_xmap_init(&q->cells, sizeof(struct cell_key), 8, KQ_PATH_CELLS);
 }
