@@ -5,7 +5,9 @@
 usage: parquet_check.py single DIR TRACE        one run: every table against stats
        parquet_check.py many DIR TRACE...       one SQL statement over all runs
        parquet_check.py frames DIR TRACE        frames per swapchain against stats --per-frame,
-                                                cpu_ns against the trace's own intervals
+                                                cpu_ns against the trace's own intervals,
+                                                gpu_ns against its GpuJobDone row
+       parquet_check.py frame_path DIR TRACE    frame_path against report --frames --json
        parquet_check.py calls DIR TRACE         the calls table against stats --calls
 Environment: REPLAY (katra-replay), DUCKDB_QUERY (tests/parquet/duckdb-query.mjs).
 Counts, sums, minima and maxima must be equal; stats's p50/p99 are nearest
@@ -252,8 +254,75 @@ def check_frames(d, trace):
         if mine != (n, ft["p50"], ft["p99"], ft["max"]):
             fail("frames of %s: count/p50/p99/max %s, stats %s" %
                  (k, mine, (n, ft["p50"], ft["p99"], ft["max"])))
+    check_frame_gpu(d, tracks)
     check_frame_cpu(d, trace)
     print("ok: %d swapchains, %s frames" % (len(want), [t["frames"] for t in want.values()]))
+
+
+def check_frame_gpu(d, tracks):
+    """gpu_ns: per track, the frames with one, their sum and maximum equal
+    stats --per-frame's GpuJobDone row (frames_seen, total_ns, max); none
+    where the row is absent (no GPU jobs in the trace)."""
+    (rows,) = duck("select pid, swapchain, count(gpu_ns) n, coalesce(sum(gpu_ns), 0) s, "
+                   "coalesce(max(gpu_ns), 0) mx from %s group by all" % glob(d, "frames"))
+    got = {(int(r["pid"]), int(r["swapchain"])): (int(r["n"]), int(r["s"]), int(r["mx"]))
+           for r in rows}
+    for t in tracks:
+        if not t["frames"]:
+            continue
+        k = (t["process_id"], int(t["swapchain"], 16))
+        job = [r for r in t["rows"] if r["layer"] == "gpu" and r["kind"] == "GpuJobDone"]
+        want = (0, 0, 0)
+        if job:
+            want = (job[0]["frames_seen"], job[0]["total_ns"], job[0]["time_per_frame_ns"]["max"])
+        if got.get(k, (0, 0, 0)) != want:
+            fail("frames of %s: gpu_ns count/sum/max %s, stats --per-frame %s" %
+                 (k, got.get(k), want))
+
+
+def check_frame_path(d, trace):
+    """frame_path against report --frames --json (every frame listed: --top
+    100 with at most 100 frames): per frame, the rows add up to the critical
+    path's length_ns, per layer to by_type_ns, per thread to by_thread
+    (other_threads_ns: the rest), exactly."""
+    p = subprocess.run([REPLAY, "report", "--frames", "--json", "--top", "100", trace],
+                       capture_output=True, text=True)
+    if p.returncode:
+        fail("report --frames exited %d: %s" % (p.returncode, p.stderr))
+    fr = json.loads(p.stdout)["frames"]
+    (rows,) = duck("select pid, swapchain, frame, tid, layer, sum(ns) ns from %s "
+                   "group by all" % glob(d, "frame_path"))
+    got = {}
+    for r in rows:
+        got.setdefault(int(r["frame"]), []).append(r)
+    if fr["frames"] > 100:
+        fail("report lists only 100 of %d frames" % fr["frames"])
+    want = {s["frame"]: s["critical_path"] for s in fr["slowest"] if s["critical_path"]}
+    if not want or set(got) != set(want):
+        fail("frame_path frames %s, report --frames's %s" % (sorted(got), sorted(want)))
+    track = fr["track"]
+    for n, cp in want.items():
+        rs = got[n]
+        if any((int(r["pid"]), int(r["swapchain"])) != (track["pid"], int(track["swapchain"], 16))
+               for r in rs):
+            fail("frame %d: rows of another track: %s" % (n, rs[:2]))
+        total = sum(int(r["ns"]) for r in rs)
+        if total != cp["length_ns"]:
+            fail("frame %d: frame_path sum %d, critical path length_ns %d" % (n, total, cp["length_ns"]))
+        layers = {}
+        for r in rs:
+            layers[r["layer"]] = layers.get(r["layer"], 0) + int(r["ns"])
+        if {k: v for k, v in cp["by_type_ns"].items() if v} != {k: v for k, v in layers.items() if v}:
+            fail("frame %d: per layer %s, report %s" % (n, layers, cp["by_type_ns"]))
+        threads = {}
+        for r in rs:
+            threads[int(r["tid"])] = threads.get(int(r["tid"]), 0) + int(r["ns"])
+        listed = {t["tid"]: t["ns"] for t in cp["by_thread"]}
+        if any(threads.get(t) != v for t, v in listed.items()) or \
+                sum(v for t, v in threads.items() if t not in listed) != cp["other_threads_ns"]:
+            fail("frame %d: per thread %s, report %s + others %d" %
+                 (n, threads, listed, cp["other_threads_ns"]))
+    print("ok: frame_path of %d frames equals report --frames" % len(want))
 
 
 def check_frame_cpu(d, trace):
@@ -307,6 +376,8 @@ if __name__ == "__main__":
         check_calls(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "frames":
         check_frames(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "frame_path":
+        check_frame_path(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 4 and sys.argv[1] == "many":
         check_many(sys.argv[2], sys.argv[3:])
     else:

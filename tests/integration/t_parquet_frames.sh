@@ -7,6 +7,10 @@
 # --per-frame's for every swapchain; each frame's cpu_ns equals the sum over
 # the process's threads of their on-CPU time in the frame computed from the
 # trace's own events (first event, TaskExit, OffCpu spans) by intervals;
+# its gpu_ns is null (no GPU jobs in this capture; with them, their
+# count, sum and max equal stats --per-frame's GpuJobDone row);
+# frame_path's rows add up, for every frame, to report --frames --json's
+# critical path (length_ns, by_type_ns, by_thread);
 # its layer calls (the calls table)
 # equal stats --calls's per name (count, errors, ns, max), and the other
 # tables equal stats as in t_parquet.sh.  Skips without
@@ -28,6 +32,10 @@ python3 "$KT_DIR/parquet_check.py" frames "$T/pq" "$TRACE" >"$T/check.out" 2>&1 
 	kt_fail "$(kt_tail "$T/check.out")"
 grep -q "ok: 1 swapchains, \[$((P - 1))\] frames" "$T/check.out" ||
 	kt_fail "not $((P - 1)) frames on one swapchain: $(kt_tail "$T/check.out")"
+python3 "$KT_DIR/parquet_check.py" frame_path "$T/pq" "$TRACE" >"$T/check.out" 2>&1 ||
+	kt_fail "$(kt_tail "$T/check.out")"
+grep -q "ok: frame_path of $((P - 1)) frames" "$T/check.out" ||
+	kt_fail "frame_path not of $((P - 1)) frames: $(kt_tail "$T/check.out")"
 python3 "$KT_DIR/parquet_check.py" calls "$T/pq" "$TRACE" >"$T/check.out" 2>&1 ||
 	kt_fail "$(kt_tail "$T/check.out")"
 grep -q "VulkanQueuePresent" "$T/check.out" ||

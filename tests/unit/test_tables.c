@@ -4,6 +4,8 @@
  * column name), every table is written and renamed into place, none left
  * under a temporary name; a trace without its SessionSummary exports and
  * says so; a corrupt one is refused with one line and leaves no file.
+ * A frame's gpu_ns is the run-to-done time of the GPU jobs submitted in it,
+ * from stats --per-frame's GPU rows.
  * DuckDB reads the files in tests/integration/t_parquet*.sh. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,7 +14,8 @@
 #include <sys/stat.h>
 
 #include "replay_test_util.h"
-#include "replay/tables/tables.h"
+#include "replay/stats/perframe.h"
+#include "replay/tables/tables_int.h"
 
 static void labelled_trace(struct tb *t, bool corrupt)
 {
@@ -132,4 +135,69 @@ Test(tables, a_label_key_that_is_a_column_name_is_reserved)
 	cr_assert_not(kq_reserved_key("machine"));
 	cr_assert_not(kq_reserved_key("scene"));
 	cr_assert_not(kq_reserved_key("driver"));
+}
+
+static void present(struct tb *t, uint64_t ts, uint64_t n)
+{
+	static char names[8][64];
+	char *name = names[n % 8];
+
+	snprintf(name, 64, "frame %llu (pid 100, swapchain 0xa)", (unsigned long long)n);
+	tb_epoch(t, ts, KATRA_EPOCH_FRAME, name);
+}
+
+static void job(struct tb *t, uint64_t ts, uint32_t kind, uint64_t seqno)
+{
+	struct katra_event *e = tb_ev(t, ts, 100, 101, kind, KATRA_PHASE_INSTANT, -1);
+
+	e->scope = KATRA_SCOPE_GPU;
+	e->payload.type = KATRA_PAYLOAD_GPU_FENCE;
+	e->payload.u.gpu_fence.context = 3;
+	e->payload.u.gpu_fence.seqno = seqno;
+}
+
+/* Process 100 presents on swapchain 0xa at 0, 100, 200 and 300 us: frames
+ * 1, 2, 3 (indexes 0, 1, 2).  Jobs 1 (made 10, run 20..50 us) and 2 (made
+ * 30, run 60..70 us) are frame 1's: 40 us; frame 2 submits none; job 3
+ * (made 210, run 220..245 us) is frame 3's: 25 us; job 4 made in frame 3 never runs. */
+Test(tables, a_frames_gpu_ns_is_its_jobs_run_to_done)
+{
+	struct kr_stats s;
+	struct kr_views v;
+	struct tb t;
+	uint64_t ns = 0;
+
+	tb_init(&t);
+	present(&t, 0, 0);
+	job(&t, 10000, KATRA_KIND_GPU_FENCE_INIT, 1);
+	job(&t, 20000, KATRA_KIND_GPU_JOB_RUN, 1);
+	job(&t, 30000, KATRA_KIND_GPU_FENCE_INIT, 2);
+	job(&t, 50000, KATRA_KIND_GPU_JOB_DONE, 1);
+	job(&t, 60000, KATRA_KIND_GPU_JOB_RUN, 2);
+	job(&t, 70000, KATRA_KIND_GPU_JOB_DONE, 2);
+	present(&t, 100000, 1);
+	present(&t, 200000, 2);
+	job(&t, 210000, KATRA_KIND_GPU_FENCE_INIT, 3);
+	job(&t, 220000, KATRA_KIND_GPU_JOB_RUN, 3);
+	job(&t, 230000, KATRA_KIND_GPU_FENCE_INIT, 4);
+	job(&t, 245000, KATRA_KIND_GPU_JOB_DONE, 3);
+	present(&t, 300000, 3);
+	kr_stats_init(&s, katra_sample_header());
+	kr_views_init(&v, &s.names, 0);
+	kr_views_per_frame(&v, false, false);
+	for (size_t i = 0; i < t.n; i++) {
+		kr_stats_add(&s, &t.r[i]);
+		kr_views_add(&v, &t.r[i]);
+	}
+	kr_views_finish(&v);
+	cr_assert(kq_frame_gpu_ns(v.pf, 100, 0xa, 0, &ns));
+	cr_assert_eq(ns, 40000);
+	cr_assert_not(kq_frame_gpu_ns(v.pf, 100, 0xa, 1, &ns));
+	cr_assert(kq_frame_gpu_ns(v.pf, 100, 0xa, 2, &ns));
+	cr_assert_eq(ns, 25000);
+	cr_assert_not(kq_frame_gpu_ns(v.pf, 100, 0xb, 0, &ns));
+	cr_assert_not(kq_frame_gpu_ns(v.pf, 200, 0xa, 0, &ns));
+	kr_views_free(&v);
+	kr_stats_free(&s);
+	tb_cleanup(&t);
 }

@@ -194,6 +194,11 @@ struct kr_report_opts {
 	/* when set: an epoch marker it refuses neither ends nor opens a window
 	 * (report --frames keeps one track's Frame epochs) */
 	bool (*mark_filter)(void *ctx, const struct katra_epoch_marker *m);
+	/* when set: every hop of a window's critical path as it is counted (all
+	 * of them, also those beyond the KR_PATH_HOPS kept), before on_window
+	 * hands that window over; type, tid, pid, from_ns, to_ns and kind
+	 * (BLOCKED: the syscall kind) are filled */
+	void (*on_hop)(void *ctx, const struct kr_hop *h);
 	void *ctx;
 	/* fed the trace's call stacks (Module, Stack, StackOf: names/stackidx.h),
 	 * which the path's hops then show; NULL: none */

@@ -101,7 +101,7 @@ struct walk {
 /* Counts the hop; stores it while there is room (the walk goes back in
  * time, so the stored ones are the newest).  Returns the stored hop or NULL. */
 static struct kr_hop *add_hop(struct walk *w, uint8_t type, uint32_t thread, uint64_t from,
-			      uint64_t to)
+			      uint64_t to, uint16_t kind)
 {
 	struct kr_path *p = w->p;
 	const struct kr_thread *th = &w->rp->threads[thread];
@@ -114,6 +114,12 @@ static struct kr_hop *add_hop(struct walk *w, uint8_t type, uint32_t thread, uin
 	if (type == KR_HOP_RUN && from == to)
 		return NULL;
 	ns = to - from;
+	if (w->rp->o.on_hop) {
+		struct kr_hop x = { .type = type, .kind = kind, .tid = th->tid, .pid = th->pid,
+				    .from_ns = from, .to_ns = to };
+
+		w->rp->o.on_hop(w->rp->o.ctx, &x);
+	}
 	if (w->mark && w->rp->tl)
 		kr_timeline_mark_path(w->rp->tl, th->tid, from, to);
 	p->hops_total++;
@@ -138,7 +144,7 @@ static struct kr_hop *add_hop(struct walk *w, uint8_t type, uint32_t thread, uin
 	h->pid = th->pid;
 	h->from_ns = from;
 	h->to_ns = to;
-	h->kind = KR_KIND_NONE;
+	h->kind = kind;
 	h->ucall = w->ucall;
 	return h;
 }
@@ -203,7 +209,7 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 
 			if (w.cut)
 				lo = now; /* what came before is not known any more */
-			add_hop(&w, KR_HOP_RUN, t, lo < now ? lo : now, now);
+			add_hop(&w, KR_HOP_RUN, t, lo < now ? lo : now, now, KR_KIND_NONE);
 			if (lo < now)
 				now = lo;
 			break;
@@ -218,9 +224,9 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 			l = NULL; /* the link reaches before the window: stay on t */
 		switch (n->type) {
 		case KR_NODE_OFF_END:
-			add_hop(&w, KR_HOP_RUN, t, n->ts, now);
+			add_hop(&w, KR_HOP_RUN, t, n->ts, now, KR_KIND_NONE);
 			if (l) {
-				struct kr_hop *h = add_hop(&w, KR_HOP_WAKE, t, l->ts, n->ts);
+				struct kr_hop *h = add_hop(&w, KR_HOP_WAKE, t, l->ts, n->ts, KR_KIND_NONE);
 
 				if (h) {
 					h->other_tid = rp->threads[l->thread].tid;
@@ -234,12 +240,11 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 				break;
 			}
 			uint64_t from = n->begin_ns > start_ns ? n->begin_ns : start_ns;
-			struct kr_hop *h = add_hop(&w, KR_HOP_BLOCKED, t, from, n->ts);
+			struct kr_hop *h = add_hop(&w, KR_HOP_BLOCKED, t, from, n->ts, n->kind);
 			if (h) {
 				h->other_tid = outside ? n->link :
 					       (n->flags & KR_NODE_WOKEN_UNSEEN) ? KR_WAKER_UNSEEN :
 					       KR_WAKER_NONE;
-				h->kind = n->kind;
 				h->cls = n->cls;
 				h->res_domain = n->res_domain;
 				h->res_id = n->res_id;
@@ -254,11 +259,11 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 		case KR_NODE_FIRST: {
 			if (!l)
 				break; /* nothing reachable to turn to: keep walking t */
-			add_hop(&w, KR_HOP_RUN, t, n->ts, now);
+			add_hop(&w, KR_HOP_RUN, t, n->ts, now, KR_KIND_NONE);
 			struct kr_hop *h = add_hop(&w, n->type == KR_NODE_FIRST ? KR_HOP_START
 									 : KR_HOP_URING,
 						   n->type == KR_NODE_FIRST ? t : l->thread, l->ts,
-						   n->ts);
+						   n->ts, KR_KIND_NONE);
 			if (h) {
 				h->other_tid = rp->threads[n->type == KR_NODE_FIRST ? l->thread
 										    : t].tid;
@@ -281,8 +286,9 @@ int kr_path_walk(const struct kr_report *rp, uint64_t lower_seq, uint64_t start_
 
 			if (wseq < lower_seq || wt >= rp->nthreads || n->begin_ns < start_ns)
 				break; /* before the window: stay on t */
-			add_hop(&w, KR_HOP_RUN, t, n->ts, now);
-			struct kr_hop *h = add_hop(&w, KR_HOP_MESSAGE, wt, n->begin_ns, n->ts);
+			add_hop(&w, KR_HOP_RUN, t, n->ts, now, KR_KIND_NONE);
+			struct kr_hop *h = add_hop(&w, KR_HOP_MESSAGE, wt, n->begin_ns, n->ts,
+						   KR_KIND_NONE);
 			if (h) {
 				h->other_tid = th->tid;
 				h->seq = wseq;

@@ -243,13 +243,18 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	run_id(h, id);
 	kr_stats_init(&q->s, h);
 	kr_views_init(&q->v, &q->s.names, 0);
+	kr_views_per_frame(&q->v, false, false); /* its GPU rows: the frames' gpu_ns */
 	q->v.paths_recorded = h->capture_options.record_paths;
 	q->v.on_span = kq_rows_span;
 	q->v.span_ctx = q;
 	kq_rows_init(q);
 	kq_cpu_init(q, h);
+	rc = kq_path_new(&q->fpath, h, &q->f[KQ_FRAME_PATH], &q->err);
+	if (rc)
+		fprintf(err, "katra-replay: '%s' not exported: %s\n", path, strerror(-rc));
 	made_dir = stat(o->dir, &dst) != 0;
-	rc = open_tables(q, o, &ls, id, err);
+	if (!rc)
+		rc = open_tables(q, o, &ls, id, err);
 	while (!rc && !q->err && (st = katra_reader_next(r, &rec)) == KATRA_READ_RECORD)
 		kq_rows_record(q, &rec);
 	if (!rc && !q->err && st != KATRA_READ_EOF && st != KATRA_READ_TRUNCATED) {
@@ -279,6 +284,7 @@ int kq_export_trace(const char *path, const struct kq_opts *o, FILE *err)
 	if (rc)
 		discard(q, o->dir, made_dir);
 	kq_rows_free(q);
+	kq_path_free(q->fpath);
 	kq_cpu_free(q);
 	kr_views_free(&q->v);
 	kr_stats_free(&q->s);

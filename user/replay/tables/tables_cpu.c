@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The frames' cpu_ns: each thread's on-CPU time so far, from its first
+/* The frames' gpu_ns (kq_frame_gpu_ns, from stats --per-frame's GPU
+ * rows) and cpu_ns: each thread's on-CPU time so far, from its first
  * event to its TaskExit, less the OffCpu spans (switch-out to switch-in) it
  * was in.  A frame's CPU time is its process's total at its present less
  * the total at the present before (a thread born in between counts from
@@ -8,6 +9,7 @@
  * thread fits the table. */
 #include <string.h>
 
+#include "replay/stats/perframe.h"
 #include "tables_int.h"
 
 struct kq_cpu {
@@ -86,5 +88,37 @@ bool kq_cpu_total(struct kq_run *q, uint64_t pid, uint64_t ts, uint64_t *out)
 		sum += alive > off ? alive - off : 0;
 	}
 	*out = sum;
+	return true;
+}
+
+bool kq_frame_gpu_ns(const struct kr_perframe *pf, uint64_t pid, uint64_t swapchain,
+		     uint64_t index, uint64_t *ns)
+{
+	struct kr_pf_key k = { 0, KR_PF_GPU, (uint64_t)KATRA_KIND_GPU_JOB_DONE << 32 };
+	const struct kr_pf_row *r;
+	size_t lo, hi;
+
+	if (!pf || !pf->row_first)
+		return false;
+	while (k.track < pf->ntracks && (pf->tracks[k.track].pid != pid ||
+					 pf->tracks[k.track].swapchain != swapchain))
+		k.track++;
+	if (k.track == pf->ntracks || !(r = kr_xmap_find(&pf->rows, &k)))
+		return false;
+	/* the row's cells, sorted by frame */
+	lo = pf->row_first[r->id];
+	hi = pf->row_first[r->id + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pf->cells[mid].frame < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == pf->row_first[r->id + 1] || pf->cells[lo].frame != index ||
+	    !pf->cells[lo].count)
+		return false;
+	*ns = pf->cells[lo].ns;
 	return true;
 }

@@ -14,6 +14,16 @@
 #define KQ_MAX_WAKEES (1u << 17)
 #define KQ_MAX_TRACKS 4096
 
+struct kr_perframe;
+
+/* A frames row, kept until the end: its gpu_ns is known only once the
+ * jobs submitted in it are done (40 bytes a frame). */
+struct kq_frame_row {
+	uint64_t pid, swapchain, number, start, end, cpu;
+	uint32_t index; /* the frame's index on its track (0: first present to second) */
+	bool cpu_known;
+};
+
 struct kq_run {
 	const char *path;
 	struct kp_file f[KQ_NTABLES];
@@ -25,6 +35,9 @@ struct kq_run {
 	struct kr_xmap tracks; /* (pid, swapchain) -> struct kq_track */
 	struct kr_xmap cpu;    /* tid -> its on-CPU account (tables_cpu.c) */
 	bool cpu_known;        /* the frames' cpu_ns can be told */
+	struct kq_frame_row *frames; /* in the order of their presents */
+	size_t nframes, frames_cap;
+	struct kq_path *fpath; /* frame_path (tables_path.c) */
 	uint64_t spans;
 	/* the last span's resource label, kept: a thread's calls repeat one
 	 * file or socket, and formatting it is a third of a span's row */
@@ -49,6 +62,20 @@ void kq_cpu_init(struct kq_run *q, const struct katra_header *h);
 void kq_cpu_event(struct kq_run *q, const struct katra_event *e);
 bool kq_cpu_total(struct kq_run *q, uint64_t pid, uint64_t ts, uint64_t *out);
 void kq_cpu_free(struct kq_run *q);
+/* A frame's GPU time from stats --per-frame's accounting (after
+ * kr_pf_finish): the run-to-done time of the GPU jobs submitted in frame
+ * `index` of track (pid, swapchain); false when it has none. */
+bool kq_frame_gpu_ns(const struct kr_perframe *pf, uint64_t pid, uint64_t swapchain,
+		     uint64_t index, uint64_t *ns);
 void kq_rows_free(struct kq_run *q);
+/* frame_path (tables_path.c, apart: the report model's header and the
+ * views' share names): rows go to f, the first error to *err.  0 or
+ * -errno. */
+struct kq_path;
+int kq_path_new(struct kq_path **out, const struct katra_header *h, struct kp_file *f,
+		int *err);
+void kq_path_record(struct kq_path *p, const struct katra_record *rec);
+void kq_path_finish(struct kq_path *p);
+void kq_path_free(struct kq_path *p);
 
 #endif

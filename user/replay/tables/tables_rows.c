@@ -19,6 +19,7 @@ struct kq_waker {
 };
 
 struct kq_track {
+	uint64_t presents;
 	uint64_t last_ts;
 	uint64_t cpu_at_last; /* the process's on-CPU total at the last present */
 	bool seen, cpu_known;
@@ -42,6 +43,7 @@ void kq_rows_free(struct kq_run *q)
 {
 	kr_xmap_free(&q->wakers);
 	kr_xmap_free(&q->tracks);
+	free(q->frames);
 }
 
 /* The status an End reports: a syscall's return value, a call's NTSTATUS,
@@ -192,7 +194,6 @@ void kq_rows_span(void *ctx, const struct kr_span_done *d)
 
 static void frame_epoch(struct kq_run *q, const struct katra_epoch_marker *m)
 {
-	struct kp_file *f = &q->f[KQ_FRAMES];
 	struct kr_frame fr;
 	uint64_t key[2], cpu = 0;
 	struct kq_track *t;
@@ -205,24 +206,59 @@ static void frame_epoch(struct kq_run *q, const struct katra_epoch_marker *m)
 	t = kr_xmap_get(&q->tracks, key, &created);
 	if (!t)
 		return;
+	if (created)
+		memset(t, 0, sizeof(*t));
 	known = kq_cpu_total(q, fr.pid, m->ts_mono_ns, &cpu);
 	/* frame N runs from the track's previous present to this one */
-	if (!created && t->seen) {
-		kp_i64(f, F_PID, (int64_t)fr.pid);
-		kp_u64(f, F_SWAPCHAIN, fr.swapchain);
-		kp_i64(f, F_FRAME, (int64_t)fr.number);
-		kp_i64(f, F_START, (int64_t)t->last_ts);
-		kp_i64(f, F_END, (int64_t)m->ts_mono_ns);
-		kp_i64(f, F_DUR, (int64_t)(m->ts_mono_ns >= t->last_ts ?
-					    m->ts_mono_ns - t->last_ts : 0));
-		if (known && t->cpu_known)
-			kp_i64(f, F_CPU, (int64_t)(cpu >= t->cpu_at_last ? cpu - t->cpu_at_last : 0));
-		row(q, KQ_FRAMES);
+	if (t->seen) {
+		struct kq_frame_row *r;
+
+		if (q->nframes == q->frames_cap) {
+			size_t nc = q->frames_cap ? q->frames_cap * 2 : 1024;
+
+			r = realloc(q->frames, nc * sizeof(*r));
+			if (!r) {
+				q->err = q->err ? q->err : -ENOMEM;
+				return;
+			}
+			q->frames = r;
+			q->frames_cap = nc;
+		}
+		r = &q->frames[q->nframes++];
+		*r = (struct kq_frame_row){ fr.pid, fr.swapchain, fr.number, t->last_ts,
+					    m->ts_mono_ns, 0, (uint32_t)(t->presents - 1),
+					    known && t->cpu_known };
+		if (r->cpu_known)
+			r->cpu = cpu >= t->cpu_at_last ? cpu - t->cpu_at_last : 0;
 	}
 	t->seen = true;
+	t->presents++;
 	t->last_ts = m->ts_mono_ns;
 	t->cpu_known = known;
 	t->cpu_at_last = cpu;
+}
+
+/* The frames rows, once the GPU work of every frame is known. */
+static void frame_rows(struct kq_run *q)
+{
+	struct kp_file *f = &q->f[KQ_FRAMES];
+
+	for (size_t i = 0; i < q->nframes; i++) {
+		const struct kq_frame_row *r = &q->frames[i];
+		uint64_t gpu;
+
+		kp_i64(f, F_PID, (int64_t)r->pid);
+		kp_u64(f, F_SWAPCHAIN, r->swapchain);
+		kp_i64(f, F_FRAME, (int64_t)r->number);
+		kp_i64(f, F_START, (int64_t)r->start);
+		kp_i64(f, F_END, (int64_t)r->end);
+		kp_i64(f, F_DUR, (int64_t)(r->end >= r->start ? r->end - r->start : 0));
+		if (r->cpu_known)
+			kp_i64(f, F_CPU, (int64_t)r->cpu);
+		if (kq_frame_gpu_ns(q->v.pf, r->pid, r->swapchain, r->index, &gpu))
+			kp_i64(f, F_GPU, (int64_t)gpu);
+		row(q, KQ_FRAMES);
+	}
 }
 
 static void event_rows(struct kq_run *q, const struct katra_event *e)
@@ -274,6 +310,7 @@ void kq_rows_record(struct kq_run *q, const struct katra_record *rec)
 	else if (rec->type == KATRA_RECORD_EPOCH_MARKER)
 		frame_epoch(q, &rec->u.epoch);
 	kr_views_add(&q->v, rec);
+	kq_path_record(q->fpath, rec);
 }
 
 static int by_id(const void *a, const void *b)
@@ -357,6 +394,8 @@ void kq_rows_finish(struct kq_run *q, const struct katra_header *h, const char *
 	uint64_t dropped = 0;
 
 	kr_views_finish(&q->v);
+	kq_path_finish(q->fpath);
+	frame_rows(q);
 	task_rows(q);
 	for (unsigned i = 0; i <= KATRA_DROP_SOURCE_COUNT; i++) {
 		if (!s->summary_drops[i])

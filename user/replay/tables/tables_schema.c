@@ -7,7 +7,7 @@
 
 const char *const kq_table_names[KQ_NTABLES] = {
 	"runs", "processes", "threads", "thread_names", "spans", "calls", "offcpu", "frames",
-	"drops",
+	"drops", "frame_path",
 };
 
 static const struct kp_col runs[R_NCOLS] = {
@@ -117,6 +117,20 @@ static const struct kp_col frames[F_NCOLS] = {
 	[F_END] = { "end_ns", KP_I64, false },
 	[F_DUR] = { "frame_ns", KP_I64, false },
 	[F_CPU] = { "cpu_ns", KP_I64, true },
+	[F_GPU] = { "gpu_ns", KP_I64, true },
+};
+
+static const struct kp_col frame_path[FP_NCOLS] = {
+	[FP_PID] = { "pid", KP_I64, false },
+	[FP_SWAPCHAIN] = { "swapchain", KP_U64, false },
+	[FP_FRAME] = { "frame", KP_I64, false },
+	[FP_TID] = { "tid", KP_I64, false },
+	[FP_THREAD] = { "thread_name", KP_STRING, true },
+	[FP_THREAD_PID] = { "thread_pid", KP_I64, false },
+	[FP_PROCESS] = { "process_name", KP_STRING, true },
+	[FP_LAYER] = { "layer", KP_STRING, false },
+	[FP_KIND] = { "blocked_in", KP_STRING, true },
+	[FP_NS] = { "ns", KP_I64, false },
 };
 
 static const struct kp_col drops[D_NCOLS] = {
@@ -141,6 +155,7 @@ static const struct {
 	[KQ_OFFCPU] = { offcpu, O_NCOLS },
 	[KQ_FRAMES] = { frames, F_NCOLS },
 	[KQ_DROPS] = { drops, D_NCOLS },
+	[KQ_FRAME_PATH] = { frame_path, FP_NCOLS },
 };
 
 const struct kp_col *kq_table_cols(unsigned table, unsigned *n)
