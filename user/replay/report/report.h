@@ -194,6 +194,9 @@ struct kr_report_opts {
 	/* when set: an epoch marker it refuses neither ends nor opens a window
 	 * (report --frames keeps one track's Frame epochs) */
 	bool (*mark_filter)(void *ctx, const struct katra_epoch_marker *m);
+	/* when set: sees every event before the model takes it (report
+	 * --frames keeps the GPU layer's fences) */
+	void (*on_event)(void *ctx, const struct katra_event *e);
 	void *ctx;
 };
 

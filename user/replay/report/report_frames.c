@@ -16,6 +16,7 @@
 #include "replay/names/frames.h"
 #include "replay/util/open.h"
 #include "replay/util/out.h"
+#include "report_frames_gpu.h"
 #include "report_render.h"
 
 #define KR_FRAMES_SLOWEST_MAX 100
@@ -25,6 +26,7 @@ struct frame_row {
 	uint64_t number, start_ns, end_ns;
 	char name[KR_NAME_MAX];
 	struct kr_path path;
+	struct kr_fgpu_frame gpu;
 };
 
 struct frames_run {
@@ -42,6 +44,7 @@ struct frames_run {
 	struct kr_frame others[KR_FRAMES_OTHER_TRACKS];
 	unsigned nothers;                    /* other tracks (the first ones) */
 	uint64_t other_presents, unreadable; /* Frame epochs of other tracks; unparsed names */
+	struct kr_fgpu *gpu;                 /* the GPU layer's fences */
 	int error;
 };
 
@@ -112,6 +115,10 @@ static int keep_slow(struct frames_run *x, const struct kr_window *w, uint64_t n
 	x->slow[i].start_ns = w->start_ns;
 	x->slow[i].end_ns = w->end_ns;
 	x->slow[i].path = *w->path;
+	memset(&x->slow[i].gpu, 0, sizeof(x->slow[i].gpu));
+	for (uint32_t k = 0; k < w->nthreads; k++)
+		if (w->threads[k].pid == x->track.pid)
+			x->slow[i].gpu.cpu_ns += w->threads[k].on_cpu_ns;
 	size_t n = x->closing->name.len < KR_NAME_MAX - 1 ? x->closing->name.len : KR_NAME_MAX - 1;
 	memset(x->slow[i].name, 0, sizeof(x->slow[i].name));
 	memcpy(x->slow[i].name, x->closing->name.ptr, n);
@@ -142,6 +149,26 @@ static void on_frame(void *ctx, const struct kr_report *rp, const struct kr_wind
 	rc = keep_slow(x, w, f.number);
 	if (rc)
 		x->error = rc;
+}
+
+static void gpu_event(void *ctx, const struct katra_event *e)
+{
+	kr_fgpu_event(((struct frames_run *)ctx)->gpu, e);
+}
+
+/* Each slow frame's GPU side, once every fence's signal is known. */
+static int gpu_sides(struct frames_run *x)
+{
+	for (unsigned i = 0; i < x->nslow; i++) {
+		struct frame_row *s = &x->slow[i];
+		uint64_t cpu = s->gpu.cpu_ns;
+		int rc = kr_fgpu_frame(x->gpu, x->track.pid, s->start_ns, s->end_ns, &s->path,
+				       &s->gpu);
+		if (rc)
+			return rc;
+		s->gpu.cpu_ns = cpu;
+	}
+	return 0;
 }
 
 /* The marker that ended a frame is known while its record is fed only. */
@@ -211,6 +238,8 @@ static void text(FILE *f, const struct frames_run *x, const uint64_t *sorted)
 		kr_ts(f, s->end_ns);
 		fputc('\n', f);
 		kr_text_path(f, x->rp, &s->path, x->r.top);
+		fputc('\n', f);
+		kr_fgpu_text(f, x->gpu, x->rp, &s->gpu, &s->path);
 	}
 }
 
@@ -242,6 +271,7 @@ static void json(FILE *f, const struct frames_run *x, const uint64_t *sorted)
 		fprintf(f, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"length_ns\":%" PRIu64,
 			s->start_ns, s->end_ns, s->end_ns - s->start_ns);
 		kr_json_path(f, x->rp, &s->path);
+		kr_fgpu_json(f, x->gpu, x->rp, &s->gpu, &s->path);
 		fputc('}', f);
 	}
 	fputs("]}}\n", f);
@@ -334,6 +364,7 @@ static void html_page(FILE *f, struct frames_run *x, const uint64_t *sorted)
 			"%.6f s .. %.6f s</h2>\n", s->number, i + 1, s->number,
 			ms(s->end_ns - s->start_ns), s->start_ns / 1e9, s->end_ns / 1e9);
 		kr_html_path(f, x->rp, &s->path, x->r.top);
+		kr_fgpu_html(f, x->gpu, x->rp, &s->gpu, &s->path);
 		fputs("<p><a href=\"#top\">back to the chart</a></p></section>\n", f);
 	}
 	kr_html_tail(f);
@@ -379,8 +410,11 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 	mo.index_cap = o->index_cap;
 	mo.on_window = on_frame;
 	mo.mark_filter = keep_mark;
+	mo.on_event = gpu_event;
 	mo.ctx = &x;
-	ret = kr_report_new(&x.rp, x.r.h, &mo);
+	ret = kr_fgpu_new(&x.gpu);
+	if (!ret)
+		ret = kr_report_new(&x.rp, x.r.h, &mo);
 	if (ret) {
 		fprintf(err, "katra-replay: report: %s\n", ret == -EINVAL ?
 			"--index-cap must be a power of two" : strerror(-ret));
@@ -390,6 +424,8 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 	if (ret)
 		goto cleanup;
 	ret = x.error;
+	if (!ret)
+		ret = gpu_sides(&x);
 	if (!ret && x.nlengths && !(sorted = malloc(x.nlengths * sizeof(*sorted))))
 		ret = -ENOMEM;
 	if (ret) {
@@ -420,6 +456,7 @@ cleanup:
 	free(x.lengths);
 	free(x.slow);
 	kr_report_free(x.rp);
+	kr_fgpu_free(x.gpu);
 	katra_reader_close(r);
 	return ret;
 }
