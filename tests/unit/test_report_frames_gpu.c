@@ -82,7 +82,16 @@ static void build(struct tb *t, uint64_t wait, bool gpu)
 		gpu_ev(t, woke, GAME, KATRA_KIND_GPU_FENCE_WAIT, KATRA_PHASE_END, 4, 7);
 	tb_syscall_end(t, woke, GAME, GAME, KATRA_KIND_SYSCALL, 3, NR_IOCTL, 0);
 	present(t, woke + 50, woke + 100, 6, 2, names[1]);
-	tb_epoch(t, woke + 200, KATRA_EPOCH_CAPTURE_END, "capture end");
+	if (gpu) {
+		/* another process's flip first; the game's 0.25 ms after its present */
+		e = tb_ev(t, woke + 200, GAME + 1, 0, KATRA_KIND_GPU_VBLANK_DELIVERED,
+			  KATRA_PHASE_INSTANT, -1);
+		e->scope = KATRA_SCOPE_GPU;
+		e = tb_ev(t, woke + 250100, GAME, 0, KATRA_KIND_GPU_VBLANK_DELIVERED,
+			  KATRA_PHASE_INSTANT, -1);
+		e->scope = KATRA_SCOPE_GPU;
+	}
+	tb_epoch(t, woke + 300000, KATRA_EPOCH_CAPTURE_END, "capture end");
 }
 
 static char *frames(uint64_t wait, bool gpu, bool json)
@@ -107,7 +116,7 @@ Test(report_frames_gpu, a_wait_as_long_as_the_running_is_cpu_bound)
 
 	cr_assert_not_null(strstr(out, ",\"cpu_ns\":1200,\"gpu_ns\":2100,\"gpu_fences\":1,"
 				       "\"path_run_ns\":1200,\"path_gpu_wait_ns\":1200,"
-				       "\"bound\":\"cpu\",\"gpu_hops\":[{\"tid\":100,\"from_ns\":2100,"
+				       "\"bound\":\"cpu\",\"present_to_flip_ns\":250000,\"gpu_hops\":[{\"tid\":100,\"from_ns\":2100,"
 				       "\"to_ns\":3300,\"fence\":{\"driver\":\"vgem\",\"context\":12,"
 				       "\"seqno\":7,\"made_by_tid\":100,\"made_in_call\":true}}]"),
 			   "%s", out);
@@ -130,6 +139,7 @@ Test(report_frames_gpu, text_names_the_fence_and_the_ioctl_that_made_it)
 
 	cr_assert_not_null(strstr(out, "\nGPU side: CPU 0.001 ms, GPU 3.201 ms (1 fences), critical path: "
 				       "0.001 ms running, 3.200 ms waiting for the GPU: GPU-bound\n"
+				       "  present to flip: 0.250 ms\n"
 				       "  GPU hop: 100 waited 3.200 ms for fence vgem:ctx 12 #7 "
 				       "(made in ioctl by 100)\n"), "%s", out);
 	free(out);
@@ -141,5 +151,6 @@ Test(report_frames_gpu, no_gpu_events_is_unknown)
 
 	cr_assert_not_null(strstr(out, "critical path: 0.001 ms running, 0.000 ms waiting for the "
 				       "GPU: unknown (no GPU events)\n"), "%s", out);
+	cr_assert_null(strstr(out, "present to flip"), "%s", out);
 	free(out);
 }

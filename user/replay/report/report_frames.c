@@ -146,6 +146,7 @@ static void on_frame(void *ctx, const struct kr_report *rp, const struct kr_wind
 		x->cap = nc;
 	}
 	x->lengths[x->nlengths++] = (struct kr_bar){ f.number, w->end_ns - w->start_ns, false };
+	kr_fgpu_present(x->gpu, w->end_ns);
 	rc = keep_slow(x, w, f.number);
 	if (rc)
 		x->error = rc;

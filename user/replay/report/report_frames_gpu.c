@@ -35,9 +35,17 @@ struct fgpu_name {
 	char driver[32];
 };
 
+struct fgpu_flip {
+	uint64_t ts, pid;
+};
+
 struct kr_fgpu {
 	struct fgpu_fence *f;
 	size_t n, cap;
+	struct fgpu_flip *flips;   /* GpuVblankDelivered: a flip done (or a vblank wait over) */
+	size_t nflips, flips_cap;
+	uint64_t *presents;        /* the track's frame ends, in order */
+	size_t npresents, presents_cap;
 	struct fgpu_name names[KR_FGPU_NAMES];
 	unsigned nnames;
 	uint64_t events, not_kept;
@@ -54,12 +62,36 @@ void kr_fgpu_free(struct kr_fgpu *g)
 	if (!g)
 		return;
 	free(g->f);
+	free(g->flips);
+	free(g->presents);
 	free(g);
 }
 
 bool kr_fgpu_any(const struct kr_fgpu *g)
 {
 	return g && g->events;
+}
+
+/* Appends one item of size sz to *v (n, cap), bounded by KR_FGPU_MAX. */
+static bool push(void **v, size_t *n, size_t *cap, size_t sz, const void *item)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		void *p;
+		if (nc > KR_FGPU_MAX || !(p = realloc(*v, nc * sz)))
+			return false;
+		*v = p;
+		*cap = nc;
+	}
+	memcpy((char *)*v + *n * sz, item, sz);
+	(*n)++;
+	return true;
+}
+
+void kr_fgpu_present(struct kr_fgpu *g, uint64_t end_ns)
+{
+	if (!push((void **)&g->presents, &g->npresents, &g->presents_cap, sizeof(end_ns), &end_ns))
+		g->not_kept++;
 }
 
 static struct fgpu_fence *find(struct kr_fgpu *g, uint64_t ctx, uint64_t seqno)
@@ -99,23 +131,21 @@ void kr_fgpu_event(struct kr_fgpu *g, const struct katra_event *e)
 		name(g, e);
 		return;
 	}
+	if (e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
+		struct fgpu_flip fl = { e->ts_mono_ns, e->process_id };
+		if (!push((void **)&g->flips, &g->nflips, &g->flips_cap, sizeof(fl), &fl))
+			g->not_kept++;
+		return;
+	}
 	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE || e->kind == KATRA_KIND_GPU_FENCE_WAIT)
 		return;
 	uint64_t ctx = e->payload.u.gpu_fence.context, seqno = e->payload.u.gpu_fence.seqno;
 	if (e->kind == KATRA_KIND_GPU_FENCE_INIT) {
-		if (g->n == g->cap) {
-			size_t nc = g->cap ? g->cap * 2 : 256;
-			struct fgpu_fence *p;
-			if (nc > KR_FGPU_MAX || !(p = realloc(g->f, nc * sizeof(*p)))) {
-				g->not_kept++;
-				return;
-			}
-			g->f = p;
-			g->cap = nc;
-		}
-		g->f[g->n++] = (struct fgpu_fence){ .ctx = ctx, .seqno = seqno, .pid = e->process_id,
-						     .tid = e->thread_id, .init_ns = e->ts_mono_ns,
-						     .in_call = e->causes.len > 0 };
+		struct fgpu_fence f = { .ctx = ctx, .seqno = seqno, .pid = e->process_id,
+					.tid = e->thread_id, .init_ns = e->ts_mono_ns,
+					.in_call = e->causes.len > 0 };
+		if (!push((void **)&g->f, &g->n, &g->cap, sizeof(f), &f))
+			g->not_kept++;
 		return;
 	}
 	struct fgpu_fence *f = find(g, ctx, seqno);
@@ -176,6 +206,30 @@ static bool gpu_wait(const struct kr_fgpu *g, const struct kr_hop *h,
 	return *fence != NULL;
 }
 
+/* The present ending at end_ns reached the screen at the process's first
+ * delivered vblank event after it, unless a later present came first (as
+ * stats --per-frame counts it): the time between, else UINT64_MAX. */
+static uint64_t to_flip(const struct kr_fgpu *g, uint64_t pid, uint64_t end_ns)
+{
+	size_t lo = 0, hi = g->nflips;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->flips[mid].ts < end_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < g->nflips && g->flips[lo].pid != pid; lo++)
+		;
+	if (lo == g->nflips)
+		return UINT64_MAX;
+	for (size_t i = 0; i < g->npresents; i++)
+		if (g->presents[i] > end_ns && g->presents[i] <= g->flips[lo].ts)
+			return UINT64_MAX;
+	return g->flips[lo].ts - end_ns;
+}
+
 int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
 		  const struct kr_path *p, struct kr_fgpu_frame *out)
 {
@@ -208,6 +262,7 @@ int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint
 		}
 	}
 	free(s);
+	out->to_flip_ns = to_flip(g, pid, end_ns);
 	out->run_ns = p->by_type_ns[KR_HOP_RUN];
 	for (uint32_t k = 0; k < p->nhops; k++) {
 		const struct fgpu_fence *f;
@@ -255,6 +310,10 @@ void kr_fgpu_text(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		"%.3f ms waiting for the GPU: %s\n", (double)fr->cpu_ns / 1e6,
 		(double)fr->gpu_ns / 1e6, fr->fences, (double)fr->run_ns / 1e6,
 		(double)fr->gpu_wait_ns / 1e6, kr_fgpu_verdict(fr->verdict));
+	if (fr->to_flip_ns != UINT64_MAX)
+		fprintf(f, "  present to flip: %.3f ms\n", (double)fr->to_flip_ns / 1e6);
+	else if (g->nflips)
+		fputs("  present to flip: no flip of the process after it\n", f);
 	for (uint32_t k = 0; k < p->nhops; k++) {
 		const struct fgpu_fence *fc;
 		if (!gpu_wait(g, &p->hops[k], &fc))
@@ -288,12 +347,16 @@ void kr_fgpu_json(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		  const struct kr_fgpu_frame *fr, const struct kr_path *p)
 {
 	bool first = true;
+	char flip[24] = "null";
 
+	if (fr->to_flip_ns != UINT64_MAX)
+		snprintf(flip, sizeof(flip), "%" PRIu64, fr->to_flip_ns);
 	fprintf(f, ",\"cpu_ns\":%" PRIu64 ",\"gpu_ns\":%" PRIu64 ",\"gpu_fences\":%" PRIu64
 		",\"path_run_ns\":%" PRIu64 ",\"path_gpu_wait_ns\":%" PRIu64 ",\"bound\":\"%s\","
-		"\"gpu_hops\":[", fr->cpu_ns, fr->gpu_ns, fr->fences, fr->run_ns, fr->gpu_wait_ns,
+		"\"present_to_flip_ns\":%s,\"gpu_hops\":[", fr->cpu_ns, fr->gpu_ns, fr->fences, fr->run_ns, fr->gpu_wait_ns,
 		fr->verdict == KR_FGPU_GPU_BOUND ? "gpu" : fr->verdict == KR_FGPU_CPU_BOUND ? "cpu" :
-										 "unknown");
+										 "unknown",
+		flip);
 	for (uint32_t k = 0; k < p->nhops; k++) {
 		const struct kr_hop *h = &p->hops[k];
 		const struct fgpu_fence *fc;

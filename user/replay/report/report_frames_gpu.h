@@ -16,6 +16,7 @@ struct kr_fgpu_frame {
 	uint64_t fences;      /* fences it made in the frame */
 	uint64_t run_ns;      /* the critical path's running */
 	uint64_t gpu_wait_ns; /* the critical path's waits for the GPU */
+	uint64_t to_flip_ns;  /* its present to its flip, UINT64_MAX: none */
 	int verdict;
 };
 
@@ -24,6 +25,8 @@ int kr_fgpu_new(struct kr_fgpu **out);
 void kr_fgpu_free(struct kr_fgpu *g);
 /* Takes one event (the GPU layer's; others are ignored). */
 void kr_fgpu_event(struct kr_fgpu *g, const struct katra_event *e);
+/* The track's frame that ended at end_ns (its present), in order. */
+void kr_fgpu_present(struct kr_fgpu *g, uint64_t end_ns);
 /* Whether the trace had any GPU event. */
 bool kr_fgpu_any(const struct kr_fgpu *g);
 /* The GPU side of process pid's frame [start_ns, end_ns) with path p
