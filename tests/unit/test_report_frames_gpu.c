@@ -154,3 +154,48 @@ Test(report_frames_gpu, no_gpu_events_is_unknown)
 	cr_assert_null(strstr(out, "present to flip"), "%s", out);
 	free(out);
 }
+
+static char *frames_html(uint64_t wait, bool gpu)
+{
+	struct katra_report_opts o = { .frames = true, .top = 1 };
+	char html[300];
+	struct tb t;
+
+	tb_init(&t);
+	build(&t, wait, gpu);
+	tb_write(&t);
+	snprintf(html, sizeof(html), "%s.html", t.path);
+	o.html_path = html;
+	cr_assert_eq(katra_report(t.path, &o, stdout, stderr), 0);
+	FILE *f = fopen(html, "r");
+	cr_assert_not_null(f);
+	char *page = calloc(1, 1 << 20);
+	size_t n = fread(page, 1, (1 << 20) - 1, f);
+	fclose(f);
+	unlink(html);
+	cr_assert_gt(n, 0);
+	tb_cleanup(&t);
+	return page;
+}
+
+/* The page: the GPU side under the frame's path, and the frame's GPU time
+ * as a line over the frame-time bars (frame 2: 2400 ns long, 2100 ns of
+ * GPU time: the line at 7/8 of the bar's height). */
+Test(report_frames_gpu, html_has_the_gpu_side_and_the_gpu_time_line)
+{
+	char *page = frames_html(1200, true);
+
+	cr_assert_not_null(strstr(page, "<pre class=\"gpu\">GPU side: CPU 0.001 ms, GPU 0.002 ms "
+					"(1 fences), critical path: 0.001 ms running, 0.001 ms "
+					"waiting for the GPU: CPU-bound\n"), "%s", page);
+	cr_assert_not_null(strstr(page, "  GPU hop: 100 waited 0.001 ms for fence vgem:ctx 12 #7 "
+					"(made in ioctl by 100)\n</pre>"), "%s", page);
+	cr_assert_not_null(strstr(page, "<polyline class=\"series\" fill=\"none\" stroke=\"#2a9d2a\" "
+					"stroke-width=\"1.5\" points=\"564.00,36.50\"/>"), "%s", page);
+	cr_assert_not_null(strstr(page, "line: GPU time (its fences&#39; flights)</text>"), "%s",
+			   page);
+	free(page);
+	page = frames_html(1200, false);
+	cr_assert_null(strstr(page, "<polyline"), "no GPU events, no line: %s", page);
+	free(page);
+}

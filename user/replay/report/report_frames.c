@@ -160,6 +160,7 @@ static void gpu_event(void *ctx, const struct katra_event *e)
 /* Each slow frame's GPU side, once every fence's signal is known. */
 static int gpu_sides(struct frames_run *x)
 {
+	kr_fgpu_done(x->gpu);
 	for (unsigned i = 0; i < x->nslow; i++) {
 		struct frame_row *s = &x->slow[i];
 		uint64_t cpu = s->gpu.cpu_ns;
@@ -324,7 +325,15 @@ static void html_page(FILE *f, struct frames_run *x, const uint64_t *sorted)
 		for (unsigned k = 0; k < x->nslow; k++)
 			if (x->slow[k].number == x->lengths[i].id)
 				x->lengths[i].slow = true;
-	kr_svg_bars(f, x->lengths, n, rank(sorted, n, 50), "frame", "frame");
+	/* the GPU time of every frame as a second series, where fences were recorded */
+	uint64_t *gpu = kr_fgpu_any(x->gpu) ? malloc(n * sizeof(*gpu)) : NULL;
+	if (gpu && kr_fgpu_frames_gpu(x->gpu, x->track.pid, x->lengths, n, gpu)) {
+		free(gpu);
+		gpu = NULL;
+	}
+	kr_svg_bars_series(f, x->lengths, n, rank(sorted, n, 50), "frame", "frame", gpu,
+			   "GPU time (its fences' flights)");
+	free(gpu);
 	fprintf(f, "<h2>The slowest frames (%u of %zu)</h2>\n<table><tr><th>#</th><th>frame</th>"
 		"<th>from s</th><th>ms</th><th>x median</th><th class=\"l\">the critical path's "
 		"biggest part</th></tr>\n", x->nslow, n);

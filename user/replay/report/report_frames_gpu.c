@@ -230,18 +230,40 @@ static uint64_t to_flip(const struct kr_fgpu *g, uint64_t pid, uint64_t end_ns)
 	return g->flips[lo].ts - end_ns;
 }
 
-int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
-		  const struct kr_path *p, struct kr_fgpu_frame *out)
+static int by_init(const void *x, const void *y)
+{
+	const struct fgpu_fence *p = x, *q = y;
+
+	return p->init_ns < q->init_ns ? -1 : p->init_ns > q->init_ns;
+}
+
+void kr_fgpu_done(struct kr_fgpu *g)
+{
+	if (g->n)
+		qsort(g->f, g->n, sizeof(*g->f), by_init);
+}
+
+/* The union of the flights of process pid's fences made in [start_ns,
+ * end_ns) (kr_fgpu_done sorted them by their making): 0 or -ENOMEM. */
+static int gpu_time(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
+		    uint64_t *gpu_ns, uint64_t *fences)
 {
 	struct span2 *s = NULL;
-	size_t ns = 0;
+	size_t ns = 0, lo = 0, hi = g->n;
 
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < g->n; i++) {
+	*gpu_ns = *fences = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->f[mid].init_ns < start_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < g->n && g->f[i].init_ns < end_ns; i++) {
 		const struct fgpu_fence *f = &g->f[i];
-		if (f->pid != pid || f->init_ns < start_ns || f->init_ns >= end_ns)
+		if (f->pid != pid)
 			continue;
-		out->fences++;
+		(*fences)++;
 		uint64_t a = f->run_ns && f->done_ns ? f->run_ns : f->init_ns;
 		uint64_t b = f->run_ns && f->done_ns ? f->done_ns : f->signal_ns;
 		if (!b || b < a)
@@ -256,12 +278,40 @@ int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint
 		for (size_t i = 0; i < ns; i++) {
 			uint64_t a = s[i].a > cover ? s[i].a : cover;
 			if (s[i].b > a)
-				out->gpu_ns += s[i].b - a;
+				*gpu_ns += s[i].b - a;
 			if (s[i].b > cover)
 				cover = s[i].b;
 		}
 	}
 	free(s);
+	return 0;
+}
+
+int kr_fgpu_frames_gpu(const struct kr_fgpu *g, uint64_t pid, const struct kr_bar *b, size_t n,
+		       uint64_t *out)
+{
+	uint64_t fences;
+
+	if (n != g->npresents)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end = g->presents[i], start = end - b[i].ns;
+		int rc = gpu_time(g, pid, start, end, &out[i], &fences);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
+		  const struct kr_path *p, struct kr_fgpu_frame *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = gpu_time(g, pid, start_ns, end_ns, &out->gpu_ns, &out->fences);
+	if (rc)
+		return rc;
 	out->to_flip_ns = to_flip(g, pid, end_ns);
 	out->run_ns = p->by_type_ns[KR_HOP_RUN];
 	for (uint32_t k = 0; k < p->nhops; k++) {
@@ -337,8 +387,16 @@ void kr_fgpu_html(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		return;
 	kr_fgpu_text(m, g, rp, fr, p);
 	fclose(m);
+	/* escaping drops control bytes: the lines one by one */
 	fputs("<pre class=\"gpu\">", f);
-	kr_html_escape(f, t);
+	for (char *line = t, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		kr_html_escape(f, line);
+		if (nl)
+			fputc('\n', f);
+	}
 	fputs("</pre>\n", f);
 	free(t);
 }

@@ -27,6 +27,12 @@ void kr_fgpu_free(struct kr_fgpu *g);
 void kr_fgpu_event(struct kr_fgpu *g, const struct katra_event *e);
 /* The track's frame that ended at end_ns (its present), in order. */
 void kr_fgpu_present(struct kr_fgpu *g, uint64_t end_ns);
+/* Every event fed: sorts the fences by their making (before the below). */
+void kr_fgpu_done(struct kr_fgpu *g);
+/* out[i]: the GPU time of frame b[i] (its length; its end the i-th
+ * kr_fgpu_present).  0, -EINVAL (not one end a bar) or -ENOMEM. */
+int kr_fgpu_frames_gpu(const struct kr_fgpu *g, uint64_t pid, const struct kr_bar *b, size_t n,
+		       uint64_t *out);
 /* Whether the trace had any GPU event. */
 bool kr_fgpu_any(const struct kr_fgpu *g);
 /* The GPU side of process pid's frame [start_ns, end_ns) with path p
