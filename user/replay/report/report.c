@@ -741,8 +741,11 @@ int kr_report_add(struct kr_report *rp, const struct katra_record *rec)
 		rp->last_ns = ts;
 	if (rec->type == KATRA_RECORD_EPOCH_MARKER)
 		rp->error = add_mark(rp, &rec->u.epoch);
-	else if (rec->type == KATRA_RECORD_EVENT)
+	else if (rec->type == KATRA_RECORD_EVENT) {
+		if (rp->o.on_event)
+			rp->o.on_event(rp->o.ctx, &rec->u.event);
 		rp->error = add_event(rp, &rec->u.event);
+	}
 	return rp->error;
 }
 

@@ -199,6 +199,9 @@ struct kr_report_opts {
 	 * hands that window over; type, tid, pid, from_ns, to_ns and kind
 	 * (BLOCKED: the syscall kind) are filled */
 	void (*on_hop)(void *ctx, const struct kr_hop *h);
+	/* when set: sees every event before the model takes it (report
+	 * --frames keeps the GPU layer's fences) */
+	void (*on_event)(void *ctx, const struct katra_event *e);
 	void *ctx;
 	/* fed the trace's call stacks (Module, Stack, StackOf: names/stackidx.h),
 	 * which the path's hops then show; NULL: none */

@@ -17,6 +17,7 @@
 #include "replay/names/stackidx.h"
 #include "replay/util/open.h"
 #include "replay/util/out.h"
+#include "report_frames_gpu.h"
 #include "report_render.h"
 
 #define KR_FRAMES_SLOWEST_MAX 100
@@ -26,6 +27,7 @@ struct frame_row {
 	uint64_t number, start_ns, end_ns;
 	char name[KR_NAME_MAX];
 	struct kr_path path;
+	struct kr_fgpu_frame gpu;
 };
 
 struct frames_run {
@@ -43,6 +45,7 @@ struct frames_run {
 	struct kr_frame others[KR_FRAMES_OTHER_TRACKS];
 	unsigned nothers;                    /* other tracks (the first ones) */
 	uint64_t other_presents, unreadable; /* Frame epochs of other tracks; unparsed names */
+	struct kr_fgpu *gpu;                 /* the GPU layer's fences */
 	int error;
 };
 
@@ -113,6 +116,10 @@ static int keep_slow(struct frames_run *x, const struct kr_window *w, uint64_t n
 	x->slow[i].start_ns = w->start_ns;
 	x->slow[i].end_ns = w->end_ns;
 	x->slow[i].path = *w->path;
+	memset(&x->slow[i].gpu, 0, sizeof(x->slow[i].gpu));
+	for (uint32_t k = 0; k < w->nthreads; k++)
+		if (w->threads[k].pid == x->track.pid)
+			x->slow[i].gpu.cpu_ns += w->threads[k].on_cpu_ns;
 	size_t n = x->closing->name.len < KR_NAME_MAX - 1 ? x->closing->name.len : KR_NAME_MAX - 1;
 	memset(x->slow[i].name, 0, sizeof(x->slow[i].name));
 	memcpy(x->slow[i].name, x->closing->name.ptr, n);
@@ -140,9 +147,31 @@ static void on_frame(void *ctx, const struct kr_report *rp, const struct kr_wind
 		x->cap = nc;
 	}
 	x->lengths[x->nlengths++] = (struct kr_bar){ f.number, w->end_ns - w->start_ns, false };
+	kr_fgpu_present(x->gpu, w->end_ns);
 	rc = keep_slow(x, w, f.number);
 	if (rc)
 		x->error = rc;
+}
+
+static void gpu_event(void *ctx, const struct katra_event *e)
+{
+	kr_fgpu_event(((struct frames_run *)ctx)->gpu, e);
+}
+
+/* Each slow frame's GPU side, once every fence's signal is known. */
+static int gpu_sides(struct frames_run *x)
+{
+	kr_fgpu_done(x->gpu);
+	for (unsigned i = 0; i < x->nslow; i++) {
+		struct frame_row *s = &x->slow[i];
+		uint64_t cpu = s->gpu.cpu_ns;
+		int rc = kr_fgpu_frame(x->gpu, x->track.pid, s->start_ns, s->end_ns, &s->path,
+				       &s->gpu);
+		if (rc)
+			return rc;
+		s->gpu.cpu_ns = cpu;
+	}
+	return 0;
 }
 
 /* The marker that ended a frame is known while its record is fed only. */
@@ -212,6 +241,8 @@ static void text(FILE *f, const struct frames_run *x, const uint64_t *sorted)
 		kr_ts(f, s->end_ns);
 		fputc('\n', f);
 		kr_text_path(f, x->rp, &s->path, x->r.top);
+		fputc('\n', f);
+		kr_fgpu_text(f, x->gpu, x->rp, &s->gpu, &s->path);
 	}
 }
 
@@ -243,6 +274,7 @@ static void json(FILE *f, const struct frames_run *x, const uint64_t *sorted)
 		fprintf(f, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"length_ns\":%" PRIu64,
 			s->start_ns, s->end_ns, s->end_ns - s->start_ns);
 		kr_json_path(f, x->rp, &s->path);
+		kr_fgpu_json(f, x->gpu, x->rp, &s->gpu, &s->path);
 		fputc('}', f);
 	}
 	fputs("]}}\n", f);
@@ -294,7 +326,15 @@ static void html_page(FILE *f, struct frames_run *x, const uint64_t *sorted)
 		for (unsigned k = 0; k < x->nslow; k++)
 			if (x->slow[k].number == x->lengths[i].id)
 				x->lengths[i].slow = true;
-	kr_svg_bars(f, x->lengths, n, rank(sorted, n, 50), "frame", "frame");
+	/* the GPU time of every frame as a second series, where fences were recorded */
+	uint64_t *gpu = kr_fgpu_any(x->gpu) ? malloc(n * sizeof(*gpu)) : NULL;
+	if (gpu && kr_fgpu_frames_gpu(x->gpu, x->track.pid, x->lengths, n, gpu)) {
+		free(gpu);
+		gpu = NULL;
+	}
+	kr_svg_bars_series(f, x->lengths, n, rank(sorted, n, 50), "frame", "frame", gpu,
+			   "GPU time (its fences' flights)");
+	free(gpu);
 	fprintf(f, "<h2>The slowest frames (%u of %zu)</h2>\n<table><tr><th>#</th><th>frame</th>"
 		"<th>from s</th><th>ms</th><th>x median</th><th class=\"l\">the critical path's "
 		"biggest part</th></tr>\n", x->nslow, n);
@@ -335,6 +375,7 @@ static void html_page(FILE *f, struct frames_run *x, const uint64_t *sorted)
 			"%.6f s .. %.6f s</h2>\n", s->number, i + 1, s->number,
 			ms(s->end_ns - s->start_ns), s->start_ns / 1e9, s->end_ns / 1e9);
 		kr_html_path(f, x->rp, &s->path, x->r.top);
+		kr_fgpu_html(f, x->gpu, x->rp, &s->gpu, &s->path);
 		fputs("<p><a href=\"#top\">back to the chart</a></p></section>\n", f);
 	}
 	kr_html_tail(f);
@@ -380,11 +421,14 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 	mo.index_cap = o->index_cap;
 	mo.on_window = on_frame;
 	mo.mark_filter = keep_mark;
+	mo.on_event = gpu_event;
 	mo.ctx = &x;
 	/* the slowest frames' paths are printed after the last record: their
 	 * hops can show the call stacks, which follow the events */
 	mo.stacks = kr_stackidx_new(o->symbols);
-	ret = mo.stacks ? kr_report_new(&x.rp, x.r.h, &mo) : -ENOMEM;
+	ret = mo.stacks ? kr_fgpu_new(&x.gpu) : -ENOMEM;
+	if (!ret)
+		ret = kr_report_new(&x.rp, x.r.h, &mo);
 	if (ret) {
 		fprintf(err, "katra-replay: report: %s\n", ret == -EINVAL ?
 			"--index-cap must be a power of two" : strerror(-ret));
@@ -394,6 +438,8 @@ int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *
 	if (ret)
 		goto cleanup;
 	ret = x.error;
+	if (!ret)
+		ret = gpu_sides(&x);
 	if (!ret && x.nlengths && !(sorted = malloc(x.nlengths * sizeof(*sorted))))
 		ret = -ENOMEM;
 	if (ret) {
@@ -425,6 +471,7 @@ cleanup:
 	free(x.slow);
 	kr_report_free(x.rp);
 	kr_stackidx_free(mo.stacks);
+	kr_fgpu_free(x.gpu);
 	katra_reader_close(r);
 	return ret;
 }

@@ -64,6 +64,12 @@ struct kr_bar {
 };
 void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
 		 const char *prefix, const char *what);
+/* The same with a second series drawn as a line over the bars: series[i]
+ * for bar i (the value of the bar each column shows), named by its label;
+ * NULL: none. */
+void kr_svg_bars_series(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
+			const char *prefix, const char *what, const uint64_t *series,
+			const char *label);
 /* The page's style and the facts table; the timeline's legend. */
 void kr_html_timeline_legend(FILE *f);
 /* Text that goes into HTML or SVG: & < > " ' escaped, control bytes dropped. */

@@ -216,12 +216,57 @@ void kr_svg_timeline(FILE *f, const struct kr_report *rp, const struct kr_path *
 #define BARS_H 180
 #define BARS_W 1000
 #define BAR_COLOR "#4682b4"
+#define SERIES_COLOR "#2a9d2a"
+
+/* The bar a column [from, to) shows: its longest, a slow one first. */
+static size_t bar_shown(const struct kr_bar *b, size_t from, size_t to)
+{
+	size_t top = from;
+	bool slow = false;
+
+	for (size_t i = from; i < to; i++) {
+		if (b[i].ns > b[top].ns)
+			top = i;
+		slow |= b[i].slow;
+	}
+	if (slow)
+		for (size_t i = from; i < to; i++)
+			if (b[i].slow && (!b[top].slow || b[i].ns > b[top].ns))
+				top = i;
+	return top;
+}
 
 /* One bar per window in order (a window per pixel column at most: beyond
  * that a column shows the longest of its windows); the slow ones red and
  * each a link to its section (#PREFIX-ID); a dashed line at the median. */
+/* The second series: at each column the value of the bar it shows (the
+ * same choice as the bars'), a polyline with a title per point. */
+static void bars_series(FILE *f, const struct kr_bar *b, size_t n, size_t cols, double bw,
+			uint64_t max, const uint64_t *series, const char *label)
+{
+	fputs("<polyline class=\"series\" fill=\"none\" stroke=\"" SERIES_COLOR "\" "
+	      "stroke-width=\"1.5\" points=\"", f);
+	for (size_t c = 0; c < cols; c++) {
+		size_t i = bar_shown(b, c * n / cols, (c + 1) * n / cols);
+		fprintf(f, "%s%.2f,%.2f", c ? " " : "", BARS_LEFT + c * bw + bw / 2,
+			BARS_TOP + BARS_H - (double)BARS_H * (double)series[i] / (double)max);
+	}
+	fputs("\"/>\n", f);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"seriesname\" fill=\"" SERIES_COLOR "\">"
+		"line: ", BARS_LEFT, BARS_TOP - 4);
+	kr_html_escape(f, label);
+	fputs("</text>\n", f);
+}
+
 void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
 		 const char *prefix, const char *what)
+{
+	kr_svg_bars_series(f, b, n, median_ns, prefix, what, NULL, NULL);
+}
+
+void kr_svg_bars_series(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
+			const char *prefix, const char *what, const uint64_t *series,
+			const char *label)
 {
 	size_t cols = n < BARS_W ? n : BARS_W;
 	uint64_t max = 1;
@@ -229,9 +274,12 @@ void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
 
 	if (!n)
 		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (b[i].ns > max)
 			max = b[i].ns;
+		if (series && series[i] > max)
+			max = series[i];
+	}
 	bw = (double)BARS_W / (double)cols;
 	fprintf(f, "<svg width=\"%d\" height=\"%d\" class=\"bars\" role=\"img\" aria-label=\"%s "
 		"times\">\n", BARS_LEFT + BARS_W + 110, BARS_TOP + BARS_H + 34, what);
@@ -243,18 +291,7 @@ void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
 			BARS_LEFT + BARS_W, y, BARS_LEFT - 4, y + 4, (double)max * k / 4.0 / 1e6);
 	}
 	for (size_t c = 0; c < cols; c++) {
-		size_t from = c * n / cols, to = (c + 1) * n / cols, top = from;
-		bool slow = false;
-
-		for (size_t i = from; i < to; i++) {
-			if (b[i].ns > b[top].ns)
-				top = i;
-			slow |= b[i].slow;
-		}
-		if (slow)
-			for (size_t i = from; i < to; i++)
-				if (b[i].slow && (!b[top].slow || b[i].ns > b[top].ns))
-					top = i;
+		size_t top = bar_shown(b, c * n / cols, (c + 1) * n / cols);
 		double h = (double)BARS_H * (double)b[top].ns / (double)max;
 		double x = BARS_LEFT + c * bw;
 
@@ -266,6 +303,8 @@ void kr_svg_bars(FILE *f, const struct kr_bar *b, size_t n, uint64_t median_ns,
 			what, b[top].id, (double)b[top].ns / 1e6);
 		fputs(b[top].slow ? "</a>\n" : "\n", f);
 	}
+	if (series)
+		bars_series(f, b, n, cols, bw, max, series, label);
 	if (median_ns) {
 		double y = BARS_TOP + BARS_H - (double)BARS_H * (double)median_ns / (double)max;
 
