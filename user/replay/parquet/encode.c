@@ -96,8 +96,10 @@ void kp_delta(struct kbuf *out, const uint8_t *p, size_t n)
 	kt_varint(out, DBP_BLOCK);
 	kt_varint(out, DBP_BLOCK / DBP_MINI);
 	kt_varint(out, n);
-	memcpy(&prev, p, n ? 8 : 0);
-	kt_varint(out, kt_zigzag(n ? (int64_t)le64toh(prev) : 0));
+	prev = 0;
+	if (n)
+		memcpy(&prev, p, 8);
+	kt_varint(out, kt_zigzag((int64_t)le64toh(prev)));
 	for (size_t i = 1; i < n;) {
 		size_t k = n - i < DBP_BLOCK ? n - i : DBP_BLOCK, used;
 		int64_t min = INT64_MAX;

@@ -224,7 +224,8 @@ void kr_pf_finish(struct kr_perframe *pf)
 	size_t it = 0, out = 0;
 
 	for (unsigned i = 0; i < pf->ntracks; i++)
-		qsort(pf->tracks[i].flip, pf->tracks[i].nflip, sizeof(uint64_t), cmp_flip);
+		if (pf->tracks[i].nflip)
+			qsort(pf->tracks[i].flip, pf->tracks[i].nflip, sizeof(uint64_t), cmp_flip);
 	while ((r = kr_xmap_next(&pf->rows, &it)))
 		if (r->cur_count)
 			push_cell(pf, r->id, r->cur_frame, r->cur_count, r->cur_ns);
