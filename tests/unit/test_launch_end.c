@@ -10,9 +10,15 @@
 
 #include "record/targets/targets.h"
 
-/* A child that ignores the signals in ign (0: none), then waits to be ended. */
+/* A child that ignores the signals in ign (0: none), then waits to be
+ * ended; returned once it says its dispositions are set (a pipe, not a
+ * sleep: a loaded machine may not run the child for a while). */
 static pid_t child_ignoring(int ign, int ign2)
 {
+	int ready[2];
+	char c;
+
+	cr_assert_eq(pipe(ready), 0);
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -20,11 +26,15 @@ static pid_t child_ignoring(int ign, int ign2)
 			signal(ign, SIG_IGN);
 		if (ign2)
 			signal(ign2, SIG_IGN);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
 		for (;;)
 			pause();
 	}
 	cr_assert_gt(pid, 0);
-	usleep(20000); /* its dispositions set */
+	close(ready[1]);
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the child never said it was ready");
+	close(ready[0]);
 	return pid;
 }
 
@@ -60,9 +70,12 @@ Test(launch_end, a_command_that_had_exited_is_only_reaped)
 	pid_t pid = fork();
 	int st = -1;
 
+	siginfo_t si;
+
 	if (pid == 0)
 		_exit(7);
-	usleep(50000);
+	/* exited and not reaped (WNOWAIT): what the capture's end finds */
+	cr_assert_eq(waitid(P_PID, pid, &si, WEXITED | WNOWAIT), 0);
 	struct katra_launch l = { pid, -1, NULL };
 	cr_assert_eq(katra_launch_end(&l, 2000, &st), KATRA_LAUNCH_HAD_EXITED);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 7);
