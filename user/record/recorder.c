@@ -625,21 +625,26 @@ int katra_record_run(const struct katra_record_opts *opts, struct katra_record_r
 	rc = check(r);
 	if (!rc && !(r->hs = calloc(1, sizeof(*r->hs))))
 		rc = -ENOMEM;
-	timing(r, "check");
+	if (!rc)
+		timing(r, "check");
 	if (!rc)
 		rc = load(r);
-	timing(r, "load");
+	if (!rc)
+		timing(r, "load");
 	if (!rc)
 		rc = attach(r);
-	timing(r, "attach");
+	if (!rc)
+		timing(r, "attach");
 	if (!rc)
 		rc = open_capture(r);
-	timing(r, "open");
+	if (!rc)
+		timing(r, "open");
 	if (!rc)
 		rc = recorder_stacks_start(r);
 	if (!rc)
 		rc = go_live(r);
-	timing(r, "live");
+	if (!rc)
+		timing(r, "live");
 	if (!rc)
 		rc = recorder_run(r);
 	if (!rc) {
