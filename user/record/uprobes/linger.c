@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ struct linger_args {
 
 static bool fork_child(const int *fds, size_t n, int *release_fd)
 {
-	int keep[LINGER_FDS_MAX + 1], p[2], open_max = (int)sysconf(_SC_OPEN_MAX);
+	int keep[LINGER_FDS_MAX + 2], p[2], closed[2], open_max = (int)sysconf(_SC_OPEN_MAX);
 	/* tests: the child holds the links this long after the cue, to be seen */
 	const char *hold = getenv("KATRA_TEST_LINGER_MS");
 	struct timespec hold_ts = { hold ? atoi(hold) / 1000 : 0,
@@ -52,10 +53,16 @@ static bool fork_child(const int *fds, size_t n, int *release_fd)
 	*release_fd = -1;
 	if (!n || n > LINGER_FDS_MAX || pipe2(p, O_CLOEXEC))
 		return false;
+	if (pipe2(closed, O_CLOEXEC)) {
+		close(p[0]);
+		close(p[1]);
+		return false;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (fds[i] >= 0)
 			keep[nk++] = fds[i];
 	keep[nk++] = p[0];
+	keep[nk++] = closed[1];
 	qsort(keep, nk, sizeof(keep[0]), cmp_int);
 	if (open_max <= 0 || open_max > 65536)
 		open_max = 65536;
@@ -72,6 +79,11 @@ static bool fork_child(const int *fds, size_t n, int *release_fd)
 			lo = keep[i] + 1;
 		}
 		close_span(lo, ~0u >> 1, open_max);
+		/* said before the recorder goes on: once it has exited, no
+		 * file of its (the trace, its rings) is held here */
+		if (write(closed[1], "c", 1) < 0)
+			_exit(1);
+		close(closed[1]);
 		/* EOF: the recorder has closed its copies; ours are the last */
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
@@ -81,10 +93,18 @@ static bool fork_child(const int *fds, size_t n, int *release_fd)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(p[0]);
+	close(closed[1]);
 	if (child < 0) {
+		close(closed[0]);
 		close(p[1]);
 		return false;
 	}
+	/* bounded: a child that never runs costs the recorder a second, not
+	 * its exit (EOF too if the child died) */
+	struct pollfd pfd = { closed[0], POLLIN, 0 };
+	while (poll(&pfd, 1, 1000) < 0 && errno == EINTR)
+		;
+	close(closed[0]);
 	*release_fd = p[1];
 	return true;
 }
