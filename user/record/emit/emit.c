@@ -63,8 +63,14 @@ int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
 		rc = ktable_init(&e->frames, KATRA_FRAME_TRACKS, sizeof(struct frame_track));
 	if (!rc)
 		rc = ktable_init(&e->wine_pipes, KATRA_WINE_PIPES, sizeof(struct wine_pipe));
+	/* a path reaches the ring at once, its syscall's records through the
+	 * per-CPU staging, released by the marker's marks (up to 5 ms apart,
+	 * more on a CPU the recorder shares with busy threads): 16384 waiting
+	 * paths (4.6 MiB, only with --paths) cover that lag at 40,000 opens a
+	 * second; 1024 lost paths with two CPU hogs beside a find|cat of 3,000
+	 * files */
 	if (!rc && record_paths)
-		rc = ktable_init(&e->paths, 1024, sizeof(struct path_slot));
+		rc = ktable_init(&e->paths, KATRA_PATHS_WAITING, sizeof(struct path_slot));
 	if (!rc && record_paths)
 		rc = ktable_init(&e->exec_paths, 256, sizeof(struct exec_path));
 	if (!rc) { /* ids are below PID_MAX_LIMIT: a bit each, pages touched as used */
@@ -304,7 +310,7 @@ void emit_stash_path(struct emitter *e, const struct katra_ev_path *path)
 				   &created);
 	}
 	if (!ps) {
-		/* 1024 recent paths waiting: this syscall is written without its
+		/* KATRA_PATHS_WAITING recent paths waiting: this syscall is written without its
 		 * path, a loss like an eviction (a drain far behind) */
 		e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
 		return;

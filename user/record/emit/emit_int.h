@@ -136,6 +136,8 @@ struct frame_track {
 
 /* A path waits here from its ring record until its syscall's Begin is
  * written (several syscalls of one thread can be drained before that). */
+#define KATRA_PATHS_WAITING 16384
+
 struct path_slot {
 	uint64_t enter_ts;
 	uint32_t tid;
