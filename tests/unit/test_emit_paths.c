@@ -27,7 +27,7 @@ Test(emit_paths, a_path_the_full_stash_refuses_is_counted)
 	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
 	cr_assert_eq(emitter_init(&e, w, START, 0, true, &lim), 0);
 	/* all within a second of each other: none old enough to give way */
-	for (n = 0; n < 5000; n++) {
+	for (n = 0; n < KATRA_PATHS_WAITING + 1000; n++) {
 		struct katra_ev_path p = {
 			.head = { .type = KATRA_EV_PATH, .tid = 100 + n, .tgid = 100 + n,
 				  .ts = START + n },
@@ -38,7 +38,7 @@ Test(emit_paths, a_path_the_full_stash_refuses_is_counted)
 		if (e.st.evictions[KATRA_DROP_SPAN_TABLE])
 			break;
 	}
-	cr_assert_lt(n, 5000, "5000 recent paths stashed, none refused and counted");
+	cr_assert_eq(n, KATRA_PATHS_WAITING, "%u recent paths stashed before the first refused and counted", n);
 	cr_assert_eq(e.st.evictions[KATRA_DROP_SPAN_TABLE], 1, "the first refused path");
 	emitter_free(&e);
 	katra_writer_close(w);
