@@ -99,13 +99,9 @@ static struct kp_column *value_slot(struct kp_file *f, unsigned col)
 	return c;
 }
 
-void kp_i64(struct kp_file *f, unsigned col, int64_t v)
+/* a signed column's statistics (INT64 and INT32 alike) */
+static inline void stat_signed(struct kp_column *c, int64_t v)
 {
-	struct kp_column *c = value_slot(f, col);
-
-	if (!c)
-		return;
-	kbuf_u64le(&c->values, (uint64_t)v);
 	if (!c->any) {
 		c->any = true;
 		c->min = c->max = v;
@@ -114,6 +110,16 @@ void kp_i64(struct kp_file *f, unsigned col, int64_t v)
 	} else if (v > c->max) {
 		c->max = v;
 	}
+}
+
+void kp_i64(struct kp_file *f, unsigned col, int64_t v)
+{
+	struct kp_column *c = value_slot(f, col);
+
+	if (!c)
+		return;
+	kbuf_u64le(&c->values, (uint64_t)v);
+	stat_signed(c, v);
 }
 
 void kp_u64(struct kp_file *f, unsigned col, uint64_t v)
@@ -140,14 +146,7 @@ void kp_i32(struct kp_file *f, unsigned col, int32_t v)
 	if (!c)
 		return;
 	kbuf_u32le(&c->values, (uint32_t)v);
-	if (!c->any) {
-		c->any = true;
-		c->min = c->max = v;
-	} else if (v < c->min) {
-		c->min = v;
-	} else if (v > c->max) {
-		c->max = v;
-	}
+	stat_signed(c, v);
 }
 
 void kp_bool(struct kp_file *f, unsigned col, bool v)
