@@ -17,15 +17,43 @@ struct fence_rec {
 	__u32 seqno;
 };
 
-/* (context << 32 | seqno) -> the tracked tgid that made the fence; an entry
- * leaves when the fence signals or is freed.  A full table is counted (the
- * fence's later events in other contexts are then not written). */
+/* Whose a fence is: the tracked tgid that made it, and the probes' number
+ * for a fence the driver numbers at its emit (katra_ev_gpu_fence.token). */
+struct gpu_owner {
+	__u32 tgid;
+	__u32 token;
+};
+
+/* (context << 32 | seqno) -> its owner; an entry leaves when the fence
+ * signals or is freed.  A full table is counted (the fence's later events
+ * in other contexts are then not written). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
-	__type(value, __u32);
+	__type(value, struct gpu_owner);
 } gpu_fences SEC(".maps");
+
+/* A fence made with seqno 0 by a tracked thread (virtio_gpu: the driver
+ * numbers it at its emit, possibly in a worker), by its struct dma_fence *
+ * (the raw tracepoints' argument) -> its owner, until its emit moves it
+ * into gpu_fences under its number.  LRU: one never emitted (a commit that
+ * failed) ages out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct gpu_owner);
+} gpu_fence_ptrs SEC(".maps");
+
+/* Per CPU: the next token's count (tokens are bit 31 | cpu << 24 | count:
+ * unique without an atomic fetch, which 5.10's BPF lacks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} gpu_tokens SEC(".maps");
 
 /* Contexts whose names were written (KATRA_EV_GPU_TIMELINE): once each. */
 struct {
@@ -77,23 +105,45 @@ static __always_inline bool in_own_task(void)
 	return at >= lo && at < hi;
 }
 
+/* One fence event of OWN's fence (pid_tgid 0: not in a tracked thread). */
+static __always_inline void put_fence(__u32 cpu, __u64 pid_tgid, __u64 ts, __u32 context,
+				      __u32 seqno, __u32 what, const struct gpu_owner *own)
+{
+	struct katra_ev_gpu_fence *e;
+	void *rb;
+
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		return;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
+	e->context = context;
+	e->seqno = seqno;
+	e->what = what;
+	e->owner_tgid = own->tgid;
+	e->token = own->token;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+}
+
 static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 key = (__u64)r->context << 32 | r->seqno;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
-	struct katra_ev_gpu_fence *e;
-	__u32 owner = 0, *o, cpu;
+	struct gpu_owner own = { 0, 0 }, *o;
+	__u32 cpu;
 	__u64 ts;
-	void *rb;
 
 	if (what == KATRA_GPU_FENCE_INIT) {
 		if (!mine)
 			return 0;
-		owner = pid_tgid >> 32;
-		katra_map_put(&gpu_fences, &key, &owner, BPF_ANY, KTABLE_GPU);
+		own.tgid = pid_tgid >> 32;
+		/* numbered at its emit: its init is gv_dma_fence_init's, by
+		 * its pointer; only its names here */
+		if (r->seqno)
+			katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
 	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
-		owner = *o;
+		own = *o;
 		if (what == KATRA_GPU_FENCE_SIGNALED || what == KATRA_GPU_FENCE_DESTROY)
 			bpf_map_delete_elem(&gpu_fences, &key);
 	} else if (!mine || what == KATRA_GPU_FENCE_DESTROY) {
@@ -106,16 +156,8 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 	if (!mine)
 		pid_tgid = 0;
 	put_names(r, cpu, pid_tgid, ts);
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
-	e->context = r->context;
-	e->seqno = r->seqno;
-	e->what = what;
-	e->owner_tgid = owner;
-	katra_submit(rb, e, cpu);
-out:
+	if (what != KATRA_GPU_FENCE_INIT || r->seqno)
+		put_fence(cpu, pid_tgid, ts, r->context, r->seqno, what, &own);
 	katra_idle(cpu);
 	return 0;
 }
@@ -126,10 +168,87 @@ int gp_dma_fence_init(struct fence_rec *r)
 	return on_fence(r, KATRA_GPU_FENCE_INIT);
 }
 
-SEC("tracepoint/dma_fence/dma_fence_emit")
-int gp_dma_fence_emit(struct fence_rec *r)
+/* ---- fences numbered at their emit (virtio_gpu_fence_alloc inits with
+ * seqno 0, virtio_gpu_fence_emit numbers it, in the submitting thread or a
+ * commit's worker): raw tracepoints, whose argument is the struct
+ * dma_fence * itself (vmlinux BTF, on every supported kernel), carry such a
+ * fence from its init to its number.  The classic init above writes its
+ * timeline's names; the emit is this program's for every fence. */
+
+/* The last fence a tracked process owns that this CPU emitted: a
+ * virtio_gpu command queued right after it (same thread, the queue's lock
+ * held) with its fence_id is that fence's. */
+struct gpu_emitted {
+	__u64 seqno;
+	__u32 context;
+	struct gpu_owner own;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gpu_emitted);
+} gpu_last_emit SEC(".maps");
+
+SEC("raw_tp/dma_fence_init")
+int BPF_PROG(gv_dma_fence_init, struct dma_fence *fence)
 {
-	return on_fence(r, KATRA_GPU_FENCE_EMIT);
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), ptr = (__u64)fence;
+	struct gpu_owner own;
+	__u32 zero = 0, cpu, *n;
+
+	if (BPF_CORE_READ(fence, seqno) || !katra_tracked(pid_tgid >> 32) || !in_own_task())
+		return 0;
+	n = bpf_map_lookup_elem(&gpu_tokens, &zero);
+	if (!n)
+		return 0;
+	cpu = katra_busy();
+	own.tgid = pid_tgid >> 32;
+	own.token = 0x80000000u | (cpu & 0x7f) << 24 | (++*n & 0xffffff);
+	katra_map_put(&gpu_fence_ptrs, &ptr, &own, BPF_ANY, KTABLE_GPU);
+	put_fence(cpu, pid_tgid, bpf_ktime_get_ns(), (__u32)BPF_CORE_READ(fence, context), 0,
+		  KATRA_GPU_FENCE_INIT, &own);
+	katra_idle(cpu);
+	return 0;
+}
+
+SEC("raw_tp/dma_fence_emit")
+int BPF_PROG(gv_dma_fence_emit, struct dma_fence *fence)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), ptr = (__u64)fence, seqno64;
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct gpu_owner own = { 0, 0 }, *o;
+	struct gpu_emitted *last;
+	__u32 context, zero = 0, cpu;
+	__u64 key;
+
+	context = (__u32)BPF_CORE_READ(fence, context);
+	seqno64 = BPF_CORE_READ(fence, seqno);
+	key = (__u64)context << 32 | (__u32)seqno64;
+	if ((o = bpf_map_lookup_elem(&gpu_fence_ptrs, &ptr))) {
+		/* numbered now: from here on known by (context, seqno) */
+		own = *o;
+		bpf_map_delete_elem(&gpu_fence_ptrs, &ptr);
+		katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
+	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
+		own = *o;
+	} else if (!mine) {
+		return 0;
+	} else {
+		own.tgid = pid_tgid >> 32;
+	}
+	last = bpf_map_lookup_elem(&gpu_last_emit, &zero);
+	if (last) {
+		last->seqno = seqno64;
+		last->context = context;
+		last->own = own;
+	}
+	cpu = katra_busy();
+	put_fence(cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns(), context, (__u32)seqno64,
+		  KATRA_GPU_FENCE_EMIT, &own);
+	katra_idle(cpu);
+	return 0;
 }
 
 SEC("tracepoint/dma_fence/dma_fence_enable_signal")
@@ -188,10 +307,9 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
-	struct katra_ev_gpu_fence *e;
-	__u32 owner, *o, cpu, context, seqno;
+	struct gpu_owner own, *o;
+	__u32 cpu, context, seqno;
 	__u64 key;
-	void *rb;
 
 	/* a layout without the fence: nothing read (the reads are dead code,
 	 * never loaded as relocations the kernel cannot resolve) */
@@ -203,18 +321,14 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	o = bpf_map_lookup_elem(&gpu_fences, &key);
 	if (!o && !mine)
 		return 0;
-	owner = o ? *o : pid_tgid >> 32;
+	if (o) {
+		own = *o;
+	} else {
+		own.tgid = pid_tgid >> 32;
+		own.token = 0;
+	}
 	cpu = katra_busy();
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns());
-	e->context = context;
-	e->seqno = seqno;
-	e->what = what;
-	e->owner_tgid = owner;
-	katra_submit(rb, e, cpu);
-out:
+	put_fence(cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns(), context, seqno, what, &own);
 	katra_idle(cpu);
 	return 0;
 }
@@ -311,20 +425,10 @@ struct {
 static __always_inline int put_vblank(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
 				      __u64 pid_tgid)
 {
-	struct katra_ev_gpu_fence *e;
+	struct gpu_owner own = { owner, 0 };
 	__u32 cpu = katra_busy();
-	void *rb;
 
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, bpf_ktime_get_ns());
-	e->context = (__u32)crtc;
-	e->seqno = seq;
-	e->what = what;
-	e->owner_tgid = owner;
-	katra_submit(rb, e, cpu);
-out:
+	put_fence(cpu, pid_tgid, bpf_ktime_get_ns(), (__u32)crtc, seq, what, &own);
 	katra_idle(cpu);
 	return 0;
 }

@@ -384,6 +384,12 @@ struct katra_ev_gpu_fence {
 	__u32 seqno;
 	__u32 what;       /* KATRA_GPU_FENCE_* */
 	__u32 owner_tgid; /* the process that made it, 0: not a tracked one's */
+	/* A fence the driver numbers only at its emit (made with seqno 0:
+	 * virtio_gpu): the probes' own number for it (bit 31 set, never 0),
+	 * the same in all its events, from its init (seqno 0) on; 0 for the
+	 * others.  User space keys such a fence by it (request_id). */
+	__u32 token;
+	__u32 pad;
 };
 
 /* A fence context's names, written before its first fence event (once per
@@ -706,7 +712,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit reco
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_task_rename) == 48, "task rename record");
-KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_fence) == 40, "gpu fence record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_fence) == 48, "gpu fence record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_timeline) == 96, "gpu timeline record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");

@@ -34,6 +34,19 @@ static void fence(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what,
 	pipeline_on_record(pl, &f, sizeof(f));
 }
 
+/* A fence numbered at its emit (virtio_gpu): seqno 0 at its init, the
+ * probes' token in all its records. */
+static void fence_tok(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what,
+		      uint32_t seqno, uint32_t token)
+{
+	struct katra_ev_gpu_fence f = {
+		.head = { KATRA_EV_GPU_FENCE, 0, tid ? GAME : 0, tid, START + ts },
+		.context = 9, .seqno = seqno, .what = what, .owner_tgid = GAME, .token = token,
+	};
+
+	pipeline_on_record(pl, &f, sizeof(f));
+}
+
 static void names(struct pipeline *pl, uint64_t ts)
 {
 	struct katra_ev_gpu_timeline t = {
@@ -245,5 +258,66 @@ Test(gpu, a_vblank_event_links_to_its_ioctl_and_its_vblank)
 	cr_assert_eq(ev[at[3]].ncauses, 0);
 	cr_assert_eq(ev[at[4]].ncauses, 1);
 	cr_assert_eq(ev[at[4]].causes[0], ev[at[3]].seq);
+	temp_dir_remove(t.dir);
+}
+
+/* Two fences numbered at their emit, made (seqno 0) in one ioctl each,
+ * emitted there, signalled from the driver's worker (thread 0) in the
+ * other order: each keeps its token as request_id from its init on, and
+ * its emit and signal link to its own init. */
+Test(gpu, a_fence_numbered_at_its_emit_keeps_its_token_and_links_to_its_init)
+{
+	const uint32_t tok[2] = { 0x80000001u, 0x81000001u };
+	struct pl_ev ev[32];
+	struct pl_trace t;
+	size_t init[2] = { 0 }, emit[2] = { 0 }, sig[2] = { 0 }, ni = 0, ne = 0, ns = 0, ioctl[2],
+	       nb = 0;
+
+	pl_trace_open(&t, 1, START);
+	names(&t.pl, 11);
+	fence_tok(&t.pl, GAME, 12, KATRA_GPU_FENCE_INIT, 0, tok[0]);
+	fence_tok(&t.pl, GAME, 13, KATRA_GPU_FENCE_EMIT, 7, tok[0]);
+	ioctl_call(&t.pl, 10, 20);
+	fence_tok(&t.pl, GAME, 32, KATRA_GPU_FENCE_INIT, 0, tok[1]);
+	fence_tok(&t.pl, GAME, 33, KATRA_GPU_FENCE_EMIT, 8, tok[1]);
+	ioctl_call(&t.pl, 30, 40);
+	fence_tok(&t.pl, 0, 50, KATRA_GPU_FENCE_SIGNALED, 8, tok[1]);
+	fence_tok(&t.pl, 0, 51, KATRA_GPU_FENCE_SIGNALED, 7, tok[0]);
+	pl_trace_finish(&t, START + 1000);
+
+	size_t n = pl_read_events(t.path, ev, 32);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN && nb < 2)
+			ioctl[nb++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_INIT && ni < 2)
+			init[ni++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_EMIT && ne < 2)
+			emit[ne++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_SIGNALED && ns < 2)
+			sig[ns++] = i;
+	}
+	cr_assert_eq(nb, 2);
+	cr_assert_eq(ni, 2);
+	cr_assert_eq(ne, 2);
+	cr_assert_eq(ns, 2);
+	for (size_t k = 0; k < 2; k++) {
+		uint64_t rid = (uint64_t)9 << 32 | tok[k];
+		struct pl_ev *in = &ev[init[k]], *em = &ev[emit[k]], *sg = &ev[sig[1 - k]];
+		cr_assert_eq(in->payload.u.gpu_fence.seqno, 0);
+		cr_assert_eq(in->request_id, rid, "init %zu: request_id %#llx", k,
+			     (unsigned long long)in->request_id);
+		cr_assert_eq(in->ncauses, 1);
+		cr_assert_eq(in->causes[0], ev[ioctl[k]].seq);
+		cr_assert_eq(em->payload.u.gpu_fence.seqno, 7 + k);
+		cr_assert_eq(em->request_id, rid);
+		cr_assert_eq(em->ncauses, 2, "emit %zu: its init and its ioctl", k);
+		cr_assert_eq(em->causes[0], in->seq);
+		cr_assert_eq(em->causes[1], ev[ioctl[k]].seq);
+		/* signalled in the other order, from the worker */
+		cr_assert_eq(sg->payload.u.gpu_fence.seqno, 7 + k);
+		cr_assert_eq(sg->request_id, rid);
+		cr_assert_eq(sg->ncauses, 1);
+		cr_assert_eq(sg->causes[0], in->seq);
+	}
 	temp_dir_remove(t.dir);
 }

@@ -170,6 +170,18 @@ traced()
 	rm -f "$b".ktrc
 }
 
+# want CHECK: whether CHECK runs (katra.checks=A,B on the kernel command
+# line, from run.sh's KATRA_VM_CHECKS: only those; none named: all)
+only=$(sed -n 's/.*katra\.checks=\([^ ]*\).*/\1/p' /proc/cmdline)
+want()
+{
+	[ -z "$only" ] && return 0
+	case ",$only," in
+	*",$1,"*) return 0 ;;
+	esac
+	return 1
+}
+
 # gpu_modules: the kernel's vgem and what it needs (fetch-kernel.sh kept
 # them, mkinitramfs.sh put them in /katra/modules/RELEASE), loaded in order;
 # a failure is the gpu check's
@@ -189,49 +201,87 @@ gpu_modules()
 	return 0
 }
 
+# virtio_modules: virtio_gpu and what it needs beyond gpu_modules' (the
+# virtio bus, virtio_dma_buf), for the guest's virtio-gpu-pci device; a
+# failure is the virtio check's
+virtio_modules()
+{
+	local dir=$K/modules/$(uname -r) m
+	if [ ! -s "$dir/load-order-virtio" ]; then
+		echo "no virtio_gpu module for $(uname -r) in the initramfs (tests/vm/fetch-kernel.sh)" >/tmp/virtio.why
+		return 1
+	fi
+	for m in $(cat "$dir/load-order-virtio"); do
+		insmod "$dir/$m" 2>>/tmp/virtio.why || {
+			echo "insmod $m failed" >>/tmp/virtio.why
+			return 1
+		}
+	done
+	# the driver binds the device (and makes its DRM card) as it loads
+	if ! ls /sys/bus/virtio/drivers/virtio_gpu 2>/dev/null | grep -q '^virtio'; then
+		echo "virtio_gpu bound no device (QEMU's -device virtio-gpu-pci)" >>/tmp/virtio.why
+		return 1
+	fi
+	return 0
+}
+
 case ${1:-} in
 basic)
-	captured syscalls "" -- $WL/syscalls --threads 2 300 200
-	[ -x $WL/i386prog ] && captured i386 1000 -- $WL/i386prog
+	want syscalls && captured syscalls "" -- $WL/syscalls --threads 2 300 200
+	want i386 && [ -x $WL/i386prog ] && captured i386 1000 -- $WL/i386prog
 	# page faults the kernel refuses, where fexit measures the others; a
 	# second thread takes the mmap lock for writing meanwhile, so that the
 	# faulting thread often sleeps inside the kernel's handling before the
 	# refusal (a Begin at that switch-out, the End at the refusal)
-	traced refused refused --contend 200 100
+	want refused && traced refused refused --contend 200 100
 	# renames by prctl and from another thread, a process renamed after
 	# start, an exec that is no rename (the new probe, bpf/task.bpf.c)
-	traced threadnames threadnames
+	want threadnames && traced threadnames threadnames
 	# a pipe, a socketpair, an eventfd, an epoll fd and a file: each named
 	# as /proc/PID/fd names it (the fd lookup without bpf_rdonly_cast)
-	traced fdkinds fdkinds /tmp/fdkinds.bin
+	want fdkinds && traced fdkinds fdkinds /tmp/fdkinds.bin
 	# -e io on a loop of which a tenth is I/O, per-syscall attach: last, so
 	# that the checks above run as they did before it existed
 	# (--bpf-stats: the 2 x 5000 getppid run no program)
-	captured select "" -e io --bpf-stats --summary-json /tmp/select.json -- \
+	want select && captured select "" -e io --bpf-stats --summary-json /tmp/select.json -- \
 		$WL/syscalls --threads 2 100 5000
 	# 50 dma_fences made and signalled through vgem (the GPU layer): exactly
 	# 50 inits and 50 signals, each linked to the ioctl that made it
 	: >/tmp/gpu.why
-	if gpu_modules; then
-		captured gpu "" -- $WL/vgemfence 50
+	: >/tmp/virtio.why
+	if ! want gpu && ! want flips && ! want virtio; then
+		:
+	elif gpu_modules; then
+		want gpu && captured gpu "" -- $WL/vgemfence 50
 		# 20 page flips on QEMU's standard VGA (bochs: no vblanks, the
 		# flip's event sent from the commit), each delivered to the
 		# workload's DRM file
-		captured flips "" -- $WL/flips 20
+		want flips && captured flips "" -- $WL/flips 20
+		# 30 cursor images on the virtio-gpu device: 30 fences of
+		# virtio_gpu (made with seqno 0, numbered at their emit), each
+		# made in the workload's DRM_IOCTL_MODE_CURSOR
+		if want virtio && virtio_modules; then
+			captured virtio "" -- $WL/flips --driver virtio_gpu --cursor 30
+		elif want virtio; then
+			: >/tmp/virtio.facts
+			result virtio 1 /tmp/virtio.facts /tmp/virtio.why
+		fi
 	else
-		: >/tmp/gpu.facts
-		result gpu 1 /tmp/gpu.facts /tmp/gpu.why
-		: >/tmp/flips.facts
-		cp /tmp/gpu.why /tmp/flips.why
-		result flips 1 /tmp/flips.facts /tmp/flips.why
+		for c in gpu flips virtio; do
+			want $c || continue
+			: >/tmp/$c.facts
+			cp /tmp/gpu.why /tmp/$c.why.tmp
+			mv /tmp/$c.why.tmp /tmp/$c.why
+			result $c 1 /tmp/$c.facts /tmp/$c.why
+		done
 	fi
 	;;
 scale)
 	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,
 	# and an execve from a non-main thread
-	traced storm storm 16 20000
-	traced exitstorm exitstorm 20 8
-	traced execthread execthread
+	want storm && traced storm storm 16 20000
+	want exitstorm && traced exitstorm exitstorm 20 8
+	want execthread && traced execthread execthread
 	;;
 *)
 	echo "KATRA-VM name=$kernel/suite rc=1"

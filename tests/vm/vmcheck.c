@@ -5,11 +5,13 @@
  * library's reader).  The same checks as tests/integration/ktrace.py's
  * syscalls, storm, exitstorm and execthread, t_threadnames.sh's renames and
  * t_fdkinds.sh's resources (the probes' fallback path, without bpf_rdonly_cast),
- * and the GPU layer's vgem fences (gpu: exact counts, each linked to its ioctl).
+ * and the GPU layer's fences and flips (gpu: vgem fences, flips: page flips,
+ * virtio: virtio_gpu fences numbered at their emit; exact counts, each linked
+ * to its ioctl).
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
  *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames |
- *                 fdkinds | gpu
+ *                 fdkinds | gpu | flips | virtio
  *        katra-vmcheck select TRACE WORKLOAD_OUTPUT   (a capture under -e io)
  *        katra-vmcheck info TRACE
  *        katra-vmcheck rusage OUT CMD ARGS...
@@ -1280,6 +1282,138 @@ static int check_gpu(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- virtio: virtio_gpu's fences (made with seqno 0 in the workload's
+ * cursor ioctls, numbered at their emit), each linked to its ioctl ---- */
+
+struct virtio_ctx {
+	struct gpu_ctx g;          /* the workload's ioctls (gpu_caused_by_ioctl) */
+	uint64_t vctx[64];         /* contexts named virtio_gpu */
+	unsigned nvctx;
+	uint64_t rid[GPU_MAX], iseq[GPU_MAX], ictx[GPU_MAX], icause[GPU_MAX];
+	unsigned n;                /* the workload's inits */
+	unsigned inits_linked, tokens, emits, emits_linked, signals, signals_linked;
+	unsigned orphans, other;   /* its fence events without their init; another process's */
+};
+
+/* The workload's init of request_id rid, or -1. */
+static int virtio_init_of(const struct virtio_ctx *c, const struct katra_event *e)
+{
+	if (!e->request_id.present)
+		return -1;
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->rid[i] == e->request_id.value)
+			return (int)i;
+	return -1;
+}
+
+static bool caused_by(const struct katra_event *e, uint64_t seq)
+{
+	for (uint64_t k = 0; k < e->causes.len; k++)
+		if (e->causes.items[k] == seq)
+			return true;
+	return false;
+}
+
+static void virtio_event(void *p, const struct katra_event *e)
+{
+	struct virtio_ctx *c = p;
+
+	if (e->kind == KATRA_KIND_GPU_TIMELINE && e->payload.type == KATRA_PAYLOAD_GPU_TIMELINE) {
+		const struct katra_str *d = &e->payload.u.gpu_timeline.driver;
+		if (d->len == 10 && !memcmp(d->ptr, "virtio_gpu", 10) && c->nvctx < 64)
+			c->vctx[c->nvctx++] = e->payload.u.gpu_timeline.context;
+		return;
+	}
+	if (e->payload.type == KATRA_PAYLOAD_GPU_FENCE && (long long)e->process_id != c->g.pid) {
+		c->other++;
+		return;
+	}
+	gpu_event(&c->g, e); /* its ioctls */
+	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
+		return;
+	int i = virtio_init_of(c, e);
+	switch (e->kind) {
+	case KATRA_KIND_GPU_FENCE_INIT:
+		if (c->n == GPU_MAX)
+			return;
+		c->rid[c->n] = e->request_id.present ? e->request_id.value : 0;
+		c->iseq[c->n] = e->seq;
+		c->ictx[c->n] = e->payload.u.gpu_fence.context;
+		c->icause[c->n] = e->causes.len ? e->causes.items[0] : 0;
+		/* the probes' token: (context << 32 | bit 31 | n), seqno 0 */
+		c->tokens += e->request_id.present && (e->request_id.value & 0x80000000u) &&
+			     e->request_id.value >> 32 == e->payload.u.gpu_fence.context &&
+			     !e->payload.u.gpu_fence.seqno;
+		c->inits_linked += (long long)e->thread_id == c->g.tid && gpu_caused_by_ioctl(&c->g, e);
+		c->n++;
+		break;
+	case KATRA_KIND_GPU_FENCE_EMIT:
+		c->emits++;
+		c->emits_linked += i >= 0 && caused_by(e, c->iseq[i]) && e->payload.u.gpu_fence.seqno;
+		c->orphans += i < 0;
+		break;
+	case KATRA_KIND_GPU_FENCE_SIGNALED:
+		c->signals++;
+		c->signals_linked += i >= 0 && caused_by(e, c->iseq[i]);
+		c->orphans += i < 0;
+		break;
+	default:
+		c->orphans += i < 0 && e->kind != KATRA_KIND_GPU_FENCE_WAIT;
+		break;
+	}
+}
+
+static int check_virtio(const char *trace, const char *wl)
+{
+	static struct virtio_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"cursors\"");
+	unsigned on_virtio = 0, distinct = 0;
+	long long n;
+
+	if (!f || !line)
+		die("no cursors line in %s", wl);
+	c.g.pid = jnum(line, "pid");
+	c.g.tid = jnum(line, "tid");
+	n = jnum(line, "cursors");
+	if (read_trace(trace, f, virtio_event, &c, true))
+		return 1;
+	for (unsigned i = 0; i < c.n; i++) {
+		bool seen = false;
+		for (unsigned k = 0; k < c.nvctx; k++)
+			on_virtio += c.vctx[k] == c.ictx[i];
+		for (unsigned k = 0; k < i; k++)
+			seen |= c.icause[k] == c.icause[i];
+		distinct += !seen && c.icause[i];
+	}
+	print_facts(f);
+	printf("cursors=%lld\nfence_inits=%u\nvirtio_inits=%u\ninits_linked=%u\ninit_ioctls=%u\n"
+	       "tokens=%u\nemits=%u\nemits_linked=%u\nsignals=%u\nsignals_linked=%u\n"
+	       "orphans=%u\nother_process=%u\nvirtio_contexts=%u\n",
+	       n, c.n, on_virtio, c.inits_linked, distinct, c.tokens, c.emits, c.emits_linked,
+	       c.signals, c.signals_linked, c.orphans, c.other, c.nvctx);
+	if (c.n != n || on_virtio != n)
+		fail("%u GpuFenceInit of the workload (%u on virtio_gpu timelines), expected %lld",
+		     c.n, on_virtio, n);
+	if (c.inits_linked != n || distinct != n)
+		fail("%u of %u GpuFenceInit caused by an ioctl Begin of the workload's thread "
+		     "(%u distinct ioctls), expected %lld", c.inits_linked, c.n, distinct, n);
+	if (c.tokens != n)
+		fail("%u of %u GpuFenceInit with seqno 0 and request_id (context << 32 | token)",
+		     c.tokens, c.n);
+	if (c.emits != n || c.emits_linked != n)
+		fail("%u GpuFenceEmit (%u numbered and linked to their init), expected %lld",
+		     c.emits, c.emits_linked, n);
+	if (c.signals != n || c.signals_linked != n)
+		fail("%u GpuFenceSignaled (%u linked to their init), expected %lld", c.signals,
+		     c.signals_linked, n);
+	if (c.orphans)
+		fail("%u fence events of the workload without their init", c.orphans);
+	if (c.other)
+		fail("%u fence events of another process", c.other);
+	return failures ? 1 : 0;
+}
+
 /* ---- flips: a display's page flips and vblank waits (GpuVblank*) ---- */
 
 struct flips_ctx {
@@ -1428,6 +1562,8 @@ int main(int argc, char **argv)
 		return check_gpu(argv[2], argv[3]);
 	if (!strcmp(argv[1], "flips"))
 		return check_flips(argv[2], argv[3]);
+	if (!strcmp(argv[1], "virtio"))
+		return check_virtio(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }

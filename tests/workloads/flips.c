@@ -3,10 +3,10 @@
  * under bochs-drm, vkms, virtio-gpu), and N vblank waits where the driver
  * has vblanks.
  *
- * usage: flips N
+ * usage: flips [--driver NAME] [--cursor] N
  *
  * Finds the first /dev/dri/card* with a CRTC and a connector (a KMS
- * driver), lights the connector's preferred mode on the first CRTC with one
+ * driver; with --driver, the first whose driver is NAME), lights the connector's preferred mode on the first CRTC with one
  * of two dumb framebuffers (legacy SETCRTC), then N times on the main
  * thread: where the driver has vblanks, a vblank event asked for
  * (DRM_IOCTL_WAIT_VBLANK, relative 1, with _DRM_VBLANK_EVENT: the kernel's
@@ -17,7 +17,12 @@
  * {"workload":"flips","pid":P,"tid":T,"card":"/dev/dri/card1",
  *  "driver":"bochs-drm","crtc":0,"waits":W,"flips":N}
  * (crtc: the CRTC's index, as the drm trace events name it; waits: N or 0).
- * Exits 77 when no such card exists. */
+ * With --cursor, instead of the flips: N legacy cursor updates
+ * (DRM_IOCTL_MODE_CURSOR with a buffer), alternating two 64x64 dumb
+ * buffers, so that each is a new cursor image: virtio_gpu makes a fence for
+ * each (its cursor plane's prepare_fb), sends the image to the host with it
+ * (TRANSFER_TO_HOST_2D) and waits for it in the ioctl; the line then says
+ * "cursors":N and "flips":0.  Exits 77 when no such card exists. */
 #include <dirent.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
@@ -69,6 +74,12 @@ struct drm_mode_crtc_page_flip_ {
 	uint32_t crtc_id, fb_id, flags, reserved;
 	uint64_t user_data;
 };
+struct drm_mode_cursor_ {
+	uint32_t flags, crtc_id;
+	int32_t x, y;
+	uint32_t width, height, handle;
+};
+#define DRM_MODE_CURSOR_BO_ 0x01
 union drm_wait_vblank_ {
 	struct { uint32_t type, sequence; unsigned long signal; } request;
 	struct { uint32_t type, sequence; long tval_sec, tval_usec; } reply;
@@ -82,6 +93,7 @@ struct drm_event_vblank_ {
 #define DRM_IOCTL_WAIT_VBLANK_ _IOWR('d', 0x3a, union drm_wait_vblank_)
 #define DRM_IOCTL_MODE_GETRESOURCES_ _IOWR('d', 0xA0, struct drm_mode_card_res_)
 #define DRM_IOCTL_MODE_SETCRTC_ _IOWR('d', 0xA2, struct drm_mode_crtc_)
+#define DRM_IOCTL_MODE_CURSOR_ _IOWR('d', 0xA3, struct drm_mode_cursor_)
 #define DRM_IOCTL_MODE_GETCONNECTOR_ _IOWR('d', 0xA7, struct drm_mode_get_connector_)
 #define DRM_IOCTL_MODE_ADDFB_ _IOWR('d', 0xAE, struct drm_mode_fb_cmd_)
 #define DRM_IOCTL_MODE_PAGE_FLIP_ _IOWR('d', 0xB0, struct drm_mode_crtc_page_flip_)
@@ -96,9 +108,9 @@ struct drm_event_vblank_ {
 
 static const char *prog = "flips";
 
-/* The first /dev/dri/card* with a CRTC and a connector: its fd (its
- * driver's name in driver), or -1. */
-static int open_kms(char *path, size_t cap, char *driver, size_t dcap)
+/* The first /dev/dri/card* with a CRTC and a connector (and whose driver
+ * is want, unless NULL): its fd (its driver's name in driver), or -1. */
+static int open_kms(char *path, size_t cap, char *driver, size_t dcap, const char *want)
 {
 	DIR *d = opendir("/dev/dri");
 	struct dirent *de;
@@ -115,7 +127,7 @@ static int open_kms(char *path, size_t cap, char *driver, size_t dcap)
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd >= 0 && (ioctl(fd, DRM_IOCTL_VERSION_, &v) ||
 				ioctl(fd, DRM_IOCTL_MODE_GETRESOURCES_, &res) || !res.count_crtcs ||
-				!res.count_connectors)) {
+				!res.count_connectors || (want && strcmp(driver, want)))) {
 			close(fd);
 			fd = -1;
 		}
@@ -145,13 +157,23 @@ static void read_event(int fd, uint32_t type)
 int main(int argc, char **argv)
 {
 	static struct drm_mode_modeinfo_ modes[MAX_MODES];
-	uint32_t crtcs[8], conns[8], fbs[2];
+	uint32_t crtcs[8], conns[8], fbs[2], cursor[2];
 	char card[300], driver[32];
-	int n, fd, waits = 0;
+	const char *want = NULL;
+	bool cursors = false;
+	int n, fd, waits = 0, a = 1;
 
-	if (argc != 2 || (n = atoi(argv[1])) <= 0)
-		wl_die(prog, "usage: flips N");
-	fd = open_kms(card, sizeof(card), driver, sizeof(driver));
+	for (; a < argc - 1; a++) {
+		if (!strcmp(argv[a], "--driver") && a + 2 < argc)
+			want = argv[++a];
+		else if (!strcmp(argv[a], "--cursor"))
+			cursors = true;
+		else
+			break;
+	}
+	if (a != argc - 1 || (n = atoi(argv[a])) <= 0)
+		wl_die(prog, "usage: flips [--driver NAME] [--cursor] N");
+	fd = open_kms(card, sizeof(card), driver, sizeof(driver), want);
 	if (fd < 0) {
 		fprintf(stderr, "%s: no KMS card in /dev/dri (a display's driver: bochs, vkms)\n",
 			prog);
@@ -199,6 +221,25 @@ int main(int argc, char **argv)
 		.crtc_id = crtcs[0], .fb_id = fbs[0], .mode_valid = 1, .mode = modes[m],
 	};
 	xioctl(fd, DRM_IOCTL_MODE_SETCRTC_, &set, "DRM_IOCTL_MODE_SETCRTC");
+	if (cursors) {
+		for (int k = 0; k < 2; k++) {
+			struct drm_mode_create_dumb_ c = { .height = 64, .width = 64, .bpp = 32 };
+			xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB_, &c, "DRM_IOCTL_MODE_CREATE_DUMB");
+			cursor[k] = c.handle;
+		}
+		for (int k = 0; k < n; k++) {
+			struct drm_mode_cursor_ c = {
+				.flags = DRM_MODE_CURSOR_BO_, .crtc_id = crtcs[0], .width = 64,
+				.height = 64, .handle = cursor[k % 2],
+			};
+			xioctl(fd, DRM_IOCTL_MODE_CURSOR_, &c, "DRM_IOCTL_MODE_CURSOR");
+		}
+		printf("{\"workload\":\"flips\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\","
+		       "\"driver\":\"%s\",\"crtc\":0,\"waits\":0,\"flips\":0,\"cursors\":%d}\n",
+		       (int)getpid(), (int)wl_gettid(), card, driver, n);
+		close(fd);
+		return 0;
+	}
 	/* vblanks: a relative wait of 0 without an event fails where the
 	 * driver has none */
 	union drm_wait_vblank_ q = { .request = { .type = DRM_VBLANK_RELATIVE_ } };

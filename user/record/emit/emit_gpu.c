@@ -2,7 +2,10 @@
 /* The GPU layer's events (bpf/gpu.bpf.c): a dma_fence timeline's names, and
  * the life of each fence a traced process made or touched, in scope Gpu.
  * A fence is (context, seqno): its events carry it as request_id
- * (context << 32 | seqno) and resource (GpuTimeline, context).  Links: the
+ * (context << 32 | seqno) and resource (GpuTimeline, context); a fence the
+ * driver numbers only at its emit (virtio_gpu: seqno 0 at its init) is
+ * (context, the probes' token) in all its events' request_id, its init's
+ * included (katra_ev_gpu_fence.token).  Links: the
  * fence's init to the syscall its thread was in (the driver's ioctl), each
  * later event to the init and to the syscall of the thread that caused it
  * (a signal from an ioctl), a wait's End to its Begin.  A GPU scheduler job
@@ -84,7 +87,7 @@ int emit_gpu_fence(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_gpu_fence *f = &p->u.gf;
 	struct thread_state *th = gpu_thread(e, &f->head);
-	uint64_t fkey = (uint64_t)f->context << 32 | f->seqno;
+	uint64_t fkey = (uint64_t)f->context << 32 | (f->token ? f->token : f->seqno);
 	uint32_t phase = KATRA_PHASE_INSTANT;
 	struct katra_event ev;
 	uint64_t causes[4];

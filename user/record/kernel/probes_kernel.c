@@ -71,6 +71,16 @@ static bool have_trace_event(const char *sys, const char *name)
 	return !access(path, F_OK);
 }
 
+/* Whether the object has a classic tracepoint program ("gp_EVENT") for
+ * EVENT too. */
+static bool gp_twin(struct bpf_object *obj, const char *event)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "gp_%s", event);
+	return bpf_object__find_program_by_name(obj, name) != NULL;
+}
+
 /* Whether tracepoint tp's first argument is a pointer to struct NAME. */
 static bool first_arg_is(const struct btf *vmlinux, const char *tp, const char *name)
 {
@@ -286,13 +296,16 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		pr->lacks = pk_on_demand;
 	}
 	/* the GPU layer's trace events ("gp_EVENT", section tracepoint/SYS/EVENT;
-	 * "gs_EVENT", the GPU scheduler's raw tracepoints): where tracefs lists
-	 * them (a driver's module may be loaded or not) */
+	 * "gs_EVENT", the GPU scheduler's raw tracepoints; "gv_EVENT", raw
+	 * dma_fence tracepoints, named by the program where a "gp_" one has
+	 * the event too; "gw_EVENT", virtio_gpu's raw tracepoints): where
+	 * tracefs lists them (a driver's module may be loaded or not) */
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog), *sec, *sys;
 		char sysname[64];
 
-		if (strncmp(name, "gp_", 3) && strncmp(name, "gs_", 3))
+		if (strncmp(name, "gp_", 3) && strncmp(name, "gs_", 3) && strncmp(name, "gv_", 3) &&
+		    strncmp(name, "gw_", 3))
 			continue;
 		if (p->nprobes == PROBE_MAX) {
 			err = -E2BIG;
@@ -305,8 +318,14 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 			 sys ? sys + 1 : "");
 		if (name[1] == 's')
 			snprintf(sysname, sizeof(sysname), "gpu_scheduler");
+		else if (name[1] == 'v')
+			snprintf(sysname, sizeof(sysname), "dma_fence");
+		else if (name[1] == 'w')
+			snprintf(sysname, sizeof(sysname), "virtio_gpu");
 		pr->name = name + 3;
 		pr->lacks = have_trace_event(sysname, pr->name) ? NULL : pk_gpu_absent;
+		if (name[1] == 'v' && gp_twin(p->skel->obj, pr->name))
+			pr->name = name;
 		/* the scheduler's programs read its structs by the module's BTF */
 		if (!pr->lacks && name[1] == 's' && access("/sys/kernel/btf/gpu_sched", F_OK))
 			pr->lacks = gpu_sched_no_btf;

@@ -13,6 +13,7 @@
 #include "katra/replay.h"
 #include "katra/plural.h"
 #include "views.h"
+#include "replay/util/gpukey.h"
 
 #define KR_MAX_GPU_TIMELINES 4096
 #define KR_MAX_GPU_FENCES (1u << 16)
@@ -104,7 +105,7 @@ void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e)
 	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
 		return;
 	uint64_t ctx = e->payload.u.gpu_fence.context;
-	uint64_t key = ctx << 32 | (e->payload.u.gpu_fence.seqno & 0xffffffffu);
+	uint64_t key = kr_gpu_fence_key(e);
 	struct kr_gpu_tl *t = kr_xmap_get(&g->tls, &ctx, &created);
 	if (!t) {
 		g->overflow++;
