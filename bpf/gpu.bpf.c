@@ -517,3 +517,116 @@ int gp_drm_vblank_event_delivered(struct vblank_file_rec *r)
 	own_crtc(r->crtc, owner);
 	return put_vblank(KATRA_GPU_VBLANK_DELIVERED, r->crtc, r->seq, owner, mine ? pid_tgid : 0);
 }
+
+/* ---- virtio_gpu's commands (virtio_gpu:virtio_gpu_cmd_queue, _response;
+ * katra_ev_gpu_cmd in wire.h): raw tracepoints, whose first two arguments
+ * are (struct virtqueue *, struct virtio_gpu_ctrl_hdr *) on every kernel;
+ * the header is the virtio uapi's, the same on all (le32 type, le32 flags,
+ * le64 fence_id, le32 ctx_id, ...), so no module BTF is needed.  A fenced
+ * command of a tracked process is kept by (virtqueue, fence_id) until its
+ * response. */
+struct virtio_hdr___katra {
+	__u32 type;
+	__u32 flags;
+	__u64 fence_id;
+	__u32 ctx_id;
+};
+
+#define VIRTIO_GPU_FLAG_FENCE_ 1u
+
+struct gpu_cmd_key {
+	__u64 vq;
+	__u64 fence_id;
+};
+
+struct gpu_cmd_val {
+	struct gpu_owner own;
+	__u32 context;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct gpu_cmd_key);
+	__type(value, struct gpu_cmd_val);
+} gpu_cmds SEC(".maps");
+
+static __always_inline void put_cmd(__u64 pid_tgid, __u32 what, const struct virtio_hdr___katra *h,
+				    const struct gpu_cmd_val *v)
+{
+	struct katra_ev_gpu_cmd *e;
+	__u32 cpu = katra_busy();
+	void *rb;
+
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		goto out;
+	katra_head(&e->head, KATRA_EV_GPU_CMD, cpu, pid_tgid, bpf_ktime_get_ns());
+	e->fence_id = h->flags & VIRTIO_GPU_FLAG_FENCE_ ? h->fence_id : 0;
+	e->what = what;
+	e->type = h->type;
+	e->flags = h->flags;
+	e->ctx_id = h->ctx_id;
+	e->context = v->context;
+	e->token = v->own.token;
+	e->owner_tgid = v->own.tgid;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
+}
+
+SEC("raw_tp/virtio_gpu_cmd_queue")
+int BPF_PROG(gw_virtio_gpu_cmd_queue, void *vq, struct virtio_hdr___katra *hdr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct gpu_cmd_val v = { { 0, 0 }, 0, 0 };
+	struct virtio_hdr___katra h;
+	struct gpu_emitted *last;
+	__u32 zero = 0;
+
+	if (bpf_probe_read_kernel(&h, sizeof(h), hdr))
+		return 0;
+	last = bpf_map_lookup_elem(&gpu_last_emit, &zero);
+	if ((h.flags & VIRTIO_GPU_FLAG_FENCE_) && last && last->own.tgid &&
+	    last->seqno == h.fence_id) {
+		/* the fence emitted just before, in this thread, under the
+		 * queue's lock */
+		struct gpu_cmd_key k = { (__u64)vq, h.fence_id };
+
+		v.own = last->own;
+		v.context = last->context;
+		last->own.tgid = 0;
+		katra_map_put(&gpu_cmds, &k, &v, BPF_ANY, KTABLE_GPU);
+	} else if (mine) {
+		v.own.tgid = pid_tgid >> 32;
+	} else {
+		return 0;
+	}
+	put_cmd(mine ? pid_tgid : 0, KATRA_GPU_CMD_QUEUE, &h, &v);
+	return 0;
+}
+
+SEC("raw_tp/virtio_gpu_cmd_response")
+int BPF_PROG(gw_virtio_gpu_cmd_response, void *vq, struct virtio_hdr___katra *hdr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct virtio_hdr___katra h;
+	struct gpu_cmd_val *o, v;
+	struct gpu_cmd_key k;
+
+	if (bpf_probe_read_kernel(&h, sizeof(h), hdr) || !(h.flags & VIRTIO_GPU_FLAG_FENCE_))
+		return 0;
+	k.vq = (__u64)vq;
+	k.fence_id = h.fence_id;
+	o = bpf_map_lookup_elem(&gpu_cmds, &k);
+	if (!o)
+		return 0;
+	v = *o;
+	bpf_map_delete_elem(&gpu_cmds, &k);
+	put_cmd(mine ? pid_tgid : 0, KATRA_GPU_CMD_RESPONSE, &h, &v);
+	return 0;
+}

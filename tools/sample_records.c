@@ -583,6 +583,17 @@ static void build_gpu(void)
 		e->payload.u.gpu_vblank.crtc = 0;
 		e->payload.u.gpu_vblank.sequence = 5;
 	}
+	/* a driver's command with fence 1 queued to its device (virtio_gpu's
+	 * TRANSFER_TO_HOST_2D, fenced) and the device's response (OK_NODATA) */
+	for (uint32_t k = KATRA_KIND_GPU_CMD_QUEUE; k <= KATRA_KIND_GPU_CMD_RESPONSE; k++) {
+		e = ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_CMD, KATRA_RES_GPU_TIMELINE, 7);
+		e->thread_id = TID_GPU;
+		e->request_id = (struct katra_opt_u64){ true, 7ull << 32 | 1 };
+		e->payload.u.gpu_cmd.cmd_type = k == KATRA_KIND_GPU_CMD_QUEUE ? 0x0105 : 0x1100;
+		e->payload.u.gpu_cmd.flags = 1;
+		e->payload.u.gpu_cmd.fence_id = 1;
+		e->payload.u.gpu_cmd.ctx_id = 0;
+	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PAYLOAD_TASK_EXIT, KATRA_RES_THREAD,
 	       TID_GPU);
 	e->thread_id = TID_GPU;

@@ -51,7 +51,8 @@ enum katra_wire_type {
 	KATRA_EV_SYSCALL_END = 16,  /* struct katra_ev_syscall_end */
 	KATRA_EV_GPU_FENCE = 17,    /* struct katra_ev_gpu_fence */
 	KATRA_EV_GPU_TIMELINE = 18, /* struct katra_ev_gpu_timeline */
-	KATRA_EV_TYPE_COUNT = 19,   /* one past the last type: size tables */
+	KATRA_EV_GPU_CMD = 19,      /* struct katra_ev_gpu_cmd */
+	KATRA_EV_TYPE_COUNT = 20,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -403,6 +404,32 @@ struct katra_ev_gpu_timeline {
 	char timeline[KATRA_GPU_NAME_MAX];
 };
 
+/* ---- a GPU driver's command to its device and the device's response
+ * (virtio_gpu:virtio_gpu_cmd_queue, _response; raw tracepoints, whose
+ * arguments are (struct virtqueue *, struct virtio_gpu_ctrl_hdr *) on every
+ * kernel, a seqno after them in later ones): the header as the driver
+ * queued it or the device answered (virtio is little-endian, as x86_64).
+ * A command is a tracked process's when it carries the fence_id of that
+ * process's fence just emitted on this CPU (virtio_gpu_fence_emit runs
+ * right before the queueing, under the queue's lock, in the same thread),
+ * or when a tracked thread queues it in its own context; a response when it
+ * carries the fence_id of such a command.  head.tgid/tid as for fences. */
+#define KATRA_GPU_CMD_QUEUE    0
+#define KATRA_GPU_CMD_RESPONSE 1
+
+struct katra_ev_gpu_cmd {
+	struct katra_wire_head head;
+	__u64 fence_id;   /* the header's; 0 unless flags has VIRTIO_GPU_FLAG_FENCE */
+	__u32 what;       /* KATRA_GPU_CMD_* */
+	__u32 type;       /* VIRTIO_GPU_CMD_* (a response: VIRTIO_GPU_RESP_*) */
+	__u32 flags;      /* VIRTIO_GPU_FLAG_* */
+	__u32 ctx_id;     /* the 3D context (0 in 2D) */
+	__u32 context;    /* its fence's dma_fence context, 0: no fence of a tracked process */
+	__u32 token;      /* its fence's token (katra_ev_gpu_fence.token) */
+	__u32 owner_tgid; /* the process whose command it is */
+	__u32 pad;
+};
+
 /* ---- the per-CPU slot: one per possible CPU in the probes' .bss, read by
  * user space through the mmap'ed .bss.  It holds the syscall between its
  * enter and its exit while the thread stays on the CPU, and `busy`, the
@@ -626,6 +653,7 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
 		sizeof(struct katra_ev_batch), sizeof(struct katra_ev_syscall_end),           \
 		sizeof(struct katra_ev_gpu_fence), sizeof(struct katra_ev_gpu_timeline),       \
+		sizeof(struct katra_ev_gpu_cmd),                                              \
 	}
 
 /* ---- call stacks (--stacks): not a ring record; the stack ring's own.
@@ -714,6 +742,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_task_rename) == 48, "task rename record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_fence) == 48, "gpu fence record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_timeline) == 96, "gpu timeline record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_cmd) == 64, "gpu command record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");

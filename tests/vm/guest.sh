@@ -182,23 +182,30 @@ want()
 	return 1
 }
 
-# gpu_modules: the kernel's vgem and what it needs (fetch-kernel.sh kept
-# them, mkinitramfs.sh put them in /katra/modules/RELEASE), loaded in order;
-# a failure is the gpu check's
-gpu_modules()
+# load_modules LIST CHECK: the modules named in /katra/modules/RELEASE/LIST
+# (fetch-kernel.sh kept them, mkinitramfs.sh put them there), loaded in
+# order; a failure is CHECK's (/tmp/CHECK.why)
+load_modules()
 {
 	local dir=$K/modules/$(uname -r) m
-	if [ ! -s "$dir/load-order" ]; then
-		echo "no modules for $(uname -r) in the initramfs (tests/vm/fetch-kernel.sh)" >/tmp/gpu.why
+	if [ ! -s "$dir/$1" ]; then
+		echo "no $1 for $(uname -r) in the initramfs (tests/vm/fetch-kernel.sh)" >>/tmp/$2.why
 		return 1
 	fi
-	for m in $(cat "$dir/load-order"); do
-		insmod "$dir/$m" 2>>/tmp/gpu.why || {
-			echo "insmod $m failed" >>/tmp/gpu.why
+	for m in $(cat "$dir/$1"); do
+		insmod "$dir/$m" 2>>/tmp/$2.why || {
+			echo "insmod $m failed" >>/tmp/$2.why
 			return 1
 		}
 	done
 	return 0
+}
+
+# gpu_modules: the kernel's vgem, bochs and what they need; a failure is the
+# gpu check's
+gpu_modules()
+{
+	load_modules load-order gpu
 }
 
 # virtio_modules: virtio_gpu and what it needs beyond gpu_modules' (the
@@ -206,17 +213,7 @@ gpu_modules()
 # failure is the virtio check's
 virtio_modules()
 {
-	local dir=$K/modules/$(uname -r) m
-	if [ ! -s "$dir/load-order-virtio" ]; then
-		echo "no virtio_gpu module for $(uname -r) in the initramfs (tests/vm/fetch-kernel.sh)" >/tmp/virtio.why
-		return 1
-	fi
-	for m in $(cat "$dir/load-order-virtio"); do
-		insmod "$dir/$m" 2>>/tmp/virtio.why || {
-			echo "insmod $m failed" >>/tmp/virtio.why
-			return 1
-		}
-	done
+	load_modules load-order-virtio virtio || return 1
 	# the driver binds the device (and makes its DRM card) as it loads
 	if ! ls /sys/bus/virtio/drivers/virtio_gpu 2>/dev/null | grep -q '^virtio'; then
 		echo "virtio_gpu bound no device (QEMU's -device virtio-gpu-pci)" >>/tmp/virtio.why

@@ -234,6 +234,7 @@ struct trace_facts {
 	bool has_summary;
 	bool per_syscall; /* a note "syscalls: attached per syscall (fentry, ..." */
 	bool flips_unseen; /* a note "... flips of files with no vblank wait unseen ..." */
+	bool virtio_on;    /* a note "... + virtio_gpu (2 of 2 events)" */
 	struct katra_event first_estimated;
 };
 
@@ -269,6 +270,8 @@ static int read_trace(const char *path, struct trace_facts *f, event_fn fn, void
 			f->per_syscall = true;
 		if (memmem(n->ptr, n->len, "flips of files with no vblank wait unseen", 41))
 			f->flips_unseen = true;
+		if (memmem(n->ptr, n->len, " + virtio_gpu (2 of 2 events)", 29))
+			f->virtio_on = true;
 		/* "probes: tp_btf, N per-CPU rings" */
 		if (rings) {
 			const char *p = rings;
@@ -1293,6 +1296,11 @@ struct virtio_ctx {
 	unsigned n;                /* the workload's inits */
 	unsigned inits_linked, tokens, emits, emits_linked, signals, signals_linked;
 	unsigned orphans, other;   /* its fence events without their init; another process's */
+	/* its fences' commands (GpuCmdQueue with a fence), their responses;
+	 * its thread's commands without a fence, by type */
+	uint64_t qseq[GPU_MAX], qrid[GPU_MAX];
+	unsigned nq, q_linked, q_transfer, responses, r_linked, unfenced, unfenced_types[8];
+	uint32_t utype[8];
 };
 
 /* The workload's init of request_id rid, or -1. */
@@ -1314,6 +1322,38 @@ static bool caused_by(const struct katra_event *e, uint64_t seq)
 	return false;
 }
 
+/* A command of the workload: a fenced one linked to its fence's init, its
+ * response to it; the unfenced ones counted by type. */
+static void virtio_cmd(struct virtio_ctx *c, const struct katra_event *e)
+{
+	int i = virtio_init_of(c, e);
+
+	if (e->kind == KATRA_KIND_GPU_CMD_QUEUE && !e->payload.u.gpu_cmd.fence_id) {
+		unsigned k = 0;
+		c->unfenced++;
+		while (k < 8 && c->unfenced_types[k] && c->utype[k] != e->payload.u.gpu_cmd.cmd_type)
+			k++;
+		if (k < 8) {
+			c->utype[k] = e->payload.u.gpu_cmd.cmd_type;
+			c->unfenced_types[k]++;
+		}
+	} else if (e->kind == KATRA_KIND_GPU_CMD_QUEUE) {
+		c->q_linked += i >= 0 && caused_by(e, c->iseq[i]);
+		c->q_transfer += e->payload.u.gpu_cmd.cmd_type == 0x0105; /* TRANSFER_TO_HOST_2D */
+		if (c->nq < GPU_MAX) {
+			c->qseq[c->nq] = e->seq;
+			c->qrid[c->nq++] = e->request_id.present ? e->request_id.value : 0;
+		}
+	} else if (e->kind == KATRA_KIND_GPU_CMD_RESPONSE) {
+		bool linked = false;
+		c->responses++;
+		for (unsigned k = 0; k < c->nq; k++)
+			linked |= e->request_id.present && c->qrid[k] == e->request_id.value &&
+				  caused_by(e, c->qseq[k]);
+		c->r_linked += linked;
+	}
+}
+
 static void virtio_event(void *p, const struct katra_event *e)
 {
 	struct virtio_ctx *c = p;
@@ -1324,11 +1364,16 @@ static void virtio_event(void *p, const struct katra_event *e)
 			c->vctx[c->nvctx++] = e->payload.u.gpu_timeline.context;
 		return;
 	}
-	if (e->payload.type == KATRA_PAYLOAD_GPU_FENCE && (long long)e->process_id != c->g.pid) {
+	if ((e->payload.type == KATRA_PAYLOAD_GPU_FENCE || e->payload.type == KATRA_PAYLOAD_GPU_CMD) &&
+	    (long long)e->process_id != c->g.pid) {
 		c->other++;
 		return;
 	}
 	gpu_event(&c->g, e); /* its ioctls */
+	if (e->payload.type == KATRA_PAYLOAD_GPU_CMD) {
+		virtio_cmd(c, e);
+		return;
+	}
 	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
 		return;
 	int i = virtio_init_of(c, e);
@@ -1387,6 +1432,11 @@ static int check_virtio(const char *trace, const char *wl)
 		distinct += !seen && c.icause[i];
 	}
 	print_facts(f);
+	printf("virtio_note=%d\ncmds_fenced=%u\ncmds_linked=%u\ncmds_transfer=%u\nresponses=%u\n"
+	       "responses_linked=%u\ncmds_unfenced=%u\n", f->virtio_on, c.nq, c.q_linked,
+	       c.q_transfer, c.responses, c.r_linked, c.unfenced);
+	for (unsigned k = 0; k < 8 && c.unfenced_types[k]; k++)
+		printf("unfenced_0x%04x=%u\n", c.utype[k], c.unfenced_types[k]);
 	printf("cursors=%lld\nfence_inits=%u\nvirtio_inits=%u\ninits_linked=%u\ninit_ioctls=%u\n"
 	       "tokens=%u\nemits=%u\nemits_linked=%u\nsignals=%u\nsignals_linked=%u\n"
 	       "orphans=%u\nother_process=%u\nvirtio_contexts=%u\n",
@@ -1410,7 +1460,25 @@ static int check_virtio(const char *trace, const char *wl)
 	if (c.orphans)
 		fail("%u fence events of the workload without their init", c.orphans);
 	if (c.other)
-		fail("%u fence events of another process", c.other);
+		fail("%u fence or command events of another process", c.other);
+	if (!f->virtio_on)
+		fail("no header note ' + virtio_gpu (2 of 2 events)'");
+	if (c.nq != n || c.q_linked != n || c.q_transfer != n)
+		fail("%u GpuCmdQueue with a fence (%u linked to their fence's init, %u "
+		     "TRANSFER_TO_HOST_2D), expected %lld", c.nq, c.q_linked, c.q_transfer, n);
+	/* its thread's commands without a fence: VIRTIO_GPU_CMD_UPDATE_CURSOR
+	 * on the cursor queue, one per image and one at the close (the
+	 * restored mode's commit takes the cursor down) */
+	unsigned cursor_cmds = 0;
+	for (unsigned k = 0; k < 8; k++)
+		if (c.unfenced_types[k] && c.utype[k] == 0x0300)
+			cursor_cmds = c.unfenced_types[k];
+	if (cursor_cmds != n + 1)
+		fail("%u UPDATE_CURSOR commands of the workload's thread, expected %lld", cursor_cmds,
+		     n + 1);
+	if (c.responses != n || c.r_linked != n)
+		fail("%u GpuCmdResponse (%u linked to their command), expected %lld", c.responses,
+		     c.r_linked, n);
 	return failures ? 1 : 0;
 }
 

@@ -94,6 +94,9 @@ static const char *const sched_new[] = { "drm_sched_job_queue", "drm_sched_job_r
 /* The display's (drm, a module) */
 static const char *const vblank_events[] = { "drm_vblank_event", "drm_vblank_event_queued",
 					     "drm_vblank_event_delivered" };
+/* virtio_gpu's commands (a module), the third slot unused */
+static const char *const virtio_events[] = { "virtio_gpu_cmd_queue", "virtio_gpu_cmd_response",
+					     "" };
 
 /* How many of a group's three events (scheduler, display) are attached; their failures
  * (other than absence) appended to failed. */
@@ -102,7 +105,7 @@ static size_t sched_attached(const struct katra_probes *p, const char *const *na
 {
 	size_t on = 0;
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 3 && names[i][0]; i++) {
 		const char *f = failure_of(p, names[i]);
 		if (!f) {
 			on += katra_probes_is_attached(p, names[i]);
@@ -155,7 +158,7 @@ static void gpu_note(const struct katra_probes *p, char *out)
 		snprintf(sched, sizeof(sched), " + gpu_scheduler (%zu of 3 events, %s)",
 			 old + new, new ? "6.17 names" : "names before 6.17");
 	size_t vbl = sched_attached(p, vblank_events, failed, &len);
-	char rest[128] = "";
+	char rest[192] = "";
 	if (vbl)
 		snprintf(rest, sizeof(rest), " + vblank (%zu of 3 events%s)", vbl,
 			 access("/sys/kernel/btf/drm", F_OK) ? "; flips of files with no vblank "
@@ -163,6 +166,13 @@ static void gpu_note(const struct katra_probes *p, char *out)
 							     : "");
 	else if (have_events_dir("drm"))
 		snprintf(rest, sizeof(rest), "; drm (vblank) not attached");
+	size_t vio = sched_attached(p, virtio_events, failed, &len), rl = strlen(rest);
+	if (vio)
+		snprintf(rest + rl, sizeof(rest) - rl, " + virtio_gpu (%zu of 2 events)", vio);
+	else
+		snprintf(rest + rl, sizeof(rest) - rl, "%s",
+			 have_events_dir("virtio_gpu") ? "; virtio_gpu not attached"
+						       : "; virtio_gpu: no tracepoints");
 	if (!on)
 		snprintf(out, KATRA_NOTE_MAX, "layer gpu off: %s%s",
 			 failed[0] ? failed : absent ? "no dma_fence tracepoints in this kernel"

@@ -377,6 +377,9 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	case KATRA_EV_GPU_TIMELINE:
 		push(r, ring, PEND_GPU_TIMELINE, h->ts, data, sizeof(struct katra_ev_gpu_timeline));
 		break;
+	case KATRA_EV_GPU_CMD:
+		push(r, ring, PEND_GPU_CMD, h->ts, data, sizeof(struct katra_ev_gpu_cmd));
+		break;
 	}
 	return 0;
 }
