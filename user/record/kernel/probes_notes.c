@@ -173,6 +173,14 @@ static void gpu_note(const struct katra_probes *p, char *out)
 		snprintf(rest + rl, sizeof(rest) - rl, "%s",
 			 have_events_dir("virtio_gpu") ? "; virtio_gpu not attached"
 						       : "; virtio_gpu: no tracepoints");
+	/* the init of a fence numbered at its emit is the raw tracepoint's */
+	rl = strlen(rest);
+	if (on && katra_probes_is_attached(p, "dma_fence_init") &&
+	    !katra_probes_is_attached(p, "gv_dma_fence_init"))
+		snprintf(rest + rl, sizeof(rest) - rl,
+			 "; fences numbered at their emit (virtio_gpu) have no init: %s",
+			 failure_of(p, "gv_dma_fence_init") ? failure_of(p, "gv_dma_fence_init")
+							     : "gv_dma_fence_init not attached");
 	if (!on)
 		snprintf(out, KATRA_NOTE_MAX, "layer gpu off: %s%s",
 			 failed[0] ? failed : absent ? "no dma_fence tracepoints in this kernel"
