@@ -233,17 +233,19 @@ int BPF_PROG(gv_dma_fence_emit, struct dma_fence *fence)
 		katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
 	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
 		own = *o;
-	} else if (!mine) {
-		return 0;
-	} else {
+	} else if (mine) {
 		own.tgid = pid_tgid >> 32;
 	}
+	/* this CPU's last emitted fence, whoever's (tgid 0: not a tracked
+	 * process's): a command queued next with its fence_id is its */
 	last = bpf_map_lookup_elem(&gpu_last_emit, &zero);
 	if (last) {
 		last->seqno = seqno64;
 		last->context = context;
 		last->own = own;
 	}
+	if (!own.tgid)
+		return 0;
 	cpu = katra_busy();
 	put_fence(cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns(), context, (__u32)seqno64,
 		  KATRA_GPU_FENCE_EMIT, &own);
