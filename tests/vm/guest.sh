@@ -222,6 +222,21 @@ virtio_modules()
 	return 0
 }
 
+# not_run WHY CHECK...: the selected CHECKs failed before their capture
+# (their modules), for the reasons in WHY
+not_run()
+{
+	local why=$1 c
+	shift
+	for c in "$@"; do
+		want $c || continue
+		: >/tmp/$c.facts
+		cp "$why" /tmp/$c.why.tmp
+		mv /tmp/$c.why.tmp /tmp/$c.why
+		result $c 1 /tmp/$c.facts /tmp/$c.why
+	done
+}
+
 case ${1:-} in
 basic)
 	want syscalls && captured syscalls "" -- $WL/syscalls --threads 2 300 200
@@ -246,7 +261,7 @@ basic)
 	# 50 inits and 50 signals, each linked to the ioctl that made it
 	: >/tmp/gpu.why
 	: >/tmp/virtio.why
-	if ! want gpu && ! want flips && ! want virtio; then
+	if ! want gpu && ! want flips && ! want virtio && ! want virtioatomic; then
 		:
 	elif gpu_modules; then
 		want gpu && captured gpu "" -- $WL/vgemfence 50
@@ -257,20 +272,18 @@ basic)
 		# 30 cursor images on the virtio-gpu device: 30 fences of
 		# virtio_gpu (made with seqno 0, numbered at their emit), each
 		# made in the workload's DRM_IOCTL_MODE_CURSOR
-		if want virtio && virtio_modules; then
-			captured virtio "" -- $WL/flips --driver virtio_gpu --cursor 30
-		elif want virtio; then
-			: >/tmp/virtio.facts
-			result virtio 1 /tmp/virtio.facts /tmp/virtio.why
+		# then the same through nonblocking atomic commits: each fence
+		# made in the ioctl, emitted and signalled from the commit's
+		# worker
+		if { want virtio || want virtioatomic; } && virtio_modules; then
+			want virtio && captured virtio "" -- $WL/flips --driver virtio_gpu --cursor 30
+			want virtioatomic && captured virtioatomic "" -- \
+				$WL/flips --driver virtio_gpu --atomic-cursor 30
+		else
+			not_run /tmp/virtio.why virtio virtioatomic
 		fi
 	else
-		for c in gpu flips virtio; do
-			want $c || continue
-			: >/tmp/$c.facts
-			cp /tmp/gpu.why /tmp/$c.why.tmp
-			mv /tmp/$c.why.tmp /tmp/$c.why
-			result $c 1 /tmp/$c.facts /tmp/$c.why
-		done
+		not_run /tmp/gpu.why gpu flips virtio virtioatomic
 	fi
 	;;
 scale)

@@ -1294,7 +1294,7 @@ struct virtio_ctx {
 	unsigned nvctx;
 	uint64_t rid[GPU_MAX], iseq[GPU_MAX], ictx[GPU_MAX], icause[GPU_MAX];
 	unsigned n;                /* the workload's inits */
-	unsigned inits_linked, tokens, emits, emits_linked, signals, signals_linked;
+	unsigned inits_linked, tokens, emits, emits_linked, emits_worker, signals, signals_linked;
 	unsigned orphans, other;   /* its fence events without their init; another process's */
 	/* its fences' commands (GpuCmdQueue with a fence), their responses;
 	 * its thread's commands without a fence, by type */
@@ -1395,6 +1395,7 @@ static void virtio_event(void *p, const struct katra_event *e)
 	case KATRA_KIND_GPU_FENCE_EMIT:
 		c->emits++;
 		c->emits_linked += i >= 0 && caused_by(e, c->iseq[i]) && e->payload.u.gpu_fence.seqno;
+		c->emits_worker += e->thread_id == 0; /* a commit's worker, not the ioctl */
 		c->orphans += i < 0;
 		break;
 	case KATRA_KIND_GPU_FENCE_SIGNALED:
@@ -1414,13 +1415,14 @@ static int check_virtio(const char *trace, const char *wl)
 	struct trace_facts *f = calloc(1, sizeof(*f));
 	char *text = slurp(wl), *line = line_with(text, "\"cursors\"");
 	unsigned on_virtio = 0, distinct = 0;
-	long long n;
+	long long n, atomic;
 
 	if (!f || !line)
 		die("no cursors line in %s", wl);
 	c.g.pid = jnum(line, "pid");
 	c.g.tid = jnum(line, "tid");
 	n = jnum(line, "cursors");
+	atomic = jnum(line, "atomic");
 	if (read_trace(trace, f, virtio_event, &c, true))
 		return 1;
 	for (unsigned i = 0; i < c.n; i++) {
@@ -1432,6 +1434,7 @@ static int check_virtio(const char *trace, const char *wl)
 		distinct += !seen && c.icause[i];
 	}
 	print_facts(f);
+	printf("atomic=%lld\nemits_worker=%u\n", atomic, c.emits_worker);
 	printf("virtio_note=%d\ncmds_fenced=%u\ncmds_linked=%u\ncmds_transfer=%u\nresponses=%u\n"
 	       "responses_linked=%u\ncmds_unfenced=%u\n", f->virtio_on, c.nq, c.q_linked,
 	       c.q_transfer, c.responses, c.r_linked, c.unfenced);
@@ -1466,16 +1469,24 @@ static int check_virtio(const char *trace, const char *wl)
 	if (c.nq != n || c.q_linked != n || c.q_transfer != n)
 		fail("%u GpuCmdQueue with a fence (%u linked to their fence's init, %u "
 		     "TRANSFER_TO_HOST_2D), expected %lld", c.nq, c.q_linked, c.q_transfer, n);
+	/* the emits: in the cursor ioctl (legacy), or all from the commit's
+	 * worker (atomic, nonblocking) */
+	if (c.emits_worker != (atomic ? n : 0))
+		fail("%u GpuFenceEmit from outside the workload's thread, expected %lld",
+		     c.emits_worker, atomic ? n : 0);
 	/* its thread's commands without a fence: VIRTIO_GPU_CMD_UPDATE_CURSOR
 	 * on the cursor queue, one per image and one at the close (the
-	 * restored mode's commit takes the cursor down) */
+	 * restored mode's commit takes the cursor down) with the legacy
+	 * ioctl; none with the atomic commits (their worker queues them, and
+	 * a command without a fence is a traced thread's only when it queues
+	 * it) */
 	unsigned cursor_cmds = 0;
 	for (unsigned k = 0; k < 8; k++)
 		if (c.unfenced_types[k] && c.utype[k] == 0x0300)
 			cursor_cmds = c.unfenced_types[k];
-	if (cursor_cmds != n + 1)
+	if (cursor_cmds != (atomic ? 0 : n + 1))
 		fail("%u UPDATE_CURSOR commands of the workload's thread, expected %lld", cursor_cmds,
-		     n + 1);
+		     atomic ? 0 : n + 1);
 	if (c.responses != n || c.r_linked != n)
 		fail("%u GpuCmdResponse (%u linked to their command), expected %lld", c.responses,
 		     c.r_linked, n);
@@ -1630,7 +1641,7 @@ int main(int argc, char **argv)
 		return check_gpu(argv[2], argv[3]);
 	if (!strcmp(argv[1], "flips"))
 		return check_flips(argv[2], argv[3]);
-	if (!strcmp(argv[1], "virtio"))
+	if (!strcmp(argv[1], "virtio") || !strcmp(argv[1], "virtioatomic"))
 		return check_virtio(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;

@@ -3,7 +3,7 @@
  * under bochs-drm, vkms, virtio-gpu), and N vblank waits where the driver
  * has vblanks.
  *
- * usage: flips [--driver NAME] [--cursor] N
+ * usage: flips [--driver NAME] [--cursor | --atomic-cursor] N
  *
  * Finds the first /dev/dri/card* with a CRTC and a connector (a KMS
  * driver; with --driver, the first whose driver is NAME), lights the connector's preferred mode on the first CRTC with one
@@ -22,7 +22,12 @@
  * buffers, so that each is a new cursor image: virtio_gpu makes a fence for
  * each (its cursor plane's prepare_fb), sends the image to the host with it
  * (TRANSFER_TO_HOST_2D) and waits for it in the ioctl; the line then says
- * "cursors":N and "flips":0.  Exits 77 when no such card exists. */
+ * "cursors":N and "flips":0.  With --atomic-cursor the same N images go
+ * through atomic commits of the cursor plane alone, nonblocking
+ * (DRM_MODE_ATOMIC_NONBLOCK with a page-flip event, read back before the
+ * next): the fence is made in the ioctl (prepare_fb), emitted, waited for
+ * and signalled from the commit's worker; the line then has "atomic":1.
+ * Exits 77 when no such card exists. */
 #include <dirent.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
@@ -80,6 +85,36 @@ struct drm_mode_cursor_ {
 	uint32_t width, height, handle;
 };
 #define DRM_MODE_CURSOR_BO_ 0x01
+struct drm_set_client_cap_ {
+	uint64_t capability, value;
+};
+struct drm_mode_get_plane_res_ {
+	uint64_t plane_id_ptr;
+	uint32_t count_planes;
+};
+struct drm_mode_obj_get_properties_ {
+	uint64_t props_ptr, prop_values_ptr;
+	uint32_t count_props, obj_id, obj_type;
+};
+struct drm_mode_get_property_ {
+	uint64_t values_ptr, enum_blob_ptr;
+	uint32_t prop_id, flags;
+	char name[32];
+	uint32_t count_values, count_enum_blobs;
+};
+struct drm_mode_atomic_ {
+	uint32_t flags, count_objs;
+	uint64_t objs_ptr, count_props_ptr, props_ptr, prop_values_ptr, reserved, user_data;
+};
+#define DRM_IOCTL_SET_CLIENT_CAP_ _IOW('d', 0x0d, struct drm_set_client_cap_)
+#define DRM_IOCTL_MODE_GETPROPERTY_ _IOWR('d', 0xAA, struct drm_mode_get_property_)
+#define DRM_IOCTL_MODE_GETPLANERESOURCES_ _IOWR('d', 0xB5, struct drm_mode_get_plane_res_)
+#define DRM_IOCTL_MODE_OBJ_GETPROPERTIES_ _IOWR('d', 0xB9, struct drm_mode_obj_get_properties_)
+#define DRM_IOCTL_MODE_ATOMIC_ _IOWR('d', 0xBC, struct drm_mode_atomic_)
+#define DRM_CLIENT_CAP_ATOMIC_ 3
+#define DRM_MODE_OBJECT_PLANE_ 0xeeeeeeeeu
+#define DRM_PLANE_TYPE_CURSOR_ 2
+#define DRM_MODE_ATOMIC_NONBLOCK_ 0x0200
 union drm_wait_vblank_ {
 	struct { uint32_t type, sequence; unsigned long signal; } request;
 	struct { uint32_t type, sequence; long tval_sec, tval_usec; } reply;
@@ -154,13 +189,90 @@ static void read_event(int fd, uint32_t type)
 		       got >= 8 ? ev.type : 0, type);
 }
 
+/* The atomic properties of the cursor plane the commits set, in order. */
+static const char *const cursor_props[] = { "FB_ID", "CRTC_ID", "CRTC_X", "CRTC_Y", "CRTC_W",
+					    "CRTC_H", "SRC_X", "SRC_Y", "SRC_W", "SRC_H" };
+#define NPROPS (sizeof(cursor_props) / sizeof(cursor_props[0]))
+#define MAX_PROPS 64
+
+/* The first plane whose "type" is the cursor's: its id, its property ids
+ * in cursor_props' order into ids; 0 when none. */
+static uint32_t cursor_plane(int fd, uint32_t *ids)
+{
+	uint32_t planes[32], props[MAX_PROPS];
+	uint64_t values[MAX_PROPS];
+	struct drm_mode_get_plane_res_ r = { .plane_id_ptr = (uintptr_t)planes, .count_planes = 32 };
+
+	xioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES_, &r, "DRM_IOCTL_MODE_GETPLANERESOURCES");
+	for (uint32_t i = 0; i < r.count_planes && i < 32; i++) {
+		struct drm_mode_obj_get_properties_ o = {
+			.props_ptr = (uintptr_t)props, .prop_values_ptr = (uintptr_t)values,
+			.count_props = MAX_PROPS, .obj_id = planes[i], .obj_type = DRM_MODE_OBJECT_PLANE_,
+		};
+		bool cursor = false;
+		xioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES_, &o, "DRM_IOCTL_MODE_OBJ_GETPROPERTIES");
+		memset(ids, 0, NPROPS * sizeof(*ids));
+		for (uint32_t k = 0; k < o.count_props && k < MAX_PROPS; k++) {
+			struct drm_mode_get_property_ p = { .prop_id = props[k] };
+			xioctl(fd, DRM_IOCTL_MODE_GETPROPERTY_, &p, "DRM_IOCTL_MODE_GETPROPERTY");
+			if (!strcmp(p.name, "type"))
+				cursor = values[k] == DRM_PLANE_TYPE_CURSOR_;
+			for (size_t n = 0; n < NPROPS; n++)
+				if (!strcmp(p.name, cursor_props[n]))
+					ids[n] = props[k];
+		}
+		if (cursor)
+			return planes[i];
+	}
+	return 0;
+}
+
+/* N nonblocking atomic commits of the cursor plane alone on crtc, its
+ * image alternating between two 64x64 framebuffers, each commit's event
+ * read back before the next. */
+static void atomic_cursors(int fd, uint32_t crtc, int n)
+{
+	struct drm_set_client_cap_ cap = { DRM_CLIENT_CAP_ATOMIC_, 1 };
+	uint32_t ids[NPROPS], fb[2], plane;
+
+	xioctl(fd, DRM_IOCTL_SET_CLIENT_CAP_, &cap, "DRM_IOCTL_SET_CLIENT_CAP(ATOMIC)");
+	plane = cursor_plane(fd, ids);
+	if (!plane)
+		wl_die(prog, "no cursor plane");
+	for (size_t k = 0; k < NPROPS; k++)
+		if (!ids[k])
+			wl_die(prog, "the cursor plane has no property %s", cursor_props[k]);
+	for (int k = 0; k < 2; k++) {
+		struct drm_mode_create_dumb_ c = { .height = 64, .width = 64, .bpp = 32 };
+		xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB_, &c, "DRM_IOCTL_MODE_CREATE_DUMB");
+		struct drm_mode_fb_cmd_ f = {
+			.width = 64, .height = 64, .pitch = c.pitch, .bpp = 32, .depth = 32,
+			.handle = c.handle,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_ADDFB_, &f, "DRM_IOCTL_MODE_ADDFB");
+		fb[k] = f.fb_id;
+	}
+	for (int k = 0; k < n; k++) {
+		uint64_t values[NPROPS] = { fb[k % 2], crtc, 0, 0, 64, 64, 0, 0, 64 << 16, 64 << 16 };
+		uint32_t count = NPROPS;
+		struct drm_mode_atomic_ a = {
+			.flags = DRM_MODE_ATOMIC_NONBLOCK_ | DRM_MODE_PAGE_FLIP_EVENT_, .count_objs = 1,
+			.objs_ptr = (uintptr_t)&plane, .count_props_ptr = (uintptr_t)&count,
+			.props_ptr = (uintptr_t)ids, .prop_values_ptr = (uintptr_t)values,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_ATOMIC_, &a, "DRM_IOCTL_MODE_ATOMIC");
+		read_event(fd, DRM_EVENT_FLIP_COMPLETE_);
+	}
+}
+
+
 int main(int argc, char **argv)
 {
 	static struct drm_mode_modeinfo_ modes[MAX_MODES];
 	uint32_t crtcs[8], conns[8], fbs[2], cursor[2];
 	char card[300], driver[32];
 	const char *want = NULL;
-	bool cursors = false;
+	bool cursors = false, atomic = false;
 	int n, fd, waits = 0, a = 1;
 
 	for (; a < argc - 1; a++) {
@@ -168,11 +280,13 @@ int main(int argc, char **argv)
 			want = argv[++a];
 		else if (!strcmp(argv[a], "--cursor"))
 			cursors = true;
+		else if (!strcmp(argv[a], "--atomic-cursor"))
+			cursors = atomic = true;
 		else
 			break;
 	}
 	if (a != argc - 1 || (n = atoi(argv[a])) <= 0)
-		wl_die(prog, "usage: flips [--driver NAME] [--cursor] N");
+		wl_die(prog, "usage: flips [--driver NAME] [--cursor | --atomic-cursor] N");
 	fd = open_kms(card, sizeof(card), driver, sizeof(driver), want);
 	if (fd < 0) {
 		fprintf(stderr, "%s: no KMS card in /dev/dri (a display's driver: bochs, vkms)\n",
@@ -221,7 +335,9 @@ int main(int argc, char **argv)
 		.crtc_id = crtcs[0], .fb_id = fbs[0], .mode_valid = 1, .mode = modes[m],
 	};
 	xioctl(fd, DRM_IOCTL_MODE_SETCRTC_, &set, "DRM_IOCTL_MODE_SETCRTC");
-	if (cursors) {
+	if (atomic) {
+		atomic_cursors(fd, crtcs[0], n);
+	} else if (cursors) {
 		for (int k = 0; k < 2; k++) {
 			struct drm_mode_create_dumb_ c = { .height = 64, .width = 64, .bpp = 32 };
 			xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB_, &c, "DRM_IOCTL_MODE_CREATE_DUMB");
@@ -234,9 +350,12 @@ int main(int argc, char **argv)
 			};
 			xioctl(fd, DRM_IOCTL_MODE_CURSOR_, &c, "DRM_IOCTL_MODE_CURSOR");
 		}
+	}
+	if (cursors) {
 		printf("{\"workload\":\"flips\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\","
-		       "\"driver\":\"%s\",\"crtc\":0,\"waits\":0,\"flips\":0,\"cursors\":%d}\n",
-		       (int)getpid(), (int)wl_gettid(), card, driver, n);
+		       "\"driver\":\"%s\",\"crtc\":0,\"waits\":0,\"flips\":0,\"cursors\":%d,"
+		       "\"atomic\":%d}\n",
+		       (int)getpid(), (int)wl_gettid(), card, driver, n, atomic);
 		close(fd);
 		return 0;
 	}
