@@ -17,6 +17,19 @@
 
 #define STACK_RING_BYTES (16u << 20)
 
+/* The stack ring's size: KATRA_TEST_STACK_RING_BYTES (a power of two, 4 KiB
+ * or more: tests that make it overflow), else STACK_RING_BYTES */
+static uint32_t stack_ring_bytes(void)
+{
+	const char *s = getenv("KATRA_TEST_STACK_RING_BYTES");
+	char *end;
+	unsigned long v = s ? strtoul(s, &end, 0) : 0;
+
+	if (!s || *end || v < 4096 || v > STACK_RING_BYTES || (v & (v - 1)))
+		return STACK_RING_BYTES;
+	return (uint32_t)v;
+}
+
 struct katra_stack_reader {
 	struct ring_buffer *rb;
 	int (*cb)(void *ctx, void *data, size_t size);
@@ -40,8 +53,10 @@ int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz)
 		if (!err)
 			err = bpf_map__set_max_entries(p->skel->maps.stack_ring, 4096);
 	} else {
-		err = bpf_map__set_max_entries(p->skel->maps.stack_ring, STACK_RING_BYTES);
-		p->skel->rodata->stack_wakeup_bytes = STACK_RING_BYTES / 4;
+		uint32_t ring = stack_ring_bytes();
+
+		err = bpf_map__set_max_entries(p->skel->maps.stack_ring, ring);
+		p->skel->rodata->stack_wakeup_bytes = ring / 4;
 	}
 	return err;
 }
