@@ -40,6 +40,8 @@ struct {
 	__type(value, struct katra_stack_rec);
 } stack_scratch SEC(".maps") __weak;
 
+/* Its values: KATRA_STACK_KDEPTH frames, or fewer where the sysctl
+ * kernel.perf_event_max_stack is lower (the loader sizes it; 1 when off) */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);

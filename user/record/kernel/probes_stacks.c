@@ -36,9 +36,40 @@ struct katra_stack_reader {
 	void *ctx;
 };
 
+/* kernel.perf_event_max_stack: the kernel refuses a stack map whose values
+ * hold more frames (and walks no deeper); KATRA_STACK_KDEPTH where it cannot
+ * be read */
+static uint32_t kstack_limit(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	unsigned v = KATRA_STACK_KDEPTH;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = KATRA_STACK_KDEPTH;
+		fclose(f);
+	}
+	return v < KATRA_STACK_KDEPTH ? v : KATRA_STACK_KDEPTH;
+}
+
 int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz)
 {
 	int err = 0;
+
+	/* off: one frame (the map must exist, and load under any sysctl of 1 or
+	 * more); on: as deep as the machine allows, said in the notes */
+	p->kstack_depth = on ? kstack_limit() : 1;
+	if (!p->kstack_depth) {
+		fprintf(stderr, "katra-record: --stacks needs kernel.perf_event_max_stack 1 or more "
+			"(it is 0): raise it with sysctl\n");
+		return -EINVAL;
+	}
+	err = bpf_map__set_value_size(p->skel->maps.kstacks, p->kstack_depth * sizeof(uint64_t));
+	if (err)
+		return err;
+	if (on && p->kstack_depth < KATRA_STACK_KDEPTH && !p->quiet)
+		fprintf(stderr, "katra-record: kernel stacks at most %u frames deep "
+			"(kernel.perf_event_max_stack)\n", p->kstack_depth);
 
 	p->sample_hz = on ? sample_hz : 0;
 	bpf_program__set_autoload(p->skel->progs.pe_stack_sample, p->sample_hz > 0);
@@ -114,6 +145,8 @@ int katra_probes_kstack(const struct katra_probes *p, int32_t id, uint64_t *ips)
 {
 	if (id < 0)
 		return -ENOENT;
+	/* the map's values hold kstack_depth frames: 0 past them */
+	memset(ips, 0, KATRA_STACK_KDEPTH * sizeof(*ips));
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.kstacks), &id, ips))
 		return -errno;
 	return 0;
