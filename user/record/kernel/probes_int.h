@@ -82,6 +82,17 @@ static inline bool pk_same_map(const struct bpf_map *own, const struct bpf_map *
 		!strcmp(bpf_map__name(m), "pend_tasks"));
 }
 
+/* m, a second object's map, made the skeleton's own; not made where the
+ * skeleton's is not (kstacks without --stacks): 0 or -errno */
+static inline int pk_reuse_map(const struct bpf_map *own, struct bpf_map *m)
+{
+	if (!pk_same_map(own, m))
+		return -ENOENT;
+	if (!bpf_map__autocreate(own))
+		return bpf_map__set_autocreate(m, false);
+	return bpf_map__reuse_fd(m, bpf_map__fd(own));
+}
+
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,
  * not a note (compared by address). */
 extern const char pk_alt_in_use[];

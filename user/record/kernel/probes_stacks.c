@@ -56,15 +56,19 @@ int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz)
 {
 	int err = 0;
 
-	/* off: one frame (the map must exist, and load under any sysctl of 1 or
-	 * more); on: as deep as the machine allows, said in the notes */
-	p->kstack_depth = on ? kstack_limit() : 1;
-	if (!p->kstack_depth) {
+	/* off: no kernel-stack map at all (the programs' references to it are
+	 * dead code, which libbpf poisons): it would hold the kernel's call-chain
+	 * buffers and load only under a sysctl of 1 or more; on: as deep as the
+	 * machine allows, said in the notes */
+	p->kstack_depth = on ? kstack_limit() : 0;
+	if (on && !p->kstack_depth) {
 		fprintf(stderr, "katra-record: --stacks needs kernel.perf_event_max_stack 1 or more "
 			"(it is 0): raise it with sysctl\n");
 		return -EINVAL;
 	}
-	err = bpf_map__set_value_size(p->skel->maps.kstacks, p->kstack_depth * sizeof(uint64_t));
+	err = on ? bpf_map__set_value_size(p->skel->maps.kstacks,
+					   p->kstack_depth * sizeof(uint64_t))
+		 : bpf_map__set_autocreate(p->skel->maps.kstacks, false);
 	if (err)
 		return err;
 	if (on && p->kstack_depth < KATRA_STACK_KDEPTH && !p->quiet)
@@ -76,11 +80,9 @@ int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz)
 	p->skel->rodata->sample_period_ns = p->sample_hz ? 1000000000ull / p->sample_hz : 0;
 
 	/* off: the programs never touch them (record_stacks is rodata), but
-	 * every map a program names must exist */
+	 * every other map a program names must exist */
 	if (!on) {
 		err = bpf_map__set_max_entries(p->skel->maps.stack_slots, 1);
-		if (!err)
-			err = bpf_map__set_max_entries(p->skel->maps.kstacks, 1);
 		if (!err)
 			err = bpf_map__set_max_entries(p->skel->maps.stack_ring, 4096);
 	} else {
