@@ -10,7 +10,8 @@
 # the program's COFF symbols from a copy of the trace elsewhere with the .exe
 # at hand (--symbols DIR, found by its PE identity); the Syscall site's count
 # is ROUNDS exactly.  Without the join the Windows half is missing (the Unix
-# walk ends at the dispatcher).  KW_WINE=10 (t_wine10_stacks): the same in
+# walk ends at the dispatcher); the Unix half's last frame is the dispatcher's,
+# named __wine_syscall_dispatcher from ntdll.so's dynamic symbols.  KW_WINE=10 (t_wine10_stacks): the same in
 # the Proton-class root's Wine 10 (katra-record -- enter.sh ...).  The
 # header's note says where the syscall frame is, read from ntdll.so
 # (t_wine_stacks_read: and that this is what the probe used).
@@ -46,6 +47,9 @@ fi
 mkdir -p "$T/elsewhere/syms"
 cp "$TRACE" "$T/elsewhere/copy.ktrc"
 cp "$EXE" "$T/elsewhere/syms/"
+# Wine 10's ntdll.so is in the root only (Debian's Wine 8's: found where
+# Debian puts it, by its build id)
+[ "$KW_WINE" = 10 ] && cp "$KW_PROTON/root/usr/lib/x86_64-linux-gnu/wine/x86_64-unix/ntdll.so" "$T/elsewhere/syms/"
 (cd "$T/elsewhere" && "$REPLAY" stats --stacks --json --top 10000 --symbols syms copy.ktrc) \
 	>"$T/stacks.json" 2>"$T/stats.err" || kt_fail "stats --stacks: $(kt_tail "$T/stats.err")"
 python3 "$KT_DIR/wine_stacks_check.py" "$T/stacks.json" "$ROUNDS" >"$T/check.out" 2>&1 ||

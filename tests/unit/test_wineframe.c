@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "record/uprobes/wineframe.h"
+#include "record/uprobes/winenames.h"
 
 #define CODE_AT 0x1000 /* vaddr = file offset: one executable PT_LOAD */
 #define FILE_LEN 0x2000
@@ -93,8 +94,11 @@ Test(wineframe, crafted_wine10_at_another_offset)
 	const char *why;
 	size_t n = prologue(code, 0x338, s);
 
-	crafted_so(f, "__wine_syscall_dispatcher", CODE_AT, code, n);
+	/* its call through the table, 16 bytes after the prologue */
+	memcpy(code + n + 16, "\x41\xff\x14\xc2", 4);
+	crafted_so(f, "__wine_syscall_dispatcher", CODE_AT, code, n + 20);
 	cr_assert_eq(katra_wine_frame_read(&b, &w, &why), 0, "%s", why);
+	cr_assert_eq(w.call_ret, CODE_AT + n + 20);
 	cr_assert_eq(w.offs.teb_frame, 0x338);
 	cr_assert_eq(w.load_vaddr, CODE_AT);
 	cr_assert_str_eq(w.symbol, "__wine_syscall_dispatcher");
@@ -122,6 +126,7 @@ Test(wineframe, crafted_wine8_before_its_prologue_end)
 	cr_assert_eq(w.offs.teb_frame, 0x328);
 	cr_assert_eq(w.load_vaddr, CODE_AT);
 	cr_assert(katra_wine_frame_is_default(&w.offs));
+	cr_assert_eq(w.call_ret, 0); /* no call: none */
 }
 
 Test(wineframe, crafted_refusals)
@@ -178,6 +183,10 @@ Test(wineframe, installed_wine_files)
 		cr_assert_eq(katra_wine_frame_read(&b, &w, &why), 0, "%s: %s", paths[i], why);
 		cr_assert(katra_wine_frame_is_default(&w.offs), "%s: TEB+0x%x", paths[i],
 			  w.offs.teb_frame);
+		/* the call through the table, after the load */
+		uint64_t off = katra_elf_offset(&b, w.call_ret - 4, 4, true);
+		cr_assert(w.call_ret > w.load_vaddr && off != UINT64_MAX, "%s", paths[i]);
+		cr_assert_eq(memcmp(b.p + off, "\x41\xff\x14\xc2", 4), 0, "%s", paths[i]);
 		katra_blob_free(&b);
 	}
 }

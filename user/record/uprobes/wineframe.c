@@ -196,6 +196,16 @@ int katra_wine_frame_read(const struct katra_blob *so, struct katra_wine_frame *
 		return -ERANGE;
 	}
 	out->offs.teb_frame = disp;
+	{
+		static const uint8_t call[4] = { 0x41, 0xff, 0x14, 0xc2 };
+		size_t len, at = (size_t)(load - so->p);
+		size_t n = so->len - at < KATRA_WINE_CALL_WINDOW ? so->len - at : KATRA_WINE_CALL_WINDOW;
+		for (len = 0; len + 4 <= n; len++)
+			if (!memcmp(load + len, call, 4)) {
+				out->call_ret = out->load_vaddr + len + 4;
+				break;
+			}
+	}
 	/* the code from the load on: avail counts from c */
 	size_t from = (size_t)(load - c) + LOAD_LEN;
 	size_t left = avail > from ? avail - from : 0;

@@ -29,7 +29,11 @@ struct katra_wine_frame {
 	uint64_t load_vaddr; /* the `mov %gs:...` */
 	uint64_t dispatcher; /* the dispatcher's symbol (either name) */
 	const char *symbol;  /* that symbol's name (static) */
+	uint64_t call_ret;   /* after its `call *(%r10,%rax,8)` (41 ff 14 c2) within
+			      * KATRA_WINE_CALL_WINDOW bytes of the load: the return
+			      * address of the NT function it calls; 0: not found */
 };
+#define KATRA_WINE_CALL_WINDOW 1024
 
 /* so: ntdll.so read whole.  -ENOENT (*why: a static sentence) when the
  * dispatcher, its load of the frame pointer or a store of one of the
