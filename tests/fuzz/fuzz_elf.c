@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct katra_wine_frame w;
 		const char *why;
 		if (!katra_wine_frame_read(&b, &w, &why)) {
-			if (!w.offs.teb_frame || w.offs.teb_frame >= 0x10000)
+			if (!w.offs.teb_frame || w.offs.teb_frame >= 0x10000 ||
+			    (w.call_ret && w.call_ret <= w.load_vaddr))
 				abort();
 			for (int i = 0; i < KATRA_WF_SLOTS; i++)
 				if (w.offs.slot[i] >= KATRA_WF_SLOT_MAX || (w.offs.slot[i] & 7))

@@ -2,15 +2,19 @@
 /* Wine's syscall frame layout read from ntdll.so's dispatcher
  * (user/record/uprobes/wineframe.c): crafted files (another TEB offset,
  * other slots, Wine 8's and Wine 10's symbols, damaged code) and the real
- * Wine 8 and 10 files when installed. */
+ * Wine 8 and 10 files when installed; the replay's name of the dispatcher
+ * from Wine 8's label. */
 #include <criterion/criterion.h>
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "record/uprobes/wineframe.h"
 #include "record/uprobes/winenames.h"
+#include "replay/names/elfsyms.h"
 
 #define CODE_AT 0x1000 /* vaddr = file offset: one executable PT_LOAD */
 #define FILE_LEN 0x2000
@@ -189,4 +193,42 @@ Test(wineframe, installed_wine_files)
 		cr_assert_eq(memcmp(b.p + off, "\x41\xff\x14\xc2", 4), 0, "%s", paths[i]);
 		katra_blob_free(&b);
 	}
+}
+
+/* The replay's names (replay/names/elfsyms.c): Wine 8's untyped, size-0
+ * label inside its dispatcher names the code after it as the dispatcher;
+ * another untyped symbol names nothing */
+static const char *name_in(const char *dir, uint64_t at, char *buf, size_t cap)
+{
+	struct kr_elfsyms *s = kr_elfsyms_new(dir);
+	static char out[128];
+
+	cr_assert_not_null(s);
+	cr_assert_eq(kr_elfsyms_module(s, 1, "ntdll.so", 8, "", 0), 0); /* no build id: any file */
+	snprintf(out, sizeof(out), "%s", kr_elfsyms_name(s, 1, at, 1, buf, cap));
+	kr_elfsyms_free(s);
+	return out;
+}
+
+Test(wineframe, replay_names_the_dispatcher_after_its_label)
+{
+	char dir[] = "/tmp/katra-unit-XXXXXX", path[64], buf[128];
+	static const uint8_t code[16] = { 0x90 };
+	FILE *fp;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ntdll.so", dir);
+	crafted_so(f, "__wine_syscall_dispatcher_prolog_end", CODE_AT + 29, code, sizeof(code));
+	cr_assert_not_null(fp = fopen(path, "w"));
+	cr_assert_eq(fwrite(f, 1, sizeof(f), fp), sizeof(f));
+	fclose(fp);
+	cr_assert_str_eq(name_in(dir, CODE_AT + 29 + 0x15c, buf, sizeof(buf)),
+			 "__wine_syscall_dispatcher+0x15c");
+	crafted_so(f, "NtTest", CODE_AT + 29, code, sizeof(code));
+	cr_assert_not_null(fp = fopen(path, "w"));
+	cr_assert_eq(fwrite(f, 1, sizeof(f), fp), sizeof(f));
+	fclose(fp);
+	cr_assert_str_eq(name_in(dir, CODE_AT + 29 + 0x15c, buf, sizeof(buf)), "ntdll.so+0x1179");
+	unlink(path);
+	rmdir(dir);
 }
