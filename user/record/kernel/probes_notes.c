@@ -181,6 +181,10 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 
 	if (n < cap)
 		gpu_note(p, out[n++]);
+	if (n < cap && p->skel->rodata->record_stacks && p->kstack_depth < KATRA_STACK_KDEPTH)
+		snprintf(out[n++], KATRA_NOTE_MAX, "stacks: kernel stacks at most %u frames deep "
+			 "(kernel.perf_event_max_stack is %u; %u without that limit)",
+			 p->kstack_depth, p->kstack_depth, KATRA_STACK_KDEPTH);
 	return n;
 }
 

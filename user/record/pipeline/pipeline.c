@@ -418,6 +418,18 @@ void pipeline_queue_skipped(struct pipeline *pl, uint64_t key, uint32_t probe, u
 	kq_push(pl, &k);
 }
 
+void pipeline_queue_stacks_lost(struct pipeline *pl, uint64_t key, uint32_t instance,
+				uint64_t count)
+{
+	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_STACKS,
+			     .instance = instance, .value = count };
+
+	if (instance >= 2)
+		return;
+	pl->stacks_lost[instance] += count;
+	kq_push(pl, &k);
+}
+
 void pipeline_queue_losses(struct pipeline *pl, uint64_t key)
 {
 	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT; src++) {
@@ -477,6 +489,13 @@ int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_
 			for (uint32_t i = 0; i < PIPELINE_SKIPPED_MAX && nd < cap_drops; i++)
 				if (pl->skipped[i])
 					drops[nd++] = (struct katra_drop_count){ src, i, pl->skipped[i] };
+			continue;
+		}
+		if (src == KATRA_DROP_STACKS) {
+			for (uint32_t i = 0; i < 2 && nd < cap_drops; i++)
+				if (pl->stacks_lost[i])
+					drops[nd++] = (struct katra_drop_count){ src, i,
+										 pl->stacks_lost[i] };
 			continue;
 		}
 		if (pl->em.st.evictions[src])
