@@ -1431,6 +1431,10 @@ static int check_atomic(const char *trace, const char *wl)
 		fail("%u GpuFenceSignaled of the workload without their init", c.g.foreign);
 	if (c.delivered != deliveries)
 		fail("%u GpuVblankDelivered of the workload, expected %lld", c.delivered, deliveries);
+	if (c.delivered_commit != deliveries)
+		fail("%u of %u GpuVblankDelivered caused by the init of the out-fence of the commit "
+		     "of their rank (itself caused by that commit's ioctl), expected %lld",
+		     c.delivered_commit, c.delivered, deliveries);
 	if (c.nq)
 		fail("%u GpuVblankQueued: the workload waited for no vblank", c.nq);
 	if (c.other)
