@@ -607,3 +607,55 @@ Test(export_gpu, a_crtc_is_a_track_with_its_vblanks_and_a_flow_from_the_ioctl_th
 	cr_assert_not_null(strstr(out, "\"vblanks\":2,"), "%s", out);
 	free(out);
 }
+
+/* Process 100's commit ioctl (thread 100) makes an out-fence on a CRTC
+ * timeline (GpuFenceInit, seq 2); the commit's event is delivered from a
+ * worker (thread 0, process 100) on CRTC 0, caused by that init, then the
+ * fence signals. */
+static size_t one_commit(struct katra_record *r)
+{
+	static const uint64_t c_init[] = { 2 };
+	size_t n = 0;
+
+	r[n++] = mk_epoch(0, 0, "capture start");
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_START;
+	r[n++] = e(2, 1000, PID, MAIN, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_GPU_TIMELINE, 5 };
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_GPU_FENCE;
+	r[n - 1].u.event.payload.u.gpu_fence.context = 5;
+	r[n - 1].u.event.payload.u.gpu_fence.seqno = 1;
+	r[n++] = e(3, 2500, PID, 0, KATRA_KIND_GPU_VBLANK_DELIVERED, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.resource = (struct katra_resource){ KATRA_RES_DISPLAY_CRTC, 0 };
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_GPU_VBLANK;
+	r[n - 1].u.event.causes = (struct katra_u64_vec){ c_init, 1 };
+	r[n++] = e(4, 2501, PID, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.resource = r[n - 3].u.event.resource;
+	r[n - 1].u.event.payload = r[n - 3].u.event.payload;
+	r[n - 1].u.event.causes = (struct katra_u64_vec){ c_init, 1 };
+	r[n++] = mk_epoch(5, 4000, "capture end");
+	r[n - 1].u.epoch.epoch = 1;
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_END;
+	return n;
+}
+
+Test(export_gpu, a_commits_flip_has_a_flow_from_the_commit_ioctl)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_built(one_commit, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"i\",\"pid\":100,\"tid\":1073807360,\"ts\":2.5,"
+				       "\"s\":\"t\",\"name\":\"event delivered 0\",\"cat\":"
+				       "\"display\"}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":1,\"dur\":0,"
+				       "\"bind_id\":4503599627370497,\"flow_out\":true,\"name\":"
+				       "\"commit -> flip\""), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073807360,\"ts\":2.5,"
+				       "\"dur\":0,\"bind_id\":4503599627370497,\"flow_in\":true"),
+			   "%s", out);
+	free(out);
+}
