@@ -216,9 +216,9 @@ static bool gpu_wait(const struct kr_fgpu *g, const struct kr_hop *h,
 /* The present ending at end_ns reached the screen at the flip of the last
  * commit the process made in its frame (from start_ns: a flip linked to
  * the commit ioctl that made its out-fence), else at the process's first
- * delivered vblank event after it, unless a later present came first (as
- * stats --per-frame counts it): the time between (0 for a flip before the
- * present's end), else UINT64_MAX. */
+ * delivered vblank event after it, unless a later present came first: the
+ * time between, else UINT64_MAX (as stats --per-frame counts it; 0 here
+ * for a commit's flip before the present's end, which stats leaves out). */
 static uint64_t to_flip(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns,
 			uint64_t end_ns)
 {
