@@ -155,12 +155,13 @@ static void gpu_note(const struct katra_probes *p, char *out)
 		snprintf(sched, sizeof(sched), " + gpu_scheduler (%zu of 3 events, %s)",
 			 old + new, new ? "6.17 names" : "names before 6.17");
 	size_t vbl = sched_attached(p, vblank_events, failed, &len);
-	char rest[128] = "";
+	char rest[192] = "";
 	if (vbl)
 		snprintf(rest, sizeof(rest), " + vblank (%zu of 3 events%s)", vbl,
-			 access("/sys/kernel/btf/drm", F_OK) ? "; flips of files with no vblank "
-							       "wait unseen: the drm module has no BTF"
-							     : "");
+			 access("/sys/kernel/btf/drm", F_OK) ?
+				 "; flips of files with no vblank wait unseen but atomic commits' "
+				 "with a traced out-fence: the drm module has no BTF" :
+				 "");
 	else if (have_events_dir("drm"))
 		snprintf(rest, sizeof(rest), "; drm (vblank) not attached");
 	if (!on)

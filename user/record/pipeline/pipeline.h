@@ -64,6 +64,12 @@ struct pipeline {
 	uint64_t ends_in_place; /* combined syscalls' Ends written without the merge */
 };
 
+/* How long past a display event delivered the release waits for the next
+ * record of its CPU (emit_gpu.c links the delivery to the out-fence
+ * signalled right after it): far longer than the kernel's few instructions
+ * between the two, which a virtual CPU may spread over a host's time slice. */
+#define PIPELINE_DELIVERY_HOLD_NS 50000000ull
+
 struct pipeline_config {
 	unsigned nrings;
 	size_t fifo_items;      /* pending items per ring at first */
