@@ -261,7 +261,7 @@ basic)
 	# 50 inits and 50 signals, each linked to the ioctl that made it
 	: >/tmp/gpu.why
 	: >/tmp/virtio.why
-	if ! want gpu && ! want flips && ! want virtio && ! want virtioatomic; then
+	if ! want gpu && ! want flips && ! want atomic && ! want virtio && ! want virtioatomic; then
 		:
 	elif gpu_modules; then
 		want gpu && captured gpu "" -- $WL/vgemfence 50
@@ -269,6 +269,10 @@ basic)
 		# flip's event sent from the commit), each delivered to the
 		# workload's DRM file
 		want flips && captured flips "" -- $WL/flips 20
+		# 20 atomic commits on the same display, each with an out-fence
+		# (a drm_crtc dma_fence made in the commit ioctl, signalled when
+		# the commit's event is sent): 20 inits, 20 signals, 20 events
+		want atomic && captured atomic "" -- $WL/flips --atomic 20
 		# 30 cursor images on the virtio-gpu device: 30 fences of
 		# virtio_gpu (made with seqno 0, numbered at their emit), each
 		# made in the workload's DRM_IOCTL_MODE_CURSOR
@@ -283,7 +287,7 @@ basic)
 			not_run /tmp/virtio.why virtio virtioatomic
 		fi
 	else
-		not_run /tmp/gpu.why gpu flips virtio virtioatomic
+		not_run /tmp/gpu.why gpu flips atomic virtio virtioatomic
 	fi
 	;;
 scale)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Workload: N page flips on a display (no GPU needed: QEMU's standard VGA
  * under bochs-drm, vkms, virtio-gpu), and N vblank waits where the driver
- * has vblanks.
+ * has vblanks; or (--atomic) N atomic commits, each with an out-fence.
  *
- * usage: flips [--driver NAME] [--cursor | --atomic-cursor] N
+ * usage: flips [--driver NAME] [--atomic | --cursor | --atomic-cursor] N
  *
  * Finds the first /dev/dri/card* with a CRTC and a connector (a KMS
  * driver; with --driver, the first whose driver is NAME), lights the connector's preferred mode on the first CRTC with one
@@ -17,18 +17,31 @@
  * {"workload":"flips","pid":P,"tid":T,"card":"/dev/dri/card1",
  *  "driver":"bochs-drm","crtc":0,"waits":W,"flips":N}
  * (crtc: the CRTC's index, as the drm trace events name it; waits: N or 0).
- * With --cursor, instead of the flips: N legacy cursor updates
+ *
+ * --atomic: the same mode lit the same way, then N times on the main
+ * thread one atomic commit (DRM_CLIENT_CAP_ATOMIC) with
+ * DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT that sets the
+ * primary plane's FB_ID to the other framebuffer and the CRTC's
+ * OUT_FENCE_PTR (the kernel makes one dma_fence in the ioctl, on the CRTC's
+ * own timeline, driver "drm_crtc"), then waits for that out-fence (poll on
+ * its sync_file), closes it, and reads the commit's event back.  One line:
+ * {"workload":"atomic","pid":P,"tid":T,"card":"...","driver":"bochs-drm",
+ *  "crtc":0,"commits":N,"fences":N}
+ * (fences: the commits whose out-fence fd was valid and became readable).
+ *
+ * --cursor: instead of the flips, N legacy cursor updates
  * (DRM_IOCTL_MODE_CURSOR with a buffer), alternating two 64x64 dumb
  * buffers, so that each is a new cursor image: virtio_gpu makes a fence for
  * each (its cursor plane's prepare_fb), sends the image to the host with it
- * (TRANSFER_TO_HOST_2D) and waits for it in the ioctl; the line then says
- * "cursors":N and "flips":0.  With --atomic-cursor the same N images go
- * through atomic commits of the cursor plane alone, nonblocking
- * (DRM_MODE_ATOMIC_NONBLOCK with a page-flip event, read back before the
- * next): the fence is made in the ioctl (prepare_fb), emitted, waited for
- * and signalled from the commit's worker; the line then has "atomic":1.
- * Exits 77 when no such card exists. */
+ * (TRANSFER_TO_HOST_2D) and waits for it in the ioctl.  --atomic-cursor:
+ * the same N images through atomic commits of the cursor plane alone,
+ * nonblocking (DRM_MODE_ATOMIC_NONBLOCK with a page-flip event, read back
+ * before the next): the fence is made in the ioctl (prepare_fb), emitted,
+ * waited for and signalled from the commit's worker.  Both print the flips
+ * line with "flips":0, "cursors":N and "atomic":0 or 1.
+ * Exits 77 when no such card exists, or the driver is not atomic. */
 #include <dirent.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
 
@@ -79,18 +92,16 @@ struct drm_mode_crtc_page_flip_ {
 	uint32_t crtc_id, fb_id, flags, reserved;
 	uint64_t user_data;
 };
-struct drm_mode_cursor_ {
-	uint32_t flags, crtc_id;
-	int32_t x, y;
-	uint32_t width, height, handle;
-};
-#define DRM_MODE_CURSOR_BO_ 0x01
 struct drm_set_client_cap_ {
 	uint64_t capability, value;
 };
 struct drm_mode_get_plane_res_ {
 	uint64_t plane_id_ptr;
 	uint32_t count_planes;
+};
+struct drm_mode_get_plane_ {
+	uint32_t plane_id, crtc_id, fb_id, possible_crtcs, gamma_size, count_format_types;
+	uint64_t format_type_ptr;
 };
 struct drm_mode_obj_get_properties_ {
 	uint64_t props_ptr, prop_values_ptr;
@@ -106,15 +117,12 @@ struct drm_mode_atomic_ {
 	uint32_t flags, count_objs;
 	uint64_t objs_ptr, count_props_ptr, props_ptr, prop_values_ptr, reserved, user_data;
 };
-#define DRM_IOCTL_SET_CLIENT_CAP_ _IOW('d', 0x0d, struct drm_set_client_cap_)
-#define DRM_IOCTL_MODE_GETPROPERTY_ _IOWR('d', 0xAA, struct drm_mode_get_property_)
-#define DRM_IOCTL_MODE_GETPLANERESOURCES_ _IOWR('d', 0xB5, struct drm_mode_get_plane_res_)
-#define DRM_IOCTL_MODE_OBJ_GETPROPERTIES_ _IOWR('d', 0xB9, struct drm_mode_obj_get_properties_)
-#define DRM_IOCTL_MODE_ATOMIC_ _IOWR('d', 0xBC, struct drm_mode_atomic_)
-#define DRM_CLIENT_CAP_ATOMIC_ 3
-#define DRM_MODE_OBJECT_PLANE_ 0xeeeeeeeeu
-#define DRM_PLANE_TYPE_CURSOR_ 2
-#define DRM_MODE_ATOMIC_NONBLOCK_ 0x0200
+struct drm_mode_cursor_ {
+	uint32_t flags, crtc_id;
+	int32_t x, y;
+	uint32_t width, height, handle;
+};
+#define DRM_MODE_CURSOR_BO_ 0x01
 union drm_wait_vblank_ {
 	struct { uint32_t type, sequence; unsigned long signal; } request;
 	struct { uint32_t type, sequence; long tval_sec, tval_usec; } reply;
@@ -133,6 +141,20 @@ struct drm_event_vblank_ {
 #define DRM_IOCTL_MODE_ADDFB_ _IOWR('d', 0xAE, struct drm_mode_fb_cmd_)
 #define DRM_IOCTL_MODE_PAGE_FLIP_ _IOWR('d', 0xB0, struct drm_mode_crtc_page_flip_)
 #define DRM_IOCTL_MODE_CREATE_DUMB_ _IOWR('d', 0xB2, struct drm_mode_create_dumb_)
+#define DRM_IOCTL_SET_CLIENT_CAP_ _IOW('d', 0x0d, struct drm_set_client_cap_)
+#define DRM_IOCTL_MODE_GETPROPERTY_ _IOWR('d', 0xAA, struct drm_mode_get_property_)
+#define DRM_IOCTL_MODE_GETPLANERESOURCES_ _IOWR('d', 0xB5, struct drm_mode_get_plane_res_)
+#define DRM_IOCTL_MODE_GETPLANE_ _IOWR('d', 0xB6, struct drm_mode_get_plane_)
+#define DRM_IOCTL_MODE_OBJ_GETPROPERTIES_ _IOWR('d', 0xB9, struct drm_mode_obj_get_properties_)
+#define DRM_IOCTL_MODE_ATOMIC_ _IOWR('d', 0xBC, struct drm_mode_atomic_)
+#define DRM_CLIENT_CAP_UNIVERSAL_PLANES_ 2
+#define DRM_CLIENT_CAP_ATOMIC_ 3
+#define DRM_MODE_OBJECT_CRTC_ 0xccccccccu
+#define DRM_MODE_OBJECT_PLANE_ 0xeeeeeeeeu
+#define DRM_PLANE_TYPE_PRIMARY_ 1
+#define DRM_PLANE_TYPE_CURSOR_ 2
+#define DRM_MODE_ATOMIC_NONBLOCK_ 0x0200
+#define MAX_PROPS 64
 #define DRM_VBLANK_RELATIVE_ 0x1
 #define DRM_VBLANK_EVENT_ 0x4000000
 #define DRM_MODE_PAGE_FLIP_EVENT_ 0x1
@@ -189,71 +211,142 @@ static void read_event(int fd, uint32_t type)
 		       got >= 8 ? ev.type : 0, type);
 }
 
-/* The atomic properties of the cursor plane the commits set, in order. */
-static const char *const cursor_props[] = { "FB_ID", "CRTC_ID", "CRTC_X", "CRTC_Y", "CRTC_W",
-					    "CRTC_H", "SRC_X", "SRC_Y", "SRC_W", "SRC_H" };
-#define NPROPS (sizeof(cursor_props) / sizeof(cursor_props[0]))
-#define MAX_PROPS 64
-
-/* The first plane whose "type" is the cursor's: its id, its property ids
- * in cursor_props' order into ids; 0 when none. */
-static uint32_t cursor_plane(int fd, uint32_t *ids)
+/* The id of object obj's property called name (its value in *value), or
+ * 0 when it has none. */
+static uint32_t prop_of(int fd, uint32_t obj, uint32_t type, const char *name, uint64_t *value)
 {
-	uint32_t planes[32], props[MAX_PROPS];
-	uint64_t values[MAX_PROPS];
-	struct drm_mode_get_plane_res_ r = { .plane_id_ptr = (uintptr_t)planes, .count_planes = 32 };
+	uint32_t ids[MAX_PROPS];
+	uint64_t vals[MAX_PROPS];
+	struct drm_mode_obj_get_properties_ op = { .obj_id = obj, .obj_type = type };
 
-	xioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES_, &r, "DRM_IOCTL_MODE_GETPLANERESOURCES");
-	for (uint32_t i = 0; i < r.count_planes && i < 32; i++) {
-		struct drm_mode_obj_get_properties_ o = {
-			.props_ptr = (uintptr_t)props, .prop_values_ptr = (uintptr_t)values,
-			.count_props = MAX_PROPS, .obj_id = planes[i], .obj_type = DRM_MODE_OBJECT_PLANE_,
-		};
-		bool cursor = false;
-		xioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES_, &o, "DRM_IOCTL_MODE_OBJ_GETPROPERTIES");
-		memset(ids, 0, NPROPS * sizeof(*ids));
-		for (uint32_t k = 0; k < o.count_props && k < MAX_PROPS; k++) {
-			struct drm_mode_get_property_ p = { .prop_id = props[k] };
-			xioctl(fd, DRM_IOCTL_MODE_GETPROPERTY_, &p, "DRM_IOCTL_MODE_GETPROPERTY");
-			if (!strcmp(p.name, "type"))
-				cursor = values[k] == DRM_PLANE_TYPE_CURSOR_;
-			for (size_t n = 0; n < NPROPS; n++)
-				if (!strcmp(p.name, cursor_props[n]))
-					ids[n] = props[k];
+	xioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES_, &op, "DRM_IOCTL_MODE_OBJ_GETPROPERTIES");
+	op.count_props = op.count_props < MAX_PROPS ? op.count_props : MAX_PROPS;
+	op.props_ptr = (uintptr_t)ids;
+	op.prop_values_ptr = (uintptr_t)vals;
+	xioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES_, &op, "DRM_IOCTL_MODE_OBJ_GETPROPERTIES");
+	for (uint32_t i = 0; i < op.count_props && i < MAX_PROPS; i++) {
+		struct drm_mode_get_property_ gp = { .prop_id = ids[i] };
+		xioctl(fd, DRM_IOCTL_MODE_GETPROPERTY_, &gp, "DRM_IOCTL_MODE_GETPROPERTY");
+		if (!strncmp(gp.name, name, sizeof(gp.name))) {
+			if (value)
+				*value = vals[i];
+			return ids[i];
 		}
-		if (cursor)
+	}
+	return 0;
+}
+
+/* The plane of type (DRM_PLANE_TYPE_*) that CRTC index 0 can show, or 0. */
+static uint32_t plane_of_type(int fd, uint64_t want)
+{
+	uint32_t planes[16];
+	struct drm_mode_get_plane_res_ pr = { 0 };
+
+	xioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES_, &pr, "DRM_IOCTL_MODE_GETPLANERESOURCES");
+	pr.count_planes = pr.count_planes < 16 ? pr.count_planes : 16;
+	pr.plane_id_ptr = (uintptr_t)planes;
+	xioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES_, &pr, "DRM_IOCTL_MODE_GETPLANERESOURCES");
+	for (uint32_t i = 0; i < pr.count_planes && i < 16; i++) {
+		struct drm_mode_get_plane_ gp = { .plane_id = planes[i] };
+		uint64_t type = 0;
+		xioctl(fd, DRM_IOCTL_MODE_GETPLANE_, &gp, "DRM_IOCTL_MODE_GETPLANE");
+		if ((gp.possible_crtcs & 1) &&
+		    prop_of(fd, planes[i], DRM_MODE_OBJECT_PLANE_, "type", &type) &&
+		    type == want)
 			return planes[i];
 	}
 	return 0;
 }
 
-/* N nonblocking atomic commits of the cursor plane alone on crtc, its
- * image alternating between two 64x64 framebuffers, each commit's event
- * read back before the next. */
-static void atomic_cursors(int fd, uint32_t crtc, int n)
+/* n atomic commits on crtc, alternating fbs on the primary plane, each
+ * with an out-fence waited for and its event read: the fences seen. */
+static int atomic_commits(int fd, uint32_t crtc, const uint32_t *fbs, int n)
 {
-	struct drm_set_client_cap_ cap = { DRM_CLIENT_CAP_ATOMIC_, 1 };
-	uint32_t ids[NPROPS], fb[2], plane;
+	uint32_t plane = plane_of_type(fd, DRM_PLANE_TYPE_PRIMARY_), fb_prop, fence_prop;
+	int fences = 0;
 
-	xioctl(fd, DRM_IOCTL_SET_CLIENT_CAP_, &cap, "DRM_IOCTL_SET_CLIENT_CAP(ATOMIC)");
-	plane = cursor_plane(fd, ids);
 	if (!plane)
-		wl_die(prog, "no cursor plane");
-	for (size_t k = 0; k < NPROPS; k++)
-		if (!ids[k])
-			wl_die(prog, "the cursor plane has no property %s", cursor_props[k]);
+		wl_die(prog, "no primary plane for CRTC %u", crtc);
+	fb_prop = prop_of(fd, plane, DRM_MODE_OBJECT_PLANE_, "FB_ID", NULL);
+	fence_prop = prop_of(fd, crtc, DRM_MODE_OBJECT_CRTC_, "OUT_FENCE_PTR", NULL);
+	if (!fb_prop || !fence_prop)
+		wl_die(prog, "no FB_ID (%u) or OUT_FENCE_PTR (%u) property", fb_prop, fence_prop);
+	for (int k = 0; k < n; k++) {
+		int32_t fence = -1;
+		uint32_t objs[2] = { plane, crtc }, counts[2] = { 1, 1 };
+		uint32_t props[2] = { fb_prop, fence_prop };
+		uint64_t vals[2] = { fbs[(k + 1) % 2], (uintptr_t)&fence };
+		struct drm_mode_atomic_ a = {
+			.flags = DRM_MODE_ATOMIC_NONBLOCK_ | DRM_MODE_PAGE_FLIP_EVENT_,
+			.count_objs = 2, .objs_ptr = (uintptr_t)objs,
+			.count_props_ptr = (uintptr_t)counts, .props_ptr = (uintptr_t)props,
+			.prop_values_ptr = (uintptr_t)vals, .user_data = (uint64_t)k,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_ATOMIC_, &a, "DRM_IOCTL_MODE_ATOMIC");
+		if (fence >= 0) {
+			struct pollfd pfd = { .fd = fence, .events = POLLIN };
+			while (poll(&pfd, 1, -1) < 0)
+				if (errno != EINTR)
+					wl_die(prog, "poll on the out-fence: %s", strerror(errno));
+			fences += !!(pfd.revents & POLLIN);
+			close(fence);
+		}
+		read_event(fd, DRM_EVENT_FLIP_COMPLETE_);
+	}
+	return fences;
+}
+
+/* The atomic properties of the cursor plane the commits set, in order. */
+static const char *const cursor_props[] = { "FB_ID", "CRTC_ID", "CRTC_X", "CRTC_Y", "CRTC_W",
+					    "CRTC_H", "SRC_X", "SRC_Y", "SRC_W", "SRC_H" };
+#define NPROPS (sizeof(cursor_props) / sizeof(cursor_props[0]))
+
+/* Two 64x64 dumb buffers for cursor images: their handles, and with fbs
+ * their framebuffers (ARGB8888). */
+static void cursor_buffers(int fd, uint32_t *handles, uint32_t *fbs)
+{
 	for (int k = 0; k < 2; k++) {
 		struct drm_mode_create_dumb_ c = { .height = 64, .width = 64, .bpp = 32 };
 		xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB_, &c, "DRM_IOCTL_MODE_CREATE_DUMB");
+		handles[k] = c.handle;
+		if (!fbs)
+			continue;
 		struct drm_mode_fb_cmd_ f = {
 			.width = 64, .height = 64, .pitch = c.pitch, .bpp = 32, .depth = 32,
 			.handle = c.handle,
 		};
 		xioctl(fd, DRM_IOCTL_MODE_ADDFB_, &f, "DRM_IOCTL_MODE_ADDFB");
-		fb[k] = f.fb_id;
+		fbs[k] = f.fb_id;
 	}
+}
+
+/* n cursor images on crtc, alternating two buffers: by the legacy cursor
+ * ioctl, or (atomic) by nonblocking atomic commits of the cursor plane
+ * alone, each commit's event read back before the next. */
+static void cursors(int fd, uint32_t crtc, int n, bool atomic)
+{
+	uint32_t handles[2], fbs[2], ids[NPROPS], plane;
+
+	if (!atomic) {
+		cursor_buffers(fd, handles, NULL);
+		for (int k = 0; k < n; k++) {
+			struct drm_mode_cursor_ c = {
+				.flags = DRM_MODE_CURSOR_BO_, .crtc_id = crtc, .width = 64,
+				.height = 64, .handle = handles[k % 2],
+			};
+			xioctl(fd, DRM_IOCTL_MODE_CURSOR_, &c, "DRM_IOCTL_MODE_CURSOR");
+		}
+		return;
+	}
+	plane = plane_of_type(fd, DRM_PLANE_TYPE_CURSOR_);
+	if (!plane)
+		wl_die(prog, "no cursor plane");
+	for (size_t k = 0; k < NPROPS; k++)
+		if (!(ids[k] = prop_of(fd, plane, DRM_MODE_OBJECT_PLANE_, cursor_props[k], NULL)))
+			wl_die(prog, "the cursor plane has no property %s", cursor_props[k]);
+	cursor_buffers(fd, handles, fbs);
 	for (int k = 0; k < n; k++) {
-		uint64_t values[NPROPS] = { fb[k % 2], crtc, 0, 0, 64, 64, 0, 0, 64 << 16, 64 << 16 };
+		uint64_t values[NPROPS] = { fbs[k % 2], crtc, 0, 0, 64, 64, 0, 0, 64 << 16, 64 << 16 };
 		uint32_t count = NPROPS;
 		struct drm_mode_atomic_ a = {
 			.flags = DRM_MODE_ATOMIC_NONBLOCK_ | DRM_MODE_PAGE_FLIP_EVENT_, .count_objs = 1,
@@ -265,28 +358,29 @@ static void atomic_cursors(int fd, uint32_t crtc, int n)
 	}
 }
 
-
 int main(int argc, char **argv)
 {
 	static struct drm_mode_modeinfo_ modes[MAX_MODES];
-	uint32_t crtcs[8], conns[8], fbs[2], cursor[2];
+	uint32_t crtcs[8], conns[8], fbs[2];
 	char card[300], driver[32];
-	const char *want = NULL;
-	bool cursors = false, atomic = false;
 	int n, fd, waits = 0, a = 1;
+	bool atomic = false, cursor = false;
+	const char *want = NULL;
 
 	for (; a < argc - 1; a++) {
 		if (!strcmp(argv[a], "--driver") && a + 2 < argc)
 			want = argv[++a];
+		else if (!strcmp(argv[a], "--atomic"))
+			atomic = true;
 		else if (!strcmp(argv[a], "--cursor"))
-			cursors = true;
+			cursor = true;
 		else if (!strcmp(argv[a], "--atomic-cursor"))
-			cursors = atomic = true;
+			cursor = atomic = true;
 		else
 			break;
 	}
 	if (a != argc - 1 || (n = atoi(argv[a])) <= 0)
-		wl_die(prog, "usage: flips [--driver NAME] [--cursor | --atomic-cursor] N");
+		wl_die(prog, "usage: flips [--driver NAME] [--atomic | --cursor | --atomic-cursor] N");
 	fd = open_kms(card, sizeof(card), driver, sizeof(driver), want);
 	if (fd < 0) {
 		fprintf(stderr, "%s: no KMS card in /dev/dri (a display's driver: bochs, vkms)\n",
@@ -336,26 +430,29 @@ int main(int argc, char **argv)
 	};
 	xioctl(fd, DRM_IOCTL_MODE_SETCRTC_, &set, "DRM_IOCTL_MODE_SETCRTC");
 	if (atomic) {
-		atomic_cursors(fd, crtcs[0], n);
-	} else if (cursors) {
-		for (int k = 0; k < 2; k++) {
-			struct drm_mode_create_dumb_ c = { .height = 64, .width = 64, .bpp = 32 };
-			xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB_, &c, "DRM_IOCTL_MODE_CREATE_DUMB");
-			cursor[k] = c.handle;
-		}
-		for (int k = 0; k < n; k++) {
-			struct drm_mode_cursor_ c = {
-				.flags = DRM_MODE_CURSOR_BO_, .crtc_id = crtcs[0], .width = 64,
-				.height = 64, .handle = cursor[k % 2],
-			};
-			xioctl(fd, DRM_IOCTL_MODE_CURSOR_, &c, "DRM_IOCTL_MODE_CURSOR");
+		struct drm_set_client_cap_ up = { DRM_CLIENT_CAP_UNIVERSAL_PLANES_, 1 };
+		struct drm_set_client_cap_ at = { DRM_CLIENT_CAP_ATOMIC_, 1 };
+		if (ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP_, &up) ||
+		    ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP_, &at)) {
+			fprintf(stderr, "%s: %s is not an atomic driver: %s\n", prog, driver,
+				strerror(errno));
+			return 77;
 		}
 	}
-	if (cursors) {
+	if (cursor) {
+		cursors(fd, crtcs[0], n, atomic);
 		printf("{\"workload\":\"flips\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\","
 		       "\"driver\":\"%s\",\"crtc\":0,\"waits\":0,\"flips\":0,\"cursors\":%d,"
 		       "\"atomic\":%d}\n",
 		       (int)getpid(), (int)wl_gettid(), card, driver, n, atomic);
+		close(fd);
+		return 0;
+	}
+	if (atomic) {
+		int fences = atomic_commits(fd, crtcs[0], fbs, n);
+		printf("{\"workload\":\"atomic\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\","
+		       "\"driver\":\"%s\",\"crtc\":0,\"commits\":%d,\"fences\":%d}\n",
+		       (int)getpid(), (int)wl_gettid(), card, driver, n, fences);
 		close(fd);
 		return 0;
 	}
