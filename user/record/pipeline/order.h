@@ -143,6 +143,47 @@ static inline void order_pop(struct order *o, unsigned ring)
 	order_sift_down(o, o->hpos[ring]);
 }
 
+/* A run: while ring is at the heap's top, its items up to the largest key
+ * that still comes before every other ring's head (order_ent_less: equal
+ * keys, the lower ring first) are taken one after the other with
+ * order_run_pop(), and the heap is set once at the run's end
+ * (order_run_end()) rather than at every item.  Meanwhile the ring's heap
+ * entry keeps its run's first key: smaller than its head's, so it stays at
+ * the top, and every call above that sets its key afresh still works. */
+static inline uint64_t order_run_bound(const struct order *o, unsigned ring)
+{
+	uint64_t b = UINT64_MAX;
+
+	for (unsigned c = 1; c <= 2 && c < o->nheap; c++) {
+		const struct order_heap_ent *h = &o->heap[c];
+		/* never 0 with the lower ring: the head at the top came before it */
+		uint64_t k = h->key - (h->key && h->ring < ring);
+
+		b = k < b ? k : b;
+	}
+	return b;
+}
+
+static inline void order_run_pop(struct order *o, unsigned ring)
+{
+	o->fifos[ring].head++;
+	o->pending--;
+}
+
+/* The run of ring ends: its next item's key into the heap, or the ring out
+ * of it when its FIFO is empty. */
+static inline void order_run_end(struct order *o, unsigned ring)
+{
+	const struct ring_fifo *f = &o->fifos[ring];
+
+	if (f->head == f->tail) {
+		order_pop_last(o, ring);
+		return;
+	}
+	o->heap[o->hpos[ring]].key = order_head_item(o, ring)->key;
+	order_sift_down(o, o->hpos[ring]);
+}
+
 /* The head item of ring, the smallest of all, gets the larger key: true
  * (and its key set) when it still comes first, before its FIFO's next item
  * and every other ring's head, as order_resort_head() would leave it; else

@@ -122,6 +122,57 @@ static inline __attribute__((always_inline)) int emit_head(struct pipeline *r, u
 	return rc;
 }
 
+/* Writes the head item of ring, at the heap's top, and the items after it
+ * in its FIFO for as long as they come before everything else: what
+ * emit_head() does item by item, with the heap set once at the end (a busy
+ * CPU's records come in runs).  Anything but an item inside the capture, a
+ * combined syscall whose End comes next or an item written whole ends the
+ * run through emit_head(). */
+static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64_t limit)
+{
+	struct order *o = &r->order;
+	const struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1;
+	uint64_t bound = order_run_bound(o, ring);
+	int rc = 0;
+
+	if (r->kq_head != r->kq_tail) /* a Katra record at an equal key goes first */
+		bound = bound < kq_at(r, r->kq_head)->key - 1 ? bound : kq_at(r, r->kq_head)->key - 1;
+	bound = bound < limit ? bound : limit;
+	bound = bound < r->end_key ? bound : r->end_key;
+	for (;;) {
+		if (p->key < r->em.start_mono || p->key > r->end_key || r->generic_order)
+			return emit_head(r, ring, p, limit);
+		if (p->kind == PEND_SYSCALL_PAIR) {
+			uint64_t exit_ts = p->u.sc.exit_ts;
+			/* its End next: before the FIFO's next item and within the run */
+			if (exit_ts > bound || exit_ts < r->em.start_mono ||
+			    (f->head + 1 != f->tail && f->items[(f->head + 1) & mask].key < exit_ts))
+				return emit_head(r, ring, p, limit);
+			p->kind = PEND_SYSCALL_BEGIN;
+			rc = emit_pending_syscall(&r->em, p, false);
+			p->kind = PEND_SYSCALL_END;
+			p->key = exit_ts;
+			if (rc) { /* the End stays, as emit_head() leaves it */
+				order_resort_head(o, ring);
+				return rc;
+			}
+			r->ends_in_place++;
+			rc = emit_pending_syscall(&r->em, p, true);
+		} else {
+			rc = emit_pending(&r->em, p);
+		}
+		order_run_pop(o, ring);
+		if (rc || f->head == f->tail)
+			break;
+		p = &f->items[f->head & mask];
+		if (p->key > bound)
+			break;
+	}
+	order_run_end(o, ring);
+	return rc;
+}
+
 void pipeline_end_at(struct pipeline *r, uint64_t key)
 {
 	r->end_key = key;
@@ -143,7 +194,7 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 		}
 		if (!p)
 			break;
-		rc = emit_head(r, ring, p, limit);
+		rc = emit_run(r, ring, p, limit);
 	}
 	return rc;
 }
