@@ -149,16 +149,20 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 			if (exit_ts > bound || exit_ts < r->em.start_mono ||
 			    (f->head + 1 != f->tail && f->items[(f->head + 1) & mask].key < exit_ts))
 				return emit_head(r, ring, p, limit);
-			p->kind = PEND_SYSCALL_BEGIN;
-			rc = emit_pending_syscall(&r->em, p, false);
-			p->kind = PEND_SYSCALL_END;
-			p->key = exit_ts;
-			if (rc) { /* the End stays, as emit_head() leaves it */
-				order_resort_head(o, ring);
-				return rc;
-			}
 			r->ends_in_place++;
-			rc = emit_pending_syscall(&r->em, p, true);
+			rc = emit_pending_syscall_pair(&r->em, p);
+			if (rc > 0) { /* not the common pair: its halves one by one */
+				p->kind = PEND_SYSCALL_BEGIN;
+				rc = emit_pending_syscall(&r->em, p, false);
+				p->kind = PEND_SYSCALL_END;
+				p->key = exit_ts;
+				if (rc) { /* the End stays, as emit_head() leaves it */
+					r->ends_in_place--;
+					order_resort_head(o, ring);
+					return rc;
+				}
+				rc = emit_pending_syscall(&r->em, p, true);
+			}
 		} else {
 			rc = emit_pending(&r->em, p);
 		}
