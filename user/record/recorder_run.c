@@ -259,7 +259,12 @@ int recorder_run(struct recorder *r)
 		rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
-		if (now >= next_shrink) {
+		/* memory back only while nothing flows: a free after a burst
+		 * (munmap, a heap trim) flushes the TLB of every CPU this process
+		 * ran on, by interrupts that wait for CPUs busy with the traced
+		 * program; while records flow the FIFOs keep what they grew to
+		 * (the reorder budget bounds it) */
+		if (dozing && now >= next_shrink) {
 			order_shrink(&r->pl.order);
 			next_shrink = now + 1000000000ull;
 		}

@@ -4,8 +4,8 @@
  * sorted, so that walk is short), merged across rings by key through a binary
  * heap of (head key, ring) entries: at most about log2(rings) compares of
  * that one small array per item, and one while a ring's run comes next.
- * FIFOs grow with need within a total item budget and shrink back after a
- * burst.  Items are
+ * FIFOs grow with need within a total item budget and shrink back when the
+ * caller says (the recorder: while no record flows).  Items are
  * released only below the watermark (pipeline.h), so `seq` order is
  * timestamp order. */
 #ifndef KATRA_RECORD_ORDER_H
@@ -48,7 +48,8 @@ struct order {
  * max_items: the total budget. */
 int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max_items);
 void order_free(struct order *o);
-/* Halves the FIFOs that are mostly empty (call now and then). */
+/* Halves the FIFOs that are mostly empty (call now and then, where freeing
+ * memory costs the traced program nothing). */
 void order_shrink(struct order *o);
 
 /* The per-item calls below are inline for their common case (a FIFO with
