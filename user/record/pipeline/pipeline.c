@@ -315,9 +315,8 @@ static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
 	}
 }
 
-int pipeline_on_record(void *ctx, void *data, size_t size)
+static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *data, size_t size)
 {
-	struct pipeline *r = ctx;
 	const struct katra_wire_head *h = data;
 	unsigned ring;
 
@@ -433,6 +432,73 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		push(r, ring, PEND_GPU_TIMELINE, h->ts, data, sizeof(struct katra_ev_gpu_timeline));
 		break;
 	}
+	return 0;
+}
+
+/* The slot at the tail of ring's FIFO when an item of this key goes there
+ * as order_commit() finds it: room without growth, after the FIFO's last
+ * item, its ring in the heap (NULL otherwise: on_record_any then). */
+static inline struct ring_fifo *tail_fits(struct pipeline *r, unsigned ring, uint64_t key)
+{
+	struct ring_fifo *f = &r->order.fifos[ring];
+	size_t mask = f->cap - 1;
+
+	if (f->tail - f->head == f->cap || f->tail == f->head ||
+	    r->order.hpos[ring] == ORDER_NOT_IN_HEAP || f->items[(f->tail - 1) & mask].key > key)
+		return NULL;
+	return f;
+}
+
+/* The common records first, with no call on their way (each call saved and
+ * restored six registers per record): a short syscall record and a whole
+ * combined one that come after what their FIFO holds.  The rest, and
+ * these where the FIFO must grow or sort, through on_record_any(). */
+int pipeline_on_record(void *ctx, void *data, size_t size)
+{
+	struct pipeline *r = ctx;
+	const struct katra_wire_head *h = data;
+	struct ring_fifo *f;
+	struct pending *p;
+
+	if (size < sizeof(*h) || h->cpu >= r->nrings)
+		return on_record_any(r, data, size);
+	if (h->type == KATRA_EV_SYSCALL_SHORT && size >= sizeof(struct katra_ev_syscall_short)) {
+		const struct katra_ev_syscall_short *ss = data;
+
+		if (!(f = tail_fits(r, h->cpu, ss->enter_ts)))
+			return on_record_any(r, data, size);
+		/* as on_record_any() widens it */
+		p = &f->items[f->tail & (f->cap - 1)];
+		p->key = ss->enter_ts;
+		p->kind = PEND_SYSCALL_PAIR;
+		p->ring = h->cpu;
+		p->u.sc.head = ss->head;
+		p->u.sc.enter_ts = ss->enter_ts;
+		p->u.sc.exit_ts = ss->head.ts;
+		p->u.sc.ret = ss->ret;
+		p->u.sc.nr = ss->nr;
+		p->u.sc.flags = ss->flags;
+		p->u.sc.dev = 0;
+		p->u.sc.ino = 0;
+	} else if (h->type == KATRA_EV_SYSCALL && size >= sizeof(struct katra_ev_syscall)) {
+		const struct katra_ev_syscall *sc = data;
+
+		/* combined (not flushed, not orphan) and no executable mapping
+		 * to report */
+		if ((sc->flags & (KATRA_SC_NO_ENTER | KATRA_SC_FLUSHED | KATRA_SC_EXIT)) !=
+			    KATRA_SC_EXIT ||
+		    (sc->nr == 9 && r->on_exec_map) || !(f = tail_fits(r, h->cpu, sc->enter_ts)))
+			return on_record_any(r, data, size);
+		p = &f->items[f->tail & (f->cap - 1)];
+		p->key = sc->enter_ts;
+		p->kind = PEND_SYSCALL_PAIR;
+		p->ring = h->cpu;
+		memcpy(&p->u, sc, sizeof(*sc));
+	} else {
+		return on_record_any(r, data, size);
+	}
+	f->tail++;
+	r->order.pending++;
 	return 0;
 }
 
