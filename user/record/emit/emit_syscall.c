@@ -123,13 +123,19 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 			  TH_WINESERVER)) ||
 	    (e->asyncs.count && sc->ret >= 0 && landing_buffer(sc)))
 		return 1;
-	struct katra_syscall_begin b = {
-		.seq = e->next_seq++, .ts_mono_ns = enter, .ts_wall_ns = e->start_wall + enter,
-		.thread_id = sc->head.tid, .process_id = sc->head.tgid,
-		.kind = katra_syscall_kind_of(sc), .span_id = e->next_span++,
-		.resource = { KATRA_RES_NONE, 0 },
-	};
+	struct katra_syscall_begin b;
 
+	/* field by field and the payload by its own memset: an initializer
+	 * cleared the whole struct with a `rep stos`, slow to start */
+	b.seq = e->next_seq++;
+	b.ts_mono_ns = enter;
+	b.ts_wall_ns = e->start_wall + enter;
+	b.thread_id = sc->head.tid;
+	b.process_id = sc->head.tgid;
+	b.kind = katra_syscall_kind_of(sc);
+	b.span_id = e->next_span++;
+	b.resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
+	memset(&b.payload, 0, sizeof(b.payload));
 	katra_syscall_payload_of(sc, &b.payload);
 	syscall_resource(e, sc, &b.resource);
 	struct katra_syscall_end x = {
