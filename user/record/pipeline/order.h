@@ -19,7 +19,8 @@
 
 struct ring_fifo {
 	struct pending *items;
-	size_t cap; /* power of two */
+	size_t cap; /* in use, a power of two */
+	size_t alloc; /* allocated, a power of two >= cap */
 	size_t head, tail; /* tail - head = count */
 };
 
@@ -35,7 +36,7 @@ struct order {
 	struct ring_fifo *fifos;
 	unsigned nrings;
 	size_t pending;        /* items in all FIFOs */
-	size_t item_capacity;  /* slots allocated in all FIFOs */
+	size_t item_capacity;  /* slots allocated in all FIFOs (their alloc) */
 	size_t max_items;      /* budget for item_capacity */
 	size_t min_cap;        /* a FIFO's first and smallest capacity */
 	struct order_heap_ent *heap; /* rings with items, a min-heap on (key, ring) */
@@ -48,8 +49,14 @@ struct order {
  * max_items: the total budget. */
 int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max_items);
 void order_free(struct order *o);
-/* Halves the FIFOs that are mostly empty (call now and then, where freeing
- * memory costs the traced program nothing). */
+/* Halves the FIFOs that are mostly empty, in their memory: what a FIFO
+ * cycles through (its cache footprint) follows the load, and nothing is
+ * freed (call now and then: a free can flush the TLB of every CPU the
+ * process ran on, while the traced program keeps them busy).  A FIFO grows
+ * back into its memory first. */
+void order_narrow(struct order *o);
+/* The same, and the memory the FIFOs do not use given back (call where that
+ * costs the traced program nothing). */
 void order_shrink(struct order *o);
 
 /* The per-item calls below are inline for their common case (a FIFO with
