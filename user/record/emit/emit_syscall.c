@@ -81,13 +81,18 @@ static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 			       const struct katra_ev_syscall *sc, uint64_t key)
 {
 	uint64_t ts = emit_rel(e, key);
-	struct katra_syscall_begin s = {
-		.seq = e->next_seq++, .ts_mono_ns = ts, .ts_wall_ns = e->start_wall + ts,
-		.thread_id = sc->head.tid, .process_id = sc->head.tgid,
-		.kind = katra_syscall_kind_of(sc), .span_id = e->next_span++,
-		.resource = { KATRA_RES_NONE, 0 },
-	};
+	struct katra_syscall_begin s;
 
+	/* field by field, as in emit_syscall_pair (no `rep stos`) */
+	s.seq = e->next_seq++;
+	s.ts_mono_ns = ts;
+	s.ts_wall_ns = e->start_wall + ts;
+	s.thread_id = sc->head.tid;
+	s.process_id = sc->head.tgid;
+	s.kind = katra_syscall_kind_of(sc);
+	s.span_id = e->next_span++;
+	s.resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
+	memset(&s.payload, 0, sizeof(s.payload));
 	katra_syscall_payload_of(sc, &s.payload);
 	syscall_resource(e, sc, &s.resource);
 	th->flags |= TH_SYSCALL_OPEN;
