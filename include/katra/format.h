@@ -647,6 +647,10 @@ struct katra_syscall_begin {
 };
 int katra_writer_append_syscall_begin(struct katra_writer *w,
 				      const struct katra_syscall_begin *s);
+/* A syscall's Begin and its End right after it (the End's cause is the
+ * Begin's seq): the bytes of the two calls above, in one. */
+int katra_writer_append_syscall_pair(struct katra_writer *w, const struct katra_syscall_begin *b,
+				     const struct katra_syscall_end *e);
 /* Writes buffered bytes to the file (no fsync); returns once they are in it. */
 int katra_writer_flush(struct katra_writer *w);
 /* Hands buffered bytes to the output thread and returns without waiting for

@@ -267,8 +267,16 @@ int recorder_run(struct recorder *r)
 		rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
+		/* memory back only while nothing flows: a free after a burst
+		 * (munmap, a heap trim) flushes the TLB of every CPU this process
+		 * ran on, by interrupts that wait for CPUs busy with the traced
+		 * program; while records flow the FIFOs only narrow within the
+		 * memory they grew to (the reorder budget bounds it) */
 		if (now >= next_shrink) {
-			order_shrink(&r->pl.order);
+			if (dozing)
+				order_shrink(&r->pl.order);
+			else
+				order_narrow(&r->pl.order);
 			next_shrink = now + 1000000000ull;
 		}
 		if (!rc && now >= next_flush) {
