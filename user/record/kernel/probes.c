@@ -118,6 +118,10 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot open BPF probes", -err);
 		goto cleanup;
 	}
+	/* the kernel's struct names the programs never name left out of the
+	 * shared parse (probes_btfnames.c): without them, it is as before */
+	if (pk_btf_keep_names(bpf_object__btf(p->skel->obj)))
+		pk_btf_keep_free();
 	/* the kernel's BTF for each object parsed meanwhile (probes_split.c) */
 	err = pk_split_prefetch(p);
 	if (err) {

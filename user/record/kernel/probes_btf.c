@@ -8,6 +8,8 @@
  * syscall probes' object: probes_split.c), at once on three threads: while
  * pk_btf_share is on, every caller gets the one copy (the first parses it,
  * the others wait for it), and libbpf's btf__free of it drops a reference.
+ * The names of the structs and unions no program names are blanked in it,
+ * for libbpf's CO-RE candidate search (probes_btfnames.c).
  * Its lookups of typedefs by name go through an index built beside the
  * parse (probes_btfindex.c).  These definitions take the place of libbpf's for
  * libbpf's own calls too (it calls all three through its PLT, so the
@@ -98,6 +100,8 @@ struct btf *btf__load_vmlinux_btf(void)
 			if (!shared)
 				shared = libbpfs_load();
 			err = shared ? 0 : errno;
+			if (shared)
+				pk_btf_blank_names(shared); /* probes_btfnames.c */
 			shared_refs = shared ? 1 : 0;
 			shared_index = shared ? pk_btf_index_build(shared) : NULL;
 		}
@@ -196,6 +200,8 @@ void pk_btf_share(bool on)
 		}
 	}
 	sharing = on;
+	if (!on)
+		pk_btf_keep_free(); /* a copy parsed from now on keeps every name */
 	pthread_mutex_unlock(&share_lock);
 	if (last)
 		free_aside(last);

@@ -149,6 +149,14 @@ bool pk_btf_mappable(void);
  * by the first caller (probes_btf.c); off: each parses its own again, and
  * the shared copy is freed by its last holder's btf__free(). */
 void pk_btf_share(bool on);
+/* The program types' essential names, from the object's own BTF: the shared
+ * copy parsed while they are set blanks the names of the kernel's structs
+ * and unions that no program type names, for libbpf's CO-RE candidate
+ * search (probes_btfnames.c).  keep_names: 0 or -ENOMEM (then nothing is
+ * blanked); blank_names: the copy, before its first reader; keep_free: off. */
+int pk_btf_keep_names(const struct btf *local);
+void pk_btf_blank_names(const struct btf *btf);
+void pk_btf_keep_free(void);
 /* An index of a BTF's typedefs by name (probes_btfindex.c), for the shared
  * copy's lookups: build (NULL: no memory), find (what
  * btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) finds: the first id,

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The kernel's BTF with the struct names no program names blanked (libbpf's
+# CO-RE candidate search, user/record/kernel/probes_btfnames.c) relocates
+# every program exactly as the whole BTF does: libbpf's log of each
+# relocation (its candidates, each instruction patched) is the same line
+# for line, with KATRA_TEST_FULL_BTF=1 (nothing blanked) and without.
+. "$(dirname "$0")/lib.sh"
+kt_require
+relocs() {
+	# two objects load at once: their lines interleave, sorted here
+	grep -E 'libbpf: (prog|CO-RE)' "$1" | grep -E 'relo #|candidate|patched' | sort >"$2"
+}
+KATRA_TEST_FULL_BTF=1 "$REC" -vv -q -o "$T/full.ktr" -- true 2>"$T/full.err" ||
+	kt_fail "katra-record (whole BTF) failed: $(kt_tail "$T/full.err")"
+"$REC" -vv -q -o "$T/blank.ktr" -- true 2>"$T/blank.err" ||
+	kt_fail "katra-record failed: $(kt_tail "$T/blank.err")"
+relocs "$T/full.err" "$T/full.relo"
+relocs "$T/blank.err" "$T/blank.relo"
+n=$(grep -c patched "$T/full.relo")
+[ "$n" -ge 100 ] || kt_fail "libbpf's log has $n patched instructions (expected 100 or more): $(kt_tail "$T/full.err")"
+diff "$T/full.relo" "$T/blank.relo" >"$T/diff" ||
+	kt_fail "relocations differ from the whole BTF's: $(head -c 1500 "$T/diff")"
