@@ -483,7 +483,8 @@ int katra_probes_attach(struct katra_probes *p)
 		struct probe *pr = &p->probes[i];
 
 		if (pr->link || pr->lacks == pk_alt_in_use || pr->lacks == pk_not_needed ||
-		    pr->lacks == pk_on_demand || pr->lacks == pk_gpu_absent)
+		    pr->lacks == pk_on_demand || pr->lacks == pk_gpu_absent ||
+		    pr->lacks == pk_gpu_no_device)
 			continue;
 		int err = attach_one(p, pr);
 		if (err && !first_err)

@@ -91,6 +91,9 @@ extern const char pk_on_demand[];
 /* the lacks of a GPU trace event tracefs does not list: said by the layer's
  * one note (probes_notes.c), not per probe */
 extern const char pk_gpu_absent[];
+/* ... and of every GPU trace event when the kernel has no DRM device:
+ * said by the same note */
+extern const char pk_gpu_no_device[];
 
 /* Before load: the kernel's flags in rodata, then p->probes[] filled with
  * each tp_btf program and its raw_tp twin (one of them loaded, or neither

@@ -5,7 +5,9 @@
  * it stays off, since one program the kernel refuses would fail the whole
  * load. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +58,7 @@ const char pk_alt_in_use[] = "its newer name is attached";
 const char pk_not_needed[] = "page faults are not measured here";
 const char pk_on_demand[] = "attached when a Wine session is traced";
 const char pk_gpu_absent[] = "not in this kernel's tracefs";
+const char pk_gpu_no_device[] = "no DRM device in /sys/class/drm when the capture started";
 static const char gpu_sched_no_btf[] =
 	"the gpu_sched module has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)";
 
@@ -69,6 +72,23 @@ static bool have_trace_event(const char *sys, const char *name)
 		return true;
 	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s/%s", sys, name);
 	return !access(path, F_OK);
+}
+
+/* Whether the kernel has a DRM device (a card or a render node): without
+ * one no GPU driver makes fences or vblanks, and the GPU layer's programs
+ * would be verified, attached (each a tracepoint's static key, patched on
+ * every CPU) and detached for nothing. */
+static bool have_drm_device(void)
+{
+	DIR *d = opendir("/sys/class/drm");
+	struct dirent *de;
+	bool any = false;
+
+	while (d && !any && (de = readdir(d)))
+		any = !strncmp(de->d_name, "card", 4) || !strncmp(de->d_name, "renderD", 7);
+	if (d)
+		closedir(d);
+	return any;
 }
 
 /* Whether tracepoint tp's first argument is a pointer to struct NAME. */
@@ -287,7 +307,8 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 	}
 	/* the GPU layer's trace events ("gp_EVENT", section tracepoint/SYS/EVENT;
 	 * "gs_EVENT", the GPU scheduler's raw tracepoints): where tracefs lists
-	 * them (a driver's module may be loaded or not) */
+	 * them (a driver's module may be loaded or not) and a DRM device exists */
+	bool drm = have_drm_device();
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog), *sec, *sys;
 		char sysname[64];
@@ -306,7 +327,8 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		if (name[1] == 's')
 			snprintf(sysname, sizeof(sysname), "gpu_scheduler");
 		pr->name = name + 3;
-		pr->lacks = have_trace_event(sysname, pr->name) ? NULL : pk_gpu_absent;
+		pr->lacks = !have_trace_event(sysname, pr->name) ? pk_gpu_absent
+			    : !drm && !getenv("KATRA_TEST_GPU_ANYWAY") ? pk_gpu_no_device : NULL;
 		/* the scheduler's programs read its structs by the module's BTF */
 		if (!pr->lacks && name[1] == 's' && access("/sys/kernel/btf/gpu_sched", F_OK))
 			pr->lacks = gpu_sched_no_btf;
