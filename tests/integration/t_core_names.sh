@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The kernel's BTF with the struct names no program names blanked (libbpf's
-# CO-RE candidate search, user/record/kernel/probes_btfnames.c) relocates
-# every program exactly as the whole BTF does: libbpf's log of each
-# relocation (its candidates, each instruction patched) is the same line
-# for line, with KATRA_TEST_FULL_BTF=1 (nothing blanked) and without.
+# The kernel's BTF as the CO-RE relocations see it (the struct names no
+# relocation names blanked, user/record/kernel/probes_btfnames.c; cut to
+# what the relocations reach where the kernel has no module BTF,
+# probes_btfcore.c) relocates every program exactly as the whole BTF does:
+# libbpf's log of each relocation (its candidates, each instruction
+# patched) is the same line for line, with KATRA_TEST_FULL_BTF=1 (the
+# whole BTF) and without.
 . "$(dirname "$0")/lib.sh"
 kt_require
 relocs() {

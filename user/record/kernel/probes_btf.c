@@ -16,11 +16,13 @@
  * executable's come first: checked with objdump for Debian's 1.1.2); where
  * the file cannot be mapped, libbpf's own parse runs, unchanged. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -80,11 +82,32 @@ static struct btf *libbpfs_load(void)
 	return libbpfs();
 }
 
+/* Whether /sys/kernel/btf holds vmlinux alone (no module BTF). */
+static bool no_module_btf(void)
+{
+	DIR *d = opendir("/sys/kernel/btf");
+	struct dirent *de;
+	bool alone = d != NULL;
+
+	while (d && alone && (de = readdir(d)))
+		alone = de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux");
+	if (d)
+		closedir(d);
+	return alone;
+}
+
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool sharing;
 static struct btf *shared;   /* the one copy, NULL before the first call */
 static unsigned shared_refs; /* the share's own and each caller's not yet freed */
 static struct pk_btf_index *shared_index; /* its lookups by name (NULL: walks) */
+/* The CO-RE copy (probes_btfcore.c), made from the shared one at the first
+ * btf__parse(CORE_PATH) while sharing, and its references as above. */
+#define CORE_PATH "/sys/kernel/btf/vmlinux"
+static pthread_mutex_t core_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool core_wanted, core_tried;
+static struct btf *core;
+static unsigned core_refs;
 
 struct btf *btf__load_vmlinux_btf(void)
 {
@@ -118,6 +141,73 @@ struct btf *btf__load_vmlinux_btf(void)
 	return btf ? btf : libbpfs_load();
 }
 
+const char *pk_btf_core_path(void)
+{
+	return core_wanted ? CORE_PATH : NULL;
+}
+
+/* libbpf's parse of a btf_custom_path (its CO-RE relocations' BTF): the
+ * CO-RE copy for CORE_PATH while sharing, else libbpf's own. */
+struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
+{
+	struct btf *(*libbpfs)(const char *, struct btf_ext **);
+	struct btf *btf = NULL, *vm;
+
+	if (path && !btf_ext && !strcmp(path, CORE_PATH)) {
+		bool build;
+
+		pthread_mutex_lock(&core_lock);
+		build = core_wanted && !core_tried;
+		pthread_mutex_unlock(&core_lock);
+		vm = build ? btf__load_vmlinux_btf() : NULL; /* the shared copy */
+		pthread_mutex_lock(&core_lock);
+		if (core_wanted && !core_tried && vm) {
+			core_tried = true;
+			core = pk_btf_core_build(vm);
+			core_refs = core ? 1 : 0;
+		}
+		if (core_wanted && core) {
+			core_refs++;
+			btf = core;
+		}
+		build = core_wanted && !core;
+		pthread_mutex_unlock(&core_lock);
+		if (vm)
+			btf__free(vm);
+		if (btf)
+			return btf;
+		if (build) /* not made: the whole of the shared copy, as without it */
+			return btf__load_vmlinux_btf();
+	}
+	libbpfs = (struct btf *(*)(const char *, struct btf_ext **))dlsym(RTLD_NEXT, "btf__parse");
+	if (!libbpfs) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return libbpfs(path, btf_ext);
+}
+
+/* Drops one reference to the CO-RE copy (and the share's own with own);
+ * sets *free_now to it with the last.  Returns whether btf was it. */
+static bool put_core(struct btf *btf, bool own, struct btf **free_now)
+{
+	bool mine;
+
+	*free_now = NULL;
+	pthread_mutex_lock(&core_lock);
+	mine = core && (own || btf == core);
+	if (mine && !--core_refs) {
+		*free_now = core;
+		core = NULL;
+	}
+	if (own) {
+		core_wanted = false;
+		core_tried = false;
+	}
+	pthread_mutex_unlock(&core_lock);
+	return mine;
+}
+
 /* Drops one reference to the shared copy; it is freed with the last.
  * Returns whether btf was the shared copy. */
 static bool put_shared(struct btf *btf, struct btf **free_now)
@@ -125,6 +215,8 @@ static bool put_shared(struct btf *btf, struct btf **free_now)
 	bool mine;
 
 	*free_now = NULL;
+	if (put_core(btf, false, free_now))
+		return true;
 	pthread_mutex_lock(&share_lock);
 	mine = btf && btf == shared;
 	if (mine && !--shared_refs) {
@@ -183,7 +275,18 @@ static void free_aside(struct btf *btf)
 
 void pk_btf_share(bool on)
 {
-	struct btf *last = NULL;
+	struct btf *last = NULL, *core_last = NULL;
+
+	if (on) {
+		pthread_mutex_lock(&core_lock);
+		core_wanted = !getenv("KATRA_TEST_FULL_BTF") && pk_btf_mappable() &&
+			      no_module_btf();
+		pthread_mutex_unlock(&core_lock);
+	} else {
+		put_core(NULL, true, &core_last);
+	}
+	if (core_last)
+		free_aside(core_last);
 
 	pthread_mutex_lock(&share_lock);
 	if (on != sharing && shared) {
