@@ -70,16 +70,24 @@ bool pk_btf_mappable(void)
 	return true;
 }
 
+/* Set on a thread inside libbpf's own btf__load_vmlinux_btf, whose
+ * btf__parse of the same path must be libbpf's (and not wait for the lock
+ * its caller may hold) */
+static __thread bool in_libbpfs_load;
+
 static struct btf *libbpfs_load(void)
 {
-	struct btf *(*libbpfs)(void);
+	struct btf *(*libbpfs)(void), *btf;
 
 	libbpfs = (struct btf *(*)(void))dlsym(RTLD_NEXT, "btf__load_vmlinux_btf");
 	if (!libbpfs) {
 		errno = ENOENT;
 		return NULL;
 	}
-	return libbpfs();
+	in_libbpfs_load = true;
+	btf = libbpfs();
+	in_libbpfs_load = false;
+	return btf;
 }
 
 /* Whether /sys/kernel/btf holds vmlinux alone (no module BTF). */
@@ -153,7 +161,7 @@ struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
 	struct btf *(*libbpfs)(const char *, struct btf_ext **);
 	struct btf *btf = NULL, *vm;
 
-	if (path && !btf_ext && !strcmp(path, CORE_PATH)) {
+	if (path && !btf_ext && !in_libbpfs_load && !strcmp(path, CORE_PATH)) {
 		bool build;
 
 		pthread_mutex_lock(&core_lock);
