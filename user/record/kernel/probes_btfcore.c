@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/btf.h>
 #include <linux/btf.h>
@@ -98,6 +99,53 @@ static size_t refs_of(struct btf_type *t, __u32 **out, size_t n)
 	}
 }
 
+/* The string offsets in t (its name, its members', values', parameters'). */
+static size_t names_of(struct btf_type *t, __u32 **out, size_t n)
+{
+	size_t k = 0, vlen = btf_vlen(t);
+
+	out[k++] = &t->name_off;
+	for (size_t i = 0; i < vlen && k < n; i++) {
+		if (btf_is_composite(t))
+			out[k++] = &btf_members(t)[i].name_off;
+		else if (btf_is_enum(t))
+			out[k++] = &btf_enum(t)[i].name_off;
+		else if (btf_is_enum64(t))
+			out[k++] = &btf_enum64(t)[i].name_off;
+		else if (btf_is_func_proto(t))
+			out[k++] = &btf_params(t)[i].name_off;
+	}
+	return k;
+}
+
+/* The strings of the types copied, appended as they come (no type but
+ * those names any: the kernel's 3 MiB string section is not copied). */
+struct strs {
+	char *s;
+	size_t len, cap;
+};
+
+static __u32 add_str(struct strs *st, const char *str)
+{
+	size_t n = strlen(str) + 1, at = st->len;
+
+	if (st->len + n > st->cap) {
+		size_t cap = st->cap ? st->cap : 65536;
+		char *s;
+
+		while (cap < st->len + n)
+			cap *= 2;
+		s = realloc(st->s, cap);
+		if (!s)
+			return 0; /* the build fails: see the caller's check */
+		st->s = s;
+		st->cap = cap;
+	}
+	memcpy(st->s + at, str, n);
+	st->len += n;
+	return (__u32)at;
+}
+
 static bool root_kind(const struct btf_type *t)
 {
 	return btf_is_composite(t) || btf_is_any_enum(t) || btf_is_typedef(t) || btf_is_fwd(t) ||
@@ -119,24 +167,37 @@ static void reach(struct walk *w, uint32_t id, uint8_t follow)
 	w->queue[w->nq++] = id; /* at most twice each: the queue holds 2 n */
 }
 
-/* KATRA_TIMING=1: its size, beside the load's steps (probes_split.c) */
-static void say_size(long types, unsigned long last)
+static double thread_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* KATRA_TIMING=1: its size and its making's CPU, beside the load's steps
+ * (probes_split.c) */
+static void say_size(long types, unsigned long last, double ms)
 {
 	if (getenv("KATRA_TIMING") && *getenv("KATRA_TIMING") == '1')
 		fprintf(stderr, "katra-record: timing:   probes: CO-RE BTF: %ld types (last "
-			"candidate %lu)\n", types, last);
+			"candidate %lu), made in %.2f ms of CPU\n", types, last, ms);
 }
 
 struct btf *pk_btf_core_build(const struct btf *vm)
 {
 	uint32_t n = btf__type_cnt(vm), maxc = 0, next, *newid = NULL;
 	struct walk w = { calloc(n, 1), malloc(2 * sizeof(uint32_t) * n), 0 };
-	size_t types_len = 0, str_len, pos;
+	size_t types_len = 0, pos;
+	struct strs st = { 0 };
+	char *full;
 	const struct btf_header *vh;
 	struct btf *out = NULL;
 	__u32 raw_size, **refs = malloc(65537 * sizeof(*refs)); /* a type's ids: vlen < 65536 */
 	const char *raw;
 	char *buf = NULL;
+
+	double t0 = thread_ms();
 
 	raw = btf__raw_data(vm, &raw_size);
 	if (!refs || !w.flag || !w.queue || !raw || !pk_btf_keep_ready())
@@ -177,9 +238,11 @@ struct btf *pk_btf_core_build(const struct btf *vm)
 			types_len += (w.flag[id] & IN_SET) ? rec_size(t) : sizeof(struct btf_type);
 	}
 	vh = (const struct btf_header *)raw;
-	str_len = vh->str_len;
-	buf = malloc(sizeof(*vh) + types_len + str_len);
+	buf = malloc(sizeof(*vh) + types_len);
 	if (!buf)
+		goto out;
+	add_str(&st, ""); /* offset 0 */
+	if (st.len != 1)
 		goto out;
 	pos = sizeof(*vh);
 	for (int pass = 0; pass < 2; pass++) {
@@ -200,18 +263,31 @@ struct btf *pk_btf_core_build(const struct btf *vm)
 			k = refs_of(c, refs, 65537);
 			for (size_t i = 0; i < k; i++)
 				*refs[i] = (w.flag[*refs[i]] & IN_SET) ? newid[*refs[i]] : 0;
+			k = names_of(c, refs, 65537);
+			for (size_t i = 0; i < k; i++) {
+				size_t had = st.len;
+
+				if (*refs[i] && !(*refs[i] = add_str(&st, btf__str_by_offset(vm, *refs[i]))) &&
+				    st.len == had)
+					goto out; /* no memory */
+			}
 		}
 	}
-	memcpy(buf + pos, raw + vh->hdr_len + vh->str_off, str_len);
 	*(struct btf_header *)buf = (struct btf_header){
 		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(*vh),
 		.type_off = 0, .type_len = (__u32)types_len,
-		.str_off = (__u32)types_len, .str_len = (__u32)str_len,
+		.str_off = (__u32)types_len, .str_len = (__u32)st.len,
 	};
-	out = btf__new(buf, (__u32)(sizeof(*vh) + types_len + str_len)); /* a copy */
-	say_size(out ? (long)btf__type_cnt(out) - 1 : -errno, maxc);
+	full = realloc(buf, sizeof(*vh) + types_len + st.len);
+	if (!full)
+		goto out;
+	buf = full;
+	memcpy(buf + sizeof(*vh) + types_len, st.s, st.len);
+	out = btf__new(buf, (__u32)(sizeof(*vh) + types_len + st.len)); /* a copy */
+	say_size(out ? (long)btf__type_cnt(out) - 1 : -errno, maxc, thread_ms() - t0);
 out:
 	free(refs);
+	free(st.s);
 	free(buf);
 	free(newid);
 	free(w.flag);
