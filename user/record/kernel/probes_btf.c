@@ -52,13 +52,18 @@ static struct btf *map_vmlinux_btf(void)
 	return btf;
 }
 
-/* Whether the kernel's BTF file can be mapped (Linux 6.16+). */
+/* Whether the kernel's BTF file can be mapped (Linux 6.16+): tried once. */
 bool pk_btf_mappable(void)
 {
-	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	static int known = -1;
+	int fd;
 	struct stat st;
 	void *m = MAP_FAILED;
 
+	if (known >= 0)
+		return known;
+	fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
+	known = 0;
 	if (fd < 0)
 		return false;
 	if (!fstat(fd, &st) && st.st_size > 0)
@@ -67,6 +72,7 @@ bool pk_btf_mappable(void)
 	if (m == MAP_FAILED)
 		return false;
 	munmap(m, (size_t)st.st_size);
+	known = 1;
 	return true;
 }
 
