@@ -3,7 +3,7 @@
 # A kernel with no DRM device (nothing in /sys/class/drm named card* or
 # renderD*): the GPU layer's programs are neither loaded nor attached, and
 # the header's one GPU note says why; none of them counts as attached or
-# failed.  KATRA_TEST_GPU_ANYWAY=1 loads them as before (where tracefs has
+# failed; its tables are made with one entry each.  KATRA_TEST_GPU_ANYWAY=1 loads them as before (where tracefs has
 # the dma_fence events), which shows the gate is what turned them off.
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -32,4 +32,29 @@ off, on = (json.load(open(f)) for f in sys.argv[1:3])
 assert on["probes_attached"] - off["probes_attached"] == 7, (on["probes_attached"], off["probes_attached"])
 assert on["probes_failed"] == off["probes_failed"], (on["probes_failed"], off["probes_failed"])
 PY
-kt_note "GPU layer off without a DRM device, 7 programs fewer"
+# its tables, made for nothing, as small as a map can be: the recorder's
+# own map fds (fdinfo's map_id, named by bpftool), while it is live
+command -v bpftool >/dev/null || kt_skip "no bpftool"
+sleep 30 &
+SLEEPER=$!
+KT_PIDS="$KT_PIDS $SLEEPER"
+"$REC" -q -o "$T/maps.ktr" --ready-file "$T/ready" -p "$SLEEPER" 2>"$T/maps.err" &
+RP=$!
+KT_PIDS="$KT_PIDS $RP"
+for _ in $(seq 600); do [ -e "$T/ready" ] && break; sleep 0.05; done
+[ -e "$T/ready" ] || kt_fail "the capture never went live: $(kt_tail "$T/maps.err")"
+for fd in /proc/$RP/fdinfo/*; do
+	id=$(sed -n 's/^map_id:[[:space:]]*//p' "$fd" 2>/dev/null)
+	[ -n "$id" ] && bpftool map show id "$id" -j 2>/dev/null
+done | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    print(m.get("name"), m.get("max_entries"))' | sort -u >"$T/maps"
+kill -INT "$RP"
+wait "$RP" 2>/dev/null
+for m in gpu_fences gpu_named gpu_drm_files; do
+	grep -qx "$m 1" "$T/maps" ||
+		kt_fail "$m is not a one-entry map: $(grep "^$m " "$T/maps" | tr '\n' ' ')"
+done
+kt_note "GPU layer off without a DRM device, 7 programs fewer, its 3 tables of one entry"

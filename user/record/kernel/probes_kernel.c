@@ -355,6 +355,19 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		pr->use = pr->lacks ? NULL : prog;
 		bpf_program__set_autoload(prog, pr->use != NULL);
 	}
+	/* no GPU program loads: its tables, preallocated at their full size (~1.7
+	 * MiB, ~0.6 ms to make), as small as a map can be */
+	bool gpu = false;
+	for (unsigned i = 0; i < p->nprobes; i++) {
+		const char *prog = p->probes[i].use ? bpf_program__name(p->probes[i].use) : "";
+
+		gpu |= !strncmp(prog, "gp_", 3) || !strncmp(prog, "gs_", 3);
+	}
+	if (!gpu && !err) {
+		err = bpf_map__set_max_entries(p->skel->maps.gpu_fences, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_named, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_drm_files, 1);
+	}
 	/* the refusals of faults end only what handle_mm_fault's fexit measures */
 	for (unsigned i = 0; i < p->nprobes; i++) {
 		struct probe *pr = &p->probes[i];
