@@ -32,27 +32,8 @@ off, on = (json.load(open(f)) for f in sys.argv[1:3])
 assert on["probes_attached"] - off["probes_attached"] == 7, (on["probes_attached"], off["probes_attached"])
 assert on["probes_failed"] == off["probes_failed"], (on["probes_failed"], off["probes_failed"])
 PY
-# its tables, made for nothing, as small as a map can be: the recorder's
-# own map fds (fdinfo's map_id, named by bpftool), while it is live
-command -v bpftool >/dev/null || kt_skip "no bpftool"
-sleep 30 &
-SLEEPER=$!
-KT_PIDS="$KT_PIDS $SLEEPER"
-"$REC" -q -o "$T/maps.ktr" --ready-file "$T/ready" -p "$SLEEPER" 2>"$T/maps.err" &
-RP=$!
-KT_PIDS="$KT_PIDS $RP"
-for _ in $(seq 600); do [ -e "$T/ready" ] && break; sleep 0.05; done
-[ -e "$T/ready" ] || kt_fail "the capture never went live: $(kt_tail "$T/maps.err")"
-for fd in /proc/$RP/fdinfo/*; do
-	id=$(sed -n 's/^map_id:[[:space:]]*//p' "$fd" 2>/dev/null)
-	[ -n "$id" ] && bpftool map show id "$id" -j 2>/dev/null
-done | python3 -c '
-import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    print(m.get("name"), m.get("max_entries"))' | sort -u >"$T/maps"
-kill -INT "$RP"
-wait "$RP" 2>/dev/null
+# its tables, made for nothing, as small as a map can be
+kt_live_maps "$T/maps"
 for m in gpu_fences gpu_named gpu_drm_files; do
 	grep -qx "$m 1" "$T/maps" ||
 		kt_fail "$m is not a one-entry map: $(grep "^$m " "$T/maps" | tr '\n' ' ')"
