@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -115,6 +116,15 @@ static bool sharing;
 static struct btf *shared;   /* the one copy, NULL before the first call */
 static unsigned shared_refs; /* the share's own and each caller's not yet freed */
 static struct pk_btf_index *shared_index; /* its lookups by name (NULL: walks) */
+/* The shared copy's functions looked up by name, with their ids: a walk of
+ * every type each (~0.4 ms here), and the same kfunc is asked for by the
+ * flavours' choice and by each object's load (bpf_rdonly_cast: 3 times). */
+#define FUNC_MEMO 8
+static struct {
+	char name[64];
+	int id;
+} func_memo[FUNC_MEMO];
+static unsigned func_memo_n; /* under share_lock; emptied with the copy */
 /* The CO-RE copy (probes_btfcore.c), made from the shared one at the first
  * btf__parse(CORE_PATH) while sharing, and its references as above. */
 #define CORE_PATH "/sys/kernel/btf/vmlinux"
@@ -237,6 +247,7 @@ static bool put_shared(struct btf *btf, struct btf **free_now)
 		*free_now = shared;
 		shared = NULL;
 		pk_btf_index_free(shared_index);
+		func_memo_n = 0;
 		shared_index = NULL;
 	}
 	pthread_mutex_unlock(&share_lock);
@@ -313,6 +324,7 @@ void pk_btf_share(bool on)
 		if (last) {
 			shared = NULL;
 			pk_btf_index_free(shared_index);
+			func_memo_n = 0;
 			shared_index = NULL;
 		}
 	}
@@ -328,12 +340,24 @@ __s32 btf__find_by_name_kind(const struct btf *btf, const char *type_name, __u32
 {
 	__s32 (*libbpfs)(const struct btf *, const char *, __u32);
 	const struct pk_btf_index *ix = NULL;
-	int id;
+	bool memo = false;
+	int id = 0;
 
 	pthread_mutex_lock(&share_lock);
-	if (btf && btf == shared)
+	if (btf && btf == shared) {
 		ix = shared_index; /* freed only with the copy, which the caller holds */
+		memo = kind == BTF_KIND_FUNC && type_name &&
+		       strlen(type_name) < sizeof(func_memo[0].name);
+		for (unsigned i = 0; memo && !id && i < func_memo_n; i++)
+			if (!strcmp(func_memo[i].name, type_name))
+				id = func_memo[i].id;
+	}
 	pthread_mutex_unlock(&share_lock);
+	if (id) {
+		if (id < 0)
+			errno = -id;
+		return id;
+	}
 	if (ix && type_name && *type_name && kind == BTF_KIND_TYPEDEF && strcmp(type_name, "void")) {
 		id = pk_btf_index_find(ix, btf, type_name);
 		if (id < 0)
@@ -346,5 +370,14 @@ __s32 btf__find_by_name_kind(const struct btf *btf, const char *type_name, __u32
 		errno = ENOENT;
 		return -ENOENT;
 	}
-	return libbpfs(btf, type_name, kind);
+	id = libbpfs(btf, type_name, kind);
+	pthread_mutex_lock(&share_lock);
+	if (memo && btf == shared && func_memo_n < FUNC_MEMO) {
+		snprintf(func_memo[func_memo_n].name, sizeof(func_memo[0].name), "%s", type_name);
+		func_memo[func_memo_n++].id = id;
+	}
+	pthread_mutex_unlock(&share_lock);
+	if (id < 0)
+		errno = -id;
+	return id;
 }
