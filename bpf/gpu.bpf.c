@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The GPU layer: dma_fence trace events of the tracked processes' fences and
  * of the fences their threads touch or wait on (katra_ev_gpu_fence in
- * wire.h).  Classic tracepoints ("gp_EVENT", attached where tracefs lists the
+ * wire.h); the rest of the machine's fences and jobs counted per context,
+ * not written (gpu_totals.bpf.h).  Classic tracepoints ("gp_EVENT", attached where tracefs lists the
  * event): their records carry the driver and timeline names, which only the
  * fence's ops can give (a call BPF cannot make).  Their layout is the one
  * every supported kernel's format file shows (5.10 to 6.18):
@@ -35,17 +36,14 @@ struct {
 	__type(value, __u32);
 } gpu_named SEC(".maps");
 
-static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
-				      __u64 ts)
+/* The context's names (KATRA_EV_GPU_TIMELINE), written now. */
+static __always_inline void write_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+					__u64 ts)
 {
 	struct katra_ev_gpu_timeline *t;
-	__u32 ctxid = r->context, one = 1;
+	__u32 ctxid = r->context;
 	void *rb;
 
-	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
-		return;
-	/* a full table: the names again next time, never none */
-	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
 	t = katra_reserve(&rb, cpu, sizeof(*t), 1);
 	if (!t)
 		return;
@@ -59,6 +57,18 @@ static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u6
 				      (void *)r + (r->timeline_loc & 0xffff)) < 0)
 		t->timeline[0] = 0;
 	katra_submit(rb, t, cpu);
+}
+
+static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+				      __u64 ts)
+{
+	__u32 ctxid = r->context, one = 1;
+
+	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
+		return;
+	/* a full table: the names again next time, never none */
+	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
+	write_names(r, cpu, pid_tgid, ts);
 }
 
 /* Whether the probe runs on the current task's own stack (its syscall, a
@@ -77,6 +87,8 @@ static __always_inline bool in_own_task(void)
 	return at >= lo && at < hi;
 }
 
+#include "gpu_totals.bpf.h"
+
 static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -87,6 +99,7 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 	__u64 ts;
 	void *rb;
 
+	totals_fence(r, what, key, mine);
 	if (what == KATRA_GPU_FENCE_INIT) {
 		if (!mine)
 			return 0;
@@ -200,6 +213,7 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	context = (__u32)BPF_CORE_READ(sf, finished.context);
 	seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
 	key = (__u64)context << 32 | seqno;
+	totals_job(context, key, what);
 	o = bpf_map_lookup_elem(&gpu_fences, &key);
 	if (!o && !mine)
 		return 0;
