@@ -210,6 +210,7 @@ struct kr_gpu *kr_gpu_new(void);
 void kr_gpu_free(struct kr_gpu *g);
 /* An event of scope Gpu. */
 void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e);
+void kr_gpu_counter(struct kr_gpu *g, const struct katra_counter *c);
 void kr_gpu_text(FILE *f, const struct kr_views *v);
 void kr_gpu_json(FILE *f, const struct kr_views *v);
 
