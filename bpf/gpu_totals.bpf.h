@@ -12,7 +12,8 @@
  * that order (a timeline's fences, a ring's jobs).  The counts are atomic
  * adds; a union's end is not: two CPUs ending work of one context at the
  * same instant may count their overlap twice.  User space reads the table
- * at the capture's end (Counter records, instance the context). */
+ * at each counter tick and at the capture's end (Counter records, instance
+ * the context). */
 #ifndef KATRA_GPU_TOTALS_BPF_H
 #define KATRA_GPU_TOTALS_BPF_H
 

@@ -398,7 +398,7 @@ struct katra_ev_gpu_timeline {
 };
 
 /* The GPU layer's totals per fence context (the map gpu_totals, read by
- * user space at the capture's end): other processes' work, counted and not
+ * user space at each counter tick and at the capture's end): other processes' work, counted and not
  * written (a fence is another process's when its init ran outside the
  * tracked threads, or was not seen and it is not a tracked process's), and
  * the busy time of all the context's work, tracked processes' included.

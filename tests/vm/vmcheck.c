@@ -1295,7 +1295,7 @@ struct others_ctx {
 	long long other_pid;
 	uint64_t octx[GPU_MAX]; /* contexts with a GpuOtherFences counter */
 	uint64_t ofences[GPU_MAX];
-	unsigned nctx, other_events, fence_events_not_traced, on_other_ctx;
+	unsigned nctx, other_events, fence_events_not_traced, not_rising;
 	uint64_t tl_seen[GPU_MAX]; /* contexts named by a GpuTimeline */
 	unsigned ntl, tl_twice;
 };
@@ -1311,6 +1311,8 @@ static void others_counter(void *p, const struct katra_counter *k)
 		;
 	if (i == GPU_MAX)
 		return;
+	if (i < c->nctx && k->value <= c->ofences[i])
+		c->not_rising++; /* written only when it changed: cumulative, so it rises */
 	c->octx[i] = k->instance;
 	c->ofences[i] = k->value; /* cumulative: the last */
 	if (i == c->nctx)
@@ -1400,6 +1402,9 @@ static int check_gpuothers(const char *trace, const char *wl, const char *others
 	if (on_events)
 		fail("%llu traced fences on contexts counted as other processes'",
 		     (unsigned long long)on_events);
+	if (c.not_rising)
+		fail("%u GpuOtherFences counters not above their context's previous one",
+		     c.not_rising);
 	if (c.tl_twice)
 		fail("%u contexts named by more than one GpuTimeline", c.tl_twice);
 	if (s_traced != n || s_others != m)

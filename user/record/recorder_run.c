@@ -70,43 +70,7 @@ static void queue_counters(struct recorder *r, uint64_t now)
 		pipeline_queue_counter(&r->pl, now, KATRA_COUNTER_RING_FILL_BYTES, i,
 				       katra_probes_ring_unread(r->probes, i));
 	}
-}
-
-struct gpu_totals_q {
-	struct pipeline *pl;
-	uint64_t at;
-};
-
-static void queue_gpu_context(void *ctx, uint32_t context, const struct katra_gpu_totals *t)
-{
-	const struct gpu_totals_q *q = ctx;
-	const uint64_t v[] = {
-		[KATRA_COUNTER_GPU_OTHER_FENCES - KATRA_COUNTER_GPU_OTHER_FENCES] = t->fences,
-		[KATRA_COUNTER_GPU_OTHER_FENCE_NS - KATRA_COUNTER_GPU_OTHER_FENCES] = t->fence_ns,
-		[KATRA_COUNTER_GPU_OTHER_BUSY_NS - KATRA_COUNTER_GPU_OTHER_FENCES] = t->busy_ns,
-		[KATRA_COUNTER_GPU_OTHER_JOBS - KATRA_COUNTER_GPU_OTHER_FENCES] = t->jobs,
-		[KATRA_COUNTER_GPU_OTHER_RING_BUSY_NS - KATRA_COUNTER_GPU_OTHER_FENCES] = t->ring_busy_ns,
-		[KATRA_COUNTER_GPU_TIMELINE_BUSY_NS - KATRA_COUNTER_GPU_OTHER_FENCES] = t->all_busy_ns,
-		[KATRA_COUNTER_GPU_RING_BUSY_NS - KATRA_COUNTER_GPU_OTHER_FENCES] =
-			t->all_ring_busy_ns,
-	};
-
-	for (uint32_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (v[i])
-			pipeline_queue_counter(q->pl, q->at, KATRA_COUNTER_GPU_OTHER_FENCES + i,
-					       context, v[i]);
-}
-
-/* The GPU layer's totals (bpf/gpu_totals.bpf.h) at the capture's end: a
- * Counter per fence context and kind that is not 0. */
-static void queue_gpu_totals(struct recorder *r, uint64_t now)
-{
-	struct gpu_totals_q q = { &r->pl, now };
-	int n = katra_probes_gpu_totals(r->probes, queue_gpu_context, &q);
-
-	if (n < 0)
-		fprintf(stderr, "katra-record: cannot read the GPU layer's totals: %s\n",
-			strerror(-n));
+	recorder_gpu_counters(r, now);
 }
 
 /* Sleeps until a ring's consumer is woken, an epoch line is in the FIFO (read
@@ -397,7 +361,7 @@ int recorder_drain(struct recorder *r)
 		katra_record_read_fifo(&r->epochs, &r->pl, r->end);
 	katra_record_queue_marks(&r->epochs, &r->pl, r->end);
 	check_drops(r, r->end);
-	queue_gpu_totals(r, r->end);
+	recorder_gpu_counters(r, r->end);
 	katra_drain_stop_marker(&r->drain);
 	rc = katra_drain_run(&r->drain, UINT64_MAX);
 	katra_drain_rest(&r->drain);
