@@ -59,7 +59,8 @@ static void gpu_trace(struct tb *t)
 	tb_write(t);
 }
 
-static char *run(bool json)
+/* stats --gpu (--json) of the trace BUILD writes */
+static char *run_on(void (*build)(struct tb *), bool json)
 {
 	struct katra_stats_opts o = { .views = KATRA_STATS_GPU, .json = json };
 	struct outcap out, err;
@@ -67,7 +68,7 @@ static char *run(bool json)
 	char *text;
 
 	tb_init(&t);
-	gpu_trace(&t);
+	build(&t);
 	oc_open(&out);
 	oc_open(&err);
 	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
@@ -77,6 +78,11 @@ static char *run(bool json)
 	oc_free(&err);
 	tb_cleanup(&t);
 	return text;
+}
+
+static char *run(bool json)
+{
+	return run_on(gpu_trace, json);
 }
 
 Test(stats_gpu, timelines_and_processes)
@@ -214,21 +220,7 @@ static void others_trace(struct tb *t)
 
 static char *run_others(bool json)
 {
-	struct katra_stats_opts o = { .views = KATRA_STATS_GPU, .json = json };
-	struct outcap out, err;
-	struct tb t;
-	char *text;
-
-	tb_init(&t);
-	others_trace(&t);
-	oc_open(&out);
-	oc_open(&err);
-	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
-	text = strdup(oc_text(&out));
-	oc_free(&out);
-	oc_free(&err);
-	tb_cleanup(&t);
-	return text;
+	return run_on(others_trace, json);
 }
 
 Test(stats_gpu, other_processes_beside_the_traced)

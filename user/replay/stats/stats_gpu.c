@@ -292,46 +292,48 @@ static uint64_t tl_ctx(const struct kr_gpu *g, const struct kr_gpu_tl *t)
 	return *(const uint64_t *)kr_xmap_key(&g->tls, t);
 }
 
+/* One table of text_beside: per timeline with any of the unit (fences, or
+ * a ring's jobs), the traced processes' count and busy time beside the
+ * others' and the total. */
+static void beside_table(FILE *f, const struct kr_gpu *g, void **tl, size_t n, bool rings)
+{
+	const char *unit = rings ? "jobs" : "fences";
+
+	fprintf(f, "%10s %-12s %-16s %7s %11s %7s %11s %11s\n", "context", "driver", "timeline",
+		"traced", "traced busy", "others", "others busy", "total busy");
+	fprintf(f, "%10s %-12s %-16s %7s %11s %7s %11s %11s\n", "", "", "", unit, "usecs", unit,
+		"usecs", "usecs");
+	for (size_t i = 0; i < n; i++) {
+		const struct kr_gpu_tl *t = tl[i];
+		uint64_t mine = rings ? t->jobs : t->signaled, busy = rings ? t->ring_busy_ns : t->busy_ns;
+		uint64_t others = t->oc[rings ? OC(GPU_OTHER_JOBS) : OC(GPU_OTHER_FENCES)];
+		uint64_t obusy = t->oc[rings ? OC(GPU_OTHER_RING_BUSY_NS) : OC(GPU_OTHER_BUSY_NS)];
+		if (!(rings ? t->jobs : t->fences) && !others)
+			continue;
+		fprintf(f, "%10llu %-12s %-16s %7llu %11.1f %7llu %11.1f %11.1f\n",
+			(unsigned long long)tl_ctx(g, t), nm(t->driver), nm(t->timeline),
+			(unsigned long long)mine, usecs(busy), (unsigned long long)others,
+			usecs(obusy), usecs(rings ? ring_total(t) : tl_total(t)));
+	}
+}
+
 /* The traced processes' work per timeline (and per ring, where jobs ran)
  * beside the other processes', and the total. */
 static void text_beside(FILE *f, const struct kr_gpu *g, void **tl, size_t n)
 {
 	bool jobs = false;
 
-	kr_s(f, "\nGPU timelines: traced processes beside the others (others counted in the "
-		"kernel, not recorded)\n");
-	fprintf(f, "%10s %-12s %-16s %7s %11s %7s %11s %11s\n", "context", "driver", "timeline",
-		"traced", "traced busy", "others", "others busy", "total busy");
-	fprintf(f, "%10s %-12s %-16s %7s %11s %7s %11s %11s\n", "", "", "", "fences", "usecs",
-		"fences", "usecs", "usecs");
 	for (size_t i = 0; i < n; i++) {
 		const struct kr_gpu_tl *t = tl[i];
 		jobs |= t->jobs || t->oc[OC(GPU_OTHER_JOBS)];
-		if (!t->fences && !t->oc[OC(GPU_OTHER_FENCES)])
-			continue;
-		fprintf(f, "%10llu %-12s %-16s %7llu %11.1f %7llu %11.1f %11.1f\n",
-			(unsigned long long)tl_ctx(g, t), nm(t->driver), nm(t->timeline),
-			(unsigned long long)t->signaled, usecs(t->busy_ns),
-			(unsigned long long)t->oc[OC(GPU_OTHER_FENCES)],
-			usecs(t->oc[OC(GPU_OTHER_BUSY_NS)]), usecs(tl_total(t)));
 	}
+	kr_s(f, "\nGPU timelines: traced processes beside the others (others counted in the "
+		"kernel, not recorded)\n");
+	beside_table(f, g, tl, n, false);
 	if (!jobs)
 		return;
 	kr_s(f, "\nGPU scheduler rings: traced processes beside the others (jobs: run to done)\n");
-	fprintf(f, "%10s %-12s %-16s %7s %11s %7s %11s %11s\n", "context", "driver", "timeline",
-		"traced", "traced busy", "others", "others busy", "total busy");
-	fprintf(f, "%10s %-12s %-16s %7s %11s %7s %11s %11s\n", "", "", "", "jobs", "usecs",
-		"jobs", "usecs", "usecs");
-	for (size_t i = 0; i < n; i++) {
-		const struct kr_gpu_tl *t = tl[i];
-		if (!t->jobs && !t->oc[OC(GPU_OTHER_JOBS)])
-			continue;
-		fprintf(f, "%10llu %-12s %-16s %7llu %11.1f %7llu %11.1f %11.1f\n",
-			(unsigned long long)tl_ctx(g, t), nm(t->driver), nm(t->timeline),
-			(unsigned long long)t->jobs, usecs(t->ring_busy_ns),
-			(unsigned long long)t->oc[OC(GPU_OTHER_JOBS)],
-			usecs(t->oc[OC(GPU_OTHER_RING_BUSY_NS)]), usecs(ring_total(t)));
-	}
+	beside_table(f, g, tl, n, true);
 }
 
 void kr_gpu_text(FILE *f, const struct kr_views *v)
