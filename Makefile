@@ -207,11 +207,11 @@ $(B)/fuzz/fuzz-reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(B)/gen/schema_h
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) -lz
 # the parsers of the files root reads for the Wine layer (winenames.c,
-# unixnames.c, pesyms.c, pexits.c) and the PE unwinder (peunwind/)
+# wineframe.c, unixnames.c, pesyms.c, pexits.c) and the PE unwinder (peunwind/)
 FUZZ_PARSERS := $(B)/fuzz/fuzz-elf $(B)/fuzz/fuzz-pe $(B)/fuzz/fuzz-wineserver \
 	$(B)/fuzz/fuzz-unixcalls $(B)/fuzz/fuzz-pesyms $(B)/fuzz/fuzz-peunwind
 $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winenames.c \
-		user/record/uprobes/winenames_blob.c \
+		user/record/uprobes/winenames_blob.c user/record/uprobes/wineframe.c \
 		user/record/uprobes/unixnames.c $(wildcard user/pe/*.c) \
 		user/record/uprobes/pexits.c $(wildcard user/record/peunwind/*.c)
 	@mkdir -p $(@D)

@@ -7,6 +7,7 @@
 
 const volatile bool record_stacks;
 const volatile __u64 stack_threshold_ns;
+const volatile __u32 wine_frame_fallback = KATRA_WINE_TEB_SYSCALL_FRAME;
 const volatile __u64 stack_wakeup_bytes = 1 << 22;
 __u64 stack_drops[2];
 

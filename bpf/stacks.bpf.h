@@ -11,6 +11,10 @@
 extern const volatile bool record_stacks;
 extern const volatile __u64 stack_threshold_ns;
 extern const volatile __u64 stack_wakeup_bytes; /* the loader's: a quarter of stack_ring */
+/* The TEB offset of Wine's syscall frame where no entry of wine_frames says
+ * it: KATRA_WINE_TEB_SYSCALL_FRAME (tests give another: that only what was
+ * read from ntdll.so joins) */
+extern const volatile __u32 wine_frame_fallback;
 /* Stacks lost: [0] the slot table was full, [1] the stack ring refused one */
 extern __u64 stack_drops[2];
 
@@ -46,6 +50,16 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, KATRA_STACK_KDEPTH * sizeof(__u64));
 } kstacks SEC(".maps") __weak;
+
+/* Where Wine keeps the syscall frame, per process (tgid), as read from the
+ * ntdll.so it maps (wire.h: struct katra_wine_frame_offs); written by user
+ * space, deleted at the process's exit */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct katra_wine_frame_offs);
+} wine_frames SEC(".maps") __weak;
 
 /* Read by user space alone (its own thread); sized by the loader */
 struct {
@@ -113,24 +127,45 @@ static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts,
 }
 
 /* A Wine thread's syscall frame, from its TEB (the gs base; its Self word
- * is itself): the frame's address, or 0 */
-static __always_inline __u64 katra_wine_frame(void)
+ * is itself) at the offset its process's ntdll.so gives (o), else at the
+ * fallback: the frame's address, or 0 */
+static __always_inline __u64 katra_wine_frame(const struct katra_wine_frame_offs *o)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 	__u64 teb = BPF_CORE_READ(t, thread.gsbase), self = 0, frame = 0;
+	__u32 off = o ? o->teb_frame : wine_frame_fallback;
 
-	if (!teb || bpf_probe_read_user(&self, 8, (void *)(teb + KATRA_WINE_TEB_SELF)) ||
-	    self != teb ||
-	    bpf_probe_read_user(&frame, 8, (void *)(teb + KATRA_WINE_TEB_SYSCALL_FRAME)))
+	if (!teb || !off || bpf_probe_read_user(&self, 8, (void *)(teb + KATRA_WINE_TEB_SELF)) ||
+	    self != teb || bpf_probe_read_user(&frame, 8, (void *)(teb + (off & 0xffff))))
 		return 0;
 	return frame;
+}
+
+/* The frame's words into s->pe_frame: as laid out by the constants (no o),
+ * else each word the join uses from its slot; 0 when read */
+static __always_inline int katra_wine_frame_words(struct katra_stack_rec *s, __u64 frame,
+						  const struct katra_wine_frame_offs *o)
+{
+	if (!o)
+		return bpf_probe_read_user(s->pe_frame, sizeof(s->pe_frame), (void *)frame);
+	/* in the order of KATRA_WF_SLOT_WORDS; constant indexes for the verifier */
+#define WF_READ(i, word)                                                                 \
+	bpf_probe_read_user(&s->pe_frame[word], 8,                                       \
+			    (void *)(frame + (o->slot[i] & (KATRA_WF_SLOT_MAX - 1))))
+	return WF_READ(0, KATRA_WF_RIP) || WF_READ(1, KATRA_WF_RSP) || WF_READ(2, KATRA_WF_RBP) ||
+	       WF_READ(3, KATRA_WF_RBX) || WF_READ(4, KATRA_WF_RSI) || WF_READ(5, KATRA_WF_RDI) ||
+	       WF_READ(6, KATRA_WF_R12) || WF_READ(7, KATRA_WF_R12 + 1) ||
+	       WF_READ(8, KATRA_WF_R12 + 2) || WF_READ(9, KATRA_WF_R12 + 3);
+#undef WF_READ
 }
 
 /* The current thread's user registers and a copy of its user stack into s;
  * a Wine thread's Windows half too (wire.h) */
 static __always_inline void katra_stack_user(struct katra_stack_rec *s)
 {
-	__u64 sp, base, frame = katra_wine_frame(), pe_sp;
+	__u32 tgid = s->tgid;
+	const struct katra_wine_frame_offs *o = bpf_map_lookup_elem(&wine_frames, &tgid);
+	__u64 sp, base, frame = katra_wine_frame(o), pe_sp;
 	int own = frame ? KATRA_STACK_PAGES / 2 : KATRA_STACK_PAGES;
 
 	s->pe_len = 0;
@@ -153,7 +188,7 @@ static __always_inline void katra_stack_user(struct katra_stack_rec *s)
 			break;
 		s->stack_len = (i + 1) * 4096;
 	}
-	if (!frame || bpf_probe_read_user(s->pe_frame, sizeof(s->pe_frame), (void *)frame))
+	if (!frame || katra_wine_frame_words(s, frame, o))
 		return;
 	pe_sp = s->pe_frame[KATRA_WF_RSP] & ~4095ull;
 	/* the Windows stack after the thread's own: the frame's rsp may be

@@ -659,7 +659,8 @@ struct katra_nt_file {
  * A Wine thread (its gs base a TEB whose Self is itself) also has its
  * Windows half: Wine's syscall frame (the registers its PE code had at
  * __wine_syscall_dispatcher, saved on entry; pe_frame, the frame's first
- * KATRA_STACK_PE_WORDS words) and a copy of its Windows stack from the
+ * KATRA_STACK_PE_WORDS words, or only the words the join uses, each from
+ * its place in the frame as the process's ntdll.so lays it out) and a copy of its Windows stack from the
  * frame's rsp page (pe_len bytes at data + stack_len, pe_base its user
  * address); its own stack's copy is then at most KATRA_STACK_PAGES / 2
  * pages, the Windows stack's the rest.  pe_len 0: none (not a Wine
@@ -676,6 +677,21 @@ struct katra_nt_file {
 #define KATRA_STACK_PE_WORDS 20
 enum { KATRA_WF_RBX = 1, KATRA_WF_RSI = 4, KATRA_WF_RDI = 5, KATRA_WF_R12 = 10,
        KATRA_WF_RIP = 14, KATRA_WF_RSP = 17, KATRA_WF_RBP = 19 };
+/* Where a process's Wine keeps them, as read from the ntdll.so it maps
+ * (user/record/uprobes/wineframe.c; the wine_frames map, by tgid): the
+ * TEB's offset of the frame pointer (0: no Windows half for this process)
+ * and the byte offsets in the frame of the words the join uses, in the
+ * order of KATRA_WF_SLOT_WORDS; copied to those words of pe_frame.  A
+ * process without an entry: the constants above. */
+#define KATRA_WF_SLOTS 10
+#define KATRA_WF_SLOT_WORDS                                                            \
+	{ KATRA_WF_RIP, KATRA_WF_RSP, KATRA_WF_RBP, KATRA_WF_RBX, KATRA_WF_RSI,          \
+	  KATRA_WF_RDI, KATRA_WF_R12, KATRA_WF_R12 + 1, KATRA_WF_R12 + 2, KATRA_WF_R12 + 3 }
+#define KATRA_WF_SLOT_MAX 0x1000 /* a slot's offset is below this */
+struct katra_wine_frame_offs {
+	__u32 teb_frame;
+	__u16 slot[KATRA_WF_SLOTS];
+};
 enum katra_wire_stack_site {
 	KATRA_WSTACK_OFF_CPU = 0, /* begin_ts: the switch-out, end_ts: the switch-in */
 	KATRA_WSTACK_SYSCALL = 1, /* begin_ts: its enter, end_ts: its exit; taken at
@@ -734,5 +750,6 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lin
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy_seq) == 112, "cpu slot busy_seq");
 KATRA_WIRE_ASSERT(KATRA_STACK_HEAD_BYTES == 392, "stack record header");
+KATRA_WIRE_ASSERT(sizeof(struct katra_wine_frame_offs) == 24, "wine frame offsets");
 
 #endif /* KATRA_WIRE_H */

@@ -4,11 +4,13 @@
  * dynamic symbols, the syscall table (from the functions of NT numbers 0
  * and 1, or from two addresses the input's last 16 bytes give), its
  * pointers and their names; every name returned is read whole (ASan checks
- * that it ends inside the file). */
+ * that it ends inside the file); the syscall frame's layout (wineframe.h),
+ * whose offsets must be in range when read. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/uprobes/wineframe.h"
 #include "record/uprobes/winenames.h"
 
 static size_t touch(const char *s)
@@ -57,6 +59,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		table(&b, fn[0], fn[1]);
 	}
 	touch(katra_elf_dynsym_at(&b, katra_elf_dynsym(&b, "wine_server_call")));
+	{
+		struct katra_wine_frame w;
+		const char *why;
+		if (!katra_wine_frame_read(&b, &w, &why)) {
+			if (!w.offs.teb_frame || w.offs.teb_frame >= 0x10000 ||
+			    (w.call_ret && w.call_ret <= w.load_vaddr))
+				abort();
+			for (int i = 0; i < KATRA_WF_SLOTS; i++)
+				if (w.offs.slot[i] >= KATRA_WF_SLOT_MAX || (w.offs.slot[i] & 7))
+					abort();
+		} else if (!why) {
+			abort(); /* a refusal says why */
+		}
+	}
 	free(b.p);
 	return 0;
 }

@@ -57,6 +57,30 @@ def ntdll_so(str_type=SHT_STRTAB):
     return bytes(f)
 
 
+# Wine 10's syscall dispatcher: the frame's load from %gs and its stores
+# (wineframe.c), as its ntdll.so has them
+DISPATCHER = bytes.fromhex(
+    '65488b0c25280300008f41709c8f8180000000c781b400000000000000488901488959084889511848'
+    '897120488979284c8961504c8969584c8971604c8979688c49784889a1880000008c91900000004889'
+    'a998000000488369700b')
+
+
+def ntdll_so_dispatcher(name=b'__wine_syscall_dispatcher', at=0x1000):
+    """ET_DYN: one executable segment over the file, the dispatcher's code at
+    0x1000 and a dynamic symbol NAME at AT (Wine 8's prologue end: 0x101d)"""
+    f = bytearray(0x1100)
+    put(f, 0, elf_header(3, 1, 0x400, 3))
+    put(f, 64, phdr(PF_R | PF_X, 0, 0, len(f)))
+    strtab = b'\0' + name + b'\0'
+    syms = bytes(24) + struct.pack('<IBBHQQ', 1, 0x12, 0, 1, at, 0)
+    put(f, 0x200, syms)
+    put(f, 0x300, strtab)
+    put(f, 0x400, bytes(64) + shdr(SHT_DYNSYM, 0x200, len(syms), 2, 24) +
+        shdr(SHT_STRTAB, 0x300, len(strtab)))
+    put(f, 0x1000, DISPATCHER)
+    return bytes(f)
+
+
 def wineserver(size=16384, vaddr=0x400000):
     """ET_EXEC: "new_process" and 99 other names, the table of pointers to
     them, then decoy strings."""
@@ -240,7 +264,10 @@ def main():
         return
     out = sys.argv[1]
     seeds = {
-        'elf': {'ntdll-so': ntdll_so(), 'ntdll-so-nobits-strtab': ntdll_so(SHT_NOBITS)},
+        'elf': {'ntdll-so': ntdll_so(), 'ntdll-so-nobits-strtab': ntdll_so(SHT_NOBITS),
+                'ntdll-so-dispatcher': ntdll_so_dispatcher(),
+                'ntdll-so-prolog-end': ntdll_so_dispatcher(
+                    b'__wine_syscall_dispatcher_prolog_end', 0x101d)},
         'pe': {'ntdll-dll': ntdll_dll()},
         'wineserver': {'wineserver': wineserver()},
         'unixcalls': {'unixlib-so': unixlib_so()},

@@ -10,8 +10,11 @@
 # the program's COFF symbols from a copy of the trace elsewhere with the .exe
 # at hand (--symbols DIR, found by its PE identity); the Syscall site's count
 # is ROUNDS exactly.  Without the join the Windows half is missing (the Unix
-# walk ends at the dispatcher).  KW_WINE=10 (t_wine10_stacks): the same in
-# the Proton-class root's Wine 10 (katra-record -- enter.sh ...).
+# walk ends at the dispatcher); the Unix half's last frame is the dispatcher's,
+# named __wine_syscall_dispatcher from ntdll.so's dynamic symbols.  KW_WINE=10 (t_wine10_stacks): the same in
+# the Proton-class root's Wine 10 (katra-record -- enter.sh ...).  The
+# header's note says where the syscall frame is, read from ntdll.so
+# (t_wine_stacks_read: and that this is what the probe used).
 # kt-timeout: 180
 . "$(dirname "$0")/lib.sh"
 . "$KT_ROOT/tests/wine/lib.sh"
@@ -30,10 +33,23 @@ timeout -k 5 120 "$REC" -o "$TRACE" --stacks --stack-threshold 0.02 -- "${CMD[@]
 KT_RC=$?
 [ "$KT_RC" = 0 ] || kt_fail "katra-record exited $KT_RC: $(kt_tail "$T/rec.err")"
 grep -q ' call stacks (' "$T/rec.err" || kt_fail "no stacks line: $(kt_tail "$T/rec.err")"
+# where the syscall frame is, read from the ntdll.so the process maps: in
+# the summary; in the header too when read before the start (Wine 8's
+# command: its ntdll.so is read before it runs)
+"$REPLAY" dump "$TRACE" >"$T/dump.txt" 2>/dev/null
+grep '^SessionSummary' "$T/dump.txt" | grep -qF '"ntdll.so:syscall frame at TEB+0x328, rip rsp rbp at +0x70 +0x88 +0x98"' ||
+	kt_fail "no syscall frame read from ntdll.so in the summary: $(grep -o '"ntdll.so:[^"]*"' "$T/dump.txt" | sort -u | tail -3)"
+if [ "$KW_WINE" != 10 ]; then
+	grep -qxF '# note "wine stacks: syscall frame at TEB+0x328, rip rsp rbp at +0x70 +0x88 +0x98 (read from /usr/lib/x86_64-linux-gnu/wine/x86_64-unix/ntdll.so)"' \
+		"$T/dump.txt" || kt_fail "no note of the syscall frame read from ntdll.so: $(grep '^# note "wine' "$T/dump.txt")"
+fi
 # elsewhere: the trace copied, the program in the symbols directory
 mkdir -p "$T/elsewhere/syms"
 cp "$TRACE" "$T/elsewhere/copy.ktrc"
 cp "$EXE" "$T/elsewhere/syms/"
+# Wine 10's ntdll.so is in the root only (Debian's Wine 8's: found where
+# Debian puts it, by its build id)
+[ "$KW_WINE" = 10 ] && cp "$KW_PROTON/root/usr/lib/x86_64-linux-gnu/wine/x86_64-unix/ntdll.so" "$T/elsewhere/syms/"
 (cd "$T/elsewhere" && "$REPLAY" stats --stacks --json --top 10000 --symbols syms copy.ktrc) \
 	>"$T/stacks.json" 2>"$T/stats.err" || kt_fail "stats --stacks: $(kt_tail "$T/stats.err")"
 python3 "$KT_DIR/wine_stacks_check.py" "$T/stacks.json" "$ROUNDS" >"$T/check.out" 2>&1 ||

@@ -3,7 +3,8 @@
 """--stacks through Wine (t_wine_stacks): katra-replay stats --stacks --json
 of tests/wine/stackchain.exe's capture has, at each site, stacks whose
 frames read, in this order: kernel frames, ntdll.so (Wine's Unix side, below
-the syscall dispatcher), then Windows frames, the program's first four being
+the syscall dispatcher; its last frame the dispatcher, named
+__wine_syscall_dispatcher), then Windows frames, the program's first four being
 leaf, chain_b, chain_a, main, untruncated; the Syscall site's count is ROUNDS
 exactly (one NtDelayExecution's select each) and the OffCpu site's at least
 ROUNDS.  A frame of the program is named by its symbol (--symbols) or, as
@@ -14,6 +15,7 @@ import sys
 
 CHAIN = ["leaf", "chain_b", "chain_a", "main"]
 EXE = "stackchain.exe"
+DISPATCHER = "__wine_syscall_dispatcher"
 
 
 def name(frame):
@@ -39,6 +41,8 @@ def main():
         unix = [i for i, f in enumerate(below) if f.endswith("(ntdll.so)")]
         if not unix or any(f.endswith("(ntdll.so)") for f in below[unix[-1] + 1:]
                            if not f.endswith(".dll)")):
+            continue
+        if name(below[unix[-1]]) != DISPATCHER:
             continue
         if s["site"] == "OffCpu" and not s["kernel"]:
             continue

@@ -316,7 +316,7 @@ static int load(struct recorder *r)
 	po.stack_threshold_ns = o->stack_threshold_ns;
 	po.sample_hz = o->sample_hz;
 	struct katra_uprobes_opts uo = { .wine = !o->no_uprobes, .vulkan = !o->no_uprobes,
-					 .quiet = o->quiet };
+					 .quiet = o->quiet, .stacks = o->stacks };
 	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */
 	if (!rc && r->launch.pid > 0)
 		katra_uprobes_command_early(r->up, (uint32_t)r->launch.pid);

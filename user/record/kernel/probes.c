@@ -129,6 +129,14 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	p->skel->rodata->record_stacks = opts->stacks;
 	p->skel->rodata->stack_threshold_ns = opts->stack_threshold_ns;
 	err = pk_stacks_size(p, opts->stacks, opts->sample_hz);
+	/* Wine's syscall frame per process (bpf/stacks.bpf.h): one entry when
+	 * off; tests: another fallback offset (then only what was read from
+	 * ntdll.so joins) */
+	if (!err && !opts->stacks)
+		err = bpf_map__set_max_entries(p->skel->maps.wine_frames, 1);
+	if (getenv("KATRA_TEST_WINE_FRAME_FALLBACK"))
+		p->skel->rodata->wine_frame_fallback =
+			(uint32_t)strtoul(getenv("KATRA_TEST_WINE_FRAME_FALLBACK"), NULL, 0);
 	if (err) {
 		say_error("cannot size the stack maps", -err);
 		goto cleanup;
@@ -388,6 +396,9 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 	 * table (io_uring.bpf.c, known_ring) ask the table again */
 	if (deleted)
 		__atomic_fetch_add(&p->skel->bss->uring_gen[0], 1, __ATOMIC_SEQ_CST);
+	/* its Wine syscall frame's place (--stacks): a reused tgid reads none */
+	if (p->skel->rodata->record_stacks)
+		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.wine_frames), &tgid);
 }
 
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "record/peunwind/peunwind.h"
+#include "record/uprobes/wineframe.h"
 #include "stacks_int.h"
 
 #define PE_FILE_MAX (512u << 20)
@@ -100,12 +101,36 @@ static bool is_ntdll_so(const struct stk_file *f)
 	return !strcmp(slash ? slash + 1 : f->path, "ntdll.so");
 }
 
+/* ntdll.so's syscall dispatcher: the return address of its call of the NT
+ * function (wineframe.h), read from the file at its first join; 0: none */
+static uint64_t dispatcher_ret(struct stk_file *f)
+{
+	struct katra_blob b;
+	struct katra_wine_frame w;
+	const char *why;
+
+	if (!f->wine_read && f->fd >= 0) {
+		f->wine_read = true;
+		if (!katra_blob_read_fd(f->fd, PE_FILE_MAX, &b)) {
+			if (!katra_wine_frame_read(&b, &w, &why))
+				f->wine_call_ret = w.call_ret;
+			katra_blob_free(&b);
+		}
+	}
+	return f->wine_call_ret;
+}
+
 /* Wine >= 7: the Unix half walked (out, *n frames) ends at ntdll.so's
  * dispatcher, or somewhere past it (its caller's stack is not in the
  * copy); the Windows half goes on from the syscall frame's registers
  * (those the dispatcher saved: rip its caller's return address, rsp above
  * it, the nonvolatile ones) over the Windows stack's copy.  The Unix frames
- * kept: up to the outermost ntdll.so frame of the first run of ELF frames */
+ * kept: up to the outermost ntdll.so frame of the first run of ELF frames,
+ * then the dispatcher's own frame (its call's return) where the walk did
+ * not reach it: the frame after is in no module (the NT functions'
+ * uretprobes, --no-uprobes aside, put the kernel's trampoline in their
+ * return address) or there is none; the join's checks say the thread is
+ * inside an NT call the dispatcher made. */
 void stk_pe_join(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,
 		 struct stk_frame *out, uint32_t *n, bool *truncated)
 {
@@ -129,6 +154,13 @@ void stk_pe_join(struct stk_proc *p, struct stk_file *files, const struct katra_
 			keep = i + 1;
 	if (!keep)
 		return;
+	uint32_t nt = out[keep - 1].file;
+	uint64_t ret = dispatcher_ret(&files[nt]);
+	if (ret && out[keep - 1].address != ret - 1 && (keep == *n || out[keep].file == UINT32_MAX) &&
+	    keep < STK_MAX_FRAMES) {
+		out[keep] = (struct stk_frame){ nt, ret - 1 };
+		keep++;
+	}
 	*n = keep;
 	regs.rip = w[KATRA_WF_RIP];
 	regs.r[KATRA_PEU_RSP] = w[KATRA_WF_RSP];

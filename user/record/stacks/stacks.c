@@ -110,6 +110,8 @@ static uint32_t file_of(struct katra_stacks *st, uint32_t pid, const char *path,
 	/* a PE image (Wine): its headers name it; read whole at its first walk */
 	f->pe = pread(f->fd, mz, 2, 0) == 2 && mz[0] == 'M' && mz[1] == 'Z';
 	f->pe_read = false;
+	f->wine_read = false;
+	f->wine_call_ret = 0;
 	f->blob = (struct katra_blob){ NULL, 0 };
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	return st->nfiles++;

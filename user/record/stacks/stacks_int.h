@@ -24,6 +24,9 @@ struct stk_file {
 	bool pe;            /* starts with "MZ": a PE image (Wine) */
 	bool pe_read;       /* blob read (or tried) */
 	struct katra_blob blob; /* a PE's bytes, read at its first walk */
+	bool wine_read;         /* ntdll.so: wine_call_ret read (or tried) */
+	uint64_t wine_call_ret; /* ntdll.so: the syscall dispatcher's call's
+				 * return address (its vaddr), or 0 */
 	char path[STK_PATH_MAX]; /* as the process's maps name it */
 };
 

@@ -44,6 +44,7 @@ void katra_uprobes_note_mapping(struct katra_uprobes *u, uint32_t pid, uint64_t 
 
 	if (!u || (!u->o.wine && !u->o.vulkan) || !u->seen)
 		return;
+	up_wine_frame_mapped(u, pid, kdev, ino); /* an ntdll.so already read (--stacks) */
 	/* open addressing over SEEN_MAX slots (the drain's own table) */
 	for (i = h & (SEEN_MAX - 1); u->seen[i]; i = (i + 1) & (SEEN_MAX - 1)) {
 		if (u->seen[i] == h)
@@ -256,6 +257,7 @@ size_t katra_uprobes_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE
 			 "one does)");
 	for (unsigned i = 0; i < u->nnt && n < cap; i++)
 		snprintf(out[n++], KATRA_NOTE_MAX, "%s", u->nt[i].note);
+	n += up_wine_frame_notes(u, out + n, cap - n);
 	/* what a traced process named and was not read (procfs/procpath.h) */
 	for (unsigned i = 0; i < u->nrefused && n < cap; i++)
 		snprintf(out[n++], KATRA_NOTE_MAX, "file refused: %s", u->refused[i]);

@@ -36,6 +36,8 @@ struct katra_uprobes_opts {
 	bool wine;               /* probe Wine's ntdll.so */
 	bool vulkan;             /* probe the Vulkan driver */
 	bool quiet;              /* no stderr line per probe not attached */
+	bool stacks;             /* --stacks: Wine's syscall frame read from each
+				  * ntdll.so, per process (uprobes_frames.c) */
 	const char *vkresolve;   /* the katra-vkresolve helper; NULL: next to
 				  * /proc/self/exe */
 };

@@ -53,6 +53,16 @@ struct probed_file {
 	const char *why;       /* FILE_D3D12 | FILE_SKIPPED: why no probe (a static string) */
 };
 
+/* An ntdll.so's syscall frame layout (uprobes_frames.c), published to the
+ * drain (nwf, release): processes that map it get it in wine_frames */
+#define UP_WINE_FRAMES_MAX 8
+struct up_wine_frame {
+	uint64_t kdev, ino;  /* the kernel's dev_t (major << 20 | minor), inode */
+	struct katra_wine_frame_offs offs; /* teb_frame 0: not read (why) */
+	const char *why;     /* static */
+	char path[160];      /* as its process names it */
+};
+
 /* An attach queued for a uprobe_multi link (uprobes_multi.c) */
 struct up_pending {
 	char *label, *path;    /* malloc'ed; path: the file as its process names it */
@@ -126,6 +136,8 @@ struct katra_uprobes {
 	bool abandoned;         /* still busy at the stop's deadline: left running,
 				 * u and the probes kept for it (katra_uprobes_free) */
 	char settle_note[KATRA_NOTE_MAX]; /* the start did not wait for it all */
+	struct up_wine_frame wf[UP_WINE_FRAMES_MAX];
+	unsigned nwf;           /* published (release): the drain reads wf[0..nwf) */
 	unsigned test_stall_ms; /* tests: each job takes this long first */
 	pid_t vk_child;         /* katra-vkresolve running now (atomic; 0: none) */
 	/* katra-vkresolve started with a command, before the probes load
@@ -272,6 +284,16 @@ void up_release_wait(struct katra_uprobes *u);
 struct probed_file *up_find_file(struct katra_uprobes *u, uint64_t dev, uint64_t ino);
 struct probed_file *up_add_file(struct katra_uprobes *u, const struct stat *st,
 				const char *path, unsigned what);
+
+/* Wine's syscall frame (uprobes_frames.c, --stacks): ntdll.so (fd, st)
+ * read for it once (the worker's); the entry of wine_frames for pid (0:
+ * none) from the file (dev, ino of st), the worker's; the same for a
+ * mapping the drain sees (kdev: the kernel's), once the file was read;
+ * the header's notes. */
+void up_wine_frame_read(struct katra_uprobes *u, const char *path, int fd, const struct stat *st);
+void up_wine_frame_set(struct katra_uprobes *u, uint32_t pid, const struct stat *st);
+void up_wine_frame_mapped(struct katra_uprobes *u, uint32_t pid, uint64_t kdev, uint64_t ino);
+size_t up_wine_frame_notes(const struct katra_uprobes *u, char (*out)[KATRA_NOTE_MAX], size_t cap);
 
 /* The layers: the probes attached (< 0: out of memory). */
 /* path: as pid names it (pid 0: ours), fd: that file opened

@@ -68,6 +68,7 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 	close(fd);
 	if (!nt || ws)
 		return n;
+	up_wine_frame_set(u, pid, &st); /* this process's syscall frame (--stacks) */
 	/* said as it happens: a process in another root (a chrooted Wine) has
 	 * no launcher here to probe before it runs; its NT calls are seen from
 	 * now on (t_wine10_command waits for this) */

@@ -438,6 +438,7 @@ int up_probe_ntdll(struct katra_uprobes *u, uint32_t pid, const char *path, int 
 
 	if (!f)
 		return -ENOMEM;
+	up_wine_frame_read(u, path, fd, st); /* --stacks: where its syscall frame is */
 	if (up_elf_open(fd, &ef, &why)) {
 		char label[160];
 		snprintf(label, sizeof(label), "%.150s", up_base_name(path));

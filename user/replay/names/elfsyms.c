@@ -185,7 +185,9 @@ static int locate(const struct kr_elfsyms *s, struct mod *m)
 	static const char *const libdirs[] = { "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
 					       "/usr/lib64", "/usr/lib", "/lib64", "/lib",
 					       "/usr/bin", "/usr/local/bin",
-					       "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows" };
+					       "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows",
+					       "/usr/lib/x86_64-linux-gnu/wine/x86_64-unix",
+					       "/usr/lib/wine/x86_64-unix", "/usr/lib64/wine/x86_64-unix" };
 	const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
 	const char *b = m->build_id;
 	char p[4096];
@@ -226,6 +228,22 @@ static int locate(const struct kr_elfsyms *s, struct mod *m)
 	return -1;
 }
 
+/* Wine 8's ntdll.so exports its dispatchers only as labels inside them,
+ * untyped and of size 0 (__wine_syscall_dispatcher_prolog_end, the same for
+ * __wine_unix_call_dispatcher; Wine 10 exports the functions): such a label
+ * names the code after it, up to the next symbol, as its dispatcher.  The
+ * name's length without "_prolog_end", else 0. */
+static size_t dispatcher_label(const char *nm, int type)
+{
+	static const char *const labels[] = { "__wine_syscall_dispatcher_prolog_end",
+					      "__wine_unix_call_dispatcher_prolog_end" };
+
+	for (size_t i = 0; type == STT_NOTYPE && i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(nm, labels[i]))
+			return strlen(labels[i]) - strlen("_prolog_end");
+	return 0;
+}
+
 /* .symtab, else .dynsym: its functions, sorted */
 static void load(const struct kr_elfsyms *s, struct mod *m)
 {
@@ -256,12 +274,13 @@ static void load(const struct kr_elfsyms *s, struct mod *m)
 		if (!gelf_getsym(d, (int)i, &sym) || !sym.st_value || sym.st_shndx == SHN_UNDEF)
 			continue;
 		int t = GELF_ST_TYPE(sym.st_info);
-		if (t != STT_FUNC && t != STT_GNU_IFUNC)
-			continue;
 		const char *nm = elf_strptr(m->elf, psh.sh_link, sym.st_name);
+		size_t label = nm ? dispatcher_label(nm, t) : 0;
+		if (t != STT_FUNC && t != STT_GNU_IFUNC && !label)
+			continue;
 		if (nm && nm[0])
-			m->syms[m->nsyms++] = (struct sym){ sym.st_value, sym.st_size, nm,
-							    strcspn(nm, "@") };
+			m->syms[m->nsyms++] = (struct sym){ sym.st_value, label ? 0 : sym.st_size, nm,
+							    label ? label : strcspn(nm, "@") };
 	}
 	if (m->syms)
 		qsort(m->syms, m->nsyms, sizeof(*m->syms), by_addr);
