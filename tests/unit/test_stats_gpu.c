@@ -265,3 +265,27 @@ Test(stats_gpu, other_processes_in_json)
 					"\"total_ring_busy_ns\":0}"), "%s", text);
 	free(text);
 }
+
+Test(stats_gpu, a_window_counts_the_others_from_its_start)
+{
+	/* from 400 us: context 5's fences 3 less the 1 written before it */
+	struct katra_stats_opts o = { .views = KATRA_STATS_GPU, .json = true };
+	struct outcap out, err;
+	struct tb t;
+
+	o.from = (struct katra_dump_when){ .set = true, .ns = 400 * US };
+	tb_init(&t);
+	others_trace(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
+	const char *b = strstr(oc_text(&out), "],\"traced\":");
+	cr_assert_not_null(b, "%s", oc_text(&out));
+	cr_assert_str_eq(b,
+		"],\"traced\":{\"fences\":0,\"signaled\":0,\"fence_ns\":0,\"jobs\":0},"
+		"\"others\":{\"timelines\":3,\"fences\":4,\"fence_ns\":70000,\"busy_ns\":45000,"
+		"\"jobs\":4,\"ring_busy_ns\":35000},\"overflow\":0}}\n");
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}

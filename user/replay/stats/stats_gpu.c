@@ -32,7 +32,9 @@ struct kr_gpu_tl {
 	struct kr_histo dur;
 	uint64_t jobs, ring_busy_ns, ring_cover_end;
 	struct kr_histo ring; /* run to done */
-	uint64_t oc[KR_GPU_COUNTERS]; /* the context's GPU Counters, last values */
+	uint64_t oc[KR_GPU_COUNTERS]; /* the context's GPU Counters in the window */
+	uint64_t ob[KR_GPU_COUNTERS]; /* their last values before the window */
+	uint32_t oin;                 /* kinds seen in the window (bits) */
 };
 
 struct kr_gpu_fence {
@@ -199,21 +201,30 @@ void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e)
 	}
 }
 
-void kr_gpu_counter(struct kr_gpu *g, const struct katra_counter *c)
+void kr_gpu_counter(struct kr_gpu *g, const struct katra_counter *c, bool in_window)
 {
+	uint32_t k = c->kind - KATRA_COUNTER_GPU_OTHER_FENCES;
 	uint64_t ctx = c->instance;
 	struct kr_gpu_tl *t;
 	bool created;
 
 	if (c->kind < KATRA_COUNTER_GPU_OTHER_FENCES || c->kind > KATRA_COUNTER_GPU_RING_BUSY_NS)
 		return;
-	g->counted = true;
 	t = kr_xmap_get(&g->tls, &ctx, &created);
 	if (!t) {
 		g->overflow++;
 		return;
 	}
-	t->oc[c->kind - KATRA_COUNTER_GPU_OTHER_FENCES] = c->value; /* cumulative: the last */
+	if (!in_window) {
+		/* cumulative: the window's share is its last value less the
+		 * last one before it (one after the window changes nothing) */
+		if (!(t->oin & 1u << k))
+			t->ob[k] = c->value;
+		return;
+	}
+	g->counted = true;
+	t->oin |= 1u << k;
+	t->oc[k] = c->value > t->ob[k] ? c->value - t->ob[k] : 0;
 }
 
 /* The timeline's busy time over all its work: the kernel's union where the
