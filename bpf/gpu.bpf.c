@@ -2,10 +2,11 @@
 /* The GPU layer: dma_fence trace events of the tracked processes' fences and
  * of the fences their threads touch or wait on (katra_ev_gpu_fence in
  * wire.h); the rest of the machine's fences and jobs counted per context,
- * not written (gpu_totals.bpf.h).  Classic tracepoints ("gp_EVENT", attached where tracefs lists the
- * event): their records carry the driver and timeline names, which only the
- * fence's ops can give (a call BPF cannot make).  Their layout is the one
- * every supported kernel's format file shows (5.10 to 6.18):
+ * not written (gpu_totals.bpf.h).  Classic tracepoints ("gp_EVENT",
+ * attached where tracefs lists the event): their records carry the driver
+ * and timeline names, which only the fence's ops can give (a call BPF
+ * cannot make).  Their layout is the one every supported kernel's format
+ * file shows (5.10 to 6.18):
  *   __data_loc char[] driver; __data_loc char[] timeline;
  *   unsigned int context; unsigned int seqno; */
 #include "common.bpf.h"
