@@ -97,26 +97,32 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct katra_ev_gpu_fence *e;
 	__u32 owner = 0, *o, cpu;
+	bool traced = false;
 	__u64 ts;
 	void *rb;
 
-	totals_fence(r, what, key, mine);
 	if (what == KATRA_GPU_FENCE_INIT) {
-		if (!mine)
+		if (!mine) {
+			totals_fence(r, what, key, false, 0, false);
 			return 0;
+		}
 		owner = pid_tgid >> 32;
 		katra_map_put(&gpu_fences, &key, &owner, BPF_ANY, KTABLE_GPU);
 	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
 		owner = *o;
+		traced = true;
 		if (what == KATRA_GPU_FENCE_SIGNALED || what == KATRA_GPU_FENCE_DESTROY)
 			bpf_map_delete_elem(&gpu_fences, &key);
 	} else if (!mine || what == KATRA_GPU_FENCE_DESTROY) {
 		/* another process's fence, or one that signalled: its free is
 		 * not the traced program's */
+		totals_fence(r, what, key, mine, 0, false);
 		return 0;
 	}
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
+	/* the counts at the written event's own time */
+	totals_fence(r, what, key, mine, ts, traced);
 	if (!mine)
 		pid_tgid = 0;
 	put_names(r, cpu, pid_tgid, ts);
@@ -204,7 +210,7 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct katra_ev_gpu_fence *e;
 	__u32 owner, *o, cpu, context, seqno;
-	__u64 key;
+	__u64 key, ts;
 	void *rb;
 
 	/* a layout without the fence: nothing read (the reads are dead code,
@@ -214,16 +220,19 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	context = (__u32)BPF_CORE_READ(sf, finished.context);
 	seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
 	key = (__u64)context << 32 | seqno;
-	totals_job(context, key, what);
 	o = bpf_map_lookup_elem(&gpu_fences, &key);
-	if (!o && !mine)
+	if (!o && !mine) {
+		totals_job(context, key, what, 0, false);
 		return 0;
+	}
 	owner = o ? *o : pid_tgid >> 32;
 	cpu = katra_busy();
+	ts = bpf_ktime_get_ns();
+	totals_job(context, key, what, ts, o != NULL);
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns());
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, ts);
 	e->context = context;
 	e->seqno = seqno;
 	e->what = what;

@@ -84,17 +84,19 @@ static __always_inline void totals_name(const struct fence_rec *r)
 }
 
 /* Whether a fence with no flight is another process's: not a tracked
- * process's in flight (made before the capture, or refused a flight). */
-static __always_inline bool totals_other(__u64 key)
+ * process's in flight (made before the capture, or refused a flight).
+ * TRACED: the caller found it a tracked process's already (gpu_fences). */
+static __always_inline bool totals_other(__u64 key, bool traced)
 {
-	return !bpf_map_lookup_elem(&gpu_fences, &key);
+	return !traced && !bpf_map_lookup_elem(&gpu_fences, &key);
 }
 
-/* A dma_fence event of any process (before on_fence's own work: gpu_fences
- * still holds a tracked fence that signals).  MINE: made by a tracked
- * thread in its own context, for an init. */
+/* A dma_fence event of any process.  MINE: in a tracked thread's own
+ * context.  TS: the time of the event on_fence writes (its counts at that
+ * same instant), 0 where none is written (the clock read here).  TRACED:
+ * the fence was in gpu_fences (on_fence has taken a signalled one out). */
 static __always_inline void totals_fence(const struct fence_rec *r, __u32 what, __u64 key,
-					 bool mine)
+					 bool mine, __u64 ts, bool traced)
 {
 	struct gpu_flight fl = {}, *f;
 	struct katra_gpu_totals *t;
@@ -105,8 +107,9 @@ static __always_inline void totals_fence(const struct fence_rec *r, __u32 what, 
 		bpf_map_delete_elem(&gpu_flight, &key);
 		return;
 	}
+	now = ts ? ts : bpf_ktime_get_ns();
 	if (what == KATRA_GPU_FENCE_INIT) {
-		fl.init_ts = bpf_ktime_get_ns();
+		fl.init_ts = now;
 		fl.other = !mine;
 		katra_map_put(&gpu_flight, &key, &fl, BPF_ANY, KTABLE_GPU_TOTALS);
 		if (!mine && totals_of(r->context, &created) && created)
@@ -115,9 +118,8 @@ static __always_inline void totals_fence(const struct fence_rec *r, __u32 what, 
 	}
 	if (what != KATRA_GPU_FENCE_SIGNALED)
 		return;
-	now = bpf_ktime_get_ns();
 	f = bpf_map_lookup_elem(&gpu_flight, &key);
-	other = f ? f->other : totals_other(key);
+	other = f ? f->other : totals_other(key, traced);
 	if (!f && !other) /* a tracked fence made before the capture */
 		return;
 	t = totals_of(r->context, &created);
@@ -134,12 +136,15 @@ static __always_inline void totals_fence(const struct fence_rec *r, __u32 what, 
 	}
 	if (f)
 		bpf_map_delete_elem(&gpu_flight, &key);
-	if (created && other)
+	/* a written event's context is named by on_fence (put_names) */
+	if (created && other && !ts)
 		totals_name(r);
 }
 
-/* A GPU scheduler job's run or completion, by its finished fence. */
-static __always_inline void totals_job(__u32 context, __u64 key, __u32 what)
+/* A GPU scheduler job's run or completion, by its finished fence; TS and
+ * TRACED as for totals_fence. */
+static __always_inline void totals_job(__u32 context, __u64 key, __u32 what, __u64 ts,
+				       bool traced)
 {
 	struct katra_gpu_totals *t;
 	struct gpu_flight *f;
@@ -148,14 +153,14 @@ static __always_inline void totals_job(__u32 context, __u64 key, __u32 what)
 
 	if (what != KATRA_GPU_JOB_RUN && what != KATRA_GPU_JOB_DONE)
 		return;
-	now = bpf_ktime_get_ns();
+	now = ts ? ts : bpf_ktime_get_ns();
 	f = bpf_map_lookup_elem(&gpu_flight, &key);
 	if (what == KATRA_GPU_JOB_RUN) {
 		if (f)
 			f->run_ts = now;
 		return;
 	}
-	other = f ? f->other : totals_other(key);
+	other = f ? f->other : totals_other(key, traced);
 	if (!f && !other)
 		return;
 	t = totals_of(context, &created);

@@ -1351,6 +1351,33 @@ static long long jnum_in(const char *s, const char *obj, const char *key)
 	return jnum(p, key);
 }
 
+/* stats --gpu --json's timelines: on one with only traced fences the
+ * kernel's busy time over all its work equals the traced fences' busy time
+ * from the events (the probes count each at its event's own time), on one
+ * with only others' it equals theirs; returns how many differ. */
+static unsigned busy_mismatches(const char *json, unsigned *traced, unsigned *others)
+{
+	const char *p = json;
+	unsigned bad = 0;
+
+	*traced = *others = 0;
+	while ((p = strstr(p, "{\"context\":"))) {
+		long long fences = jnum(p, "fences"), busy = jnum(p, "busy_ns");
+		long long ofences = jnum(p, "other_fences"), obusy = jnum(p, "other_busy_ns");
+		long long total = jnum(p, "total_busy_ns");
+
+		if (fences && !ofences) {
+			(*traced)++;
+			bad += total != busy || !busy;
+		} else if (ofences && !fences) {
+			(*others)++;
+			bad += total != obusy || !obusy;
+		}
+		p++;
+	}
+	return bad;
+}
+
 static int check_gpuothers(const char *trace, const char *wl, const char *others,
 			   const char *stats)
 {
@@ -1379,12 +1406,18 @@ static int check_gpuothers(const char *trace, const char *wl, const char *others
 		for (unsigned k = 0; k < c.g.nfences; k++)
 			on_events += c.g.fkey[k] >> 32 == c.octx[i];
 	}
+	unsigned busy_traced, busy_others, busy_bad = busy_mismatches(json, &busy_traced, &busy_others);
 	long long s_traced = jnum_in(json, "traced", "signaled");
 	long long s_others = jnum_in(json, "others", "fences");
 	printf("fences=%lld\nother_fences=%lld\nfence_inits=%u\nsignals=%u\nother_counted=%llu\n"
 	       "other_contexts=%u\nother_events=%u\nstats_traced=%lld\nstats_others=%lld\n",
 	       n, m, c.g.inits, c.g.signals, (unsigned long long)counted, c.nctx, c.other_events,
 	       s_traced, s_others);
+	printf("busy_timelines_traced=%u\nbusy_timelines_others=%u\nbusy_mismatches=%u\n",
+	       busy_traced, busy_others, busy_bad);
+	if (busy_bad || busy_traced != (unsigned)n || busy_others != (unsigned)m)
+		fail("%u timelines whose total busy time is not their one side's (of %u traced, "
+		     "%u others': expected %lld and %lld)", busy_bad, busy_traced, busy_others, n, m);
 	if (c.g.inits != n || c.g.inits_vgem != n || c.g.inits_linked != n)
 		fail("%u GpuFenceInit of the traced workload (%u on vgem timelines, %u linked to its "
 		     "ioctls), expected %lld", c.g.inits, c.g.inits_vgem, c.g.inits_linked, n);
