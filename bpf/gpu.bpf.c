@@ -90,13 +90,59 @@ static __always_inline bool in_own_task(void)
 
 #include "gpu_totals.bpf.h"
 
+/* A display event delivered to a DRM file not known to be a traced
+ * process's (its opener unread: the drm module has no BTF), kept per CPU
+ * until the next delivery or fence signal on that CPU: the kernel signals
+ * an atomic commit's out-fence right after sending its event (under the
+ * event lock, interrupts off), so when that next signal is a traced
+ * process's fence on a CRTC's timeline ("CRTC:<id>-<name>"), the event was
+ * that process's commit's and is written then, just before the signal
+ * (stamped with the signal's time). */
+struct gpu_delivery {
+	__u64 file;
+	__s32 crtc;
+	__u32 seq;
+	__u32 set;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gpu_delivery);
+} gpu_delivery SEC(".maps");
+
+static __always_inline void put_vblank_at(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
+					  __u64 pid_tgid, __u32 cpu, __u64 ts);
+static __always_inline void own_file(__u64 file, __s32 crtc, __u32 owner);
+
+/* At a fence's signal: the delivery this CPU kept, written where it was
+ * owner's out-fence's (the fence on a CRTC timeline); the slot emptied. */
+static __always_inline void delivery_with_fence(const struct fence_rec *r, __u32 owner, __u32 cpu,
+						__u64 ts)
+{
+	__u32 zero = 0;
+	struct gpu_delivery *d = bpf_map_lookup_elem(&gpu_delivery, &zero);
+	char tl[5];
+
+	if (!d || !d->set)
+		return;
+	d->set = 0;
+	if (!owner || bpf_probe_read_kernel(tl, sizeof(tl), (void *)r + (r->timeline_loc & 0xffff)) ||
+	    tl[0] != 'C' || tl[1] != 'R' || tl[2] != 'T' || tl[3] != 'C' || tl[4] != ':')
+		return;
+	own_file(d->file, d->crtc, owner);
+	put_vblank_at(KATRA_GPU_VBLANK_DELIVERED, d->crtc, d->seq, owner, 0, cpu, ts);
+}
+
 static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 key = (__u64)r->context << 32 | r->seqno;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct katra_ev_gpu_fence *e;
-	__u32 owner = 0, *o, cpu;
+	__u32 owner = 0, *o = NULL, cpu;
 	bool traced = false;
 	__u64 ts;
 	void *rb;
@@ -117,6 +163,8 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 		/* another process's fence, or one that signalled: its free is
 		 * not the traced program's */
 		totals_fence(r, what, key, mine, 0, false);
+		if (what == KATRA_GPU_FENCE_SIGNALED)
+			delivery_with_fence(r, 0, 0, 0);
 		return 0;
 	}
 	cpu = katra_busy();
@@ -126,6 +174,8 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 	if (!mine)
 		pid_tgid = 0;
 	put_names(r, cpu, pid_tgid, ts);
+	if (what == KATRA_GPU_FENCE_SIGNALED)
+		delivery_with_fence(r, o ? owner : 0, cpu, ts);
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		goto out;
@@ -332,23 +382,30 @@ struct {
 	__type(value, __u32);
 } gpu_crtcs SEC(".maps");
 
-static __always_inline int put_vblank(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
-				      __u64 pid_tgid)
+/* A display record, by a probe that holds the CPU busy. */
+static __always_inline void put_vblank_at(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
+					  __u64 pid_tgid, __u32 cpu, __u64 ts)
 {
 	struct katra_ev_gpu_fence *e;
-	__u32 cpu = katra_busy();
 	void *rb;
 
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
-		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, bpf_ktime_get_ns());
+		return;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
 	e->context = (__u32)crtc;
 	e->seqno = seq;
 	e->what = what;
 	e->owner_tgid = owner;
 	katra_submit(rb, e, cpu);
-out:
+}
+
+static __always_inline int put_vblank(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
+				      __u64 pid_tgid)
+{
+	__u32 cpu = katra_busy();
+
+	put_vblank_at(what, crtc, seq, owner, pid_tgid, cpu, bpf_ktime_get_ns());
 	katra_idle(cpu);
 	return 0;
 }
@@ -414,13 +471,24 @@ static __always_inline __u32 file_opener(__u64 file)
 	return BPF_CORE_READ(t, tgid);
 }
 
+/* The DRM file is owner's from now on, and the CRTC its events were on. */
+static __always_inline void own_file(__u64 file, __s32 crtc, __u32 owner)
+{
+	bpf_map_update_elem(&gpu_drm_files, &file, &owner, BPF_ANY);
+	own_crtc(crtc, owner);
+}
+
 SEC("tracepoint/drm/drm_vblank_event_delivered")
 int gp_drm_vblank_event_delivered(struct vblank_file_rec *r)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), file = r->file;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
-	__u32 *o, owner;
+	struct gpu_delivery *d;
+	__u32 *o, owner, zero = 0;
 
+	d = bpf_map_lookup_elem(&gpu_delivery, &zero);
+	if (d)
+		d->set = 0;
 	/* an event with no file: the kernel's own (a commit's completion
 	 * that nobody asked for) */
 	if (!file)
@@ -430,8 +498,16 @@ int gp_drm_vblank_event_delivered(struct vblank_file_rec *r)
 		owner = *o;
 	} else {
 		owner = mine ? pid_tgid >> 32 : file_opener(file);
-		if (!owner || !katra_tracked(owner))
+		if (!owner || !katra_tracked(owner)) {
+			/* known, maybe, by the out-fence signalled next */
+			if (d && !owner) {
+				d->file = file;
+				d->crtc = r->crtc;
+				d->seq = r->seq;
+				d->set = 1;
+			}
 			return 0;
+		}
 		bpf_map_update_elem(&gpu_drm_files, &file, &owner, BPF_ANY);
 	}
 	own_crtc(r->crtc, owner);

@@ -2,7 +2,8 @@
 /* Call stacks (--stacks): taken at a traced thread's switch-out, written at
  * its switch-in when it was off the CPU stack_threshold_ns or more
  * (struct katra_stack_rec in wire.h).  Behind the rodata record_stacks: off,
- * the verifier drops all of it and the maps are one entry each. */
+ * the verifier drops all of it, the maps are one entry each and kstacks is
+ * not made. */
 #ifndef KATRA_STACKS_BPF_H
 #define KATRA_STACKS_BPF_H
 
@@ -44,6 +45,9 @@ struct {
 	__type(value, struct katra_stack_rec);
 } stack_scratch SEC(".maps") __weak;
 
+/* Its values: KATRA_STACK_KDEPTH frames, or fewer where the sysctl
+ * kernel.perf_event_max_stack is lower (the loader sizes it; not made when
+ * off: these references are dead code then, poisoned by libbpf) */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);

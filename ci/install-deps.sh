@@ -9,6 +9,7 @@ packages=(
 	clang llvm                      # BPF objects (clang -target bpf), libFuzzer
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libdw-dev                       # --stacks: CFI unwinding and symbols (elfutils' libdwfl)
+	libc6-dbg                       # --stacks tests: libc's local symbols (__libc_start_call_main)
 	libcapstone-dev                 # the exits of D3D12 methods in PE code (pexits.c)
 	libcriterion-dev                # unit tests
 	liburing-dev                    # io_uring test and bench workloads

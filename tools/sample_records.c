@@ -593,7 +593,7 @@ static void build_gpu(void)
 /* Katra-native events; the Drop events mirror the summary's drops[]. */
 static void build_katra(void)
 {
-	static const uint64_t drop_counts[KATRA_DROP_SOURCE_COUNT] = { 12, 3, 1, 0, 7, 2, 5 };
+	static const uint64_t drop_counts[KATRA_DROP_SOURCE_COUNT] = { 12, 3, 1, 0, 7, 2, 5, 9 };
 	struct katra_event *e;
 	uint32_t s;
 

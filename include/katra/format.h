@@ -205,6 +205,7 @@ enum katra_drop_source {
 	KATRA_DROP_REORDER,
 	KATRA_DROP_KERNEL_TABLE, /* instance: enum katra_kernel_table */
 	KATRA_DROP_PROGRAM_SKIPPED, /* instance: the probe's index in probes_attached */
+	KATRA_DROP_STACKS, /* instance: 0 the thread-slot table full, 1 the stack ring full */
 	KATRA_DROP_SOURCE_COUNT
 };
 

@@ -649,3 +649,63 @@ Test(export_gpu, a_crtc_is_a_track_with_its_vblanks_and_a_flow_from_the_ioctl_th
 	cr_assert_not_null(strstr(out, "\"vblanks\":2,"), "%s", out);
 	free(out);
 }
+
+/* r[*n]: an Instant of scope Gpu of process 100 on (domain, id). */
+static struct katra_event *gpu_instant(struct katra_record *r, size_t *n, uint64_t seq,
+				       uint64_t ts, uint64_t tid, uint32_t kind, uint32_t domain)
+{
+	struct katra_event *ev;
+
+	r[*n] = e(seq, ts, PID, tid, kind, KATRA_PHASE_INSTANT, -1);
+	ev = &r[(*n)++].u.event;
+	ev->scope = KATRA_SCOPE_GPU;
+	ev->resource = (struct katra_resource){ domain, domain == KATRA_RES_GPU_TIMELINE ? 5 : 0 };
+	ev->payload.type = domain == KATRA_RES_GPU_TIMELINE ? KATRA_PAYLOAD_GPU_FENCE :
+							     KATRA_PAYLOAD_GPU_VBLANK;
+	return ev;
+}
+
+/* Process 100's commit ioctl (thread 100) makes an out-fence on a CRTC
+ * timeline (GpuFenceInit, seq 2, fence 5 #1); the commit's event is
+ * delivered from a worker (thread 0, process 100) on CRTC 0, caused by that
+ * init, then the fence signals. */
+static size_t one_commit(struct katra_record *r)
+{
+	static const uint64_t c_init[] = { 2 };
+	struct katra_event *ev;
+	size_t n = 0;
+
+	r[n++] = mk_epoch(0, 0, "capture start");
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_START;
+	ev = gpu_instant(r, &n, 2, 1000, MAIN, KATRA_KIND_GPU_FENCE_INIT, KATRA_RES_GPU_TIMELINE);
+	ev->payload.u.gpu_fence.context = 5;
+	ev->payload.u.gpu_fence.seqno = 1;
+	ev = gpu_instant(r, &n, 3, 2500, 0, KATRA_KIND_GPU_VBLANK_DELIVERED, KATRA_RES_DISPLAY_CRTC);
+	ev->causes = (struct katra_u64_vec){ c_init, 1 };
+	ev = gpu_instant(r, &n, 4, 2501, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_RES_GPU_TIMELINE);
+	ev->payload = r[1].u.event.payload;
+	ev->causes = (struct katra_u64_vec){ c_init, 1 };
+	r[n++] = mk_epoch(5, 4000, "capture end");
+	r[n - 1].u.epoch.epoch = 1;
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_END;
+	return n;
+}
+
+Test(export_gpu, a_commits_flip_has_a_flow_from_the_commit_ioctl)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_built(one_commit, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"i\",\"pid\":100,\"tid\":1073807360,\"ts\":2.5,"
+				       "\"s\":\"t\",\"name\":\"event delivered 0\",\"cat\":"
+				       "\"display\"}"), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":100,\"ts\":1,\"dur\":0,"
+				       "\"bind_id\":4503599627370497,\"flow_out\":true,\"name\":"
+				       "\"commit -> flip\""), "%s", out);
+	cr_assert_not_null(strstr(out, "{\"ph\":\"X\",\"pid\":100,\"tid\":1073807360,\"ts\":2.5,"
+				       "\"dur\":0,\"bind_id\":4503599627370497,\"flow_in\":true"),
+			   "%s", out);
+	free(out);
+}

@@ -247,3 +247,92 @@ Test(gpu, a_vblank_event_links_to_its_ioctl_and_its_vblank)
 	cr_assert_eq(ev[at[4]].causes[0], ev[at[3]].seq);
 	temp_dir_remove(t.dir);
 }
+
+/* A record of fence (context, seqno) on a CRTC's out-fence timeline. */
+static void crtc_fence(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what,
+		       uint32_t context, uint32_t seqno)
+{
+	struct katra_ev_gpu_fence f = {
+		.head = { KATRA_EV_GPU_FENCE, 0, tid ? GAME : 0, tid, START + ts },
+		.context = context, .seqno = seqno, .what = what, .owner_tgid = GAME,
+	};
+
+	pipeline_on_record(pl, &f, sizeof(f));
+}
+
+/* Atomic commits with an out-fence each (the CRTC's fence, made in the
+ * commit ioctl), their events sent from a worker (thread 0), each fence
+ * signalled right after its event on the same CPU: each delivery links to
+ * the init of the fence signalled with it, and so to its commit, also when
+ * the signal is read in a later drain than the delivery.  An event on
+ * another CRTC than the fence's timeline, and one with no fence after it
+ * (a legacy flip), link to none; the latter is held until the watermark is
+ * PIPELINE_DELIVERY_HOLD_NS past it. */
+Test(gpu, an_atomic_commits_event_links_to_its_out_fence_and_so_to_its_commit)
+{
+	struct katra_ev_gpu_timeline names = {
+		.head = { KATRA_EV_GPU_TIMELINE, 0, GAME, GAME, START + 12 },
+		.context = 5, .driver = "bochs-drm", .timeline = "CRTC:35-crtc-1",
+	};
+	struct pl_ev ev[48];
+	struct pl_trace t;
+	size_t ioctl_begin[3], nb = 0, init[3], ni = 0, sig[3], ns = 0, dl[4], nd = 0;
+
+	pl_trace_open(&t, 1, START);
+	pipeline_on_record(&t.pl, &names, sizeof(names));
+	crtc_fence(&t.pl, GAME, 12, KATRA_GPU_FENCE_INIT, 5, 1);
+	ioctl_call(&t.pl, 10, 20);
+	crtc_fence(&t.pl, GAME, 24, KATRA_GPU_FENCE_INIT, 5, 2);
+	ioctl_call(&t.pl, 22, 28);
+	vblank(&t.pl, 0, 30, KATRA_GPU_VBLANK_DELIVERED, 1, 0);
+	crtc_fence(&t.pl, 0, 31, KATRA_GPU_FENCE_SIGNALED, 5, 1);
+	/* commit 2's event read in one drain, its fence's signal in the next */
+	vblank(&t.pl, 0, 40, KATRA_GPU_VBLANK_DELIVERED, 1, 0);
+	cr_assert_eq(pipeline_emit_until(&t.pl, START + 40 + 1000000), 0);
+	cr_assert_eq(t.pl.order.pending, 1, "the delivery waits for its CPU's next record");
+	crtc_fence(&t.pl, 0, 41, KATRA_GPU_FENCE_SIGNALED, 5, 2);
+	/* commit 3 (ioctl 60..64): its fence signalled after an event on CRTC 0 */
+	crtc_fence(&t.pl, GAME, 62, KATRA_GPU_FENCE_INIT, 5, 3);
+	ioctl_call(&t.pl, 60, 64);
+	vblank(&t.pl, 0, 70, KATRA_GPU_VBLANK_DELIVERED, 0, 0);
+	crtc_fence(&t.pl, 0, 71, KATRA_GPU_FENCE_SIGNALED, 5, 3);
+	/* a legacy flip's event: nothing follows it */
+	vblank(&t.pl, 0, 80, KATRA_GPU_VBLANK_DELIVERED, 1, 0);
+	cr_assert_eq(pipeline_emit_until(&t.pl, START + 80 + PIPELINE_DELIVERY_HOLD_NS - 1), 0);
+	cr_assert_eq(t.pl.order.pending, 1);
+	cr_assert_eq(pipeline_emit_until(&t.pl, START + 80 + PIPELINE_DELIVERY_HOLD_NS), 0);
+	cr_assert_eq(t.pl.order.pending, 0);
+	pl_trace_finish(&t, START + 2 * PIPELINE_DELIVERY_HOLD_NS);
+
+	size_t n = pl_read_events(t.path, ev, 48);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN && nb < 3)
+			ioctl_begin[nb++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_INIT && ni < 3)
+			init[ni++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_SIGNALED && ns < 3)
+			sig[ns++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_VBLANK_DELIVERED && nd < 4)
+			dl[nd++] = i;
+	}
+	cr_assert_eq(nb, 3);
+	cr_assert_eq(ni, 3);
+	cr_assert_eq(ns, 3);
+	cr_assert_eq(nd, 4);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(ev[init[i]].ncauses, 1);
+		cr_assert_eq(ev[init[i]].causes[0], ev[ioctl_begin[i]].seq, "commit %zu", i);
+		cr_assert_eq(ev[sig[i]].ncauses, 1);
+		cr_assert_eq(ev[sig[i]].causes[0], ev[init[i]].seq, "signal %zu", i);
+		cr_assert_eq(ev[sig[i]].seq, ev[dl[i]].seq + 1, "signal %zu right after", i);
+	}
+	/* commit k's event: [the init of commit k's fence] */
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(ev[dl[i]].tid, 0);
+		cr_assert_eq(ev[dl[i]].ncauses, 1, "delivery %zu", i);
+		cr_assert_eq(ev[dl[i]].causes[0], ev[init[i]].seq, "delivery %zu", i);
+	}
+	cr_assert_eq(ev[dl[2]].ncauses, 0, "an event on CRTC 0, the fence CRTC 1's");
+	cr_assert_eq(ev[dl[3]].ncauses, 0, "a flip with no fence");
+	temp_dir_remove(t.dir);
+}

@@ -4,6 +4,7 @@
  * probes_attached) as Drop events since the previous one, and their totals
  * in the summary's drops, which add up to dropped_events. */
 #include "pipeline_test_util.h"
+#include "record/recorder.h"
 
 #define START 1000000000ull
 
@@ -72,6 +73,46 @@ Test(losses, skipped_program_runs_are_drop_events_and_summary_totals)
 	cr_assert_eq(summary_count[1], 7);
 	cr_assert_eq(summary_count[0], 1);
 	cr_assert_str_eq(katra_drop_source_name(KATRA_DROP_PROGRAM_SKIPPED), "ProgramSkipped");
+	temp_dir_remove(t.dir);
+}
+
+/* Call stacks the probe lost (DropSource::Stacks, instance 0 the slot table,
+ * 1 the stack ring): Drop events since the previous report, totals in the
+ * summary, in dropped_events; katra-record's --max-loss does not read them
+ * (no event is missing). */
+Test(losses, lost_stacks_are_drop_events_and_summary_totals)
+{
+	struct drops_seen d;
+	struct pl_trace t;
+	uint64_t ev[2] = { 0 }, sum[2] = { 0 };
+	struct katra_record_result res = { 0 };
+
+	pl_trace_open(&t, 1, START);
+	pipeline_queue_stacks_lost(&t.pl, START + 100, 1, 40);
+	pipeline_queue_stacks_lost(&t.pl, START + 200, 1, 2);
+	pipeline_queue_stacks_lost(&t.pl, START + 200, 0, 3);
+	pipeline_queue_stacks_lost(&t.pl, START + 300, 2, 9); /* no such instance */
+	pl_trace_finish(&t, START + 500);
+
+	read_drops(t.path, &d);
+	cr_assert_eq(d.dropped_events, 45);
+	cr_assert_eq(d.nev, 3, "one Drop per report");
+	for (size_t i = 0; i < d.nev; i++) {
+		cr_assert_eq(d.ev[i].source, KATRA_DROP_STACKS);
+		cr_assert_lt(d.ev[i].instance, 2);
+		ev[d.ev[i].instance] += d.ev[i].count;
+	}
+	cr_assert_eq(d.nsum, 2);
+	for (size_t i = 0; i < d.nsum; i++) {
+		cr_assert_eq(d.sum[i].source, KATRA_DROP_STACKS);
+		cr_assert_lt(d.sum[i].instance, 2);
+		sum[d.sum[i].instance] = d.sum[i].count;
+	}
+	cr_assert(ev[0] == 3 && ev[1] == 42 && sum[0] == 3 && sum[1] == 42);
+	katra_record_split_losses(&res, d.sum, d.nsum);
+	cr_assert_eq(res.stacks_lost, 45);
+	cr_assert_eq(res.events_lost + res.links_lost + res.runs_skipped, 0);
+	cr_assert_str_eq(katra_drop_source_name(KATRA_DROP_STACKS), "Stacks");
 	temp_dir_remove(t.dir);
 }
 

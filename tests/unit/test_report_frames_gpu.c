@@ -10,6 +10,10 @@
 #define GAME 100
 #define NR_IOCTL 16
 
+/* build(): the game's fence #7 is a commit's out-fence whose flip comes
+ * 0.25 ms after the present, an earlier commit's flip first */
+static bool commit_flip;
+
 static struct katra_event *gpu_ev(struct tb *t, uint64_t ts, uint64_t tid, uint32_t kind,
 				  uint32_t phase, int64_t span, uint64_t seqno)
 {
@@ -44,7 +48,7 @@ static void present(struct tb *t, uint64_t begin, uint64_t end, int64_t span, ui
 static void build(struct tb *t, uint64_t wait, bool gpu)
 {
 	static char names[2][64];
-	static uint64_t init_causes[1], off_causes[2];
+	static uint64_t init_causes[1], off_causes[2], flip_causes[1];
 	static const char vgem[] = "vgem", tl[] = "ctx";
 	uint64_t woke = 2100 + wait;
 	struct katra_event *e;
@@ -61,6 +65,7 @@ static void build(struct tb *t, uint64_t wait, bool gpu)
 		e->payload.u.gpu_timeline.timeline = (struct katra_str){ tl, 3 };
 		e = gpu_ev(t, 1200, GAME, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 7);
 		e->causes = (struct katra_u64_vec){ init_causes, 1 };
+		flip_causes[0] = e->seq;
 	}
 	tb_syscall_end(t, 1300, GAME, GAME, KATRA_KIND_SYSCALL, 2, NR_IOCTL, 0);
 	tb_syscall_begin(t, 2050, GAME, GAME, KATRA_KIND_SYSCALL, 3, NR_IOCTL);
@@ -83,13 +88,16 @@ static void build(struct tb *t, uint64_t wait, bool gpu)
 	tb_syscall_end(t, woke, GAME, GAME, KATRA_KIND_SYSCALL, 3, NR_IOCTL, 0);
 	present(t, woke + 50, woke + 100, 6, 2, names[1]);
 	if (gpu) {
-		/* another process's flip first; the game's 0.25 ms after its present */
-		e = tb_ev(t, woke + 200, GAME + 1, 0, KATRA_KIND_GPU_VBLANK_DELIVERED,
-			  KATRA_PHASE_INSTANT, -1);
+		/* another process's flip first (the game's own earlier commit's,
+		 * with commit_flip); the game's 0.25 ms after its present */
+		e = tb_ev(t, woke + 200, commit_flip ? GAME : GAME + 1, 0,
+			  KATRA_KIND_GPU_VBLANK_DELIVERED, KATRA_PHASE_INSTANT, -1);
 		e->scope = KATRA_SCOPE_GPU;
 		e = tb_ev(t, woke + 250100, GAME, 0, KATRA_KIND_GPU_VBLANK_DELIVERED,
 			  KATRA_PHASE_INSTANT, -1);
 		e->scope = KATRA_SCOPE_GPU;
+		if (commit_flip)
+			e->causes = (struct katra_u64_vec){ flip_causes, 1 };
 	}
 	tb_epoch(t, woke + 300000, KATRA_EPOCH_CAPTURE_END, "capture end");
 }
@@ -120,6 +128,19 @@ Test(report_frames_gpu, a_wait_as_long_as_the_running_is_cpu_bound)
 				       "\"to_ns\":3300,\"fence\":{\"driver\":\"vgem\",\"context\":12,"
 				       "\"seqno\":7,\"made_by_tid\":100,\"made_in_call\":true}}]"),
 			   "%s", out);
+	free(out);
+}
+
+/* The game's flip of an earlier commit comes 100 ns after the present;
+ * the flip linked to the commit made in the frame (the out-fence's init)
+ * 250000 ns after: that one is the frame's. */
+Test(report_frames_gpu, present_to_flip_is_to_the_flip_of_the_frames_commit)
+{
+	commit_flip = true;
+	char *out = frames(1200, true, true);
+	commit_flip = false;
+
+	cr_assert_not_null(strstr(out, "\"present_to_flip_ns\":250000,"), "%s", out);
 	free(out);
 }
 

@@ -148,3 +148,90 @@ Test(report_stacks, without_an_index_no_stack_lines)
 	cr_assert_not_null(strstr(text, "critical path: 0.002 ms, 0.000000100 .. 0.000002000, 3 hops"), "%s", text);
 	tb_cleanup(&b);
 }
+
+/* How many times needle occurs in hay */
+static unsigned count(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static char *slurp_path(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t len = 0;
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(getdelim(&s, &len, 0, f) > 0, true);
+	fclose(f);
+	return s;
+}
+
+/* The whole command on a trace with epochs: an epoch's window is rendered
+ * when its next marker comes, before the stacks (written after the last
+ * event) are read; its hops show their stacks all the same, in text, JSON
+ * and the HTML page (which shows them for the whole capture too). */
+Test(report_stacks, epoch_windows_and_the_html_page_show_the_stacks)
+{
+	struct katra_report_opts o = { 0 };
+	struct outcap out, err;
+	char html[160];
+	struct tb b;
+
+	tb_init(&b);
+	tb_epoch(&b, 50, KATRA_EPOCH_CAPTURE_START, "capture start");
+	ev(&b, 100, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	blocked(&b, 200, 1000, 1);
+	ev(&b, 2000, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	tb_epoch(&b, 2500, KATRA_EPOCH_SIGNAL, "mark 1");
+	ev(&b, 3000, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	tb_epoch(&b, 3500, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_add(&b, KATRA_RECORD_MODULE)->u.module =
+		(struct katra_module){ .id = 1, .name = katra_cstr("game"),
+				       .build_id = katra_cstr("ab12") };
+	stack(&b, 1, f1, 3);
+	cite(&b, 1, 200, 800, KATRA_SITE_OFF_CPU);
+	tb_write(&b);
+
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_report(b.path, &o, out.f, err.f), 0, "%s", oc_text(&err));
+	const char *text = oc_text(&out);
+	const char *ep = strstr(text, "== epoch ");
+	cr_assert_not_null(ep, "%s", text);
+	cr_assert_eq(count(text, "at game+0x10 <- game+0x20 <- game+0x30\n"), 2,
+		     "the whole capture's and epoch 1's blocked hop: %s", text);
+	cr_assert_not_null(strstr(ep, "at game+0x10 <- game+0x20 <- game+0x30\n"), "%s", ep);
+	cr_assert_null(strchr(text, 0x1e), "a marker left: %s", text);
+	oc_free(&out);
+
+	o.json = true;
+	oc_open(&out);
+	cr_assert_eq(katra_report(b.path, &o, out.f, err.f), 0);
+	text = oc_text(&out);
+	const char *eps = strstr(text, ",\"epochs\":[");
+	cr_assert_not_null(eps, "%s", text);
+	cr_assert_not_null(strstr(eps, ",\"stack\":[\"game+0x10\",\"game+0x20\",\"game+0x30\"],"),
+			   "%s", text);
+	cr_assert_null(strchr(text, 0x1e), "a marker left: %s", text);
+	oc_free(&out);
+
+	o.json = false;
+	snprintf(html, sizeof(html), "%s/r.html", b.dir);
+	o.html_path = html;
+	oc_open(&out);
+	cr_assert_eq(katra_report(b.path, &o, out.f, err.f), 0);
+	oc_free(&out);
+	char *page = slurp_path(html);
+	cr_assert_eq(count(page, "<div class=\"stack\">at game+0x10 &lt;- game+0x20 &lt;- "
+				 "game+0x30</div>"), 2,
+		     "the whole capture's and epoch 1's blocked hop: %s", page);
+	cr_assert_null(strchr(page, 0x1e), "a marker left");
+	free(page);
+	oc_free(&err);
+	tb_cleanup(&b);
+}

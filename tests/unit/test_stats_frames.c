@@ -312,6 +312,15 @@ static struct katra_event *gpu_ev(struct tb *t, uint64_t ts, uint64_t tid, uint3
 	return e;
 }
 
+/* A trace of the game up to its first present, at 10 ms. */
+static void gpu_trace_start(struct tb *t)
+{
+	tb_init(t);
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(t, MS / 10, GAME, "game", "game");
+	present(t, 10 * MS, 1, 1);
+}
+
 /* Presents at 10, 20, 30 ms.  Frame 2 (10-20 ms) submits job 1 (fence made
  * at 12 ms, run 13-17 ms on the ring, signalled at 18 ms) and job 2 (made
  * at 15 ms, run 19-24 ms: done in frame 3, counted in frame 2, its submit's;
@@ -325,10 +334,7 @@ Test(stats_frames, the_gpu_work_of_each_frame_by_its_submit)
 	struct tb t;
 	const char *b;
 
-	tb_init(&t);
-	tb_epoch(&t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
-	tb_pinfo(&t, MS / 10, GAME, "game", "game");
-	present(&t, 10 * MS, 1, 1);
+	gpu_trace_start(&t);
 	gpu_ev(&t, 12 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 1);
 	gpu_ev(&t, 13 * MS, 0, KATRA_KIND_GPU_JOB_RUN, 1);
 	gpu_ev(&t, 15 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 2);
@@ -363,6 +369,43 @@ Test(stats_frames, the_gpu_work_of_each_frame_by_its_submit)
 				     "(1 of 3 presents)\n"), "%s", b);
 	cr_assert_not_null(strstr(b, " GPU job (run to done)\n"), "%s", b);
 	cr_assert_null(strstr(b, "no GPU events"), "%s", b);
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+/* Presents at 10, 20, 30, 40 ms.  Frame 2 (10-20 ms) commits with an
+ * out-fence made at 12 ms, frame 3 at 22 and 25 ms; their flips come a
+ * frame late, at 31, 42 and 44 ms, each linked to its commit's init (the
+ * fence signalled with it).  Present to flip: 11 ms (present 2) and 14 ms
+ * (present 3: its frame's last commit's flip, as report --frames says),
+ * not 1 and 2 ms from the presents just before the first two flips. */
+Test(stats_frames, present_to_flip_is_to_the_flip_of_the_frames_commit)
+{
+	static uint64_t flip_causes[3][1];
+	struct katra_stats_opts o = { .per_frame = true, .json = true };
+	struct outcap out;
+	struct katra_event *e;
+	struct tb t;
+
+	gpu_trace_start(&t);
+	flip_causes[0][0] = gpu_ev(&t, 12 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 1)->seq;
+	present(&t, 20 * MS, 2, 2);
+	flip_causes[1][0] = gpu_ev(&t, 22 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 2)->seq;
+	flip_causes[2][0] = gpu_ev(&t, 25 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 3)->seq;
+	present(&t, 30 * MS, 3, 3);
+	for (uint64_t k = 0; k < 3; k++) { /* the flips at 31, 42, 44 ms; present 4 at 40 */
+		uint64_t at = k ? 40 + 2 * k : 31;
+		if (k == 1)
+			present(&t, 40 * MS, 4, 4);
+		e = gpu_ev(&t, at * MS, 0, KATRA_KIND_GPU_VBLANK_DELIVERED, 0);
+		e->causes = (struct katra_u64_vec){ flip_causes[k], 1 };
+		gpu_ev(&t, at * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, k + 1);
+	}
+	tb_epoch(&t, 50 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(&t);
+	cr_assert_not_null(strstr(run(&t, &out, &o), "\"present_to_flip_ns\":{\"presents\":2,"
+				  "\"p50\":11000000,\"p99\":14000000,\"max\":14000000},"),
+			   "%s", oc_text(&out));
 	oc_free(&out);
 	tb_cleanup(&t);
 }

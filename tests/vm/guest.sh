@@ -274,6 +274,10 @@ basic)
 		# flip's event sent from the commit), each delivered to the
 		# workload's DRM file
 		captured flips "" -- $WL/flips 20
+		# 20 atomic commits on the same display, each with an out-fence
+		# (a drm_crtc dma_fence made in the commit ioctl, signalled when
+		# the commit's event is sent): 20 inits, 20 signals, 20 events
+		captured atomic "" -- $WL/flips --atomic 20
 	else
 		: >/tmp/gpu.facts
 		result gpu 1 /tmp/gpu.facts /tmp/gpu.why
@@ -283,6 +287,9 @@ basic)
 		: >/tmp/flips.facts
 		cp /tmp/gpu.why /tmp/flips.why
 		result flips 1 /tmp/flips.facts /tmp/flips.why
+		: >/tmp/atomic.facts
+		cp /tmp/gpu.why /tmp/atomic.why
+		result atomic 1 /tmp/atomic.facts /tmp/atomic.why
 	fi
 	;;
 scale)

@@ -6,11 +6,12 @@
  * syscalls, storm, exitstorm and execthread, t_threadnames.sh's renames and
  * t_fdkinds.sh's resources (the probes' fallback path, without bpf_rdonly_cast),
  * and the GPU layer's vgem fences (gpu: exact counts, each linked to its ioctl;
- * gpuothers: an untraced process's fences counted, never written).
+ * gpuothers: an untraced process's fences counted, never written), a
+ * display's page flips (flips) and atomic commits with out-fences (atomic).
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
  *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames |
- *                 fdkinds | gpu
+ *                 fdkinds | gpu | flips | atomic
  *        katra-vmcheck select TRACE WORKLOAD_OUTPUT   (a capture under -e io)
  *        katra-vmcheck gpuothers TRACE WORKLOAD_OUTPUT OTHERS_OUTPUT STATS_JSON
  *        katra-vmcheck info TRACE
@@ -1168,9 +1169,13 @@ static int check_fdkinds(const char *trace, const char *wl)
 
 struct gpu_ctx {
 	long long pid, tid;
+	const char *driver;  /* the timelines' driver the fences must have (vgem) */
+	const char *prefix;  /* else the start of their timelines' names */
+	char named[80];      /* the first such timeline's "driver timeline" */
 	uint64_t *ioctls; /* the workload's ioctl Begins' seqs, increasing */
 	size_t nioctls, cap;
 	uint64_t vgem_ctx[GPU_MAX], fkey[GPU_MAX], fseq[GPU_MAX];
+	uint64_t fioctl[GPU_MAX]; /* each init's ioctl Begin (its cause), or 0 */
 	unsigned nvgem, nfences;
 	unsigned inits, inits_vgem, inits_linked, signals, signals_linked, foreign;
 	bool note;
@@ -1192,12 +1197,18 @@ static bool gpu_is_ioctl(const struct gpu_ctx *c, uint64_t seq)
 	return false;
 }
 
-static bool gpu_caused_by_ioctl(const struct gpu_ctx *c, const struct katra_event *e)
+/* The seq of the workload's ioctl Begin among e's causes, or 0. */
+static uint64_t gpu_ioctl_cause(const struct gpu_ctx *c, const struct katra_event *e)
 {
 	for (uint64_t i = 0; i < e->causes.len; i++)
 		if (gpu_is_ioctl(c, e->causes.items[i]))
-			return true;
-	return false;
+			return e->causes.items[i];
+	return 0;
+}
+
+static bool gpu_caused_by_ioctl(const struct gpu_ctx *c, const struct katra_event *e)
+{
+	return gpu_ioctl_cause(c, e) != 0;
 }
 
 static void gpu_event(void *p, const struct katra_event *e)
@@ -1206,8 +1217,17 @@ static void gpu_event(void *p, const struct katra_event *e)
 
 	if (e->kind == KATRA_KIND_GPU_TIMELINE && e->payload.type == KATRA_PAYLOAD_GPU_TIMELINE) {
 		const struct katra_str *d = &e->payload.u.gpu_timeline.driver;
-		if (d->len == 4 && !memcmp(d->ptr, "vgem", 4) && c->nvgem < GPU_MAX)
-			c->vgem_ctx[c->nvgem++] = e->payload.u.gpu_timeline.context;
+		const struct katra_str *tl = &e->payload.u.gpu_timeline.timeline;
+		const char *want = c->driver ? c->driver : "vgem";
+		bool match = c->prefix ? tl->len >= strlen(c->prefix) &&
+						 !memcmp(tl->ptr, c->prefix, strlen(c->prefix)) :
+					 d->len == strlen(want) && !memcmp(d->ptr, want, d->len);
+		if (!match || c->nvgem == GPU_MAX)
+			return;
+		if (!c->nvgem)
+			snprintf(c->named, sizeof(c->named), "%.*s/%.*s", (int)d->len, d->ptr,
+				 (int)tl->len, tl->ptr);
+		c->vgem_ctx[c->nvgem++] = e->payload.u.gpu_timeline.context;
 		return;
 	}
 	if ((long long)e->process_id != c->pid)
@@ -1232,9 +1252,10 @@ static void gpu_event(void *p, const struct katra_event *e)
 		for (unsigned i = 0; i < c->nvgem; i++)
 			vgem |= c->vgem_ctx[i] == e->payload.u.gpu_fence.context;
 		c->inits_vgem += vgem;
-		if ((long long)e->thread_id == c->tid && gpu_caused_by_ioctl(c, e))
-			c->inits_linked++;
+		uint64_t ioctl = (long long)e->thread_id == c->tid ? gpu_ioctl_cause(c, e) : 0;
+		c->inits_linked += ioctl != 0;
 		if (c->nfences < GPU_MAX) {
+			c->fioctl[c->nfences] = ioctl;
 			c->fkey[c->nfences] = key;
 			c->fseq[c->nfences++] = e->seq;
 		}
@@ -1452,6 +1473,10 @@ struct flips_ctx {
 	struct gpu_ctx g;      /* the workload's ioctls (gpu_caused_by_ioctl) */
 	uint64_t qseq[GPU_MAX]; /* its GpuVblankQueued's seqs */
 	unsigned nq, queued_linked, delivered, delivered_queued, vblanks, other;
+	/* deliveries whose causes name the init of the fence made by the
+	 * commit of their rank, that init caused by an ioctl later than the
+	 * previous rank's (atomic) */
+	unsigned delivered_commit;
 };
 
 static void flips_event(void *p, const struct katra_event *e)
@@ -1475,11 +1500,17 @@ static void flips_event(void *p, const struct katra_event *e)
 			c->qseq[c->nq++] = e->seq;
 	} else if (e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
 		bool q = false;
-		c->delivered++;
+		unsigned rank = c->delivered++;
+		bool commit = false;
 		for (unsigned i = 0; i < c->nq; i++)
 			for (uint64_t k = 0; k < e->causes.len; k++)
 				q |= e->causes.items[k] == c->qseq[i];
 		c->delivered_queued += q;
+		for (uint64_t k = 0; k < e->causes.len && rank < c->g.nfences; k++)
+			commit |= e->causes.items[k] == c->g.fseq[rank];
+		if (commit && c->g.fioctl[rank] &&
+		    (!rank || c->g.fioctl[rank] > c->g.fioctl[rank - 1]))
+			c->delivered_commit++;
 	}
 }
 
@@ -1521,6 +1552,62 @@ static int check_flips(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- atomic: atomic commits with out-fences (a CRTC's fences, flips) ---- */
+
+static int check_atomic(const char *trace, const char *wl)
+{
+	static struct flips_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"atomic\"");
+	long long commits, fences, deliveries;
+
+	if (!f || !line)
+		die("no atomic line in %s", wl);
+	c.g.pid = jnum(line, "pid");
+	c.g.tid = jnum(line, "tid");
+	/* drm_crtc_create_fence's timeline: "CRTC:<object id>-<CRTC name>",
+	 * its driver the DRM driver's name */
+	c.g.prefix = "CRTC:";
+	commits = jnum(line, "commits");
+	fences = jnum(line, "fences");
+	if (read_trace(trace, f, flips_event, &c, true))
+		return 1;
+	print_facts(f);
+	/* without the drm module's BTF (5.10) a commit's event is known by
+	 * the traced out-fence signalled with it */
+	deliveries = commits;
+	printf("timeline=%s\n", c.g.named[0] ? c.g.named : "none");
+	printf("flips_unseen=%d\ncommits=%lld\nout_fences=%lld\nfence_inits=%u\ncrtc_inits=%u\n"
+	       "inits_linked=%u\nsignals=%u\ndelivered=%u\ndelivered_commit=%u\nvblank_queued=%u\n"
+	       "other_process=%u\n",
+	       f->flips_unseen, commits, fences, c.g.inits, c.g.inits_vgem, c.g.inits_linked,
+	       c.g.signals, c.delivered, c.delivered_commit, c.nq, c.other);
+	if (fences != commits)
+		fail("the workload saw %lld out-fences signalled, expected %lld", fences, commits);
+	if (c.g.inits != commits || c.g.inits_vgem != commits)
+		fail("%u GpuFenceInit of the workload (%u on CRTC timelines), expected %lld",
+		     c.g.inits, c.g.inits_vgem, commits);
+	if (c.g.inits_linked != commits)
+		fail("%u of %u GpuFenceInit caused by an ioctl Begin of the workload's thread",
+		     c.g.inits_linked, c.g.inits);
+	if (c.g.signals != commits)
+		fail("%u GpuFenceSignaled linked to their GpuFenceInit, expected %lld", c.g.signals,
+		     commits);
+	if (c.g.foreign)
+		fail("%u GpuFenceSignaled of the workload without their init", c.g.foreign);
+	if (c.delivered != deliveries)
+		fail("%u GpuVblankDelivered of the workload, expected %lld", c.delivered, deliveries);
+	if (c.delivered_commit != deliveries)
+		fail("%u of %u GpuVblankDelivered caused by the init of the out-fence of the commit "
+		     "of their rank (itself caused by that commit's ioctl), expected %lld",
+		     c.delivered_commit, c.delivered, deliveries);
+	if (c.nq)
+		fail("%u GpuVblankQueued: the workload waited for no vblank", c.nq);
+	if (c.other)
+		fail("%u display events of another process", c.other);
+	return failures ? 1 : 0;
+}
+
 /* ---- rusage: run a command, report its peak RSS ---- */
 
 static int run_rusage(const char *out, char **argv)
@@ -1555,7 +1642,7 @@ static int run_rusage(const char *out, char **argv)
 int main(int argc, char **argv)
 {
 	const char *usage = "usage: katra-vmcheck {syscalls|select|storm|exitstorm|execthread|refused|"
-			    "threadnames|fdkinds|gpu|flips} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
+			    "threadnames|fdkinds|gpu|flips|atomic} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
 			    "gpuothers TRACE WORKLOAD_OUTPUT OTHERS_OUTPUT STATS_JSON | rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
@@ -1596,6 +1683,8 @@ int main(int argc, char **argv)
 		return check_gpu(argv[2], argv[3]);
 	if (!strcmp(argv[1], "flips"))
 		return check_flips(argv[2], argv[3]);
+	if (!strcmp(argv[1], "atomic"))
+		return check_atomic(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }

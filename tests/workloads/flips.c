@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Workload: N page flips on a display (no GPU needed: QEMU's standard VGA
  * under bochs-drm, vkms, virtio-gpu), and N vblank waits where the driver
- * has vblanks.
+ * has vblanks; or (--atomic) N atomic commits, each with an out-fence.
  *
- * usage: flips N
+ * usage: flips N | flips --atomic N
  *
  * Finds the first /dev/dri/card* with a CRTC and a connector (a KMS
  * driver), lights the connector's preferred mode on the first CRTC with one
@@ -17,8 +17,20 @@
  * {"workload":"flips","pid":P,"tid":T,"card":"/dev/dri/card1",
  *  "driver":"bochs-drm","crtc":0,"waits":W,"flips":N}
  * (crtc: the CRTC's index, as the drm trace events name it; waits: N or 0).
- * Exits 77 when no such card exists. */
+ *
+ * --atomic: the same mode lit the same way, then N times on the main
+ * thread one atomic commit (DRM_CLIENT_CAP_ATOMIC) with
+ * DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT that sets the
+ * primary plane's FB_ID to the other framebuffer and the CRTC's
+ * OUT_FENCE_PTR (the kernel makes one dma_fence in the ioctl, on the CRTC's
+ * own timeline, driver "drm_crtc"), then waits for that out-fence (poll on
+ * its sync_file), closes it, and reads the commit's event back.  One line:
+ * {"workload":"atomic","pid":P,"tid":T,"card":"...","driver":"bochs-drm",
+ *  "crtc":0,"commits":N,"fences":N}
+ * (fences: the commits whose out-fence fd was valid and became readable).
+ * Exits 77 when no such card exists, or the driver is not atomic. */
 #include <dirent.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
 
@@ -69,6 +81,31 @@ struct drm_mode_crtc_page_flip_ {
 	uint32_t crtc_id, fb_id, flags, reserved;
 	uint64_t user_data;
 };
+struct drm_set_client_cap_ {
+	uint64_t capability, value;
+};
+struct drm_mode_get_plane_res_ {
+	uint64_t plane_id_ptr;
+	uint32_t count_planes;
+};
+struct drm_mode_get_plane_ {
+	uint32_t plane_id, crtc_id, fb_id, possible_crtcs, gamma_size, count_format_types;
+	uint64_t format_type_ptr;
+};
+struct drm_mode_obj_get_properties_ {
+	uint64_t props_ptr, prop_values_ptr;
+	uint32_t count_props, obj_id, obj_type;
+};
+struct drm_mode_get_property_ {
+	uint64_t values_ptr, enum_blob_ptr;
+	uint32_t prop_id, flags;
+	char name[32];
+	uint32_t count_values, count_enum_blobs;
+};
+struct drm_mode_atomic_ {
+	uint32_t flags, count_objs;
+	uint64_t objs_ptr, count_props_ptr, props_ptr, prop_values_ptr, reserved, user_data;
+};
 union drm_wait_vblank_ {
 	struct { uint32_t type, sequence; unsigned long signal; } request;
 	struct { uint32_t type, sequence; long tval_sec, tval_usec; } reply;
@@ -86,6 +123,19 @@ struct drm_event_vblank_ {
 #define DRM_IOCTL_MODE_ADDFB_ _IOWR('d', 0xAE, struct drm_mode_fb_cmd_)
 #define DRM_IOCTL_MODE_PAGE_FLIP_ _IOWR('d', 0xB0, struct drm_mode_crtc_page_flip_)
 #define DRM_IOCTL_MODE_CREATE_DUMB_ _IOWR('d', 0xB2, struct drm_mode_create_dumb_)
+#define DRM_IOCTL_SET_CLIENT_CAP_ _IOW('d', 0x0d, struct drm_set_client_cap_)
+#define DRM_IOCTL_MODE_GETPROPERTY_ _IOWR('d', 0xAA, struct drm_mode_get_property_)
+#define DRM_IOCTL_MODE_GETPLANERESOURCES_ _IOWR('d', 0xB5, struct drm_mode_get_plane_res_)
+#define DRM_IOCTL_MODE_GETPLANE_ _IOWR('d', 0xB6, struct drm_mode_get_plane_)
+#define DRM_IOCTL_MODE_OBJ_GETPROPERTIES_ _IOWR('d', 0xB9, struct drm_mode_obj_get_properties_)
+#define DRM_IOCTL_MODE_ATOMIC_ _IOWR('d', 0xBC, struct drm_mode_atomic_)
+#define DRM_CLIENT_CAP_UNIVERSAL_PLANES_ 2
+#define DRM_CLIENT_CAP_ATOMIC_ 3
+#define DRM_MODE_OBJECT_CRTC_ 0xccccccccu
+#define DRM_MODE_OBJECT_PLANE_ 0xeeeeeeeeu
+#define DRM_PLANE_TYPE_PRIMARY_ 1
+#define DRM_MODE_ATOMIC_NONBLOCK_ 0x0200
+#define MAX_PROPS 64
 #define DRM_VBLANK_RELATIVE_ 0x1
 #define DRM_VBLANK_EVENT_ 0x4000000
 #define DRM_MODE_PAGE_FLIP_EVENT_ 0x1
@@ -142,15 +192,101 @@ static void read_event(int fd, uint32_t type)
 		       got >= 8 ? ev.type : 0, type);
 }
 
+/* The id of object obj's property called name (its value in *value), or
+ * 0 when it has none. */
+static uint32_t prop_of(int fd, uint32_t obj, uint32_t type, const char *name, uint64_t *value)
+{
+	uint32_t ids[MAX_PROPS];
+	uint64_t vals[MAX_PROPS];
+	struct drm_mode_obj_get_properties_ op = { .obj_id = obj, .obj_type = type };
+
+	xioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES_, &op, "DRM_IOCTL_MODE_OBJ_GETPROPERTIES");
+	op.count_props = op.count_props < MAX_PROPS ? op.count_props : MAX_PROPS;
+	op.props_ptr = (uintptr_t)ids;
+	op.prop_values_ptr = (uintptr_t)vals;
+	xioctl(fd, DRM_IOCTL_MODE_OBJ_GETPROPERTIES_, &op, "DRM_IOCTL_MODE_OBJ_GETPROPERTIES");
+	for (uint32_t i = 0; i < op.count_props && i < MAX_PROPS; i++) {
+		struct drm_mode_get_property_ gp = { .prop_id = ids[i] };
+		xioctl(fd, DRM_IOCTL_MODE_GETPROPERTY_, &gp, "DRM_IOCTL_MODE_GETPROPERTY");
+		if (!strncmp(gp.name, name, sizeof(gp.name))) {
+			if (value)
+				*value = vals[i];
+			return ids[i];
+		}
+	}
+	return 0;
+}
+
+/* The primary plane that CRTC index 0 can show, or 0. */
+static uint32_t primary_plane(int fd)
+{
+	uint32_t planes[16];
+	struct drm_mode_get_plane_res_ pr = { 0 };
+
+	xioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES_, &pr, "DRM_IOCTL_MODE_GETPLANERESOURCES");
+	pr.count_planes = pr.count_planes < 16 ? pr.count_planes : 16;
+	pr.plane_id_ptr = (uintptr_t)planes;
+	xioctl(fd, DRM_IOCTL_MODE_GETPLANERESOURCES_, &pr, "DRM_IOCTL_MODE_GETPLANERESOURCES");
+	for (uint32_t i = 0; i < pr.count_planes && i < 16; i++) {
+		struct drm_mode_get_plane_ gp = { .plane_id = planes[i] };
+		uint64_t type = 0;
+		xioctl(fd, DRM_IOCTL_MODE_GETPLANE_, &gp, "DRM_IOCTL_MODE_GETPLANE");
+		if ((gp.possible_crtcs & 1) &&
+		    prop_of(fd, planes[i], DRM_MODE_OBJECT_PLANE_, "type", &type) &&
+		    type == DRM_PLANE_TYPE_PRIMARY_)
+			return planes[i];
+	}
+	return 0;
+}
+
+/* n atomic commits on crtc, alternating fbs on the primary plane, each
+ * with an out-fence waited for and its event read: the fences seen. */
+static int atomic_commits(int fd, uint32_t crtc, const uint32_t *fbs, int n)
+{
+	uint32_t plane = primary_plane(fd), fb_prop, fence_prop;
+	int fences = 0;
+
+	if (!plane)
+		wl_die(prog, "no primary plane for CRTC %u", crtc);
+	fb_prop = prop_of(fd, plane, DRM_MODE_OBJECT_PLANE_, "FB_ID", NULL);
+	fence_prop = prop_of(fd, crtc, DRM_MODE_OBJECT_CRTC_, "OUT_FENCE_PTR", NULL);
+	if (!fb_prop || !fence_prop)
+		wl_die(prog, "no FB_ID (%u) or OUT_FENCE_PTR (%u) property", fb_prop, fence_prop);
+	for (int k = 0; k < n; k++) {
+		int32_t fence = -1;
+		uint32_t objs[2] = { plane, crtc }, counts[2] = { 1, 1 };
+		uint32_t props[2] = { fb_prop, fence_prop };
+		uint64_t vals[2] = { fbs[(k + 1) % 2], (uintptr_t)&fence };
+		struct drm_mode_atomic_ a = {
+			.flags = DRM_MODE_ATOMIC_NONBLOCK_ | DRM_MODE_PAGE_FLIP_EVENT_,
+			.count_objs = 2, .objs_ptr = (uintptr_t)objs,
+			.count_props_ptr = (uintptr_t)counts, .props_ptr = (uintptr_t)props,
+			.prop_values_ptr = (uintptr_t)vals, .user_data = (uint64_t)k,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_ATOMIC_, &a, "DRM_IOCTL_MODE_ATOMIC");
+		if (fence >= 0) {
+			struct pollfd pfd = { .fd = fence, .events = POLLIN };
+			while (poll(&pfd, 1, -1) < 0)
+				if (errno != EINTR)
+					wl_die(prog, "poll on the out-fence: %s", strerror(errno));
+			fences += !!(pfd.revents & POLLIN);
+			close(fence);
+		}
+		read_event(fd, DRM_EVENT_FLIP_COMPLETE_);
+	}
+	return fences;
+}
+
 int main(int argc, char **argv)
 {
 	static struct drm_mode_modeinfo_ modes[MAX_MODES];
 	uint32_t crtcs[8], conns[8], fbs[2];
 	char card[300], driver[32];
 	int n, fd, waits = 0;
+	bool atomic = argc == 3 && !strcmp(argv[1], "--atomic");
 
-	if (argc != 2 || (n = atoi(argv[1])) <= 0)
-		wl_die(prog, "usage: flips N");
+	if (argc != 2 + atomic || (n = atoi(argv[1 + atomic])) <= 0)
+		wl_die(prog, "usage: flips N | flips --atomic N");
 	fd = open_kms(card, sizeof(card), driver, sizeof(driver));
 	if (fd < 0) {
 		fprintf(stderr, "%s: no KMS card in /dev/dri (a display's driver: bochs, vkms)\n",
@@ -199,6 +335,22 @@ int main(int argc, char **argv)
 		.crtc_id = crtcs[0], .fb_id = fbs[0], .mode_valid = 1, .mode = modes[m],
 	};
 	xioctl(fd, DRM_IOCTL_MODE_SETCRTC_, &set, "DRM_IOCTL_MODE_SETCRTC");
+	if (atomic) {
+		struct drm_set_client_cap_ up = { DRM_CLIENT_CAP_UNIVERSAL_PLANES_, 1 };
+		struct drm_set_client_cap_ at = { DRM_CLIENT_CAP_ATOMIC_, 1 };
+		if (ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP_, &up) ||
+		    ioctl(fd, DRM_IOCTL_SET_CLIENT_CAP_, &at)) {
+			fprintf(stderr, "%s: %s is not an atomic driver: %s\n", prog, driver,
+				strerror(errno));
+			return 77;
+		}
+		int fences = atomic_commits(fd, crtcs[0], fbs, n);
+		printf("{\"workload\":\"atomic\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\","
+		       "\"driver\":\"%s\",\"crtc\":0,\"commits\":%d,\"fences\":%d}\n",
+		       (int)getpid(), (int)wl_gettid(), card, driver, n, fences);
+		close(fd);
+		return 0;
+	}
 	/* vblanks: a relative wait of 0 without an event fails where the
 	 * driver has none */
 	union drm_wait_vblank_ q = { .request = { .type = DRM_VBLANK_RELATIVE_ } };

@@ -65,12 +65,13 @@ struct katra_record_result {
 	int command_status;        /* wait status of -- COMMAND, -1 if none */
 	uint64_t events;
 	uint64_t epochs, counters;
-	uint64_t dropped;          /* the trace's dropped_events: the sum of the three below */
+	uint64_t dropped;          /* the trace's dropped_events: the sum of the four below */
 	uint64_t events_lost;      /* events known lost (rings full, Reorder, calls not
 				    * written): what --max-loss reads */
 	uint64_t links_lost;       /* causal links lost (a state table full) */
 	uint64_t runs_skipped;     /* probe runs the kernel skipped (each one lost at
 				    * most its events; one for an untraced task none) */
+	uint64_t stacks_lost;      /* call stacks not recorded (--stacks): no event lost */
 	uint64_t bytes;
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
@@ -105,7 +106,8 @@ int katra_record_run(const struct katra_record_opts *o, struct katra_record_resu
  * wakeups. */
 struct emit_stats;
 void katra_record_take_emit_stats(struct katra_record_result *res, const struct emit_stats *st);
-/* Adds the trace's drops to res's events_lost, links_lost and runs_skipped. */
+/* Adds the trace's drops to res's events_lost, links_lost, runs_skipped and
+ * stacks_lost. */
 struct katra_drop_count;
 void katra_record_split_losses(struct katra_record_result *res, const struct katra_drop_count *drops,
 			       size_t n);

@@ -53,6 +53,14 @@ static void check_drops(struct recorder *r, uint64_t now)
 		pipeline_queue_skipped(&r->pl, now, k, sk[k] - r->skipped_seen[k]);
 		r->skipped_seen[k] = sk[k];
 	}
+	uint64_t sl[2];
+	katra_probes_stack_drops(r->probes, sl);
+	for (uint32_t i = 0; i < 2; i++) {
+		if (sl[i] <= r->stacks_lost_seen[i])
+			continue;
+		pipeline_queue_stacks_lost(&r->pl, now, i, sl[i] - r->stacks_lost_seen[i]);
+		r->stacks_lost_seen[i] = sl[i];
+	}
 	pipeline_queue_losses(&r->pl, now);
 }
 

@@ -60,6 +60,7 @@ struct recorder {
 	struct katra_wine_names *wine; /* Wine sessions: members, names, roster */
 	uint64_t ktable_seen[KATRA_KTABLE_COUNT];
 	uint64_t skipped_seen[PIPELINE_SKIPPED_MAX]; /* program runs skipped, by probe */
+	uint64_t stacks_lost_seen[2]; /* call stacks lost: slots full, stack ring full */
 	uint32_t kids[KIDS_MAX]; /* processes below the targets at start */
 	size_t nkids;
 	struct epoch_input epochs; /* the FIFO's lines and SIGUSR1's marks */

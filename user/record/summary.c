@@ -140,14 +140,15 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		",\"cpu_ns_setup\":%" PRIu64 ",\"cpu_ns_capture\":%" PRIu64
 		",\"probes_attached\":%u,\"probes_failed\":%u,\"probes_fallback\":%u"
 		",\"events_lost\":%" PRIu64 ",\"links_lost\":%" PRIu64
-		",\"runs_skipped\":%" PRIu64,
+		",\"runs_skipped\":%" PRIu64 ",\"stacks_lost\":%" PRIu64,
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
 		res->duration_ns, res->late, res->offcpu_inferred, res->wakeups_unseen,
 		katra_record_loss_pct(res),
 		res->peak_rss_kib, res->ring_rss_kib, res->ring_bytes,
 		res->live_after_ns, res->live_at_ns, res->cpu_ns_setup,
 		res->cpu_ns_capture, res->probes_attached,
-		res->probes_failed, res->probes_fallback, res->events_lost, res->links_lost, res->runs_skipped);
+		res->probes_failed, res->probes_fallback, res->events_lost, res->links_lost, res->runs_skipped,
+		res->stacks_lost);
 	/* null: the drain ran at the normal policy throughout */
 	if (!o->drain_idle)
 		fprintf(f, ",\"drain_boosts\":null");
@@ -227,6 +228,8 @@ void katra_record_split_losses(struct katra_record_result *res, const struct kat
 
 		if (d->source == KATRA_DROP_PROGRAM_SKIPPED)
 			res->runs_skipped += d->count;
+		else if (d->source == KATRA_DROP_STACKS)
+			res->stacks_lost += d->count;
 		else if (events)
 			res->events_lost += d->count;
 		else

@@ -916,6 +916,7 @@ pub fn records() -> Vec<TraceRecord> {
         (DropSource::Reorder, 0, 4),
         (DropSource::KernelTable, 2, 7),
         (DropSource::ProgramSkipped, 3, 2),
+        (DropSource::Stacks, 1, 9),
         (DropSource::RingReserve, 1, 6),
     ];
     for (src, inst, n) in sources.iter() {

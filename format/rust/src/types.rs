@@ -487,7 +487,7 @@ pub struct DropPayload {
 
 unit_enum!(DropSource {
     0 RingReserve, 1 SpanTable, 2 WakeupTable, 3 IoUringTable, 4 Reorder, 5 KernelTable,
-    6 ProgramSkipped
+    6 ProgramSkipped, 7 Stacks
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]

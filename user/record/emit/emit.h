@@ -55,6 +55,15 @@ struct emitter {
 #define KATRA_CRTCS 8
 	uint32_t vblank_no[KATRA_CRTCS];
 	uint64_t vblank_seq[KATRA_CRTCS];
+	/* the CRTCs' out-fence timelines ("CRTC:..." names): context and the
+	 * CRTC's index from the timeline's name (-1: a name without it) */
+#define KATRA_CRTC_TIMELINES 16
+	struct { uint32_t context; int32_t crtc; } crtc_timelines[KATRA_CRTC_TIMELINES];
+	unsigned ncrtc_timelines;
+	/* set by the pipeline while it writes a display event delivered: the
+	 * record that follows it on its CPU, already read, else NULL (the
+	 * out-fence that a commit's event signals comes right after it) */
+	const struct katra_ev_gpu_fence *gpu_next;
 	struct ktable asyncs;  /* pending NtReadFile calls: struct async_read */
 	struct ktable frames;  /* (process, swapchain) -> struct frame_track */
 	struct ktable wine_pipes; /* wineserver pipes by file id: struct wine_pipe */

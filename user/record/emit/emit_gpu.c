@@ -8,6 +8,8 @@
  * (a signal from an ioctl), a wait's End to its Begin.  A GPU scheduler job
  * is its finished fence: its queueing, run and completion link to that
  * fence's init (made in the submitting ioctl) like the fence's own events. */
+#include <stdio.h>
+
 #include "emit_int.h"
 
 static const uint32_t fence_kinds[KATRA_GPU_FENCE_EVENTS] = {
@@ -33,10 +35,62 @@ static struct thread_state *gpu_thread(struct emitter *e, const struct katra_wir
 	return h->tid ? emit_thread(e, h->tid, h->tgid) : NULL;
 }
 
+/* The event delivered on crtc signalled an atomic commit's out-fence when
+ * the record right after it on its CPU (the kernel signals an event's
+ * fence as it sends the event, under the event lock) is the signal of a
+ * fence a traced thread made on a CRTC timeline, of that CRTC where its
+ * name says it: true and *seq its GpuFenceInit. */
+static bool out_fence_init(struct emitter *e, uint32_t crtc, uint64_t *seq)
+{
+	const struct katra_ev_gpu_fence *n = e->gpu_next;
+	uint64_t *init;
+
+	if (!n || n->what != KATRA_GPU_FENCE_SIGNALED)
+		return false;
+	for (unsigned i = 0; i < e->ncrtc_timelines; i++) {
+		if (e->crtc_timelines[i].context != n->context)
+			continue;
+		if (e->crtc_timelines[i].crtc >= 0 && (uint32_t)e->crtc_timelines[i].crtc != crtc)
+			return false;
+		init = ktable_get(&e->gpu_fences, (uint64_t)n->context << 32 | n->seqno);
+		if (init)
+			*seq = *init;
+		return init != NULL;
+	}
+	return false;
+}
+
+/* A CRTC's out-fence timeline (drm_crtc_create_fence's, named
+ * "CRTC:<object id>-<CRTC name>", the name "crtc-<index>" unless the driver
+ * gave one; its driver name is the DRM driver's): kept with the CRTC's
+ * index where the name says it, else -1. */
+static void note_crtc_timeline(struct emitter *e, const struct katra_ev_gpu_timeline *t)
+{
+	char name[KATRA_GPU_NAME_MAX + 1], end;
+	unsigned i, id, idx;
+	int at = 0;
+
+	memcpy(name, t->timeline, sizeof(t->timeline));
+	name[sizeof(t->timeline)] = 0;
+	if (sscanf(name, "CRTC:%u-%n", &id, &at) != 1 || !at)
+		return;
+	for (i = 0; i < e->ncrtc_timelines && e->crtc_timelines[i].context != t->context; i++)
+		;
+	if (i == KATRA_CRTC_TIMELINES)
+		return;
+	e->ncrtc_timelines += i == e->ncrtc_timelines;
+	e->crtc_timelines[i].context = t->context;
+	e->crtc_timelines[i].crtc = -1;
+	if (sscanf(name + at, "crtc-%u%c", &idx, &end) == 1 && idx < INT32_MAX)
+		e->crtc_timelines[i].crtc = (int32_t)idx;
+}
+
 /* A display event (KATRA_GPU_VBLANK*: context the CRTC, seqno the vblank's
  * sequence).  Links: a vblank event's queueing to the ioctl that asked for
  * it; its delivery to its queueing and to the vblank of that sequence on
- * that CRTC, where both were written. */
+ * that CRTC, where both were written, else (a page flip's or an atomic
+ * commit's event, queued with no trace event) to the init of the
+ * out-fence signalled with it, made in the commit's ioctl. */
 static int emit_gpu_vblank(struct emitter *e, const struct katra_ev_gpu_fence *f,
 			   struct thread_state *th, uint64_t pkey)
 {
@@ -57,6 +111,8 @@ static int emit_gpu_vblank(struct emitter *e, const struct katra_ev_gpu_fence *f
 		if (q) {
 			causes[n++] = *q;
 			ktable_remove(&e->gpu_vblanks, vkey);
+		} else if (out_fence_init(e, f->context, &causes[n])) {
+			n++;
 		}
 		if (f->context < KATRA_CRTCS && e->vblank_seq[f->context] &&
 		    e->vblank_no[f->context] == f->seqno)
@@ -155,6 +211,7 @@ int emit_gpu_timeline(struct emitter *e, const struct pending *p)
 	struct thread_state *th = gpu_thread(e, &t->head);
 	struct katra_event ev;
 
+	note_crtc_timeline(e, t);
 	if (emit_late(e, th, t->head.tid, p->key, 1))
 		return 0;
 	emit_base(&ev, &t->head, KATRA_SCOPE_GPU, KATRA_KIND_GPU_TIMELINE, KATRA_PHASE_INSTANT);

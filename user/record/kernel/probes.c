@@ -104,6 +104,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		goto cleanup;
 	}
 	p->nrings = ncpu;
+	p->quiet = opts->quiet;
 	p->ring_bytes = round_ring_bytes(opts->ring_bytes, p->nrings);
 	/* before load: bpf_stats count from a program's first run */
 	if (opts->bpf_stats && (p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
@@ -155,7 +156,6 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		       sizeof(opts->select->nrs));
 		p->skel->rodata->record_sched = (opts->select->classes & KATRA_SEL_SCHED) != 0;
 	}
-	p->quiet = opts->quiet;
 	/* the table's limit is what --small-tables tests: every flushed enter
 	 * goes there, none with its thread */
 	p->pend_in_table = opts->small_tables != 0;

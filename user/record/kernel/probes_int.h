@@ -64,19 +64,33 @@ struct katra_probes {
 	struct pk_split *split; /* the syscall probes' own object (probes_split.c) */
 	bool pend_in_table;     /* flushed enters in `flushed` only (--small-tables) */
 	uint32_t sample_hz;     /* --sample-hz (probes_stacks.c) */
+	uint32_t kstack_depth;  /* the kstacks map's frames: kernel.perf_event_max_stack or less */
 	struct bpf_link **sample_links; /* one a CPU while sampling, or NULL */
 	int nsample_links;
 };
 
 /* Whether map m of a second object (late, split) is the skeleton's `own`,
  * found by its name: the same shape (by type, but for pend_tasks, which the
- * loader may have made a placeholder of another type: common.bpf.h). */
+ * loader may have made a placeholder of another type: common.bpf.h; by
+ * value size, but for kstacks, sized by the sysctl: probes_stacks.c). */
 static inline bool pk_same_map(const struct bpf_map *own, const struct bpf_map *m)
 {
 	return own && bpf_map__key_size(own) == bpf_map__key_size(m) &&
-	       bpf_map__value_size(own) == bpf_map__value_size(m) &&
+	       (bpf_map__value_size(own) == bpf_map__value_size(m) ||
+		!strcmp(bpf_map__name(m), "kstacks")) &&
 	       (bpf_map__type(own) == bpf_map__type(m) ||
 		!strcmp(bpf_map__name(m), "pend_tasks"));
+}
+
+/* m, a second object's map, made the skeleton's own; not made where the
+ * skeleton's is not (kstacks without --stacks): 0 or -errno */
+static inline int pk_reuse_map(const struct bpf_map *own, struct bpf_map *m)
+{
+	if (!pk_same_map(own, m))
+		return -ENOENT;
+	if (!bpf_map__autocreate(own))
+		return bpf_map__set_autocreate(m, false);
+	return bpf_map__reuse_fd(m, bpf_map__fd(own));
 }
 
 /* A probe's `lacks` when its newer twin is attached instead: not a failure,

@@ -106,8 +106,7 @@ static int load_late(struct katra_probes *p, struct pk_late *l)
 	bpf_object__for_each_map(m, obj) {
 		struct bpf_map *own = bpf_object__find_map_by_name(p->skel->obj, bpf_map__name(m));
 
-		err = pk_same_map(own, m)
-			      ? bpf_map__reuse_fd(m, bpf_map__fd(own)) : -ENOENT;
+		err = pk_reuse_map(own, m);
 		if (err)
 			break;
 	}

@@ -155,12 +155,13 @@ static void gpu_note(const struct katra_probes *p, char *out)
 		snprintf(sched, sizeof(sched), " + gpu_scheduler (%zu of 3 events, %s)",
 			 old + new, new ? "6.17 names" : "names before 6.17");
 	size_t vbl = sched_attached(p, vblank_events, failed, &len);
-	char rest[128] = "";
+	char rest[192] = "";
 	if (vbl)
 		snprintf(rest, sizeof(rest), " + vblank (%zu of 3 events%s)", vbl,
-			 access("/sys/kernel/btf/drm", F_OK) ? "; flips of files with no vblank "
-							       "wait unseen: the drm module has no BTF"
-							     : "");
+			 access("/sys/kernel/btf/drm", F_OK) ?
+				 "; flips of files with no vblank wait unseen but atomic commits' "
+				 "with a traced out-fence: the drm module has no BTF" :
+				 "");
 	else if (have_events_dir("drm"))
 		snprintf(rest, sizeof(rest), "; drm (vblank) not attached");
 	if (!on)
@@ -181,6 +182,10 @@ size_t katra_probes_layer_notes(const struct katra_probes *p, char (*out)[KATRA_
 
 	if (n < cap)
 		gpu_note(p, out[n++]);
+	if (n < cap && p->skel->rodata->record_stacks && p->kstack_depth < KATRA_STACK_KDEPTH)
+		snprintf(out[n++], KATRA_NOTE_MAX, "stacks: kernel stacks at most %u frames deep "
+			 "(kernel.perf_event_max_stack is %u; %u without that limit)",
+			 p->kstack_depth, p->kstack_depth, KATRA_STACK_KDEPTH);
 	return n;
 }
 

@@ -216,8 +216,7 @@ static int use_split(struct katra_probes *p, struct pk_split *s)
 	bpf_object__for_each_map(m, s->obj) {
 		struct bpf_map *own = bpf_object__find_map_by_name(p->skel->obj, bpf_map__name(m));
 
-		err = pk_same_map(own, m)
-			      ? bpf_map__reuse_fd(m, bpf_map__fd(own)) : -ENOENT;
+		err = pk_reuse_map(own, m);
 		if (err)
 			break;
 	}
@@ -253,8 +252,8 @@ int pk_split_start(struct katra_probes *p)
 	if (!s->n)
 		return 0;
 	bpf_object__for_each_map(m, p->skel->obj) {
-		if (bpf_map__fd(m) >= 0)
-			continue; /* made already (the rings' array, .bss) */
+		if (bpf_map__fd(m) >= 0 || !bpf_map__autocreate(m))
+			continue; /* made already (the rings' array, .bss), or not at all */
 		err = create_map(m);
 		if (err)
 			return err;

@@ -17,31 +17,79 @@
 
 #define STACK_RING_BYTES (16u << 20)
 
+/* The stack ring's size: KATRA_TEST_STACK_RING_BYTES (a power of two, 4 KiB
+ * or more: tests that make it overflow), else STACK_RING_BYTES */
+static uint32_t stack_ring_bytes(void)
+{
+	const char *s = getenv("KATRA_TEST_STACK_RING_BYTES");
+	char *end;
+	unsigned long v = s ? strtoul(s, &end, 0) : 0;
+
+	if (!s || *end || v < 4096 || v > STACK_RING_BYTES || (v & (v - 1)))
+		return STACK_RING_BYTES;
+	return (uint32_t)v;
+}
+
 struct katra_stack_reader {
 	struct ring_buffer *rb;
 	int (*cb)(void *ctx, void *data, size_t size);
 	void *ctx;
 };
 
+/* kernel.perf_event_max_stack: the kernel refuses a stack map whose values
+ * hold more frames (and walks no deeper); KATRA_STACK_KDEPTH where it cannot
+ * be read */
+static uint32_t kstack_limit(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	unsigned v = KATRA_STACK_KDEPTH;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = KATRA_STACK_KDEPTH;
+		fclose(f);
+	}
+	return v < KATRA_STACK_KDEPTH ? v : KATRA_STACK_KDEPTH;
+}
+
 int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz)
 {
 	int err = 0;
+
+	/* off: no kernel-stack map at all (the programs' references to it are
+	 * dead code, which libbpf poisons): it would hold the kernel's call-chain
+	 * buffers and load only under a sysctl of 1 or more; on: as deep as the
+	 * machine allows, said in the notes */
+	p->kstack_depth = on ? kstack_limit() : 0;
+	if (on && !p->kstack_depth) {
+		fprintf(stderr, "katra-record: --stacks needs kernel.perf_event_max_stack 1 or more "
+			"(it is 0): raise it with sysctl\n");
+		return -EINVAL;
+	}
+	err = on ? bpf_map__set_value_size(p->skel->maps.kstacks,
+					   p->kstack_depth * sizeof(uint64_t))
+		 : bpf_map__set_autocreate(p->skel->maps.kstacks, false);
+	if (err)
+		return err;
+	if (on && p->kstack_depth < KATRA_STACK_KDEPTH && !p->quiet)
+		fprintf(stderr, "katra-record: kernel stacks at most %u frames deep "
+			"(kernel.perf_event_max_stack)\n", p->kstack_depth);
 
 	p->sample_hz = on ? sample_hz : 0;
 	bpf_program__set_autoload(p->skel->progs.pe_stack_sample, p->sample_hz > 0);
 	p->skel->rodata->sample_period_ns = p->sample_hz ? 1000000000ull / p->sample_hz : 0;
 
 	/* off: the programs never touch them (record_stacks is rodata), but
-	 * every map a program names must exist */
+	 * every other map a program names must exist */
 	if (!on) {
 		err = bpf_map__set_max_entries(p->skel->maps.stack_slots, 1);
 		if (!err)
-			err = bpf_map__set_max_entries(p->skel->maps.kstacks, 1);
-		if (!err)
 			err = bpf_map__set_max_entries(p->skel->maps.stack_ring, 4096);
 	} else {
-		err = bpf_map__set_max_entries(p->skel->maps.stack_ring, STACK_RING_BYTES);
-		p->skel->rodata->stack_wakeup_bytes = STACK_RING_BYTES / 4;
+		uint32_t ring = stack_ring_bytes();
+
+		err = bpf_map__set_max_entries(p->skel->maps.stack_ring, ring);
+		p->skel->rodata->stack_wakeup_bytes = ring / 4;
 	}
 	return err;
 }
@@ -99,6 +147,8 @@ int katra_probes_kstack(const struct katra_probes *p, int32_t id, uint64_t *ips)
 {
 	if (id < 0)
 		return -ENOENT;
+	/* the map's values hold kstack_depth frames: 0 past them */
+	memset(ips, 0, KATRA_STACK_KDEPTH * sizeof(*ips));
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.kstacks), &id, ips))
 		return -errno;
 	return 0;

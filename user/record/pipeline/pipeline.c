@@ -117,9 +117,31 @@ static inline __attribute__((always_inline)) int emit_head(struct pipeline *r, u
 		order_resort_head(&r->order, ring);
 		return rc;
 	}
+	if (p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED) {
+		const struct ring_fifo *f = &r->order.fifos[ring];
+		const struct pending *next = &f->items[(f->head + 1) & (f->cap - 1)];
+		r->em.gpu_next = f->head + 1 != f->tail && next->kind == PEND_GPU_FENCE ?
+					 &next->u.gf : NULL;
+	}
 	rc = emit_pending(&r->em, p);
+	r->em.gpu_next = NULL;
 	order_pop(&r->order, ring);
 	return rc;
+}
+
+/* A display event delivered is held while nothing after it on its CPU has
+ * been read and the watermark is less than PIPELINE_DELIVERY_HOLD_NS past
+ * it: the out-fence the kernel signals with it (the next record of that
+ * CPU, written under the same lock with interrupts off) is then read too,
+ * and links the delivery to its commit (emit_gpu.c). */
+static inline bool held(const struct pipeline *r, unsigned ring, const struct pending *p,
+			uint64_t limit)
+{
+	const struct ring_fifo *f = &r->order.fifos[ring];
+
+	return p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED &&
+	       f->head + 1 == f->tail && limit - p->key < PIPELINE_DELIVERY_HOLD_NS &&
+	       p->key <= r->end_key;
 }
 
 void pipeline_end_at(struct pipeline *r, uint64_t key)
@@ -141,7 +163,7 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 			r->kq_head++;
 			continue;
 		}
-		if (!p)
+		if (!p || (limit != UINT64_MAX && held(r, ring, p, limit)))
 			break;
 		rc = emit_head(r, ring, p, limit);
 	}
@@ -418,6 +440,18 @@ void pipeline_queue_skipped(struct pipeline *pl, uint64_t key, uint32_t probe, u
 	kq_push(pl, &k);
 }
 
+void pipeline_queue_stacks_lost(struct pipeline *pl, uint64_t key, uint32_t instance,
+				uint64_t count)
+{
+	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_STACKS,
+			     .instance = instance, .value = count };
+
+	if (instance >= 2)
+		return;
+	pl->stacks_lost[instance] += count;
+	kq_push(pl, &k);
+}
+
 void pipeline_queue_losses(struct pipeline *pl, uint64_t key)
 {
 	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT; src++) {
@@ -477,6 +511,13 @@ int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_
 			for (uint32_t i = 0; i < PIPELINE_SKIPPED_MAX && nd < cap_drops; i++)
 				if (pl->skipped[i])
 					drops[nd++] = (struct katra_drop_count){ src, i, pl->skipped[i] };
+			continue;
+		}
+		if (src == KATRA_DROP_STACKS) {
+			for (uint32_t i = 0; i < 2 && nd < cap_drops; i++)
+				if (pl->stacks_lost[i])
+					drops[nd++] = (struct katra_drop_count){ src, i,
+										 pl->stacks_lost[i] };
 			continue;
 		}
 		if (pl->em.st.evictions[src])

@@ -52,6 +52,7 @@ struct pipeline {
 	uint64_t forced;        /* items written before the watermark passed them */
 	uint64_t loss_reported[KATRA_DROP_SOURCE_COUNT]; /* evictions already in Drop events */
 	uint64_t skipped[PIPELINE_SKIPPED_MAX]; /* program runs the kernel skipped, by probe */
+	uint64_t stacks_lost[2]; /* call stacks lost (DropSource::Stacks), by instance */
 	/* a traced process mapped a file executable (mmap with PROT_EXEC and a
 	 * file identity): the recorder looks for libraries to probe (uprobes.c) */
 	void (*on_exec_map)(void *ctx, uint32_t tgid, uint64_t kdev, uint64_t ino);
@@ -62,6 +63,12 @@ struct pipeline {
 	bool generic_order;
 	uint64_t ends_in_place; /* combined syscalls' Ends written without the merge */
 };
+
+/* How long past a display event delivered the release waits for the next
+ * record of its CPU (emit_gpu.c links the delivery to the out-fence
+ * signalled right after it): far longer than the kernel's few instructions
+ * between the two, which a virtual CPU may spread over a host's time slice. */
+#define PIPELINE_DELIVERY_HOLD_NS 50000000ull
 
 struct pipeline_config {
 	unsigned nrings;
@@ -101,6 +108,11 @@ void pipeline_queue_losses(struct pipeline *pl, uint64_t key);
  * already running on that CPU: DropSource::ProgramSkipped); the summary
  * holds their totals. */
 void pipeline_queue_skipped(struct pipeline *pl, uint64_t key, uint32_t probe, uint64_t count);
+/* Queues call stacks the probe could not keep (DropSource::Stacks; instance
+ * 0 the thread-slot table full, 1 the stack ring full); the summary holds
+ * their totals. */
+void pipeline_queue_stacks_lost(struct pipeline *pl, uint64_t key, uint32_t instance,
+				uint64_t count);
 /* Queues a kernel map's refused entries (DropSource::KernelTable). */
 void pipeline_queue_kernel_drop(struct pipeline *pl, uint64_t key, uint32_t table,
 				uint64_t count);

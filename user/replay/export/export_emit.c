@@ -483,7 +483,8 @@ static uint32_t gpu_track(struct kx_state *s, uint64_t pid, uint64_t context)
 
 /* A display event on its process's CRTC track: a vblank, or an event
  * delivered (a flip done, a wait over) with a flow from the thread that
- * asked for it (its GpuVblankQueued's ioctl), where written. */
+ * asked for it, where written: its GpuVblankQueued's ioctl, or the commit
+ * ioctl that made the out-fence signalled with it (its GpuFenceInit). */
 static void emit_vblank(struct kx_state *s, const struct katra_event *e)
 {
 	uint64_t crtc = e->payload.u.gpu_vblank.crtc, seqno = e->payload.u.gpu_vblank.sequence;
@@ -507,13 +508,15 @@ static void emit_vblank(struct kx_state *s, const struct katra_event *e)
 	s->st.vblanks++;
 	for (uint64_t k = 0; k < e->causes.len && e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED; k++) {
 		const struct kx_seen *x = kx_seen_get(s, e->causes.items[k]);
-		if (!x || !x->shown || x->kind != KATRA_KIND_GPU_VBLANK_QUEUED || !x->tid)
+		if (!x || !x->shown || !x->tid ||
+		    (x->kind != KATRA_KIND_GPU_VBLANK_QUEUED && x->kind != KATRA_KIND_GPU_FENCE_INIT))
 			continue;
+		const char *what = x->kind == KATRA_KIND_GPU_FENCE_INIT ? "commit -> flip" :
+									  "GpuVblankQueued -> delivered";
 		uint64_t id = EXPORT_EXTRA_FLOW_BASE + s->extra_flow_ids++;
-		anchor(s, x->pid, x->tid, x->ts, "GpuVblankQueued -> delivered", id, true, x->seq,
+		anchor(s, x->pid, x->tid, x->ts, what, id, true, x->seq, e->seq);
+		anchor(s, e->process_id, KX_GPU_TID + i, e->ts_mono_ns, what, id, false, x->seq,
 		       e->seq);
-		anchor(s, e->process_id, KX_GPU_TID + i, e->ts_mono_ns,
-		       "GpuVblankQueued -> delivered", id, false, x->seq, e->seq);
 		s->st.flows++;
 	}
 }

@@ -765,6 +765,7 @@ int kr_report_finish(struct kr_report *rp)
 		if (th->seen)
 			kr_tl_draw(rp, th, th->exited ? th->exit_ns : end);
 	}
+	rp->stacks_final = true;
 	if (!rp->error)
 		rp->error = emit_window(rp, &rp->whole, end, false, 0);
 	return rp->error;

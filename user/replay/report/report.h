@@ -218,6 +218,9 @@ int kr_report_finish(struct kr_report *rp);
 void kr_report_free(struct kr_report *rp);
 /* opts.stacks */
 struct kr_stackidx *kr_report_stacks(const struct kr_report *rp);
+/* Whether every record has been read (kr_report_finish): before, the call
+ * stacks, which follow the events, are not known yet (report_defer.c) */
+bool kr_report_stacks_final(const struct kr_report *rp);
 
 /* Facts for the renderers. */
 struct kr_report_facts {

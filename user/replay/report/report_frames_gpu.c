@@ -25,7 +25,7 @@
 #define KR_FGPU_SCAN 65536 /* fences looked back at for a signal (in flight at once) */
 
 struct fgpu_fence {
-	uint64_t ctx, seqno, pid, tid;
+	uint64_t ctx, seqno, pid, tid, init_seq;
 	uint64_t init_ns, signal_ns, run_ns, done_ns;
 	bool in_call; /* made inside a syscall (its Init names the Begin) */
 };
@@ -37,6 +37,7 @@ struct fgpu_name {
 
 struct fgpu_flip {
 	uint64_t ts, pid;
+	uint64_t commit_ns; /* the GpuFenceInit of the out-fence signalled with it, else 0 */
 };
 
 struct kr_fgpu {
@@ -132,7 +133,13 @@ void kr_fgpu_event(struct kr_fgpu *g, const struct katra_event *e)
 		return;
 	}
 	if (e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
-		struct fgpu_flip fl = { e->ts_mono_ns, e->process_id };
+		struct fgpu_flip fl = { e->ts_mono_ns, e->process_id, 0 };
+		size_t low = g->n > KR_FGPU_SCAN ? g->n - KR_FGPU_SCAN : 0;
+		/* an atomic commit's flip: caused by its out-fence's init */
+		for (uint64_t k = 0; k < e->causes.len && !fl.commit_ns; k++)
+			for (size_t i = g->n; i > low && !fl.commit_ns; i--)
+				if (g->f[i - 1].init_seq == e->causes.items[k])
+					fl.commit_ns = g->f[i - 1].init_ns;
 		if (!push((void **)&g->flips, &g->nflips, &g->flips_cap, sizeof(fl), &fl))
 			g->not_kept++;
 		return;
@@ -142,7 +149,7 @@ void kr_fgpu_event(struct kr_fgpu *g, const struct katra_event *e)
 	uint64_t ctx = e->payload.u.gpu_fence.context, seqno = e->payload.u.gpu_fence.seqno;
 	if (e->kind == KATRA_KIND_GPU_FENCE_INIT) {
 		struct fgpu_fence f = { .ctx = ctx, .seqno = seqno, .pid = e->process_id,
-					.tid = e->thread_id, .init_ns = e->ts_mono_ns,
+					.tid = e->thread_id, .init_seq = e->seq, .init_ns = e->ts_mono_ns,
 					.in_call = e->causes.len > 0 };
 		if (!push((void **)&g->f, &g->n, &g->cap, sizeof(f), &f))
 			g->not_kept++;
@@ -206,12 +213,26 @@ static bool gpu_wait(const struct kr_fgpu *g, const struct kr_hop *h,
 	return *fence != NULL;
 }
 
-/* The present ending at end_ns reached the screen at the process's first
- * delivered vblank event after it, unless a later present came first (as
- * stats --per-frame counts it): the time between, else UINT64_MAX. */
-static uint64_t to_flip(const struct kr_fgpu *g, uint64_t pid, uint64_t end_ns)
+/* The present ending at end_ns reached the screen at the flip of the last
+ * commit the process made in its frame (from start_ns: a flip linked to
+ * the commit ioctl that made its out-fence), else at the process's first
+ * delivered vblank event after it, unless a later present came first: the
+ * time between, else UINT64_MAX (as stats --per-frame counts it; 0 here
+ * for a commit's flip before the present's end, which stats leaves out). */
+static uint64_t to_flip(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns,
+			uint64_t end_ns)
 {
+	const struct fgpu_flip *last = NULL;
 	size_t lo = 0, hi = g->nflips;
+
+	for (size_t i = 0; i < g->nflips; i++) {
+		const struct fgpu_flip *fl = &g->flips[i];
+		if (fl->pid == pid && fl->commit_ns >= start_ns && fl->commit_ns < end_ns &&
+		    fl->commit_ns && (!last || fl->commit_ns >= last->commit_ns))
+			last = fl;
+	}
+	if (last)
+		return last->ts > end_ns ? last->ts - end_ns : 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -312,7 +333,7 @@ int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint
 	rc = gpu_time(g, pid, start_ns, end_ns, &out->gpu_ns, &out->fences);
 	if (rc)
 		return rc;
-	out->to_flip_ns = to_flip(g, pid, end_ns);
+	out->to_flip_ns = to_flip(g, pid, start_ns, end_ns);
 	out->run_ns = p->by_type_ns[KR_HOP_RUN];
 	for (uint32_t k = 0; k < p->nhops; k++) {
 		const struct fgpu_fence *f;

@@ -92,6 +92,7 @@ void kr_html_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 	      "svg a rect:hover{fill:#800000}\n"
 	      "nav a{margin-right:12px}\n"
 	      "details{margin:10px 0} summary{font-weight:bold;cursor:pointer}\n"
+	      ".stack{font-family:monospace;font-size:12px;font-weight:normal;color:#444}\n"
 	      "</style></head><body>\n<h1 id=\"top\">katra-replay report</h1>\n<table class=\"facts\">\n"
 	      "<tr><th class=\"l\">trace</th><td>", f);
 	kr_html_escape(f, r->path);
@@ -261,9 +262,27 @@ void kr_html_path(FILE *f, const struct kr_report *rp, const struct kr_path *p,
 		thread_cell(f, rp, h->tid, h->pid);
 		fputs("<td class=\"l\">", f);
 		HTEXT(f, kr_hop_text(f_, rp, h));
+		kr_html_hop_stack(f, rp, h);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+}
+
+/* Under a hop's words: its stack's innermost frames, as the text says them */
+void kr_html_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+{
+	char buf[512];
+	unsigned samples;
+
+	if (kr_defer_stack(f, rp, h, KR_DEFER_HTML))
+		return;
+	if (!kr_hop_stack(rp, h, " <- ", buf, sizeof(buf), &samples))
+		return;
+	fputs("<div class=\"stack\">at ", f);
+	kr_html_escape(f, buf);
+	if (h->type == KR_HOP_RUN)
+		fprintf(f, " (%u sample%s)", samples, samples == 1 ? "" : "s");
+	fputs("</div>", f);
 }
 
 void kr_html_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,

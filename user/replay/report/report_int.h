@@ -132,6 +132,7 @@ struct kr_report {
 	uint64_t records, events;
 	bool has_summary;
 	uint64_t summary_end_ns;
+	bool stacks_final;     /* every record read: the call stacks are all known */
 	/* threads */
 	struct kr_idmap thread_map; /* (tid, 0) -> index */
 	struct kr_thread *threads;

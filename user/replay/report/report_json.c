@@ -194,12 +194,15 @@ static void jresources(FILE *f, const struct kr_report *rp, const char *key,
 	fprintf(f, "],\"%s_total\":%u", key, total);
 }
 
-/* "stack": its frames, innermost first; a running hop's "stack_samples" */
-static void jhop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+/* ,"stack": its frames, innermost first; a running hop's "stack_samples" */
+void kr_json_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 {
 	char buf[512], *at = buf;
-	unsigned samples, n = kr_hop_stack(rp, h, "\x1f", buf, sizeof(buf), &samples);
+	unsigned samples, n;
 
+	if (kr_defer_stack(f, rp, h, KR_DEFER_JSON))
+		return;
+	n = kr_hop_stack(rp, h, "\x1f", buf, sizeof(buf), &samples);
 	if (!n)
 		return;
 	fputs(",\"stack\":[", f);
@@ -257,7 +260,7 @@ static void jhop(FILE *f, const struct kr_report *rp, const struct kr_hop *h, bo
 		fputs(",\"in\":", f);
 		jstr(f, in);
 	}
-	jhop_stack(f, rp, h);
+	kr_json_hop_stack(f, rp, h);
 	fputs(",\"text\":", f);
 	JTEXT(f, kr_hop_text(f_, rp, h));
 	fputc('}', f);

@@ -40,6 +40,11 @@ struct kr_stackidx *kr_report_stacks(const struct kr_report *rp)
 	return rp->o.stacks;
 }
 
+bool kr_report_stacks_final(const struct kr_report *rp)
+{
+	return rp->stacks_final;
+}
+
 void kr_report_free(struct kr_report *rp)
 {
 	if (!rp)

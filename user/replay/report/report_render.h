@@ -28,6 +28,26 @@ void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window 
  * innermost frames named, joined by sep into buf.  How many frames (0: none) */
 unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const char *sep,
 		      char *buf, size_t cap, unsigned *samples);
+/* The hop's stack as each renderer shows it: text, a line under the hop;
+ * JSON, its ,"stack" key; HTML, a block in its cell.  Before every record is
+ * read, a marker that report_run.c's copy replaces (report_defer.c). */
+void kr_text_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h);
+void kr_json_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h);
+void kr_html_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h);
+
+/* An epoch's window is rendered when it ends, before the call stacks are
+ * read (they follow the events): its hops' stacks are left as markers in
+ * the temporary file, and the copy out resolves them (report_run.c). */
+enum kr_defer_mode { KR_DEFER_TEXT = 'T', KR_DEFER_JSON = 'J', KR_DEFER_HTML = 'H' };
+/* \x1e KSTK:mode:type:tid:from:to \x1e (JSON escapes \x1e, HTML drops it; a
+ * text name that holds one is copied as it is: the copy checks the form) */
+#define KR_DEFER_MARK 0x1e
+#define KR_DEFER_MARK_MAX 96
+/* Before the stacks are known, a marker for h's stack in f: true; after, or
+ * for a hop that has no stack, false (render it now) */
+bool kr_defer_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h,
+		    enum kr_defer_mode mode);
+
 /* "critical path: ..." and its newest hops (2 * top, at least 20). */
 void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, unsigned top);
 

@@ -2,7 +2,8 @@
 /* The report command's driver: stream the trace into the model, render
  * each epoch as it ends into a temporary file per output (so nothing grows
  * in memory with the number of epochs), and when the whole capture ends
- * write the head, the whole capture, then the epochs. */
+ * write the head, the whole capture, then the epochs (their hops' call
+ * stacks resolved as they are copied: copy_resolved, report_defer.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,36 +37,67 @@ struct run {
 	int error;
 };
 
-static int copy(FILE *to, FILE *from)
+/* The marker's text (between the two \x1e) rendered, or false */
+static bool resolve(FILE *to, const char *m, const struct kr_report *rp)
 {
-	char buf[65536];
-	size_t n;
+	struct kr_hop h = { 0 };
+	unsigned type;
+	char mode;
+	int end = 0;
 
-	if (fflush(from) || fseek(from, 0, SEEK_SET))
-		return -errno;
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		if (fwrite(buf, 1, n, to) != n)
-			return -EIO;
-	return ferror(from) ? -EIO : 0;
+	if (sscanf(m, "KSTK:%c:%u:%" SCNu64 ":%" SCNu64 ":%" SCNu64 "%n", &mode, &type, &h.tid,
+		   &h.from_ns, &h.to_ns, &end) != 5 || m[end])
+		return false;
+	h.type = (uint8_t)type;
+	if (mode == KR_DEFER_TEXT)
+		kr_text_hop_stack(to, rp, &h);
+	else if (mode == KR_DEFER_JSON)
+		kr_json_hop_stack(to, rp, &h);
+	else if (mode == KR_DEFER_HTML)
+		kr_html_hop_stack(to, rp, &h);
+	else
+		return false;
+	return true;
 }
 
-static int copy_range(FILE *to, FILE *from, long off, long len)
+/* len bytes of `from` at off (len < 0: to its end) to `to`, each stack marker
+ * replaced by its stack: 0 or -errno.  A \x1e that starts no marker (a
+ * thread's name may hold one) is copied as it is. */
+static int copy_resolved(FILE *to, FILE *from, long off, long len,
+			 const struct kr_report *rp)
 {
-	char buf[65536];
+	static const char prefix[] = "KSTK:";
+	char m[KR_DEFER_MARK_MAX + 1];
+	bool open = false; /* a \x1e was just read */
+	int c = 0;
 
 	if (fflush(from) || fseek(from, off, SEEK_SET))
 		return -errno;
-	while (len > 0) {
-		size_t want = len < (long)sizeof(buf) ? (size_t)len : sizeof(buf);
-		size_t n = fread(buf, 1, want, from);
-
-		if (!n)
-			return -EIO;
-		if (fwrite(buf, 1, n, to) != n)
-			return -EIO;
-		len -= (long)n;
+	while (open || ((len < 0 || len-- > 0) && (c = getc_unlocked(from)) != EOF)) {
+		if (!open && c != KR_DEFER_MARK) {
+			putc_unlocked(c, to);
+			continue;
+		}
+		/* the marker up to its closing byte, while it reads as one */
+		size_t n = 0;
+		open = false;
+		while ((len < 0 || len > 0) && n < KR_DEFER_MARK_MAX &&
+		       (c = getc_unlocked(from)) != EOF) {
+			len -= len > 0;
+			if (c == KR_DEFER_MARK)
+				break;
+			m[n++] = (char)c;
+			if (n < sizeof(prefix) && c != prefix[n - 1])
+				break;
+		}
+		m[n] = 0;
+		if (c == KR_DEFER_MARK && n >= sizeof(prefix) - 1 && resolve(to, m, rp))
+			continue;
+		putc_unlocked(KR_DEFER_MARK, to);
+		fwrite(m, 1, n, to);
+		open = c == KR_DEFER_MARK; /* it may open the next one */
 	}
-	return 0;
+	return ferror(from) || ferror(to) ? -EIO : 0;
 }
 
 static int by_length(const void *a, const void *b)
@@ -86,7 +118,7 @@ static uint64_t median_length(const struct ep_row *const *longest, size_t n)
 
 /* The epochs: their lengths as a chart (the longest red, each a link), one
  * table row each, then the sections of the longest --top only. */
-static int html_epochs(FILE *f, struct run *x, unsigned frames)
+static int html_epochs(FILE *f, struct run *x, const struct kr_report *rp, unsigned frames)
 {
 	const struct ep_row **longest = malloc(x->nrows * sizeof(*longest));
 	struct kr_bar *bars = malloc(x->nrows * sizeof(*bars));
@@ -132,7 +164,7 @@ static int html_epochs(FILE *f, struct run *x, unsigned frames)
 	}
 	fputs("</table>\n", f);
 	for (size_t i = 0; i < shown && !rc; i++)
-		rc = copy_range(f, x->ep_html, longest[i]->off, longest[i]->len);
+		rc = copy_resolved(f, x->ep_html, longest[i]->off, longest[i]->len, rp);
 	fprintf(f, "<details><summary>Every epoch (%zu)</summary>\n<table><tr><th>epoch</th>"
 		"<th class=\"l\">kind</th><th class=\"l\">name</th><th>from s</th><th>ms</th>"
 		"<th>events</th></tr>\n", x->nrows);
@@ -173,12 +205,12 @@ static int write_html(struct run *x, const struct kr_report *rp, const struct kr
 	rc = 0;
 	/* the frames (or epochs) first: what a reader of a game's capture asks */
 	if (x->nrows > 1 && frames * 2 > x->nrows)
-		rc = html_epochs(f, x, frames);
+		rc = html_epochs(f, x, rp, frames);
 	kr_html_timeline_legend(f);
 	kr_svg_timeline(f, rp, w->path, w->start_ns, w->end_ns);
 	kr_html_window(f, rp, w, &x->r);
 	if (!rc && x->nrows > 1 && frames * 2 <= x->nrows)
-		rc = html_epochs(f, x, frames);
+		rc = html_epochs(f, x, rp, frames);
 	kr_html_tail(f);
 	if (fclose(f) != 0 && !rc)
 		rc = -errno;
@@ -241,14 +273,14 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 		kr_text_head(x->out, rp, &x->r);
 		kr_text_window(x->out, rp, w, &x->r);
 		if (facts.epochs_itemized > 1)
-			rc = copy(x->out, x->ep_text);
+			rc = copy_resolved(x->out, x->ep_text, 0, -1, rp);
 	}
 	if (x->ep_json) {
 		kr_json_head(x->out, rp, &x->r);
 		fputs(",\"capture\":", x->out);
 		kr_json_window(x->out, rp, w);
 		fputs(",\"epochs\":[", x->out);
-		rc = copy(x->out, x->ep_json);
+		rc = copy_resolved(x->out, x->ep_json, 0, -1, rp);
 		fputs("]}\n", x->out);
 	}
 	if (!rc && x->ep_html)

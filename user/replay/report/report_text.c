@@ -157,11 +157,13 @@ unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const 
 			       buf, cap, samples);
 }
 
-static void hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
+void kr_text_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 {
 	char buf[512];
 	unsigned samples;
 
+	if (kr_defer_stack(f, rp, h, KR_DEFER_TEXT))
+		return;
 	if (!kr_hop_stack(rp, h, " <- ", buf, sizeof(buf), &samples))
 		return;
 	fprintf(f, "%46s at %s", "", buf);
@@ -234,7 +236,7 @@ void kr_text_path(FILE *f, const struct kr_report *rp, const struct kr_path *p, 
 		fprintf(f, " %12.3f  %-28s  ", ms(h->to_ns - h->from_ns), name);
 		kr_hop_text(f, rp, h);
 		fputc('\n', f);
-		hop_stack(f, rp, h);
+		kr_text_hop_stack(f, rp, h);
 	}
 }
 

@@ -47,10 +47,14 @@ struct kr_pf_track {
 	uint64_t *seq, *ts, *number; /* per present, in order */
 	size_t n, cap;
 	uint64_t before, after;      /* calls before its first present, after its last */
-	/* present to the first display event delivered to its process after
-	 * it (a flip done), per present that had one; sorted by kr_pf_finish */
+	/* present to its flip, per present that had one: the flip of the
+	 * last commit made in its frame (a display event delivered, linked to
+	 * the GpuFenceInit of its out-fence) as report --frames says it, else
+	 * the first display event delivered to its process after it; sorted
+	 * by kr_pf_finish */
 	uint64_t *flip;
 	size_t nflip, flip_cap, flipped; /* flipped: presents already matched */
+	uint64_t flip_commit; /* the commit (init seq) of the last flip kept, else 0 */
 };
 
 /* One row's calls in one frame. */
@@ -77,6 +81,7 @@ struct kr_perframe {
 	struct kr_xmap rows;                  /* struct kr_pf_key -> struct kr_pf_row */
 	struct kr_xmap trackless;             /* pid -> calls while it had no track */
 	struct kr_xmap fences;                /* context << 32 | seqno -> struct kr_pf_fence */
+	struct kr_xmap inits;                 /* a fence in flight's init seq -> its key */
 	uint64_t gpu_events;                  /* GPU rows' events added */
 	struct kr_pf_cell *cells;             /* after kr_pf_finish: by row, then frame */
 	size_t ncells, cap;

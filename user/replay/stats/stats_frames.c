@@ -22,6 +22,7 @@ struct kr_perframe *kr_pf_new(bool calls, bool syscalls)
 		     KR_PF_MAX_ROWS);
 	kr_xmap_init(&pf->trackless, 8, 8, KR_PF_MAX_PIDS);
 	kr_xmap_init(&pf->fences, 8, sizeof(struct kr_pf_fence), KR_PF_MAX_FENCES);
+	kr_xmap_init(&pf->inits, 8, 8, KR_PF_MAX_FENCES);
 	return pf;
 }
 
@@ -38,6 +39,7 @@ void kr_pf_free(struct kr_perframe *pf)
 	kr_xmap_free(&pf->rows);
 	kr_xmap_free(&pf->trackless);
 	kr_xmap_free(&pf->fences);
+	kr_xmap_free(&pf->inits);
 	free(pf->cells);
 	free(pf->row_first);
 	free(pf);
@@ -276,6 +278,21 @@ void kr_pf_finish(struct kr_perframe *pf)
 	}
 }
 
+/* The index of track t's first present after seq (t->n: none yet). */
+static size_t present_after(const struct kr_pf_track *t, uint64_t seq)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->seq[mid] < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
 {
 	const uint64_t what = (uint64_t)e->kind << 32;
@@ -283,13 +300,34 @@ void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
 	bool created;
 
 	if (e->kind == KATRA_KIND_GPU_VBLANK_DELIVERED) {
+		uint64_t commit = UINT64_MAX;
 		kr_pf_add(pf, e->process_id, e->seq, KR_PF_GPU, what, 0);
 		pf->gpu_events++;
+		/* an atomic commit's flip: caused by its out-fence's init */
+		for (uint64_t k = 0; k < e->causes.len && commit == UINT64_MAX; k++)
+			if (kr_xmap_find(&pf->inits, &e->causes.items[k]))
+				commit = e->causes.items[k];
 		for (unsigned i = 0; i < pf->ntracks; i++) {
 			struct kr_pf_track *t = &pf->tracks[i];
-			if (t->pid != e->process_id || t->n <= t->flipped)
+			size_t p = t->n;
+			if (t->pid != e->process_id)
 				continue;
-			t->flipped = t->n;
+			if (commit != UINT64_MAX) /* the present that ends the commit's frame */
+				p = present_after(t, commit);
+			else if (t->n > t->flipped)
+				p = t->n - 1;
+			if (p < t->n && p + 1 == t->flipped && t->nflip && commit != UINT64_MAX &&
+			    t->flip_commit && commit > t->flip_commit) {
+				/* a later commit of the same frame: its flip is the frame's */
+				t->flip[t->nflip - 1] = e->ts_mono_ns > t->ts[p] ?
+								e->ts_mono_ns - t->ts[p] : 0;
+				t->flip_commit = commit;
+				continue;
+			}
+			if (p >= t->n || p < t->flipped)
+				continue; /* not presented yet, or matched already */
+			t->flipped = p + 1;
+			t->flip_commit = commit != UINT64_MAX ? commit : 0;
 			if (t->nflip == t->flip_cap) {
 				size_t nc = t->flip_cap ? t->flip_cap * 2 : 256;
 				if (!grow(&t->flip, nc)) {
@@ -298,7 +336,7 @@ void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
 				}
 				t->flip_cap = nc;
 			}
-			uint64_t at = t->ts[t->n - 1];
+			uint64_t at = t->ts[p];
 			t->flip[t->nflip++] = e->ts_mono_ns > at ? e->ts_mono_ns - at : 0;
 		}
 		return;
@@ -310,8 +348,15 @@ void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
 	switch (e->kind) {
 	case KATRA_KIND_GPU_FENCE_INIT:
 		f = kr_xmap_get(&pf->fences, &key, &created);
-		if (f)
+		if (f) {
+			uint64_t *in = created ? NULL : kr_xmap_find(&pf->inits, &f->init_seq);
+			if (in) /* the same fence made again: the new init only */
+				kr_xmap_remove(&pf->inits, in);
+			in = kr_xmap_get(&pf->inits, &e->seq, &created);
 			*f = (struct kr_pf_fence){ e->seq, e->ts_mono_ns, 0 };
+			if (in)
+				*in = key;
+		}
 		return;
 	case KATRA_KIND_GPU_JOB_RUN:
 		if ((f = kr_xmap_find(&pf->fences, &key)))
@@ -333,6 +378,9 @@ void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
 				  e->ts_mono_ns > f->init_ts ? e->ts_mono_ns - f->init_ts : 0);
 			pf->gpu_events++;
 		}
+		uint64_t *in = kr_xmap_find(&pf->inits, &f->init_seq);
+		if (in)
+			kr_xmap_remove(&pf->inits, in);
 		kr_xmap_remove(&pf->fences, f);
 		return;
 	default:

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# --stacks symbolised on another machine, as near as one host allows: the
+# stackchains capture read in a mount namespace where neither the workload
+# nor the system's libraries nor their debug files are where they were
+# (tmpfs over build/workloads, /usr/lib/debug and /usr/lib/x86_64-linux-gnu;
+# katra-replay runs from a copy of itself and its libraries), given only
+# --symbols DIR: the workload's copy by its name and libc's debug file by its
+# build id.  Each known chain is named in order, every round, and its folded
+# line goes down through libc (_start;__libc_start_main;...).  Without
+# --symbols nothing names the chain (the namespace hides the binaries); with
+# a copy of the workload whose build id differs by one byte in DIR, that copy
+# is not used: its frames stay module+offset.
+. "$(dirname "$0")/lib.sh"
+kt_require
+ROUNDS=3
+LIBDIR=/usr/lib/x86_64-linux-gnu
+[ "$(stat -f -c %T "$T")" != tmpfs ] || kt_skip "$T is on tmpfs: O_DIRECT and a dropped page cache need a disk"
+command -v unshare >/dev/null || kt_fail "unshare (util-linux) is missing"
+mkdir -p "$T/data"
+TRACE=$T/stacks.ktrc
+kt_run_rec -o "$TRACE" --stack-threshold 0 -- "$WL/stackchains" "$T/data" "$ROUNDS"
+[ "$KT_RC" = 0 ] || kt_fail "katra-record exited $KT_RC: $(kt_tail "$T/rec.err")"
+kt_verify
+libc_bid=$(python3 - "$TRACE.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("record") == "Module" and r["name"] == "libc.so.6":
+        print(r["build_id"])
+PY
+)
+[ -n "$libc_bid" ] || kt_fail "no Module record for libc.so.6 with a build id"
+dbg=/usr/lib/debug/.build-id/${libc_bid:0:2}/${libc_bid:2}.debug
+[ -f "$dbg" ] || kt_fail "no debug file of libc at $dbg (libc6-dbg: ci/install-deps.sh)"
+
+# what the other machine has: the trace, the binaries in DIR
+mkdir -p "$T/syms/.build-id/${libc_bid:0:2}" "$T/bad" "$T/rt"
+cp "$TRACE" "$T/copy.ktrc"
+cp "$WL/stackchains" "$T/syms/stackchains"
+cp "$dbg" "$T/syms/.build-id/${libc_bid:0:2}/${libc_bid:2}.debug"
+cp -r "$T/syms/.build-id" "$T/bad/"
+# the workload again, one byte of its build id changed
+python3 - "$WL/stackchains" "$T/bad/stackchains" <<'PY' || kt_fail "cannot change the copy's build id"
+import subprocess, sys
+out = subprocess.run(["readelf", "-n", sys.argv[1]], capture_output=True, text=True).stdout
+bid = bytes.fromhex(out.split("Build ID:")[1].split()[0])
+data = bytearray(open(sys.argv[1], "rb").read())
+assert data.count(bid) == 1, "the build id is not one place in the file"
+at = data.find(bid)
+data[at] ^= 0xff
+open(sys.argv[2], "wb").write(data)
+PY
+# katra-replay from a copy with its libraries: the namespace hides the system's
+for lib in $(ldd "$REPLAY" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+	cp -L "$lib" "$T/rt/" || kt_fail "cannot copy $lib"
+done
+cp "$REPLAY" "$T/rt/katra-replay"
+ld=$(ls "$T"/rt/ld-linux-x86-64.so.* 2>/dev/null | head -n 1)
+[ -n "$ld" ] || kt_fail "no dynamic loader in ldd's list of $REPLAY"
+
+# In the namespace: mounts first (they need the libraries), then only
+# builtins and the copied loader
+unshare -m --propagation private bash -c '
+T=$1 WL=$2 LIBDIR=$3 LD=$4
+mount -t tmpfs none "$WL" && mount -t tmpfs none /usr/lib/debug && mount -t tmpfs none "$LIBDIR" || exit 2
+[ ! -e "$WL/stackchains" ] && [ ! -e "$LIBDIR/libc.so.6" ] || exit 3
+R() { "$LD" --library-path "$T/rt" "$T/rt/katra-replay" "$@"; }
+cd "$T"
+R stats --stacks --json --top 10000 --symbols syms copy.ktrc >elsewhere.json 2>elsewhere.err || exit 4
+R stats --folded --symbols syms copy.ktrc >elsewhere.folded 2>>elsewhere.err || exit 5
+R stats --stacks --json --top 10000 copy.ktrc >nosyms.json 2>nosyms.err || exit 6
+R stats --stacks --json --top 10000 --symbols bad copy.ktrc >bad.json 2>bad.err || exit 7
+' _ "$T" "$WL" "$LIBDIR" "$ld"
+rc=$?
+[ "$rc" = 0 ] || kt_fail "the other machine's replay failed at step $rc: $(kt_tail "$T/elsewhere.err") $(kt_tail "$T/nosyms.err") $(kt_tail "$T/bad.err")"
+
+python3 "$KT_DIR/stacks_check.py" "$T/elsewhere.json" "$ROUNDS" >"$T/check.out" 2>&1 ||
+	kt_fail "with --symbols: $(kt_tail "$T/check.out")"
+grep -Eq '^_start;__libc_start_main;__libc_start_call_main;main;chain_a;chain_b;leaf_sleep;.* [0-9]+$' \
+	"$T/elsewhere.folded" || kt_fail "no folded line through libc: $(head -n 2 "$T/elsewhere.folded")"
+if python3 "$KT_DIR/stacks_check.py" "$T/nosyms.json" "$ROUNDS" >"$T/nosyms.out" 2>&1; then
+	kt_fail "without --symbols the chains were named: the binaries were not hidden"
+fi
+python3 - "$T/bad.json" <<'PY' || kt_fail "a copy with another build id was used: $(cat "$T/bad.out")"
+import json, re, sys
+frames = [f for st in json.load(open(sys.argv[1]))["stacks"] for f in st["frames"]]
+named = [f for f in frames if re.match(r"(main|chain_a|chain_b|leaf_\w+)\+", f)]
+plain = [f for f in frames if re.fullmatch(r"stackchains\+0x[0-9a-f]+ \(stackchains\)", f)]
+out = open(sys.argv[1].replace(".json", ".out"), "w")
+print("named %d (%s), module+offset %d" % (len(named), named[:3], len(plain)), file=out)
+sys.exit(bool(named) or not plain)
+PY
+kt_note "$(cat "$T/check.out")"
+exit 0
