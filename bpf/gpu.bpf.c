@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The GPU layer: dma_fence trace events of the tracked processes' fences and
  * of the fences their threads touch or wait on (katra_ev_gpu_fence in
- * wire.h).  Classic tracepoints ("gp_EVENT", attached where tracefs lists the
- * event): their records carry the driver and timeline names, which only the
- * fence's ops can give (a call BPF cannot make).  Their layout is the one
- * every supported kernel's format file shows (5.10 to 6.18):
+ * wire.h); the rest of the machine's fences and jobs counted per context,
+ * not written (gpu_totals.bpf.h).  Classic tracepoints ("gp_EVENT",
+ * attached where tracefs lists the event): their records carry the driver
+ * and timeline names, which only the fence's ops can give (a call BPF
+ * cannot make).  Their layout is the one every supported kernel's format
+ * file shows (5.10 to 6.18):
  *   __data_loc char[] driver; __data_loc char[] timeline;
  *   unsigned int context; unsigned int seqno; */
 #include "common.bpf.h"
@@ -35,17 +37,14 @@ struct {
 	__type(value, __u32);
 } gpu_named SEC(".maps");
 
-static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
-				      __u64 ts)
+/* The context's names (KATRA_EV_GPU_TIMELINE), written now. */
+static __always_inline void write_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+					__u64 ts)
 {
 	struct katra_ev_gpu_timeline *t;
-	__u32 ctxid = r->context, one = 1;
+	__u32 ctxid = r->context;
 	void *rb;
 
-	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
-		return;
-	/* a full table: the names again next time, never none */
-	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
 	t = katra_reserve(&rb, cpu, sizeof(*t), 1);
 	if (!t)
 		return;
@@ -59,6 +58,18 @@ static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u6
 				      (void *)r + (r->timeline_loc & 0xffff)) < 0)
 		t->timeline[0] = 0;
 	katra_submit(rb, t, cpu);
+}
+
+static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+				      __u64 ts)
+{
+	__u32 ctxid = r->context, one = 1;
+
+	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
+		return;
+	/* a full table: the names again next time, never none */
+	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
+	write_names(r, cpu, pid_tgid, ts);
 }
 
 /* Whether the probe runs on the current task's own stack (its syscall, a
@@ -76,6 +87,8 @@ static __always_inline bool in_own_task(void)
 	asm volatile("" : "+r"(hi));
 	return at >= lo && at < hi;
 }
+
+#include "gpu_totals.bpf.h"
 
 /* A display event delivered to a DRM file not known to be a traced
  * process's (its opener unread: the drm module has no BTF), kept per CPU
@@ -130,27 +143,34 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct katra_ev_gpu_fence *e;
 	__u32 owner = 0, *o = NULL, cpu;
+	bool traced = false;
 	__u64 ts;
 	void *rb;
 
 	if (what == KATRA_GPU_FENCE_INIT) {
-		if (!mine)
+		if (!mine) {
+			totals_fence(r, what, key, false, 0, false);
 			return 0;
+		}
 		owner = pid_tgid >> 32;
 		katra_map_put(&gpu_fences, &key, &owner, BPF_ANY, KTABLE_GPU);
 	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
 		owner = *o;
+		traced = true;
 		if (what == KATRA_GPU_FENCE_SIGNALED || what == KATRA_GPU_FENCE_DESTROY)
 			bpf_map_delete_elem(&gpu_fences, &key);
 	} else if (!mine || what == KATRA_GPU_FENCE_DESTROY) {
 		/* another process's fence, or one that signalled: its free is
 		 * not the traced program's */
+		totals_fence(r, what, key, mine, 0, false);
 		if (what == KATRA_GPU_FENCE_SIGNALED)
 			delivery_with_fence(r, 0, 0, 0);
 		return 0;
 	}
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
+	/* the counts at the written event's own time */
+	totals_fence(r, what, key, mine, ts, traced);
 	if (!mine)
 		pid_tgid = 0;
 	put_names(r, cpu, pid_tgid, ts);
@@ -240,7 +260,7 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct katra_ev_gpu_fence *e;
 	__u32 owner, *o, cpu, context, seqno;
-	__u64 key;
+	__u64 key, ts;
 	void *rb;
 
 	/* a layout without the fence: nothing read (the reads are dead code,
@@ -251,14 +271,18 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
 	key = (__u64)context << 32 | seqno;
 	o = bpf_map_lookup_elem(&gpu_fences, &key);
-	if (!o && !mine)
+	if (!o && !mine) {
+		totals_job(context, key, what, 0, false);
 		return 0;
+	}
 	owner = o ? *o : pid_tgid >> 32;
 	cpu = katra_busy();
+	ts = bpf_ktime_get_ns();
+	totals_job(context, key, what, ts, o != NULL);
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
 		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns());
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, ts);
 	e->context = context;
 	e->seqno = seqno;
 	e->what = what;

@@ -746,6 +746,9 @@ static void build(void)
 	counter(KATRA_COUNTER_EVENTS_RECORDED, 0, 0);
 	counter(KATRA_COUNTER_EVENTS_DROPPED, 1, 23);
 	counter(KATRA_COUNTER_BYTES_WRITTEN, 0, 0xffffffffffffffffull);
+	/* the GPU layer's totals of one fence context (instance) */
+	for (uint32_t k = KATRA_COUNTER_GPU_OTHER_FENCES; k <= KATRA_COUNTER_GPU_RING_BUSY_NS; k++)
+		counter(k, 7, 1000 + k);
 	epoch(KATRA_EPOCH_FRAME, 4, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
 	epoch(KATRA_EPOCH_CAPTURE_END, 5, "capture end");
 	build_stacks();

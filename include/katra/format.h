@@ -236,6 +236,7 @@ enum katra_kernel_table {
 	KATRA_KTABLE_EXITING,      /* processes whose last threads are exiting */
 	KATRA_KTABLE_UCALLS,       /* uprobed calls (Wine, Vulkan) in flight */
 	KATRA_KTABLE_GPU,          /* dma_fences of traced processes not yet signalled */
+	KATRA_KTABLE_GPU_TOTALS,   /* the GPU layer's counts: fences in flight, contexts */
 	KATRA_KTABLE_COUNT
 };
 
@@ -256,6 +257,15 @@ enum katra_counter_kind {
 	KATRA_COUNTER_RING_CAPACITY_BYTES,
 	KATRA_COUNTER_OPEN_SPANS,
 	KATRA_COUNTER_BYTES_WRITTEN,
+	/* per dma_fence context (instance): other processes' GPU work, counted
+	 * in the kernel, and the timeline's busy time over all its work */
+	KATRA_COUNTER_GPU_OTHER_FENCES,
+	KATRA_COUNTER_GPU_OTHER_FENCE_NS,
+	KATRA_COUNTER_GPU_OTHER_BUSY_NS,
+	KATRA_COUNTER_GPU_OTHER_JOBS,
+	KATRA_COUNTER_GPU_OTHER_RING_BUSY_NS,
+	KATRA_COUNTER_GPU_TIMELINE_BUSY_NS,
+	KATRA_COUNTER_GPU_RING_BUSY_NS,
 	KATRA_COUNTER_KIND_COUNT
 };
 

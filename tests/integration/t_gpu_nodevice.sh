@@ -34,7 +34,7 @@ assert on["probes_failed"] == off["probes_failed"], (on["probes_failed"], off["p
 PY
 # its tables, made for nothing, as small as a map can be
 kt_live_maps "$T/maps"
-for m in gpu_fences gpu_named gpu_drm_files; do
+for m in gpu_fences gpu_named gpu_drm_files gpu_flight gpu_totals; do
 	grep -qx "$m 1" "$T/maps" ||
 		kt_fail "$m is not a one-entry map: $(grep "^$m " "$T/maps" | tr '\n' ' ')"
 done

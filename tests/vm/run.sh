@@ -27,7 +27,7 @@ declare -A SUITE=([5.10]=bullseye [6.1]=bookworm [6.1-smp16]=bookworm)
 declare -A SMP=([5.10]=2 [6.1]=2 [6.1-smp16]=16)
 declare -A MAXCPUS=([5.10]=2 [6.1]=2 [6.1-smp16]=64)
 declare -A TESTS=([5.10]=basic [6.1]=basic [6.1-smp16]=scale)
-declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds gpu flips atomic" [6.1]="syscalls select refused threadnames fdkinds gpu flips atomic" [6.1-smp16]="storm exitstorm execthread")
+declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic" [6.1]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic" [6.1-smp16]="storm exitstorm execthread")
 # the i386 program (int $0x80), where the toolchain built it: these kernels
 # run it, this machine's own cannot (t_i386 skips here)
 if [[ -x $root/build/workloads/i386prog ]]; then

@@ -78,6 +78,7 @@ static void queue_counters(struct recorder *r, uint64_t now)
 		pipeline_queue_counter(&r->pl, now, KATRA_COUNTER_RING_FILL_BYTES, i,
 				       katra_probes_ring_unread(r->probes, i));
 	}
+	recorder_gpu_counters(r, now);
 }
 
 /* Sleeps until a ring's consumer is woken, an epoch line is in the FIFO (read
@@ -376,6 +377,7 @@ int recorder_drain(struct recorder *r)
 		katra_record_read_fifo(&r->epochs, &r->pl, r->end);
 	katra_record_queue_marks(&r->epochs, &r->pl, r->end);
 	check_drops(r, r->end);
+	recorder_gpu_counters(r, r->end);
 	katra_drain_stop_marker(&r->drain);
 	rc = katra_drain_run(&r->drain, UINT64_MAX);
 	katra_drain_rest(&r->drain);

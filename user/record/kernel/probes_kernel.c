@@ -367,6 +367,8 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		err = bpf_map__set_max_entries(p->skel->maps.gpu_fences, 1);
 		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_named, 1);
 		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_drm_files, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_flight, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_totals, 1);
 	}
 	/* no fexit on handle_mm_fault: faults are instants, and the table of
 	 * their starts (~1.8 MiB preallocated, ~0.5 ms to make) is never used */
