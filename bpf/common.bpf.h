@@ -100,6 +100,7 @@ _Static_assert(SLOT_WORDS == 16, "one slot is two cache lines");
 #define KTABLE_URING    2 /* `uring_ctxs` */
 #define KTABLE_UCALLS   4 /* `ucall_states` (bpf/ucall.bpf.h) */
 #define KTABLE_GPU      5 /* `gpu_fences` (bpf/gpu.bpf.c) */
+#define KTABLE_GPU_TOTALS 6 /* `gpu_flight`, `gpu_totals` (bpf/gpu_totals.bpf.h) */
 #define KTABLE_COUNT    8
 extern __u64 ktable_drops[KTABLE_COUNT];
 

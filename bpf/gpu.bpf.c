@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The GPU layer: dma_fence trace events of the tracked processes' fences and
  * of the fences their threads touch or wait on (katra_ev_gpu_fence in
- * wire.h).  Classic tracepoints ("gp_EVENT", attached where tracefs lists the
- * event): their records carry the driver and timeline names, which only the
- * fence's ops can give (a call BPF cannot make).  Their layout is the one
- * every supported kernel's format file shows (5.10 to 6.18):
+ * wire.h); the rest of the machine's fences and jobs counted per context,
+ * not written (gpu_totals.bpf.h).  Classic tracepoints ("gp_EVENT",
+ * attached where tracefs lists the event): their records carry the driver
+ * and timeline names, which only the fence's ops can give (a call BPF
+ * cannot make).  Their layout is the one every supported kernel's format
+ * file shows (5.10 to 6.18):
  *   __data_loc char[] driver; __data_loc char[] timeline;
  *   unsigned int context; unsigned int seqno; */
 #include "common.bpf.h"
@@ -34,16 +36,22 @@ struct {
 	__type(value, struct gpu_owner);
 } gpu_fences SEC(".maps");
 
-/* A fence made with seqno 0 by a tracked thread (virtio_gpu: the driver
- * numbers it at its emit, possibly in a worker), by its struct dma_fence *
- * (the raw tracepoints' argument) -> its owner, until its emit moves it
- * into gpu_fences under its number.  LRU: one never emitted (a commit that
- * failed) ages out. */
+/* A fence made with seqno 0 (virtio_gpu: the driver numbers it at its
+ * emit, possibly in a worker), by its struct dma_fence * (the raw
+ * tracepoints' argument): its owner (tgid 0: made outside the tracked
+ * threads) and when it was made, until its emit moves them into
+ * gpu_fences and gpu_flight under its number.  LRU: one never emitted (a
+ * commit that failed) ages out. */
+struct gpu_fence_ptr {
+	struct gpu_owner own;
+	__u64 init_ts;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u64);
-	__type(value, struct gpu_owner);
+	__type(value, struct gpu_fence_ptr);
 } gpu_fence_ptrs SEC(".maps");
 
 /* Per CPU: the next token's count (tokens are bit 31 | cpu << 24 | count:
@@ -63,17 +71,14 @@ struct {
 	__type(value, __u32);
 } gpu_named SEC(".maps");
 
-static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
-				      __u64 ts)
+/* The context's names (KATRA_EV_GPU_TIMELINE), written now. */
+static __always_inline void write_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+					__u64 ts)
 {
 	struct katra_ev_gpu_timeline *t;
-	__u32 ctxid = r->context, one = 1;
+	__u32 ctxid = r->context;
 	void *rb;
 
-	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
-		return;
-	/* a full table: the names again next time, never none */
-	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
 	t = katra_reserve(&rb, cpu, sizeof(*t), 1);
 	if (!t)
 		return;
@@ -87,6 +92,18 @@ static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u6
 				      (void *)r + (r->timeline_loc & 0xffff)) < 0)
 		t->timeline[0] = 0;
 	katra_submit(rb, t, cpu);
+}
+
+static __always_inline void put_names(const struct fence_rec *r, __u32 cpu, __u64 pid_tgid,
+				      __u64 ts)
+{
+	__u32 ctxid = r->context, one = 1;
+
+	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
+		return;
+	/* a full table: the names again next time, never none */
+	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
+	write_names(r, cpu, pid_tgid, ts);
 }
 
 /* Whether the probe runs on the current task's own stack (its syscall, a
@@ -124,6 +141,8 @@ static __always_inline void put_fence(__u32 cpu, __u64 pid_tgid, __u64 ts, __u32
 	e->pad = 0;
 	katra_submit(rb, e, cpu);
 }
+
+#include "gpu_totals.bpf.h"
 
 /* A display event delivered to a DRM file not known to be a traced
  * process's (its opener unread: the drm module has no BTF), kept per CPU
@@ -177,12 +196,15 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 	__u64 key = (__u64)r->context << 32 | r->seqno;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct gpu_owner own = { 0, 0 }, *o = NULL;
+	bool traced = false;
 	__u32 cpu;
 	__u64 ts;
 
 	if (what == KATRA_GPU_FENCE_INIT) {
-		if (!mine)
+		if (!mine) {
+			totals_fence(r, what, key, false, 0, false);
 			return 0;
+		}
 		own.tgid = pid_tgid >> 32;
 		/* numbered at its emit: its init is gv_dma_fence_init's, by
 		 * its pointer; only its names here */
@@ -190,17 +212,21 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 			katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
 	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
 		own = *o;
+		traced = true;
 		if (what == KATRA_GPU_FENCE_SIGNALED || what == KATRA_GPU_FENCE_DESTROY)
 			bpf_map_delete_elem(&gpu_fences, &key);
 	} else if (!mine || what == KATRA_GPU_FENCE_DESTROY) {
 		/* another process's fence, or one that signalled: its free is
 		 * not the traced program's */
+		totals_fence(r, what, key, mine, 0, false);
 		if (what == KATRA_GPU_FENCE_SIGNALED)
 			delivery_with_fence(r, 0, 0, 0);
 		return 0;
 	}
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
+	/* the counts at the written event's own time */
+	totals_fence(r, what, key, mine, ts, traced);
 	if (!mine)
 		pid_tgid = 0;
 	put_names(r, cpu, pid_tgid, ts);
@@ -245,20 +271,26 @@ SEC("raw_tp/dma_fence_init")
 int BPF_PROG(gv_dma_fence_init, struct dma_fence *fence)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), ptr = (__u64)fence;
-	struct gpu_owner own;
+	struct gpu_fence_ptr p = {};
 	__u32 zero = 0, cpu, *n;
 
-	if (BPF_CORE_READ(fence, seqno) || !katra_tracked(pid_tgid >> 32) || !in_own_task())
+	if (BPF_CORE_READ(fence, seqno))
 		return 0;
+	p.init_ts = bpf_ktime_get_ns();
+	if (!katra_tracked(pid_tgid >> 32) || !in_own_task()) {
+		/* another process's: only its flight, for the counts */
+		katra_map_put(&gpu_fence_ptrs, &ptr, &p, BPF_ANY, KTABLE_GPU_TOTALS);
+		return 0;
+	}
 	n = bpf_map_lookup_elem(&gpu_tokens, &zero);
 	if (!n)
 		return 0;
 	cpu = katra_busy();
-	own.tgid = pid_tgid >> 32;
-	own.token = 0x80000000u | (cpu & 0x7f) << 24 | (++*n & 0xffffff);
-	katra_map_put(&gpu_fence_ptrs, &ptr, &own, BPF_ANY, KTABLE_GPU);
-	put_fence(cpu, pid_tgid, bpf_ktime_get_ns(), (__u32)BPF_CORE_READ(fence, context), 0,
-		  KATRA_GPU_FENCE_INIT, &own);
+	p.own.tgid = pid_tgid >> 32;
+	p.own.token = 0x80000000u | (cpu & 0x7f) << 24 | (++*n & 0xffffff);
+	katra_map_put(&gpu_fence_ptrs, &ptr, &p, BPF_ANY, KTABLE_GPU);
+	put_fence(cpu, pid_tgid, p.init_ts, (__u32)BPF_CORE_READ(fence, context), 0,
+		  KATRA_GPU_FENCE_INIT, &p.own);
 	katra_idle(cpu);
 	return 0;
 }
@@ -269,18 +301,25 @@ int BPF_PROG(gv_dma_fence_emit, struct dma_fence *fence)
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), ptr = (__u64)fence, seqno64;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct gpu_owner own = { 0, 0 }, *o;
+	struct gpu_flight fl = {};
 	struct gpu_emitted *last;
+	struct gpu_fence_ptr *p;
 	__u32 context, zero = 0, cpu;
 	__u64 key;
 
 	context = (__u32)BPF_CORE_READ(fence, context);
 	seqno64 = BPF_CORE_READ(fence, seqno);
 	key = (__u64)context << 32 | (__u32)seqno64;
-	if ((o = bpf_map_lookup_elem(&gpu_fence_ptrs, &ptr))) {
-		/* numbered now: from here on known by (context, seqno) */
-		own = *o;
+	if ((p = bpf_map_lookup_elem(&gpu_fence_ptrs, &ptr))) {
+		/* numbered now: from here on known by (context, seqno), its
+		 * flight (counted at its signal) too */
+		own = p->own;
+		fl.init_ts = p->init_ts;
+		fl.other = !own.tgid;
 		bpf_map_delete_elem(&gpu_fence_ptrs, &ptr);
-		katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
+		katra_map_put(&gpu_flight, &key, &fl, BPF_ANY, KTABLE_GPU_TOTALS);
+		if (own.tgid)
+			katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
 	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
 		own = *o;
 	} else if (mine) {
@@ -361,7 +400,7 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
 	struct gpu_owner own, *o;
 	__u32 cpu, context, seqno;
-	__u64 key;
+	__u64 key, ts;
 
 	/* a layout without the fence: nothing read (the reads are dead code,
 	 * never loaded as relocations the kernel cannot resolve) */
@@ -371,8 +410,10 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 	seqno = (__u32)BPF_CORE_READ(sf, finished.seqno);
 	key = (__u64)context << 32 | seqno;
 	o = bpf_map_lookup_elem(&gpu_fences, &key);
-	if (!o && !mine)
+	if (!o && !mine) {
+		totals_job(context, key, what, 0, false);
 		return 0;
+	}
 	if (o) {
 		own = *o;
 	} else {
@@ -380,7 +421,9 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 		own.token = 0;
 	}
 	cpu = katra_busy();
-	put_fence(cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns(), context, seqno, what, &own);
+	ts = bpf_ktime_get_ns();
+	totals_job(context, key, what, ts, o != NULL);
+	put_fence(cpu, mine ? pid_tgid : 0, ts, context, seqno, what, &own);
 	katra_idle(cpu);
 	return 0;
 }

@@ -5,9 +5,11 @@
 #include "sample_records.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE_MAX 128
+/* the sample is about 130 records: room for more, and add() stops at the end */
+#define SAMPLE_MAX 256
 #define S(lit) { lit, sizeof(lit) - 1 }
 #define SAMPLE_PID 4242u
 #define SAMPLE_START_WALL 1700000000000000000ull
@@ -69,8 +71,11 @@ static struct katra_header header_copy;
 
 static struct katra_record *add(uint32_t type)
 {
-	struct katra_record *r = &records[nrecords++];
+	struct katra_record *r;
 
+	if (nrecords == SAMPLE_MAX)
+		abort(); /* a sample grown past SAMPLE_MAX: raise it */
+	r = &records[nrecords++];
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	now_ns += 250;
@@ -757,6 +762,9 @@ static void build(void)
 	counter(KATRA_COUNTER_EVENTS_RECORDED, 0, 0);
 	counter(KATRA_COUNTER_EVENTS_DROPPED, 1, 23);
 	counter(KATRA_COUNTER_BYTES_WRITTEN, 0, 0xffffffffffffffffull);
+	/* the GPU layer's totals of one fence context (instance) */
+	for (uint32_t k = KATRA_COUNTER_GPU_OTHER_FENCES; k <= KATRA_COUNTER_GPU_RING_BUSY_NS; k++)
+		counter(k, 7, 1000 + k);
 	epoch(KATRA_EPOCH_FRAME, 4, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
 	epoch(KATRA_EPOCH_CAPTURE_END, 5, "capture end");
 	build_stacks();

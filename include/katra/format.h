@@ -238,6 +238,7 @@ enum katra_kernel_table {
 	KATRA_KTABLE_EXITING,      /* processes whose last threads are exiting */
 	KATRA_KTABLE_UCALLS,       /* uprobed calls (Wine, Vulkan) in flight */
 	KATRA_KTABLE_GPU,          /* dma_fences of traced processes not yet signalled */
+	KATRA_KTABLE_GPU_TOTALS,   /* the GPU layer's counts: fences in flight, contexts */
 	KATRA_KTABLE_COUNT
 };
 
@@ -258,6 +259,15 @@ enum katra_counter_kind {
 	KATRA_COUNTER_RING_CAPACITY_BYTES,
 	KATRA_COUNTER_OPEN_SPANS,
 	KATRA_COUNTER_BYTES_WRITTEN,
+	/* per dma_fence context (instance): other processes' GPU work, counted
+	 * in the kernel, and the timeline's busy time over all its work */
+	KATRA_COUNTER_GPU_OTHER_FENCES,
+	KATRA_COUNTER_GPU_OTHER_FENCE_NS,
+	KATRA_COUNTER_GPU_OTHER_BUSY_NS,
+	KATRA_COUNTER_GPU_OTHER_JOBS,
+	KATRA_COUNTER_GPU_OTHER_RING_BUSY_NS,
+	KATRA_COUNTER_GPU_TIMELINE_BUSY_NS,
+	KATRA_COUNTER_GPU_RING_BUSY_NS,
 	KATRA_COUNTER_KIND_COUNT
 };
 
@@ -651,6 +661,10 @@ struct katra_syscall_begin {
 };
 int katra_writer_append_syscall_begin(struct katra_writer *w,
 				      const struct katra_syscall_begin *s);
+/* A syscall's Begin and its End right after it (the End's cause is the
+ * Begin's seq): the bytes of the two calls above, in one. */
+int katra_writer_append_syscall_pair(struct katra_writer *w, const struct katra_syscall_begin *b,
+				     const struct katra_syscall_end *e);
 /* Writes buffered bytes to the file (no fsync); returns once they are in it. */
 int katra_writer_flush(struct katra_writer *w);
 /* Hands buffered bytes to the output thread and returns without waiting for

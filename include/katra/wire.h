@@ -430,6 +430,27 @@ struct katra_ev_gpu_cmd {
 	__u32 pad;
 };
 
+/* The GPU layer's totals per fence context (the map gpu_totals, read by
+ * user space at each counter tick and at the capture's end): other processes' work, counted and not
+ * written (a fence is another process's when its init ran outside the
+ * tracked threads, or was not seen and it is not a tracked process's), and
+ * the busy time of all the context's work, tracked processes' included.
+ * Busy times are unions of intervals (a fence: init to signalled; a job:
+ * run to done), merged in the order they end. */
+struct katra_gpu_totals {
+	__u64 fences;         /* other processes' fences signalled */
+	__u64 fence_ns;       /* their time in flight, summed (inits seen) */
+	__u64 busy_ns;        /* the union of those flights */
+	__u64 cover_end;      /* where that union ends so far */
+	__u64 jobs;           /* other processes' scheduler jobs done */
+	__u64 ring_busy_ns;   /* the union of their runs (run to done) */
+	__u64 ring_cover_end;
+	__u64 all_busy_ns;    /* the union of every fence's flight */
+	__u64 all_cover_end;
+	__u64 all_ring_busy_ns; /* the union of every job's run */
+	__u64 all_ring_cover_end;
+};
+
 /* ---- the per-CPU slot: one per possible CPU in the probes' .bss, read by
  * user space through the mmap'ed .bss.  It holds the syscall between its
  * enter and its exit while the thread stays on the CPU, and `busy`, the

@@ -220,6 +220,36 @@ kt_free_pid()
 	return 1
 }
 
+# kt_live_maps FILE: the BPF maps of a live `-p` capture of a sleeper, one
+# "NAME MAX_ENTRIES" line each (sorted), read from the recorder's own map
+# fds (fdinfo's map_id, named by bpftool); the capture is stopped after.
+kt_live_maps()
+{
+	local out=$1 sleeper rp fd id
+	command -v bpftool >/dev/null || kt_skip "no bpftool"
+	sleep 30 &
+	sleeper=$!
+	KT_PIDS="$KT_PIDS $sleeper"
+	rm -f "$T/maps.ready"
+	"$REC" -q -o "$T/maps.ktr" --force --ready-file "$T/maps.ready" -p "$sleeper" \
+		2>"$T/maps.err" &
+	rp=$!
+	KT_PIDS="$KT_PIDS $rp"
+	for _ in $(seq 600); do [ -e "$T/maps.ready" ] && break; sleep 0.05; done
+	[ -e "$T/maps.ready" ] || kt_fail "the capture never went live: $(kt_tail "$T/maps.err")"
+	for fd in /proc/$rp/fdinfo/*; do
+		id=$(sed -n 's/^map_id:[[:space:]]*//p' "$fd" 2>/dev/null)
+		[ -n "$id" ] && bpftool map show id "$id" -j 2>/dev/null
+	done | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    print(m.get("name"), m.get("max_entries"))' | sort -u >"$out"
+	kill -INT "$rp"
+	wait "$rp" 2>/dev/null
+	kill "$sleeper" 2>/dev/null
+}
+
 # kt_note TEXT: one line that run.sh prints after the test's PASS/FAIL (the
 # figures a test measures, e.g. a loss rate).
 kt_note()

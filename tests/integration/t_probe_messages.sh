@@ -5,7 +5,8 @@
 # says so in one line of information, once, with no "not attached", no
 # "layer ... off" and no "N failed"; the trace's header notes keep the
 # details.  Where fexit works, no such line.  Counts read "1 event", never
-# "1 events".
+# "1 events".  Where fexit is refused, the table of fault starts is made
+# with one entry.
 . "$(dirname "$0")/lib.sh"
 kt_require
 TRACE=$T/true.ktrc
@@ -19,7 +20,11 @@ if grep -q 'not attached: handle_mm_fault' "$T/notes"; then
 		kt_fail "fexit refused, but not one line '$info': $(tr '\n' '|' <"$T/rec.err")"
 	grep -q 'layer fault-durations off' "$T/notes" ||
 		kt_fail "the header's notes lost the fallback's layer note: $(tr '\n' '|' <"$T/notes")"
-	kt_note "fexit refused here: one line of information"
+	# the table of fault starts, never used then, is made with one entry
+	kt_live_maps "$T/maps"
+	grep -qx "fault_starts 1" "$T/maps" ||
+		kt_fail "fexit refused, yet fault_starts is not a one-entry map: $(grep '^fault_starts ' "$T/maps")"
+	kt_note "fexit refused here: one line of information; fault_starts of one entry"
 else
 	grep -q "$info" "$T/rec.err" && kt_fail "fexit attached, yet: $(kt_tail "$T/rec.err")"
 	kt_note "fexit attached here"

@@ -553,6 +553,48 @@ Test(export_gpu, a_fence_is_a_slice_on_its_timeline_with_a_flow_from_its_maker)
 	free(out);
 }
 
+/* Context 5 (vgem "unbound") named, then the kernel's counts of other
+ * processes' work there: 3 fences, busy 1500 ns. */
+static size_t gpu_counts(struct katra_record *r)
+{
+	size_t n = 0;
+
+	r[n++] = mk_epoch(0, 0, "capture start");
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_START;
+	r[n++] = e(1, 1000, PID, 0, KATRA_KIND_GPU_TIMELINE, KATRA_PHASE_INSTANT, -1);
+	r[n - 1].u.event.scope = KATRA_SCOPE_GPU;
+	r[n - 1].u.event.payload.type = KATRA_PAYLOAD_GPU_TIMELINE;
+	r[n - 1].u.event.payload.u.gpu_timeline.context = 5;
+	r[n - 1].u.event.payload.u.gpu_timeline.driver = katra_cstr("vgem");
+	r[n - 1].u.event.payload.u.gpu_timeline.timeline = katra_cstr("unbound");
+	r[n++] = mk_epoch(2, 4000, "capture end");
+	r[n - 1].u.epoch.epoch = 1;
+	r[n - 1].u.epoch.kind = KATRA_EPOCH_CAPTURE_END;
+	r[n++] = mk_counter(3, 4000);
+	r[n - 1].u.counter.kind = KATRA_COUNTER_GPU_OTHER_FENCES;
+	r[n - 1].u.counter.instance = 5;
+	r[n - 1].u.counter.value = 3;
+	r[n++] = mk_counter(4, 4000);
+	r[n - 1].u.counter.kind = KATRA_COUNTER_GPU_OTHER_BUSY_NS;
+	r[n - 1].u.counter.instance = 5;
+	r[n - 1].u.counter.value = 1500;
+	return n;
+}
+
+Test(export_gpu, other_processes_counts_are_a_counter_track_per_context)
+{
+	struct kx_options opt = { 0 };
+	int ret;
+	char *out = export_built(gpu_counts, &opt, &ret, NULL);
+
+	cr_assert_eq(ret, 0);
+	cr_assert_not_null(strstr(out, "\"name\":\"GPU vgem unbound (context 5) counts\",\"cat\":"
+				       "\"katra\",\"args\":{\"others_fences\":3}}"), "%s", out);
+	cr_assert_not_null(strstr(out, "\"name\":\"GPU vgem unbound (context 5) counts\",\"cat\":"
+				       "\"katra\",\"args\":{\"others_busy_ns\":1500}}"), "%s", out);
+	free(out);
+}
+
 /* Process 100's ioctl (thread 100) asks for a vblank event on CRTC 0
  * (GpuVblankQueued, sequence 7); the vblank and the delivery come from the
  * interrupt (thread 0, process 100), the delivery caused by the queueing and

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The merge across rings (order.c): the heap's copies of the head keys, runs
- * drained from one ring, equal keys across rings, re-sorted heads, and a
- * random workout checked against a plain model of the ordering contract. */
+ * drained from one ring, equal keys across rings, re-sorted heads, FIFOs
+ * narrowed and widened within their memory, and a random workout checked
+ * against a plain model of the ordering contract. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -152,12 +153,15 @@ static int model_next(const struct model_ring *m)
 	return best;
 }
 
-Test(order_merge, random_pushes_pops_and_resorts_follow_the_model)
+/* narrow: the FIFOs only narrow within their memory now and then (a
+ * capture while records flow), else they shrink and give memory back. */
+static void follow_the_model(bool narrow)
 {
 	static struct model_ring m[NR];
 	struct order o;
 	uint32_t seed = 7, tag = 0;
 	uint64_t base = 0;
+	size_t peak = 0, widened = 0;
 
 	memset(m, 0, sizeof(m));
 	cr_assert_eq(order_init(&o, NR, 16, 1 << 20), 0);
@@ -207,8 +211,16 @@ Test(order_merge, random_pushes_pops_and_resorts_follow_the_model)
 				base++; /* time goes on */
 		}
 		check_heap(&o);
-		if (step % 1000 == 0)
-			order_shrink(&o);
+		if (o.item_capacity > peak)
+			peak = o.item_capacity;
+		for (unsigned r = 0; r < NR; r++)
+			widened += o.fifos[r].alloc > o.fifos[r].cap;
+		if (step % 1000 == 0) {
+			if (narrow)
+				order_narrow(&o);
+			else
+				order_shrink(&o);
+		}
 	}
 	for (int want; (want = model_next(m)) >= 0;) {
 		unsigned ring;
@@ -219,9 +231,61 @@ Test(order_merge, random_pushes_pops_and_resorts_follow_the_model)
 	unsigned ring;
 	cr_assert_null(order_peek(&o, UINT64_MAX, &ring));
 	cr_assert_eq(o.pending, 0);
+	if (narrow) {
+		cr_assert_gt(widened, 0, "FIFOs used less than their memory");
+		for (int i = 0; i < 16; i++)
+			order_narrow(&o);
+		cr_assert_eq(o.item_capacity, peak, "narrowing gave memory back");
+		for (unsigned r = 0; r < NR; r++)
+			cr_assert_eq(o.fifos[r].cap, o.min_cap, "ring %u did not narrow", r);
+	}
 	for (int i = 0; i < 16; i++)
 		order_shrink(&o);
 	cr_assert_eq(o.item_capacity, NR * o.min_cap, "the FIFOs shrank back");
+	order_free(&o);
+}
+
+Test(order_merge, random_pushes_pops_and_resorts_follow_the_model)
+{
+	follow_the_model(false);
+}
+
+Test(order_merge, and_so_while_fifos_narrow_and_widen_within_their_memory)
+{
+	follow_the_model(true);
+}
+
+/* A FIFO narrowed after a burst takes the next one in the memory it has,
+ * its items in order across the wrap of both sizes. */
+Test(order_merge, a_narrowed_fifo_widens_in_its_memory_in_order)
+{
+	struct order o;
+	unsigned ring;
+	uint32_t key = 0, next = 0;
+
+	cr_assert_eq(order_init(&o, 2, 16, 1 << 20), 0);
+	for (; key < 4096; key++)
+		push_key(&o, 1, key, key);
+	while (next < 4096 - 1)
+		cr_assert_eq(pop_tag(&o, UINT64_MAX, &ring), next++);
+	size_t mem = o.item_capacity;
+	for (int i = 0; i < 16; i++)
+		order_narrow(&o);
+	cr_assert_eq(o.fifos[1].cap, 16);
+	cr_assert_eq(o.fifos[1].alloc, 4096);
+	/* the head goes round the narrow FIFO, then a burst fills it past 16 */
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 15; i++)
+			push_key(&o, 1, key, key), key++;
+		for (int i = 0; i < 15; i++)
+			cr_assert_eq(pop_tag(&o, UINT64_MAX, &ring), next++);
+	}
+	for (int i = 0; i < 1000; i++)
+		push_key(&o, 1, key, key), key++;
+	cr_assert_eq(o.item_capacity, mem, "it took new memory");
+	cr_assert_eq(o.fifos[1].cap, 1024);
+	while (next < key)
+		cr_assert_eq(pop_tag(&o, UINT64_MAX, &ring), next++);
 	order_free(&o);
 }
 

@@ -59,7 +59,8 @@ static void gpu_trace(struct tb *t)
 	tb_write(t);
 }
 
-static char *run(bool json)
+/* stats --gpu (--json) of the trace BUILD writes */
+static char *run_on(void (*build)(struct tb *), bool json)
 {
 	struct katra_stats_opts o = { .views = KATRA_STATS_GPU, .json = json };
 	struct outcap out, err;
@@ -67,7 +68,7 @@ static char *run(bool json)
 	char *text;
 
 	tb_init(&t);
-	gpu_trace(&t);
+	build(&t);
 	oc_open(&out);
 	oc_open(&err);
 	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
@@ -77,6 +78,11 @@ static char *run(bool json)
 	oc_free(&err);
 	tb_cleanup(&t);
 	return text;
+}
+
+static char *run(bool json)
+{
+	return run_on(gpu_trace, json);
 }
 
 Test(stats_gpu, timelines_and_processes)
@@ -109,16 +115,22 @@ Test(stats_gpu, json)
 		"\"signaled\":1,\"destroyed\":1,\"busy_ns\":200000,\"p50_ns\":200000,"
 		"\"p99_ns\":200000,\"max_ns\":200000,\"waits\":0,\"wait_ns\":0,\"jobs\":0,"
 		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0,\"cmds\":0,"
-		"\"cmd_responses\":0,\"cmd_p50_ns\":0,\"cmd_p99_ns\":0,\"cmd_max_ns\":0},"
+		"\"cmd_responses\":0,\"cmd_p50_ns\":0,\"cmd_p99_ns\":0,\"cmd_max_ns\":0,"
+		"\"other_fences\":0,\"other_fence_ns\":0,\"other_busy_ns\":0,\"other_jobs\":0,"
+		"\"other_ring_busy_ns\":0,\"total_busy_ns\":200000,\"total_ring_busy_ns\":0},"
 		"{\"context\":5,\"driver\":\"amdgpu\",\"timeline\":\"gfx_0.0.0\",\"fences\":3,"
 		"\"signaled\":3,\"destroyed\":0,\"busy_ns\":60000,\"p50_ns\":29951,"
 		"\"p99_ns\":40000,\"max_ns\":40000,\"waits\":1,\"wait_ns\":30000,\"jobs\":0,"
 		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0,\"cmds\":0,"
-		"\"cmd_responses\":0,\"cmd_p50_ns\":0,\"cmd_p99_ns\":0,\"cmd_max_ns\":0}],"
+		"\"cmd_responses\":0,\"cmd_p50_ns\":0,\"cmd_p99_ns\":0,\"cmd_max_ns\":0,"
+		"\"other_fences\":0,\"other_fence_ns\":0,\"other_busy_ns\":0,\"other_jobs\":0,"
+		"\"other_ring_busy_ns\":0,\"total_busy_ns\":60000,\"total_ring_busy_ns\":0}],"
 		"\"processes\":[{\"process_id\":100,\"process_name\":\"game\",\"fences\":4,"
 		"\"signaled\":3,\"fence_ns\":270000},{\"process_id\":200,\"process_name\":\"tool\","
-		"\"fences\":1,\"signaled\":1,\"fence_ns\":10000}],\"unfenced_cmds\":0,"
-		"\"overflow\":0}}\n");
+		"\"fences\":1,\"signaled\":1,\"fence_ns\":10000}],"
+		"\"traced\":{\"fences\":5,\"signaled\":4,\"fence_ns\":280000,\"jobs\":0},"
+		"\"others\":{\"timelines\":0,\"fences\":0,\"fence_ns\":0,\"busy_ns\":0,\"jobs\":0,"
+		"\"ring_busy_ns\":0},\"unfenced_cmds\":0,\"overflow\":0}}\n");
 	free(text);
 }
 
@@ -217,6 +229,119 @@ Test(stats_gpu, a_drivers_fenced_commands_queued_to_response)
 		"   context driver       timeline            cmds responses  p50 usecs  p99 usecs  max usecs\n"
 		"         7 virtio_gpu   controlq               2         2       20.0       40.0       40.0\n"
 		"  1 command without a fence (their responses name no command)\n");
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+static void gpu_count(struct tb *t, uint64_t ts, uint32_t kind, uint32_t ctx, uint64_t value)
+{
+	struct katra_counter *c = tb_counter(t, ts, value);
+
+	c->kind = kind;
+	c->instance = ctx;
+}
+
+/* Timeline 5 (amdgpu gfx): process 100's fences 1 (10..40 us) and 2 (20..60
+ * us: busy 50 us, 70 us in flight), and the kernel's counts of other
+ * processes' work there: 3 fences (a first counter of 1 superseded), 30 us
+ * in flight, busy 25 us, the timeline busy 70 us over all its work.
+ * Timeline 11 (vgem), only others': 2 fences, 40 us in flight, busy 20 us.
+ * Ring 3 (drm_sched), only others': 4 jobs, busy 35 us. */
+static void others_trace(struct tb *t)
+{
+	tb_epoch(t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(t, 1 * US, 100, "game", NULL);
+	timeline(t, 5 * US, 5, "amdgpu", "gfx_0.0.0");
+	fence(t, 10 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 5, 1);
+	fence(t, 20 * US, 100, KATRA_KIND_GPU_FENCE_INIT, KATRA_PHASE_INSTANT, -1, 5, 2);
+	fence(t, 40 * US, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 5, 1);
+	fence(t, 60 * US, 0, KATRA_KIND_GPU_FENCE_SIGNALED, KATRA_PHASE_INSTANT, -1, 5, 2);
+	timeline(t, 70 * US, 11, "vgem", "unbound");
+	timeline(t, 80 * US, 3, "drm_sched", "comp_1.0.0");
+	gpu_count(t, 300 * US, KATRA_COUNTER_GPU_OTHER_FENCES, 5, 1);
+	tb_epoch(t, 500 * US, KATRA_EPOCH_CAPTURE_END, "capture end");
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_FENCES, 5, 3);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_FENCE_NS, 5, 30 * US);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_BUSY_NS, 5, 25 * US);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_TIMELINE_BUSY_NS, 5, 70 * US);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_FENCES, 11, 2);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_FENCE_NS, 11, 40 * US);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_BUSY_NS, 11, 20 * US);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_TIMELINE_BUSY_NS, 11, 20 * US);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_JOBS, 3, 4);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_OTHER_RING_BUSY_NS, 3, 35 * US);
+	gpu_count(t, 500 * US, KATRA_COUNTER_GPU_RING_BUSY_NS, 3, 35 * US);
+	tb_write(t);
+}
+
+static char *run_others(bool json)
+{
+	return run_on(others_trace, json);
+}
+
+Test(stats_gpu, other_processes_beside_the_traced)
+{
+	char *text = run_others(false), *b = strstr(text, "\nGPU fence timelines");
+
+	cr_assert_not_null(b, "%s", text);
+	cr_assert_str_eq(b,
+		"\nGPU fence timelines (dma_fence: made to signalled; p50/p99 within 1/32)\n"
+		"   context driver       timeline          fences  signal  busy usecs  p50 usecs  p99 usecs  max usecs  waits wait usecs\n"
+		"         5 amdgpu       gfx_0.0.0              2       2        50.0       30.0       40.0       40.0      0        0.0\n"
+		"\nGPU timelines: traced processes beside the others (others counted in the kernel, not recorded)\n"
+		"   context driver       timeline          traced traced busy  others others busy  total busy\n"
+		"                                          fences       usecs  fences       usecs       usecs\n"
+		"         5 amdgpu       gfx_0.0.0              2        50.0       3        25.0        70.0\n"
+		"        11 vgem         unbound                0         0.0       2        20.0        20.0\n"
+		"\nGPU scheduler rings: traced processes beside the others (jobs: run to done)\n"
+		"   context driver       timeline          traced traced busy  others others busy  total busy\n"
+		"                                            jobs       usecs    jobs       usecs       usecs\n"
+		"         3 drm_sched    comp_1.0.0             0         0.0       4        35.0        35.0\n"
+		"\nGPU fences per process (time in flight, share of all fence time)\n"
+		"process                       fences  signal        usecs   share\n"
+		"100(game)                          2       2         70.0   50.0%\n"
+		"other processes                    5       5         70.0   50.0%\n");
+	free(text);
+}
+
+Test(stats_gpu, other_processes_in_json)
+{
+	char *text = run_others(true), *b = strstr(text, "],\"traced\":");
+
+	cr_assert_not_null(b, "%s", text);
+	cr_assert_str_eq(b,
+		"],\"traced\":{\"fences\":2,\"signaled\":2,\"fence_ns\":70000,\"jobs\":0},"
+		"\"others\":{\"timelines\":3,\"fences\":5,\"fence_ns\":70000,\"busy_ns\":45000,"
+		"\"jobs\":4,\"ring_busy_ns\":35000},\"unfenced_cmds\":0,\"overflow\":0}}\n");
+	cr_assert_not_null(strstr(text, "{\"context\":11,\"driver\":\"vgem\",\"timeline\":\"unbound\","
+					"\"fences\":0,"), "%s", text);
+	cr_assert_not_null(strstr(text, "\"other_fences\":3,\"other_fence_ns\":30000,"
+					"\"other_busy_ns\":25000,\"other_jobs\":0,"
+					"\"other_ring_busy_ns\":0,\"total_busy_ns\":70000,"
+					"\"total_ring_busy_ns\":0}"), "%s", text);
+	free(text);
+}
+
+Test(stats_gpu, a_window_counts_the_others_from_its_start)
+{
+	/* from 400 us: context 5's fences 3 less the 1 written before it */
+	struct katra_stats_opts o = { .views = KATRA_STATS_GPU, .json = true };
+	struct outcap out, err;
+	struct tb t;
+
+	o.from = (struct katra_dump_when){ .set = true, .ns = 400 * US };
+	tb_init(&t);
+	others_trace(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
+	const char *b = strstr(oc_text(&out), "],\"traced\":");
+	cr_assert_not_null(b, "%s", oc_text(&out));
+	cr_assert_str_eq(b,
+		"],\"traced\":{\"fences\":0,\"signaled\":0,\"fence_ns\":0,\"jobs\":0},"
+		"\"others\":{\"timelines\":3,\"fences\":4,\"fence_ns\":70000,\"busy_ns\":45000,"
+		"\"jobs\":4,\"ring_busy_ns\":35000},\"unfenced_cmds\":0,\"overflow\":0}}\n");
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);

@@ -237,6 +237,60 @@ not_run()
 	done
 }
 
+# gpuothers N M: the rest of the machine's GPU work.  An untraced vgemfence
+# makes M fences while katra-record -p traces another, gated until the first
+# has exited, that then makes N: exactly the traced N as events (each linked
+# to its ioctl), the untraced M as GpuOtherFences counts on their timelines
+# and nothing of that process as events; `stats --gpu --json` says N and M.
+gpuothers()
+{
+	local n=$1 m=$2 b=/tmp/gpuothers rc=0 rec_rc o_rc t_rc o_pid t_pid rec_pid
+	local facts=$b.facts why=$b.why
+	: >"$facts"
+	: >"$why"
+	rm -f /tmp/ogate /tmp/tgate "$b".ktrc
+	$WL/vgemfence --gate /tmp/ogate "$m" >"$b".others.out 2>"$b".others.err &
+	o_pid=$!
+	$WL/vgemfence --gate /tmp/tgate "$n" >"$b".out 2>"$b".err &
+	t_pid=$!
+	timeout "$step_timeout" $K/katra-record -p "$t_pid" --ready-file /tmp/ogate -o "$b".ktrc \
+		>"$b".rec.out 2>"$b".rec.err &
+	rec_pid=$!
+	# the untraced fences while the capture runs, then the traced ones
+	while [ ! -e /tmp/ogate ] && kill -0 "$rec_pid" 2>/dev/null; do
+		sleep 0.1
+	done
+	if [ -e /tmp/ogate ]; then
+		wait "$o_pid"
+		o_rc=$?
+	else
+		kill -9 "$o_pid" 2>/dev/null
+		o_rc=killed
+	fi
+	touch /tmp/tgate
+	wait "$rec_pid"
+	rec_rc=$?
+	wait "$t_pid"
+	t_rc=$?
+	echo "record_rc=$rec_rc" >>"$facts"
+	if [ "$rec_rc" != 0 ]; then
+		echo "katra-record -p exited $rec_rc: $(tail -n 2 "$b".rec.err | tr '\n' ' ')" >>"$why"
+		log gpuothers "$b".rec.err
+		result gpuothers 1 "$facts" "$why"
+		return
+	fi
+	if [ "$o_rc" != 0 ] || [ "$t_rc" != 0 ]; then
+		echo "vgemfence exited $o_rc (untraced), $t_rc (traced)" >>"$why"
+		rc=1
+	fi
+	verify gpuothers "$b".ktrc "$facts" "$why" || rc=1
+	$K/katra-replay stats --gpu --json "$b".ktrc >"$b".stats.json 2>>"$why" || rc=1
+	$K/vm/katra-vmcheck gpuothers "$b".ktrc "$b".out "$b".others.out "$b".stats.json \
+		>>"$facts" 2>>"$why" || rc=1
+	result gpuothers "$rc" "$facts" "$why"
+	rm -f "$b".ktrc
+}
+
 case ${1:-} in
 basic)
 	want syscalls && captured syscalls "" -- $WL/syscalls --threads 2 300 200
@@ -261,10 +315,12 @@ basic)
 	# 50 inits and 50 signals, each linked to the ioctl that made it
 	: >/tmp/gpu.why
 	: >/tmp/virtio.why
-	if ! want gpu && ! want flips && ! want atomic && ! want virtio && ! want virtioatomic; then
+	if ! want gpu && ! want gpuothers && ! want flips && ! want atomic && ! want virtio && ! want virtioatomic; then
 		:
 	elif gpu_modules; then
 		want gpu && captured gpu "" -- $WL/vgemfence 50
+		# 30 fences of an untraced process while 50 are traced: counted
+		want gpuothers && gpuothers 50 30
 		# 20 page flips on QEMU's standard VGA (bochs: no vblanks, the
 		# flip's event sent from the commit), each delivered to the
 		# workload's DRM file
@@ -287,7 +343,7 @@ basic)
 			not_run /tmp/virtio.why virtio virtioatomic
 		fi
 	else
-		not_run /tmp/gpu.why gpu flips atomic virtio virtioatomic
+		not_run /tmp/gpu.why gpu gpuothers flips atomic virtio virtioatomic
 	fi
 	;;
 scale)

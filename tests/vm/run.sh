@@ -28,7 +28,7 @@ declare -A SUITE=([5.10]=bullseye [6.1]=bookworm [6.1-smp16]=bookworm)
 declare -A SMP=([5.10]=2 [6.1]=2 [6.1-smp16]=16)
 declare -A MAXCPUS=([5.10]=2 [6.1]=2 [6.1-smp16]=64)
 declare -A TESTS=([5.10]=basic [6.1]=basic [6.1-smp16]=scale)
-declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds gpu flips atomic virtio virtioatomic" [6.1]="syscalls select refused threadnames fdkinds gpu flips atomic virtio virtioatomic" [6.1-smp16]="storm exitstorm execthread")
+declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic virtio virtioatomic" [6.1]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic virtio virtioatomic" [6.1-smp16]="storm exitstorm execthread")
 # QEMU's devices beyond its defaults: a virtio-gpu (2D, no virgl) for the
 # virtio check, beside the standard VGA the flips check drives
 declare -A DEVICES=([5.10]="-device virtio-gpu-pci" [6.1]="-device virtio-gpu-pci" [6.1-smp16]="")

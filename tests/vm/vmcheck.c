@@ -5,15 +5,17 @@
  * library's reader).  The same checks as tests/integration/ktrace.py's
  * syscalls, storm, exitstorm and execthread, t_threadnames.sh's renames and
  * t_fdkinds.sh's resources (the probes' fallback path, without bpf_rdonly_cast),
- * and the GPU layer's fences and flips (gpu: vgem fences, flips: page flips,
- * atomic: atomic commits with out-fences, virtio and virtioatomic:
- * virtio_gpu fences numbered at their emit and its commands; exact counts,
- * each linked to its ioctl).
+ * and the GPU layer's fences and flips (gpu: vgem fences, exact counts, each
+ * linked to its ioctl; gpuothers: an untraced process's fences counted,
+ * never written; flips: page flips; atomic: atomic commits with
+ * out-fences; virtio and virtioatomic: virtio_gpu fences numbered at their
+ * emit and its commands, exact counts, each linked to its ioctl).
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
  *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames |
  *                 fdkinds | gpu | flips | atomic | virtio | virtioatomic
  *        katra-vmcheck select TRACE WORKLOAD_OUTPUT   (a capture under -e io)
+ *        katra-vmcheck gpuothers TRACE WORKLOAD_OUTPUT OTHERS_OUTPUT STATS_JSON
  *        katra-vmcheck info TRACE
  *        katra-vmcheck rusage OUT CMD ARGS...
  *
@@ -241,6 +243,9 @@ struct trace_facts {
 
 typedef void (*event_fn)(void *ctx, const struct katra_event *ev);
 
+/* Counters to a check that wants them (gpuothers), with read_trace's ctx. */
+static void (*counter_fn)(void *ctx, const struct katra_counter *c);
+
 static int read_trace(const char *path, struct trace_facts *f, event_fn fn, void *ctx,
 		      bool print_notes)
 {
@@ -296,6 +301,8 @@ static int read_trace(const char *path, struct trace_facts *f, event_fn fn, void
 			if (rec.u.counter.kind == KATRA_COUNTER_RING_CAPACITY_BYTES &&
 			    rec.u.counter.instance < MAX_RING_INSTANCES)
 				f->ring_capacity[rec.u.counter.instance] = rec.u.counter.value;
+			if (counter_fn)
+				counter_fn(ctx, &rec.u.counter);
 			break;
 		case KATRA_RECORD_SESSION_SUMMARY:
 			f->has_summary = true;
@@ -1514,6 +1521,165 @@ static int check_virtio(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- gpuothers: the traced vgemfence's fences as events, an untraced
+ * one's counted per timeline (Counters), never written ---- */
+
+struct others_ctx {
+	struct gpu_ctx g;       /* the traced workload's fences (check_gpu's counts) */
+	long long other_pid;
+	uint64_t octx[GPU_MAX]; /* contexts with a GpuOtherFences counter */
+	uint64_t ofences[GPU_MAX];
+	unsigned nctx, other_events, fence_events_not_traced, not_rising;
+	uint64_t tl_seen[GPU_MAX]; /* contexts named by a GpuTimeline */
+	unsigned ntl, tl_twice;
+};
+
+static void others_counter(void *p, const struct katra_counter *k)
+{
+	struct others_ctx *c = p;
+	unsigned i;
+
+	if (k->kind != KATRA_COUNTER_GPU_OTHER_FENCES)
+		return;
+	for (i = 0; i < c->nctx && c->octx[i] != k->instance; i++)
+		;
+	if (i == GPU_MAX)
+		return;
+	if (i < c->nctx && k->value <= c->ofences[i])
+		c->not_rising++; /* written only when it changed: cumulative, so it rises */
+	c->octx[i] = k->instance;
+	c->ofences[i] = k->value; /* cumulative: the last */
+	if (i == c->nctx)
+		c->nctx++;
+}
+
+static void others_event(void *p, const struct katra_event *e)
+{
+	struct others_ctx *c = p;
+
+	if ((long long)e->process_id == c->other_pid)
+		c->other_events++;
+	if (e->kind == KATRA_KIND_GPU_TIMELINE && e->payload.type == KATRA_PAYLOAD_GPU_TIMELINE) {
+		uint64_t ctx = e->payload.u.gpu_timeline.context;
+		for (unsigned i = 0; i < c->ntl; i++)
+			c->tl_twice += c->tl_seen[i] == ctx;
+		if (c->ntl < GPU_MAX)
+			c->tl_seen[c->ntl++] = ctx;
+	} else if (e->payload.type == KATRA_PAYLOAD_GPU_FENCE &&
+		   (long long)e->process_id != c->g.pid) {
+		c->fence_events_not_traced++;
+	}
+	gpu_event(&c->g, e);
+}
+
+/* "key":N inside the JSON object that starts at "obj":{ */
+static long long jnum_in(const char *s, const char *obj, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":{", obj);
+	p = strstr(s, pat);
+	if (!p)
+		die("stats output has no \"%s\" object: %.200s", obj, s);
+	return jnum(p, key);
+}
+
+/* stats --gpu --json's timelines: on one with only traced fences the
+ * kernel's busy time over all its work equals the traced fences' busy time
+ * from the events (the probes count each at its event's own time), on one
+ * with only others' it equals theirs; returns how many differ. */
+static unsigned busy_mismatches(const char *json, unsigned *traced, unsigned *others)
+{
+	const char *p = json;
+	unsigned bad = 0;
+
+	*traced = *others = 0;
+	while ((p = strstr(p, "{\"context\":"))) {
+		long long fences = jnum(p, "fences"), busy = jnum(p, "busy_ns");
+		long long ofences = jnum(p, "other_fences"), obusy = jnum(p, "other_busy_ns");
+		long long total = jnum(p, "total_busy_ns");
+
+		if (fences && !ofences) {
+			(*traced)++;
+			bad += total != busy || !busy;
+		} else if (ofences && !fences) {
+			(*others)++;
+			bad += total != obusy || !obusy;
+		}
+		p++;
+	}
+	return bad;
+}
+
+static int check_gpuothers(const char *trace, const char *wl, const char *others,
+			   const char *stats)
+{
+	static struct others_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"vgemfence\"");
+	char *otext = slurp(others), *oline = line_with(otext, "\"vgemfence\"");
+	char *json = slurp(stats);
+	long long n, m;
+	uint64_t counted = 0, on_events = 0;
+
+	if (!f || !line || !oline)
+		die("no vgemfence line in %s or %s", wl, others);
+	c.g.pid = jnum(line, "pid");
+	c.g.tid = jnum(line, "tid");
+	n = jnum(line, "fences");
+	c.other_pid = jnum(oline, "pid");
+	m = jnum(oline, "fences");
+	counter_fn = others_counter;
+	if (read_trace(trace, f, others_event, &c, true))
+		return 1;
+	print_facts(f);
+	for (unsigned i = 0; i < c.nctx; i++) {
+		counted += c.ofences[i];
+		/* the others' timelines: no fence event of them in the trace */
+		for (unsigned k = 0; k < c.g.nfences; k++)
+			on_events += c.g.fkey[k] >> 32 == c.octx[i];
+	}
+	unsigned busy_traced, busy_others, busy_bad = busy_mismatches(json, &busy_traced, &busy_others);
+	long long s_traced = jnum_in(json, "traced", "signaled");
+	long long s_others = jnum_in(json, "others", "fences");
+	printf("fences=%lld\nother_fences=%lld\nfence_inits=%u\nsignals=%u\nother_counted=%llu\n"
+	       "other_contexts=%u\nother_events=%u\nstats_traced=%lld\nstats_others=%lld\n",
+	       n, m, c.g.inits, c.g.signals, (unsigned long long)counted, c.nctx, c.other_events,
+	       s_traced, s_others);
+	printf("busy_timelines_traced=%u\nbusy_timelines_others=%u\nbusy_mismatches=%u\n",
+	       busy_traced, busy_others, busy_bad);
+	if (busy_bad || busy_traced != (unsigned)n || busy_others != (unsigned)m)
+		fail("%u timelines whose total busy time is not their one side's (of %u traced, "
+		     "%u others': expected %lld and %lld)", busy_bad, busy_traced, busy_others, n, m);
+	if (c.g.inits != n || c.g.inits_vgem != n || c.g.inits_linked != n)
+		fail("%u GpuFenceInit of the traced workload (%u on vgem timelines, %u linked to its "
+		     "ioctls), expected %lld", c.g.inits, c.g.inits_vgem, c.g.inits_linked, n);
+	if (c.g.signals != n || c.g.signals_linked != n)
+		fail("%u GpuFenceSignaled linked to their init (%u to the workload's ioctls), "
+		     "expected %lld", c.g.signals, c.g.signals_linked, n);
+	if ((long long)counted != m)
+		fail("GpuOtherFences counters add up to %llu, expected the untraced workload's %lld",
+		     (unsigned long long)counted, m);
+	if (c.other_events)
+		fail("%u events of the untraced workload (pid %lld) in the trace", c.other_events,
+		     c.other_pid);
+	if (c.fence_events_not_traced)
+		fail("%u GPU fence events not of the traced workload", c.fence_events_not_traced);
+	if (on_events)
+		fail("%llu traced fences on contexts counted as other processes'",
+		     (unsigned long long)on_events);
+	if (c.not_rising)
+		fail("%u GpuOtherFences counters not above their context's previous one",
+		     c.not_rising);
+	if (c.tl_twice)
+		fail("%u contexts named by more than one GpuTimeline", c.tl_twice);
+	if (s_traced != n || s_others != m)
+		fail("stats --gpu --json says traced signaled %lld and others' fences %lld, "
+		     "expected %lld and %lld", s_traced, s_others, n, m);
+	return failures ? 1 : 0;
+}
+
 /* ---- flips: a display's page flips and vblank waits (GpuVblank*) ---- */
 
 struct flips_ctx {
@@ -1690,7 +1856,7 @@ int main(int argc, char **argv)
 {
 	const char *usage = "usage: katra-vmcheck {syscalls|select|storm|exitstorm|execthread|refused|"
 			    "threadnames|fdkinds|gpu|flips|atomic} TRACE WORKLOAD_OUTPUT | select TRACE WORKLOAD_OUTPUT SUMMARY | i386 TRACE CALLS | info TRACE | "
-			    "rusage OUT CMD ARGS...";
+			    "gpuothers TRACE WORKLOAD_OUTPUT OTHERS_OUTPUT STATS_JSON | rusage OUT CMD ARGS...";
 
 	if (argc >= 4 && !strcmp(argv[1], "rusage"))
 		return run_rusage(argv[2], argv + 3);
@@ -1704,6 +1870,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && !strcmp(argv[1], "select")) /* and --bpf-stats's summary */
 		return check_select(argv[2], argv[3], argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "gpuothers"))
+		return check_gpuothers(argv[2], argv[3], argv[4], argv[5]);
 	if (argc != 4)
 		die("%s", usage);
 	if (!strcmp(argv[1], "syscalls"))

@@ -578,6 +578,7 @@ static int teardown(struct recorder *r, int rc)
 	if (r->launch.pid > 0) /* -d, a signal or an error ended the capture first */
 		recorder_end_command(r);
 	recorder_stacks_free(r); /* its reader uses the probes */
+	ktable_free(&r->gpu_last);
 	/* a uprobes worker left behind still uses the probes */
 	if (!katra_uprobes_free(r->up))
 		katra_probes_destroy(r->probes);

@@ -78,6 +78,7 @@ static void queue_counters(struct recorder *r, uint64_t now)
 		pipeline_queue_counter(&r->pl, now, KATRA_COUNTER_RING_FILL_BYTES, i,
 				       katra_probes_ring_unread(r->probes, i));
 	}
+	recorder_gpu_counters(r, now);
 }
 
 /* Sleeps until a ring's consumer is woken, an epoch line is in the FIFO (read
@@ -267,8 +268,16 @@ int recorder_run(struct recorder *r)
 		rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
+		/* memory back only while nothing flows: a free after a burst
+		 * (munmap, a heap trim) flushes the TLB of every CPU this process
+		 * ran on, by interrupts that wait for CPUs busy with the traced
+		 * program; while records flow the FIFOs only narrow within the
+		 * memory they grew to (the reorder budget bounds it) */
 		if (now >= next_shrink) {
-			order_shrink(&r->pl.order);
+			if (dozing)
+				order_shrink(&r->pl.order);
+			else
+				order_narrow(&r->pl.order);
 			next_shrink = now + 1000000000ull;
 		}
 		if (!rc && now >= next_flush) {
@@ -368,6 +377,7 @@ int recorder_drain(struct recorder *r)
 		katra_record_read_fifo(&r->epochs, &r->pl, r->end);
 	katra_record_queue_marks(&r->epochs, &r->pl, r->end);
 	check_drops(r, r->end);
+	recorder_gpu_counters(r, r->end);
 	katra_drain_stop_marker(&r->drain);
 	rc = katra_drain_run(&r->drain, UINT64_MAX);
 	katra_drain_rest(&r->drain);

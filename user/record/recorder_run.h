@@ -17,6 +17,7 @@
 #include "record/kernel/probes.h"
 #include "record/kernel/rings.h"
 #include "record/pipeline/pipeline.h"
+#include "record/table/table.h"
 #include "record/targets/session.h"
 #include "record/targets/targets.h"
 #include "record/uprobes/uprobes.h"
@@ -67,6 +68,7 @@ struct recorder {
 	struct consumer_sched drain_sched; /* the drain's CPU policy */
 	bool drain_sched_on;
 	struct recorder_stacks *stk; /* --stacks (recorder_stacks.c), or NULL */
+	struct ktable gpu_last; /* context -> the GPU counts last written (recorder_gpu.c) */
 };
 
 static inline uint64_t recorder_clock_ns(clockid_t id)
@@ -91,5 +93,10 @@ int recorder_finish(struct recorder *r);
 /* The teardown's end of a command still running (-d, a second stop signal,
  * an error): SIGTERM, then SIGKILL after a bounded grace. */
 void recorder_end_command(struct recorder *r);
+
+/* The GPU layer's counts (bpf/gpu_totals.bpf.h) as Counter records at NOW:
+ * per fence context, each kind whose value is not 0 and changed since it
+ * was last written (at each counter tick and at the capture's end). */
+void recorder_gpu_counters(struct recorder *r, uint64_t now);
 
 #endif

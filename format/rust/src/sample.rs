@@ -944,6 +944,17 @@ pub fn records() -> Vec<TraceRecord> {
     b.counter(CounterKind::RingFillBytes, 1, 12_345);
     b.counter(CounterKind::OpenSpans, 0, 0);
     b.counter(CounterKind::BytesWritten, 0, 9_999);
+    for kind in [
+        CounterKind::GpuOtherFences,
+        CounterKind::GpuOtherFenceNs,
+        CounterKind::GpuOtherBusyNs,
+        CounterKind::GpuOtherJobs,
+        CounterKind::GpuOtherRingBusyNs,
+        CounterKind::GpuTimelineBusyNs,
+        CounterKind::GpuRingBusyNs,
+    ] {
+        b.counter(kind, 7, 1_000 + kind.index() as u64);
+    }
     b.epoch(4, EpochKind::Frame, "frame 1 (pid 4242, swapchain 0x55d0c8a1b2c0)");
     b.epoch(5, EpochKind::CaptureEnd, "capture");
     b.records.push(TraceRecord::Module(Module {

@@ -597,7 +597,8 @@ pub struct Counter {
 
 unit_enum!(CounterKind {
     0 EventsRecorded, 1 EventsDropped, 2 RingFillBytes, 3 RingCapacityBytes, 4 OpenSpans,
-    5 BytesWritten
+    5 BytesWritten, 6 GpuOtherFences, 7 GpuOtherFenceNs, 8 GpuOtherBusyNs, 9 GpuOtherJobs,
+    10 GpuOtherRingBusyNs, 11 GpuTimelineBusyNs, 12 GpuRingBusyNs
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]

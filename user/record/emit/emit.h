@@ -144,6 +144,16 @@ static inline int emit_pending_syscall(struct emitter *e, const struct pending *
 		return emit_pending_rare(e, p);
 	return end ? emit_syscall_end(e, p) : emit_syscall_begin(e, p);
 }
+/* A combined syscall's Begin and End written one after the other, in one
+ * call: 1 (nothing done) where either is not the common one
+ * (emit_syscall_begin and emit_syscall_end then write them). */
+int emit_syscall_pair(struct emitter *e, const struct pending *p);
+static inline int emit_pending_syscall_pair(struct emitter *e, const struct pending *p)
+{
+	if (e->error || e->names_waiting)
+		return 1;
+	return emit_syscall_pair(e, p);
+}
 /* p is about to be written before the watermark passed it (budget spent). */
 void emit_note_forced(struct emitter *e, const struct pending *p);
 /* A path record (drained straight from the ring, ahead of its syscall). */

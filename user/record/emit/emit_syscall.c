@@ -81,13 +81,18 @@ static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 			       const struct katra_ev_syscall *sc, uint64_t key)
 {
 	uint64_t ts = emit_rel(e, key);
-	struct katra_syscall_begin s = {
-		.seq = e->next_seq++, .ts_mono_ns = ts, .ts_wall_ns = e->start_wall + ts,
-		.thread_id = sc->head.tid, .process_id = sc->head.tgid,
-		.kind = katra_syscall_kind_of(sc), .span_id = e->next_span++,
-		.resource = { KATRA_RES_NONE, 0 },
-	};
+	struct katra_syscall_begin s;
 
+	/* field by field, as in emit_syscall_pair (no `rep stos`) */
+	s.seq = e->next_seq++;
+	s.ts_mono_ns = ts;
+	s.ts_wall_ns = e->start_wall + ts;
+	s.thread_id = sc->head.tid;
+	s.process_id = sc->head.tgid;
+	s.kind = katra_syscall_kind_of(sc);
+	s.span_id = e->next_span++;
+	s.resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
+	memset(&s.payload, 0, sizeof(s.payload));
 	katra_syscall_payload_of(sc, &s.payload);
 	syscall_resource(e, sc, &s.resource);
 	th->flags |= TH_SYSCALL_OPEN;
@@ -105,6 +110,61 @@ static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 	e->st.events++;
 	e->st.by_kind[s.kind]++;
 	e->error = katra_writer_append_syscall_begin(e->w, &s);
+	return e->error;
+}
+
+int emit_syscall_pair(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_syscall *sc = &p->u.sc;
+	struct thread_state *th = emit_thread(e, sc->head.tid, sc->head.tgid);
+	uint64_t enter = emit_rel(e, p->key), exit = emit_rel(e, sc->exit_ts);
+
+	/* what emit_syscall_begin() writes as the common Begin (in time on its
+	 * thread, on the CPU, no span open, no cause) and emit_syscall_end()
+	 * as the common End (no overlapped read it completes); else the two */
+	if (!th || !th->last_ts || enter < th->last_ts || !enter || exit < enter ||
+	    th->uc_open || e->record_paths || e->frames.count ||
+	    (th->flags & (TH_OFFCPU_OPEN | TH_SYSCALL_OPEN | TH_FIRST_CAUSE | TH_WINE |
+			  TH_WINESERVER)) ||
+	    (e->asyncs.count && sc->ret >= 0 && landing_buffer(sc)))
+		return 1;
+	struct katra_syscall_begin b;
+
+	/* field by field and the payload by its own memset: an initializer
+	 * cleared the whole struct with a `rep stos`, slow to start */
+	b.seq = e->next_seq++;
+	b.ts_mono_ns = enter;
+	b.ts_wall_ns = e->start_wall + enter;
+	b.thread_id = sc->head.tid;
+	b.process_id = sc->head.tgid;
+	b.kind = katra_syscall_kind_of(sc);
+	b.span_id = e->next_span++;
+	b.resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
+	memset(&b.payload, 0, sizeof(b.payload));
+	katra_syscall_payload_of(sc, &b.payload);
+	syscall_resource(e, sc, &b.resource);
+	struct katra_syscall_end x = {
+		.seq = e->next_seq++, .ts_mono_ns = exit, .ts_wall_ns = e->start_wall + exit,
+		.thread_id = b.thread_id, .process_id = b.process_id, .kind = b.kind,
+		.nr = katra_syscall_trace_nr(sc), .span_id = b.span_id, .cause = b.seq,
+		.resource = b.resource, .ret = sc->ret,
+	};
+	/* the thread as the End leaves it: the span closed, its Begin's
+	 * fields kept as emit_syscall_begin() sets them */
+	th->sc_span = b.span_id;
+	th->sc_seq = b.seq;
+	th->sc_enter_key = sc->enter_ts;
+	th->sc_nr = x.nr;
+	th->sc_kind = b.kind;
+	th->sc_buf = landing_buffer(sc);
+	if (sc->exit_ts > e->st.last_key)
+		e->st.last_key = sc->exit_ts;
+	th->last_ts = exit;
+	if (b.thread_id != e->seen_last_tid || b.process_id != e->seen_last_pid)
+		emit_count_ids_of(e, b.process_id, b.thread_id);
+	e->st.events += 2;
+	e->st.by_kind[b.kind] += 2;
+	e->error = katra_writer_append_syscall_pair(e->w, &b, &x);
 	return e->error;
 }
 

@@ -79,6 +79,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 {
 	struct katra_probes_opts def = KATRA_PROBES_OPTS_DEFAULT;
 	struct katra_probes *p;
+	size_t elf_size;
 	int err, ncpu;
 
 	*out = NULL;
@@ -113,12 +114,19 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	/* one parse of the kernel's BTF for the whole load (probes_btf.c) */
 	pk_btf_share(true);
 	pk_timing("begin");
-	p->skel = katra_bpf__open();
+	/* CO-RE against the kernel's BTF cut to what it needs (probes_btfcore.c) */
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = pk_btf_core_path());
+	p->skel = katra_bpf__open_opts(&oo);
 	if (!p->skel) {
 		err = -errno;
 		say_error("cannot open BPF probes", -err);
 		goto cleanup;
 	}
+	/* the kernel's struct names the programs never name left out of the
+	 * shared parse (probes_btfnames.c): without them, it is as before */
+	const void *elf = katra_bpf__elf_bytes(&elf_size);
+	if (pk_btf_keep_names(bpf_object__btf(p->skel->obj), elf, elf_size))
+		pk_btf_keep_free();
 	/* the kernel's BTF for each object parsed meanwhile (probes_split.c) */
 	err = pk_split_prefetch(p);
 	if (err) {
@@ -490,7 +498,8 @@ int katra_probes_attach(struct katra_probes *p)
 		struct probe *pr = &p->probes[i];
 
 		if (pr->link || pr->lacks == pk_alt_in_use || pr->lacks == pk_not_needed ||
-		    pr->lacks == pk_on_demand || pr->lacks == pk_gpu_absent)
+		    pr->lacks == pk_on_demand || pr->lacks == pk_gpu_absent ||
+		    pr->lacks == pk_gpu_no_device)
 			continue;
 		int err = attach_one(p, pr);
 		if (err && !first_err)

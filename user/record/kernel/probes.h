@@ -167,6 +167,12 @@ uint64_t katra_probes_read_drops(const struct katra_probes *p, uint64_t *drops, 
 /* Entries the kernel maps refused, by table (KATRA_KTABLE_*), since open. */
 void katra_probes_read_ktable_drops(const struct katra_probes *p, uint64_t *drops, unsigned n);
 
+/* The GPU layer's totals per fence context (bpf/gpu_totals.bpf.h), each
+ * given to fn; returns how many contexts, or -errno. */
+typedef void (*katra_gpu_totals_fn)(void *ctx, uint32_t context,
+				    const struct katra_gpu_totals *t);
+int katra_probes_gpu_totals(const struct katra_probes *p, katra_gpu_totals_fn fn, void *ctx);
+
 /* Runs of each attached probe's program that the kernel skipped since load
  * (recursion_misses: the program was already running on that CPU, e.g. a
  * preempted fexit, or a tracepoint hit again from an interrupt; 5.12+, 0 on

@@ -105,6 +105,9 @@ extern const char pk_on_demand[];
 /* the lacks of a GPU trace event tracefs does not list: said by the layer's
  * one note (probes_notes.c), not per probe */
 extern const char pk_gpu_absent[];
+/* ... and of every GPU trace event when the kernel has no DRM device:
+ * said by the same note */
+extern const char pk_gpu_no_device[];
 
 /* Before load: the kernel's flags in rodata, then p->probes[] filled with
  * each tp_btf program and its raw_tp twin (one of them loaded, or neither
@@ -163,6 +166,26 @@ bool pk_btf_mappable(void);
  * by the first caller (probes_btf.c); off: each parses its own again, and
  * the shared copy is freed by its last holder's btf__free(). */
 void pk_btf_share(bool on);
+/* The CO-RE relocations' types' essential names, from the object's ELF
+ * (.BTF.ext) and its BTF: the shared
+ * copy parsed while they are set blanks the names of the kernel's structs
+ * and unions that no program type names, for libbpf's CO-RE candidate
+ * search (probes_btfnames.c).  keep_names: 0 or -ENOMEM (then nothing is
+ * blanked); blank_names: the copy, before its first reader; keep_free: off. */
+int pk_btf_keep_names(const struct btf *local, const void *elf, size_t elf_size);
+void pk_btf_blank_names(const struct btf *btf);
+void pk_btf_keep_free(void);
+bool pk_btf_keep_ready(void);
+/* whether name's essential name is a relocated type's; *follow: whether a
+ * type-based relocation of it reads past its candidates' kind */
+bool pk_btf_name_kept(const char *name, bool *follow);
+/* The kernel's BTF cut to what libbpf's CO-RE relocations can reach, ids
+ * kept (probes_btfcore.c): NULL on failure.  pk_btf_core_path: the path
+ * to open objects with as btf_custom_path, whose btf__parse() returns it
+ * (probes_btf.c), or NULL where it is not used (module BTFs, no sharing,
+ * KATRA_TEST_FULL_BTF=1). */
+struct btf *pk_btf_core_build(const struct btf *vmlinux);
+const char *pk_btf_core_path(void);
 /* An index of a BTF's typedefs by name (probes_btfindex.c), for the shared
  * copy's lookups: build (NULL: no memory), find (what
  * btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) finds: the first id,

@@ -5,7 +5,9 @@
  * it stays off, since one program the kernel refuses would fail the whole
  * load. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +58,7 @@ const char pk_alt_in_use[] = "its newer name is attached";
 const char pk_not_needed[] = "page faults are not measured here";
 const char pk_on_demand[] = "attached when a Wine session is traced";
 const char pk_gpu_absent[] = "not in this kernel's tracefs";
+const char pk_gpu_no_device[] = "no DRM device in /sys/class/drm when the capture started";
 static const char gpu_sched_no_btf[] =
 	"the gpu_sched module has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)";
 
@@ -79,6 +82,23 @@ static bool gp_twin(struct bpf_object *obj, const char *event)
 
 	snprintf(name, sizeof(name), "gp_%s", event);
 	return bpf_object__find_program_by_name(obj, name) != NULL;
+}
+
+/* Whether the kernel has a DRM device (a card or a render node): without
+ * one no GPU driver makes fences or vblanks, and the GPU layer's programs
+ * would be verified, attached (each a tracepoint's static key, patched on
+ * every CPU) and detached for nothing. */
+static bool have_drm_device(void)
+{
+	DIR *d = opendir("/sys/class/drm");
+	struct dirent *de;
+	bool any = false;
+
+	while (d && !any && (de = readdir(d)))
+		any = !strncmp(de->d_name, "card", 4) || !strncmp(de->d_name, "renderD", 7);
+	if (d)
+		closedir(d);
+	return any;
 }
 
 /* Whether tracepoint tp's first argument is a pointer to struct NAME. */
@@ -133,25 +153,14 @@ static const char *kernel_lacks(struct katra_probes *p, const struct btf *vmlinu
 	return NULL;
 }
 
-static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
-{
-	/* sched_process_exit(p, group_dead): 6.16; sched_switch(.., prev_state): 5.18 */
-	p->skel->rodata->exit_has_group_dead = tp_args(vmlinux, "sched_process_exit") == 2;
-	p->skel->rodata->switch_has_prev_state = tp_args(vmlinux, "sched_switch") >= 4;
-	/* bpf_get_current_task_btf(): 5.11 */
-	p->skel->rodata->have_task_btf =
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-					BPF_FUNC_get_current_task_btf, NULL) == 1;
-	/* the bpf_rdonly_cast() kfunc: 6.2 */
-	p->skel->rodata->have_rdonly_cast =
-		btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
-	/* bpf_get_attach_cookie() for uprobes (perf-event links): 5.15 */
-	/* bpf_task_pt_regs(): 5.15 */
-	p->skel->rodata->have_task_pt_regs =
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_task_pt_regs, NULL) == 1;
-	p->skel->rodata->have_attach_cookie =
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) == 1;
-}
+/* What the kernel's helpers offer, told by test loads that need no BTF:
+ * probed, and pend_tasks made, while the kernel's BTF is parsed on another
+ * thread (the skeleton is only read meanwhile: its map's value size). */
+struct kernel_helpers {
+	bool task_btf, task_pt_regs, attach_cookie;
+	bool task_storage; /* pend_tasks is task local storage */
+	int pend_fd;       /* pend_tasks, or -errno */
+};
 
 /* pend_tasks (common.bpf.h): task local storage where tracing programs may
  * use it (5.12) with a BTF current (5.11), else a one-entry hash no program
@@ -159,15 +168,12 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux)
  * Made here, before the load, so that the split object shares it; a local
  * storage map needs a BTF of its value, here one of its own (the object's
  * is loaded only with the object). */
-static int create_pend_tasks(struct katra_probes *p)
+static int make_pend_tasks(uint32_t vsz, bool want, bool *task_storage)
 {
-	struct bpf_map *m = p->skel->maps.pend_tasks;
-	uint32_t vsz = bpf_map__value_size(m);
-	bool want = p->skel->rodata->have_task_btf && !p->pend_in_table &&
-		    libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-					    BPF_FUNC_task_storage_get, NULL) == 1;
-	int fd = -1, err;
+	int fd = -1;
 
+	want = want && libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					       BPF_FUNC_task_storage_get, NULL) == 1;
 	if (want) {
 		struct btf *btf = btf__new_empty();
 
@@ -183,14 +189,40 @@ static int create_pend_tasks(struct katra_probes *p)
 		}
 		btf__free(btf); /* the map holds the kernel's copy */
 	}
-	p->skel->rodata->have_task_storage = fd >= 0;
+	*task_storage = fd >= 0;
 	if (fd < 0)
 		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "pend_tasks", sizeof(int), vsz, 1, NULL);
-	if (fd < 0)
-		return -errno;
-	err = bpf_map__reuse_fd(m, fd);
-	close(fd); /* the skeleton holds its own */
-	return err;
+	return fd < 0 ? -errno : fd;
+}
+
+static void probe_helpers(struct katra_probes *p, struct kernel_helpers *h)
+{
+	/* bpf_get_current_task_btf(): 5.11 */
+	h->task_btf = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					      BPF_FUNC_get_current_task_btf, NULL) == 1;
+	/* bpf_task_pt_regs(): 5.15 */
+	h->task_pt_regs = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+						  BPF_FUNC_task_pt_regs, NULL) == 1;
+	/* bpf_get_attach_cookie() for uprobes (perf-event links): 5.15 */
+	h->attach_cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+						   BPF_FUNC_get_attach_cookie, NULL) == 1;
+	h->pend_fd = make_pend_tasks(bpf_map__value_size(p->skel->maps.pend_tasks),
+				     h->task_btf && !p->pend_in_table, &h->task_storage);
+}
+
+static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux,
+			     const struct kernel_helpers *h)
+{
+	/* sched_process_exit(p, group_dead): 6.16; sched_switch(.., prev_state): 5.18 */
+	p->skel->rodata->exit_has_group_dead = tp_args(vmlinux, "sched_process_exit") == 2;
+	p->skel->rodata->switch_has_prev_state = tp_args(vmlinux, "sched_switch") >= 4;
+	p->skel->rodata->have_task_btf = h->task_btf;
+	/* the bpf_rdonly_cast() kfunc: 6.2 */
+	p->skel->rodata->have_rdonly_cast =
+		btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+	p->skel->rodata->have_task_pt_regs = h->task_pt_regs;
+	p->skel->rodata->have_attach_cookie = h->attach_cookie;
+	p->skel->rodata->have_task_storage = h->task_storage;
 }
 
 static bool fault_fexit_usable(const struct katra_probes *p)
@@ -206,20 +238,28 @@ static bool fault_fexit_usable(const struct katra_probes *p)
  * refuses would fail the whole load). */
 int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf(); /* mapped: probes_btf.c */
+	struct kernel_helpers h;
+	struct btf *vmlinux;
 	struct bpf_program *prog;
 	int err = 0;
 
+	probe_helpers(p, &h); /* while the kernel's BTF is parsed */
+	pk_timing("helpers probed");
+	vmlinux = btf__load_vmlinux_btf(); /* mapped, shared: probes_btf.c */
 	if (!vmlinux) {
 		fprintf(stderr, "katra-record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			"katra-record needs CONFIG_DEBUG_INFO_BTF=y\n");
+		if (h.pend_fd >= 0)
+			close(h.pend_fd);
 		return -ENOENT;
 	}
 	/* the skeleton's own parse, on a thread meanwhile, is over before the
 	 * skeleton is touched again */
 	pk_split_skel_ready(p);
-	set_kernel_flags(p, vmlinux);
-	err = create_pend_tasks(p);
+	set_kernel_flags(p, vmlinux, &h);
+	err = h.pend_fd < 0 ? h.pend_fd : bpf_map__reuse_fd(p->skel->maps.pend_tasks, h.pend_fd);
+	if (h.pend_fd >= 0)
+		close(h.pend_fd); /* the skeleton holds its own */
 	if (err) {
 		btf__free(vmlinux);
 		return err;
@@ -299,7 +339,9 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 	 * "gs_EVENT", the GPU scheduler's raw tracepoints; "gv_EVENT", raw
 	 * dma_fence tracepoints, named by the program where a "gp_" one has
 	 * the event too; "gw_EVENT", virtio_gpu's raw tracepoints): where
-	 * tracefs lists them (a driver's module may be loaded or not) */
+	 * tracefs lists them (a driver's module may be loaded or not) and a DRM
+	 * device exists */
+	bool drm = have_drm_device();
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog), *sec, *sys;
 		char sysname[64];
@@ -323,7 +365,8 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		else if (name[1] == 'w')
 			snprintf(sysname, sizeof(sysname), "virtio_gpu");
 		pr->name = name + 3;
-		pr->lacks = have_trace_event(sysname, pr->name) ? NULL : pk_gpu_absent;
+		pr->lacks = !have_trace_event(sysname, pr->name) ? pk_gpu_absent
+			    : !drm && !getenv("KATRA_TEST_GPU_ANYWAY") ? pk_gpu_no_device : NULL;
 		if (name[1] == 'v' && gp_twin(p->skel->obj, pr->name))
 			pr->name = name;
 		/* the scheduler's programs read its structs by the module's BTF */
@@ -332,6 +375,28 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		pr->use = pr->lacks ? NULL : prog;
 		bpf_program__set_autoload(prog, pr->use != NULL);
 	}
+	/* no GPU program loads: its tables, preallocated at their full size (~1.7
+	 * MiB, ~0.6 ms to make), as small as a map can be */
+	bool gpu = false;
+	for (unsigned i = 0; i < p->nprobes; i++) {
+		const char *prog = p->probes[i].use ? bpf_program__name(p->probes[i].use) : "";
+
+		gpu |= !strncmp(prog, "gp_", 3) || !strncmp(prog, "gs_", 3) ||
+		       !strncmp(prog, "gv_", 3) || !strncmp(prog, "gw_", 3);
+	}
+	if (!gpu && !err) {
+		err = bpf_map__set_max_entries(p->skel->maps.gpu_fences, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_named, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_drm_files, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_flight, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_totals, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_fence_ptrs, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_cmds, 1);
+	}
+	/* no fexit on handle_mm_fault: faults are instants, and the table of
+	 * their starts (~1.8 MiB preallocated, ~0.5 ms to make) is never used */
+	if (!err && !fault_fexit_usable(p))
+		err = bpf_map__set_max_entries(p->skel->maps.fault_starts, 1);
 	/* the refusals of faults end only what handle_mm_fault's fexit measures */
 	for (unsigned i = 0; i < p->nprobes; i++) {
 		struct probe *pr = &p->probes[i];

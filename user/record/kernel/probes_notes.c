@@ -182,7 +182,12 @@ static void gpu_note(const struct katra_probes *p, char *out)
 			 "; fences numbered at their emit (virtio_gpu) have no init: %s",
 			 failure_of(p, "gv_dma_fence_init") ? failure_of(p, "gv_dma_fence_init")
 							     : "gv_dma_fence_init not attached");
-	if (!on)
+	bool no_device = false;
+	for (unsigned i = 0; i < p->nprobes; i++)
+		no_device |= p->probes[i].lacks == pk_gpu_no_device;
+	if (!on && no_device)
+		snprintf(out, KATRA_NOTE_MAX, "layer gpu off: %s", pk_gpu_no_device);
+	else if (!on)
 		snprintf(out, KATRA_NOTE_MAX, "layer gpu off: %s%s",
 			 failed[0] ? failed : absent ? "no dma_fence tracepoints in this kernel"
 						    : "not attached",

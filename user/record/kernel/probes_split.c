@@ -101,8 +101,9 @@ void pk_timing(const char *step)
 		return;
 	if (!t0)
 		t0 = ms_of(CLOCK_MONOTONIC);
-	fprintf(stderr, "katra-record: timing:   probes: %-16s %7.2f ms (cpu %7.2f ms)\n", step,
-		ms_of(CLOCK_MONOTONIC) - t0, ms_of(CLOCK_PROCESS_CPUTIME_ID));
+	fprintf(stderr, "katra-record: timing:   probes: %-16s %7.2f ms (cpu %7.2f ms, "
+		"thread %6.2f ms)\n", step, ms_of(CLOCK_MONOTONIC) - t0,
+		ms_of(CLOCK_PROCESS_CPUTIME_ID), ms_of(CLOCK_THREAD_CPUTIME_ID));
 }
 
 static void *load_split(void *arg)
@@ -138,7 +139,8 @@ static void *open_split(void *arg)
 {
 	/* the skeleton's name: its internal maps' names pair with the
 	 * skeleton's (katra_bp.rodata, katra_bp.bss) */
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "katra_bpf");
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "katra_bpf",
+		    .btf_custom_path = pk_btf_core_path());
 	struct pk_split *s = arg;
 	const void *elf;
 	size_t sz;

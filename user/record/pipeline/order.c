@@ -78,10 +78,39 @@ static int fifo_resize(struct ring_fifo *f, size_t cap)
 		items[i] = f->items[(f->head + i) & (f->cap - 1)];
 	free(f->items);
 	f->items = items;
-	f->cap = cap;
+	f->cap = f->alloc = cap;
 	f->head = 0;
 	f->tail = n;
 	return 0;
+}
+
+/* A full FIFO doubles within its memory: its items stay where they are
+ * but those that wrapped around, which go after the others. */
+static void fifo_widen(struct ring_fifo *f)
+{
+	size_t h = f->head & (f->cap - 1);
+
+	memcpy(f->items + f->cap, f->items, h * sizeof(*f->items));
+	f->head = h;
+	f->tail = h + f->cap;
+	f->cap *= 2;
+}
+
+/* A FIFO with fewer than cap / 8 items halves within its memory: its items
+ * moved to the front. */
+static void fifo_narrow(struct ring_fifo *f)
+{
+	size_t h = f->head & (f->cap - 1), n = f->tail - f->head, a = f->cap - h;
+
+	if (n <= a) {
+		memmove(f->items, f->items + h, n * sizeof(*f->items));
+	} else { /* wrapped: the front part first (h > 7/8 cap > n: no overlap) */
+		memmove(f->items + a, f->items, (n - a) * sizeof(*f->items));
+		memcpy(f->items, f->items + h, a * sizeof(*f->items));
+	}
+	f->head = 0;
+	f->tail = n;
+	f->cap /= 2;
 }
 
 int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max_items)
@@ -111,7 +140,7 @@ int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max
 			order_free(o);
 			return -ENOMEM;
 		}
-		o->fifos[i].cap = cap;
+		o->fifos[i].cap = o->fifos[i].alloc = cap;
 		o->item_capacity += cap;
 	}
 	return 0;
@@ -131,11 +160,17 @@ struct pending *order_slot_grow(struct order *o, unsigned ring)
 {
 	struct ring_fifo *f = &o->fifos[ring];
 
-	/* grow with need, within the budget (the caller releases the oldest
-	 * item when the budget says no) */
+	size_t had = f->alloc;
+
+	/* into the memory it narrowed from first; else grow with need, within
+	 * the budget (the caller releases the oldest item when it says no) */
+	if (f->alloc >= 2 * f->cap) {
+		fifo_widen(f);
+		return &f->items[f->tail & (f->cap - 1)];
+	}
 	if (o->item_capacity + f->cap > o->max_items || fifo_resize(f, f->cap * 2))
 		return NULL;
-	o->item_capacity += f->cap / 2;
+	o->item_capacity += f->alloc - had;
 	return &f->items[f->tail & (f->cap - 1)];
 }
 
@@ -191,14 +226,25 @@ void order_resort_walk(struct order *o, unsigned ring)
 	order_sift_down(o, o->hpos[ring]); /* its key went up */
 }
 
-void order_shrink(struct order *o)
+void order_narrow(struct order *o)
 {
 	for (unsigned r = 0; r < o->nrings; r++) {
 		struct ring_fifo *f = &o->fifos[r];
 
-		/* a burst is over: give back what a quarter of it would not use */
-		if (f->cap > o->min_cap && f->tail - f->head < f->cap / 8 &&
-		    !fifo_resize(f, f->cap / 2))
-			o->item_capacity -= f->cap;
+		/* a burst is over: use no more than a quarter of it would */
+		if (f->cap > o->min_cap && f->tail - f->head < f->cap / 8)
+			fifo_narrow(f);
+	}
+}
+
+void order_shrink(struct order *o)
+{
+	order_narrow(o);
+	for (unsigned r = 0; r < o->nrings; r++) {
+		struct ring_fifo *f = &o->fifos[r];
+		size_t had = f->alloc;
+
+		if (f->alloc > f->cap && !fifo_resize(f, f->cap))
+			o->item_capacity -= had - f->alloc;
 	}
 }

@@ -4,8 +4,8 @@
  * sorted, so that walk is short), merged across rings by key through a binary
  * heap of (head key, ring) entries: at most about log2(rings) compares of
  * that one small array per item, and one while a ring's run comes next.
- * FIFOs grow with need within a total item budget and shrink back after a
- * burst.  Items are
+ * FIFOs grow with need within a total item budget and shrink back when the
+ * caller says (the recorder: while no record flows).  Items are
  * released only below the watermark (pipeline.h), so `seq` order is
  * timestamp order. */
 #ifndef KATRA_RECORD_ORDER_H
@@ -19,7 +19,8 @@
 
 struct ring_fifo {
 	struct pending *items;
-	size_t cap; /* power of two */
+	size_t cap; /* in use, a power of two */
+	size_t alloc; /* allocated, a power of two >= cap */
 	size_t head, tail; /* tail - head = count */
 };
 
@@ -35,7 +36,7 @@ struct order {
 	struct ring_fifo *fifos;
 	unsigned nrings;
 	size_t pending;        /* items in all FIFOs */
-	size_t item_capacity;  /* slots allocated in all FIFOs */
+	size_t item_capacity;  /* slots allocated in all FIFOs (their alloc) */
 	size_t max_items;      /* budget for item_capacity */
 	size_t min_cap;        /* a FIFO's first and smallest capacity */
 	struct order_heap_ent *heap; /* rings with items, a min-heap on (key, ring) */
@@ -48,7 +49,14 @@ struct order {
  * max_items: the total budget. */
 int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max_items);
 void order_free(struct order *o);
-/* Halves the FIFOs that are mostly empty (call now and then). */
+/* Halves the FIFOs that are mostly empty, in their memory: what a FIFO
+ * cycles through (its cache footprint) follows the load, and nothing is
+ * freed (call now and then: a free can flush the TLB of every CPU the
+ * process ran on, while the traced program keeps them busy).  A FIFO grows
+ * back into its memory first. */
+void order_narrow(struct order *o);
+/* The same, and the memory the FIFOs do not use given back (call where that
+ * costs the traced program nothing). */
 void order_shrink(struct order *o);
 
 /* The per-item calls below are inline for their common case (a FIFO with
@@ -135,6 +143,47 @@ static inline void order_pop(struct order *o, unsigned ring)
 
 	f->head++;
 	o->pending--;
+	if (f->head == f->tail) {
+		order_pop_last(o, ring);
+		return;
+	}
+	o->heap[o->hpos[ring]].key = order_head_item(o, ring)->key;
+	order_sift_down(o, o->hpos[ring]);
+}
+
+/* A run: while ring is at the heap's top, its items up to the largest key
+ * that still comes before every other ring's head (order_ent_less: equal
+ * keys, the lower ring first) are taken one after the other with
+ * order_run_pop(), and the heap is set once at the run's end
+ * (order_run_end()) rather than at every item.  Meanwhile the ring's heap
+ * entry keeps its run's first key: smaller than its head's, so it stays at
+ * the top, and every call above that sets its key afresh still works. */
+static inline uint64_t order_run_bound(const struct order *o, unsigned ring)
+{
+	uint64_t b = UINT64_MAX;
+
+	for (unsigned c = 1; c <= 2 && c < o->nheap; c++) {
+		const struct order_heap_ent *h = &o->heap[c];
+		/* never 0 with the lower ring: the head at the top came before it */
+		uint64_t k = h->key - (h->key && h->ring < ring);
+
+		b = k < b ? k : b;
+	}
+	return b;
+}
+
+static inline void order_run_pop(struct order *o, unsigned ring)
+{
+	o->fifos[ring].head++;
+	o->pending--;
+}
+
+/* The run of ring ends: its next item's key into the heap, or the ring out
+ * of it when its FIFO is empty. */
+static inline void order_run_end(struct order *o, unsigned ring)
+{
+	const struct ring_fifo *f = &o->fifos[ring];
+
 	if (f->head == f->tail) {
 		order_pop_last(o, ring);
 		return;

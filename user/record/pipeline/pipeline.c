@@ -144,6 +144,62 @@ static inline bool held(const struct pipeline *r, unsigned ring, const struct pe
 	       p->key <= r->end_key;
 }
 
+/* Writes the head item of ring, at the heap's top, and the items after it
+ * in its FIFO for as long as they come before everything else: what
+ * emit_head() does item by item, with the heap set once at the end (a busy
+ * CPU's records come in runs).  Anything but an item inside the capture, a
+ * combined syscall whose End comes next or an item written whole ends the
+ * run through emit_head(). */
+static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64_t limit)
+{
+	struct order *o = &r->order;
+	const struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1;
+	uint64_t bound = order_run_bound(o, ring);
+	int rc = 0;
+
+	if (r->kq_head != r->kq_tail) /* a Katra record at an equal key goes first */
+		bound = bound < kq_at(r, r->kq_head)->key - 1 ? bound : kq_at(r, r->kq_head)->key - 1;
+	bound = bound < limit ? bound : limit;
+	bound = bound < r->end_key ? bound : r->end_key;
+	for (;;) {
+		if (p->key < r->em.start_mono || p->key > r->end_key || r->generic_order ||
+		    (p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED))
+			return emit_head(r, ring, p, limit);
+		if (p->kind == PEND_SYSCALL_PAIR) {
+			uint64_t exit_ts = p->u.sc.exit_ts;
+			/* its End next: before the FIFO's next item and within the run */
+			if (exit_ts > bound || exit_ts < r->em.start_mono ||
+			    (f->head + 1 != f->tail && f->items[(f->head + 1) & mask].key < exit_ts))
+				return emit_head(r, ring, p, limit);
+			r->ends_in_place++;
+			rc = emit_pending_syscall_pair(&r->em, p);
+			if (rc > 0) { /* not the common pair: its halves one by one */
+				p->kind = PEND_SYSCALL_BEGIN;
+				rc = emit_pending_syscall(&r->em, p, false);
+				p->kind = PEND_SYSCALL_END;
+				p->key = exit_ts;
+				if (rc) { /* the End stays, as emit_head() leaves it */
+					r->ends_in_place--;
+					order_resort_head(o, ring);
+					return rc;
+				}
+				rc = emit_pending_syscall(&r->em, p, true);
+			}
+		} else {
+			rc = emit_pending(&r->em, p);
+		}
+		order_run_pop(o, ring);
+		if (rc || f->head == f->tail)
+			break;
+		p = &f->items[f->head & mask];
+		if (p->key > bound || (limit != UINT64_MAX && held(r, ring, p, limit)))
+			break;
+	}
+	order_run_end(o, ring);
+	return rc;
+}
+
 void pipeline_end_at(struct pipeline *r, uint64_t key)
 {
 	r->end_key = key;
@@ -165,7 +221,7 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 		}
 		if (!p || (limit != UINT64_MAX && held(r, ring, p, limit)))
 			break;
-		rc = emit_head(r, ring, p, limit);
+		rc = emit_run(r, ring, p, limit);
 	}
 	return rc;
 }
@@ -282,9 +338,8 @@ static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
 	}
 }
 
-int pipeline_on_record(void *ctx, void *data, size_t size)
+static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *data, size_t size)
 {
-	struct pipeline *r = ctx;
 	const struct katra_wire_head *h = data;
 	unsigned ring;
 
@@ -403,6 +458,73 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		push(r, ring, PEND_GPU_CMD, h->ts, data, sizeof(struct katra_ev_gpu_cmd));
 		break;
 	}
+	return 0;
+}
+
+/* The slot at the tail of ring's FIFO when an item of this key goes there
+ * as order_commit() finds it: room without growth, after the FIFO's last
+ * item, its ring in the heap (NULL otherwise: on_record_any then). */
+static inline struct ring_fifo *tail_fits(struct pipeline *r, unsigned ring, uint64_t key)
+{
+	struct ring_fifo *f = &r->order.fifos[ring];
+	size_t mask = f->cap - 1;
+
+	if (f->tail - f->head == f->cap || f->tail == f->head ||
+	    r->order.hpos[ring] == ORDER_NOT_IN_HEAP || f->items[(f->tail - 1) & mask].key > key)
+		return NULL;
+	return f;
+}
+
+/* The common records first, with no call on their way (each call saved and
+ * restored six registers per record): a short syscall record and a whole
+ * combined one that come after what their FIFO holds.  The rest, and
+ * these where the FIFO must grow or sort, through on_record_any(). */
+int pipeline_on_record(void *ctx, void *data, size_t size)
+{
+	struct pipeline *r = ctx;
+	const struct katra_wire_head *h = data;
+	struct ring_fifo *f;
+	struct pending *p;
+
+	if (size < sizeof(*h) || h->cpu >= r->nrings)
+		return on_record_any(r, data, size);
+	if (h->type == KATRA_EV_SYSCALL_SHORT && size >= sizeof(struct katra_ev_syscall_short)) {
+		const struct katra_ev_syscall_short *ss = data;
+
+		if (!(f = tail_fits(r, h->cpu, ss->enter_ts)))
+			return on_record_any(r, data, size);
+		/* as on_record_any() widens it */
+		p = &f->items[f->tail & (f->cap - 1)];
+		p->key = ss->enter_ts;
+		p->kind = PEND_SYSCALL_PAIR;
+		p->ring = h->cpu;
+		p->u.sc.head = ss->head;
+		p->u.sc.enter_ts = ss->enter_ts;
+		p->u.sc.exit_ts = ss->head.ts;
+		p->u.sc.ret = ss->ret;
+		p->u.sc.nr = ss->nr;
+		p->u.sc.flags = ss->flags;
+		p->u.sc.dev = 0;
+		p->u.sc.ino = 0;
+	} else if (h->type == KATRA_EV_SYSCALL && size >= sizeof(struct katra_ev_syscall)) {
+		const struct katra_ev_syscall *sc = data;
+
+		/* combined (not flushed, not orphan) and no executable mapping
+		 * to report */
+		if ((sc->flags & (KATRA_SC_NO_ENTER | KATRA_SC_FLUSHED | KATRA_SC_EXIT)) !=
+			    KATRA_SC_EXIT ||
+		    (sc->nr == 9 && r->on_exec_map) || !(f = tail_fits(r, h->cpu, sc->enter_ts)))
+			return on_record_any(r, data, size);
+		p = &f->items[f->tail & (f->cap - 1)];
+		p->key = sc->enter_ts;
+		p->kind = PEND_SYSCALL_PAIR;
+		p->ring = h->cpu;
+		memcpy(&p->u, sc, sizeof(*sc));
+	} else {
+		return on_record_any(r, data, size);
+	}
+	f->tail++;
+	r->order.pending++;
 	return 0;
 }
 

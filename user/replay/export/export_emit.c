@@ -401,16 +401,40 @@ void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool 
 	t->last_ts = m->ts_mono_ns;
 }
 
+static const char *gpu_name(const struct kx_state *s, uint64_t context);
+
+/* The GPU layer's counts of a fence context: one counter track per context
+ * ("GPU vgem unbound (context 5) counts"), a series per kind. */
+static const char *const gpu_count_keys[] = {
+	"others_fences", "others_fence_ns", "others_busy_ns", "others_jobs",
+	"others_ring_busy_ns", "busy_ns", "ring_busy_ns",
+};
+_Static_assert(sizeof(gpu_count_keys) / sizeof(gpu_count_keys[0]) ==
+		       KATRA_COUNTER_GPU_RING_BUSY_NS - KATRA_COUNTER_GPU_OTHER_FENCES + 1,
+	       "a series name per GPU counter kind");
+
 void kx_emit_counter(struct kx_state *s, const struct katra_counter *c)
 {
 	struct kr_chrome *w = &s->w;
 	char buf[KR_NAME_BUF], key[32];
+	bool gpu = c->kind >= KATRA_COUNTER_GPU_OTHER_FENCES &&
+		   c->kind <= KATRA_COUNTER_GPU_RING_BUSY_NS;
 
 	recorder_name(s);
 	open_ev(s, 'C', s->recorder_pid, s->recorder_pid, c->ts_mono_ns);
-	kr_chrome_cstr(w, "name", kr_enum(katra_counter_kind_name(c->kind), c->kind, buf));
+	if (gpu) {
+		char title[96];
+		snprintf(title, sizeof(title), "GPU %s (context %u) counts", gpu_name(s, c->instance),
+			 c->instance);
+		kr_chrome_cstr(w, "name", title);
+	} else {
+		kr_chrome_cstr(w, "name", kr_enum(katra_counter_kind_name(c->kind), c->kind, buf));
+	}
 	kr_chrome_cstr(w, "cat", "katra");
-	if (c->kind == KATRA_COUNTER_EVENTS_DROPPED || c->kind == KATRA_COUNTER_RING_FILL_BYTES ||
+	if (gpu)
+		snprintf(key, sizeof(key), "%s",
+			 gpu_count_keys[c->kind - KATRA_COUNTER_GPU_OTHER_FENCES]);
+	else if (c->kind == KATRA_COUNTER_EVENTS_DROPPED || c->kind == KATRA_COUNTER_RING_FILL_BYTES ||
 	    c->kind == KATRA_COUNTER_RING_CAPACITY_BYTES)
 		snprintf(key, sizeof(key), "ring %u", c->instance);
 	else if (c->instance)

@@ -141,6 +141,9 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 			/* a process named before the window is still named in it */
 			if (rec.type == KATRA_RECORD_EVENT)
 				kr_procnames_see(&s->names, &rec.u.event);
+			/* the GPU counts are cumulative: the window's from its base */
+			if (rec.type == KATRA_RECORD_COUNTER && v->gpu)
+				kr_gpu_counter(v->gpu, &rec.u.counter, false);
 			continue;
 		}
 		kr_stats_add(s, &rec);

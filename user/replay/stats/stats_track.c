@@ -402,6 +402,8 @@ void kr_views_add(struct kr_views *v, const struct katra_record *rec)
 
 	if (rec->type == KATRA_RECORD_EPOCH_MARKER && v->pf)
 		kr_pf_epoch(v->pf, &rec->u.epoch);
+	if (rec->type == KATRA_RECORD_COUNTER && v->gpu)
+		kr_gpu_counter(v->gpu, &rec->u.counter, true);
 	if (rec->type != KATRA_RECORD_EVENT)
 		return;
 	if (v->gpu && e->scope == KATRA_SCOPE_GPU)

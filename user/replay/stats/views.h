@@ -210,6 +210,10 @@ struct kr_gpu *kr_gpu_new(void);
 void kr_gpu_free(struct kr_gpu *g);
 /* An event of scope Gpu. */
 void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e);
+/* A GPU layer's Counter (GpuOther*, Gpu*BusyNs); IN_WINDOW false for one
+ * outside stats' --from/--to window (its value before the window is the
+ * base the window's are counted from). */
+void kr_gpu_counter(struct kr_gpu *g, const struct katra_counter *c, bool in_window);
 void kr_gpu_text(FILE *f, const struct kr_views *v);
 void kr_gpu_json(FILE *f, const struct kr_views *v);
 
