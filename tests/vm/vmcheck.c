@@ -1329,7 +1329,23 @@ struct virtio_ctx {
 	uint64_t qseq[GPU_MAX], qrid[GPU_MAX];
 	unsigned nq, q_linked, q_transfer, responses, r_linked, unfenced, unfenced_types[8];
 	uint32_t utype[8];
+	/* its fences' flights (init to signalled) merged in the order they
+	 * end, as the kernel's counts merge them; the kernel's last
+	 * GpuTimelineBusyNs and GpuOtherFences of their context */
+	uint64_t its[GPU_MAX], busy, cover_end, k_busy, k_other;
 };
+
+static void virtio_counter(void *p, const struct katra_counter *k)
+{
+	struct virtio_ctx *c = p;
+
+	if (!c->n || k->instance != c->ictx[0])
+		return;
+	if (k->kind == KATRA_COUNTER_GPU_TIMELINE_BUSY_NS)
+		c->k_busy = k->value;
+	else if (k->kind == KATRA_COUNTER_GPU_OTHER_FENCES)
+		c->k_other = k->value;
+}
 
 /* The workload's init of request_id rid, or -1. */
 static int virtio_init_of(const struct virtio_ctx *c, const struct katra_event *e)
@@ -1413,6 +1429,7 @@ static void virtio_event(void *p, const struct katra_event *e)
 		c->iseq[c->n] = e->seq;
 		c->ictx[c->n] = e->payload.u.gpu_fence.context;
 		c->icause[c->n] = e->causes.len ? e->causes.items[0] : 0;
+		c->its[c->n] = e->ts_mono_ns;
 		/* the probes' token: (context << 32 | bit 31 | n), seqno 0 */
 		c->tokens += e->request_id.present && (e->request_id.value & 0x80000000u) &&
 			     e->request_id.value >> 32 == e->payload.u.gpu_fence.context &&
@@ -1430,6 +1447,13 @@ static void virtio_event(void *p, const struct katra_event *e)
 		c->signals++;
 		c->signals_linked += i >= 0 && caused_by(e, c->iseq[i]);
 		c->orphans += i < 0;
+		if (i >= 0) {
+			uint64_t start = c->its[i] > c->cover_end ? c->its[i] : c->cover_end;
+			if (e->ts_mono_ns > start)
+				c->busy += e->ts_mono_ns - start;
+			if (e->ts_mono_ns > c->cover_end)
+				c->cover_end = e->ts_mono_ns;
+		}
 		break;
 	default:
 		c->orphans += i < 0 && e->kind != KATRA_KIND_GPU_FENCE_WAIT;
@@ -1451,6 +1475,7 @@ static int check_virtio(const char *trace, const char *wl)
 	c.g.tid = jnum(line, "tid");
 	n = jnum(line, "cursors");
 	atomic = jnum(line, "atomic");
+	counter_fn = virtio_counter;
 	if (read_trace(trace, f, virtio_event, &c, true))
 		return 1;
 	for (unsigned i = 0; i < c.n; i++) {
@@ -1518,6 +1543,18 @@ static int check_virtio(const char *trace, const char *wl)
 	if (c.responses != n || c.r_linked != n)
 		fail("%u GpuCmdResponse (%u linked to their command), expected %lld", c.responses,
 		     c.r_linked, n);
+	/* the kernel's counts of their timeline: only the workload's fences ran
+	 * there, so its busy time is theirs to the nanosecond (each fence's
+	 * flight carried from its init, by its pointer, to its emit) */
+	printf("busy_ns=%llu\ncounted_busy_ns=%llu\ncounted_other_fences=%llu\n",
+	       (unsigned long long)c.busy, (unsigned long long)c.k_busy,
+	       (unsigned long long)c.k_other);
+	if (!c.busy || c.k_busy != c.busy)
+		fail("GpuTimelineBusyNs of the fences' context %llu, expected their flights' union %llu",
+		     (unsigned long long)c.k_busy, (unsigned long long)c.busy);
+	if (c.k_other)
+		fail("GpuOtherFences of the fences' context %llu, expected 0",
+		     (unsigned long long)c.k_other);
 	return failures ? 1 : 0;
 }
 
