@@ -14,6 +14,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
+#include "debuginfod.h"
 #include "elfsyms.h"
 #include "pe/pesymtab.h"
 
@@ -228,6 +229,71 @@ static int locate(const struct kr_elfsyms *s, struct mod *m)
 	return -1;
 }
 
+/* An ELF file with functions to name: a .symtab, or DWARF */
+static bool full_symbols(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *nm = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+		if (sh.sh_type == SHT_SYMTAB || (nm && !strcmp(nm, ".debug_info")))
+			return true;
+	}
+	return false;
+}
+
+static void drop(struct mod *m)
+{
+	elf_end(m->elf);
+	close(m->fd);
+	m->elf = NULL;
+	m->fd = -1;
+}
+
+/* The module's debug file, else its executable, from debuginfod where the
+ * binaries at hand gave none or one without a .symtab or DWARF (a stripped
+ * library): kept only if its build id is the module's and it names more */
+static int fetch(struct mod *m, int found)
+{
+	static const enum kr_debuginfod_kind kinds[] = { KR_DEBUGINFOD_DEBUGINFO,
+							 KR_DEBUGINFOD_EXECUTABLE };
+	struct mod local = *m;
+	int err = 0;
+
+	if (!kr_debuginfod_wanted(m->build_id) || (found && (m->pe || full_symbols(m->elf))))
+		return found ? 0 : -1;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char *path = NULL;
+		int rc = kr_debuginfod_fetch(m->build_id, kinds[i], &path);
+
+		if (rc) {
+			err = err && err != -EALREADY ? err : rc;
+			continue;
+		}
+		rc = try_open(m, path);
+		free(path);
+		if (rc) {
+			err = -EILSEQ;
+			continue;
+		}
+		if (full_symbols(m->elf) || (!found && i + 1 == sizeof(kinds) / sizeof(kinds[0]))) {
+			if (found)
+				drop(&local);
+			return 0;
+		}
+		drop(m);
+	}
+	m->elf = local.elf;
+	m->fd = local.fd;
+	if (err && err != -EALREADY)
+		kr_debuginfod_failed(err, m->name, m->build_id);
+	return found ? 0 : -1;
+}
+
 /* Wine 8's ntdll.so exports its dispatchers only as labels inside them,
  * untyped and of size 0 (__wine_syscall_dispatcher_prolog_end, the same for
  * __wine_unix_call_dispatcher; Wine 10 exports the functions): such a label
@@ -251,7 +317,7 @@ static void load(const struct kr_elfsyms *s, struct mod *m)
 	GElf_Shdr sh, psh = { 0 };
 
 	m->loaded = -1;
-	if (locate(s, m))
+	if (fetch(m, !locate(s, m)))
 		return;
 	m->loaded = 1;
 	if (m->pe)
