@@ -17,6 +17,7 @@
 #include "debuginfod.h"
 #include "elfsyms.h"
 #include "pe/pesymtab.h"
+#include "pedwarf.h"
 
 #define PE_FILE_MAX (512u << 20)
 
@@ -40,6 +41,7 @@ struct mod {
 	struct katra_blob blob;    /* the PE file (pe_syms' names point into it) */
 	struct katra_pe_symtab pe_syms;
 	uint64_t image_base;
+	void *pe_dwarf; /* the ELF image of its DWARF that elf reads (pedwarf.h) */
 };
 
 struct kr_elfsyms {
@@ -77,6 +79,7 @@ void kr_elfsyms_free(struct kr_elfsyms *s)
 			close(m->fd);
 		katra_pe_symtab_free(&m->pe_syms);
 		katra_blob_free(&m->blob);
+		free(m->pe_dwarf);
 		free(m->name);
 		free(m->build_id);
 	}
@@ -389,13 +392,30 @@ static const char *dwarf_name(struct mod *m, uint64_t address, int with_offset, 
 	return buf;
 }
 
-/* A PE module's frame (ImageBase + rva) by its COFF symbols and exports */
-static const char *pe_name(const struct mod *m, uint64_t address, int with_offset, char *buf,
+/* A PE module's DWARF (mingw -g) in m->elf, once: for dwarf_name */
+static void pe_dwarf(struct mod *m)
+{
+	struct katra_pe pe;
+	size_t len;
+
+	if (m->pe_dwarf || m->dw_tried || katra_pe_open(&m->blob, &pe) ||
+	    kr_pe_dwarf_image(&pe, &m->pe_dwarf, &len))
+		return;
+	m->elf = elf_memory(m->pe_dwarf, len);
+}
+
+/* A PE module's frame (ImageBase + rva) by its DWARF (mingw -g: the
+ * function whose ranges hold it, an inlined one's own name), else by its
+ * COFF symbols and exports (the nearest at or below: they have no size) */
+static const char *pe_name(struct mod *m, uint64_t address, int with_offset, char *buf,
 			   size_t cap)
 {
 	const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
 	uint64_t rva = address - m->image_base;
 
+	pe_dwarf(m);
+	if (m->elf && dwarf_name(m, address, with_offset, buf, cap))
+		return buf;
 	if (address < m->image_base || rva > UINT32_MAX ||
 	    !katra_pe_symbolize(&m->pe_syms, (uint32_t)rva, buf, cap)) {
 		snprintf(buf, cap, "%s+0x%" PRIx64, base, address);
