@@ -15,6 +15,9 @@ REC=${KATRA_RECORD:-$KT_ROOT/build/katra-record}
 REPLAY=${KATRA_REPLAY:-$KT_ROOT/build/katra-replay}
 WL=$KT_ROOT/build/workloads
 KT_PY="python3 $KT_DIR/ktrace.py"
+# katra-replay fetches stacks' modules from DEBUGINFOD_URLS' servers: the
+# tests name them from the files at hand (t_stacks_debuginfod sets its own)
+unset DEBUGINFOD_URLS
 : "${KT_REASON:=/dev/stderr}"
 # seconds a recorder may take to start, and to stop after it was told to
 : "${KT_START_TIMEOUT:=20}"

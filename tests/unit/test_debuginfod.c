@@ -26,6 +26,9 @@ Test(debuginfod, only_elf_build_ids_while_a_server_is_named)
 	/* PE identities: CodeView GUID + age, TimeDateStamp + SizeOfImage */
 	cr_expect(!kr_debuginfod_wanted("3C1D2E4F5A6B7C8D9E0F1A2B3C4D5E6F1"));
 	cr_expect(!kr_debuginfod_wanted("5F3A1B2C1d000"));
+	/* ... of whole bytes' length too: upper-case hex is no ELF build id */
+	cr_expect(!kr_debuginfod_wanted("3C1D2E4F5A6B7C8D9E0F1A2B3C4D5E6F10"));
+	cr_expect(!kr_debuginfod_wanted("5F3A1B2C1d0000"));
 	cr_expect(!kr_debuginfod_wanted("93ac6"), "half a byte");
 	cr_expect(!kr_debuginfod_wanted(""));
 	kr_debuginfod_disable();
