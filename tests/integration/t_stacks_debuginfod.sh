@@ -12,7 +12,8 @@
 # build id differs by one byte (then one line on stderr says so, not one per
 # module).  A plain HTTP server serving that copy at the workload's build id
 # is refused too (the file's build id is checked); it is asked for each
-# module's debug file then its executable, each once.
+# module's debug file then its executable, each once.  A port nothing
+# listens on: one line says so, and that nothing more is fetched.
 . "$(dirname "$0")/lib.sh"
 kt_require
 ROUNDS=3
@@ -75,6 +76,7 @@ serve good "$T/srv" "$wl_bid"
 curl -sf -o /dev/null "http://127.0.0.1:$good_port/buildid/$libc_bid/debuginfo" ||
 	kt_fail "debuginfod serves no debug file of libc: $(kt_tail "$T/good.log")"
 serve bad "$T/srvbad" "$bad_bid"
+closed_port=$(free_port)
 http_port=$(free_port)
 python3 -m http.server -b 127.0.0.1 -d "$T/http" "$http_port" >"$T/http.log" 2>&1 &
 KT_PIDS="$KT_PIDS $!"
@@ -90,6 +92,7 @@ ld=$KT_LD
 unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
 unshare -m --propagation private bash -c '
 T=$1 WL=$2 LIBDIR=$3 LD=$4 GOOD=http://127.0.0.1:$5 BAD=http://127.0.0.1:$6 HTTP=http://127.0.0.1:$7
+CLOSED=http://127.0.0.1:$8
 mount -t tmpfs none "$WL" && mount -t tmpfs none /usr/lib/debug && mount -t tmpfs none "$LIBDIR" || exit 2
 [ ! -e "$WL/stackchains" ] && [ ! -e "$LIBDIR/libc.so.6" ] || exit 3
 R() { "$LD" --library-path "$T/rt" "$T/rt/katra-replay" "$@"; }
@@ -101,7 +104,8 @@ DEBUGINFOD_CACHE_PATH=$T/cache-unset R $S >unset.json 2>unset.err || exit 6
 DEBUGINFOD_URLS=$GOOD DEBUGINFOD_CACHE_PATH=$T/cache-off R $S --no-debuginfod >off.json 2>off.err || exit 7
 DEBUGINFOD_URLS=$BAD DEBUGINFOD_CACHE_PATH=$T/cache-bad R $S >bad.json 2>bad.err || exit 8
 DEBUGINFOD_URLS=$HTTP DEBUGINFOD_CACHE_PATH=$T/cache-http R $S >http.json 2>http.err || exit 9
-' _ "$T" "$WL" "$LIBDIR" "$ld" "$good_port" "$bad_port" "$http_port"
+DEBUGINFOD_URLS=$CLOSED DEBUGINFOD_CACHE_PATH=$T/cache-closed R $S >closed.json 2>closed.err || exit 10
+' _ "$T" "$WL" "$LIBDIR" "$ld" "$good_port" "$bad_port" "$http_port" "$closed_port"
 rc=$?
 [ "$rc" = 0 ] || kt_fail "the replay in the namespace failed at step $rc: $(cat "$T"/*.err 2>/dev/null | tail -n 3)"
 
@@ -112,7 +116,7 @@ grep -Eq '^_start;__libc_start_main;__libc_start_call_main;main;chain_a;chain_b;
 [ -s "$T/cache/$libc_bid/debuginfo" ] || kt_fail "libc's debug file is not in the client's cache"
 [ -e "$T/cache-unset" ] && kt_fail "DEBUGINFOD_URLS unset, yet the client made its cache"
 [ -e "$T/cache-off" ] && kt_fail "--no-debuginfod, yet the client made its cache"
-for c in unset off bad http; do
+for c in unset off bad http closed; do
 	if python3 "$KT_DIR/stacks_check.py" "$T/$c.json" "$ROUNDS" >"$T/$c.out" 2>&1; then
 		kt_fail "$c: the chains were named"
 	fi
@@ -138,6 +142,9 @@ for bid, kind in replay:
 want = [(bid, kind) for bid in ids for kind in ("debuginfo", "executable")]
 sys.exit(len(ids) != 3 or replay != want)
 PY
+[ "$(grep -c '^katra-replay: debuginfod:' "$T/closed.err")" = 1 ] &&
+	grep -q 'Connection refused; no more fetches in this run' "$T/closed.err" ||
+	kt_fail "a server down: $(cat "$T/closed.err")"
 for c in unset off; do
 	grep -q debuginfod "$T/$c.err" && kt_fail "$c: $(cat "$T/$c.err")"
 done

@@ -24,6 +24,7 @@ struct asked {
 
 static struct {
 	bool off;
+	bool down; /* a transfer failed other than by "not found": no more */
 	bool started; /* atexit registered */
 	debuginfod_client *client;
 	struct asked *asked;
@@ -54,7 +55,7 @@ bool kr_debuginfod_wanted(const char *build_id)
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	size_t n = strlen(build_id);
 
-	if (g.off || !urls || !urls[strspn(urls, " \t")] || n < 2 || n % 2)
+	if (g.off || g.down || !urls || !urls[strspn(urls, " \t")] || n < 2 || n % 2)
 		return false;
 	for (const char *c = build_id; *c; c++)
 		if (!isdigit((unsigned char)*c) && (*c < 'a' || *c > 'f'))
@@ -72,12 +73,13 @@ void kr_debuginfod_failed(int err, const char *module, const char *build_id)
 	if (g.nnoted < NOTES_MAX)
 		g.noted[g.nnoted++] = err;
 	fprintf(stderr,
-		"katra-replay: debuginfod: no symbols for %s (build id %s): %s (said for the "
-		"first module only; DEBUGINFOD_URLS, --no-debuginfod)\n",
+		"katra-replay: debuginfod: no symbols for %s (build id %s): %s%s (said for "
+		"the first module only; DEBUGINFOD_URLS, --no-debuginfod)\n",
 		base, build_id,
 		err == -EILSEQ   ? "the server's file has another build id"
 		: err == -ENOENT ? "no server has it"
-				 : strerror(-err));
+				 : strerror(-err),
+		g.down ? "; no more fetches in this run" : "");
 }
 
 /* The entry of (build_id, kind), a new one (err 1) when not asked before;
@@ -130,6 +132,9 @@ int kr_debuginfod_fetch(const char *build_id, enum kr_debuginfod_kind kind, char
 		     ? debuginfod_find_debuginfo(g.client, (const unsigned char *)build_id, 0, path)
 		     : debuginfod_find_executable(g.client, (const unsigned char *)build_id, 0, path);
 	if (fd < 0) {
+		/* unreachable or failing servers: each module would wait for
+		 * DEBUGINFOD_TIMEOUT again */
+		g.down = fd != -ENOENT && fd != -ENOMEM;
 		a->err = fd;
 		return fd;
 	}

@@ -4,8 +4,9 @@
  * $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client, DEBUGINFOD_TIMEOUT),
  * when the binaries at hand do not name a module.  Never without the
  * variable (or with it empty), nor after kr_debuginfod_disable (the commands'
- * --no-debuginfod); each (build id, kind) asked once per run, each kind of
- * failure said once on stderr. */
+ * --no-debuginfod); each (build id, kind) asked once per run, none after a
+ * transfer failed other than by "not found" (servers down or timing out),
+ * each kind of failure said once on stderr. */
 #ifndef KATRA_REPLAY_DEBUGINFOD_H
 #define KATRA_REPLAY_DEBUGINFOD_H
 
