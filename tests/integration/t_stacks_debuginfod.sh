@@ -13,7 +13,10 @@
 # module).  A plain HTTP server serving that copy at the workload's build id
 # is refused too (the file's build id is checked); it is asked for each
 # module's debug file then its executable, each once.  A port nothing
-# listens on: one line says so, and that nothing more is fetched.
+# listens on: one line says so, and that nothing more is fetched.  With the
+# system's libc at hand, stripped (no .symtab: __libc_start_call_main is not
+# in its .dynsym), its debug file is fetched all the same and names that
+# frame; with DEBUGINFOD_URLS empty it is not.
 . "$(dirname "$0")/lib.sh"
 kt_require
 ROUNDS=3
@@ -148,5 +151,27 @@ PY
 for c in unset off; do
 	grep -q debuginfod "$T/$c.err" && kt_fail "$c: $(cat "$T/$c.err")"
 done
+# libc at hand, stripped: the only file of the library directory
+mkdir -p "$T/libonly"
+cp "$LIBDIR/libc.so.6" "$T/libonly/" || kt_fail "cannot copy libc.so.6"
+readelf -S "$T/libonly/libc.so.6" | grep -q '\.symtab' && kt_skip "this libc.so.6 is not stripped"
+unshare -m --propagation private bash -c '
+T=$1 WL=$2 LIBDIR=$3 LD=$4 GOOD=http://127.0.0.1:$5
+mount -t tmpfs none "$WL" && mount -t tmpfs none /usr/lib/debug && mount --bind "$T/libonly" "$LIBDIR" || exit 2
+[ -e "$LIBDIR/libc.so.6" ] && [ ! -e "$LIBDIR/libm.so.6" ] || exit 3
+R() { "$LD" --library-path "$T/rt" "$T/rt/katra-replay" "$@"; }
+cd "$T"
+DEBUGINFOD_URLS=$GOOD DEBUGINFOD_CACHE_PATH=$T/cache-stripped R stats --folded stacks.ktrc \
+	>stripped.folded 2>stripped.err || exit 4
+DEBUGINFOD_URLS= DEBUGINFOD_CACHE_PATH=$T/cache-empty R stats --folded stacks.ktrc \
+	>empty.folded 2>empty.err || exit 5
+' _ "$T" "$WL" "$LIBDIR" "$ld" "$good_port"
+rc=$?
+[ "$rc" = 0 ] || kt_fail "the replay beside a stripped libc failed at step $rc: $(cat "$T"/stripped.err "$T"/empty.err 2>/dev/null | tail -n 3)"
+grep -Eq '^_start;__libc_start_main;__libc_start_call_main;main;chain_a;chain_b;leaf_sleep;.* [0-9]+$' \
+	"$T/stripped.folded" || kt_fail "stripped libc at hand: no folded line through its debug file: $(head -n 2 "$T/stripped.folded")"
+grep -q '__libc_start_call_main' "$T/empty.folded" &&
+	kt_fail "DEBUGINFOD_URLS empty, yet libc's local symbols named: $(head -n 1 "$T/empty.folded")"
+[ -e "$T/cache-empty" ] && kt_fail "DEBUGINFOD_URLS empty, yet the client made its cache"
 kt_note "$(cat "$T/check.out")"
 exit 0
