@@ -220,3 +220,38 @@ Test(report_frames_gpu, html_has_the_gpu_side_and_the_gpu_time_line)
 	cr_assert_null(strstr(page, "<polyline"), "no GPU events, no line: %s", page);
 	free(page);
 }
+
+static char *per_frame(uint64_t wait)
+{
+	struct katra_stats_opts o = { .per_frame = true, .json = true };
+	struct outcap out;
+	struct tb t;
+
+	tb_init(&t);
+	build(&t, wait, true);
+	tb_write(&t);
+	oc_open(&out);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, stderr), 0);
+	oc_text(&out);
+	tb_cleanup(&t);
+	return out.buf;
+}
+
+/* stats --per-frame gives every frame the verdict report --frames gives
+ * its slowest: the same computation, flipping at the same nanosecond. */
+Test(report_frames_gpu, stats_per_frame_flips_the_verdict_at_the_same_nanosecond)
+{
+	char *out = per_frame(1200);
+
+	cr_assert_not_null(strstr(out, "{\"frame\":2,\"start_ns\":1000,\"end_ns\":3400,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":2100,\"gpu_rings\":[{\"ring\":"
+				       "\"vgem:ctx\",\"context\":12,\"gpu_ns\":2100,\"jobs\":0,"
+				       "\"fences\":1}],\"present_to_flip_ns\":250000,"
+				       "\"bound\":\"cpu\"}"), "%s", out);
+	free(out);
+	out = per_frame(1201);
+	cr_assert_not_null(strstr(out, "\"gpu_ns\":2101,\"gpu_rings\":[{\"ring\":\"vgem:ctx\","
+				       "\"context\":12,\"gpu_ns\":2101,\"jobs\":0,\"fences\":1}],"
+				       "\"present_to_flip_ns\":250000,\"bound\":\"gpu\"}"), "%s", out);
+	free(out);
+}
