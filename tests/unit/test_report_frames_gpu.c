@@ -6,6 +6,7 @@
  * the verdict is unknown. */
 #include "replay_test_util.h"
 #include "katra/report.h"
+#include "replay/tables/tables.h"
 
 #define GAME 100
 #define NR_IOCTL 16
@@ -254,4 +255,59 @@ Test(report_frames_gpu, stats_per_frame_flips_the_verdict_at_the_same_nanosecond
 				       "\"context\":12,\"gpu_ns\":2101,\"jobs\":0,\"fences\":1}],"
 				       "\"present_to_flip_ns\":250000,\"bound\":\"gpu\"}"), "%s", out);
 	free(out);
+}
+
+/* One run of build(): its own start time (its own run id) and label
+ * scene=NAME, with the scheduler recorded (cpu_ns known). */
+static void write_run(const char *path, uint64_t wait, bool gpu, const char *scene, unsigned k)
+{
+	static char label[3][32];
+	struct katra_str notes[2] = { { label[k], 0 }, { "events: all", 11 } };
+	struct katra_header h = *katra_sample_header();
+	struct katra_writer *w;
+	struct tb t;
+
+	notes[0].len = (uint64_t)snprintf(label[k], sizeof(label[k]), "label scene=%s", scene);
+	h.notes = (struct katra_str_vec){ notes, 2 };
+	h.start_wall_ns += k;
+	tb_init(&t);
+	build(&t, wait, gpu);
+	cr_assert_eq(katra_writer_open(&w, path, &h, KATRA_WRITER_OVERWRITE), 0);
+	for (size_t i = 0; i < t.n; i++)
+		cr_assert_eq(katra_writer_append(w, &t.r[i]), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	tb_cleanup(&t);
+}
+
+/* Three runs for export --parquet, read by DuckDB in
+ * tests/integration/t_parquet_gpu.sh: scene=cpu (1200 ns of fence wait:
+ * CPU-bound), scene=gpu (1201: GPU-bound), both flipped 250 us after the
+ * present; scene=none (no GPU events: bound unknown, no flip).  Into
+ * $KT_GPU_FRAMES_DIR when set, else a temporary directory; here: each
+ * exports. */
+Test(report_frames_gpu, three_runs_for_parquet)
+{
+	static const struct { const char *scene; uint64_t wait; bool gpu; } runs[3] = {
+		{ "cpu", 1200, true }, { "gpu", 1201, true }, { "none", 1200, false },
+	};
+	char tmp[] = "/tmp/katra-fgpu-XXXXXX", path[512], pq[512];
+	const char *dir = getenv("KT_GPU_FRAMES_DIR");
+	struct kq_opts o = { .compress = true };
+
+	if (!dir) {
+		cr_assert_not_null(mkdtemp(tmp));
+		dir = tmp;
+	}
+	snprintf(pq, sizeof(pq), "%s/pq", dir);
+	o.dir = pq;
+	for (unsigned k = 0; k < 3; k++) {
+		snprintf(path, sizeof(path), "%s/%s.ktrc", dir, runs[k].scene);
+		write_run(path, runs[k].wait, runs[k].gpu, runs[k].scene, k);
+		if (dir == tmp)
+			cr_assert_eq(kq_export_trace(path, &o, stderr), 0);
+	}
+	if (dir == tmp) {
+		snprintf(path, sizeof(path), "rm -rf '%s'", tmp);
+		cr_assert_eq(system(path), 0);
+	}
 }
