@@ -7,6 +7,7 @@
 #include "replay_test_util.h"
 #include "katra/report.h"
 #include "replay/tables/tables.h"
+#include "replay/export/export.h"
 
 #define GAME 100
 #define NR_IOCTL 16
@@ -262,13 +263,14 @@ Test(report_frames_gpu, stats_per_frame_flips_the_verdict_at_the_same_nanosecond
 static void write_run(const char *path, uint64_t wait, bool gpu, const char *scene, unsigned k)
 {
 	static char label[3][32];
-	struct katra_str notes[2] = { { label[k], 0 }, { "events: all", 11 } };
+	struct katra_str notes[3] = { { label[k], 0 }, { "events: all", 11 },
+				      { "layer gpu: dma_fence", 20 } };
 	struct katra_header h = *katra_sample_header();
 	struct katra_writer *w;
 	struct tb t;
 
 	notes[0].len = (uint64_t)snprintf(label[k], sizeof(label[k]), "label scene=%s", scene);
-	h.notes = (struct katra_str_vec){ notes, 2 };
+	h.notes = (struct katra_str_vec){ notes, 3 };
 	h.start_wall_ns += k;
 	tb_init(&t);
 	build(&t, wait, gpu);
@@ -310,4 +312,42 @@ Test(report_frames_gpu, three_runs_for_parquet)
 		snprintf(path, sizeof(path), "rm -rf '%s'", tmp);
 		cr_assert_eq(system(path), 0);
 	}
+}
+
+/* export: the frame slice's args carry its sides (from a first pass: the
+ * fence signals after the frame's present), the verdict flipping at the
+ * same nanosecond; a frame without a flip says null. */
+static char *exported(uint64_t wait, bool gpu)
+{
+	char tmp[] = "/tmp/katra-fgpu-XXXXXX", path[512];
+	struct kx_options o = { 0 };
+	struct outcap out;
+
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/t.ktrc", tmp);
+	write_run(path, wait, gpu, "x", 0);
+	oc_open(&out);
+	cr_assert_eq(katra_export_chrome(path, &o, out.f, stderr), 0);
+	oc_text(&out);
+	snprintf(path, sizeof(path), "rm -rf '%s'", tmp);
+	cr_assert_eq(system(path), 0);
+	return out.buf;
+}
+
+Test(report_frames_gpu, export_frame_slice_args_carry_its_sides)
+{
+	char *out = exported(1200, true);
+
+	cr_assert_not_null(strstr(out, "\"name\":\"frame 2\",\"cat\":\"frame\",\"args\":{"), "%s", out);
+	cr_assert_not_null(strstr(out, ",\"bound\":\"cpu\",\"present_to_flip_ns\":250000,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":2100}"), "%s", out);
+	free(out);
+	out = exported(1201, true);
+	cr_assert_not_null(strstr(out, ",\"bound\":\"gpu\",\"present_to_flip_ns\":250000,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":2101}"), "%s", out);
+	free(out);
+	out = exported(1200, false);
+	cr_assert_not_null(strstr(out, ",\"bound\":\"unknown\",\"present_to_flip_ns\":null,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":0}"), "%s", out);
+	free(out);
 }
