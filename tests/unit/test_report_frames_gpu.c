@@ -128,7 +128,9 @@ Test(report_frames_gpu, a_wait_as_long_as_the_running_is_cpu_bound)
 				       "\"path_run_ns\":1200,\"path_gpu_wait_ns\":1200,"
 				       "\"bound\":\"cpu\",\"present_to_flip_ns\":250000,\"gpu_hops\":[{\"tid\":100,\"from_ns\":2100,"
 				       "\"to_ns\":3300,\"fence\":{\"driver\":\"vgem\",\"context\":12,"
-				       "\"seqno\":7,\"made_by_tid\":100,\"made_in_call\":true}}]"),
+				       "\"seqno\":7,\"made_by_tid\":100,\"made_in_call\":true}}],"
+				       "\"gpu_rings\":[{\"ring\":\"vgem:ctx\",\"context\":12,"
+				       "\"gpu_ns\":2100,\"jobs\":0,\"fences\":1}]"),
 			   "%s", out);
 	free(out);
 }

@@ -2,8 +2,8 @@
 /* Every frame's sides (frame_sides.h): while the records are fed, per
  * frame of the track its window, its threads' on-CPU time, its critical
  * path's running and the path's hops that can be GPU waits (a few per
- * frame); once every fence's signal is known, kr_fgpu_frame_hops and
- * kr_fgpu_rings per frame. */
+ * frame); once every fence's signal is known, kr_fgpu_frame_hops per frame
+ * (its GPU time per ring too). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,9 +186,8 @@ int kr_fsides_finish(struct kr_fsides *s)
 		o->fences = g.fences;
 		o->to_flip_ns = g.to_flip_ns;
 		o->bound = g.verdict;
-		if (!rc)
-			rc = kr_fgpu_rings(s->gpu, s->track.f.pid, f->start_ns, f->end_ns, o->rings,
-					   KR_FSIDES_RINGS, &o->nrings);
+		o->nrings = g.nrings;
+		memcpy(o->rings, g.rings, sizeof(o->rings));
 	}
 	return rc;
 }

@@ -392,7 +392,7 @@ int kr_fgpu_frame_hops(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns,
 	}
 	out->verdict = !kr_fgpu_any(g) ? KR_FGPU_UNKNOWN :
 		       out->gpu_wait_ns > out->run_ns ? KR_FGPU_GPU_BOUND : KR_FGPU_CPU_BOUND;
-	return 0;
+	return kr_fgpu_rings(g, pid, start_ns, end_ns, out->rings, KR_FSIDES_RINGS, &out->nrings);
 }
 
 int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
@@ -525,6 +525,16 @@ void kr_fgpu_json(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		} else
 			fputs("null", f);
 		fputc('}', f);
+	}
+	fputs("],\"gpu_rings\":[", f);
+	for (unsigned k = 0; k < fr->nrings; k++) {
+		const struct kr_fgpu_ring *r = &fr->rings[k];
+		char ring[80];
+		kr_fgpu_ring_name(g, r->ctx, ring, sizeof(ring));
+		fputs(k ? ",{\"ring\":" : "{\"ring\":", f);
+		katra_json_string(f, ring, strlen(ring));
+		fprintf(f, ",\"context\":%" PRIu64 ",\"gpu_ns\":%" PRIu64 ",\"jobs\":%" PRIu64
+			",\"fences\":%" PRIu64 "}", r->ctx, r->gpu_ns, r->jobs, r->fences);
 	}
 	fputc(']', f);
 	(void)rp;

@@ -17,6 +17,8 @@ struct kr_fgpu_frame {
 	uint64_t gpu_wait_ns; /* the critical path's waits for the GPU */
 	uint64_t to_flip_ns;  /* its present to its flip, UINT64_MAX: none */
 	int verdict;
+	unsigned nrings;      /* its GPU time per timeline (kr_fgpu_rings) */
+	struct kr_fgpu_ring rings[KR_FSIDES_RINGS];
 };
 
 struct kr_fgpu;
@@ -56,7 +58,8 @@ void kr_fgpu_text(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		  const struct kr_fgpu_frame *fr, const struct kr_path *p);
 void kr_fgpu_html(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		  const struct kr_fgpu_frame *fr, const struct kr_path *p);
-/* ,"cpu_ns":..,"gpu_ns":..,"bound":"cpu|gpu|unknown","gpu_hops":[..] */
+/* ,"cpu_ns":..,"gpu_ns":..,"bound":"cpu|gpu|unknown","gpu_hops":[..],
+ * "gpu_rings":[{"ring","context","gpu_ns","jobs","fences"}] */
 void kr_fgpu_json(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		  const struct kr_fgpu_frame *fr, const struct kr_path *p);
 
