@@ -15,6 +15,7 @@
 struct fs_frame {
 	uint64_t number, start_ns, end_ns, cpu_ns, run_ns;
 	size_t hop_first, nhops; /* into kr_fsides.hops */
+	size_t ring_first;       /* into kr_fsides.rings, by kr_fsides_finish */
 };
 
 struct kr_fsides {
@@ -29,6 +30,8 @@ struct kr_fsides {
 	struct kr_hop *hops;
 	size_t nhops, hops_cap;
 	struct kr_fside *out; /* after kr_fsides_finish */
+	struct kr_fgpu_ring *rings; /* the frames' rings, each frame's in a row */
+	size_t nrings, rings_cap;
 	int error;
 };
 
@@ -104,7 +107,7 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 		} else {
 			fr = &s->fr[s->nfr++];
 			*fr = (struct fs_frame){ s->closing_f.number, w->start_ns, w->end_ns, 0,
-						 p ? p->by_type_ns[KR_HOP_RUN] : 0, s->nhops, 0 };
+						 p ? p->by_type_ns[KR_HOP_RUN] : 0, s->nhops, 0, 0 };
 			for (uint32_t k = 0; k < w->nthreads; k++)
 				if (w->threads[k].pid == s->track.f.pid)
 					fr->cpu_ns += w->threads[k].on_cpu_ns;
@@ -151,6 +154,7 @@ void kr_fsides_free(struct kr_fsides *s)
 	free(s->fr);
 	free(s->hops);
 	free(s->out);
+	free(s->rings);
 	free(s);
 }
 
@@ -172,13 +176,13 @@ int kr_fsides_finish(struct kr_fsides *s)
 	if (s->nfr && !(s->out = calloc(s->nfr, sizeof(*s->out))))
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nfr && !rc; i++) {
-		const struct fs_frame *f = &s->fr[i];
+		struct fs_frame *f = &s->fr[i];
 		struct kr_fside *o = &s->out[i];
+		struct kr_fgpu_frame g;
 
 		o->number = f->number;
 		o->start_ns = f->start_ns;
 		o->end_ns = f->end_ns;
-		struct kr_fgpu_frame g;
 		rc = kr_fgpu_frame_hops(s->gpu, s->track.f.pid, f->start_ns, f->end_ns, f->run_ns,
 					s->hops + f->hop_first, f->nhops, &g);
 		o->cpu_ns = f->cpu_ns;
@@ -187,8 +191,18 @@ int kr_fsides_finish(struct kr_fsides *s)
 		o->to_flip_ns = g.to_flip_ns;
 		o->bound = g.verdict;
 		o->nrings = g.nrings;
-		memcpy(o->rings, g.rings, sizeof(o->rings));
+		if (!rc && !grow((void **)&s->rings, &s->rings_cap, s->nrings + g.nrings,
+				 sizeof(*s->rings)))
+			rc = -ENOMEM;
+		if (!rc && g.nrings) {
+			f->ring_first = s->nrings; /* the pool may move while it grows */
+			memcpy(s->rings + s->nrings, g.rings, g.nrings * sizeof(*g.rings));
+			s->nrings += g.nrings;
+		}
 	}
+	for (size_t i = 0; i < s->nfr && !rc; i++)
+		if (s->out[i].nrings)
+			s->out[i].rings = s->rings + s->fr[i].ring_first;
 	return rc;
 }
 

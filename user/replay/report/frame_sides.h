@@ -50,8 +50,8 @@ struct kr_fside {
 	uint64_t cpu_ns, gpu_ns, fences; /* as struct kr_fgpu_frame's */
 	uint64_t to_flip_ns;             /* UINT64_MAX: no flip of it */
 	int bound;                       /* KR_FGPU_* */
-	unsigned nrings;
-	struct kr_fgpu_ring rings[KR_FSIDES_RINGS];
+	unsigned nrings;                 /* its rings, KR_FSIDES_RINGS at most */
+	const struct kr_fgpu_ring *rings;
 };
 
 struct kr_fsides_opts {
