@@ -221,7 +221,7 @@ fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all $(B)/bench/gameloop duckdb
+integration-test: all $(B)/bench/gameloop duckdb $(B)/tests/unit-tests
 	tests/integration/run.sh
 
 test: all $(B)/bench/gameloop proton-root-try duckdb
