@@ -428,9 +428,15 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 			truncated = true;
 			res->no_module++;
 		}
-		if (kstack && !kstack(kctx, (int32_t)rec.kstack_id, kips))
+		if (kstack && !kstack(kctx, (int32_t)rec.kstack_id, kips)) {
 			while (nk < KATRA_STACK_KDEPTH && kips[nk])
 				nk++;
+		} else if (rec.kstack_id < 0 && rec.knr) {
+			/* the map refused it: its frames came in the record */
+			nk = rec.knr < KATRA_STACK_KDEPTH ? rec.knr : KATRA_STACK_KDEPTH;
+			memcpy(kips, rec.kips, nk * sizeof(kips[0]));
+			res->kernel_beside++;
+		}
 		rc = stack_id(st, w, ks, frames, n, kips, nk, truncated, &id, res);
 		if (rc)
 			break;
