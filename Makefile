@@ -88,7 +88,7 @@ $(B)/libkatrareplay.a: $(REPLAY_OBJS)
 	ar rcs $@ $^
 
 $(B)/katra-replay: $(call obj,user/katra-replay.c) $(B)/libkatrareplay.a $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -ldw -lelf -lm -lz -lzstd
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -ldebuginfod -ldw -lelf -lm -lz -lzstd
 $(B)/katra-sample: $(call obj,tools/katra-sample.c $(SAMPLE_SRCS)) $(B)/libkatraformat.a
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lz
 $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
@@ -185,11 +185,11 @@ endif
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -ldw -lelf -lm -lz -lzstd
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -ldebuginfod -ldw -lelf -lm -lz -lzstd
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
 		      $(RECORD_CORE_SRCS)) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -ldw -lelf -lm -lz -lzstd
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -ldebuginfod -ldw -lelf -lm -lz -lzstd
 
 unit-test: $(B)/tests/unit-tests
 	$(B)/tests/unit-tests --jobs 2
@@ -221,7 +221,7 @@ fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh 20
-integration-test: all $(B)/bench/gameloop duckdb
+integration-test: all $(B)/bench/gameloop duckdb $(B)/tests/unit-tests
 	tests/integration/run.sh
 
 test: all $(B)/bench/gameloop proton-root-try duckdb

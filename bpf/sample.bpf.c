@@ -30,7 +30,7 @@ int pe_stack_sample(struct bpf_perf_event_data *ctx)
 	s->end_ts = s->begin_ts + sample_period_ns;
 	s->site = KATRA_WSTACK_SAMPLE;
 	/* the kernel's stack when the timer fired there (in user code: none) */
-	s->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+	katra_stack_kernel(ctx, s);
 	/* the user registers: the interrupted ones in user code, else those
 	 * the thread entered the kernel with (both at the top of its stack) */
 	katra_stack_user(s);

@@ -95,6 +95,23 @@ static __always_inline void katra_stack_write(struct katra_stack_rec *s)
 		__sync_fetch_and_add(&stack_drops[1], 1);
 }
 
+/* ctx's kernel stack into s: its id in kstacks, or, where the map refuses
+ * it (another stack holds its hash's bucket: -EEXIST; none free: -ENOMEM),
+ * its frames in s->kips.  Any other failure (-EFAULT: no stack to walk, a
+ * sample in user code) leaves none. */
+static __always_inline void katra_stack_kernel(void *ctx, struct katra_stack_rec *s)
+{
+	long n;
+
+	s->knr = 0;
+	s->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+	if (s->kstack_id != -17 /* EEXIST */ && s->kstack_id != -12 /* ENOMEM */)
+		return;
+	n = bpf_get_stack(ctx, s->kips, sizeof(s->kips), 0);
+	if (n > 0)
+		s->knr = n / sizeof(s->kips[0]);
+}
+
 /* The leaving thread (current): its registers, kernel stack and user stack
  * into its slot.  ctx: the tracepoint's (bpf_get_stackid walks from it). */
 static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts, bool dead)
@@ -126,7 +143,7 @@ static __always_inline void katra_stack_out(void *ctx, __u64 pid_tgid, __u64 ts,
 	s->begin_ts = ts;
 	s->end_ts = 0;
 	s->site = KATRA_WSTACK_OFF_CPU;
-	s->kstack_id = bpf_get_stackid(ctx, &kstacks, 0);
+	katra_stack_kernel(ctx, s);
 	katra_stack_user(s);
 }
 
@@ -236,6 +253,7 @@ static __noinline int katra_stack_syscall(__u64 pid_tgid, __u64 enter_ts, __u64 
 	s->end_ts = exit_ts;
 	s->site = KATRA_WSTACK_SYSCALL;
 	s->kstack_id = -2; /* -ENOENT: the exit's kernel stack says nothing */
+	s->knr = 0;
 	katra_stack_user(s);
 	katra_stack_write(s);
 	return 0;

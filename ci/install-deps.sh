@@ -9,6 +9,8 @@ packages=(
 	clang llvm                      # BPF objects (clang -target bpf), libFuzzer
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libdw-dev                       # --stacks: CFI unwinding and symbols (elfutils' libdwfl)
+	libdebuginfod-dev               # katra-replay: stacks' modules fetched where DEBUGINFOD_URLS is set
+	debuginfod                      # the debuginfod test (t_stacks_debuginfod.sh): a local server
 	libc6-dbg                       # --stacks tests: libc's local symbols (__libc_start_call_main)
 	libcapstone-dev                 # the exits of D3D12 methods in PE code (pexits.c)
 	libcriterion-dev                # unit tests

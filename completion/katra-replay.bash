@@ -13,10 +13,10 @@ _katra_replay()
 	case $cmd in
 	verify) opts="--max-problems --strict" ;;
 	dump) opts="--jsonl --pid --tid --kind --from --to" ;;
-	stats) opts="--json --syscalls --calls --per-process --per-frame --gpu --files --off-cpu --top --overview --all --stacks --folded --on-cpu --symbols --from --to" ;;
+	stats) opts="--json --syscalls --calls --per-process --per-frame --gpu --files --off-cpu --top --overview --all --stacks --folded --on-cpu --symbols --no-debuginfod --from --to" ;;
 	compare) opts="--json --ignore" ;;
-	export) opts="--format -o --output --pid --from --to --no-args --speedscope --stacks --symbols --parquet --no-compress --row-group" ;;
-	report) opts="--json --html --top --index-cap --max-epochs --pid --tid --frames --symbols" ;;
+	export) opts="--format -o --output --pid --from --to --no-args --speedscope --stacks --symbols --no-debuginfod --parquet --no-compress --row-group" ;;
+	report) opts="--json --html --top --index-cap --max-epochs --pid --tid --frames --symbols --no-debuginfod" ;;
 	*) return ;;
 	esac
 	case $prev in

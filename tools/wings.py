@@ -35,9 +35,11 @@ ALLOWED = {
     # the Windows x64 unwinder: the PE header parser and COFF symbol walk
     'record/peunwind': {'record/uprobes', PE},
     'replay/dump': {'replay/stats', 'replay/names', 'replay/util'},
-    'replay/stats': {'replay/names', 'replay/util'},
+    # --per-frame: every frame's sides from report's frame walk (frame_sides.h)
+    'replay/stats': {'replay/report', 'replay/names', 'replay/util'},
     'replay/report': {'replay/names', 'replay/util'},
-    'replay/export': {'replay/tables', 'replay/names', 'replay/util'},
+    # frame slices' args: every frame's sides (report/frame_sides.h)
+    'replay/export': {'replay/tables', 'replay/report', 'replay/names', 'replay/util'},
     'replay/tables': {'replay/stats', 'replay/report', 'replay/parquet', 'replay/names',
                       'replay/util'},
     'replay/parquet': set(),

@@ -690,6 +690,11 @@ struct katra_nt_file {
  * still the enter's).  Nothing is unwound here: user space does it after the
  * capture.
  *
+ * The kernel stack is an id in kstacks; where the map refuses it (-EEXIST:
+ * its hash's bucket holds another stack, the map keeping the first; -ENOMEM:
+ * no entry free) its frames travel in the record instead (knr of kips), so
+ * no interval loses its kernel half to another stack's bucket.
+ *
  * A Wine thread (its gs base a TEB whose Self is itself) also has its
  * Windows half: Wine's syscall frame (the registers its PE code had at
  * __wine_syscall_dispatcher, saved on entry; pe_frame, the frame's first
@@ -750,6 +755,9 @@ struct katra_stack_rec {
 	__u32 pe_len;      /* bytes of it (whole pages); 0: no Windows half */
 	__u32 pe_pad;
 	__u64 pe_frame[KATRA_STACK_PE_WORDS]; /* Wine's syscall frame */
+	__u32 knr;         /* frames in kips: the kernel stack kstacks refused */
+	__u32 kpad;
+	__u64 kips[KATRA_STACK_KDEPTH];
 	__u8 data[KATRA_STACK_BYTES];
 };
 #define KATRA_STACK_HEAD_BYTES __builtin_offsetof(struct katra_stack_rec, data)
@@ -784,7 +792,7 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, 
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy_seq) == 112, "cpu slot busy_seq");
-KATRA_WIRE_ASSERT(KATRA_STACK_HEAD_BYTES == 392, "stack record header");
+KATRA_WIRE_ASSERT(KATRA_STACK_HEAD_BYTES == 392 + 8 + 8 * KATRA_STACK_KDEPTH, "stack record header");
 KATRA_WIRE_ASSERT(sizeof(struct katra_wine_frame_offs) == 24, "wine frame offsets");
 
 #endif /* KATRA_WIRE_H */

@@ -15,6 +15,9 @@ REC=${KATRA_RECORD:-$KT_ROOT/build/katra-record}
 REPLAY=${KATRA_REPLAY:-$KT_ROOT/build/katra-replay}
 WL=$KT_ROOT/build/workloads
 KT_PY="python3 $KT_DIR/ktrace.py"
+# katra-replay fetches stacks' modules from DEBUGINFOD_URLS' servers: the
+# tests name them from the files at hand (t_stacks_debuginfod sets its own)
+unset DEBUGINFOD_URLS
 : "${KT_REASON:=/dev/stderr}"
 # seconds a recorder may take to start, and to stop after it was told to
 : "${KT_START_TIMEOUT:=20}"
@@ -393,4 +396,18 @@ kt_uptrace()
 	python3 "$KT_ROOT/tests/uprobe/uptrace.py" "$@" >"$T/check.out" 2>&1 ||
 		kt_fail "$(kt_tail "$T/check.out")"
 	kt_note "$(kt_tail "$T/check.out")"
+}
+
+# kt_replay_copy DIR: katra-replay and the libraries ldd lists for it copied
+# into DIR, to run it where the system's are hidden (a mount namespace):
+# "$KT_LD" --library-path DIR DIR/katra-replay ...
+kt_replay_copy()
+{
+	local lib
+	for lib in $(ldd "$REPLAY" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+		cp -L "$lib" "$1/" || kt_fail "cannot copy $lib"
+	done
+	cp "$REPLAY" "$1/katra-replay" || kt_fail "cannot copy $REPLAY"
+	KT_LD=$(ls "$1"/ld-linux-x86-64.so.* 2>/dev/null | head -n 1)
+	[ -n "$KT_LD" ] || kt_fail "no dynamic loader in ldd's list of $REPLAY"
 }

@@ -6,9 +6,11 @@ names each known chain in order, every time, with its kernel frames
 OffCpu span exactly: its thread's Begin at begin_ns, whose End is
 duration_ns later (stacks_check.py cite TRACE.jsonl); the timer samples of
 `stackchains spin` name its chain (stacks_check.py oncpu STATS.json PERIOD_NS
-LEAST)."""
+LEAST).  `stacks_check.py flipbid SRC DST` writes a copy of the ELF file SRC
+whose build id differs by one byte and prints that build id."""
 import json
 import re
+import subprocess
 import sys
 
 CHAIN = ["chain_b", "chain_a", "main"]
@@ -116,7 +118,22 @@ def views(report, export, rounds):
     print("report: %d hops with their chain; export: %s" % (hops, seen))
 
 
+def flipbid(src, dst):
+    out = subprocess.run(["readelf", "-n", src], capture_output=True, text=True).stdout
+    bid = bytes.fromhex(out.split("Build ID:")[1].split()[0])
+    data = bytearray(open(src, "rb").read())
+    if data.count(bid) != 1:
+        sys.exit("the build id is not one place in " + src)
+    at = data.find(bid)
+    data[at] ^= 0xff
+    open(dst, "wb").write(data)
+    print(data[at:at + len(bid)].hex())
+
+
 def main():
+    if sys.argv[1] == "flipbid":
+        flipbid(sys.argv[2], sys.argv[3])
+        return
     if sys.argv[1] == "cite":
         cite(sys.argv[2])
         return

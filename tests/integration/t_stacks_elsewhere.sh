@@ -41,23 +41,11 @@ cp "$WL/stackchains" "$T/syms/stackchains"
 cp "$dbg" "$T/syms/.build-id/${libc_bid:0:2}/${libc_bid:2}.debug"
 cp -r "$T/syms/.build-id" "$T/bad/"
 # the workload again, one byte of its build id changed
-python3 - "$WL/stackchains" "$T/bad/stackchains" <<'PY' || kt_fail "cannot change the copy's build id"
-import subprocess, sys
-out = subprocess.run(["readelf", "-n", sys.argv[1]], capture_output=True, text=True).stdout
-bid = bytes.fromhex(out.split("Build ID:")[1].split()[0])
-data = bytearray(open(sys.argv[1], "rb").read())
-assert data.count(bid) == 1, "the build id is not one place in the file"
-at = data.find(bid)
-data[at] ^= 0xff
-open(sys.argv[2], "wb").write(data)
-PY
+python3 "$KT_DIR/stacks_check.py" flipbid "$WL/stackchains" "$T/bad/stackchains" >/dev/null ||
+	kt_fail "cannot change the copy's build id"
 # katra-replay from a copy with its libraries: the namespace hides the system's
-for lib in $(ldd "$REPLAY" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
-	cp -L "$lib" "$T/rt/" || kt_fail "cannot copy $lib"
-done
-cp "$REPLAY" "$T/rt/katra-replay"
-ld=$(ls "$T"/rt/ld-linux-x86-64.so.* 2>/dev/null | head -n 1)
-[ -n "$ld" ] || kt_fail "no dynamic loader in ldd's list of $REPLAY"
+kt_replay_copy "$T/rt"
+ld=$KT_LD
 
 # In the namespace: mounts first (they need the libraries), then only
 # builtins and the copied loader

@@ -9,7 +9,9 @@
 # -> leaf, chain_b, chain_a, main in order (wine_stacks_check.py), named by
 # the program's COFF symbols from a copy of the trace elsewhere with the .exe
 # at hand (--symbols DIR, found by its PE identity); the Syscall site's count
-# is ROUNDS exactly.  Without the join the Windows half is missing (the Unix
+# is ROUNDS exactly, counted by Sleep (its NtDelayExecution span: under load
+# Wine's yield before the select may be a second stack of the chain, or the
+# only one of that Sleep).  Without the join the Windows half is missing (the Unix
 # walk ends at the dispatcher); the Unix half's last frame is the dispatcher's,
 # named __wine_syscall_dispatcher from ntdll.so's dynamic symbols.  KW_WINE=10 (t_wine10_stacks): the same in
 # the Proton-class root's Wine 10 (katra-record -- enter.sh ...).  The
@@ -52,6 +54,10 @@ cp "$EXE" "$T/elsewhere/syms/"
 [ "$KW_WINE" = 10 ] && cp "$KW_PROTON/root/usr/lib/x86_64-linux-gnu/wine/x86_64-unix/ntdll.so" "$T/elsewhere/syms/"
 (cd "$T/elsewhere" && "$REPLAY" stats --stacks --json --top 10000 --symbols syms copy.ktrc) \
 	>"$T/stacks.json" 2>"$T/stats.err" || kt_fail "stats --stacks: $(kt_tail "$T/stats.err")"
-python3 "$KT_DIR/wine_stacks_check.py" "$T/stacks.json" "$ROUNDS" >"$T/check.out" 2>&1 ||
+# each Sleep's span and the stacks it holds, counted by Sleep
+(set -o pipefail; "$REPLAY" dump --jsonl "$TRACE" 2>"$T/dump.err" |
+	grep -E '"record":"StackOf"|"kind":"NtDelayExecution"' >"$T/events.jsonl") ||
+	kt_fail "dump --jsonl: $(kt_tail "$T/dump.err")"
+python3 "$KT_DIR/wine_stacks_check.py" "$T/stacks.json" "$ROUNDS" "$T/events.jsonl" >"$T/check.out" 2>&1 ||
 	kt_fail "$(kt_tail "$T/check.out")"
 exit 0

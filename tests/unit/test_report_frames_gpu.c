@@ -6,6 +6,8 @@
  * the verdict is unknown. */
 #include "replay_test_util.h"
 #include "katra/report.h"
+#include "replay/tables/tables.h"
+#include "replay/export/export.h"
 
 #define GAME 100
 #define NR_IOCTL 16
@@ -126,7 +128,9 @@ Test(report_frames_gpu, a_wait_as_long_as_the_running_is_cpu_bound)
 				       "\"path_run_ns\":1200,\"path_gpu_wait_ns\":1200,"
 				       "\"bound\":\"cpu\",\"present_to_flip_ns\":250000,\"gpu_hops\":[{\"tid\":100,\"from_ns\":2100,"
 				       "\"to_ns\":3300,\"fence\":{\"driver\":\"vgem\",\"context\":12,"
-				       "\"seqno\":7,\"made_by_tid\":100,\"made_in_call\":true}}]"),
+				       "\"seqno\":7,\"made_by_tid\":100,\"made_in_call\":true}}],"
+				       "\"gpu_rings\":[{\"ring\":\"vgem:ctx\",\"context\":12,"
+				       "\"gpu_ns\":2100,\"jobs\":0,\"fences\":1}]"),
 			   "%s", out);
 	free(out);
 }
@@ -219,4 +223,133 @@ Test(report_frames_gpu, html_has_the_gpu_side_and_the_gpu_time_line)
 	page = frames_html(1200, false);
 	cr_assert_null(strstr(page, "<polyline"), "no GPU events, no line: %s", page);
 	free(page);
+}
+
+static char *per_frame(uint64_t wait)
+{
+	struct katra_stats_opts o = { .per_frame = true, .json = true };
+	struct outcap out;
+	struct tb t;
+
+	tb_init(&t);
+	build(&t, wait, true);
+	tb_write(&t);
+	oc_open(&out);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, stderr), 0);
+	oc_text(&out);
+	tb_cleanup(&t);
+	return out.buf;
+}
+
+/* stats --per-frame gives every frame the verdict report --frames gives
+ * its slowest: the same computation, flipping at the same nanosecond. */
+Test(report_frames_gpu, stats_per_frame_flips_the_verdict_at_the_same_nanosecond)
+{
+	char *out = per_frame(1200);
+
+	cr_assert_not_null(strstr(out, "{\"frame\":2,\"start_ns\":1000,\"end_ns\":3400,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":2100,\"gpu_rings\":[{\"ring\":"
+				       "\"vgem:ctx\",\"context\":12,\"gpu_ns\":2100,\"jobs\":0,"
+				       "\"fences\":1}],\"present_to_flip_ns\":250000,"
+				       "\"bound\":\"cpu\"}"), "%s", out);
+	free(out);
+	out = per_frame(1201);
+	cr_assert_not_null(strstr(out, "\"gpu_ns\":2101,\"gpu_rings\":[{\"ring\":\"vgem:ctx\","
+				       "\"context\":12,\"gpu_ns\":2101,\"jobs\":0,\"fences\":1}],"
+				       "\"present_to_flip_ns\":250000,\"bound\":\"gpu\"}"), "%s", out);
+	free(out);
+}
+
+/* One run of build(): its own start time (its own run id) and label
+ * scene=NAME, with the scheduler recorded (cpu_ns known). */
+static void write_run(const char *path, uint64_t wait, bool gpu, const char *scene, unsigned k)
+{
+	static char label[3][32];
+	struct katra_str notes[3] = { { label[k], 0 }, { "events: all", 11 },
+				      { "layer gpu: dma_fence", 20 } };
+	struct katra_header h = *katra_sample_header();
+	struct katra_writer *w;
+	struct tb t;
+
+	notes[0].len = (uint64_t)snprintf(label[k], sizeof(label[k]), "label scene=%s", scene);
+	h.notes = (struct katra_str_vec){ notes, 3 };
+	h.start_wall_ns += k;
+	tb_init(&t);
+	build(&t, wait, gpu);
+	cr_assert_eq(katra_writer_open(&w, path, &h, KATRA_WRITER_OVERWRITE), 0);
+	for (size_t i = 0; i < t.n; i++)
+		cr_assert_eq(katra_writer_append(w, &t.r[i]), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	tb_cleanup(&t);
+}
+
+/* Three runs for export --parquet, read by DuckDB in
+ * tests/integration/t_parquet_gpu.sh: scene=cpu (1200 ns of fence wait:
+ * CPU-bound), scene=gpu (1201: GPU-bound), both flipped 250 us after the
+ * present; scene=none (no GPU events: bound unknown, no flip).  Into
+ * $KT_GPU_FRAMES_DIR when set, else a temporary directory; here: each
+ * exports. */
+Test(report_frames_gpu, three_runs_for_parquet)
+{
+	static const struct { const char *scene; uint64_t wait; bool gpu; } runs[3] = {
+		{ "cpu", 1200, true }, { "gpu", 1201, true }, { "none", 1200, false },
+	};
+	char tmp[] = "/tmp/katra-fgpu-XXXXXX", path[512], pq[512];
+	const char *dir = getenv("KT_GPU_FRAMES_DIR");
+	struct kq_opts o = { .compress = true };
+
+	if (!dir) {
+		cr_assert_not_null(mkdtemp(tmp));
+		dir = tmp;
+	}
+	snprintf(pq, sizeof(pq), "%s/pq", dir);
+	o.dir = pq;
+	for (unsigned k = 0; k < 3; k++) {
+		snprintf(path, sizeof(path), "%s/%s.ktrc", dir, runs[k].scene);
+		write_run(path, runs[k].wait, runs[k].gpu, runs[k].scene, k);
+		if (dir == tmp)
+			cr_assert_eq(kq_export_trace(path, &o, stderr), 0);
+	}
+	if (dir == tmp) {
+		snprintf(path, sizeof(path), "rm -rf '%s'", tmp);
+		cr_assert_eq(system(path), 0);
+	}
+}
+
+/* export: the frame slice's args carry its sides (from a first pass: the
+ * fence signals after the frame's present), the verdict flipping at the
+ * same nanosecond; a frame without a flip says null. */
+static char *exported(uint64_t wait, bool gpu)
+{
+	char tmp[] = "/tmp/katra-fgpu-XXXXXX", path[512];
+	struct kx_options o = { 0 };
+	struct outcap out;
+
+	cr_assert_not_null(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/t.ktrc", tmp);
+	write_run(path, wait, gpu, "x", 0);
+	oc_open(&out);
+	cr_assert_eq(katra_export_chrome(path, &o, out.f, stderr), 0);
+	oc_text(&out);
+	snprintf(path, sizeof(path), "rm -rf '%s'", tmp);
+	cr_assert_eq(system(path), 0);
+	return out.buf;
+}
+
+Test(report_frames_gpu, export_frame_slice_args_carry_its_sides)
+{
+	char *out = exported(1200, true);
+
+	cr_assert_not_null(strstr(out, "\"name\":\"frame 2\",\"cat\":\"frame\",\"args\":{"), "%s", out);
+	cr_assert_not_null(strstr(out, ",\"bound\":\"cpu\",\"present_to_flip_ns\":250000,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":2100}"), "%s", out);
+	free(out);
+	out = exported(1201, true);
+	cr_assert_not_null(strstr(out, ",\"bound\":\"gpu\",\"present_to_flip_ns\":250000,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":2101}"), "%s", out);
+	free(out);
+	out = exported(1200, false);
+	cr_assert_not_null(strstr(out, ",\"bound\":\"unknown\",\"present_to_flip_ns\":null,"
+				       "\"cpu_ns\":1200,\"gpu_ns\":0}"), "%s", out);
+	free(out);
 }

@@ -249,3 +249,84 @@ Test(stacks_unwind, a_pe_image_is_walked_by_pdata_and_named_by_identity)
 	cr_assert_eq(nstack, 1);
 	cr_assert_eq(nmod, 1);
 }
+
+/* A module mapped after the process's table was read, reached only as a
+ * caller (the pc is in a module read before, the time well under the
+ * second that re-reads anyway): Wine's kernelbase.dll mapped after a stack
+ * early in the process's start.  The process's size changed since the read,
+ * so the next stack reads its maps again and the caller's frame is named,
+ * the walk whole. */
+Test(stacks_unwind, a_module_mapped_after_the_read_is_read_at_the_next_stack)
+{
+	char path[] = "/tmp/katra-stk-XXXXXX", pa[] = "/tmp/katra-pe-XXXXXX",
+	     pb[] = "/tmp/katra-pe-XXXXXX", msg[256];
+	struct katra_stacks_opts o = { .proc = "/proc", .start_mono_ns = 1000 };
+	struct katra_stacks_result res;
+	struct katra_stacks *st;
+	struct katra_writer *w;
+	struct katra_reader *r;
+	struct katra_record kr;
+	uint8_t *f = crafted_pe_image();
+	int fd = mkstemp(path), fa = mkstemp(pa), fb = mkstemp(pb), whole = 0;
+	static uint64_t stk[4];
+
+	cr_assert(f);
+	cr_assert(fd >= 0 && fa >= 0 && fb >= 0);
+	close(fd);
+	cr_assert_eq(write(fa, f, 0x2400), 0x2400);
+	cr_assert_eq(write(fb, f, 0x2400), 0x2400);
+	free(f);
+	uint8_t *a = mmap(NULL, 0x3000, PROT_READ, MAP_PRIVATE, fa, 0);
+	cr_assert_neq(a, MAP_FAILED);
+	close(fa);
+	cr_assert_eq(katra_stacks_new(&o, &st), 0);
+
+	/* the first stack: A's leaf returning to 0; the table read now */
+	memset(&rec, 0, sizeof(rec));
+	stk[0] = 0;
+	rec.stack_base = (uint64_t)(uintptr_t)stk;
+	rec.stack_len = sizeof(stk);
+	memcpy(rec.data, stk, sizeof(stk));
+	rec.regs[16] = (uint64_t)(uintptr_t)a + 0x1010;
+	rec.regs[19] = rec.stack_base;
+	rec.tgid = (uint32_t)getpid();
+	rec.tid = (uint32_t)gettid();
+	rec.begin_ts = 5000;
+	rec.end_ts = 9000;
+	rec.kstack_id = -2;
+	cr_assert_eq(katra_stacks_take(st, &rec, KATRA_STACK_HEAD_BYTES + rec.stack_len), 0);
+
+	/* B mapped after; the second stack: A's leaf called from B's 0x1040 */
+	uint8_t *b = mmap(NULL, 0x3000, PROT_READ, MAP_PRIVATE, fb, 0);
+	cr_assert_neq(b, MAP_FAILED);
+	close(fb);
+	stk[0] = (uint64_t)(uintptr_t)b + 0x1045;
+	stk[1] = 0;
+	memcpy(rec.data, stk, sizeof(stk));
+	cr_assert_eq(katra_stacks_take(st, &rec, KATRA_STACK_HEAD_BYTES + rec.stack_len), 0);
+
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), KATRA_WRITER_OVERWRITE), 0);
+	cr_assert_eq(katra_stacks_finish(st, w, NULL, NULL, &res), 0);
+	cr_assert_eq(katra_writer_close(w), 0);
+	katra_stacks_free(st);
+	munmap(a, 0x3000);
+	munmap(b, 0x3000);
+	unlink(pa);
+	unlink(pb);
+	cr_assert_eq(res.written, 2);
+
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &kr) == KATRA_READ_RECORD) {
+		if (kr.type != KATRA_RECORD_STACK || kr.u.stack.frames_len < 2)
+			continue;
+		const struct katra_stack *s = &kr.u.stack;
+		cr_assert_not(s->truncated, "B's frame walked to its return address of 0");
+		cr_assert_eq(s->frames_len, 2);
+		cr_assert_eq(s->frames[1].address, 0x140001044ull, "B's call: return - 1");
+		cr_assert_neq(s->frames[1].module, UINT32_MAX, "B in the module table");
+		whole++;
+	}
+	katra_reader_close(r);
+	unlink(path);
+	cr_assert_eq(whole, 1, "the second stack, whole");
+}

@@ -221,7 +221,11 @@ Test(stats_frames, json_per_track_rows_and_slowest)
 				     "\"calls\":2,\"time_ns\":7000000,\"p50_frame_ns\":1000000},"), "%s", b);
 	cr_assert_not_null(strstr(b, "{\"process_id\":500,\"process_name\":\"other.exe\","
 				     "\"swapchain\":\"0xd\",\"presents\":2,\"frames\":1,"), "%s", b);
-	cr_assert_not_null(strstr(b, "],\"calls_without_frames\":1,\"unreadable_frame_names\":0,"
+	cr_assert_not_null(strstr(b, "],\"sides\":{\"process_id\":500,\"swapchain\":\"0xc\","
+				     "\"frames\":[{\"frame\":2,\"start_ns\":5000000,\"end_ns\":28000000,"
+				     "\"cpu_ns\":0,\"gpu_ns\":0,\"gpu_rings\":[],"
+				     "\"present_to_flip_ns\":null,\"bound\":\"unknown\"}]},"
+				     "\"calls_without_frames\":1,\"unreadable_frame_names\":0,"
 				     "\"gpu_events\":0,\"overflow\":{\"tracks\":0,\"rows\":0,"
 				     "\"cells\":0}}}\n"), "%s", b);
 	oc_free(&out);
@@ -247,7 +251,8 @@ Test(stats_frames, no_frames_says_so_and_succeeds)
 	oc_free(&out);
 	o.json = true;
 	b = run(&t, &out, &o);
-	cr_assert_not_null(strstr(b, ",\"per_frame\":{\"tracks\":[],\"calls_without_frames\":1,"),
+	cr_assert_not_null(strstr(b, ",\"per_frame\":{\"tracks\":[],\"sides\":null,"
+				     "\"calls_without_frames\":1,"),
 			   "%s", b);
 	oc_free(&out);
 	o.json = false;
@@ -406,6 +411,66 @@ Test(stats_frames, present_to_flip_is_to_the_flip_of_the_frames_commit)
 	cr_assert_not_null(strstr(run(&t, &out, &o), "\"present_to_flip_ns\":{\"presents\":2,"
 				  "\"p50\":11000000,\"p99\":14000000,\"max\":14000000},"),
 			   "%s", oc_text(&out));
+	oc_free(&out);
+	tb_cleanup(&t);
+}
+
+/* Every frame's sides (the computation report --frames gives its slowest
+ * frames), per ring.  Frame 2 (10-20 ms): on ring vgem:ctx9 job 1 (run
+ * 13-17 ms) and job 2 (made at 15 ms, run 19-24 ms), on timeline 10 a
+ * fence without a job made at 16 ms, signalled at 19 ms: 9 ms on ctx 9 (2
+ * jobs), 3 ms on ctx 10, 11 ms in all (13-24 ms, overlaps once); its flip 1
+ * ms after its present.  Frame 3: no GPU work, no flip: present to flip
+ * null, never 0. */
+Test(stats_frames, every_frame_has_its_gpu_time_per_ring_flip_and_bound)
+{
+	static const char drv[] = "vgem", tl[] = "ctx9";
+	struct katra_stats_opts o = { .per_frame = true, .json = true };
+	struct outcap out;
+	struct katra_event *e;
+	struct tb t;
+	const char *b;
+
+	gpu_trace_start(&t);
+	e = gpu_ev(&t, 11 * MS, GAME, KATRA_KIND_GPU_TIMELINE, 0);
+	e->payload.type = KATRA_PAYLOAD_GPU_TIMELINE;
+	e->payload.u.gpu_timeline.context = 9;
+	e->payload.u.gpu_timeline.driver = (struct katra_str){ drv, 4 };
+	e->payload.u.gpu_timeline.timeline = (struct katra_str){ tl, 4 };
+	gpu_ev(&t, 12 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 1);
+	gpu_ev(&t, 13 * MS, 0, KATRA_KIND_GPU_JOB_RUN, 1);
+	gpu_ev(&t, 15 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 2);
+	e = gpu_ev(&t, 16 * MS, GAME, KATRA_KIND_GPU_FENCE_INIT, 1);
+	e->payload.u.gpu_fence.context = 10;
+	gpu_ev(&t, 17 * MS, 0, KATRA_KIND_GPU_JOB_DONE, 1);
+	gpu_ev(&t, 18 * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, 1);
+	gpu_ev(&t, 19 * MS, 0, KATRA_KIND_GPU_JOB_RUN, 2);
+	e = gpu_ev(&t, 19 * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, 1);
+	e->payload.u.gpu_fence.context = 10;
+	present(&t, 20 * MS, 2, 2);
+	gpu_ev(&t, 21 * MS, 0, KATRA_KIND_GPU_VBLANK_DELIVERED, 5);
+	gpu_ev(&t, 24 * MS, 0, KATRA_KIND_GPU_JOB_DONE, 2);
+	gpu_ev(&t, 25 * MS, 0, KATRA_KIND_GPU_FENCE_SIGNALED, 2);
+	present(&t, 30 * MS, 3, 3);
+	tb_epoch(&t, 31 * MS, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(&t);
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, ",\"sides\":{\"process_id\":300,\"swapchain\":\"0xa\","
+				     "\"frames\":[{\"frame\":2,\"start_ns\":10000000,\"end_ns\":20000000,"
+				     "\"cpu_ns\":0,\"gpu_ns\":11000000,\"gpu_rings\":[{\"ring\":"
+				     "\"vgem:ctx9\",\"context\":9,\"gpu_ns\":9000000,\"jobs\":2,"
+				     "\"fences\":2},{\"ring\":\"?:ctx 10\",\"context\":10,\"gpu_ns\":"
+				     "3000000,\"jobs\":0,\"fences\":1}],\"present_to_flip_ns\":1000000,"
+				     "\"bound\":\"cpu\"},{\"frame\":3,\"start_ns\":20000000,\"end_ns\":"
+				     "30000000,\"cpu_ns\":0,\"gpu_ns\":0,\"gpu_rings\":[],"
+				     "\"present_to_flip_ns\":null,\"bound\":\"cpu\"}]},"), "%s", b);
+	oc_free(&out);
+	o.json = false;
+	b = run(&t, &out, &o);
+	cr_assert_not_null(strstr(b, "\n frame     cpu ms     gpu ms  present to flip  bound    "
+				     "gpu per ring\n     2      0.000     11.000         1.000 ms  cpu      "
+				     "vgem:ctx9 9.000 ms, ?:ctx 10 3.000 ms\n     3      0.000      0.000"
+				     "             none  cpu\n"), "%s", b);
 	oc_free(&out);
 	tb_cleanup(&t);
 }

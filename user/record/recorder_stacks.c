@@ -111,10 +111,13 @@ int recorder_stacks_write(struct recorder *r)
 	if (!r->o->quiet || drops[0] || drops[1])
 		fprintf(stderr, "katra-record: %llu call stacks (%llu distinct, %llu truncated, %llu "
 			"without a module table); %llu lost (%llu: thread slots full, %llu: ring "
-			"full)\n", (unsigned long long)res.written, (unsigned long long)res.stacks,
+			"full)%s%.0llu%s\n", (unsigned long long)res.written, (unsigned long long)res.stacks,
 			(unsigned long long)res.truncated, (unsigned long long)res.no_module,
 			(unsigned long long)(drops[0] + drops[1]), (unsigned long long)drops[0],
-			(unsigned long long)drops[1]);
+			(unsigned long long)drops[1], res.kernel_beside ? "; " : "",
+			(unsigned long long)res.kernel_beside,
+			/* the kernel-stack map refused them (a bucket taken): in the record */
+			res.kernel_beside ? " kernel stacks beside the map" : "");
 	return 0;
 }
 

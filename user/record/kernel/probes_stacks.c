@@ -30,6 +30,20 @@ static uint32_t stack_ring_bytes(void)
 	return (uint32_t)v;
 }
 
+/* The kernel-stack map's entries: KATRA_TEST_KSTACK_ENTRIES (1 or more:
+ * tests that make it refuse stacks, a bucket taken by another), else the
+ * object's */
+static int kstack_entries(struct katra_probes *p)
+{
+	const char *s = getenv("KATRA_TEST_KSTACK_ENTRIES");
+	char *end;
+	unsigned long v = s ? strtoul(s, &end, 0) : 0;
+
+	if (!s || *end || !v || v > bpf_map__max_entries(p->skel->maps.kstacks))
+		return 0;
+	return bpf_map__set_max_entries(p->skel->maps.kstacks, (uint32_t)v);
+}
+
 struct katra_stack_reader {
 	struct ring_buffer *rb;
 	int (*cb)(void *ctx, void *data, size_t size);
@@ -69,6 +83,8 @@ int pk_stacks_size(struct katra_probes *p, bool on, uint32_t sample_hz)
 	err = on ? bpf_map__set_value_size(p->skel->maps.kstacks,
 					   p->kstack_depth * sizeof(uint64_t))
 		 : bpf_map__set_autocreate(p->skel->maps.kstacks, false);
+	if (!err && on)
+		err = kstack_entries(p);
 	if (err)
 		return err;
 	if (on && p->kstack_depth < KATRA_STACK_KDEPTH && !p->quiet)

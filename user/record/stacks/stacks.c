@@ -2,6 +2,7 @@
 /* Call stacks after the hot path (stacks.h): the spool, each process's
  * module table, and the records written at the end. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,26 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The process's size in pages (/proc/PID/statm's first field; 0 if gone):
+ * one short read, to tell whether its mappings may have changed */
+static uint64_t vm_pages(const struct katra_stacks *st, uint32_t pid)
+{
+	char name[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s/%u/statm", st->o.proc, pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
 /* The mappings read now (fresh, n) merged into those read before: an older
  * one stays while no fresh one overlaps it and its file is not mapped
  * elsewhere now (a library unloaded: older stacks may name it; the same file
@@ -153,8 +174,10 @@ static void merge_maps(struct stk_proc *p, const struct stk_map *fresh, uint32_t
 }
 
 /* The process's file-backed mappings, merged with those read before: at
- * its first stack, and again at a stack whose pc (or Windows half's pc) none covers or a second
- * after the last read (a library mapped since, an exec) */
+ * its first stack, and again at a stack whose pc (or Windows half's pc) none
+ * covers, when its size changed since (a library mapped since: a caller's
+ * frame in it, its pc covered, as Wine's kernelbase.dll mapped after a
+ * read at the process's start) or a second after the last read (an exec) */
 static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 {
 	char name[64], line[4096];
@@ -163,6 +186,8 @@ static void read_maps(struct katra_stacks *st, struct stk_proc *p)
 	FILE *f;
 
 	p->read_ns = now_ns();
+	/* before the maps: a mapping added meanwhile is read next time */
+	p->vm_pages = vm_pages(st, p->pid);
 	snprintf(name, sizeof(name), "%s/%u/maps", st->o.proc, p->pid);
 	f = fopen(name, "re");
 	if (!p->maps)
@@ -229,7 +254,7 @@ int katra_stacks_take(struct katra_stacks *st, const void *rec, size_t size)
 	struct stk_proc *p = proc_of(st, r->tgid, true);
 	if (p && (!covered(p, r->regs[16]) ||
 		  (r->pe_len && !covered(p, r->pe_frame[KATRA_WF_RIP])) ||
-		  now_ns() - p->read_ns > 1000000000ull))
+		  now_ns() - p->read_ns > 1000000000ull || vm_pages(st, p->pid) != p->vm_pages))
 		read_maps(st, p);
 	if (fwrite(rec, KATRA_STACK_HEAD_BYTES + r->stack_len + r->pe_len, 1, st->spool) != 1)
 		return -EIO;
@@ -428,9 +453,15 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 			truncated = true;
 			res->no_module++;
 		}
-		if (kstack && !kstack(kctx, (int32_t)rec.kstack_id, kips))
+		if (kstack && !kstack(kctx, (int32_t)rec.kstack_id, kips)) {
 			while (nk < KATRA_STACK_KDEPTH && kips[nk])
 				nk++;
+		} else if (rec.kstack_id < 0 && rec.knr) {
+			/* the map refused it: its frames came in the record */
+			nk = rec.knr < KATRA_STACK_KDEPTH ? rec.knr : KATRA_STACK_KDEPTH;
+			memcpy(kips, rec.kips, nk * sizeof(kips[0]));
+			res->kernel_beside++;
+		}
 		rc = stack_id(st, w, ks, frames, n, kips, nk, truncated, &id, res);
 		if (rc)
 			break;

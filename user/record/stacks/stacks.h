@@ -41,6 +41,7 @@ struct katra_stacks_result {
 	uint64_t truncated; /* stacks whose unwinding stopped short */
 	uint64_t no_module; /* records of a process whose maps could not be read */
 	uint64_t before;    /* intervals begun before the capture's start: not written */
+	uint64_t kernel_beside; /* kernel stacks the map refused, taken in the record */
 };
 
 /* Unwinds what was spooled and appends the records to w (before its

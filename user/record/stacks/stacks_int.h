@@ -41,6 +41,7 @@ struct stk_proc {
 	struct stk_map *maps;
 	uint32_t nmaps;
 	uint64_t read_ns;  /* when its maps were last read */
+	uint64_t vm_pages; /* its size then (statm): a mapping added changes it */
 	bool read_failed;
 	void *dwfl; /* Dwfl *, made at the first unwind */
 	uint32_t *mod_files; /* reported module i -> file index */

@@ -10,6 +10,7 @@
 #include "katra/replay.h"
 #include "katra/replay_cli.h"
 #include "dump_filter.h"
+#include "replay/names/debuginfod.h"
 
 enum { OPT_MAX_PROBLEMS = 256, OPT_JSONL, OPT_JSON, OPT_STRICT };
 
@@ -220,7 +221,7 @@ static const char stats_help[] =
 	"Usage: katra-replay stats [--json] [--syscalls] [--calls] [--per-process]\n"
 	"                          [--per-frame] [--gpu] [--files] [--off-cpu] [--top N]\n"
 	"                          [--overview] [--all] [--stacks] [--folded]\n"
-	"                          [--on-cpu] [--symbols DIR]\n"
+	"                          [--on-cpu] [--symbols DIR] [--no-debuginfod]\n"
 	"                          [--from WHEN] [--to WHEN] FILE\n"
 	"What the capture holds, and where the time went.  Without a view option:\n"
 	"the overview (duration, events by scope, kind, process and thread, span\n"
@@ -264,7 +265,10 @@ static const char stats_help[] =
 	"                  (katra-record --sample-hz; a sample weighs its period);\n"
 	"                  --off-cpu there: the off-CPU intervals' alone\n"
 	"  --symbols DIR   look for the binaries in DIR first (by name, by build id\n"
-	"                  as .build-id/xx/rest.debug, or a debuginfod cache)\n"
+	"                  as .build-id/xx/rest.debug, or a debuginfod cache); then\n"
+	"                  the system's; then, where DEBUGINFOD_URLS is set, the\n"
+	"                  debuginfod servers' by build id\n"
+	"  --no-debuginfod no fetch from debuginfod servers (as DEBUGINFOD_URLS=)\n"
 	"  --overview      the overview too, when a view option is given\n"
 	"  --all           every section (--gpu, --top 20)\n"
 	"  --from WHEN     only records from WHEN: seconds since capture start, or the\n"
@@ -295,7 +299,8 @@ static const char stats_help[] =
 	"    katra-replay stats --json --files run.ktrc | jq '.files[0]'\n";
 
 enum { OPT_SYSCALLS = 400, OPT_PER_PROCESS, OPT_FILES, OPT_OFFCPU, OPT_TOP, OPT_OVERVIEW,
-       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU, OPT_STACKS, OPT_FOLDED, OPT_SYMBOLS, OPT_ONCPU };
+       OPT_ALL, OPT_CALLS, OPT_PER_FRAME, OPT_GPU, OPT_STACKS, OPT_FOLDED, OPT_SYMBOLS, OPT_ONCPU,
+       OPT_NO_DEBUGINFOD };
 
 static int stats_opt(int c, const char *arg, void *ctx)
 {
@@ -349,6 +354,9 @@ static int stats_opt(int c, const char *arg, void *ctx)
 	case OPT_SYMBOLS:
 		o->symbols = arg;
 		break;
+	case OPT_NO_DEBUGINFOD:
+		kr_debuginfod_disable();
+		break;
 	case OPT_FROM:
 		kr_parse_when(arg, &o->from);
 		break;
@@ -385,6 +393,7 @@ int katra_cmd_stats(int argc, char **argv)
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "on-cpu", no_argument, NULL, OPT_ONCPU },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ 0 },

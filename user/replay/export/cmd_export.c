@@ -11,15 +11,18 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "replay/names/debuginfod.h"
 #include "replay/tables/tables.h"
 #include "katra/replay_cli.h"
 
 enum { OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_PID, OPT_NO_ARGS, OPT_SPEEDSCOPE, OPT_PARQUET,
-       OPT_NO_COMPRESS, OPT_ROW_GROUP, OPT_STACKS, OPT_SYMBOLS };
+       OPT_NO_COMPRESS, OPT_ROW_GROUP, OPT_STACKS, OPT_SYMBOLS,
+       OPT_NO_DEBUGINFOD };
 
 static const char export_help[] =
 	"Usage: katra-replay export [--format chrome] [--from T] [--to T] [--pid PID,...]\n"
-	"                           [--no-args | --speedscope | --stacks [--symbols DIR]]\n"
+	"                           [--no-args | --speedscope |\n"
+	"                            --stacks [--symbols DIR] [--no-debuginfod]]\n"
 	"                           -o OUT TRACE\n"
 	"       katra-replay export --parquet DIR [--no-compress] [--row-group N] TRACE...\n"
 	"Write TRACE as a timeline that Perfetto UI (ui.perfetto.dev), chrome://tracing\n"
@@ -48,6 +51,7 @@ static const char export_help[] =
 	"                     args as \"stack\": \"leaf;caller;...\" (innermost first);\n"
 	"                     TRACE read twice\n"
 	"  --symbols DIR      --stacks: the binaries looked for in DIR first\n"
+	"  --no-debuginfod    --stacks: no fetch from debuginfod servers\n"
 	"  --parquet DIR      write each TRACE as a run of Parquet tables (runs,\n"
 	"                     processes, threads, thread_names, spans, calls, offcpu,\n"
 	"                     frames, drops) under DIR/TABLE/KEY=VALUE/.../run=ID/\n"
@@ -218,6 +222,7 @@ int katra_cmd_export(int argc, char **argv)
 		{ "row-group", required_argument, NULL, OPT_ROW_GROUP },
 		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ 0 },
 	};
 	struct kx_options o = { 0 };
@@ -291,6 +296,10 @@ int katra_cmd_export(int argc, char **argv)
 		case OPT_SYMBOLS:
 			pq_other = true;
 			o.symbols = optarg;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			pq_other = true;
+			kr_debuginfod_disable();
 			break;
 		case ':':
 			return katra_cli_usage_error("export", "option '%s' needs a value",

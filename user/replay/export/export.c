@@ -9,6 +9,7 @@
 #include "export.h"
 #include "katra/replay.h"
 #include "replay/names/stackidx.h"
+#include "replay/report/frame_sides.h"
 #include "replay/util/open_cmd.h"
 
 /* Records are in time order within the recorder's reorder window; reading
@@ -310,6 +311,38 @@ static int load_stacks(struct kx_state *s, const char *path, FILE *err)
 	return ret;
 }
 
+/* Whether the capture ran the GPU layer (its header's "layer gpu: ..."):
+ * without it every frame's verdict is unknown and it has no flip. */
+static bool gpu_layer(const struct katra_header *h)
+{
+	for (uint64_t i = 0; i < h->notes.len; i++)
+		if (h->notes.items[i].len >= 10 && !memcmp(h->notes.items[i].ptr, "layer gpu:", 10))
+			return true;
+	return false;
+}
+
+/* A first pass for the frames' sides (a fence signals after its frame
+ * ends): the frame slices' args. */
+static int load_sides(struct kx_state *s, const char *path, FILE *err)
+{
+	struct kr_fsides_opts o = { 0 };
+	struct katra_reader *r;
+	struct katra_record rec;
+	int ret = kr_open_cmd(&r, path, "export", err);
+
+	if (ret)
+		return ret;
+	ret = kr_fsides_new(&s->sides, katra_reader_header(r), &o);
+	while (!ret && katra_reader_next(r, &rec) == KATRA_READ_RECORD)
+		ret = kr_fsides_add(s->sides, &rec);
+	if (!ret)
+		ret = kr_fsides_finish(s->sides);
+	katra_reader_close(r);
+	if (ret)
+		fprintf(err, "katra-replay: export: out of memory\n");
+	return ret;
+}
+
 int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *out, FILE *err)
 {
 	struct katra_reader *r;
@@ -330,9 +363,12 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 	s->path = path;
 	if (opt->stacks && !opt->no_args && !opt->speedscope)
 		ret = load_stacks(s, path, err);
+	if (!ret && !opt->no_args && !opt->speedscope && gpu_layer(katra_reader_header(r)))
+		ret = load_sides(s, path, err);
 	if (!ret && opt->speedscope) {
 		ret = kx_order_busiest(s, path, err);
 		if (ret) {
+			kr_fsides_free(s->sides);
 			kr_stackidx_free(s->stacks);
 			kx_free(s);
 			free(s);
@@ -364,6 +400,7 @@ int katra_export_chrome(const char *path, const struct kx_options *opt, FILE *ou
 		}
 	}
 	kr_stackidx_free(s->stacks);
+	kr_fsides_free(s->sides);
 	kx_free(s);
 	free(s);
 	katra_reader_close(r);

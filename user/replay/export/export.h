@@ -142,9 +142,12 @@ struct kx_stats {
 	uint64_t after_exit;          /* OffCpu events of a thread after its TaskExit, not drawn */
 };
 
+struct kr_fsides;
+
 struct kx_state {
 	struct kr_chrome w;
 	struct kr_stackidx *stacks; /* --stacks: the trace's, or NULL */
+	struct kr_fsides *sides;    /* the frames' sides (a first pass), or NULL */
 	struct kx_options opt;
 	uint64_t recorder_pid;
 	const struct katra_header *header;

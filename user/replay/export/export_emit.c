@@ -12,6 +12,7 @@
 #include "replay/names/resnames.h"
 #include "replay/names/stackidx.h"
 #include "replay/names/sysnames.h"
+#include "replay/report/frame_sides.h"
 #include "replay/util/gpukey.h"
 
 #define NAMED_PROCESS UINT64_MAX /* k2 of a process's entry in s->named */
@@ -354,6 +355,27 @@ void kx_emit_epoch(struct kx_state *s, const struct katra_epoch_marker *m)
 	s->st.epochs++;
 }
 
+/* The frame's sides, as report --frames and stats --per-frame give them:
+ * "bound" (cpu, gpu, unknown), "present_to_flip_ns" (null: no flip),
+ * "cpu_ns", "gpu_ns"; only for the frames of the track they walk. */
+static void frame_sides(struct kx_state *s, const struct kr_frame *fr)
+{
+	const struct kr_fside *sd = kr_fsides_find(s->sides, fr->pid, fr->swapchain, fr->number);
+	struct kr_chrome *w = &s->w;
+
+	if (!sd)
+		return;
+	kr_chrome_cstr(w, "bound", kr_fgpu_bound(sd->bound));
+	if (sd->to_flip_ns != UINT64_MAX) {
+		kr_chrome_u64(w, "present_to_flip_ns", sd->to_flip_ns);
+	} else {
+		kr_chrome_key(w, "present_to_flip_ns");
+		fputs("null", w->f);
+	}
+	kr_chrome_u64(w, "cpu_ns", sd->cpu_ns);
+	kr_chrome_u64(w, "gpu_ns", sd->gpu_ns);
+}
+
 void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool shown)
 {
 	struct kx_frame_track *t = NULL;
@@ -393,6 +415,7 @@ void kx_emit_frame(struct kx_state *s, const struct katra_epoch_marker *m, bool 
 			kr_chrome_args_open(w);
 			kr_chrome_u64(w, "seq", m->seq);
 			kr_chrome_u64(w, "epoch", m->epoch);
+			frame_sides(s, &fr);
 			kr_chrome_args_close(w);
 		}
 		kr_chrome_close(w);

@@ -14,8 +14,10 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
+#include "debuginfod.h"
 #include "elfsyms.h"
 #include "pe/pesymtab.h"
+#include "pedwarf.h"
 
 #define PE_FILE_MAX (512u << 20)
 
@@ -39,6 +41,7 @@ struct mod {
 	struct katra_blob blob;    /* the PE file (pe_syms' names point into it) */
 	struct katra_pe_symtab pe_syms;
 	uint64_t image_base;
+	void *pe_dwarf; /* the ELF image of its DWARF that elf reads (pedwarf.h) */
 };
 
 struct kr_elfsyms {
@@ -76,6 +79,7 @@ void kr_elfsyms_free(struct kr_elfsyms *s)
 			close(m->fd);
 		katra_pe_symtab_free(&m->pe_syms);
 		katra_blob_free(&m->blob);
+		free(m->pe_dwarf);
 		free(m->name);
 		free(m->build_id);
 	}
@@ -228,6 +232,71 @@ static int locate(const struct kr_elfsyms *s, struct mod *m)
 	return -1;
 }
 
+/* An ELF file with functions to name: a .symtab, or DWARF */
+static bool full_symbols(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *nm = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+		if (sh.sh_type == SHT_SYMTAB || (nm && !strcmp(nm, ".debug_info")))
+			return true;
+	}
+	return false;
+}
+
+static void drop(struct mod *m)
+{
+	elf_end(m->elf);
+	close(m->fd);
+	m->elf = NULL;
+	m->fd = -1;
+}
+
+/* The module's debug file, else its executable, from debuginfod where the
+ * binaries at hand gave none or one without a .symtab or DWARF (a stripped
+ * library): kept only if its build id is the module's and it names more */
+static int fetch(struct mod *m, int found)
+{
+	static const enum kr_debuginfod_kind kinds[] = { KR_DEBUGINFOD_DEBUGINFO,
+							 KR_DEBUGINFOD_EXECUTABLE };
+	struct mod local = *m;
+	int err = 0;
+
+	if (!kr_debuginfod_wanted(m->build_id) || (found && (m->pe || full_symbols(m->elf))))
+		return found ? 0 : -1;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char *path = NULL;
+		int rc = kr_debuginfod_fetch(m->build_id, kinds[i], &path);
+
+		if (rc) {
+			err = err && err != -EALREADY ? err : rc;
+			continue;
+		}
+		rc = try_open(m, path);
+		free(path);
+		if (rc) {
+			err = -EILSEQ;
+			continue;
+		}
+		if (full_symbols(m->elf) || (!found && i + 1 == sizeof(kinds) / sizeof(kinds[0]))) {
+			if (found)
+				drop(&local);
+			return 0;
+		}
+		drop(m);
+	}
+	m->elf = local.elf;
+	m->fd = local.fd;
+	if (err && err != -EALREADY)
+		kr_debuginfod_failed(err, m->name, m->build_id);
+	return found ? 0 : -1;
+}
+
 /* Wine 8's ntdll.so exports its dispatchers only as labels inside them,
  * untyped and of size 0 (__wine_syscall_dispatcher_prolog_end, the same for
  * __wine_unix_call_dispatcher; Wine 10 exports the functions): such a label
@@ -251,7 +320,7 @@ static void load(const struct kr_elfsyms *s, struct mod *m)
 	GElf_Shdr sh, psh = { 0 };
 
 	m->loaded = -1;
-	if (locate(s, m))
+	if (fetch(m, !locate(s, m)))
 		return;
 	m->loaded = 1;
 	if (m->pe)
@@ -323,13 +392,30 @@ static const char *dwarf_name(struct mod *m, uint64_t address, int with_offset, 
 	return buf;
 }
 
-/* A PE module's frame (ImageBase + rva) by its COFF symbols and exports */
-static const char *pe_name(const struct mod *m, uint64_t address, int with_offset, char *buf,
+/* A PE module's DWARF (mingw -g) in m->elf, once: for dwarf_name */
+static void pe_dwarf(struct mod *m)
+{
+	struct katra_pe pe;
+	size_t len;
+
+	if (m->pe_dwarf || m->dw_tried || katra_pe_open(&m->blob, &pe) ||
+	    kr_pe_dwarf_image(&pe, &m->pe_dwarf, &len))
+		return;
+	m->elf = elf_memory(m->pe_dwarf, len);
+}
+
+/* A PE module's frame (ImageBase + rva) by its DWARF (mingw -g: the
+ * function whose ranges hold it, an inlined one's own name), else by its
+ * COFF symbols and exports (the nearest at or below: they have no size) */
+static const char *pe_name(struct mod *m, uint64_t address, int with_offset, char *buf,
 			   size_t cap)
 {
 	const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
 	uint64_t rva = address - m->image_base;
 
+	pe_dwarf(m);
+	if (m->elf && dwarf_name(m, address, with_offset, buf, cap))
+		return buf;
 	if (address < m->image_base || rva > UINT32_MAX ||
 	    !katra_pe_symbolize(&m->pe_syms, (uint32_t)rva, buf, cap)) {
 		snprintf(buf, cap, "%s+0x%" PRIx64, base, address);

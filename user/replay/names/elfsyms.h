@@ -4,9 +4,12 @@
  * file is looked for, in order: in the --symbols directory (DIR/NAME,
  * DIR/.build-id/xx/rest.debug, DIR/BUILDID/executable and
  * DIR/BUILDID/debuginfo as debuginfod's cache lays them out), at its name
- * when it is a path, in /usr/lib/debug/.build-id, and in the usual library
- * directories; a file whose build id differs from the module's is never
- * used. */
+ * when it is a path, in /usr/lib/debug/.build-id, in the usual library
+ * directories, then (none found, or one without .symtab or DWARF) from the
+ * debuginfod servers of DEBUGINFOD_URLS (debuginfod.h); a file whose build
+ * id differs from the module's is never used.  A PE module (Wine's DLLs, a
+ * game's .exe), found by its identity, is named by its DWARF (mingw -g,
+ * pedwarf.h), else its COFF symbols and exports. */
 #ifndef KATRA_REPLAY_ELFSYMS_H
 #define KATRA_REPLAY_ELFSYMS_H
 

@@ -6,10 +6,11 @@
 
 #include "katra/replay_cli.h"
 #include "katra/report.h"
+#include "replay/names/debuginfod.h"
 
 static const char report_help[] =
 	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] [--pid PID | --tid TID]\n"
-	"                           [--symbols DIR] FILE\n"
+	"                           [--symbols DIR] [--no-debuginfod] FILE\n"
 	"       katra-replay report --frames [--json] [--html OUT.html] [--top N] [--pid PID]\n"
 	"                           FILE\n"
 	"For the whole capture and for each epoch (EpochMarker records split the\n"
@@ -55,6 +56,7 @@ static const char report_help[] =
 	"                     interval's stack, its running hops their timer samples'\n"
 	"                     (--sample-hz), 5 frames, innermost first, named from\n"
 	"                     the binaries in DIR first (as stats --symbols)\n"
+	"  --no-debuginfod    no fetch from debuginfod servers (DEBUGINFOD_URLS)\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 success, 1 invalid or unreadable trace (the report of what\n"
@@ -68,7 +70,7 @@ static const char report_help[] =
 	"    katra-replay report --frames --html frames.html game.ktrc\n";
 
 enum { OPT_JSON = 256, OPT_HTML, OPT_TOP, OPT_INDEX_CAP, OPT_MAX_EPOCHS, OPT_PID, OPT_TID,
-       OPT_FRAMES, OPT_SYMBOLS };
+       OPT_FRAMES, OPT_SYMBOLS, OPT_NO_DEBUGINFOD };
 
 int katra_cmd_report(int argc, char **argv)
 {
@@ -83,6 +85,7 @@ int katra_cmd_report(int argc, char **argv)
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "frames", no_argument, NULL, OPT_FRAMES },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ 0 },
 	};
 	struct katra_report_opts o = { .max_epochs = 1000 };
@@ -104,6 +107,9 @@ int katra_cmd_report(int argc, char **argv)
 			break;
 		case OPT_SYMBOLS:
 			o.symbols = optarg;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			kr_debuginfod_disable();
 			break;
 		case OPT_HTML:
 			if (!optarg[0])

@@ -17,6 +17,7 @@
 #include "replay/names/stackidx.h"
 #include "replay/util/open.h"
 #include "replay/util/out.h"
+#include "frame_sides.h"
 #include "report_frames_gpu.h"
 #include "report_render.h"
 
@@ -34,6 +35,7 @@ struct frames_run {
 	const struct katra_report_opts *o;
 	struct kr_render r;
 	struct kr_report *rp;
+	struct kr_ftrack tr;                 /* the track's choice */
 	bool have_track;
 	struct kr_frame track;
 	uint64_t presents;                   /* the track's Frame epochs */
@@ -65,22 +67,16 @@ static bool keep_mark(void *ctx, const struct katra_epoch_marker *m)
 {
 	struct frames_run *x = ctx;
 	struct kr_frame f;
+	int k = kr_ftrack_see(&x->tr, x->rp, m, &f);
 
-	if (m->kind != KATRA_EPOCH_FRAME)
-		return false;
-	if (!kr_frame_parse(m, &f)) {
+	if (k == -2)
 		x->unreadable++;
-		return false;
-	}
-	if (!x->have_track && (!x->o->path_pid || f.pid == x->o->path_pid)) {
-		x->have_track = true;
-		x->track = f;
-		kr_report_set_path_pid(x->rp, f.pid);
-	}
-	if (!x->have_track || f.pid != x->track.pid || f.swapchain != x->track.swapchain) {
+	else if (k == 0)
 		other_track(x, &f);
+	if (k != 1)
 		return false;
-	}
+	x->have_track = true;
+	x->track = x->tr.f;
 	x->presents++;
 	x->closing = m;
 	return true;
@@ -403,7 +399,7 @@ static int html(struct frames_run *x, const uint64_t *sorted, FILE *err)
 
 int kr_frames_report(const char *path, const struct katra_report_opts *o, FILE *out, FILE *err)
 {
-	struct frames_run x = { .o = o };
+	struct frames_run x = { .o = o, .tr.want_pid = o->path_pid };
 	struct kr_report_opts mo = { 0 };
 	struct katra_reader *r = NULL;
 	enum katra_read_status st = KATRA_READ_EOF;

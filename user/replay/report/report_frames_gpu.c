@@ -34,7 +34,7 @@ struct fgpu_fence {
 
 struct fgpu_name {
 	uint64_t ctx;
-	char driver[32];
+	char driver[32], timeline[32];
 };
 
 struct fgpu_flip {
@@ -107,9 +107,16 @@ static struct fgpu_fence *find(struct kr_fgpu *g, uint64_t key)
 	return NULL;
 }
 
+static void copy_name(char *dst, size_t cap, const struct katra_str *s)
+{
+	size_t n = s->len < cap - 1 ? s->len : cap - 1;
+
+	memcpy(dst, s->ptr, n);
+	dst[n] = 0;
+}
+
 static void name(struct kr_fgpu *g, const struct katra_event *e)
 {
-	const struct katra_str *d = &e->payload.u.gpu_timeline.driver;
 	unsigned i;
 
 	for (i = 0; i < g->nnames; i++)
@@ -120,9 +127,9 @@ static void name(struct kr_fgpu *g, const struct katra_event *e)
 	if (i == g->nnames)
 		g->nnames++;
 	g->names[i].ctx = e->payload.u.gpu_timeline.context;
-	size_t n = d->len < sizeof(g->names[i].driver) - 1 ? d->len : sizeof(g->names[i].driver) - 1;
-	memcpy(g->names[i].driver, d->ptr, n);
-	g->names[i].driver[n] = 0;
+	copy_name(g->names[i].driver, sizeof(g->names[i].driver), &e->payload.u.gpu_timeline.driver);
+	copy_name(g->names[i].timeline, sizeof(g->names[i].timeline),
+		  &e->payload.u.gpu_timeline.timeline);
 }
 
 void kr_fgpu_event(struct kr_fgpu *g, const struct katra_event *e)
@@ -269,15 +276,11 @@ void kr_fgpu_done(struct kr_fgpu *g)
 		qsort(g->f, g->n, sizeof(*g->f), by_init);
 }
 
-/* The union of the flights of process pid's fences made in [start_ns,
- * end_ns) (kr_fgpu_done sorted them by their making): 0 or -ENOMEM. */
-static int gpu_time(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
-		    uint64_t *gpu_ns, uint64_t *fences)
+/* The first fence made at or after start_ns (kr_fgpu_done sorted them). */
+static size_t first_made(const struct kr_fgpu *g, uint64_t start_ns)
 {
-	struct span2 *s = NULL;
-	size_t ns = 0, lo = 0, hi = g->n;
+	size_t lo = 0, hi = g->n;
 
-	*gpu_ns = *fences = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (g->f[mid].init_ns < start_ns)
@@ -285,9 +288,21 @@ static int gpu_time(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, ui
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < g->n && g->f[i].init_ns < end_ns; i++) {
+	return lo;
+}
+
+/* The union of the flights of process pid's fences made in [start_ns,
+ * end_ns) (of timeline *ctx only when ctx is not NULL): 0 or -ENOMEM. */
+static int gpu_time(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
+		    const uint64_t *ctx, uint64_t *gpu_ns, uint64_t *fences)
+{
+	struct span2 *s = NULL;
+	size_t ns = 0;
+
+	*gpu_ns = *fences = 0;
+	for (size_t i = first_made(g, start_ns); i < g->n && g->f[i].init_ns < end_ns; i++) {
 		const struct fgpu_fence *f = &g->f[i];
-		if (f->pid != pid)
+		if (f->pid != pid || (ctx && f->ctx != *ctx))
 			continue;
 		(*fences)++;
 		uint64_t a = f->run_ns && f->done_ns ? f->run_ns : f->init_ns;
@@ -322,32 +337,90 @@ int kr_fgpu_frames_gpu(const struct kr_fgpu *g, uint64_t pid, const struct kr_ba
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end = g->presents[i], start = end - b[i].ns;
-		int rc = gpu_time(g, pid, start, end, &out[i], &fences);
+		int rc = gpu_time(g, pid, start, end, NULL, &out[i], &fences);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
-		  const struct kr_path *p, struct kr_fgpu_frame *out)
+bool kr_fgpu_hop_kept(const struct kr_hop *h)
+{
+	return h->type == KR_HOP_BLOCKED && (h->kind == KATRA_KIND_GPU_FENCE_WAIT ||
+					     (h->kind != KR_KIND_NONE && kr_waker_outside(h->other_tid)));
+}
+
+int kr_fgpu_rings(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
+		  struct kr_fgpu_ring *out, unsigned max, unsigned *n)
+{
+	*n = 0;
+	for (size_t i = first_made(g, start_ns); i < g->n && g->f[i].init_ns < end_ns; i++) {
+		const struct fgpu_fence *f = &g->f[i];
+		unsigned k;
+		if (f->pid != pid)
+			continue;
+		for (k = 0; k < *n && out[k].ctx != f->ctx; k++)
+			;
+		if (k == *n) {
+			if (*n == max)
+				continue; /* beyond max timelines: in the frame's gpu_ns only */
+			out[(*n)++] = (struct kr_fgpu_ring){ .ctx = f->ctx };
+		}
+		if (f->run_ns && f->done_ns)
+			out[k].jobs++;
+	}
+	for (unsigned k = 0; k < *n; k++) {
+		int rc = gpu_time(g, pid, start_ns, end_ns, &out[k].ctx, &out[k].gpu_ns,
+				  &out[k].fences);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int kr_fgpu_frame_hops(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns,
+		       uint64_t end_ns, uint64_t run_ns, const struct kr_hop *hops, size_t nhops,
+		       struct kr_fgpu_frame *out)
 {
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = gpu_time(g, pid, start_ns, end_ns, &out->gpu_ns, &out->fences);
+	rc = gpu_time(g, pid, start_ns, end_ns, NULL, &out->gpu_ns, &out->fences);
 	if (rc)
 		return rc;
 	out->to_flip_ns = to_flip(g, pid, start_ns, end_ns);
-	out->run_ns = p->by_type_ns[KR_HOP_RUN];
-	for (uint32_t k = 0; k < p->nhops; k++) {
+	out->run_ns = run_ns;
+	for (size_t k = 0; k < nhops; k++) {
 		const struct fgpu_fence *f;
-		if (gpu_wait(g, &p->hops[k], &f))
-			out->gpu_wait_ns += p->hops[k].to_ns - p->hops[k].from_ns;
+		if (gpu_wait(g, &hops[k], &f))
+			out->gpu_wait_ns += hops[k].to_ns - hops[k].from_ns;
 	}
 	out->verdict = !kr_fgpu_any(g) ? KR_FGPU_UNKNOWN :
 		       out->gpu_wait_ns > out->run_ns ? KR_FGPU_GPU_BOUND : KR_FGPU_CPU_BOUND;
-	return 0;
+	return kr_fgpu_rings(g, pid, start_ns, end_ns, out->rings, KR_FSIDES_RINGS, &out->nrings);
+}
+
+int kr_fgpu_frame(const struct kr_fgpu *g, uint64_t pid, uint64_t start_ns, uint64_t end_ns,
+		  const struct kr_path *p, struct kr_fgpu_frame *out)
+{
+	return kr_fgpu_frame_hops(g, pid, start_ns, end_ns, p->by_type_ns[KR_HOP_RUN], p->hops,
+				  p->nhops, out);
+}
+
+const char *kr_fgpu_bound(int v)
+{
+	return v == KR_FGPU_GPU_BOUND ? "gpu" : v == KR_FGPU_CPU_BOUND ? "cpu" : "unknown";
+}
+
+void kr_fgpu_ring_name(const struct kr_fgpu *g, uint64_t ctx, char *buf, size_t cap)
+{
+	for (unsigned i = 0; i < g->nnames; i++)
+		if (g->names[i].ctx == ctx) {
+			snprintf(buf, cap, "%s:%s", g->names[i].driver[0] ? g->names[i].driver : "?",
+				 g->names[i].timeline);
+			return;
+		}
+	snprintf(buf, cap, "?:ctx %" PRIu64, ctx);
 }
 
 const char *kr_fgpu_verdict(int v)
@@ -438,9 +511,7 @@ void kr_fgpu_json(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 	fprintf(f, ",\"cpu_ns\":%" PRIu64 ",\"gpu_ns\":%" PRIu64 ",\"gpu_fences\":%" PRIu64
 		",\"path_run_ns\":%" PRIu64 ",\"path_gpu_wait_ns\":%" PRIu64 ",\"bound\":\"%s\","
 		"\"present_to_flip_ns\":%s,\"gpu_hops\":[", fr->cpu_ns, fr->gpu_ns, fr->fences, fr->run_ns, fr->gpu_wait_ns,
-		fr->verdict == KR_FGPU_GPU_BOUND ? "gpu" : fr->verdict == KR_FGPU_CPU_BOUND ? "cpu" :
-										 "unknown",
-		flip);
+		kr_fgpu_bound(fr->verdict), flip);
 	for (uint32_t k = 0; k < p->nhops; k++) {
 		const struct kr_hop *h = &p->hops[k];
 		const struct fgpu_fence *fc;
@@ -459,6 +530,16 @@ void kr_fgpu_json(FILE *f, const struct kr_fgpu *g, const struct kr_report *rp,
 		} else
 			fputs("null", f);
 		fputc('}', f);
+	}
+	fputs("],\"gpu_rings\":[", f);
+	for (unsigned k = 0; k < fr->nrings; k++) {
+		const struct kr_fgpu_ring *r = &fr->rings[k];
+		char ring[80];
+		kr_fgpu_ring_name(g, r->ctx, ring, sizeof(ring));
+		fputs(k ? ",{\"ring\":" : "{\"ring\":", f);
+		katra_json_string(f, ring, strlen(ring));
+		fprintf(f, ",\"context\":%" PRIu64 ",\"gpu_ns\":%" PRIu64 ",\"jobs\":%" PRIu64
+			",\"fences\":%" PRIu64 "}", r->ctx, r->gpu_ns, r->jobs, r->fences);
 	}
 	fputc(']', f);
 	(void)rp;

@@ -7,6 +7,7 @@
 
 #include "katra/plural.h"
 #include "katra/replay.h"
+#include "replay/report/frame_sides.h"
 #include "replay/util/open.h"
 #include "stats.h"
 #include "views.h"
@@ -94,6 +95,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	struct katra_reader *r = NULL;
 	struct kr_stats *s = NULL;
 	struct kr_views *v = NULL;
+	struct kr_fsides *sides = NULL;
+	struct kr_fsides_opts so = { 0 };
 	struct katra_record rec;
 	enum katra_read_status st;
 	const char *why = NULL;
@@ -125,6 +128,8 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	v->calls_by_process = o.per_process;
 	if (o.per_frame)
 		kr_views_per_frame(v, o.views & KATRA_STATS_CALLS, o.views & KATRA_STATS_SYSCALLS);
+	if (o.per_frame && kr_fsides_new(&sides, katra_reader_header(r), &so))
+		v->oom = true;
 	if ((o.views & KATRA_STATS_GPU) && !(v->gpu = kr_gpu_new()))
 		v->oom = true;
 	v->paths_recorded = katra_reader_header(r)->capture_options.record_paths;
@@ -148,8 +153,13 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 		}
 		kr_stats_add(s, &rec);
 		kr_views_add(v, &rec);
+		if (sides && kr_fsides_add(sides, &rec))
+			v->oom = true;
 	}
 	kr_views_finish(v);
+	if (sides && !v->oom && kr_fsides_finish(sides))
+		v->oom = true;
+	v->sides = sides;
 	if (st != KATRA_READ_EOF) {
 		why = katra_reader_message(r);
 		if (!why || !why[0])
@@ -180,6 +190,7 @@ int katra_stats_with(const char *path, FILE *out, const struct katra_stats_opts 
 	if (!ret)
 		ret = kr_window_check(&w, "stats", path, err);
 cleanup:
+	kr_fsides_free(sides);
 	if (s) {
 		kr_views_free(v);
 		kr_stats_free(s);

@@ -372,6 +372,8 @@ int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed)
 	free(ord);
 	if (!pf->gpu_events)
 		kr_s(f, "(GPU side: no GPU events in this trace)\n");
+	else
+		kr_fsides_text(f, v);
 	notes(f, pf);
 	return ret;
 }
@@ -459,7 +461,8 @@ static void json_track(FILE *f, const struct kr_views *v, const struct pf_track_
  *   "frames_seen","calls","total_ns","calls_per_frame":{p50,max},
  *   "time_per_frame_ns":{p50,p99,max}}],"slowest":[{"frame","start_ns","end_ns",
  *   "length_ns","calls":[{"layer","kind","number","name","calls","time_ns",
- *   "p50_frame_ns"}]}]}],"calls_without_frames","unreadable_frame_names","gpu_events",
+ *   "p50_frame_ns"}]}]}],"sides":{..} (stats_frames_sides.c),"calls_without_frames",
+ *   "unreadable_frame_names","gpu_events",
  *   "overflow":{"tracks","rows","cells"}} */
 int kr_perframe_json(FILE *f, const struct kr_views *v)
 {
@@ -482,7 +485,9 @@ int kr_perframe_json(FILE *f, const struct kr_views *v)
 		track_out_free(&o);
 	}
 	free(ord);
-	fprintf(f, "],\"calls_without_frames\":%" PRIu64 ",\"unreadable_frame_names\":%" PRIu64
+	kr_s(f, "]");
+	kr_fsides_json(f, v);
+	fprintf(f, ",\"calls_without_frames\":%" PRIu64 ",\"unreadable_frame_names\":%" PRIu64
 		",\"gpu_events\":%" PRIu64 ",\"overflow\":{\"tracks\":%" PRIu64 ",\"rows\":%" PRIu64
 		",\"cells\":%" PRIu64 "}}",
 		pf->no_frames, pf->unreadable, pf->gpu_events, pf->track_overflow, pf->row_overflow,

@@ -119,6 +119,8 @@ struct kr_span_done {
 	uint64_t off_syscall_span;
 };
 
+struct kr_fsides;
+
 struct kr_views {
 	/* called at every paired span's End, before the tables take it; NULL:
 	 * none (export --parquet writes a row per span from it) */
@@ -137,6 +139,7 @@ struct kr_views {
 	struct { uint64_t pid, handle; } call_libs[KR_MAX_CALL_LIBS]; /* WinToUnix libraries */
 	unsigned ncall_libs;
 	struct kr_perframe *pf;     /* --per-frame (perframe.h), else NULL */
+	const struct kr_fsides *sides; /* --per-frame: every frame's sides, else NULL */
 	struct kr_gpu *gpu;         /* --gpu (stats_gpu.c), else NULL */
 	struct kr_top_entry *top;   /* min-heap by dur_ns, top_cap entries */
 	unsigned top_len, top_cap;
@@ -222,6 +225,10 @@ void kr_gpu_json(FILE *f, const struct kr_views *v);
  * windowed: --from/--to were given (the message for no frames says so). */
 int kr_perframe_text(FILE *f, const struct kr_views *v, bool windowed);
 int kr_perframe_json(FILE *f, const struct kr_views *v);
+/* --per-frame's every frame's CPU and GPU time, present to flip and bound
+ * (stats_frames_sides.c) */
+void kr_fsides_text(FILE *f, const struct kr_views *v);
+void kr_fsides_json(FILE *f, const struct kr_views *v);
 
 /* ---- text and JSON (stats_syscalls.c, stats_files.c, stats_offcpu.c,
  * stats_top.c); per_process: one syscall table per process ---- */

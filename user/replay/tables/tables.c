@@ -182,7 +182,7 @@ static int open_tables(struct kq_run *q, const struct kq_opts *o, const struct k
 			return rc;
 		}
 		q->open[t] = true;
-		kp_meta(&q->f[t], "katra.parquet.schema_version", "1");
+		kp_meta(&q->f[t], "katra.parquet.schema_version", KQ_STR(KQ_SCHEMA_VERSION));
 	}
 	return 0;
 }

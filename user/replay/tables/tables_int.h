@@ -77,5 +77,8 @@ int kq_path_new(struct kq_path **out, const struct katra_header *h, struct kp_fi
 void kq_path_record(struct kq_path *p, const struct katra_record *rec);
 void kq_path_finish(struct kq_path *p);
 void kq_path_free(struct kq_path *p);
+/* Every frame's sides, after kq_path_finish (frame_sides.h). */
+struct kr_fsides;
+const struct kr_fsides *kq_path_sides(const struct kq_path *p);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* export --parquet's frame_path: each frame's critical path as report
- * --frames walks it (the report model with only the frames' track's Frame
- * epochs kept: the first track seen, as report --frames without --pid),
+ * --frames walks it (frame_sides.h: the report model with only the frames'
+ * track's Frame epochs kept, the first track seen, as report --frames
+ * without --pid; it also gives the frames table each frame's sides),
  * summed per thread and layer (the hop's type as report names it; blocked
  * hops by the syscall kind blocked in).  The hops come from the model's
  * on_hop as it counts them, so a frame's rows add up to its path's
@@ -13,6 +14,7 @@
 #include "katra/replay.h"
 #include "replay/names/frames.h"
 #include "replay/names/procnames.h"
+#include "replay/report/frame_sides.h"
 #include "replay/report/report.h"
 #include "replay/util/out.h"
 #include "replay/util/xmap.h"
@@ -21,38 +23,16 @@
 #define KQ_PATH_CELLS 4096 /* (thread, layer, kind) per frame */
 
 struct kq_path {
-	struct kr_report *rp;
+	struct kr_fsides *sides;
 	struct kp_file *f;
 	int *err;
 	struct kr_xmap cells; /* (tid, pid, layer) -> ns of the frame being walked */
-	const struct katra_epoch_marker *closing; /* the track's marker being fed */
 	uint64_t overflow_ns; /* hops beyond the cells of the frame being walked */
-	bool have_track;
-	uint64_t pid, swapchain;
 };
 
 struct cell_key {
 	uint64_t tid, pid, type_kind;
 };
-
-static bool keep_mark(void *ctx, const struct katra_epoch_marker *m)
-{
-	struct kq_path *q = ctx;
-	struct kr_frame f;
-
-	if (m->kind != KATRA_EPOCH_FRAME || !kr_frame_parse(m, &f))
-		return false;
-	if (!q->have_track) {
-		q->have_track = true;
-		q->pid = f.pid;
-		q->swapchain = f.swapchain;
-		kr_report_set_path_pid(q->rp, f.pid);
-	}
-	if (f.pid != q->pid || f.swapchain != q->swapchain)
-		return false;
-	q->closing = m;
-	return true;
-}
 
 static void on_hop(void *ctx, const struct kr_hop *h)
 {
@@ -69,18 +49,19 @@ static void on_hop(void *ctx, const struct kr_hop *h)
 		q->overflow_ns += h->to_ns - h->from_ns;
 }
 
-static void on_window(void *ctx, const struct kr_report *rp, const struct kr_window *w)
+static void on_window(void *ctx, const struct kr_report *rp, const struct kr_window *w,
+		      const struct kr_frame *frame)
 {
 	struct kq_path *q = ctx;
 	struct kp_file *f = q->f;
 	const struct kr_procnames *names = kr_report_names(rp);
-	struct kr_frame fr;
 	uint64_t *ns;
 	size_t it = 0;
 	char kb[KR_NAME_BUF];
 
-	if (w->is_epoch && q->closing && w->path && w->path->present &&
-	    kr_frame_parse(q->closing, &fr)) {
+	if (frame && w->path && w->path->present) {
+		const struct kr_frame fr = *frame;
+
 		while ((ns = kr_xmap_next(&q->cells, &it))) {
 			const struct cell_key *k = kr_xmap_key(&q->cells, ns);
 			unsigned type = (unsigned)(k->type_kind >> 32);
@@ -131,9 +112,8 @@ static void on_window(void *ctx, const struct kr_report *rp, const struct kr_win
 int kq_path_new(struct kq_path **out, const struct katra_header *h, struct kp_file *f,
 		int *err)
 {
-	struct kr_report_opts o = { 0 };
+	struct kr_fsides_opts o = { .on_hop = on_hop, .on_window = on_window };
 	struct kq_path *q = calloc(1, sizeof(*q));
-	int rc;
 
 	*out = q;
 	if (!q)
@@ -141,36 +121,36 @@ int kq_path_new(struct kq_path **out, const struct katra_header *h, struct kp_fi
 	q->f = f;
 	q->err = err;
 	kr_xmap_init(&q->cells, sizeof(struct cell_key), 8, KQ_PATH_CELLS);
-	o.on_window = on_window;
-	o.mark_filter = keep_mark;
-	o.on_hop = on_hop;
 	o.ctx = q;
-	rc = kr_report_new(&q->rp, h, &o);
-	return rc;
+	return kr_fsides_new(&q->sides, h, &o);
 }
 
 void kq_path_record(struct kq_path *q, const struct katra_record *rec)
 {
-	int rc = kr_report_add(q->rp, rec);
+	int rc = kr_fsides_add(q->sides, rec);
 
-	q->closing = NULL;
 	if (rc && !*q->err)
 		*q->err = rc;
 }
 
 void kq_path_finish(struct kq_path *q)
 {
-	int rc = kr_report_finish(q->rp);
+	int rc = kr_fsides_finish(q->sides);
 
 	if (rc && !*q->err)
 		*q->err = rc;
+}
+
+const struct kr_fsides *kq_path_sides(const struct kq_path *q)
+{
+	return q ? q->sides : NULL;
 }
 
 void kq_path_free(struct kq_path *q)
 {
 	if (!q)
 		return;
-	kr_report_free(q->rp);
+	kr_fsides_free(q->sides);
 	kr_xmap_free(&q->cells);
 	free(q);
 }

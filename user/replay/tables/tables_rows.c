@@ -11,6 +11,7 @@
 #include "katra/replay.h"
 #include "replay/names/frames.h"
 #include "replay/names/resnames.h"
+#include "replay/report/frame_sides.h"
 #include "replay/util/out.h"
 #include "tables_int.h"
 
@@ -238,13 +239,39 @@ static void frame_epoch(struct kq_run *q, const struct katra_epoch_marker *m)
 	t->cpu_at_last = cpu;
 }
 
-/* The frames rows, once the GPU work of every frame is known. */
+/* A frame's frame_gpu rows: its GPU time per ring (frame_sides.h). */
+static void ring_rows(struct kq_run *q, const struct kq_frame_row *r, const struct kr_fside *sd)
+{
+	struct kp_file *f = &q->f[KQ_FRAME_GPU];
+	char name[80];
+
+	for (unsigned k = 0; k < sd->nrings; k++) {
+		const struct kr_fgpu_ring *g = &sd->rings[k];
+
+		kr_fsides_ring_name(kq_path_sides(q->fpath), g->ctx, name, sizeof(name));
+		kp_i64(f, FG_PID, (int64_t)r->pid);
+		kp_u64(f, FG_SWAPCHAIN, r->swapchain);
+		kp_i64(f, FG_FRAME, (int64_t)r->number);
+		kp_cstr(f, FG_RING, name);
+		kp_u64(f, FG_CONTEXT, g->ctx);
+		kp_i64(f, FG_GPU, (int64_t)g->gpu_ns);
+		kp_i64(f, FG_JOBS, (int64_t)g->jobs);
+		kp_i64(f, FG_FENCES, (int64_t)g->fences);
+		row(q, KQ_FRAME_GPU);
+	}
+}
+
+/* The frames rows, once the GPU work of every frame is known; the frames
+ * of the track frame_path walks carry their sides (present to flip, bound)
+ * and their frame_gpu rows. */
 static void frame_rows(struct kq_run *q)
 {
 	struct kp_file *f = &q->f[KQ_FRAMES];
 
 	for (size_t i = 0; i < q->nframes; i++) {
 		const struct kq_frame_row *r = &q->frames[i];
+		const struct kr_fside *sd = kr_fsides_find(kq_path_sides(q->fpath), r->pid,
+							   r->swapchain, r->number);
 		uint64_t gpu;
 
 		kp_i64(f, F_PID, (int64_t)r->pid);
@@ -257,7 +284,13 @@ static void frame_rows(struct kq_run *q)
 			kp_i64(f, F_CPU, (int64_t)r->cpu);
 		if (kq_frame_gpu_ns(q->v.pf, r->pid, r->swapchain, r->index, &gpu))
 			kp_i64(f, F_GPU, (int64_t)gpu);
+		if (sd && sd->to_flip_ns != UINT64_MAX)
+			kp_i64(f, F_FLIP, (int64_t)sd->to_flip_ns);
+		if (sd)
+			kp_cstr_static(f, F_BOUND, kr_fgpu_bound(sd->bound));
 		row(q, KQ_FRAMES);
+		if (sd)
+			ring_rows(q, r, sd);
 	}
 }
 

@@ -7,7 +7,7 @@
 
 const char *const kq_table_names[KQ_NTABLES] = {
 	"runs", "processes", "threads", "thread_names", "spans", "calls", "offcpu", "frames",
-	"drops", "frame_path",
+	"drops", "frame_path", "frame_gpu",
 };
 
 static const struct kp_col runs[R_NCOLS] = {
@@ -118,6 +118,19 @@ static const struct kp_col frames[F_NCOLS] = {
 	[F_DUR] = { "frame_ns", KP_I64, false },
 	[F_CPU] = { "cpu_ns", KP_I64, true },
 	[F_GPU] = { "gpu_ns", KP_I64, true },
+	[F_FLIP] = { "present_to_flip_ns", KP_I64, true },
+	[F_BOUND] = { "bound", KP_STRING, true },
+};
+
+static const struct kp_col frame_gpu[FG_NCOLS] = {
+	[FG_PID] = { "pid", KP_I64, false },
+	[FG_SWAPCHAIN] = { "swapchain", KP_U64, false },
+	[FG_FRAME] = { "frame", KP_I64, false },
+	[FG_RING] = { "ring", KP_STRING, false },
+	[FG_CONTEXT] = { "context", KP_U64, false },
+	[FG_GPU] = { "gpu_ns", KP_I64, false },
+	[FG_JOBS] = { "jobs", KP_I64, false },
+	[FG_FENCES] = { "fences", KP_I64, false },
 };
 
 static const struct kp_col frame_path[FP_NCOLS] = {
@@ -156,6 +169,7 @@ static const struct {
 	[KQ_FRAMES] = { frames, F_NCOLS },
 	[KQ_DROPS] = { drops, D_NCOLS },
 	[KQ_FRAME_PATH] = { frame_path, FP_NCOLS },
+	[KQ_FRAME_GPU] = { frame_gpu, FG_NCOLS },
 };
 
 const struct kp_col *kq_table_cols(unsigned table, unsigned *n)
