@@ -19,15 +19,49 @@ struct fence_rec {
 	__u32 seqno;
 };
 
-/* (context << 32 | seqno) -> the tracked tgid that made the fence; an entry
- * leaves when the fence signals or is freed.  A full table is counted (the
- * fence's later events in other contexts are then not written). */
+/* Whose a fence is: the tracked tgid that made it, and the probes' number
+ * for a fence the driver numbers at its emit (katra_ev_gpu_fence.token). */
+struct gpu_owner {
+	__u32 tgid;
+	__u32 token;
+};
+
+/* (context << 32 | seqno) -> its owner; an entry leaves when the fence
+ * signals or is freed.  A full table is counted (the fence's later events
+ * in other contexts are then not written). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
-	__type(value, __u32);
+	__type(value, struct gpu_owner);
 } gpu_fences SEC(".maps");
+
+/* A fence made with seqno 0 (virtio_gpu: the driver numbers it at its
+ * emit, possibly in a worker), by its struct dma_fence * (the raw
+ * tracepoints' argument): its owner (tgid 0: made outside the tracked
+ * threads) and when it was made, until its emit moves them into
+ * gpu_fences and gpu_flight under its number.  LRU: one never emitted (a
+ * commit that failed) ages out. */
+struct gpu_fence_ptr {
+	struct gpu_owner own;
+	__u64 init_ts;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct gpu_fence_ptr);
+} gpu_fence_ptrs SEC(".maps");
+
+/* Per CPU: the next token's count (tokens are bit 31 | cpu << 24 | count:
+ * unique without an atomic fetch, which 5.10's BPF lacks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} gpu_tokens SEC(".maps");
 
 /* Contexts whose names were written (KATRA_EV_GPU_TIMELINE): once each. */
 struct {
@@ -88,6 +122,26 @@ static __always_inline bool in_own_task(void)
 	return at >= lo && at < hi;
 }
 
+/* One fence event of OWN's fence (pid_tgid 0: not in a tracked thread). */
+static __always_inline void put_fence(__u32 cpu, __u64 pid_tgid, __u64 ts, __u32 context,
+				      __u32 seqno, __u32 what, const struct gpu_owner *own)
+{
+	struct katra_ev_gpu_fence *e;
+	void *rb;
+
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		return;
+	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
+	e->context = context;
+	e->seqno = seqno;
+	e->what = what;
+	e->owner_tgid = own->tgid;
+	e->token = own->token;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+}
+
 #include "gpu_totals.bpf.h"
 
 /* A display event delivered to a DRM file not known to be a traced
@@ -141,21 +195,23 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 key = (__u64)r->context << 32 | r->seqno;
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
-	struct katra_ev_gpu_fence *e;
-	__u32 owner = 0, *o = NULL, cpu;
+	struct gpu_owner own = { 0, 0 }, *o = NULL;
 	bool traced = false;
+	__u32 cpu;
 	__u64 ts;
-	void *rb;
 
 	if (what == KATRA_GPU_FENCE_INIT) {
 		if (!mine) {
 			totals_fence(r, what, key, false, 0, false);
 			return 0;
 		}
-		owner = pid_tgid >> 32;
-		katra_map_put(&gpu_fences, &key, &owner, BPF_ANY, KTABLE_GPU);
+		own.tgid = pid_tgid >> 32;
+		/* numbered at its emit: its init is gv_dma_fence_init's, by
+		 * its pointer; only its names here */
+		if (r->seqno)
+			katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
 	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
-		owner = *o;
+		own = *o;
 		traced = true;
 		if (what == KATRA_GPU_FENCE_SIGNALED || what == KATRA_GPU_FENCE_DESTROY)
 			bpf_map_delete_elem(&gpu_fences, &key);
@@ -175,17 +231,9 @@ static __always_inline int on_fence(const struct fence_rec *r, __u32 what)
 		pid_tgid = 0;
 	put_names(r, cpu, pid_tgid, ts);
 	if (what == KATRA_GPU_FENCE_SIGNALED)
-		delivery_with_fence(r, o ? owner : 0, cpu, ts);
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
-	e->context = r->context;
-	e->seqno = r->seqno;
-	e->what = what;
-	e->owner_tgid = owner;
-	katra_submit(rb, e, cpu);
-out:
+		delivery_with_fence(r, o ? own.tgid : 0, cpu, ts);
+	if (what != KATRA_GPU_FENCE_INIT || r->seqno)
+		put_fence(cpu, pid_tgid, ts, r->context, r->seqno, what, &own);
 	katra_idle(cpu);
 	return 0;
 }
@@ -196,10 +244,102 @@ int gp_dma_fence_init(struct fence_rec *r)
 	return on_fence(r, KATRA_GPU_FENCE_INIT);
 }
 
-SEC("tracepoint/dma_fence/dma_fence_emit")
-int gp_dma_fence_emit(struct fence_rec *r)
+/* ---- fences numbered at their emit (virtio_gpu_fence_alloc inits with
+ * seqno 0, virtio_gpu_fence_emit numbers it, in the submitting thread or a
+ * commit's worker): raw tracepoints, whose argument is the struct
+ * dma_fence * itself (vmlinux BTF, on every supported kernel), carry such a
+ * fence from its init to its number.  The classic init above writes its
+ * timeline's names; the emit is this program's for every fence. */
+
+/* The last fence a tracked process owns that this CPU emitted: a
+ * virtio_gpu command queued right after it (same thread, the queue's lock
+ * held) with its fence_id is that fence's. */
+struct gpu_emitted {
+	__u64 seqno;
+	__u32 context;
+	struct gpu_owner own;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gpu_emitted);
+} gpu_last_emit SEC(".maps");
+
+SEC("raw_tp/dma_fence_init")
+int BPF_PROG(gv_dma_fence_init, struct dma_fence *fence)
 {
-	return on_fence(r, KATRA_GPU_FENCE_EMIT);
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), ptr = (__u64)fence;
+	struct gpu_fence_ptr p = {};
+	__u32 zero = 0, cpu, *n;
+
+	if (BPF_CORE_READ(fence, seqno))
+		return 0;
+	p.init_ts = bpf_ktime_get_ns();
+	if (!katra_tracked(pid_tgid >> 32) || !in_own_task()) {
+		/* another process's: only its flight, for the counts */
+		katra_map_put(&gpu_fence_ptrs, &ptr, &p, BPF_ANY, KTABLE_GPU_TOTALS);
+		return 0;
+	}
+	n = bpf_map_lookup_elem(&gpu_tokens, &zero);
+	if (!n)
+		return 0;
+	cpu = katra_busy();
+	p.own.tgid = pid_tgid >> 32;
+	p.own.token = 0x80000000u | (cpu & 0x7f) << 24 | (++*n & 0xffffff);
+	katra_map_put(&gpu_fence_ptrs, &ptr, &p, BPF_ANY, KTABLE_GPU);
+	put_fence(cpu, pid_tgid, p.init_ts, (__u32)BPF_CORE_READ(fence, context), 0,
+		  KATRA_GPU_FENCE_INIT, &p.own);
+	katra_idle(cpu);
+	return 0;
+}
+
+SEC("raw_tp/dma_fence_emit")
+int BPF_PROG(gv_dma_fence_emit, struct dma_fence *fence)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), ptr = (__u64)fence, seqno64;
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct gpu_owner own = { 0, 0 }, *o;
+	struct gpu_flight fl = {};
+	struct gpu_emitted *last;
+	struct gpu_fence_ptr *p;
+	__u32 context, zero = 0, cpu;
+	__u64 key;
+
+	context = (__u32)BPF_CORE_READ(fence, context);
+	seqno64 = BPF_CORE_READ(fence, seqno);
+	key = (__u64)context << 32 | (__u32)seqno64;
+	if ((p = bpf_map_lookup_elem(&gpu_fence_ptrs, &ptr))) {
+		/* numbered now: from here on known by (context, seqno), its
+		 * flight (counted at its signal) too */
+		own = p->own;
+		fl.init_ts = p->init_ts;
+		fl.other = !own.tgid;
+		bpf_map_delete_elem(&gpu_fence_ptrs, &ptr);
+		katra_map_put(&gpu_flight, &key, &fl, BPF_ANY, KTABLE_GPU_TOTALS);
+		if (own.tgid)
+			katra_map_put(&gpu_fences, &key, &own, BPF_ANY, KTABLE_GPU);
+	} else if ((o = bpf_map_lookup_elem(&gpu_fences, &key))) {
+		own = *o;
+	} else if (mine) {
+		own.tgid = pid_tgid >> 32;
+	}
+	/* this CPU's last emitted fence, whoever's (tgid 0: not a tracked
+	 * process's): a command queued next with its fence_id is its */
+	last = bpf_map_lookup_elem(&gpu_last_emit, &zero);
+	if (last) {
+		last->seqno = seqno64;
+		last->context = context;
+		last->own = own;
+	}
+	if (!own.tgid)
+		return 0;
+	cpu = katra_busy();
+	put_fence(cpu, mine ? pid_tgid : 0, bpf_ktime_get_ns(), context, (__u32)seqno64,
+		  KATRA_GPU_FENCE_EMIT, &own);
+	katra_idle(cpu);
+	return 0;
 }
 
 SEC("tracepoint/dma_fence/dma_fence_enable_signal")
@@ -258,10 +398,9 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
-	struct katra_ev_gpu_fence *e;
-	__u32 owner, *o, cpu, context, seqno;
+	struct gpu_owner own, *o;
+	__u32 cpu, context, seqno;
 	__u64 key, ts;
-	void *rb;
 
 	/* a layout without the fence: nothing read (the reads are dead code,
 	 * never loaded as relocations the kernel cannot resolve) */
@@ -275,20 +414,16 @@ static __always_inline int on_job(struct drm_sched_fence___katra *sf, __u32 what
 		totals_job(context, key, what, 0, false);
 		return 0;
 	}
-	owner = o ? *o : pid_tgid >> 32;
+	if (o) {
+		own = *o;
+	} else {
+		own.tgid = pid_tgid >> 32;
+		own.token = 0;
+	}
 	cpu = katra_busy();
 	ts = bpf_ktime_get_ns();
 	totals_job(context, key, what, ts, o != NULL);
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		goto out;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, mine ? pid_tgid : 0, ts);
-	e->context = context;
-	e->seqno = seqno;
-	e->what = what;
-	e->owner_tgid = owner;
-	katra_submit(rb, e, cpu);
-out:
+	put_fence(cpu, mine ? pid_tgid : 0, ts, context, seqno, what, &own);
 	katra_idle(cpu);
 	return 0;
 }
@@ -386,18 +521,9 @@ struct {
 static __always_inline void put_vblank_at(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
 					  __u64 pid_tgid, __u32 cpu, __u64 ts)
 {
-	struct katra_ev_gpu_fence *e;
-	void *rb;
+	struct gpu_owner own = { owner, 0 };
 
-	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
-	if (!e)
-		return;
-	katra_head(&e->head, KATRA_EV_GPU_FENCE, cpu, pid_tgid, ts);
-	e->context = (__u32)crtc;
-	e->seqno = seq;
-	e->what = what;
-	e->owner_tgid = owner;
-	katra_submit(rb, e, cpu);
+	put_fence(cpu, pid_tgid, ts, (__u32)crtc, seq, what, &own);
 }
 
 static __always_inline int put_vblank(__u32 what, __s32 crtc, __u32 seq, __u32 owner,
@@ -512,4 +638,117 @@ int gp_drm_vblank_event_delivered(struct vblank_file_rec *r)
 	}
 	own_crtc(r->crtc, owner);
 	return put_vblank(KATRA_GPU_VBLANK_DELIVERED, r->crtc, r->seq, owner, mine ? pid_tgid : 0);
+}
+
+/* ---- virtio_gpu's commands (virtio_gpu:virtio_gpu_cmd_queue, _response;
+ * katra_ev_gpu_cmd in wire.h): raw tracepoints, whose first two arguments
+ * are (struct virtqueue *, struct virtio_gpu_ctrl_hdr *) on every kernel;
+ * the header is the virtio uapi's, the same on all (le32 type, le32 flags,
+ * le64 fence_id, le32 ctx_id, ...), so no module BTF is needed.  A fenced
+ * command of a tracked process is kept by (virtqueue, fence_id) until its
+ * response. */
+struct virtio_hdr___katra {
+	__u32 type;
+	__u32 flags;
+	__u64 fence_id;
+	__u32 ctx_id;
+};
+
+#define VIRTIO_GPU_FLAG_FENCE_ 1u
+
+struct gpu_cmd_key {
+	__u64 vq;
+	__u64 fence_id;
+};
+
+struct gpu_cmd_val {
+	struct gpu_owner own;
+	__u32 context;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct gpu_cmd_key);
+	__type(value, struct gpu_cmd_val);
+} gpu_cmds SEC(".maps");
+
+static __always_inline void put_cmd(__u64 pid_tgid, __u32 what, const struct virtio_hdr___katra *h,
+				    const struct gpu_cmd_val *v)
+{
+	struct katra_ev_gpu_cmd *e;
+	__u32 cpu = katra_busy();
+	void *rb;
+
+	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
+	if (!e)
+		goto out;
+	katra_head(&e->head, KATRA_EV_GPU_CMD, cpu, pid_tgid, bpf_ktime_get_ns());
+	e->fence_id = h->flags & VIRTIO_GPU_FLAG_FENCE_ ? h->fence_id : 0;
+	e->what = what;
+	e->type = h->type;
+	e->flags = h->flags;
+	e->ctx_id = h->ctx_id;
+	e->context = v->context;
+	e->token = v->own.token;
+	e->owner_tgid = v->own.tgid;
+	e->pad = 0;
+	katra_submit(rb, e, cpu);
+out:
+	katra_idle(cpu);
+}
+
+SEC("raw_tp/virtio_gpu_cmd_queue")
+int BPF_PROG(gw_virtio_gpu_cmd_queue, void *vq, struct virtio_hdr___katra *hdr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct gpu_cmd_val v = { { 0, 0 }, 0, 0 };
+	struct virtio_hdr___katra h;
+	struct gpu_emitted *last;
+	__u32 zero = 0;
+
+	if (bpf_probe_read_kernel(&h, sizeof(h), hdr))
+		return 0;
+	last = bpf_map_lookup_elem(&gpu_last_emit, &zero);
+	if ((h.flags & VIRTIO_GPU_FLAG_FENCE_) && last && last->own.tgid &&
+	    last->seqno == h.fence_id) {
+		/* the fence emitted just before, in this thread, under the
+		 * queue's lock */
+		struct gpu_cmd_key k = { (__u64)vq, h.fence_id };
+
+		v.own = last->own;
+		v.context = last->context;
+		last->own.tgid = 0;
+		katra_map_put(&gpu_cmds, &k, &v, BPF_ANY, KTABLE_GPU);
+	} else if (mine) {
+		v.own.tgid = pid_tgid >> 32;
+	} else {
+		return 0;
+	}
+	put_cmd(mine ? pid_tgid : 0, KATRA_GPU_CMD_QUEUE, &h, &v);
+	return 0;
+}
+
+SEC("raw_tp/virtio_gpu_cmd_response")
+int BPF_PROG(gw_virtio_gpu_cmd_response, void *vq, struct virtio_hdr___katra *hdr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	bool mine = katra_tracked(pid_tgid >> 32) && in_own_task();
+	struct virtio_hdr___katra h;
+	struct gpu_cmd_val *o, v;
+	struct gpu_cmd_key k;
+
+	if (bpf_probe_read_kernel(&h, sizeof(h), hdr) || !(h.flags & VIRTIO_GPU_FLAG_FENCE_))
+		return 0;
+	k.vq = (__u64)vq;
+	k.fence_id = h.fence_id;
+	o = bpf_map_lookup_elem(&gpu_cmds, &k);
+	if (!o)
+		return 0;
+	v = *o;
+	bpf_map_delete_elem(&gpu_cmds, &k);
+	put_cmd(mine ? pid_tgid : 0, KATRA_GPU_CMD_RESPONSE, &h, &v);
+	return 0;
 }

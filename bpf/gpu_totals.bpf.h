@@ -71,13 +71,16 @@ static __always_inline void totals_cover(__u64 *busy, __u64 *cover_end, __u64 st
 }
 
 /* Another process's context seen first: its names, once (unless the
- * tracked side named it already), outside any thread. */
+ * tracked side named it already; it then does not name it again: a
+ * timeline several processes share, virtio_gpu's controlq), outside any
+ * thread. */
 static __always_inline void totals_name(const struct fence_rec *r)
 {
-	__u32 ctxid = r->context, cpu;
+	__u32 ctxid = r->context, one = 1, cpu;
 
 	if (bpf_map_lookup_elem(&gpu_named, &ctxid))
 		return;
+	bpf_map_update_elem(&gpu_named, &ctxid, &one, BPF_NOEXIST);
 	cpu = katra_busy();
 	write_names(r, cpu, 0, bpf_ktime_get_ns());
 	katra_idle(cpu);

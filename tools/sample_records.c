@@ -5,9 +5,11 @@
 #include "sample_records.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE_MAX 128
+/* the sample is about 130 records: room for more, and add() stops at the end */
+#define SAMPLE_MAX 256
 #define S(lit) { lit, sizeof(lit) - 1 }
 #define SAMPLE_PID 4242u
 #define SAMPLE_START_WALL 1700000000000000000ull
@@ -69,8 +71,11 @@ static struct katra_header header_copy;
 
 static struct katra_record *add(uint32_t type)
 {
-	struct katra_record *r = &records[nrecords++];
+	struct katra_record *r;
 
+	if (nrecords == SAMPLE_MAX)
+		abort(); /* a sample grown past SAMPLE_MAX: raise it */
+	r = &records[nrecords++];
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	now_ns += 250;
@@ -582,6 +587,17 @@ static void build_gpu(void)
 		e->thread_id = TID_GPU;
 		e->payload.u.gpu_vblank.crtc = 0;
 		e->payload.u.gpu_vblank.sequence = 5;
+	}
+	/* a driver's command with fence 1 queued to its device (virtio_gpu's
+	 * TRANSFER_TO_HOST_2D, fenced) and the device's response (OK_NODATA) */
+	for (uint32_t k = KATRA_KIND_GPU_CMD_QUEUE; k <= KATRA_KIND_GPU_CMD_RESPONSE; k++) {
+		e = ev(KATRA_SCOPE_GPU, k, KATRA_PAYLOAD_GPU_CMD, KATRA_RES_GPU_TIMELINE, 7);
+		e->thread_id = TID_GPU;
+		e->request_id = (struct katra_opt_u64){ true, 7ull << 32 | 1 };
+		e->payload.u.gpu_cmd.cmd_type = k == KATRA_KIND_GPU_CMD_QUEUE ? 0x0105 : 0x1100;
+		e->payload.u.gpu_cmd.flags = 1;
+		e->payload.u.gpu_cmd.fence_id = 1;
+		e->payload.u.gpu_cmd.ctx_id = 0;
 	}
 	e = ev(KATRA_SCOPE_LINUX, KATRA_KIND_TASK_EXIT, KATRA_PAYLOAD_TASK_EXIT, KATRA_RES_THREAD,
 	       TID_GPU);

@@ -155,6 +155,8 @@ enum katra_event_kind {
 	KATRA_KIND_GPU_VBLANK,              /* 65: a vertical blank on a CRTC (drm:drm_vblank_event) */
 	KATRA_KIND_GPU_VBLANK_QUEUED,       /* 66: a vblank event asked for (drm_vblank_event_queued) */
 	KATRA_KIND_GPU_VBLANK_DELIVERED,    /* 67: ... sent to its file: a flip done, a wait over */
+	KATRA_KIND_GPU_CMD_QUEUE,           /* 68: a driver's command queued to its device (virtio_gpu) */
+	KATRA_KIND_GPU_CMD_RESPONSE,        /* 69: ... the device's response to it */
 	KATRA_KIND_COUNT
 };
 
@@ -306,6 +308,7 @@ enum katra_payload_type {
 	KATRA_PAYLOAD_GPU_FENCE,    /* 33 */
 	KATRA_PAYLOAD_GPU_TIMELINE, /* 34 */
 	KATRA_PAYLOAD_GPU_VBLANK,   /* 35 */
+	KATRA_PAYLOAD_GPU_CMD,      /* 36 */
 	KATRA_PAYLOAD_COUNT
 };
 
@@ -402,6 +405,7 @@ struct katra_payload {
 		struct { uint64_t context, seqno; } gpu_fence;
 		struct { uint64_t context; struct katra_str driver, timeline; } gpu_timeline;
 		struct { uint64_t crtc, sequence; } gpu_vblank;
+		struct { uint32_t cmd_type, flags; uint64_t fence_id; uint32_t ctx_id; } gpu_cmd;
 	} u;
 };
 

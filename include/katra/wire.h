@@ -51,7 +51,8 @@ enum katra_wire_type {
 	KATRA_EV_SYSCALL_END = 16,  /* struct katra_ev_syscall_end */
 	KATRA_EV_GPU_FENCE = 17,    /* struct katra_ev_gpu_fence */
 	KATRA_EV_GPU_TIMELINE = 18, /* struct katra_ev_gpu_timeline */
-	KATRA_EV_TYPE_COUNT = 19,   /* one past the last type: size tables */
+	KATRA_EV_GPU_CMD = 19,      /* struct katra_ev_gpu_cmd */
+	KATRA_EV_TYPE_COUNT = 20,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -384,6 +385,12 @@ struct katra_ev_gpu_fence {
 	__u32 seqno;
 	__u32 what;       /* KATRA_GPU_FENCE_* */
 	__u32 owner_tgid; /* the process that made it, 0: not a tracked one's */
+	/* A fence the driver numbers only at its emit (made with seqno 0:
+	 * virtio_gpu): the probes' own number for it (bit 31 set, never 0),
+	 * the same in all its events, from its init (seqno 0) on; 0 for the
+	 * others.  User space keys such a fence by it (request_id). */
+	__u32 token;
+	__u32 pad;
 };
 
 /* A fence context's names, written before its first fence event (once per
@@ -395,6 +402,32 @@ struct katra_ev_gpu_timeline {
 	__u32 pad;
 	char driver[KATRA_GPU_NAME_MAX];   /* NUL-terminated, cut to fit */
 	char timeline[KATRA_GPU_NAME_MAX];
+};
+
+/* ---- a GPU driver's command to its device and the device's response
+ * (virtio_gpu:virtio_gpu_cmd_queue, _response; raw tracepoints, whose
+ * arguments are (struct virtqueue *, struct virtio_gpu_ctrl_hdr *) on every
+ * kernel, a seqno after them in later ones): the header as the driver
+ * queued it or the device answered (virtio is little-endian, as x86_64).
+ * A command is a tracked process's when it carries the fence_id of that
+ * process's fence just emitted on this CPU (virtio_gpu_fence_emit runs
+ * right before the queueing, under the queue's lock, in the same thread),
+ * or when a tracked thread queues it in its own context; a response when it
+ * carries the fence_id of such a command.  head.tgid/tid as for fences. */
+#define KATRA_GPU_CMD_QUEUE    0
+#define KATRA_GPU_CMD_RESPONSE 1
+
+struct katra_ev_gpu_cmd {
+	struct katra_wire_head head;
+	__u64 fence_id;   /* the header's; 0 unless flags has VIRTIO_GPU_FLAG_FENCE */
+	__u32 what;       /* KATRA_GPU_CMD_* */
+	__u32 type;       /* VIRTIO_GPU_CMD_* (a response: VIRTIO_GPU_RESP_*) */
+	__u32 flags;      /* VIRTIO_GPU_FLAG_* */
+	__u32 ctx_id;     /* the 3D context (0 in 2D) */
+	__u32 context;    /* its fence's dma_fence context, 0: no fence of a tracked process */
+	__u32 token;      /* its fence's token (katra_ev_gpu_fence.token) */
+	__u32 owner_tgid; /* the process whose command it is */
+	__u32 pad;
 };
 
 /* The GPU layer's totals per fence context (the map gpu_totals, read by
@@ -641,6 +674,7 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
 		sizeof(struct katra_ev_batch), sizeof(struct katra_ev_syscall_end),           \
 		sizeof(struct katra_ev_gpu_fence), sizeof(struct katra_ev_gpu_timeline),       \
+		sizeof(struct katra_ev_gpu_cmd),                                              \
 	}
 
 /* ---- call stacks (--stacks): not a ring record; the stack ring's own.
@@ -751,8 +785,9 @@ KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_submit) == 64, "uring submit reco
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_uring_complete) == 64, "uring complete record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_ucall) == 72, "ucall record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_task_rename) == 48, "task rename record");
-KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_fence) == 40, "gpu fence record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_fence) == 48, "gpu fence record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_timeline) == 96, "gpu timeline record");
+KATRA_WIRE_ASSERT(sizeof(struct katra_ev_gpu_cmd) == 64, "gpu command record");
 KATRA_WIRE_ASSERT(sizeof(struct katra_nt_file) == 24 + 8 * KATRA_NT_SKIP_WORDS, "nt file");
 KATRA_WIRE_ASSERT(sizeof(struct katra_cpu_slot) == 128, "cpu slot: two cache lines");
 KATRA_WIRE_ASSERT(__builtin_offsetof(struct katra_cpu_slot, busy) == 112, "cpu slot busy");

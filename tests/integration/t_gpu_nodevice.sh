@@ -3,7 +3,8 @@
 # A kernel with no DRM device (nothing in /sys/class/drm named card* or
 # renderD*): the GPU layer's programs are neither loaded nor attached, and
 # the header's one GPU note says why; none of them counts as attached or
-# failed; its tables are made with one entry each.  KATRA_TEST_GPU_ANYWAY=1 loads them as before (where tracefs has
+# failed; its tables are made with one entry each.  KATRA_TEST_GPU_ANYWAY=1
+# loads them as before (where tracefs has
 # the dma_fence events), which shows the gate is what turned them off.
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -29,13 +30,14 @@ grep -q '^# note "layer gpu: dma_fence (7 of 7 events)' "$T/on.gpu" ||
 python3 - "$T/off.json" "$T/on.json" <<'PY' 2>"$T/py.out" || kt_fail "summaries: $(kt_tail "$T/py.out")"
 import json, sys
 off, on = (json.load(open(f)) for f in sys.argv[1:3])
-assert on["probes_attached"] - off["probes_attached"] == 7, (on["probes_attached"], off["probes_attached"])
+# the 7 dma_fence events, and the raw dma_fence_init beside the classic one
+assert on["probes_attached"] - off["probes_attached"] == 8, (on["probes_attached"], off["probes_attached"])
 assert on["probes_failed"] == off["probes_failed"], (on["probes_failed"], off["probes_failed"])
 PY
 # its tables, made for nothing, as small as a map can be
 kt_live_maps "$T/maps"
-for m in gpu_fences gpu_named gpu_drm_files gpu_flight gpu_totals; do
+for m in gpu_fences gpu_named gpu_drm_files gpu_flight gpu_totals gpu_fence_ptrs gpu_cmds; do
 	grep -qx "$m 1" "$T/maps" ||
 		kt_fail "$m is not a one-entry map: $(grep "^$m " "$T/maps" | tr '\n' ' ')"
 done
-kt_note "GPU layer off without a DRM device, 7 programs fewer, its 3 tables of one entry"
+kt_note "GPU layer off without a DRM device, 8 programs fewer, its 7 tables of one entry"

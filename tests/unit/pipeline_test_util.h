@@ -61,6 +61,7 @@ static inline void pl_trace_finish(struct pl_trace *t, uint64_t end_key)
 struct pl_ev {
 	uint32_t kind, phase, confidence, scope;
 	uint64_t seq, ts, tid, span;
+	uint64_t request_id; /* 0: none */
 	uint64_t causes[4], ncauses;
 	struct katra_resource res;
 	struct katra_payload payload;
@@ -89,6 +90,7 @@ static inline size_t pl_read_events(const char *path, struct pl_ev *out, size_t 
 		g->ts = e->ts_mono_ns;
 		g->tid = e->thread_id;
 		g->span = e->span_id.value;
+		g->request_id = e->request_id.present ? e->request_id.value : 0;
 		g->ncauses = e->causes.len;
 		for (uint64_t i = 0; i < e->causes.len && i < 4; i++)
 			g->causes[i] = e->causes.items[i];

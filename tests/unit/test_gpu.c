@@ -34,6 +34,19 @@ static void fence(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what,
 	pipeline_on_record(pl, &f, sizeof(f));
 }
 
+/* A fence numbered at its emit (virtio_gpu): seqno 0 at its init, the
+ * probes' token in all its records. */
+static void fence_tok(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what,
+		      uint32_t seqno, uint32_t token)
+{
+	struct katra_ev_gpu_fence f = {
+		.head = { KATRA_EV_GPU_FENCE, 0, tid ? GAME : 0, tid, START + ts },
+		.context = 9, .seqno = seqno, .what = what, .owner_tgid = GAME, .token = token,
+	};
+
+	pipeline_on_record(pl, &f, sizeof(f));
+}
+
 static void names(struct pipeline *pl, uint64_t ts)
 {
 	struct katra_ev_gpu_timeline t = {
@@ -245,6 +258,139 @@ Test(gpu, a_vblank_event_links_to_its_ioctl_and_its_vblank)
 	cr_assert_eq(ev[at[3]].ncauses, 0);
 	cr_assert_eq(ev[at[4]].ncauses, 1);
 	cr_assert_eq(ev[at[4]].causes[0], ev[at[3]].seq);
+	temp_dir_remove(t.dir);
+}
+
+/* Two fences numbered at their emit, made (seqno 0) in one ioctl each,
+ * emitted there, signalled from the driver's worker (thread 0) in the
+ * other order: each keeps its token as request_id from its init on, and
+ * its emit and signal link to its own init. */
+Test(gpu, a_fence_numbered_at_its_emit_keeps_its_token_and_links_to_its_init)
+{
+	const uint32_t tok[2] = { 0x80000001u, 0x81000001u };
+	struct pl_ev ev[32];
+	struct pl_trace t;
+	size_t init[2] = { 0 }, emit[2] = { 0 }, sig[2] = { 0 }, ni = 0, ne = 0, ns = 0, ioctl[2],
+	       nb = 0;
+
+	pl_trace_open(&t, 1, START);
+	names(&t.pl, 11);
+	fence_tok(&t.pl, GAME, 12, KATRA_GPU_FENCE_INIT, 0, tok[0]);
+	fence_tok(&t.pl, GAME, 13, KATRA_GPU_FENCE_EMIT, 7, tok[0]);
+	ioctl_call(&t.pl, 10, 20);
+	fence_tok(&t.pl, GAME, 32, KATRA_GPU_FENCE_INIT, 0, tok[1]);
+	fence_tok(&t.pl, GAME, 33, KATRA_GPU_FENCE_EMIT, 8, tok[1]);
+	ioctl_call(&t.pl, 30, 40);
+	fence_tok(&t.pl, 0, 50, KATRA_GPU_FENCE_SIGNALED, 8, tok[1]);
+	fence_tok(&t.pl, 0, 51, KATRA_GPU_FENCE_SIGNALED, 7, tok[0]);
+	pl_trace_finish(&t, START + 1000);
+
+	size_t n = pl_read_events(t.path, ev, 32);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN && nb < 2)
+			ioctl[nb++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_INIT && ni < 2)
+			init[ni++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_EMIT && ne < 2)
+			emit[ne++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_SIGNALED && ns < 2)
+			sig[ns++] = i;
+	}
+	cr_assert_eq(nb, 2);
+	cr_assert_eq(ni, 2);
+	cr_assert_eq(ne, 2);
+	cr_assert_eq(ns, 2);
+	for (size_t k = 0; k < 2; k++) {
+		uint64_t rid = (uint64_t)9 << 32 | tok[k];
+		struct pl_ev *in = &ev[init[k]], *em = &ev[emit[k]], *sg = &ev[sig[1 - k]];
+		cr_assert_eq(in->payload.u.gpu_fence.seqno, 0);
+		cr_assert_eq(in->request_id, rid, "init %zu: request_id %#llx", k,
+			     (unsigned long long)in->request_id);
+		cr_assert_eq(in->ncauses, 1);
+		cr_assert_eq(in->causes[0], ev[ioctl[k]].seq);
+		cr_assert_eq(em->payload.u.gpu_fence.seqno, 7 + k);
+		cr_assert_eq(em->request_id, rid);
+		cr_assert_eq(em->ncauses, 2, "emit %zu: its init and its ioctl", k);
+		cr_assert_eq(em->causes[0], in->seq);
+		cr_assert_eq(em->causes[1], ev[ioctl[k]].seq);
+		/* signalled in the other order, from the worker */
+		cr_assert_eq(sg->payload.u.gpu_fence.seqno, 7 + k);
+		cr_assert_eq(sg->request_id, rid);
+		cr_assert_eq(sg->ncauses, 1);
+		cr_assert_eq(sg->causes[0], in->seq);
+	}
+	temp_dir_remove(t.dir);
+}
+
+static void cmd(struct pipeline *pl, uint32_t tid, uint64_t ts, uint32_t what, uint32_t type,
+		uint64_t fence_id, uint32_t context, uint32_t token)
+{
+	struct katra_ev_gpu_cmd c = {
+		.head = { KATRA_EV_GPU_CMD, 0, tid ? GAME : 0, tid, START + ts },
+		.fence_id = fence_id, .what = what, .type = type, .flags = fence_id ? 1 : 0,
+		.context = context, .token = token, .owner_tgid = GAME,
+	};
+
+	pipeline_on_record(pl, &c, sizeof(c));
+}
+
+/* virtio_gpu: a fence numbered at its emit, its fenced command queued in
+ * the same ioctl, an unfenced command after it, then the device's response
+ * from the driver's worker (thread 0): the command links to its fence's
+ * init and its ioctl, the response to the command, both with the fence's
+ * request_id; the unfenced command links to its ioctl only. */
+Test(gpu, a_driver_command_links_to_its_fence_and_its_response_to_it)
+{
+	const uint32_t tok = 0x80000005u;
+	const uint64_t rid = (uint64_t)9 << 32 | tok;
+	struct pl_ev ev[32];
+	struct pl_trace t;
+	size_t init = 0, q[2], nq = 0, resp = 0, ioctl = 0, nr = 0;
+
+	pl_trace_open(&t, 1, START);
+	fence_tok(&t.pl, GAME, 12, KATRA_GPU_FENCE_INIT, 0, tok);
+	fence_tok(&t.pl, GAME, 13, KATRA_GPU_FENCE_EMIT, 4, tok);
+	cmd(&t.pl, GAME, 14, KATRA_GPU_CMD_QUEUE, 0x0105, 4, 9, tok);
+	cmd(&t.pl, GAME, 15, KATRA_GPU_CMD_QUEUE, 0x0300, 0, 0, 0);
+	ioctl_call(&t.pl, 10, 20);
+	cmd(&t.pl, 0, 30, KATRA_GPU_CMD_RESPONSE, 0x1100, 4, 9, tok);
+	pl_trace_finish(&t, START + 1000);
+
+	size_t n = pl_read_events(t.path, ev, 32);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].kind == KATRA_KIND_SYSCALL && ev[i].phase == KATRA_PHASE_BEGIN)
+			ioctl = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_FENCE_INIT)
+			init = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_CMD_QUEUE && nq < 2)
+			q[nq++] = i;
+		else if (ev[i].kind == KATRA_KIND_GPU_CMD_RESPONSE && ++nr)
+			resp = i;
+	}
+	cr_assert_eq(nq, 2);
+	cr_assert_eq(nr, 1);
+	struct pl_ev *fc = &ev[q[0]], *uc = &ev[q[1]], *r = &ev[resp];
+	cr_assert_eq(fc->scope, KATRA_SCOPE_GPU);
+	cr_assert_eq(fc->payload.type, KATRA_PAYLOAD_GPU_CMD);
+	cr_assert_eq(fc->payload.u.gpu_cmd.cmd_type, 0x0105);
+	cr_assert_eq(fc->payload.u.gpu_cmd.fence_id, 4);
+	cr_assert_eq(fc->payload.u.gpu_cmd.flags, 1);
+	cr_assert_eq(fc->request_id, rid);
+	cr_assert_eq(fc->res.domain, KATRA_RES_GPU_TIMELINE);
+	cr_assert_eq(fc->res.id, 9);
+	cr_assert_eq(fc->ncauses, 2, "the fence's init and the ioctl");
+	cr_assert_eq(fc->causes[0], ev[init].seq);
+	cr_assert_eq(fc->causes[1], ev[ioctl].seq);
+	cr_assert_eq(uc->payload.u.gpu_cmd.cmd_type, 0x0300);
+	cr_assert_eq(uc->request_id, 0);
+	cr_assert_eq(uc->res.domain, KATRA_RES_NONE);
+	cr_assert_eq(uc->ncauses, 1);
+	cr_assert_eq(uc->causes[0], ev[ioctl].seq);
+	cr_assert_eq(r->tid, 0);
+	cr_assert_eq(r->payload.u.gpu_cmd.cmd_type, 0x1100);
+	cr_assert_eq(r->request_id, rid);
+	cr_assert_eq(r->ncauses, 1);
+	cr_assert_eq(r->causes[0], fc->seq);
 	temp_dir_remove(t.dir);
 }
 

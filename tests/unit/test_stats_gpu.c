@@ -114,13 +114,15 @@ Test(stats_gpu, json)
 		"{\"context\":9,\"driver\":\"vgem\",\"timeline\":\"unbound\",\"fences\":2,"
 		"\"signaled\":1,\"destroyed\":1,\"busy_ns\":200000,\"p50_ns\":200000,"
 		"\"p99_ns\":200000,\"max_ns\":200000,\"waits\":0,\"wait_ns\":0,\"jobs\":0,"
-		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0,"
+		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0,\"cmds\":0,"
+		"\"cmd_responses\":0,\"cmd_p50_ns\":0,\"cmd_p99_ns\":0,\"cmd_max_ns\":0,"
 		"\"other_fences\":0,\"other_fence_ns\":0,\"other_busy_ns\":0,\"other_jobs\":0,"
 		"\"other_ring_busy_ns\":0,\"total_busy_ns\":200000,\"total_ring_busy_ns\":0},"
 		"{\"context\":5,\"driver\":\"amdgpu\",\"timeline\":\"gfx_0.0.0\",\"fences\":3,"
 		"\"signaled\":3,\"destroyed\":0,\"busy_ns\":60000,\"p50_ns\":29951,"
 		"\"p99_ns\":40000,\"max_ns\":40000,\"waits\":1,\"wait_ns\":30000,\"jobs\":0,"
-		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0,"
+		"\"ring_busy_ns\":0,\"ring_p50_ns\":0,\"ring_p99_ns\":0,\"ring_max_ns\":0,\"cmds\":0,"
+		"\"cmd_responses\":0,\"cmd_p50_ns\":0,\"cmd_p99_ns\":0,\"cmd_max_ns\":0,"
 		"\"other_fences\":0,\"other_fence_ns\":0,\"other_busy_ns\":0,\"other_jobs\":0,"
 		"\"other_ring_busy_ns\":0,\"total_busy_ns\":60000,\"total_ring_busy_ns\":0}],"
 		"\"processes\":[{\"process_id\":100,\"process_name\":\"game\",\"fences\":4,"
@@ -128,7 +130,7 @@ Test(stats_gpu, json)
 		"\"fences\":1,\"signaled\":1,\"fence_ns\":10000}],"
 		"\"traced\":{\"fences\":5,\"signaled\":4,\"fence_ns\":280000,\"jobs\":0},"
 		"\"others\":{\"timelines\":0,\"fences\":0,\"fence_ns\":0,\"busy_ns\":0,\"jobs\":0,"
-		"\"ring_busy_ns\":0},\"overflow\":0}}\n");
+		"\"ring_busy_ns\":0},\"unfenced_cmds\":0,\"overflow\":0}}\n");
 	free(text);
 }
 
@@ -172,6 +174,61 @@ Test(stats_gpu, a_rings_jobs_run_to_done)
 		"\nGPU fences per process (time in flight, share of all fence time)\n"
 		"process                       fences  signal        usecs   share\n"
 		"100(game)                          2       2         88.0  100.0%\n");
+	oc_free(&out);
+	oc_free(&err);
+	tb_cleanup(&t);
+}
+
+/* virtio_gpu's commands: process 100's fences 1 and 2 on timeline 7
+ * (request_ids 7 << 32 | token), each with its fenced command queued at 10
+ * and 20 us and answered at 30 and 60 us (20 and 40 us), and one command
+ * without a fence. */
+static struct katra_event *cmd(struct tb *t, uint64_t ts, uint32_t kind, uint32_t type,
+			       uint64_t fence_id, uint64_t rid)
+{
+	struct katra_event *e = tb_ev(t, ts, 100, kind == KATRA_KIND_GPU_CMD_QUEUE ? 101 : 0, kind,
+				      KATRA_PHASE_INSTANT, -1);
+
+	e->scope = KATRA_SCOPE_GPU;
+	e->payload.type = KATRA_PAYLOAD_GPU_CMD;
+	e->payload.u.gpu_cmd.cmd_type = type;
+	e->payload.u.gpu_cmd.flags = fence_id ? 1 : 0;
+	e->payload.u.gpu_cmd.fence_id = fence_id;
+	if (rid) {
+		e->request_id = (struct katra_opt_u64){ true, rid };
+		e->resource = (struct katra_resource){ KATRA_RES_GPU_TIMELINE, 7 };
+	}
+	return e;
+}
+
+Test(stats_gpu, a_drivers_fenced_commands_queued_to_response)
+{
+	const uint64_t r1 = 7ull << 32 | 0x80000001u, r2 = 7ull << 32 | 0x80000002u;
+	struct katra_stats_opts o = { .views = KATRA_STATS_GPU };
+	struct outcap out, err;
+	struct tb t;
+
+	tb_init(&t);
+	tb_epoch(&t, 0, KATRA_EPOCH_CAPTURE_START, "capture start");
+	tb_pinfo(&t, 1 * US, 100, "game", NULL);
+	timeline(&t, 5 * US, 7, "virtio_gpu", "controlq");
+	cmd(&t, 10 * US, KATRA_KIND_GPU_CMD_QUEUE, 0x0105, 1, r1);
+	cmd(&t, 15 * US, KATRA_KIND_GPU_CMD_QUEUE, 0x0300, 0, 0);
+	cmd(&t, 20 * US, KATRA_KIND_GPU_CMD_QUEUE, 0x0105, 2, r2);
+	cmd(&t, 30 * US, KATRA_KIND_GPU_CMD_RESPONSE, 0x1100, 1, r1);
+	cmd(&t, 60 * US, KATRA_KIND_GPU_CMD_RESPONSE, 0x1100, 2, r2);
+	tb_epoch(&t, 100 * US, KATRA_EPOCH_CAPTURE_END, "capture end");
+	tb_write(&t);
+	oc_open(&out);
+	oc_open(&err);
+	cr_assert_eq(katra_stats_with(t.path, out.f, &o, err.f), 0, "%s", oc_text(&err));
+	const char *b = strstr(oc_text(&out), "\nGPU driver commands");
+	cr_assert_not_null(b, "%s", oc_text(&out));
+	cr_assert_str_eq(b,
+		"\nGPU driver commands (fenced: queued to the device's response; p50/p99 within 1/32)\n"
+		"   context driver       timeline            cmds responses  p50 usecs  p99 usecs  max usecs\n"
+		"         7 virtio_gpu   controlq               2         2       20.0       40.0       40.0\n"
+		"  1 command without a fence (their responses name no command)\n");
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);
@@ -256,7 +313,7 @@ Test(stats_gpu, other_processes_in_json)
 	cr_assert_str_eq(b,
 		"],\"traced\":{\"fences\":2,\"signaled\":2,\"fence_ns\":70000,\"jobs\":0},"
 		"\"others\":{\"timelines\":3,\"fences\":5,\"fence_ns\":70000,\"busy_ns\":45000,"
-		"\"jobs\":4,\"ring_busy_ns\":35000},\"overflow\":0}}\n");
+		"\"jobs\":4,\"ring_busy_ns\":35000},\"unfenced_cmds\":0,\"overflow\":0}}\n");
 	cr_assert_not_null(strstr(text, "{\"context\":11,\"driver\":\"vgem\",\"timeline\":\"unbound\","
 					"\"fences\":0,"), "%s", text);
 	cr_assert_not_null(strstr(text, "\"other_fences\":3,\"other_fence_ns\":30000,"
@@ -284,7 +341,7 @@ Test(stats_gpu, a_window_counts_the_others_from_its_start)
 	cr_assert_str_eq(b,
 		"],\"traced\":{\"fences\":0,\"signaled\":0,\"fence_ns\":0,\"jobs\":0},"
 		"\"others\":{\"timelines\":3,\"fences\":4,\"fence_ns\":70000,\"busy_ns\":45000,"
-		"\"jobs\":4,\"ring_busy_ns\":35000},\"overflow\":0}}\n");
+		"\"jobs\":4,\"ring_busy_ns\":35000},\"unfenced_cmds\":0,\"overflow\":0}}\n");
 	oc_free(&out);
 	oc_free(&err);
 	tb_cleanup(&t);

@@ -24,13 +24,17 @@ out=$cache/vmlinuz-$suite
 # the few modules the guest loads (the GPU checks: vgem, bochs for QEMU's
 # standard VGA (bochs-drm up to 5.x), and what they need), with the kernel
 # they belong to: both come from one package, so a cache without them
-# fetches both again
+# fetches both again.  virtio_gpu (virtio-gpu.ko) and what it needs beyond
+# those go into a second list, load-order-virtio, loaded after the first:
+# a checkout whose guest loads only load-order finds what it loaded before.
 mods=$cache/modules-$suite
 want_modules=(vgem bochs)
+want_virtio=(virtio_gpu)
 cached()
 {
 	[[ -s $out && -s $mods/load-order ]] && grep -q '^vgem\.ko$' "$mods/load-order" &&
-		grep -q '^bochs' "$mods/load-order"
+		grep -q '^bochs' "$mods/load-order" && [[ -s $mods/load-order-virtio ]] &&
+		grep -q '^virtio-gpu\.ko$' "$mods/load-order-virtio"
 }
 if cached; then
 	echo "$out"
@@ -99,7 +103,8 @@ rm -rf "$x"
 mkdir -p "$x"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$x" --wildcards './boot/vmlinuz-*' \
 	'./lib/modules/*/kernel/drivers/gpu/*' './lib/modules/*/kernel/drivers/video/*' \
-	'./lib/modules/*/kernel/drivers/media/cec/*' './lib/modules/*/kernel/drivers/i2c/*'
+	'./lib/modules/*/kernel/drivers/media/cec/*' './lib/modules/*/kernel/drivers/i2c/*' \
+	'./lib/modules/*/kernel/drivers/virtio/*' './lib/modules/*/kernel/drivers/char/*'
 vmlinuz=$(ls "$x"/boot/vmlinuz-*)
 release=${vmlinuz##*/vmlinuz-}
 drm=$x/lib/modules/$release/kernel/drivers
@@ -124,7 +129,7 @@ add_module()
 	# bochs was bochs-drm before 6.0
 	[[ -n $f || $1 != bochs ]] || f=$(find "$drm" -name "bochs-drm.ko*" | head -n 1)
 	[[ -n $f ]] || {
-		echo "fetch-kernel.sh: $suite: no module $1 under drivers/{gpu,video,media/cec,i2c} in $release" >&2
+		echo "fetch-kernel.sh: $suite: no module $1 under drivers/{gpu,video,media/cec,i2c,virtio,char} in $release" >&2
 		return 1
 	}
 	[[ " ${order[*]} " == *" $f "* ]] && return 0
@@ -136,16 +141,30 @@ add_module()
 for m in "${want_modules[@]}"; do
 	add_module "$m"
 done
+first=${#order[@]}
+# the virtio bus's PCI driver where it is a module (the guest's virtio-gpu
+# is a PCI device; Debian builds virtio, virtio_ring and virtio_pci as
+# modules)
+[[ -z $(find "$drm" -name 'virtio_pci.ko*' | head -n 1) ]] || want_virtio=(virtio_pci "${want_virtio[@]}")
+for m in "${want_virtio[@]}"; do
+	add_module "$m"
+done
 rm -rf "$mods.tmp"
 mkdir -p "$mods.tmp"
-for f in "${order[@]}"; do
+: >"$mods.tmp/load-order-virtio"
+for i in "${!order[@]}"; do
+	f=${order[$i]}
 	base=${f##*/}
 	base=${base%.xz}
 	base=${base%.zst}
 	base=${base%.gz}
 	# busybox insmod reads plain ELF
 	modcat "$f" >"$mods.tmp/$base"
-	echo "$base" >>"$mods.tmp/load-order"
+	if ((i < first)); then
+		echo "$base" >>"$mods.tmp/load-order"
+	else
+		echo "$base" >>"$mods.tmp/load-order-virtio"
+	fi
 done
 echo "$release" >"$mods.tmp/release"
 rm -rf "$mods"

@@ -170,23 +170,71 @@ traced()
 	rm -f "$b".ktrc
 }
 
-# gpu_modules: the kernel's vgem and what it needs (fetch-kernel.sh kept
-# them, mkinitramfs.sh put them in /katra/modules/RELEASE), loaded in order;
-# a failure is the gpu check's
-gpu_modules()
+# want CHECK: whether CHECK runs (katra.checks=A,B on the kernel command
+# line, from run.sh's KATRA_VM_CHECKS: only those; none named: all)
+only=$(sed -n 's/.*katra\.checks=\([^ ]*\).*/\1/p' /proc/cmdline)
+want()
+{
+	[ -z "$only" ] && return 0
+	case ",$only," in
+	*",$1,"*) return 0 ;;
+	esac
+	return 1
+}
+
+# load_modules LIST CHECK: the modules named in /katra/modules/RELEASE/LIST
+# (fetch-kernel.sh kept them, mkinitramfs.sh put them there), loaded in
+# order; a failure is CHECK's (/tmp/CHECK.why)
+load_modules()
 {
 	local dir=$K/modules/$(uname -r) m
-	if [ ! -s "$dir/load-order" ]; then
-		echo "no modules for $(uname -r) in the initramfs (tests/vm/fetch-kernel.sh)" >/tmp/gpu.why
+	if [ ! -s "$dir/$1" ]; then
+		echo "no $1 for $(uname -r) in the initramfs (tests/vm/fetch-kernel.sh)" >>/tmp/$2.why
 		return 1
 	fi
-	for m in $(cat "$dir/load-order"); do
-		insmod "$dir/$m" 2>>/tmp/gpu.why || {
-			echo "insmod $m failed" >>/tmp/gpu.why
+	for m in $(cat "$dir/$1"); do
+		insmod "$dir/$m" 2>>/tmp/$2.why || {
+			echo "insmod $m failed" >>/tmp/$2.why
 			return 1
 		}
 	done
 	return 0
+}
+
+# gpu_modules: the kernel's vgem, bochs and what they need; a failure is the
+# gpu check's
+gpu_modules()
+{
+	load_modules load-order gpu
+}
+
+# virtio_modules: virtio_gpu and what it needs beyond gpu_modules' (the
+# virtio bus, virtio_dma_buf), for the guest's virtio-gpu-pci device; a
+# failure is the virtio check's
+virtio_modules()
+{
+	load_modules load-order-virtio virtio || return 1
+	# the driver binds the device (and makes its DRM card) as it loads
+	if ! ls /sys/bus/virtio/drivers/virtio_gpu 2>/dev/null | grep -q '^virtio'; then
+		echo "virtio_gpu bound no device (QEMU's -device virtio-gpu-pci)" >>/tmp/virtio.why
+		return 1
+	fi
+	return 0
+}
+
+# not_run WHY CHECK...: the selected CHECKs failed before their capture
+# (their modules), for the reasons in WHY
+not_run()
+{
+	local why=$1 c
+	shift
+	for c in "$@"; do
+		want $c || continue
+		: >/tmp/$c.facts
+		cp "$why" /tmp/$c.why.tmp
+		mv /tmp/$c.why.tmp /tmp/$c.why
+		result $c 1 /tmp/$c.facts /tmp/$c.why
+	done
 }
 
 # gpuothers N M: the rest of the machine's GPU work.  An untraced vgemfence
@@ -245,59 +293,65 @@ gpuothers()
 
 case ${1:-} in
 basic)
-	captured syscalls "" -- $WL/syscalls --threads 2 300 200
-	[ -x $WL/i386prog ] && captured i386 1000 -- $WL/i386prog
+	want syscalls && captured syscalls "" -- $WL/syscalls --threads 2 300 200
+	want i386 && [ -x $WL/i386prog ] && captured i386 1000 -- $WL/i386prog
 	# page faults the kernel refuses, where fexit measures the others; a
 	# second thread takes the mmap lock for writing meanwhile, so that the
 	# faulting thread often sleeps inside the kernel's handling before the
 	# refusal (a Begin at that switch-out, the End at the refusal)
-	traced refused refused --contend 200 100
+	want refused && traced refused refused --contend 200 100
 	# renames by prctl and from another thread, a process renamed after
 	# start, an exec that is no rename (the new probe, bpf/task.bpf.c)
-	traced threadnames threadnames
+	want threadnames && traced threadnames threadnames
 	# a pipe, a socketpair, an eventfd, an epoll fd and a file: each named
 	# as /proc/PID/fd names it (the fd lookup without bpf_rdonly_cast)
-	traced fdkinds fdkinds /tmp/fdkinds.bin
+	want fdkinds && traced fdkinds fdkinds /tmp/fdkinds.bin
 	# -e io on a loop of which a tenth is I/O, per-syscall attach: last, so
 	# that the checks above run as they did before it existed
 	# (--bpf-stats: the 2 x 5000 getppid run no program)
-	captured select "" -e io --bpf-stats --summary-json /tmp/select.json -- \
+	want select && captured select "" -e io --bpf-stats --summary-json /tmp/select.json -- \
 		$WL/syscalls --threads 2 100 5000
 	# 50 dma_fences made and signalled through vgem (the GPU layer): exactly
 	# 50 inits and 50 signals, each linked to the ioctl that made it
 	: >/tmp/gpu.why
-	if gpu_modules; then
-		captured gpu "" -- $WL/vgemfence 50
+	: >/tmp/virtio.why
+	if ! want gpu && ! want gpuothers && ! want flips && ! want atomic && ! want virtio && ! want virtioatomic; then
+		:
+	elif gpu_modules; then
+		want gpu && captured gpu "" -- $WL/vgemfence 50
 		# 30 fences of an untraced process while 50 are traced: counted
-		gpuothers 50 30
+		want gpuothers && gpuothers 50 30
 		# 20 page flips on QEMU's standard VGA (bochs: no vblanks, the
 		# flip's event sent from the commit), each delivered to the
 		# workload's DRM file
-		captured flips "" -- $WL/flips 20
+		want flips && captured flips "" -- $WL/flips 20
 		# 20 atomic commits on the same display, each with an out-fence
 		# (a drm_crtc dma_fence made in the commit ioctl, signalled when
 		# the commit's event is sent): 20 inits, 20 signals, 20 events
-		captured atomic "" -- $WL/flips --atomic 20
+		want atomic && captured atomic "" -- $WL/flips --atomic 20
+		# 30 cursor images on the virtio-gpu device: 30 fences of
+		# virtio_gpu (made with seqno 0, numbered at their emit), each
+		# made in the workload's DRM_IOCTL_MODE_CURSOR
+		# then the same through nonblocking atomic commits: each fence
+		# made in the ioctl, emitted and signalled from the commit's
+		# worker
+		if { want virtio || want virtioatomic; } && virtio_modules; then
+			want virtio && captured virtio "" -- $WL/flips --driver virtio_gpu --cursor 30
+			want virtioatomic && captured virtioatomic "" -- \
+				$WL/flips --driver virtio_gpu --atomic-cursor 30
+		else
+			not_run /tmp/virtio.why virtio virtioatomic
+		fi
 	else
-		: >/tmp/gpu.facts
-		result gpu 1 /tmp/gpu.facts /tmp/gpu.why
-		: >/tmp/gpuothers.facts
-		cp /tmp/gpu.why /tmp/gpuothers.why
-		result gpuothers 1 /tmp/gpuothers.facts /tmp/gpuothers.why
-		: >/tmp/flips.facts
-		cp /tmp/gpu.why /tmp/flips.why
-		result flips 1 /tmp/flips.facts /tmp/flips.why
-		: >/tmp/atomic.facts
-		cp /tmp/gpu.why /tmp/atomic.why
-		result atomic 1 /tmp/atomic.facts /tmp/atomic.why
+		not_run /tmp/gpu.why gpu gpuothers flips atomic virtio virtioatomic
 	fi
 	;;
 scale)
 	# 16 threads x 20000 getppid, 20 x (1 + 8) threads dying in exit_group,
 	# and an execve from a non-main thread
-	traced storm storm 16 20000
-	traced exitstorm exitstorm 20 8
-	traced execthread execthread
+	want storm && traced storm storm 16 20000
+	want exitstorm && traced exitstorm exitstorm 20 8
+	want execthread && traced execthread execthread
 	;;
 *)
 	echo "KATRA-VM name=$kernel/suite rc=1"

@@ -56,12 +56,12 @@ done | sort -u | while read -r lib; do
 	cp -L "$lib" "$stage$lib"
 done
 # the guest kernels' own modules fetch-kernel.sh kept (the GPU checks load
-# vgem): /katra/modules/RELEASE/, with their load order
+# vgem, bochs, virtio_gpu): /katra/modules/RELEASE/, with their load orders
 cache=${KATRA_VM_CACHE:-/var/cache/katra-vm}
 for m in "$cache"/modules-*/; do
 	[[ -s $m/load-order && -s $m/release ]] || continue
 	mkdir -p "$stage/katra/modules/$(cat "$m/release")"
-	cp "$m"/*.ko "$m/load-order" "$stage/katra/modules/$(cat "$m/release")/"
+	cp "$m"/*.ko "$m"/load-order* "$stage/katra/modules/$(cat "$m/release")/"
 done
 install -m 0755 "$here/init" "$stage/init"
 install -m 0755 "$here/guest.sh" "$stage/guest.sh"

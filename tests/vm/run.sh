@@ -13,7 +13,8 @@
 # exactly "N passed, N failed"; exits 1 if any check failed.  Each guest's
 # console is kept in build/vm/GUEST.log.  Environment: KATRA_VM_TIMEOUT
 # (seconds per guest, hard), KATRA_VM_CACHE (kernel cache, default
-# /var/cache/katra-vm), KATRA_VM_JOBS (guests booted at once, default 1).
+# /var/cache/katra-vm), KATRA_VM_JOBS (guests booted at once, default 1),
+# KATRA_VM_CHECKS (a,b: only those checks).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +28,10 @@ declare -A SUITE=([5.10]=bullseye [6.1]=bookworm [6.1-smp16]=bookworm)
 declare -A SMP=([5.10]=2 [6.1]=2 [6.1-smp16]=16)
 declare -A MAXCPUS=([5.10]=2 [6.1]=2 [6.1-smp16]=64)
 declare -A TESTS=([5.10]=basic [6.1]=basic [6.1-smp16]=scale)
-declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic" [6.1]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic" [6.1-smp16]="storm exitstorm execthread")
+declare -A CHECKS=([5.10]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic virtio virtioatomic" [6.1]="syscalls select refused threadnames fdkinds gpu gpuothers flips atomic virtio virtioatomic" [6.1-smp16]="storm exitstorm execthread")
+# QEMU's devices beyond its defaults: a virtio-gpu (2D, no virgl) for the
+# virtio check, beside the standard VGA the flips check drives
+declare -A DEVICES=([5.10]="-device virtio-gpu-pci" [6.1]="-device virtio-gpu-pci" [6.1-smp16]="")
 # the i386 program (int $0x80), where the toolchain built it: these kernels
 # run it, this machine's own cannot (t_i386 skips here)
 if [[ -x $root/build/workloads/i386prog ]]; then
@@ -37,6 +41,17 @@ else
 	echo "run.sh: no build/workloads/i386prog (see make's warning): the i386 checks are left out" >&2
 fi
 all_guests=(5.10 6.1 6.1-smp16)
+# KATRA_VM_CHECKS=a,b: only those checks run (and are reported)
+only=${KATRA_VM_CHECKS:-}
+if [[ -n $only ]]; then
+	for g in "${!CHECKS[@]}"; do
+		kept=
+		for c in ${CHECKS[$g]}; do
+			[[ ,$only, == *,$c,* ]] && kept+=" $c"
+		done
+		CHECKS[$g]=${kept# }
+	done
+fi
 
 guests=("$@")
 ((${#guests[@]})) || guests=("${all_guests[@]}")
@@ -75,9 +90,9 @@ boot()
 	local g=$1 start=$SECONDS rc=0
 	timeout -k 10 "$guest_timeout" qemu-system-x86_64 \
 		-accel tcg,thread=single -nographic -no-reboot -nic none -m 2G \
-		-smp "${SMP[$g]},maxcpus=${MAXCPUS[$g]}" \
+		-smp "${SMP[$g]},maxcpus=${MAXCPUS[$g]}" ${DEVICES[$g]} \
 		-kernel "${VMLINUZ[$g]}" -initrd "$out/initramfs.cpio.gz" \
-		-append "console=ttyS0 quiet panic=-1 cryptomgr.notests katra.suite=${TESTS[$g]}" \
+		-append "console=ttyS0 quiet panic=-1 cryptomgr.notests katra.suite=${TESTS[$g]}${only:+ katra.checks=$only}" \
 		</dev/null 2>&1 | tr -d '\r' >"$out/$g.log" || rc=$?
 	echo "qemu_rc=$rc seconds=$((SECONDS - start))" >"$out/$g.status"
 }

@@ -5,13 +5,15 @@
  * library's reader).  The same checks as tests/integration/ktrace.py's
  * syscalls, storm, exitstorm and execthread, t_threadnames.sh's renames and
  * t_fdkinds.sh's resources (the probes' fallback path, without bpf_rdonly_cast),
- * and the GPU layer's vgem fences (gpu: exact counts, each linked to its ioctl;
- * gpuothers: an untraced process's fences counted, never written), a
- * display's page flips (flips) and atomic commits with out-fences (atomic).
+ * and the GPU layer's fences and flips (gpu: vgem fences, exact counts, each
+ * linked to its ioctl; gpuothers: an untraced process's fences counted,
+ * never written; flips: page flips; atomic: atomic commits with
+ * out-fences; virtio and virtioatomic: virtio_gpu fences numbered at their
+ * emit and its commands, exact counts, each linked to its ioctl).
  *
  * usage: katra-vmcheck CHECK TRACE WORKLOAD_OUTPUT
  *          CHECK: syscalls | storm | exitstorm | execthread | refused | threadnames |
- *                 fdkinds | gpu | flips | atomic
+ *                 fdkinds | gpu | flips | atomic | virtio | virtioatomic
  *        katra-vmcheck select TRACE WORKLOAD_OUTPUT   (a capture under -e io)
  *        katra-vmcheck gpuothers TRACE WORKLOAD_OUTPUT OTHERS_OUTPUT STATS_JSON
  *        katra-vmcheck info TRACE
@@ -235,6 +237,7 @@ struct trace_facts {
 	bool has_summary;
 	bool per_syscall; /* a note "syscalls: attached per syscall (fentry, ..." */
 	bool flips_unseen; /* a note "... flips of files with no vblank wait unseen ..." */
+	bool virtio_on;    /* a note "... + virtio_gpu (2 of 2 events)" */
 	struct katra_event first_estimated;
 };
 
@@ -273,6 +276,8 @@ static int read_trace(const char *path, struct trace_facts *f, event_fn fn, void
 			f->per_syscall = true;
 		if (memmem(n->ptr, n->len, "flips of files with no vblank wait unseen", 41))
 			f->flips_unseen = true;
+		if (memmem(n->ptr, n->len, " + virtio_gpu (2 of 2 events)", 29))
+			f->virtio_on = true;
 		/* "probes: tp_btf, N per-CPU rings" */
 		if (rings) {
 			const char *p = rings;
@@ -1308,6 +1313,251 @@ static int check_gpu(const char *trace, const char *wl)
 	return failures ? 1 : 0;
 }
 
+/* ---- virtio: virtio_gpu's fences (made with seqno 0 in the workload's
+ * cursor ioctls, numbered at their emit), each linked to its ioctl ---- */
+
+struct virtio_ctx {
+	struct gpu_ctx g;          /* the workload's ioctls (gpu_caused_by_ioctl) */
+	uint64_t vctx[64];         /* contexts named virtio_gpu */
+	unsigned nvctx;
+	uint64_t rid[GPU_MAX], iseq[GPU_MAX], ictx[GPU_MAX], icause[GPU_MAX];
+	unsigned n;                /* the workload's inits */
+	unsigned inits_linked, tokens, emits, emits_linked, emits_worker, signals, signals_linked;
+	unsigned orphans, other;   /* its fence events without their init; another process's */
+	/* its fences' commands (GpuCmdQueue with a fence), their responses;
+	 * its thread's commands without a fence, by type */
+	uint64_t qseq[GPU_MAX], qrid[GPU_MAX];
+	unsigned nq, q_linked, q_transfer, responses, r_linked, unfenced, unfenced_types[8];
+	uint32_t utype[8];
+	/* its fences' flights (init to signalled) merged in the order they
+	 * end, as the kernel's counts merge them; the kernel's last
+	 * GpuTimelineBusyNs and GpuOtherFences of their context */
+	uint64_t its[GPU_MAX], busy, cover_end, k_busy, k_other;
+};
+
+static void virtio_counter(void *p, const struct katra_counter *k)
+{
+	struct virtio_ctx *c = p;
+
+	if (!c->n || k->instance != c->ictx[0])
+		return;
+	if (k->kind == KATRA_COUNTER_GPU_TIMELINE_BUSY_NS)
+		c->k_busy = k->value;
+	else if (k->kind == KATRA_COUNTER_GPU_OTHER_FENCES)
+		c->k_other = k->value;
+}
+
+/* The workload's init of request_id rid, or -1. */
+static int virtio_init_of(const struct virtio_ctx *c, const struct katra_event *e)
+{
+	if (!e->request_id.present)
+		return -1;
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->rid[i] == e->request_id.value)
+			return (int)i;
+	return -1;
+}
+
+static bool caused_by(const struct katra_event *e, uint64_t seq)
+{
+	for (uint64_t k = 0; k < e->causes.len; k++)
+		if (e->causes.items[k] == seq)
+			return true;
+	return false;
+}
+
+/* A command of the workload: a fenced one linked to its fence's init, its
+ * response to it; the unfenced ones counted by type. */
+static void virtio_cmd(struct virtio_ctx *c, const struct katra_event *e)
+{
+	int i = virtio_init_of(c, e);
+
+	if (e->kind == KATRA_KIND_GPU_CMD_QUEUE && !e->payload.u.gpu_cmd.fence_id) {
+		unsigned k = 0;
+		c->unfenced++;
+		while (k < 8 && c->unfenced_types[k] && c->utype[k] != e->payload.u.gpu_cmd.cmd_type)
+			k++;
+		if (k < 8) {
+			c->utype[k] = e->payload.u.gpu_cmd.cmd_type;
+			c->unfenced_types[k]++;
+		}
+	} else if (e->kind == KATRA_KIND_GPU_CMD_QUEUE) {
+		c->q_linked += i >= 0 && caused_by(e, c->iseq[i]);
+		c->q_transfer += e->payload.u.gpu_cmd.cmd_type == 0x0105; /* TRANSFER_TO_HOST_2D */
+		if (c->nq < GPU_MAX) {
+			c->qseq[c->nq] = e->seq;
+			c->qrid[c->nq++] = e->request_id.present ? e->request_id.value : 0;
+		}
+	} else if (e->kind == KATRA_KIND_GPU_CMD_RESPONSE) {
+		bool linked = false;
+		c->responses++;
+		for (unsigned k = 0; k < c->nq; k++)
+			linked |= e->request_id.present && c->qrid[k] == e->request_id.value &&
+				  caused_by(e, c->qseq[k]);
+		c->r_linked += linked;
+	}
+}
+
+static void virtio_event(void *p, const struct katra_event *e)
+{
+	struct virtio_ctx *c = p;
+
+	if (e->kind == KATRA_KIND_GPU_TIMELINE && e->payload.type == KATRA_PAYLOAD_GPU_TIMELINE) {
+		const struct katra_str *d = &e->payload.u.gpu_timeline.driver;
+		if (d->len == 10 && !memcmp(d->ptr, "virtio_gpu", 10) && c->nvctx < 64)
+			c->vctx[c->nvctx++] = e->payload.u.gpu_timeline.context;
+		return;
+	}
+	if ((e->payload.type == KATRA_PAYLOAD_GPU_FENCE || e->payload.type == KATRA_PAYLOAD_GPU_CMD) &&
+	    (long long)e->process_id != c->g.pid) {
+		c->other++;
+		return;
+	}
+	gpu_event(&c->g, e); /* its ioctls */
+	if (e->payload.type == KATRA_PAYLOAD_GPU_CMD) {
+		virtio_cmd(c, e);
+		return;
+	}
+	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
+		return;
+	int i = virtio_init_of(c, e);
+	switch (e->kind) {
+	case KATRA_KIND_GPU_FENCE_INIT:
+		if (c->n == GPU_MAX)
+			return;
+		c->rid[c->n] = e->request_id.present ? e->request_id.value : 0;
+		c->iseq[c->n] = e->seq;
+		c->ictx[c->n] = e->payload.u.gpu_fence.context;
+		c->icause[c->n] = e->causes.len ? e->causes.items[0] : 0;
+		c->its[c->n] = e->ts_mono_ns;
+		/* the probes' token: (context << 32 | bit 31 | n), seqno 0 */
+		c->tokens += e->request_id.present && (e->request_id.value & 0x80000000u) &&
+			     e->request_id.value >> 32 == e->payload.u.gpu_fence.context &&
+			     !e->payload.u.gpu_fence.seqno;
+		c->inits_linked += (long long)e->thread_id == c->g.tid && gpu_caused_by_ioctl(&c->g, e);
+		c->n++;
+		break;
+	case KATRA_KIND_GPU_FENCE_EMIT:
+		c->emits++;
+		c->emits_linked += i >= 0 && caused_by(e, c->iseq[i]) && e->payload.u.gpu_fence.seqno;
+		c->emits_worker += e->thread_id == 0; /* a commit's worker, not the ioctl */
+		c->orphans += i < 0;
+		break;
+	case KATRA_KIND_GPU_FENCE_SIGNALED:
+		c->signals++;
+		c->signals_linked += i >= 0 && caused_by(e, c->iseq[i]);
+		c->orphans += i < 0;
+		if (i >= 0) {
+			uint64_t start = c->its[i] > c->cover_end ? c->its[i] : c->cover_end;
+			if (e->ts_mono_ns > start)
+				c->busy += e->ts_mono_ns - start;
+			if (e->ts_mono_ns > c->cover_end)
+				c->cover_end = e->ts_mono_ns;
+		}
+		break;
+	default:
+		c->orphans += i < 0 && e->kind != KATRA_KIND_GPU_FENCE_WAIT;
+		break;
+	}
+}
+
+static int check_virtio(const char *trace, const char *wl)
+{
+	static struct virtio_ctx c;
+	struct trace_facts *f = calloc(1, sizeof(*f));
+	char *text = slurp(wl), *line = line_with(text, "\"cursors\"");
+	unsigned on_virtio = 0, distinct = 0;
+	long long n, atomic;
+
+	if (!f || !line)
+		die("no cursors line in %s", wl);
+	c.g.pid = jnum(line, "pid");
+	c.g.tid = jnum(line, "tid");
+	n = jnum(line, "cursors");
+	atomic = jnum(line, "atomic");
+	counter_fn = virtio_counter;
+	if (read_trace(trace, f, virtio_event, &c, true))
+		return 1;
+	for (unsigned i = 0; i < c.n; i++) {
+		bool seen = false;
+		for (unsigned k = 0; k < c.nvctx; k++)
+			on_virtio += c.vctx[k] == c.ictx[i];
+		for (unsigned k = 0; k < i; k++)
+			seen |= c.icause[k] == c.icause[i];
+		distinct += !seen && c.icause[i];
+	}
+	print_facts(f);
+	printf("atomic=%lld\nemits_worker=%u\n", atomic, c.emits_worker);
+	printf("virtio_note=%d\ncmds_fenced=%u\ncmds_linked=%u\ncmds_transfer=%u\nresponses=%u\n"
+	       "responses_linked=%u\ncmds_unfenced=%u\n", f->virtio_on, c.nq, c.q_linked,
+	       c.q_transfer, c.responses, c.r_linked, c.unfenced);
+	for (unsigned k = 0; k < 8 && c.unfenced_types[k]; k++)
+		printf("unfenced_0x%04x=%u\n", c.utype[k], c.unfenced_types[k]);
+	printf("cursors=%lld\nfence_inits=%u\nvirtio_inits=%u\ninits_linked=%u\ninit_ioctls=%u\n"
+	       "tokens=%u\nemits=%u\nemits_linked=%u\nsignals=%u\nsignals_linked=%u\n"
+	       "orphans=%u\nother_process=%u\nvirtio_contexts=%u\n",
+	       n, c.n, on_virtio, c.inits_linked, distinct, c.tokens, c.emits, c.emits_linked,
+	       c.signals, c.signals_linked, c.orphans, c.other, c.nvctx);
+	if (c.n != n || on_virtio != n)
+		fail("%u GpuFenceInit of the workload (%u on virtio_gpu timelines), expected %lld",
+		     c.n, on_virtio, n);
+	if (c.inits_linked != n || distinct != n)
+		fail("%u of %u GpuFenceInit caused by an ioctl Begin of the workload's thread "
+		     "(%u distinct ioctls), expected %lld", c.inits_linked, c.n, distinct, n);
+	if (c.tokens != n)
+		fail("%u of %u GpuFenceInit with seqno 0 and request_id (context << 32 | token)",
+		     c.tokens, c.n);
+	if (c.emits != n || c.emits_linked != n)
+		fail("%u GpuFenceEmit (%u numbered and linked to their init), expected %lld",
+		     c.emits, c.emits_linked, n);
+	if (c.signals != n || c.signals_linked != n)
+		fail("%u GpuFenceSignaled (%u linked to their init), expected %lld", c.signals,
+		     c.signals_linked, n);
+	if (c.orphans)
+		fail("%u fence events of the workload without their init", c.orphans);
+	if (c.other)
+		fail("%u fence or command events of another process", c.other);
+	if (!f->virtio_on)
+		fail("no header note ' + virtio_gpu (2 of 2 events)'");
+	if (c.nq != n || c.q_linked != n || c.q_transfer != n)
+		fail("%u GpuCmdQueue with a fence (%u linked to their fence's init, %u "
+		     "TRANSFER_TO_HOST_2D), expected %lld", c.nq, c.q_linked, c.q_transfer, n);
+	/* the emits: in the cursor ioctl (legacy), or all from the commit's
+	 * worker (atomic, nonblocking) */
+	if (c.emits_worker != (atomic ? n : 0))
+		fail("%u GpuFenceEmit from outside the workload's thread, expected %lld",
+		     c.emits_worker, atomic ? n : 0);
+	/* its thread's commands without a fence: VIRTIO_GPU_CMD_UPDATE_CURSOR
+	 * on the cursor queue, one per image and one at the close (the
+	 * restored mode's commit takes the cursor down) with the legacy
+	 * ioctl; none with the atomic commits (their worker queues them, and
+	 * a command without a fence is a traced thread's only when it queues
+	 * it) */
+	unsigned cursor_cmds = 0;
+	for (unsigned k = 0; k < 8; k++)
+		if (c.unfenced_types[k] && c.utype[k] == 0x0300)
+			cursor_cmds = c.unfenced_types[k];
+	if (cursor_cmds != (atomic ? 0 : n + 1))
+		fail("%u UPDATE_CURSOR commands of the workload's thread, expected %lld", cursor_cmds,
+		     atomic ? 0 : n + 1);
+	if (c.responses != n || c.r_linked != n)
+		fail("%u GpuCmdResponse (%u linked to their command), expected %lld", c.responses,
+		     c.r_linked, n);
+	/* the kernel's counts of their timeline: only the workload's fences ran
+	 * there, so its busy time is theirs to the nanosecond (each fence's
+	 * flight carried from its init, by its pointer, to its emit) */
+	printf("busy_ns=%llu\ncounted_busy_ns=%llu\ncounted_other_fences=%llu\n",
+	       (unsigned long long)c.busy, (unsigned long long)c.k_busy,
+	       (unsigned long long)c.k_other);
+	if (!c.busy || c.k_busy != c.busy)
+		fail("GpuTimelineBusyNs of the fences' context %llu, expected their flights' union %llu",
+		     (unsigned long long)c.k_busy, (unsigned long long)c.busy);
+	if (c.k_other)
+		fail("GpuOtherFences of the fences' context %llu, expected 0",
+		     (unsigned long long)c.k_other);
+	return failures ? 1 : 0;
+}
+
 /* ---- gpuothers: the traced vgemfence's fences as events, an untraced
  * one's counted per timeline (Counters), never written ---- */
 
@@ -1685,6 +1935,8 @@ int main(int argc, char **argv)
 		return check_flips(argv[2], argv[3]);
 	if (!strcmp(argv[1], "atomic"))
 		return check_atomic(argv[2], argv[3]);
+	if (!strcmp(argv[1], "virtio") || !strcmp(argv[1], "virtioatomic"))
+		return check_virtio(argv[2], argv[3]);
 	die("%s", usage);
 	return 2;
 }

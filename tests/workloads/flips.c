@@ -3,10 +3,10 @@
  * under bochs-drm, vkms, virtio-gpu), and N vblank waits where the driver
  * has vblanks; or (--atomic) N atomic commits, each with an out-fence.
  *
- * usage: flips N | flips --atomic N
+ * usage: flips [--driver NAME] [--atomic | --cursor | --atomic-cursor] N
  *
  * Finds the first /dev/dri/card* with a CRTC and a connector (a KMS
- * driver), lights the connector's preferred mode on the first CRTC with one
+ * driver; with --driver, the first whose driver is NAME), lights the connector's preferred mode on the first CRTC with one
  * of two dumb framebuffers (legacy SETCRTC), then N times on the main
  * thread: where the driver has vblanks, a vblank event asked for
  * (DRM_IOCTL_WAIT_VBLANK, relative 1, with _DRM_VBLANK_EVENT: the kernel's
@@ -28,6 +28,17 @@
  * {"workload":"atomic","pid":P,"tid":T,"card":"...","driver":"bochs-drm",
  *  "crtc":0,"commits":N,"fences":N}
  * (fences: the commits whose out-fence fd was valid and became readable).
+ *
+ * --cursor: instead of the flips, N legacy cursor updates
+ * (DRM_IOCTL_MODE_CURSOR with a buffer), alternating two 64x64 dumb
+ * buffers, so that each is a new cursor image: virtio_gpu makes a fence for
+ * each (its cursor plane's prepare_fb), sends the image to the host with it
+ * (TRANSFER_TO_HOST_2D) and waits for it in the ioctl.  --atomic-cursor:
+ * the same N images through atomic commits of the cursor plane alone,
+ * nonblocking (DRM_MODE_ATOMIC_NONBLOCK with a page-flip event, read back
+ * before the next): the fence is made in the ioctl (prepare_fb), emitted,
+ * waited for and signalled from the commit's worker.  Both print the flips
+ * line with "flips":0, "cursors":N and "atomic":0 or 1.
  * Exits 77 when no such card exists, or the driver is not atomic. */
 #include <dirent.h>
 #include <poll.h>
@@ -106,6 +117,12 @@ struct drm_mode_atomic_ {
 	uint32_t flags, count_objs;
 	uint64_t objs_ptr, count_props_ptr, props_ptr, prop_values_ptr, reserved, user_data;
 };
+struct drm_mode_cursor_ {
+	uint32_t flags, crtc_id;
+	int32_t x, y;
+	uint32_t width, height, handle;
+};
+#define DRM_MODE_CURSOR_BO_ 0x01
 union drm_wait_vblank_ {
 	struct { uint32_t type, sequence; unsigned long signal; } request;
 	struct { uint32_t type, sequence; long tval_sec, tval_usec; } reply;
@@ -119,6 +136,7 @@ struct drm_event_vblank_ {
 #define DRM_IOCTL_WAIT_VBLANK_ _IOWR('d', 0x3a, union drm_wait_vblank_)
 #define DRM_IOCTL_MODE_GETRESOURCES_ _IOWR('d', 0xA0, struct drm_mode_card_res_)
 #define DRM_IOCTL_MODE_SETCRTC_ _IOWR('d', 0xA2, struct drm_mode_crtc_)
+#define DRM_IOCTL_MODE_CURSOR_ _IOWR('d', 0xA3, struct drm_mode_cursor_)
 #define DRM_IOCTL_MODE_GETCONNECTOR_ _IOWR('d', 0xA7, struct drm_mode_get_connector_)
 #define DRM_IOCTL_MODE_ADDFB_ _IOWR('d', 0xAE, struct drm_mode_fb_cmd_)
 #define DRM_IOCTL_MODE_PAGE_FLIP_ _IOWR('d', 0xB0, struct drm_mode_crtc_page_flip_)
@@ -134,6 +152,7 @@ struct drm_event_vblank_ {
 #define DRM_MODE_OBJECT_CRTC_ 0xccccccccu
 #define DRM_MODE_OBJECT_PLANE_ 0xeeeeeeeeu
 #define DRM_PLANE_TYPE_PRIMARY_ 1
+#define DRM_PLANE_TYPE_CURSOR_ 2
 #define DRM_MODE_ATOMIC_NONBLOCK_ 0x0200
 #define MAX_PROPS 64
 #define DRM_VBLANK_RELATIVE_ 0x1
@@ -146,9 +165,9 @@ struct drm_event_vblank_ {
 
 static const char *prog = "flips";
 
-/* The first /dev/dri/card* with a CRTC and a connector: its fd (its
- * driver's name in driver), or -1. */
-static int open_kms(char *path, size_t cap, char *driver, size_t dcap)
+/* The first /dev/dri/card* with a CRTC and a connector (and whose driver
+ * is want, unless NULL): its fd (its driver's name in driver), or -1. */
+static int open_kms(char *path, size_t cap, char *driver, size_t dcap, const char *want)
 {
 	DIR *d = opendir("/dev/dri");
 	struct dirent *de;
@@ -165,7 +184,7 @@ static int open_kms(char *path, size_t cap, char *driver, size_t dcap)
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd >= 0 && (ioctl(fd, DRM_IOCTL_VERSION_, &v) ||
 				ioctl(fd, DRM_IOCTL_MODE_GETRESOURCES_, &res) || !res.count_crtcs ||
-				!res.count_connectors)) {
+				!res.count_connectors || (want && strcmp(driver, want)))) {
 			close(fd);
 			fd = -1;
 		}
@@ -217,8 +236,8 @@ static uint32_t prop_of(int fd, uint32_t obj, uint32_t type, const char *name, u
 	return 0;
 }
 
-/* The primary plane that CRTC index 0 can show, or 0. */
-static uint32_t primary_plane(int fd)
+/* The plane of type (DRM_PLANE_TYPE_*) that CRTC index 0 can show, or 0. */
+static uint32_t plane_of_type(int fd, uint64_t want)
 {
 	uint32_t planes[16];
 	struct drm_mode_get_plane_res_ pr = { 0 };
@@ -233,7 +252,7 @@ static uint32_t primary_plane(int fd)
 		xioctl(fd, DRM_IOCTL_MODE_GETPLANE_, &gp, "DRM_IOCTL_MODE_GETPLANE");
 		if ((gp.possible_crtcs & 1) &&
 		    prop_of(fd, planes[i], DRM_MODE_OBJECT_PLANE_, "type", &type) &&
-		    type == DRM_PLANE_TYPE_PRIMARY_)
+		    type == want)
 			return planes[i];
 	}
 	return 0;
@@ -243,7 +262,7 @@ static uint32_t primary_plane(int fd)
  * with an out-fence waited for and its event read: the fences seen. */
 static int atomic_commits(int fd, uint32_t crtc, const uint32_t *fbs, int n)
 {
-	uint32_t plane = primary_plane(fd), fb_prop, fence_prop;
+	uint32_t plane = plane_of_type(fd, DRM_PLANE_TYPE_PRIMARY_), fb_prop, fence_prop;
 	int fences = 0;
 
 	if (!plane)
@@ -277,17 +296,92 @@ static int atomic_commits(int fd, uint32_t crtc, const uint32_t *fbs, int n)
 	return fences;
 }
 
+/* The atomic properties of the cursor plane the commits set, in order. */
+static const char *const cursor_props[] = { "FB_ID", "CRTC_ID", "CRTC_X", "CRTC_Y", "CRTC_W",
+					    "CRTC_H", "SRC_X", "SRC_Y", "SRC_W", "SRC_H" };
+#define NPROPS (sizeof(cursor_props) / sizeof(cursor_props[0]))
+
+/* Two 64x64 dumb buffers for cursor images: their handles, and with fbs
+ * their framebuffers (ARGB8888). */
+static void cursor_buffers(int fd, uint32_t *handles, uint32_t *fbs)
+{
+	for (int k = 0; k < 2; k++) {
+		struct drm_mode_create_dumb_ c = { .height = 64, .width = 64, .bpp = 32 };
+		xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB_, &c, "DRM_IOCTL_MODE_CREATE_DUMB");
+		handles[k] = c.handle;
+		if (!fbs)
+			continue;
+		struct drm_mode_fb_cmd_ f = {
+			.width = 64, .height = 64, .pitch = c.pitch, .bpp = 32, .depth = 32,
+			.handle = c.handle,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_ADDFB_, &f, "DRM_IOCTL_MODE_ADDFB");
+		fbs[k] = f.fb_id;
+	}
+}
+
+/* n cursor images on crtc, alternating two buffers: by the legacy cursor
+ * ioctl, or (atomic) by nonblocking atomic commits of the cursor plane
+ * alone, each commit's event read back before the next. */
+static void cursors(int fd, uint32_t crtc, int n, bool atomic)
+{
+	uint32_t handles[2], fbs[2], ids[NPROPS], plane;
+
+	if (!atomic) {
+		cursor_buffers(fd, handles, NULL);
+		for (int k = 0; k < n; k++) {
+			struct drm_mode_cursor_ c = {
+				.flags = DRM_MODE_CURSOR_BO_, .crtc_id = crtc, .width = 64,
+				.height = 64, .handle = handles[k % 2],
+			};
+			xioctl(fd, DRM_IOCTL_MODE_CURSOR_, &c, "DRM_IOCTL_MODE_CURSOR");
+		}
+		return;
+	}
+	plane = plane_of_type(fd, DRM_PLANE_TYPE_CURSOR_);
+	if (!plane)
+		wl_die(prog, "no cursor plane");
+	for (size_t k = 0; k < NPROPS; k++)
+		if (!(ids[k] = prop_of(fd, plane, DRM_MODE_OBJECT_PLANE_, cursor_props[k], NULL)))
+			wl_die(prog, "the cursor plane has no property %s", cursor_props[k]);
+	cursor_buffers(fd, handles, fbs);
+	for (int k = 0; k < n; k++) {
+		uint64_t values[NPROPS] = { fbs[k % 2], crtc, 0, 0, 64, 64, 0, 0, 64 << 16, 64 << 16 };
+		uint32_t count = NPROPS;
+		struct drm_mode_atomic_ a = {
+			.flags = DRM_MODE_ATOMIC_NONBLOCK_ | DRM_MODE_PAGE_FLIP_EVENT_, .count_objs = 1,
+			.objs_ptr = (uintptr_t)&plane, .count_props_ptr = (uintptr_t)&count,
+			.props_ptr = (uintptr_t)ids, .prop_values_ptr = (uintptr_t)values,
+		};
+		xioctl(fd, DRM_IOCTL_MODE_ATOMIC_, &a, "DRM_IOCTL_MODE_ATOMIC");
+		read_event(fd, DRM_EVENT_FLIP_COMPLETE_);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct drm_mode_modeinfo_ modes[MAX_MODES];
 	uint32_t crtcs[8], conns[8], fbs[2];
 	char card[300], driver[32];
-	int n, fd, waits = 0;
-	bool atomic = argc == 3 && !strcmp(argv[1], "--atomic");
+	int n, fd, waits = 0, a = 1;
+	bool atomic = false, cursor = false;
+	const char *want = NULL;
 
-	if (argc != 2 + atomic || (n = atoi(argv[1 + atomic])) <= 0)
-		wl_die(prog, "usage: flips N | flips --atomic N");
-	fd = open_kms(card, sizeof(card), driver, sizeof(driver));
+	for (; a < argc - 1; a++) {
+		if (!strcmp(argv[a], "--driver") && a + 2 < argc)
+			want = argv[++a];
+		else if (!strcmp(argv[a], "--atomic"))
+			atomic = true;
+		else if (!strcmp(argv[a], "--cursor"))
+			cursor = true;
+		else if (!strcmp(argv[a], "--atomic-cursor"))
+			cursor = atomic = true;
+		else
+			break;
+	}
+	if (a != argc - 1 || (n = atoi(argv[a])) <= 0)
+		wl_die(prog, "usage: flips [--driver NAME] [--atomic | --cursor | --atomic-cursor] N");
+	fd = open_kms(card, sizeof(card), driver, sizeof(driver), want);
 	if (fd < 0) {
 		fprintf(stderr, "%s: no KMS card in /dev/dri (a display's driver: bochs, vkms)\n",
 			prog);
@@ -344,6 +438,17 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 77;
 		}
+	}
+	if (cursor) {
+		cursors(fd, crtcs[0], n, atomic);
+		printf("{\"workload\":\"flips\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\","
+		       "\"driver\":\"%s\",\"crtc\":0,\"waits\":0,\"flips\":0,\"cursors\":%d,"
+		       "\"atomic\":%d}\n",
+		       (int)getpid(), (int)wl_gettid(), card, driver, n, atomic);
+		close(fd);
+		return 0;
+	}
+	if (atomic) {
 		int fences = atomic_commits(fd, crtcs[0], fbs, n);
 		printf("{\"workload\":\"atomic\",\"pid\":%d,\"tid\":%d,\"card\":\"%s\","
 		       "\"driver\":\"%s\",\"crtc\":0,\"commits\":%d,\"fences\":%d}\n",

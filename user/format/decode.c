@@ -482,6 +482,12 @@ static void get_payload(struct dec *d, struct katra_payload *p)
 		p->u.gpu_vblank.crtc = get_u64(d, "GpuVblankPayload.crtc");
 		p->u.gpu_vblank.sequence = get_u64(d, "GpuVblankPayload.sequence");
 		break;
+	case KATRA_PAYLOAD_GPU_CMD:
+		p->u.gpu_cmd.cmd_type = get_u32(d, "GpuCmdPayload.cmd_type");
+		p->u.gpu_cmd.flags = get_u32(d, "GpuCmdPayload.flags");
+		p->u.gpu_cmd.fence_id = get_u64(d, "GpuCmdPayload.fence_id");
+		p->u.gpu_cmd.ctx_id = get_u32(d, "GpuCmdPayload.ctx_id");
+		break;
 	case KATRA_PAYLOAD_GPU_TIMELINE:
 		p->u.gpu_timeline.context = get_u64(d, "GpuTimelinePayload.context");
 		p->u.gpu_timeline.driver = get_str(d, "GpuTimelinePayload.driver");

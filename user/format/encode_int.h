@@ -260,6 +260,12 @@ static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 		put_u64(e, p->u.gpu_vblank.crtc);
 		put_u64(e, p->u.gpu_vblank.sequence);
 		break;
+	case KATRA_PAYLOAD_GPU_CMD:
+		put_u32(e, p->u.gpu_cmd.cmd_type);
+		put_u32(e, p->u.gpu_cmd.flags);
+		put_u64(e, p->u.gpu_cmd.fence_id);
+		put_u32(e, p->u.gpu_cmd.ctx_id);
+		break;
 	case KATRA_PAYLOAD_GPU_TIMELINE:
 		put_u64(e, p->u.gpu_timeline.context);
 		put_str(e, p->u.gpu_timeline.driver);

@@ -866,6 +866,13 @@ pub fn records() -> Vec<TraceRecord> {
     for kind in [K::GpuVblank, K::GpuVblankQueued, K::GpuVblankDelivered] {
         b.push(ev(t2, S::Gpu, kind, crtc, P::GpuVblank(GpuVblankPayload { crtc: 0, sequence: 5 })));
     }
+    // A driver's command with fence 1 queued to its device (virtio_gpu's
+    // TRANSFER_TO_HOST_2D, fenced) and the device's response (OK_NODATA).
+    for (kind, cmd_type) in [(K::GpuCmdQueue, 0x0105), (K::GpuCmdResponse, 0x1100)] {
+        let mut e = ev(t2, S::Gpu, kind, tl, P::GpuCmd(GpuCmdPayload { cmd_type, flags: 1, fence_id: 1, ctx_id: 0 }));
+        e.request = Some(7 << 32 | 1);
+        b.push(e);
+    }
 
     b.epoch(2, EpochKind::Fifo, "");
     b.epoch(3, EpochKind::User, "frame 1");

@@ -161,7 +161,8 @@ unit_enum!(EventKind {
     52 D3d12FenceSignal, 53 VulkanSemaphoreWait, 54 VulkanAcquireNextImage, 55 GpuFenceInit,
     56 GpuFenceEmit, 57 GpuFenceEnableSignal, 58 GpuFenceSignaled, 59 GpuFenceWait,
     60 GpuFenceDestroy, 61 GpuTimeline, 62 GpuJobQueue, 63 GpuJobRun, 64 GpuJobDone,
-    65 GpuVblank, 66 GpuVblankQueued, 67 GpuVblankDelivered
+    65 GpuVblank, 66 GpuVblankQueued, 67 GpuVblankDelivered, 68 GpuCmdQueue,
+    69 GpuCmdResponse
 });
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,6 +215,7 @@ pub enum Payload {
     GpuFence(GpuFencePayload),
     GpuTimeline(GpuTimelinePayload),
     GpuVblank(GpuVblankPayload),
+    GpuCmd(GpuCmdPayload),
 }
 
 impl Payload {
@@ -254,6 +256,7 @@ impl Payload {
         "GpuFence",
         "GpuTimeline",
         "GpuVblank",
+        "GpuCmd",
     ];
 
     pub fn index(&self) -> u32 {
@@ -295,6 +298,7 @@ impl Payload {
             GpuFence(_) => 33,
             GpuTimeline(_) => 34,
             GpuVblank(_) => 35,
+            GpuCmd(_) => 36,
         }
     }
 
@@ -555,6 +559,14 @@ pub struct GpuTimelinePayload {
 pub struct GpuVblankPayload {
     pub crtc: u64,
     pub sequence: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct GpuCmdPayload {
+    pub cmd_type: u32,
+    pub flags: u32,
+    pub fence_id: u64,
+    pub ctx_id: u32,
 }
 
 unit_enum!(ProcessOrigin {

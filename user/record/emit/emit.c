@@ -58,6 +58,8 @@ int emitter_init(struct emitter *e, struct katra_writer *w, uint64_t start_mono,
 	if (!rc)
 		rc = ktable_init(&e->gpu_vblanks, KATRA_GPU_VBLANKS, sizeof(uint64_t));
 	if (!rc)
+		rc = ktable_init(&e->gpu_cmds, KATRA_GPU_CMDS, sizeof(uint64_t));
+	if (!rc)
 		rc = ktable_init(&e->asyncs, KATRA_ASYNC_READS, sizeof(struct async_read));
 	if (!rc)
 		rc = ktable_init(&e->frames, KATRA_FRAME_TRACKS, sizeof(struct frame_track));
@@ -91,6 +93,7 @@ void emitter_free(struct emitter *e)
 	ktable_free(&e->urings);
 	ktable_free(&e->gpu_fences);
 	ktable_free(&e->gpu_vblanks);
+	ktable_free(&e->gpu_cmds);
 	ktable_free(&e->asyncs);
 	ktable_free(&e->frames);
 	ktable_free(&e->wine_pipes);

@@ -50,6 +50,7 @@ struct emitter {
 	struct ktable urings;  /* io_kiocb address -> submit seq */
 	struct ktable gpu_fences; /* dma_fence (context << 32 | seqno) -> its init's seq */
 	struct ktable gpu_vblanks; /* (crtc << 32 | sequence) -> its queueing's seq */
+	struct ktable gpu_cmds;    /* a fenced driver command's fence key -> its queueing's seq */
 	/* the last vblank written per CRTC (index < KATRA_CRTCS): its sequence
 	 * and its event's seq + 1 (0: none) */
 #define KATRA_CRTCS 8

@@ -63,6 +63,8 @@ static inline int emit_by_kind(struct emitter *e, const struct pending *p)
 		return emit_gpu_fence(e, p);
 	case PEND_GPU_TIMELINE:
 		return emit_gpu_timeline(e, p);
+	case PEND_GPU_CMD:
+		return emit_gpu_cmd(e, p);
 	}
 	return -EINVAL;
 }

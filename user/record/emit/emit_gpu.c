@@ -2,7 +2,10 @@
 /* The GPU layer's events (bpf/gpu.bpf.c): a dma_fence timeline's names, and
  * the life of each fence a traced process made or touched, in scope Gpu.
  * A fence is (context, seqno): its events carry it as request_id
- * (context << 32 | seqno) and resource (GpuTimeline, context).  Links: the
+ * (context << 32 | seqno) and resource (GpuTimeline, context); a fence the
+ * driver numbers only at its emit (virtio_gpu: seqno 0 at its init) is
+ * (context, the probes' token) in all its events' request_id, its init's
+ * included (katra_ev_gpu_fence.token).  Links: the
  * fence's init to the syscall its thread was in (the driver's ioctl), each
  * later event to the init and to the syscall of the thread that caused it
  * (a signal from an ioctl), a wait's End to its Begin.  A GPU scheduler job
@@ -140,7 +143,7 @@ int emit_gpu_fence(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_gpu_fence *f = &p->u.gf;
 	struct thread_state *th = gpu_thread(e, &f->head);
-	uint64_t fkey = (uint64_t)f->context << 32 | f->seqno;
+	uint64_t fkey = (uint64_t)f->context << 32 | (f->token ? f->token : f->seqno);
 	uint32_t phase = KATRA_PHASE_INSTANT;
 	struct katra_event ev;
 	uint64_t causes[4];
@@ -200,6 +203,62 @@ int emit_gpu_fence(struct emitter *e, const struct pending *p)
 		th->flags |= TH_GPU_WAIT_OPEN;
 		th->gw_span = ev.span_id.value;
 		th->gw_seq = e->next_seq;
+	}
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	return emit_write(e, &ev, p->key, th);
+}
+
+/* A driver's command to its device, or the device's response
+ * (katra_ev_gpu_cmd): scope Gpu, payload GpuCmd; a fenced one of a traced
+ * process's fence has that fence's request_id and resource, its queueing
+ * links to the fence's init (and to the syscall its thread is in), its
+ * response to its queueing. */
+int emit_gpu_cmd(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_gpu_cmd *c = &p->u.gc;
+	struct thread_state *th = gpu_thread(e, &c->head);
+	uint64_t fkey = (uint64_t)c->context << 32 | (c->token ? c->token : (uint32_t)c->fence_id);
+	struct katra_event ev;
+	uint64_t causes[4], *q;
+	unsigned n = 0;
+
+	if (emit_late(e, th, c->head.tid, p->key, 1))
+		return 0;
+	int rc = emit_running(e, th, c->head.tid, p->key);
+	if (rc)
+		return rc;
+	emit_base(&ev, &c->head, KATRA_SCOPE_GPU,
+		  c->what == KATRA_GPU_CMD_QUEUE ? KATRA_KIND_GPU_CMD_QUEUE
+						 : KATRA_KIND_GPU_CMD_RESPONSE,
+		  KATRA_PHASE_INSTANT);
+	if (!c->head.tid)
+		ev.process_id = c->owner_tgid;
+	ev.payload.type = KATRA_PAYLOAD_GPU_CMD;
+	ev.payload.u.gpu_cmd.cmd_type = c->type;
+	ev.payload.u.gpu_cmd.flags = c->flags;
+	ev.payload.u.gpu_cmd.fence_id = c->fence_id;
+	ev.payload.u.gpu_cmd.ctx_id = c->ctx_id;
+	if (c->context) {
+		ev.request_id = emit_some(fkey);
+		ev.resource.domain = KATRA_RES_GPU_TIMELINE;
+		ev.resource.id = c->context;
+		if (c->what == KATRA_GPU_CMD_QUEUE && (q = ktable_get(&e->gpu_fences, fkey)))
+			causes[n++] = *q;
+		if (c->what == KATRA_GPU_CMD_RESPONSE && (q = ktable_get(&e->gpu_cmds, fkey))) {
+			causes[n++] = *q;
+			ktable_remove(&e->gpu_cmds, fkey);
+		}
+	}
+	if (th && (th->flags & TH_SYSCALL_OPEN))
+		causes[n++] = th->sc_seq;
+	emit_note_tracked(e, th, causes, &n);
+	if (c->context && c->what == KATRA_GPU_CMD_QUEUE) {
+		bool created;
+		uint64_t *slot = ktable_upsert(&e->gpu_cmds, fkey, &created);
+		if (slot)
+			*slot = e->next_seq;
+		else
+			e->st.evictions[KATRA_DROP_SPAN_TABLE]++;
 	}
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	return emit_write(e, &ev, p->key, th);

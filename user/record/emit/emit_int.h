@@ -124,6 +124,7 @@ struct proc_state {
 /* dma_fences made by traced threads and not yet signalled (emit_gpu.c) */
 #define KATRA_GPU_FENCES 16384
 #define KATRA_GPU_VBLANKS 1024 /* vblank events asked for, not yet delivered */
+#define KATRA_GPU_CMDS 1024    /* fenced driver commands queued, not yet answered */
 
 /* A swapchain of a process and the presents it made (emit_frames.c). */
 #define KATRA_FRAME_TRACKS 1024
@@ -288,6 +289,7 @@ int emit_uring(struct emitter *e, const struct pending *p);
 /* The GPU layer's fences and timelines: emit_gpu.c */
 int emit_gpu_fence(struct emitter *e, const struct pending *p);
 int emit_gpu_timeline(struct emitter *e, const struct pending *p);
+int emit_gpu_cmd(struct emitter *e, const struct pending *p);
 /* Closes the thread's open fence wait with an inferred End (its exit, the
  * end of the capture). */
 int emit_gpu_close(struct emitter *e, struct thread_state *th, uint32_t tid, uint64_t key);

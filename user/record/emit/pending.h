@@ -30,6 +30,7 @@ enum pend_kind {
 	PEND_TASK_RENAME,     /* u.rn, a thread's new name */
 	PEND_GPU_FENCE,       /* u.gf, a dma_fence event (emit_gpu.c) */
 	PEND_GPU_TIMELINE,    /* u.gt, a fence context's names */
+	PEND_GPU_CMD,         /* u.gc, a driver's command or its response */
 };
 
 struct pending {
@@ -52,6 +53,7 @@ struct pending {
 		struct katra_ev_task_rename rn;
 		struct katra_ev_gpu_fence gf;
 		struct katra_ev_gpu_timeline gt;
+		struct katra_ev_gpu_cmd gc;
 	} u;
 };
 

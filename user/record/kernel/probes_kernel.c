@@ -74,6 +74,16 @@ static bool have_trace_event(const char *sys, const char *name)
 	return !access(path, F_OK);
 }
 
+/* Whether the object has a classic tracepoint program ("gp_EVENT") for
+ * EVENT too. */
+static bool gp_twin(struct bpf_object *obj, const char *event)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "gp_%s", event);
+	return bpf_object__find_program_by_name(obj, name) != NULL;
+}
+
 /* Whether the kernel has a DRM device (a card or a render node): without
  * one no GPU driver makes fences or vblanks, and the GPU layer's programs
  * would be verified, attached (each a tracepoint's static key, patched on
@@ -326,14 +336,18 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		pr->lacks = pk_on_demand;
 	}
 	/* the GPU layer's trace events ("gp_EVENT", section tracepoint/SYS/EVENT;
-	 * "gs_EVENT", the GPU scheduler's raw tracepoints): where tracefs lists
-	 * them (a driver's module may be loaded or not) and a DRM device exists */
+	 * "gs_EVENT", the GPU scheduler's raw tracepoints; "gv_EVENT", raw
+	 * dma_fence tracepoints, named by the program where a "gp_" one has
+	 * the event too; "gw_EVENT", virtio_gpu's raw tracepoints): where
+	 * tracefs lists them (a driver's module may be loaded or not) and a DRM
+	 * device exists */
 	bool drm = have_drm_device();
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		const char *name = bpf_program__name(prog), *sec, *sys;
 		char sysname[64];
 
-		if (strncmp(name, "gp_", 3) && strncmp(name, "gs_", 3))
+		if (strncmp(name, "gp_", 3) && strncmp(name, "gs_", 3) && strncmp(name, "gv_", 3) &&
+		    strncmp(name, "gw_", 3))
 			continue;
 		if (p->nprobes == PROBE_MAX) {
 			err = -E2BIG;
@@ -346,9 +360,15 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 			 sys ? sys + 1 : "");
 		if (name[1] == 's')
 			snprintf(sysname, sizeof(sysname), "gpu_scheduler");
+		else if (name[1] == 'v')
+			snprintf(sysname, sizeof(sysname), "dma_fence");
+		else if (name[1] == 'w')
+			snprintf(sysname, sizeof(sysname), "virtio_gpu");
 		pr->name = name + 3;
 		pr->lacks = !have_trace_event(sysname, pr->name) ? pk_gpu_absent
 			    : !drm && !getenv("KATRA_TEST_GPU_ANYWAY") ? pk_gpu_no_device : NULL;
+		if (name[1] == 'v' && gp_twin(p->skel->obj, pr->name))
+			pr->name = name;
 		/* the scheduler's programs read its structs by the module's BTF */
 		if (!pr->lacks && name[1] == 's' && access("/sys/kernel/btf/gpu_sched", F_OK))
 			pr->lacks = gpu_sched_no_btf;
@@ -361,7 +381,8 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 	for (unsigned i = 0; i < p->nprobes; i++) {
 		const char *prog = p->probes[i].use ? bpf_program__name(p->probes[i].use) : "";
 
-		gpu |= !strncmp(prog, "gp_", 3) || !strncmp(prog, "gs_", 3);
+		gpu |= !strncmp(prog, "gp_", 3) || !strncmp(prog, "gs_", 3) ||
+		       !strncmp(prog, "gv_", 3) || !strncmp(prog, "gw_", 3);
 	}
 	if (!gpu && !err) {
 		err = bpf_map__set_max_entries(p->skel->maps.gpu_fences, 1);
@@ -369,6 +390,8 @@ int pk_choose_flavours(struct katra_probes *p, bool force_raw)
 		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_drm_files, 1);
 		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_flight, 1);
 		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_totals, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_fence_ptrs, 1);
+		err = err ? err : bpf_map__set_max_entries(p->skel->maps.gpu_cmds, 1);
 	}
 	/* no fexit on handle_mm_fault: faults are instants, and the table of
 	 * their starts (~1.8 MiB preallocated, ~0.5 ms to make) is never used */

@@ -94,6 +94,9 @@ static const char *const sched_new[] = { "drm_sched_job_queue", "drm_sched_job_r
 /* The display's (drm, a module) */
 static const char *const vblank_events[] = { "drm_vblank_event", "drm_vblank_event_queued",
 					     "drm_vblank_event_delivered" };
+/* virtio_gpu's commands (a module), the third slot unused */
+static const char *const virtio_events[] = { "virtio_gpu_cmd_queue", "virtio_gpu_cmd_response",
+					     "" };
 
 /* How many of a group's three events (scheduler, display) are attached; their failures
  * (other than absence) appended to failed. */
@@ -102,7 +105,7 @@ static size_t sched_attached(const struct katra_probes *p, const char *const *na
 {
 	size_t on = 0;
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 3 && names[i][0]; i++) {
 		const char *f = failure_of(p, names[i]);
 		if (!f) {
 			on += katra_probes_is_attached(p, names[i]);
@@ -164,6 +167,21 @@ static void gpu_note(const struct katra_probes *p, char *out)
 				 "");
 	else if (have_events_dir("drm"))
 		snprintf(rest, sizeof(rest), "; drm (vblank) not attached");
+	size_t vio = sched_attached(p, virtio_events, failed, &len), rl = strlen(rest);
+	if (vio)
+		snprintf(rest + rl, sizeof(rest) - rl, " + virtio_gpu (%zu of 2 events)", vio);
+	else
+		snprintf(rest + rl, sizeof(rest) - rl, "%s",
+			 have_events_dir("virtio_gpu") ? "; virtio_gpu not attached"
+						       : "; virtio_gpu: no tracepoints");
+	/* the init of a fence numbered at its emit is the raw tracepoint's */
+	rl = strlen(rest);
+	if (on && katra_probes_is_attached(p, "dma_fence_init") &&
+	    !katra_probes_is_attached(p, "gv_dma_fence_init"))
+		snprintf(rest + rl, sizeof(rest) - rl,
+			 "; fences numbered at their emit (virtio_gpu) have no init: %s",
+			 failure_of(p, "gv_dma_fence_init") ? failure_of(p, "gv_dma_fence_init")
+							     : "gv_dma_fence_init not attached");
 	bool no_device = false;
 	for (unsigned i = 0; i < p->nprobes; i++)
 		no_device |= p->probes[i].lacks == pk_gpu_no_device;

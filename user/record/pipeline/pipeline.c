@@ -454,6 +454,9 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 	case KATRA_EV_GPU_TIMELINE:
 		push(r, ring, PEND_GPU_TIMELINE, h->ts, data, sizeof(struct katra_ev_gpu_timeline));
 		break;
+	case KATRA_EV_GPU_CMD:
+		push(r, ring, PEND_GPU_CMD, h->ts, data, sizeof(struct katra_ev_gpu_cmd));
+		break;
 	}
 	return 0;
 }

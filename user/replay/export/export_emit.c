@@ -13,6 +13,7 @@
 #include "replay/names/stackidx.h"
 #include "replay/names/sysnames.h"
 #include "replay/report/frame_sides.h"
+#include "replay/util/gpukey.h"
 
 #define NAMED_PROCESS UINT64_MAX /* k2 of a process's entry in s->named */
 #define NAME_FALLBACK 1
@@ -575,7 +576,7 @@ void kx_emit_gpu(struct kx_state *s, const struct katra_event *e, bool shown)
 	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
 		return;
 	uint64_t context = e->payload.u.gpu_fence.context;
-	uint64_t key = context << 32 | (e->payload.u.gpu_fence.seqno & 0xffffffffu);
+	uint64_t key = kr_gpu_fence_key(e);
 	if (e->kind == KATRA_KIND_GPU_FENCE_INIT) {
 		f = kr_idmap_get(&s->gpu_fences, key, 0, &created);
 		if (f) {

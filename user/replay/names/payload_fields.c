@@ -124,6 +124,10 @@ static const struct kr_field f_gpu_fence[] = {
 static const struct kr_field f_gpu_vblank[] = {
 	F(gpu_vblank, crtc, KR_U64), F(gpu_vblank, sequence, KR_U64),
 };
+static const struct kr_field f_gpu_cmd[] = {
+	F(gpu_cmd, cmd_type, KR_U32), F(gpu_cmd, flags, KR_U32), F(gpu_cmd, fence_id, KR_U64),
+	F(gpu_cmd, ctx_id, KR_U32),
+};
 static const struct kr_field f_gpu_timeline[] = {
 	F(gpu_timeline, context, KR_U64), F(gpu_timeline, driver, KR_STR),
 	F(gpu_timeline, timeline, KR_STR),
@@ -168,6 +172,7 @@ static const struct kr_payload_desc descs[KATRA_PAYLOAD_COUNT] = {
 	[KATRA_PAYLOAD_WAKEUP_OUTSIDE] = D(f_wakeup_outside),
 	[KATRA_PAYLOAD_GPU_FENCE] = D(f_gpu_fence),
 	[KATRA_PAYLOAD_GPU_VBLANK] = D(f_gpu_vblank),
+	[KATRA_PAYLOAD_GPU_CMD] = D(f_gpu_cmd),
 	[KATRA_PAYLOAD_GPU_TIMELINE] = D(f_gpu_timeline),
 };
 

@@ -19,6 +19,7 @@
 
 #include "katra/replay.h"
 #include "report_frames_gpu.h"
+#include "replay/util/gpukey.h"
 
 #define KR_FGPU_MAX (1u << 20)
 #define KR_FGPU_NAMES 256
@@ -26,6 +27,7 @@
 
 struct fgpu_fence {
 	uint64_t ctx, seqno, pid, tid, init_seq;
+	uint64_t key; /* kr_gpu_fence_key */
 	uint64_t init_ns, signal_ns, run_ns, done_ns;
 	bool in_call; /* made inside a syscall (its Init names the Begin) */
 };
@@ -95,12 +97,12 @@ void kr_fgpu_present(struct kr_fgpu *g, uint64_t end_ns)
 		g->not_kept++;
 }
 
-static struct fgpu_fence *find(struct kr_fgpu *g, uint64_t ctx, uint64_t seqno)
+static struct fgpu_fence *find(struct kr_fgpu *g, uint64_t key)
 {
 	size_t low = g->n > KR_FGPU_SCAN ? g->n - KR_FGPU_SCAN : 0;
 
 	for (size_t i = g->n; i > low; i--)
-		if (g->f[i - 1].ctx == ctx && g->f[i - 1].seqno == seqno)
+		if (g->f[i - 1].key == key)
 			return &g->f[i - 1];
 	return NULL;
 }
@@ -155,16 +157,19 @@ void kr_fgpu_event(struct kr_fgpu *g, const struct katra_event *e)
 		return;
 	uint64_t ctx = e->payload.u.gpu_fence.context, seqno = e->payload.u.gpu_fence.seqno;
 	if (e->kind == KATRA_KIND_GPU_FENCE_INIT) {
-		struct fgpu_fence f = { .ctx = ctx, .seqno = seqno, .pid = e->process_id,
-					.tid = e->thread_id, .init_seq = e->seq, .init_ns = e->ts_mono_ns,
+		struct fgpu_fence f = { .ctx = ctx, .seqno = seqno, .key = kr_gpu_fence_key(e),
+					.pid = e->process_id, .tid = e->thread_id,
+					.init_seq = e->seq, .init_ns = e->ts_mono_ns,
 					.in_call = e->causes.len > 0 };
 		if (!push((void **)&g->f, &g->n, &g->cap, sizeof(f), &f))
 			g->not_kept++;
 		return;
 	}
-	struct fgpu_fence *f = find(g, ctx, seqno);
+	struct fgpu_fence *f = find(g, kr_gpu_fence_key(e));
 	if (!f)
 		return; /* made before the capture, or not kept */
+	if (e->kind == KATRA_KIND_GPU_FENCE_EMIT && !f->seqno)
+		f->seqno = seqno; /* numbered at its emit (virtio_gpu) */
 	if (e->kind == KATRA_KIND_GPU_FENCE_SIGNALED && !f->signal_ns)
 		f->signal_ns = e->ts_mono_ns;
 	else if (e->kind == KATRA_KIND_GPU_JOB_RUN && !f->run_ns)

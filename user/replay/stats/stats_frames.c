@@ -9,6 +9,7 @@
 
 #include "perframe.h"
 #include "replay/names/frames.h"
+#include "replay/util/gpukey.h"
 
 struct kr_perframe *kr_pf_new(bool calls, bool syscalls)
 {
@@ -343,8 +344,7 @@ void kr_pf_gpu(struct kr_perframe *pf, const struct katra_event *e)
 	}
 	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
 		return;
-	uint64_t key = e->payload.u.gpu_fence.context << 32 |
-		       (e->payload.u.gpu_fence.seqno & 0xffffffffu);
+	uint64_t key = kr_gpu_fence_key(e);
 	switch (e->kind) {
 	case KATRA_KIND_GPU_FENCE_INIT:
 		f = kr_xmap_get(&pf->fences, &key, &created);

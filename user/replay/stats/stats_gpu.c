@@ -5,7 +5,9 @@
  * busy time (some fence of it in flight), the waits on it; a GPU
  * scheduler's ring (its jobs' finished fences' timeline): its jobs' time on
  * the ring (GpuJobRun to GpuJobDone: busy, p50, p99, max); then per process
- * its fences and its share of all fence time.  The rest of the machine's
+ * its fences and its share of all fence time; a GPU driver's fenced
+ * commands (GpuCmdQueue to its GpuCmdResponse, by the fence's timeline) and
+ * the count of its commands without a fence.  The rest of the machine's
  * GPU work, counted per context in the kernel and written as Counters at
  * the capture's end (GpuOther*: other processes' fences, their time, jobs;
  * GpuTimelineBusyNs, GpuRingBusyNs: the union over all the context's work),
@@ -18,6 +20,7 @@
 #include "katra/replay.h"
 #include "katra/plural.h"
 #include "views.h"
+#include "replay/util/gpukey.h"
 
 #define KR_MAX_GPU_TIMELINES 4096
 #define KR_MAX_GPU_FENCES (1u << 16)
@@ -32,6 +35,8 @@ struct kr_gpu_tl {
 	struct kr_histo dur;
 	uint64_t jobs, ring_busy_ns, ring_cover_end;
 	struct kr_histo ring; /* run to done */
+	uint64_t cmds, responses;
+	struct kr_histo cmd;  /* a fenced command queued to its response */
 	uint64_t oc[KR_GPU_COUNTERS]; /* the context's GPU Counters in the window */
 	uint64_t ob[KR_GPU_COUNTERS]; /* their last values before the window */
 	uint32_t oin;                 /* kinds seen in the window (bits) */
@@ -50,7 +55,8 @@ struct kr_gpu {
 	struct kr_xmap fences; /* context << 32 | seqno -> struct kr_gpu_fence (in flight) */
 	struct kr_xmap procs;  /* pid -> struct kr_gpu_proc */
 	struct kr_xmap waits;  /* tid << 32 ^ span -> Begin ts */
-	uint64_t overflow, total_ns;
+	struct kr_xmap cmdq;   /* a fenced command's request_id -> its GpuCmdQueue ts */
+	uint64_t overflow, total_ns, unfenced_cmds;
 	bool counted; /* the trace has the GPU layer's Counters */
 };
 
@@ -64,6 +70,7 @@ struct kr_gpu *kr_gpu_new(void)
 	kr_xmap_init(&g->fences, 8, sizeof(struct kr_gpu_fence), KR_MAX_GPU_FENCES);
 	kr_xmap_init(&g->procs, 8, sizeof(struct kr_gpu_proc), KR_MAX_GPU_PROCS);
 	kr_xmap_init(&g->waits, 16, sizeof(uint64_t), KR_MAX_GPU_FENCES);
+	kr_xmap_init(&g->cmdq, 8, sizeof(uint64_t), KR_MAX_GPU_FENCES);
 	return g;
 }
 
@@ -75,6 +82,7 @@ void kr_gpu_free(struct kr_gpu *g)
 	kr_xmap_free(&g->fences);
 	kr_xmap_free(&g->procs);
 	kr_xmap_free(&g->waits);
+	kr_xmap_free(&g->cmdq);
 	free(g);
 }
 
@@ -98,6 +106,35 @@ static void cover(uint64_t *busy, uint64_t *cover_end, uint64_t start, uint64_t 
 		*cover_end = end;
 }
 
+/* A driver's command (GpuCmdQueue) or its device's response: a fenced one
+ * on its fence's timeline (its resource), queued to response. */
+static void add_cmd(struct kr_gpu *g, const struct katra_event *e)
+{
+	uint64_t ctx = e->resource.id, rid = e->request_id.value, *q;
+	bool created;
+
+	if (e->resource.domain != KATRA_RES_GPU_TIMELINE || !e->request_id.present) {
+		g->unfenced_cmds += e->kind == KATRA_KIND_GPU_CMD_QUEUE;
+		return;
+	}
+	struct kr_gpu_tl *t = kr_xmap_get(&g->tls, &ctx, &created);
+	if (!t) {
+		g->overflow++;
+		return;
+	}
+	if (e->kind == KATRA_KIND_GPU_CMD_QUEUE) {
+		t->cmds++;
+		if ((q = kr_xmap_get(&g->cmdq, &rid, &created)))
+			*q = e->ts_mono_ns;
+		else
+			g->overflow++;
+	} else if (e->kind == KATRA_KIND_GPU_CMD_RESPONSE && (q = kr_xmap_find(&g->cmdq, &rid))) {
+		t->responses++;
+		kr_histo_add(&t->cmd, e->ts_mono_ns > *q ? e->ts_mono_ns - *q : 0);
+		kr_xmap_remove(&g->cmdq, q);
+	}
+}
+
 void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e)
 {
 	bool created;
@@ -113,10 +150,14 @@ void kr_gpu_add(struct kr_gpu *g, const struct katra_event *e)
 		copy_name(t->timeline, sizeof(t->timeline), &e->payload.u.gpu_timeline.timeline);
 		return;
 	}
+	if (e->payload.type == KATRA_PAYLOAD_GPU_CMD) {
+		add_cmd(g, e);
+		return;
+	}
 	if (e->payload.type != KATRA_PAYLOAD_GPU_FENCE)
 		return;
 	uint64_t ctx = e->payload.u.gpu_fence.context;
-	uint64_t key = ctx << 32 | (e->payload.u.gpu_fence.seqno & 0xffffffffu);
+	uint64_t key = kr_gpu_fence_key(e);
 	struct kr_gpu_tl *t = kr_xmap_get(&g->tls, &ctx, &created);
 	if (!t) {
 		g->overflow++;
@@ -397,6 +438,28 @@ void kr_gpu_text(FILE *f, const struct kr_views *v)
 				usecs(kr_histo_percentile(&t->ring, 990)), usecs(t->ring.max));
 		}
 	}
+	bool cmds = false;
+	for (size_t i = 0; i < n; i++)
+		cmds |= ((const struct kr_gpu_tl *)tl[i])->cmds != 0;
+	if (cmds || (g && g->unfenced_cmds)) {
+		kr_s(f, "\nGPU driver commands (fenced: queued to the device's response; p50/p99 "
+			"within 1/32)\n");
+		fprintf(f, "%10s %-12s %-16s %7s %9s %10s %10s %10s\n", "context", "driver",
+			"timeline", "cmds", "responses", "p50 usecs", "p99 usecs", "max usecs");
+		for (size_t i = 0; i < n; i++) {
+			const struct kr_gpu_tl *t = tl[i];
+			if (!t->cmds)
+				continue;
+			fprintf(f, "%10llu %-12s %-16s %7llu %9llu %10.1f %10.1f %10.1f\n",
+				(unsigned long long)tl_ctx(g, t), nm(t->driver), nm(t->timeline),
+				(unsigned long long)t->cmds, (unsigned long long)t->responses,
+				usecs(kr_histo_percentile(&t->cmd, 500)),
+				usecs(kr_histo_percentile(&t->cmd, 990)), usecs(t->cmd.max));
+		}
+		fprintf(f, "  %llu %s without a fence (their responses name no command)\n",
+			(unsigned long long)g->unfenced_cmds,
+			katra_plural(g->unfenced_cmds, "command", "commands"));
+	}
 	if (with_others)
 		text_beside(f, g, tl, n);
 	if (np || with_others) {
@@ -431,12 +494,13 @@ void kr_gpu_text(FILE *f, const struct kr_views *v)
 /* "gpu":{"timelines":[{"context":N,"driver":"..","timeline":"..","fences":N,
  *   "signaled":N,"destroyed":N,"busy_ns":N,"p50_ns":N,"p99_ns":N,"max_ns":N,
  *   "waits":N,"wait_ns":N,"jobs":N,"ring_busy_ns":N,"ring_p50_ns":N,"ring_p99_ns":N,
- *   "ring_max_ns":N,"other_fences":N,"other_fence_ns":N,"other_busy_ns":N,
+ *   "ring_max_ns":N,"cmds":N,"cmd_responses":N,"cmd_p50_ns":N,"cmd_p99_ns":N,
+ *   "cmd_max_ns":N,"other_fences":N,"other_fence_ns":N,"other_busy_ns":N,
  *   "other_jobs":N,"other_ring_busy_ns":N,"total_busy_ns":N,"total_ring_busy_ns":N},..],
  *   "processes":[{"process_id":N,"process_name":..,"fences":N,"signaled":N,
  *   "fence_ns":N},..],"traced":{"fences":N,"signaled":N,"fence_ns":N,"jobs":N},
  *   "others":{"timelines":N,"fences":N,"fence_ns":N,"busy_ns":N,"jobs":N,
- *   "ring_busy_ns":N},"overflow":N}
+ *   "ring_busy_ns":N},"unfenced_cmds":N,"overflow":N}
  * (the others' counts from the trace's Counters: 0 without them; busy_ns
  * and ring_busy_ns there are the timelines' added) */
 void kr_gpu_json(FILE *f, const struct kr_views *v)
@@ -459,7 +523,8 @@ void kr_gpu_json(FILE *f, const struct kr_views *v)
 		fprintf(f, ",\"fences\":%llu,\"signaled\":%llu,\"destroyed\":%llu,\"busy_ns\":%llu,"
 			"\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,\"waits\":%llu,\"wait_ns\":%llu,"
 			"\"jobs\":%llu,\"ring_busy_ns\":%llu,\"ring_p50_ns\":%llu,\"ring_p99_ns\":%llu,"
-			"\"ring_max_ns\":%llu",
+			"\"ring_max_ns\":%llu,\"cmds\":%llu,\"cmd_responses\":%llu,\"cmd_p50_ns\":%llu,"
+			"\"cmd_p99_ns\":%llu,\"cmd_max_ns\":%llu",
 			(unsigned long long)t->fences, (unsigned long long)t->signaled,
 			(unsigned long long)t->destroyed, (unsigned long long)t->busy_ns,
 			(unsigned long long)kr_histo_percentile(&t->dur, 500),
@@ -469,7 +534,11 @@ void kr_gpu_json(FILE *f, const struct kr_views *v)
 			(unsigned long long)t->ring_busy_ns,
 			(unsigned long long)kr_histo_percentile(&t->ring, 500),
 			(unsigned long long)kr_histo_percentile(&t->ring, 990),
-			(unsigned long long)t->ring.max);
+			(unsigned long long)t->ring.max, (unsigned long long)t->cmds,
+			(unsigned long long)t->responses,
+			(unsigned long long)kr_histo_percentile(&t->cmd, 500),
+			(unsigned long long)kr_histo_percentile(&t->cmd, 990),
+			(unsigned long long)t->cmd.max);
 		fprintf(f, ",\"other_fences\":%llu,\"other_fence_ns\":%llu,\"other_busy_ns\":%llu,"
 			"\"other_jobs\":%llu,\"other_ring_busy_ns\":%llu,\"total_busy_ns\":%llu,"
 			"\"total_ring_busy_ns\":%llu}",
@@ -505,7 +574,8 @@ void kr_gpu_json(FILE *f, const struct kr_views *v)
 		(unsigned long long)others[OC(GPU_OTHER_BUSY_NS)],
 		(unsigned long long)others[OC(GPU_OTHER_JOBS)],
 		(unsigned long long)others[OC(GPU_OTHER_RING_BUSY_NS)]);
-	fprintf(f, ",\"overflow\":%llu}", (unsigned long long)(g ? g->overflow : 0));
+	fprintf(f, ",\"unfenced_cmds\":%llu,\"overflow\":%llu}",
+		(unsigned long long)(g ? g->unfenced_cmds : 0), (unsigned long long)(g ? g->overflow : 0));
 	free(tl);
 	free(pr);
 }
