@@ -7,7 +7,8 @@ spinning frame.
 
 Frame SLOW is listed first (the slowest), at least SLOW_MS long, and its
 longest hop is blocked in Sleep with a stack naming slow_a, slow_b,
-frame_slow one after the other (innermost first).  Frame SPIN is listed,
+frame_slow, main one after the other (innermost first: the whole stack, not
+only its innermost frames).  Frame SPIN is listed,
 and its hop with the most timer samples is a running one whose stack names
 spin_a, spin_b, frame_spin the same way.
 
@@ -55,7 +56,7 @@ def main():
     if not hops(first):
         sys.exit("frame %d has no critical path hops" % slow)
     longest = max(hops(first), key=lambda h: h["ns"])
-    want = ["slow_a", "slow_b", "frame_slow"]
+    want = ["slow_a", "slow_b", "frame_slow", "main"]
     if longest["type"] != "blocked" or longest.get("kind") != "Sleep" or not chain(longest, want):
         sys.exit("frame %d: longest hop %s %s %d ns, stack %s: not blocked in Sleep under %s"
                  % (slow, longest["type"], longest.get("kind"), longest["ns"],

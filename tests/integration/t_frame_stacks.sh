@@ -8,8 +8,8 @@
 # report --frames --json, read where the binary is hidden (a mount namespace
 # with tmpfs over build/uprobe) and found only by its build id in --symbols
 # DIR, lists frame SLOW first, at least 300 ms long, and its longest hop is
-# blocked in Sleep with a stack naming slow_a, slow_b, frame_slow in order
-# (innermost first); frame SPIN's most sampled hop (--sample-hz) runs in
+# blocked in Sleep with a stack naming slow_a, slow_b, frame_slow, main in
+# order (innermost first: the JSON has the whole stack); frame SPIN's most sampled hop (--sample-hz) runs in
 # spin_a, spin_b, frame_spin.  Without --symbols nothing names them.
 # Margins: the other frames do ~0.2 ms of work (clear a 64x64 image, FIFO
 # on Xvfb waits for no vblank) and the spin 10 ms of CPU time, so frame SLOW,
