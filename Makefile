@@ -170,12 +170,15 @@ else
 $(B)/katra-vkresolve $(B)/uprobe/vksubmit:
 	@echo "warning: no Vulkan development files (libvulkan-dev): $@ not built" >&2
 endif
-# the present test's program also needs xcb (a window on Xvfb)
+# the present test's program also needs xcb (a window on Xvfb); no frame
+# pointers, CFI only: its slow frames' chains are what --stacks must unwind
+# (t_frame_stacks.sh)
 HAVE_VULKAN_XCB := $(shell pkg-config --exists vulkan xcb 2>/dev/null && echo 1)
 ifeq ($(HAVE_VULKAN_XCB),1)
-$(B)/uprobe/vkpresent: tests/uprobe/vkpresent.c
+$(B)/uprobe/vkpresent: tests/uprobe/vkpresent.c tests/uprobe/vkprog.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $$(pkg-config --libs vulkan xcb)
+	$(CC) $(ALL_CFLAGS) -fomit-frame-pointer -fasynchronous-unwind-tables -o $@ $< \
+		$$(pkg-config --libs vulkan xcb)
 else
 $(B)/uprobe/vkpresent:
 	@echo "warning: no Vulkan or xcb development files (libvulkan-dev, libxcb1-dev): $@ not built" >&2

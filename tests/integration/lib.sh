@@ -398,6 +398,19 @@ kt_uptrace()
 	kt_note "$(kt_tail "$T/check.out")"
 }
 
+# kt_module_bid NAME: the build id of the Module record named NAME in
+# $TRACE.jsonl (kt_verify first); nothing when there is none.
+kt_module_bid()
+{
+	python3 - "$TRACE.jsonl" "$1" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("record") == "Module" and r["name"] == sys.argv[2]:
+        print(r["build_id"])
+PY
+}
+
 # kt_replay_copy DIR: katra-replay and the libraries ldd lists for it copied
 # into DIR, to run it where the system's are hidden (a mount namespace):
 # "$KT_LD" --library-path DIR DIR/katra-replay ...

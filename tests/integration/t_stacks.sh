@@ -23,14 +23,7 @@ python3 "$KT_DIR/stacks_check.py" cite "$TRACE.jsonl" >"$T/cite.out" 2>&1 ||
 	kt_fail "$(kt_tail "$T/cite.out")"
 
 # elsewhere: the trace copied, the binary only under its build id
-bid=$(python3 - "$TRACE.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("record") == "Module" and r["name"] == "stackchains":
-        print(r["build_id"])
-PY
-)
+bid=$(kt_module_bid stackchains)
 [ -n "$bid" ] || kt_fail "no Module record for stackchains with a build id"
 mkdir -p "$T/elsewhere/syms/.build-id/${bid:0:2}"
 cp "$TRACE" "$T/elsewhere/copy.ktrc"

@@ -22,14 +22,7 @@ TRACE=$T/stacks.ktrc
 kt_run_rec -o "$TRACE" --stack-threshold 0 -- "$WL/stackchains" "$T/data" "$ROUNDS"
 [ "$KT_RC" = 0 ] || kt_fail "katra-record exited $KT_RC: $(kt_tail "$T/rec.err")"
 kt_verify
-libc_bid=$(python3 - "$TRACE.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r.get("record") == "Module" and r["name"] == "libc.so.6":
-        print(r["build_id"])
-PY
-)
+libc_bid=$(kt_module_bid libc.so.6)
 [ -n "$libc_bid" ] || kt_fail "no Module record for libc.so.6 with a build id"
 dbg=/usr/lib/debug/.build-id/${libc_bid:0:2}/${libc_bid:2}.debug
 [ -f "$dbg" ] || kt_fail "no debug file of libc at $dbg (libc6-dbg: ci/install-deps.sh)"

@@ -136,6 +136,37 @@ Test(report_stacks, hops_show_their_interval_s_and_their_samples_stacks)
 	tb_cleanup(&b);
 }
 
+/* A stack deeper than the text shows: the text line has its 5 innermost
+ * frames, the JSON all 7 (a slow frame's own functions often lie below the
+ * few frames of libc and the driver) */
+Test(report_stacks, json_has_the_whole_stack_text_its_innermost_frames)
+{
+	static const struct katra_stack_frame f7[] = { { 1, 0x10 }, { 1, 0x20 }, { 1, 0x30 },
+						       { 1, 0x40 }, { 1, 0x50 }, { 1, 0x60 },
+						       { 1, 0x70 } };
+	struct kr_stackidx *ix = kr_stackidx_new(NULL);
+	struct tb b;
+
+	cr_assert_not_null(ix);
+	tb_init(&b);
+	ev(&b, 100, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	blocked(&b, 200, 1000, 1);
+	ev(&b, 2000, A, KATRA_KIND_SYSCALL, KATRA_PHASE_INSTANT, -1);
+	tb_add(&b, KATRA_RECORD_MODULE)->u.module =
+		(struct katra_module){ .id = 1, .name = katra_cstr("game"),
+				       .build_id = katra_cstr("ab12") };
+	stack(&b, 1, f7, 7);
+	cite(&b, 1, 200, 800, KATRA_SITE_OFF_CPU);
+	run(&b, ix);
+	cr_assert_not_null(strstr(text, " at game+0x10 <- game+0x20 <- game+0x30 <- game+0x40 <- "
+				       "game+0x50\n"), "%s", text);
+	cr_assert_not_null(strstr(json, ",\"stack\":[\"game+0x10\",\"game+0x20\",\"game+0x30\","
+				       "\"game+0x40\",\"game+0x50\",\"game+0x60\",\"game+0x70\"],"),
+			   "%s", json);
+	kr_stackidx_free(ix);
+	tb_cleanup(&b);
+}
+
 Test(report_stacks, without_an_index_no_stack_lines)
 {
 	struct tb b;

@@ -13,12 +13,22 @@
  * an empty command buffer (one after each frame while any are left, the rest
  * at the end), so K submits in all (K >= P).  Prints one JSON line: the queue
  * handle, the device, K, P, the VkResult of each present, the swapchain, the
- * pid. */
+ * pid.
+ *
+ *   vkpresent STARTED GATE K P SLOW SPIN
+ *
+ * does the same with two frames made slow in known call chains (built
+ * without frame pointers, with CFI: the Makefile's rule) before their
+ * acquire: the frame that present number SLOW ends blocks in main ->
+ * frame_slow -> slow_b -> slow_a -> nanosleep (SLOW_MS), the one that present
+ * SPIN ends runs in main -> frame_spin -> spin_b -> spin_a for SPIN_MS of the
+ * thread's CPU time (for --sample-hz); 0 for neither. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xcb/xcb.h>
@@ -27,6 +37,13 @@
 
 #define MAX_IMAGES 8
 #define SIZE 64
+#define SLOW_MS 300
+#define SPIN_MS 10
+
+/* the empty asm after each call: no tail call, the caller stays a frame;
+ * noipa: no clone or inlining renames or hides a frame */
+#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
+#define CHAIN __attribute__((noipa))
 
 struct gpu {
 	VkInstance inst;
@@ -204,6 +221,57 @@ static void submit_wait(struct gpu *g, const VkSubmitInfo *si)
 	CHECK(vkResetFences(g->dev, 1, &g->fence));
 }
 
+CHAIN static void slow_a(void)
+{
+	struct timespec ts = { 0, SLOW_MS * 1000000L };
+
+	nanosleep(&ts, NULL);
+	KEEP_FRAME();
+}
+
+CHAIN static void slow_b(void)
+{
+	slow_a();
+	KEEP_FRAME();
+}
+
+CHAIN static void frame_slow(void)
+{
+	slow_b();
+	KEEP_FRAME();
+}
+
+/* the thread's CPU time: SPIN_MS on the CPU however loaded the machine is */
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+CHAIN static void spin_a(double until_ms)
+{
+	static volatile unsigned long n;
+
+	while (cpu_ms() < until_ms)
+		for (int i = 0; i < 100000; i++)
+			n++;
+	KEEP_FRAME();
+}
+
+CHAIN static void spin_b(double until_ms)
+{
+	spin_a(until_ms);
+	KEEP_FRAME();
+}
+
+CHAIN static void frame_spin(void)
+{
+	spin_b(cpu_ms() + SPIN_MS);
+	KEEP_FRAME();
+}
+
 static int ok_or_suboptimal(VkResult r)
 {
 	return r == VK_SUCCESS || r == VK_SUBOPTIMAL_KHR;
@@ -214,12 +282,16 @@ int main(int argc, char **argv)
 	struct gpu g = { 0 };
 	xcb_connection_t *conn;
 	xcb_window_t win;
-	long k, p, extra;
+	long k, p, extra, slow = 0, spin = 0;
 	VkResult *results;
 	uint32_t *acquired;
 
-	if (argc != 5 || (k = atol(argv[3])) < (p = atol(argv[4])) || p < 1) {
-		fprintf(stderr, "usage: vkpresent STARTED GATE K P   (K >= P >= 1)\n");
+	if (argc == 7) {
+		slow = atol(argv[5]);
+		spin = atol(argv[6]);
+	}
+	if ((argc != 5 && argc != 7) || (k = atol(argv[3])) < (p = atol(argv[4])) || p < 1) {
+		fprintf(stderr, "usage: vkpresent STARTED GATE K P [SLOW SPIN]   (K >= P >= 1)\n");
 		return 2;
 	}
 	results = calloc((size_t)p, sizeof(*results));
@@ -240,6 +312,12 @@ int main(int argc, char **argv)
 	extra = k - p;
 	for (long i = 0; i < p; i++) {
 		uint32_t idx;
+
+		if (i + 1 == slow)
+			frame_slow();
+		if (i + 1 == spin)
+			frame_spin();
+		KEEP_FRAME();
 		VkResult ar = vkAcquireNextImageKHR(g.dev, g.chain, UINT64_MAX, g.acquired,
 						    VK_NULL_HANDLE, &idx);
 		if (!ok_or_suboptimal(ar)) {

@@ -276,7 +276,7 @@ void kr_html_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop 
 
 	if (kr_defer_stack(f, rp, h, KR_DEFER_HTML))
 		return;
-	if (!kr_hop_stack(rp, h, " <- ", buf, sizeof(buf), &samples))
+	if (!kr_hop_stack(rp, h, KR_HOP_STACK_SHOWN, " <- ", buf, sizeof(buf), &samples))
 		return;
 	fputs("<div class=\"stack\">at ", f);
 	kr_html_escape(f, buf);

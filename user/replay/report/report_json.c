@@ -8,6 +8,7 @@
  * "cpus", the head's); a resource is {"domain","id" (decimal string),
  * "name" (as every command spells it),"pid" (futexes)}. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,15 +195,18 @@ static void jresources(FILE *f, const struct kr_report *rp, const char *key,
 	fprintf(f, "],\"%s_total\":%u", key, total);
 }
 
-/* ,"stack": its frames, innermost first; a running hop's "stack_samples" */
+/* ,"stack": all its frames (as many as fit in 16 KiB of names), innermost
+ * first, down to the program's entry where the unwinding got there: a slow
+ * frame's own functions often lie below more than the few frames of libc
+ * and the driver the text shows; a running hop's "stack_samples" */
 void kr_json_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop *h)
 {
-	char buf[512], *at = buf;
+	char buf[16384], *at = buf;
 	unsigned samples, n;
 
 	if (kr_defer_stack(f, rp, h, KR_DEFER_JSON))
 		return;
-	n = kr_hop_stack(rp, h, "\x1f", buf, sizeof(buf), &samples);
+	n = kr_hop_stack(rp, h, UINT_MAX, "\x1f", buf, sizeof(buf), &samples);
 	if (!n)
 		return;
 	fputs(",\"stack\":[", f);

@@ -24,10 +24,12 @@ void kr_text_head(FILE *f, const struct kr_report *rp, const struct kr_render *r
 void kr_text_window(FILE *f, const struct kr_report *rp, const struct kr_window *w,
 		    const struct kr_render *r);
 /* The hop's call stack (katra-record --stacks): a blocked hop's off-CPU
- * interval's, a running hop's timer samples' (*samples: how many); its 5
+ * interval's, a running hop's timer samples' (*samples: how many); its n
  * innermost frames named, joined by sep into buf.  How many frames (0: none) */
-unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const char *sep,
-		      char *buf, size_t cap, unsigned *samples);
+unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, unsigned n,
+		      const char *sep, char *buf, size_t cap, unsigned *samples);
+/* The frames text and HTML show under a hop; JSON has them all */
+#define KR_HOP_STACK_SHOWN 5
 /* The hop's stack as each renderer shows it: text, a line under the hop;
  * JSON, its ,"stack" key; HTML, a block in its cell.  Before every record is
  * read, a marker that report_run.c's copy replaces (report_defer.c). */

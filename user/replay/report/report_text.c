@@ -142,8 +142,8 @@ static void resource_table(FILE *f, const struct kr_report *rp, const char *titl
 /* The call stack a hop's time has (katra-record --stacks): a blocked hop's
  * off-CPU interval's, a running hop's timer samples' (the stack most of them
  * show), its innermost frames on a line of its own */
-unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const char *sep,
-		      char *buf, size_t cap, unsigned *samples)
+unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, unsigned n,
+		      const char *sep, char *buf, size_t cap, unsigned *samples)
 {
 	struct kr_stackidx *ix = kr_report_stacks(rp);
 
@@ -153,7 +153,7 @@ unsigned kr_hop_stack(const struct kr_report *rp, const struct kr_hop *h, const 
 	if (!kr_stackidx_any(ix) || (h->type != KR_HOP_BLOCKED && h->type != KR_HOP_RUN))
 		return 0;
 	return kr_stackidx_top(ix, h->tid, h->from_ns, h->to_ns,
-			       h->type == KR_HOP_RUN ? KATRA_SITE_SAMPLE : KATRA_SITE_OFF_CPU, 5, sep,
+			       h->type == KR_HOP_RUN ? KATRA_SITE_SAMPLE : KATRA_SITE_OFF_CPU, n, sep,
 			       buf, cap, samples);
 }
 
@@ -164,7 +164,7 @@ void kr_text_hop_stack(FILE *f, const struct kr_report *rp, const struct kr_hop 
 
 	if (kr_defer_stack(f, rp, h, KR_DEFER_TEXT))
 		return;
-	if (!kr_hop_stack(rp, h, " <- ", buf, sizeof(buf), &samples))
+	if (!kr_hop_stack(rp, h, KR_HOP_STACK_SHOWN, " <- ", buf, sizeof(buf), &samples))
 		return;
 	fprintf(f, "%46s at %s", "", buf);
 	if (h->type == KR_HOP_RUN)
