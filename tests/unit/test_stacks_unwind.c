@@ -19,7 +19,7 @@
 #include "record/stacks/kallsyms.h"
 #include "record/stacks/stacks.h"
 #include "crafted_pe_util.h"
-#include "replay/names/elfsyms.h"
+#include "symbols/elfsyms.h"
 #include "../../tools/sample_records.h"
 
 static struct katra_stack_rec rec;
