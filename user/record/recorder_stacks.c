@@ -119,11 +119,11 @@ int recorder_stacks_write(struct recorder *r)
 			(unsigned long long)res.kernel_beside,
 			/* the kernel-stack map refused them (a bucket taken): in the record */
 			res.kernel_beside ? " kernel stacks beside the map" : "");
-	/* the naming reads each file's symbols and DWARF: said when it shows */
-	if (!r->o->quiet && res.symbols_ns >= 5000000)
-		fprintf(stderr, "katra-record: %llu stack addresses named (%llu not) in %llu ms\n",
+	/* the naming reads each file's symbols and DWARF: said when it shows (-v: always) */
+	if (!r->o->quiet && (res.symbols_ns >= 5000000 || r->o->verbose))
+		fprintf(stderr, "katra-record: %llu stack addresses named (%llu not) in %.1f ms\n",
 			(unsigned long long)res.named, (unsigned long long)res.unnamed,
-			(unsigned long long)(res.symbols_ns / 1000000));
+			(double)res.symbols_ns / 1e6);
 	return 0;
 }
 
