@@ -14,41 +14,38 @@
 #include "stacks_int.h"
 #include "symbols/elfsyms.h"
 
-static int by_u64(const void *a, const void *b)
+static int by_frame(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct stk_frame *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->address < y->address ? -1 : x->address > y->address;
 }
 
-/* The distinct addresses the stacks cite in file fi, sorted: *out (malloc'd) */
-static int addresses(const struct stk_stack *stacks, size_t nstacks, uint32_t fi,
-		     uint64_t **out, size_t *n)
+/* Every frame the stacks cite in a module, sorted by (file, address),
+ * repeats dropped: *out (malloc'd), *n */
+static int cited(const struct stk_file *files, const struct stk_stack *stacks, size_t nstacks,
+		 struct stk_frame **out, size_t *n)
 {
-	size_t cap = 0, k = 0;
-	uint64_t *a = NULL;
+	size_t total = 0, k = 0;
 
 	for (size_t i = 0; i < nstacks; i++)
+		total += stacks[i].nframes;
+	struct stk_frame *a = malloc((total ? total : 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < nstacks; i++)
 		for (uint32_t j = 0; j < stacks[i].nframes; j++) {
-			if (stacks[i].frames[j].file != fi)
-				continue;
-			if (k == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				uint64_t *na = realloc(a, nc * sizeof(*a));
-				if (!na) {
-					free(a);
-					return -ENOMEM;
-				}
-				a = na;
-				cap = nc;
-			}
-			a[k++] = stacks[i].frames[j].address;
+			const struct stk_frame *f = &stacks[i].frames[j];
+			if (f->file != UINT32_MAX && files[f->file].module_id)
+				a[k++] = *f;
 		}
 	if (k)
-		qsort(a, k, sizeof(*a), by_u64);
+		qsort(a, k, sizeof(*a), by_frame);
 	*n = 0;
 	for (size_t i = 0; i < k; i++)
-		if (!*n || a[*n - 1] != a[i])
+		if (!*n || a[*n - 1].file != a[i].file || a[*n - 1].address != a[i].address)
 			a[(*n)++] = a[i];
 	*out = a;
 	return 0;
@@ -91,27 +88,30 @@ static int one_module(struct kr_elfsyms *sy, const struct stk_file *f, const uin
 	return rc;
 }
 
-int stk_write_symbols(struct stk_file *files, uint32_t nfiles, const struct stk_stack *stacks,
+int stk_write_symbols(struct stk_file *files, const struct stk_stack *stacks,
 		      size_t nstacks, struct katra_writer *w, uint64_t *named, uint64_t *unnamed)
 {
 	struct kr_elfsyms *sy = kr_elfsyms_new(NULL);
-	int rc = sy ? 0 : -ENOMEM;
+	struct stk_frame *fr = NULL;
+	uint64_t *addr = NULL;
+	size_t n = 0;
+	int rc = sy ? cited(files, stacks, nstacks, &fr, &n) : -ENOMEM;
 
 	*named = *unnamed = 0;
-	/* in module id order: the Module records' */
-	for (uint32_t id = 1; !rc; id++) {
-		uint32_t fi = 0;
-		while (fi < nfiles && files[fi].module_id != id)
-			fi++;
-		if (fi == nfiles)
-			break;
-		uint64_t *addr = NULL;
-		size_t n = 0;
-		rc = addresses(stacks, nstacks, fi, &addr, &n);
-		if (!rc && n && files[fi].fd >= 0)
-			rc = one_module(sy, &files[fi], addr, n, w, named, unnamed);
-		free(addr);
+	addr = rc ? NULL : malloc((n ? n : 1) * sizeof(*addr));
+	if (!rc && !addr)
+		rc = -ENOMEM;
+	/* one record per file, in file order (a Module precedes each) */
+	for (size_t i = 0; !rc && i < n;) {
+		size_t k = 0;
+		uint32_t fi = fr[i].file;
+		while (i < n && fr[i].file == fi)
+			addr[k++] = fr[i++].address;
+		if (files[fi].fd >= 0)
+			rc = one_module(sy, &files[fi], addr, k, w, named, unnamed);
 	}
+	free(addr);
+	free(fr);
 	kr_elfsyms_free(sy);
 	return rc;
 }

@@ -467,7 +467,7 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 	kallsyms_free(ks);
 	if (!rc && !st->o.no_symbols) {
 		uint64_t t0 = now_ns();
-		rc = stk_write_symbols(st->files, st->nfiles, st->stacks, st->nstacks, w,
+		rc = stk_write_symbols(st->files, st->stacks, st->nstacks, w,
 				       &res->named, &res->unnamed);
 		res->symbols_ns = now_ns() - t0;
 	}

@@ -73,7 +73,7 @@ struct stk_stack {
  * addresses named from the file the process mapped (files[i].fd), by the
  * replay's naming (symbols/elfsyms.h); *named and *unnamed count them */
 struct katra_writer;
-int stk_write_symbols(struct stk_file *files, uint32_t nfiles, const struct stk_stack *stacks,
+int stk_write_symbols(struct stk_file *files, const struct stk_stack *stacks,
 		      size_t nstacks, struct katra_writer *w, uint64_t *named, uint64_t *unnamed);
 
 /* Unwinds rec in p: up to STK_MAX_FRAMES frames, innermost first; *truncated
