@@ -59,6 +59,32 @@ int emit_page_fault(struct emitter *e, const struct pending *p)
 
 /* ---- io_uring ---- */
 
+/* A ring's creation (rare: out of the common path). */
+static __attribute__((noinline)) int uring_create(struct emitter *e, const struct pending *p,
+						  struct thread_state *th)
+{
+	struct katra_event ev;
+	uint64_t causes[2];
+	unsigned n = 0;
+
+	emit_base(&ev, &p->u.head, KATRA_SCOPE_LINUX, KATRA_KIND_IO_URING_CREATE,
+		  KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.resource.domain = KATRA_RES_IO_URING;
+	ev.resource.id = p->u.uc.ctx;
+	ev.payload.type = KATRA_PAYLOAD_IO_URING_CREATE;
+	ev.payload.u.io_uring_create.ctx = p->u.uc.ctx;
+	ev.payload.u.io_uring_create.fd = (int32_t)p->u.uc.fd;
+	ev.payload.u.io_uring_create.sq_entries = p->u.uc.sq_entries;
+	ev.payload.u.io_uring_create.cq_entries = p->u.uc.cq_entries;
+	ev.payload.u.io_uring_create.flags = p->u.uc.flags;
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	return emit_write(e, &ev, p->key, th);
+}
+
+/* Submissions and completions: the event built field by field (its
+ * payload cleared by its own memset), the request table touched once (an
+ * insert at the submission, a lookup-and-remove at the completion). */
 int emit_uring(struct emitter *e, const struct pending *p)
 {
 	const struct katra_wire_head *h = &p->u.head;
@@ -76,23 +102,20 @@ int emit_uring(struct emitter *e, const struct pending *p)
 		int rc = emit_running(e, th, h->tid, p->key);
 		if (rc)
 			return rc;
+		if (p->kind == PEND_URING_CREATE)
+			return uring_create(e, p, th);
 	}
 
-	emit_base(&ev, h, KATRA_SCOPE_LINUX, 0, KATRA_PHASE_INSTANT);
+	ev.thread_id = h->tid;
+	ev.process_id = h->tgid;
+	ev.scope = KATRA_SCOPE_LINUX;
+	ev.phase = KATRA_PHASE_INSTANT;
+	ev.span_id = (struct katra_opt_u64){ false, 0 };
+	ev.cost_estimate_ns = (struct katra_opt_u64){ false, 0 };
+	ev.confidence = KATRA_CONFIDENCE_MEASURED;
 	ev.resource.domain = KATRA_RES_IO_URING;
-	switch (p->kind) {
-	case PEND_URING_CREATE:
-		emit_note_tracked(e, th, causes, &n);
-		ev.kind = KATRA_KIND_IO_URING_CREATE;
-		ev.resource.id = p->u.uc.ctx;
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_CREATE;
-		ev.payload.u.io_uring_create.ctx = p->u.uc.ctx;
-		ev.payload.u.io_uring_create.fd = (int32_t)p->u.uc.fd;
-		ev.payload.u.io_uring_create.sq_entries = p->u.uc.sq_entries;
-		ev.payload.u.io_uring_create.cq_entries = p->u.uc.cq_entries;
-		ev.payload.u.io_uring_create.flags = p->u.uc.flags;
-		break;
-	case PEND_URING_SUBMIT: {
+	memset(&ev.payload, 0, sizeof(ev.payload));
+	if (p->kind == PEND_URING_SUBMIT) {
 		emit_note_tracked(e, th, causes, &n);
 		ev.kind = KATRA_KIND_IO_URING_SUBMIT;
 		ev.resource.id = p->u.us.ctx;
@@ -108,24 +131,18 @@ int emit_uring(struct emitter *e, const struct pending *p)
 			*slot = e->next_seq;
 		else
 			e->st.evictions[KATRA_DROP_IO_URING_TABLE]++;
-		break;
-	}
-	default: { /* PEND_URING_COMPLETE (emit_pending lists the three) */
+	} else { /* PEND_URING_COMPLETE (emit_pending lists the three) */
 		ev.kind = KATRA_KIND_IO_URING_COMPLETE;
 		ev.resource.id = p->u.ucp.ctx;
 		ev.request_id = emit_some(p->u.ucp.user_data);
-		uint64_t *slot = ktable_get(&e->urings, p->u.ucp.req);
-		if (slot) {
-			causes[n++] = *slot;
-			ktable_remove(&e->urings, p->u.ucp.req);
-		}
+		/* its submission's seq, the request forgotten: one lookup */
+		if (ktable_take_u64(&e->urings, p->u.ucp.req, &causes[n]))
+			n++;
 		ev.payload.type = KATRA_PAYLOAD_IO_URING_COMPLETE;
 		ev.payload.u.io_uring_complete.ctx = p->u.ucp.ctx;
 		ev.payload.u.io_uring_complete.user_data = p->u.ucp.user_data;
 		ev.payload.u.io_uring_complete.res = p->u.ucp.res;
 		ev.payload.u.io_uring_complete.cflags = p->u.ucp.cflags;
-		break;
-	}
 	}
 	ev.causes = (struct katra_u64_vec){ causes, n };
 	return emit_write(e, &ev, p->key, th);
