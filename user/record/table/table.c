@@ -76,7 +76,8 @@ void ktable_free(struct ktable *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t find(const struct ktable *t, uint64_t key, bool *found)
+static inline __attribute__((always_inline)) size_t find(const struct ktable *t, uint64_t key,
+						      bool *found)
 {
 	size_t i = slot_of(t, key);
 
