@@ -149,6 +149,7 @@ struct katra_uprobes {
 		int errfd;      /* why it could not run as the process (closed at its exec) */
 		uint32_t pid;   /* the process whose environment it runs with */
 		struct timespec t0;
+		long long started; /* CLOCK_REALTIME s, for the cache (vkcache.h) */
 	} vk_early;
 	/* a kept answer found for the command before the probes load
 	 * (vkcache.h): taken by the command's job instead of a run */

@@ -157,6 +157,7 @@ static int vk_spawn(struct katra_uprobes *u, uint32_t pid, struct up_vk_run *run
 	run->pid = pid;
 	pfd[0] = -1;
 	clock_gettime(CLOCK_MONOTONIC, &run->t0);
+	run->started = (long long)time(NULL);
 out:
 	for (int i = 0; i < 2; i++)
 		if (pfd[i] >= 0)
@@ -285,6 +286,7 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 {
 	struct up_vk_run run;
 	char *key = NULL, why[256] = "";
+	long long started;
 	int rc;
 
 	if (!root && u->vk_cached && u->vk_cached_pid == pid) {
@@ -306,12 +308,13 @@ static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root
 			return rc;
 		}
 	}
+	started = run.started;
 	rc = vk_collect(u, &run, out, outlen);
 	if (!rc && !root && !key)
 		key = vk_key(u, pid);
 	/* kept only when it named an entry point: a failure runs again */
 	if (!rc && key && strstr(*out, "entry ") &&
-	    katra_vkcache_store(key, *out, *outlen, why, sizeof(why)) == -EPERM)
+	    katra_vkcache_store(key, *out, *outlen, started, why, sizeof(why)) == -EPERM)
 		vk_cache_refused(u, why);
 	free(key);
 	return rc;

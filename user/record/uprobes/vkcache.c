@@ -22,6 +22,7 @@ struct text {
 	char *s;
 	size_t len, cap;
 	bool bad;
+	long long newest; /* the latest ctime of a dependency (s) */
 };
 
 static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -62,10 +63,13 @@ static void dep_line(struct text *t, const char *path)
 {
 	struct stat st;
 
-	if (stat(path, &st))
+	if (stat(path, &st)) {
 		text_add(t, "dep - - - - - %s\n", path);
-	else
-		text_add(t, "dep %llu %llu %lld %lld.%09ld %lld.%09ld %s\n",
+		return;
+	}
+	if ((long long)st.st_ctim.tv_sec > t->newest)
+		t->newest = (long long)st.st_ctim.tv_sec;
+	text_add(t, "dep %llu %llu %lld %lld.%09ld %lld.%09ld %s\n",
 			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 			 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, path);
@@ -313,7 +317,8 @@ out:
 	return rc;
 }
 
-int katra_vkcache_store(const char *key, const char *out, size_t len, char *why, size_t cap)
+int katra_vkcache_store(const char *key, const char *out, size_t len, long long since, char *why,
+			size_t cap)
 {
 	char name[32], tmp[64];
 	struct text t = { 0 };
@@ -326,6 +331,12 @@ int katra_vkcache_store(const char *key, const char *out, size_t len, char *why,
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", name, (int)getpid());
 	text_add(&t, "%s%s---\n", VKCACHE_MAGIC, key);
 	deps(&t, key, out);
+	/* something changed while the helper ran (or just before, within the
+	 * ctime's granularity): what it loaded may not be what was stat'ed */
+	if (t.newest >= since - 1) {
+		rc = -EAGAIN;
+		goto out;
+	}
 	text_add(&t, "---\n%.*s", (int)len, out);
 	unlinkat(dfd, tmp, 0);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -30,7 +30,11 @@ int katra_vkcache_key(uint32_t pid, const char *helper, char *const envp[], char
  * the directory or file is not safe (why filled). */
 int katra_vkcache_load(const char *key, char **out, size_t *len, char *why, size_t cap);
 
-/* Keeps out (the helper's output, exit 0) for key: 0 or -errno (why). */
-int katra_vkcache_store(const char *key, const char *out, size_t len, char *why, size_t cap);
+/* Keeps out (the helper's output, exit 0, of a run started at since,
+ * CLOCK_REALTIME seconds) for key: 0 or -errno (why); -EAGAIN, not kept,
+ * when a dependency's ctime is not at least a second before since (it may
+ * have changed while the helper ran). */
+int katra_vkcache_store(const char *key, const char *out, size_t len, long long since, char *why,
+			size_t cap);
 
 #endif
