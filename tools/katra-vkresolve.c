@@ -13,6 +13,8 @@
  *
  *   device NAME                           (a physical device; spaces kept)
  *   entry FUNCTION VADDR_HEX PATH         (VADDR: the ELF virtual address in PATH)
+ *   file PATH                             (every object loaded then: what the
+ *                                          answer depends on, for its cache)
  *
  * Exit 0 when at least one device was created, 1 otherwise (a reason on
  * stderr).
@@ -26,6 +28,7 @@
  * here relies on any privilege. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +104,15 @@ static int resolve_device(VkPhysicalDevice pd)
 	return 1;
 }
 
+static int print_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	if (info->dlpi_name && info->dlpi_name[0] == '/')
+		printf("file %s\n", info->dlpi_name);
+	return 0;
+}
+
 int main(void)
 {
 	VkApplicationInfo app = {
@@ -131,6 +143,7 @@ int main(void)
 		for (uint32_t i = 0; i < n; i++)
 			ok |= resolve_device(pds[i]);
 	free(pds);
+	dl_iterate_phdr(print_object, NULL); /* the drivers still loaded */
 	vkDestroyInstance(inst, NULL);
 	fflush(stdout);
 	return ok ? 0 : 1;

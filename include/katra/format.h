@@ -682,6 +682,22 @@ int katra_writer_append_syscall_begin(struct katra_writer *w,
  * Begin's seq): the bytes of the two calls above, in one. */
 int katra_writer_append_syscall_pair(struct katra_writer *w, const struct katra_syscall_begin *b,
 				     const struct katra_syscall_end *e);
+/* An io_uring request's submission or completion: Linux scope, an
+ * instant, Measured, the ring as its resource, the user_data as its
+ * request, at most one cause (a submission: its thread's fork; a
+ * completion: its submission).  The bytes of katra_writer_append_event for
+ * that Event. */
+struct katra_io_uring_req {
+	uint64_t seq, ts_mono_ns, ts_wall_ns, thread_id, process_id;
+	uint32_t kind; /* KATRA_KIND_IO_URING_SUBMIT or KATRA_KIND_IO_URING_COMPLETE */
+	uint32_t ncauses; /* 0 or 1 */
+	uint64_t cause;
+	uint64_t ctx, user_data;
+	uint32_t opcode, flags; /* a submission's */
+	int32_t res;            /* a completion's */
+	uint32_t cflags;
+};
+int katra_writer_append_io_uring(struct katra_writer *w, const struct katra_io_uring_req *r);
 /* Writes buffered bytes to the file (no fsync); returns once they are in it. */
 int katra_writer_flush(struct katra_writer *w);
 /* Hands buffered bytes to the output thread and returns without waiting for

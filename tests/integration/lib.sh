@@ -27,6 +27,9 @@ KT_PIDS=""
 KT_MOUNTS=""
 KT_XVFB=""
 T=$(mktemp -d /tmp/katra-it.XXXXXX)
+# katra-vkresolve's kept answers: the test's own (each capture of a test
+# runs the helper unless the test keeps one), never the host's /run
+export KATRA_TEST_VKCACHE_DIR=$T/vkcache
 
 kt_cleanup()
 {

@@ -79,3 +79,37 @@ Test(table, iteration_removes_safely)
 	cr_assert_leq(t.vtop, 64);
 	ktable_free(&t);
 }
+
+/* ktable_take_u64: the value given back and the key gone in one call, the
+ * others still found (the index compacted as ktable_remove does it); an
+ * absent key changes nothing. */
+Test(table, take_gives_the_value_and_removes)
+{
+	struct ktable t;
+	bool created;
+	uint64_t out = 7;
+
+	cr_assert_eq(ktable_init(&t, 64, sizeof(uint64_t)), 0);
+	for (uint64_t k = 1; k <= 40; k++) {
+		uint64_t *v = ktable_upsert(&t, k, &created);
+		cr_assert(v && created && *v == 0);
+		*v = k * 100;
+	}
+	cr_assert_not(ktable_take_u64(&t, 999, &out));
+	cr_assert_eq(out, 7);
+	cr_assert_eq(t.count, 40);
+	for (uint64_t k = 1; k <= 40; k += 2) {
+		cr_assert(ktable_take_u64(&t, k, &out));
+		cr_assert_eq(out, k * 100);
+		cr_assert_not(ktable_take_u64(&t, k, &out));
+	}
+	cr_assert_eq(t.count, 20);
+	for (uint64_t k = 2; k <= 40; k += 2) {
+		uint64_t *v = ktable_get(&t, k);
+		cr_assert(v && *v == k * 100, "key %llu lost", (unsigned long long)k);
+	}
+	/* a slot freed by a take is reused zeroed */
+	uint64_t *v = ktable_upsert(&t, 1, &created);
+	cr_assert(v && created && *v == 0);
+	ktable_free(&t);
+}

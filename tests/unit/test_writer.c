@@ -444,3 +444,78 @@ Test(writer, the_syscall_span_calls_write_the_events_bytes)
 	temp_dir_remove(a.dir);
 	temp_dir_remove(b.dir);
 }
+
+/* io_uring submissions and completions, with and without their one cause,
+ * through katra_writer_append_io_uring, else as the Events they stand for
+ * through katra_writer_append_event: enough to cross the writer's buffer
+ * several times. */
+static void write_io_uring(const char *path, bool req_calls)
+{
+	struct katra_writer *w;
+
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	for (uint64_t i = 0; i < 120000; i++) {
+		bool submit = i % 2 == 0;
+		struct katra_io_uring_req r = {
+			.seq = i + 1, .ts_mono_ns = 1000 * i + 3, .ts_wall_ns = 1000 * i + 99,
+			.thread_id = i % 5 ? 700 + i % 3 : 0, .process_id = i % 5 ? 700 : 0,
+			.kind = submit ? KATRA_KIND_IO_URING_SUBMIT : KATRA_KIND_IO_URING_COMPLETE,
+			.ncauses = i % 3 ? 1 : 0, .cause = i % 3 ? i * 7 : 0,
+			.ctx = 0xffff888000010000ull + (i % 4) * 0x1000, .user_data = i * 0x10001,
+			.opcode = submit ? (uint32_t)(i % 57) : 0,
+			.flags = submit ? (uint32_t)(i * 31) : 0,
+			.res = submit ? 0 : (int32_t)(i % 200) - 100,
+			.cflags = submit ? 0 : (uint32_t)(i % 9),
+		};
+		if (req_calls) {
+			cr_assert_eq(katra_writer_append_io_uring(w, &r), 0);
+			continue;
+		}
+		uint64_t cause = r.cause;
+		struct katra_event ev = {
+			.seq = r.seq, .ts_mono_ns = r.ts_mono_ns, .ts_wall_ns = r.ts_wall_ns,
+			.thread_id = r.thread_id, .process_id = r.process_id,
+			.scope = KATRA_SCOPE_LINUX, .kind = r.kind, .phase = KATRA_PHASE_INSTANT,
+			.request_id = { true, r.user_data }, .causes = { &cause, r.ncauses },
+			.resource = { KATRA_RES_IO_URING, r.ctx },
+			.confidence = KATRA_CONFIDENCE_MEASURED,
+		};
+		if (submit) {
+			ev.payload.type = KATRA_PAYLOAD_IO_URING_SUBMIT;
+			ev.payload.u.io_uring_submit.ctx = r.ctx;
+			ev.payload.u.io_uring_submit.user_data = r.user_data;
+			ev.payload.u.io_uring_submit.opcode = r.opcode;
+			ev.payload.u.io_uring_submit.flags = r.flags;
+			ev.payload.u.io_uring_submit.fd = -1;
+		} else {
+			ev.payload.type = KATRA_PAYLOAD_IO_URING_COMPLETE;
+			ev.payload.u.io_uring_complete.ctx = r.ctx;
+			ev.payload.u.io_uring_complete.user_data = r.user_data;
+			ev.payload.u.io_uring_complete.res = r.res;
+			ev.payload.u.io_uring_complete.cflags = r.cflags;
+		}
+		cr_assert_eq(katra_writer_append_event(w, &ev), 0);
+	}
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
+Test(writer, the_io_uring_call_writes_the_events_bytes)
+{
+	struct wfix a, b;
+	size_t alen, blen;
+	uint8_t *got, *want;
+
+	wfix_init(&a);
+	wfix_init(&b);
+	write_io_uring(a.path, true);
+	write_io_uring(b.path, false);
+	got = read_file(a.path, &alen);
+	want = read_file(b.path, &blen);
+	cr_assert_eq(alen, blen, "io_uring calls %zu bytes, events %zu", alen, blen);
+	for (size_t i = 0; i < alen; i++)
+		cr_assert_eq(got[i], want[i], "byte %zu differs", i);
+	free(got);
+	free(want);
+	temp_dir_remove(a.dir);
+	temp_dir_remove(b.dir);
+}

@@ -545,6 +545,60 @@ int katra_writer_append_syscall_begin(struct katra_writer *w,
 							w->buf + w->used + 4));
 }
 
+/* The Event a katra_io_uring_req stands for. */
+static inline __attribute__((always_inline)) struct katra_event io_uring_event(
+	const struct katra_io_uring_req *r, uint32_t kind)
+{
+	struct katra_event ev = {
+		.seq = r->seq, .ts_mono_ns = r->ts_mono_ns, .ts_wall_ns = r->ts_wall_ns,
+		.thread_id = r->thread_id, .process_id = r->process_id,
+		.scope = KATRA_SCOPE_LINUX, .kind = kind, .phase = KATRA_PHASE_INSTANT,
+		.request_id = { true, r->user_data },
+		.causes = { (uint64_t *)&r->cause, r->ncauses },
+		.resource = { KATRA_RES_IO_URING, r->ctx },
+		.confidence = KATRA_CONFIDENCE_MEASURED,
+	};
+
+	if (kind == KATRA_KIND_IO_URING_SUBMIT) {
+		ev.payload.type = KATRA_PAYLOAD_IO_URING_SUBMIT;
+		ev.payload.u.io_uring_submit.ctx = r->ctx;
+		ev.payload.u.io_uring_submit.user_data = r->user_data;
+		ev.payload.u.io_uring_submit.opcode = r->opcode;
+		ev.payload.u.io_uring_submit.flags = r->flags;
+		ev.payload.u.io_uring_submit.fd = -1;
+	} else {
+		ev.payload.type = KATRA_PAYLOAD_IO_URING_COMPLETE;
+		ev.payload.u.io_uring_complete.ctx = r->ctx;
+		ev.payload.u.io_uring_complete.user_data = r->user_data;
+		ev.payload.u.io_uring_complete.res = r->res;
+		ev.payload.u.io_uring_complete.cflags = r->cflags;
+	}
+	return ev;
+}
+
+static __attribute__((noinline)) int append_io_uring_other(struct katra_writer *w,
+							   const struct katra_io_uring_req *r)
+{
+	struct katra_event ev = io_uring_event(r, r->kind);
+
+	return append_event_other(w, &ev);
+}
+
+int katra_writer_append_io_uring(struct katra_writer *w, const struct katra_io_uring_req *r)
+{
+	if (w->error || w->finished || w->cap - w->used < 4 + PLAIN_EVENT_BOUND)
+		return append_io_uring_other(w, r);
+	/* each kind its own encoder, its payload's type a constant */
+	if (r->kind == KATRA_KIND_IO_URING_SUBMIT) {
+		struct katra_event ev = io_uring_event(r, KATRA_KIND_IO_URING_SUBMIT);
+
+		return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
+	}
+	struct katra_event ev = io_uring_event(r, KATRA_KIND_IO_URING_COMPLETE);
+
+	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
+}
+
 /* Near the buffer's end, after an error, a payload with strings: one after
  * the other, each by its own path. */
 static __attribute__((noinline)) int append_syscall_pair_other(

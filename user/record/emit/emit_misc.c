@@ -59,14 +59,71 @@ int emit_page_fault(struct emitter *e, const struct pending *p)
 
 /* ---- io_uring ---- */
 
+/* A ring's creation (rare: out of the common path). */
+static __attribute__((noinline)) int uring_create(struct emitter *e, const struct pending *p,
+						  struct thread_state *th)
+{
+	struct katra_event ev;
+	uint64_t causes[2];
+	unsigned n = 0;
+
+	emit_base(&ev, &p->u.head, KATRA_SCOPE_LINUX, KATRA_KIND_IO_URING_CREATE,
+		  KATRA_PHASE_INSTANT);
+	emit_note_tracked(e, th, causes, &n);
+	ev.resource.domain = KATRA_RES_IO_URING;
+	ev.resource.id = p->u.uc.ctx;
+	ev.payload.type = KATRA_PAYLOAD_IO_URING_CREATE;
+	ev.payload.u.io_uring_create.ctx = p->u.uc.ctx;
+	ev.payload.u.io_uring_create.fd = (int32_t)p->u.uc.fd;
+	ev.payload.u.io_uring_create.sq_entries = p->u.uc.sq_entries;
+	ev.payload.u.io_uring_create.cq_entries = p->u.uc.cq_entries;
+	ev.payload.u.io_uring_create.flags = p->u.uc.flags;
+	ev.causes = (struct katra_u64_vec){ causes, n };
+	return emit_write(e, &ev, p->key, th);
+}
+
+/* A submission or completion while frames are tagged: the general path
+ * (emit_write tags it). */
+static __attribute__((noinline)) int uring_tagged(struct emitter *e,
+						  const struct katra_io_uring_req *r,
+						  const struct katra_wire_head *h,
+						  struct thread_state *th, uint64_t key)
+{
+	struct katra_event ev;
+	uint64_t cause = r->cause;
+
+	emit_base(&ev, h, KATRA_SCOPE_LINUX, r->kind, KATRA_PHASE_INSTANT);
+	ev.resource = (struct katra_resource){ KATRA_RES_IO_URING, r->ctx };
+	ev.request_id = emit_some(r->user_data);
+	ev.causes = (struct katra_u64_vec){ &cause, r->ncauses };
+	if (r->kind == KATRA_KIND_IO_URING_SUBMIT) {
+		ev.payload.type = KATRA_PAYLOAD_IO_URING_SUBMIT;
+		ev.payload.u.io_uring_submit.ctx = r->ctx;
+		ev.payload.u.io_uring_submit.user_data = r->user_data;
+		ev.payload.u.io_uring_submit.opcode = r->opcode;
+		ev.payload.u.io_uring_submit.flags = r->flags;
+		ev.payload.u.io_uring_submit.fd = -1;
+	} else {
+		ev.payload.type = KATRA_PAYLOAD_IO_URING_COMPLETE;
+		ev.payload.u.io_uring_complete.ctx = r->ctx;
+		ev.payload.u.io_uring_complete.user_data = r->user_data;
+		ev.payload.u.io_uring_complete.res = r->res;
+		ev.payload.u.io_uring_complete.cflags = r->cflags;
+	}
+	return emit_write(e, &ev, key, th);
+}
+
+/* Submissions and completions: only their varying fields gathered, the
+ * writer encoding the rest as constants (katra_writer_append_io_uring);
+ * the request table touched once (an insert at the submission, a
+ * lookup-and-remove at the completion). */
 int emit_uring(struct emitter *e, const struct pending *p)
 {
 	const struct katra_wire_head *h = &p->u.head;
 	/* completions can run in another task's context: no state for it */
 	/* a completion in an untraced context is thread 0 (no state) */
 	struct thread_state *th = h->tid ? emit_thread(e, h->tid, h->tgid) : NULL;
-	struct katra_event ev;
-	uint64_t causes[2];
+	struct katra_io_uring_req r;
 	unsigned n = 0;
 	bool created;
 
@@ -76,59 +133,64 @@ int emit_uring(struct emitter *e, const struct pending *p)
 		int rc = emit_running(e, th, h->tid, p->key);
 		if (rc)
 			return rc;
+		if (p->kind == PEND_URING_CREATE)
+			return uring_create(e, p, th);
 	}
 
-	emit_base(&ev, h, KATRA_SCOPE_LINUX, 0, KATRA_PHASE_INSTANT);
-	ev.resource.domain = KATRA_RES_IO_URING;
-	switch (p->kind) {
-	case PEND_URING_CREATE:
-		emit_note_tracked(e, th, causes, &n);
-		ev.kind = KATRA_KIND_IO_URING_CREATE;
-		ev.resource.id = p->u.uc.ctx;
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_CREATE;
-		ev.payload.u.io_uring_create.ctx = p->u.uc.ctx;
-		ev.payload.u.io_uring_create.fd = (int32_t)p->u.uc.fd;
-		ev.payload.u.io_uring_create.sq_entries = p->u.uc.sq_entries;
-		ev.payload.u.io_uring_create.cq_entries = p->u.uc.cq_entries;
-		ev.payload.u.io_uring_create.flags = p->u.uc.flags;
-		break;
-	case PEND_URING_SUBMIT: {
-		emit_note_tracked(e, th, causes, &n);
-		ev.kind = KATRA_KIND_IO_URING_SUBMIT;
-		ev.resource.id = p->u.us.ctx;
-		ev.request_id = emit_some(p->u.us.user_data);
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_SUBMIT;
-		ev.payload.u.io_uring_submit.ctx = p->u.us.ctx;
-		ev.payload.u.io_uring_submit.user_data = p->u.us.user_data;
-		ev.payload.u.io_uring_submit.opcode = p->u.us.opcode;
-		ev.payload.u.io_uring_submit.flags = (uint32_t)p->u.us.req_flags;
-		ev.payload.u.io_uring_submit.fd = -1;
+	if (p->kind == PEND_URING_SUBMIT) {
+		emit_note_tracked(e, th, &r.cause, &n);
+		r.kind = KATRA_KIND_IO_URING_SUBMIT;
+		r.ctx = p->u.us.ctx;
+		r.user_data = p->u.us.user_data;
+		r.opcode = p->u.us.opcode;
+		r.flags = (uint32_t)p->u.us.req_flags;
+		r.res = 0;
+		r.cflags = 0;
 		uint64_t *slot = ktable_upsert(&e->urings, p->u.us.req, &created);
 		if (slot)
 			*slot = e->next_seq;
 		else
 			e->st.evictions[KATRA_DROP_IO_URING_TABLE]++;
-		break;
+	} else { /* PEND_URING_COMPLETE (emit_pending lists the three) */
+		r.kind = KATRA_KIND_IO_URING_COMPLETE;
+		r.ctx = p->u.ucp.ctx;
+		r.user_data = p->u.ucp.user_data;
+		r.opcode = 0;
+		r.flags = 0;
+		r.res = p->u.ucp.res;
+		r.cflags = p->u.ucp.cflags;
+		/* its submission's seq, the request forgotten: one lookup */
+		if (ktable_take_u64(&e->urings, p->u.ucp.req, &r.cause))
+			n++;
 	}
-	default: { /* PEND_URING_COMPLETE (emit_pending lists the three) */
-		ev.kind = KATRA_KIND_IO_URING_COMPLETE;
-		ev.resource.id = p->u.ucp.ctx;
-		ev.request_id = emit_some(p->u.ucp.user_data);
-		uint64_t *slot = ktable_get(&e->urings, p->u.ucp.req);
-		if (slot) {
-			causes[n++] = *slot;
-			ktable_remove(&e->urings, p->u.ucp.req);
-		}
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_COMPLETE;
-		ev.payload.u.io_uring_complete.ctx = p->u.ucp.ctx;
-		ev.payload.u.io_uring_complete.user_data = p->u.ucp.user_data;
-		ev.payload.u.io_uring_complete.res = p->u.ucp.res;
-		ev.payload.u.io_uring_complete.cflags = p->u.ucp.cflags;
-		break;
-	}
-	}
-	ev.causes = (struct katra_u64_vec){ causes, n };
-	return emit_write(e, &ev, p->key, th);
+	r.ncauses = n;
+	if (!n)
+		r.cause = 0;
+	if (e->frames.count)
+		return uring_tagged(e, &r, h, th, p->key);
+
+	/* emit_write's bookkeeping for a Measured event */
+	uint64_t ts = emit_rel(e, p->key);
+
+	if (p->key > e->st.last_key)
+		e->st.last_key = p->key;
+	if (th)
+		th->last_ts = ts;
+	else if (h->tid == 0)
+		e->tid0_last_ts = ts;
+	if (h->tid != e->seen_last_tid || h->tgid != e->seen_last_pid)
+		emit_count_ids_of(e, h->tgid, h->tid);
+	r.seq = e->next_seq++;
+	r.ts_mono_ns = ts;
+	r.ts_wall_ns = e->start_wall + ts;
+	r.thread_id = h->tid;
+	r.process_id = h->tgid;
+	e->st.events++;
+	e->st.by_kind[r.kind]++;
+	if (e->error)
+		return e->error;
+	e->error = katra_writer_append_io_uring(e->w, &r);
+	return e->error;
 }
 
 /* ---- Katra-native records ---- */

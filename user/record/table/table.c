@@ -76,7 +76,8 @@ void ktable_free(struct ktable *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t find(const struct ktable *t, uint64_t key, bool *found)
+static inline __attribute__((always_inline)) size_t find(const struct ktable *t, uint64_t key,
+						      bool *found)
 {
 	size_t i = slot_of(t, key);
 
@@ -117,7 +118,10 @@ void *ktable_upsert(struct ktable *t, uint64_t key, bool *created)
 	}
 	t->live[v] = 1;
 	t->vkeys[v] = key;
-	memset(ktable_value_at(t, v), 0, t->value_size);
+	if (t->value_size == sizeof(uint64_t)) /* a u64 value: no call to memset */
+		*(uint64_t *)ktable_value_at(t, v) = 0;
+	else
+		memset(ktable_value_at(t, v), 0, t->value_size);
 	t->keys[i] = key;
 	t->slot[i] = (uint32_t)v + 1;
 	t->count++;
@@ -125,14 +129,10 @@ void *ktable_upsert(struct ktable *t, uint64_t key, bool *created)
 	return ktable_value_at(t, v);
 }
 
-void ktable_remove(struct ktable *t, uint64_t key)
+/* Frees index slot i (holding slab position v) and shifts back the
+ * entries probing past it. */
+static void remove_at(struct ktable *t, size_t i, size_t v)
 {
-	bool found;
-	size_t i = find(t, key, &found);
-
-	if (!found)
-		return;
-	size_t v = t->slot[i] - 1;
 	t->live[v] = 0;
 	t->free_next[v] = t->free_head;
 	t->free_head = (uint32_t)v + 1;
@@ -148,4 +148,26 @@ void ktable_remove(struct ktable *t, uint64_t key)
 		t->slot[j] = 0;
 		i = j;
 	}
+}
+
+void ktable_remove(struct ktable *t, uint64_t key)
+{
+	bool found;
+	size_t i = find(t, key, &found);
+
+	if (found)
+		remove_at(t, i, t->slot[i] - 1);
+}
+
+bool ktable_take_u64(struct ktable *t, uint64_t key, uint64_t *out)
+{
+	bool found;
+	size_t i = find(t, key, &found), v;
+
+	if (!found)
+		return false;
+	v = t->slot[i] - 1;
+	memcpy(out, ktable_value_at(t, v), sizeof(*out));
+	remove_at(t, i, v);
+	return true;
 }

@@ -44,6 +44,9 @@ void *ktable_get(struct ktable *t, uint64_t key);
 void *ktable_upsert(struct ktable *t, uint64_t key, bool *created);
 /* Removes key; only its own value pointer becomes invalid. */
 void ktable_remove(struct ktable *t, uint64_t key);
+/* For a table of u64 values: copies key's value to *out and removes key
+ * in one lookup; false (nothing changed) when key is absent. */
+bool ktable_take_u64(struct ktable *t, uint64_t key, uint64_t *out);
 
 /* Iteration over the slab: ktable_each(t, i) { v = ktable_value_at(t, i);
  * k = ktable_key_at(t, i); ... } visits every entry once, in no particular

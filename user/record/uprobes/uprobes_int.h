@@ -149,7 +149,13 @@ struct katra_uprobes {
 		int errfd;      /* why it could not run as the process (closed at its exec) */
 		uint32_t pid;   /* the process whose environment it runs with */
 		struct timespec t0;
+		long long started; /* CLOCK_REALTIME s, for the cache (vkcache.h) */
 	} vk_early;
+	/* a kept answer found for the command before the probes load
+	 * (vkcache.h): taken by the command's job instead of a run */
+	char *vk_cached;
+	uint32_t vk_cached_pid;
+	bool vk_cache_said;     /* the cache's refusal said once */
 	unsigned vk_timeouts;   /* katra-vkresolve runs killed at VKRESOLVE_TIMEOUT_MS */
 	/* the roots whose drivers the helper resolved (whatever it found): one
 	 * run per root a traced process sees (ours, a container's) */

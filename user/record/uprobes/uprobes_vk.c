@@ -16,6 +16,7 @@
 
 #include "asproc.h"
 #include "uprobes_int.h"
+#include "vkcache.h"
 
 /* ---- Vulkan: the driver's entry points through katra-vkresolve ---- */
 
@@ -156,6 +157,7 @@ static int vk_spawn(struct katra_uprobes *u, uint32_t pid, struct up_vk_run *run
 	run->pid = pid;
 	pfd[0] = -1;
 	clock_gettime(CLOCK_MONOTONIC, &run->t0);
+	run->started = (long long)time(NULL);
 out:
 	for (int i = 0; i < 2; i++)
 		if (pfd[i] >= 0)
@@ -237,19 +239,85 @@ static int vk_collect(struct katra_uprobes *u, struct up_vk_run *run, char **out
 	return 0;
 }
 
+/* A refused cache directory or file, said once: the helper runs. */
+static void vk_cache_refused(struct katra_uprobes *u, const char *why)
+{
+	if (u->vk_cache_said || u->o.quiet)
+		return;
+	u->vk_cache_said = true;
+	fprintf(stderr, "katra-record: vulkan driver cache refused: %s: katra-vkresolve runs "
+		"instead (hint: the directory must be root's, mode 0700)\n", why);
+}
+
+/* The cache key for pid's run (vkcache.h), malloc'ed; NULL when its answer
+ * is not kept (another root or mount namespace). */
+static char *vk_key(struct katra_uprobes *u, uint32_t pid)
+{
+	char *envp[16], *key = malloc(KATRA_VKCACHE_KEY_MAX);
+	size_t n = vk_environ(pid, envp, 15);
+
+	if (key && katra_vkcache_key(pid, u->vkresolve, envp, key, KATRA_VKCACHE_KEY_MAX)) {
+		free(key);
+		key = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(envp[i]);
+	return key;
+}
+
+/* A kept answer for pid: 0 and *out, else -ENOENT. */
+static int vk_cache_get(struct katra_uprobes *u, uint32_t pid, const char *key, char **out,
+			size_t *outlen)
+{
+	char why[256] = "";
+	int rc;
+
+	if (!key)
+		return -ENOENT;
+	rc = katra_vkcache_load(key, out, outlen, why, sizeof(why));
+	if (rc == -EPERM)
+		vk_cache_refused(u, why);
+	(void)pid;
+	return rc ? -ENOENT : 0;
+}
+
 static int run_vkresolve(struct katra_uprobes *u, uint32_t pid, const char *root, char **out,
 			 size_t *outlen)
 {
 	struct up_vk_run run;
+	char *key = NULL, why[256] = "";
+	long long started;
 	int rc;
 
+	if (!root && u->vk_cached && u->vk_cached_pid == pid) {
+		*out = u->vk_cached; /* found with the command (katra_uprobes_command_early) */
+		*outlen = strlen(*out);
+		u->vk_cached = NULL;
+		return 0;
+	}
 	if (!root && u->vk_early.child > 0 && u->vk_early.pid == pid) {
 		run = u->vk_early; /* started with the command (up_vk_start_early) */
 		u->vk_early.child = 0;
-	} else if ((rc = vk_spawn(u, pid, &run))) {
-		return rc;
+	} else {
+		if (!root && (key = vk_key(u, pid)) && !vk_cache_get(u, pid, key, out, outlen)) {
+			free(key);
+			return 0;
+		}
+		if ((rc = vk_spawn(u, pid, &run))) {
+			free(key);
+			return rc;
+		}
 	}
-	return vk_collect(u, &run, out, outlen);
+	started = run.started;
+	rc = vk_collect(u, &run, out, outlen);
+	if (!rc && !root && !key)
+		key = vk_key(u, pid);
+	/* kept only when it named an entry point: a failure runs again */
+	if (!rc && key && strstr(*out, "entry ") &&
+	    katra_vkcache_store(key, *out, *outlen, started, why, sizeof(why)) == -EPERM)
+		vk_cache_refused(u, why);
+	free(key);
+	return rc;
 }
 
 /* Attaches one resolved entry point (file + vaddr), once per (file, offset):
@@ -475,12 +543,25 @@ int up_prepare_vulkan(struct katra_uprobes *u, uint32_t pid)
 
 void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid)
 {
-	if (u && u->o.vulkan && !u->vk_early.child && vk_has_driver(pid))
+	char *key, *out = NULL;
+	size_t len;
+
+	if (!u || !u->o.vulkan || u->vk_early.child || u->vk_cached || !vk_has_driver(pid))
+		return;
+	key = vk_key(u, pid);
+	if (!vk_cache_get(u, pid, key, &out, &len)) {
+		u->vk_cached = out; /* nothing to run: the answer is kept */
+		u->vk_cached_pid = pid;
+	} else {
 		vk_spawn(u, pid, &u->vk_early); /* on failure: run again later */
+	}
+	free(key);
 }
 
 void up_vk_early_drop(struct katra_uprobes *u)
 {
+	free(u->vk_cached);
+	u->vk_cached = NULL;
 	if (u->vk_early.child <= 0)
 		return;
 	kill(u->vk_early.child, SIGKILL);
