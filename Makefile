@@ -19,7 +19,9 @@ SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanit
 # user/pe/: the PE file reader both the recorder and katra-replay use
 FORMAT_SRCS := $(wildcard user/format/*.c user/pe/*.c)
 REPLAY_SRCS := $(wildcard user/replay/*/*.c)
-RECORD_SRCS := $(wildcard user/record/*.c user/record/*/*.c)
+# frames named from ELF and PE files: linked by the recorder and the replay
+SYMBOLS_SRCS := $(wildcard user/symbols/*.c)
+RECORD_SRCS := $(wildcard user/record/*.c user/record/*/*.c) $(SYMBOLS_SRCS)
 # the recorder's core needs neither libbpf nor root: unit-tested directly
 RECORD_CORE_SRCS := $(filter-out user/record/kernel/probes%.c $(filter-out %/recorder_epochs.c,$(wildcard user/record/recorder*.c)) user/record/uprobes/uprobes%.c,$(RECORD_SRCS))
 SAMPLE_SRCS := tools/sample_records.c
@@ -31,7 +33,7 @@ obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 sanobj = $(patsubst %.c,$(B)/asan/%.o,$(1))
 
 FORMAT_OBJS := $(call obj,$(FORMAT_SRCS)) $(B)/obj/gen/schema_hash.o
-REPLAY_OBJS := $(call obj,$(REPLAY_SRCS))
+REPLAY_OBJS := $(call obj,$(REPLAY_SRCS) $(SYMBOLS_SRCS))
 RECORD_OBJS := $(call obj,$(RECORD_SRCS))
 
 BINS := $(B)/katra-replay $(B)/katra-sample $(B)/pipeline-bench
@@ -96,7 +98,7 @@ $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -ldw -lelf -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -ldebuginfod -ldw -lelf -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -117,7 +119,7 @@ $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lcapstone -lz -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldebuginfod -ldw -lelf -lcapstone -lz -lm
 
 # ---- test workloads (plain programs with known ground truth) ----
 # no frame pointers, CFI only: what --stacks must unwind (t_stacks.sh)

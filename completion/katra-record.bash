@@ -36,7 +36,7 @@ _katra_record()
 		return ;;
 	esac
 	COMPREPLY=($(compgen -W "-p --pid -o --output -z --compress -f --force -d --duration
-		--no-follow --session --no-session --no-uprobes --buffer-size --paths --stacks --stack-threshold --sample-hz --epoch-fifo --label --summary-json --ready-file
+		--no-follow --session --no-session --no-uprobes --buffer-size --paths --stacks --stack-threshold --no-symbols --sample-hz --epoch-fifo --label --summary-json --ready-file
 		-e --events -u --user --max-loss --drain-policy --bpf-stats -q --quiet
 		-v --verbose -h --help -V --version --" -- "$cur"))
 }

@@ -648,6 +648,10 @@ static const struct katra_stack_frame sample_frames[] = {
 static const struct katra_str sample_kernel[] = {
 	{ "do_nanosleep+0x5e", 17 }, { "hrtimer_nanosleep+0xb5", 22 },
 };
+/* the game's frame named by the recorder */
+static const struct katra_symbol_name sample_symbols[] = {
+	{ 0x1404, { "wait_for_frame", 14 }, 0x24 },
+};
 
 static void build_stacks(void)
 {
@@ -668,6 +672,8 @@ static void build_stacks(void)
 	};
 	r = add(KATRA_RECORD_STACK);
 	r->u.stack = (struct katra_stack){ 1, sample_frames, 3, { sample_kernel, 2 }, true };
+	r = add(KATRA_RECORD_SYMBOLS);
+	r->u.symbols = (struct katra_symbols){ 1, sample_symbols, 1 };
 	r = add(KATRA_RECORD_STACK_OF);
 	r->u.stack_of = (struct katra_stack_of){ 1, 4243, 4242, 1500000, 3000000,
 						 KATRA_SITE_OFF_CPU };

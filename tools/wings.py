@@ -16,6 +16,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # user/pe/ (the PE file reader): below both record and replay
 PE = 'pe/(top)'
+# user/symbols/ (frames named from ELF and PE files): below both too
+SYMBOLS = 'symbols/(top)'
 # what each wing may call (its own files always)
 ALLOWED = {
     'record/(top)': {'record/targets', 'record/uprobes', 'record/drain', 'record/pipeline',
@@ -31,20 +33,20 @@ ALLOWED = {
     'record/table': set(),
     'record/procfs': set(),
     # the Windows half: the PE unwinder and its file reader
-    'record/stacks': {'record/procfs', 'record/peunwind', 'record/uprobes', PE},
+    'record/stacks': {'record/procfs', 'record/peunwind', 'record/uprobes', PE, SYMBOLS},
     # the Windows x64 unwinder: the PE header parser and COFF symbol walk
     'record/peunwind': {'record/uprobes', PE},
-    'replay/dump': {'replay/stats', 'replay/names', 'replay/util'},
+    'replay/dump': {SYMBOLS, 'replay/stats', 'replay/names', 'replay/util'},
     # --per-frame: every frame's sides from report's frame walk (frame_sides.h)
-    'replay/stats': {'replay/report', 'replay/names', 'replay/util'},
-    'replay/report': {'replay/names', 'replay/util'},
+    'replay/stats': {SYMBOLS, 'replay/report', 'replay/names', 'replay/util'},
+    'replay/report': {SYMBOLS, 'replay/names', 'replay/util'},
     # frame slices' args: every frame's sides (report/frame_sides.h)
-    'replay/export': {'replay/tables', 'replay/report', 'replay/names', 'replay/util'},
+    'replay/export': {SYMBOLS, 'replay/tables', 'replay/report', 'replay/names', 'replay/util'},
     'replay/tables': {'replay/stats', 'replay/report', 'replay/parquet', 'replay/names',
                       'replay/util'},
     'replay/parquet': set(),
     'replay/compare': {'replay/stats', 'replay/names', 'replay/util'},
-    'replay/names': {'replay/util', PE},
+    'replay/names': {'replay/util', PE, SYMBOLS},
     'replay/util': set(),
 }
 

@@ -320,6 +320,7 @@ enum katra_record_type {
 	KATRA_RECORD_MODULE,
 	KATRA_RECORD_STACK,
 	KATRA_RECORD_STACK_OF,
+	KATRA_RECORD_SYMBOLS,
 	KATRA_RECORD_COUNT
 };
 
@@ -530,6 +531,21 @@ struct katra_stack_of {
 	uint32_t site; /* enum katra_stack_site */
 };
 
+/* A stack address of a module named by the recorder from the file the
+ * process mapped: the function holding it (an inlined one's own name) and
+ * address's offset from the function's start */
+struct katra_symbol_name {
+	uint64_t address; /* as StackFrame.address */
+	struct katra_str name;
+	uint64_t offset;
+};
+
+struct katra_symbols {
+	uint32_t module; /* a Module's id */
+	const struct katra_symbol_name *names; /* by address, ascending */
+	uint64_t names_len;
+};
+
 struct katra_record {
 	uint32_t type; /* enum katra_record_type */
 	union {
@@ -540,6 +556,7 @@ struct katra_record {
 		struct katra_module module;
 		struct katra_stack stack;
 		struct katra_stack_of stack_of;
+		struct katra_symbols symbols;
 	} u;
 };
 

@@ -8,7 +8,8 @@
 # syscall dispatcher, from Wine's syscall frame) ntdll.dll -> kernelbase.dll
 # -> leaf, chain_b, chain_a, main in order (wine_stacks_check.py), named by
 # the program's COFF symbols from a copy of the trace elsewhere with the .exe
-# at hand (--symbols DIR, found by its PE identity); the Syscall site's count
+# at hand (--symbols DIR, found by its PE identity), and the same without
+# --symbols from the trace's own names (Symbols); the Syscall site's count
 # is ROUNDS exactly, counted by Sleep (its NtDelayExecution span: under load
 # Wine's yield before the select may be a second stack of the chain, or the
 # only one of that Sleep).  Without the join the Windows half is missing (the Unix
@@ -60,4 +61,11 @@ cp "$EXE" "$T/elsewhere/syms/"
 	kt_fail "dump --jsonl: $(kt_tail "$T/dump.err")"
 python3 "$KT_DIR/wine_stacks_check.py" "$T/stacks.json" "$ROUNDS" "$T/events.jsonl" >"$T/check.out" 2>&1 ||
 	kt_fail "$(kt_tail "$T/check.out")"
+# the same copy without --symbols: the program (outside every library
+# directory) and, under Wine 10, ntdll.so (in the root only) named by the
+# trace's Symbols records, written from the files the process mapped
+(cd "$T/elsewhere" && "$REPLAY" stats --stacks --json --top 10000 copy.ktrc) \
+	>"$T/trace.json" 2>"$T/trace.err" || kt_fail "stats --stacks without --symbols: $(kt_tail "$T/trace.err")"
+python3 "$KT_DIR/wine_stacks_check.py" "$T/trace.json" "$ROUNDS" "$T/events.jsonl" >"$T/trace.out" 2>&1 ||
+	kt_fail "from the trace's names alone: $(kt_tail "$T/trace.out")"
 exit 0

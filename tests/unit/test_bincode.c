@@ -560,3 +560,40 @@ Test(bincode, sample_is_deterministic)
 	tbuf_free(&a);
 	tbuf_free(&b);
 }
+
+/* Symbols: tag 7, module u32, then Vec<SymbolName> (len u64, each address
+ * u64, name String, offset u64), and back */
+Test(bincode, symbols_record_bytes_and_round_trip)
+{
+	static const struct katra_symbol_name names[] = {
+		{ 0x1404, { "main", 4 }, 0x24 },
+		{ 0x2000, { "f", 1 }, 0 },
+	};
+	struct katra_record r = { .type = KATRA_RECORD_SYMBOLS }, back;
+	struct katra_decode_error e;
+	struct katra_arena a = { 0 };
+	uint8_t got[128], want[128];
+
+	r.u.symbols = (struct katra_symbols){ 3, names, 2 };
+	size_t n = enc(&r, got, sizeof(got));
+	size_t wn = unhex("07000000 03000000 0200000000000000"
+			  " 0414000000000000 0400000000000000 6d61696e 2400000000000000"
+			  " 0020000000000000 0100000000000000 66 0000000000000000", want);
+	cr_assert_eq(n, wn);
+	assert_bytes(got, want, n, "Symbols");
+	cr_assert_eq(dec(got, n, &back, &a, &e), 0);
+	cr_assert_eq(back.type, KATRA_RECORD_SYMBOLS);
+	cr_assert_eq(back.u.symbols.module, 3);
+	cr_assert_eq(back.u.symbols.names_len, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct katra_symbol_name *s = &back.u.symbols.names[i];
+		cr_assert_eq(s->address, names[i].address);
+		cr_assert_eq(s->offset, names[i].offset);
+		cr_assert_eq(s->name.len, names[i].name.len);
+		cr_assert(!memcmp(s->name.ptr, names[i].name.ptr, s->name.len));
+	}
+	/* a names length past the input is an error, not an allocation */
+	got[8] = 0xff;
+	cr_assert_neq(dec(got, n, &back, &a, &e), 0);
+	katra_arena_free(&a);
+}

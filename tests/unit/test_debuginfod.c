@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "replay/names/debuginfod.h"
+#include "symbols/debuginfod.h"
 
 #define ELF_ID "93ac61ec5a8eb1396f9fbd350e3169a558528a40"
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "pe/pe.h"
-#include "replay/names/elfsyms.h"
-#include "replay/names/pedwarf.h"
+#include "symbols/elfsyms.h"
+#include "symbols/pedwarf.h"
 
 static const char src[] =
 	"#include <windows.h>\n"

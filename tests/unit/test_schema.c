@@ -23,7 +23,7 @@
 #include "replay/names/payload_fields.h"
 
 #define SCHEMA_PATH "format/schema.txt"
-#define MAX_ITEMS 64
+#define MAX_ITEMS 96
 #define MAX_FIELDS 128 /* an enum's variants too: EventKind has more than 64 */
 
 struct s_field {

@@ -19,7 +19,7 @@
 #include "record/stacks/kallsyms.h"
 #include "record/stacks/stacks.h"
 #include "crafted_pe_util.h"
-#include "replay/names/elfsyms.h"
+#include "symbols/elfsyms.h"
 #include "../../tools/sample_records.h"
 
 static struct katra_stack_rec rec;
@@ -86,7 +86,8 @@ Test(stacks_unwind, cfi_names_the_chain_made_here)
 	struct katra_record kr;
 	struct kr_elfsyms *sy = kr_elfsyms_new(NULL);
 	const char *want[] = { "unwind_leaf", "unwind_mid", "unwind_outer" };
-	int fd = mkstemp(path), nstack = 0, nof = 0;
+	int fd = mkstemp(path), nstack = 0, nof = 0, nsym = 0;
+	struct katra_stack_frame top[3] = { { 0, 0 } };
 
 	cr_assert_geq(fd, 0);
 	close(fd);
@@ -121,12 +122,31 @@ Test(stacks_unwind, cfi_names_the_chain_made_here)
 			cr_assert_eq(s->kernel.len, 0);
 			/* the first frame is unwind_leaf itself (the pc) */
 			for (j = 0; j < 3 && i < s->frames_len; i++, j++)
+				top[j] = s->frames[i];
+			for (i = 0, j = 0; j < 3 && i < s->frames_len; i++, j++)
 				cr_assert_str_eq(kr_elfsyms_name(sy, s->frames[i].module,
 								 s->frames[i].address, 0, buf,
 								 sizeof(buf)),
 						 want[j], "frame %zu", i);
 			cr_assert_eq(j, 3, "%" PRIu64 " frames", s->frames_len);
 			cr_assert_gt(s->frames_len, 3, "the test's callers below");
+		} else if (kr.type == KATRA_RECORD_SYMBOLS) {
+			/* the recorder's own names of the three frames, from the
+			 * file it opened: the function and the offset in it */
+			for (uint64_t i = 0; i < kr.u.symbols.names_len; i++) {
+				const struct katra_symbol_name *e = &kr.u.symbols.names[i];
+				for (int j = 0; j < 3; j++) {
+					if (top[j].module != kr.u.symbols.module ||
+					    top[j].address != e->address)
+						continue;
+					cr_assert_eq(e->name.len, strlen(want[j]));
+					cr_assert(!memcmp(e->name.ptr, want[j], e->name.len),
+						  "frame %d named %.*s", j, (int)e->name.len,
+						  e->name.ptr);
+					cr_assert_lt(e->offset, 0x1000);
+					nsym++;
+				}
+			}
 		} else if (kr.type == KATRA_RECORD_STACK_OF) {
 			nof++;
 			cr_assert_eq(kr.u.stack_of.begin_ns, 4000, "less the start");
@@ -140,6 +160,7 @@ Test(stacks_unwind, cfi_names_the_chain_made_here)
 	unlink(path);
 	cr_assert_eq(nstack, 1);
 	cr_assert_eq(nof, 1);
+	cr_assert_eq(nsym, 3, "the three frames in a Symbols record");
 }
 
 Test(stacks_unwind, kallsyms_names_the_symbol_below)

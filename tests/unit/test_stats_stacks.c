@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "replay_test_util.h"
-#include "replay/names/elfsyms.h"
+#include "symbols/elfsyms.h"
 #include "crafted_pe_util.h"
 
 #define MS 1000000ull
@@ -313,4 +313,58 @@ Test(stats_stacks, a_pe_module_is_named_by_its_coff_symbols_when_its_identity_ma
 	kr_elfsyms_free(s);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* The recorder's naming: a module given as the open file, named with its
+ * offset apart; an address no symbol holds is not named */
+Test(stats_stacks, a_module_given_open_names_its_addresses)
+{
+	struct kr_elfsyms *s = kr_elfsyms_new(NULL);
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	uint64_t at = (uint64_t)(uintptr_t)kr_elfsyms_new - exe_bias() + 3, off = 0;
+	char buf[256];
+
+	cr_assert_not_null(s);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(kr_elfsyms_module_fd(s, 4, "/nowhere/game", fd), 0);
+	close(fd); /* dup'd */
+	cr_assert_eq(kr_elfsyms_symbol(s, 4, at, buf, sizeof(buf), &off), 0);
+	cr_assert_str_eq(buf, "kr_elfsyms_new");
+	cr_assert_eq(off, 3);
+	cr_assert_eq(kr_elfsyms_symbol(s, 4, 0x10, buf, sizeof(buf), &off), -ENOENT);
+	cr_assert_eq(kr_elfsyms_symbol(s, 5, at, buf, sizeof(buf), &off), -ENOENT);
+	kr_elfsyms_free(s);
+}
+
+/* A trace's Symbols name a module whose file is nowhere; a file found by
+ * its build id wins over them */
+Test(stats_stacks, trace_names_where_no_file_is_found)
+{
+	static const struct katra_symbol_name nm[] = { { 0x1000, { "from_trace", 10 }, 0x8 },
+						       { 0x2000, { "second", 6 }, 0 } };
+	const struct katra_symbols sy = { 7, nm, 2 };
+	char buf[256], dir[256];
+	struct tb t;
+
+	struct kr_elfsyms *s = kr_elfsyms_new(NULL);
+	cr_assert_eq(kr_elfsyms_module(s, 7, "no-such-game", 12, "00aa", 4), 0);
+	cr_assert_eq(kr_elfsyms_trace_names(s, &sy), 0);
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, 0x1000, 1, buf, sizeof(buf)), "from_trace+0x8");
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, 0x1000, 0, buf, sizeof(buf)), "from_trace");
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, 0x2000, 1, buf, sizeof(buf)), "second+0x0");
+	/* an address the trace did not name: module+address */
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, 0x1001, 1, buf, sizeof(buf)), "no-such-game+0x1001");
+	kr_elfsyms_free(s);
+
+	tb_init(&t);
+	symbols_dir(&t, dir, sizeof(dir));
+	uint64_t at = (uint64_t)(uintptr_t)kr_elfsyms_new - exe_bias() + 3;
+	const struct katra_symbol_name wrong[] = { { at, { "stale", 5 }, 3 } };
+	const struct katra_symbols sy2 = { 7, wrong, 1 };
+	s = kr_elfsyms_new(dir);
+	cr_assert_eq(kr_elfsyms_module(s, 7, "game", 4, "", 0), 0);
+	cr_assert_eq(kr_elfsyms_trace_names(s, &sy2), 0);
+	cr_assert_str_eq(kr_elfsyms_name(s, 7, at, 1, buf, sizeof(buf)), "kr_elfsyms_new+0x3");
+	kr_elfsyms_free(s);
+	tb_cleanup(&t);
 }

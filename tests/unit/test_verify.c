@@ -605,6 +605,18 @@ Test(verify, stack_of_an_unknown_stack_fails)
 			   off_of(r, 4, 3));
 }
 
+Test(verify, symbols_of_an_unknown_module_fails)
+{
+	static const struct katra_symbol_name nm[] = { { 0x10, { "f", 1 }, 0 } };
+	struct katra_record r[8] = { EV(1, 10, 1), mk_module(1), { .type = KATRA_RECORD_SYMBOLS },
+				     { .type = KATRA_RECORD_SYMBOLS } };
+
+	r[2].u.symbols = (struct katra_symbols){ 1, nm, 1 };
+	r[3].u.symbols = (struct katra_symbols){ 2, nm, 1 };
+	assert_one_problem(r, 4, "Symbols at byte %zu: Module 2 is not an earlier one",
+			   off_of(r, 4, 3));
+}
+
 Test(verify, duplicate_module_id_fails)
 {
 	struct katra_record r[8] = { EV(1, 10, 1), mk_module(1), mk_module(1) };

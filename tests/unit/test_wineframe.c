@@ -14,7 +14,7 @@
 
 #include "record/uprobes/wineframe.h"
 #include "record/uprobes/winenames.h"
-#include "replay/names/elfsyms.h"
+#include "symbols/elfsyms.h"
 
 #define CODE_AT 0x1000 /* vaddr = file offset: one executable PT_LOAD */
 #define FILE_LEN 0x2000

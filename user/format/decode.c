@@ -565,6 +565,20 @@ static void get_stack(struct dec *d, struct katra_stack *st)
 	st->truncated = get_bool(d, "Stack.truncated");
 }
 
+static void get_symbols(struct dec *d, struct katra_symbols *sy)
+{
+	sy->module = get_u32(d, "Symbols.module");
+	uint64_t n = get_len(d, 24, "Symbols.names");
+	struct katra_symbol_name *s = n ? arena_alloc(d, n * sizeof(*s)) : NULL;
+	for (uint64_t i = 0; s && i < n && !d->rc; i++) {
+		s[i].address = get_u64(d, "SymbolName.address");
+		s[i].name = get_str(d, "SymbolName.name");
+		s[i].offset = get_u64(d, "SymbolName.offset");
+	}
+	sy->names = s;
+	sy->names_len = s ? n : 0;
+}
+
 static void get_record(struct dec *d, struct katra_record *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -618,6 +632,9 @@ static void get_record(struct dec *d, struct katra_record *r)
 		r->u.stack_of.begin_ns = get_u64(d, "StackOf.begin_ns");
 		r->u.stack_of.duration_ns = get_u64(d, "StackOf.duration_ns");
 		r->u.stack_of.site = get_enum(d, KATRA_STACK_SITE_COUNT, "StackOf.site");
+		break;
+	case KATRA_RECORD_SYMBOLS:
+		get_symbols(d, &r->u.symbols);
 		break;
 	}
 }

@@ -116,6 +116,15 @@ static void put_record(struct enc *e, const struct katra_record *r)
 		put_u64(e, r->u.stack_of.duration_ns);
 		put_u32(e, r->u.stack_of.site);
 		break;
+	case KATRA_RECORD_SYMBOLS:
+		put_u32(e, r->u.symbols.module);
+		put_u64(e, r->u.symbols.names_len);
+		for (uint64_t i = 0; i < r->u.symbols.names_len; i++) {
+			put_u64(e, r->u.symbols.names[i].address);
+			put_str(e, r->u.symbols.names[i].name);
+			put_u64(e, r->u.symbols.names[i].offset);
+		}
+		break;
 	}
 }
 

@@ -342,6 +342,10 @@ static void check_stack_record(struct verifier *v, const struct katra_record *re
 					" names Module %" PRIu32 ", not an earlier one", st->id, off,
 					i, st->frames[i].module);
 		stack_id_seen(v, 2, st->id, "Stack", off);
+	} else if (rec->type == KATRA_RECORD_SYMBOLS) {
+		if (!map_find(&v->stack_ids, 1, rec->u.symbols.module))
+			problem(v, "Symbols at byte %" PRIu64 ": Module %" PRIu32
+				" is not an earlier one", off, rec->u.symbols.module);
 	} else if (!map_find(&v->stack_ids, 2, rec->u.stack_of.stack_id)) {
 		problem(v, "StackOf at byte %" PRIu64 ": Stack %" PRIu64 " is not an earlier one",
 			off, rec->u.stack_of.stack_id);
@@ -383,6 +387,7 @@ static void check_record(struct verifier *v, const struct katra_record *rec, uin
 	case KATRA_RECORD_MODULE:
 	case KATRA_RECORD_STACK:
 	case KATRA_RECORD_STACK_OF:
+	case KATRA_RECORD_SYMBOLS:
 		check_stack_record(v, rec, off);
 		break;
 	}

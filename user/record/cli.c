@@ -313,6 +313,8 @@ const struct katra_cli_option katra_record_options[] = {
 	  "allowed; 0: every one)", "none", opt_stack_threshold, 0, 0 },
 	{ "sample-hz", 0, "N", "--stacks of running traced threads too: a timer\n"
 	  "sample N times a second on each CPU (0: none)", "none", opt_sample_hz, 0, 0 },
+	{ "no-symbols", 0, NULL, "--stacks: write no function names of the traced\n"
+	  "programs (Symbols records) into the trace", NULL, NULL, FIELD(no_symbols), 0 },
 	{ "no-uprobes", 0, NULL, "no uprobes on Wine's ntdll.so or the Vulkan driver\n"
 	  "(no WindowsFacing, WineProton or Vulkan events)", NULL, NULL, FIELD(no_uprobes), 0 },
 	{ "epoch-fifo", 0, "PATH", "create/read a FIFO; each line written is an epoch mark",

@@ -55,6 +55,7 @@ struct katra_record_opts {
 	const char *labels[KATRA_MAX_LABELS]; /* --label KEY=VALUE, as given (checked) */
 	size_t nlabels;
 	bool stacks;               /* --stacks: call stacks of off-CPU intervals */
+	bool no_symbols;           /* --no-symbols: their frames not named in the trace */
 	uint64_t stack_threshold_ns; /* --stack-threshold: of those this long or more */
 	uint32_t sample_hz;        /* --sample-hz: timer samples of running threads */
 };

@@ -76,7 +76,7 @@ impl Coverage {
                 }
             }
             TraceRecord::StackOf(s) => self.variant("StackSite", s.site.name()),
-            TraceRecord::Module(_) | TraceRecord::Stack(_) => {}
+            TraceRecord::Module(_) | TraceRecord::Stack(_) | TraceRecord::Symbols(_) => {}
         }
     }
 

@@ -984,6 +984,14 @@ pub fn records() -> Vec<TraceRecord> {
         kernel: vec!["do_nanosleep+0x5e".to_string()],
         truncated: false,
     }));
+    b.records.push(TraceRecord::Symbols(Symbols {
+        module: 1,
+        names: vec![SymbolName {
+            address: 0x1404,
+            name: "wait_for_frame".to_string(),
+            offset: 0x24,
+        }],
+    }));
     b.records.push(TraceRecord::StackOf(StackOf {
         stack_id: 1,
         thread_id: 4243,
@@ -1069,7 +1077,8 @@ pub fn summarize(records: &[TraceRecord]) -> TraceSummary {
             TraceRecord::SessionSummary(_)
             | TraceRecord::Module(_)
             | TraceRecord::Stack(_)
-            | TraceRecord::StackOf(_) => {}
+            | TraceRecord::StackOf(_)
+            | TraceRecord::Symbols(_) => {}
         }
     }
     s.events_by_kind = kinds

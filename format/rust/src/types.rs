@@ -84,11 +84,13 @@ pub enum TraceRecord {
     Module(Module),
     Stack(Stack),
     StackOf(StackOf),
+    Symbols(Symbols),
 }
 
 impl TraceRecord {
     pub const NAMES: &'static [&'static str] =
-        &["Event", "EpochMarker", "Counter", "SessionSummary", "Module", "Stack", "StackOf"];
+        &["Event", "EpochMarker", "Counter", "SessionSummary", "Module", "Stack", "StackOf",
+          "Symbols"];
 
     pub fn index(&self) -> u32 {
         match self {
@@ -99,6 +101,7 @@ impl TraceRecord {
             TraceRecord::Module(_) => 4,
             TraceRecord::Stack(_) => 5,
             TraceRecord::StackOf(_) => 6,
+            TraceRecord::Symbols(_) => 7,
         }
     }
 
@@ -115,7 +118,8 @@ impl TraceRecord {
             TraceRecord::SessionSummary(_)
             | TraceRecord::Module(_)
             | TraceRecord::Stack(_)
-            | TraceRecord::StackOf(_) => None,
+            | TraceRecord::StackOf(_)
+            | TraceRecord::Symbols(_) => None,
         }
     }
 }
@@ -672,3 +676,18 @@ pub struct StackOf {
 }
 
 unit_enum!(StackSite { 0 OffCpu, 1 Syscall, 2 Sample });
+
+/// A module's stack addresses named by the recorder from the file the
+/// process mapped (function names only, no paths).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Symbols {
+    pub module: u32,
+    pub names: Vec<SymbolName>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct SymbolName {
+    pub address: u64,
+    pub name: String,
+    pub offset: u64,
+}

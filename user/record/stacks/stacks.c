@@ -26,15 +26,6 @@
 #define MAX_FILES 1024
 #define MAX_MAPS  2048 /* file-backed mappings of one process */
 
-struct stk_stack {
-	uint64_t hash;
-	uint64_t id;
-	uint32_t nframes, nkernel;
-	bool truncated;
-	struct stk_frame *frames;
-	uint64_t *kernel;
-};
-
 struct katra_stacks {
 	struct katra_stacks_opts o;
 	FILE *spool;
@@ -474,5 +465,11 @@ int katra_stacks_finish(struct katra_stacks *st, struct katra_writer *w, katra_k
 		res->written += !rc;
 	}
 	kallsyms_free(ks);
+	if (!rc && !st->o.no_symbols) {
+		uint64_t t0 = now_ns();
+		rc = stk_write_symbols(st->files, st->stacks, st->nstacks, w,
+				       &res->named, &res->unnamed);
+		res->symbols_ns = now_ns() - t0;
+	}
 	return rc;
 }

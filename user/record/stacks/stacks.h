@@ -3,7 +3,8 @@
  * spooled to a temporary file as they come (with each process's module
  * table, read at its first stack, its files opened then), and at the end of
  * the capture unwound (CFI by libdw, frame pointers where CFI gives
- * nothing), deduplicated and written as Module, Stack and StackOf records.
+ * nothing), deduplicated and written as Module, Stack and StackOf records,
+ * then the user frames named from the files the processes mapped (Symbols).
  * No libbpf: the kernel stacks come through a callback.  Functions return 0
  * or -errno. */
 #ifndef KATRA_RECORD_STACKS_H
@@ -20,6 +21,7 @@ struct katra_stacks_opts {
 	const char *proc;  /* "/proc" (tests: a fake tree) */
 	bool full_paths;   /* --paths: a module's whole path, else its basename */
 	bool fp_only;      /* tests: frame pointers only, never CFI */
+	bool no_symbols;   /* --no-symbols: no Symbols records */
 	uint64_t start_mono_ns; /* the capture's start: the trace's times are from it */
 };
 
@@ -42,6 +44,9 @@ struct katra_stacks_result {
 	uint64_t no_module; /* records of a process whose maps could not be read */
 	uint64_t before;    /* intervals begun before the capture's start: not written */
 	uint64_t kernel_beside; /* kernel stacks the map refused, taken in the record */
+	uint64_t named;      /* user frames' addresses named in Symbols records */
+	uint64_t unnamed;    /* those their file names not */
+	uint64_t symbols_ns; /* the naming's time */
 };
 
 /* Unwinds what was spooled and appends the records to w (before its

@@ -59,6 +59,23 @@ struct stk_frame {
 	uint64_t address; /* pc less the module's bias (or the pc) */
 };
 
+/* A distinct stack, as written */
+struct stk_stack {
+	uint64_t hash;
+	uint64_t id;
+	uint32_t nframes, nkernel;
+	bool truncated;
+	struct stk_frame *frames;
+	uint64_t *kernel;
+};
+
+/* stacknames.c: a Symbols record per module the stacks cite, its frames'
+ * addresses named from the file the process mapped (files[i].fd), by the
+ * replay's naming (symbols/elfsyms.h); *named and *unnamed count them */
+struct katra_writer;
+int stk_write_symbols(struct stk_file *files, const struct stk_stack *stacks,
+		      size_t nstacks, struct katra_writer *w, uint64_t *named, uint64_t *unnamed);
+
 /* Unwinds rec in p: up to STK_MAX_FRAMES frames, innermost first; *truncated
  * when the walk stopped before the outermost frame.  files: the wing's. */
 int stk_unwind(struct stk_proc *p, struct stk_file *files, const struct katra_stack_rec *rec,

@@ -10,7 +10,7 @@
 #include "katra/replay.h"
 #include "katra/replay_cli.h"
 #include "dump_filter.h"
-#include "replay/names/debuginfod.h"
+#include "symbols/debuginfod.h"
 
 enum { OPT_MAX_PROBLEMS = 256, OPT_JSONL, OPT_JSON, OPT_STRICT };
 

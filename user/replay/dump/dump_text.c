@@ -57,7 +57,7 @@ static void str_list(FILE *f, struct katra_str_vec v)
 
 /* Module id=N name=".." build_id=".." [pe={..}] / Stack id=N frames=[M:0xADDR ..]
  * kernel=[".."] truncated=B / StackOf stack=N thread=T process=P begin=TS
- * duration_ns=N site=S */
+ * duration_ns=N site=S / Symbols module=M names=[0xADDR:"name"+0xOFF ..] */
 static void stack_record(FILE *f, const struct katra_record *rec)
 {
 	if (rec->type == KATRA_RECORD_MODULE) {
@@ -96,6 +96,21 @@ static void stack_record(FILE *f, const struct katra_record *rec)
 		kr_s(f, "] kernel=");
 		str_list(f, st->kernel);
 		kr_s(f, st->truncated ? " truncated=true" : " truncated=false");
+	} else if (rec->type == KATRA_RECORD_SYMBOLS) {
+		const struct katra_symbols *sy = &rec->u.symbols;
+		kr_s(f, "Symbols module=");
+		kr_u64(f, sy->module);
+		kr_s(f, " names=[");
+		for (uint64_t i = 0; i < sy->names_len; i++) {
+			if (i)
+				putc(' ', f);
+			kr_hex(f, sy->names[i].address);
+			putc(':', f);
+			sstr(f, sy->names[i].name);
+			putc('+', f);
+			kr_hex(f, sy->names[i].offset);
+		}
+		putc(']', f);
 	} else {
 		const struct katra_stack_of *so = &rec->u.stack_of;
 		kr_s(f, "StackOf stack=");
@@ -367,6 +382,7 @@ void kr_text_record(FILE *f, const struct katra_record *rec, const struct kr_dum
 	case KATRA_RECORD_MODULE:
 	case KATRA_RECORD_STACK:
 	case KATRA_RECORD_STACK_OF:
+	case KATRA_RECORD_SYMBOLS:
 		stack_record(f, rec);
 		break;
 	default:

@@ -382,7 +382,8 @@ static void summary(FILE *f, const struct katra_summary *s)
  *  {"time_date_stamp":N,"size_of_image":N,"pdb_guid":"..","pdb_age":N,"pdb_name":".."}},
  * {"record":"Stack","id":N,"frames":[[module,address],..],"kernel":[".."],"truncated":B},
  * {"record":"StackOf","stack_id":N,"thread_id":N,"process_id":N,"begin_ns":N,
- *  "duration_ns":N,"site":"OffCpu"} */
+ *  "duration_ns":N,"site":"OffCpu"},
+ * {"record":"Symbols","module":N,"names":[[address,"name",offset],..]} */
 static void stack_records(FILE *f, const struct katra_record *rec)
 {
 	if (rec->type == KATRA_RECORD_MODULE) {
@@ -421,6 +422,22 @@ static void stack_records(FILE *f, const struct katra_record *rec)
 		str_array(f, st->kernel);
 		kbool(f, "truncated", st->truncated);
 		kr_s(f, "}\n");
+	} else if (rec->type == KATRA_RECORD_SYMBOLS) {
+		const struct katra_symbols *sy = &rec->u.symbols;
+		kr_s(f, "{\"record\":\"Symbols\"");
+		ku64(f, "module", sy->module);
+		key(f, "names");
+		putc('[', f);
+		for (uint64_t i = 0; i < sy->names_len; i++) {
+			kr_s(f, i ? ",[" : "[");
+			kr_u64(f, sy->names[i].address);
+			putc(',', f);
+			katra_json_string(f, sy->names[i].name.ptr, sy->names[i].name.len);
+			putc(',', f);
+			kr_u64(f, sy->names[i].offset);
+			putc(']', f);
+		}
+		kr_s(f, "]}\n");
 	} else {
 		const struct katra_stack_of *so = &rec->u.stack_of;
 		kr_s(f, "{\"record\":\"StackOf\"");
@@ -457,6 +474,7 @@ void kr_jsonl_record(FILE *f, const struct katra_record *rec, const struct kr_du
 	case KATRA_RECORD_MODULE:
 	case KATRA_RECORD_STACK:
 	case KATRA_RECORD_STACK_OF:
+	case KATRA_RECORD_SYMBOLS:
 		stack_records(f, rec);
 		break;
 	default:

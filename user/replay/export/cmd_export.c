@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "export.h"
-#include "replay/names/debuginfod.h"
+#include "symbols/debuginfod.h"
 #include "replay/tables/tables.h"
 #include "katra/replay_cli.h"
 

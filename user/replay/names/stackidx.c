@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfsyms.h"
+#include "symbols/elfsyms.h"
 #include "replay/util/xmap.h"
 #include "stackidx.h"
 
@@ -107,6 +107,8 @@ int kr_stackidx_add(struct kr_stackidx *ix, const struct katra_record *rec)
 		return keep_stack(ix, &rec->u.stack);
 	case KATRA_RECORD_STACK_OF:
 		return keep_cite(ix, &rec->u.stack_of);
+	case KATRA_RECORD_SYMBOLS:
+		return kr_elfsyms_trace_names(ix->sy, &rec->u.symbols);
 	default:
 		return 0;
 	}

@@ -6,7 +6,7 @@
 
 #include "katra/replay_cli.h"
 #include "katra/report.h"
-#include "replay/names/debuginfod.h"
+#include "symbols/debuginfod.h"
 
 static const char report_help[] =
 	"Usage: katra-replay report [--json] [--html OUT.html] [--top N] [--pid PID | --tid TID]\n"

@@ -724,6 +724,7 @@ int kr_report_add(struct kr_report *rp, const struct katra_record *rec)
 	case KATRA_RECORD_MODULE:
 	case KATRA_RECORD_STACK:
 	case KATRA_RECORD_STACK_OF:
+	case KATRA_RECORD_SYMBOLS:
 		rp->error = rp->o.stacks ? kr_stackidx_add(rp->o.stacks, rec) : 0;
 		return rp->error;
 	default:

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "katra/replay.h"
-#include "replay/names/elfsyms.h"
+#include "symbols/elfsyms.h"
 #include "replay/util/open.h"
 #include "replay/util/xmap.h"
 #include "stats.h"
@@ -268,6 +268,8 @@ int kr_stacks_report(const char *path, FILE *out, const struct katra_stats_opts 
 			v.oom = kr_elfsyms_module(sy, rec.u.module.id, rec.u.module.name.ptr,
 						  rec.u.module.name.len, rec.u.module.build_id.ptr,
 						  rec.u.module.build_id.len);
+		else if (rec.type == KATRA_RECORD_SYMBOLS)
+			v.oom = kr_elfsyms_trace_names(sy, &rec.u.symbols);
 		else if (rec.type == KATRA_RECORD_STACK)
 			v.oom = keep_stack(&v, &rec.u.stack);
 		else if (rec.type == KATRA_RECORD_STACK_OF && site_wanted(o, rec.u.stack_of.site))

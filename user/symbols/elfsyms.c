@@ -14,6 +14,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 
+#include <katra/format.h>
+
 #include "debuginfod.h"
 #include "elfsyms.h"
 #include "pe/pesymtab.h"
@@ -25,6 +27,12 @@ struct sym {
 	uint64_t addr, size;
 	const char *name;
 	size_t len; /* the name without its symbol version ("@GLIBC_2.17") */
+};
+
+/* A frame named by the recorder (a Symbols record's SymbolName) */
+struct tsym {
+	uint64_t addr, offset;
+	char *name;
 };
 
 struct mod {
@@ -42,6 +50,10 @@ struct mod {
 	struct katra_pe_symtab pe_syms;
 	uint64_t image_base;
 	void *pe_dwarf; /* the ELF image of its DWARF that elf reads (pedwarf.h) */
+	int given_fd;   /* its file, given open (kr_elfsyms_module_fd), or -1 */
+	bool given;     /* so: never looked for elsewhere */
+	struct tsym *tsyms; /* the trace's names of its frames, by address */
+	size_t ntsyms;
 };
 
 struct kr_elfsyms {
@@ -80,6 +92,11 @@ void kr_elfsyms_free(struct kr_elfsyms *s)
 		katra_pe_symtab_free(&m->pe_syms);
 		katra_blob_free(&m->blob);
 		free(m->pe_dwarf);
+		if (m->given_fd >= 0)
+			close(m->given_fd);
+		for (size_t j = 0; j < m->ntsyms; j++)
+			free(m->tsyms[j].name);
+		free(m->tsyms);
 		free(m->name);
 		free(m->build_id);
 	}
@@ -101,6 +118,7 @@ int kr_elfsyms_module(struct kr_elfsyms *s, uint32_t id, const char *name, size_
 	}
 	struct mod *m = &s->mods[s->n];
 	memset(m, 0, sizeof(*m));
+	m->given_fd = -1;
 	m->id = id;
 	m->name = strndup(name, name_len);
 	m->build_id = strndup(build_id, bid_len);
@@ -119,6 +137,67 @@ static struct mod *find(const struct kr_elfsyms *s, uint32_t id)
 		if (s->mods[i].id == id)
 			return &s->mods[i];
 	return NULL;
+}
+
+int kr_elfsyms_module_fd(struct kr_elfsyms *s, uint32_t id, const char *name, int fd)
+{
+	int rc = kr_elfsyms_module(s, id, name, strlen(name), "", 0);
+
+	if (rc)
+		return rc;
+	s->mods[s->n - 1].given = true;
+	s->mods[s->n - 1].given_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return s->mods[s->n - 1].given_fd < 0 ? -errno : 0;
+}
+
+static int by_taddr(const void *a, const void *b)
+{
+	const struct tsym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int kr_elfsyms_trace_names(struct kr_elfsyms *s, const struct katra_symbols *sy)
+{
+	struct mod *m = find(s, sy->module);
+
+	if (!m || !sy->names_len)
+		return 0; /* a module no Module record named: verify says so */
+	struct tsym *t = realloc(m->tsyms, (m->ntsyms + sy->names_len) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	m->tsyms = t;
+	for (uint64_t i = 0; i < sy->names_len; i++) {
+		const struct katra_symbol_name *e = &sy->names[i];
+		char *nm = strndup(e->name.ptr, e->name.len);
+		if (!nm)
+			return -ENOMEM;
+		t[m->ntsyms++] = (struct tsym){ e->address, e->offset, nm };
+	}
+	qsort(m->tsyms, m->ntsyms, sizeof(*m->tsyms), by_taddr);
+	return 0;
+}
+
+/* The trace's name of the frame, when a Symbols record gave one */
+static const char *trace_name(const struct mod *m, uint64_t address, int with_offset, char *buf,
+			      size_t cap)
+{
+	size_t lo = 0, hi = m->ntsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->tsyms[mid].addr < address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->ntsyms || m->tsyms[lo].addr != address)
+		return NULL;
+	if (with_offset)
+		snprintf(buf, cap, "%s+0x%" PRIx64, m->tsyms[lo].name, m->tsyms[lo].offset);
+	else
+		snprintf(buf, cap, "%s", m->tsyms[lo].name);
+	return buf;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -153,10 +232,10 @@ fail:
 	return -1;
 }
 
-/* The file at path when its build id is the module's (or either has none) */
-static int try_open(struct mod *m, const char *path)
+/* The file fd when its build id is the module's (or either has none); fd
+ * kept, else closed */
+static int try_open_fd(struct mod *m, int fd)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	const void *bid;
 	char hex[129] = "", mz[2];
 
@@ -184,6 +263,12 @@ static int try_open(struct mod *m, const char *path)
 	return 0;
 }
 
+/* The file at path when its build id is the module's (or either has none) */
+static int try_open(struct mod *m, const char *path)
+{
+	return try_open_fd(m, open(path, O_RDONLY | O_CLOEXEC));
+}
+
 static int locate(const struct kr_elfsyms *s, struct mod *m)
 {
 	static const char *const libdirs[] = { "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
@@ -195,6 +280,12 @@ static int locate(const struct kr_elfsyms *s, struct mod *m)
 	const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
 	const char *b = m->build_id;
 	char p[4096];
+
+	if (m->given) {
+		int fd = m->given_fd;
+		m->given_fd = -1;
+		return try_open_fd(m, fd);
+	}
 
 	if (s->dir) {
 		snprintf(p, sizeof(p), "%s/%s", s->dir, base);
@@ -267,7 +358,7 @@ static int fetch(struct mod *m, int found)
 	struct mod local = *m;
 	int err = 0;
 
-	if (!kr_debuginfod_wanted(m->build_id) || (found && (m->pe || full_symbols(m->elf))))
+	if (!kr_debuginfod_wanted(m->build_id) || m->given || (found && (m->pe || full_symbols(m->elf))))
 		return found ? 0 : -1;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		char *path = NULL;
@@ -418,6 +509,8 @@ static const char *pe_name(struct mod *m, uint64_t address, int with_offset, cha
 		return buf;
 	if (address < m->image_base || rva > UINT32_MAX ||
 	    !katra_pe_symbolize(&m->pe_syms, (uint32_t)rva, buf, cap)) {
+		if (trace_name(m, address, with_offset, buf, cap))
+			return buf;
 		snprintf(buf, cap, "%s+0x%" PRIx64, base, address);
 		return buf;
 	}
@@ -452,6 +545,9 @@ const char *kr_elfsyms_name(struct kr_elfsyms *s, uint32_t module, uint64_t addr
 	if ((!sy || (sy->size && address >= sy->addr + sy->size)) && m->loaded > 0 &&
 	    dwarf_name(m, address, with_offset, buf, cap)) {
 		return buf;
+	} else if ((!sy || (sy->size && address >= sy->addr + sy->size)) &&
+		   trace_name(m, address, with_offset, buf, cap)) {
+		return buf; /* no file at hand, or one that names less */
 	} else if (!sy || (sy->size && address >= sy->addr + sy->size)) {
 		const char *base = strrchr(m->name, '/') ? strrchr(m->name, '/') + 1 : m->name;
 		snprintf(buf, cap, "%s+0x%" PRIx64, base, address);
@@ -461,6 +557,28 @@ const char *kr_elfsyms_name(struct kr_elfsyms *s, uint32_t module, uint64_t addr
 		snprintf(buf, cap, "%.*s", (int)sy->len, sy->name);
 	}
 	return buf;
+}
+
+int kr_elfsyms_symbol(struct kr_elfsyms *s, uint32_t module, uint64_t address, char *buf,
+		      size_t cap, uint64_t *offset)
+{
+	struct mod *m = module ? find(s, module) : NULL;
+	char full[512], *end;
+	size_t n;
+
+	if (m && !m->loaded)
+		load(s, m);
+	if (!m || m->loaded < 0 || !cap)
+		return -ENOENT;
+	/* named: the form with an offset is the name, "+0x" and the offset;
+	 * unnamed, both forms are the same "module+0xaddr" */
+	kr_elfsyms_name(s, module, address, 0, buf, cap);
+	kr_elfsyms_name(s, module, address, 1, full, sizeof(full));
+	n = strlen(buf);
+	if (!strcmp(full, buf) || strncmp(full, buf, n) || strncmp(full + n, "+0x", 3))
+		return -ENOENT;
+	*offset = strtoull(full + n + 3, &end, 16);
+	return *end ? -ENOENT : 0;
 }
 
 const char *kr_elfsyms_module_name(const struct kr_elfsyms *s, uint32_t module, int *found)
