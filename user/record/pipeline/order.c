@@ -204,6 +204,27 @@ void order_commit_place(struct order *o, unsigned ring)
 	}
 }
 
+/* Where order_commit_place() would walk the item to, found by its keys
+ * alone: each later item is copied once, the new one not through a copy
+ * at the tail and another on the stack. */
+struct pending *order_insert_inside(struct order *o, unsigned ring, uint64_t key)
+{
+	struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1, i = f->tail;
+
+	if (f->tail - f->head == f->cap || o->hpos[ring] == ORDER_NOT_IN_HEAP)
+		return NULL;
+	while (i != f->head && f->items[(i - 1) & mask].key > key)
+		i--;
+	if (i == f->head)
+		return NULL;
+	for (size_t j = f->tail; j != i; j--)
+		f->items[j & mask] = f->items[(j - 1) & mask];
+	f->tail++;
+	o->pending++;
+	return &f->items[i & mask];
+}
+
 /* order_pop() took the FIFO's last item. */
 void order_pop_last(struct order *o, unsigned ring)
 {

@@ -338,6 +338,24 @@ static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
 	}
 }
 
+/* The slot of a combined syscall that begins before the last items of its
+ * FIFO (io_uring_enter after the submissions and completions made inside
+ * it): filled where it goes, not copied to the tail and walked back from
+ * there (order_insert_inside); NULL where that is not the common case. */
+static inline struct pending *pair_inside(struct pipeline *r, unsigned ring, uint64_t enter)
+{
+	const struct ring_fifo *f = &r->order.fifos[ring];
+	struct pending *p;
+
+	if (f->tail == f->head || f->items[(f->tail - 1) & (f->cap - 1)].key <= enter ||
+	    !(p = order_insert_inside(&r->order, ring, enter)))
+		return NULL;
+	p->key = enter;
+	p->kind = PEND_SYSCALL_PAIR;
+	p->ring = ring;
+	return p;
+}
+
 static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *data, size_t size)
 {
 	const struct katra_wire_head *h = data;
@@ -366,8 +384,14 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 			push(r, ring, PEND_SYSCALL_ORPHAN, h->ts, sc, sizeof(*sc));
 			break;
 		}
-		if ((sc->flags & (KATRA_SC_FLUSHED | KATRA_SC_EXIT)) == KATRA_SC_EXIT)
-			push(r, ring, PEND_SYSCALL_PAIR, sc->enter_ts, sc, sizeof(*sc));
+		if ((sc->flags & (KATRA_SC_FLUSHED | KATRA_SC_EXIT)) == KATRA_SC_EXIT) {
+			struct pending *p = pair_inside(r, ring, sc->enter_ts);
+
+			if (p)
+				memcpy(&p->u, sc, sizeof(*sc));
+			else
+				push(r, ring, PEND_SYSCALL_PAIR, sc->enter_ts, sc, sizeof(*sc));
+		}
 		else if (!(sc->flags & KATRA_SC_FLUSHED))
 			push(r, ring, PEND_SYSCALL_BEGIN, sc->enter_ts, sc, sizeof(*sc));
 		else /* an End reads no arguments */
@@ -383,11 +407,15 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		 * copy: its field-sized stores would stall the wide loads of the
 		 * copy into the slot. */
 		const struct katra_ev_syscall_short *ss = data;
-		struct pending *p = slot_for(r, ring);
+		struct pending *p = pair_inside(r, ring, ss->enter_ts);
+		bool placed = p;
 
-		p->key = ss->enter_ts;
-		p->kind = PEND_SYSCALL_PAIR;
-		p->ring = ring;
+		if (!p) {
+			p = slot_for(r, ring);
+			p->key = ss->enter_ts;
+			p->kind = PEND_SYSCALL_PAIR;
+			p->ring = ring;
+		}
 		p->u.sc.head = ss->head;
 		p->u.sc.enter_ts = ss->enter_ts;
 		p->u.sc.exit_ts = ss->head.ts;
@@ -396,7 +424,8 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		p->u.sc.flags = ss->flags;
 		p->u.sc.dev = 0;
 		p->u.sc.ino = 0;
-		order_commit(&r->order, ring);
+		if (!placed)
+			order_commit(&r->order, ring);
 		break;
 	}
 	case KATRA_EV_PATH:
