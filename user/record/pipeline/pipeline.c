@@ -340,8 +340,9 @@ static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
 
 /* The slot of a combined syscall that begins before the last items of its
  * FIFO (io_uring_enter after the submissions and completions made inside
- * it): filled where it goes, not copied to the tail and walked back from
- * there (order_insert_inside); NULL where that is not the common case. */
+ * it, a blocking call after its switches): filled where it goes, not copied
+ * to the tail and walked back from there (order_insert_inside); NULL where
+ * that is not the common case. */
 static inline struct pending *pair_inside(struct pipeline *r, unsigned ring, uint64_t enter)
 {
 	const struct ring_fifo *f = &r->order.fifos[ring];
