@@ -297,6 +297,26 @@ static inline struct pending *slot_for(struct pipeline *r, unsigned ring)
 	return p ? p : slot_after_release(r, ring);
 }
 
+/* The slot of an item that goes before its FIFO's last item (io_uring_enter
+ * after the submissions and completions made inside it, a blocking call or
+ * the Begin flushed at a switch-out after the switch records): written
+ * where it goes (order_insert_inside), not copied to the tail and walked
+ * back from there through a copy on the stack.  NULL otherwise. */
+static inline struct pending *slot_inside(struct pipeline *r, unsigned ring, uint32_t kind,
+					  uint64_t key)
+{
+	const struct ring_fifo *f = &r->order.fifos[ring];
+	struct pending *p;
+
+	if (f->tail == f->head || f->items[(f->tail - 1) & (f->cap - 1)].key <= key ||
+	    !(p = order_insert_inside(&r->order, ring, key)))
+		return NULL;
+	p->key = key;
+	p->kind = kind;
+	p->ring = ring;
+	return p;
+}
+
 /* Always inlined: each call site copies a constant size, which the compiler
  * does with a few vector moves; through one out-of-line copy of variable
  * size it was a `rep movsq`, the costliest instruction of the drain. */
@@ -304,7 +324,13 @@ static inline __attribute__((always_inline)) void push(struct pipeline *r, unsig
 							 uint32_t kind, uint64_t key,
 							 const void *data, size_t size)
 {
-	struct pending *p = slot_for(r, ring);
+	struct pending *p = slot_inside(r, ring, kind, key);
+
+	if (p) {
+		memcpy(&p->u, data, size);
+		return;
+	}
+	p = slot_for(r, ring);
 
 	p->key = key;
 	p->kind = kind;
@@ -338,25 +364,6 @@ static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
 	}
 }
 
-/* The slot of a combined syscall that begins before the last items of its
- * FIFO (io_uring_enter after the submissions and completions made inside
- * it, a blocking call after its switches): filled where it goes, not copied
- * to the tail and walked back from there (order_insert_inside); NULL where
- * that is not the common case. */
-static inline struct pending *pair_inside(struct pipeline *r, unsigned ring, uint64_t enter)
-{
-	const struct ring_fifo *f = &r->order.fifos[ring];
-	struct pending *p;
-
-	if (f->tail == f->head || f->items[(f->tail - 1) & (f->cap - 1)].key <= enter ||
-	    !(p = order_insert_inside(&r->order, ring, enter)))
-		return NULL;
-	p->key = enter;
-	p->kind = PEND_SYSCALL_PAIR;
-	p->ring = ring;
-	return p;
-}
-
 static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *data, size_t size)
 {
 	const struct katra_wire_head *h = data;
@@ -385,14 +392,8 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 			push(r, ring, PEND_SYSCALL_ORPHAN, h->ts, sc, sizeof(*sc));
 			break;
 		}
-		if ((sc->flags & (KATRA_SC_FLUSHED | KATRA_SC_EXIT)) == KATRA_SC_EXIT) {
-			struct pending *p = pair_inside(r, ring, sc->enter_ts);
-
-			if (p)
-				memcpy(&p->u, sc, sizeof(*sc));
-			else
-				push(r, ring, PEND_SYSCALL_PAIR, sc->enter_ts, sc, sizeof(*sc));
-		}
+		if ((sc->flags & (KATRA_SC_FLUSHED | KATRA_SC_EXIT)) == KATRA_SC_EXIT)
+			push(r, ring, PEND_SYSCALL_PAIR, sc->enter_ts, sc, sizeof(*sc));
 		else if (!(sc->flags & KATRA_SC_FLUSHED))
 			push(r, ring, PEND_SYSCALL_BEGIN, sc->enter_ts, sc, sizeof(*sc));
 		else /* an End reads no arguments */
@@ -408,7 +409,7 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		 * copy: its field-sized stores would stall the wide loads of the
 		 * copy into the slot. */
 		const struct katra_ev_syscall_short *ss = data;
-		struct pending *p = pair_inside(r, ring, ss->enter_ts);
+		struct pending *p = slot_inside(r, ring, PEND_SYSCALL_PAIR, ss->enter_ts);
 		bool placed = p;
 
 		if (!p) {
