@@ -2,7 +2,8 @@
 /* The merge across rings (order.c): the heap's copies of the head keys, runs
  * drained from one ring, equal keys across rings, re-sorted heads, FIFOs
  * narrowed and widened within their memory, and a random workout checked
- * against a plain model of the ordering contract. */
+ * against a plain model of the ordering contract (items put in the middle of
+ * their FIFO by order_insert_inside too). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -161,7 +162,7 @@ static void follow_the_model(bool narrow)
 	struct order o;
 	uint32_t seed = 7, tag = 0;
 	uint64_t base = 0;
-	size_t peak = 0, widened = 0;
+	size_t peak = 0, widened = 0, inside = 0, heads = 0;
 
 	memset(m, 0, sizeof(m));
 	cr_assert_eq(order_init(&o, NR, 16, 1 << 20), 0);
@@ -179,7 +180,18 @@ static void follow_the_model(bool narrow)
 			while (at && m[r].key[at - 1] > key)
 				at--;
 			model_insert(&m[r], at, key, tag);
-			push_key(&o, r, key, tag++);
+			/* half of them written where they go, where that is
+			 * allowed (order_insert_inside: room, a ring in the heap) */
+			struct pending *in = (seed >> 12) & 1 ? order_insert_inside(&o, r, key) : NULL;
+			if (in) {
+				heads += at == 0;
+				memset(in, 0, sizeof(*in));
+				in->key = key;
+				in->u.head.tid = tag++;
+				inside++;
+			} else {
+				push_key(&o, r, key, tag++);
+			}
 		} else {
 			int want = model_next(m);
 			unsigned ring;
@@ -231,6 +243,8 @@ static void follow_the_model(bool narrow)
 	unsigned ring;
 	cr_assert_null(order_peek(&o, UINT64_MAX, &ring));
 	cr_assert_eq(o.pending, 0);
+	cr_assert_gt(inside, 1000, "few items went in through order_insert_inside");
+	cr_assert_gt(heads, 50, "%zu of %zu as their FIFO's head", heads, inside);
 	if (narrow) {
 		cr_assert_gt(widened, 0, "FIFOs used less than their memory");
 		for (int i = 0; i < 16; i++)

@@ -204,6 +204,38 @@ void order_commit_place(struct order *o, unsigned ring)
 	}
 }
 
+/* Where order_commit_place() would walk the item to, found by its keys
+ * alone, the new item not copied to the tail and through the stack: the
+ * items on the shorter side of its place move one slot, once each (those
+ * before it toward the free slots before the head: none when it is the new
+ * head, a blocking syscall's record after its switches). */
+struct pending *order_insert_inside(struct order *o, unsigned ring, uint64_t key)
+{
+	struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1, i = f->tail;
+
+	if (f->tail - f->head == f->cap || o->hpos[ring] == ORDER_NOT_IN_HEAP)
+		return NULL;
+	while (i != f->head && f->items[(i - 1) & mask].key > key)
+		i--;
+	if (i - f->head < f->tail - i) {
+		for (size_t j = f->head; j != i; j++)
+			f->items[(j - 1) & mask] = f->items[j & mask];
+		f->head--;
+		i--;
+	} else {
+		for (size_t j = f->tail; j != i; j--)
+			f->items[j & mask] = f->items[(j - 1) & mask];
+		f->tail++;
+	}
+	o->pending++;
+	if (i == f->head) {
+		o->heap[o->hpos[ring]].key = key;
+		sift_up(o, o->hpos[ring]); /* its key went down */
+	}
+	return &f->items[i & mask];
+}
+
 /* order_pop() took the FIFO's last item. */
 void order_pop_last(struct order *o, unsigned ring)
 {

@@ -69,6 +69,11 @@ void order_commit_place(struct order *o, unsigned ring);
 void order_pop_last(struct order *o, unsigned ring);
 void order_resort_walk(struct order *o, unsigned ring);
 void order_sift_from(struct order *o, unsigned i, unsigned c);
+/* The slot for an item of `key` that goes before ring's last item, where
+ * order_commit() would put it (the head too), the item counted and the heap
+ * set: fill it at once (its key: `key`).  NULL (nothing changed) where the
+ * FIFO is full or its ring not in the heap. */
+struct pending *order_insert_inside(struct order *o, unsigned ring, uint64_t key);
 
 /* Equal keys: the lower ring first, so the merge is deterministic.  Bitwise
  * operators: no branch to mispredict (which child is smaller is a coin toss

@@ -297,6 +297,26 @@ static inline struct pending *slot_for(struct pipeline *r, unsigned ring)
 	return p ? p : slot_after_release(r, ring);
 }
 
+/* The slot of an item that goes before its FIFO's last item (io_uring_enter
+ * after the submissions and completions made inside it, a blocking call or
+ * the Begin flushed at a switch-out after the switch records): written
+ * where it goes (order_insert_inside), not copied to the tail and walked
+ * back from there through a copy on the stack.  NULL otherwise. */
+static inline struct pending *slot_inside(struct pipeline *r, unsigned ring, uint32_t kind,
+					  uint64_t key)
+{
+	const struct ring_fifo *f = &r->order.fifos[ring];
+	struct pending *p;
+
+	if (f->tail == f->head || f->items[(f->tail - 1) & (f->cap - 1)].key <= key ||
+	    !(p = order_insert_inside(&r->order, ring, key)))
+		return NULL;
+	p->key = key;
+	p->kind = kind;
+	p->ring = ring;
+	return p;
+}
+
 /* Always inlined: each call site copies a constant size, which the compiler
  * does with a few vector moves; through one out-of-line copy of variable
  * size it was a `rep movsq`, the costliest instruction of the drain. */
@@ -304,7 +324,13 @@ static inline __attribute__((always_inline)) void push(struct pipeline *r, unsig
 							 uint32_t kind, uint64_t key,
 							 const void *data, size_t size)
 {
-	struct pending *p = slot_for(r, ring);
+	struct pending *p = slot_inside(r, ring, kind, key);
+
+	if (p) {
+		memcpy(&p->u, data, size);
+		return;
+	}
+	p = slot_for(r, ring);
 
 	p->key = key;
 	p->kind = kind;
@@ -383,11 +409,15 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		 * copy: its field-sized stores would stall the wide loads of the
 		 * copy into the slot. */
 		const struct katra_ev_syscall_short *ss = data;
-		struct pending *p = slot_for(r, ring);
+		struct pending *p = slot_inside(r, ring, PEND_SYSCALL_PAIR, ss->enter_ts);
+		bool placed = p;
 
-		p->key = ss->enter_ts;
-		p->kind = PEND_SYSCALL_PAIR;
-		p->ring = ring;
+		if (!p) {
+			p = slot_for(r, ring);
+			p->key = ss->enter_ts;
+			p->kind = PEND_SYSCALL_PAIR;
+			p->ring = ring;
+		}
 		p->u.sc.head = ss->head;
 		p->u.sc.enter_ts = ss->enter_ts;
 		p->u.sc.exit_ts = ss->head.ts;
@@ -396,7 +426,8 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		p->u.sc.flags = ss->flags;
 		p->u.sc.dev = 0;
 		p->u.sc.ino = 0;
-		order_commit(&r->order, ring);
+		if (!placed)
+			order_commit(&r->order, ring);
 		break;
 	}
 	case KATRA_EV_PATH:
