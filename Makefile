@@ -20,8 +20,10 @@ SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanit
 FORMAT_SRCS := $(wildcard user/format/*.c user/pe/*.c)
 REPLAY_SRCS := $(wildcard user/replay/*/*.c)
 # frames named from ELF and PE files: linked by the recorder and the replay
-SYMBOLS_SRCS := $(wildcard user/symbols/*.c)
-RECORD_SRCS := $(wildcard user/record/*.c user/record/*/*.c) $(SYMBOLS_SRCS)
+SYMBOLS_SRCS := $(filter-out %/debuginfod_none.c,$(wildcard user/symbols/*.c))
+# the recorder fetches nothing: its debuginfod.h is the stub (no libcurl in root)
+RECORD_SYMBOLS_SRCS := $(filter-out %/debuginfod.c,$(SYMBOLS_SRCS)) user/symbols/debuginfod_none.c
+RECORD_SRCS := $(wildcard user/record/*.c user/record/*/*.c) $(RECORD_SYMBOLS_SRCS)
 # the recorder's core needs neither libbpf nor root: unit-tested directly
 RECORD_CORE_SRCS := $(filter-out user/record/kernel/probes%.c $(filter-out %/recorder_epochs.c,$(wildcard user/record/recorder*.c)) user/record/uprobes/uprobes%.c,$(RECORD_SRCS))
 SAMPLE_SRCS := tools/sample_records.c
@@ -98,7 +100,7 @@ $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -ldebuginfod -ldw -lelf -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -ldw -lelf -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -119,7 +121,7 @@ $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldebuginfod -ldw -lelf -lcapstone -lz -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lcapstone -lz -lm
 
 # ---- test workloads (plain programs with known ground truth) ----
 # no frame pointers, CFI only: what --stacks must unwind (t_stacks.sh)
@@ -188,11 +190,12 @@ endif
 
 # ---- tests ----
 UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
-$(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(RECORD_CORE_SRCS)) $(UNIT_LIBS)
+UNIT_RECORD_SRCS := $(filter-out %/debuginfod_none.c,$(RECORD_CORE_SRCS))
+$(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(UNIT_RECORD_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -ldebuginfod -ldw -lelf -lm -lz -lzstd
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
-		      $(RECORD_CORE_SRCS)) $(B)/asan/gen/schema_hash.o
+		      $(UNIT_RECORD_SRCS) user/symbols/debuginfod.c) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -ldebuginfod -ldw -lelf -lm -lz -lzstd
 
