@@ -698,6 +698,9 @@ struct katra_io_uring_req {
 	uint32_t cflags;
 };
 int katra_writer_append_io_uring(struct katra_writer *w, const struct katra_io_uring_req *r);
+/* The Payload of that Event (the general path's, e.g. with frames tagged) */
+void katra_io_uring_payload(struct katra_payload *p, const struct katra_io_uring_req *r,
+			    uint32_t kind);
 /* Writes buffered bytes to the file (no fsync); returns once they are in it. */
 int katra_writer_flush(struct katra_writer *w);
 /* Hands buffered bytes to the output thread and returns without waiting for

@@ -545,6 +545,25 @@ int katra_writer_append_syscall_begin(struct katra_writer *w,
 							w->buf + w->used + 4));
 }
 
+void katra_io_uring_payload(struct katra_payload *p, const struct katra_io_uring_req *r,
+			    uint32_t kind)
+{
+	if (kind == KATRA_KIND_IO_URING_SUBMIT) {
+		p->type = KATRA_PAYLOAD_IO_URING_SUBMIT;
+		p->u.io_uring_submit.ctx = r->ctx;
+		p->u.io_uring_submit.user_data = r->user_data;
+		p->u.io_uring_submit.opcode = r->opcode;
+		p->u.io_uring_submit.flags = r->flags;
+		p->u.io_uring_submit.fd = -1;
+	} else {
+		p->type = KATRA_PAYLOAD_IO_URING_COMPLETE;
+		p->u.io_uring_complete.ctx = r->ctx;
+		p->u.io_uring_complete.user_data = r->user_data;
+		p->u.io_uring_complete.res = r->res;
+		p->u.io_uring_complete.cflags = r->cflags;
+	}
+}
+
 /* The Event a katra_io_uring_req stands for. */
 static inline __attribute__((always_inline)) struct katra_event io_uring_event(
 	const struct katra_io_uring_req *r, uint32_t kind)
@@ -559,20 +578,7 @@ static inline __attribute__((always_inline)) struct katra_event io_uring_event(
 		.confidence = KATRA_CONFIDENCE_MEASURED,
 	};
 
-	if (kind == KATRA_KIND_IO_URING_SUBMIT) {
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_SUBMIT;
-		ev.payload.u.io_uring_submit.ctx = r->ctx;
-		ev.payload.u.io_uring_submit.user_data = r->user_data;
-		ev.payload.u.io_uring_submit.opcode = r->opcode;
-		ev.payload.u.io_uring_submit.flags = r->flags;
-		ev.payload.u.io_uring_submit.fd = -1;
-	} else {
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_COMPLETE;
-		ev.payload.u.io_uring_complete.ctx = r->ctx;
-		ev.payload.u.io_uring_complete.user_data = r->user_data;
-		ev.payload.u.io_uring_complete.res = r->res;
-		ev.payload.u.io_uring_complete.cflags = r->cflags;
-	}
+	katra_io_uring_payload(&ev.payload, r, kind);
 	return ev;
 }
 

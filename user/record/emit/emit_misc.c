@@ -96,20 +96,7 @@ static __attribute__((noinline)) int uring_tagged(struct emitter *e,
 	ev.resource = (struct katra_resource){ KATRA_RES_IO_URING, r->ctx };
 	ev.request_id = emit_some(r->user_data);
 	ev.causes = (struct katra_u64_vec){ &cause, r->ncauses };
-	if (r->kind == KATRA_KIND_IO_URING_SUBMIT) {
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_SUBMIT;
-		ev.payload.u.io_uring_submit.ctx = r->ctx;
-		ev.payload.u.io_uring_submit.user_data = r->user_data;
-		ev.payload.u.io_uring_submit.opcode = r->opcode;
-		ev.payload.u.io_uring_submit.flags = r->flags;
-		ev.payload.u.io_uring_submit.fd = -1;
-	} else {
-		ev.payload.type = KATRA_PAYLOAD_IO_URING_COMPLETE;
-		ev.payload.u.io_uring_complete.ctx = r->ctx;
-		ev.payload.u.io_uring_complete.user_data = r->user_data;
-		ev.payload.u.io_uring_complete.res = r->res;
-		ev.payload.u.io_uring_complete.cflags = r->cflags;
-	}
+	katra_io_uring_payload(&ev.payload, r, r->kind);
 	return emit_write(e, &ev, key, th);
 }
 
