@@ -74,6 +74,26 @@ static inline uint64_t landing_buffer(const struct katra_ev_syscall *sc)
 	}
 }
 
+/* A Begin's fields, one by one, and its payload by its own memset: an
+ * initializer cleared the whole struct with a `rep stos`, slow to start */
+static inline __attribute__((always_inline)) void begin_fields(struct emitter *e,
+							     struct katra_syscall_begin *s,
+							     const struct katra_ev_syscall *sc,
+							     uint64_t ts)
+{
+	s->seq = e->next_seq++;
+	s->ts_mono_ns = ts;
+	s->ts_wall_ns = e->start_wall + ts;
+	s->thread_id = sc->head.tid;
+	s->process_id = sc->head.tgid;
+	s->kind = katra_syscall_kind_of(sc);
+	s->span_id = e->next_span++;
+	s->resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
+	memset(&s->payload, 0, sizeof(s->payload));
+	katra_syscall_payload_of(sc, &s->payload);
+	syscall_resource(e, sc, &s->resource);
+}
+
 /* The common Begin (see emit_syscall_begin): its payload and resource built
  * in place, the thread's span opened, written by the writer from its
  * varying fields. */
@@ -83,18 +103,7 @@ static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 	uint64_t ts = emit_rel(e, key);
 	struct katra_syscall_begin s;
 
-	/* field by field, as in emit_syscall_pair (no `rep stos`) */
-	s.seq = e->next_seq++;
-	s.ts_mono_ns = ts;
-	s.ts_wall_ns = e->start_wall + ts;
-	s.thread_id = sc->head.tid;
-	s.process_id = sc->head.tgid;
-	s.kind = katra_syscall_kind_of(sc);
-	s.span_id = e->next_span++;
-	s.resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
-	memset(&s.payload, 0, sizeof(s.payload));
-	katra_syscall_payload_of(sc, &s.payload);
-	syscall_resource(e, sc, &s.resource);
+	begin_fields(e, &s, sc, ts);
 	th->flags |= TH_SYSCALL_OPEN;
 	th->sc_span = s.span_id;
 	th->sc_seq = s.seq;
@@ -130,19 +139,7 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 		return 1;
 	struct katra_syscall_begin b;
 
-	/* field by field and the payload by its own memset: an initializer
-	 * cleared the whole struct with a `rep stos`, slow to start */
-	b.seq = e->next_seq++;
-	b.ts_mono_ns = enter;
-	b.ts_wall_ns = e->start_wall + enter;
-	b.thread_id = sc->head.tid;
-	b.process_id = sc->head.tgid;
-	b.kind = katra_syscall_kind_of(sc);
-	b.span_id = e->next_span++;
-	b.resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
-	memset(&b.payload, 0, sizeof(b.payload));
-	katra_syscall_payload_of(sc, &b.payload);
-	syscall_resource(e, sc, &b.resource);
+	begin_fields(e, &b, sc, enter);
 	struct katra_syscall_end x = {
 		.seq = e->next_seq++, .ts_mono_ns = exit, .ts_wall_ns = e->start_wall + exit,
 		.thread_id = b.thread_id, .process_id = b.process_id, .kind = b.kind,
