@@ -678,10 +678,19 @@ struct katra_syscall_begin {
 };
 int katra_writer_append_syscall_begin(struct katra_writer *w,
 				      const struct katra_syscall_begin *s);
-/* A syscall's Begin and its End right after it (the End's cause is the
- * Begin's seq): the bytes of the two calls above, in one. */
-int katra_writer_append_syscall_pair(struct katra_writer *w, const struct katra_syscall_begin *b,
-				     const struct katra_syscall_end *e);
+/* A syscall's Begin and its End right after it: the bytes of the two calls
+ * above, in one, for Begin seq and End seq + 1 (its cause: seq), both in
+ * span, of tid and pid, of kind, on the same resource, at enter_ns and
+ * exit_ns (their wall times those plus wall_offset); the Begin's payload
+ * *pl, the End's SyscallReturn nr and ret.  Scalars, not a struct: each
+ * field goes from the caller's register to the buffer (a struct written
+ * field by field and read back in wider loads stalled the CPU on every
+ * pair). */
+int katra_writer_append_syscall_pair(struct katra_writer *w, uint64_t seq, uint64_t span,
+				     uint64_t tid, uint64_t pid, uint32_t kind, uint32_t nr,
+				     uint64_t enter_ns, uint64_t exit_ns, uint64_t wall_offset,
+				     uint32_t res_domain, uint64_t res_id, int64_t ret,
+				     const struct katra_payload *pl);
 /* An io_uring request's submission or completion: Linux scope, an
  * instant, Measured, the ring as its resource, the user_data as its
  * request, at most one cause (a submission: its thread's fork; a

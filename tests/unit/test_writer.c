@@ -519,3 +519,105 @@ Test(writer, the_io_uring_call_writes_the_events_bytes)
 	temp_dir_remove(a.dir);
 	temp_dir_remove(b.dir);
 }
+
+/* an i386 syscall's number as the recorder writes it (its high bit set) */
+#define I386_NR (1u << 31)
+
+/* The Begin's payload of pair i: each payload of the sample in turn (those
+ * with strings take the general path), a FileIo with and without its
+ * offset, and a plain Syscall one. */
+static struct katra_payload pair_payload(size_t i, unsigned round)
+{
+	struct katra_payload pl = { .type = KATRA_PAYLOAD_SYSCALL };
+	size_t n = katra_sample_count();
+
+	if (i < n && katra_sample_record(i)->type == KATRA_RECORD_EVENT)
+		return katra_sample_record(i)->u.event.payload;
+	if (i == n) {
+		pl.type = KATRA_PAYLOAD_FILE_IO;
+		pl.u.file_io.fd = (int32_t)round - 7;
+		pl.u.file_io.count = 4096ull << (round % 20);
+		pl.u.file_io.offset = (struct katra_opt_u64){ round % 2, round * 512ull };
+		pl.u.file_io.iov_count = round % 3;
+	} else {
+		pl.u.syscall.nr = (round % 4 ? 0 : I386_NR) | (uint32_t)(i + round);
+	}
+	return pl;
+}
+
+/* Syscall pairs through katra_writer_append_syscall_pair, else as the two
+ * Events they stand for through katra_writer_append_event: every payload
+ * of the sample, every resource domain, x86_64 and i386 numbers, negative
+ * returns, times and ids up to 64 bits; enough to cross the writer's
+ * buffer several times (a pair split by a buffer's end included). */
+static void write_syscall_pairs(const char *path, bool pair_calls)
+{
+	struct katra_writer *w;
+	uint64_t seq = 1;
+
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	for (unsigned round = 0; round < 700; round++)
+		for (size_t i = 0; i < katra_sample_count() + 2; i++) {
+			struct katra_payload pl = pair_payload(i, round);
+			uint64_t enter = 1000 * seq + round, exit = enter + 300 + i;
+			uint64_t wall = round % 5 ? 1700000000000000000ull : 0, span = 9 + seq;
+			uint64_t tid = round % 7 ? 40 + round : UINT32_MAX, pid = 40 + round % 3;
+			uint32_t kind = (uint32_t)(i + round) % KATRA_KIND_COUNT;
+			uint32_t nr = (round % 4 ? 0 : I386_NR) | (uint32_t)(i * 7 + round);
+			uint32_t domain = (uint32_t)(round % 6);
+			uint64_t id = domain ? 0x123456789abcdef0ull + i * round : 0;
+			int64_t ret = round % 2 ? -(int64_t)(i + 1) : (int64_t)i << 33;
+			uint64_t begin = seq;
+
+			if (pair_calls) {
+				cr_assert_eq(katra_writer_append_syscall_pair(w, seq, span, tid, pid,
+									      kind, nr, enter, exit,
+									      wall, domain, id, ret,
+									      &pl),
+					     0);
+				seq += 2;
+				continue;
+			}
+			struct katra_event ev = {
+				.seq = seq++, .ts_mono_ns = enter, .ts_wall_ns = wall + enter,
+				.thread_id = tid, .process_id = pid, .scope = KATRA_SCOPE_LINUX,
+				.kind = kind, .phase = KATRA_PHASE_BEGIN, .span_id = { true, span },
+				.resource = { domain, id }, .payload = pl,
+				.confidence = KATRA_CONFIDENCE_MEASURED,
+			};
+			cr_assert_eq(katra_writer_append_event(w, &ev), 0);
+			ev.seq = seq++;
+			ev.ts_mono_ns = exit;
+			ev.ts_wall_ns = wall + exit;
+			ev.phase = KATRA_PHASE_END;
+			ev.causes = (struct katra_u64_vec){ &begin, 1 };
+			ev.payload = (struct katra_payload){ .type = KATRA_PAYLOAD_SYSCALL_RETURN };
+			ev.payload.u.syscall_return.nr = nr;
+			ev.payload.u.syscall_return.ret = ret;
+			cr_assert_eq(katra_writer_append_event(w, &ev), 0);
+		}
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
+Test(writer, the_syscall_pair_call_writes_the_events_bytes)
+{
+	struct wfix a, b;
+	size_t alen, blen;
+	uint8_t *got, *want;
+
+	wfix_init(&a);
+	wfix_init(&b);
+	write_syscall_pairs(a.path, true);
+	write_syscall_pairs(b.path, false);
+	got = read_file(a.path, &alen);
+	want = read_file(b.path, &blen);
+	cr_assert_gt(alen, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES,
+		     "only %zu bytes: the buffer was not crossed three times", alen);
+	cr_assert_eq(alen, blen, "pair calls %zu bytes, events %zu", alen, blen);
+	for (size_t i = 0; i < alen; i++)
+		cr_assert_eq(got[i], want[i], "byte %zu differs", i);
+	free(got);
+	free(want);
+	temp_dir_remove(a.dir);
+	temp_dir_remove(b.dir);
+}

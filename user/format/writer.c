@@ -605,30 +605,83 @@ int katra_writer_append_io_uring(struct katra_writer *w, const struct katra_io_u
 	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
 }
 
-/* Near the buffer's end, after an error, a payload with strings: one after
- * the other, each by its own path. */
-static __attribute__((noinline)) int append_syscall_pair_other(
-	struct katra_writer *w, const struct katra_syscall_begin *b,
-	const struct katra_syscall_end *e)
-{
-	int rc = katra_writer_append_syscall_begin(w, b);
+/* The Begin and the End of a syscall pair, as
+ * katra_writer_append_syscall_pair takes them (kept in registers: never
+ * stored whole, so never loaded wider than written). */
+struct pair_fields {
+	uint64_t seq, span, tid, pid, enter_ns, exit_ns, wall_offset, res_id;
+	uint32_t kind, nr, res_domain;
+	int64_t ret;
+};
 
-	return rc ? rc : katra_writer_append_syscall_end(w, e);
+/* Its two Events, the End's one cause at *cause; the Begin's payload is
+ * given to the encoder apart. */
+static inline __attribute__((always_inline)) void syscall_pair_events(
+	struct katra_event *b, struct katra_event *x, const uint64_t *cause,
+	const struct pair_fields *s)
+{
+	*b = (struct katra_event){
+		.seq = s->seq, .ts_mono_ns = s->enter_ns, .ts_wall_ns = s->wall_offset + s->enter_ns,
+		.thread_id = s->tid, .process_id = s->pid,
+		.scope = KATRA_SCOPE_LINUX, .kind = s->kind, .phase = KATRA_PHASE_BEGIN,
+		.span_id = { true, s->span }, .resource = { s->res_domain, s->res_id },
+		.confidence = KATRA_CONFIDENCE_MEASURED,
+	};
+	*x = (struct katra_event){
+		.seq = s->seq + 1, .ts_mono_ns = s->exit_ns, .ts_wall_ns = s->wall_offset + s->exit_ns,
+		.thread_id = s->tid, .process_id = s->pid,
+		.scope = KATRA_SCOPE_LINUX, .kind = s->kind, .phase = KATRA_PHASE_END,
+		.span_id = { true, s->span }, .causes = { (uint64_t *)cause, 1 },
+		.resource = { s->res_domain, s->res_id },
+		.payload = { .type = KATRA_PAYLOAD_SYSCALL_RETURN,
+			     .u.syscall_return = { .nr = s->nr, .ret = s->ret } },
+		.confidence = KATRA_CONFIDENCE_MEASURED,
+	};
 }
 
-int katra_writer_append_syscall_pair(struct katra_writer *w, const struct katra_syscall_begin *b,
-				     const struct katra_syscall_end *e)
+#define PAIR_PARAMS                                                                   \
+	struct katra_writer *w, uint64_t seq, uint64_t span, uint64_t tid, uint64_t pid,     \
+		uint32_t kind, uint32_t nr, uint64_t enter_ns, uint64_t exit_ns,              \
+		uint64_t wall_offset, uint32_t res_domain, uint64_t res_id, int64_t ret,      \
+		const struct katra_payload *pl
+#define PAIR_FIELDS                                                                   \
+	{ seq, span, tid, pid, enter_ns, exit_ns, wall_offset, res_id, kind, nr, res_domain, ret }
+
+/* Near the buffer's end, after an error, a payload with strings: one after
+ * the other, each by the general path (out of line, the same parameters:
+ * a tail call, and the Events are built on the stack only here). */
+static __attribute__((noinline)) int append_syscall_pair_other(PAIR_PARAMS)
 {
-	if (!payload_without_strings(&b->payload) || w->error || w->finished ||
+	const struct pair_fields s = PAIR_FIELDS;
+	struct katra_event b, x;
+	uint64_t cause = seq;
+	int rc;
+
+	syscall_pair_events(&b, &x, &cause, &s);
+	b.payload = *pl;
+	rc = katra_writer_append_event(w, &b);
+	return rc ? rc : katra_writer_append_event(w, &x);
+}
+
+int katra_writer_append_syscall_pair(PAIR_PARAMS)
+{
+	if (!payload_without_strings(pl) || w->error || w->finished ||
 	    w->cap - w->used < 2 * (4 + PLAIN_EVENT_BOUND))
-		return append_syscall_pair_other(w, b, e);
-	struct katra_event bev = syscall_begin_event(b);
-	size_t n = encode_event_plain_with(&bev, &b->payload, w->buf + w->used + 4);
+		return append_syscall_pair_other(w, seq, span, tid, pid, kind, nr, enter_ns,
+						 exit_ns, wall_offset, res_domain, res_id, ret, pl);
+	/* the events never leave this function: the encoder's tests of their
+	 * constant fields fold away, and each field goes from its register
+	 * or stack slot to the buffer */
+	const struct pair_fields s = PAIR_FIELDS;
+	struct katra_event b, x;
+	uint64_t cause = seq;
+
+	syscall_pair_events(&b, &x, &cause, &s);
+	size_t n = encode_event_plain_with(&b, pl, w->buf + w->used + 4);
 
 	put_le32(w->buf + w->used, (uint32_t)n);
 	w->used += 4 + n;
-	struct katra_event eev = syscall_end_event(e, &e->cause);
-	n = encode_event_plain(&eev, w->buf + w->used + 4);
+	n = encode_event_plain(&x, w->buf + w->used + 4);
 	put_le32(w->buf + w->used, (uint32_t)n);
 	w->used += 4 + n;
 	w->records += 2;

@@ -5,18 +5,17 @@
 #include "emit_int.h"
 #include "record/syscalls/syscalls.h"
 
-static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
-			  struct katra_resource *res)
+/* The id of the file a syscall used (KATRA_SC_FILE), of the domain its
+ * class flags give. */
+static uint64_t file_resource_id(struct emitter *e, const struct katra_ev_syscall *sc,
+				 uint32_t domain)
 {
-	res->domain = katra_syscall_resource_domain(sc->flags);
-	switch (res->domain) {
+	switch (domain) {
 	case KATRA_RES_PIPE:
 	case KATRA_RES_SOCKET:
-		res->id = sc->ino; /* pipe:[ino], socket:[ino] */
-		return;
+		return sc->ino; /* pipe:[ino], socket:[ino] */
 	case KATRA_RES_ANON_INODE:
-		res->id = katra_syscall_anon_inode(sc);
-		return;
+		return katra_syscall_anon_inode(sc);
 	}
 	/* a loop over one file is the common case: remember the last identity */
 	if (sc->dev != e->last_dev || sc->ino != e->last_ino) {
@@ -24,7 +23,14 @@ static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
 		e->last_ino = sc->ino;
 		e->last_file_id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
 	}
-	res->id = e->last_file_id;
+	return e->last_file_id;
+}
+
+static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
+			  struct katra_resource *res)
+{
+	res->domain = katra_syscall_resource_domain(sc->flags);
+	res->id = file_resource_id(e, sc, res->domain);
 }
 
 /* The file a syscall used, if any (most use none: tested inline); res is
@@ -137,31 +143,41 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 			  TH_WINESERVER)) ||
 	    (e->asyncs.count && sc->ret >= 0 && landing_buffer(sc)))
 		return 1;
-	struct katra_syscall_begin b;
+	/* the calls first, then the fields, in registers, to the writer as
+	 * scalars: no struct in between, nothing stored narrow and loaded wide */
+	struct katra_payload pl;
+	uint32_t domain = KATRA_RES_NONE;
+	uint64_t res_id = 0;
 
-	begin_fields(e, &b, sc, enter);
-	struct katra_syscall_end x = {
-		.seq = e->next_seq++, .ts_mono_ns = exit, .ts_wall_ns = e->start_wall + exit,
-		.thread_id = b.thread_id, .process_id = b.process_id, .kind = b.kind,
-		.nr = katra_syscall_trace_nr(sc), .span_id = b.span_id, .cause = b.seq,
-		.resource = b.resource, .ret = sc->ret,
-	};
+	memset(&pl, 0, sizeof(pl));
+	katra_syscall_payload_of(sc, &pl);
+	if (sc->flags & KATRA_SC_FILE) {
+		domain = katra_syscall_resource_domain(sc->flags);
+		res_id = file_resource_id(e, sc, domain);
+	}
+	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
+		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
+	uint64_t seq = e->next_seq, span = e->next_span;
+	uint32_t kind = katra_syscall_kind_of(sc), nr = katra_syscall_trace_nr(sc);
+
+	e->next_seq = seq + 2;
+	e->next_span = span + 1;
 	/* the thread as the End leaves it: the span closed, its Begin's
 	 * fields kept as emit_syscall_begin() sets them */
-	th->sc_span = b.span_id;
-	th->sc_seq = b.seq;
+	th->sc_span = span;
+	th->sc_seq = seq;
 	th->sc_enter_key = sc->enter_ts;
-	th->sc_nr = x.nr;
-	th->sc_kind = b.kind;
+	th->sc_nr = nr;
+	th->sc_kind = kind;
 	th->sc_buf = landing_buffer(sc);
+	th->last_ts = exit;
 	if (sc->exit_ts > e->st.last_key)
 		e->st.last_key = sc->exit_ts;
-	th->last_ts = exit;
-	if (b.thread_id != e->seen_last_tid || b.process_id != e->seen_last_pid)
-		emit_count_ids_of(e, b.process_id, b.thread_id);
 	e->st.events += 2;
-	e->st.by_kind[b.kind] += 2;
-	e->error = katra_writer_append_syscall_pair(e->w, &b, &x);
+	e->st.by_kind[kind] += 2;
+	e->error = katra_writer_append_syscall_pair(e->w, seq, span, sc->head.tid, sc->head.tgid,
+						    kind, nr, enter, exit, e->start_wall, domain,
+						    res_id, sc->ret, &pl);
 	return e->error;
 }
 
