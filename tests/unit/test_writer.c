@@ -385,38 +385,39 @@ static void write_syscall_spans(const char *path, bool span_calls)
 
 			if (r->type != KATRA_RECORD_EVENT)
 				continue;
-			struct katra_syscall_begin b = {
-				.seq = seq++, .ts_mono_ns = ts, .ts_wall_ns = ts + 7,
-				.thread_id = 40 + round, .process_id = 40, .kind = 3 + i % 5,
-				.span_id = span, .resource = res, .payload = r->u.event.payload,
-			};
-			struct katra_syscall_end e = {
-				.seq = seq++, .ts_mono_ns = ts + 500, .ts_wall_ns = ts + 507,
-				.thread_id = b.thread_id, .process_id = 40, .kind = b.kind,
-				.nr = (uint32_t)(i * 7 + round), .span_id = span, .cause = begin,
-				.resource = res, .ret = round % 2 ? -11 : (int64_t)i << 33,
-			};
+			uint64_t end = begin + 1;
+			uint32_t kind = 3 + i % 5, nr = (uint32_t)(i * 7 + round);
+			int64_t ret = round % 2 ? -11 : (int64_t)i << 33;
+			const struct katra_payload *pl = &r->u.event.payload;
+
+			seq += 2;
 			if (span_calls) {
-				cr_assert_eq(katra_writer_append_syscall_begin(w, &b), 0);
-				cr_assert_eq(katra_writer_append_syscall_end(w, &e), 0);
+				cr_assert_eq(katra_writer_append_syscall_begin(
+						     w, begin, span, 40 + round, 40, kind, ts, 7,
+						     res.domain, res.id, pl),
+					     0);
+				cr_assert_eq(katra_writer_append_syscall_end(
+						     w, end, span, begin, 40 + round, 40, kind, nr,
+						     ts + 500, 7, res.domain, res.id, ret),
+					     0);
 				continue;
 			}
 			struct katra_event ev = {
-				.seq = b.seq, .ts_mono_ns = b.ts_mono_ns, .ts_wall_ns = b.ts_wall_ns,
-				.thread_id = b.thread_id, .process_id = 40, .scope = KATRA_SCOPE_LINUX,
-				.kind = b.kind, .phase = KATRA_PHASE_BEGIN, .span_id = { true, span },
-				.resource = res, .payload = b.payload,
+				.seq = begin, .ts_mono_ns = ts, .ts_wall_ns = ts + 7,
+				.thread_id = 40 + round, .process_id = 40, .scope = KATRA_SCOPE_LINUX,
+				.kind = kind, .phase = KATRA_PHASE_BEGIN, .span_id = { true, span },
+				.resource = res, .payload = *pl,
 				.confidence = KATRA_CONFIDENCE_MEASURED,
 			};
 			cr_assert_eq(katra_writer_append_event(w, &ev), 0);
-			ev.seq = e.seq;
-			ev.ts_mono_ns = e.ts_mono_ns;
-			ev.ts_wall_ns = e.ts_wall_ns;
+			ev.seq = end;
+			ev.ts_mono_ns = ts + 500;
+			ev.ts_wall_ns = ts + 507;
 			ev.phase = KATRA_PHASE_END;
 			ev.causes = (struct katra_u64_vec){ &begin, 1 };
 			ev.payload = (struct katra_payload){ .type = KATRA_PAYLOAD_SYSCALL_RETURN };
-			ev.payload.u.syscall_return.nr = e.nr;
-			ev.payload.u.syscall_return.ret = e.ret;
+			ev.payload.u.syscall_return.nr = nr;
+			ev.payload.u.syscall_return.ret = ret;
 			cr_assert_eq(katra_writer_append_event(w, &ev), 0);
 		}
 	cr_assert_eq(katra_writer_close(w), 0);

@@ -80,51 +80,50 @@ static inline uint64_t landing_buffer(const struct katra_ev_syscall *sc)
 	}
 }
 
-/* A Begin's fields, one by one, and its payload by its own memset: an
- * initializer cleared the whole struct with a `rep stos`, slow to start */
-static inline __attribute__((always_inline)) void begin_fields(struct emitter *e,
-							     struct katra_syscall_begin *s,
-							     const struct katra_ev_syscall *sc,
-							     uint64_t ts)
+/* The resource of a syscall's events: the file it used (KATRA_SC_FILE; most
+ * use none: tested inline) as its id, its domain at *domain. */
+static inline __attribute__((always_inline)) uint64_t syscall_resource_id(
+	struct emitter *e, const struct katra_ev_syscall *sc, uint32_t *domain)
 {
-	s->seq = e->next_seq++;
-	s->ts_mono_ns = ts;
-	s->ts_wall_ns = e->start_wall + ts;
-	s->thread_id = sc->head.tid;
-	s->process_id = sc->head.tgid;
-	s->kind = katra_syscall_kind_of(sc);
-	s->span_id = e->next_span++;
-	s->resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
-	memset(&s->payload, 0, sizeof(s->payload));
-	katra_syscall_payload_of(sc, &s->payload);
-	syscall_resource(e, sc, &s->resource);
+	*domain = KATRA_RES_NONE;
+	if (!(sc->flags & KATRA_SC_FILE))
+		return 0;
+	*domain = katra_syscall_resource_domain(sc->flags);
+	return file_resource_id(e, sc, *domain);
 }
 
-/* The common Begin (see emit_syscall_begin): its payload and resource built
- * in place, the thread's span opened, written by the writer from its
- * varying fields. */
+/* The common Begin (see emit_syscall_begin): the thread's span opened, the
+ * event written by the writer from its varying fields, as scalars (the
+ * payload by its own memset: an initializer cleared it with a `rep stos`,
+ * slow to start). */
 static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 			       const struct katra_ev_syscall *sc, uint64_t key)
 {
-	uint64_t ts = emit_rel(e, key);
-	struct katra_syscall_begin s;
+	struct katra_payload pl;
+	uint32_t domain;
 
-	begin_fields(e, &s, sc, ts);
+	memset(&pl, 0, sizeof(pl));
+	katra_syscall_payload_of(sc, &pl);
+	uint64_t res_id = syscall_resource_id(e, sc, &domain);
+	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
+		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
+	uint64_t ts = emit_rel(e, key), seq = e->next_seq++, span = e->next_span++;
+	uint32_t kind = katra_syscall_kind_of(sc);
+
 	th->flags |= TH_SYSCALL_OPEN;
-	th->sc_span = s.span_id;
-	th->sc_seq = s.seq;
+	th->sc_span = span;
+	th->sc_seq = seq;
 	th->sc_enter_key = sc->enter_ts;
 	th->sc_nr = katra_syscall_trace_nr(sc);
-	th->sc_kind = s.kind;
+	th->sc_kind = kind;
 	th->sc_buf = landing_buffer(sc);
 	if (key > e->st.last_key)
 		e->st.last_key = key;
 	th->last_ts = ts;
-	if (s.thread_id != e->seen_last_tid || s.process_id != e->seen_last_pid)
-		emit_count_ids_of(e, s.process_id, s.thread_id);
 	e->st.events++;
-	e->st.by_kind[s.kind]++;
-	e->error = katra_writer_append_syscall_begin(e->w, &s);
+	e->st.by_kind[kind]++;
+	e->error = katra_writer_append_syscall_begin(e->w, seq, span, sc->head.tid, sc->head.tgid,
+						      kind, ts, e->start_wall, domain, res_id, &pl);
 	return e->error;
 }
 
@@ -146,15 +145,11 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 	/* the calls first, then the fields, in registers, to the writer as
 	 * scalars: no struct in between, nothing stored narrow and loaded wide */
 	struct katra_payload pl;
-	uint32_t domain = KATRA_RES_NONE;
-	uint64_t res_id = 0;
+	uint32_t domain;
 
 	memset(&pl, 0, sizeof(pl));
 	katra_syscall_payload_of(sc, &pl);
-	if (sc->flags & KATRA_SC_FILE) {
-		domain = katra_syscall_resource_domain(sc->flags);
-		res_id = file_resource_id(e, sc, domain);
-	}
+	uint64_t res_id = syscall_resource_id(e, sc, &domain);
 	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
 		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
 	uint64_t seq = e->next_seq, span = e->next_span;
@@ -274,20 +269,20 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 		if (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count) &&
 		    (done = emit_async_completion(e, th)) != UINT64_MAX)
 			causes[n++] = done;
-		struct katra_resource res = { KATRA_RES_NONE, 0 };
-		syscall_resource(e, sc, &res);
+		uint32_t domain;
+		uint64_t res_id = syscall_resource_id(e, sc, &domain);
 		/* what the wineserver or its client wrote into this pipe */
-		if ((th->flags & (TH_WINE | TH_WINESERVER)) && emit_stream_resource(res.domain) &&
-		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret, res.id)) !=
+		if ((th->flags & (TH_WINE | TH_WINESERVER)) && emit_stream_resource(domain) &&
+		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret, res_id)) !=
 			    UINT64_MAX)
 			causes[n++] = done;
 		/* the common End: its Begin its one cause, no frame to tag */
 		if (n == 1 && !e->frames.count && !e->error)
-			return emit_write_syscall_end(e, th, &sc->head, p->key, res,
+			return emit_write_syscall_end(e, th, &sc->head, p->key, domain, res_id,
 						      katra_syscall_trace_nr(sc), sc->ret);
 		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
 		ev.span_id = emit_some(th->sc_span);
-		ev.resource = res;
+		ev.resource = (struct katra_resource){ domain, res_id };
 		ev.causes = (struct katra_u64_vec){ causes, n };
 		syscall_return(&ev.payload, sc);
 		return emit_write(e, &ev, p->key, th);
