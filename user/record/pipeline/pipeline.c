@@ -162,14 +162,20 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 		bound = bound < kq_at(r, r->kq_head)->key - 1 ? bound : kq_at(r, r->kq_head)->key - 1;
 	bound = bound < limit ? bound : limit;
 	bound = bound < r->end_key ? bound : r->end_key;
+	/* tested on the first item only: the keys that follow it in its FIFO
+	 * are not smaller, and the run takes none above bound (<= end_key) */
+	if (p->key < r->em.start_mono || p->key > r->end_key || r->generic_order)
+		return emit_head(r, ring, p, limit);
+	/* bound >= the first key >= start_mono: one unsigned compare tells an
+	 * End inside [start_mono, bound] */
+	uint64_t span = bound - r->em.start_mono;
 	for (;;) {
-		if (p->key < r->em.start_mono || p->key > r->end_key || r->generic_order ||
-		    (p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED))
+		if (p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED)
 			return emit_head(r, ring, p, limit);
 		if (p->kind == PEND_SYSCALL_PAIR) {
 			uint64_t exit_ts = p->u.sc.exit_ts;
 			/* its End next: before the FIFO's next item and within the run */
-			if (exit_ts > bound || exit_ts < r->em.start_mono ||
+			if (exit_ts - r->em.start_mono > span ||
 			    (f->head + 1 != f->tail && f->items[(f->head + 1) & mask].key < exit_ts))
 				return emit_head(r, ring, p, limit);
 			r->ends_in_place++;
@@ -494,14 +500,16 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 
 /* The slot at the tail of ring's FIFO when an item of this key goes there
  * as order_commit() finds it: room without growth, after the FIFO's last
- * item, its ring in the heap (NULL otherwise: on_record_any then). */
+ * item, its ring in the heap (NULL otherwise: on_record_any then).  Between
+ * runs a ring is in the heap exactly while its FIFO holds items (order.c
+ * puts it there at its first item and takes it out with its last), so
+ * "neither empty nor full" is one unsigned compare. */
 static inline struct ring_fifo *tail_fits(struct pipeline *r, unsigned ring, uint64_t key)
 {
 	struct ring_fifo *f = &r->order.fifos[ring];
 	size_t mask = f->cap - 1;
 
-	if (f->tail - f->head == f->cap || f->tail == f->head ||
-	    r->order.hpos[ring] == ORDER_NOT_IN_HEAP || f->items[(f->tail - 1) & mask].key > key)
+	if (f->tail - f->head - 1 >= mask || f->items[(f->tail - 1) & mask].key > key)
 		return NULL;
 	return f;
 }
