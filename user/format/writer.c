@@ -587,18 +587,22 @@ int katra_writer_append_syscall_pair(PAIR_PARAMS)
 	    w->cap - w->used < 2 * (4 + PLAIN_EVENT_BOUND))
 		return append_syscall_pair_other(w, seq, span, tid, pid, kind, nr, enter_ns,
 						 exit_ns, wall_offset, res_domain, res_id, ret, pl);
+	/* the writer's fields read once: a byte stored through out could be
+	 * any of them, so each use after one would load it again */
+	uint8_t *out = w->buf + w->used;
 	struct katra_event b = syscall_begin_event(seq, span, tid, pid, kind, enter_ns,
 						   wall_offset, res_domain, res_id);
 	uint64_t cause = seq;
-	size_t n = encode_event_plain_with(&b, pl, w->buf + w->used + 4);
+	size_t n = encode_event_plain_with(&b, pl, out + 4);
 
-	put_le32(w->buf + w->used, (uint32_t)n);
-	w->used += 4 + n;
+	put_le32(out, (uint32_t)n);
+	out += 4 + n;
 	struct katra_event x = syscall_end_event(seq + 1, span, &cause, tid, pid, kind, nr,
 						 exit_ns, wall_offset, res_domain, res_id, ret);
-	n = encode_event_plain(&x, w->buf + w->used + 4);
-	put_le32(w->buf + w->used, (uint32_t)n);
-	w->used += 4 + n;
+	size_t m = encode_event_plain(&x, out + 4);
+
+	put_le32(out, (uint32_t)m);
+	w->used += 8 + n + m;
 	w->records += 2;
 	/* the clock after both: a hand-over between them would change no byte */
 	w->since_clock += 2;
