@@ -92,31 +92,47 @@ static inline __attribute__((always_inline)) uint64_t syscall_resource_id(
 	return file_resource_id(e, sc, *domain);
 }
 
-/* The common Begin (see emit_syscall_begin): the thread's span opened, the
- * event written by the writer from its varying fields, as scalars (the
- * payload by its own memset: an initializer cleared it with a `rep stos`,
- * slow to start). */
-static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
-			       const struct katra_ev_syscall *sc, uint64_t key)
+/* What the common Begin and the combined pair do first, their calls
+ * before their fields are loaded: the Begin's payload into *pl (by its own
+ * memset: an initializer cleared it with a `rep stos`, slow to start), its
+ * resource (the id; the domain at *domain), the event's ids counted. */
+static inline __attribute__((always_inline)) uint64_t begin_calls(
+	struct emitter *e, const struct katra_ev_syscall *sc, struct katra_payload *pl,
+	uint32_t *domain)
 {
-	struct katra_payload pl;
-	uint32_t domain;
-
-	memset(&pl, 0, sizeof(pl));
-	katra_syscall_payload_of(sc, &pl);
-	uint64_t res_id = syscall_resource_id(e, sc, &domain);
+	memset(pl, 0, sizeof(*pl));
+	katra_syscall_payload_of(sc, pl);
+	uint64_t res_id = syscall_resource_id(e, sc, domain);
 	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
 		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
-	uint64_t ts = emit_rel(e, key), seq = e->next_seq++, span = e->next_span++;
-	uint32_t kind = katra_syscall_kind_of(sc);
+	return res_id;
+}
 
-	th->flags |= TH_SYSCALL_OPEN;
+/* The thread's syscall fields as a Begin of span, seq, kind leaves them. */
+static inline void begin_thread(struct thread_state *th, const struct katra_ev_syscall *sc,
+				uint64_t span, uint64_t seq, uint32_t kind)
+{
 	th->sc_span = span;
 	th->sc_seq = seq;
 	th->sc_enter_key = sc->enter_ts;
 	th->sc_nr = katra_syscall_trace_nr(sc);
 	th->sc_kind = kind;
 	th->sc_buf = landing_buffer(sc);
+}
+
+/* The common Begin (see emit_syscall_begin): the thread's span opened, the
+ * event written by the writer from its varying fields, as scalars. */
+static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
+			       const struct katra_ev_syscall *sc, uint64_t key)
+{
+	struct katra_payload pl;
+	uint32_t domain;
+	uint64_t res_id = begin_calls(e, sc, &pl, &domain);
+	uint64_t ts = emit_rel(e, key), seq = e->next_seq++, span = e->next_span++;
+	uint32_t kind = katra_syscall_kind_of(sc);
+
+	th->flags |= TH_SYSCALL_OPEN;
+	begin_thread(th, sc, span, seq, kind);
 	if (key > e->st.last_key)
 		e->st.last_key = key;
 	th->last_ts = ts;
@@ -146,12 +162,7 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 	 * scalars: no struct in between, nothing stored narrow and loaded wide */
 	struct katra_payload pl;
 	uint32_t domain;
-
-	memset(&pl, 0, sizeof(pl));
-	katra_syscall_payload_of(sc, &pl);
-	uint64_t res_id = syscall_resource_id(e, sc, &domain);
-	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
-		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
+	uint64_t res_id = begin_calls(e, sc, &pl, &domain);
 	uint64_t seq = e->next_seq, span = e->next_span;
 	uint32_t kind = katra_syscall_kind_of(sc), nr = katra_syscall_trace_nr(sc);
 
@@ -159,12 +170,7 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 	e->next_span = span + 1;
 	/* the thread as the End leaves it: the span closed, its Begin's
 	 * fields kept as emit_syscall_begin() sets them */
-	th->sc_span = span;
-	th->sc_seq = seq;
-	th->sc_enter_key = sc->enter_ts;
-	th->sc_nr = nr;
-	th->sc_kind = kind;
-	th->sc_buf = landing_buffer(sc);
+	begin_thread(th, sc, span, seq, kind);
 	th->last_ts = exit;
 	if (sc->exit_ts > e->st.last_key)
 		e->st.last_key = sc->exit_ts;
@@ -215,12 +221,7 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 	if (th) {
 		ev.span_id = emit_some(e->next_span++);
 		th->flags |= TH_SYSCALL_OPEN;
-		th->sc_span = ev.span_id.value;
-		th->sc_seq = e->next_seq;
-		th->sc_enter_key = sc->enter_ts;
-		th->sc_nr = katra_syscall_trace_nr(sc);
-		th->sc_kind = ev.kind;
-		th->sc_buf = landing_buffer(sc);
+		begin_thread(th, sc, ev.span_id.value, e->next_seq, ev.kind);
 	}
 	if (th && ev.payload.type == KATRA_PAYLOAD_EXECVE && ev.payload.u.execve.path.present) {
 		bool created;
