@@ -159,15 +159,18 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 	    (e->asyncs.count && sc->ret >= 0 && landing_buffer(sc)))
 		return 1;
 	/* the calls first, then the fields, in registers, to the writer as
-	 * scalars: no struct in between, nothing stored narrow and loaded wide */
+	 * scalars: no struct in between, nothing stored narrow and loaded wide
+	 * (the span taken before the calls and seq after them: read together,
+	 * the two counters were one 16-byte load, which the 8-byte stores of
+	 * the other events' seq cannot forward to) */
+	uint64_t span = e->next_span++;
 	struct katra_payload pl;
 	uint32_t domain;
 	uint64_t res_id = begin_calls(e, sc, &pl, &domain);
-	uint64_t seq = e->next_seq, span = e->next_span;
+	uint64_t seq = e->next_seq;
 	uint32_t kind = katra_syscall_kind_of(sc), nr = katra_syscall_trace_nr(sc);
 
 	e->next_seq = seq + 2;
-	e->next_span = span + 1;
 	/* the thread as the End leaves it: the span closed, its Begin's
 	 * fields kept as emit_syscall_begin() sets them */
 	begin_thread(th, sc, span, seq, kind);
