@@ -655,33 +655,31 @@ int katra_writer_open_fd(struct katra_writer **out, int fd, bool shared,
 int katra_writer_append(struct katra_writer *w, const struct katra_record *r);
 /* As append, for an Event: encodes straight from *ev (no record copy). */
 int katra_writer_append_event(struct katra_writer *w, const struct katra_event *ev);
-/* The End of a syscall span, the most common event: Linux scope, Measured,
- * its span, one cause (its Begin), no request, a SyscallReturn payload.
- * The bytes of katra_writer_append_event for that Event, encoded with the
- * fixed fields as constants. */
-struct katra_syscall_end {
-	uint64_t seq, ts_mono_ns, ts_wall_ns, thread_id, process_id;
-	uint32_t kind, nr;
-	uint64_t span_id, cause;
-	struct katra_resource resource;
-	int64_t ret;
-};
-int katra_writer_append_syscall_end(struct katra_writer *w, const struct katra_syscall_end *s);
-/* The Begin of a syscall span: Linux scope, Measured, its span, no cause,
- * no request, its payload; the bytes of katra_writer_append_event. */
-struct katra_syscall_begin {
-	uint64_t seq, ts_mono_ns, ts_wall_ns, thread_id, process_id;
-	uint32_t kind;
-	uint64_t span_id;
-	struct katra_resource resource;
-	struct katra_payload payload;
-};
-int katra_writer_append_syscall_begin(struct katra_writer *w,
-				      const struct katra_syscall_begin *s);
-/* A syscall's Begin and its End right after it (the End's cause is the
- * Begin's seq): the bytes of the two calls above, in one. */
-int katra_writer_append_syscall_pair(struct katra_writer *w, const struct katra_syscall_begin *b,
-				     const struct katra_syscall_end *e);
+/* A syscall span's events, the most common ones: Linux scope, Measured,
+ * its span, no request; the bytes of katra_writer_append_event for them,
+ * encoded with the fixed fields as constants.  Their fields come as
+ * scalars, not a struct: each goes from the caller's register to the
+ * buffer (a struct written field by field and read back in wider loads
+ * stalled the CPU on every event).  Wall times are the monotonic ones
+ * plus wall_offset; the resource is (res_domain, res_id).
+ * The End: seq, one cause (its Begin's seq), a SyscallReturn of nr, ret. */
+int katra_writer_append_syscall_end(struct katra_writer *w, uint64_t seq, uint64_t span,
+				    uint64_t cause, uint64_t tid, uint64_t pid, uint32_t kind,
+				    uint32_t nr, uint64_t ts, uint64_t wall_offset,
+				    uint32_t res_domain, uint64_t res_id, int64_t ret);
+/* The Begin: no cause, the payload *pl. */
+int katra_writer_append_syscall_begin(struct katra_writer *w, uint64_t seq, uint64_t span,
+				      uint64_t tid, uint64_t pid, uint32_t kind, uint64_t ts,
+				      uint64_t wall_offset, uint32_t res_domain, uint64_t res_id,
+				      const struct katra_payload *pl);
+/* A Begin and its End right after it: the bytes of the two calls above, in
+ * one, for Begin seq at enter_ns and End seq + 1 (its cause: seq) at
+ * exit_ns. */
+int katra_writer_append_syscall_pair(struct katra_writer *w, uint64_t seq, uint64_t span,
+				     uint64_t tid, uint64_t pid, uint32_t kind, uint32_t nr,
+				     uint64_t enter_ns, uint64_t exit_ns, uint64_t wall_offset,
+				     uint32_t res_domain, uint64_t res_id, int64_t ret,
+				     const struct katra_payload *pl);
 /* An io_uring request's submission or completion: Linux scope, an
  * instant, Measured, the ring as its resource, the user_data as its
  * request, at most one cause (a submission: its thread's fork; a

@@ -89,8 +89,12 @@ static inline __attribute__((always_inline)) void put_str_vec(struct enc *e,
 static inline __attribute__((always_inline)) void put_payload(struct enc *e,
 							    const struct katra_payload *p)
 {
-	put_u32(e, p->type);
-	switch (p->type) {
+	/* read once: a byte stored through e->buf could be it, and each use
+	 * after a store would load it again */
+	const uint32_t type = p->type;
+
+	put_u32(e, type);
+	switch (type) {
 	case KATRA_PAYLOAD_NONE:
 		break;
 	case KATRA_PAYLOAD_SYSCALL:

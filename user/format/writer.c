@@ -473,76 +473,142 @@ int katra_writer_append_event(struct katra_writer *w, const struct katra_event *
 	return commit_record(w, encode_event_plain(ev, w->buf + w->used + 4));
 }
 
-/* The Event a katra_syscall_end stands for (its causes at *cause). */
-static inline __attribute__((always_inline)) struct katra_event syscall_end_event(
-	const struct katra_syscall_end *s, const uint64_t *cause)
+/* A syscall's events take their fields as scalars (format.h): each goes
+ * from a register or an 8-byte stack slot into the buffer.  The Events
+ * built from them never leave these functions: the encoder (put_event, the
+ * one writer of the bytes) folds their constant fields away. */
+
+/* The Begin of a syscall span, its payload given to the encoder apart. */
+static inline __attribute__((always_inline)) struct katra_event syscall_begin_event(
+	uint64_t seq, uint64_t span, uint64_t tid, uint64_t pid, uint32_t kind, uint64_t ts,
+	uint64_t wall_offset, uint32_t res_domain, uint64_t res_id)
 {
 	return (struct katra_event){
-		.seq = s->seq, .ts_mono_ns = s->ts_mono_ns, .ts_wall_ns = s->ts_wall_ns,
-		.thread_id = s->thread_id, .process_id = s->process_id,
-		.scope = KATRA_SCOPE_LINUX, .kind = s->kind, .phase = KATRA_PHASE_END,
-		.span_id = { true, s->span_id }, .causes = { (uint64_t *)cause, 1 },
-		.resource = s->resource,
-		.payload = { .type = KATRA_PAYLOAD_SYSCALL_RETURN,
-			     .u.syscall_return = { .nr = s->nr, .ret = s->ret } },
+		.seq = seq, .ts_mono_ns = ts, .ts_wall_ns = wall_offset + ts,
+		.thread_id = tid, .process_id = pid,
+		.scope = KATRA_SCOPE_LINUX, .kind = kind, .phase = KATRA_PHASE_BEGIN,
+		.span_id = { true, span }, .resource = { res_domain, res_id },
 		.confidence = KATRA_CONFIDENCE_MEASURED,
 	};
 }
 
-/* Out of line: the Event on the stack is only built where the buffer's end
- * or an error needs the general path. */
-static __attribute__((noinline)) int append_syscall_end_other(struct katra_writer *w,
-							      const struct katra_syscall_end *s)
+/* The End of a syscall span, its one cause at *cause. */
+static inline __attribute__((always_inline)) struct katra_event syscall_end_event(
+	uint64_t seq, uint64_t span, const uint64_t *cause, uint64_t tid, uint64_t pid,
+	uint32_t kind, uint32_t nr, uint64_t ts, uint64_t wall_offset, uint32_t res_domain,
+	uint64_t res_id, int64_t ret)
 {
-	struct katra_event ev = syscall_end_event(s, &s->cause);
+	return (struct katra_event){
+		.seq = seq, .ts_mono_ns = ts, .ts_wall_ns = wall_offset + ts,
+		.thread_id = tid, .process_id = pid,
+		.scope = KATRA_SCOPE_LINUX, .kind = kind, .phase = KATRA_PHASE_END,
+		.span_id = { true, span }, .causes = { (uint64_t *)cause, 1 },
+		.resource = { res_domain, res_id },
+		.payload = { .type = KATRA_PAYLOAD_SYSCALL_RETURN,
+			     .u.syscall_return = { .nr = nr, .ret = ret } },
+		.confidence = KATRA_CONFIDENCE_MEASURED,
+	};
+}
+
+#define END_PARAMS                                                                           \
+	struct katra_writer *w, uint64_t seq, uint64_t span, uint64_t cause, uint64_t tid,        \
+		uint64_t pid, uint32_t kind, uint32_t nr, uint64_t ts, uint64_t wall_offset,      \
+		uint32_t res_domain, uint64_t res_id, int64_t ret
+#define END_EVENT                                                                            \
+	syscall_end_event(seq, span, &cause, tid, pid, kind, nr, ts, wall_offset, res_domain,    \
+			  res_id, ret)
+
+/* Out of line (the same parameters: a tail call): the Event on the stack
+ * only where the buffer's end or an error needs the general path. */
+static __attribute__((noinline)) int append_syscall_end_other(END_PARAMS)
+{
+	struct katra_event ev = END_EVENT;
 
 	return append_event_other(w, &ev);
 }
 
-int katra_writer_append_syscall_end(struct katra_writer *w, const struct katra_syscall_end *s)
+int katra_writer_append_syscall_end(END_PARAMS)
 {
 	if (w->error || w->finished || w->cap - w->used < 4 + PLAIN_EVENT_BOUND)
-		return append_syscall_end_other(w, s);
-	/* the event never leaves this function: the encoder's tests of its
-	 * constant fields and payload type fold away */
-	struct katra_event ev = syscall_end_event(s, &s->cause);
+		return append_syscall_end_other(w, seq, span, cause, tid, pid, kind, nr, ts,
+						wall_offset, res_domain, res_id, ret);
+	struct katra_event ev = END_EVENT;
 
 	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
 }
 
-/* The Event a katra_syscall_begin stands for, its payload left out (the
- * encoder is given s->payload). */
-static inline __attribute__((always_inline)) struct katra_event syscall_begin_event(
-	const struct katra_syscall_begin *s)
-{
-	return (struct katra_event){
-		.seq = s->seq, .ts_mono_ns = s->ts_mono_ns, .ts_wall_ns = s->ts_wall_ns,
-		.thread_id = s->thread_id, .process_id = s->process_id,
-		.scope = KATRA_SCOPE_LINUX, .kind = s->kind, .phase = KATRA_PHASE_BEGIN,
-		.span_id = { true, s->span_id }, .resource = s->resource,
-		.confidence = KATRA_CONFIDENCE_MEASURED,
-	};
-}
+#define BEGIN_PARAMS                                                                         \
+	struct katra_writer *w, uint64_t seq, uint64_t span, uint64_t tid, uint64_t pid,         \
+		uint32_t kind, uint64_t ts, uint64_t wall_offset, uint32_t res_domain,            \
+		uint64_t res_id, const struct katra_payload *pl
+#define BEGIN_EVENT                                                                          \
+	syscall_begin_event(seq, span, tid, pid, kind, ts, wall_offset, res_domain, res_id)
 
-static __attribute__((noinline)) int append_syscall_begin_other(
-	struct katra_writer *w, const struct katra_syscall_begin *s)
+static __attribute__((noinline)) int append_syscall_begin_other(BEGIN_PARAMS)
 {
-	struct katra_event ev = syscall_begin_event(s);
+	struct katra_event ev = BEGIN_EVENT;
 
-	ev.payload = s->payload;
+	ev.payload = *pl;
 	return append_event_other(w, &ev);
 }
 
-int katra_writer_append_syscall_begin(struct katra_writer *w,
-				      const struct katra_syscall_begin *s)
+int katra_writer_append_syscall_begin(BEGIN_PARAMS)
 {
-	if (!payload_without_strings(&s->payload) || w->error || w->finished ||
+	if (!payload_without_strings(pl) || w->error || w->finished ||
 	    w->cap - w->used < 4 + PLAIN_EVENT_BOUND)
-		return append_syscall_begin_other(w, s);
-	struct katra_event ev = syscall_begin_event(s);
+		return append_syscall_begin_other(w, seq, span, tid, pid, kind, ts, wall_offset,
+						  res_domain, res_id, pl);
+	struct katra_event ev = BEGIN_EVENT;
 
-	return commit_record(w, encode_event_plain_with(&ev, &s->payload,
-							w->buf + w->used + 4));
+	return commit_record(w, encode_event_plain_with(&ev, pl, w->buf + w->used + 4));
+}
+
+#define PAIR_PARAMS                                                                          \
+	struct katra_writer *w, uint64_t seq, uint64_t span, uint64_t tid, uint64_t pid,         \
+		uint32_t kind, uint32_t nr, uint64_t enter_ns, uint64_t exit_ns,                  \
+		uint64_t wall_offset, uint32_t res_domain, uint64_t res_id, int64_t ret,          \
+		const struct katra_payload *pl
+
+/* Near the buffer's end, after an error, a payload with strings: one after
+ * the other, each by its own path. */
+static __attribute__((noinline)) int append_syscall_pair_other(PAIR_PARAMS)
+{
+	int rc = katra_writer_append_syscall_begin(w, seq, span, tid, pid, kind, enter_ns,
+						   wall_offset, res_domain, res_id, pl);
+
+	return rc ? rc : katra_writer_append_syscall_end(w, seq + 1, span, seq, tid, pid, kind,
+							 nr, exit_ns, wall_offset, res_domain,
+							 res_id, ret);
+}
+
+int katra_writer_append_syscall_pair(PAIR_PARAMS)
+{
+	if (!payload_without_strings(pl) || w->error || w->finished ||
+	    w->cap - w->used < 2 * (4 + PLAIN_EVENT_BOUND))
+		return append_syscall_pair_other(w, seq, span, tid, pid, kind, nr, enter_ns,
+						 exit_ns, wall_offset, res_domain, res_id, ret, pl);
+	/* the writer's fields read once: a byte stored through out could be
+	 * any of them, so each use after one would load it again */
+	uint8_t *out = w->buf + w->used;
+	struct katra_event b = syscall_begin_event(seq, span, tid, pid, kind, enter_ns,
+						   wall_offset, res_domain, res_id);
+	uint64_t cause = seq;
+	size_t n = encode_event_plain_with(&b, pl, out + 4);
+
+	put_le32(out, (uint32_t)n);
+	out += 4 + n;
+	struct katra_event x = syscall_end_event(seq + 1, span, &cause, tid, pid, kind, nr,
+						 exit_ns, wall_offset, res_domain, res_id, ret);
+	size_t m = encode_event_plain(&x, out + 4);
+
+	put_le32(out, (uint32_t)m);
+	w->used += 8 + n + m;
+	w->records += 2;
+	/* the clock after both: a hand-over between them would change no byte */
+	w->since_clock += 2;
+	if (w->since_clock >= CLOCK_CHECK_EVERY)
+		return clock_check(w);
+	return 0;
 }
 
 void katra_io_uring_payload(struct katra_payload *p, const struct katra_io_uring_req *r,
@@ -603,40 +669,6 @@ int katra_writer_append_io_uring(struct katra_writer *w, const struct katra_io_u
 	struct katra_event ev = io_uring_event(r, KATRA_KIND_IO_URING_COMPLETE);
 
 	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
-}
-
-/* Near the buffer's end, after an error, a payload with strings: one after
- * the other, each by its own path. */
-static __attribute__((noinline)) int append_syscall_pair_other(
-	struct katra_writer *w, const struct katra_syscall_begin *b,
-	const struct katra_syscall_end *e)
-{
-	int rc = katra_writer_append_syscall_begin(w, b);
-
-	return rc ? rc : katra_writer_append_syscall_end(w, e);
-}
-
-int katra_writer_append_syscall_pair(struct katra_writer *w, const struct katra_syscall_begin *b,
-				     const struct katra_syscall_end *e)
-{
-	if (!payload_without_strings(&b->payload) || w->error || w->finished ||
-	    w->cap - w->used < 2 * (4 + PLAIN_EVENT_BOUND))
-		return append_syscall_pair_other(w, b, e);
-	struct katra_event bev = syscall_begin_event(b);
-	size_t n = encode_event_plain_with(&bev, &b->payload, w->buf + w->used + 4);
-
-	put_le32(w->buf + w->used, (uint32_t)n);
-	w->used += 4 + n;
-	struct katra_event eev = syscall_end_event(e, &e->cause);
-	n = encode_event_plain(&eev, w->buf + w->used + 4);
-	put_le32(w->buf + w->used, (uint32_t)n);
-	w->used += 4 + n;
-	w->records += 2;
-	/* the clock after both: a hand-over between them would change no byte */
-	w->since_clock += 2;
-	if (w->since_clock >= CLOCK_CHECK_EVERY)
-		return clock_check(w);
-	return 0;
 }
 
 int katra_writer_finish(struct katra_writer *w, const struct katra_summary *s)

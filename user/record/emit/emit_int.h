@@ -366,26 +366,24 @@ static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t
 
 /* emit_write for the common syscall End (th's open span, its Begin the one
  * cause, Measured, no frame tag; e->error clear): the same bookkeeping, the
- * event encoded by the writer from its varying fields alone. */
+ * event encoded by the writer from its varying fields alone, as scalars. */
 static inline int emit_write_syscall_end(struct emitter *e, struct thread_state *th,
 					 const struct katra_wire_head *h, uint64_t key,
-					 struct katra_resource res, uint32_t nr, int64_t ret)
+					 uint32_t res_domain, uint64_t res_id, uint32_t nr,
+					 int64_t ret)
 {
-	uint64_t ts = emit_rel(e, key);
-	struct katra_syscall_end s = {
-		.seq = e->next_seq++, .ts_mono_ns = ts, .ts_wall_ns = e->start_wall + ts,
-		.thread_id = h->tid, .process_id = h->tgid, .kind = th->sc_kind, .nr = nr,
-		.span_id = th->sc_span, .cause = th->sc_seq, .resource = res, .ret = ret,
-	};
+	uint64_t ts = emit_rel(e, key), seq = e->next_seq++;
 
 	if (key > e->st.last_key)
 		e->st.last_key = key;
 	th->last_ts = ts;
-	if (s.thread_id != e->seen_last_tid || s.process_id != e->seen_last_pid)
-		emit_count_ids_of(e, s.process_id, s.thread_id);
+	if (h->tid != e->seen_last_tid || h->tgid != e->seen_last_pid)
+		emit_count_ids_of(e, h->tgid, h->tid);
 	e->st.events++;
-	e->st.by_kind[s.kind]++;
-	e->error = katra_writer_append_syscall_end(e->w, &s);
+	e->st.by_kind[th->sc_kind]++;
+	e->error = katra_writer_append_syscall_end(e->w, seq, th->sc_span, th->sc_seq, h->tid,
+						    h->tgid, th->sc_kind, nr, ts, e->start_wall,
+						    res_domain, res_id, ret);
 	return e->error;
 }
 

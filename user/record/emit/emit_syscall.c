@@ -5,18 +5,17 @@
 #include "emit_int.h"
 #include "record/syscalls/syscalls.h"
 
-static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
-			  struct katra_resource *res)
+/* The id of the file a syscall used (KATRA_SC_FILE), of the domain its
+ * class flags give. */
+static uint64_t file_resource_id(struct emitter *e, const struct katra_ev_syscall *sc,
+				 uint32_t domain)
 {
-	res->domain = katra_syscall_resource_domain(sc->flags);
-	switch (res->domain) {
+	switch (domain) {
 	case KATRA_RES_PIPE:
 	case KATRA_RES_SOCKET:
-		res->id = sc->ino; /* pipe:[ino], socket:[ino] */
-		return;
+		return sc->ino; /* pipe:[ino], socket:[ino] */
 	case KATRA_RES_ANON_INODE:
-		res->id = katra_syscall_anon_inode(sc);
-		return;
+		return katra_syscall_anon_inode(sc);
 	}
 	/* a loop over one file is the common case: remember the last identity */
 	if (sc->dev != e->last_dev || sc->ino != e->last_ino) {
@@ -24,7 +23,14 @@ static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
 		e->last_ino = sc->ino;
 		e->last_file_id = katra_file_id(katra_kernel_dev_to_user(sc->dev), sc->ino);
 	}
-	res->id = e->last_file_id;
+	return e->last_file_id;
+}
+
+static void file_resource(struct emitter *e, const struct katra_ev_syscall *sc,
+			  struct katra_resource *res)
+{
+	res->domain = katra_syscall_resource_domain(sc->flags);
+	res->id = file_resource_id(e, sc, res->domain);
 }
 
 /* The file a syscall used, if any (most use none: tested inline); res is
@@ -74,51 +80,66 @@ static inline uint64_t landing_buffer(const struct katra_ev_syscall *sc)
 	}
 }
 
-/* A Begin's fields, one by one, and its payload by its own memset: an
- * initializer cleared the whole struct with a `rep stos`, slow to start */
-static inline __attribute__((always_inline)) void begin_fields(struct emitter *e,
-							     struct katra_syscall_begin *s,
-							     const struct katra_ev_syscall *sc,
-							     uint64_t ts)
+/* The resource of a syscall's events: the file it used (KATRA_SC_FILE; most
+ * use none: tested inline) as its id, its domain at *domain. */
+static inline __attribute__((always_inline)) uint64_t syscall_resource_id(
+	struct emitter *e, const struct katra_ev_syscall *sc, uint32_t *domain)
 {
-	s->seq = e->next_seq++;
-	s->ts_mono_ns = ts;
-	s->ts_wall_ns = e->start_wall + ts;
-	s->thread_id = sc->head.tid;
-	s->process_id = sc->head.tgid;
-	s->kind = katra_syscall_kind_of(sc);
-	s->span_id = e->next_span++;
-	s->resource = (struct katra_resource){ KATRA_RES_NONE, 0 };
-	memset(&s->payload, 0, sizeof(s->payload));
-	katra_syscall_payload_of(sc, &s->payload);
-	syscall_resource(e, sc, &s->resource);
+	*domain = KATRA_RES_NONE;
+	if (!(sc->flags & KATRA_SC_FILE))
+		return 0;
+	*domain = katra_syscall_resource_domain(sc->flags);
+	return file_resource_id(e, sc, *domain);
 }
 
-/* The common Begin (see emit_syscall_begin): its payload and resource built
- * in place, the thread's span opened, written by the writer from its
- * varying fields. */
+/* What the common Begin and the combined pair do first, their calls
+ * before their fields are loaded: the Begin's payload into *pl (by its own
+ * memset: an initializer cleared it with a `rep stos`, slow to start), its
+ * resource (the id; the domain at *domain), the event's ids counted. */
+static inline __attribute__((always_inline)) uint64_t begin_calls(
+	struct emitter *e, const struct katra_ev_syscall *sc, struct katra_payload *pl,
+	uint32_t *domain)
+{
+	memset(pl, 0, sizeof(*pl));
+	katra_syscall_payload_of(sc, pl);
+	uint64_t res_id = syscall_resource_id(e, sc, domain);
+	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
+		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
+	return res_id;
+}
+
+/* The thread's syscall fields as a Begin of span, seq, kind leaves them. */
+static inline void begin_thread(struct thread_state *th, const struct katra_ev_syscall *sc,
+				uint64_t span, uint64_t seq, uint32_t kind)
+{
+	th->sc_span = span;
+	th->sc_seq = seq;
+	th->sc_enter_key = sc->enter_ts;
+	th->sc_nr = katra_syscall_trace_nr(sc);
+	th->sc_kind = kind;
+	th->sc_buf = landing_buffer(sc);
+}
+
+/* The common Begin (see emit_syscall_begin): the thread's span opened, the
+ * event written by the writer from its varying fields, as scalars. */
 static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 			       const struct katra_ev_syscall *sc, uint64_t key)
 {
-	uint64_t ts = emit_rel(e, key);
-	struct katra_syscall_begin s;
+	struct katra_payload pl;
+	uint32_t domain;
+	uint64_t res_id = begin_calls(e, sc, &pl, &domain);
+	uint64_t ts = emit_rel(e, key), seq = e->next_seq++, span = e->next_span++;
+	uint32_t kind = katra_syscall_kind_of(sc);
 
-	begin_fields(e, &s, sc, ts);
 	th->flags |= TH_SYSCALL_OPEN;
-	th->sc_span = s.span_id;
-	th->sc_seq = s.seq;
-	th->sc_enter_key = sc->enter_ts;
-	th->sc_nr = katra_syscall_trace_nr(sc);
-	th->sc_kind = s.kind;
-	th->sc_buf = landing_buffer(sc);
+	begin_thread(th, sc, span, seq, kind);
 	if (key > e->st.last_key)
 		e->st.last_key = key;
 	th->last_ts = ts;
-	if (s.thread_id != e->seen_last_tid || s.process_id != e->seen_last_pid)
-		emit_count_ids_of(e, s.process_id, s.thread_id);
 	e->st.events++;
-	e->st.by_kind[s.kind]++;
-	e->error = katra_writer_append_syscall_begin(e->w, &s);
+	e->st.by_kind[kind]++;
+	e->error = katra_writer_append_syscall_begin(e->w, seq, span, sc->head.tid, sc->head.tgid,
+						      kind, ts, e->start_wall, domain, res_id, &pl);
 	return e->error;
 }
 
@@ -137,31 +158,30 @@ int emit_syscall_pair(struct emitter *e, const struct pending *p)
 			  TH_WINESERVER)) ||
 	    (e->asyncs.count && sc->ret >= 0 && landing_buffer(sc)))
 		return 1;
-	struct katra_syscall_begin b;
+	/* the calls first, then the fields, in registers, to the writer as
+	 * scalars: no struct in between, nothing stored narrow and loaded wide
+	 * (the span taken before the calls and seq after them: read together,
+	 * the two counters were one 16-byte load, which the 8-byte stores of
+	 * the other events' seq cannot forward to) */
+	uint64_t span = e->next_span++;
+	struct katra_payload pl;
+	uint32_t domain;
+	uint64_t res_id = begin_calls(e, sc, &pl, &domain);
+	uint64_t seq = e->next_seq;
+	uint32_t kind = katra_syscall_kind_of(sc), nr = katra_syscall_trace_nr(sc);
 
-	begin_fields(e, &b, sc, enter);
-	struct katra_syscall_end x = {
-		.seq = e->next_seq++, .ts_mono_ns = exit, .ts_wall_ns = e->start_wall + exit,
-		.thread_id = b.thread_id, .process_id = b.process_id, .kind = b.kind,
-		.nr = katra_syscall_trace_nr(sc), .span_id = b.span_id, .cause = b.seq,
-		.resource = b.resource, .ret = sc->ret,
-	};
+	e->next_seq = seq + 2;
 	/* the thread as the End leaves it: the span closed, its Begin's
 	 * fields kept as emit_syscall_begin() sets them */
-	th->sc_span = b.span_id;
-	th->sc_seq = b.seq;
-	th->sc_enter_key = sc->enter_ts;
-	th->sc_nr = x.nr;
-	th->sc_kind = b.kind;
-	th->sc_buf = landing_buffer(sc);
+	begin_thread(th, sc, span, seq, kind);
+	th->last_ts = exit;
 	if (sc->exit_ts > e->st.last_key)
 		e->st.last_key = sc->exit_ts;
-	th->last_ts = exit;
-	if (b.thread_id != e->seen_last_tid || b.process_id != e->seen_last_pid)
-		emit_count_ids_of(e, b.process_id, b.thread_id);
 	e->st.events += 2;
-	e->st.by_kind[b.kind] += 2;
-	e->error = katra_writer_append_syscall_pair(e->w, &b, &x);
+	e->st.by_kind[kind] += 2;
+	e->error = katra_writer_append_syscall_pair(e->w, seq, span, sc->head.tid, sc->head.tgid,
+						    kind, nr, enter, exit, e->start_wall, domain,
+						    res_id, sc->ret, &pl);
 	return e->error;
 }
 
@@ -204,12 +224,7 @@ int emit_syscall_begin(struct emitter *e, const struct pending *p)
 	if (th) {
 		ev.span_id = emit_some(e->next_span++);
 		th->flags |= TH_SYSCALL_OPEN;
-		th->sc_span = ev.span_id.value;
-		th->sc_seq = e->next_seq;
-		th->sc_enter_key = sc->enter_ts;
-		th->sc_nr = katra_syscall_trace_nr(sc);
-		th->sc_kind = ev.kind;
-		th->sc_buf = landing_buffer(sc);
+		begin_thread(th, sc, ev.span_id.value, e->next_seq, ev.kind);
 	}
 	if (th && ev.payload.type == KATRA_PAYLOAD_EXECVE && ev.payload.u.execve.path.present) {
 		bool created;
@@ -258,20 +273,20 @@ int emit_syscall_end(struct emitter *e, const struct pending *p)
 		if (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count) &&
 		    (done = emit_async_completion(e, th)) != UINT64_MAX)
 			causes[n++] = done;
-		struct katra_resource res = { KATRA_RES_NONE, 0 };
-		syscall_resource(e, sc, &res);
+		uint32_t domain;
+		uint64_t res_id = syscall_resource_id(e, sc, &domain);
 		/* what the wineserver or its client wrote into this pipe */
-		if ((th->flags & (TH_WINE | TH_WINESERVER)) && emit_stream_resource(res.domain) &&
-		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret, res.id)) !=
+		if ((th->flags & (TH_WINE | TH_WINESERVER)) && emit_stream_resource(domain) &&
+		    (done = emit_wake_end(e, th, sc->head.tid, th->sc_nr, sc->ret, res_id)) !=
 			    UINT64_MAX)
 			causes[n++] = done;
 		/* the common End: its Begin its one cause, no frame to tag */
 		if (n == 1 && !e->frames.count && !e->error)
-			return emit_write_syscall_end(e, th, &sc->head, p->key, res,
+			return emit_write_syscall_end(e, th, &sc->head, p->key, domain, res_id,
 						      katra_syscall_trace_nr(sc), sc->ret);
 		emit_base(&ev, &sc->head, KATRA_SCOPE_LINUX, th->sc_kind, KATRA_PHASE_END);
 		ev.span_id = emit_some(th->sc_span);
-		ev.resource = res;
+		ev.resource = (struct katra_resource){ domain, res_id };
 		ev.causes = (struct katra_u64_vec){ causes, n };
 		syscall_return(&ev.payload, sc);
 		return emit_write(e, &ev, p->key, th);

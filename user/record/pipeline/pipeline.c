@@ -134,14 +134,28 @@ static inline __attribute__((always_inline)) int emit_head(struct pipeline *r, u
  * it: the out-fence the kernel signals with it (the next record of that
  * CPU, written under the same lock with interrupts off) is then read too,
  * and links the delivery to its commit (emit_gpu.c). */
+static inline bool held_item(const struct pipeline *r, const struct pending *p, bool last,
+			     uint64_t limit)
+{
+	return p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED && last &&
+	       limit - p->key < PIPELINE_DELIVERY_HOLD_NS && p->key <= r->end_key;
+}
+
+/* The same for ring's head item p. */
 static inline bool held(const struct pipeline *r, unsigned ring, const struct pending *p,
 			uint64_t limit)
 {
 	const struct ring_fifo *f = &r->order.fifos[ring];
 
-	return p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED &&
-	       f->head + 1 == f->tail && limit - p->key < PIPELINE_DELIVERY_HOLD_NS &&
-	       p->key <= r->end_key;
+	return held_item(r, p, f->head + 1 == f->tail, limit);
+}
+
+/* The FIFO's head as a run left it (the items before head written): set
+ * before anything that reads the FIFO or the heap. */
+static inline void run_sync(struct order *o, struct ring_fifo *f, size_t head)
+{
+	o->pending -= head - f->head;
+	f->head = head;
 }
 
 /* Writes the head item of ring, at the heap's top, and the items after it
@@ -149,12 +163,15 @@ static inline bool held(const struct pipeline *r, unsigned ring, const struct pe
  * emit_head() does item by item, with the heap set once at the end (a busy
  * CPU's records come in runs).  Anything but an item inside the capture, a
  * combined syscall whose End comes next or an item written whole ends the
- * run through emit_head(). */
+ * run through emit_head().  The FIFO's head is kept in a register meanwhile
+ * (the emitters never read the FIFOs, and no record arrives during a run):
+ * stored once, not reloaded after every emitter's call. */
 static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64_t limit)
 {
 	struct order *o = &r->order;
-	const struct ring_fifo *f = &o->fifos[ring];
-	size_t mask = f->cap - 1;
+	struct ring_fifo *f = &o->fifos[ring];
+	struct pending *items = f->items;
+	size_t mask = f->cap - 1, head = f->head, tail = f->tail;
 	uint64_t bound = order_run_bound(o, ring);
 	int rc = 0;
 
@@ -162,16 +179,26 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 		bound = bound < kq_at(r, r->kq_head)->key - 1 ? bound : kq_at(r, r->kq_head)->key - 1;
 	bound = bound < limit ? bound : limit;
 	bound = bound < r->end_key ? bound : r->end_key;
+	/* tested on the first item only: the keys that follow it in its FIFO
+	 * are not smaller, and the run takes none above bound (<= end_key) */
+	if (p->key < r->em.start_mono || p->key > r->end_key || r->generic_order)
+		return emit_head(r, ring, p, limit);
+	/* bound >= the first key >= start_mono: one unsigned compare tells an
+	 * End inside [start_mono, bound] */
+	uint64_t span = bound - r->em.start_mono;
 	for (;;) {
-		if (p->key < r->em.start_mono || p->key > r->end_key || r->generic_order ||
-		    (p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED))
+		if (p->kind == PEND_GPU_FENCE && p->u.gf.what == KATRA_GPU_VBLANK_DELIVERED) {
+			run_sync(o, f, head);
 			return emit_head(r, ring, p, limit);
+		}
 		if (p->kind == PEND_SYSCALL_PAIR) {
 			uint64_t exit_ts = p->u.sc.exit_ts;
 			/* its End next: before the FIFO's next item and within the run */
-			if (exit_ts > bound || exit_ts < r->em.start_mono ||
-			    (f->head + 1 != f->tail && f->items[(f->head + 1) & mask].key < exit_ts))
+			if (exit_ts - r->em.start_mono > span ||
+			    (head + 1 != tail && items[(head + 1) & mask].key < exit_ts)) {
+				run_sync(o, f, head);
 				return emit_head(r, ring, p, limit);
+			}
 			r->ends_in_place++;
 			rc = emit_pending_syscall_pair(&r->em, p);
 			if (rc > 0) { /* not the common pair: its halves one by one */
@@ -181,6 +208,7 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 				p->key = exit_ts;
 				if (rc) { /* the End stays, as emit_head() leaves it */
 					r->ends_in_place--;
+					run_sync(o, f, head);
 					order_resort_head(o, ring);
 					return rc;
 				}
@@ -189,13 +217,14 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 		} else {
 			rc = emit_pending(&r->em, p);
 		}
-		order_run_pop(o, ring);
-		if (rc || f->head == f->tail)
+		head++; /* order_run_pop() */
+		if (rc || head == tail)
 			break;
-		p = &f->items[f->head & mask];
-		if (p->key > bound || (limit != UINT64_MAX && held(r, ring, p, limit)))
+		p = &items[head & mask];
+		if (p->key > bound || (limit != UINT64_MAX && held_item(r, p, head + 1 == tail, limit)))
 			break;
 	}
+	run_sync(o, f, head);
 	order_run_end(o, ring);
 	return rc;
 }
@@ -494,14 +523,16 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 
 /* The slot at the tail of ring's FIFO when an item of this key goes there
  * as order_commit() finds it: room without growth, after the FIFO's last
- * item, its ring in the heap (NULL otherwise: on_record_any then). */
+ * item, its ring in the heap (NULL otherwise: on_record_any then).  Between
+ * runs a ring is in the heap exactly while its FIFO holds items (order.c
+ * puts it there at its first item and takes it out with its last), so
+ * "neither empty nor full" is one unsigned compare. */
 static inline struct ring_fifo *tail_fits(struct pipeline *r, unsigned ring, uint64_t key)
 {
 	struct ring_fifo *f = &r->order.fifos[ring];
 	size_t mask = f->cap - 1;
 
-	if (f->tail - f->head == f->cap || f->tail == f->head ||
-	    r->order.hpos[ring] == ORDER_NOT_IN_HEAP || f->items[(f->tail - 1) & mask].key > key)
+	if (f->tail - f->head - 1 >= mask || f->items[(f->tail - 1) & mask].key > key)
 		return NULL;
 	return f;
 }
