@@ -149,6 +149,26 @@ static __always_inline void katra_idle(__u32 cpu)
 		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy_seq, (__u64)-1);
 }
 
+/* katra_idle() for a probe that runs with preemption off (a tracepoint's,
+ * raw or BTF): a plain load, subtract and store, not a locked add (a full
+ * barrier, ~20 cycles a run).  Only a probe nested in it (an interrupt) can
+ * run between the load and the store, and that one has undone its own
+ * increment by then: its count in the seq half is lost, but this probe's own
+ * entry still moves seq, which is all a reading of user space that spans
+ * both needs (one made inside reads busy != 0).  x86 keeps stores in order
+ * (TSO): the records are visible before busy drops, as after the atomic.  A
+ * preemptible probe (fentry, uprobe) must not: preempted between the two, it
+ * would overwrite the count of a probe that entered meanwhile. */
+static __always_inline void katra_idle_tp(__u32 cpu)
+{
+	volatile __u64 *bs;
+
+	if (cpu < KATRA_MAX_CPUS) {
+		bs = &PEND_SLOT(cpu)->busy_seq;
+		*bs = *bs - 1;
+	}
+}
+
 /* Enters written early (the thread left the CPU mid-syscall), by tid.  A
  * plain hash (an LRU would evict live entries silently): an entry leaves at
  * the syscall's exit or the thread's exit; a full table is counted. */
