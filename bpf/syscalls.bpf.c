@@ -294,7 +294,8 @@ static __always_inline bool cur_compat(struct task_struct *cur)
 }
 
 /* btf: regs is a trusted BTF pointer (tp_btf), else a raw one (raw_tp).
- * tp: a tracepoint's program (never preempted: katra_idle_tp). */
+ * tp: a tracepoint's program (katra_idle_tp where the kernel never
+ * preempts it: syscall_tp_unpreempted). */
 static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf, bool tp)
 {
 	/* the task once (one helper call): its ids, its compat status and its
@@ -369,7 +370,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf, bo
 		else if (p->nr == NR_execve)
 			emit_path(pid_tgid, cpu, p->enter_ts, p->nr, p->args[0]);
 	}
-	if (tp)
+	if (tp && syscall_tp_unpreempted)
 		katra_idle_tp(cpu);
 	else
 		katra_idle(cpu);
@@ -516,7 +517,7 @@ out:
 	if (record_stacks && enter && ts - enter >= stack_threshold_ns && nr != NR_execve &&
 	    nr != NR_execveat)
 		katra_stack_syscall(pid_tgid, enter, ts);
-	if (tp)
+	if (tp && syscall_tp_unpreempted)
 		katra_idle_tp(cpu);
 	else
 		katra_idle(cpu);
