@@ -463,7 +463,7 @@ struct katra_gpu_totals {
  *                           user space read the slot.
  * busy is changed with atomic adds (full barriers on x86) before the clock
  * read, and after the commit with an atomic add or, in the tracepoints'
- * programs (never preempted), a plain store (katra_idle_tp in
+ * programs where nothing preempts them, a plain store (katra_idle_tp in
  * bpf/common.bpf.h), as the low half of busy_seq, whose high half
  * counts the probes that entered (each entry adds 1 to both halves, each
  * exit takes 1 from the low one): user space reads busy_seq, then the slot
