@@ -29,6 +29,7 @@ const volatile bool have_task_pt_regs;
 const volatile __u32 uring_complete_args = 3;
 const volatile bool have_rdonly_cast;
 const volatile bool have_task_storage;
+const volatile bool syscall_tp_unpreempted;
 
 /* common.bpf.h: katra_stage() */
 

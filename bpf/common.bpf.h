@@ -33,6 +33,11 @@ extern const volatile bool have_rdonly_cast;      /* the bpf_rdonly_cast() kfunc
 /* task local storage from tracing programs (5.12) with a BTF current (5.11):
  * see pend_tasks */
 extern const volatile bool have_task_storage;
+/* The kernel never preempts kernel code (preemption model none or
+ * voluntary: user/record/kernel/preempt.h): the syscall tracepoints'
+ * programs, which a kernel since 6.13 may run preemptibly, cannot be
+ * preempted either (katra_idle_tp) */
+extern const volatile bool syscall_tp_unpreempted;
 /* Weak: where the kernel lacks it libbpf leaves the call unresolved, and the
  * verifier drops it as dead code behind have_rdonly_cast. */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
@@ -147,6 +152,27 @@ static __always_inline void katra_idle(__u32 cpu)
 	 * here: no borrow reaches the entry count */
 	if (cpu < KATRA_MAX_CPUS)
 		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy_seq, (__u64)-1);
+}
+
+/* katra_idle() for a probe that runs with preemption off (a tracepoint's,
+ * raw or BTF, whose tracepoint is not faultable; a syscall tracepoint's only
+ * where syscall_tp_unpreempted): a plain load, subtract and store, not a
+ * locked add (a full barrier, ~20 cycles a run).  Only a probe nested in it (an interrupt) can
+ * run between the load and the store, and that one has undone its own
+ * increment by then: its count in the seq half is lost, but this probe's own
+ * entry still moves seq, which is all a reading of user space that spans
+ * both needs (one made inside reads busy != 0).  x86 keeps stores in order
+ * (TSO): the records are visible before busy drops, as after the atomic.  A
+ * preemptible probe (fentry, uprobe) must not: preempted between the two, it
+ * would overwrite the count of a probe that entered meanwhile. */
+static __always_inline void katra_idle_tp(__u32 cpu)
+{
+	volatile __u64 *bs;
+
+	if (cpu < KATRA_MAX_CPUS) {
+		bs = &PEND_SLOT(cpu)->busy_seq;
+		*bs = *bs - 1;
+	}
 }
 
 /* Enters written early (the thread left the CPU mid-syscall), by tid.  A

@@ -32,7 +32,7 @@ static __always_inline int on_fault(__u64 address, __u64 ip, __u64 error_code)
 	else if (cpu < KATRA_MAX_CPUS)
 		katra_fault_pending(cpu, ts); /* the watermark waits for its Begin */
 out:
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's */
 	return 0;
 }
 

@@ -81,7 +81,7 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 	 * space's request when it holds the watermark back */
 	if (own && !(flags & KATRA_SW_NEXT_TRACKED))
 		katra_stage_flush(cpu);
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's */
 	return 0;
 }
 

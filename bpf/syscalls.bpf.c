@@ -87,8 +87,9 @@ static __always_inline __u32 file_class(unsigned long magic, struct file *f, str
 }
 
 /* dev/ino of the current task's open file `fd` and what it is (KATRA_SC_FILE
- * and a class flag); 0 if there is none. */
-static __always_inline __u32 fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
+ * and a class flag); 0 if there is none.  cur: the current task as a BTF
+ * pointer the caller has already (no helper call for it), else NULL. */
+static __always_inline __u32 fd_identity(__s64 fd, __u64 *dev, __u64 *ino, struct task_struct *cur)
 {
 	struct fdtable *fdt;
 	struct file **fda;
@@ -103,7 +104,7 @@ static __always_inline __u32 fd_identity(__s64 fd, __u64 *dev, __u64 *ino)
 		/* an untrusted BTF pointer: the same inline loads, but the verifier
 		 * does not ask whether the task's files are trusted (four searches
 		 * of the kernel's BTF by name, each time it visits the load) */
-		struct task_struct *task = bpf_rdonly_cast((void *)bpf_get_current_task(),
+		struct task_struct *task = bpf_rdonly_cast(cur ? (void *)cur : (void *)bpf_get_current_task(),
 							   bpf_core_type_id_kernel(struct task_struct));
 		fdt = task->files->fdt;
 		if (!fdt)
@@ -220,7 +221,7 @@ static __always_inline __u32 as_x86_64(__u32 nr32)
 
 /* Decode what the exit will not be able to see any more: the fd's file (it
  * may be closed by then), user-memory arguments. */
-static __always_inline void decode_enter(struct katra_cpu_slot *p)
+static __always_inline void decode_enter(struct katra_cpu_slot *p, struct task_struct *cur)
 {
 	__u64 fd = (__u64)-1;
 	__u32 nr = p->sc_flags & KATRA_SC_I386 ? as_x86_64(p->nr) : p->nr;
@@ -250,7 +251,7 @@ static __always_inline void decode_enter(struct katra_cpu_slot *p)
 	default:
 		return;
 	}
-	p->sc_flags |= fd_identity((__s32)fd, &p->dev, &p->ino);
+	p->sc_flags |= fd_identity((__s32)fd, &p->dev, &p->ino, cur);
 	if (nr == NR_recvmsg && !(p->sc_flags & KATRA_SC_I386)) {
 		/* the first iovec's base: where the data lands (what completes
 		 * a pending NtReadFile on a socket under Wine, emit_wine.c) */
@@ -283,10 +284,24 @@ static __always_inline bool in_compat_syscall(void)
 	       TS_COMPAT_;
 }
 
-/* btf: regs is a trusted BTF pointer (tp_btf), else a raw one (raw_tp). */
-static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
+/* Whether the current task (cur, a BTF pointer, else NULL) is in a 32-bit
+ * syscall. */
+static __always_inline bool cur_compat(struct task_struct *cur)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (cur)
+		return cur->thread_info.status & TS_COMPAT_;
+	return in_compat_syscall();
+}
+
+/* btf: regs is a trusted BTF pointer (tp_btf), else a raw one (raw_tp).
+ * tp: a tracepoint's program (katra_idle_tp where the kernel never
+ * preempts it: syscall_tp_unpreempted). */
+static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf, bool tp)
+{
+	/* the task once (one helper call): its ids, its compat status and its
+	 * files are loads from it, not a helper call each */
+	struct task_struct *cur = btf && have_task_btf ? bpf_get_current_task_btf() : NULL;
+	__u64 pid_tgid = cur ? (__u64)cur->tgid << 32 | (__u32)cur->pid : bpf_get_current_pid_tgid();
 	struct katra_cpu_slot *p;
 	bool compat;
 	__u32 cpu;
@@ -294,7 +309,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 
 	if (!katra_tracked(pid_tgid >> 32) || !selected(id))
 		return 0;
-	if ((id == NR_uretprobe || id == NR_uprobe) && !in_compat_syscall())
+	if ((id == NR_uretprobe || id == NR_uprobe) && !cur_compat(cur))
 		return 0;
 	cpu = katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
@@ -322,7 +337,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 	p->dev = 0;
 	p->ino = 0;
 	p->aux = 0;
-	compat = in_compat_syscall();
+	compat = cur_compat(cur);
 	p->sc_flags = compat ? KATRA_SC_I386 : 0;
 	if (compat) {
 		/* i386: bx, cx, dx, si, di, bp (32-bit values) */
@@ -347,7 +362,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 		p->args[4] = BPF_CORE_READ(regs, r8);
 		p->args[5] = BPF_CORE_READ(regs, r9);
 	}
-	decode_enter(p);
+	decode_enter(p, cur);
 	p->state = KATRA_SLOT_ACTIVE;
 	if (record_paths && !compat) {
 		if (p->nr == NR_openat || p->nr == NR_openat2)
@@ -355,7 +370,10 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf)
 		else if (p->nr == NR_execve)
 			emit_path(pid_tgid, cpu, p->enter_ts, p->nr, p->args[0]);
 	}
-	katra_idle(cpu);
+	if (tp && syscall_tp_unpreempted)
+		katra_idle_tp(cpu);
+	else
+		katra_idle(cpu);
 	return 0;
 }
 
@@ -371,7 +389,7 @@ static __always_inline void fill_from(struct katra_ev_syscall *e, const struct k
 /* The exit belongs to the thread's pending enter whatever orig_ax says now:
  * a thread makes one syscall at a time, and rt_sigreturn (orig_ax -1 after
  * the restore), restart_syscall and a successful execve change it. */
-static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
+static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf, bool tp)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 cpu, nr, tid = pid_tgid;
@@ -492,38 +510,41 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf)
 			   (in_compat_syscall() ? KATRA_SC_I386 : 0);
 	}
 	if ((e->nr == NR_openat || e->nr == NR_openat2) && !(e->flags & KATRA_SC_I386) && ret >= 0)
-		e->flags |= fd_identity(ret, &e->dev, &e->ino);
+		e->flags |= fd_identity(ret, &e->dev, &e->ino, NULL);
 	katra_put_done(e, cpu, own, sizeof(*e), mine ? 2 : 1);
 out:
 	/* --stacks: a long call's user stack (an exec's is the new image's) */
 	if (record_stacks && enter && ts - enter >= stack_threshold_ns && nr != NR_execve &&
 	    nr != NR_execveat)
 		katra_stack_syscall(pid_tgid, enter, ts);
-	katra_idle(cpu);
+	if (tp && syscall_tp_unpreempted)
+		katra_idle_tp(cpu);
+	else
+		katra_idle(cpu);
 	return 0;
 }
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tpb_sys_enter, struct pt_regs *regs, long id)
 {
-	return sys_enter(regs, id, true);
+	return sys_enter(regs, id, true, true);
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(raw_sys_enter, struct pt_regs *regs, long id)
 {
-	return sys_enter(regs, id, false);
+	return sys_enter(regs, id, false, true);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(tpb_sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys_exit(regs, ret, true);
+	return sys_exit(regs, ret, true, true);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys_exit(regs, ret, false);
+	return sys_exit(regs, ret, false, true);
 }
 
 /* per-syscall attach for -e: fentry/fexit on the same bodies */

@@ -20,13 +20,13 @@
 SEC("fentry/__x64_sys_getpid")
 int BPF_PROG(fn_sys_enter, struct pt_regs *regs)
 {
-	return sys_enter(regs, regs->orig_ax, true);
+	return sys_enter(regs, regs->orig_ax, true, false);
 }
 
 SEC("fexit/__x64_sys_getpid")
 int BPF_PROG(fn_sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys_exit(regs, ret, true);
+	return sys_exit(regs, ret, true, false);
 }
 
 /* A new thread or process returns from clone/fork through ret_from_fork,
@@ -45,7 +45,7 @@ int BPF_PROG(fn_child_return, struct task_struct *prev)
 
 	if (nr != NR_clone_ && nr != NR_fork_ && nr != NR_vfork_ && nr != NR_clone3)
 		return 0;
-	return sys_exit(regs, 0, false);
+	return sys_exit(regs, 0, false, false);
 }
 
 /* Kprobes for a selected syscall whose function the kernel's BTF lacks
@@ -54,11 +54,11 @@ int BPF_PROG(fn_child_return, struct task_struct *prev)
 SEC("kprobe")
 int BPF_KPROBE(kp_sys_enter, struct pt_regs *regs)
 {
-	return sys_enter(regs, BPF_CORE_READ(regs, orig_ax), false);
+	return sys_enter(regs, BPF_CORE_READ(regs, orig_ax), false, false);
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(kp_sys_exit, long ret)
 {
-	return sys_exit((struct pt_regs *)katra_user_regs(katra_current_stack()), ret, false);
+	return sys_exit((struct pt_regs *)katra_user_regs(katra_current_stack()), ret, false, false);
 }

@@ -461,8 +461,10 @@ struct katra_gpu_totals {
  *   state & SLOT_ACTIVE     records still to come may sort at enter_ts;
  *   otherwise               every later record sorts at or after the time
  *                           user space read the slot.
- * busy is changed with atomic adds (full barriers on x86), before the clock
- * read and after the commit, as the low half of busy_seq, whose high half
+ * busy is changed with atomic adds (full barriers on x86) before the clock
+ * read, and after the commit with an atomic add or, in the tracepoints'
+ * programs where nothing preempts them, a plain store (katra_idle_tp in
+ * bpf/common.bpf.h), as the low half of busy_seq, whose high half
  * counts the probes that entered (each entry adds 1 to both halves, each
  * exit takes 1 from the low one): user space reads busy_seq, then the slot
  * and the staging area, then busy_seq again, and trusts what it read only if

@@ -18,6 +18,7 @@
 
 #include "katra.skel.h"
 #include "probes_int.h"
+#include "preempt.h"
 
 /* The number of arguments of tracepoint NAME in the kernel's BTF (the
  * btf_trace_NAME prototype, less its ctx), or -1 when the kernel has no such
@@ -223,6 +224,7 @@ static void set_kernel_flags(struct katra_probes *p, const struct btf *vmlinux,
 	p->skel->rodata->have_task_pt_regs = h->task_pt_regs;
 	p->skel->rodata->have_attach_cookie = h->attach_cookie;
 	p->skel->rodata->have_task_storage = h->task_storage;
+	p->skel->rodata->syscall_tp_unpreempted = katra_kernel_preempt_never();
 }
 
 static bool fault_fexit_usable(const struct katra_probes *p)
