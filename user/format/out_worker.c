@@ -119,9 +119,12 @@ int katra_outworker_post(struct katra_outworker *g, uint8_t **buf, const struct 
 		g->job = *job; /* job->buf points into *buf */
 		g->busy = true;
 		*buf = give;
-		pthread_cond_broadcast(&g->cv);
 	}
 	pthread_mutex_unlock(&g->mu);
+	/* after the unlock: woken under the lock, the writer thread preempts
+	 * this one and then blocks on the mutex it still holds */
+	if (!rc && job->n)
+		pthread_cond_broadcast(&g->cv);
 	return rc;
 }
 
