@@ -558,6 +558,19 @@ void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid)
 	free(key);
 }
 
+bool katra_uprobes_command_vulkan_known(const struct katra_uprobes *u, uint32_t pid)
+{
+	return u && u->o.vulkan && u->vk_cached && u->vk_cached_pid == pid;
+}
+
+void katra_uprobes_command_vulkan(struct katra_uprobes *u, struct katra_probes *p, uint32_t pid)
+{
+	if (!katra_uprobes_command_vulkan_known(u, pid))
+		return;
+	u->probes = p;
+	up_prepare_vulkan(u, pid); /* marks the root resolved: the request's call returns */
+}
+
 void up_vk_early_drop(struct katra_uprobes *u)
 {
 	free(u->vk_cached);
