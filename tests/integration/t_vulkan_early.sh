@@ -7,8 +7,9 @@
 # The first capture (the helper runs) makes its links after the load; the
 # second makes the same number of uprobe_multi links before the load ends (its
 # KATRA_TIMING steps: `probes: early links` before ` load: probes`), with
-# uprobe_multi links and with perf-event links; every capture's vksubmit is
-# exact (K submits, K fence waits).  Before, the links were always made
+# uprobe_multi links and with perf-event links, and so does `-p` of a
+# vksubmit that maps the loader; every capture's vksubmit is exact (K
+# submits, K fence waits).  Before, the links were always made
 # after the load, at ` attach: uprobes`.
 . "$(dirname "$0")/lib.sh"
 kt_require
@@ -51,4 +52,16 @@ for mode in multi perf; do
 		kt_fail "$mode: $n links during the load, $n1 after it in the first capture"
 done
 unset KATRA_TEST_NO_UPROBE_MULTI
-kt_note "$n1 links each time; after the load on the first capture, during it after"
+# -p of a process that maps the Vulkan loader, with the same answer kept
+rm -f "$T/gate" "$T/started"
+TRACE=$T/pid.ktrc
+kt_gated vksubmit 30 "$KT_ROOT/build/uprobe/vksubmit" "$T/started" "$T/gate" $K
+kt_verify
+kt_uptrace vulkan-submit "$TRACE.jsonl" "$T/vksubmit.out"
+cp "$T/rec.err" "$T/pid.err"
+grep -q 'probes: early links' "$T/pid.err" ||
+	kt_fail "-p: the target's known drivers were not probed during the load: $(kt_tail "$T/pid.err")"
+read -r l p n <<<"$(steps pid)"
+[ "$l" -gt 0 ] && [ "$l" -lt "$p" ] || kt_fail "-p: links made after the load (line $l, load ends at $p)"
+[ "$n" = "$n1" ] || kt_fail "-p: $n links during the load, $n1 after it in the first capture"
+kt_note "$n1 links each time; after the load on the first capture, during it after (command, -p)"

@@ -292,13 +292,14 @@ static int load_targets(struct recorder *r)
 	return 0;
 }
 
-/* A command's Vulkan drivers, known from an earlier capture, probed while
- * the rest of the programs load (probes_early.c; on the load's thread). */
+/* A command's or a target's Vulkan drivers, known from an earlier capture,
+ * probed while the rest of the programs load (probes_early.c; on the
+ * load's thread). */
 static void uprobes_early(void *ctx, struct katra_probes *p)
 {
 	struct recorder *r = ctx;
 
-	katra_uprobes_command_vulkan(r->up, p, (uint32_t)r->launch.pid);
+	katra_uprobes_early(r->up, p);
 }
 
 /* The targets, then the BPF programs loaded and the targets tracked; the
@@ -329,8 +330,9 @@ static int load(struct recorder *r)
 	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */
 	if (!rc && r->launch.pid > 0)
 		katra_uprobes_command_early(r->up, (uint32_t)r->launch.pid);
-	if (!rc && r->launch.pid > 0 &&
-	    katra_uprobes_command_vulkan_known(r->up, (uint32_t)r->launch.pid)) {
+	for (size_t i = 0; !rc && r->launch.pid <= 0 && i < r->npids; i++)
+		katra_uprobes_pid_early(r->up, r->pids[i]);
+	if (!rc && katra_uprobes_early_known(r->up)) {
 		po.uprobes_ready = uprobes_early;
 		po.uprobes_ctx = r;
 	}

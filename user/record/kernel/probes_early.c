@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,7 @@ int pk_early_start(struct katra_probes *p)
 	struct pk_early *e = p->early;
 	struct bpf_program *prog;
 	struct bpf_map *m;
+	sigset_t all, old;
 	int err = 0;
 
 	if (!e)
@@ -157,7 +159,11 @@ int pk_early_start(struct katra_probes *p)
 		if (pk_reuse_map(own, m))
 			return none(p);
 	}
+	/* signals are the capture loop's business (its links never wait on one) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = -pthread_create(&e->t, NULL, load_early, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return err;
 	e->running = true;
