@@ -177,7 +177,9 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot size BPF maps", -err);
 		goto cleanup;
 	}
-	/* the rings are made meanwhile (probes_rings.c) */
+	/* the rings and the preallocated tables are made meanwhile
+	 * (probes_rings.c, probes_bigmaps.c) */
+	pk_bigmaps_start(p);
 	err = pk_rings_start(p);
 	if (err) {
 		say_error("cannot create per-CPU rings", -err);
@@ -200,6 +202,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		goto cleanup;
 	}
 	/* sys_enter and sys_exit meanwhile, in an object of their own */
+	pk_bigmaps_use(p);
 	err = pk_split_start(p);
 	if (!err) /* the Vulkan layer's programs and links meanwhile (probes_early.c) */
 		err = pk_early_start(p);
@@ -767,6 +770,7 @@ void katra_probes_destroy(struct katra_probes *p)
 		return;
 	pk_rings_mapped(p); /* the rings' thread ends first */
 	pk_early_free(p);   /* and the early object's, which may be using p */
+	pk_bigmaps_free(p);
 	for (i = 0; i < p->nprobes; i++)
 		bpf_link__destroy(p->probes[i].link);
 	pk_fn_free(p);

@@ -61,6 +61,7 @@ struct katra_probes {
 	const char *uprobe_multi_off; /* why not (static), or NULL */
 	struct pk_late *late;   /* programs loaded on first use (probes_late.c) */
 	struct pk_early *early; /* programs loaded first, with links (probes_early.c) */
+	struct pk_bigmaps *bigmaps; /* the preallocated tables being made (probes_bigmaps.c) */
 	struct pk_rings_job *rings_job; /* the rings being made (probes_rings.c) */
 	struct pk_split *split; /* the syscall probes' own object (probes_split.c) */
 	bool pend_in_table;     /* flushed enters in `flushed` only (--small-tables) */
@@ -140,6 +141,14 @@ unsigned pk_uprobe_runs(const struct katra_probes *p, struct katra_probe_runs *o
 			unsigned n);
 struct bpf_program *pk_late_find(struct katra_probes *p, const char *name);
 void pk_late_free(struct katra_probes *p);
+
+/* The preallocated tables made on a thread (probes_bigmaps.c): start (once
+ * the skeleton is sized), use (before the split object's maps are made:
+ * the skeleton takes them), free (on failure paths).  Nothing fails: what
+ * was not made there the skeleton makes. */
+void pk_bigmaps_start(struct katra_probes *p);
+void pk_bigmaps_use(struct katra_probes *p);
+void pk_bigmaps_free(struct katra_probes *p);
 
 /* Programs loaded first, on a thread, then handed to ready(ctx, p) there
  * (probes_early.c): prefetch (right after open, ready NULL: nothing; the
