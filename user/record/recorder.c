@@ -292,6 +292,16 @@ static int load_targets(struct recorder *r)
 	return 0;
 }
 
+/* A command's or a target's Vulkan drivers, known from an earlier capture,
+ * probed while the rest of the programs load (probes_early.c; on the
+ * load's thread). */
+static void uprobes_early(void *ctx, struct katra_probes *p)
+{
+	struct recorder *r = ctx;
+
+	katra_uprobes_early(r->up, p);
+}
+
 /* The targets, then the BPF programs loaded and the targets tracked; the
  * uprobes worker started (its start wait ends at a stop signal). */
 static int load(struct recorder *r)
@@ -320,9 +330,17 @@ static int load(struct recorder *r)
 	rc = katra_uprobes_new(NULL, &uo, &r->up); /* a command's vkresolve runs beside the load */
 	if (!rc && r->launch.pid > 0)
 		katra_uprobes_command_early(r->up, (uint32_t)r->launch.pid);
+	for (size_t i = 0; !rc && r->launch.pid <= 0 && i < r->npids; i++)
+		katra_uprobes_pid_early(r->up, r->pids[i]);
+	if (!rc && katra_uprobes_early_known(r->up)) {
+		po.uprobes_ready = uprobes_early;
+		po.uprobes_ctx = r;
+	}
 	timing(r, " load: targets");
-	if (!rc && (rc = katra_probes_open(&po, &r->probes)))
+	if (!rc && (rc = katra_probes_open(&po, &r->probes))) {
+		katra_uprobes_set_probes(r->up, NULL); /* gone, if the early links had them */
 		return rc; /* probes said why */
+	}
 	timing(r, " load: probes");
 	for (size_t i = 0; !rc && i < r->npids; i++) {
 		rc = katra_probes_track_tgid(r->probes, r->pids[i]);

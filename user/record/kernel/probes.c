@@ -129,6 +129,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		pk_btf_keep_free();
 	/* the kernel's BTF for each object parsed meanwhile (probes_split.c) */
 	err = pk_split_prefetch(p);
+	if (!err)
+		err = pk_early_prefetch(p, opts->uprobes_ready, opts->uprobes_ctx);
 	if (err) {
 		say_error("cannot load BPF probes", -err);
 		goto cleanup;
@@ -175,7 +177,9 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot size BPF maps", -err);
 		goto cleanup;
 	}
-	/* the rings are made meanwhile (probes_rings.c) */
+	/* the rings and the preallocated tables are made meanwhile
+	 * (probes_rings.c, probes_bigmaps.c) */
+	pk_bigmaps_start(p);
 	err = pk_rings_start(p);
 	if (err) {
 		say_error("cannot create per-CPU rings", -err);
@@ -198,7 +202,10 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		goto cleanup;
 	}
 	/* sys_enter and sys_exit meanwhile, in an object of their own */
+	pk_bigmaps_use(p);
 	err = pk_split_start(p);
+	if (!err) /* the Vulkan layer's programs and links meanwhile (probes_early.c) */
+		err = pk_early_start(p);
 	if (err) {
 		say_error("cannot load BPF probes", -err);
 		goto cleanup;
@@ -207,6 +214,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	pk_timing("skeleton loaded");
 	if (!err)
 		err = pk_split_finish(p);
+	if (!err)
+		err = pk_early_finish(p);
 	pk_timing("split joined");
 	if (!err) {
 		err = pk_rings_finish(p);
@@ -745,16 +754,6 @@ bool katra_probes_is_attached(const struct katra_probes *p, const char *name)
 	return false;
 }
 
-struct bpf_program *katra_probes_program(struct katra_probes *p, const char *name)
-{
-	struct bpf_program *late;
-
-	if (!p || !p->skel)
-		return NULL;
-	late = pk_late_find(p, name); /* loaded now if it was left for later */
-	return late ? late : bpf_object__find_program_by_name(p->skel->obj, name);
-}
-
 int katra_probes_map_fd(const struct katra_probes *p, const char *name)
 {
 	struct bpf_map *m = p && p->skel ? bpf_object__find_map_by_name(p->skel->obj, name) : NULL;
@@ -770,6 +769,8 @@ void katra_probes_destroy(struct katra_probes *p)
 	if (!p)
 		return;
 	pk_rings_mapped(p); /* the rings' thread ends first */
+	pk_early_free(p);   /* and the early object's, which may be using p */
+	pk_bigmaps_free(p);
 	for (i = 0; i < p->nprobes; i++)
 		bpf_link__destroy(p->probes[i].link);
 	pk_fn_free(p);

@@ -49,6 +49,14 @@ struct katra_probes_opts {
 				* this; 0 = ring_bytes / 4.  User space must also poll on
 				* a short timer (e.g. 10 ms): below the threshold nobody
 				* wakes it */
+	/* Links to make during the load: called once, on a thread, when the
+	 * Vulkan layer's programs (up_vk*, ur_vulkan*) are loaded, before
+	 * the rest is; only katra_probes_program() for those and
+	 * katra_probes_attach_uprobe_multi() / katra_probes_uprobe_multi()
+	 * may use p there, and nothing after katra_probes_open fails.  Done
+	 * before katra_probes_open returns.  NULL: none (probes_early.c). */
+	void (*uprobes_ready)(void *ctx, struct katra_probes *p);
+	void *uprobes_ctx;
 };
 
 /* ring_bytes = 0: the total budget shared by the possible CPUs, each ring a

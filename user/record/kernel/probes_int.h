@@ -60,6 +60,8 @@ struct katra_probes {
 	bool uprobe_multi;      /* the uprobe programs' _multi twins are loaded */
 	const char *uprobe_multi_off; /* why not (static), or NULL */
 	struct pk_late *late;   /* programs loaded on first use (probes_late.c) */
+	struct pk_early *early; /* programs loaded first, with links (probes_early.c) */
+	struct pk_bigmaps *bigmaps; /* the preallocated tables being made (probes_bigmaps.c) */
 	struct pk_rings_job *rings_job; /* the rings being made (probes_rings.c) */
 	struct pk_split *split; /* the syscall probes' own object (probes_split.c) */
 	bool pend_in_table;     /* flushed enters in `flushed` only (--small-tables) */
@@ -139,6 +141,30 @@ unsigned pk_uprobe_runs(const struct katra_probes *p, struct katra_probe_runs *o
 			unsigned n);
 struct bpf_program *pk_late_find(struct katra_probes *p, const char *name);
 void pk_late_free(struct katra_probes *p);
+
+/* The preallocated tables made on a thread (probes_bigmaps.c): start (once
+ * the skeleton is sized), use (before the split object's maps are made:
+ * the skeleton takes them), free (on failure paths).  Nothing fails: what
+ * was not made there the skeleton makes. */
+void pk_bigmaps_start(struct katra_probes *p);
+void pk_bigmaps_use(struct katra_probes *p);
+void pk_bigmaps_free(struct katra_probes *p);
+
+/* Programs loaded first, on a thread, then handed to ready(ctx, p) there
+ * (probes_early.c): prefetch (right after open, ready NULL: nothing; the
+ * object opened on a thread), start (after pk_split_start: the Vulkan
+ * layer's programs taken from the skeleton and loaded on the maps made
+ * then, unless they were not made), finish (waits for the thread and its
+ * ready: before katra_probes_open returns), find (one of its programs, or
+ * NULL), object (NULL: none), free (waits too, on failure paths).  0 or
+ * -errno. */
+int pk_early_prefetch(struct katra_probes *p, void (*ready)(void *, struct katra_probes *),
+		      void *ctx);
+int pk_early_start(struct katra_probes *p);
+int pk_early_finish(struct katra_probes *p);
+struct bpf_program *pk_early_find(struct katra_probes *p, const char *name);
+struct bpf_object *pk_early_object(const struct katra_probes *p);
+void pk_early_free(struct katra_probes *p);
 
 /* The rings (probes_rings.c), made on a thread of their own while the
  * programs load: start (p->nrings, p->ring_bytes set; p->rings allocated

@@ -154,15 +154,16 @@ void pk_late_free(struct katra_probes *p)
 }
 
 /* The uprobe layers' programs that ran (up_*, ur_*: the skeleton's loaded
- * ones and the late object's), by program name, after out[0..m); returns
+ * ones, the late object's and the early one's), by program name, after out[0..m); returns
  * the new count (at most n). */
 unsigned pk_uprobe_runs(const struct katra_probes *p, struct katra_probe_runs *out, unsigned m,
 			unsigned n)
 {
-	struct bpf_object *objs[2] = { p->skel->obj, p->late ? p->late->obj : NULL };
+	struct bpf_object *objs[3] = { p->skel->obj, p->late ? p->late->obj : NULL,
+				       pk_early_object(p) };
 	struct bpf_program *prog;
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		if (!objs[i])
 			continue;
 		bpf_object__for_each_program(prog, objs[i]) {
@@ -182,4 +183,16 @@ unsigned pk_uprobe_runs(const struct katra_probes *p, struct katra_probe_runs *o
 		}
 	}
 	return m;
+}
+
+struct bpf_program *katra_probes_program(struct katra_probes *p, const char *name)
+{
+	struct bpf_program *prog;
+
+	if (!p || !p->skel)
+		return NULL;
+	prog = pk_late_find(p, name); /* loaded now if it was left for later */
+	if (!prog)
+		prog = pk_early_find(p, name);
+	return prog ? prog : bpf_object__find_program_by_name(p->skel->obj, name);
 }

@@ -122,7 +122,8 @@ static bool hand_over_links(struct katra_uprobes *u)
 	int *fds, release_fd;
 	bool handed;
 
-	if (!u->nlinks || katra_probes_tracked_count(u->probes) ||
+	/* no probes: their load failed after links made while it ran */
+	if (!u->nlinks || !u->probes || katra_probes_tracked_count(u->probes) ||
 	    !(fds = malloc(u->nlinks * sizeof(int))))
 		return false;
 	for (size_t i = 0; i < u->nlinks; i++)

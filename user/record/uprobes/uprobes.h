@@ -51,6 +51,20 @@ void katra_uprobes_set_probes(struct katra_uprobes *u, struct katra_probes *p);
  * has a driver to load, so that its ~0.1 s runs beside the load; the
  * command's request (katra_uprobes_request_command) takes its output. */
 void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid);
+/* A -p target, before the probes load: where it maps the Vulkan loader in
+ * our root and katra-vkresolve's answer for it is kept (vkcache.h), that
+ * answer is taken now (one target's at most; the command's first). */
+void katra_uprobes_pid_early(struct katra_uprobes *u, uint32_t pid);
+/* Whether such an answer was found (by the call above or by
+ * katra_uprobes_command_early): then katra_uprobes_early probes those
+ * drivers while the probes load (their first link's wait for the kernel,
+ * an RCU grace period, off the way to live). */
+bool katra_uprobes_early_known(const struct katra_uprobes *u);
+/* Probes them now, through p (katra_probes_opts.uprobes_ready: only the
+ * Vulkan layer's programs loaded yet), on the calling thread; before
+ * katra_uprobes_start.  The command's request, or the target's scan, then
+ * finds them done. */
+void katra_uprobes_early(struct katra_uprobes *u, struct katra_probes *p);
 /* Detaches every uprobe (waits until the uprobe_multi links' release has
  * ended) and frees; NULL is fine.  True when the worker was left behind
  * (katra_uprobes_stop): nothing is freed, and the probes it was given must

@@ -151,10 +151,13 @@ struct katra_uprobes {
 		struct timespec t0;
 		long long started; /* CLOCK_REALTIME s, for the cache (vkcache.h) */
 	} vk_early;
-	/* a kept answer found for the command before the probes load
-	 * (vkcache.h): taken by the command's job instead of a run */
+	/* a kept answer found for the command, or for a -p target that maps
+	 * the Vulkan loader (vk_cached_scan), before the probes load
+	 * (vkcache.h): taken by katra_uprobes_early, or by the command's job,
+	 * instead of a run */
 	char *vk_cached;
 	uint32_t vk_cached_pid;
+	bool vk_cached_scan;
 	bool vk_cache_said;     /* the cache's refusal said once */
 	unsigned vk_timeouts;   /* katra-vkresolve runs killed at VKRESOLVE_TIMEOUT_MS */
 	/* the roots whose drivers the helper resolved (whatever it found): one

@@ -41,13 +41,14 @@ static bool is_vk_loader(const char *path)
 }
 
 static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uint64_t dev,
-		    uint64_t ino)
+		    uint64_t ino, bool vk_only)
 {
 	struct stat st;
 	int fd, n;
-	bool nt = u->o.wine && is_ntdll(path), vk = u->o.vulkan && is_vk_loader(path);
-	bool ws = u->o.wine && !strncmp(up_base_name(path), "wineserver", 10);
-	bool d3 = u->o.wine && up_is_d3d12_dll(path);
+	bool wine = u->o.wine && !vk_only;
+	bool nt = wine && is_ntdll(path), vk = u->o.vulkan && is_vk_loader(path);
+	bool ws = wine && !strncmp(up_base_name(path), "wineserver", 10);
+	bool d3 = wine && up_is_d3d12_dll(path);
 
 	if (!nt && !vk && !ws && !d3)
 		return 0;
@@ -82,7 +83,7 @@ static int consider(struct katra_uprobes *u, uint32_t pid, const char *path, uin
 	return n;
 }
 
-int up_scan_pid(struct katra_uprobes *u, uint32_t pid)
+static int scan(struct katra_uprobes *u, uint32_t pid, bool vk_only)
 {
 	char path[64], line[PATH_MAX + 128];
 	int n = 0;
@@ -111,12 +112,29 @@ int up_scan_pid(struct katra_uprobes *u, uint32_t pid)
 			*nl = 0;
 		if (strstr(p, " (deleted)"))
 			continue;
-		int got = consider(u, pid, p, makedev(major, minor), ino);
+		int got = consider(u, pid, p, makedev(major, minor), ino, vk_only);
 		if (got > 0)
 			n += got;
 	}
 	fclose(f);
 	return n;
+}
+
+int up_scan_pid(struct katra_uprobes *u, uint32_t pid)
+{
+	return scan(u, pid, false);
+}
+
+void katra_uprobes_early(struct katra_uprobes *u, struct katra_probes *p)
+{
+	if (!katra_uprobes_early_known(u))
+		return;
+	u->probes = p;
+	/* each marks the root resolved: the later scan or request finds it so */
+	if (u->vk_cached_scan)
+		scan(u, u->vk_cached_pid, true);
+	else
+		up_prepare_vulkan(u, u->vk_cached_pid);
 }
 
 int up_scan_command(struct katra_uprobes *u, const char *path)

@@ -558,6 +558,50 @@ void katra_uprobes_command_early(struct katra_uprobes *u, uint32_t pid)
 	free(key);
 }
 
+bool katra_uprobes_early_known(const struct katra_uprobes *u)
+{
+	return u && u->o.vulkan && u->vk_cached;
+}
+
+/* Whether pid's maps name the Vulkan loader (libvulkan.so*, as
+ * uprobes_scan.c finds it) */
+static bool maps_vk_loader(uint32_t pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	while (f && !yes && fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n'), *p = strchr(line, '/');
+		if (nl)
+			*nl = 0;
+		yes = p && !strncmp(up_base_name(p), "libvulkan.so", 12);
+	}
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+void katra_uprobes_pid_early(struct katra_uprobes *u, uint32_t pid)
+{
+	char root[64], *key, *out = NULL;
+	size_t len;
+
+	/* one answer kept at most; another root's is never kept */
+	if (!u || !u->o.vulkan || u->vk_early.child || u->vk_cached ||
+	    other_root(pid, root, sizeof(root)) || !maps_vk_loader(pid) || !vk_has_driver(pid))
+		return;
+	key = vk_key(u, pid);
+	if (!vk_cache_get(u, pid, key, &out, &len)) {
+		u->vk_cached = out;
+		u->vk_cached_pid = pid;
+		u->vk_cached_scan = true;
+	}
+	free(key);
+}
+
 void up_vk_early_drop(struct katra_uprobes *u)
 {
 	free(u->vk_cached);
