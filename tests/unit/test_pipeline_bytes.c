@@ -29,6 +29,53 @@ static uint32_t mix_rand(uint32_t *s, uint32_t n)
  * katra_ev_syscall_end, 2 that in a staging batch. */
 static int mix_end_as;
 
+/* Whether the mix has io_uring_enter calls with their submissions and
+ * completions (and at times a wakeup) written before their combined record,
+ * as the probes write them. */
+static bool mix_uring;
+
+/* One io_uring_enter of tid on ring, returning at now: a submission, a
+ * completion (at times at an equal key, or at the exit's own time), at
+ * times a wakeup between them, then the combined record. */
+static void mix_uring_enter(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
+			    uint32_t tgid, uint64_t now)
+{
+	uint64_t enter = now - 60 - mix_rand(s, 200), t1 = enter + 1 + mix_rand(s, 20);
+	uint64_t t2 = mix_rand(s, 8) ? t1 + mix_rand(s, 3) : now;
+	uint64_t req = 0xffff888000100000ull + mix_rand(s, 4) * 0x100;
+	struct katra_wire_head head = { KATRA_EV_URING_SUBMIT, ring, tgid, tid, t1 };
+	struct katra_ev_uring_submit sq = { .head = head, .ctx = 0xffff888000200000ull, .req = req };
+	struct katra_ev_uring_complete cq = { .ctx = sq.ctx, .req = req, .owner_tgid = tgid };
+	struct katra_ev_syscall sc = { .nr = SYS_io_uring_enter };
+
+	sq.user_data = mix_rand(s, 1000);
+	sq.opcode = 22; /* IORING_OP_READ */
+	pipeline_on_record(pl, &sq, sizeof(sq));
+	if (mix_rand(s, 4) == 0) { /* tid wakes another inside the call */
+		struct katra_ev_waking wk = { .head = head, .target_tgid = tgid };
+		wk.head.type = KATRA_EV_WAKING;
+		wk.head.ts = t1 + 1;
+		wk.target_tid = 1 + mix_rand(s, 6);
+		wk.target_cpu = ring;
+		pipeline_on_record(pl, &wk, sizeof(wk));
+		t2 = t2 > t1 + 1 ? t2 : t1 + 1;
+	}
+	cq.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, ring, tgid, tid, t2 };
+	cq.user_data = sq.user_data;
+	cq.res = 1;
+	pipeline_on_record(pl, &cq, sizeof(cq));
+	sc.head = (struct katra_wire_head){ KATRA_EV_SYSCALL, ring, tgid, tid, now };
+	sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+	sc.enter_ts = enter;
+	sc.exit_ts = now;
+	sc.ret = 1;
+	sc.args[0] = 4;
+	sc.args[1] = 1;
+	sc.args[2] = 1;
+	sc.args[3] = 1; /* IORING_ENTER_GETEVENTS */
+	pipeline_on_record(pl, &sc, sizeof(sc));
+}
+
 /* One ring record of tid on ring, happening at now (its exit). */
 static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
 		       uint64_t now)
@@ -38,6 +85,10 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 	uint64_t enter = now - (mix_rand(s, 4) ? mix_rand(s, 200) : mix_rand(s, 3000));
 	struct katra_wire_head head = { KATRA_EV_SYSCALL, ring, tgid, tid, now };
 
+	if (mix_uring && mix_rand(s, 3) == 0) {
+		mix_uring_enter(pl, s, ring, tid, tgid, now);
+		return;
+	}
 	switch (mix_rand(s, 8)) {
 	case 0: case 1: { /* a combined pread64 of one of a few files */
 		struct katra_ev_syscall sc = { .head = head, .nr = SYS_pread64 };
@@ -121,6 +172,9 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 	}
 }
 
+/* io_uring items the last run_mix() wrote between a Begin and its End */
+static uint64_t mix_uring_in_pair;
+
 /* The mix through a pipeline into path; how many Ends were written in place. */
 static uint64_t run_mix(const struct mix *m, const char *path, bool generic_order)
 {
@@ -170,6 +224,7 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	cr_assert_eq(katra_writer_finish(w, &sum), 0);
 	cr_assert_eq(katra_writer_close(w), 0);
 	uint64_t in_place = pl.ends_in_place;
+	mix_uring_in_pair = pl.uring_in_pair;
 	pipeline_free(&pl);
 	return in_place;
 }
@@ -202,6 +257,24 @@ Test(pipeline_bytes, an_end_written_in_place_is_the_one_the_merge_writes)
 		assert_same_bytes(&(struct mix){ seed, 3, 0, true });
 		assert_same_bytes(&(struct mix){ seed, 8, 0, false });
 	}
+}
+
+/* io_uring_enter's End comes after the submissions and completions made
+ * inside it, which come before it in their ring: written with them in one
+ * run (emit_pair_around_uring), it is the End the merge writes. */
+Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_writes)
+{
+	uint64_t inside = 0;
+
+	mix_uring = true;
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		assert_same_bytes(&(struct mix){ seed, 1, 0, false });
+		inside += mix_uring_in_pair;
+		assert_same_bytes(&(struct mix){ seed, 3, 0, true });
+		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
+	}
+	mix_uring = false;
+	cr_assert_gt(inside, 0, "io_uring items were written inside their call");
 }
 
 Test(pipeline_bytes, and_so_is_one_after_an_early_release)

@@ -144,6 +144,52 @@ static inline bool held(const struct pipeline *r, unsigned ring, const struct pe
 	       p->key <= r->end_key;
 }
 
+/* The combined syscall p, at the head of ring in a run, whose End comes
+ * after the next items of its FIFO but within the run (bound): io_uring_enter
+ * and the submissions and completions made inside it.  Its Begin, those
+ * items, then its End go out in the order the merge gives them (the End
+ * after the items with a smaller key, before those with an equal one),
+ * without sending the End back through the FIFO and the heap: it is copied
+ * once to where the merge would have found it.  Only io_uring items are
+ * written inside; at any other item with a smaller key the End is re-sorted
+ * as emit_head() does.  Returns 1 (rc 0) when the run goes on at the End,
+ * now the ring's head; else rc, the run ended (the heap set). */
+static int emit_pair_around_uring(struct pipeline *r, unsigned ring, struct pending *p,
+				  uint64_t bound)
+{
+	struct order *o = &r->order;
+	struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1, i = f->head + 1;
+	uint64_t exit_ts = p->u.sc.exit_ts;
+	int rc;
+
+	p->kind = PEND_SYSCALL_BEGIN;
+	rc = emit_pending_syscall(&r->em, p, false);
+	p->kind = PEND_SYSCALL_END;
+	p->key = exit_ts;
+	while (!rc && i != f->tail) {
+		const struct pending *q = &f->items[i & mask];
+
+		if (q->key >= exit_ts || q->key > bound ||
+		    (q->kind != PEND_URING_SUBMIT && q->kind != PEND_URING_COMPLETE))
+			break;
+		rc = emit_pending(&r->em, q);
+		r->uring_in_pair++;
+		i++;
+	}
+	if (i != f->head + 1) {
+		/* the End to the last slot written, the items before it gone */
+		f->items[(i - 1) & mask] = *p;
+		o->pending -= i - 1 - f->head;
+		f->head = i - 1;
+	}
+	if (rc || (i != f->tail && f->items[i & mask].key < exit_ts)) {
+		order_resort_head(o, ring);
+		return rc;
+	}
+	return 1;
+}
+
 /* Writes the head item of ring, at the heap's top, and the items after it
  * in its FIFO for as long as they come before everything else: what
  * emit_head() does item by item, with the heap set once at the end (a busy
@@ -169,9 +215,20 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 		if (p->kind == PEND_SYSCALL_PAIR) {
 			uint64_t exit_ts = p->u.sc.exit_ts;
 			/* its End next: before the FIFO's next item and within the run */
-			if (exit_ts > bound || exit_ts < r->em.start_mono ||
-			    (f->head + 1 != f->tail && f->items[(f->head + 1) & mask].key < exit_ts))
+			if (exit_ts > bound || exit_ts < r->em.start_mono)
 				return emit_head(r, ring, p, limit);
+			if (f->head + 1 != f->tail && f->items[(f->head + 1) & mask].key < exit_ts) {
+				const struct pending *q = &f->items[(f->head + 1) & mask];
+
+				if (q->kind != PEND_URING_SUBMIT && q->kind != PEND_URING_COMPLETE)
+					return emit_head(r, ring, p, limit);
+				rc = emit_pair_around_uring(r, ring, p, bound);
+				if (rc != 1)
+					return rc;
+				rc = 0;
+				p = &f->items[f->head & mask]; /* its End, next */
+				continue;
+			}
 			r->ends_in_place++;
 			rc = emit_pending_syscall_pair(&r->em, p);
 			if (rc > 0) { /* not the common pair: its halves one by one */

@@ -62,6 +62,7 @@ struct pipeline {
 	 * never written in place (the bytes must not differ) */
 	bool generic_order;
 	uint64_t ends_in_place; /* combined syscalls' Ends written without the merge */
+	uint64_t uring_in_pair; /* io_uring items written between such a Begin and End */
 };
 
 /* How long past a display event delivered the release waits for the next
