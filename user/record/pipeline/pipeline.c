@@ -563,9 +563,15 @@ static inline struct ring_fifo *tail_fits(struct pipeline *r, unsigned ring, uin
 	return f;
 }
 
+/* A submission's and a completion's wire records: one size, one copy */
+#define URING_RECORD_BYTES sizeof(struct katra_ev_uring_submit)
+_Static_assert(sizeof(struct katra_ev_uring_complete) == URING_RECORD_BYTES,
+	       "io_uring submissions and completions are copied alike");
+
 /* The common records first, with no call on their way (each call saved and
- * restored six registers per record): a short syscall record and a whole
- * combined one that come after what their FIFO holds.  The rest, and
+ * restored six registers per record): a short syscall record, a whole
+ * combined one and an io_uring submission or completion that come after
+ * what their FIFO holds.  The rest, and
  * these where the FIFO must grow or sort, through on_record_any(). */
 int pipeline_on_record(void *ctx, void *data, size_t size)
 {
@@ -608,6 +614,16 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		p->kind = PEND_SYSCALL_PAIR;
 		p->ring = h->cpu;
 		memcpy(&p->u, sc, sizeof(*sc));
+	} else if ((h->type == KATRA_EV_URING_SUBMIT || h->type == KATRA_EV_URING_COMPLETE) &&
+		   size >= URING_RECORD_BYTES) {
+		/* an io_uring submission or completion: as push() queues it */
+		if (r->generic_order || !(f = tail_fits(r, h->cpu, h->ts)))
+			return on_record_any(r, data, size);
+		p = &f->items[f->tail & (f->cap - 1)];
+		p->key = h->ts;
+		p->kind = h->type == KATRA_EV_URING_SUBMIT ? PEND_URING_SUBMIT : PEND_URING_COMPLETE;
+		p->ring = h->cpu;
+		memcpy(&p->u, data, URING_RECORD_BYTES);
 	} else {
 		return on_record_any(r, data, size);
 	}
