@@ -34,6 +34,79 @@ static int mix_end_as;
  * as the probes write them. */
 static bool mix_uring;
 
+/* How an io_uring_enter's combined record is sent: 0 after the records
+ * made inside the call, each on its own; 1 as the probes stage it, in a
+ * batch before them, in the place the enter took; 2 that place left a hole
+ * (its batch went out before the call returned), the record after them. */
+static int mix_uring_as;
+
+/* Records back to back in one staging batch (wire.h), as the probes send
+ * them: n records of sizes[i] at recs[i]. */
+static void mix_batch(struct pipeline *pl, unsigned ring, uint64_t key, const void *const *recs,
+		      const size_t *sizes, unsigned n, uint32_t events)
+{
+	uint8_t buf[1024];
+	struct katra_ev_batch *b = (void *)buf;
+	size_t off = sizeof(*b);
+
+	*b = (struct katra_ev_batch){ .head = { KATRA_EV_BATCH, ring, 0, 0, key }, .events = events };
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(buf + off, recs[i], sizes[i]);
+		off += sizes[i];
+	}
+	b->bytes = (uint32_t)(off - sizeof(*b));
+	pipeline_on_record(pl, buf, off);
+}
+
+/* The call of mix_uring_enter() as the probes stage it (mix_uring_as 1
+ * or 2): the same records, the same draws. */
+static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tgid,
+			     uint32_t tid, uint64_t now, uint64_t enter,
+			     const struct katra_ev_uring_submit *sq, uint64_t t2)
+{
+	struct katra_ev_waking wk = { .head = sq->head, .target_tgid = tgid };
+	struct katra_ev_uring_complete cq = { .ctx = sq->ctx, .req = sq->req, .owner_tgid = tgid };
+	struct katra_ev_syscall sc = { .nr = SYS_io_uring_enter };
+	const void *recs[4];
+	size_t sizes[4];
+	unsigned n = 0;
+	bool woke = mix_rand(s, 4) == 0;
+
+	if (woke) {
+		wk.head.type = KATRA_EV_WAKING;
+		wk.head.ts = sq->head.ts + 1;
+		wk.target_tid = 1 + mix_rand(s, 6);
+		wk.target_cpu = ring;
+		t2 = t2 > sq->head.ts + 1 ? t2 : sq->head.ts + 1;
+	}
+	cq.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, ring, tgid, tid, t2 };
+	cq.user_data = sq->user_data;
+	cq.res = 1;
+	sc.head = (struct katra_wire_head){ KATRA_EV_SYSCALL, ring, tgid, tid, now };
+	sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+	sc.enter_ts = enter;
+	sc.exit_ts = now;
+	sc.ret = 1;
+	sc.args[0] = 4;
+	sc.args[1] = 1;
+	sc.args[2] = 1;
+	sc.args[3] = 1; /* IORING_ENTER_GETEVENTS */
+	struct katra_ev_syscall hole = { .head = { KATRA_EV_HOLE, ring, tgid, tid, enter } };
+	recs[n] = mix_uring_as == 1 ? (const void *)&sc : &hole;
+	sizes[n++] = sizeof(sc);
+	recs[n] = sq;
+	sizes[n++] = sizeof(*sq);
+	if (woke) {
+		recs[n] = &wk;
+		sizes[n++] = sizeof(wk);
+	}
+	recs[n] = &cq;
+	sizes[n++] = sizeof(cq);
+	mix_batch(pl, ring, enter, recs, sizes, n, n + (mix_uring_as == 1 ? 1 : -1));
+	if (mix_uring_as == 2)
+		pipeline_on_record(pl, &sc, sizeof(sc));
+}
+
 /* One io_uring_enter of tid on ring, returning at now: a submission, a
  * completion (at times at an equal key, or at the exit's own time), at
  * times a wakeup between them, then the combined record. */
@@ -50,6 +123,10 @@ static void mix_uring_enter(struct pipeline *pl, uint32_t *s, unsigned ring, uin
 
 	sq.user_data = mix_rand(s, 1000);
 	sq.opcode = 22; /* IORING_OP_READ */
+	if (mix_uring_as) {
+		mix_uring_staged(pl, s, ring, tgid, tid, now, enter, &sq, t2);
+		return;
+	}
 	pipeline_on_record(pl, &sq, sizeof(sq));
 	if (mix_rand(s, 4) == 0) { /* tid wakes another inside the call */
 		struct katra_ev_waking wk = { .head = head, .target_tgid = tgid };
@@ -275,6 +352,38 @@ Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_wri
 	}
 	mix_uring = false;
 	cr_assert_gt(inside, 0, "io_uring items were written inside their call");
+}
+
+/* io_uring_enter's combined record staged before the records made inside
+ * the call, in the place its enter took (or that place left a hole, the
+ * record sent after them): the trace is the one the record after them
+ * gave. */
+Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_same)
+{
+	mix_uring = true;
+	for (uint32_t seed = 1; seed <= 4; seed++) {
+		char dir[64], after[128], placed[128];
+		size_t na, nb;
+
+		temp_dir(dir, sizeof(dir));
+		snprintf(after, sizeof(after), "%s/after.ktrc", dir);
+		snprintf(placed, sizeof(placed), "%s/placed.ktrc", dir);
+		for (int as = 1; as <= 2; as++) {
+			mix_uring_as = 0;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, after, false);
+			mix_uring_as = as;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, placed, false);
+			mix_uring_as = 0;
+			uint8_t *a = read_file(after, &na), *b = read_file(placed, &nb);
+			cr_assert(na == nb && !memcmp(a, b, na),
+				  "seed %u, sent as %d: the traces differ (%zu and %zu bytes)", seed,
+				  as, na, nb);
+			free(a);
+			free(b);
+		}
+		temp_dir_remove(dir);
+	}
+	mix_uring = false;
 }
 
 Test(pipeline_bytes, and_so_is_one_after_an_early_release)

@@ -416,7 +416,8 @@ static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
 			r->bad_records++;
 			return;
 		}
-		pipeline_on_record(r, (void *)h, n);
+		if (h->type != KATRA_EV_HOLE) /* a place never filled (wire.h) */
+			pipeline_on_record(r, (void *)h, n);
 		off += (n + 7) & ~(size_t)7;
 	}
 }
@@ -489,6 +490,8 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 	}
 	case KATRA_EV_PATH:
 		emit_stash_path(&r->em, data);
+		break;
+	case KATRA_EV_HOLE: /* only ever inside a batch, where it is skipped */
 		break;
 	case KATRA_EV_SWITCH:
 		push(r, ring, PEND_SWITCH, h->ts, data, sizeof(struct katra_ev_switch));
