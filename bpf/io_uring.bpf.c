@@ -104,7 +104,12 @@ static __always_inline void place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 		return;
 	if (w[0] && w[2] == enter && w[1] == STAGE_GEN(cpu))
 		return; /* taken in this batch already */
-	off = katra_stage_room(cpu, sizeof(*h), 0, enter, ts);
+	/* room asked for the submission and its completion too, so that a
+	 * batch leaving between them and the exit seldom makes the place a
+	 * hole; theirs is given back, for them to take */
+	off = katra_stage_room(cpu, sizeof(*h) + 2 * sizeof(struct katra_ev_uring_submit), 0,
+			       enter, ts);
+	STAGE_OF(cpu)->bytes = off + sizeof(*h);
 	h = (void *)((__u8 *)STAGE_OF(cpu) + sizeof(struct katra_ev_batch) +
 		     katra_bound(off, KATRA_STAGE_BYTES - 1));
 	katra_head(&h->head, KATRA_EV_HOLE, cpu, pid_tgid, enter);
