@@ -58,6 +58,25 @@ static void mix_batch(struct pipeline *pl, unsigned ring, uint64_t key, const vo
 	pipeline_on_record(pl, buf, off);
 }
 
+/* The combined record of an io_uring_enter of tid (one read submitted and
+ * waited for). */
+static struct katra_ev_syscall mix_enter_record(unsigned ring, uint32_t tgid, uint32_t tid,
+						uint64_t enter, uint64_t now)
+{
+	struct katra_ev_syscall sc = { .head = { KATRA_EV_SYSCALL, ring, tgid, tid, now },
+				       .nr = SYS_io_uring_enter };
+
+	sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+	sc.enter_ts = enter;
+	sc.exit_ts = now;
+	sc.ret = 1;
+	sc.args[0] = 4;
+	sc.args[1] = 1;
+	sc.args[2] = 1;
+	sc.args[3] = 1; /* IORING_ENTER_GETEVENTS */
+	return sc;
+}
+
 /* The call of mix_uring_enter() as the probes stage it (mix_uring_as 1
  * or 2): the same records, the same draws. */
 static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tgid,
@@ -66,7 +85,7 @@ static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, ui
 {
 	struct katra_ev_waking wk = { .head = sq->head, .target_tgid = tgid };
 	struct katra_ev_uring_complete cq = { .ctx = sq->ctx, .req = sq->req, .owner_tgid = tgid };
-	struct katra_ev_syscall sc = { .nr = SYS_io_uring_enter };
+	struct katra_ev_syscall sc;
 	const void *recs[4];
 	size_t sizes[4];
 	unsigned n = 0;
@@ -82,15 +101,7 @@ static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, ui
 	cq.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, ring, tgid, tid, t2 };
 	cq.user_data = sq->user_data;
 	cq.res = 1;
-	sc.head = (struct katra_wire_head){ KATRA_EV_SYSCALL, ring, tgid, tid, now };
-	sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
-	sc.enter_ts = enter;
-	sc.exit_ts = now;
-	sc.ret = 1;
-	sc.args[0] = 4;
-	sc.args[1] = 1;
-	sc.args[2] = 1;
-	sc.args[3] = 1; /* IORING_ENTER_GETEVENTS */
+	sc = mix_enter_record(ring, tgid, tid, enter, now);
 	struct katra_ev_syscall hole = { .head = { KATRA_EV_HOLE, ring, tgid, tid, enter } };
 	recs[n] = mix_uring_as == 1 ? (const void *)&sc : &hole;
 	sizes[n++] = sizeof(sc);
@@ -119,7 +130,7 @@ static void mix_uring_enter(struct pipeline *pl, uint32_t *s, unsigned ring, uin
 	struct katra_wire_head head = { KATRA_EV_URING_SUBMIT, ring, tgid, tid, t1 };
 	struct katra_ev_uring_submit sq = { .head = head, .ctx = 0xffff888000200000ull, .req = req };
 	struct katra_ev_uring_complete cq = { .ctx = sq.ctx, .req = req, .owner_tgid = tgid };
-	struct katra_ev_syscall sc = { .nr = SYS_io_uring_enter };
+	struct katra_ev_syscall sc;
 
 	sq.user_data = mix_rand(s, 1000);
 	sq.opcode = 22; /* IORING_OP_READ */
@@ -141,15 +152,7 @@ static void mix_uring_enter(struct pipeline *pl, uint32_t *s, unsigned ring, uin
 	cq.user_data = sq.user_data;
 	cq.res = 1;
 	pipeline_on_record(pl, &cq, sizeof(cq));
-	sc.head = (struct katra_wire_head){ KATRA_EV_SYSCALL, ring, tgid, tid, now };
-	sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
-	sc.enter_ts = enter;
-	sc.exit_ts = now;
-	sc.ret = 1;
-	sc.args[0] = 4;
-	sc.args[1] = 1;
-	sc.args[2] = 1;
-	sc.args[3] = 1; /* IORING_ENTER_GETEVENTS */
+	sc = mix_enter_record(ring, tgid, tid, enter, now);
 	pipeline_on_record(pl, &sc, sizeof(sc));
 }
 
@@ -354,42 +357,38 @@ Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_wri
 	cr_assert_gt(inside, 0, "io_uring items were written inside their call");
 }
 
-/* io_uring_enter's combined record staged before the records made inside
- * the call, in the place its enter took (or that place left a hole, the
- * record sent after them): the trace is the one the record after them
- * gave. */
-Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_same)
+Test(pipeline_bytes, and_so_is_one_after_an_early_release)
 {
-	mix_uring = true;
+	for (uint32_t seed = 1; seed <= 4; seed++)
+		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
+}
+
+/* The mix with *as at 0 and at 1 and 2 (how some record is sent): the
+ * same trace each time, byte for byte. */
+static void assert_sent_alike(int *as, const char *what)
+{
 	for (uint32_t seed = 1; seed <= 4; seed++) {
-		char dir[64], after[128], placed[128];
+		char dir[64], first[128], other[128];
 		size_t na, nb;
 
 		temp_dir(dir, sizeof(dir));
-		snprintf(after, sizeof(after), "%s/after.ktrc", dir);
-		snprintf(placed, sizeof(placed), "%s/placed.ktrc", dir);
-		for (int as = 1; as <= 2; as++) {
-			mix_uring_as = 0;
-			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, after, false);
-			mix_uring_as = as;
-			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, placed, false);
-			mix_uring_as = 0;
-			uint8_t *a = read_file(after, &na), *b = read_file(placed, &nb);
+		snprintf(first, sizeof(first), "%s/first.ktrc", dir);
+		snprintf(other, sizeof(other), "%s/other.ktrc", dir);
+		for (int way = 1; way <= 2; way++) {
+			*as = 0;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, first, false);
+			*as = way;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, other, false);
+			*as = 0;
+			uint8_t *a = read_file(first, &na), *b = read_file(other, &nb);
 			cr_assert(na == nb && !memcmp(a, b, na),
-				  "seed %u, sent as %d: the traces differ (%zu and %zu bytes)", seed,
-				  as, na, nb);
+				  "seed %u, %s sent as %d: the traces differ (%zu and %zu bytes)",
+				  seed, what, way, na, nb);
 			free(a);
 			free(b);
 		}
 		temp_dir_remove(dir);
 	}
-	mix_uring = false;
-}
-
-Test(pipeline_bytes, and_so_is_one_after_an_early_release)
-{
-	for (uint32_t seed = 1; seed <= 4; seed++)
-		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
 }
 
 /* A blocking syscall's End as the probes write it since 2026-12-02 (72
@@ -397,26 +396,16 @@ Test(pipeline_bytes, and_so_is_one_after_an_early_release)
  * is the one the whole 128-byte record gave. */
 Test(pipeline_bytes, a_short_end_writes_what_the_whole_record_wrote)
 {
-	for (uint32_t seed = 1; seed <= 4; seed++) {
-		char dir[64], whole[128], short_end[128];
-		size_t na, nb;
+	assert_sent_alike(&mix_end_as, "End");
+}
 
-		temp_dir(dir, sizeof(dir));
-		snprintf(whole, sizeof(whole), "%s/whole.ktrc", dir);
-		snprintf(short_end, sizeof(short_end), "%s/short.ktrc", dir);
-		for (int as = 1; as <= 2; as++) {
-			mix_end_as = 0;
-			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, whole, false);
-			mix_end_as = as;
-			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, short_end, false);
-			mix_end_as = 0;
-			uint8_t *a = read_file(whole, &na), *b = read_file(short_end, &nb);
-			cr_assert(na == nb && !memcmp(a, b, na),
-				  "seed %u, End sent as %d: the traces differ (%zu and %zu bytes)",
-				  seed, as, na, nb);
-			free(a);
-			free(b);
-		}
-		temp_dir_remove(dir);
-	}
+/* io_uring_enter's combined record staged before the records made inside
+ * the call, in the place its first submission took (or that place left a
+ * hole, the record sent after them): the trace is the one the record after
+ * them gave. */
+Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_same)
+{
+	mix_uring = true;
+	assert_sent_alike(&mix_uring_as, "io_uring_enter");
+	mix_uring = false;
 }
