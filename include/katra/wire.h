@@ -52,7 +52,7 @@ enum katra_wire_type {
 	KATRA_EV_GPU_FENCE = 17,    /* struct katra_ev_gpu_fence */
 	KATRA_EV_GPU_TIMELINE = 18, /* struct katra_ev_gpu_timeline */
 	KATRA_EV_GPU_CMD = 19,      /* struct katra_ev_gpu_cmd */
-	KATRA_EV_HOLE = 20,         /* a struct katra_ev_syscall's room, never filled: skipped */
+	KATRA_EV_HOLE = 20,         /* room for a katra_ev_syscall never filled (place_call): skip */
 	KATRA_EV_TYPE_COUNT = 21,   /* one past the last type: size tables */
 };
 
@@ -509,12 +509,6 @@ struct katra_ev_batch {
 	__u32 bytes;  /* of the records that follow */
 	__u32 events; /* trace events they become (a combined syscall is two) */
 };
-/* A batch may hold a KATRA_EV_HOLE: the room an io_uring_enter took at its
- * enter for its combined record, ahead of the submissions and completions
- * it stages (so that record comes in key order), left unfilled when the
- * batch went to the ring before the call returned (its record then comes
- * on its own, as any other's).  As big as a struct katra_ev_syscall; head.ts
- * its enter, head.tid its thread; nothing else is read. */
 
 /* ---- calls into user-space libraries, by uprobes (bpf/wine.bpf.c,
  * bpf/vulkan.bpf.c): Wine's Unix-side ntdll.so (the NT calls the Windows
