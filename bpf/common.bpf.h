@@ -407,9 +407,14 @@ extern __u32 consumer_wake[16];
 /* io_uring (io_uring.bpf.c, known_ring): the ring table's generation,
  * bumped by user space after it deletes entries (a line of its own, read by
  * every submit), and per CPU (8 words each, a line) the ring its last
- * submit found in the table and the generation then. */
+ * submit found in the table and the generation then (words 0, 1); words
+ * 2-4 (PLACE_OF): the place taken in the staging area for the combined
+ * record of the io_uring_enter under way on this CPU (io_uring.bpf.c,
+ * place_call): offset + 1 (0: none), the STAGE_GEN then, its enter time. */
 extern __u64 uring_gen[8];
 extern __u64 uring_seen[KATRA_MAX_CPUS * 8];
+#define KATRA_NR_IO_URING_ENTER 426
+#define PLACE_OF(cpu) (&uring_seen[katra_bound(cpu, KATRA_MAX_CPUS - 1) * 8 + 2])
 
 /* The wakeup flags for a commit to ring rb of this CPU (see katra_submit). */
 static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
@@ -433,6 +438,12 @@ static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
 	return flags;
 }
 
+/* Batches this CPU's staging area has sent: a word in its stride past the
+ * KATRA_STAGE_BYTES a batch may use (never a record's, never sent), so a
+ * place taken in a batch (KATRA_EV_HOLE) is known to be still there. */
+#define STAGE_GEN(cpu) (*(__u64 *)((__u8 *)STAGE_OF(cpu) + KATRA_STAGE_BYTES))
+_Static_assert(KATRA_STAGE_BYTES + 8 <= KATRA_STAGE_STRIDE, "the batch count past the batch");
+
 /* Moves this CPU's staged records into its ring (the caller owns the CPU). */
 static __always_inline void katra_stage_flush(__u32 cpu)
 {
@@ -442,6 +453,7 @@ static __always_inline void katra_stage_flush(__u32 cpu)
 
 	if (!bytes)
 		return;
+	STAGE_GEN(cpu)++;
 	rb = bpf_map_lookup_elem(&rings, &cpu);
 	if (!rb || bpf_ringbuf_output(rb, b, sizeof(*b) + katra_bound(bytes, KATRA_STAGE_BYTES - 1),
 				      katra_wake_flags(rb, cpu, 0)))

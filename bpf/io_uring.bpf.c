@@ -83,6 +83,41 @@ static __always_inline void known_ring(__u64 key, __u32 tgid, __u32 cpu)
 	seen[1] = gen;
 }
 
+/* A submission made inside the current thread's io_uring_enter, that call
+ * still in this CPU's slot (never off the CPU since its enter): room for
+ * the call's combined record is taken in the staging area before the first
+ * submission's record of each batch (a KATRA_EV_HOLE until sys_exit fills
+ * it), so that record comes in key order before what the call stages, not
+ * after it (user space then inserted it before them in its FIFO).  Only
+ * where the exit writes the whole record (decoded), and where this probe
+ * owns the CPU (the caller's `own`). */
+static __always_inline void place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
+{
+	struct katra_cpu_slot *p = PEND_SLOT(cpu);
+	__u64 *w = PLACE_OF(cpu), enter = p->enter_ts;
+	struct katra_ev_syscall *h;
+	__u32 off;
+
+	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != (__u32)pid_tgid ||
+	    p->nr != KATRA_NR_IO_URING_ENTER || p->sc_flags ||
+	    !(decoded_nrs[KATRA_NR_IO_URING_ENTER >> 6] & (1ull << (KATRA_NR_IO_URING_ENTER & 63))))
+		return;
+	if (w[0] && w[2] == enter && w[1] == STAGE_GEN(cpu))
+		return; /* taken in this batch already */
+	/* room asked for the submission and its completion too, so that a
+	 * batch leaving between them and the exit seldom makes the place a
+	 * hole; theirs is given back, for them to take */
+	off = katra_stage_room(cpu, sizeof(*h) + 2 * sizeof(struct katra_ev_uring_submit), 0,
+			       enter, ts);
+	STAGE_OF(cpu)->bytes = off + sizeof(*h);
+	h = (void *)((__u8 *)STAGE_OF(cpu) + sizeof(struct katra_ev_batch) +
+		     katra_bound(off, KATRA_STAGE_BYTES - 1));
+	katra_head(&h->head, KATRA_EV_HOLE, cpu, pid_tgid, enter);
+	w[0] = off + 1;
+	w[1] = STAGE_GEN(cpu);
+	w[2] = enter;
+}
+
 /* btf: req is a BTF pointer (tp_btf: its fields are plain loads, not a
  * helper call each), else a raw one (raw_tp). */
 static __always_inline int on_submit(struct io_kiocb *req, bool btf)
@@ -102,6 +137,8 @@ static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 	known_ring(key, tgid, cpu);
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
+	if (own)
+		place_call(cpu, pid_tgid, ts);
 	/* staged when this probe owns the CPU (common.bpf.h), else the ring */
 	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);

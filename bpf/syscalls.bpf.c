@@ -265,6 +265,22 @@ static __always_inline void decode_enter(struct katra_cpu_slot *p, struct task_s
 
 static __always_inline bool in_compat_syscall(void);
 
+/* At the exit of the io_uring_enter that entered at enter_ts: its place,
+ * when its batch is still the one being staged (the caller owns the CPU),
+ * the batch then counting its two events; else NULL (it is written as any
+ * other, the place left a hole). */
+static __always_inline struct katra_ev_syscall *placed(__u32 cpu, __u64 enter_ts)
+{
+	struct katra_ev_batch *b = STAGE_OF(cpu);
+	__u64 *w = PLACE_OF(cpu), off = w[0];
+
+	w[0] = 0;
+	if (!off || w[1] != STAGE_GEN(cpu) || w[2] != enter_ts)
+		return NULL;
+	b->events += 2;
+	return (void *)((__u8 *)b + sizeof(*b) + katra_bound(off - 1, KATRA_STAGE_BYTES - 1));
+}
+
 /* Whether -e selected syscall nr (x86_64 numbering; 32-bit calls always). */
 static __always_inline bool selected(__u32 nr)
 {
@@ -478,8 +494,13 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf, bo
 		katra_put_done(en, cpu, own, sizeof(*en), 1);
 		goto out;
 	}
-	/* combined (Begin + End) when the enter is still in this CPU's slot */
-	e = katra_put(&scratch, cpu, own, sizeof(*e), mine ? 2 : 1, mine ? p->enter_ts : ts, ts);
+	/* combined (Begin + End) when the enter is still in this CPU's slot;
+	 * an io_uring_enter's into the place its first submission took for it
+	 * (io_uring.bpf.c, place_call) */
+	e = mine && own && nr == KATRA_NR_IO_URING_ENTER ? placed(cpu, p->enter_ts) : NULL;
+	if (!e)
+		e = katra_put(&scratch, cpu, own, sizeof(*e), mine ? 2 : 1, mine ? p->enter_ts : ts,
+			      ts);
 	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);
 	e->exit_ts = ts;
 	e->ret = ret;

@@ -52,7 +52,8 @@ enum katra_wire_type {
 	KATRA_EV_GPU_FENCE = 17,    /* struct katra_ev_gpu_fence */
 	KATRA_EV_GPU_TIMELINE = 18, /* struct katra_ev_gpu_timeline */
 	KATRA_EV_GPU_CMD = 19,      /* struct katra_ev_gpu_cmd */
-	KATRA_EV_TYPE_COUNT = 20,   /* one past the last type: size tables */
+	KATRA_EV_HOLE = 20,         /* room for a katra_ev_syscall never filled (place_call): skip */
+	KATRA_EV_TYPE_COUNT = 21,   /* one past the last type: size tables */
 };
 
 struct katra_wire_head {
@@ -676,7 +677,7 @@ struct katra_nt_file {
 		sizeof(struct katra_ev_ucall), sizeof(struct katra_ev_task_rename),           \
 		sizeof(struct katra_ev_batch), sizeof(struct katra_ev_syscall_end),           \
 		sizeof(struct katra_ev_gpu_fence), sizeof(struct katra_ev_gpu_timeline),       \
-		sizeof(struct katra_ev_gpu_cmd),                                              \
+		sizeof(struct katra_ev_gpu_cmd), sizeof(struct katra_ev_syscall),             \
 	}
 
 /* ---- call stacks (--stacks): not a ring record; the stack ring's own.

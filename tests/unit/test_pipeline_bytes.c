@@ -29,6 +29,133 @@ static uint32_t mix_rand(uint32_t *s, uint32_t n)
  * katra_ev_syscall_end, 2 that in a staging batch. */
 static int mix_end_as;
 
+/* Whether the mix has io_uring_enter calls with their submissions and
+ * completions (and at times a wakeup) written before their combined record,
+ * as the probes write them. */
+static bool mix_uring;
+
+/* How an io_uring_enter's combined record is sent: 0 after the records
+ * made inside the call, each on its own; 1 as the probes stage it, in a
+ * batch before them, in the place the enter took; 2 that place left a hole
+ * (its batch went out before the call returned), the record after them. */
+static int mix_uring_as;
+
+/* Records back to back in one staging batch (wire.h), as the probes send
+ * them: n records of sizes[i] at recs[i]. */
+static void mix_batch(struct pipeline *pl, unsigned ring, uint64_t key, const void *const *recs,
+		      const size_t *sizes, unsigned n, uint32_t events)
+{
+	uint8_t buf[1024];
+	struct katra_ev_batch *b = (void *)buf;
+	size_t off = sizeof(*b);
+
+	*b = (struct katra_ev_batch){ .head = { KATRA_EV_BATCH, ring, 0, 0, key }, .events = events };
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(buf + off, recs[i], sizes[i]);
+		off += sizes[i];
+	}
+	b->bytes = (uint32_t)(off - sizeof(*b));
+	pipeline_on_record(pl, buf, off);
+}
+
+/* The combined record of an io_uring_enter of tid (one read submitted and
+ * waited for). */
+static struct katra_ev_syscall mix_enter_record(unsigned ring, uint32_t tgid, uint32_t tid,
+						uint64_t enter, uint64_t now)
+{
+	struct katra_ev_syscall sc = { .head = { KATRA_EV_SYSCALL, ring, tgid, tid, now },
+				       .nr = SYS_io_uring_enter };
+
+	sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+	sc.enter_ts = enter;
+	sc.exit_ts = now;
+	sc.ret = 1;
+	sc.args[0] = 4;
+	sc.args[1] = 1;
+	sc.args[2] = 1;
+	sc.args[3] = 1; /* IORING_ENTER_GETEVENTS */
+	return sc;
+}
+
+/* The call of mix_uring_enter() as the probes stage it (mix_uring_as 1
+ * or 2): the same records, the same draws. */
+static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tgid,
+			     uint32_t tid, uint64_t now, uint64_t enter,
+			     const struct katra_ev_uring_submit *sq, uint64_t t2)
+{
+	struct katra_ev_waking wk = { .head = sq->head, .target_tgid = tgid };
+	struct katra_ev_uring_complete cq = { .ctx = sq->ctx, .req = sq->req, .owner_tgid = tgid };
+	struct katra_ev_syscall sc;
+	const void *recs[4];
+	size_t sizes[4];
+	unsigned n = 0;
+	bool woke = mix_rand(s, 4) == 0;
+
+	if (woke) {
+		wk.head.type = KATRA_EV_WAKING;
+		wk.head.ts = sq->head.ts + 1;
+		wk.target_tid = 1 + mix_rand(s, 6);
+		wk.target_cpu = ring;
+		t2 = t2 > sq->head.ts + 1 ? t2 : sq->head.ts + 1;
+	}
+	cq.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, ring, tgid, tid, t2 };
+	cq.user_data = sq->user_data;
+	cq.res = 1;
+	sc = mix_enter_record(ring, tgid, tid, enter, now);
+	struct katra_ev_syscall hole = { .head = { KATRA_EV_HOLE, ring, tgid, tid, enter } };
+	recs[n] = mix_uring_as == 1 ? (const void *)&sc : &hole;
+	sizes[n++] = sizeof(sc);
+	recs[n] = sq;
+	sizes[n++] = sizeof(*sq);
+	if (woke) {
+		recs[n] = &wk;
+		sizes[n++] = sizeof(wk);
+	}
+	recs[n] = &cq;
+	sizes[n++] = sizeof(cq);
+	mix_batch(pl, ring, enter, recs, sizes, n, n + (mix_uring_as == 1 ? 1 : -1));
+	if (mix_uring_as == 2)
+		pipeline_on_record(pl, &sc, sizeof(sc));
+}
+
+/* One io_uring_enter of tid on ring, returning at now: a submission, a
+ * completion (at times at an equal key, or at the exit's own time), at
+ * times a wakeup between them, then the combined record. */
+static void mix_uring_enter(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
+			    uint32_t tgid, uint64_t now)
+{
+	uint64_t enter = now - 60 - mix_rand(s, 200), t1 = enter + 1 + mix_rand(s, 20);
+	uint64_t t2 = mix_rand(s, 8) ? t1 + mix_rand(s, 3) : now;
+	uint64_t req = 0xffff888000100000ull + mix_rand(s, 4) * 0x100;
+	struct katra_wire_head head = { KATRA_EV_URING_SUBMIT, ring, tgid, tid, t1 };
+	struct katra_ev_uring_submit sq = { .head = head, .ctx = 0xffff888000200000ull, .req = req };
+	struct katra_ev_uring_complete cq = { .ctx = sq.ctx, .req = req, .owner_tgid = tgid };
+	struct katra_ev_syscall sc;
+
+	sq.user_data = mix_rand(s, 1000);
+	sq.opcode = 22; /* IORING_OP_READ */
+	if (mix_uring_as) {
+		mix_uring_staged(pl, s, ring, tgid, tid, now, enter, &sq, t2);
+		return;
+	}
+	pipeline_on_record(pl, &sq, sizeof(sq));
+	if (mix_rand(s, 4) == 0) { /* tid wakes another inside the call */
+		struct katra_ev_waking wk = { .head = head, .target_tgid = tgid };
+		wk.head.type = KATRA_EV_WAKING;
+		wk.head.ts = t1 + 1;
+		wk.target_tid = 1 + mix_rand(s, 6);
+		wk.target_cpu = ring;
+		pipeline_on_record(pl, &wk, sizeof(wk));
+		t2 = t2 > t1 + 1 ? t2 : t1 + 1;
+	}
+	cq.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, ring, tgid, tid, t2 };
+	cq.user_data = sq.user_data;
+	cq.res = 1;
+	pipeline_on_record(pl, &cq, sizeof(cq));
+	sc = mix_enter_record(ring, tgid, tid, enter, now);
+	pipeline_on_record(pl, &sc, sizeof(sc));
+}
+
 /* One ring record of tid on ring, happening at now (its exit). */
 static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
 		       uint64_t now)
@@ -38,6 +165,10 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 	uint64_t enter = now - (mix_rand(s, 4) ? mix_rand(s, 200) : mix_rand(s, 3000));
 	struct katra_wire_head head = { KATRA_EV_SYSCALL, ring, tgid, tid, now };
 
+	if (mix_uring && mix_rand(s, 3) == 0) {
+		mix_uring_enter(pl, s, ring, tid, tgid, now);
+		return;
+	}
 	switch (mix_rand(s, 8)) {
 	case 0: case 1: { /* a combined pread64 of one of a few files */
 		struct katra_ev_syscall sc = { .head = head, .nr = SYS_pread64 };
@@ -121,6 +252,9 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 	}
 }
 
+/* io_uring items the last run_mix() wrote between a Begin and its End */
+static uint64_t mix_uring_in_pair;
+
 /* The mix through a pipeline into path; how many Ends were written in place. */
 static uint64_t run_mix(const struct mix *m, const char *path, bool generic_order)
 {
@@ -170,6 +304,7 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	cr_assert_eq(katra_writer_finish(w, &sum), 0);
 	cr_assert_eq(katra_writer_close(w), 0);
 	uint64_t in_place = pl.ends_in_place;
+	mix_uring_in_pair = pl.uring_in_pair;
 	pipeline_free(&pl);
 	return in_place;
 }
@@ -204,10 +339,56 @@ Test(pipeline_bytes, an_end_written_in_place_is_the_one_the_merge_writes)
 	}
 }
 
+/* io_uring_enter's End comes after the submissions and completions made
+ * inside it, which come before it in their ring: written with them in one
+ * run (emit_pair_around_uring), it is the End the merge writes. */
+Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_writes)
+{
+	uint64_t inside = 0;
+
+	mix_uring = true;
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		assert_same_bytes(&(struct mix){ seed, 1, 0, false });
+		inside += mix_uring_in_pair;
+		assert_same_bytes(&(struct mix){ seed, 3, 0, true });
+		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
+	}
+	mix_uring = false;
+	cr_assert_gt(inside, 0, "io_uring items were written inside their call");
+}
+
 Test(pipeline_bytes, and_so_is_one_after_an_early_release)
 {
 	for (uint32_t seed = 1; seed <= 4; seed++)
 		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
+}
+
+/* The mix with *as at 0 and at 1 and 2 (how some record is sent): the
+ * same trace each time, byte for byte. */
+static void assert_sent_alike(int *as, const char *what)
+{
+	for (uint32_t seed = 1; seed <= 4; seed++) {
+		char dir[64], first[128], other[128];
+		size_t na, nb;
+
+		temp_dir(dir, sizeof(dir));
+		snprintf(first, sizeof(first), "%s/first.ktrc", dir);
+		snprintf(other, sizeof(other), "%s/other.ktrc", dir);
+		for (int way = 1; way <= 2; way++) {
+			*as = 0;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, first, false);
+			*as = way;
+			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, other, false);
+			*as = 0;
+			uint8_t *a = read_file(first, &na), *b = read_file(other, &nb);
+			cr_assert(na == nb && !memcmp(a, b, na),
+				  "seed %u, %s sent as %d: the traces differ (%zu and %zu bytes)",
+				  seed, what, way, na, nb);
+			free(a);
+			free(b);
+		}
+		temp_dir_remove(dir);
+	}
 }
 
 /* A blocking syscall's End as the probes write it since 2026-12-02 (72
@@ -215,26 +396,16 @@ Test(pipeline_bytes, and_so_is_one_after_an_early_release)
  * is the one the whole 128-byte record gave. */
 Test(pipeline_bytes, a_short_end_writes_what_the_whole_record_wrote)
 {
-	for (uint32_t seed = 1; seed <= 4; seed++) {
-		char dir[64], whole[128], short_end[128];
-		size_t na, nb;
+	assert_sent_alike(&mix_end_as, "End");
+}
 
-		temp_dir(dir, sizeof(dir));
-		snprintf(whole, sizeof(whole), "%s/whole.ktrc", dir);
-		snprintf(short_end, sizeof(short_end), "%s/short.ktrc", dir);
-		for (int as = 1; as <= 2; as++) {
-			mix_end_as = 0;
-			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, whole, false);
-			mix_end_as = as;
-			run_mix(&(struct mix){ seed, 3, 0, seed & 1 }, short_end, false);
-			mix_end_as = 0;
-			uint8_t *a = read_file(whole, &na), *b = read_file(short_end, &nb);
-			cr_assert(na == nb && !memcmp(a, b, na),
-				  "seed %u, End sent as %d: the traces differ (%zu and %zu bytes)",
-				  seed, as, na, nb);
-			free(a);
-			free(b);
-		}
-		temp_dir_remove(dir);
-	}
+/* io_uring_enter's combined record staged before the records made inside
+ * the call, in the place its first submission took (or that place left a
+ * hole, the record sent after them): the trace is the one the record after
+ * them gave. */
+Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_same)
+{
+	mix_uring = true;
+	assert_sent_alike(&mix_uring_as, "io_uring_enter");
+	mix_uring = false;
 }

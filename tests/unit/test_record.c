@@ -389,6 +389,104 @@ Test(emit, fork_exec_uring_and_a_late_event_dropped_not_moved)
 	temp_dir_remove(t.dir);
 }
 
+/* Each completion's cause is its request's last submission still held, as
+ * one table of max_uring_requests (16 here) would hold them: one request in
+ * flight at a time, two, one submitted twice, completions in the reverse
+ * order, one never submitted, more than the table holds (the 17th refused
+ * and counted).  A model table gives what each must be. */
+Test(emit, uring_completions_find_their_submissions_as_one_table_would)
+{
+	static const struct { bool submit; uint32_t req; } ops[] = {
+		{ 1, 1 }, { 0, 1 }, { 1, 1 }, { 0, 1 },             /* one at a time */
+		{ 1, 1 }, { 1, 2 }, { 0, 1 }, { 0, 2 },             /* two */
+		{ 1, 3 }, { 1, 3 }, { 0, 3 }, { 0, 3 },             /* submitted twice */
+		{ 1, 4 }, { 1, 5 }, { 0, 5 }, { 0, 4 },             /* reverse order */
+		{ 0, 6 },                                           /* never submitted */
+		{ 1, 10 }, { 1, 11 }, { 1, 12 }, { 1, 13 }, { 1, 14 }, { 1, 15 }, { 1, 16 },
+		{ 1, 17 }, { 1, 18 }, { 1, 19 }, { 1, 20 }, { 1, 21 }, { 1, 22 }, { 1, 23 },
+		{ 1, 24 }, { 1, 25 }, { 1, 26 },                    /* 17 held: one refused */
+		{ 0, 26 }, { 0, 10 }, { 0, 25 },
+	};
+	const size_t nops = sizeof(ops) / sizeof(ops[0]);
+	uint32_t model_req[16];
+	int64_t model_op[16], expect[sizeof(ops) / sizeof(ops[0])];
+	size_t nmodel = 0, refused = 0;
+	struct emit_trace t;
+	struct pending p;
+
+	for (size_t i = 0; i < nops; i++) {
+		size_t m = 0;
+
+		while (m < nmodel && model_req[m] != ops[i].req)
+			m++;
+		expect[i] = -1;
+		if (ops[i].submit) {
+			if (m == nmodel && nmodel == 16) {
+				refused++;
+				continue;
+			}
+			model_req[m] = ops[i].req;
+			model_op[m] = (int64_t)i;
+			nmodel += m == nmodel;
+		} else if (m < nmodel) {
+			expect[i] = model_op[m];
+			model_req[m] = model_req[--nmodel];
+			model_op[m] = model_op[nmodel];
+		}
+	}
+	cr_assert_eq(refused, 1);
+	emit_trace_open(&t);
+	for (size_t i = 0; i < nops; i++) {
+		uint64_t ts = START + 10 * (i + 1);
+
+		memset(&p, 0, sizeof(p));
+		p.key = ts;
+		if (ops[i].submit) {
+			p.kind = PEND_URING_SUBMIT;
+			p.u.us.head = (struct katra_wire_head){ KATRA_EV_URING_SUBMIT, 0, TGID, TGID, ts };
+			p.u.us.ctx = 0xc0;
+			p.u.us.req = 0xff00 + ops[i].req;
+			p.u.us.user_data = i;
+		} else {
+			p.kind = PEND_URING_COMPLETE;
+			p.u.ucp.head = (struct katra_wire_head){ KATRA_EV_URING_COMPLETE, 0, TGID, TGID, ts };
+			p.u.ucp.ctx = 0xc0;
+			p.u.ucp.req = 0xff00 + ops[i].req;
+			p.u.ucp.user_data = i;
+		}
+		cr_assert_eq(emit_pending(&t.e, &p), 0);
+	}
+	finish(&t.e, t.w);
+	cr_assert_eq(t.e.st.evictions[KATRA_DROP_IO_URING_TABLE], 1);
+	emitter_free(&t.e);
+
+	read_back(t.path);
+	uint64_t seq_of[sizeof(ops) / sizeof(ops[0])] = { 0 };
+	size_t seen = 0;
+	for (size_t g = 0; g < ngot; g++) {
+		if (got[g].type != KATRA_RECORD_EVENT || (got[g].kind != KATRA_KIND_IO_URING_SUBMIT &&
+							 got[g].kind != KATRA_KIND_IO_URING_COMPLETE))
+			continue;
+		size_t i = got[g].request;
+		cr_assert_lt(i, nops);
+		seen++;
+		if (ops[i].submit) {
+			seq_of[i] = got[g].seq;
+			continue;
+		}
+		if (expect[i] < 0) {
+			cr_assert_eq(got[g].ncauses, 0, "op %zu: no submission held", i);
+		} else {
+			cr_assert_eq(got[g].ncauses, 1, "op %zu", i);
+			cr_assert_eq(got[g].causes[0], seq_of[expect[i]], "op %zu: caused by op %" PRId64,
+				     i, expect[i]);
+		}
+	}
+	cr_assert_eq(seen, nops);
+	assert_valid(t.path);
+	temp_dir_remove(t.dir);
+}
+
 static struct pending rename_item(uint64_t t, uint32_t by, uint32_t tid, const char *comm)
 {
 	struct pending p;

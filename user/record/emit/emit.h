@@ -48,6 +48,11 @@ struct emitter {
 	struct ktable threads; /* tid -> struct thread_state */
 	struct ktable procs;   /* tgid -> struct proc_state */
 	struct ktable urings;  /* io_kiocb address -> submit seq */
+	/* the one request in flight, held before the table while the table is
+	 * empty (emit_uring: a ring with one request at a time touches no
+	 * table); with it set the table is empty */
+	bool uring_one;
+	uint64_t uring_one_req, uring_one_seq;
 	struct ktable gpu_fences; /* dma_fence (context << 32 | seqno) -> its init's seq */
 	struct ktable gpu_vblanks; /* (crtc << 32 | sequence) -> its queueing's seq */
 	struct ktable gpu_cmds;    /* a fenced driver command's fence key -> its queueing's seq */

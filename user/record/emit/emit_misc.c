@@ -100,6 +100,42 @@ static __attribute__((noinline)) int uring_tagged(struct emitter *e,
 	return emit_write(e, &ev, key, th);
 }
 
+/* A submission's request -> the seq its event gets (e->next_seq), for its
+ * completion.  The one request in flight while the table is empty waits in
+ * e->uring_one; a second moves it into the table first, so the table then
+ * holds what it held without the slot, each request once (a request
+ * submitted again, its completion not seen, replaces its seq as the
+ * table's upsert does) and the table's refusals count as they did. */
+static inline void uring_note_submit(struct emitter *e, uint64_t req)
+{
+	uint64_t *slot;
+	bool created;
+
+	if (e->uring_one && e->uring_one_req == req) {
+		e->uring_one_seq = e->next_seq;
+		return;
+	}
+	if (!e->uring_one && !e->urings.count && e->urings.max_items) {
+		e->uring_one = true;
+		e->uring_one_req = req;
+		e->uring_one_seq = e->next_seq;
+		return;
+	}
+	if (e->uring_one) {
+		e->uring_one = false;
+		slot = ktable_upsert(&e->urings, e->uring_one_req, &created);
+		if (slot)
+			*slot = e->uring_one_seq;
+		else
+			e->st.evictions[KATRA_DROP_IO_URING_TABLE]++;
+	}
+	slot = ktable_upsert(&e->urings, req, &created);
+	if (slot)
+		*slot = e->next_seq;
+	else
+		e->st.evictions[KATRA_DROP_IO_URING_TABLE]++;
+}
+
 /* Submissions and completions: only their varying fields gathered, the
  * writer encoding the rest as constants (katra_writer_append_io_uring);
  * the request table touched once (an insert at the submission, a
@@ -112,7 +148,6 @@ int emit_uring(struct emitter *e, const struct pending *p)
 	struct thread_state *th = h->tid ? emit_thread(e, h->tid, h->tgid) : NULL;
 	struct katra_io_uring_req r;
 	unsigned n = 0;
-	bool created;
 
 	if (emit_late(e, th, h->tid, p->key, 1))
 		return 0;
@@ -133,11 +168,7 @@ int emit_uring(struct emitter *e, const struct pending *p)
 		r.flags = (uint32_t)p->u.us.req_flags;
 		r.res = 0;
 		r.cflags = 0;
-		uint64_t *slot = ktable_upsert(&e->urings, p->u.us.req, &created);
-		if (slot)
-			*slot = e->next_seq;
-		else
-			e->st.evictions[KATRA_DROP_IO_URING_TABLE]++;
+		uring_note_submit(e, p->u.us.req);
 	} else { /* PEND_URING_COMPLETE (emit_pending lists the three) */
 		r.kind = KATRA_KIND_IO_URING_COMPLETE;
 		r.ctx = p->u.ucp.ctx;
@@ -147,8 +178,15 @@ int emit_uring(struct emitter *e, const struct pending *p)
 		r.res = p->u.ucp.res;
 		r.cflags = p->u.ucp.cflags;
 		/* its submission's seq, the request forgotten: one lookup */
-		if (ktable_take_u64(&e->urings, p->u.ucp.req, &r.cause))
+		if (e->uring_one) { /* the table is empty: this or none */
+			if (e->uring_one_req == p->u.ucp.req) {
+				e->uring_one = false;
+				r.cause = e->uring_one_seq;
+				n++;
+			}
+		} else if (ktable_take_u64(&e->urings, p->u.ucp.req, &r.cause)) {
 			n++;
+		}
 	}
 	r.ncauses = n;
 	if (!n)

@@ -158,6 +158,52 @@ static inline void run_sync(struct order *o, struct ring_fifo *f, size_t head)
 	f->head = head;
 }
 
+/* The combined syscall p, at the head of ring in a run, whose End comes
+ * after the next items of its FIFO but within the run (bound): io_uring_enter
+ * and the submissions and completions made inside it.  Its Begin, those
+ * items, then its End go out in the order the merge gives them (the End
+ * after the items with a smaller key, before those with an equal one),
+ * without sending the End back through the FIFO and the heap: it is copied
+ * once to where the merge would have found it.  Only io_uring items are
+ * written inside; at any other item with a smaller key the End is re-sorted
+ * as emit_head() does.  Returns 1 (rc 0) when the run goes on at the End,
+ * now the ring's head; else rc, the run ended (the heap set). */
+static int emit_pair_around_uring(struct pipeline *r, unsigned ring, struct pending *p,
+				  uint64_t bound)
+{
+	struct order *o = &r->order;
+	struct ring_fifo *f = &o->fifos[ring];
+	size_t mask = f->cap - 1, i = f->head + 1;
+	uint64_t exit_ts = p->u.sc.exit_ts;
+	int rc;
+
+	p->kind = PEND_SYSCALL_BEGIN;
+	rc = emit_pending_syscall(&r->em, p, false);
+	p->kind = PEND_SYSCALL_END;
+	p->key = exit_ts;
+	while (!rc && i != f->tail) {
+		const struct pending *q = &f->items[i & mask];
+
+		if (q->key >= exit_ts || q->key > bound ||
+		    (q->kind != PEND_URING_SUBMIT && q->kind != PEND_URING_COMPLETE))
+			break;
+		rc = emit_pending(&r->em, q);
+		r->uring_in_pair++;
+		i++;
+	}
+	if (i != f->head + 1) {
+		/* the End to the last slot written, the items before it gone */
+		f->items[(i - 1) & mask] = *p;
+		o->pending -= i - 1 - f->head;
+		f->head = i - 1;
+	}
+	if (rc || (i != f->tail && f->items[i & mask].key < exit_ts)) {
+		order_resort_head(o, ring);
+		return rc;
+	}
+	return 1;
+}
+
 /* Writes the head item of ring, at the heap's top, and the items after it
  * in its FIFO for as long as they come before everything else: what
  * emit_head() does item by item, with the heap set once at the end (a busy
@@ -194,10 +240,23 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 		if (p->kind == PEND_SYSCALL_PAIR) {
 			uint64_t exit_ts = p->u.sc.exit_ts;
 			/* its End next: before the FIFO's next item and within the run */
-			if (exit_ts - r->em.start_mono > span ||
-			    (head + 1 != tail && items[(head + 1) & mask].key < exit_ts)) {
+			if (exit_ts - r->em.start_mono > span) {
 				run_sync(o, f, head);
 				return emit_head(r, ring, p, limit);
+			}
+			if (head + 1 != tail && items[(head + 1) & mask].key < exit_ts) {
+				const struct pending *q = &items[(head + 1) & mask];
+
+				run_sync(o, f, head);
+				if (q->kind != PEND_URING_SUBMIT && q->kind != PEND_URING_COMPLETE)
+					return emit_head(r, ring, p, limit);
+				rc = emit_pair_around_uring(r, ring, p, bound);
+				if (rc != 1)
+					return rc;
+				rc = 0;
+				head = f->head;
+				p = &items[head & mask]; /* its End, next */
+				continue;
 			}
 			r->ends_in_place++;
 			rc = emit_pending_syscall_pair(&r->em, p);
@@ -388,7 +447,8 @@ static void on_batch(struct pipeline *r, const uint8_t *data, size_t size)
 			r->bad_records++;
 			return;
 		}
-		pipeline_on_record(r, (void *)h, n);
+		if (h->type != KATRA_EV_HOLE) /* a place never filled (wire.h) */
+			pipeline_on_record(r, (void *)h, n);
 		off += (n + 7) & ~(size_t)7;
 	}
 }
@@ -461,6 +521,8 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 	}
 	case KATRA_EV_PATH:
 		emit_stash_path(&r->em, data);
+		break;
+	case KATRA_EV_HOLE: /* only ever inside a batch, where it is skipped */
 		break;
 	case KATRA_EV_SWITCH:
 		push(r, ring, PEND_SWITCH, h->ts, data, sizeof(struct katra_ev_switch));
@@ -537,9 +599,15 @@ static inline struct ring_fifo *tail_fits(struct pipeline *r, unsigned ring, uin
 	return f;
 }
 
+/* A submission's and a completion's wire records: one size, one copy */
+#define URING_RECORD_BYTES sizeof(struct katra_ev_uring_submit)
+_Static_assert(sizeof(struct katra_ev_uring_complete) == URING_RECORD_BYTES,
+	       "io_uring submissions and completions are copied alike");
+
 /* The common records first, with no call on their way (each call saved and
- * restored six registers per record): a short syscall record and a whole
- * combined one that come after what their FIFO holds.  The rest, and
+ * restored six registers per record): a short syscall record, a whole
+ * combined one and an io_uring submission or completion that come after
+ * what their FIFO holds.  The rest, and
  * these where the FIFO must grow or sort, through on_record_any(). */
 int pipeline_on_record(void *ctx, void *data, size_t size)
 {
@@ -582,6 +650,16 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		p->kind = PEND_SYSCALL_PAIR;
 		p->ring = h->cpu;
 		memcpy(&p->u, sc, sizeof(*sc));
+	} else if ((h->type == KATRA_EV_URING_SUBMIT || h->type == KATRA_EV_URING_COMPLETE) &&
+		   size >= URING_RECORD_BYTES) {
+		/* an io_uring submission or completion: as push() queues it */
+		if (r->generic_order || !(f = tail_fits(r, h->cpu, h->ts)))
+			return on_record_any(r, data, size);
+		p = &f->items[f->tail & (f->cap - 1)];
+		p->key = h->ts;
+		p->kind = h->type == KATRA_EV_URING_SUBMIT ? PEND_URING_SUBMIT : PEND_URING_COMPLETE;
+		p->ring = h->cpu;
+		memcpy(&p->u, data, URING_RECORD_BYTES);
 	} else {
 		return on_record_any(r, data, size);
 	}

@@ -59,9 +59,11 @@ struct pipeline {
 	void *map_ctx;
 	uint64_t end_key;       /* pipeline_end_at: nothing later is written */
 	/* tests: a combined syscall's End always goes back through the merge,
-	 * never written in place (the bytes must not differ) */
+	 * never written in place, and io_uring records are queued by
+	 * on_record_any() (the bytes must not differ) */
 	bool generic_order;
 	uint64_t ends_in_place; /* combined syscalls' Ends written without the merge */
+	uint64_t uring_in_pair; /* io_uring items written between such a Begin and End */
 };
 
 /* How long past a display event delivered the release waits for the next
