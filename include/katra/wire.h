@@ -463,14 +463,13 @@ struct katra_gpu_totals {
  *   otherwise               every later record sorts at or after the time
  *                           user space read the slot.
  * busy is changed with atomic adds (full barriers on x86) before the clock
- * read, and after the commit with an atomic add or, in the tracepoints'
- * programs where nothing preempts them, a plain store (katra_idle_tp in
- * bpf/common.bpf.h), as the low half of busy_seq, whose high half
- * counts the probes that entered (each entry adds 1 to both halves, each
- * exit takes 1 from the low one): user space reads busy_seq, then the slot
- * and the staging area, then busy_seq again, and trusts what it read only if
- * both readings are equal with busy 0 (no probe ran in between; a sequence
- * count that allows probes nested on one CPU). */
+ * read, and after the commit with an atomic add or, in tracepoint programs
+ * nothing preempts, a plain store (katra_idle_tp), as the low half of
+ * busy_seq, whose high half counts the probes that entered (each entry adds
+ * 1 to both halves, each exit takes 1 from the low one): user space reads
+ * busy_seq, then the slot and the staging area, then busy_seq again, and
+ * trusts what it read only if both readings are equal with busy 0 (no probe
+ * ran in between; a sequence count that allows probes nested on one CPU). */
 #define KATRA_SLOT_ACTIVE (1u << 0)
 #define KATRA_SLOT_FAULT  (1u << 1) /* fault_ts is set (the probes' own flag: one
 				     * load tells sys_enter about both) */

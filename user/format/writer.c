@@ -703,18 +703,16 @@ static inline __attribute__((always_inline)) size_t encode_io_uring(
 	}
 	STORE_AT(out, n, (uint32_t)KATRA_RES_IO_URING);
 	STORE_AT(out, n + 4, ctx);
+	STORE_AT(out, n + 16, ctx); /* both payloads start with ctx, user_data */
+	STORE_AT(out, n + 24, user_data);
 	if (kind == KATRA_KIND_IO_URING_SUBMIT) {
 		STORE_AT(out, n + 12, (uint32_t)KATRA_PAYLOAD_IO_URING_SUBMIT);
-		STORE_AT(out, n + 16, ctx);
-		STORE_AT(out, n + 24, user_data);
 		STORE_AT(out, n + 32, REQ_FIELD(r, opcode));
 		STORE_AT(out, n + 36, REQ_FIELD(r, flags));
 		STORE_AT(out, n + 40, (int32_t)-1); /* fd: not known here */
 		n += 44;
 	} else {
 		STORE_AT(out, n + 12, (uint32_t)KATRA_PAYLOAD_IO_URING_COMPLETE);
-		STORE_AT(out, n + 16, ctx);
-		STORE_AT(out, n + 24, user_data);
 		STORE_AT(out, n + 32, REQ_FIELD(r, res));
 		STORE_AT(out, n + 36, REQ_FIELD(r, cflags));
 		n += 40;

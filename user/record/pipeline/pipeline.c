@@ -158,16 +158,11 @@ static inline void run_sync(struct order *o, struct ring_fifo *f, size_t head)
 	f->head = head;
 }
 
-/* The combined syscall p, at the head of ring in a run, whose End comes
- * after the next items of its FIFO but within the run (bound): io_uring_enter
- * and the submissions and completions made inside it.  Its Begin, those
- * items, then its End go out in the order the merge gives them (the End
- * after the items with a smaller key, before those with an equal one),
- * without sending the End back through the FIFO and the heap: it is copied
- * once to where the merge would have found it.  Only io_uring items are
- * written inside; at any other item with a smaller key the End is re-sorted
- * as emit_head() does.  Returns 1 (rc 0) when the run goes on at the End,
- * now the ring's head; else rc, the run ended (the heap set). */
+/* The combined syscall p, at ring's head in a run, its End after the next
+ * io_uring items of its FIFO within bound (io_uring_enter and its requests):
+ * the Begin, those items, then the End, copied once to where the merge would
+ * find it (no trip through the FIFO and the heap).  1 (rc 0): the run goes on
+ * at the End, now the head; else rc, the run ended (the heap set). */
 static int emit_pair_around_uring(struct pipeline *r, unsigned ring, struct pending *p,
 				  uint64_t bound)
 {
