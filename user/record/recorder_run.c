@@ -175,17 +175,21 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 
 /* ---- run ---- */
 
-/* The loop's next sleep: none while marks wait; a mark's interval while a
- * ring is a quarter full; POLL_MS while records flow;
+/* The loop's next sleep: none while marks are due (drain/drain.h,
+ * DRAIN_DEFER_NS), until the oldest is; a mark's interval while a ring is a
+ * quarter full; POLL_MS while records flow;
  * while the marker sleeps for want of records, until the next thing the
  * loop has to do on time (`until`, CLOCK_MONOTONIC): a record or a signal
  * wakes it before. */
 static int loop_timeout(const struct recorder *r, uint64_t now, uint64_t until)
 {
-	uint64_t ms;
+	uint64_t ms, due = katra_drain_due(&r->drain);
 
-	if (katra_drain_backlog(&r->drain))
+	if (due <= now)
 		return 0;
+	/* marks wait for their time (DRAIN_DEFER_NS): until then, or sooner */
+	if (due != UINT64_MAX && due - now < (uint64_t)POLL_MS * 1000000)
+		return (int)((due - now + 999999) / 1000000);
 	/* a ring past its wakeup fill stays past it, with no new edge to wake
 	 * the loop, until it is read below: back at the next mark */
 	if (katra_rings_max_fill(&r->rings) >= r->rings.size / 4)
@@ -265,7 +269,9 @@ int recorder_run(struct recorder *r)
 		}
 		if (dozing)
 			katra_drain_mark(&r->drain);
-		rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
+		/* while nothing flows at once; else marks once due */
+		if (dozing || katra_drain_due(&r->drain) <= now)
+			rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
 		/* memory back only while nothing flows: a free after a burst

@@ -27,7 +27,8 @@ int katra_drain_init(struct katra_drain *d, struct katra_rings *rings, struct pi
 	d->ring_wm = calloc(n, sizeof(uint64_t));
 	d->mark_wm = calloc(DRAIN_MARKS, sizeof(uint64_t));
 	d->mark_pos = calloc((size_t)DRAIN_MARKS * n, sizeof(uint64_t));
-	if (!d->ring_wm || !d->mark_wm || !d->mark_pos) {
+	d->mark_ns = calloc(DRAIN_MARKS, sizeof(uint64_t));
+	if (!d->ring_wm || !d->mark_wm || !d->mark_pos || !d->mark_ns) {
 		katra_drain_free(d);
 		return -ENOMEM;
 	}
@@ -48,7 +49,8 @@ void katra_drain_free(struct katra_drain *d)
 	free(d->ring_wm);
 	free(d->mark_wm);
 	free(d->mark_pos);
-	d->ring_wm = d->mark_wm = d->mark_pos = NULL;
+	free(d->mark_ns);
+	d->ring_wm = d->mark_wm = d->mark_pos = d->mark_ns = NULL;
 }
 
 static uint64_t *mark_pos(struct katra_drain *d, uint64_t mark)
@@ -75,6 +77,7 @@ static void take_mark(struct katra_drain *d)
 	}
 	/* what is younger than the margin waits for a later mark */
 	d->mark_wm[tail % DRAIN_MARKS] = w > d->margin ? w - d->margin : 0;
+	d->mark_ns[tail % DRAIN_MARKS] = now;
 	__atomic_store_n(&d->tail, tail + 1, __ATOMIC_RELEASE);
 }
 
@@ -206,6 +209,19 @@ bool katra_drain_backlog(const struct katra_drain *d)
 {
 	return __atomic_load_n(&d->head, __ATOMIC_ACQUIRE) !=
 	       __atomic_load_n(&d->tail, __ATOMIC_ACQUIRE);
+}
+
+uint64_t katra_drain_due(const struct katra_drain *d)
+{
+	uint64_t head = __atomic_load_n(&d->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&d->tail, __ATOMIC_ACQUIRE);
+
+	if (head == tail)
+		return UINT64_MAX;
+	if (!d->marker_on || tail - head >= DRAIN_MARKS / 4 ||
+	    katra_rings_max_fill(d->rings) >= d->rings->size / 4)
+		return 0;
+	return d->mark_ns[head % DRAIN_MARKS] + DRAIN_DEFER_NS;
 }
 
 int katra_drain_start_marker(struct katra_drain *d)

@@ -47,6 +47,13 @@
  * marker sleeps: the last one released what came before (the margin and the
  * staging's age are below DRAIN_QUIET_NS) */
 #define DRAIN_STILL_MARKS 2u
+/* Marks wait this long before the drain reads them, while every ring is
+ * less than a quarter full (where the probes wake the loop) and fewer than
+ * DRAIN_MARKS / 4 wait: a burst that fits the rings is read after it, not
+ * on the CPUs its threads run on (ftrace's readers wait for buffer_percent,
+ * half a buffer, by default).  The reorder storage still holds one mark's
+ * interval: the backlog waits in the rings, which are sized for it. */
+#define DRAIN_DEFER_NS 100000000ull
 
 struct katra_drain_src {
 	/* the lowest key a record not yet committed in `ring` can carry, read
@@ -75,6 +82,7 @@ struct katra_drain {
 	uint64_t *ring_wm;   /* per ring, never decreasing (the marker's) */
 	uint64_t *mark_wm;   /* per mark: its release limit (items below it) */
 	uint64_t *mark_pos;  /* per mark, per ring: the producer position */
+	uint64_t *mark_ns;   /* per mark: when it was taken, CLOCK_MONOTONIC */
 	/* a single-producer (the marker), single-consumer queue, oldest at head */
 	uint64_t head, tail;
 	pthread_t marker;
@@ -107,6 +115,10 @@ bool katra_drain_dozing(const struct katra_drain *d);
 bool katra_drain_nudge(struct katra_drain *d);
 /* Whether marks wait to be drained (katra_drain_run stopped at max_records). */
 bool katra_drain_backlog(const struct katra_drain *d);
+/* When the oldest waiting mark is due to be read (DRAIN_DEFER_NS after it
+ * was taken, at once where a ring is a quarter full, many marks wait or no
+ * marker runs); UINT64_MAX when none waits. */
+uint64_t katra_drain_due(const struct katra_drain *d);
 /* The marker's next sleep after a mark that found `flow` bytes of ring
  * traffic `since` ns after the one before, for a mark every `mark_bytes`
  * (DRAIN_MARK_BYTES). */
