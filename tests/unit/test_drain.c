@@ -218,3 +218,46 @@ Test(drain, marks_come_every_512_kib_of_ring_traffic_between_1_and_5_ms)
 	/* small rings: an eighth of one between two marks */
 	cr_assert_eq(katra_drain_next_wait(64 * kib, 2 * ms, 128 * kib), 4 * ms);
 }
+
+/* ---- a mark's wait before the drain reads it ---- */
+
+Test(drain, a_mark_is_due_100_ms_after_it_was_taken_or_once_a_ring_is_a_quarter_full)
+{
+	struct fake_ring f[2];
+	struct katra_rings rs;
+	struct katra_drain d;
+	struct pl_trace t;
+	int fds[2];
+	uint64_t ts = START;
+
+	for (unsigned r = 0; r < 2; r++) {
+		fake_ring_open(&f[r], SIZE);
+		fds[r] = f[r].fd;
+	}
+	cr_assert_eq(katra_rings_open(&rs, fds, 2, SIZE), 0);
+	pl_trace_open(&t, 2, START);
+	const struct katra_drain_src src = { fake_watermark, NULL, NULL, NULL, NULL };
+	cr_assert_eq(katra_drain_init(&d, &rs, &t.pl, &src, START, 0), 0);
+	cr_assert_eq(katra_drain_due(&d), UINT64_MAX, "no mark waits");
+	for (unsigned i = 0; i < 10; i++, ts += 5)
+		put_getppid(&f[0], 0, ts);
+	katra_drain_mark(&d);
+	cr_assert_eq(katra_drain_due(&d), 0, "without a marker thread, at once");
+	d.marker_on = true; /* as a running marker leaves it (no thread here) */
+	cr_assert_eq(katra_drain_due(&d), d.mark_ns[0] + DRAIN_DEFER_NS);
+	/* a quarter of a ring unread: due now, whatever the mark's age */
+	while (katra_rings_max_fill(&rs) < SIZE / 4) {
+		put_getppid(&f[1], 1, ts);
+		ts += 5;
+	}
+	cr_assert_eq(katra_drain_due(&d), 0, "a ring a quarter full");
+	d.marker_on = false;
+	cr_assert_eq(katra_drain_run(&d, UINT64_MAX), 0);
+	cr_assert_eq(katra_drain_due(&d), UINT64_MAX, "every mark read");
+	pl_trace_finish(&t, ts + 10);
+	katra_drain_free(&d);
+	katra_rings_close(&rs);
+	for (unsigned r = 0; r < 2; r++)
+		fake_ring_close(&f[r]);
+	temp_dir_remove(t.dir);
+}
