@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -90,7 +92,7 @@ static int load_late(struct katra_probes *p, struct pk_late *l)
 	size_t sz;
 	int err;
 
-	elf = katra_bpf__elf_bytes(&sz);
+	elf = pk_elf(&sz);
 	obj = bpf_object__open_mem(elf, sz, &oo);
 	if (!obj)
 		return errno ? -errno : -EINVAL;
@@ -195,4 +197,32 @@ struct bpf_program *katra_probes_program(struct katra_probes *p, const char *nam
 	if (!prog)
 		prog = pk_early_find(p, name);
 	return prog ? prog : bpf_object__find_program_by_name(p->skel->obj, name);
+}
+
+static const void *elf_data;
+static size_t elf_len;
+
+void pk_elf_share(const void *elf, size_t n)
+{
+	elf_data = elf;
+	elf_len = n;
+}
+
+const void *pk_elf(size_t *n)
+{
+	*n = elf_len;
+	return elf_data;
+}
+
+/* Each open parses the ELF whole, which left it resident for the whole
+ * capture.  Its pages are clean file pages: dropped, they come back from
+ * the page cache should the late object's open read them again. */
+void pk_elf_drop(void)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)elf_data + pg - 1) & ~(pg - 1);
+	uintptr_t hi = ((uintptr_t)elf_data + elf_len) & ~(pg - 1);
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
