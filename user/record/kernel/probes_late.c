@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -197,32 +195,4 @@ struct bpf_program *katra_probes_program(struct katra_probes *p, const char *nam
 	if (!prog)
 		prog = pk_early_find(p, name);
 	return prog ? prog : bpf_object__find_program_by_name(p->skel->obj, name);
-}
-
-static const void *elf_data;
-static size_t elf_len;
-
-void pk_elf_share(const void *elf, size_t n)
-{
-	elf_data = elf;
-	elf_len = n;
-}
-
-const void *pk_elf(size_t *n)
-{
-	*n = elf_len;
-	return elf_data;
-}
-
-/* Each open parses the ELF whole, which left it resident for the whole
- * capture.  Its pages are clean file pages: dropped, they come back from
- * the page cache should the late object's open read them again. */
-void pk_elf_drop(void)
-{
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)elf_data + pg - 1) & ~(pg - 1);
-	uintptr_t hi = ((uintptr_t)elf_data + elf_len) & ~(pg - 1);
-
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
