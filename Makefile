@@ -100,7 +100,7 @@ $(B)/katra-roundtrip: $(call obj,tools/katra-roundtrip.c) $(B)/libkatraformat.a
 
 RECORD_CORE_OBJS := $(call obj,$(RECORD_CORE_SRCS))
 $(B)/pipeline-bench: $(call obj,tools/pipeline-bench.c) $(RECORD_CORE_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcapstone -ldw -lelf -lm -lz
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -ldw -lelf -lm -lz
 
 # ---- BPF: CO-RE objects linked into one skeleton ----
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -121,7 +121,7 @@ $(B)/gen/katra.skel.h: $(B)/bpf/katra.linked.o
 	$(BPFTOOL) gen skeleton $< name katra_bpf > $@.tmp && mv $@.tmp $@
 $(RECORD_OBJS) $(call obj,user/katra-record.c): $(B)/gen/katra.skel.h
 $(B)/katra-record: $(call obj,user/katra-record.c) $(RECORD_OBJS) $(B)/libkatraformat.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lcapstone -lz -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lbpf -ldw -lelf -lz -lm
 
 # ---- test workloads (plain programs with known ground truth) ----
 # no frame pointers, CFI only: what --stacks must unwind (t_stacks.sh)
@@ -193,11 +193,11 @@ UNIT_LIBS := $(B)/libkatrareplay.a $(B)/libkatraformat.a
 UNIT_RECORD_SRCS := $(filter-out %/debuginfod_none.c,$(RECORD_CORE_SRCS))
 $(B)/tests/unit-tests: $(call obj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(UNIT_RECORD_SRCS)) $(UNIT_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -lcapstone -ldebuginfod -ldw -lelf -lm -lz -lzstd
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcriterion -ldebuginfod -ldw -lelf -lm -lz -lzstd
 $(B)/asan/unit-tests: $(call sanobj,$(UNIT_SRCS) $(SAMPLE_SRCS) $(FORMAT_SRCS) $(REPLAY_SRCS) \
 		      $(UNIT_RECORD_SRCS) user/symbols/debuginfod.c) $(B)/asan/gen/schema_hash.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -lcapstone -ldebuginfod -ldw -lelf -lm -lz -lzstd
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $^ -lcriterion -ldebuginfod -ldw -lelf -lm -lz -lzstd
 
 unit-test: $(B)/tests/unit-tests
 	$(B)/tests/unit-tests --jobs 2
@@ -223,8 +223,7 @@ $(FUZZ_PARSERS): $(B)/fuzz/fuzz-%: tests/fuzz/fuzz_%.c user/record/uprobes/winen
 		user/record/uprobes/unixnames.c $(wildcard user/pe/*.c) \
 		user/record/uprobes/pexits.c $(wildcard user/record/peunwind/*.c)
 	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^) \
-		-lcapstone
+	$(CLANG) $(CFLAGS_COMMON) -O1 -fsanitize=fuzzer,address,undefined -o $@ $(filter %.c,$^)
 fuzz: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample
 	tests/fuzz/run.sh $(FUZZ_SECONDS)
 fuzz-smoke: $(B)/fuzz/fuzz-reader $(FUZZ_PARSERS) $(B)/katra-sample

@@ -5,6 +5,7 @@
  * against a plain model of the ordering contract (items put in the middle of
  * their FIFO by order_insert_inside too). */
 #include <criterion/criterion.h>
+#include <malloc.h>
 #include <string.h>
 
 #include "order_test_util.h"
@@ -328,4 +329,41 @@ Test(order_merge, first_fifos_take_an_eighth_of_the_budget_whatever_the_ring_cou
 		order_shrink(&o);
 	cr_assert_eq(o.item_capacity, 128 * o.min_cap, "and shrank back");
 	order_free(&o);
+}
+
+/* A FIFO that grew to megabytes and shrank leaves malloc as it found it:
+ * its arrays are mappings of their own (grown by mremap, in order across the
+ * wrap), so no large free raises glibc's mmap threshold and a later array of
+ * a megabyte is still a mapping given back at its free, not heap kept. */
+Test(order_merge, a_grown_fifo_leaves_mallocs_mmap_threshold_alone)
+{
+	struct order o;
+	unsigned ring;
+	uint32_t key = 0, next = 0;
+
+	cr_assert_eq(order_init(&o, 2, 16, 1 << 20), 0);
+	for (int step = 0; step < 13; step++) { /* 16 -> 65536 items, each growth wrapped */
+		size_t n = o.fifos[1].cap;
+		for (size_t i = 0; i < n; i++)
+			push_key(&o, 1, key, key), key++;
+		for (size_t i = 0; i < n / 2; i++)
+			cr_assert_eq(pop_tag(&o, UINT64_MAX, &ring), next++);
+	}
+	cr_assert_geq(o.fifos[1].cap, 65536);
+	while (next < key)
+		cr_assert_eq(pop_tag(&o, UINT64_MAX, &ring), next++);
+	for (int i = 0; i < 16; i++)
+		order_shrink(&o);
+	cr_assert_eq(o.fifos[1].alloc, 16);
+	order_free(&o);
+
+#ifndef __SANITIZE_ADDRESS__ /* ASan's allocator is not glibc's */
+	size_t before = mallinfo2().hblks;
+	void *p = malloc(1u << 20);
+	size_t after = mallinfo2().hblks;
+	bool got = p != NULL;
+	free(p);
+	cr_assert(got);
+	cr_assert_eq(after, before + 1, "a 1 MiB malloc came from the heap");
+#endif
 }

@@ -6,6 +6,8 @@
  * comment below has the sources and commands), put at the same rvas in a
  * PE built here (raw = rva), with .pdata entries for each function. */
 #include <criterion/criterion.h>
+#include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 
@@ -109,6 +111,23 @@ Test(pexits, conditional_tail_call_is_followed)
 	uint8_t *f = fixture();
 
 	expect_exits(f, 0x1000, want, 2);
+	free(f);
+}
+
+/* capstone is loaded by the first decode, not with the program: linked, its
+ * relocations kept about 3 MiB of every capture resident */
+Test(pexits, capstone_is_loaded_by_the_first_decode)
+{
+	static const struct katra_pe_exit want[] = {
+		{ 0x1010, KATRA_PE_EXIT_RET }, { 0x1083, KATRA_PE_EXIT_RET },
+	};
+	char soname[32];
+	uint8_t *f = fixture();
+
+	snprintf(soname, sizeof(soname), "libcapstone.so.%d", CS_API_MAJOR);
+	cr_assert_null(dlopen(soname, RTLD_NOW | RTLD_NOLOAD), "%s loaded at start", soname);
+	expect_exits(f, 0x1000, want, 2);
+	cr_assert_not_null(dlopen(soname, RTLD_NOW | RTLD_NOLOAD), "%s not loaded", soname);
 	free(f);
 }
 

@@ -125,6 +125,7 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 	/* the kernel's struct names the programs never name left out of the
 	 * shared parse (probes_btfnames.c): without them, it is as before */
 	const void *elf = katra_bpf__elf_bytes(&elf_size);
+	pk_elf_share(elf, elf_size); /* the copy the other objects open */
 	if (pk_btf_keep_names(bpf_object__btf(p->skel->obj), elf, elf_size))
 		pk_btf_keep_free();
 	/* the kernel's BTF for each object parsed meanwhile (probes_split.c) */
@@ -216,6 +217,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		err = pk_split_finish(p);
 	if (!err)
 		err = pk_early_finish(p);
+	if (!err) /* read whole by each open: its pages out of RSS now */
+		pk_elf_drop();
 	pk_timing("split joined");
 	if (!err) {
 		err = pk_rings_finish(p);

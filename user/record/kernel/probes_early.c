@@ -71,7 +71,7 @@ static void *open_early(void *arg)
 	const void *elf;
 	size_t sz;
 
-	elf = katra_bpf__elf_bytes(&sz);
+	elf = pk_elf(&sz);
 	e->obj = bpf_object__open_mem(elf, sz, &oo);
 	if (!e->obj)
 		e->err = errno ? -errno : -EINVAL;

@@ -141,6 +141,12 @@ unsigned pk_uprobe_runs(const struct katra_probes *p, struct katra_probe_runs *o
 			unsigned n);
 struct bpf_program *pk_late_find(struct katra_probes *p, const char *name);
 void pk_late_free(struct katra_probes *p);
+/* The skeleton's ELF: one copy for every object opened (each file that
+ * called katra_bpf__elf_bytes() had its own, 1 MiB each, all read), and
+ * its pages (the executable's) out of RSS once the first objects loaded. */
+void pk_elf_share(const void *elf, size_t n);
+const void *pk_elf(size_t *n);
+void pk_elf_drop(void);
 
 /* The preallocated tables made on a thread (probes_bigmaps.c): start (once
  * the skeleton is sized), use (before the split object's maps are made:

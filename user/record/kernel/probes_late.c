@@ -90,7 +90,7 @@ static int load_late(struct katra_probes *p, struct pk_late *l)
 	size_t sz;
 	int err;
 
-	elf = katra_bpf__elf_bytes(&sz);
+	elf = pk_elf(&sz);
 	obj = bpf_object__open_mem(elf, sz, &oo);
 	if (!obj)
 		return errno ? -errno : -EINVAL;

@@ -145,7 +145,7 @@ static void *open_split(void *arg)
 	const void *elf;
 	size_t sz;
 
-	elf = katra_bpf__elf_bytes(&sz);
+	elf = pk_elf(&sz);
 	s->obj = bpf_object__open_mem(elf, sz, &oo);
 	if (!s->obj)
 		s->err = errno ? -errno : -EINVAL;

@@ -3,6 +3,15 @@
 
 #include "watermark.h"
 
+/* A pause while a probe runs: the next reading a little later. */
+#if defined(__x86_64__) || defined(__i386__)
+#define wm_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define wm_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define wm_relax() __asm__ __volatile__("" ::: "memory")
+#endif
+
 /* A sequence count read: busy_seq, then everything a probe of that CPU
  * writes (the slot, then the staging area its records move to), then
  * busy_seq again.  Equal readings with busy 0: no probe was inside at any
@@ -20,8 +29,10 @@ uint64_t katra_wm_of_slot(const struct katra_wm_reader *r, unsigned cpu, uint64_
 		uint64_t seq = r->read(r->ctx, cpu, KATRA_WM_BUSY_SEQ), state, enter, fault, staged;
 		uint64_t w = now;
 
-		if ((uint32_t)seq)
-			continue; /* a probe is inside: it may be short */
+		if ((uint32_t)seq) { /* a probe is inside: it may be short */
+			wm_relax();
+			continue;
+		}
 		state = r->read(r->ctx, cpu, KATRA_WM_STATE);
 		enter = r->read(r->ctx, cpu, KATRA_WM_ENTER);
 		fault = r->read(r->ctx, cpu, KATRA_WM_FAULT);

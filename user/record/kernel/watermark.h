@@ -23,8 +23,17 @@ struct katra_wm_reader {
 	void *ctx;
 };
 
-/* Readings of a CPU's slot tried before it is taken as busy. */
-#define KATRA_WM_TRIES 4
+/* Readings of a CPU's slot tried before it is taken as busy, a pause
+ * between two (12.6 ns here; 1,024 of them about 20 us, where a CPU
+ * stays busy only while a probe on it is held up: a vCPU descheduled).
+ * Four back to back fell within one probe's run on a CPU that runs probes
+ * most of the time (a syscall loop): in 4 of 13 `benchwl sys 160000`
+ * captures 26-37 of ~110 marks found it busy, its watermark standing still
+ * for milliseconds while the other rings' items waited, and in one of them
+ * the reorder budget was spent and 26,774 items went out early.  With 32
+ * paused tries 2 of 5 captures still had 8-13 such marks; with 1,024 none
+ * of 13 (at most 2,272 extra readings in a capture). */
+#define KATRA_WM_TRIES 1024
 
 /* The CPU's watermark read after `now` (CLOCK_MONOTONIC), never below prev;
  * prev when no reading could be trusted. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* mremap */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "order.h"
 
@@ -65,22 +67,39 @@ static void heap_remove(struct order *o, unsigned ring)
 	sift_up(o, i);
 }
 
-/* ---- FIFOs ---- */
+/* ---- FIFOs ----
+ * A FIFO's items are a mapping of their own, not the heap's: it grows by
+ * mremap (the pages move, none copied, so the old and the new array are
+ * never both resident) and gives back its unused end in place; a large
+ * malloc'd array freed would raise glibc's mmap threshold to its size and
+ * leave later arrays in a heap that it trims only past twice that. */
 
-static int fifo_resize(struct ring_fifo *f, size_t cap)
+static struct pending *items_map(size_t cap)
 {
-	struct pending *items = malloc(cap * sizeof(*items));
-	size_t n = f->tail - f->head;
+	void *p = mmap(NULL, cap * sizeof(struct pending), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (!items)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		items[i] = f->items[(f->head + i) & (f->cap - 1)];
-	free(f->items);
-	f->items = items;
-	f->cap = f->alloc = cap;
-	f->head = 0;
-	f->tail = n;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void items_unmap(struct pending *items, size_t alloc)
+{
+	if (items)
+		munmap(items, alloc * sizeof(*items));
+}
+
+/* Its memory to `alloc` items: grown (moved where it must, the items kept
+ * at their indices) or its end given back (the items within the first
+ * `alloc`). */
+static int fifo_remap(struct ring_fifo *f, size_t alloc)
+{
+	void *p = mremap(f->items, f->alloc * sizeof(*f->items), alloc * sizeof(*f->items),
+			 MREMAP_MAYMOVE);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	f->items = p;
+	f->alloc = alloc;
 	return 0;
 }
 
@@ -135,7 +154,7 @@ int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max
 	o->max_items = max_items;
 	for (unsigned i = 0; i < nrings; i++) {
 		o->hpos[i] = ORDER_NOT_IN_HEAP;
-		o->fifos[i].items = calloc(cap, sizeof(struct pending));
+		o->fifos[i].items = items_map(cap);
 		if (!o->fifos[i].items) {
 			order_free(o);
 			return -ENOMEM;
@@ -149,7 +168,7 @@ int order_init(struct order *o, unsigned nrings, size_t per_ring_cap, size_t max
 void order_free(struct order *o)
 {
 	for (unsigned i = 0; o->fifos && i < o->nrings; i++)
-		free(o->fifos[i].items);
+		items_unmap(o->fifos[i].items, o->fifos[i].alloc);
 	free(o->fifos);
 	free(o->heap);
 	free(o->hpos);
@@ -168,9 +187,10 @@ struct pending *order_slot_grow(struct order *o, unsigned ring)
 		fifo_widen(f);
 		return &f->items[f->tail & (f->cap - 1)];
 	}
-	if (o->item_capacity + f->cap > o->max_items || fifo_resize(f, f->cap * 2))
+	if (o->item_capacity + f->cap > o->max_items || fifo_remap(f, f->cap * 2))
 		return NULL;
 	o->item_capacity += f->alloc - had;
+	fifo_widen(f);
 	return &f->items[f->tail & (f->cap - 1)];
 }
 
@@ -276,7 +296,7 @@ void order_shrink(struct order *o)
 		struct ring_fifo *f = &o->fifos[r];
 		size_t had = f->alloc;
 
-		if (f->alloc > f->cap && !fifo_resize(f, f->cap))
+		if (f->alloc > f->cap && !fifo_remap(f, f->cap))
 			o->item_capacity -= had - f->alloc;
 	}
 }

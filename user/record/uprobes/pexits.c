@@ -4,12 +4,51 @@
  * bound a linear decode of each range the function reaches: the entry
  * whose [BeginAddress, EndAddress) holds an address is the function (or
  * the part of it) that address belongs to. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <capstone/capstone.h>
 
 #include "pexits.h"
+
+/* capstone is opened at the first decode, not linked: its relocations
+ * alone kept about 3 MiB of every capture resident, where only a d3d12
+ * module under Wine decodes. */
+#define CS_STR_(x) #x
+#define CS_STR(x) CS_STR_(x)
+#define CS_SONAME "libcapstone.so." CS_STR(CS_API_MAJOR)
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	bool (*insn_group)(csh, const cs_insn *, unsigned int);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+} cs;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+static bool cs_loaded;
+
+static void cs_load(void)
+{
+	void *l = dlopen(CS_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!l)
+		return;
+	cs.open = (cs_err (*)(cs_arch, cs_mode, csh *))dlsym(l, "cs_open");
+	cs.option = (cs_err (*)(csh, cs_opt_type, size_t))dlsym(l, "cs_option");
+	cs.malloc = (cs_insn * (*)(csh)) dlsym(l, "cs_malloc");
+	cs.disasm_iter = (bool (*)(csh, const uint8_t **, size_t *, uint64_t *,
+				   cs_insn *))dlsym(l, "cs_disasm_iter");
+	cs.insn_group = (bool (*)(csh, const cs_insn *, unsigned int))dlsym(l, "cs_insn_group");
+	cs.free = (void (*)(cs_insn *, size_t))dlsym(l, "cs_free");
+	cs.close = (cs_err (*)(csh *))dlsym(l, "cs_close");
+	cs_loaded = cs.open && cs.option && cs.malloc && cs.disasm_iter && cs.insn_group &&
+		    cs.free && cs.close;
+}
 
 #define DIR_EXCEPTION_OFF 136 /* data directory 3 in a PE32+ optional header */
 #define PDATA_MAX 1000000u
@@ -173,7 +212,7 @@ static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, 
 	code = c->b->p + off;
 	size = end - start;
 	while (size) {
-		if (!cs_disasm_iter(h, &code, &size, &addr, insn))
+		if (!cs.disasm_iter(h, &code, &size, &addr, insn))
 			return -ENOENT;
 		/* where these bytes are in the file: the range was checked as one
 		 * run from off (a section table that maps an address in it
@@ -192,7 +231,7 @@ static int sweep(const struct pe_code *c, csh h, cs_insn *insn, uint32_t start, 
 			return -E2BIG;
 		if (sw)
 			continue; /* a switch: its targets are decoded in this range */
-		bool jmp = insn->id == X86_INS_JMP, jcc = !jmp && cs_insn_group(h, insn, X86_GRP_JUMP);
+		bool jmp = insn->id == X86_INS_JMP, jcc = !jmp && cs.insn_group(h, insn, X86_GRP_JUMP);
 		if (!(jmp || jcc) || insn->detail->x86.op_count != 1)
 			continue;
 		const cs_x86_op *op = &insn->detail->x86.operands[0];
@@ -247,10 +286,13 @@ int katra_pe_exits_counted(const struct katra_blob *dll, uint64_t fn_off,
 	uint32_t fn = rva_of(&c, fn_off);
 	if (fn == UINT32_MAX)
 		return -ENOEXEC;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	pthread_once(&cs_once, cs_load);
+	if (!cs_loaded)
+		return -ELIBACC;
+	if (cs.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
 		return -ENOMEM;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(h);
+	cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs.malloc(h);
 	rc = insn ? 0 : -ENOMEM;
 	todo[ntodo++] = fn;
 	/* each range once: a jump back into one already swept (a cold part's
@@ -273,8 +315,8 @@ int katra_pe_exits_counted(const struct katra_blob *dll, uint64_t fn_off,
 		rc = sweep(&c, h, insn, begin, begin, end, out, n, todo, &ntodo, work);
 	}
 	if (insn)
-		cs_free(insn, 1);
-	cs_close(&h);
+		cs.free(insn, 1);
+	cs.close(&h);
 	if (!rc && !*n)
 		rc = -ENOENT;
 	return rc;

@@ -37,7 +37,8 @@ struct katra_pe_exit {
  * (at most KATRA_PE_EXITS_MAX).  0, -ENOEXEC (no PE32+ file, or fn_off in
  * no section), -ENOENT (a range reached that .pdata does not cover, or code
  * that does not decode: the exits are unknown), -E2BIG (more exits, ranges
- * or bytes to decode than the bounds), -ENOMEM. */
+ * or bytes to decode than the bounds), -ENOMEM, -ELIBACC (no capstone to
+ * load: it is opened at the first call). */
 int katra_pe_exits(const struct katra_blob *dll, uint64_t fn_off, struct katra_pe_exit *out,
 		   uint32_t *n);
 /* The same, and *work: the bytes decoded and jump table entries read, at

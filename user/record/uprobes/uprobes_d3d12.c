@@ -118,7 +118,8 @@ int up_probe_d3d12(struct katra_uprobes *u, uint32_t pid, const char *path, int 
 			up_failed(u, label, "its exits in %s are unknown (%s): no probe, its calls "
 				  "would have no end", path, rc == -E2BIG ?
 				  "more than the bounds: 32 exits, 16 ranges, 256 KiB decoded" :
-				  rc == -ENOMEM ? "out of memory" : "code or .pdata not decoded");
+				  rc == -ENOMEM ? "out of memory" : rc == -ELIBACC ?
+				  "libcapstone not loadable" : "code or .pdata not decoded");
 			continue;
 		}
 		if (n + nexits + 1 > D3D12_UPROBES_MAX) {
