@@ -18,6 +18,7 @@ __u64 pend_words[KATRA_MAX_CPUS * 16];
 __u64 stage_words[KATRA_MAX_CPUS * (KATRA_STAGE_STRIDE / 8)];
 __u32 staging_on;
 __u32 consumer_wake[16] __attribute__((aligned(64)));
+__u64 task_news[8] __attribute__((aligned(64)));
 __u64 uring_gen[8] __attribute__((aligned(64)));
 __u64 uring_seen[KATRA_MAX_CPUS * 8] __attribute__((aligned(64)));
 __u64 ktable_drops[KTABLE_COUNT];

@@ -64,6 +64,11 @@ extern __u64 tracked_bits[KATRA_PID_LIMIT / 64];
  * a plain add sets a bit safely (BPF atomic or needs Linux 5.12; a fork of one
  * child happens once, and atomic and/add never lose each other's bits). */
 extern __u64 forked_bits[KATRA_PID_LIMIT / 64];
+/* Processes the probes began to track (a fork, a wineserver connect), a
+ * line of its own: while it moves, user space reads the rings at once, not
+ * after its usual wait, since what it reads of a new process in /proc (its
+ * Windows image, its libraries) is gone once a short one exits. */
+extern __u64 task_news[8];
 
 /* One ring per possible CPU.  The inner template's size and the outer size are
  * set by the loader; it also creates the rings and fills the array. */
@@ -314,8 +319,10 @@ static __always_inline void katra_set_tracked(__u32 tgid, bool on)
 
 	__u64 bit = 1ull << (tgid & 63);
 
-	if (on && !(forked_bits[i] & bit))
+	if (on && !(forked_bits[i] & bit)) {
 		__sync_fetch_and_add(&forked_bits[i], bit);
+		__sync_fetch_and_add(&task_news[0], 1);
+	}
 	/* untracking is user space's (after the process's last exit) */
 }
 

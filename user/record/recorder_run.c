@@ -19,6 +19,11 @@
 #include "recorder_signals.h"
 
 #define POLL_MS 10
+/* After the probes began to track a process, marks are read as they come
+ * for this long rather than after DRAIN_DEFER_NS: a new process's Windows
+ * image and libraries are read from /proc when its first events are, and a
+ * short one is gone 100 ms later. */
+#define NEWS_PROMPT_NS 250000000ull
 #define FLUSH_EVERY_NS 100000000ull   /* writer kick: at most 100 ms not handed over */
 #define KATRA_COMMAND_GRACE_MS 2000  /* a command ended at the capture's end: SIGTERM, then SIGKILL */
 #define DROPS_EVERY_NS 100000000ull
@@ -181,11 +186,11 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
  * while the marker sleeps for want of records, until the next thing the
  * loop has to do on time (`until`, CLOCK_MONOTONIC): a record or a signal
  * wakes it before. */
-static int loop_timeout(const struct recorder *r, uint64_t now, uint64_t until)
+static int loop_timeout(const struct recorder *r, uint64_t now, uint64_t until, bool prompt)
 {
 	uint64_t ms, due = katra_drain_due(&r->drain);
 
-	if (due <= now)
+	if (due <= now || (prompt && due != UINT64_MAX))
 		return 0;
 	/* marks wait for their time (DRAIN_DEFER_NS): until then, or sooner */
 	if (due != UINT64_MAX && due - now < (uint64_t)POLL_MS * 1000000)
@@ -234,6 +239,7 @@ int recorder_run(struct recorder *r)
 	uint64_t targets_every = katra_test_ms("KATRA_TEST_TARGETS_POLL_MS", TARGETS_EVERY_NS);
 	uint64_t deadline = o->duration_ns ? r->live + o->duration_ns : UINT64_MAX;
 	uint64_t kicked = UINT64_MAX, reap_until = 0, until;
+	uint64_t news = katra_probes_task_news(r->probes), prompt_until = 0;
 	int rc = 0, err, timeout = POLL_MS;
 
 	start_helpers(r);
@@ -242,6 +248,10 @@ int recorder_run(struct recorder *r)
 		 * timer (rings do not wake the consumer per record); then drain all */
 		err = wait_for_work(r, timeout);
 		uint64_t now = recorder_clock_ns(CLOCK_MONOTONIC);
+		if (katra_probes_task_news(r->probes) != news) { /* a new process */
+			news = katra_probes_task_news(r->probes);
+			prompt_until = now + NEWS_PROMPT_NS;
+		}
 		/* the marker sleeps: no mark of its own releases what this loop
 		 * queues (counters), one is taken here */
 		katra_drain_nudge(&r->drain);
@@ -270,7 +280,7 @@ int recorder_run(struct recorder *r)
 		if (dozing)
 			katra_drain_mark(&r->drain);
 		/* while nothing flows at once; else marks once due */
-		if (dozing || katra_drain_due(&r->drain) <= now)
+		if (dozing || now < prompt_until || katra_drain_due(&r->drain) <= now)
 			rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
@@ -300,7 +310,7 @@ int recorder_run(struct recorder *r)
 			until = next_flush;
 		if (now < reap_until && next_targets < until)
 			until = next_targets;
-		timeout = loop_timeout(r, now, until);
+		timeout = loop_timeout(r, now, until, now < prompt_until);
 		/* at a process's exit, else on a slow poll (the reaper's /proc
 		 * checks before Linux 6.16's group_dead, the command's waitpid) */
 		if (now < next_targets && !r->exit_seen)

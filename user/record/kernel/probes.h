@@ -216,6 +216,8 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
  * the first record committed clears it and wakes the rings' pollers.  The
  * drain sets it before it sleeps for want of records. */
 uint32_t *katra_probes_wake_flag(const struct katra_probes *p);
+/* How many processes the probes began to track so far (forks, joins). */
+uint64_t katra_probes_task_news(const struct katra_probes *p);
 /* Whether a CPU holds staged records not yet in its ring. */
 bool katra_probes_any_staged(const struct katra_probes *p);
 /* After katra_probes_detach(): the syscall CPU `cpu` was in when the probes

@@ -47,3 +47,9 @@ void pk_stage_flush_all(const struct katra_probes *p)
 		if (__atomic_load_n(&stage_of(p, i)->bytes, __ATOMIC_ACQUIRE))
 			pk_stage_flush(p, i);
 }
+
+/* Not staging, but the same .bss: the processes the probes began to track. */
+uint64_t katra_probes_task_news(const struct katra_probes *p)
+{
+	return __atomic_load_n(&p->skel->bss->task_news[0], __ATOMIC_RELAXED);
+}
