@@ -27,13 +27,18 @@
 #define FLUSH_EVERY_NS 100000000ull   /* writer kick: at most 100 ms not handed over */
 #define KATRA_COMMAND_GRACE_MS 2000  /* a command ended at the capture's end: SIGTERM, then SIGKILL */
 #define DROPS_EVERY_NS 100000000ull
+#define SKIPPED_EVERY_NS 1000000000ull
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DRAIN_RUN_RECORDS (1u << 16) /* then the loop's other work */
 #define REAP_WINDOW_NS 1000000000ull /* after an exit, the slow poll goes on while the marker sleeps */
 
 /* ---- periodic work ---- */
 
-static void check_drops(struct recorder *r, uint64_t now)
+/* The drops (rings, kernel tables, stacks) from the probes' memory; with
+ * `skipped`, also the runs each probe's program skipped, which take a
+ * BPF_OBJ_GET_INFO_BY_FD per probe (and per syscall program): read every
+ * SKIPPED_EVERY_NS while the capture runs and once at its end. */
+static void check_drops(struct recorder *r, uint64_t now, bool skipped)
 {
 	katra_probes_read_drops(r->probes, r->drops_now, r->nrings);
 	for (unsigned i = 0; i < r->nrings; i++) {
@@ -51,8 +56,9 @@ static void check_drops(struct recorder *r, uint64_t now)
 		r->ktable_seen[t] = kt[t];
 	}
 	uint64_t sk[PIPELINE_SKIPPED_MAX];
-	katra_probes_read_skipped(r->probes, sk, PIPELINE_SKIPPED_MAX);
-	for (uint32_t k = 0; k < PIPELINE_SKIPPED_MAX; k++) {
+	if (skipped)
+		katra_probes_read_skipped(r->probes, sk, PIPELINE_SKIPPED_MAX);
+	for (uint32_t k = 0; k < PIPELINE_SKIPPED_MAX && skipped; k++) {
 		if (sk[k] <= r->skipped_seen[k])
 			continue;
 		pipeline_queue_skipped(&r->pl, now, k, sk[k] - r->skipped_seen[k]);
@@ -236,6 +242,7 @@ int recorder_run(struct recorder *r)
 	uint64_t counter_every = o->counter_interval_ns, next_shrink = start_mono;
 	uint64_t next_flush = start_mono + FLUSH_EVERY_NS, next_drops = start_mono + DROPS_EVERY_NS;
 	uint64_t next_counter = start_mono + counter_every, next_targets = start_mono;
+	uint64_t next_skipped = start_mono + SKIPPED_EVERY_NS;
 	uint64_t targets_every = katra_test_ms("KATRA_TEST_TARGETS_POLL_MS", TARGETS_EVERY_NS);
 	uint64_t deadline = o->duration_ns ? r->live + o->duration_ns : UINT64_MAX;
 	uint64_t kicked = UINT64_MAX, reap_until = 0, until;
@@ -270,7 +277,9 @@ int recorder_run(struct recorder *r)
 			katra_record_read_fifo(&r->epochs, &r->pl, now);
 		katra_record_queue_marks(&r->epochs, &r->pl, now);
 		if (now >= next_drops) {
-			check_drops(r, now);
+			check_drops(r, now, now >= next_skipped);
+			if (now >= next_skipped)
+				next_skipped = now + SKIPPED_EVERY_NS;
 			next_drops = now + DROPS_EVERY_NS;
 		}
 		if (now >= next_counter) {
@@ -392,7 +401,7 @@ int recorder_drain(struct recorder *r)
 	if (r->epochs.fifo_fd >= 0)
 		katra_record_read_fifo(&r->epochs, &r->pl, r->end);
 	katra_record_queue_marks(&r->epochs, &r->pl, r->end);
-	check_drops(r, r->end);
+	check_drops(r, r->end, true);
 	recorder_gpu_counters(r, r->end);
 	katra_drain_stop_marker(&r->drain);
 	rc = katra_drain_run(&r->drain, UINT64_MAX);
