@@ -288,8 +288,10 @@ int recorder_run(struct recorder *r)
 		}
 		if (dozing)
 			katra_drain_mark(&r->drain);
-		/* while nothing flows at once; else marks once due */
-		if (dozing || now < prompt_until || katra_drain_due(&r->drain) <= now)
+		/* while nothing flows at once; else marks once due (with no
+		 * marker thread, each round: katra_drain_run takes the mark) */
+		if (dozing || !r->drain.marker_on || now < prompt_until ||
+		    katra_drain_due(&r->drain) <= now)
 			rc = katra_drain_run(&r->drain, DRAIN_RUN_RECORDS);
 		if (!rc) /* Wine processes that joined: tracked and named now */
 			rc = katra_wine_names_tick(r->wine, now);
