@@ -63,18 +63,9 @@ static bool is_early(const struct pk_early *e, const char *name)
 
 static void *open_early(void *arg)
 {
-	/* the skeleton's name: its internal maps' names pair with the
-	 * skeleton's (katra_bp.rodata, katra_bp.bss) */
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "katra_bpf",
-		    .btf_custom_path = pk_btf_core_path());
 	struct pk_early *e = arg;
-	const void *elf;
-	size_t sz;
 
-	elf = pk_elf(&sz);
-	e->obj = bpf_object__open_mem(elf, sz, &oo);
-	if (!e->obj)
-		e->err = errno ? -errno : -EINVAL;
+	e->obj = pk_open_twin(pk_btf_core_path(), &e->err);
 	pk_timing("early opened");
 	return NULL;
 }

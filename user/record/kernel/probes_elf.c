@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "probes_int.h"
 
 static const void *elf_data;
@@ -33,4 +35,14 @@ void pk_elf_drop(void)
 
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+struct bpf_object *pk_open_twin(const char *btf_path, int *err)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "katra_bpf",
+		    .btf_custom_path = btf_path);
+	struct bpf_object *obj = bpf_object__open_mem(elf_data, elf_len, &oo);
+
+	*err = obj ? 0 : errno ? -errno : -EINVAL;
+	return obj;
 }

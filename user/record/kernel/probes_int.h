@@ -147,6 +147,11 @@ void pk_late_free(struct katra_probes *p);
 void pk_elf_share(const void *elf, size_t n);
 const void *pk_elf(size_t *n);
 void pk_elf_drop(void);
+/* A second object opened from that ELF under the skeleton's name, so that
+ * its internal maps pair with the skeleton's namesakes (katra_bp.rodata,
+ * katra_bp.bss); btf_path: libbpf's CO-RE BTF (NULL: the kernel's).  NULL
+ * with *err = -errno on failure. */
+struct bpf_object *pk_open_twin(const char *btf_path, int *err);
 
 /* The preallocated tables made on a thread (probes_bigmaps.c): start (once
  * the skeleton is sized), use (before the split object's maps are made:

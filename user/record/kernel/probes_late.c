@@ -80,20 +80,14 @@ static bool is_late(const struct pk_late *l, const char *name)
 /* The second object: the late programs only, on the skeleton's maps. */
 static int load_late(struct katra_probes *p, struct pk_late *l)
 {
-	/* the skeleton's name: its internal maps' names (katra_bp.rodata, ...)
-	 * are the same, so each map pairs with its namesake */
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "katra_bpf");
 	struct bpf_program *prog;
 	struct bpf_map *m;
 	struct bpf_object *obj;
-	const void *elf;
-	size_t sz;
 	int err;
 
-	elf = pk_elf(&sz);
-	obj = bpf_object__open_mem(elf, sz, &oo);
+	obj = pk_open_twin(NULL, &err);
 	if (!obj)
-		return errno ? -errno : -EINVAL;
+		return err;
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
 		bool late = is_late(l, name);

@@ -137,19 +137,10 @@ static void *skel_btf(void *arg)
  * set once the flavours are chosen). */
 static void *open_split(void *arg)
 {
-	/* the skeleton's name: its internal maps' names pair with the
-	 * skeleton's (katra_bp.rodata, katra_bp.bss) */
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "katra_bpf",
-		    .btf_custom_path = pk_btf_core_path());
 	struct pk_split *s = arg;
-	const void *elf;
-	size_t sz;
 
-	elf = pk_elf(&sz);
-	s->obj = bpf_object__open_mem(elf, sz, &oo);
-	if (!s->obj)
-		s->err = errno ? -errno : -EINVAL;
-	else
+	s->obj = pk_open_twin(pk_btf_core_path(), &s->err);
+	if (s->obj)
 		parse_kernel_btf(s->obj);
 	return NULL;
 }
