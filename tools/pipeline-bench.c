@@ -15,7 +15,9 @@
  *        The last word picks the records: `sys` the syscall pair above;
  *        `pingpong` a wakeup then a switch between the ring's two threads
  *        (the woken one in, the waker out blocked; three events); `pagefault`
- *        one measured fault (its Begin and End) at a new address.
+ *        one measured fault (its Begin and End) at a new address;
+ *        `pagefault-instant` one fault as an instant (no fexit on
+ *        handle_mm_fault: what the probes write on kernels without it).
  *
  * Arrival: pairs 1 us apart, each on a ring drawn at random, skewed (half of
  * them on the first quarter of the rings, the rest anywhere): consecutive
@@ -109,13 +111,14 @@ static void feed_pingpong(struct pipeline *pl, uint64_t ts, unsigned ring, unsig
 	pipeline_on_record(pl, &sw, sizeof(sw));
 }
 
-/* benchwl pagefault's records on ring: one measured first touch. */
-static void feed_fault(struct pipeline *pl, uint64_t i, uint64_t ts, unsigned ring)
+/* benchwl pagefault's records on ring: one first touch, measured or an
+ * instant. */
+static void feed_fault(struct pipeline *pl, uint64_t i, uint64_t ts, unsigned ring, bool measured)
 {
 	struct katra_ev_page_fault pf = {
 		.head = { KATRA_EV_PAGE_FAULT, ring, 6000, 6000 + ring, ts + 700 },
 		.address = 0x7f0000000000ull + (i << 12), .ip = 0x401000 + (i & 15),
-		.error_code = 6, .enter_ts = ts, .flags = KATRA_PF_MEASURED,
+		.error_code = 6, .enter_ts = ts, .flags = measured ? KATRA_PF_MEASURED : 0,
 	};
 
 	pipeline_on_record(pl, &pf, sizeof(pf));
@@ -145,7 +148,8 @@ int main(int argc, char **argv)
 	static uint16_t ring_of[DRAIN_PAIRS], by_ring[DRAIN_PAIRS];
 	static unsigned turns[MAX_RINGS];
 	const char *mode = argc > 5 ? argv[5] : "sys";
-	bool pingpong = !strcmp(mode, "pingpong"), pagefault = !strcmp(mode, "pagefault");
+	bool pingpong = !strcmp(mode, "pingpong"), instants = !strcmp(mode, "pagefault-instant");
+	bool pagefault = instants || !strcmp(mode, "pagefault");
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/pipeline-bench.%d.ktrc", argc > 2 ? argv[2] : "/dev/shm",
@@ -199,7 +203,8 @@ int main(int argc, char **argv)
 				feed_pingpong(&pl, ts + (uint64_t)k * 1000, ring_of[k],
 					      turns[ring_of[k]]++);
 			else if (pagefault)
-				feed_fault(&pl, first + k, ts + (uint64_t)k * 1000, ring_of[k]);
+				feed_fault(&pl, first + k, ts + (uint64_t)k * 1000, ring_of[k],
+					   !instants);
 			else
 				feed_pair(&pl, &rd, &gp, first + k, ts + (uint64_t)k * 1000,
 					  ring_of[k]);
@@ -227,7 +232,8 @@ int main(int argc, char **argv)
 	printf("{\"mode\":\"%s\",\"rings\":%u,\"events\":%" PRIu64 ",\"ns_per_event\":%.1f,"
 	       "\"bytes_per_event\":%.1f,\"peak_rss_kib\":%ld,\"rss_at_start_kib\":%ld,"
 	       "\"peak_rss_of\":\"this process (VmHWM): program, libc, writer, pipeline\"%s%s%s}\n",
-	       pingpong ? "pingpong" : pagefault ? "pagefault" : "sys", pc.nrings, s.event_count, (double)(t1 - t0) / (double)s.event_count,
+	       pingpong ? "pingpong" : instants ? "pagefault-instant" : pagefault ? "pagefault" : "sys",
+	       pc.nrings, s.event_count, (double)(t1 - t0) / (double)s.event_count,
 	       (double)bytes / (double)s.event_count, proc_status_kib("VmHWM"),
 	       rss_at_start_kib, keep ? ",\"trace\":\"" : "", keep ? path : "", keep ? "\"" : "");
 	return 0;

@@ -11,8 +11,9 @@
 #include "katra/format.h"
 
 /* A page fault's Begin (phase KATRA_PHASE_BEGIN: no cause) or End
- * (KATRA_PHASE_END: one cause, its Begin's seq) in span; the memory at
- * address its resource, a PageFault payload. */
+ * (KATRA_PHASE_END: one cause, its Begin's seq) in span, or an instant
+ * (KATRA_PHASE_INSTANT: no span, no cause; span and cause unused); the
+ * memory at address its resource, a PageFault payload. */
 int katra_writer_append_fault(struct katra_writer *w, uint64_t seq, uint64_t span,
 			      uint64_t cause, uint64_t tid, uint64_t pid, uint32_t phase,
 			      uint64_t ts, uint64_t wall_offset, uint64_t address, uint64_t ip,

@@ -585,7 +585,7 @@ Test(writer, the_syscall_pair_call_writes_the_events_bytes)
 	assert_same_traces(write_syscall_pairs, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES + 1);
 }
 
-/* Page faults' Begins and Ends, OffCpu Begins and Ends (one or two causes)
+/* Page faults' Begins, Ends and instants, OffCpu Begins and Ends (one or two causes)
  * and wakeups through katra_writer_append_fault/_switch/_wakeup, else as
  * the Events they stand for through katra_writer_append_event: times, ids,
  * addresses and states up to 64 bits; enough to cross the writer's buffer
@@ -611,11 +611,13 @@ static void write_sched_faults(const char *path, bool scalar_calls)
 		int rc;
 
 		switch (i / 2 % 3) {
-		case 0: /* a fault's Begin, then its End */
+		case 0: /* a fault's Begin, then its End; at times an instant */
+			if (i % 10 == 0)
+				phase = KATRA_PHASE_INSTANT;
 			ev.kind = KATRA_KIND_PAGE_FAULT;
 			ev.phase = phase;
-			ev.span_id = (struct katra_opt_u64){ true, span };
-			ev.causes = (struct katra_u64_vec){ causes, !begin };
+			ev.span_id = (struct katra_opt_u64){ phase != KATRA_PHASE_INSTANT, span };
+			ev.causes = (struct katra_u64_vec){ causes, phase == KATRA_PHASE_END };
 			ev.resource = (struct katra_resource){ KATRA_RES_MEMORY, address };
 			ev.payload.type = KATRA_PAYLOAD_PAGE_FAULT;
 			ev.payload.u.page_fault.address = address;

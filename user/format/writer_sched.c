@@ -25,7 +25,7 @@ static inline bool room(const struct katra_writer *w)
 		.seq = seq, .ts_mono_ns = ts, .ts_wall_ns = wall_offset + ts,                \
 		.thread_id = tid, .process_id = pid,                                         \
 		.scope = KATRA_SCOPE_LINUX, .kind = KATRA_KIND_PAGE_FAULT, .phase = phase,   \
-		.span_id = { true, span },                                                   \
+		.span_id = { phase != KATRA_PHASE_INSTANT, span },                           \
 		.causes = { &cause, phase == KATRA_PHASE_END },                              \
 		.resource = { KATRA_RES_MEMORY, address },                                   \
 		.payload = { .type = KATRA_PAYLOAD_PAGE_FAULT,                               \

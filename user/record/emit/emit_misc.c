@@ -6,14 +6,17 @@
 #include "emit_int.h"
 #include "katra/utf8.h"
 
-/* A fault's common Begin or End (see emit_page_fault). */
+/* A fault's common instant, Begin or End (see emit_page_fault). */
 static int fault_plain(struct emitter *e, struct thread_state *th, const struct pending *p)
 {
 	const struct katra_ev_page_fault *f = &p->u.pf;
 	uint64_t seq = e->next_seq++, span, cause = 0;
 	uint32_t phase;
 
-	if (p->kind == PEND_FAULT_BEGIN) {
+	if (p->kind == PEND_PAGE_FAULT) {
+		phase = KATRA_PHASE_INSTANT;
+		span = 0;
+	} else if (p->kind == PEND_FAULT_BEGIN) {
 		phase = KATRA_PHASE_BEGIN;
 		span = e->next_span++;
 		th->flags |= TH_FAULT_OPEN;
@@ -47,13 +50,12 @@ int emit_page_fault(struct emitter *e, const struct pending *p)
 
 	if (emit_late(e, th, f->head.tid, p->key, 1))
 		return 0;
-	/* the common Begin (on the CPU, no cause) and End (its Begin open): to
-	 * the writer as scalars, no katra_event */
+	/* the common instant and Begin (on the CPU, no cause) and End (its
+	 * Begin open): to the writer as scalars, no katra_event */
 	if (th && !e->frames.count && !e->error && !e->generic_events &&
-	    (p->kind == PEND_FAULT_BEGIN ? !(th->flags & (TH_OFFCPU_OPEN | TH_FIRST_CAUSE))
-					 : p->kind == PEND_FAULT_END &&
-						   (th->flags & TH_FAULT_OPEN) &&
-						   th->pf_enter_key == f->enter_ts))
+	    (p->kind != PEND_FAULT_END ? !(th->flags & (TH_OFFCPU_OPEN | TH_FIRST_CAUSE))
+				       : (th->flags & TH_FAULT_OPEN) &&
+						 th->pf_enter_key == f->enter_ts))
 		return fault_plain(e, th, p);
 	if (p->kind != PEND_FAULT_END) {
 		int rc = emit_running(e, th, f->head.tid, p->key);
