@@ -486,10 +486,10 @@ Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_sam
 	mix_uring = false;
 }
 
-/* Switches, wakeups and page faults of every shape: those the emitter
- * writes as scalars (katra_writer_append_switch, _wakeup, _fault) are the
- * events its general builders write, byte for byte, across the writer's
- * buffer too. */
+/* Switches, wakeups and page faults of every shape: those queued inline
+ * (queue_sched.h) and written as scalars by the emitter
+ * (katra_writer_append_switch, _wakeup, _fault) are what on_record_any()
+ * and the emitter's general builders write, byte for byte. */
 Test(pipeline_bytes, sched_and_fault_events_as_scalars_are_what_the_builders_write)
 {
 	uint64_t kinds[3] = { 0 };
@@ -505,8 +505,8 @@ Test(pipeline_bytes, sched_and_fault_events_as_scalars_are_what_the_builders_wri
 			temp_dir(dir, sizeof(dir));
 			snprintf(general, sizeof(general), "%s/general.ktrc", dir);
 			snprintf(scalar, sizeof(scalar), "%s/scalar.ktrc", dir);
-			mix_generic_events = true;
-			run_mix(&m, general, false);
+			mix_generic_events = true; /* and each record through on_record_any */
+			run_mix(&m, general, true);
 			mix_generic_events = false;
 			run_mix(&m, scalar, false);
 			kinds[0] += mix_by_kind[KATRA_KIND_OFF_CPU];

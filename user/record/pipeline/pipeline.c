@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline.h"
+#include "queue_sched.h" /* and pipeline.h */
 
 int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipeline_config *c)
 {
@@ -601,9 +601,9 @@ _Static_assert(sizeof(struct katra_ev_uring_complete) == URING_RECORD_BYTES,
 
 /* The common records first, with no call on their way (each call saved and
  * restored six registers per record): a short syscall record, a whole
- * combined one and an io_uring submission or completion that come after
- * what their FIFO holds.  The rest, and
- * these where the FIFO must grow or sort, through on_record_any(). */
+ * combined one, an io_uring submission or completion, a switch, a wakeup,
+ * a page fault (queue_sched.h), after what their FIFO holds.  The rest,
+ * and these where the FIFO must grow or sort, through on_record_any(). */
 int pipeline_on_record(void *ctx, void *data, size_t size)
 {
 	struct pipeline *r = ctx;
@@ -655,7 +655,7 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		p->kind = h->type == KATRA_EV_URING_SUBMIT ? PEND_URING_SUBMIT : PEND_URING_COMPLETE;
 		p->ring = h->cpu;
 		memcpy(&p->u, data, URING_RECORD_BYTES);
-	} else {
+	} else if (!(f = pipeline_queue_sched(r, data, size))) {
 		return on_record_any(r, data, size);
 	}
 	f->tail++;

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* pipeline_on_record()'s inline queueing of the scheduler and page-fault
+ * records (a switch, a wakeup, a fault: an instant, a Begin or End written
+ * apart, or a measured one's two items), as push() queues them: the
+ * pending items written at their FIFO's tail, with no call on the way.
+ * Only where they go after the FIFO's last item, in a FIFO neither empty
+ * nor full (so its ring is in the heap and nothing moves); NULL otherwise,
+ * and on_record_any() takes the record.  The ring of the FIFO returned: its
+ * tail to count (pipeline_on_record).  Internal to pipeline.c. */
+#ifndef KATRA_RECORD_PIPELINE_QUEUE_SCHED_H
+#define KATRA_RECORD_PIPELINE_QUEUE_SCHED_H
+
+#include <string.h>
+
+#include "pipeline.h"
+
+/* Each kind copied at its constant size (a few vector moves; a variable
+ * size made a `rep movsq`). */
+#define QUEUE_COPY(p, data, type) memcpy(&(p)->u, (data), sizeof(type))
+
+static inline __attribute__((always_inline)) struct ring_fifo *
+pipeline_queue_sched(struct pipeline *r, const void *data, size_t size)
+{
+	const struct katra_wire_head *h = data;
+	const struct katra_ev_page_fault *pf = data;
+	uint64_t key = h->ts;
+	uint32_t kind;
+
+	if (h->type == KATRA_EV_SWITCH && size >= sizeof(struct katra_ev_switch)) {
+		kind = PEND_SWITCH;
+	} else if (h->type == KATRA_EV_WAKING && size >= sizeof(struct katra_ev_waking)) {
+		kind = PEND_WAKING;
+	} else if (h->type == KATRA_EV_PAGE_FAULT && size >= sizeof(*pf)) {
+		kind = pf->flags & (KATRA_PF_MEASURED | KATRA_PF_BEGIN) ? PEND_FAULT_BEGIN
+		       : pf->flags & KATRA_PF_END ? PEND_FAULT_END : PEND_PAGE_FAULT;
+		if (kind == PEND_FAULT_BEGIN)
+			key = pf->enter_ts;
+	} else {
+		return NULL;
+	}
+	struct ring_fifo *f = &r->order.fifos[h->cpu];
+	size_t mask = f->cap - 1;
+	/* a measured fault is two items, its Begin then its End */
+	bool two = h->type == KATRA_EV_PAGE_FAULT && (pf->flags & KATRA_PF_MEASURED);
+
+	/* empty or full (one unsigned compare), or before the last item; all
+	 * through on_record_any() under generic_order (tests compare) */
+	if (f->tail - f->head - 1 >= mask - two || f->items[(f->tail - 1) & mask].key > key ||
+	    (two && key > h->ts) || r->generic_order)
+		return NULL;
+	struct pending *p = &f->items[f->tail & mask];
+
+	if (two) {
+		p->key = key;
+		p->kind = PEND_FAULT_BEGIN;
+		p->ring = h->cpu;
+		QUEUE_COPY(p, data, struct katra_ev_page_fault);
+		f->tail++;
+		r->order.pending++;
+		p = &f->items[f->tail & mask];
+		key = h->ts;
+		kind = PEND_FAULT_END;
+	}
+	p->key = key;
+	p->kind = kind;
+	p->ring = h->cpu;
+	if (kind == PEND_SWITCH)
+		QUEUE_COPY(p, data, struct katra_ev_switch);
+	else
+		QUEUE_COPY(p, data, struct katra_ev_waking);
+	return f;
+}
+
+_Static_assert(sizeof(struct katra_ev_waking) == sizeof(struct katra_ev_page_fault),
+	       "a wakeup and a page fault are copied alike");
+
+#endif
