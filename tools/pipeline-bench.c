@@ -6,14 +6,14 @@
  * under `valgrind --tool=callgrind` for instruction counts that do not depend
  * on what else the machine is doing.
  *
- * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS] [keep|-] [sys|pingpong|pagefault]
- *        (default 1000000, /dev/shm, 2, sys): ITERATIONS pairs on RINGS synthetic
+ * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS] [keep] [pingpong|pagefault|pagefault-instant]
+ *        (default 1000000, /dev/shm, 2): ITERATIONS pairs on RINGS synthetic
  *        CPUs, a thread each; prints ns per event and the process's own peak
  *        RSS, so the merge's cost can be compared across ring counts.  With
  *        `keep` the trace is left in OUTPUT (named in the JSON line): the
  *        input is deterministic, so two builds' traces compare with cmp.
- *        The last word picks the records: `sys` the syscall pair above;
- *        `pingpong` a wakeup then a switch between the ring's two threads
+ *        A word after RINGS picks other records than the syscall pair
+ *        below: `pingpong` a wakeup then a switch between the ring's two threads
  *        (the woken one in, the waker out blocked; three events); `pagefault`
  *        one measured fault (its Begin and End) at a new address;
  *        `pagefault-instant` one fault as an instant (no fexit on
@@ -124,6 +124,14 @@ static void feed_fault(struct pipeline *pl, uint64_t i, uint64_t ts, unsigned ri
 	pipeline_on_record(pl, &pf, sizeof(pf));
 }
 
+static bool has_arg(int argc, char **argv, const char *word)
+{
+	for (int i = 4; i < argc; i++)
+		if (!strcmp(argv[i], word))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	long rss_at_start_kib = proc_status_kib("VmRSS");
@@ -147,9 +155,9 @@ int main(int argc, char **argv)
 	static unsigned ring_next[MAX_RINGS + 1];
 	static uint16_t ring_of[DRAIN_PAIRS], by_ring[DRAIN_PAIRS];
 	static unsigned turns[MAX_RINGS];
-	const char *mode = argc > 5 ? argv[5] : "sys";
-	bool pingpong = !strcmp(mode, "pingpong"), instants = !strcmp(mode, "pagefault-instant");
-	bool pagefault = instants || !strcmp(mode, "pagefault");
+	bool pingpong = has_arg(argc, argv, "pingpong");
+	bool instants = has_arg(argc, argv, "pagefault-instant");
+	bool pagefault = instants || has_arg(argc, argv, "pagefault");
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/pipeline-bench.%d.ktrc", argc > 2 ? argv[2] : "/dev/shm",
@@ -222,7 +230,7 @@ int main(int argc, char **argv)
 	uint64_t bytes = katra_writer_bytes(w);
 	rc = rc ? rc : katra_writer_close(w);
 	pipeline_free(&pl);
-	bool keep = argc > 4 && !strcmp(argv[4], "keep");
+	bool keep = has_arg(argc, argv, "keep");
 	if (!keep)
 		unlink(path);
 	if (rc) {
