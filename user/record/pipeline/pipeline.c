@@ -602,7 +602,7 @@ _Static_assert(sizeof(struct katra_ev_uring_complete) == URING_RECORD_BYTES,
 /* The common records first, with no call on their way (each call saved and
  * restored six registers per record): a short syscall record, a whole
  * combined one, an io_uring submission or completion, a switch, a wakeup,
- * a page fault (queue_sched.h), after what their FIFO holds.  The rest,
+ * a page fault (queue_sched.h: a jump), after what their FIFO holds.  The rest,
  * and these where the FIFO must grow or sort, through on_record_any(). */
 int pipeline_on_record(void *ctx, void *data, size_t size)
 {
@@ -655,8 +655,8 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		p->kind = h->type == KATRA_EV_URING_SUBMIT ? PEND_URING_SUBMIT : PEND_URING_COMPLETE;
 		p->ring = h->cpu;
 		memcpy(&p->u, data, URING_RECORD_BYTES);
-	} else if (!(f = pipeline_queue_sched(r, data, size))) {
-		return on_record_any(r, data, size);
+	} else {
+		return pipeline_on_sched_record(r, data, size, on_record_any);
 	}
 	f->tail++;
 	r->order.pending++;

@@ -4,9 +4,8 @@
  * apart, or a measured one's two items), as push() queues them: the
  * pending items written at their FIFO's tail, with no call on the way.
  * Only where they go after the FIFO's last item, in a FIFO neither empty
- * nor full (so its ring is in the heap and nothing moves); NULL otherwise,
- * and on_record_any() takes the record.  The ring of the FIFO returned: its
- * tail to count (pipeline_on_record).  Internal to pipeline.c. */
+ * nor full (so its ring is in the heap and nothing moves); on_record_any()
+ * takes the record otherwise.  Internal to pipeline.c. */
 #ifndef KATRA_RECORD_PIPELINE_QUEUE_SCHED_H
 #define KATRA_RECORD_PIPELINE_QUEUE_SCHED_H
 
@@ -18,8 +17,13 @@
  * size made a `rep movsq`). */
 #define QUEUE_COPY(p, data, type) memcpy(&(p)->u, (data), sizeof(type))
 
-static inline __attribute__((always_inline)) struct ring_fifo *
-pipeline_queue_sched(struct pipeline *r, const void *data, size_t size)
+/* on_record_any(), where the record does not go at its FIFO's tail */
+typedef int (*pipeline_record_fn)(struct pipeline *r, void *data, size_t size);
+
+/* Out of line, reached by a jump from pipeline_on_record() (inline there,
+ * its registers made every syscall record save three more). */
+static __attribute__((noinline)) int pipeline_on_sched_record(struct pipeline *r, void *data,
+							      size_t size, pipeline_record_fn other)
 {
 	const struct katra_wire_head *h = data;
 	const struct katra_ev_page_fault *pf = data;
@@ -36,7 +40,7 @@ pipeline_queue_sched(struct pipeline *r, const void *data, size_t size)
 		if (kind == PEND_FAULT_BEGIN)
 			key = pf->enter_ts;
 	} else {
-		return NULL;
+		return other(r, data, size);
 	}
 	struct ring_fifo *f = &r->order.fifos[h->cpu];
 	size_t mask = f->cap - 1;
@@ -47,7 +51,7 @@ pipeline_queue_sched(struct pipeline *r, const void *data, size_t size)
 	 * through on_record_any() under generic_order (tests compare) */
 	if (f->tail - f->head - 1 >= mask - two || f->items[(f->tail - 1) & mask].key > key ||
 	    (two && key > h->ts) || r->generic_order)
-		return NULL;
+		return other(r, data, size);
 	struct pending *p = &f->items[f->tail & mask];
 
 	if (two) {
@@ -68,7 +72,9 @@ pipeline_queue_sched(struct pipeline *r, const void *data, size_t size)
 		QUEUE_COPY(p, data, struct katra_ev_switch);
 	else
 		QUEUE_COPY(p, data, struct katra_ev_waking);
-	return f;
+	f->tail++;
+	r->order.pending++;
+	return 0;
 }
 
 _Static_assert(sizeof(struct katra_ev_waking) == sizeof(struct katra_ev_page_fault),
