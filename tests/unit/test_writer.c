@@ -602,7 +602,7 @@ static void write_sched_faults(const char *path, bool scalar_calls)
 		uint64_t address = 0x7f0000000000ull + (i << 12) + (i % 2 ? UINT64_MAX << 48 : 0);
 		bool begin = i % 2 == 0;
 		uint32_t phase = begin ? KATRA_PHASE_BEGIN : KATRA_PHASE_END;
-		uint32_t ncauses = begin ? 0 : 1 + i % 3 / 2, cpu = (uint32_t)(i % 5) * 1000;
+		uint32_t ncauses = begin ? 0 : 1 + (uint32_t)(i / 6 % 2), cpu = (uint32_t)(i % 5) * 1000;
 		struct katra_event ev = {
 			.seq = i + 1, .ts_mono_ns = ts, .ts_wall_ns = wall + ts,
 			.thread_id = tid, .process_id = pid, .scope = KATRA_SCOPE_LINUX,

@@ -48,8 +48,23 @@ int katra_writer_append_fault(FAULT_PARAMS)
 		return append_fault_other(w, seq, span, cause, tid, pid, phase, ts, wall_offset,
 					  address, ip, error_code);
 	FAULT_EVENT(ev);
+	uint8_t *out = w->buf + w->used + 4;
 
-	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
+	/* each phase's span and cause constants to the encoder */
+	switch (phase) {
+	case KATRA_PHASE_INSTANT:
+		ev.span_id.present = false;
+		ev.causes.len = 0;
+		return commit_record(w, encode_event_plain(&ev, out));
+	case KATRA_PHASE_END:
+		ev.span_id.present = true;
+		ev.causes.len = 1;
+		return commit_record(w, encode_event_plain(&ev, out));
+	default:
+		ev.span_id.present = true;
+		ev.causes.len = 0;
+		return commit_record(w, encode_event_plain(&ev, out));
+	}
 }
 
 /* ---- OffCpu spans ---- */
@@ -83,8 +98,21 @@ int katra_writer_append_switch(SWITCH_PARAMS)
 		return append_switch_other(w, seq, span, ncauses, cause0, cause1, tid, pid, phase,
 					   ts, wall_offset, cpu, prev_state);
 	SWITCH_EVENT(ev, causes);
+	uint8_t *out = w->buf + w->used + 4;
 
-	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
+	/* each count of causes a constant to the encoder: its loop over them
+	 * unrolled, the causes from registers, not from the stack */
+	switch (ncauses) {
+	case 0:
+		ev.causes.len = 0;
+		return commit_record(w, encode_event_plain(&ev, out));
+	case 1:
+		ev.causes.len = 1;
+		return commit_record(w, encode_event_plain(&ev, out));
+	default:
+		ev.causes.len = 2;
+		return commit_record(w, encode_event_plain(&ev, out));
+	}
 }
 
 /* ---- wakeups ---- */
