@@ -6,12 +6,18 @@
  * under `valgrind --tool=callgrind` for instruction counts that do not depend
  * on what else the machine is doing.
  *
- * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS] [keep]
+ * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS] [keep] [pingpong|pagefault|pagefault-instant]
  *        (default 1000000, /dev/shm, 2): ITERATIONS pairs on RINGS synthetic
  *        CPUs, a thread each; prints ns per event and the process's own peak
  *        RSS, so the merge's cost can be compared across ring counts.  With
  *        `keep` the trace is left in OUTPUT (named in the JSON line): the
  *        input is deterministic, so two builds' traces compare with cmp.
+ *        A word after RINGS picks other records than the syscall pair
+ *        below: `pingpong` a wakeup then a switch between the ring's two threads
+ *        (the woken one in, the waker out blocked; three events); `pagefault`
+ *        one measured fault (its Begin and End) at a new address;
+ *        `pagefault-instant` one fault as an instant (no fexit on
+ *        handle_mm_fault: what the probes write on kernels without it).
  *
  * Arrival: pairs 1 us apart, each on a ring drawn at random, skewed (half of
  * them on the first quarter of the rings, the rest anywhere): consecutive
@@ -84,6 +90,48 @@ static void feed_pair(struct pipeline *pl, struct katra_ev_syscall *rd,
 	pipeline_on_record(pl, gp, sizeof(*gp));
 }
 
+/* benchwl pingpong's scheduler records on ring: the ring's running thread
+ * wakes the other, then blocks and switches to it (turn: which of the two
+ * runs). */
+static void feed_pingpong(struct pipeline *pl, uint64_t ts, unsigned ring, unsigned turn)
+{
+	uint32_t me = 5000 + 2 * ring + (turn & 1), other = 5000 + 2 * ring + !(turn & 1);
+	struct katra_ev_waking wk = {
+		.head = { KATRA_EV_WAKING, ring, 5000, me, ts },
+		.target_tgid = 5000, .target_tid = other, .target_cpu = ring,
+	};
+	struct katra_ev_switch sw = {
+		.head = { KATRA_EV_SWITCH, ring, 5000, me, ts + 400 },
+		.prev_state = 1, /* TASK_INTERRUPTIBLE: blocked in its read */
+		.next_tgid = 5000, .next_tid = other,
+		.flags = KATRA_SW_PREV_TRACKED | KATRA_SW_NEXT_TRACKED,
+	};
+
+	pipeline_on_record(pl, &wk, sizeof(wk));
+	pipeline_on_record(pl, &sw, sizeof(sw));
+}
+
+/* benchwl pagefault's records on ring: one first touch, measured or an
+ * instant. */
+static void feed_fault(struct pipeline *pl, uint64_t i, uint64_t ts, unsigned ring, bool measured)
+{
+	struct katra_ev_page_fault pf = {
+		.head = { KATRA_EV_PAGE_FAULT, ring, 6000, 6000 + ring, ts + 700 },
+		.address = 0x7f0000000000ull + (i << 12), .ip = 0x401000 + (i & 15),
+		.error_code = 6, .enter_ts = ts, .flags = measured ? KATRA_PF_MEASURED : 0,
+	};
+
+	pipeline_on_record(pl, &pf, sizeof(pf));
+}
+
+static bool has_arg(int argc, char **argv, const char *word)
+{
+	for (int i = 4; i < argc; i++)
+		if (!strcmp(argv[i], word))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	long rss_at_start_kib = proc_status_kib("VmRSS");
@@ -106,6 +154,10 @@ int main(int argc, char **argv)
 	static uint64_t ring_drops[MAX_RINGS];
 	static unsigned ring_next[MAX_RINGS + 1];
 	static uint16_t ring_of[DRAIN_PAIRS], by_ring[DRAIN_PAIRS];
+	static unsigned turns[MAX_RINGS];
+	bool pingpong = has_arg(argc, argv, "pingpong");
+	bool instants = has_arg(argc, argv, "pagefault-instant");
+	bool pagefault = instants || has_arg(argc, argv, "pagefault");
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/pipeline-bench.%d.ktrc", argc > 2 ? argv[2] : "/dev/shm",
@@ -155,7 +207,15 @@ int main(int argc, char **argv)
 		 * each in its own time order */
 		for (unsigned j = 0; j < n; j++) {
 			unsigned k = by_ring[j];
-			feed_pair(&pl, &rd, &gp, first + k, ts + (uint64_t)k * 1000, ring_of[k]);
+			if (pingpong)
+				feed_pingpong(&pl, ts + (uint64_t)k * 1000, ring_of[k],
+					      turns[ring_of[k]]++);
+			else if (pagefault)
+				feed_fault(&pl, first + k, ts + (uint64_t)k * 1000, ring_of[k],
+					   !instants);
+			else
+				feed_pair(&pl, &rd, &gp, first + k, ts + (uint64_t)k * 1000,
+					  ring_of[k]);
 		}
 		ts += (uint64_t)n * 1000;
 		/* then written: what is below the watermark (here: all but the
@@ -170,16 +230,17 @@ int main(int argc, char **argv)
 	uint64_t bytes = katra_writer_bytes(w);
 	rc = rc ? rc : katra_writer_close(w);
 	pipeline_free(&pl);
-	bool keep = argc > 4 && !strcmp(argv[4], "keep");
+	bool keep = has_arg(argc, argv, "keep");
 	if (!keep)
 		unlink(path);
 	if (rc) {
 		fprintf(stderr, "pipeline-bench: %s\n", strerror(-rc));
 		return 1;
 	}
-	printf("{\"rings\":%u,\"events\":%" PRIu64 ",\"ns_per_event\":%.1f,"
+	printf("{\"mode\":\"%s\",\"rings\":%u,\"events\":%" PRIu64 ",\"ns_per_event\":%.1f,"
 	       "\"bytes_per_event\":%.1f,\"peak_rss_kib\":%ld,\"rss_at_start_kib\":%ld,"
 	       "\"peak_rss_of\":\"this process (VmHWM): program, libc, writer, pipeline\"%s%s%s}\n",
+	       pingpong ? "pingpong" : instants ? "pagefault-instant" : pagefault ? "pagefault" : "sys",
 	       pc.nrings, s.event_count, (double)(t1 - t0) / (double)s.event_count,
 	       (double)bytes / (double)s.event_count, proc_status_kib("VmHWM"),
 	       rss_at_start_kib, keep ? ",\"trace\":\"" : "", keep ? path : "", keep ? "\"" : "");

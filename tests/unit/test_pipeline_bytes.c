@@ -156,6 +156,74 @@ static void mix_uring_enter(struct pipeline *pl, uint32_t *s, unsigned ring, uin
 	pipeline_on_record(pl, &sc, sizeof(sc));
 }
 
+/* Whether the mix has scheduler and page-fault records of every shape (a
+ * switch between two traced threads, to and from an untraced one, blocked
+ * or preempted; wakeups by a traced thread, an untraced one, an interrupt;
+ * measured faults, a Begin or an End alone, instants), and whether the
+ * emitter writes those through its general builders (generic_events). */
+static bool mix_sched, mix_generic_events;
+
+/* One scheduler or page-fault record of tid on ring at now. */
+static void mix_sched_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
+			     uint32_t tgid, uint64_t now)
+{
+	uint32_t other = tid & 1 ? tid + 1 : tid - 1; /* the ring's other thread */
+	struct katra_wire_head head = { KATRA_EV_SWITCH, ring, tgid, tid, now };
+
+	switch (mix_rand(s, 4)) {
+	case 0: { /* tid leaves the CPU: to the other, or to an untraced task */
+		struct katra_ev_switch sw = { .head = head, .next_tgid = 100 + other % 3 };
+		unsigned how = mix_rand(s, 8);
+
+		sw.next_tid = how < 5 ? other : 900;
+		sw.prev_state = how % 4 ? 1 : how % 8 ? 2 : 0;
+		sw.flags = KATRA_SW_PREV_TRACKED | (how < 5 ? KATRA_SW_NEXT_TRACKED : 0) |
+			   (how == 3 ? KATRA_SW_PREEMPT : 0);
+		pipeline_on_record(pl, &sw, sizeof(sw));
+		break;
+	}
+	case 1: { /* an untraced task leaves the CPU to tid */
+		struct katra_ev_switch sw = { .head = head, .next_tgid = tgid, .next_tid = tid };
+
+		sw.head.tgid = sw.head.tid = 0;
+		sw.flags = KATRA_SW_NEXT_TRACKED;
+		pipeline_on_record(pl, &sw, sizeof(sw));
+		break;
+	}
+	case 2: { /* tid (else an untraced task or an interrupt) wakes the other */
+		struct katra_ev_waking wk = { .head = head, .target_tgid = 100 + other % 3 };
+		unsigned who = mix_rand(s, 6);
+
+		wk.head.type = KATRA_EV_WAKING;
+		wk.target_tid = other;
+		wk.target_cpu = mix_rand(s, 3);
+		if (who >= 4) {
+			wk.head.tgid = wk.head.tid = 0;
+			wk.flags = who == 5 ? KATRA_WK_INTERRUPT : 0;
+			wk.out_tgid = wk.out_tid = 77;
+			memcpy(wk.out_comm, "kworker/0:1", 12);
+		}
+		pipeline_on_record(pl, &wk, sizeof(wk));
+		break;
+	}
+	default: { /* a page fault: measured, its Begin or End alone, an instant */
+		struct katra_ev_page_fault pf = { .head = head, .error_code = mix_rand(s, 32) };
+		unsigned how = mix_rand(s, 8);
+
+		pf.head.type = KATRA_EV_PAGE_FAULT;
+		pf.address = 0x7f0000000000ull + ((uint64_t)mix_rand(s, 1 << 20) << 12);
+		pf.ip = 0x401000 + mix_rand(s, 4096);
+		pf.enter_ts = now - 1 - mix_rand(s, 300);
+		pf.flags = how < 5 ? KATRA_PF_MEASURED : how == 5 ? KATRA_PF_BEGIN
+						 : how == 6 ? KATRA_PF_END : 0;
+		if (how == 5)
+			pf.head.ts = pf.enter_ts;
+		pipeline_on_record(pl, &pf, sizeof(pf));
+		break;
+	}
+	}
+}
+
 /* One ring record of tid on ring, happening at now (its exit). */
 static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
 		       uint64_t now)
@@ -167,6 +235,10 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 
 	if (mix_uring && mix_rand(s, 3) == 0) {
 		mix_uring_enter(pl, s, ring, tid, tgid, now);
+		return;
+	}
+	if (mix_sched && mix_rand(s, 3)) {
+		mix_sched_record(pl, s, ring, tid, tgid, now);
 		return;
 	}
 	switch (mix_rand(s, 8)) {
@@ -254,6 +326,8 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 
 /* io_uring items the last run_mix() wrote between a Begin and its End */
 static uint64_t mix_uring_in_pair;
+/* the last run_mix()'s events by kind */
+static uint64_t mix_by_kind[KATRA_KIND_COUNT];
 
 /* The mix through a pipeline into path; how many Ends were written in place. */
 static uint64_t run_mix(const struct mix *m, const char *path, bool generic_order)
@@ -274,6 +348,7 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), KATRA_WRITER_OVERWRITE), 0);
 	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
 	pl.generic_order = generic_order;
+	pl.em.generic_events = mix_generic_events;
 	for (int drain = 0; drain < 40; drain++) {
 		/* a drain period: each ring's records in its own time order, one
 		 * ring after the other, as the capture loop reads them */
@@ -305,6 +380,7 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	cr_assert_eq(katra_writer_close(w), 0);
 	uint64_t in_place = pl.ends_in_place;
 	mix_uring_in_pair = pl.uring_in_pair;
+	memcpy(mix_by_kind, pl.em.st.by_kind, sizeof(mix_by_kind));
 	pipeline_free(&pl);
 	return in_place;
 }
@@ -408,4 +484,47 @@ Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_sam
 	mix_uring = true;
 	assert_sent_alike(&mix_uring_as, "io_uring_enter");
 	mix_uring = false;
+}
+
+/* Switches, wakeups and page faults of every shape: those queued inline
+ * (queue_sched.h) and written as scalars by the emitter
+ * (katra_writer_append_switch, _wakeup, _fault) are what on_record_any()
+ * and the emitter's general builders write, byte for byte. */
+Test(pipeline_bytes, sched_and_fault_events_as_scalars_are_what_the_builders_write)
+{
+	uint64_t kinds[3] = { 0 };
+
+	mix_sched = true;
+	for (uint32_t seed = 1; seed <= 6; seed++)
+		for (unsigned shape = 0; shape < 3; shape++) {
+			const struct mix m = { seed, shape ? 4 * shape : 1, shape == 2 ? 160 : 0,
+					       shape == 1 };
+			char dir[64], general[128], scalar[128];
+			size_t na, nb;
+
+			temp_dir(dir, sizeof(dir));
+			snprintf(general, sizeof(general), "%s/general.ktrc", dir);
+			snprintf(scalar, sizeof(scalar), "%s/scalar.ktrc", dir);
+			mix_generic_events = true; /* and each record through on_record_any */
+			run_mix(&m, general, true);
+			mix_generic_events = false;
+			run_mix(&m, scalar, false);
+			kinds[0] += mix_by_kind[KATRA_KIND_OFF_CPU];
+			kinds[1] += mix_by_kind[KATRA_KIND_WAKEUP];
+			kinds[2] += mix_by_kind[KATRA_KIND_PAGE_FAULT];
+			uint8_t *a = read_file(general, &na), *b = read_file(scalar, &nb);
+			size_t at = 0;
+			while (at < na && at < nb && a[at] == b[at])
+				at++;
+			cr_assert(na == nb && at == na,
+				  "seed %u, %u rings: the traces differ at byte %zu (%zu and %zu "
+				  "bytes)", seed, m.nrings, at, na, nb);
+			free(a);
+			free(b);
+			temp_dir_remove(dir);
+		}
+	mix_sched = false;
+	cr_assert_gt(kinds[0], 1000, "OffCpu events: %llu", (unsigned long long)kinds[0]);
+	cr_assert_gt(kinds[1], 1000, "Wakeup events: %llu", (unsigned long long)kinds[1]);
+	cr_assert_gt(kinds[2], 1000, "PageFault events: %llu", (unsigned long long)kinds[2]);
 }

@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 
 #include "format_test_util.h"
+#include "katra/writer_sched.h"
 
 struct wfix {
 	char dir[64];
@@ -582,4 +583,85 @@ Test(writer, the_syscall_pair_call_writes_the_events_bytes)
 {
 	/* the buffer crossed three times */
 	assert_same_traces(write_syscall_pairs, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES + 1);
+}
+
+/* Page faults' Begins, Ends and instants, OffCpu Begins and Ends (one or two causes)
+ * and wakeups through katra_writer_append_fault/_switch/_wakeup, else as
+ * the Events they stand for through katra_writer_append_event: times, ids,
+ * addresses and states up to 64 bits; enough to cross the writer's buffer
+ * several times. */
+static void write_sched_faults(const char *path, bool scalar_calls)
+{
+	struct katra_writer *w;
+
+	cr_assert_eq(katra_writer_open(&w, path, katra_sample_header(), 0), 0);
+	for (uint64_t i = 0; i < 150000; i++) {
+		uint64_t ts = 1000 * i + i % 7, wall = i % 5 ? 1700000000000000000ull : 0;
+		uint64_t tid = i % 11 ? 900 + i % 13 : UINT32_MAX, pid = 900 + i % 3;
+		uint64_t span = 3 + i * 5, causes[2] = { i * 3, i % 4 ? i * 3 + 1 : UINT64_MAX };
+		uint64_t address = 0x7f0000000000ull + (i << 12) + (i % 2 ? UINT64_MAX << 48 : 0);
+		bool begin = i % 2 == 0;
+		uint32_t phase = begin ? KATRA_PHASE_BEGIN : KATRA_PHASE_END;
+		uint32_t ncauses = begin ? 0 : 1 + (uint32_t)(i / 6 % 2), cpu = (uint32_t)(i % 5) * 1000;
+		struct katra_event ev = {
+			.seq = i + 1, .ts_mono_ns = ts, .ts_wall_ns = wall + ts,
+			.thread_id = tid, .process_id = pid, .scope = KATRA_SCOPE_LINUX,
+			.confidence = KATRA_CONFIDENCE_MEASURED,
+		};
+		int rc;
+
+		switch (i / 2 % 3) {
+		case 0: /* a fault's Begin, then its End; at times an instant */
+			if (i % 10 == 0)
+				phase = KATRA_PHASE_INSTANT;
+			ev.kind = KATRA_KIND_PAGE_FAULT;
+			ev.phase = phase;
+			ev.span_id = (struct katra_opt_u64){ phase != KATRA_PHASE_INSTANT, span };
+			ev.causes = (struct katra_u64_vec){ causes, phase == KATRA_PHASE_END };
+			ev.resource = (struct katra_resource){ KATRA_RES_MEMORY, address };
+			ev.payload.type = KATRA_PAYLOAD_PAGE_FAULT;
+			ev.payload.u.page_fault.address = address;
+			ev.payload.u.page_fault.ip = 0x401000 + i;
+			ev.payload.u.page_fault.error_code = i % 32;
+			rc = scalar_calls ? katra_writer_append_fault(w, i + 1, span, causes[0], tid,
+								       pid, phase, ts, wall, address,
+								       0x401000 + i, i % 32)
+					  : katra_writer_append_event(w, &ev);
+			break;
+		case 1: /* an OffCpu Begin, then its End */
+			ev.kind = KATRA_KIND_OFF_CPU;
+			ev.phase = phase;
+			ev.span_id = (struct katra_opt_u64){ true, span };
+			ev.causes = (struct katra_u64_vec){ causes, ncauses };
+			ev.payload.type = KATRA_PAYLOAD_SWITCH;
+			ev.payload.u.sched_switch.cpu = cpu;
+			ev.payload.u.sched_switch.prev_state = begin ? i * 0x100000001ull : 0;
+			rc = scalar_calls ? katra_writer_append_switch(
+						    w, i + 1, span, ncauses, causes[0], causes[1], tid,
+						    pid, phase, ts, wall, cpu,
+						    begin ? i * 0x100000001ull : 0)
+					  : katra_writer_append_event(w, &ev);
+			break;
+		default: /* a wakeup */
+			ev.kind = KATRA_KIND_WAKEUP;
+			ev.phase = KATRA_PHASE_INSTANT;
+			ev.resource = (struct katra_resource){ KATRA_RES_THREAD, (uint32_t)(tid + 1) };
+			ev.payload.type = KATRA_PAYLOAD_WAKEUP;
+			ev.payload.u.wakeup.target_tid = (uint32_t)(tid + 1);
+			ev.payload.u.wakeup.target_pid = (uint32_t)pid;
+			ev.payload.u.wakeup.target_cpu = cpu;
+			rc = scalar_calls ? katra_writer_append_wakeup(w, i + 1, tid, pid, ts, wall,
+									(uint32_t)(tid + 1),
+									(uint32_t)pid, cpu)
+					  : katra_writer_append_event(w, &ev);
+		}
+		cr_assert_eq(rc, 0);
+	}
+	cr_assert_eq(katra_writer_close(w), 0);
+}
+
+Test(writer, the_sched_and_fault_calls_write_the_events_bytes)
+{
+	/* the buffer crossed three times */
+	assert_same_traces(write_sched_faults, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES + 1);
 }

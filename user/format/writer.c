@@ -35,9 +35,9 @@
 #include "encode_int.h"
 #include "gzip.h"
 #include "out_worker.h"
+#include "writer_int.h"
 
 #define FLUSH_INTERVAL_NS 100000000ull /* at most 100 ms of capture not handed over */
-#define CLOCK_CHECK_EVERY 64           /* records between clock reads */
 /* zlib level 1: Katra records are repetitive enough that the fastest level
  * gets most of the gain, and the recorder compresses on its drain path */
 #define GZIP_LEVEL 1
@@ -60,28 +60,6 @@ _Static_assert(KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN <= KATRA_IOBUF_REGION &&
 	       KATRA_WRITER_GZIP_BUFFER_BYTES <= KATRA_WRITER_BUFFER_BYTES,
 	       "a buffer fits a huge page");
 
-struct katra_writer {
-	int fd;
-	int error;         /* first error, sticky */
-	bool finished;
-	uint8_t *mem;      /* the buffer: KATRA_WRITER_BUFFER_BYTES + DIO_ALIGN, aligned */
-	uint8_t *buf;      /* where the records start in it: mem + lead */
-	size_t used;
-	size_t cap;        /* bytes a buffer takes before it is handed over */
-	uint64_t base;     /* stream (= file) offset of buf[0] */
-	bool lead;         /* buf sits at mem + base % DIO_ALIGN (plain, our file) */
-	struct katra_outworker *out; /* the output thread (out_worker.c) */
-	struct katra_gzout *z;       /* KATRA_WRITER_GZIP: its compressor */
-	/* the plain sink's, used on the output thread only */
-	bool positioned;   /* a regular file of our own: pwrite at the job's offset */
-	bool dio;          /* direct writes for the aligned middle of a buffer */
-	bool direct_now;   /* the fd's O_DIRECT flag, as last set */
-	uint64_t direct_bytes; /* sent with O_DIRECT (output thread; read atomically) */
-	unsigned dio_pause; /* buffers still to write buffered after a slow one */
-	uint64_t records;
-	uint64_t last_flush_ns;
-	unsigned since_clock;
-};
 
 static uint64_t mono_ns(void)
 {
@@ -89,11 +67,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
 }
 
 /* Bytes of buf[0..done) that hold whole framed records (buf starts at a
@@ -382,23 +355,11 @@ static int append_large(struct katra_writer *w, const struct katra_record *r, si
 /* Every CLOCK_CHECK_EVERY records: the buffer is handed over when the last
  * hand-over is FLUSH_INTERVAL_NS old (out of line: a call on the per-record
  * path would have it save registers). */
-static __attribute__((noinline)) int clock_check(struct katra_writer *w)
+__attribute__((noinline)) int clock_check(struct katra_writer *w)
 {
 	w->since_clock = 0;
 	if (mono_ns() - w->last_flush_ns >= FLUSH_INTERVAL_NS)
 		return katra_writer_kick(w);
-	return 0;
-}
-
-/* The record just encoded at used + 4 is n bytes: frame it, and read the
- * clock every CLOCK_CHECK_EVERY records, not per record. */
-static inline __attribute__((always_inline)) int commit_record(struct katra_writer *w, size_t n)
-{
-	put_le32(w->buf + w->used, (uint32_t)n);
-	w->used += 4 + n;
-	w->records++;
-	if (++w->since_clock >= CLOCK_CHECK_EVERY)
-		return clock_check(w);
 	return 0;
 }
 
@@ -448,8 +409,8 @@ static __attribute__((noinline)) int append_event_record(struct katra_writer *w,
 
 /* An event with strings or many causes, near the buffer's end, or after an
  * error (out of line: see katra_writer_append_event). */
-static __attribute__((noinline)) int append_event_other(struct katra_writer *w,
-							const struct katra_event *ev)
+__attribute__((noinline)) int append_event_other(struct katra_writer *w,
+						 const struct katra_event *ev)
 {
 	long n;
 

@@ -77,6 +77,9 @@ struct emitter {
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;
+	/* tests: switches, wakeups and page faults through the general
+	 * builders (a katra_event each), never as scalars, to compare */
+	bool generic_events;
 	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
 	/* the thread states of the last two threads looked up (two threads
 	 * on two CPUs alternate in the merge), for last_tid and prev_tid */

@@ -6,11 +6,14 @@
 
 #include "emit_int.h"
 
-static int emit_by_kind(struct emitter *e, const struct pending *p);
+static inline __attribute__((always_inline)) int emit_by_kind(struct emitter *e,
+							     const struct pending *p);
 
-/* emit_pending() after an error, or with name tables waiting: out of line,
- * so the common path saves no registers for the call */
-int emit_pending_rare(struct emitter *e, const struct pending *p)
+/* emit_pending() after an error, or with name tables waiting: out of line
+ * (noinline: inlined, its call made emit_pending save two registers and
+ * call emit_by_kind for every record), so the common path saves no
+ * registers and jumps to the builder */
+__attribute__((noinline)) int emit_pending_rare(struct emitter *e, const struct pending *p)
 {
 	if (e->error)
 		return e->error;
@@ -27,7 +30,8 @@ int emit_pending(struct emitter *e, const struct pending *p)
 	return emit_by_kind(e, p);
 }
 
-static inline int emit_by_kind(struct emitter *e, const struct pending *p)
+static inline __attribute__((always_inline)) int emit_by_kind(struct emitter *e,
+							     const struct pending *p)
 {
 	/* every kind listed: a new one cannot be misfiled silently */
 	switch ((enum pend_kind)p->kind) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "katra/writer_sched.h"
 
 #define TASK_DEAD_STATE 0x80 /* prev_state of a task's final switch-out */
 
@@ -385,6 +386,24 @@ static inline int emit_write_syscall_end(struct emitter *e, struct thread_state 
 						    h->tgid, th->sc_kind, nr, ts, e->start_wall,
 						    res_domain, res_id, ret);
 	return e->error;
+}
+
+/* What emit_write does before the writer, for an event of a known thread
+ * th (not NULL) whose fields go to the writer as scalars (no frame to tag,
+ * Measured): its time relative to the capture's start. */
+static inline uint64_t emit_note_scalar(struct emitter *e, struct thread_state *th,
+					uint32_t tid, uint32_t pid, uint32_t kind, uint64_t key)
+{
+	uint64_t ts = emit_rel(e, key);
+
+	if (key > e->st.last_key)
+		e->st.last_key = key;
+	th->last_ts = ts;
+	if (tid != e->seen_last_tid || pid != e->seen_last_pid)
+		emit_count_ids_of(e, pid, tid);
+	e->st.events++;
+	e->st.by_kind[kind]++;
+	return ts;
 }
 
 /* Wakeups through the wineserver (emit_winewake.c), for the syscalls of

@@ -6,6 +6,37 @@
 #include "emit_int.h"
 #include "katra/utf8.h"
 
+/* A fault's common instant, Begin or End (see emit_page_fault). */
+static int fault_plain(struct emitter *e, struct thread_state *th, const struct pending *p)
+{
+	const struct katra_ev_page_fault *f = &p->u.pf;
+	uint64_t seq = e->next_seq++, span, cause = 0;
+	uint32_t phase;
+
+	if (p->kind == PEND_PAGE_FAULT) {
+		phase = KATRA_PHASE_INSTANT;
+		span = 0;
+	} else if (p->kind == PEND_FAULT_BEGIN) {
+		phase = KATRA_PHASE_BEGIN;
+		span = e->next_span++;
+		th->flags |= TH_FAULT_OPEN;
+		th->pf_span = span;
+		th->pf_seq = seq;
+		th->pf_enter_key = f->enter_ts;
+	} else {
+		phase = KATRA_PHASE_END;
+		span = th->pf_span;
+		cause = th->pf_seq;
+		th->flags &= ~TH_FAULT_OPEN;
+	}
+	uint64_t ts = emit_note_scalar(e, th, f->head.tid, f->head.tgid, KATRA_KIND_PAGE_FAULT,
+				       p->key);
+	e->error = katra_writer_append_fault(e->w, seq, span, cause, f->head.tid, f->head.tgid,
+					     phase, ts, e->start_wall, f->address, f->ip,
+					     f->error_code);
+	return e->error;
+}
+
 /* An instant, or a measured fault's Begin / End (one span per thread at a
  * time: a thread cannot fault again before its fault returns). */
 int emit_page_fault(struct emitter *e, const struct pending *p)
@@ -19,6 +50,13 @@ int emit_page_fault(struct emitter *e, const struct pending *p)
 
 	if (emit_late(e, th, f->head.tid, p->key, 1))
 		return 0;
+	/* the common instant and Begin (on the CPU, no cause) and End (its
+	 * Begin open): to the writer as scalars, no katra_event */
+	if (th && !e->frames.count && !e->error && !e->generic_events &&
+	    (p->kind != PEND_FAULT_END ? !(th->flags & (TH_OFFCPU_OPEN | TH_FIRST_CAUSE))
+				       : (th->flags & TH_FAULT_OPEN) &&
+						 th->pf_enter_key == f->enter_ts))
+		return fault_plain(e, th, p);
 	if (p->kind != PEND_FAULT_END) {
 		int rc = emit_running(e, th, f->head.tid, p->key);
 		if (rc)

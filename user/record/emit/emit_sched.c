@@ -5,6 +5,25 @@
 #include "emit_int.h"
 #include "katra/utf8.h"
 
+/* The thread as its OffCpu Begin (span, seq) leaves it. */
+static inline void off_begin(struct thread_state *th, const struct katra_ev_switch *sw,
+			     uint64_t span, uint64_t seq)
+{
+	th->flags |= TH_OFFCPU_OPEN;
+	/* a wakeup that came while it still ran did not make it runnable
+	 * again later: only one after this switch-out may be its cause */
+	th->flags &= ~TH_WAKEUP;
+	th->off_span = span;
+	th->off_seq = seq;
+	th->off_cpu = sw->head.cpu;
+	/* left blocked: it comes back only through a wakeup (a preempted
+	 * thread's prev_state can still say it was going to sleep) */
+	if (!(sw->flags & KATRA_SW_PREEMPT) && (sw->prev_state & TASK_BLOCKED_STATES))
+		th->flags |= TH_BLOCKED;
+	else
+		th->flags &= ~TH_BLOCKED;
+}
+
 /* The leaving thread: an OffCpu Begin, or nothing at its final switch-out. */
 static int switch_out(struct emitter *e, const struct pending *p)
 {
@@ -31,6 +50,19 @@ static int switch_out(struct emitter *e, const struct pending *p)
 	th = emit_thread(e, sw->head.tid, sw->head.tgid);
 	if (emit_late(e, th, sw->head.tid, p->key, 1))
 		return 0;
+	/* the common Begin: on the CPU, no cause; to the writer as scalars */
+	if (th && !(th->flags & (TH_OFFCPU_OPEN | TH_FIRST_CAUSE)) && !e->frames.count &&
+	    !e->error && !e->generic_events) {
+		uint64_t seq = e->next_seq++, span = e->next_span++;
+
+		off_begin(th, sw, span, seq);
+		uint64_t ts = emit_note_scalar(e, th, sw->head.tid, sw->head.tgid,
+					       KATRA_KIND_OFF_CPU, p->key);
+		e->error = katra_writer_append_switch(e->w, seq, span, 0, 0, 0, sw->head.tid,
+						      sw->head.tgid, KATRA_PHASE_BEGIN, ts,
+						      e->start_wall, sw->head.cpu, sw->prev_state);
+		return e->error;
+	}
 	rc = emit_running(e, th, sw->head.tid, p->key);
 	if (rc)
 		return rc;
@@ -43,21 +75,25 @@ static int switch_out(struct emitter *e, const struct pending *p)
 	ev.payload.u.sched_switch.prev_state = sw->prev_state;
 	if (th) {
 		ev.span_id = emit_some(e->next_span++);
-		th->flags |= TH_OFFCPU_OPEN;
-		/* a wakeup that came while it still ran did not make it runnable
-		 * again later: only one after this switch-out may be its cause */
-		th->flags &= ~TH_WAKEUP;
-		th->off_span = ev.span_id.value;
-		th->off_seq = e->next_seq;
-		th->off_cpu = sw->head.cpu;
-		/* left blocked: it comes back only through a wakeup (a preempted
-		 * thread's prev_state can still say it was going to sleep) */
-		if (!(sw->flags & KATRA_SW_PREEMPT) && (sw->prev_state & TASK_BLOCKED_STATES))
-			th->flags |= TH_BLOCKED;
-		else
-			th->flags &= ~TH_BLOCKED;
+		off_begin(th, sw, ev.span_id.value, e->next_seq);
 	}
 	return emit_write(e, &ev, p->key, th);
+}
+
+/* The common OffCpu End (see switch_in). */
+static int switch_in_plain(struct emitter *e, struct thread_state *th,
+			   const struct katra_ev_switch *sw, uint64_t key)
+{
+	uint64_t seq = e->next_seq++, wake = th->wake_seq;
+	uint32_t n = th->flags & TH_WAKEUP ? 2 : 1;
+
+	th->flags &= ~(TH_OFFCPU_OPEN | TH_WAKEUP);
+	uint64_t ts = emit_note_scalar(e, th, sw->next_tid, sw->next_tgid, KATRA_KIND_OFF_CPU,
+				       key);
+	e->error = katra_writer_append_switch(e->w, seq, th->off_span, n, th->off_seq, wake,
+					      sw->next_tid, sw->next_tgid, KATRA_PHASE_END, ts,
+					      e->start_wall, sw->head.cpu, 0);
+	return e->error;
 }
 
 /* The coming thread: the OffCpu End, caused by its Begin and its wakeup. */
@@ -81,6 +117,11 @@ static int switch_in(struct emitter *e, const struct pending *p)
 		int rc = emit_unseen_wakeup(e, th, nh.tid, p->key, sw->head.cpu);
 		if (rc)
 			return rc;
+		/* the common End: its Begin and its wakeup (if seen) its causes;
+		 * to the writer as scalars */
+		if (!(th->flags & TH_FIRST_CAUSE) && !e->frames.count && !e->error &&
+		    !e->generic_events)
+			return switch_in_plain(e, th, sw, p->key);
 	}
 	emit_base(&ev, &nh, KATRA_SCOPE_LINUX, KATRA_KIND_OFF_CPU,
 		  open ? KATRA_PHASE_END : KATRA_PHASE_INSTANT);
@@ -111,6 +152,26 @@ int emit_switch(struct emitter *e, const struct pending *p)
 	return rc;
 }
 
+/* The common wakeup (see emit_waking): the waker's bookkeeping before the
+ * target's lookup, which may create the target's state. */
+static int waking_plain(struct emitter *e, struct thread_state *waker,
+			const struct katra_ev_waking *wk, uint64_t key)
+{
+	uint64_t seq = e->next_seq++;
+	uint64_t ts = emit_note_scalar(e, waker, wk->head.tid, wk->head.tgid, KATRA_KIND_WAKEUP,
+				       key);
+	struct thread_state *target = emit_thread(e, wk->target_tid, wk->target_tgid);
+
+	if (target) {
+		target->flags |= TH_WAKEUP | TH_WOKEN;
+		target->wake_seq = seq;
+	}
+	e->error = katra_writer_append_wakeup(e->w, seq, wk->head.tid, wk->head.tgid, ts,
+					      e->start_wall, wk->target_tid, wk->target_tgid,
+					      wk->target_cpu);
+	return e->error;
+}
+
 int emit_waking(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_waking *wk = &p->u.wk;
@@ -125,6 +186,10 @@ int emit_waking(struct emitter *e, const struct pending *p)
 
 	if (emit_late(e, waker, wk->head.tid, p->key, 1))
 		return 0;
+	/* a traced waker on the CPU: to the writer as scalars */
+	if (waker && !(waker->flags & TH_OFFCPU_OPEN) && !e->frames.count && !e->error &&
+	    !e->generic_events)
+		return waking_plain(e, waker, wk, p->key);
 	rc = emit_running(e, waker, wk->head.tid, p->key);
 	if (rc)
 		return rc;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline.h"
+#include "queue_sched.h" /* and pipeline.h */
 
 int pipeline_init(struct pipeline *pl, struct katra_writer *w, const struct pipeline_config *c)
 {
@@ -601,9 +601,9 @@ _Static_assert(sizeof(struct katra_ev_uring_complete) == URING_RECORD_BYTES,
 
 /* The common records first, with no call on their way (each call saved and
  * restored six registers per record): a short syscall record, a whole
- * combined one and an io_uring submission or completion that come after
- * what their FIFO holds.  The rest, and
- * these where the FIFO must grow or sort, through on_record_any(). */
+ * combined one, an io_uring submission or completion, a switch, a wakeup,
+ * a page fault (queue_sched.h: a jump), after what their FIFO holds.  The rest,
+ * and these where the FIFO must grow or sort, through on_record_any(). */
 int pipeline_on_record(void *ctx, void *data, size_t size)
 {
 	struct pipeline *r = ctx;
@@ -656,7 +656,7 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		p->ring = h->cpu;
 		memcpy(&p->u, data, URING_RECORD_BYTES);
 	} else {
-		return on_record_any(r, data, size);
+		return pipeline_on_sched_record(r, data, size, on_record_any);
 	}
 	f->tail++;
 	r->order.pending++;
