@@ -237,7 +237,19 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 			/* its End next: before the FIFO's next item and within the run */
 			if (exit_ts - r->em.start_mono > span) {
 				run_sync(o, f, head);
-				return emit_head(r, ring, p, limit);
+				if (exit_ts < p->key ||
+				    (head + 1 != tail && items[(head + 1) & mask].key < exit_ts))
+					return emit_head(r, ring, p, limit);
+				/* its End after another ring's head (a thread on
+				 * another CPU ran meanwhile): the Begin now, the End
+				 * stays the head, keyed by its exit, as emit_head()
+				 * leaves it, without its checks and re-sort */
+				p->kind = PEND_SYSCALL_BEGIN;
+				rc = emit_pending_syscall(&r->em, p, false);
+				p->kind = PEND_SYSCALL_END;
+				p->key = exit_ts;
+				order_run_end(o, ring);
+				return rc;
 			}
 			if (head + 1 != tail && items[(head + 1) & mask].key < exit_ts) {
 				const struct pending *q = &items[(head + 1) & mask];
@@ -268,6 +280,8 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 				}
 				rc = emit_pending_syscall(&r->em, p, true);
 			}
+		} else if (p->kind == PEND_SYSCALL_END) {
+			rc = emit_pending_syscall(&r->em, p, true);
 		} else {
 			rc = emit_pending(&r->em, p);
 		}
