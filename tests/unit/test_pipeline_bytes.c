@@ -252,8 +252,50 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 	}
 }
 
-/* io_uring items the last run_mix() wrote between a Begin and its End */
-static uint64_t mix_uring_in_pair;
+/* io_uring items the last run_mix() wrote between a Begin and its End,
+ * and the Begins it wrote in a run with their End behind another ring's head */
+static uint64_t mix_uring_in_pair, mix_apart;
+
+/* Whether each ring is one thread looping on combined syscalls (pread64 and
+ * getppid) from the drain period's start, back to back: the rings' calls
+ * overlap in time (two threads on two CPUs), on a 10 ns grid, so that Begins
+ * and Ends of different rings often fall on one key. */
+static bool mix_overlap;
+
+/* mix_overlap's drain period of ring from `from`: n calls; the time it ends. */
+static uint64_t mix_thread_loop(struct pipeline *pl, uint32_t *s, unsigned ring, uint64_t from,
+				unsigned n)
+{
+	uint32_t tid = 1 + ring * 2, tgid = 100 + tid % 3;
+	uint64_t t = from;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t enter = t + 10 * mix_rand(s, 4), exit = enter + 10 * (1 + mix_rand(s, 40));
+		struct katra_wire_head head = { KATRA_EV_SYSCALL, ring, tgid, tid, exit };
+
+		if (mix_rand(s, 2)) {
+			struct katra_ev_syscall sc = { .head = head, .nr = SYS_pread64 };
+			sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE;
+			sc.enter_ts = enter;
+			sc.exit_ts = exit;
+			sc.ret = mix_rand(s, 4096);
+			sc.dev = (8u << 20) | 1;
+			sc.ino = 12 + ring;
+			sc.args[0] = 3;
+			sc.args[2] = 4096;
+			pipeline_on_record(pl, &sc, sizeof(sc));
+		} else {
+			struct katra_ev_syscall_short gp = { .nr = SYS_getppid, .ret = tgid };
+			gp.head = head;
+			gp.head.type = KATRA_EV_SYSCALL_SHORT;
+			gp.enter_ts = enter;
+			gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+			pipeline_on_record(pl, &gp, sizeof(gp));
+		}
+		t = exit;
+	}
+	return t;
+}
 
 /* The mix through a pipeline into path; how many Ends were written in place. */
 static uint64_t run_mix(const struct mix *m, const char *path, bool generic_order)
@@ -278,7 +320,11 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 		/* a drain period: each ring's records in its own time order, one
 		 * ring after the other, as the capture loop reads them */
 		uint64_t from = now;
-		for (unsigned ring = 0; ring < m->nrings; ring++) {
+		for (unsigned ring = 0; mix_overlap && ring < m->nrings; ring++) {
+			uint64_t t = mix_thread_loop(&pl, &s, ring, from, mix_rand(&s, 60));
+			now = t > now ? t : now;
+		}
+		for (unsigned ring = 0; !mix_overlap && ring < m->nrings; ring++) {
 			uint64_t t = from;
 			unsigned n = mix_rand(&s, 40);
 			for (unsigned i = 0; i < n; i++) {
@@ -305,6 +351,7 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	cr_assert_eq(katra_writer_close(w), 0);
 	uint64_t in_place = pl.ends_in_place;
 	mix_uring_in_pair = pl.uring_in_pair;
+	mix_apart = pl.begins_apart;
 	pipeline_free(&pl);
 	return in_place;
 }
@@ -355,6 +402,29 @@ Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_wri
 	}
 	mix_uring = false;
 	cr_assert_gt(inside, 0, "io_uring items were written inside their call");
+}
+
+/* Two threads on two CPUs whose syscalls overlap (and more rings so): a
+ * Begin written in a run with its End behind the other ring's head, the End
+ * left in its FIFO (also across a watermark step: the limits fall between
+ * Begins and Ends), ties between the rings' keys, a capture's start and end
+ * that cut calls, a reorder budget that forces early releases: the bytes
+ * the merge writes item by item. */
+Test(pipeline_bytes, overlapping_threads_begins_apart_from_their_ends_write_the_same)
+{
+	uint64_t apart = 0;
+
+	mix_overlap = true;
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		assert_same_bytes(&(struct mix){ seed, 2, 0, false });
+		apart += mix_apart;
+		assert_same_bytes(&(struct mix){ seed, 2, 0, true });
+		assert_same_bytes(&(struct mix){ seed, 3, 0, seed & 1 });
+		assert_same_bytes(&(struct mix){ seed, 2, 40, seed & 1 });
+	}
+	mix_overlap = false;
+	cr_assert_gt(apart, 1000, "Begins were written apart from their Ends: %lu",
+		     (unsigned long)apart);
 }
 
 Test(pipeline_bytes, and_so_is_one_after_an_early_release)
