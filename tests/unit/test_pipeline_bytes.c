@@ -479,3 +479,31 @@ Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_sam
 	assert_sent_alike(&mix_uring_as, "io_uring_enter");
 	mix_uring = false;
 }
+
+/* Threads that alternate (the ids counted last and before them are not
+ * looked up again), a third thread between them, and a process whose
+ * thread id is the one counted before last: every id counted once. */
+Test(pipeline_bytes, alternating_threads_count_each_process_and_thread_once)
+{
+	static const uint32_t ids[][2] = { { 100, 1 }, { 100, 2 }, { 100, 1 }, { 101, 3 },
+					   { 100, 2 }, { 101, 3 }, { 100, 2 }, { 102, 3 },
+					   { 101, 4 }, { 102, 3 }, { 100, 1 }, { 100, 5 } };
+	struct pl_trace t;
+	uint64_t ts = 2000;
+
+	pl_trace_open(&t, 1, 1000);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++, ts += 100) {
+		struct katra_ev_syscall_short gp = { .nr = SYS_getppid, .ret = 1 };
+		gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 0, ids[i][0], ids[i][1],
+						    ts + 50 };
+		gp.enter_ts = ts;
+		gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+		pipeline_on_record(&t.pl, &gp, sizeof(gp));
+	}
+	pl_trace_end(&t, ts);
+	cr_assert_eq(t.s.event_count, 24);
+	cr_assert_eq(t.s.processes_seen, 3, "processes seen: %lu", (unsigned long)t.s.processes_seen);
+	cr_assert_eq(t.s.threads_seen, 5, "threads seen: %lu", (unsigned long)t.s.threads_seen);
+	pl_trace_close(&t);
+	temp_dir_remove(t.dir);
+}
