@@ -507,3 +507,33 @@ Test(pipeline_bytes, alternating_threads_count_each_process_and_thread_once)
 	pl_trace_close(&t);
 	temp_dir_remove(t.dir);
 }
+
+/* A pipe read whose record carries the dev and inode of the file read just
+ * before (the file identity remembered): its resource is the pipe's inode,
+ * the file's is the file's id, Begin and End alike. */
+Test(pipeline_bytes, a_pipe_after_a_file_of_the_same_numbers_is_the_pipe)
+{
+	struct pl_trace t;
+	struct pl_ev ev[8];
+	uint64_t file_id = katra_file_id(katra_kernel_dev_to_user((8u << 20) | 1), 12);
+
+	pl_trace_open(&t, 1, 1000);
+	for (int i = 0; i < 2; i++) {
+		struct katra_ev_syscall sc = { .head = { KATRA_EV_SYSCALL, 0, 100, 1, 2100 + i * 200 },
+					       .nr = SYS_read };
+		sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE | (i ? KATRA_SC_PIPE : 0);
+		sc.enter_ts = 2000 + i * 200;
+		sc.exit_ts = sc.head.ts;
+		sc.dev = (8u << 20) | 1;
+		sc.ino = 12;
+		sc.ret = 1;
+		pipeline_on_record(&t.pl, &sc, sizeof(sc));
+	}
+	pl_trace_finish(&t, 3000);
+	cr_assert_eq(pl_read_events(t.path, ev, 8), 4);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(ev[i].res.domain, i < 2 ? KATRA_RES_FILE : KATRA_RES_PIPE, "event %d", i);
+		cr_assert_eq(ev[i].res.id, i < 2 ? file_id : 12, "event %d", i);
+	}
+	temp_dir_remove(t.dir);
+}
