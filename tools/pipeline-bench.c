@@ -6,7 +6,8 @@
  * under `valgrind --tool=callgrind` for instruction counts that do not depend
  * on what else the machine is doing.
  *
- * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS] [keep] [pingpong|pagefault|pagefault-instant]
+ * usage: pipeline-bench [ITERATIONS] [OUTPUT] [RINGS] [keep]
+ *                       [pingpong|pagefault|pagefault-instant|overlap]
  *        (default 1000000, /dev/shm, 2): ITERATIONS pairs on RINGS synthetic
  *        CPUs, a thread each; prints ns per event and the process's own peak
  *        RSS, so the merge's cost can be compared across ring counts.  With
@@ -18,6 +19,9 @@
  *        one measured fault (its Begin and End) at a new address;
  *        `pagefault-instant` one fault as an instant (no fexit on
  *        handle_mm_fault: what the probes write on kernels without it).
+ *        With `overlap`: two threads on rings 0 and 1 (RINGS is 2), each
+ *        looping, their syscalls overlapping in time (`benchwl sys --threads 2`):
+ *        a pair's End mostly comes after the other thread's next event.
  *
  * Arrival: pairs 1 us apart, each on a ring drawn at random, skewed (half of
  * them on the first quarter of the rings, the rest anywhere): consecutive
@@ -124,6 +128,18 @@ static void feed_fault(struct pipeline *pl, uint64_t i, uint64_t ts, unsigned ri
 	pipeline_on_record(pl, &pf, sizeof(pf));
 }
 
+/* `overlap`: thread t (ring t) does pair j from j * 1000 + t * 350 ns on:
+ * pread64 for 600 ns, 100 ns in user space, getppid for 200 ns; the other
+ * thread's events fall inside most of its syscalls. */
+static void feed_overlap(struct pipeline *pl, struct katra_ev_syscall *rd,
+			 struct katra_ev_syscall_short *gp, uint64_t first, unsigned n,
+			 uint64_t ts)
+{
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned k = 0; k < n; k++)
+			feed_pair(pl, rd, gp, first + k, ts + (uint64_t)k * 1000 + t * 350, t);
+}
+
 static bool has_arg(int argc, char **argv, const char *word)
 {
 	for (int i = 4; i < argc; i++)
@@ -141,8 +157,10 @@ int main(int argc, char **argv)
 	struct katra_writer *w;
 	struct pipeline pl;
 	unsigned nrings = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 2;
+	bool overlap = has_arg(argc, argv, "overlap");
 	struct pipeline_config pc = {
-		.nrings = !nrings ? 2 : nrings > MAX_RINGS ? MAX_RINGS : nrings, .fifo_items = 1024, .start_mono = 1000,
+		.nrings = !nrings || overlap ? 2 : nrings > MAX_RINGS ? MAX_RINGS : nrings,
+		.fifo_items = 1024, .start_mono = 1000,
 		.max_items = (24u << 20) / sizeof(struct pending),
 		.limits = { 65536, 16384, 65536 },
 	};
@@ -187,6 +205,15 @@ int main(int argc, char **argv)
 	for (uint64_t first = 0; first < iterations; first += DRAIN_PAIRS) {
 		unsigned n = iterations - first < DRAIN_PAIRS ? (unsigned)(iterations - first)
 							       : DRAIN_PAIRS;
+
+		if (overlap) { /* n pairs of each thread, 2 * n in all */
+			n = (n + 1) / 2;
+			feed_overlap(&pl, &rd, &gp, first, n, ts);
+			ts += (uint64_t)n * 1000;
+			if (ts > 1000000)
+				pipeline_emit_until(&pl, ts - 1000000);
+			continue;
+		}
 
 		/* this drain period's timeline: pair k at ts + k us, on ring_of[k];
 		 * skewed: half the pairs go to ring 0's quarter, the rest anywhere */

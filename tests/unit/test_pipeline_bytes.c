@@ -324,10 +324,52 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 	}
 }
 
-/* io_uring items the last run_mix() wrote between a Begin and its End */
-static uint64_t mix_uring_in_pair;
+/* io_uring items the last run_mix() wrote between a Begin and its End,
+ * and the Begins it wrote in a run with their End behind another ring's head */
+static uint64_t mix_uring_in_pair, mix_apart;
 /* the last run_mix()'s events by kind */
 static uint64_t mix_by_kind[KATRA_KIND_COUNT];
+
+/* Whether each ring is one thread looping on combined syscalls (pread64 and
+ * getppid) from the drain period's start, back to back: the rings' calls
+ * overlap in time (two threads on two CPUs), on a 10 ns grid, so that Begins
+ * and Ends of different rings often fall on one key. */
+static bool mix_overlap;
+
+/* mix_overlap's drain period of ring from `from`: n calls; the time it ends. */
+static uint64_t mix_thread_loop(struct pipeline *pl, uint32_t *s, unsigned ring, uint64_t from,
+				unsigned n)
+{
+	uint32_t tid = 1 + ring * 2, tgid = 100 + tid % 3;
+	uint64_t t = from;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t enter = t + 10 * mix_rand(s, 4), exit = enter + 10 * (1 + mix_rand(s, 40));
+		struct katra_wire_head head = { KATRA_EV_SYSCALL, ring, tgid, tid, exit };
+
+		if (mix_rand(s, 2)) {
+			struct katra_ev_syscall sc = { .head = head, .nr = SYS_pread64 };
+			sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE;
+			sc.enter_ts = enter;
+			sc.exit_ts = exit;
+			sc.ret = mix_rand(s, 4096);
+			sc.dev = (8u << 20) | 1;
+			sc.ino = 12 + ring;
+			sc.args[0] = 3;
+			sc.args[2] = 4096;
+			pipeline_on_record(pl, &sc, sizeof(sc));
+		} else {
+			struct katra_ev_syscall_short gp = { .nr = SYS_getppid, .ret = tgid };
+			gp.head = head;
+			gp.head.type = KATRA_EV_SYSCALL_SHORT;
+			gp.enter_ts = enter;
+			gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+			pipeline_on_record(pl, &gp, sizeof(gp));
+		}
+		t = exit;
+	}
+	return t;
+}
 
 /* The mix through a pipeline into path; how many Ends were written in place. */
 static uint64_t run_mix(const struct mix *m, const char *path, bool generic_order)
@@ -353,7 +395,11 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 		/* a drain period: each ring's records in its own time order, one
 		 * ring after the other, as the capture loop reads them */
 		uint64_t from = now;
-		for (unsigned ring = 0; ring < m->nrings; ring++) {
+		for (unsigned ring = 0; mix_overlap && ring < m->nrings; ring++) {
+			uint64_t t = mix_thread_loop(&pl, &s, ring, from, mix_rand(&s, 60));
+			now = t > now ? t : now;
+		}
+		for (unsigned ring = 0; !mix_overlap && ring < m->nrings; ring++) {
 			uint64_t t = from;
 			unsigned n = mix_rand(&s, 40);
 			for (unsigned i = 0; i < n; i++) {
@@ -381,6 +427,7 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	uint64_t in_place = pl.ends_in_place;
 	mix_uring_in_pair = pl.uring_in_pair;
 	memcpy(mix_by_kind, pl.em.st.by_kind, sizeof(mix_by_kind));
+	mix_apart = pl.begins_apart;
 	pipeline_free(&pl);
 	return in_place;
 }
@@ -431,6 +478,29 @@ Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_wri
 	}
 	mix_uring = false;
 	cr_assert_gt(inside, 0, "io_uring items were written inside their call");
+}
+
+/* Two threads on two CPUs whose syscalls overlap (and more rings so): a
+ * Begin written in a run with its End behind the other ring's head, the End
+ * left in its FIFO (also across a watermark step: the limits fall between
+ * Begins and Ends), ties between the rings' keys, a capture's start and end
+ * that cut calls, a reorder budget that forces early releases: the bytes
+ * the merge writes item by item. */
+Test(pipeline_bytes, overlapping_threads_begins_apart_from_their_ends_write_the_same)
+{
+	uint64_t apart = 0;
+
+	mix_overlap = true;
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		assert_same_bytes(&(struct mix){ seed, 2, 0, false });
+		apart += mix_apart;
+		assert_same_bytes(&(struct mix){ seed, 2, 0, true });
+		assert_same_bytes(&(struct mix){ seed, 3, 0, seed & 1 });
+		assert_same_bytes(&(struct mix){ seed, 2, 40, seed & 1 });
+	}
+	mix_overlap = false;
+	cr_assert_gt(apart, 1000, "Begins were written apart from their Ends: %lu",
+		     (unsigned long)apart);
 }
 
 Test(pipeline_bytes, and_so_is_one_after_an_early_release)
@@ -527,4 +597,62 @@ Test(pipeline_bytes, sched_and_fault_events_as_scalars_are_what_the_builders_wri
 	cr_assert_gt(kinds[0], 1000, "OffCpu events: %llu", (unsigned long long)kinds[0]);
 	cr_assert_gt(kinds[1], 1000, "Wakeup events: %llu", (unsigned long long)kinds[1]);
 	cr_assert_gt(kinds[2], 1000, "PageFault events: %llu", (unsigned long long)kinds[2]);
+}
+
+/* Threads that alternate (the ids counted last and before them are not
+ * looked up again), a third thread between them, and a process whose
+ * thread id is the one counted before last: every id counted once. */
+Test(pipeline_bytes, alternating_threads_count_each_process_and_thread_once)
+{
+	static const uint32_t ids[][2] = { { 100, 1 }, { 100, 2 }, { 100, 1 }, { 101, 3 },
+					   { 100, 2 }, { 101, 3 }, { 100, 2 }, { 102, 3 },
+					   { 101, 4 }, { 102, 3 }, { 100, 1 }, { 100, 5 } };
+	struct pl_trace t;
+	uint64_t ts = 2000;
+
+	pl_trace_open(&t, 1, 1000);
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++, ts += 100) {
+		struct katra_ev_syscall_short gp = { .nr = SYS_getppid, .ret = 1 };
+		gp.head = (struct katra_wire_head){ KATRA_EV_SYSCALL_SHORT, 0, ids[i][0], ids[i][1],
+						    ts + 50 };
+		gp.enter_ts = ts;
+		gp.flags = KATRA_SC_ENTER | KATRA_SC_EXIT;
+		pipeline_on_record(&t.pl, &gp, sizeof(gp));
+	}
+	pl_trace_end(&t, ts);
+	cr_assert_eq(t.s.event_count, 24);
+	cr_assert_eq(t.s.processes_seen, 3, "processes seen: %lu", (unsigned long)t.s.processes_seen);
+	cr_assert_eq(t.s.threads_seen, 5, "threads seen: %lu", (unsigned long)t.s.threads_seen);
+	pl_trace_close(&t);
+	temp_dir_remove(t.dir);
+}
+
+/* A pipe read whose record carries the dev and inode of the file read just
+ * before (the file identity remembered): its resource is the pipe's inode,
+ * the file's is the file's id, Begin and End alike. */
+Test(pipeline_bytes, a_pipe_after_a_file_of_the_same_numbers_is_the_pipe)
+{
+	struct pl_trace t;
+	struct pl_ev ev[8];
+	uint64_t file_id = katra_file_id(katra_kernel_dev_to_user((8u << 20) | 1), 12);
+
+	pl_trace_open(&t, 1, 1000);
+	for (int i = 0; i < 2; i++) {
+		struct katra_ev_syscall sc = { .head = { KATRA_EV_SYSCALL, 0, 100, 1, 2100 + i * 200 },
+					       .nr = SYS_read };
+		sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FILE | (i ? KATRA_SC_PIPE : 0);
+		sc.enter_ts = 2000 + i * 200;
+		sc.exit_ts = sc.head.ts;
+		sc.dev = (8u << 20) | 1;
+		sc.ino = 12;
+		sc.ret = 1;
+		pipeline_on_record(&t.pl, &sc, sizeof(sc));
+	}
+	pl_trace_finish(&t, 3000);
+	cr_assert_eq(pl_read_events(t.path, ev, 8), 4);
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(ev[i].res.domain, i < 2 ? KATRA_RES_FILE : KATRA_RES_PIPE, "event %d", i);
+		cr_assert_eq(ev[i].res.id, i < 2 ? file_id : 12, "event %d", i);
+	}
+	temp_dir_remove(t.dir);
 }

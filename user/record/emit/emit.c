@@ -169,8 +169,12 @@ struct thread_state *emit_thread_lookup(struct emitter *e, uint32_t tid, uint32_
 /* A thread entry of process tgid was created. */
 void emit_count_ids_of(struct emitter *e, uint64_t pid, uint64_t tid)
 {
-	emit_count_id(e->seen_procs, pid, &e->st.processes_seen);
-	emit_count_id(e->seen_threads, tid, &e->st.threads_seen);
+	if (tid != e->seen_prev_tid || pid != e->seen_prev_pid) {
+		emit_count_id(e->seen_procs, pid, &e->st.processes_seen);
+		emit_count_id(e->seen_threads, tid, &e->st.threads_seen);
+	}
+	e->seen_prev_pid = e->seen_last_pid;
+	e->seen_prev_tid = e->seen_last_tid;
 	e->seen_last_pid = pid;
 	e->seen_last_tid = tid;
 }

@@ -89,6 +89,8 @@ struct emitter {
 	/* the ids of the event counted last: the bitmaps are tested only when
 	 * they change (0, 0 at first: id 0 is never counted) */
 	uint64_t seen_last_pid, seen_last_tid;
+	/* the ids counted before those (two threads alternate: no bitmap then) */
+	uint64_t seen_prev_pid, seen_prev_tid;
 	int error;             /* first writer error, sticky */
 	uint64_t tid0_last_ts; /* events outside the traced threads (thread 0) */
 	/* the latest time written ahead of the watermark (the reorder budget was

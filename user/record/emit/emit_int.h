@@ -331,7 +331,8 @@ static inline void emit_count_id(uint64_t *seen, uint64_t id, uint64_t *count)
 }
 
 /* Counts the event's ids (emit_count_id) and remembers them as the last
- * counted (out of line: tested only when the thread changes). */
+ * counted, the last as the ones before, whose bitmaps it skips (out of
+ * line: tested only when the thread changes; two threads alternate). */
 void emit_count_ids_of(struct emitter *e, uint64_t pid, uint64_t tid);
 
 /* Fills the common fields and writes; the time is the kernel's, unchanged

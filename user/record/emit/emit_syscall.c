@@ -89,6 +89,10 @@ static inline __attribute__((always_inline)) uint64_t syscall_resource_id(
 	if (!(sc->flags & KATRA_SC_FILE))
 		return 0;
 	*domain = katra_syscall_resource_domain(sc->flags);
+	/* the file of the last identity (a loop over one file; a split pair's
+	 * End after its Begin): file_resource_id()'s answer, without its call */
+	if (*domain == KATRA_RES_FILE && sc->dev == e->last_dev && sc->ino == e->last_ino)
+		return e->last_file_id;
 	return file_resource_id(e, sc, *domain);
 }
 

@@ -85,7 +85,8 @@ static inline bool order_ent_less(const struct order_heap_ent *a, const struct o
 
 /* The heap entry at i got a larger key.  Most often it is still below its
  * smaller child (its ring's next item comes next: a run, drained without
- * moving anything); else order_sift_from() moves it down from child c. */
+ * moving anything); else it swaps with that child where the child is a
+ * leaf, and order_sift_from() moves it down from child c otherwise. */
 static inline void order_sift_down(struct order *o, unsigned i)
 {
 	const struct order_heap_ent *h = o->heap;
@@ -94,8 +95,19 @@ static inline void order_sift_down(struct order *o, unsigned i)
 	if (c >= n)
 		return;
 	c += c + 1 < n && order_ent_less(&h[c + 1], &h[c]);
-	if (order_ent_less(&h[c], &h[i]))
+	if (!order_ent_less(&h[c], &h[i]))
+		return;
+	if (2 * c + 1 < n) {
 		order_sift_from(o, i, c);
+		return;
+	}
+	/* c is a leaf (two rings alternating: every run ends here): the two
+	 * swap, what order_sift_from() does there, without its call */
+	struct order_heap_ent e = o->heap[i];
+	o->heap[i] = o->heap[c];
+	o->hpos[o->heap[i].ring] = i;
+	o->heap[c] = e;
+	o->hpos[e.ring] = c;
 }
 
 static inline struct pending *order_head_item(const struct order *o, unsigned ring)

@@ -49,7 +49,7 @@ static struct kq_item *kq_at(struct pipeline *r, size_t i)
 
 /* ---- emission in key order ---- */
 
-static int emit_kq(struct pipeline *r, const struct kq_item *k)
+int pipeline_emit_kq(struct pipeline *r, const struct kq_item *k)
 {
 	switch (k->type) {
 	case KQ_EPOCH:
@@ -237,7 +237,20 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 			/* its End next: before the FIFO's next item and within the run */
 			if (exit_ts - r->em.start_mono > span) {
 				run_sync(o, f, head);
-				return emit_head(r, ring, p, limit);
+				if (exit_ts < p->key ||
+				    (head + 1 != tail && items[(head + 1) & mask].key < exit_ts))
+					return emit_head(r, ring, p, limit);
+				/* its End after another ring's head (a thread on
+				 * another CPU ran meanwhile): the Begin now, the End
+				 * stays the head, keyed by its exit, as emit_head()
+				 * leaves it, without its checks and re-sort */
+				p->kind = PEND_SYSCALL_BEGIN;
+				rc = emit_pending_syscall(&r->em, p, false);
+				p->kind = PEND_SYSCALL_END;
+				p->key = exit_ts;
+				r->begins_apart++;
+				order_run_end(o, ring);
+				return rc;
 			}
 			if (head + 1 != tail && items[(head + 1) & mask].key < exit_ts) {
 				const struct pending *q = &items[(head + 1) & mask];
@@ -268,6 +281,8 @@ static int emit_run(struct pipeline *r, unsigned ring, struct pending *p, uint64
 				}
 				rc = emit_pending_syscall(&r->em, p, true);
 			}
+		} else if (p->kind == PEND_SYSCALL_END) {
+			rc = emit_pending_syscall(&r->em, p, true);
 		} else {
 			rc = emit_pending(&r->em, p);
 		}
@@ -298,7 +313,7 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 		unsigned ring;
 		struct pending *p = order_peek(&r->order, limit, &ring);
 		if (kq_ready && (!p || kq_at(r, r->kq_head)->key <= p->key)) {
-			rc = emit_kq(r, kq_at(r, r->kq_head));
+			rc = pipeline_emit_kq(r, kq_at(r, r->kq_head));
 			r->kq_head++;
 			continue;
 		}
@@ -309,7 +324,7 @@ int pipeline_emit_until(struct pipeline *r, uint64_t limit)
 	return rc;
 }
 
-static void kq_push(struct pipeline *r, const struct kq_item *k)
+void pipeline_kq_push(struct pipeline *r, const struct kq_item *k)
 {
 	size_t n = r->kq_tail - r->kq_head, i;
 
@@ -319,7 +334,7 @@ static void kq_push(struct pipeline *r, const struct kq_item *k)
 		struct kq_item *grown = malloc(2 * r->kq_cap * sizeof(*grown));
 		if (!grown) {
 			/* out of memory: write its head now rather than lose it */
-			emit_kq(r, kq_at(r, r->kq_head));
+			pipeline_emit_kq(r, kq_at(r, r->kq_head));
 			r->kq_head++;
 		} else {
 			for (i = 0; i < n; i++)
@@ -347,7 +362,7 @@ void pipeline_queue_epoch(struct pipeline *r, uint64_t key, uint32_t kind, const
 	k.name_len = (uint32_t)snprintf(k.name, sizeof(k.name), "%s", name);
 	if (k.name_len >= sizeof(k.name))
 		k.name_len = sizeof(k.name) - 1;
-	kq_push(r, &k);
+	pipeline_kq_push(r, &k);
 }
 
 /* ---- draining the rings ---- */
@@ -660,141 +675,5 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 	}
 	f->tail++;
 	r->order.pending++;
-	return 0;
-}
-
-void pipeline_queue_counter(struct pipeline *pl, uint64_t key, uint32_t kind, uint32_t instance,
-			    uint64_t value)
-{
-	struct kq_item k = { .key = key, .type = KQ_COUNTER, .kind = kind, .instance = instance,
-			     .value = value };
-
-	kq_push(pl, &k);
-}
-
-void pipeline_queue_drop(struct pipeline *pl, uint64_t key, uint32_t ring, uint64_t count)
-{
-	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_RING_RESERVE,
-			     .instance = ring, .value = count };
-
-	kq_push(pl, &k);
-}
-
-void pipeline_queue_kernel_drop(struct pipeline *pl, uint64_t key, uint32_t table,
-				uint64_t count)
-{
-	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_KERNEL_TABLE,
-			     .instance = table, .value = count };
-
-	kq_push(pl, &k);
-}
-
-void pipeline_queue_skipped(struct pipeline *pl, uint64_t key, uint32_t probe, uint64_t count)
-{
-	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_PROGRAM_SKIPPED,
-			     .instance = probe, .value = count };
-
-	if (probe >= PIPELINE_SKIPPED_MAX)
-		return;
-	pl->skipped[probe] += count;
-	kq_push(pl, &k);
-}
-
-void pipeline_queue_stacks_lost(struct pipeline *pl, uint64_t key, uint32_t instance,
-				uint64_t count)
-{
-	struct kq_item k = { .key = key, .type = KQ_DROP, .kind = KATRA_DROP_STACKS,
-			     .instance = instance, .value = count };
-
-	if (instance >= 2)
-		return;
-	pl->stacks_lost[instance] += count;
-	kq_push(pl, &k);
-}
-
-void pipeline_queue_losses(struct pipeline *pl, uint64_t key)
-{
-	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT; src++) {
-		uint64_t now = pl->em.st.evictions[src];
-		if (now == pl->loss_reported[src])
-			continue;
-		struct kq_item k = { .key = key, .type = KQ_DROP, .kind = src,
-				     .value = now - pl->loss_reported[src] };
-		pl->loss_reported[src] = now;
-		kq_push(pl, &k);
-	}
-	for (uint32_t i = 0; i < pl->nrings; i++)
-		if (pl->bad_by_ring[i] != pl->bad_reported[i]) {
-			pipeline_queue_drop(pl, key, i, pl->bad_by_ring[i] - pl->bad_reported[i]);
-			pl->bad_reported[i] = pl->bad_by_ring[i];
-		}
-}
-
-int pipeline_finish(struct pipeline *pl, uint64_t end_key, const uint64_t *ring_drops,
-		    const uint64_t *ktable_drops, struct katra_summary *s, struct katra_kind_count *kinds,
-		    struct katra_drop_count *drops, size_t cap_drops)
-{
-	struct kq_item end = { .key = end_key, .type = KQ_EPOCH, .kind = KATRA_EPOCH_CAPTURE_END };
-	size_t nk = 0, nd = 0;
-	int rc;
-
-	rc = pipeline_emit_until(pl, UINT64_MAX);
-	if (!rc)
-		rc = emit_close_open_spans(&pl->em, end_key);
-	/* what was lost on the way, as Drop events before the end */
-	pipeline_queue_losses(pl, end_key);
-	if (!rc)
-		rc = pipeline_emit_until(pl, UINT64_MAX);
-	if (!rc) {
-		end.name_len = (uint32_t)snprintf(end.name, sizeof(end.name), "capture end");
-		rc = emit_kq(pl, &end);
-	}
-	if (rc)
-		return rc;
-
-	memset(s, 0, sizeof(*s));
-	for (uint32_t k = 0; k < KATRA_KIND_COUNT; k++)
-		if (pl->em.st.by_kind[k])
-			kinds[nk++] = (struct katra_kind_count){ k, pl->em.st.by_kind[k] };
-	for (unsigned i = 0; i < pl->nrings && nd < cap_drops; i++)
-		if (ring_drops[i] + pl->bad_by_ring[i])
-			drops[nd++] = (struct katra_drop_count){ KATRA_DROP_RING_RESERVE, i,
-								 ring_drops[i] + pl->bad_by_ring[i] };
-	for (uint32_t src = 1; src < KATRA_DROP_SOURCE_COUNT && nd < cap_drops; src++) {
-		if (src == KATRA_DROP_KERNEL_TABLE) {
-			for (uint32_t t = 0; ktable_drops && t < KATRA_KTABLE_COUNT && nd < cap_drops; t++)
-				if (ktable_drops[t])
-					drops[nd++] = (struct katra_drop_count){ src, t, ktable_drops[t] };
-			continue;
-		}
-		if (src == KATRA_DROP_PROGRAM_SKIPPED) {
-			for (uint32_t i = 0; i < PIPELINE_SKIPPED_MAX && nd < cap_drops; i++)
-				if (pl->skipped[i])
-					drops[nd++] = (struct katra_drop_count){ src, i, pl->skipped[i] };
-			continue;
-		}
-		if (src == KATRA_DROP_STACKS) {
-			for (uint32_t i = 0; i < 2 && nd < cap_drops; i++)
-				if (pl->stacks_lost[i])
-					drops[nd++] = (struct katra_drop_count){ src, i,
-										 pl->stacks_lost[i] };
-			continue;
-		}
-		if (pl->em.st.evictions[src])
-			drops[nd++] = (struct katra_drop_count){ src, 0, pl->em.st.evictions[src] };
-	}
-	s->event_count = pl->em.st.events;
-	s->epoch_count = pl->em.st.epochs;
-	s->counter_count = pl->em.st.counters;
-	s->duration_ns = end_key > pl->em.start_mono ? end_key - pl->em.start_mono : 0;
-	s->events_by_kind = kinds;
-	s->events_by_kind_len = nk;
-	for (size_t i = 0; i < nd; i++)
-		s->dropped_events += drops[i].count;
-	s->drops = drops;
-	s->drops_len = nd;
-	s->inferred_events = pl->em.st.inferred;
-	s->processes_seen = pl->em.st.processes_seen;
-	s->threads_seen = pl->em.st.threads_seen;
 	return 0;
 }

@@ -64,6 +64,7 @@ struct pipeline {
 	bool generic_order;
 	uint64_t ends_in_place; /* combined syscalls' Ends written without the merge */
 	uint64_t uring_in_pair; /* io_uring items written between such a Begin and End */
+	uint64_t begins_apart;  /* Begins written in a run, their End behind another ring's head */
 };
 
 /* How long past a display event delivered the release waits for the next
@@ -99,6 +100,10 @@ void pipeline_end_at(struct pipeline *pl, uint64_t key);
 int pipeline_emit_until(struct pipeline *pl, uint64_t limit);
 
 void pipeline_queue_epoch(struct pipeline *pl, uint64_t key, uint32_t kind, const char *name);
+/* A Katra record into the queue, in key order (what the calls below use),
+ * and one written now. */
+void pipeline_kq_push(struct pipeline *pl, const struct kq_item *k);
+int pipeline_emit_kq(struct pipeline *pl, const struct kq_item *k);
 /* KATRA_COUNTER_EVENTS_RECORDED takes its value when written. */
 void pipeline_queue_counter(struct pipeline *pl, uint64_t key, uint32_t kind, uint32_t instance,
 			    uint64_t value);
