@@ -284,14 +284,13 @@ static __always_inline struct pt_regs *katra_current_pt_regs(void)
 	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 }
 
-static __always_inline bool katra_in_task(const void *args)
+/* katra_in_task() where the caller has current's task->stack (lo). */
+static __always_inline bool katra_in_task_of(__u64 lo, const void *args)
 {
-	__u64 lo, hi, at = (__u64)args;
+	__u64 hi = lo + KATRA_THREAD_SIZE, at = (__u64)args;
 	struct pt_regs *regs;
 	long orig_ax = -1;
 
-	lo = katra_current_stack();
-	hi = lo + KATRA_THREAD_SIZE;
 	/* two comparisons, never arithmetic on the pointer (which the verifier
 	 * refuses): the empty asm keeps clang from folding them into one */
 	asm volatile("" : "+r"(hi));
@@ -303,6 +302,11 @@ static __always_inline bool katra_in_task(const void *args)
 	bpf_probe_read_kernel(&orig_ax, sizeof(orig_ax),
 			      (void *)(katra_user_regs(lo) + bpf_core_field_offset(struct pt_regs, orig_ax)));
 	return orig_ax != -1;
+}
+
+static __always_inline bool katra_in_task(const void *args)
+{
+	return katra_in_task_of(katra_current_stack(), args);
 }
 
 static __always_inline bool katra_tracked(__u32 tgid)

@@ -40,7 +40,7 @@ static __always_inline int on_create(__s32 fd, __u64 ctx, __u32 sq, __u32 cq, __
 	e->flags = flags;
 	katra_submit(rb, e, cpu);
 out:
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's (never faultable) */
 	return 0;
 }
 
@@ -90,8 +90,10 @@ static __always_inline void known_ring(__u64 key, __u32 tgid, __u32 cpu)
  * it), so that record comes in key order before what the call stages, not
  * after it (user space then inserted it before them in its FIFO).  Only
  * where the exit writes the whole record (decoded), and where this probe
- * owns the CPU (the caller's `own`). */
-static __always_inline void place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
+ * owns the CPU (the caller's `own`).  Returns the room for the submission's
+ * own record, right after the place (one staging call for both), or NULL:
+ * no place taken here (it is staged as any other record). */
+static __always_inline void *place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 {
 	struct katra_cpu_slot *p = PEND_SLOT(cpu);
 	__u64 *w = PLACE_OF(cpu), enter = p->enter_ts;
@@ -101,21 +103,23 @@ static __always_inline void place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != (__u32)pid_tgid ||
 	    p->nr != KATRA_NR_IO_URING_ENTER || p->sc_flags ||
 	    !(decoded_nrs[KATRA_NR_IO_URING_ENTER >> 6] & (1ull << (KATRA_NR_IO_URING_ENTER & 63))))
-		return;
+		return NULL;
 	if (w[0] && w[2] == enter && w[1] == STAGE_GEN(cpu))
-		return; /* taken in this batch already */
-	/* room asked for the submission and its completion too, so that a
-	 * batch leaving between them and the exit seldom makes the place a
-	 * hole; theirs is given back, for them to take */
-	off = katra_stage_room(cpu, sizeof(*h) + 2 * sizeof(struct katra_ev_uring_submit), 0,
+		return NULL; /* taken in this batch already */
+	/* room asked for a completion too, so that a batch leaving between the
+	 * submission and the exit seldom makes the place a hole; it is given
+	 * back, for the completion to take.  The batch's key is the enter's
+	 * (before the submission's own) */
+	off = katra_stage_room(cpu, sizeof(*h) + 2 * sizeof(struct katra_ev_uring_submit), 1,
 			       enter, ts);
-	STAGE_OF(cpu)->bytes = off + sizeof(*h);
+	STAGE_OF(cpu)->bytes = off + sizeof(*h) + sizeof(struct katra_ev_uring_submit);
 	h = (void *)((__u8 *)STAGE_OF(cpu) + sizeof(struct katra_ev_batch) +
 		     katra_bound(off, KATRA_STAGE_BYTES - 1));
 	katra_head(&h->head, KATRA_EV_HOLE, cpu, pid_tgid, enter);
 	w[0] = off + 1;
 	w[1] = STAGE_GEN(cpu);
 	w[2] = enter;
+	return h + 1;
 }
 
 /* btf: req is a BTF pointer (tp_btf: its fields are plain loads, not a
@@ -137,10 +141,10 @@ static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 	known_ring(key, tgid, cpu);
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
-	if (own)
-		place_call(cpu, pid_tgid, ts);
+	e = own ? place_call(cpu, pid_tgid, ts) : NULL;
 	/* staged when this probe owns the CPU (common.bpf.h), else the ring */
-	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
+	if (!e)
+		e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);
 	e->ctx = key;
 	e->req = (__u64)req;
@@ -156,7 +160,7 @@ static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 		e->sq_thread = BPF_CORE_READ(ctx, flags) & IORING_SETUP_SQPOLL_ ? 1 : 0;
 	}
 	katra_put_done(e, cpu, own, sizeof(*e), 1);
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's (never faultable) */
 	return 0;
 }
 
@@ -190,12 +194,15 @@ int BPF_PROG(raw_io_uring_submit_sqe, struct io_kiocb *req)
 static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, __u64 user_data, __s32 res,
 				       __u32 cflags)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	/* the task once (one helper call): its ids and its stack are loads */
+	struct task_struct *cur = have_task_btf ? bpf_get_current_task_btf() : NULL;
+	__u64 pid_tgid = cur ? (__u64)cur->tgid << 32 | (__u32)cur->pid : bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, owner, cpu, *o;
 	struct katra_ev_uring_complete *e, scratch;
 	/* a traced thread completing in its own context (an interrupt's
 	 * completion is not the running thread's) */
-	bool mine = katra_tracked(tgid) && katra_in_task(args);
+	bool mine = katra_tracked(tgid) &&
+		    katra_in_task_of(cur ? (__u64)cur->stack : katra_current_stack(), args);
 	bool own;
 	__u64 ts;
 
@@ -222,7 +229,7 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 	e->owner_tgid = owner;
 	e->pad = 0;
 	katra_put_done(e, cpu, own, sizeof(*e), 1);
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's (never faultable) */
 	return 0;
 }
 
