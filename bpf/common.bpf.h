@@ -392,9 +392,15 @@ static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
  * staging_on is set by user space after load once it has run the flush
  * program on a CPU: a kernel that cannot (no test run of raw_tp on a CPU,
  * before 5.10) keeps every record on the direct path. */
-#define KATRA_STAGE_BYTES  1024 /* a batch, header included */
-#define KATRA_STAGE_STRIDE 1280 /* per CPU: the slack keeps every write in bounds */
+#define KATRA_STAGE_BYTES  4096 /* a batch, header included, at most */
+#define KATRA_STAGE_STRIDE 4352 /* per CPU: the slack keeps every write in bounds */
 #define KATRA_STAGE_AGE_NS 1000000ull
+/* The batch's size here, set by the loader: KATRA_STAGE_BYTES, or a quarter
+ * of a smaller ring's (--buffer-size 4K: 1024).  A batch leaves as one
+ * bpf_ringbuf_output (a ~1 KiB one cost a round of benchwl uring ~20 ns when
+ * it left every 3 rounds: 4 KiB leaves every 15).  At least 1024, so that
+ * the largest room asked (place_call's) fits an empty batch. */
+extern const volatile __u32 stage_limit;
 extern __u64 stage_words[KATRA_MAX_CPUS * (KATRA_STAGE_STRIDE / 8)];
 extern __u32 staging_on;
 #define STAGE_OF(cpu)                                                                          \

@@ -158,6 +158,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 			p->skel->rodata->decoded_nrs[nr / 64] |= 1ull << (nr % 64);
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
+	if (p->ring_bytes / 4 < p->skel->rodata->stage_limit) /* a batch: a quarter ring at most */
+		p->skel->rodata->stage_limit = p->ring_bytes / 4;
 	p->max_tgids = opts->max_tgids;
 	p->detach_pause_ms = opts->detach_pause_ms;
 	p->select = opts->select;
