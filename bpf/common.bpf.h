@@ -284,8 +284,15 @@ static __always_inline struct pt_regs *katra_current_pt_regs(void)
 	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 }
 
-/* katra_in_task() where the caller has current's task->stack (lo). */
-static __always_inline bool katra_in_task_of(__u64 lo, const void *args)
+/* katra_in_task() where the caller has current's task->stack (lo).  cast
+ * (a constant; only in syscalls.bpf.c's object, the one that may name the
+ * bpf_rdonly_cast() kfunc, see io_uring.bpf.h): the user registers are read
+ * where the range check assumes them, at the top of that KATRA_THREAD_SIZE
+ * stack (katra_user_regs: task_pt_regs() there), as a BTF pointer the
+ * verifier makes with a register move, so orig_ax is one inline load (the
+ * top of a live task's stack is always mapped), not a bpf_task_pt_regs()
+ * helper call. */
+static __always_inline bool katra_in_task_of(__u64 lo, const void *args, bool cast)
 {
 	__u64 hi = lo + KATRA_THREAD_SIZE, at = (__u64)args;
 	struct pt_regs *regs;
@@ -296,6 +303,11 @@ static __always_inline bool katra_in_task_of(__u64 lo, const void *args)
 	asm volatile("" : "+r"(hi));
 	if (!(at >= lo && at < hi))
 		return false;
+	if (cast && have_rdonly_cast) {
+		regs = bpf_rdonly_cast((void *)katra_user_regs(lo),
+				       bpf_core_type_id_kernel(struct pt_regs));
+		return (long)regs->orig_ax != -1;
+	}
 	regs = katra_current_pt_regs();
 	if (regs)
 		return (long)regs->orig_ax != -1;
@@ -306,7 +318,7 @@ static __always_inline bool katra_in_task_of(__u64 lo, const void *args)
 
 static __always_inline bool katra_in_task(const void *args)
 {
-	return katra_in_task_of(katra_current_stack(), args);
+	return katra_in_task_of(katra_current_stack(), args, false);
 }
 
 static __always_inline bool katra_tracked(__u32 tgid)
@@ -421,12 +433,12 @@ static __always_inline bool katra_owns_cpu(__u32 cpu)
  * (the rest is padding): every commit reads it, user space writes it only
  * when its drain goes to sleep or wakes. */
 extern __u32 consumer_wake[16];
-/* io_uring (io_uring.bpf.c, known_ring): the ring table's generation,
+/* io_uring (io_uring.bpf.h, known_ring): the ring table's generation,
  * bumped by user space after it deletes entries (a line of its own, read by
  * every submit), and per CPU (8 words each, a line) the ring its last
  * submit found in the table and the generation then (words 0, 1); words
  * 2-4 (PLACE_OF): the place taken in the staging area for the combined
- * record of the io_uring_enter under way on this CPU (io_uring.bpf.c,
+ * record of the io_uring_enter under way on this CPU (io_uring.bpf.h,
  * place_call): offset + 1 (0: none), the STAGE_GEN then, its enter time. */
 extern __u64 uring_gen[8];
 extern __u64 uring_seen[KATRA_MAX_CPUS * 8];

@@ -415,7 +415,7 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 		}
 	}
 	/* after the deletions: the submits' per-CPU caches of rings in the
-	 * table (io_uring.bpf.c, known_ring) ask the table again */
+	 * table (io_uring.bpf.h, known_ring) ask the table again */
 	if (deleted)
 		__atomic_fetch_add(&p->skel->bss->uring_gen[0], 1, __ATOMIC_SEQ_CST);
 	/* its Wine syscall frame's place (--stacks): a reused tgid reads none */

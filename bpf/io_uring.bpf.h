@@ -1,7 +1,16 @@
-// SPDX-License-Identifier: GPL-2.0-only
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* io_uring: ring creation, request submission and completion.  Rings touched
  * by a tracked process are remembered, so completions posted from another
- * context (io-wq worker, SQPOLL thread, interrupt) are still written. */
+ * context (io-wq worker, SQPOLL thread, interrupt) are still written.
+ *
+ * Compiled with the syscall programs (included at the end of
+ * syscalls.bpf.c, one object): the completion's in-task check reads the
+ * user registers through the bpf_rdonly_cast() kfunc, which fd_identity
+ * uses there too, and libbpf 1.1's linker refuses one kfunc's extern in two
+ * objects ("failed to resolve size of underlying type"). */
+#ifndef KATRA_IO_URING_BPF_H
+#define KATRA_IO_URING_BPF_H
+
 #include "common.bpf.h"
 
 #define IORING_SETUP_SQPOLL_ (1u << 1)
@@ -115,7 +124,9 @@ static __always_inline void *place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 	STAGE_OF(cpu)->bytes = off + sizeof(*h) + sizeof(struct katra_ev_uring_submit);
 	h = (void *)((__u8 *)STAGE_OF(cpu) + sizeof(struct katra_ev_batch) +
 		     katra_bound(off, KATRA_STAGE_BYTES - 1));
-	katra_head(&h->head, KATRA_EV_HOLE, cpu, pid_tgid, enter);
+	/* user space reads a hole's type alone (it skips its size); the exit
+	 * that fills the place writes the whole head */
+	h->head.type = KATRA_EV_HOLE;
 	w[0] = off + 1;
 	w[1] = STAGE_GEN(cpu);
 	w[2] = enter;
@@ -200,9 +211,14 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 	__u32 tgid = pid_tgid >> 32, owner, cpu, *o;
 	struct katra_ev_uring_complete *e, scratch;
 	/* a traced thread completing in its own context (an interrupt's
-	 * completion is not the running thread's) */
+	 * completion is not the running thread's: t_uring_irq).  Not asked of
+	 * the CPU slot (the thread inside its io_uring_enter), which would save
+	 * the registers' load but is not exact: an enter whose exit was not
+	 * seen (sys_exit is detached before sys_enter) stays there until the
+	 * thread's next syscall or switch-out, and an interrupt taken from
+	 * user space meanwhile would be blamed on the thread */
 	bool mine = katra_tracked(tgid) &&
-		    katra_in_task_of(cur ? (__u64)cur->stack : katra_current_stack(), args);
+		    katra_in_task_of(cur ? (__u64)cur->stack : katra_current_stack(), args, true);
 	bool own;
 	__u64 ts;
 
@@ -287,3 +303,5 @@ int raw_io_uring_cqe_overflow(__u64 *ctx)
 {
 	return overflow_args(ctx);
 }
+
+#endif /* KATRA_IO_URING_BPF_H */
