@@ -404,14 +404,17 @@ static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
  * staging_on is set by user space after load once it has run the flush
  * program on a CPU: a kernel that cannot (no test run of raw_tp on a CPU,
  * before 5.10) keeps every record on the direct path. */
-#define KATRA_STAGE_BYTES  4096 /* a batch, header included, at most */
-#define KATRA_STAGE_STRIDE 4352 /* per CPU: the slack keeps every write in bounds */
+#define KATRA_STAGE_BYTES  2048 /* a batch, header included, at most */
+#define KATRA_STAGE_STRIDE 2304 /* per CPU: the slack keeps every write in bounds */
 #define KATRA_STAGE_AGE_NS 1000000ull
 /* The batch's size here, set by the loader: KATRA_STAGE_BYTES, or a quarter
  * of a smaller ring's (--buffer-size 4K: 1024).  A batch leaves as one
- * bpf_ringbuf_output (a ~1 KiB one cost a round of benchwl uring ~20 ns when
- * it left every 3 rounds: 4 KiB leaves every 15).  At least 1024, so that
- * the largest room asked (place_call's) fits an empty batch. */
+ * bpf_ringbuf_output (the ring's lock, the copy, a query): a 1 KiB batch
+ * left every 3 rounds of benchwl uring (256 bytes a round), 2 KiB every 7.
+ * Not more: .bss is one array map value, which Linux 5.10 caps at
+ * KMALLOC_MAX_SIZE (4 MiB: E2BIG), and the staging areas of 1,024 possible
+ * CPUs are most of it (2.3 of 3.4 MiB).  At least 1024, so that the largest
+ * room asked (place_call's) fits an empty batch. */
 extern const volatile __u32 stage_limit;
 extern __u64 stage_words[KATRA_MAX_CPUS * (KATRA_STAGE_STRIDE / 8)];
 extern __u32 staging_on;
