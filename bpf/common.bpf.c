@@ -5,6 +5,7 @@
 const volatile bool follow_children = true;
 const volatile bool record_paths = false;
 const volatile __u32 wakeup_bytes = 1 << 19;
+const volatile __u32 stage_limit = KATRA_STAGE_BYTES;
 const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
 const volatile bool select_all = true;
 const volatile __u64 selected_nrs[KATRA_NR_LIMIT / 64];
@@ -39,7 +40,7 @@ __noinline __u32 katra_stage_room(__u32 cpu, __u32 size, __u32 nevents, __u64 ke
 	struct katra_ev_batch *b = STAGE_OF(cpu);
 	__u32 used = b->bytes;
 
-	if (used && (used + size > KATRA_STAGE_BYTES - sizeof(*b) ||
+	if (used && (used + size > stage_limit - sizeof(*b) ||
 		     now - b->head.ts > KATRA_STAGE_AGE_NS)) {
 		katra_stage_flush(cpu);
 		used = 0;

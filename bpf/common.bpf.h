@@ -284,25 +284,41 @@ static __always_inline struct pt_regs *katra_current_pt_regs(void)
 	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 }
 
-static __always_inline bool katra_in_task(const void *args)
+/* katra_in_task() where the caller has current's task->stack (lo).  cast
+ * (a constant; only in syscalls.bpf.c's object, the one that may name the
+ * bpf_rdonly_cast() kfunc, see io_uring.bpf.h): the user registers are read
+ * where the range check assumes them, at the top of that KATRA_THREAD_SIZE
+ * stack (katra_user_regs: task_pt_regs() there), as a BTF pointer the
+ * verifier makes with a register move, so orig_ax is one inline load (the
+ * top of a live task's stack is always mapped), not a bpf_task_pt_regs()
+ * helper call. */
+static __always_inline bool katra_in_task_of(__u64 lo, const void *args, bool cast)
 {
-	__u64 lo, hi, at = (__u64)args;
+	__u64 hi = lo + KATRA_THREAD_SIZE, at = (__u64)args;
 	struct pt_regs *regs;
 	long orig_ax = -1;
 
-	lo = katra_current_stack();
-	hi = lo + KATRA_THREAD_SIZE;
 	/* two comparisons, never arithmetic on the pointer (which the verifier
 	 * refuses): the empty asm keeps clang from folding them into one */
 	asm volatile("" : "+r"(hi));
 	if (!(at >= lo && at < hi))
 		return false;
+	if (cast && have_rdonly_cast) {
+		regs = bpf_rdonly_cast((void *)katra_user_regs(lo),
+				       bpf_core_type_id_kernel(struct pt_regs));
+		return (long)regs->orig_ax != -1;
+	}
 	regs = katra_current_pt_regs();
 	if (regs)
 		return (long)regs->orig_ax != -1;
 	bpf_probe_read_kernel(&orig_ax, sizeof(orig_ax),
 			      (void *)(katra_user_regs(lo) + bpf_core_field_offset(struct pt_regs, orig_ax)));
 	return orig_ax != -1;
+}
+
+static __always_inline bool katra_in_task(const void *args)
+{
+	return katra_in_task_of(katra_current_stack(), args, false);
 }
 
 static __always_inline bool katra_tracked(__u32 tgid)
@@ -388,9 +404,18 @@ static __always_inline void katra_submit(void *rb, void *e, __u32 cpu)
  * staging_on is set by user space after load once it has run the flush
  * program on a CPU: a kernel that cannot (no test run of raw_tp on a CPU,
  * before 5.10) keeps every record on the direct path. */
-#define KATRA_STAGE_BYTES  1024 /* a batch, header included */
-#define KATRA_STAGE_STRIDE 1280 /* per CPU: the slack keeps every write in bounds */
+#define KATRA_STAGE_BYTES  2048 /* a batch, header included, at most */
+#define KATRA_STAGE_STRIDE 2304 /* per CPU: the slack keeps every write in bounds */
 #define KATRA_STAGE_AGE_NS 1000000ull
+/* The batch's size here, set by the loader: KATRA_STAGE_BYTES, or a quarter
+ * of a smaller ring's (--buffer-size 4K: 1024).  A batch leaves as one
+ * bpf_ringbuf_output (the ring's lock, the copy, a query): a 1 KiB batch
+ * left every 3 rounds of benchwl uring (256 bytes a round), 2 KiB every 7.
+ * Not more: .bss is one array map value, which Linux 5.10 caps at
+ * KMALLOC_MAX_SIZE (4 MiB: E2BIG), and the staging areas of 1,024 possible
+ * CPUs are most of it (2.3 of 3.4 MiB).  At least 1024, so that the largest
+ * room asked (place_call's) fits an empty batch. */
+extern const volatile __u32 stage_limit;
 extern __u64 stage_words[KATRA_MAX_CPUS * (KATRA_STAGE_STRIDE / 8)];
 extern __u32 staging_on;
 #define STAGE_OF(cpu)                                                                          \
@@ -411,12 +436,12 @@ static __always_inline bool katra_owns_cpu(__u32 cpu)
  * (the rest is padding): every commit reads it, user space writes it only
  * when its drain goes to sleep or wakes. */
 extern __u32 consumer_wake[16];
-/* io_uring (io_uring.bpf.c, known_ring): the ring table's generation,
+/* io_uring (io_uring.bpf.h, known_ring): the ring table's generation,
  * bumped by user space after it deletes entries (a line of its own, read by
  * every submit), and per CPU (8 words each, a line) the ring its last
  * submit found in the table and the generation then (words 0, 1); words
  * 2-4 (PLACE_OF): the place taken in the staging area for the combined
- * record of the io_uring_enter under way on this CPU (io_uring.bpf.c,
+ * record of the io_uring_enter under way on this CPU (io_uring.bpf.h,
  * place_call): offset + 1 (0: none), the STAGE_GEN then, its enter time. */
 extern __u64 uring_gen[8];
 extern __u64 uring_seen[KATRA_MAX_CPUS * 8];

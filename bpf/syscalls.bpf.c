@@ -496,7 +496,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf, bo
 	}
 	/* combined (Begin + End) when the enter is still in this CPU's slot;
 	 * an io_uring_enter's into the place its first submission took for it
-	 * (io_uring.bpf.c, place_call) */
+	 * (io_uring.bpf.h, place_call) */
 	e = mine && own && nr == KATRA_NR_IO_URING_ENTER ? placed(cpu, p->enter_ts) : NULL;
 	if (!e)
 		e = katra_put(&scratch, cpu, own, sizeof(*e), mine ? 2 : 1, mine ? p->enter_ts : ts,
@@ -570,3 +570,5 @@ int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 
 /* per-syscall attach for -e: fentry/fexit on the same bodies */
 #include "syscalls_fn.bpf.h"
+/* io_uring's programs, in this object (see there) */
+#include "io_uring.bpf.h"

@@ -158,6 +158,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 			p->skel->rodata->decoded_nrs[nr / 64] |= 1ull << (nr % 64);
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
+	if (p->ring_bytes / 4 < p->skel->rodata->stage_limit) /* a batch: a quarter ring at most */
+		p->skel->rodata->stage_limit = p->ring_bytes / 4;
 	p->max_tgids = opts->max_tgids;
 	p->detach_pause_ms = opts->detach_pause_ms;
 	p->select = opts->select;
@@ -413,7 +415,7 @@ void katra_probes_forget_process(struct katra_probes *p, uint32_t tgid)
 		}
 	}
 	/* after the deletions: the submits' per-CPU caches of rings in the
-	 * table (io_uring.bpf.c, known_ring) ask the table again */
+	 * table (io_uring.bpf.h, known_ring) ask the table again */
 	if (deleted)
 		__atomic_fetch_add(&p->skel->bss->uring_gen[0], 1, __ATOMIC_SEQ_CST);
 	/* its Wine syscall frame's place (--stacks): a reused tgid reads none */

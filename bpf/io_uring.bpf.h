@@ -1,7 +1,16 @@
-// SPDX-License-Identifier: GPL-2.0-only
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* io_uring: ring creation, request submission and completion.  Rings touched
  * by a tracked process are remembered, so completions posted from another
- * context (io-wq worker, SQPOLL thread, interrupt) are still written. */
+ * context (io-wq worker, SQPOLL thread, interrupt) are still written.
+ *
+ * Compiled with the syscall programs (included at the end of
+ * syscalls.bpf.c, one object): the completion's in-task check reads the
+ * user registers through the bpf_rdonly_cast() kfunc, which fd_identity
+ * uses there too, and libbpf 1.1's linker refuses one kfunc's extern in two
+ * objects ("failed to resolve size of underlying type"). */
+#ifndef KATRA_IO_URING_BPF_H
+#define KATRA_IO_URING_BPF_H
+
 #include "common.bpf.h"
 
 #define IORING_SETUP_SQPOLL_ (1u << 1)
@@ -40,7 +49,7 @@ static __always_inline int on_create(__s32 fd, __u64 ctx, __u32 sq, __u32 cq, __
 	e->flags = flags;
 	katra_submit(rb, e, cpu);
 out:
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's (never faultable) */
 	return 0;
 }
 
@@ -90,8 +99,10 @@ static __always_inline void known_ring(__u64 key, __u32 tgid, __u32 cpu)
  * it), so that record comes in key order before what the call stages, not
  * after it (user space then inserted it before them in its FIFO).  Only
  * where the exit writes the whole record (decoded), and where this probe
- * owns the CPU (the caller's `own`). */
-static __always_inline void place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
+ * owns the CPU (the caller's `own`).  Returns the room for the submission's
+ * own record, right after the place (one staging call for both), or NULL:
+ * no place taken here (it is staged as any other record). */
+static __always_inline void *place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 {
 	struct katra_cpu_slot *p = PEND_SLOT(cpu);
 	__u64 *w = PLACE_OF(cpu), enter = p->enter_ts;
@@ -101,21 +112,25 @@ static __always_inline void place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != (__u32)pid_tgid ||
 	    p->nr != KATRA_NR_IO_URING_ENTER || p->sc_flags ||
 	    !(decoded_nrs[KATRA_NR_IO_URING_ENTER >> 6] & (1ull << (KATRA_NR_IO_URING_ENTER & 63))))
-		return;
+		return NULL;
 	if (w[0] && w[2] == enter && w[1] == STAGE_GEN(cpu))
-		return; /* taken in this batch already */
-	/* room asked for the submission and its completion too, so that a
-	 * batch leaving between them and the exit seldom makes the place a
-	 * hole; theirs is given back, for them to take */
-	off = katra_stage_room(cpu, sizeof(*h) + 2 * sizeof(struct katra_ev_uring_submit), 0,
+		return NULL; /* taken in this batch already */
+	/* room asked for a completion too, so that a batch leaving between the
+	 * submission and the exit seldom makes the place a hole; it is given
+	 * back, for the completion to take.  The batch's key is the enter's
+	 * (before the submission's own) */
+	off = katra_stage_room(cpu, sizeof(*h) + 2 * sizeof(struct katra_ev_uring_submit), 1,
 			       enter, ts);
-	STAGE_OF(cpu)->bytes = off + sizeof(*h);
+	STAGE_OF(cpu)->bytes = off + sizeof(*h) + sizeof(struct katra_ev_uring_submit);
 	h = (void *)((__u8 *)STAGE_OF(cpu) + sizeof(struct katra_ev_batch) +
 		     katra_bound(off, KATRA_STAGE_BYTES - 1));
-	katra_head(&h->head, KATRA_EV_HOLE, cpu, pid_tgid, enter);
+	/* user space reads a hole's type alone (it skips its size); the exit
+	 * that fills the place writes the whole head */
+	h->head.type = KATRA_EV_HOLE;
 	w[0] = off + 1;
 	w[1] = STAGE_GEN(cpu);
 	w[2] = enter;
+	return h + 1;
 }
 
 /* btf: req is a BTF pointer (tp_btf: its fields are plain loads, not a
@@ -137,10 +152,10 @@ static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 	known_ring(key, tgid, cpu);
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
-	if (own)
-		place_call(cpu, pid_tgid, ts);
+	e = own ? place_call(cpu, pid_tgid, ts) : NULL;
 	/* staged when this probe owns the CPU (common.bpf.h), else the ring */
-	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
+	if (!e)
+		e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);
 	katra_head(&e->head, KATRA_EV_URING_SUBMIT, cpu, pid_tgid, ts);
 	e->ctx = key;
 	e->req = (__u64)req;
@@ -156,7 +171,7 @@ static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 		e->sq_thread = BPF_CORE_READ(ctx, flags) & IORING_SETUP_SQPOLL_ ? 1 : 0;
 	}
 	katra_put_done(e, cpu, own, sizeof(*e), 1);
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's (never faultable) */
 	return 0;
 }
 
@@ -190,12 +205,20 @@ int BPF_PROG(raw_io_uring_submit_sqe, struct io_kiocb *req)
 static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, __u64 user_data, __s32 res,
 				       __u32 cflags)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	/* the task once (one helper call): its ids and its stack are loads */
+	struct task_struct *cur = have_task_btf ? bpf_get_current_task_btf() : NULL;
+	__u64 pid_tgid = cur ? (__u64)cur->tgid << 32 | (__u32)cur->pid : bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, owner, cpu, *o;
 	struct katra_ev_uring_complete *e, scratch;
 	/* a traced thread completing in its own context (an interrupt's
-	 * completion is not the running thread's) */
-	bool mine = katra_tracked(tgid) && katra_in_task(args);
+	 * completion is not the running thread's: t_uring_irq).  Not asked of
+	 * the CPU slot (the thread inside its io_uring_enter), which would save
+	 * the registers' load but is not exact: an enter whose exit was not
+	 * seen (sys_exit is detached before sys_enter) stays there until the
+	 * thread's next syscall or switch-out, and an interrupt taken from
+	 * user space meanwhile would be blamed on the thread */
+	bool mine = katra_tracked(tgid) &&
+		    katra_in_task_of(cur ? (__u64)cur->stack : katra_current_stack(), args, true);
 	bool own;
 	__u64 ts;
 
@@ -222,7 +245,7 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 	e->owner_tgid = owner;
 	e->pad = 0;
 	katra_put_done(e, cpu, own, sizeof(*e), 1);
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's (never faultable) */
 	return 0;
 }
 
@@ -280,3 +303,5 @@ int raw_io_uring_cqe_overflow(__u64 *ctx)
 {
 	return overflow_args(ctx);
 }
+
+#endif /* KATRA_IO_URING_BPF_H */
