@@ -423,11 +423,17 @@ extern __u64 uring_seen[KATRA_MAX_CPUS * 8];
 #define KATRA_NR_IO_URING_ENTER 426
 #define PLACE_OF(cpu) (&uring_seen[katra_bound(cpu, KATRA_MAX_CPUS - 1) * 8 + 2])
 
+/* Per CPU (a cache line each): the producer position of its ring at which
+ * the consumer's marker wants its wakeup, 0 for none; set by the marker at
+ * each mark, cleared by the commit that wakes it (drain/drain.h). */
+extern __u64 mark_wake[KATRA_MAX_CPUS * 8];
+#define MARK_WAKE_OF(cpu) (&mark_wake[katra_bound(cpu, KATRA_MAX_CPUS - 1) * 8])
+
 /* The wakeup flags for a commit to ring rb of this CPU (see katra_submit). */
 static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
 {
 	struct katra_cpu_slot *s;
-	__u64 flags = BPF_RB_NO_WAKEUP, avail;
+	__u64 flags = BPF_RB_NO_WAKEUP, avail, at;
 
 	if (*(volatile __u32 *)&consumer_wake[0]) {
 		consumer_wake[0] = 0;
@@ -440,6 +446,11 @@ static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
 			if (avail >= wakeup_bytes && s->wake_avail < wakeup_bytes)
 				flags = BPF_RB_FORCE_WAKEUP;
 			s->wake_avail = avail;
+			at = *(volatile __u64 *)MARK_WAKE_OF(cpu);
+			if (at && bpf_ringbuf_query(rb, BPF_RB_PROD_POS) >= at) {
+				*MARK_WAKE_OF(cpu) = 0;
+				flags = BPF_RB_FORCE_WAKEUP;
+			}
 		}
 	}
 	return flags;
