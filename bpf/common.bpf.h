@@ -69,6 +69,13 @@ extern __u64 forked_bits[KATRA_PID_LIMIT / 64];
  * after its usual wait, since what it reads of a new process in /proc (its
  * Windows image, its libraries) is gone once a short one exits. */
 extern __u64 task_news[8];
+/* The consumer's sleep: user space sets consumer_wake[0] before its drain
+ * sleeps because nothing flows, and katra_set_tracked() sets it where
+ * task_news moves; the first commit to any ring that sees it set clears it
+ * and wakes the rings' pollers.  A cache line of its own (the rest is
+ * padding): every commit reads it; it is written only when the drain goes
+ * to sleep or wakes and when a process begins to be tracked. */
+extern __u32 consumer_wake[16];
 
 /* One ring per possible CPU.  The inner template's size and the outer size are
  * set by the loader; it also creates the rings and fills the array. */
@@ -322,6 +329,9 @@ static __always_inline void katra_set_tracked(__u32 tgid, bool on)
 	if (on && !(forked_bits[i] & bit)) {
 		__sync_fetch_and_add(&forked_bits[i], bit);
 		__sync_fetch_and_add(&task_news[0], 1);
+		/* the next commit wakes the capture loop, which then reads at
+		 * once (a short process's /proc is gone soon) */
+		consumer_wake[0] = 1;
 	}
 	/* untracking is user space's (after the process's last exit) */
 }
@@ -405,12 +415,6 @@ static __always_inline bool katra_owns_cpu(__u32 cpu)
 	return *(volatile __u32 *)&PEND_SLOT(cpu)->busy == 1;
 }
 
-/* The consumer's sleep: user space sets consumer_wake[0] before its drain
- * sleeps because nothing flows; the first commit to any ring that sees it
- * set clears it and wakes the rings' pollers.  A cache line of its own
- * (the rest is padding): every commit reads it, user space writes it only
- * when its drain goes to sleep or wakes. */
-extern __u32 consumer_wake[16];
 /* io_uring (io_uring.bpf.c, known_ring): the ring table's generation,
  * bumped by user space after it deletes entries (a line of its own, read by
  * every submit), and per CPU (8 words each, a line) the ring its last
