@@ -481,6 +481,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	katra_record_split_losses(res, s.drops, s.drops_len);
 	res->duration_ns = s.duration_ns;
 	katra_record_take_emit_stats(res, &r->pl.em.st);
+	res->forced = r->pl.forced;
 	memcpy(res->by_kind, r->pl.em.st.by_kind, sizeof(res->by_kind));
 	res->probes_attached = (unsigned)na;
 	res->probes_failed = (unsigned)nf;
