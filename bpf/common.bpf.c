@@ -22,6 +22,7 @@ __u32 consumer_wake[16] __attribute__((aligned(64)));
 __u64 task_news[8] __attribute__((aligned(64)));
 __u64 uring_gen[8] __attribute__((aligned(64)));
 __u64 uring_seen[KATRA_MAX_CPUS * 8] __attribute__((aligned(64)));
+__u64 mark_wake[KATRA_MAX_CPUS * 8] __attribute__((aligned(64)));
 __u64 ktable_drops[KTABLE_COUNT];
 const volatile bool exit_has_group_dead;
 const volatile bool switch_has_prev_state = true;

@@ -69,6 +69,13 @@ extern __u64 forked_bits[KATRA_PID_LIMIT / 64];
  * after its usual wait, since what it reads of a new process in /proc (its
  * Windows image, its libraries) is gone once a short one exits. */
 extern __u64 task_news[8];
+/* The consumer's sleep: user space sets consumer_wake[0] before its drain
+ * sleeps because nothing flows, and katra_set_tracked() sets it where
+ * task_news moves; the first commit to any ring that sees it set clears it
+ * and wakes the rings' pollers.  A cache line of its own (the rest is
+ * padding): every commit reads it; it is written only when the drain goes
+ * to sleep or wakes and when a process begins to be tracked. */
+extern __u32 consumer_wake[16];
 
 /* One ring per possible CPU.  The inner template's size and the outer size are
  * set by the loader; it also creates the rings and fills the array. */
@@ -338,6 +345,9 @@ static __always_inline void katra_set_tracked(__u32 tgid, bool on)
 	if (on && !(forked_bits[i] & bit)) {
 		__sync_fetch_and_add(&forked_bits[i], bit);
 		__sync_fetch_and_add(&task_news[0], 1);
+		/* the next commit wakes the capture loop, which then reads at
+		 * once (a short process's /proc is gone soon) */
+		consumer_wake[0] = 1;
 	}
 	/* untracking is user space's (after the process's last exit) */
 }
@@ -430,12 +440,6 @@ static __always_inline bool katra_owns_cpu(__u32 cpu)
 	return *(volatile __u32 *)&PEND_SLOT(cpu)->busy == 1;
 }
 
-/* The consumer's sleep: user space sets consumer_wake[0] before its drain
- * sleeps because nothing flows; the first commit to any ring that sees it
- * set clears it and wakes the rings' pollers.  A cache line of its own
- * (the rest is padding): every commit reads it, user space writes it only
- * when its drain goes to sleep or wakes. */
-extern __u32 consumer_wake[16];
 /* io_uring (io_uring.bpf.h, known_ring): the ring table's generation,
  * bumped by user space after it deletes entries (a line of its own, read by
  * every submit), and per CPU (8 words each, a line) the ring its last
@@ -448,11 +452,17 @@ extern __u64 uring_seen[KATRA_MAX_CPUS * 8];
 #define KATRA_NR_IO_URING_ENTER 426
 #define PLACE_OF(cpu) (&uring_seen[katra_bound(cpu, KATRA_MAX_CPUS - 1) * 8 + 2])
 
+/* Per CPU (a cache line each): the producer position of its ring at which
+ * the consumer's marker wants its wakeup, 0 for none; set by the marker at
+ * each mark, cleared by the commit that wakes it (drain/drain.h). */
+extern __u64 mark_wake[KATRA_MAX_CPUS * 8];
+#define MARK_WAKE_OF(cpu) (&mark_wake[katra_bound(cpu, KATRA_MAX_CPUS - 1) * 8])
+
 /* The wakeup flags for a commit to ring rb of this CPU (see katra_submit). */
 static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
 {
 	struct katra_cpu_slot *s;
-	__u64 flags = BPF_RB_NO_WAKEUP, avail;
+	__u64 flags = BPF_RB_NO_WAKEUP, avail, at;
 
 	if (*(volatile __u32 *)&consumer_wake[0]) {
 		consumer_wake[0] = 0;
@@ -465,6 +475,11 @@ static __always_inline __u64 katra_wake_flags(void *rb, __u32 cpu, __u32 every)
 			if (avail >= wakeup_bytes && s->wake_avail < wakeup_bytes)
 				flags = BPF_RB_FORCE_WAKEUP;
 			s->wake_avail = avail;
+			at = *(volatile __u64 *)MARK_WAKE_OF(cpu);
+			if (at && bpf_ringbuf_query(rb, BPF_RB_PROD_POS) >= at) {
+				*MARK_WAKE_OF(cpu) = 0;
+				flags = BPF_RB_FORCE_WAKEUP;
+			}
 		}
 	}
 	return flags;

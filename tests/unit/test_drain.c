@@ -47,7 +47,7 @@ Test(drain, a_backlog_larger_than_the_reorder_budget_is_released_by_its_marks)
 	t.pc.max_items = 256;
 	pipeline_free(&t.pl);
 	cr_assert_eq(pipeline_init(&t.pl, t.w, &t.pc), 0);
-	const struct katra_drain_src src = { fake_watermark, NULL, NULL, NULL, NULL };
+	const struct katra_drain_src src = { fake_watermark, NULL, NULL, NULL, NULL, NULL };
 	cr_assert_eq(katra_drain_init(&d, &rs, &t.pl, &src, START, 0), 0);
 
 	/* the drain is away (descheduled, or waiting for the writer) while
@@ -148,7 +148,7 @@ Test(drain, the_marker_sleeps_while_nothing_flows_and_the_first_record_wakes_it)
 	cr_assert_geq(wake_efd, 0);
 	cr_assert_eq(katra_rings_open(&rs, fds, 2, SIZE), 0);
 	pl_trace_open(&t, 2, START);
-	const struct katra_drain_src src = { fake_watermark, NULL, &asleep, watch_efd, NULL };
+	const struct katra_drain_src src = { fake_watermark, NULL, &asleep, watch_efd, NULL, NULL };
 	cr_assert_eq(katra_drain_init(&d, &rs, &t.pl, &src, START, 0), 0);
 	cr_assert_eq(katra_drain_start_marker(&d), 0);
 
@@ -236,7 +236,7 @@ Test(drain, a_mark_is_due_100_ms_after_it_was_taken_or_once_a_ring_is_a_quarter_
 	}
 	cr_assert_eq(katra_rings_open(&rs, fds, 2, SIZE), 0);
 	pl_trace_open(&t, 2, START);
-	const struct katra_drain_src src = { fake_watermark, NULL, NULL, NULL, NULL };
+	const struct katra_drain_src src = { fake_watermark, NULL, NULL, NULL, NULL, NULL };
 	cr_assert_eq(katra_drain_init(&d, &rs, &t.pl, &src, START, 0), 0);
 	cr_assert_eq(katra_drain_due(&d), UINT64_MAX, "no mark waits");
 	for (unsigned i = 0; i < 10; i++, ts += 5)

@@ -47,6 +47,7 @@ Test(record_summary, one_of_each_is_singular)
 	res.nprocs = 1;
 	res.procs_total = 1;
 	res.wakeups_unseen = 1;
+	res.forced = 1;
 	b = summary(&res);
 	cr_assert_not_null(strstr(b, "katra-record: 1 event, 0 dropped, "), "%s", b);
 	cr_assert_not_null(strstr(b, "katra-record: 1 probe attached; capture live after"),
@@ -54,6 +55,8 @@ Test(record_summary, one_of_each_is_singular)
 	cr_assert_not_null(strstr(b, "katra-record: 1 process named, 1 found in Wine"), "%s", b);
 	cr_assert_not_null(strstr(b, "katra-record: 1 wakeup the kernel ran no probe for"),
 			   "%s", b);
+	cr_assert_not_null(strstr(b, "katra-record: 1 item written before every CPU's older "
+				     "records were read"), "%s", b);
 	free(b);
 }
 

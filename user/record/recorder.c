@@ -476,7 +476,8 @@ static int open_pipeline(struct recorder *r)
 	if (!rc) {
 		const struct katra_drain_src src = { slot_watermark, r,
 						     katra_probes_wake_flag(r->probes),
-						     watch_rings, staged_records };
+						     watch_rings, staged_records,
+						     katra_probes_mark_wake(r->probes) };
 		rc = katra_drain_init(&r->drain, &r->rings, &r->pl, &src, r->start_mono,
 				      CLOCK_SKEW_MARGIN_NS);
 		r->drain_ready = !rc;

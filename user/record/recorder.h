@@ -76,6 +76,8 @@ struct katra_record_result {
 	uint64_t bytes;
 	uint64_t duration_ns;
 	uint64_t late;             /* dropped as out of time order (Reorder) */
+	uint64_t forced;           /* items written before every ring was read up to
+				    * them: the reorder budget was spent */
 	uint64_t offcpu_inferred;  /* OffCpu spans closed at the thread's next event */
 	uint64_t wakeups_unseen;   /* Wakeups written Inferred: the kernel's not seen */
 	uint64_t drain_boosts;     /* times the idle drain went to the normal policy */

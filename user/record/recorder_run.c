@@ -30,6 +30,9 @@
 #define SKIPPED_EVERY_NS 1000000000ull
 #define TARGETS_EVERY_NS 100000000ull /* has every target exited? (scans a 512 KiB bitmap) */
 #define DRAIN_RUN_RECORDS (1u << 16) /* then the loop's other work */
+/* the drops, the writer's kick, the targets' poll and the storage's
+ * narrowing run this early rather than each on a wakeup of its own */
+#define TIMER_SLACK_NS 10000000ull
 #define REAP_WINDOW_NS 1000000000ull /* after an exit, the slow poll goes on while the marker sleeps */
 
 /* ---- periodic work ---- */
@@ -187,26 +190,31 @@ static bool targets_gone(struct recorder *r, struct katra_launch *launch, int *s
 /* ---- run ---- */
 
 /* The loop's next sleep: none while marks are due (drain/drain.h,
- * DRAIN_DEFER_NS), until the oldest is; a mark's interval while a ring is a
- * quarter full; POLL_MS while records flow;
- * while the marker sleeps for want of records, until the next thing the
- * loop has to do on time (`until`, CLOCK_MONOTONIC): a record or a signal
- * wakes it before. */
-static int loop_timeout(const struct recorder *r, uint64_t now, uint64_t until, bool prompt)
+ * DRAIN_DEFER_NS), or every POLL_MS while `prompt`; a mark's interval while a
+ * ring is a quarter full; while records flow, until the oldest mark is due or
+ * the loop's next timed work (`busy`, CLOCK_MONOTONIC): a ring that reaches a
+ * quarter full wakes it before (the probes' wakeup_bytes), and marks wait
+ * DRAIN_DEFER_NS, so nothing is due between (POLL_MS without a marker, or
+ * with the drain's policy, which follows the fill); while the marker sleeps
+ * for want of records, until `until`, the next thing the loop has to do on
+ * time: a record or a signal wakes it before. */
+static int loop_timeout(const struct recorder *r, uint64_t now, uint64_t until, uint64_t busy,
+			bool prompt)
 {
 	uint64_t ms, due = katra_drain_due(&r->drain);
 
 	if (due <= now || (prompt && due != UINT64_MAX))
 		return 0;
-	/* marks wait for their time (DRAIN_DEFER_NS): until then, or sooner */
-	if (due != UINT64_MAX && due - now < (uint64_t)POLL_MS * 1000000)
-		return (int)((due - now + 999999) / 1000000);
 	/* a ring past its wakeup fill stays past it, with no new edge to wake
 	 * the loop, until it is read below: back at the next mark */
 	if (katra_rings_max_fill(&r->rings) >= r->rings.size / 4)
 		return (int)(DRAIN_MARK_NS / 1000000);
-	if (!katra_drain_dozing(&r->drain))
-		return POLL_MS;
+	if (!katra_drain_dozing(&r->drain)) {
+		if (!r->drain.marker_on || r->drain_sched_on || prompt)
+			busy = busy < now + (uint64_t)POLL_MS * 1000000 ? busy
+								: now + (uint64_t)POLL_MS * 1000000;
+		until = due < busy ? due : busy;
+	}
 	if (until <= now)
 		return 0;
 	ms = (until - now + 999999) / 1000000;
@@ -277,9 +285,9 @@ int recorder_run(struct recorder *r)
 		if (r->epochs.fifo_fd >= 0) /* what came since the wakeup read it */
 			katra_record_read_fifo(&r->epochs, &r->pl, now);
 		katra_record_queue_marks(&r->epochs, &r->pl, now);
-		if (now >= next_drops) {
-			check_drops(r, now, now >= next_skipped);
-			if (now >= next_skipped)
+		if (now + TIMER_SLACK_NS >= next_drops) {
+			check_drops(r, now, now + TIMER_SLACK_NS >= next_skipped);
+			if (now + TIMER_SLACK_NS >= next_skipped)
 				next_skipped = now + SKIPPED_EVERY_NS;
 			next_drops = now + DROPS_EVERY_NS;
 		}
@@ -287,7 +295,9 @@ int recorder_run(struct recorder *r)
 			queue_counters(r, now);
 			next_counter += counter_every;
 		}
-		if (dozing)
+		/* while nothing flows, or a new process's first events wait:
+		 * a mark now, not at the marker's next (up to DRAIN_FLOW_WAIT_NS) */
+		if (dozing || (now < prompt_until && r->drain.marker_on))
 			katra_drain_mark(&r->drain);
 		/* while nothing flows at once; else marks once due (with no
 		 * marker thread, each round: katra_drain_run takes the mark) */
@@ -301,14 +311,14 @@ int recorder_run(struct recorder *r)
 		 * ran on, by interrupts that wait for CPUs busy with the traced
 		 * program; while records flow the FIFOs only narrow within the
 		 * memory they grew to (the reorder budget bounds it) */
-		if (now >= next_shrink) {
+		if (now + TIMER_SLACK_NS >= next_shrink) {
 			if (dozing)
 				order_shrink(&r->pl.order);
 			else
 				order_narrow(&r->pl.order);
 			next_shrink = now + 1000000000ull;
 		}
-		if (!rc && now >= next_flush) {
+		if (!rc && now + TIMER_SLACK_NS >= next_flush) {
 			rc = katra_writer_kick(r->w);
 			next_flush = now + FLUSH_EVERY_NS;
 			kicked = katra_writer_records(r->w);
@@ -322,10 +332,19 @@ int recorder_run(struct recorder *r)
 			until = next_flush;
 		if (now < reap_until && next_targets < until)
 			until = next_targets;
-		timeout = loop_timeout(r, now, until, now < prompt_until);
+		/* while records flow, also the drops, the writer's kick, the
+		 * targets' poll and the storage's narrowing */
+		uint64_t busy = next_drops < next_flush ? next_drops : next_flush;
+		if (next_targets < busy)
+			busy = next_targets;
+		if (next_shrink < busy)
+			busy = next_shrink;
+		if (until < busy)
+			busy = until;
+		timeout = loop_timeout(r, now, until, busy, now < prompt_until);
 		/* at a process's exit, else on a slow poll (the reaper's /proc
 		 * checks before Linux 6.16's group_dead, the command's waitpid) */
-		if (now < next_targets && !r->exit_seen)
+		if (now + TIMER_SLACK_NS < next_targets && !r->exit_seen)
 			continue;
 		if (r->exit_seen)
 			reap_until = now + REAP_WINDOW_NS;
@@ -462,6 +481,7 @@ static int finish_trace(struct recorder *r, uint64_t end_key, struct katra_recor
 	katra_record_split_losses(res, s.drops, s.drops_len);
 	res->duration_ns = s.duration_ns;
 	katra_record_take_emit_stats(res, &r->pl.em.st);
+	res->forced = r->pl.forced;
 	memcpy(res->by_kind, r->pl.em.st.by_kind, sizeof(res->by_kind));
 	res->probes_attached = (unsigned)na;
 	res->probes_failed = (unsigned)nf;

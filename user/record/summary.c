@@ -82,6 +82,11 @@ void katra_record_print_summary(FILE *out, const struct katra_record_opts *o,
 			"as Inferred (a thread came back from a sleep with no wakeup seen)\n",
 			res->wakeups_unseen,
 			katra_plural(res->wakeups_unseen, "wakeup", "wakeups"));
+	if (res->forced)
+		fprintf(out, "katra-record: %" PRIu64 " %s written before every CPU's older "
+			"records were read (the reorder memory was full): a thread's older "
+			"events read after them were dropped as late (%" PRIu64 ")\n",
+			res->forced, katra_plural(res->forced, "item", "items"), res->late);
 	/* as bpftool prog show's run_cnt and run_time_ns; probes that never ran
 	 * are in the JSON only */
 	const char *sep = "katra-record: probe runs (bpf_stats, every thread's):";
@@ -131,7 +136,8 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		fprintf(f, ",\"compressed_bytes\":null");
 	fprintf(f, ",\"events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"epochs\":%" PRIu64
 		",\"counters\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"duration_ns\":%" PRIu64
-		",\"late_events\":%" PRIu64 ",\"offcpu_inferred\":%" PRIu64
+		",\"late_events\":%" PRIu64 ",\"forced_releases\":%" PRIu64
+		",\"offcpu_inferred\":%" PRIu64
 		",\"wakeups_unseen\":%" PRIu64
 		",\"loss_pct\":%.4f,\"peak_rss_kib\":%" PRIu64
 		",\"ring_rss_kib\":%" PRIu64 ",\"ring_bytes\":%" PRIu64
@@ -142,7 +148,7 @@ int katra_record_write_summary_json(const char *path, const struct katra_record_
 		",\"events_lost\":%" PRIu64 ",\"links_lost\":%" PRIu64
 		",\"runs_skipped\":%" PRIu64 ",\"stacks_lost\":%" PRIu64,
 		res->events, res->dropped, res->epochs, res->counters, res->bytes,
-		res->duration_ns, res->late, res->offcpu_inferred, res->wakeups_unseen,
+		res->duration_ns, res->late, res->forced, res->offcpu_inferred, res->wakeups_unseen,
 		katra_record_loss_pct(res),
 		res->peak_rss_kib, res->ring_rss_kib, res->ring_bytes,
 		res->live_after_ns, res->live_at_ns, res->cpu_ns_setup,

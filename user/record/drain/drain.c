@@ -21,6 +21,9 @@ int katra_drain_init(struct katra_drain *d, struct katra_rings *rings, struct pi
 	d->nrings = rings->n;
 	d->margin = margin;
 	d->mark_bytes = rings->size / 8 < DRAIN_MARK_BYTES ? rings->size / 8 : DRAIN_MARK_BYTES;
+	d->wake_bytes = d->mark_bytes / (rings->n ? rings->n : 1);
+	if (d->wake_bytes < DRAIN_FLOW_BYTES)
+		d->wake_bytes = DRAIN_FLOW_BYTES;
 	d->ep = d->kick_fd = -1;
 	pthread_mutex_init(&d->mark_lock, NULL);
 	n = d->nrings ? d->nrings : 1;
@@ -149,16 +152,66 @@ uint64_t katra_drain_next_wait(uint64_t flow, uint64_t since, uint64_t mark_byte
 	return w < DRAIN_QUIET_NS / 2 ? w : DRAIN_QUIET_NS / 2;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Each ring wakes the watched fds once it has moved wake_bytes past its
+ * position now (the probes, mark_wake); false where they cannot. */
+static bool arm_flow_wake(struct katra_drain *d)
+{
+	if (!d->src.mark_wake || d->ep < 0)
+		return false;
+	for (unsigned i = 0; i < d->nrings; i++)
+		__atomic_store_n(&d->src.mark_wake[(size_t)i * 8],
+				 katra_rings_produced(d->rings, i) + d->wake_bytes, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* Sleeps until a ring's wakeup (its traffic since arm_flow_wake(), a
+ * quarter fill), a kick or DRAIN_FLOW_WAIT_NS, but DRAIN_MARK_NS at least
+ * (an edge left from before comes back at once); the ns it slept. */
+static uint64_t flow_sleep(struct katra_drain *d)
+{
+	struct epoll_event ev[8];
+	uint64_t t0 = mono_ns(), slept, v;
+	int n = epoll_wait(d->ep, ev, 8, (int)(DRAIN_FLOW_WAIT_NS / 1000000));
+
+	for (int i = 0; i < n; i++) {
+		if (ev[i].data.fd != d->kick_fd)
+			continue;
+		ssize_t got = read(d->kick_fd, &v, sizeof(v)); /* the kick taken */
+		(void)got;
+	}
+	slept = mono_ns() - t0;
+	if (slept < DRAIN_MARK_NS) {
+		struct timespec ts = { 0, (long)(DRAIN_MARK_NS - slept) };
+		nanosleep(&ts, NULL);
+		slept = DRAIN_MARK_NS;
+	}
+	return slept;
+}
+
 static void *marker_main(void *arg)
 {
 	struct katra_drain *d = arg;
 	uint64_t wait = DRAIN_MARK_NS, since = 0, flow;
 	unsigned still = 0; /* marks in a row with nothing new before them */
+	bool by_flow = false; /* the next sleep ends at the rings' traffic */
 
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
-		struct timespec ts = { 0, (long)wait };
-		nanosleep(&ts, NULL);
-		since += wait;
+		if (by_flow) {
+			since += flow_sleep(d);
+		} else {
+			struct timespec ts = { 0, (long)wait };
+			nanosleep(&ts, NULL);
+			since += wait;
+		}
+		by_flow = false;
 		/* while nothing flows, fewer wakeups and a mark now and then;
 		 * once nothing new came for DRAIN_STILL_MARKS marks, none */
 		flow = flow_since_mark(d);
@@ -174,6 +227,11 @@ static void *marker_main(void *arg)
 		still = flow ? 0 : still + 1;
 		katra_drain_mark(d);
 		since = 0;
+		/* a slow flow: the next mark once a ring has moved its share of
+		 * a mark's traffic, as at the fastest flows, not on a timer that
+		 * must stay short in case the flow jumps */
+		if (flow >= DRAIN_FLOW_BYTES && wait >= DRAIN_QUIET_NS / 2)
+			by_flow = arm_flow_wake(d);
 	}
 	return NULL;
 }

@@ -43,6 +43,9 @@
 #define DRAIN_MARK_BYTES (512ull << 10)
 #define DRAIN_QUIET_NS 10000000ull   /* between marks while they do not */
 #define DRAIN_FLOW_BYTES 4096ull     /* "records flow": this much in an interval */
+/* while records flow and the rings wake the marker at a mark's traffic
+ * (katra_drain_src.mark_wake), a mark at least this often */
+#define DRAIN_FLOW_WAIT_NS 50000000ull
 /* marks taken with nothing new before them, DRAIN_QUIET_NS apart, before the
  * marker sleeps: the last one released what came before (the margin and the
  * staging's age are below DRAIN_QUIET_NS) */
@@ -70,6 +73,12 @@ struct katra_drain_src {
 	uint32_t *asleep;
 	int (*watch)(void *ctx, int epfd);
 	bool (*staged)(void *ctx);
+	/* NULL or, per ring (8 words apart), the producer position at which
+	 * its next commit wakes the watched fds, once; 0 for none.  While
+	 * records flow the marker sleeps until then (a mark's share of
+	 * DRAIN_MARK_BYTES in one ring) or DRAIN_FLOW_WAIT_NS, not on a timer
+	 * alone. */
+	uint64_t *mark_wake;
 };
 
 struct katra_drain {
@@ -79,6 +88,7 @@ struct katra_drain {
 	unsigned nrings;
 	uint64_t margin;     /* CPUs' clocks may disagree by this much */
 	uint64_t mark_bytes; /* ring traffic between two marks (DRAIN_MARK_BYTES) */
+	uint64_t wake_bytes; /* one ring's share of it: where mark_wake is set */
 	uint64_t *ring_wm;   /* per ring, never decreasing (the marker's) */
 	uint64_t *mark_wm;   /* per mark: its release limit (items below it) */
 	uint64_t *mark_pos;  /* per mark, per ring: the producer position */

@@ -218,6 +218,10 @@ uint64_t katra_probes_ring_watermark(const struct katra_probes *p, unsigned cpu,
 uint32_t *katra_probes_wake_flag(const struct katra_probes *p);
 /* How many processes the probes began to track so far (forks, joins). */
 uint64_t katra_probes_task_news(const struct katra_probes *p);
+/* Per CPU, 8 words apart (bpf/common.bpf.h, mark_wake): the producer
+ * position of its ring at which the next commit wakes the rings' pollers,
+ * once (the probes clear it); 0 for none. */
+uint64_t *katra_probes_mark_wake(const struct katra_probes *p);
 /* Whether a CPU holds staged records not yet in its ring. */
 bool katra_probes_any_staged(const struct katra_probes *p);
 /* After katra_probes_detach(): the syscall CPU `cpu` was in when the probes

@@ -53,3 +53,8 @@ uint64_t katra_probes_task_news(const struct katra_probes *p)
 {
 	return __atomic_load_n(&p->skel->bss->task_news[0], __ATOMIC_RELAXED);
 }
+
+uint64_t *katra_probes_mark_wake(const struct katra_probes *p)
+{
+	return (uint64_t *)&p->skel->bss->mark_wake[0];
+}
