@@ -773,7 +773,7 @@ void katra_probes_destroy(struct katra_probes *p)
 
 	if (!p)
 		return;
-	pk_rings_mapped(p); /* the rings' thread ends first */
+	pk_rings_end(p); /* the rings' thread ends first */
 	pk_early_free(p);   /* and the early object's, which may be using p */
 	pk_bigmaps_free(p);
 	for (i = 0; i < p->nprobes; i++)

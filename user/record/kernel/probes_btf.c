@@ -113,6 +113,13 @@ static bool no_module_btf(void)
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool sharing;
+/* The copy parsed ahead, on a thread started when sharing begins (before
+ * the skeleton is opened: its ~3 ms on the main thread overlap the ~5 ms
+ * of the copy and the parse, which every later step waits for); the first
+ * sharing caller takes it.  Under share_lock. */
+static pthread_t ahead_t;
+static bool ahead_running;
+static struct btf *ahead;
 static struct btf *shared;   /* the one copy, NULL before the first call */
 static unsigned shared_refs; /* the share's own and each caller's not yet freed */
 static struct pk_btf_index *shared_index; /* its lookups by name (NULL: walks) */
@@ -133,6 +140,40 @@ static bool core_wanted, core_tried;
 static struct btf *core;
 static unsigned core_refs;
 
+static void *ahead_main(void *arg)
+{
+	(void)arg;
+	ahead = map_vmlinux_btf(); /* read by the taker after the join */
+	return NULL;
+}
+
+/* The copy parsed ahead, its thread joined (NULL: none).  Under share_lock. */
+static struct btf *take_ahead(void)
+{
+	struct btf *btf;
+
+	if (ahead_running)
+		pthread_join(ahead_t, NULL);
+	ahead_running = false;
+	btf = ahead;
+	ahead = NULL;
+	return btf;
+}
+
+/* Starts the parse ahead where the file can be mapped (else libbpf's own
+ * parse runs, as before).  Under share_lock. */
+static void start_ahead(void)
+{
+	sigset_t all, old;
+
+	if (ahead_running || ahead || !pk_btf_mappable())
+		return;
+	sigfillset(&all); /* signals are the capture loop's business */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ahead_running = !pthread_create(&ahead_t, NULL, ahead_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 struct btf *btf__load_vmlinux_btf(void)
 {
 	struct btf *btf = NULL;
@@ -143,7 +184,9 @@ struct btf *btf__load_vmlinux_btf(void)
 	shares = sharing;
 	if (shares) {
 		if (!shared) {
-			shared = map_vmlinux_btf();
+			shared = take_ahead();
+			if (!shared)
+				shared = map_vmlinux_btf();
 			if (!shared)
 				shared = libbpfs_load();
 			err = shared ? 0 : errno;
@@ -300,7 +343,7 @@ static void free_aside(struct btf *btf)
 
 void pk_btf_share(bool on)
 {
-	struct btf *last = NULL, *core_last = NULL;
+	struct btf *last = NULL, *core_last = NULL, *unused = NULL;
 
 	if (on) {
 		pthread_mutex_lock(&core_lock);
@@ -314,6 +357,10 @@ void pk_btf_share(bool on)
 		free_aside(core_last);
 
 	pthread_mutex_lock(&share_lock);
+	if (on && !sharing && !shared)
+		start_ahead();
+	if (!on)
+		unused = take_ahead(); /* a load that failed before its first parse */
 	if (on != sharing && shared) {
 		/* the share's own reference: callers that still hold the copy
 		 * free it through btf__free, the last one for good */
@@ -334,6 +381,8 @@ void pk_btf_share(bool on)
 	pthread_mutex_unlock(&share_lock);
 	if (last)
 		free_aside(last);
+	if (unused)
+		libbpfs_free(unused);
 }
 
 __s32 btf__find_by_name_kind(const struct btf *btf, const char *type_name, __u32 kind)

@@ -18,13 +18,18 @@
  * KATRA_TEST_NO_EARLY=1: as before (everything in the skeleton, the links
  * after the load), for comparisons. */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -36,9 +41,16 @@
 
 #define EARLY_MAX 16
 
+/* What the early object and warm_main share; freed by the last of them. */
+struct pk_warm {
+	int refs;    /* atomic */
+	bool linked; /* atomic: the links are made (or will not be) */
+};
+
 struct pk_early {
 	pthread_t t;
 	bool running;
+	struct pk_warm *warm; /* NULL: none */
 	struct katra_probes *p;
 	struct bpf_object *obj;
 	const char *names[EARLY_MAX]; /* its programs (the skeleton's strings) */
@@ -59,6 +71,116 @@ static bool is_early(const struct pk_early *e, const char *name)
 		if (!strcmp(e->names[i], name))
 			return true;
 	return false;
+}
+
+/* Keeps dup_mmap_sem's first-writer wait off the links: registers a
+ * uprobe nobody can hit (the last byte of our own file, past the page of
+ * every loaded segment's end, so that no mapping of it reaches it) every 2 ms from the open until the links are made, so that the
+ * wait for a grace period happens here, at once, and each later writer, the
+ * links' included, comes within a grace period of the last one (see above)
+ * and waits no more.  Through perf_event_open's uprobe PMU on this process
+ * alone; any refusal ends it (the links then wait as before).  Dropping a
+ * uprobe waits for RCU tasks-trace and SRCU grace periods (tens of ms), so
+ * they are dropped together at the end, on this detached thread, which
+ * nothing waits for. */
+#define WARM_MAX 64
+
+static void warm_put(struct pk_warm *w)
+{
+	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(w);
+}
+
+/* An offset of our own file past the page of every loaded segment's end
+ * (no mapping of the file reaches it), or 0 for none. */
+static uint64_t unmapped_offset(const char *exe)
+{
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	uint64_t end = 0, size = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	Elf64_Ehdr eh;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		size = (uint64_t)st.st_size;
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph)) {
+				size = 0;
+				break;
+			}
+			if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz > end)
+				end = ph.p_offset + ph.p_filesz;
+		}
+	}
+	close(fd);
+	end = (end + (uint64_t)page - 1) / (uint64_t)page * (uint64_t)page;
+	return size > end + 1 ? size - 1 : 0;
+}
+
+static void *warm_main(void *arg)
+{
+	struct pk_warm *w = arg;
+	const char *exe = "/proc/self/exe";
+	int type = -1, fds[WARM_MAX], n = 0;
+	uint64_t off = unmapped_offset(exe);
+	char buf[16] = "";
+	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
+
+	if (f && fgets(buf, sizeof(buf), f))
+		type = atoi(buf);
+	if (f)
+		fclose(f);
+	while (type >= 0 && off && n < WARM_MAX && !__atomic_load_n(&w->linked, __ATOMIC_ACQUIRE)) {
+		struct perf_event_attr a = { .type = (uint32_t)type, .size = sizeof(a),
+					     .config1 = (uint64_t)(uintptr_t)exe,
+					     .config2 = off, .disabled = 1 };
+		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		fds[n++] = fd;
+		usleep(2000);
+	}
+	while (n)
+		close(fds[--n]);
+	warm_put(w);
+	return NULL;
+}
+
+static void warm_start(struct pk_early *e)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_t t;
+
+	if (getenv("KATRA_TEST_NO_WARM") || !(e->warm = calloc(1, sizeof(*e->warm))))
+		return;
+	e->warm->refs = 2;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all); /* signals are the capture loop's business */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&t, &attr, warm_main, e->warm))
+		e->warm->refs = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+}
+
+/* The links are made, or will not be: the warming ends. */
+static void warm_end(struct pk_early *e)
+{
+	if (!e->warm)
+		return;
+	__atomic_store_n(&e->warm->linked, true, __ATOMIC_RELEASE);
+	warm_put(e->warm);
+	e->warm = NULL;
 }
 
 static void *open_early(void *arg)
@@ -88,6 +210,8 @@ int pk_early_prefetch(struct katra_probes *p, void (*ready)(void *, struct katra
 	p->early = e;
 	err = -pthread_create(&e->t, NULL, open_early, e);
 	e->running = !err;
+	if (!err)
+		warm_start(e);
 	return err;
 }
 
@@ -111,6 +235,7 @@ static void *load_early(void *arg)
 		e->ready(e->ctx, e->p);
 		pk_timing("early links");
 	}
+	warm_end(e);
 	return NULL;
 }
 
@@ -181,10 +306,14 @@ int pk_early_finish(struct katra_probes *p)
 {
 	struct pk_early *e = p->early;
 
-	if (!e || !e->running)
+	if (!e || !e->running) {
+		if (e)
+			warm_end(e);
 		return e ? e->err : 0;
+	}
 	pthread_join(e->t, NULL);
 	e->running = false;
+	warm_end(e);
 	return e->err;
 }
 
@@ -209,6 +338,7 @@ void pk_early_free(struct katra_probes *p)
 	if (!e)
 		return;
 	pk_early_finish(p); /* a failure elsewhere: its thread ends first */
+	warm_end(e);
 	bpf_object__close(e->obj);
 	free(e);
 	p->early = NULL;

@@ -180,14 +180,15 @@ void pk_early_free(struct katra_probes *p);
 /* The rings (probes_rings.c), made on a thread of their own while the
  * programs load: start (p->nrings, p->ring_bytes set; p->rings allocated
  * here), use (before load: waits for the array of rings and has the
- * skeleton take it), finish (waits for every ring in the array: before
- * attach), mapped (waits for their mappings too and ends the thread: before
- * p->rings[].cons/prod are read, and on failure paths before p->rings is
- * freed).  0 or -errno. */
+ * skeleton take it), finish (waits until every ring is in the array: before
+ * attach), mapped (waits for their mappings: before p->rings[].cons/prod
+ * are read), end (ends the thread, once the fill's grace period is over:
+ * before p->rings is freed).  0 or -errno. */
 int pk_rings_start(struct katra_probes *p);
 int pk_rings_use(struct katra_probes *p);
 int pk_rings_finish(struct katra_probes *p);
 int pk_rings_mapped(struct katra_probes *p);
+void pk_rings_end(struct katra_probes *p);
 
 /* The BPF load spread over the CPUs (probes_split.c): prefetch (right after
  * open: the kernel's BTF parsed for the skeleton and for a second object on

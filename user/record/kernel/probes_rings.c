@@ -7,10 +7,14 @@
  * 0, so that the load can take it in place of its own (bpf_map__reuse_fd);
  * it is filled in one batch where the kernel has them (one grace period
  * from Linux 6.8), else slot by slot, while the verifier runs.  The rings'
- * mappings come last (a page-table entry per page: ~3.5 ms of CPU per
- * 32 MiB here): they are the drain's, not the probes', so they are made
- * while the probes attach and the capture's files are set up, not while
- * the verifier wants both CPUs. */
+ * mappings (a page-table entry per page: ~3.5 ms of CPU per 32 MiB here)
+ * are made before the fill.  The fill's grace period is not waited for:
+ * the slots are set before the kernel waits (the wait only tells the
+ * caller that no program still runs with a slot's old value, and every
+ * slot was empty with no program attached), so the load goes on once a
+ * lookup finds every slot set (pk_rings_finish), while the thread sleeps
+ * out the grace period (5-20 ms here, that under -p came after everything
+ * else was loaded). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -34,7 +39,7 @@ struct pk_rings_job {
 	struct katra_probes *p;
 	int outer_fd;   /* the array, once made (-1 before) */
 	int err;        /* the first error */
-	enum { NOTHING, OUTER, FILLED, MAPPED } done; /* what is made */
+	enum { NOTHING, OUTER, MAPPED, FILLED } done; /* what is made */
 };
 
 static int create_ring(struct ring *r, uint32_t bytes)
@@ -112,7 +117,7 @@ static void publish(struct pk_rings_job *j, int outer_fd, int err, int done)
 		j->outer_fd = outer_fd;
 	if (err && !j->err)
 		j->err = err;
-	j->done = err ? MAPPED : done;
+	j->done = err ? FILLED : done;
 	pthread_cond_broadcast(&j->cond);
 	pthread_mutex_unlock(&j->lock);
 }
@@ -137,12 +142,12 @@ static void *rings_main(void *arg)
 		return NULL;
 	for (unsigned i = 1; i < p->nrings && !err; i++)
 		err = create_ring(&p->rings[i], p->ring_bytes);
-	if (!err)
-		err = fill(p, outer);
-	publish(j, -1, err, FILLED);
 	for (unsigned i = 0; i < p->nrings && !err; i++)
 		err = map_ring(&p->rings[i], p->ring_bytes, page);
 	publish(j, -1, err, MAPPED);
+	if (!err)
+		err = fill(p, outer);
+	publish(j, -1, err, FILLED);
 	return NULL;
 }
 
@@ -201,21 +206,58 @@ int pk_rings_use(struct katra_probes *p)
 	return err;
 }
 
+/* Whether every slot of the array holds its ring (a lookup from user
+ * space reads the inner map's id, 0 for none). */
+static bool all_set(const struct katra_probes *p, int outer)
+{
+	for (uint32_t i = 0; i < p->nrings; i++) {
+		uint32_t id = 0;
+
+		if (bpf_map_lookup_elem(outer, &i, &id) || !id)
+			return false;
+	}
+	return true;
+}
+
 int pk_rings_finish(struct katra_probes *p)
 {
 	struct pk_rings_job *j = p->rings_job;
+	int err = j ? wait_for(j, MAPPED) : 0;
 
-	return j ? wait_for(j, FILLED) : 0;
+	if (!j || err)
+		return err;
+	/* the slots are set before the fill's grace period: polled, not waited */
+	pthread_mutex_lock(&j->lock);
+	while (j->done < FILLED && !all_set(p, j->outer_fd)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 200 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&j->cond, &j->lock, &ts);
+	}
+	err = j->err;
+	pthread_mutex_unlock(&j->lock);
+	return err;
 }
 
 int pk_rings_mapped(struct katra_probes *p)
 {
 	struct pk_rings_job *j = p->rings_job;
-	int err;
+
+	return j ? wait_for(j, MAPPED) : 0;
+}
+
+void pk_rings_end(struct katra_probes *p)
+{
+	struct pk_rings_job *j = p->rings_job;
 
 	if (!j)
-		return 0;
-	err = wait_for(j, MAPPED);
+		return;
+	wait_for(j, FILLED);
 	pthread_join(j->t, NULL);
 	if (j->outer_fd >= 0)
 		close(j->outer_fd); /* the skeleton holds its own (reuse_fd dups it) */
@@ -223,5 +265,4 @@ int pk_rings_mapped(struct katra_probes *p)
 	pthread_cond_destroy(&j->cond);
 	free(j);
 	p->rings_job = NULL;
-	return err;
 }
