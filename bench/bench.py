@@ -79,6 +79,22 @@ def sh(cmd):
         return ''
 
 
+def stop_or_kill(tool, p):
+    """Waits for a tracer told to stop: a SIGINT that came before its
+    handler or its poll loop was set is lost (seen: bpftrace asleep in
+    epoll_wait after its READY), so it is repeated every 10 s, and a tracer
+    still running after a minute is killed (its cell then says why)."""
+    for _ in range(6):
+        if wait_for(lambda: exited(p), 10):
+            p.wait()
+            return
+        print(f'{type(tool).__name__}: still running 10 s after SIGINT, sent again',
+              file=sys.stderr)
+        p.send_signal(signal.SIGINT)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+
+
 def wait_for(pred, timeout):
     t_end = time.monotonic() + timeout
     while time.monotonic() < t_end:
@@ -635,7 +651,7 @@ def traced(col, cmd, nthreads, d, hook=None, game=False):
         res['error'] = f'workload exited {w.returncode} without its JSON'
     if tool:
         tool.stop(p)
-        p.wait()
+        stop_or_kill(tool, p)
         try:  # helpers a failed tracer left behind (trace-cmd's per-CPU readers)
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
