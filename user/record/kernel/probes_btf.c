@@ -136,7 +136,8 @@ static unsigned func_memo_n; /* under share_lock; emptied with the copy */
  * btf__parse(CORE_PATH) while sharing, and its references as above. */
 #define CORE_PATH "/sys/kernel/btf/vmlinux"
 static pthread_mutex_t core_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool core_wanted, core_tried;
+static bool core_wanted, core_tried, core_cache_tried;
+static char core_key[1024]; /* the cache's (btfcache.h), set with core_cache_tried */
 static struct btf *core;
 static unsigned core_refs;
 
@@ -221,9 +222,16 @@ struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
 	struct btf *btf = NULL, *vm;
 
 	if (path && !btf_ext && !in_libbpfs_load && !strcmp(path, CORE_PATH)) {
-		bool build;
+		bool build, made = false;
 
 		pthread_mutex_lock(&core_lock);
+		if (core_wanted && !core_tried && !core_cache_tried) {
+			/* kept by an earlier capture: the shared copy not waited for */
+			core_cache_tried = true;
+			core = pk_btf_core_cached(core_key, sizeof(core_key));
+			core_tried = core != NULL;
+			core_refs = core ? 1 : 0;
+		}
 		build = core_wanted && !core_tried;
 		pthread_mutex_unlock(&core_lock);
 		vm = build ? btf__load_vmlinux_btf() : NULL; /* the shared copy */
@@ -232,6 +240,7 @@ struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
 			core_tried = true;
 			core = pk_btf_core_build(vm);
 			core_refs = core ? 1 : 0;
+			made = core != NULL;
 		}
 		if (core_wanted && core) {
 			core_refs++;
@@ -241,6 +250,8 @@ struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
 		pthread_mutex_unlock(&core_lock);
 		if (vm)
 			btf__free(vm);
+		if (made)
+			pk_btf_core_keep(core_key, btf); /* its reference is held */
 		if (btf)
 			return btf;
 		if (build) /* not made: the whole of the shared copy, as without it */
@@ -270,6 +281,7 @@ static bool put_core(struct btf *btf, bool own, struct btf **free_now)
 	if (own) {
 		core_wanted = false;
 		core_tried = false;
+		core_cache_tried = false;
 	}
 	pthread_mutex_unlock(&core_lock);
 	return mine;
