@@ -9,7 +9,8 @@
  * pk_btf_share is on, every caller gets the one copy (the first parses it,
  * the others wait for it), and libbpf's btf__free of it drops a reference.
  * The names of the structs and unions no program names are blanked in it,
- * for libbpf's CO-RE candidate search (probes_btfnames.c).
+ * for libbpf's CO-RE candidate search (probes_btfnames.c), where that search
+ * walks it: not where it walks the cut CO-RE copy (probes_btfcore.c).
  * Its lookups of typedefs by name go through an index built beside the
  * parse (probes_btfindex.c).  These definitions take the place of libbpf's for
  * libbpf's own calls too (it calls all three through its PLT, so the
@@ -191,7 +192,9 @@ struct btf *btf__load_vmlinux_btf(void)
 			if (!shared)
 				shared = libbpfs_load();
 			err = shared ? 0 : errno;
-			if (shared)
+			/* for libbpf's candidate search, which walks the cut
+			 * instead where there is one (pk_btf_core_path) */
+			if (shared && !pk_btf_core_path())
 				pk_btf_blank_names(shared); /* probes_btfnames.c */
 			shared_refs = shared ? 1 : 0;
 			shared_index = shared ? pk_btf_index_build(shared) : NULL;
