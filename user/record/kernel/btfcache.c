@@ -38,12 +38,12 @@ static uint64_t sum_of(const void *p, size_t n)
 	return h ^ (h >> 32);
 }
 
-/* A GNU build id from notes (n bytes) as hex into out, or "-". */
+/* A GNU build id from notes (n bytes) as hex into out, left as it was
+ * where notes hold none (an executable may have several note segments). */
 static void build_id_hex(const unsigned char *notes, size_t n, char *out, size_t cap)
 {
 	size_t at = 0;
 
-	snprintf(out, cap, "-");
 	while (at + sizeof(Elf64_Nhdr) <= n) {
 		const Elf64_Nhdr *h = (const Elf64_Nhdr *)(notes + at);
 		size_t name = (h->n_namesz + 3) & ~3u, desc = (h->n_descsz + 3) & ~3u;
