@@ -30,6 +30,8 @@ T=$(mktemp -d /tmp/katra-it.XXXXXX)
 # katra-vkresolve's kept answers: the test's own (each capture of a test
 # runs the helper unless the test keeps one), never the host's /run
 export KATRA_TEST_VKCACHE_DIR=$T/vkcache
+# the cut CO-RE BTF kept between captures: the test's own as well
+export KATRA_TEST_BTFCACHE_DIR=$T/btfcache
 
 kt_cleanup()
 {

@@ -9,7 +9,8 @@
  * pk_btf_share is on, every caller gets the one copy (the first parses it,
  * the others wait for it), and libbpf's btf__free of it drops a reference.
  * The names of the structs and unions no program names are blanked in it,
- * for libbpf's CO-RE candidate search (probes_btfnames.c).
+ * for libbpf's CO-RE candidate search (probes_btfnames.c), where that search
+ * walks it: not where it walks the cut CO-RE copy (probes_btfcore.c).
  * Its lookups of typedefs by name go through an index built beside the
  * parse (probes_btfindex.c).  These definitions take the place of libbpf's for
  * libbpf's own calls too (it calls all three through its PLT, so the
@@ -136,7 +137,8 @@ static unsigned func_memo_n; /* under share_lock; emptied with the copy */
  * btf__parse(CORE_PATH) while sharing, and its references as above. */
 #define CORE_PATH "/sys/kernel/btf/vmlinux"
 static pthread_mutex_t core_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool core_wanted, core_tried;
+static bool core_wanted, core_tried, core_cache_tried;
+static char core_key[1024]; /* the cache's (btfcache.h), set with core_cache_tried */
 static struct btf *core;
 static unsigned core_refs;
 
@@ -190,7 +192,9 @@ struct btf *btf__load_vmlinux_btf(void)
 			if (!shared)
 				shared = libbpfs_load();
 			err = shared ? 0 : errno;
-			if (shared)
+			/* for libbpf's candidate search, which walks the cut
+			 * instead where there is one (pk_btf_core_path) */
+			if (shared && !pk_btf_core_path())
 				pk_btf_blank_names(shared); /* probes_btfnames.c */
 			shared_refs = shared ? 1 : 0;
 			shared_index = shared ? pk_btf_index_build(shared) : NULL;
@@ -221,9 +225,16 @@ struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
 	struct btf *btf = NULL, *vm;
 
 	if (path && !btf_ext && !in_libbpfs_load && !strcmp(path, CORE_PATH)) {
-		bool build;
+		bool build, made = false;
 
 		pthread_mutex_lock(&core_lock);
+		if (core_wanted && !core_tried && !core_cache_tried) {
+			/* kept by an earlier capture: the shared copy not waited for */
+			core_cache_tried = true;
+			core = pk_btf_core_cached(core_key, sizeof(core_key));
+			core_tried = core != NULL;
+			core_refs = core ? 1 : 0;
+		}
 		build = core_wanted && !core_tried;
 		pthread_mutex_unlock(&core_lock);
 		vm = build ? btf__load_vmlinux_btf() : NULL; /* the shared copy */
@@ -232,6 +243,7 @@ struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
 			core_tried = true;
 			core = pk_btf_core_build(vm);
 			core_refs = core ? 1 : 0;
+			made = core != NULL;
 		}
 		if (core_wanted && core) {
 			core_refs++;
@@ -241,6 +253,8 @@ struct btf *btf__parse(const char *path, struct btf_ext **btf_ext)
 		pthread_mutex_unlock(&core_lock);
 		if (vm)
 			btf__free(vm);
+		if (made)
+			pk_btf_core_keep(core_key, btf); /* its reference is held */
 		if (btf)
 			return btf;
 		if (build) /* not made: the whole of the shared copy, as without it */
@@ -270,6 +284,7 @@ static bool put_core(struct btf *btf, bool own, struct btf **free_now)
 	if (own) {
 		core_wanted = false;
 		core_tried = false;
+		core_cache_tried = false;
 	}
 	pthread_mutex_unlock(&core_lock);
 	return mine;

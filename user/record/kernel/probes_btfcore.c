@@ -24,11 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
+#include "btfcache.h"
 #include "probes_int.h"
 
 #define IN_SET 1    /* reached from a candidate */
@@ -293,4 +295,47 @@ out:
 	free(w.flag);
 	free(w.queue);
 	return out;
+}
+
+/* The cut kept by an earlier capture of this kernel with this recorder
+ * (btfcache.h): NULL where there is none, or it is another's, or corrupt,
+ * or libbpf's parse refuses it (KATRA_TEST_NO_BTFCACHE=1: never).  *key is
+ * set for pk_btf_core_keep. */
+struct btf *pk_btf_core_cached(char *key, size_t cap)
+{
+	const void *raw;
+	size_t map_len, raw_len;
+	struct btf *btf = NULL;
+	void *map;
+	double t0 = thread_ms();
+	int err;
+
+	if (katra_btfcache_key(key, cap)) {
+		*key = 0;
+		return NULL;
+	}
+	if (getenv("KATRA_TEST_NO_BTFCACHE"))
+		return NULL;
+	err = katra_btfcache_load(key, &map, &map_len, &raw, &raw_len);
+	if (err) {
+		if (getenv("KATRA_TIMING") && *getenv("KATRA_TIMING") == '1')
+			fprintf(stderr, "katra-record: timing:   probes: CO-RE BTF not cached (%s)\n",
+				strerror(-err));
+		return NULL;
+	}
+	btf = btf__new(raw, (__u32)raw_len); /* a copy, checked by libbpf's parse */
+	munmap(map, map_len);
+	if (btf && getenv("KATRA_TIMING") && *getenv("KATRA_TIMING") == '1')
+		fprintf(stderr, "katra-record: timing:   probes: CO-RE BTF: %ld types, from the cache "
+			"in %.2f ms of CPU\n", (long)btf__type_cnt(btf) - 1, thread_ms() - t0);
+	return btf;
+}
+
+void pk_btf_core_keep(const char *key, const struct btf *core)
+{
+	const void *raw;
+	__u32 len;
+
+	if (*key && (raw = btf__raw_data(core, &len)))
+		katra_btfcache_store(key, raw, len); /* not kept: the next capture cuts it again */
 }

@@ -224,6 +224,11 @@ bool pk_btf_name_kept(const char *name, bool *follow);
  * KATRA_TEST_FULL_BTF=1). */
 struct btf *pk_btf_core_build(const struct btf *vmlinux);
 const char *pk_btf_core_path(void);
+/* The cut kept by an earlier capture (btfcache.h, probes_btfcore.c): NULL
+ * where none holds; key (cap bytes) is this run's, for pk_btf_core_keep,
+ * which keeps a cut just made. */
+struct btf *pk_btf_core_cached(char *key, size_t cap);
+void pk_btf_core_keep(const char *key, const struct btf *core);
 /* An index of a BTF's typedefs by name (probes_btfindex.c), for the shared
  * copy's lookups: build (NULL: no memory), find (what
  * btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) finds: the first id,
