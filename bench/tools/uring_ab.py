@@ -14,7 +14,12 @@ threads ran on the workload's CPU while the workload waited there.
   COLUMNS: comma-separated, each untraced, floor-ringbuf (as bench.py loads
   it: one 4 MiB ring, a 10 ms poll), katra (build/katra-record) or
   NAME=BINARY[:ARG...] (another katra-record build, with its arguments), e.g.
-  untraced,floor-ringbuf,main=/tmp/katra-record-main,katra
+  untraced,floor-ringbuf,main=/tmp/katra-record-main,katra.  A column
+  prefixed stop+ (stop+katra, stop+big=BINARY:--buffer-size:1G) has its
+  tracer stopped (SIGSTOP, every thread) from live to the loop's end: the
+  programs run with no consumer (rings large enough, or it loses records
+  and its programs get cheaper), so that the workload's task-clock with and
+  without the recorder's threads running can be compared
 
 Root; run after `make` and `make -C bench`.  Timing on a shared machine:
 note the load it prints and compare only interleaved columns."""
@@ -85,12 +90,14 @@ def on_its_cpu(data, wl, tracer_tids):
 
 
 def one(col, kind, n, d, sched):
+    stop = col.startswith('stop+')
+    col = col[len('stop+'):] if stop else col
     gate = os.path.join(d, 'gate')
     wlo = open(os.path.join(d, 'wl.json'), 'w+')
     w = subprocess.Popen([Bn.WL, kind, '--gate', gate, str(n)], stdout=wlo,
                          stderr=subprocess.DEVNULL)
     Bn.wait_threads(w.pid, 1)
-    name, p, tool = col.split('=')[0], None, None
+    name, p, tool = ('stop+' if stop else '') + col.split('=')[0], None, None
     if col != 'untraced':
         if col.startswith('floor'):
             tool = Bn.Floor(col, d)
@@ -114,10 +121,14 @@ def one(col, kind, n, d, sched):
                               stderr=subprocess.DEVNULL)
         time.sleep(0.5)
     time.sleep(0.05)
+    if stop and p:
+        os.killpg(p.pid, signal.SIGSTOP)
     t0, i0 = threads(p.pid) if p else {}, irqs()
     open(gate, 'w').close()
     w.wait()
     i1, t1 = irqs(), threads(p.pid) if p else {}
+    if stop and p:
+        os.killpg(p.pid, signal.SIGCONT)
     for q in ([ps, sr] if sched else [ps]):
         q.send_signal(signal.SIGINT)
         q.wait()
@@ -168,7 +179,7 @@ def main():
                 if sched:
                     extra = f" off={x['off_ms']:.1f}ms tracer-there=" + \
                         ','.join(f'{t}:{v:.1f}' for t, v in sorted(x['ran_ms'].items()))
-                print(f"{i} {x['col'][:14]:14s} {x['ms']:7.1f}ms sw={x['sw']} "
+                print(f"{i} {x['col'][:19]:19s} {x['ms']:7.1f}ms sw={x['sw']} "
                       f"task-clock={x.get('task-clock') or 0:.1f}ms mig={x.get('cpu-migrations')} "
                       f"lost={x.get('lost')} rec-cpu={x.get('cpu_capture_ms', 0):.0f}ms{extra} | "
                       f"{irq} | {th}", flush=True)
