@@ -434,6 +434,17 @@ int katra_writer_append_event(struct katra_writer *w, const struct katra_event *
 	return commit_record(w, encode_event_plain(ev, w->buf + w->used + 4));
 }
 
+/* The buffer's lines a few events ahead of out, for writing: a buffer
+ * came back from the disk's DMA out of the cache, and each event's stores
+ * otherwise waited for their lines (OUT_AHEAD_BYTES: about eight events;
+ * lines: what one call writes, at most). */
+#define OUT_AHEAD_BYTES 1024
+static inline __attribute__((always_inline)) void out_ahead(const uint8_t *out, unsigned lines)
+{
+	for (unsigned i = 0; i < lines; i++)
+		__builtin_prefetch(out + OUT_AHEAD_BYTES + 64 * i, 1);
+}
+
 /* A syscall's events take their fields as scalars (format.h): each goes
  * from a register or an 8-byte stack slot into the buffer.  The Events
  * built from them never leave these functions: the encoder (put_event, the
@@ -495,6 +506,7 @@ int katra_writer_append_syscall_end(END_PARAMS)
 						wall_offset, res_domain, res_id, ret);
 	struct katra_event ev = END_EVENT;
 
+	out_ahead(w->buf + w->used, 2);
 	return commit_record(w, encode_event_plain(&ev, w->buf + w->used + 4));
 }
 
@@ -521,6 +533,7 @@ int katra_writer_append_syscall_begin(BEGIN_PARAMS)
 						  res_domain, res_id, pl);
 	struct katra_event ev = BEGIN_EVENT;
 
+	out_ahead(w->buf + w->used, 2);
 	return commit_record(w, encode_event_plain_with(&ev, pl, w->buf + w->used + 4));
 }
 
@@ -551,6 +564,7 @@ int katra_writer_append_syscall_pair(PAIR_PARAMS)
 	/* the writer's fields read once: a byte stored through out could be
 	 * any of them, so each use after one would load it again */
 	uint8_t *out = w->buf + w->used;
+	out_ahead(out, 4);
 	struct katra_event b = syscall_begin_event(seq, span, tid, pid, kind, enter_ns,
 						   wall_offset, res_domain, res_id);
 	uint64_t cause = seq;
