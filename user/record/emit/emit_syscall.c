@@ -107,8 +107,7 @@ static inline __attribute__((always_inline)) uint64_t begin_calls(
 	memset(pl, 0, sizeof(*pl));
 	katra_syscall_payload_of(sc, pl);
 	uint64_t res_id = syscall_resource_id(e, sc, domain);
-	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
-		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
+	emit_count_ids(e, sc->head.tgid, sc->head.tid);
 	return res_id;
 }
 
@@ -253,6 +252,40 @@ static void syscall_return(struct katra_payload *pl, const struct katra_ev_sysca
 	pl->type = KATRA_PAYLOAD_SYSCALL_RETURN;
 	pl->u.syscall_return.nr = katra_syscall_trace_nr(sc);
 	pl->u.syscall_return.ret = sc->ret;
+}
+
+/* A syscall's End (emit_pending_syscall): the common one (its Begin open,
+ * its one cause) here, with nothing else in the function, which so saves
+ * next to no register; any other a tail call to emit_syscall_end(), the
+ * rare cases to emit_pending_rare(). */
+int emit_syscall_end_common(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_syscall *sc = &p->u.sc;
+	struct thread_state *th = e->last_thread;
+	uint64_t key = p->key;
+
+	if (e->error || e->names_waiting)
+		return emit_pending_rare(e, p);
+	if (e->frames.count || e->generic_events || p->kind != PEND_SYSCALL_END)
+		return emit_syscall_end(e, p);
+	/* one of the last two threads (emit_thread() without its lookup) */
+	if (!th || e->last_tid != sc->head.tid) {
+		if (!e->prev_thread || e->prev_tid != sc->head.tid)
+			return emit_syscall_end(e, p);
+		th = emit_thread(e, sc->head.tid, sc->head.tgid);
+	}
+	/* in time (emit_late), on the CPU (emit_running), its Begin open, no
+	 * overlapped read it may complete, no wineserver pipe */
+	if (!th->last_ts || emit_rel(e, key) < th->last_ts ||
+	    (th->flags & (TH_OFFCPU_OPEN | TH_WINE | TH_WINESERVER)) ||
+	    !(th->flags & TH_SYSCALL_OPEN) || th->sc_enter_key != sc->enter_ts ||
+	    (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count)))
+		return emit_syscall_end(e, p);
+	th->flags &= ~TH_SYSCALL_OPEN;
+	uint32_t domain;
+	uint64_t res_id = syscall_resource_id(e, sc, &domain);
+	return emit_write_syscall_end(e, th, &sc->head, key, domain, res_id,
+				      katra_syscall_trace_nr(sc), sc->ret);
 }
 
 int emit_syscall_end(struct emitter *e, const struct pending *p)
