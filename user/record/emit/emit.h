@@ -148,16 +148,14 @@ int emit_pending(struct emitter *e, const struct pending *p);
 int emit_pending_rare(struct emitter *e, const struct pending *p);
 int emit_syscall_begin(struct emitter *e, const struct pending *p);
 int emit_syscall_end(struct emitter *e, const struct pending *p);
-/* emit_pending_rare() or emit_syscall_end() where the End is not the common
- * one (emit_syscall.c) */
+/* A syscall's End: emit_pending_rare() or emit_syscall_end() where it is
+ * not the common one (emit_syscall.c) */
 int emit_syscall_end_common(struct emitter *e, const struct pending *p);
+/* the same for a Begin: emit_pending_rare() or emit_syscall_begin() */
+int emit_syscall_begin_common(struct emitter *e, const struct pending *p);
 static inline int emit_pending_syscall(struct emitter *e, const struct pending *p, bool end)
 {
-	if (end)
-		return emit_syscall_end_common(e, p);
-	if (e->error || e->names_waiting)
-		return emit_pending_rare(e, p);
-	return emit_syscall_begin(e, p);
+	return end ? emit_syscall_end_common(e, p) : emit_syscall_begin_common(e, p);
 }
 /* A combined syscall's Begin and End written one after the other, in one
  * call: 1 (nothing done) where either is not the common one

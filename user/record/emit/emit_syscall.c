@@ -146,6 +146,33 @@ static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 	return e->error;
 }
 
+/* A syscall's Begin (emit_pending_syscall): the common one (see
+ * emit_syscall_begin) here, with nothing else in the function; any other a
+ * tail call to emit_syscall_begin(), the rare cases to emit_pending_rare(). */
+int emit_syscall_begin_common(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_syscall *sc = &p->u.sc;
+	struct thread_state *th = e->last_thread;
+
+	if (e->error || e->names_waiting)
+		return emit_pending_rare(e, p);
+	if (e->frames.count || e->record_paths || e->generic_events)
+		return emit_syscall_begin(e, p);
+	/* one of the last two threads (emit_thread() without its lookup) */
+	if (!th || e->last_tid != sc->head.tid) {
+		if (!e->prev_thread || e->prev_tid != sc->head.tid)
+			return emit_syscall_begin(e, p);
+		th = emit_thread(e, sc->head.tid, sc->head.tgid);
+	}
+	/* in time (emit_late), on the CPU (emit_running), no span open, no
+	 * cause, no Wine state */
+	if (!th->last_ts || emit_rel(e, p->key) < th->last_ts || th->uc_open ||
+	    (th->flags & (TH_OFFCPU_OPEN | TH_SYSCALL_OPEN | TH_FIRST_CAUSE | TH_WINE |
+			  TH_WINESERVER)))
+		return emit_syscall_begin(e, p);
+	return syscall_begin_plain(e, th, sc, p->key);
+}
+
 int emit_syscall_pair(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_syscall *sc = &p->u.sc;
