@@ -148,13 +148,15 @@ int emit_pending(struct emitter *e, const struct pending *p);
 int emit_pending_rare(struct emitter *e, const struct pending *p);
 int emit_syscall_begin(struct emitter *e, const struct pending *p);
 int emit_syscall_end(struct emitter *e, const struct pending *p);
-/* A syscall's End: emit_pending_rare() or emit_syscall_end() where it is
- * not the common one (emit_syscall.c) */
+/* A syscall's End, its common case in a function of its own (few
+ * registers saved), the rest through emit_syscall_end() (emit_syscall.c) */
 int emit_syscall_end_common(struct emitter *e, const struct pending *p);
-/* the same for a Begin: emit_pending_rare() or emit_syscall_begin() */
+/* the same for a Begin, the rest through emit_syscall_begin() */
 int emit_syscall_begin_common(struct emitter *e, const struct pending *p);
 static inline int emit_pending_syscall(struct emitter *e, const struct pending *p, bool end)
 {
+	if (e->error || e->names_waiting)
+		return emit_pending_rare(e, p);
 	return end ? emit_syscall_end_common(e, p) : emit_syscall_begin_common(e, p);
 }
 /* A combined syscall's Begin and End written one after the other, in one

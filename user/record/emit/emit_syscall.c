@@ -148,14 +148,12 @@ static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 
 /* A syscall's Begin (emit_pending_syscall): the common one (see
  * emit_syscall_begin) here, with nothing else in the function; any other a
- * tail call to emit_syscall_begin(), the rare cases to emit_pending_rare(). */
+ * tail call to emit_syscall_begin(). Called as emit_syscall_end_common(). */
 int emit_syscall_begin_common(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_syscall *sc = &p->u.sc;
 	struct thread_state *th = e->last_thread;
 
-	if (e->error || e->names_waiting)
-		return emit_pending_rare(e, p);
 	if (e->frames.count || e->record_paths || e->generic_events)
 		return emit_syscall_begin(e, p);
 	/* one of the last two threads (emit_thread() without its lookup) */
@@ -283,16 +281,14 @@ static void syscall_return(struct katra_payload *pl, const struct katra_ev_sysca
 
 /* A syscall's End (emit_pending_syscall): the common one (its Begin open,
  * its one cause) here, with nothing else in the function, which so saves
- * next to no register; any other a tail call to emit_syscall_end(), the
- * rare cases to emit_pending_rare(). */
+ * next to no register; any other a tail call to emit_syscall_end().
+ * Called with e->error clear and no names waiting (emit_pending_syscall). */
 int emit_syscall_end_common(struct emitter *e, const struct pending *p)
 {
 	const struct katra_ev_syscall *sc = &p->u.sc;
 	struct thread_state *th = e->last_thread;
 	uint64_t key = p->key;
 
-	if (e->error || e->names_waiting)
-		return emit_pending_rare(e, p);
 	if (e->frames.count || e->generic_events || p->kind != PEND_SYSCALL_END)
 		return emit_syscall_end(e, p);
 	/* one of the last two threads (emit_thread() without its lookup) */
