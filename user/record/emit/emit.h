@@ -77,8 +77,8 @@ struct emitter {
 	struct ktable paths;   /* tid -> struct path_slot (only with --paths) */
 	struct ktable exec_paths; /* tid -> struct exec_path (only with --paths) */
 	bool record_paths;
-	/* tests: switches, wakeups and page faults through the general
-	 * builders (a katra_event each), never as scalars, to compare */
+	/* tests: switches, wakeups, page faults and a syscall's End
+	 * coming alone through the general builders, to compare */
 	bool generic_events;
 	uint64_t last_dev, last_ino, last_file_id; /* file identity cache */
 	/* the thread states of the last two threads looked up (two threads
@@ -148,11 +148,16 @@ int emit_pending(struct emitter *e, const struct pending *p);
 int emit_pending_rare(struct emitter *e, const struct pending *p);
 int emit_syscall_begin(struct emitter *e, const struct pending *p);
 int emit_syscall_end(struct emitter *e, const struct pending *p);
+/* A syscall's End, its common case in a function of its own (few
+ * registers saved), the rest through emit_syscall_end() (emit_syscall.c) */
+int emit_syscall_end_common(struct emitter *e, const struct pending *p);
+/* the same for a Begin, the rest through emit_syscall_begin() */
+int emit_syscall_begin_common(struct emitter *e, const struct pending *p);
 static inline int emit_pending_syscall(struct emitter *e, const struct pending *p, bool end)
 {
 	if (e->error || e->names_waiting)
 		return emit_pending_rare(e, p);
-	return end ? emit_syscall_end(e, p) : emit_syscall_begin(e, p);
+	return end ? emit_syscall_end_common(e, p) : emit_syscall_begin_common(e, p);
 }
 /* A combined syscall's Begin and End written one after the other, in one
  * call: 1 (nothing done) where either is not the common one

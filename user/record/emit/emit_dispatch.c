@@ -35,12 +35,13 @@ static inline __attribute__((always_inline)) int emit_by_kind(struct emitter *e,
 {
 	/* every kind listed: a new one cannot be misfiled silently */
 	switch ((enum pend_kind)p->kind) {
+	/* their common cases first (emit_pending_syscall's functions) */
 	case PEND_SYSCALL_BEGIN:
 	case PEND_SYSCALL_PAIR: /* its Begin half (pipeline.c writes the End) */
-		return emit_syscall_begin(e, p);
+		return emit_syscall_begin_common(e, p);
 	case PEND_SYSCALL_END:
 	case PEND_SYSCALL_ORPHAN:
-		return emit_syscall_end(e, p);
+		return emit_syscall_end_common(e, p);
 	case PEND_SWITCH:
 		return emit_switch(e, p);
 	case PEND_WAKING:

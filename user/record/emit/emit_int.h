@@ -334,6 +334,22 @@ static inline void emit_count_id(uint64_t *seen, uint64_t id, uint64_t *count)
  * counted, the last as the ones before, whose bitmaps it skips (out of
  * line: tested only when the thread changes; two threads alternate). */
 void emit_count_ids_of(struct emitter *e, uint64_t pid, uint64_t tid);
+/* The event's ids counted: nothing for the ids counted last; the ids
+ * counted before them (two threads alternate) swap in, inline; any other
+ * through emit_count_ids_of, which does the same for them after counting. */
+static inline void emit_count_ids(struct emitter *e, uint64_t pid, uint64_t tid)
+{
+	if (tid == e->seen_last_tid && pid == e->seen_last_pid)
+		return;
+	if (tid == e->seen_prev_tid && pid == e->seen_prev_pid) {
+		e->seen_prev_pid = e->seen_last_pid;
+		e->seen_prev_tid = e->seen_last_tid;
+		e->seen_last_pid = pid;
+		e->seen_last_tid = tid;
+		return;
+	}
+	emit_count_ids_of(e, pid, tid);
+}
 
 /* Fills the common fields and writes; the time is the kernel's, unchanged
  * (inline: every event comes through here). */
@@ -351,8 +367,7 @@ static inline int emit_write(struct emitter *e, struct katra_event *ev, uint64_t
 	if (e->frames.count)
 		emit_frame_tag(e, ev);
 	/* consecutive events mostly come from one thread: its ids are counted */
-	if (ev->thread_id != e->seen_last_tid || ev->process_id != e->seen_last_pid)
-		emit_count_ids_of(e, ev->process_id, ev->thread_id);
+	emit_count_ids(e, ev->process_id, ev->thread_id);
 	ev->seq = e->next_seq++;
 	ev->ts_mono_ns = ts;
 	ev->ts_wall_ns = e->start_wall + ts;
@@ -379,8 +394,7 @@ static inline int emit_write_syscall_end(struct emitter *e, struct thread_state 
 	if (key > e->st.last_key)
 		e->st.last_key = key;
 	th->last_ts = ts;
-	if (h->tid != e->seen_last_tid || h->tgid != e->seen_last_pid)
-		emit_count_ids_of(e, h->tgid, h->tid);
+	emit_count_ids(e, h->tgid, h->tid);
 	e->st.events++;
 	e->st.by_kind[th->sc_kind]++;
 	e->error = katra_writer_append_syscall_end(e->w, seq, th->sc_span, th->sc_seq, h->tid,
@@ -400,8 +414,7 @@ static inline uint64_t emit_note_scalar(struct emitter *e, struct thread_state *
 	if (key > e->st.last_key)
 		e->st.last_key = key;
 	th->last_ts = ts;
-	if (tid != e->seen_last_tid || pid != e->seen_last_pid)
-		emit_count_ids_of(e, pid, tid);
+	emit_count_ids(e, pid, tid);
 	e->st.events++;
 	e->st.by_kind[kind]++;
 	return ts;

@@ -241,8 +241,7 @@ int emit_uring(struct emitter *e, const struct pending *p)
 		th->last_ts = ts;
 	else if (h->tid == 0)
 		e->tid0_last_ts = ts;
-	if (h->tid != e->seen_last_tid || h->tgid != e->seen_last_pid)
-		emit_count_ids_of(e, h->tgid, h->tid);
+	emit_count_ids(e, h->tgid, h->tid);
 	r.seq = e->next_seq++;
 	r.ts_mono_ns = ts;
 	r.ts_wall_ns = e->start_wall + ts;

@@ -107,8 +107,7 @@ static inline __attribute__((always_inline)) uint64_t begin_calls(
 	memset(pl, 0, sizeof(*pl));
 	katra_syscall_payload_of(sc, pl);
 	uint64_t res_id = syscall_resource_id(e, sc, domain);
-	if (sc->head.tid != e->seen_last_tid || sc->head.tgid != e->seen_last_pid)
-		emit_count_ids_of(e, sc->head.tgid, sc->head.tid);
+	emit_count_ids(e, sc->head.tgid, sc->head.tid);
 	return res_id;
 }
 
@@ -145,6 +144,31 @@ static int syscall_begin_plain(struct emitter *e, struct thread_state *th,
 	e->error = katra_writer_append_syscall_begin(e->w, seq, span, sc->head.tid, sc->head.tgid,
 						      kind, ts, e->start_wall, domain, res_id, &pl);
 	return e->error;
+}
+
+/* A syscall's Begin (emit_pending_syscall): the common one (see
+ * emit_syscall_begin) here, with nothing else in the function; any other a
+ * tail call to emit_syscall_begin(). Called as emit_syscall_end_common(). */
+int emit_syscall_begin_common(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_syscall *sc = &p->u.sc;
+	struct thread_state *th = e->last_thread;
+
+	if (e->frames.count || e->record_paths || e->generic_events)
+		return emit_syscall_begin(e, p);
+	/* one of the last two threads (emit_thread() without its lookup) */
+	if (!th || e->last_tid != sc->head.tid) {
+		if (!e->prev_thread || e->prev_tid != sc->head.tid)
+			return emit_syscall_begin(e, p);
+		th = emit_thread(e, sc->head.tid, sc->head.tgid);
+	}
+	/* in time (emit_late), on the CPU (emit_running), no span open, no
+	 * cause, no Wine state */
+	if (!th->last_ts || emit_rel(e, p->key) < th->last_ts || th->uc_open ||
+	    (th->flags & (TH_OFFCPU_OPEN | TH_SYSCALL_OPEN | TH_FIRST_CAUSE | TH_WINE |
+			  TH_WINESERVER)))
+		return emit_syscall_begin(e, p);
+	return syscall_begin_plain(e, th, sc, p->key);
 }
 
 int emit_syscall_pair(struct emitter *e, const struct pending *p)
@@ -253,6 +277,38 @@ static void syscall_return(struct katra_payload *pl, const struct katra_ev_sysca
 	pl->type = KATRA_PAYLOAD_SYSCALL_RETURN;
 	pl->u.syscall_return.nr = katra_syscall_trace_nr(sc);
 	pl->u.syscall_return.ret = sc->ret;
+}
+
+/* A syscall's End (emit_pending_syscall): the common one (its Begin open,
+ * its one cause) here, with nothing else in the function, which so saves
+ * next to no register; any other a tail call to emit_syscall_end().
+ * Called with e->error clear and no names waiting (emit_pending_syscall). */
+int emit_syscall_end_common(struct emitter *e, const struct pending *p)
+{
+	const struct katra_ev_syscall *sc = &p->u.sc;
+	struct thread_state *th = e->last_thread;
+	uint64_t key = p->key;
+
+	if (e->frames.count || e->generic_events || p->kind != PEND_SYSCALL_END)
+		return emit_syscall_end(e, p);
+	/* one of the last two threads (emit_thread() without its lookup) */
+	if (!th || e->last_tid != sc->head.tid) {
+		if (!e->prev_thread || e->prev_tid != sc->head.tid)
+			return emit_syscall_end(e, p);
+		th = emit_thread(e, sc->head.tid, sc->head.tgid);
+	}
+	/* in time (emit_late), on the CPU (emit_running), its Begin open, no
+	 * overlapped read it may complete, no wineserver pipe */
+	if (!th->last_ts || emit_rel(e, key) < th->last_ts ||
+	    (th->flags & (TH_OFFCPU_OPEN | TH_WINE | TH_WINESERVER)) ||
+	    !(th->flags & TH_SYSCALL_OPEN) || th->sc_enter_key != sc->enter_ts ||
+	    (th->sc_buf && sc->ret >= 0 && (th->uc_open || e->asyncs.count)))
+		return emit_syscall_end(e, p);
+	th->flags &= ~TH_SYSCALL_OPEN;
+	uint32_t domain;
+	uint64_t res_id = syscall_resource_id(e, sc, &domain);
+	return emit_write_syscall_end(e, th, &sc->head, key, domain, res_id,
+				      katra_syscall_trace_nr(sc), sc->ret);
 }
 
 int emit_syscall_end(struct emitter *e, const struct pending *p)
