@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The pipeline's shortcuts write the bytes its general path writes: a
  * seeded mix of wire records (combined, flushed and orphan syscalls with and
- * without a file, switches, wakeups, counters and epochs between them, a
- * capture start and end that cut through it, a reorder budget small enough
- * to force early releases) goes through the pipeline twice, once with every
- * combined syscall's End sent back through the merge (generic_order), once
- * as the recorder runs; the two traces must be equal byte for byte. */
+ * without a file, switches, wakeups, forks of new threads and processes,
+ * counters and epochs between them, a capture start and end that cut
+ * through it, a reorder budget small enough to force early releases) goes
+ * through the pipeline twice, once with every combined syscall's End sent
+ * back through the merge (generic_order), once as the recorder runs; the
+ * two traces must be equal byte for byte. */
 #include <sys/syscall.h>
 
 #include "pipeline_test_util.h"
@@ -156,6 +157,83 @@ static void mix_uring_enter(struct pipeline *pl, uint32_t *s, unsigned ring, uin
 	pipeline_on_record(pl, &sc, sizeof(sc));
 }
 
+/* Whether the mix has new threads and processes: now and then one of a
+ * ring's two threads forks a tracked child (a thread of its process, or a
+ * process of its own), which then runs on that ring beside them until the
+ * ring's next fork, where it exits (its TaskExit, its final switch-out).
+ * The child's first event that takes a cause carries its fork
+ * (TH_FIRST_CAUSE); half the children first wake their parent (a Wakeup
+ * takes none), so that the first is then a Begin of a thread already on the
+ * CPU and among the last two the emitter looked up: the shortcuts' case. */
+static bool mix_forks;
+#define MIX_CHILD0 1000u   /* the children's thread ids, in order */
+#define MIX_CHILDREN 4096u
+static uint32_t mix_nchildren, mix_child_tgid[MIX_CHILDREN];
+/* by ring: its child (0: none), the child's parent, and how many of the
+ * child's first records are still to come before the ring's others */
+static uint32_t mix_child[16], mix_parent[16], mix_fresh[16];
+/* separate Begin records the last run_mix() sent (a flushed futex's) */
+static uint64_t mix_begins_sent;
+
+static uint32_t mix_tgid(uint32_t tid)
+{
+	if (tid >= MIX_CHILD0 && tid - MIX_CHILD0 < mix_nchildren)
+		return mix_child_tgid[tid - MIX_CHILD0];
+	return 100 + tid % 3;
+}
+
+/* The thread of ring's next record: one of its two, or its child. */
+static uint32_t mix_tid(uint32_t *s, unsigned ring)
+{
+	uint32_t tid = 1 + ring * 2 + mix_rand(s, 2);
+
+	if (!mix_forks || !mix_child[ring])
+		return tid;
+	return mix_fresh[ring] || mix_rand(s, 3) == 0 ? mix_child[ring] : tid;
+}
+
+/* With mix_forks, tid's record at now when it is a fork (the ring's child
+ * before it exiting first) or a new child's wakeup of its parent: true
+ * when one was sent. */
+static bool mix_fork_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
+			    uint32_t tgid, uint64_t now)
+{
+	uint32_t old = mix_child[ring];
+
+	if (tid == old && mix_fresh[ring] && mix_fresh[ring]-- == 2 && mix_rand(s, 2)) {
+		struct katra_ev_waking wk = { .head = { KATRA_EV_WAKING, ring, tgid, tid, now },
+					      .target_tgid = mix_tgid(mix_parent[ring]),
+					      .target_tid = mix_parent[ring], .target_cpu = ring };
+		pipeline_on_record(pl, &wk, sizeof(wk));
+		return true;
+	}
+	if (tid == old || mix_nchildren == MIX_CHILDREN || mix_rand(s, 12))
+		return false;
+	if (old) { /* the last child exits and leaves the CPU for good */
+		uint32_t otgid = mix_tgid(old);
+		struct katra_ev_exit x = { .head = { KATRA_EV_EXIT, ring, otgid, old, now },
+					   .flags = otgid == old ? KATRA_EXIT_GROUP_DEAD : 0 };
+		struct katra_ev_switch sw = { .head = { KATRA_EV_SWITCH, ring, otgid, old, now },
+					      .prev_state = 0x80, /* TASK_DEAD */
+					      .flags = KATRA_SW_PREV_TRACKED };
+		pipeline_on_record(pl, &x, sizeof(x));
+		pipeline_on_record(pl, &sw, sizeof(sw));
+	}
+	uint32_t child = MIX_CHILD0 + mix_nchildren;
+	bool thread = mix_rand(s, 2);
+	struct katra_ev_fork f = { .head = { KATRA_EV_FORK, ring, tgid, tid, now },
+				   .child_tgid = thread ? tgid : child, .child_tid = child,
+				   .flags = KATRA_FORK_TRACKED | (thread ? KATRA_FORK_THREAD : 0) };
+
+	memcpy(f.comm, "mixer", 6);
+	mix_child_tgid[mix_nchildren++] = f.child_tgid;
+	mix_child[ring] = child;
+	mix_parent[ring] = tid;
+	mix_fresh[ring] = 2;
+	pipeline_on_record(pl, &f, sizeof(f));
+	return true;
+}
+
 /* Whether the mix has scheduler and page-fault records of every shape (a
  * switch between two traced threads, to and from an untraced one, blocked
  * or preempted; wakeups by a traced thread, an untraced one, an interrupt;
@@ -167,12 +245,13 @@ static bool mix_sched, mix_generic_events;
 static void mix_sched_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
 			     uint32_t tgid, uint64_t now)
 {
-	uint32_t other = tid & 1 ? tid + 1 : tid - 1; /* the ring's other thread */
+	/* the ring's other thread (a child's: its parent) */
+	uint32_t other = tid >= MIX_CHILD0 ? mix_parent[ring] : tid & 1 ? tid + 1 : tid - 1;
 	struct katra_wire_head head = { KATRA_EV_SWITCH, ring, tgid, tid, now };
 
 	switch (mix_rand(s, 4)) {
 	case 0: { /* tid leaves the CPU: to the other, or to an untraced task */
-		struct katra_ev_switch sw = { .head = head, .next_tgid = 100 + other % 3 };
+		struct katra_ev_switch sw = { .head = head, .next_tgid = mix_tgid(other) };
 		unsigned how = mix_rand(s, 8);
 
 		sw.next_tid = how < 5 ? other : 900;
@@ -191,7 +270,7 @@ static void mix_sched_record(struct pipeline *pl, uint32_t *s, unsigned ring, ui
 		break;
 	}
 	case 2: { /* tid (else an untraced task or an interrupt) wakes the other */
-		struct katra_ev_waking wk = { .head = head, .target_tgid = 100 + other % 3 };
+		struct katra_ev_waking wk = { .head = head, .target_tgid = mix_tgid(other) };
 		unsigned who = mix_rand(s, 6);
 
 		wk.head.type = KATRA_EV_WAKING;
@@ -228,11 +307,13 @@ static void mix_sched_record(struct pipeline *pl, uint32_t *s, unsigned ring, ui
 static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t tid,
 		       uint64_t now)
 {
-	uint32_t tgid = 100 + tid % 3;
+	uint32_t tgid = mix_tgid(tid);
 	/* mostly shorter than the gap to the next record, some much longer */
 	uint64_t enter = now - (mix_rand(s, 4) ? mix_rand(s, 200) : mix_rand(s, 3000));
 	struct katra_wire_head head = { KATRA_EV_SYSCALL, ring, tgid, tid, now };
 
+	if (mix_forks && mix_fork_record(pl, s, ring, tid, tgid, now))
+		return;
 	if (mix_uring && mix_rand(s, 3) == 0) {
 		mix_uring_enter(pl, s, ring, tid, tgid, now);
 		return;
@@ -276,6 +357,7 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 		sc.flags = KATRA_SC_ENTER;
 		sc.args[0] = 0x7f0000001000ull + mix_rand(s, 64) * 4;
 		pipeline_on_record(pl, &sc, sizeof(sc));
+		mix_begins_sent++;
 		sc.head.ts = now;
 		sc.exit_ts = now;
 		sc.flags = KATRA_SC_ENTER | KATRA_SC_EXIT | KATRA_SC_FLUSHED;
@@ -391,6 +473,10 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	cr_assert_eq(pipeline_init(&pl, w, &pc), 0);
 	pl.generic_order = generic_order;
 	pl.em.generic_events = mix_generic_events;
+	mix_nchildren = 0;
+	mix_begins_sent = 0;
+	memset(mix_child, 0, sizeof(mix_child));
+	memset(mix_fresh, 0, sizeof(mix_fresh));
 	for (int drain = 0; drain < 40; drain++) {
 		/* a drain period: each ring's records in its own time order, one
 		 * ring after the other, as the capture loop reads them */
@@ -404,7 +490,7 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 			unsigned n = mix_rand(&s, 40);
 			for (unsigned i = 0; i < n; i++) {
 				t += 1 + mix_rand(&s, 700);
-				mix_record(&pl, &s, ring, 1 + ring * 2 + mix_rand(&s, 2), t);
+				mix_record(&pl, &s, ring, mix_tid(&s, ring), t);
 			}
 			if (t > now)
 				now = t;
@@ -432,7 +518,55 @@ static uint64_t run_mix(const struct mix *m, const char *path, bool generic_orde
 	return in_place;
 }
 
-static void assert_same_bytes(const struct mix *m)
+/* What a trace holds that the mix is meant to make: its TaskForks, the
+ * syscall Begins caused by one (a new thread's first caused event), those
+ * of them right after a wakeup their thread made, and the futex Begins (the
+ * mix sends a futex only as a separate Begin record, flushed at its enter,
+ * and its End apart: PEND_SYSCALL_BEGIN, through emit_by_kind). */
+struct mix_scan {
+	uint64_t forks, fork_begins, fork_begins_after_wake, futex_begins;
+};
+
+static void mix_scan_trace(const char *path, struct mix_scan *out)
+{
+	static uint64_t fork_seq[MIX_CHILDREN];
+	static uint8_t last_kind[MIX_CHILD0 + MIX_CHILDREN];
+	struct katra_reader *r;
+	struct katra_record rec;
+	size_t nforks = 0;
+	char msg[256];
+
+	memset(last_kind, 0xff, sizeof(last_kind));
+	cr_assert_eq(katra_reader_open(&r, path, msg, sizeof(msg)), 0, "%s", msg);
+	while (katra_reader_next(r, &rec) == KATRA_READ_RECORD) {
+		if (rec.type != KATRA_RECORD_EVENT)
+			continue;
+		const struct katra_event *ev = &rec.u.event;
+		bool by_fork = false;
+
+		for (uint64_t i = 0; i < ev->causes.len; i++)
+			for (size_t f = 0; f < nforks && !by_fork; f++)
+				by_fork = ev->causes.items[i] == fork_seq[f];
+		if (ev->kind == KATRA_KIND_TASK_FORK && nforks < MIX_CHILDREN) {
+			fork_seq[nforks++] = ev->seq;
+			out->forks++;
+		}
+		if (ev->phase == KATRA_PHASE_BEGIN && ev->kind <= KATRA_KIND_CLONE) {
+			out->futex_begins += ev->kind == KATRA_KIND_FUTEX;
+			out->fork_begins += by_fork;
+			out->fork_begins_after_wake +=
+				by_fork && ev->thread_id < sizeof(last_kind) &&
+				last_kind[ev->thread_id] == KATRA_KIND_WAKEUP;
+		}
+		if (ev->thread_id < sizeof(last_kind))
+			last_kind[ev->thread_id] = (uint8_t)ev->kind;
+	}
+	katra_reader_close(r);
+}
+
+/* The mix through the general paths and the shortcuts: the same bytes;
+ * what the shortcuts' trace holds added to *scan (unless NULL). */
+static void assert_same_bytes_scan(const struct mix *m, struct mix_scan *scan)
 {
 	char dir[64], general[128], shortcut[128];
 	size_t na, nb;
@@ -452,18 +586,66 @@ static void assert_same_bytes(const struct mix *m)
 		at++;
 	cr_assert(na == nb && at == na, "seed %u, %u rings: the traces differ at byte %zu "
 		  "(%zu and %zu bytes)", m->seed, m->nrings, at, na, nb);
+	if (scan)
+		mix_scan_trace(shortcut, scan);
 	free(a);
 	free(b);
 	temp_dir_remove(dir);
 }
 
+static void assert_same_bytes(const struct mix *m)
+{
+	assert_same_bytes_scan(m, NULL);
+}
+
 Test(pipeline_bytes, an_end_written_in_place_is_the_one_the_merge_writes)
 {
+	struct mix_scan scan = { 0 };
+	uint64_t sent = 0;
+
 	for (uint32_t seed = 1; seed <= 6; seed++) {
-		assert_same_bytes(&(struct mix){ seed, 1, 0, false });
-		assert_same_bytes(&(struct mix){ seed, 3, 0, true });
-		assert_same_bytes(&(struct mix){ seed, 8, 0, false });
+		assert_same_bytes_scan(&(struct mix){ seed, 1, 0, false }, &scan);
+		sent += mix_begins_sent;
+		assert_same_bytes_scan(&(struct mix){ seed, 3, 0, true }, &scan);
+		sent += mix_begins_sent;
+		assert_same_bytes_scan(&(struct mix){ seed, 8, 0, false }, &scan);
+		sent += mix_begins_sent;
 	}
+	/* blocking calls' Begins as records of their own, written through the
+	 * dispatch (emit_syscall_begin_common) and compared above: many (some
+	 * come after their thread's later events and are dropped as late) */
+	cr_assert_gt(scan.futex_begins, 4000, "separate Begins written: %llu of %llu sent",
+		     (unsigned long long)scan.futex_begins, (unsigned long long)sent);
+	cr_assert_leq(scan.futex_begins, sent);
+}
+
+/* New threads and processes (mix_forks): each child's first event that
+ * takes a cause carries its fork, a syscall's Begin among them, often of a
+ * thread the emitter knows already (it woke its parent first): the
+ * shortcuts write what the general builders write, byte for byte, with
+ * io_uring calls, scheduler and fault records, early releases and a cut. */
+Test(pipeline_bytes, a_new_threads_first_caused_event_is_what_the_builders_write)
+{
+	struct mix_scan scan = { 0 };
+
+	mix_forks = true;
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		assert_same_bytes_scan(&(struct mix){ seed, 1, 0, false }, &scan);
+		assert_same_bytes_scan(&(struct mix){ seed, 3, 0, true }, &scan);
+		assert_same_bytes_scan(&(struct mix){ seed, 8, 0, false }, &scan);
+		mix_uring = true;
+		assert_same_bytes_scan(&(struct mix){ seed, 4, 160, seed & 1 }, &scan);
+		mix_uring = false;
+		mix_sched = true;
+		assert_same_bytes_scan(&(struct mix){ seed, 4, 0, seed & 1 }, &scan);
+		mix_sched = false;
+	}
+	mix_forks = false;
+	cr_assert_gt(scan.forks, 2000, "forks: %llu", (unsigned long long)scan.forks);
+	cr_assert_gt(scan.fork_begins, 1000, "Begins caused by a fork: %llu",
+		     (unsigned long long)scan.fork_begins);
+	cr_assert_gt(scan.fork_begins_after_wake, 500, "of them after a wakeup: %llu",
+		     (unsigned long long)scan.fork_begins_after_wake);
 }
 
 /* io_uring_enter's End comes after the submissions and completions made
