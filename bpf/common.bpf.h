@@ -166,24 +166,50 @@ static __always_inline void katra_idle(__u32 cpu)
 		__sync_fetch_and_add(&PEND_SLOT(cpu)->busy_seq, (__u64)-1);
 }
 
-/* katra_idle() for a probe that runs with preemption off (a tracepoint's,
- * raw or BTF, whose tracepoint is not faultable; a syscall tracepoint's only
- * where syscall_tp_unpreempted): a plain load, subtract and store, not a
- * locked add (a full barrier, ~20 cycles a run).  Only a probe nested in it (an interrupt) can
- * run between the load and the store, and that one has undone its own
- * increment by then: its count in the seq half is lost, but this probe's own
- * entry still moves seq, which is all a reading of user space that spans
- * both needs (one made inside reads busy != 0).  x86 keeps stores in order
- * (TSO): the records are visible before busy drops, as after the atomic.  A
- * preemptible probe (fentry, uprobe) must not: preempted between the two, it
- * would overwrite the count of a probe that entered meanwhile. */
-static __always_inline void katra_idle_tp(__u32 cpu)
+/* katra_busy() and katra_idle() for a probe that runs with preemption off
+ * (a tracepoint's, raw or BTF, whose tracepoint is not faultable; a syscall
+ * tracepoint's only where syscall_tp_unpreempted): plain loads and stores of
+ * the two halves, not locked adds (a full barrier each, which waits for the
+ * stores the kernel made before the tracepoint to drain: a quarter to a third
+ * of an io_uring probe's run time, bench/results/2026-12-06-intel-busy-tp.md).
+ * The entry adds 1 to busy; the exit adds 1 to seq, then takes 1 from busy.
+ * Only a probe nested in this one (an interrupt) can run between a load and
+ * its store, and that one has ended by then:
+ * - in the entry's window it found busy as this one did and put it back, so
+ *   the store is still right (its seq increment stands);
+ * - in the exit's seq window its seq increment may be lost, but this probe's
+ *   busy was visible all along, so no reading of user space that spans it is
+ *   trusted, and this probe's own increment still moves seq past every
+ *   value read with busy 0 before it entered.
+ * Without the barrier the busy store may reach other CPUs after the clock
+ * read: for the few microseconds a store can wait in the store buffer
+ * (an interrupt or VM exit drains it), which the watermark's millisecond of
+ * margin covers.  x86 keeps stores in order (TSO): the records are visible
+ * before busy drops, as after the atomic.  A preemptible probe (fexit,
+ * uprobe, a faultable syscall tracepoint) must not use these: preempted
+ * between a load and its store, it would overwrite the count of a probe that
+ * entered meanwhile. */
+static __always_inline __u32 katra_busy_tp(void)
 {
-	volatile __u64 *bs;
+	__u32 cpu = bpf_get_smp_processor_id();
+	volatile __u32 *b;
 
 	if (cpu < KATRA_MAX_CPUS) {
-		bs = &PEND_SLOT(cpu)->busy_seq;
-		*bs = *bs - 1;
+		b = &PEND_SLOT(cpu)->busy;
+		*b = *b + 1;
+	}
+	return cpu;
+}
+
+static __always_inline void katra_idle_tp(__u32 cpu)
+{
+	volatile __u32 *b, *q;
+
+	if (cpu < KATRA_MAX_CPUS) {
+		b = &PEND_SLOT(cpu)->busy;
+		q = &PEND_SLOT(cpu)->seq;
+		*q = *q + 1;
+		*b = *b - 1;
 	}
 }
 

@@ -14,7 +14,7 @@ static __always_inline int on_fault(__u64 address, __u64 ip, __u64 error_code)
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	ts = bpf_ktime_get_ns();
 	start.ts = ts;
 	start.address = address;
@@ -95,9 +95,9 @@ static __always_inline int on_signal(int sig, __u32 task_tid)
 	pid_tgid = bpf_get_current_pid_tgid();
 	if ((__u32)pid_tgid != task_tid || !katra_tracked(pid_tgid >> 32))
 		return 0;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	katra_flush_fault(cpu, pid_tgid, bpf_ktime_get_ns());
-	katra_idle(cpu);
+	katra_idle_tp(cpu);
 	return 0;
 }
 

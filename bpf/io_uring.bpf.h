@@ -36,7 +36,7 @@ static __always_inline int on_create(__s32 fd, __u64 ctx, __u32 sq, __u32 cq, __
 	if (!katra_tracked(tgid))
 		return 0;
 	katra_map_put(&uring_ctxs, &ctx, &tgid, BPF_ANY, KTABLE_URING);
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	ts = bpf_ktime_get_ns();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
@@ -148,7 +148,7 @@ static __always_inline int on_submit(struct io_kiocb *req, bool btf)
 		return 0;
 	ctx = btf ? req->ctx : BPF_CORE_READ(req, ctx);
 	key = (__u64)ctx;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	known_ring(key, tgid, cpu);
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
@@ -230,7 +230,7 @@ static __always_inline int on_complete(const void *args, __u64 ctx, __u64 req, _
 		owner = *o;
 	else
 		return 0;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
 	e = katra_put(&scratch, cpu, own, sizeof(*e), 1, ts, ts);

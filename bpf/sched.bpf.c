@@ -44,7 +44,7 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 		    !(fault_exit_live && s->fault_ts) && !STAGE_OF(cpu)->bytes)
 			return 0;
 	}
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
 	/* --stacks: the same ts as the switch record (the OffCpu Begin's) */
@@ -123,7 +123,7 @@ static __always_inline int on_waking(const void *args, struct task_struct *t, __
 
 	if (!katra_tracked(tgid))
 		return 0;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	own = katra_owns_cpu(cpu);
 	ts = bpf_ktime_get_ns();
 	/* staged when this probe owns the CPU (a wakeup from task context, or
@@ -157,7 +157,7 @@ static __always_inline int on_waking(const void *args, struct task_struct *t, __
 									 : katra_task_cpu(t);
 	e->flags = wk_flags;
 	katra_put_done(e, cpu, own, sizeof(*e), 1);
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's */
 	return 0;
 }
 
@@ -203,7 +203,7 @@ static __always_inline int on_fork(struct task_struct *child)
 		katra_set_tracked(child_tgid, true);
 		flags = KATRA_FORK_TRACKED;
 	}
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	ts = bpf_ktime_get_ns();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (e) {
@@ -215,7 +215,7 @@ static __always_inline int on_fork(struct task_struct *child)
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		katra_submit(rb, e, cpu);
 	}
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's */
 	return 0;
 }
 
@@ -259,7 +259,7 @@ static __always_inline int on_exec(__u32 old_tid)
 
 	if (!katra_tracked(pid_tgid >> 32))
 		return 0;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
 	ts = bpf_ktime_get_ns();
@@ -273,7 +273,7 @@ static __always_inline int on_exec(__u32 old_tid)
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		katra_submit(rb, e, cpu);
 	}
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's */
 	return 0;
 }
 
@@ -302,7 +302,7 @@ static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 
 	if (!katra_tracked(tgid))
 		return 0;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	ts = bpf_ktime_get_ns();
 	katra_flush_pending(pid_tgid, cpu, false, ts);
 	katra_flush_fault(cpu, pid_tgid, ts); /* e.g. the fault that killed it */
@@ -315,7 +315,7 @@ static __always_inline int on_exit(struct task_struct *t, bool group_dead)
 	}
 	/* a thread killed while blocked in a syscall never exits it */
 	bpf_map_delete_elem(&flushed, &tid);
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's */
 	return 0;
 }
 

@@ -327,7 +327,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long id, bool btf, bo
 		return 0;
 	if ((id == NR_uretprobe || id == NR_uprobe) && !cur_compat(cur))
 		return 0;
-	cpu = katra_busy();
+	cpu = tp && syscall_tp_unpreempted ? katra_busy_tp() : katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
 	p = PEND_SLOT(cpu);
@@ -428,7 +428,7 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf, bo
 		    !selected(btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax)))
 			return 0;
 	}
-	cpu = katra_busy();
+	cpu = tp && syscall_tp_unpreempted ? katra_busy_tp() : katra_busy();
 	if (cpu >= KATRA_MAX_CPUS)
 		return 0;
 	own = katra_owns_cpu(cpu);

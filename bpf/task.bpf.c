@@ -31,7 +31,7 @@ static __always_inline int on_rename(struct task_struct *task, const char *comm,
 
 	if (!katra_tracked(tgid) || in_exec(cur))
 		return 0;
-	cpu = katra_busy();
+	cpu = katra_busy_tp();
 	ts = bpf_ktime_get_ns();
 	e = katra_reserve(&rb, cpu, sizeof(*e), 1);
 	if (!e)
@@ -43,7 +43,7 @@ static __always_inline int on_rename(struct task_struct *task, const char *comm,
 		e->comm[0] = 0;
 	katra_submit(rb, e, cpu);
 out:
-	katra_idle(cpu);
+	katra_idle_tp(cpu); /* a tracepoint's */
 	return 0;
 }
 

@@ -107,6 +107,84 @@ Test(watermark, a_switch_out_between_two_reads_holds_the_staged_begin)
 	cr_expect_geq(w, PREV);
 }
 
+/* katra_busy_tp() and katra_idle_tp() (bpf/common.bpf.h): a tracepoint's
+ * probe, nothing preempting it, with plain loads and stores of the two
+ * halves: busy + 1 at the entry; seq + 1, then busy - 1 at the exit. */
+#define FAKE_BUSY(c) ((uint32_t)(c)->busy_seq)
+#define FAKE_SEQ(c)  ((uint32_t)((c)->busy_seq >> 32))
+
+static void set_halves(struct fake_cpu *c, uint32_t busy, uint32_t seq)
+{
+	c->busy_seq = (uint64_t)seq << 32 | busy;
+}
+
+static void tp_probe_enters(struct fake_cpu *c)
+{
+	set_halves(c, FAKE_BUSY(c) + 1, FAKE_SEQ(c));
+}
+
+static void tp_probe_leaves(struct fake_cpu *c)
+{
+	set_halves(c, FAKE_BUSY(c), FAKE_SEQ(c) + 1);
+	set_halves(c, FAKE_BUSY(c) - 1, FAKE_SEQ(c));
+}
+
+/* The switch-out of a_switch_out_between_two_reads_... by such a probe,
+ * with an interrupt's probe nested in its exit between the load of seq and
+ * its store: the nested probe's increment is lost. */
+static void tp_switch_out_clears_slot(struct fake_cpu *c)
+{
+	tp_probe_enters(c);
+	c->state = 0;
+}
+
+static void tp_switch_out_stages_begin_nested(struct fake_cpu *c)
+{
+	uint32_t seq;
+
+	c->staged = c->enter;
+	c->to_commit = c->enter;
+	seq = FAKE_SEQ(c); /* the exit's load */
+	tp_probe_enters(c); /* the nested probe, whole */
+	tp_probe_leaves(c);
+	set_halves(c, FAKE_BUSY(c), seq + 1); /* the exit's store */
+	set_halves(c, FAKE_BUSY(c) - 1, FAKE_SEQ(c));
+}
+
+Test(watermark, a_tracepoint_probe_losing_a_nested_seq_still_moves_seq)
+{
+	struct fake_cpu c = {
+		.state = KATRA_SLOT_ACTIVE, .enter = NOW - 5 * MS, .to_commit = NOW - 5 * MS,
+		.busy_seq = 9ull << 32,
+		.steps = { { KATRA_WM_STATE, 1, tp_switch_out_clears_slot },
+			   { KATRA_WM_BUSY_SEQ, 2, tp_switch_out_stages_begin_nested } },
+		.nsteps = 2,
+	};
+	uint64_t w = check(&c);
+
+	cr_expect_leq(w, c.to_commit, "watermark %llu passes a Begin staged at %llu",
+		      (unsigned long long)w, (unsigned long long)c.to_commit);
+	cr_expect_eq(FAKE_BUSY(&c), 0);
+	cr_expect_eq(FAKE_SEQ(&c), 10, "one increment of the two stands: %u", FAKE_SEQ(&c));
+}
+
+/* An interrupt's probe nested in the entry, between the load of busy and
+ * its store: it found busy as the outer one did and put it back, so the
+ * outer store is right and the nested exit's seq stands. */
+Test(watermark, a_tracepoint_probe_nested_in_an_entry_keeps_busy_right)
+{
+	struct fake_cpu c = { .busy_seq = 4ull << 32 };
+	uint32_t busy = FAKE_BUSY(&c); /* the outer entry's load */
+
+	tp_probe_enters(&c);
+	tp_probe_leaves(&c);
+	set_halves(&c, busy + 1, FAKE_SEQ(&c)); /* its store */
+	cr_expect_eq(FAKE_BUSY(&c), 1);
+	cr_expect_eq(FAKE_SEQ(&c), 5);
+	tp_probe_leaves(&c);
+	cr_expect_eq(c.busy_seq, 6ull << 32);
+}
+
 /* A page fault started 5 ms ago on this CPU; its end's probe stages the
  * measured fault at its start and clears the slot's fault time
  * (katra_emit_fault) after the staging area was read, before the fault
