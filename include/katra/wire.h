@@ -462,18 +462,13 @@ struct katra_gpu_totals {
  *   state & SLOT_ACTIVE     records still to come may sort at enter_ts;
  *   otherwise               every later record sorts at or after the time
  *                           user space read the slot.
- * busy is the low half of busy_seq, whose high half, seq, every probe moves
- * while its busy count is visible.  A probe that may be preempted (uprobe,
- * fexit, a faultable syscall tracepoint) adds 1 to both halves with one
- * atomic add (a full barrier on x86) before its clock read and takes 1 from
- * busy with another after its commit; a tracepoint's probe nothing preempts
- * adds 1 to busy with a plain store, and after its commit adds 1 to seq, then
- * takes 1 from busy, with plain stores (bpf/common.bpf.h, katra_busy_tp: a
- * probe nested in it may lose its seq increment, never this one's).  User
- * space reads busy_seq, then the slot and the staging area, then busy_seq
- * again, and trusts what it read only if both readings are equal with busy 0
- * (no probe ran in between; a sequence count that allows probes nested on
- * one CPU). */
+ * busy is the low half of busy_seq; every probe moves the high half (seq)
+ * while its busy is visible: atomic adds of both before the clock read and
+ * of -1 to busy after the commit where it may be preempted, else plain
+ * stores (bpf/common.bpf.h, katra_busy_tp).  User space reads busy_seq, the
+ * slot and the staging area, then busy_seq again, and trusts what it read
+ * only if both readings are equal with busy 0 (no probe ran in between; a
+ * sequence count that allows probes nested on one CPU). */
 #define KATRA_SLOT_ACTIVE (1u << 0)
 #define KATRA_SLOT_FAULT  (1u << 1) /* fault_ts is set (the probes' own flag: one
 				     * load tells sys_enter about both) */
