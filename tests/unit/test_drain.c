@@ -28,7 +28,7 @@ static uint64_t fake_watermark(void *ctx, unsigned ring, uint64_t now, uint64_t 
 	return until > prev ? until : prev;
 }
 
-Test(drain, a_backlog_larger_than_the_reorder_budget_is_released_by_its_marks)
+Test(drain, a_backlog_larger_than_the_reorder_budget_is_released_by_its_marks, .timeout = 30)
 {
 	enum { MARKS = 40, PER_MARK = 50 }; /* records per ring between two marks */
 	struct fake_ring f[2];
@@ -130,7 +130,7 @@ static void put_getppid(struct fake_ring *f, unsigned ring, uint64_t ts)
 	__atomic_store_n(&produced_until, ts + 5, __ATOMIC_RELEASE);
 }
 
-Test(drain, the_marker_sleeps_while_nothing_flows_and_the_first_record_wakes_it)
+Test(drain, the_marker_sleeps_while_nothing_flows_and_the_first_record_wakes_it, .timeout = 30)
 {
 	struct fake_ring f[2];
 	struct katra_rings rs;
@@ -195,7 +195,7 @@ Test(drain, the_marker_sleeps_while_nothing_flows_and_the_first_record_wakes_it)
 
 /* ---- the marker's cadence while records flow ---- */
 
-Test(drain, marks_come_every_512_kib_of_ring_traffic_between_1_and_5_ms)
+Test(drain, marks_come_every_512_kib_of_ring_traffic_between_1_and_5_ms, .timeout = 30)
 {
 	const uint64_t ms = 1000000, kib = 1024, M = DRAIN_MARK_BYTES;
 
@@ -221,7 +221,7 @@ Test(drain, marks_come_every_512_kib_of_ring_traffic_between_1_and_5_ms)
 
 /* ---- a mark's wait before the drain reads it ---- */
 
-Test(drain, a_mark_is_due_100_ms_after_it_was_taken_or_once_a_ring_is_a_quarter_full)
+Test(drain, a_mark_is_due_100_ms_after_it_was_taken_or_once_a_ring_is_a_quarter_full, .timeout = 30)
 {
 	struct fake_ring f[2];
 	struct katra_rings rs;

@@ -598,7 +598,7 @@ static void assert_same_bytes(const struct mix *m)
 	assert_same_bytes_scan(m, NULL);
 }
 
-Test(pipeline_bytes, an_end_written_in_place_is_the_one_the_merge_writes)
+Test(pipeline_bytes, an_end_written_in_place_is_the_one_the_merge_writes, .timeout = 30)
 {
 	struct mix_scan scan = { 0 };
 	uint64_t sent = 0;
@@ -624,7 +624,7 @@ Test(pipeline_bytes, an_end_written_in_place_is_the_one_the_merge_writes)
  * thread the emitter knows already (it woke its parent first): the
  * shortcuts write what the general builders write, byte for byte, with
  * io_uring calls, scheduler and fault records, early releases and a cut. */
-Test(pipeline_bytes, a_new_threads_first_caused_event_is_what_the_builders_write)
+Test(pipeline_bytes, a_new_threads_first_caused_event_is_what_the_builders_write, .timeout = 30)
 {
 	struct mix_scan scan = { 0 };
 
@@ -651,7 +651,7 @@ Test(pipeline_bytes, a_new_threads_first_caused_event_is_what_the_builders_write
 /* io_uring_enter's End comes after the submissions and completions made
  * inside it, which come before it in their ring: written with them in one
  * run (emit_pair_around_uring), it is the End the merge writes. */
-Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_writes)
+Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_writes, .timeout = 30)
 {
 	uint64_t inside = 0;
 
@@ -672,7 +672,7 @@ Test(pipeline_bytes, an_io_uring_enter_around_its_requests_is_what_the_merge_wri
  * Begins and Ends), ties between the rings' keys, a capture's start and end
  * that cut calls, a reorder budget that forces early releases: the bytes
  * the merge writes item by item. */
-Test(pipeline_bytes, overlapping_threads_begins_apart_from_their_ends_write_the_same)
+Test(pipeline_bytes, overlapping_threads_begins_apart_from_their_ends_write_the_same, .timeout = 30)
 {
 	uint64_t apart = 0;
 
@@ -689,7 +689,7 @@ Test(pipeline_bytes, overlapping_threads_begins_apart_from_their_ends_write_the_
 		     (unsigned long)apart);
 }
 
-Test(pipeline_bytes, and_so_is_one_after_an_early_release)
+Test(pipeline_bytes, and_so_is_one_after_an_early_release, .timeout = 30)
 {
 	for (uint32_t seed = 1; seed <= 4; seed++)
 		assert_same_bytes(&(struct mix){ seed, 4, 160, seed & 1 });
@@ -726,7 +726,7 @@ static void assert_sent_alike(int *as, const char *what)
 /* A blocking syscall's End as the probes write it since 2026-12-02 (72
  * bytes, KATRA_EV_SYSCALL_END, wire.h), directly or in a batch: the trace
  * is the one the whole 128-byte record gave. */
-Test(pipeline_bytes, a_short_end_writes_what_the_whole_record_wrote)
+Test(pipeline_bytes, a_short_end_writes_what_the_whole_record_wrote, .timeout = 30)
 {
 	assert_sent_alike(&mix_end_as, "End");
 }
@@ -735,7 +735,7 @@ Test(pipeline_bytes, a_short_end_writes_what_the_whole_record_wrote)
  * the call, in the place its first submission took (or that place left a
  * hole, the record sent after them): the trace is the one the record after
  * them gave. */
-Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_same)
+Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_same, .timeout = 30)
 {
 	mix_uring = true;
 	assert_sent_alike(&mix_uring_as, "io_uring_enter");
@@ -746,7 +746,7 @@ Test(pipeline_bytes, an_io_uring_enter_placed_before_its_requests_writes_the_sam
  * (queue_sched.h) and written as scalars by the emitter
  * (katra_writer_append_switch, _wakeup, _fault) are what on_record_any()
  * and the emitter's general builders write, byte for byte. */
-Test(pipeline_bytes, sched_and_fault_events_as_scalars_are_what_the_builders_write)
+Test(pipeline_bytes, sched_and_fault_events_as_scalars_are_what_the_builders_write, .timeout = 30)
 {
 	uint64_t kinds[3] = { 0 };
 
@@ -788,7 +788,7 @@ Test(pipeline_bytes, sched_and_fault_events_as_scalars_are_what_the_builders_wri
 /* Threads that alternate (the ids counted last and before them are not
  * looked up again), a third thread between them, and a process whose
  * thread id is the one counted before last: every id counted once. */
-Test(pipeline_bytes, alternating_threads_count_each_process_and_thread_once)
+Test(pipeline_bytes, alternating_threads_count_each_process_and_thread_once, .timeout = 30)
 {
 	static const uint32_t ids[][2] = { { 100, 1 }, { 100, 2 }, { 100, 1 }, { 101, 3 },
 					   { 100, 2 }, { 101, 3 }, { 100, 2 }, { 102, 3 },
@@ -816,7 +816,7 @@ Test(pipeline_bytes, alternating_threads_count_each_process_and_thread_once)
 /* A pipe read whose record carries the dev and inode of the file read just
  * before (the file identity remembered): its resource is the pipe's inode,
  * the file's is the file's id, Begin and End alike. */
-Test(pipeline_bytes, a_pipe_after_a_file_of_the_same_numbers_is_the_pipe)
+Test(pipeline_bytes, a_pipe_after_a_file_of_the_same_numbers_is_the_pipe, .timeout = 30)
 {
 	struct pl_trace t;
 	struct pl_ev ev[8];

@@ -35,7 +35,7 @@ static int write_sample(const char *path, unsigned flags)
 	return katra_writer_close(w);
 }
 
-Test(writer, file_mode_is_0600_whatever_the_umask)
+Test(writer, file_mode_is_0600_whatever_the_umask, .timeout = 30)
 {
 	struct wfix f;
 	struct stat st;
@@ -50,7 +50,7 @@ Test(writer, file_mode_is_0600_whatever_the_umask)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, overwrite_resets_mode_to_0600)
+Test(writer, overwrite_resets_mode_to_0600, .timeout = 30)
 {
 	struct wfix f;
 	struct stat st;
@@ -64,7 +64,7 @@ Test(writer, overwrite_resets_mode_to_0600)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, refuses_existing_file_unless_overwrite)
+Test(writer, refuses_existing_file_unless_overwrite, .timeout = 30)
 {
 	struct wfix f;
 	struct katra_writer *w = (struct katra_writer *)1;
@@ -88,7 +88,7 @@ Test(writer, refuses_existing_file_unless_overwrite)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, refuses_symlink_path)
+Test(writer, refuses_symlink_path, .timeout = 30)
 {
 	struct wfix f;
 	struct katra_writer *w = (struct katra_writer *)1;
@@ -118,7 +118,7 @@ Test(writer, refuses_symlink_path)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, missing_directory_is_enoent)
+Test(writer, missing_directory_is_enoent, .timeout = 30)
 {
 	struct katra_writer *w;
 
@@ -126,7 +126,7 @@ Test(writer, missing_directory_is_enoent)
 				       0), -ENOENT);
 }
 
-Test(writer, bytes_equal_the_encoders)
+Test(writer, bytes_equal_the_encoders, .timeout = 30)
 {
 	struct wfix f;
 	struct tbuf want = { 0 };
@@ -145,7 +145,7 @@ Test(writer, bytes_equal_the_encoders)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, header_first_records_in_order_summary_last)
+Test(writer, header_first_records_in_order_summary_last, .timeout = 30)
 {
 	struct wfix f;
 	struct katra_reader *r;
@@ -188,7 +188,7 @@ Test(writer, header_first_records_in_order_summary_last)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, bytes_count_and_flush)
+Test(writer, bytes_count_and_flush, .timeout = 30)
 {
 	struct wfix f;
 	struct katra_writer *w;
@@ -210,7 +210,7 @@ Test(writer, bytes_count_and_flush)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, append_after_finish_is_refused)
+Test(writer, append_after_finish_is_refused, .timeout = 30)
 {
 	struct wfix f;
 	struct katra_writer *w;
@@ -242,7 +242,7 @@ Test(writer, append_after_finish_is_refused)
 }
 
 /* Records larger than the writer's buffer still come out byte-exact. */
-Test(writer, large_record_bytes_exact)
+Test(writer, large_record_bytes_exact, .timeout = 30)
 {
 	struct wfix f;
 	struct katra_writer *w;
@@ -275,7 +275,7 @@ Test(writer, large_record_bytes_exact)
 	temp_dir_remove(f.dir);
 }
 
-Test(writer, sample_write_is_the_same_file)
+Test(writer, sample_write_is_the_same_file, .timeout = 30)
 {
 	struct wfix f;
 	struct tbuf want = { 0 };
@@ -296,7 +296,7 @@ Test(writer, sample_write_is_the_same_file)
 
 /* OVERWRITE must not chmod what is not a regular file: a device (think
  * `-o /dev/null` run as root) keeps its mode. */
-Test(writer, overwrite_does_not_chmod_a_device)
+Test(writer, overwrite_does_not_chmod_a_device, .timeout = 30)
 {
 	struct wfix f;
 	struct katra_writer *w = (struct katra_writer *)1;
@@ -370,7 +370,7 @@ static void assert_same_traces(void (*write)(const char *, bool), size_t min_byt
 	temp_dir_remove(b.dir);
 }
 
-Test(writer, the_per_event_path_writes_the_record_paths_bytes)
+Test(writer, the_per_event_path_writes_the_record_paths_bytes, .timeout = 30)
 {
 	assert_same_traces(write_events, 1);
 }
@@ -443,7 +443,7 @@ static void write_syscall_spans(const char *path, bool span_calls)
 	cr_assert_eq(katra_writer_close(w), 0);
 }
 
-Test(writer, the_syscall_span_calls_write_the_events_bytes)
+Test(writer, the_syscall_span_calls_write_the_events_bytes, .timeout = 30)
 {
 	/* the buffer crossed three times */
 	assert_same_traces(write_syscall_spans, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES + 1);
@@ -503,7 +503,7 @@ static void write_io_uring(const char *path, bool req_calls)
 	cr_assert_eq(katra_writer_close(w), 0);
 }
 
-Test(writer, the_io_uring_call_writes_the_events_bytes)
+Test(writer, the_io_uring_call_writes_the_events_bytes, .timeout = 30)
 {
 	assert_same_traces(write_io_uring, 1);
 }
@@ -579,7 +579,7 @@ static void write_syscall_pairs(const char *path, bool pair_calls)
 	cr_assert_eq(katra_writer_close(w), 0);
 }
 
-Test(writer, the_syscall_pair_call_writes_the_events_bytes)
+Test(writer, the_syscall_pair_call_writes_the_events_bytes, .timeout = 30)
 {
 	/* the buffer crossed three times */
 	assert_same_traces(write_syscall_pairs, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES + 1);
@@ -660,7 +660,7 @@ static void write_sched_faults(const char *path, bool scalar_calls)
 	cr_assert_eq(katra_writer_close(w), 0);
 }
 
-Test(writer, the_sched_and_fault_calls_write_the_events_bytes)
+Test(writer, the_sched_and_fault_calls_write_the_events_bytes, .timeout = 30)
 {
 	/* the buffer crossed three times */
 	assert_same_traces(write_sched_faults, 3 * (size_t)KATRA_WRITER_BUFFER_BYTES + 1);

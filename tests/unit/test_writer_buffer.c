@@ -52,7 +52,7 @@ static void expect_epochs(const char *path, const size_t *name_lens, size_t coun
 	katra_reader_close(r);
 }
 
-Test(writer_buffer, records_ending_within_a_length_prefix_of_the_buffer_end)
+Test(writer_buffer, records_ending_within_a_length_prefix_of_the_buffer_end, .timeout = 30)
 {
 	/* fill the buffer to exactly (size - gap) for gap 0..5, then one more */
 	for (size_t gap = 0; gap <= 5; gap++) {
@@ -76,7 +76,7 @@ Test(writer_buffer, records_ending_within_a_length_prefix_of_the_buffer_end)
 	}
 }
 
-Test(writer_buffer, a_record_larger_than_the_buffer)
+Test(writer_buffer, a_record_larger_than_the_buffer, .timeout = 30)
 {
 	char dir[64], path[128];
 	size_t lens[3] = { 5, KATRA_WRITER_BUFFER_BYTES + 10, 7 };
@@ -91,7 +91,7 @@ Test(writer_buffer, a_record_larger_than_the_buffer)
 /* A full disk, played by RLIMIT_FSIZE: the write that crosses the limit is
  * partial, the next fails.  The file must keep every whole record that got
  * through, and nothing after. */
-Test(writer_buffer, a_failed_write_keeps_every_whole_record_before_it)
+Test(writer_buffer, a_failed_write_keeps_every_whole_record_before_it, .timeout = 30)
 {
 	char dir[64], path[128];
 	struct katra_writer *w;
@@ -137,7 +137,7 @@ Test(writer_buffer, a_failed_write_keeps_every_whole_record_before_it)
  * whatever the record sizes, flushes and records larger than the buffer,
  * the file holds exactly the framed records, byte for byte, and it did
  * write directly (a silent fall back to buffered writes fails it). */
-Test(writer_buffer, direct_writes_keep_every_byte)
+Test(writer_buffer, direct_writes_keep_every_byte, .timeout = 30)
 {
 	static char name[KATRA_WRITER_BUFFER_BYTES + 5000];
 	char dir[64], path[128];
