@@ -150,17 +150,14 @@ int katra_btfcache_parse(const void *file, size_t len, const char *key, const vo
 	return 0;
 }
 
-/* The cache directory, root's with mode 0700 in a parent only root can
- * change (made when create): its fd or -errno. */
-static int cache_dir(bool create)
+int katra_cache_dir_open(const char *dir, bool create, char *why, size_t cap)
 {
-	const char *dir = getenv("KATRA_TEST_BTFCACHE_DIR");
 	char parent[4096], *slash;
 	struct stat st;
-	int pfd, fd;
+	int pfd, fd, e;
 
-	if (!dir || !*dir)
-		dir = KATRA_BTFCACHE_DIR;
+	if (why && cap)
+		*why = 0;
 	snprintf(parent, sizeof(parent), "%s", dir);
 	slash = strrchr(parent, '/');
 	if (!slash || !slash[1])
@@ -169,22 +166,41 @@ static int cache_dir(bool create)
 	pfd = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
+	/* only root can replace the directory in it */
 	if (fstat(pfd, &st) || st.st_uid != 0 ||
 	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+		if (why)
+			snprintf(why, cap, "%s is not root's, or others can change it",
+				 *parent ? parent : "/");
 		close(pfd);
 		return -EPERM;
 	}
 	if (create)
 		mkdirat(pfd, slash + 1, 0700);
 	fd = openat(pfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
 	close(pfd);
-	if (fd < 0)
-		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
+	if (fd < 0) {
+		if ((e == ELOOP || e == ENOTDIR) && why)
+			snprintf(why, cap, "%s is not a directory", dir);
+		return e == ELOOP || e == ENOTDIR ? -EPERM : -e;
+	}
 	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 077)) {
+		if (why)
+			snprintf(why, cap, "%s is not root's with mode 0700 (owner %u, mode %04o)", dir,
+				 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		close(fd);
 		return -EPERM;
 	}
 	return fd;
+}
+
+/* The cache directory (made when create): its fd or -errno. */
+static int cache_dir(bool create)
+{
+	const char *dir = getenv("KATRA_TEST_BTFCACHE_DIR");
+
+	return katra_cache_dir_open(dir && *dir ? dir : KATRA_BTFCACHE_DIR, create, NULL, 0);
 }
 
 int katra_btfcache_load(const char *key, void **map, size_t *map_len, const void **btf,

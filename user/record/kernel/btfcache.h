@@ -12,6 +12,7 @@
 #ifndef KATRA_RECORD_KERNEL_BTFCACHE_H
 #define KATRA_RECORD_KERNEL_BTFCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,5 +42,11 @@ int katra_btfcache_load(const char *key, void **map, size_t *map_len, const void
 
 /* Writes the cache file for key (replaced whole, by a rename): 0 or -errno. */
 int katra_btfcache_store(const char *key, const void *btf, size_t len);
+
+/* Cache directory dir, root's with mode 0700 in a parent only root can
+ * change (made when create), opened: its fd or -errno (-EPERM: not root's
+ * alone, not a directory; then why, cap bytes, says which when not NULL).
+ * This cache's and katra-vkresolve's answers' (uprobes/vkcache.c). */
+int katra_cache_dir_open(const char *dir, bool create, char *why, size_t cap);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "record/kernel/btfcache.h"
 #include "vkcache.h"
 
 #define VKCACHE_FILE_MAX (1u << 20)
@@ -218,44 +219,8 @@ int katra_vkcache_key(uint32_t pid, const char *helper, char *const envp[], char
 static int cache_dir(bool create, char *why, size_t cap)
 {
 	const char *dir = getenv("KATRA_TEST_VKCACHE_DIR");
-	char parent[4096], *slash;
-	struct stat st;
-	int pfd, fd = -1;
 
-	if (!dir || !*dir)
-		dir = KATRA_VKCACHE_DIR;
-	snprintf(parent, sizeof(parent), "%s", dir);
-	slash = strrchr(parent, '/');
-	if (!slash || !slash[1])
-		return -EINVAL;
-	*slash = 0;
-	pfd = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	/* only root can replace the directory in it */
-	if (fstat(pfd, &st) || st.st_uid != 0 ||
-	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
-		snprintf(why, cap, "%s is not root's, or others can change it", parent);
-		close(pfd);
-		return -EPERM;
-	}
-	if (create)
-		mkdirat(pfd, slash + 1, 0700);
-	fd = openat(pfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(pfd);
-	if (fd < 0) {
-		int e = errno;
-		if (e == ELOOP || e == ENOTDIR)
-			snprintf(why, cap, "%s is not a directory", dir);
-		return e == ELOOP || e == ENOTDIR ? -EPERM : -e;
-	}
-	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 077)) {
-		snprintf(why, cap, "%s is not root's with mode 0700 (owner %u, mode %04o)", dir,
-			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
+	return katra_cache_dir_open(dir && *dir ? dir : KATRA_VKCACHE_DIR, create, why, cap);
 }
 
 static void key_name(const char *key, char *name, size_t cap)
