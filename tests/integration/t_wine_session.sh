@@ -18,6 +18,21 @@ kw_start "$PFX_B" second.exe
 OTHER=$KW_PID
 kt_busy 1
 
+# every member seen from before START until the capture is live: one that
+# comes and goes around the recorder's start is named WineSession by its
+# scan of /proc though neither START nor AFTER holds it
+kw_poll_session()
+{
+	while [ ! -e "$T/poll.stop" ]; do
+		kw_session_pids "$1" >>"$T/seen"
+		sleep 0.02
+	done
+}
+: >"$T/seen"
+kw_poll_session "$FIRST" &
+POLL=$!
+KT_PIDS="$KT_PIDS $POLL"
+
 DIR=$(kw_server_dir "$FIRST")
 [ -n "$DIR" ] || kt_fail "first.exe ($FIRST) maps no wineserver directory"
 START=$(kw_session_pids "$FIRST" | tr '\n' ,)
@@ -27,6 +42,9 @@ SERVER=$(kw_wineserver "$START")
 case ",$OTHERS," in *",$SERVER,"*) kt_fail "both prefixes share wineserver $SERVER" ;; esac
 
 kt_record -p "$FIRST" -d 3 --summary-json "$T/summary.json"
+touch "$T/poll.stop"
+wait "$POLL"
+SEEN=$(sort -un "$T/seen" | tr '\n' ,)
 sleep 0.5
 # joins while the capture runs: its own `wine`, not a child of anything traced
 kw_start "$PFX_A" third.exe 1
@@ -36,5 +54,5 @@ kt_wait_recorder 0
 AFTER=$(kw_session_pids "$FIRST" | tr '\n' ,)
 kt_verify
 kw_check session "$TRACE.jsonl" target="$FIRST:first.exe" members="$SECOND:second.exe" \
-	server="$SERVER" joined="$THIRD:third.exe" dir="$DIR" start="$START" after="$AFTER" \
+	server="$SERVER" joined="$THIRD:third.exe" dir="$DIR" start="$START" after="$AFTER" seen="$SEEN" \
 	absent="$OTHERS$BUSY_PID" summary="$T/summary.json"
