@@ -22,6 +22,18 @@ static void fake_btf(unsigned char *b)
 		b[i] = (unsigned char)(i * 7);
 }
 
+/* The cache file for KEY and fake_btf()'s BTF (in btf), malloc'd in *f: its
+ * length. */
+static long fake_file(unsigned char *btf, char **f)
+{
+	long n;
+
+	fake_btf(btf);
+	n = katra_btfcache_encode(KEY, btf, 64, f);
+	cr_assert_gt(n, 64);
+	return n;
+}
+
 Test(btfcache, a_file_made_for_the_key_gives_its_btf_back)
 {
 	unsigned char btf[64];
@@ -30,9 +42,7 @@ Test(btfcache, a_file_made_for_the_key_gives_its_btf_back)
 	char *f;
 	long n;
 
-	fake_btf(btf);
-	n = katra_btfcache_encode(KEY, btf, sizeof(btf), &f);
-	cr_assert_gt(n, 64);
+	n = fake_file(btf, &f);
 	cr_assert_eq(katra_btfcache_parse(f, (size_t)n, KEY, &got, &len), 0);
 	cr_assert_eq(len, sizeof(btf));
 	cr_assert_eq(memcmp(got, btf, sizeof(btf)), 0);
@@ -47,8 +57,7 @@ Test(btfcache, another_kernels_or_recorders_file_is_stale)
 	char *f;
 	long n;
 
-	fake_btf(btf);
-	n = katra_btfcache_encode(KEY, btf, sizeof(btf), &f);
+	n = fake_file(btf, &f);
 	cr_assert_eq(katra_btfcache_parse(f, (size_t)n,
 					  "vmlinux 5 1.000000000\nkernel ab\nuname 6.18 #2\n"
 					  "self cd 9 2.000000000\n", &got, &len), -ESTALE);
@@ -66,8 +75,7 @@ Test(btfcache, every_flipped_byte_and_every_torn_length_is_refused)
 	char *f;
 	long n;
 
-	fake_btf(btf);
-	n = katra_btfcache_encode(KEY, btf, sizeof(btf), &f);
+	n = fake_file(btf, &f);
 	for (long i = 0; i < n; i++)
 		for (int bit = 0; bit < 8; bit++) {
 			f[i] ^= (char)(1 << bit);
