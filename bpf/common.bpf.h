@@ -170,7 +170,7 @@ static __always_inline void katra_idle(__u32 cpu)
  * (a tracepoint's, raw or BTF, whose tracepoint is not faultable; a syscall
  * tracepoint's only where syscall_tp_unpreempted): plain loads and stores of
  * the two halves, not locked adds (a full barrier each, which waits for the
- * stores the kernel made before the tracepoint to drain: a quarter to a third
+ * stores the kernel made before the tracepoint to drain: a quarter to nearly half
  * of an io_uring probe's run time, bench/results/2026-12-06-intel-busy-tp.md).
  * The entry adds 1 to busy; the exit adds 1 to seq, then takes 1 from busy.
  * Only a probe nested in this one (an interrupt) can run between a load and
