@@ -7,6 +7,7 @@ const volatile bool record_paths = false;
 const volatile __u32 wakeup_bytes = 1 << 19;
 const volatile __u32 stage_limit = KATRA_STAGE_BYTES;
 const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
+const volatile __u64 mid_nrs[KATRA_NR_LIMIT / 64];
 const volatile bool select_all = true;
 const volatile __u64 selected_nrs[KATRA_NR_LIMIT / 64];
 const volatile bool record_sched = true;

@@ -45,6 +45,9 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
  * others get the short record. */
 #define KATRA_NR_LIMIT 512
 extern const volatile __u64 decoded_nrs[KATRA_NR_LIMIT / 64];
+/* Of those, the ones whose decoder reads no argument past the fourth: the
+ * mid-sized record (wire.h, katra_ev_syscall_mid) when no aux was read. */
+extern const volatile __u64 mid_nrs[KATRA_NR_LIMIT / 64];
 /* Event selection (-e): all, or the syscalls in selected_nrs (x86_64 numbers;
  * 32-bit calls are always recorded); record_sched off keeps sched_switch only
  * for flushing pending syscalls. */

@@ -98,20 +98,20 @@ static __always_inline void known_ring(__u64 key, __u32 tgid, __u32 cpu)
  * submission's record of each batch (a KATRA_EV_HOLE until sys_exit fills
  * it), so that record comes in key order before what the call stages, not
  * after it (user space then inserted it before them in its FIFO).  Only
- * where the exit writes the whole record (decoded), and where this probe
- * owns the CPU (the caller's `own`).  Returns the room for the submission's
+ * where the exit writes a mid-sized record (mid_nrs, no flags), and where
+ * this probe owns the CPU (the caller's `own`).  Returns the room for the submission's
  * own record, right after the place (one staging call for both), or NULL:
  * no place taken here (it is staged as any other record). */
 static __always_inline void *place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 {
 	struct katra_cpu_slot *p = PEND_SLOT(cpu);
 	__u64 *w = PLACE_OF(cpu), enter = p->enter_ts;
-	struct katra_ev_syscall *h;
+	struct katra_ev_syscall_mid *h;
 	__u32 off;
 
 	if (!(p->state & KATRA_SLOT_ACTIVE) || p->tid != (__u32)pid_tgid ||
 	    p->nr != KATRA_NR_IO_URING_ENTER || p->sc_flags ||
-	    !(decoded_nrs[KATRA_NR_IO_URING_ENTER >> 6] & (1ull << (KATRA_NR_IO_URING_ENTER & 63))))
+	    !(mid_nrs[KATRA_NR_IO_URING_ENTER >> 6] & (1ull << (KATRA_NR_IO_URING_ENTER & 63))))
 		return NULL;
 	if (w[0] && w[2] == enter && w[1] == STAGE_GEN(cpu))
 		return NULL; /* taken in this batch already */

@@ -269,7 +269,7 @@ static __always_inline bool in_compat_syscall(void);
  * when its batch is still the one being staged (the caller owns the CPU),
  * the batch then counting its two events; else NULL (it is written as any
  * other, the place left a hole). */
-static __always_inline struct katra_ev_syscall *placed(__u32 cpu, __u64 enter_ts)
+static __always_inline struct katra_ev_syscall_mid *placed(__u32 cpu, __u64 enter_ts)
 {
 	struct katra_ev_batch *b = STAGE_OF(cpu);
 	__u64 *w = PLACE_OF(cpu), off = w[0];
@@ -456,6 +456,32 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf, bo
 		katra_put_done(s, cpu, own, sizeof(*s), 2);
 		goto out;
 	}
+	if (mine && !(p->sc_flags & (KATRA_SC_AUX | KATRA_SC_I386)) && nr < KATRA_NR_LIMIT &&
+	    (mid_nrs[katra_bound(nr >> 6, 7)] & (1ull << (nr & 63)))) {
+		/* no argument past the fourth, no aux: 96 bytes, not 128 (the
+		 * bytes a record takes in the ring are most of its cost); an
+		 * io_uring_enter's into the place its first submission took for
+		 * it (io_uring.bpf.h, place_call) */
+		struct katra_ev_syscall_mid *m =
+			own && nr == KATRA_NR_IO_URING_ENTER ? placed(cpu, p->enter_ts) : NULL;
+
+		if (!m)
+			m = katra_put(&scratch, cpu, own, sizeof(*m), 2, p->enter_ts, ts);
+		katra_head(&m->head, KATRA_EV_SYSCALL_MID, cpu, pid_tgid, ts);
+		m->enter_ts = p->enter_ts;
+		enter = p->enter_ts;
+		m->ret = ret;
+		m->nr = nr;
+		m->flags = KATRA_SC_EXIT | KATRA_SC_ENTER | p->sc_flags;
+		m->dev = p->dev;
+		m->ino = p->ino;
+		__builtin_memcpy(m->args, p->args, sizeof(m->args));
+		p->state = 0;
+		if ((nr == NR_openat || nr == NR_openat2) && ret >= 0)
+			m->flags |= fd_identity(ret, &m->dev, &m->ino, NULL);
+		katra_put_done(m, cpu, own, sizeof(*m), 2);
+		goto out;
+	}
 	if (!mine && !selected(nr))
 		goto out; /* not selected (-e): its enter was not kept either */
 	if (!mine) {
@@ -494,13 +520,8 @@ static __always_inline int sys_exit(struct pt_regs *regs, long ret, bool btf, bo
 		katra_put_done(en, cpu, own, sizeof(*en), 1);
 		goto out;
 	}
-	/* combined (Begin + End) when the enter is still in this CPU's slot;
-	 * an io_uring_enter's into the place its first submission took for it
-	 * (io_uring.bpf.h, place_call) */
-	e = mine && own && nr == KATRA_NR_IO_URING_ENTER ? placed(cpu, p->enter_ts) : NULL;
-	if (!e)
-		e = katra_put(&scratch, cpu, own, sizeof(*e), mine ? 2 : 1, mine ? p->enter_ts : ts,
-			      ts);
+	/* combined (Begin + End) when the enter is still in this CPU's slot */
+	e = katra_put(&scratch, cpu, own, sizeof(*e), mine ? 2 : 1, mine ? p->enter_ts : ts, ts);
 	katra_head(&e->head, KATRA_EV_SYSCALL, cpu, pid_tgid, ts);
 	e->exit_ts = ts;
 	e->ret = ret;

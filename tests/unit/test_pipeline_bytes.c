@@ -30,6 +30,44 @@ static uint32_t mix_rand(uint32_t *s, uint32_t n)
  * katra_ev_syscall_end, 2 that in a staging batch. */
 static int mix_end_as;
 
+/* How a combined pread64 is sent: 0 a whole katra_ev_syscall, 1 a
+ * katra_ev_syscall_mid, 2 that in a staging batch. */
+static int mix_mid_as;
+
+/* The mid-sized record the probes write for sc (wire.h): no fifth or sixth
+ * argument, no aux, the exit time in the head. */
+static struct katra_ev_syscall_mid mix_mid(const struct katra_ev_syscall *sc)
+{
+	struct katra_ev_syscall_mid m = { .head = sc->head, .enter_ts = sc->enter_ts, .ret = sc->ret,
+					  .nr = sc->nr, .flags = sc->flags, .dev = sc->dev,
+					  .ino = sc->ino };
+
+	m.head.type = KATRA_EV_SYSCALL_MID;
+	memcpy(m.args, sc->args, sizeof(m.args));
+	return m;
+}
+
+/* sc as mix_mid_as says (a combined call never left the CPU, its exit
+ * time the head's). */
+static void mix_send_combined(struct pipeline *pl, const struct katra_ev_syscall *sc)
+{
+	struct {
+		struct katra_ev_batch b;
+		struct katra_ev_syscall_mid m;
+	} batch = { .b.head = { KATRA_EV_BATCH, sc->head.cpu, 0, 0, sc->enter_ts },
+		    .b.bytes = sizeof(struct katra_ev_syscall_mid), .b.events = 2 };
+
+	if (mix_mid_as == 0 || sc->exit_ts != sc->head.ts) {
+		pipeline_on_record(pl, (void *)sc, sizeof(*sc));
+		return;
+	}
+	batch.m = mix_mid(sc);
+	if (mix_mid_as == 1)
+		pipeline_on_record(pl, &batch.m, sizeof(batch.m));
+	else
+		pipeline_on_record(pl, &batch, sizeof(batch));
+}
+
 /* Whether the mix has io_uring_enter calls with their submissions and
  * completions (and at times a wakeup) written before their combined record,
  * as the probes write them. */
@@ -87,6 +125,7 @@ static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, ui
 	struct katra_ev_waking wk = { .head = sq->head, .target_tgid = tgid };
 	struct katra_ev_uring_complete cq = { .ctx = sq->ctx, .req = sq->req, .owner_tgid = tgid };
 	struct katra_ev_syscall sc;
+	struct katra_ev_syscall_mid placed;
 	const void *recs[4];
 	size_t sizes[4];
 	unsigned n = 0;
@@ -103,9 +142,10 @@ static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, ui
 	cq.user_data = sq->user_data;
 	cq.res = 1;
 	sc = mix_enter_record(ring, tgid, tid, enter, now);
-	struct katra_ev_syscall hole = { .head = { KATRA_EV_HOLE, ring, tgid, tid, enter } };
-	recs[n] = mix_uring_as == 1 ? (const void *)&sc : &hole;
-	sizes[n++] = sizeof(sc);
+	placed = mix_mid(&sc);
+	struct katra_ev_syscall_mid hole = { .head = { KATRA_EV_HOLE, ring, tgid, tid, enter } };
+	recs[n] = mix_uring_as == 1 ? &placed : &hole;
+	sizes[n++] = sizeof(placed);
 	recs[n] = sq;
 	sizes[n++] = sizeof(*sq);
 	if (woke) {
@@ -116,7 +156,7 @@ static void mix_uring_staged(struct pipeline *pl, uint32_t *s, unsigned ring, ui
 	sizes[n++] = sizeof(cq);
 	mix_batch(pl, ring, enter, recs, sizes, n, n + (mix_uring_as == 1 ? 1 : -1));
 	if (mix_uring_as == 2)
-		pipeline_on_record(pl, &sc, sizeof(sc));
+		pipeline_on_record(pl, &placed, sizeof(placed));
 }
 
 /* One io_uring_enter of tid on ring, returning at now: a submission, a
@@ -338,7 +378,7 @@ static void mix_record(struct pipeline *pl, uint32_t *s, unsigned ring, uint32_t
 			sc.flags |= KATRA_SC_PIPE;
 		if (mix_rand(s, 40) == 0) /* malformed: it returns before the capture began */
 			sc.exit_ts = MIX_START;
-		pipeline_on_record(pl, &sc, sizeof(sc));
+		mix_send_combined(pl, &sc);
 		break;
 	}
 	case 2: case 3: { /* a combined getppid */
@@ -439,7 +479,7 @@ static uint64_t mix_thread_loop(struct pipeline *pl, uint32_t *s, unsigned ring,
 			sc.ino = 12 + ring;
 			sc.args[0] = 3;
 			sc.args[2] = 4096;
-			pipeline_on_record(pl, &sc, sizeof(sc));
+			mix_send_combined(pl, &sc);
 		} else {
 			struct katra_ev_syscall_short gp = { .nr = SYS_getppid, .ret = tgid };
 			gp.head = head;
@@ -729,6 +769,17 @@ static void assert_sent_alike(int *as, const char *what)
 Test(pipeline_bytes, a_short_end_writes_what_the_whole_record_wrote, .timeout = 30)
 {
 	assert_sent_alike(&mix_end_as, "End");
+}
+
+/* A combined call whose decoder reads four arguments at most as the probes
+ * write it (96 bytes, KATRA_EV_SYSCALL_MID, wire.h), directly or in a
+ * batch: the trace is the one the whole 128-byte record gave. */
+Test(pipeline_bytes, a_mid_record_writes_what_the_whole_record_wrote, .timeout = 30)
+{
+	assert_sent_alike(&mix_mid_as, "combined pread64");
+	mix_overlap = true;
+	assert_sent_alike(&mix_mid_as, "combined pread64 (overlapping threads)");
+	mix_overlap = false;
 }
 
 /* io_uring_enter's combined record staged before the records made inside

@@ -661,6 +661,18 @@ Test(emit, file_id_is_fnv1a_over_dev_then_ino)
 
 /* ---- syscall decoding ---- */
 
+/* The probes send the 96-byte record (no fifth or sixth argument) only for
+ * calls whose payload reads none: mmap's fd and offset are the fifth and
+ * sixth; io_uring_enter, pread64 and openat read four at most. */
+Test(syscalls, four_argument_decoders_are_told_apart_from_mmap)
+{
+	cr_assert(katra_syscall_four_args(SYS_io_uring_enter));
+	cr_assert(katra_syscall_four_args(SYS_pread64));
+	cr_assert(katra_syscall_four_args(SYS_read));
+	cr_assert(katra_syscall_four_args(SYS_openat));
+	cr_assert_not(katra_syscall_four_args(SYS_mmap));
+}
+
 Test(syscalls, kinds_and_payloads)
 {
 	struct katra_ev_syscall sc;

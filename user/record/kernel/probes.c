@@ -153,9 +153,8 @@ int katra_probes_open(const struct katra_probes_opts *opts, struct katra_probes 
 		say_error("cannot size the stack maps", -err);
 		goto cleanup;
 	}
-	for (uint32_t nr = 0; nr < KATRA_SYSCALL_NR_LIMIT; nr++)
-		if (katra_syscall_has_args(nr))
-			p->skel->rodata->decoded_nrs[nr / 64] |= 1ull << (nr % 64);
+	katra_syscall_record_bitmaps((uint64_t *)p->skel->rodata->decoded_nrs,
+				     (uint64_t *)p->skel->rodata->mid_nrs);
 	p->skel->rodata->wakeup_bytes = opts->wakeup_bytes && opts->wakeup_bytes < p->ring_bytes
 						? opts->wakeup_bytes : p->ring_bytes / 4;
 	if (p->ring_bytes / 4 < p->skel->rodata->stage_limit) /* a batch: a quarter ring at most */

@@ -444,6 +444,42 @@ static inline __attribute__((always_inline)) void push(struct pipeline *r, unsig
 	order_commit(&r->order, ring);
 }
 
+/* The slot of a combined call widened where it goes (the short and mid
+ * records): *placed when inside its FIFO, else at the tail, for the caller
+ * to commit once written. */
+static inline struct pending *pair_slot(struct pipeline *r, unsigned ring, uint64_t key,
+					bool *placed)
+{
+	struct pending *p = slot_inside(r, ring, PEND_SYSCALL_PAIR, key);
+
+	*placed = p;
+	if (p)
+		return p;
+	p = slot_for(r, ring);
+	p->key = key;
+	p->kind = PEND_SYSCALL_PAIR;
+	p->ring = ring;
+	return p;
+}
+
+/* A mid-sized syscall record as the whole one it stands for (wire.h) */
+static inline __attribute__((always_inline)) void widen_mid(struct katra_ev_syscall *sc,
+							     const struct katra_ev_syscall_mid *ms)
+{
+	sc->head = ms->head;
+	sc->enter_ts = ms->enter_ts;
+	sc->exit_ts = ms->head.ts;
+	sc->ret = ms->ret;
+	sc->nr = ms->nr;
+	sc->flags = ms->flags;
+	sc->dev = ms->dev;
+	sc->ino = ms->ino;
+	sc->aux = 0;
+	memcpy(sc->args, ms->args, sizeof(ms->args));
+	sc->args[4] = 0;
+	sc->args[5] = 0;
+}
+
 /* A staging batch (wire.h): its records one by one, as if each had been a
  * ring record of its own; a record that does not fit, or a batch inside it,
  * is a bad record. */
@@ -522,15 +558,9 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		 * copy: its field-sized stores would stall the wide loads of the
 		 * copy into the slot. */
 		const struct katra_ev_syscall_short *ss = data;
-		struct pending *p = slot_inside(r, ring, PEND_SYSCALL_PAIR, ss->enter_ts);
-		bool placed = p;
+		bool placed;
+		struct pending *p = pair_slot(r, ring, ss->enter_ts, &placed);
 
-		if (!p) {
-			p = slot_for(r, ring);
-			p->key = ss->enter_ts;
-			p->kind = PEND_SYSCALL_PAIR;
-			p->ring = ring;
-		}
 		p->u.sc.head = ss->head;
 		p->u.sc.enter_ts = ss->enter_ts;
 		p->u.sc.exit_ts = ss->head.ts;
@@ -539,6 +569,18 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		p->u.sc.flags = ss->flags;
 		p->u.sc.dev = 0;
 		p->u.sc.ino = 0;
+		if (!placed)
+			order_commit(&r->order, ring);
+		break;
+	}
+	case KATRA_EV_SYSCALL_MID: {
+		/* widened in its slot, as the short one: no fifth or sixth
+		 * argument, no aux */
+		const struct katra_ev_syscall_mid *ms = data;
+		bool placed;
+		struct pending *p = pair_slot(r, ring, ms->enter_ts, &placed);
+
+		widen_mid(&p->u.sc, ms);
 		if (!placed)
 			order_commit(&r->order, ring);
 		break;
@@ -660,6 +702,16 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 		p->u.sc.flags = ss->flags;
 		p->u.sc.dev = 0;
 		p->u.sc.ino = 0;
+	} else if (h->type == KATRA_EV_SYSCALL_MID && size >= sizeof(struct katra_ev_syscall_mid)) {
+		const struct katra_ev_syscall_mid *ms = data;
+
+		if (!(f = tail_fits(r, h->cpu, ms->enter_ts)))
+			return on_record_any(r, data, size);
+		p = &f->items[f->tail & (f->cap - 1)];
+		p->key = ms->enter_ts;
+		p->kind = PEND_SYSCALL_PAIR;
+		p->ring = h->cpu;
+		widen_mid(&p->u.sc, ms);
 	} else if (h->type == KATRA_EV_SYSCALL && size >= sizeof(struct katra_ev_syscall)) {
 		const struct katra_ev_syscall *sc = data;
 

@@ -217,3 +217,28 @@ bool katra_syscall_has_args(uint32_t nr)
 	katra_syscall_payload(&sc, &p);
 	return p.type != KATRA_PAYLOAD_SYSCALL;
 }
+
+bool katra_syscall_four_args(uint32_t nr)
+{
+	/* the payload decoded with the fifth and sixth arguments zero and set
+	 * differs exactly where the decoder reads them */
+	struct katra_ev_syscall zero = { .nr = nr }, set = { .nr = nr };
+	struct katra_payload a, b;
+
+	set.args[4] = set.args[5] = ~0ull;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	katra_syscall_payload_cleared(&zero, &a);
+	katra_syscall_payload_cleared(&set, &b);
+	return !memcmp(&a, &b, sizeof(a));
+}
+
+void katra_syscall_record_bitmaps(uint64_t *decoded, uint64_t *mid)
+{
+	for (uint32_t nr = 0; nr < KATRA_SYSCALL_NR_LIMIT; nr++)
+		if (katra_syscall_has_args(nr)) {
+			decoded[nr / 64] |= 1ull << (nr % 64);
+			if (katra_syscall_four_args(nr))
+				mid[nr / 64] |= 1ull << (nr % 64);
+		}
+}

@@ -15,6 +15,12 @@
  * the short record); nr < KATRA_SYSCALL_NR_LIMIT. */
 #define KATRA_SYSCALL_NR_LIMIT 512
 bool katra_syscall_has_args(uint32_t nr);
+/* Whether the Begin payload of nr reads no argument past the fourth (x86_64
+ * numbering): the probes may then send the mid-sized record. */
+bool katra_syscall_four_args(uint32_t nr);
+/* The probes' bitmaps (KATRA_SYSCALL_NR_LIMIT / 64 words each, bits or'ed
+ * in): the numbers decoded, and of them those that may travel mid-sized. */
+void katra_syscall_record_bitmaps(uint64_t *decoded, uint64_t *mid);
 
 /* The helpers every syscall calls are inline: called, each cost more in
  * saved registers than its one test. */
