@@ -99,9 +99,9 @@ static __always_inline void known_ring(__u64 key, __u32 tgid, __u32 cpu)
  * it), so that record comes in key order before what the call stages, not
  * after it (user space then inserted it before them in its FIFO).  Only
  * where the exit writes a mid-sized record (mid_nrs, no flags), and where
- * this probe owns the CPU (the caller's `own`).  Returns the room for the submission's
- * own record, right after the place (one staging call for both), or NULL:
- * no place taken here (it is staged as any other record). */
+ * this probe owns the CPU (the caller's `own`).  Returns the room for the
+ * submission's own record, right after the place (one staging call for
+ * both), or NULL: no place taken here (it is staged as any other record). */
 static __always_inline void *place_call(__u32 cpu, __u64 pid_tgid, __u64 ts)
 {
 	struct katra_cpu_slot *p = PEND_SLOT(cpu);

@@ -462,6 +462,23 @@ static inline struct pending *pair_slot(struct pipeline *r, unsigned ring, uint6
 	return p;
 }
 
+/* A short syscall record as the whole one it stands for (wire.h: what an
+ * End reads, no file; a generic syscall's Begin and End read no
+ * arguments).  Field by field into the slot, not through a local copy: its
+ * field-sized stores would stall the wide loads of the copy into the slot. */
+static inline __attribute__((always_inline)) void widen_short(struct katra_ev_syscall *sc,
+							       const struct katra_ev_syscall_short *ss)
+{
+	sc->head = ss->head;
+	sc->enter_ts = ss->enter_ts;
+	sc->exit_ts = ss->head.ts;
+	sc->ret = ss->ret;
+	sc->nr = ss->nr;
+	sc->flags = ss->flags;
+	sc->dev = 0;
+	sc->ino = 0;
+}
+
 /* A mid-sized syscall record as the whole one it stands for (wire.h) */
 static inline __attribute__((always_inline)) void widen_mid(struct katra_ev_syscall *sc,
 							     const struct katra_ev_syscall_mid *ms)
@@ -553,29 +570,16 @@ static __attribute__((noinline)) int on_record_any(struct pipeline *r, void *dat
 		push(r, ring, PEND_SYSCALL_END, h->ts, data, KATRA_EV_SYSCALL_END_BYTES);
 		break;
 	case KATRA_EV_SYSCALL_SHORT: {
-		/* widened in its slot (what an End reads, no file): a generic
-		 * syscall's Begin and End read no arguments.  Not through a local
-		 * copy: its field-sized stores would stall the wide loads of the
-		 * copy into the slot. */
 		const struct katra_ev_syscall_short *ss = data;
 		bool placed;
 		struct pending *p = pair_slot(r, ring, ss->enter_ts, &placed);
 
-		p->u.sc.head = ss->head;
-		p->u.sc.enter_ts = ss->enter_ts;
-		p->u.sc.exit_ts = ss->head.ts;
-		p->u.sc.ret = ss->ret;
-		p->u.sc.nr = ss->nr;
-		p->u.sc.flags = ss->flags;
-		p->u.sc.dev = 0;
-		p->u.sc.ino = 0;
+		widen_short(&p->u.sc, ss);
 		if (!placed)
 			order_commit(&r->order, ring);
 		break;
 	}
 	case KATRA_EV_SYSCALL_MID: {
-		/* widened in its slot, as the short one: no fifth or sixth
-		 * argument, no aux */
 		const struct katra_ev_syscall_mid *ms = data;
 		bool placed;
 		struct pending *p = pair_slot(r, ring, ms->enter_ts, &placed);
@@ -665,6 +669,22 @@ static inline struct ring_fifo *tail_fits(struct pipeline *r, unsigned ring, uin
 	return f;
 }
 
+/* The slot at the tail of f (tail_fits() said it fits), its item made one
+ * of `kind` at `key` on ring; the caller writes its record, then the tail
+ * moves. */
+static inline __attribute__((always_inline)) struct pending *tail_slot(struct ring_fifo *f,
+									unsigned ring,
+									uint32_t kind,
+									uint64_t key)
+{
+	struct pending *p = &f->items[f->tail & (f->cap - 1)];
+
+	p->key = key;
+	p->kind = kind;
+	p->ring = ring;
+	return p;
+}
+
 /* A submission's and a completion's wire records: one size, one copy */
 #define URING_RECORD_BYTES sizeof(struct katra_ev_uring_submit)
 _Static_assert(sizeof(struct katra_ev_uring_complete) == URING_RECORD_BYTES,
@@ -689,28 +709,14 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 
 		if (!(f = tail_fits(r, h->cpu, ss->enter_ts)))
 			return on_record_any(r, data, size);
-		/* as on_record_any() widens it */
-		p = &f->items[f->tail & (f->cap - 1)];
-		p->key = ss->enter_ts;
-		p->kind = PEND_SYSCALL_PAIR;
-		p->ring = h->cpu;
-		p->u.sc.head = ss->head;
-		p->u.sc.enter_ts = ss->enter_ts;
-		p->u.sc.exit_ts = ss->head.ts;
-		p->u.sc.ret = ss->ret;
-		p->u.sc.nr = ss->nr;
-		p->u.sc.flags = ss->flags;
-		p->u.sc.dev = 0;
-		p->u.sc.ino = 0;
+		p = tail_slot(f, h->cpu, PEND_SYSCALL_PAIR, ss->enter_ts);
+		widen_short(&p->u.sc, ss);
 	} else if (h->type == KATRA_EV_SYSCALL_MID && size >= sizeof(struct katra_ev_syscall_mid)) {
 		const struct katra_ev_syscall_mid *ms = data;
 
 		if (!(f = tail_fits(r, h->cpu, ms->enter_ts)))
 			return on_record_any(r, data, size);
-		p = &f->items[f->tail & (f->cap - 1)];
-		p->key = ms->enter_ts;
-		p->kind = PEND_SYSCALL_PAIR;
-		p->ring = h->cpu;
+		p = tail_slot(f, h->cpu, PEND_SYSCALL_PAIR, ms->enter_ts);
 		widen_mid(&p->u.sc, ms);
 	} else if (h->type == KATRA_EV_SYSCALL && size >= sizeof(struct katra_ev_syscall)) {
 		const struct katra_ev_syscall *sc = data;
@@ -721,20 +727,16 @@ int pipeline_on_record(void *ctx, void *data, size_t size)
 			    KATRA_SC_EXIT ||
 		    (sc->nr == 9 && r->on_exec_map) || !(f = tail_fits(r, h->cpu, sc->enter_ts)))
 			return on_record_any(r, data, size);
-		p = &f->items[f->tail & (f->cap - 1)];
-		p->key = sc->enter_ts;
-		p->kind = PEND_SYSCALL_PAIR;
-		p->ring = h->cpu;
+		p = tail_slot(f, h->cpu, PEND_SYSCALL_PAIR, sc->enter_ts);
 		memcpy(&p->u, sc, sizeof(*sc));
 	} else if ((h->type == KATRA_EV_URING_SUBMIT || h->type == KATRA_EV_URING_COMPLETE) &&
 		   size >= URING_RECORD_BYTES) {
 		/* an io_uring submission or completion: as push() queues it */
 		if (r->generic_order || !(f = tail_fits(r, h->cpu, h->ts)))
 			return on_record_any(r, data, size);
-		p = &f->items[f->tail & (f->cap - 1)];
-		p->key = h->ts;
-		p->kind = h->type == KATRA_EV_URING_SUBMIT ? PEND_URING_SUBMIT : PEND_URING_COMPLETE;
-		p->ring = h->cpu;
+		p = tail_slot(f, h->cpu,
+			      h->type == KATRA_EV_URING_SUBMIT ? PEND_URING_SUBMIT : PEND_URING_COMPLETE,
+			      h->ts);
 		memcpy(&p->u, data, URING_RECORD_BYTES);
 	} else {
 		return pipeline_on_sched_record(r, data, size, on_record_any);
