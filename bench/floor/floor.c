@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Loader for the floor programs: floor OBJ PID READY_FILE [RING_BYTES]
+/* Loader for the floor programs: floor OBJ PID READY_FILE [RING_BYTES [TICK_US]]
  * Loads OBJ, marks PID tracked, attaches every program, creates READY_FILE,
- * then (ring flavour) drains and counts records every 10 ms until SIGINT or
- * SIGTERM.  Prints {"events":N,"dropped":D,"bytes":B} on stdout. */
+ * then (ring flavour) drains and counts records every TICK_US (10,000: 10 ms)
+ * until SIGINT or SIGTERM.  Prints {"events":N,"dropped":D,"bytes":B} on stdout. */
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,10 +43,16 @@ int main(int argc, char **argv)
 	int pid, fd, rc = 1;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: floor OBJ PID READY_FILE [RING_BYTES]\n");
+		fprintf(stderr, "usage: floor OBJ PID READY_FILE [RING_BYTES [TICK_US]]\n");
 		return 2;
 	}
 	pid = atoi(argv[2]);
+	if (argc > 5) {
+		long us = strtol(argv[5], NULL, 0);
+
+		tick.tv_sec = us / 1000000;
+		tick.tv_nsec = us % 1000000 * 1000;
+	}
 	obj = bpf_object__open_file(argv[1], NULL);
 	if (!obj) {
 		fprintf(stderr, "floor: cannot open '%s': %s\n", argv[1], strerror(errno));

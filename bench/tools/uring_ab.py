@@ -14,7 +14,9 @@ threads ran on the workload's CPU while the workload waited there.
   COLUMNS: comma-separated, each untraced, floor-ringbuf (as bench.py loads
   it: one 4 MiB ring, a 10 ms poll), katra (build/katra-record) or
   NAME=BINARY[:ARG...] (another katra-record build, with its arguments), e.g.
-  untraced,floor-ringbuf,main=/tmp/katra-record-main,katra.  A column
+  untraced,floor-ringbuf,main=/tmp/katra-record-main,katra; NAME=RING_BYTES
+  or NAME=RING_BYTES:TICK_US with NAME floor-* (floor-ringbuf with another
+  ring size or drain period, e.g. floor-32m=33554432:1000).  A column
   prefixed stop+ (stop+katra, stop+big=BINARY:--buffer-size:1G) has its
   tracer stopped (SIGSTOP, every thread) from live to the loop's end: the
   programs run with no consumer (rings large enough, or it loses records
@@ -100,7 +102,8 @@ def one(col, kind, n, d, sched):
     name, p, tool = ('stop+' if stop else '') + col.split('=')[0], None, None
     if col != 'untraced':
         if col.startswith('floor'):
-            tool = Bn.Floor(col, d)
+            spec = col.split('=', 1)[1].split(':') if '=' in col else []
+            tool = Bn.Floor('floor-ringbuf' if spec else col, d, spec)
         else:
             spec = col.split('=', 1)[1].split(':') if '=' in col else []
             tool = Bn.Katra(name, d, ['@' + spec[0]] + spec[1:] if spec else [])
@@ -153,6 +156,9 @@ def one(col, kind, n, d, sched):
             s = json.load(open(tool.summary))
             r['lost'] = s.get('dropped')
             r['cpu_capture_ms'] = (s.get('cpu_ns_capture') or 0) / 1e6
+        else:
+            c = tool.count()
+            r['lost'] = f"{c['lost']}/{c['recorded'] + c['lost']}" if c['lost'] is not None else None
         tool.cleanup()
     return r
 
