@@ -165,13 +165,10 @@ class Tool:
 class Floor(Tool):
     def argv(self, pid):
         kind = self.name.split('-')[1]
-        # one 4 MiB ring for all CPUs, drained every 1 ms, unless told (extra:
-        # RING_BYTES [TICK_US]).  The drain must keep up: a reserve that fails
-        # writes nothing, so a floor that drops records measures less than a
-        # record's cost (drained every 10 ms until 2026-12-07, it dropped 18-29 %
-        # of io_uring's and sys1's records and ran 5-6 ns an event cheaper)
+        # one 4 MiB ring for all CPUs (drained every 1 ms: floor.c), unless
+        # told (extra: RING_BYTES [TICK_US])
         return [os.path.join(B, 'bench', 'floor'), os.path.join(B, 'bench', f'floor-{kind}.bpf.o'),
-                str(pid), self.ready] + (self.extra or [str(4 << 20), '1000'])
+                str(pid), self.ready] + (self.extra or [str(4 << 20)])
 
     def count(self):
         with open(self.log) as f:

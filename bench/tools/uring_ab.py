@@ -12,7 +12,7 @@ threads ran on the workload's CPU while the workload waited there.
 
   bench/tools/uring_ab.py [--sched] [--kind uring] COLUMNS RUNS N
   COLUMNS: comma-separated, each untraced, floor-ringbuf (as bench.py loads
-  it: one 4 MiB ring, a 10 ms poll), katra (build/katra-record) or
+  it: one 4 MiB ring, drained every 1 ms), katra (build/katra-record) or
   NAME=BINARY[:ARG...] (another katra-record build, with its arguments), e.g.
   untraced,floor-ringbuf,main=/tmp/katra-record-main,katra; NAME=RING_BYTES
   or NAME=RING_BYTES:TICK_US with NAME floor-* (floor-ringbuf with another
@@ -101,11 +101,10 @@ def one(col, kind, n, d, sched):
     Bn.wait_threads(w.pid, 1)
     name, p, tool = ('stop+' if stop else '') + col.split('=')[0], None, None
     if col != 'untraced':
+        spec = col.split('=', 1)[1].split(':') if '=' in col else []
         if col.startswith('floor'):
-            spec = col.split('=', 1)[1].split(':') if '=' in col else []
             tool = Bn.Floor('floor-ringbuf' if spec else col, d, spec)
         else:
-            spec = col.split('=', 1)[1].split(':') if '=' in col else []
             tool = Bn.Katra(name, d, ['@' + spec[0]] + spec[1:] if spec else [])
         tool.cleanup()
         log = open(tool.log, 'w')
